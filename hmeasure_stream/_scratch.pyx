@@ -1,0 +1,221 @@
+"""Compiled kernels of the from-scratch metrics.
+
+Private module: the public functions in ``metrics.py`` validate their input
+and call these kernels on contiguous arrays.  Conventions:
+
+* ROC points are produced from the highest score down, so the cumulative
+  class weights of a point are its (false positives, true positives) and the
+  curve runs from (0, 0) to (N0, N1).  A *group* is the class weight of one
+  distinct score: (weight of negatives, weight of positives) at that score.
+* ``2U`` is twice the Mann-Whitney statistic (ties count one half), an exact
+  integer for unit weights.
+"""
+
+import numpy as np
+
+from libc.math cimport isfinite
+
+from hmeasure_stream._scratch cimport (
+    compensated_add,
+    count_t,
+    int64_t,
+    label_t,
+    orientation,
+    uint8_t,
+)
+
+
+def split_by_class(const label_t[::1] labels, const double[::1] scores,
+                   double[::1] out):
+    """Copy the scores of class 0 to the front of ``out`` and of class 1 to its back.
+
+    Returns ``(n_neg, bad_label, bad_score)``: class 0 scores end up in
+    ``out[:n_neg]`` (input order), class 1 scores in ``out[n_neg:]`` (reversed
+    input order).  ``bad_label`` is set when a label is neither 0 nor 1,
+    ``bad_score`` when a score is not finite; the caller then locates the
+    offending entry, so the loop itself stays branch-free.
+    """
+    cdef Py_ssize_t n = labels.shape[0]
+    cdef Py_ssize_t k, lo = 0, hi = n - 1
+    cdef bint bad_label = False, bad_score = False
+    cdef int is_pos
+    cdef double score
+    with nogil:
+        for k in range(n):
+            is_pos = labels[k] == 1
+            bad_label |= (labels[k] != 0) & (is_pos == 0)
+            score = scores[k]
+            bad_score |= not isfinite(score)
+            # Write to both ends and advance one of them: every slot receives
+            # its final value last, and random labels cost no mispredictions.
+            out[lo] = score
+            out[hi] = score
+            lo += 1 - is_pos
+            hi -= is_pos
+    return lo, bad_label, bad_score
+
+
+cdef int64_t _count_pairs_below(const double[::1] neg, const double[::1] pos,
+                                bint or_equal) noexcept nogil:
+    """Sum over class 0 scores v of #{class 1 scores < v} (or <= v).
+
+    Both inputs are sorted ascending; a branch-free merge in which ``j`` is
+    the number of class 1 scores consumed when class 0 score ``neg[i]`` is.
+    """
+    cdef Py_ssize_t n_neg = neg.shape[0], n_pos = pos.shape[0]
+    cdef Py_ssize_t i = 0, j = 0
+    cdef int64_t total = 0
+    cdef int take_pos
+    if or_equal:
+        while i < n_neg and j < n_pos:
+            take_pos = pos[j] <= neg[i]
+            total += j * (1 - take_pos)
+            j += take_pos
+            i += 1 - take_pos
+    else:
+        while i < n_neg and j < n_pos:
+            take_pos = pos[j] < neg[i]
+            total += j * (1 - take_pos)
+            j += take_pos
+            i += 1 - take_pos
+    # The remaining class 0 scores exceed every class 1 score.
+    return total + (n_neg - i) * n_pos
+
+
+def auc2_sorted_classes(const double[::1] neg, const double[::1] pos):
+    """Twice the Mann-Whitney U of class 1 over class 0, from each class sorted ascending.
+
+    2U = sum over class 0 scores v of #{pos > v} + #{pos >= v}
+       = 2 n0 n1 - sum_v #{pos < v} - sum_v #{pos <= v}      (Alg. 1 of seed 000)
+    """
+    cdef int64_t below, below_or_equal
+    cdef int64_t n_neg = neg.shape[0], n_pos = pos.shape[0]
+    with nogil:
+        below = _count_pairs_below(neg, pos, False)
+        below_or_equal = _count_pairs_below(neg, pos, True)
+    return 2 * n_neg * n_pos - below - below_or_equal
+
+
+def groups_sorted_classes(const double[::1] neg, const double[::1] pos):
+    """Class counts of each distinct score, highest score first.
+
+    ``neg`` and ``pos`` are the class 0 and class 1 scores, each sorted
+    ascending.  Returns int64 arrays ``(group_neg, group_pos)``.
+    """
+    cdef Py_ssize_t i = neg.shape[0] - 1, j = pos.shape[0] - 1, m = 0
+    group_neg_arr = np.empty(i + j + 2, dtype=np.int64)
+    group_pos_arr = np.empty(i + j + 2, dtype=np.int64)
+    cdef int64_t[::1] group_neg = group_neg_arr
+    cdef int64_t[::1] group_pos = group_pos_arr
+    cdef double value
+    cdef int64_t count
+    with nogil:
+        while i >= 0 or j >= 0:
+            if j < 0 or (i >= 0 and neg[i] >= pos[j]):
+                value = neg[i]
+            else:
+                value = pos[j]
+            count = 0
+            while i >= 0 and neg[i] == value:
+                count += 1
+                i -= 1
+            group_neg[m] = count
+            count = 0
+            while j >= 0 and pos[j] == value:
+                count += 1
+                j -= 1
+            group_pos[m] = count
+            m += 1
+    return group_neg_arr[:m], group_pos_arr[:m]
+
+
+def groups_weighted(const int64_t[::1] order, const double[::1] scores,
+                    const uint8_t[::1] is_pos, const double[::1] weight):
+    """Class weights of each distinct score, highest score first.
+
+    ``order`` sorts ``scores`` ascending.  Returns float64 arrays
+    ``(group_neg, group_pos)``; a group's weight is an ordinary sum of its
+    points' weights (groups are short, the error is a few ulps).
+    """
+    cdef Py_ssize_t k = order.shape[0] - 1, m = 0, idx
+    group_neg_arr = np.empty(k + 1, dtype=np.float64)
+    group_pos_arr = np.empty(k + 1, dtype=np.float64)
+    cdef double[::1] group_neg = group_neg_arr
+    cdef double[::1] group_pos = group_pos_arr
+    cdef double value, w_neg, w_pos
+    with nogil:
+        while k >= 0:
+            value = scores[order[k]]
+            w_neg = 0.0
+            w_pos = 0.0
+            while k >= 0 and scores[order[k]] == value:
+                idx = order[k]
+                if is_pos[idx]:
+                    w_pos += weight[idx]
+                else:
+                    w_neg += weight[idx]
+                k -= 1
+            group_neg[m] = w_neg
+            group_pos[m] = w_pos
+            m += 1
+    return group_neg_arr[:m], group_pos_arr[:m]
+
+
+def auc2_groups(const count_t[::1] group_neg, const count_t[::1] group_pos):
+    """Twice the Mann-Whitney U from groups ordered by decreasing score.
+
+    Each class 0 point is beaten by the class 1 weight above it and ties with
+    the class 1 weight of its own group.  Weighted sums are compensated.
+    """
+    cdef Py_ssize_t k, m = group_neg.shape[0]
+    cdef int64_t exact_total = 0, exact_above = 0
+    cdef double total = 0.0, total_comp = 0.0, above = 0.0, above_comp = 0.0
+    with nogil:
+        if count_t is int64_t:
+            for k in range(m):
+                exact_total += group_neg[k] * (2 * exact_above + group_pos[k])
+                exact_above += group_pos[k]
+        else:
+            for k in range(m):
+                compensated_add(&total, &total_comp,
+                                group_neg[k] * (2.0 * (above + above_comp) + group_pos[k]))
+                compensated_add(&above, &above_comp, group_pos[k])
+    if count_t is int64_t:
+        return exact_total
+    return total + total_comp
+
+
+def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos):
+    """Vertices of the ROC convex hull from groups ordered by decreasing score.
+
+    The ROC points are the prefix sums (false positives, true positives),
+    starting at (0, 0).  Andrew's monotone chain keeps the upper hull; points
+    that are collinear with their neighbours or repeated are dropped, so every
+    kept vertex is a strict clockwise turn.  Returns arrays ``(fp, tp)`` of
+    the vertices' cumulative class weights, from (0, 0) to (N0, N1).
+    """
+    cdef Py_ssize_t k, m = group_neg.shape[0], top = 0
+    if count_t is int64_t:
+        dtype = np.int64
+    else:
+        dtype = np.float64
+    fp_arr = np.empty(m + 1, dtype=dtype)
+    tp_arr = np.empty(m + 1, dtype=dtype)
+    cdef count_t[::1] fp = fp_arr
+    cdef count_t[::1] tp = tp_arr
+    cdef count_t x = 0, y = 0
+    with nogil:
+        fp[0] = 0
+        tp[0] = 0
+        for k in range(m):
+            x = x + group_neg[k]
+            y = y + group_pos[k]
+            if x == fp[top] and y == tp[top]:
+                continue
+            while top >= 1 and orientation(fp[top - 1], tp[top - 1],
+                                           fp[top], tp[top], x, y) >= 0:
+                top -= 1
+            top += 1
+            fp[top] = x
+            tp[top] = y
+    return fp_arr[:top + 1], tp_arr[:top + 1]

@@ -1,0 +1,206 @@
+"""Input checking and conversion shared by every public entry point.
+
+Each check raises ``ValueError`` with a message that names the argument, says
+what is wrong and, for a bad element, gives its position and value.
+"""
+
+import math
+import numbers
+
+import numpy as np
+
+# Largest magnitude below which every integer is exactly a float64.
+_EXACT_INT_LIMIT = 2**53
+
+# Label dtypes the compiled kernels accept without conversion.
+_KERNEL_LABEL_DTYPES = frozenset(
+    np.dtype(t)
+    for t in (
+        np.int8, np.int16, np.int32, np.int64,
+        np.uint8, np.uint16, np.uint32, np.uint64,
+        np.float32, np.float64,
+    )
+)
+
+
+def _as_1d(values, name):
+    """``values`` as a 1-d numpy array, refusing scalars, matrices and empty input."""
+    try:
+        array = np.asarray(values)
+    except (TypeError, ValueError) as exc:
+        raise ValueError(f"{name} could not be read as an array: {exc}") from None
+    if array.ndim != 1:
+        if array.ndim == 0:
+            raise ValueError(f"{name} must be 1-d array-like, got a scalar ({array!r})")
+        raise ValueError(f"{name} must be 1-d, got an array of shape {array.shape}")
+    if array.size == 0:
+        raise ValueError(f"{name} is empty: at least one point is needed")
+    return array
+
+
+def _object_to_float(array, name):
+    """Numeric conversion of an object array (e.g. a pandas nullable column)."""
+    try:
+        return array.astype(np.float64)
+    except (TypeError, ValueError):
+        for position, value in enumerate(array):
+            try:
+                float(value)
+            except (TypeError, ValueError):
+                raise ValueError(
+                    f"{name} must be numeric; found {value!r} at position {position}"
+                ) from None
+        raise
+
+
+def check_labels(y_true, name="y_true"):
+    """``y_true`` as a contiguous array the kernels accept; values are checked later.
+
+    Booleans are viewed as uint8 (no copy); numeric dtypes outside the kernels'
+    set are converted to float64, where 0 and 1 are still exact.
+    """
+    array = _as_1d(y_true, name)
+    kind = array.dtype.kind
+    if kind == "b":
+        array = array.view(np.uint8)
+    elif kind == "O":
+        array = _object_to_float(array, name)
+    elif kind not in "iuf":
+        raise ValueError(
+            f"{name} must contain labels 0/1 or booleans, got an array of dtype {array.dtype}"
+        )
+    if array.dtype not in _KERNEL_LABEL_DTYPES:
+        array = array.astype(np.float64)
+    return np.ascontiguousarray(array)
+
+
+def check_scores(y_score, name="y_score"):
+    """``y_score`` as contiguous float64 carrying the same order and ties.
+
+    Integers beyond 2**53 and extended-precision floats are not all exact as
+    float64; they are replaced by their dense ranks, which preserves every
+    comparison (all the metrics depend on the scores only through their order).
+    Finiteness is checked separately (``raise_bad_score`` / the split kernel).
+    """
+    array = _as_1d(y_score, name)
+    kind = array.dtype.kind
+    if kind == "O":
+        array = _object_to_float(array, name)
+        kind = "f"
+    if kind == "b":
+        array = array.astype(np.float64)
+    elif kind in "iu":
+        if array.dtype.itemsize >= 8 and (
+            int(array.max()) > _EXACT_INT_LIMIT or int(array.min()) < -_EXACT_INT_LIMIT
+        ):
+            array = _dense_ranks(array)
+        else:
+            array = array.astype(np.float64)
+    elif kind == "f":
+        if array.dtype.itemsize > 8:
+            raise_bad_score(array, name)
+            as_double = array.astype(np.float64)
+            if not np.array_equal(as_double, array):
+                as_double = _dense_ranks(array)
+            array = as_double
+        else:
+            array = array.astype(np.float64, copy=False)
+    elif kind == "c":
+        raise ValueError(f"{name} must be real, got an array of dtype {array.dtype}")
+    else:
+        raise ValueError(f"{name} must be numeric, got an array of dtype {array.dtype}")
+    return np.ascontiguousarray(array)
+
+
+def _dense_ranks(array):
+    return np.unique(array, return_inverse=True)[1].astype(np.float64)
+
+
+def check_same_length(labels, scores, label_name="y_true", score_name="y_score"):
+    if labels.shape[0] != scores.shape[0]:
+        raise ValueError(
+            f"{label_name} and {score_name} have different lengths: "
+            f"{labels.shape[0]} and {scores.shape[0]}"
+        )
+
+
+def raise_bad_label(labels, name="y_true"):
+    """Raise for the first label that is neither 0 nor 1 (no-op when all are)."""
+    bad = np.flatnonzero((labels != 0) & (labels != 1))
+    if bad.size:
+        position = int(bad[0])
+        more = f" (and {bad.size - 1} more)" if bad.size > 1 else ""
+        raise ValueError(
+            f"{name} must contain only labels 0 and 1 (or booleans); found "
+            f"{labels[position].item()!r} at position {position}{more}"
+        )
+
+
+def raise_bad_score(scores, name="y_score"):
+    """Raise for the first score that is NaN or infinite (no-op when all are finite)."""
+    bad = np.flatnonzero(~np.isfinite(scores))
+    if bad.size:
+        position = int(bad[0])
+        more = f" (and {bad.size - 1} more)" if bad.size > 1 else ""
+        raise ValueError(
+            f"{name} must contain only finite values; found "
+            f"{scores[position].item()!r} at position {position}{more}"
+        )
+
+
+def labels_as_is_pos(labels, name="y_true"):
+    """Checked labels as a uint8 array: 1 for class 1, 0 for class 0."""
+    raise_bad_label(labels, name)
+    return np.ascontiguousarray(labels == 1).view(np.uint8)
+
+
+def check_weights(sample_weight, n_points, name="sample_weight"):
+    """``sample_weight`` as contiguous float64 of length ``n_points``, finite and >= 0."""
+    weights = _as_1d(sample_weight, name)
+    if weights.dtype.kind == "O":
+        weights = _object_to_float(weights, name)
+    elif weights.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be numeric, got an array of dtype {weights.dtype}")
+    weights = np.ascontiguousarray(weights, dtype=np.float64)
+    if weights.shape[0] != n_points:
+        raise ValueError(
+            f"{name} has {weights.shape[0]} entries but there are {n_points} points"
+        )
+    raise_bad_score(weights, name)
+    negative = np.flatnonzero(weights < 0)
+    if negative.size:
+        position = int(negative[0])
+        raise ValueError(
+            f"{name} must be non-negative; found {weights[position]!r} at position {position}"
+        )
+    return weights
+
+
+def check_both_classes(weight_neg, weight_pos, metric, name="y_true"):
+    """Refuse input in which one class has no (weight of) points: the metric is undefined."""
+    for weight, present, absent in ((weight_pos, 0, 1), (weight_neg, 1, 0)):
+        if not weight > 0:
+            raise ValueError(
+                f"{metric} is undefined when only one class is present: {name} has no "
+                f"points of class {absent} (with positive weight), only of class {present}"
+            )
+
+
+def check_positive(value, name):
+    """A finite real number > 0, returned as float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a positive number, got {value!r}")
+    value = float(value)
+    if not (math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
+    return value
+
+
+def check_probability_level(value, name):
+    """A number strictly between 0 and 1, returned as float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number in (0, 1), got {value!r}")
+    value = float(value)
+    if not 0 < value < 1:
+        raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+    return value
