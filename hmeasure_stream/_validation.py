@@ -171,7 +171,8 @@ def check_weights(sample_weight, n_points, name="sample_weight"):
     if negative.size:
         position = int(negative[0])
         raise ValueError(
-            f"{name} must be non-negative; found {weights[position]!r} at position {position}"
+            f"{name} must be non-negative; found {weights[position].item()!r} "
+            f"at position {position}"
         )
     return weights
 

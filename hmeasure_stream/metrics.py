@@ -177,9 +177,9 @@ def roc_hull(y_true, y_score, *, sample_weight=None):
     >>> from hmeasure_stream import roc_hull
     >>> fpr, tpr = roc_hull([0, 0, 1, 0, 1, 1], [1, 2, 3, 4, 5, 6])
     >>> fpr
-    array([0.        , 0.33333333, 1.        ])
+    array([0.        , 0.        , 0.33333333, 1.        ])
     >>> tpr
-    array([0.        , 1.        , 1.        ])
+    array([0.        , 0.66666667, 1.        , 1.        ])
     """
     group_neg, group_pos = _roc_groups(y_true, y_score, sample_weight, "The ROC hull")
     hull_fp, hull_tp = _scratch.upper_hull(group_neg, group_pos)
@@ -266,12 +266,12 @@ def h_measure(
     Examples
     --------
     >>> from hmeasure_stream import h_measure
-    >>> y = [0, 0, 1, 0, 1, 1]
-    >>> s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9]
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
+    >>> s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8]
     >>> round(h_measure(y, s), 6)
-    0.436198
-    >>> round(h_measure(y, s, severity_ratio=0.5), 6)
-    0.437449
+    0.674074
+    >>> round(h_measure(y, s, severity_ratio=0.5), 6)  # false positives half as costly
+    0.644444
     >>> h_measure([0, 1], [0.2, 0.7])  # perfectly separated
     1.0
     """
@@ -369,8 +369,8 @@ def hmeasure_report(
     >>> report = hmeasure_report(y, s, severity_ratio="prior")
     >>> list(report)
     ['H', 'Gini', 'AUC', 'AUCH', 'KS', 'MER', 'MWL', 'Spec.Sens95', 'Sens.Spec95']
-    >>> report["AUC"], report["Gini"], report["KS"]
-    (0.8125, 0.625, 0.75)
+    >>> report["AUC"], report["Gini"], report["AUCH"], report["KS"]
+    (0.875, 0.75, 0.9375, 0.75)
     """
     spec = resolve_cost(alpha, beta, severity_ratio, priors)
     levels = [level] if np.ndim(level) == 0 else list(level)

@@ -1,0 +1,166 @@
+"""Independent reference computations the package is tested against.
+
+Written without the package's algorithms: quadratic or cubic brute force in
+exact rational arithmetic, numerical integration, and a direct transcription
+of R hmeasure's definitions.  Meant for small inputs.
+"""
+
+from fractions import Fraction
+
+import numpy as np
+from scipy import integrate, stats
+
+
+def mann_whitney_2u(y, s, w=None):
+    """Twice the Mann-Whitney U (class 1 over class 0, ties one half), O(n^2), exact."""
+    w = [1] * len(y) if w is None else [Fraction(float(v)) for v in w]
+    total = Fraction(0)
+    for i in range(len(y)):
+        if y[i] != 0:
+            continue
+        for j in range(len(y)):
+            if y[j] != 1:
+                continue
+            if s[j] > s[i]:
+                total += 2 * w[i] * w[j]
+            elif s[j] == s[i]:
+                total += w[i] * w[j]
+    return total
+
+
+def brute_auc(y, s, w=None):
+    """Exact AUC as a Fraction, O(n^2)."""
+    w_frac = [1] * len(y) if w is None else [Fraction(float(v)) for v in w]
+    n0 = sum(wi for yi, wi in zip(y, w_frac, strict=True) if yi == 0)
+    n1 = sum(wi for yi, wi in zip(y, w_frac, strict=True) if yi == 1)
+    return mann_whitney_2u(y, s, w) / (2 * n0 * n1)
+
+
+def roc_points_exact(y, s):
+    """Distinct ROC points (FPR, TPR) as Fractions, one per threshold, by counting."""
+    n0 = sum(1 for v in y if v == 0)
+    n1 = len(y) - n0
+    points = {(Fraction(0), Fraction(0))}
+    for t in set(s):
+        fp = sum(1 for yi, si in zip(y, s, strict=True) if yi == 0 and si >= t)
+        tp = sum(1 for yi, si in zip(y, s, strict=True) if yi == 1 and si >= t)
+        points.add((Fraction(fp, n0), Fraction(tp, n1)))
+    return points
+
+
+def brute_upper_hull(points):
+    """Vertices of the upper ROC hull by the O(n^3) definition, sorted by FPR.
+
+    A point other than the origin is a vertex iff no other point lies straight
+    above it and, for every pair of other points a, b with a.x <= p.x <= b.x
+    and a.x < b.x, p lies strictly above the line through a and b.
+    """
+    points = sorted(points)
+    vertices = []
+    for p in points:
+        if p == (0, 0):
+            vertices.append(p)
+            continue
+        others = [q for q in points if q != p]
+        if any(q[0] == p[0] and q[1] > p[1] for q in others):
+            continue
+        is_vertex = True
+        for a in others:
+            if a[0] > p[0]:
+                continue
+            for b in others:
+                if b[0] < p[0] or not a[0] < b[0]:
+                    continue
+                line_y = a[1] + (b[1] - a[1]) * (p[0] - a[0]) / (b[0] - a[0])
+                if p[1] <= line_y:
+                    is_vertex = False
+                    break
+            if not is_vertex:
+                break
+        if is_vertex:
+            vertices.append(p)
+    return vertices
+
+
+def h_by_integration(y, s, alpha, beta, priors=None, w=None):
+    """H-measure by numerical integration of the minimum loss over ALL ROC points.
+
+    The minimum of the (linear in c) losses over every threshold equals the
+    minimum over the hull, so this never computes a hull.
+    """
+    y = np.asarray(y)
+    s = np.asarray(s, dtype=float)
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
+    n0, n1 = w[y == 0].sum(), w[y == 1].sum()
+    pi0, pi1 = (n0 / (n0 + n1), n1 / (n0 + n1)) if priors is None else priors
+    thresholds = np.concatenate([np.unique(s), [np.inf]])
+    fpr = np.array([w[(y == 0) & (s >= t)].sum() / n0 for t in thresholds])
+    fnr = np.array([1 - w[(y == 1) & (s >= t)].sum() / n1 for t in thresholds])
+    density = stats.beta(alpha, beta).pdf
+
+    def min_loss(c):
+        return np.min(c * pi0 * fpr + (1 - c) * pi1 * fnr) * density(c)
+
+    def trivial_loss(c):
+        return min(c * pi0, (1 - c) * pi1) * density(c)
+
+    # Breakpoints of the piecewise-linear minimum help the quadrature.
+    slopes = []
+    for i in range(len(fpr)):
+        for j in range(i + 1, len(fpr)):
+            a = pi0 * (fpr[i] - fpr[j])
+            b = pi1 * (fnr[j] - fnr[i])
+            if a + b != 0:
+                c = b / (a + b)
+                if 0 < c < 1:
+                    slopes.append(c)
+    points = sorted(set(slopes))[:200]
+    options = {"limit": 500, "epsabs": 1e-13, "epsrel": 1e-11}
+    loss = integrate.quad(min_loss, 0, 1, points=points or None, **options)[0]
+    loss_max = integrate.quad(trivial_loss, 0, 1, points=[pi1], **options)[0]
+    return 1 - loss / loss_max
+
+
+def r_style_report(y, s, severity_ratio=None, level=0.95):
+    """R hmeasure's KS, MER, MWL and fixed-level lookups, transcribed naively.
+
+    F0 and F1 are the empirical class CDFs at every distinct score, lowest
+    first, with 0 prepended (as R's Get.Score.Distributions builds them).
+    """
+    y = np.asarray(y)
+    s = np.asarray(s, dtype=float)
+    n1 = int(np.sum(y == 1))
+    n0 = len(y) - n1
+    pi0, pi1 = n0 / len(y), n1 / len(y)
+    sr = pi1 / pi0 if severity_ratio is None else severity_ratio
+    levels_f0, levels_f1 = [0.0], [0.0]
+    for t in np.unique(s):
+        levels_f0.append(np.sum((y == 0) & (s <= t)) / n0)
+        levels_f1.append(np.sum((y == 1) & (s <= t)) / n1)
+    f0, f1 = np.array(levels_f0), np.array(levels_f1)
+    c = sr / (1 + sr)
+
+    def look_up(xcurve, ycurve, x):
+        index = next(i for i in range(len(xcurve)) if xcurve[i] > x)
+        x1, x2, y1, y2 = xcurve[index - 1], xcurve[index], ycurve[index - 1], ycurve[index]
+        if x2 - x1 > 0:
+            pos = (x2 - x) / (x2 - x1)
+            return (1 - pos) * y1 + pos * y2
+        return y2
+
+    return {
+        "KS": max(abs(a - b) for a, b in zip(f0, f1, strict=True)),
+        "MER": min(pi0 * (1 - a) + pi1 * b for a, b in zip(f0, f1, strict=True)),
+        "MWL": 2 * min(c * pi0 * (1 - a) + (1 - c) * pi1 * b for a, b in zip(f0, f1, strict=True)),
+        "Spec.Sens": look_up(f1, f0, 1 - level),
+        "Sens.Spec": look_up(f0, 1 - f1, level),
+    }
+
+
+def to_unit_interval(s):
+    """A strictly increasing map of real scores into (0, 1), for the hmeasure port.
+
+    Uses ranks so that distinct scores stay distinct after rounding.
+    """
+    ranks = stats.rankdata(s, method="dense")
+    return ranks / (ranks.max() + 1)

@@ -1,0 +1,152 @@
+from fractions import Fraction
+
+import numpy as np
+import pandas as pd
+import pytest
+from hypothesis import given
+from reference_impl import brute_auc
+from sklearn.metrics import roc_auc_score
+
+from conftest import labelled_scores
+from hmeasure_stream import auc
+
+
+@given(labelled_scores())
+def test_auc_equals_exact_mann_whitney(data):
+    y, s = data
+    # Without weights the result is the correctly rounded exact fraction.
+    assert auc(y, s) == float(brute_auc(list(y), list(s)))
+
+
+@given(labelled_scores(weighted=True))
+def test_weighted_auc_equals_exact_weighted_mann_whitney(data):
+    y, s, w = data
+    assert auc(y, s, sample_weight=w) == pytest.approx(
+        float(brute_auc(list(y), list(s), list(w))), rel=1e-13, abs=1e-15
+    )
+
+
+@given(labelled_scores(weighted=True, max_size=60))
+def test_auc_matches_scikit_learn(data):
+    y, s, w = data
+    assert auc(y, s) == pytest.approx(roc_auc_score(y, s), rel=1e-13)
+    assert auc(y, s, sample_weight=w) == pytest.approx(
+        roc_auc_score(y, s, sample_weight=w), rel=1e-12
+    )
+
+
+@pytest.mark.parametrize("n", [1_000, 200_000])
+@pytest.mark.parametrize("decimals", [None, 2])
+def test_auc_large_inputs_match_scikit_learn(rng, n, decimals):
+    y = rng.integers(0, 2, n)
+    s = rng.normal(size=n) + 0.7 * y
+    if decimals is not None:
+        s = np.round(s, decimals)
+    w = rng.exponential(size=n)
+    assert auc(y, s) == pytest.approx(roc_auc_score(y, s), rel=1e-12)
+    assert auc(y, s, sample_weight=w) == pytest.approx(
+        roc_auc_score(y, s, sample_weight=w), rel=1e-11
+    )
+
+
+def test_auc_heavy_imbalance(rng):
+    n = 50_000
+    s = rng.normal(size=n)
+    y = np.zeros(n, dtype=int)
+    y[np.argsort(s)[-3]] = 1  # one class 1 point, third-highest score
+    assert auc(y, s) == (n - 3) / (n - 1)
+    y2 = 1 - y
+    assert auc(y2, s) == pytest.approx(roc_auc_score(y2, s), rel=1e-13)
+    assert auc(y2, s) == 2 / (n - 1)
+
+
+@pytest.mark.parametrize(
+    ("y", "s", "expected"),
+    [
+        ([0, 1], [0.0, 1.0], 1.0),
+        ([0, 1], [1.0, 0.0], 0.0),
+        ([0, 1], [0.5, 0.5], 0.5),
+        ([1, 0], [3, -3], 1.0),
+    ],
+)
+def test_auc_two_points(y, s, expected):
+    assert auc(y, s) == expected
+
+
+def test_auc_is_exact_beyond_float_rounding_of_counts():
+    # 2U / (2 n0 n1) with 2U accumulated exactly: compare with the fraction.
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 2, 3001)
+    s = rng.integers(0, 40, 3001)
+    n0, n1 = int((y == 0).sum()), int((y == 1).sum())
+    twice_u = sum(
+        int(np.sum(s[y == 1] > v)) * 2 + int(np.sum(s[y == 1] == v)) for v in s[y == 0]
+    )
+    assert auc(y, s) == float(Fraction(twice_u, 2 * n0 * n1))
+
+
+LABEL_DTYPES = [bool, np.int8, np.int16, np.int32, np.int64, np.uint8, np.uint16,
+                np.uint32, np.uint64, np.float16, np.float32, np.float64, np.longdouble]
+SCORE_DTYPES = [np.int8, np.int32, np.int64, np.uint16, np.uint64, np.float16, np.float32,
+                np.float64, np.longdouble]
+
+
+@pytest.mark.parametrize("label_dtype", LABEL_DTYPES)
+@pytest.mark.parametrize("score_dtype", SCORE_DTYPES)
+def test_auc_accepts_every_numeric_dtype(label_dtype, score_dtype):
+    y = np.array([0, 1, 0, 1, 1, 0, 0, 1])
+    s = np.array([3, 7, 7, 9, 1, 2, 5, 4])
+    expected = float(brute_auc(list(y), list(s)))
+    assert auc(y.astype(label_dtype), s.astype(score_dtype)) == expected
+    assert auc(y.astype(label_dtype), s.astype(score_dtype), sample_weight=np.ones(8)) == (
+        pytest.approx(expected, rel=1e-15)
+    )
+
+
+def test_auc_accepts_lists_series_and_noncontiguous_arrays():
+    y = [0, 1, 0, 1, 1, 0]
+    s = [0.2, 0.9, 0.4, 0.3, 0.8, 0.1]
+    expected = float(brute_auc(y, s))
+    assert auc(y, s) == expected
+    assert auc(pd.Series(y, index=list("abcdef")), pd.Series(s)) == expected
+    assert auc(pd.Series(y, dtype="Int64"), pd.Series(s, dtype="Float64")) == expected
+    assert auc(pd.Series(y).astype(bool), s) == expected
+    wide_y = np.repeat(np.array(y), 2)[::2]
+    wide_s = np.repeat(np.array(s), 3)[::3]
+    assert not wide_y.flags.c_contiguous
+    assert auc(wide_y, wide_s) == expected
+    read_only = np.array(s)
+    read_only.setflags(write=False)
+    assert auc(np.array(y), read_only) == expected
+
+
+def test_auc_huge_integer_scores_keep_their_order():
+    # 2**60 + 1 and 2**60 are the same float64; the ranks keep them apart.
+    base = 2**60
+    s = np.array([base, base + 1, base + 2, base + 3], dtype=np.int64)
+    y = np.array([0, 1, 0, 1])
+    assert auc(y, s) == 0.75
+    assert float(s[0]) == float(s[1])
+    u = np.array([2**64 - 1, 2**64 - 2], dtype=np.uint64)
+    assert auc([1, 0], u) == 1.0
+    assert auc([1, 0], np.array([-(2**62), -(2**62) - 1], dtype=np.int64)) == 1.0
+
+
+def test_auc_extended_precision_scores_keep_their_order():
+    # Where longdouble is wider than float64 these scores collapse to one
+    # float64 value; the ranks keep them apart.  The expectation is computed
+    # in longdouble, so the check holds on every platform.
+    one = np.longdouble(1)
+    eps = np.finfo(np.longdouble).eps
+    s = np.array([one, one + eps, one + 2 * eps], dtype=np.longdouble)
+    for y in ([0, 1, 0], [0, 0, 1], [1, 0, 0]):
+        assert auc(y, s) == float(brute_auc(y, list(s)))
+    assert auc([0, 0, 1], s) == 1.0
+
+
+def test_auc_zero_weights_drop_points():
+    y = np.array([0, 1, 0, 1, 0])
+    s = np.array([0.1, 0.9, 0.95, 0.3, 0.2])
+    w = np.array([1.0, 1.0, 0.0, 1.0, 1.0])
+    keep = w > 0
+    assert auc(y, s, sample_weight=w) == auc(y[keep], s[keep])
