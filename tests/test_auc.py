@@ -6,8 +6,8 @@ import pytest
 from hypothesis import given
 from reference_impl import brute_auc
 from sklearn.metrics import roc_auc_score
+from strategies import labelled_scores
 
-from conftest import labelled_scores
 from hmeasure_stream import auc
 
 

@@ -7,8 +7,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 from reference_impl import h_by_integration, to_unit_interval
 from sklearn.metrics import roc_auc_score
+from strategies import labelled_scores
 
-from conftest import labelled_scores
 from hmeasure_stream import h_measure
 
 SEVERITY_RATIOS = [0.05, 0.3, 1.0, 2.5, 20.0]

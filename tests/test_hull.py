@@ -4,8 +4,8 @@ import numpy as np
 import pytest
 from hypothesis import given
 from reference_impl import brute_upper_hull, roc_points_exact
+from strategies import labelled_scores
 
-from conftest import labelled_scores
 from hmeasure_stream import roc_hull
 
 
