@@ -140,6 +140,10 @@ def auc(y_true, y_score, *, sample_weight=None):
 def roc_hull(y_true, y_score, *, sample_weight=None):
     """Vertices of the convex hull of the ROC curve.
 
+    The hull is the ROC curve of the best classifiers that randomise between
+    two thresholds of ``y_score``; the H-measure and the AUCH are computed on
+    it.
+
     Parameters
     ----------
     y_true : array-like of shape (n,)
@@ -151,11 +155,13 @@ def roc_hull(y_true, y_score, *, sample_weight=None):
 
     Returns
     -------
-    fpr, tpr : ndarray of float64
-        False and true positive rates of the hull vertices, from (0, 0) to
-        (1, 1) in increasing order.  Collinear and repeated points are removed,
-        so consecutive edges have strictly decreasing slopes.  When the ROC
-        curve never rises above the diagonal the hull is the diagonal itself.
+    fpr : ndarray of float64
+        False positive rates of the hull vertices, from 0 to 1, increasing.
+    tpr : ndarray of float64
+        True positive rates of the same vertices, from 0 to 1.  Collinear and
+        repeated points are removed, so consecutive edges have strictly
+        decreasing slopes.  When the ROC curve never rises above the diagonal
+        the hull is the diagonal itself.
 
     Raises
     ------
@@ -311,6 +317,9 @@ def hmeasure_report(
 ):
     """R hmeasure's summary of one classifier: H, Gini, AUC, AUCH, KS, MER, MWL, ...
 
+    The scalar metrics of R's ``HMeasure`` for one classifier, from one sort of
+    the data, under the same conventions and options as :func:`h_measure`.
+
     Parameters
     ----------
     y_true, y_score, alpha, beta, severity_ratio, priors, sample_weight
@@ -331,7 +340,8 @@ def hmeasure_report(
         - ``Gini``: 2 AUC - 1;
         - ``AUC``: area under the ROC curve (:func:`auc`);
         - ``AUCH``: area under the ROC convex hull;
-        - ``KS``: Kolmogorov-Smirnov statistic, max |TPR - FPR| over thresholds;
+        - ``KS``: Kolmogorov-Smirnov statistic, the largest ``abs(TPR - FPR)``
+          over thresholds;
         - ``MER``: minimum error rate, min of pi0 FPR + pi1 (1 - TPR);
         - ``MWL``: minimum weighted loss, 2 min of c pi0 FPR + (1 - c) pi1 (1 - TPR),
           at c = SR / (1 + SR) (for alpha/beta: the mode of the Beta, or its mean

@@ -1,0 +1,60 @@
+"""asv benchmarks of the from-scratch metrics (peers: asv_benchmarks/ratios.py)."""
+
+import numpy as np
+
+from hmeasure_stream import auc, h_measure, hmeasure_report, roc_hull
+
+
+def _data(n, ties=False):
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 2, n)
+    s = rng.normal(size=n) + y
+    if ties:
+        s = np.round(s, 1)
+    return y, s, rng.exponential(size=n)
+
+
+class Auc:
+    params = ([10**4, 10**5, 10**6], [False, True])
+    param_names = ["n", "ties"]
+
+    def setup(self, n, ties):
+        self.y, self.s, self.w = _data(n, ties)
+
+    def time_auc(self, n, ties):
+        auc(self.y, self.s)
+
+    def time_auc_weighted(self, n, ties):
+        auc(self.y, self.s, sample_weight=self.w)
+
+    def time_numpy_sort_baseline(self, n, ties):
+        np.sort(self.s)
+
+    def peakmem_auc(self, n, ties):
+        auc(self.y, self.s)
+
+
+class HMeasure:
+    params = ([10**4, 10**5, 10**6], [False, True])
+    param_names = ["n", "ties"]
+
+    def setup(self, n, ties):
+        self.y, self.s, self.w = _data(n, ties)
+
+    def time_h_measure(self, n, ties):
+        h_measure(self.y, self.s)
+
+    def time_h_measure_fixed_priors(self, n, ties):
+        h_measure(self.y, self.s, severity_ratio="prior", priors=(0.9, 0.1))
+
+    def time_h_measure_weighted(self, n, ties):
+        h_measure(self.y, self.s, sample_weight=self.w)
+
+    def time_roc_hull(self, n, ties):
+        roc_hull(self.y, self.s)
+
+    def time_hmeasure_report(self, n, ties):
+        hmeasure_report(self.y, self.s)
+
+    def peakmem_h_measure(self, n, ties):
+        h_measure(self.y, self.s)

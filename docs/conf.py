@@ -1,0 +1,31 @@
+"""Sphinx configuration of the hmeasure_stream documentation."""
+
+import hmeasure_stream
+
+project = "hmeasure_stream"
+author = "hmeasure_stream developers"
+copyright = "2026, hmeasure_stream developers"
+release = hmeasure_stream.__version__
+version = release
+
+extensions = [
+    "sphinx.ext.autodoc",
+    "sphinx.ext.autosummary",
+    "sphinx.ext.mathjax",
+    "sphinx.ext.intersphinx",
+    "numpydoc",
+]
+
+autosummary_generate = True
+numpydoc_show_class_members = False
+numpydoc_xref_param_type = False
+numpydoc_validation_checks = {"all", "GL01", "GL02", "SA01", "ES01", "EX01", "RT02", "PR02"}
+numpydoc_validation_checks -= {"all"}
+intersphinx_mapping = {}
+
+html_theme = "pydata_sphinx_theme"
+html_title = "hmeasure_stream"
+html_static_path = ["_static"]
+html_theme_options = {"navigation_with_keys": False}
+exclude_patterns = ["_build"]
+nitpicky = False
