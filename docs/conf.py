@@ -25,7 +25,6 @@ intersphinx_mapping = {}
 
 html_theme = "pydata_sphinx_theme"
 html_title = "hmeasure_stream"
-html_static_path = ["_static"]
 html_theme_options = {"navigation_with_keys": False}
 exclude_patterns = ["_build"]
 nitpicky = False
