@@ -25,15 +25,22 @@ ctypedef fused count_t:
     double
 
 
-cdef inline count_t orientation(count_t ox, count_t oy, count_t ax, count_t ay,
-                                count_t bx, count_t by) noexcept nogil:
-    """Twice the signed area of the triangle o, a, b.
+cdef inline bint clockwise(count_t first_x, count_t first_y,
+                           count_t second_x, count_t second_y) noexcept nogil:
+    """Whether edge ``second`` turns strictly clockwise after edge ``first``.
 
-    Positive when o -> a -> b turns counter-clockwise, zero when collinear.
-    On the ROC plane (x = false positives, y = true positives) a vertex a of
-    the upper hull must make a strictly clockwise turn, i.e. a negative value.
+    On the ROC plane (x = false positives, y = true positives) every vertex of
+    the upper hull is such a turn.  Exact for integer weights.  For float
+    weights a turn whose cross product is within a relative 1e-12 of the
+    magnitude of its two terms counts as straight, so rounding never keeps a
+    collinear vertex (the edges are sums of non-negative weights, accurate to
+    far better than that).
     """
-    return (ax - ox) * (by - oy) - (ay - oy) * (bx - ox)
+    cdef count_t cross = first_x * second_y - first_y * second_x
+    if count_t is int64_t:
+        return cross < 0
+    else:
+        return cross < -1e-12 * (abs(first_x * second_y) + abs(first_y * second_x))
 
 
 cdef inline void compensated_add(double* total, double* compensation,

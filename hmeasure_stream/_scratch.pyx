@@ -19,8 +19,8 @@ from hmeasure_stream._scratch cimport (
     compensated_add,
     count_t,
     int64_t,
+    clockwise,
     label_t,
-    orientation,
     uint8_t,
 )
 
@@ -189,10 +189,16 @@ def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos):
     """Vertices of the ROC convex hull from groups ordered by decreasing score.
 
     The ROC points are the prefix sums (false positives, true positives),
-    starting at (0, 0).  Andrew's monotone chain keeps the upper hull; points
-    that are collinear with their neighbours or repeated are dropped, so every
-    kept vertex is a strict clockwise turn.  Returns arrays ``(fp, tp)`` of
-    the vertices' cumulative class weights, from (0, 0) to (N0, N1).
+    starting at (0, 0).  Andrew's monotone chain keeps the upper hull, run on
+    edge vectors rather than on coordinates: the turn at vertex a between the
+    edge into a and the run of groups after a is ``cross(edge, run)``, and
+    popping a merges its edge into the run.  A kept vertex turns strictly
+    clockwise; collinear and repeated points are dropped.  For unit weights
+    every test is exact integer arithmetic; for float weights the edges are
+    sums of non-negative terms (small relative error) and a turn within a
+    relative 1e-12 of straight counts as collinear (see ``clockwise``).  Returns arrays
+    ``(fp, tp)`` of the vertices' cumulative class weights, from (0, 0) to
+    (N0, N1).
     """
     cdef Py_ssize_t k, m = group_neg.shape[0], top = 0
     if count_t is int64_t:
@@ -201,21 +207,28 @@ def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos):
         dtype = np.float64
     fp_arr = np.empty(m + 1, dtype=dtype)
     tp_arr = np.empty(m + 1, dtype=dtype)
+    edge_neg_arr = np.empty(m + 1, dtype=dtype)
+    edge_pos_arr = np.empty(m + 1, dtype=dtype)
     cdef count_t[::1] fp = fp_arr
     cdef count_t[::1] tp = tp_arr
-    cdef count_t x = 0, y = 0
+    cdef count_t[::1] edge_neg = edge_neg_arr
+    cdef count_t[::1] edge_pos = edge_pos_arr
+    cdef count_t run_neg, run_pos
     with nogil:
         fp[0] = 0
         tp[0] = 0
         for k in range(m):
-            x = x + group_neg[k]
-            y = y + group_pos[k]
-            if x == fp[top] and y == tp[top]:
-                continue
-            while top >= 1 and orientation(fp[top - 1], tp[top - 1],
-                                           fp[top], tp[top], x, y) >= 0:
+            run_neg = group_neg[k]
+            run_pos = group_pos[k]
+            if run_neg == 0 and run_pos == 0:
+                continue  # a repeated point
+            while top >= 1 and not clockwise(edge_neg[top], edge_pos[top], run_neg, run_pos):
+                run_neg = edge_neg[top] + run_neg
+                run_pos = edge_pos[top] + run_pos
                 top -= 1
+            edge_neg[top + 1] = run_neg
+            edge_pos[top + 1] = run_pos
+            fp[top + 1] = fp[top] + run_neg
+            tp[top + 1] = tp[top] + run_pos
             top += 1
-            fp[top] = x
-            tp[top] = y
     return fp_arr[:top + 1], tp_arr[:top + 1]

@@ -124,28 +124,28 @@ def check_same_length(labels, scores, label_name="y_true", score_name="y_score")
         )
 
 
-def raise_bad_label(labels, name="y_true"):
-    """Raise for the first label that is neither 0 nor 1 (no-op when all are)."""
-    bad = np.flatnonzero((labels != 0) & (labels != 1))
+def _raise_at_first(bad_mask, values, name, requirement, report_count=True):
+    """Raise ``ValueError`` naming the first flagged element (no-op when none is)."""
+    bad = np.flatnonzero(bad_mask)
     if bad.size:
         position = int(bad[0])
-        more = f" (and {bad.size - 1} more)" if bad.size > 1 else ""
+        more = f" (and {bad.size - 1} more)" if report_count and bad.size > 1 else ""
         raise ValueError(
-            f"{name} must contain only labels 0 and 1 (or booleans); found "
-            f"{labels[position].item()!r} at position {position}{more}"
+            f"{name} must {requirement}; found {values[position].item()!r} "
+            f"at position {position}{more}"
         )
+
+
+def raise_bad_label(labels, name="y_true"):
+    """Raise for the first label that is neither 0 nor 1 (no-op when all are)."""
+    _raise_at_first(
+        (labels != 0) & (labels != 1), labels, name, "contain only labels 0 and 1 (or booleans)"
+    )
 
 
 def raise_bad_score(scores, name="y_score"):
     """Raise for the first score that is NaN or infinite (no-op when all are finite)."""
-    bad = np.flatnonzero(~np.isfinite(scores))
-    if bad.size:
-        position = int(bad[0])
-        more = f" (and {bad.size - 1} more)" if bad.size > 1 else ""
-        raise ValueError(
-            f"{name} must contain only finite values; found "
-            f"{scores[position].item()!r} at position {position}{more}"
-        )
+    _raise_at_first(~np.isfinite(scores), scores, name, "contain only finite values")
 
 
 def labels_as_is_pos(labels, name="y_true"):
@@ -167,13 +167,7 @@ def check_weights(sample_weight, n_points, name="sample_weight"):
             f"{name} has {weights.shape[0]} entries but there are {n_points} points"
         )
     raise_bad_score(weights, name)
-    negative = np.flatnonzero(weights < 0)
-    if negative.size:
-        position = int(negative[0])
-        raise ValueError(
-            f"{name} must be non-negative; found {weights[position].item()!r} "
-            f"at position {position}"
-        )
+    _raise_at_first(weights < 0, weights, name, "be non-negative", report_count=False)
     return weights
 
 

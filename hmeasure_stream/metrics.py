@@ -77,6 +77,14 @@ def _roc_groups(y_true, y_score, sample_weight, metric):
     return _weighted_groups(y_true, y_score, sample_weight, metric)
 
 
+def _hull_and_cost(y_true, y_score, sample_weight, spec):
+    """ROC groups, hull vertices and the cost parameters in effect for this data."""
+    group_neg, group_pos = _roc_groups(y_true, y_score, sample_weight, "The H-measure")
+    hull_fp, hull_tp = _scratch.upper_hull(group_neg, group_pos)
+    cost = spec.at(float(hull_fp[-1]), float(hull_tp[-1]))
+    return group_neg, group_pos, hull_fp, hull_tp, cost
+
+
 def auc(y_true, y_score, *, sample_weight=None):
     """Area under the ROC curve, exactly, from scratch.
 
@@ -176,7 +184,9 @@ def roc_hull(y_true, y_score, *, sample_weight=None):
     -----
     O(n log n) time: the ROC points of the distinct scores, from the highest
     score down, go through Andrew's monotone chain (upper hull).  For unit
-    weights all orientation tests are exact integer arithmetic.
+    weights all orientation tests are exact integer arithmetic; with
+    ``sample_weight`` a vertex whose turn is within a relative 1e-12 of a
+    straight line is treated as collinear and dropped.
 
     Examples
     --------
@@ -282,9 +292,8 @@ def h_measure(
     1.0
     """
     spec = resolve_cost(alpha, beta, severity_ratio, priors)
-    group_neg, group_pos = _roc_groups(y_true, y_score, sample_weight, "The H-measure")
-    hull_fp, hull_tp = _scratch.upper_hull(group_neg, group_pos)
-    pi0, pi1, alpha, beta, _ = spec.at(float(hull_fp[-1]), float(hull_tp[-1]))
+    _, _, hull_fp, hull_tp, cost = _hull_and_cost(y_true, y_score, sample_weight, spec)
+    pi0, pi1, alpha, beta, _ = cost
     return h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta)
 
 
@@ -385,10 +394,11 @@ def hmeasure_report(
     spec = resolve_cost(alpha, beta, severity_ratio, priors)
     levels = [level] if np.ndim(level) == 0 else list(level)
     levels = [check_probability_level(value, "level") for value in levels]
-    group_neg, group_pos = _roc_groups(y_true, y_score, sample_weight, "The H-measure")
-    hull_fp, hull_tp = _scratch.upper_hull(group_neg, group_pos)
+    group_neg, group_pos, hull_fp, hull_tp, cost = _hull_and_cost(
+        y_true, y_score, sample_weight, spec
+    )
+    pi0, pi1, alpha, beta, ratio = cost
     weight_neg, weight_pos = float(hull_fp[-1]), float(hull_tp[-1])
-    pi0, pi1, alpha, beta, ratio = spec.at(weight_neg, weight_pos)
 
     # ROC points from the highest score down; R's empirical class CDFs F0, F1
     # are the same points read from the lowest score up.

@@ -76,3 +76,20 @@ def test_roc_hull_exact_on_many_points():
     total = k * (k + 1) // 2
     assert tpr[1] == k / total
     assert fpr[-2] == float(Fraction(k - 1, k))
+
+
+def test_weighted_hull_drops_collinear_vertices_despite_rounding():
+    # Found by hypothesis: weights of 0.01 make two hull edges exactly collinear
+    # in real arithmetic, but not in rounded cumulative sums.
+    y = np.array([0, 1, 0, 0, 0, 1, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0,
+                  0, 0, 1, 1, 1, 0, 1, 0, 0, 0, 1, 0, 0, 1, 0, 0, 0, 0, 1])
+    s = np.array([0, 0, 0, 0, 0, 0, 2, 1, 1, 1, -1, -1, -1, -1, 1, -1, -1, -1, 2,
+                  2, 2, 1, 1, -1, 0, 2, 0, 0, 0, 0, 0, 0, 0, 1, -1, 2, 2, 2]) / 4
+    w = np.ones(len(y))
+    w[[14, 30, 31]] = 0.01
+    fpr, tpr = roc_hull(y, s, sample_weight=w)
+    # The same hull in exact arithmetic: integer-valued weights, 100 times larger.
+    exact_fpr, exact_tpr = roc_hull(np.repeat(y, (100 * w).astype(int)),
+                                    np.repeat(s, (100 * w).astype(int)))
+    np.testing.assert_allclose(fpr, exact_fpr, rtol=1e-13)
+    np.testing.assert_allclose(tpr, exact_tpr, rtol=1e-13)
