@@ -6,10 +6,24 @@ The from-scratch reference functions work on whole arrays:
 - :func:`h_measure` -- Hand's H-measure on the ROC convex hull;
 - :func:`roc_hull` -- the vertices of the ROC convex hull;
 - :func:`hmeasure_report` -- R hmeasure's summary of one classifier.
+
+The streaming structures update the metrics as points arrive and leave:
+
+- :class:`DynamicAUC` -- exact AUC, O(log n) per added or removed point;
+- :func:`sliding_window` -- a metric over every window of an array.
 """
 
 from hmeasure_stream.metrics import auc, h_measure, hmeasure_report, roc_hull
+from hmeasure_stream.streaming import DynamicAUC, sliding_window
 
 __version__ = "0.1.0.dev0"
 
-__all__ = ["__version__", "auc", "h_measure", "hmeasure_report", "roc_hull"]
+__all__ = [
+    "DynamicAUC",
+    "__version__",
+    "auc",
+    "h_measure",
+    "hmeasure_report",
+    "roc_hull",
+    "sliding_window",
+]

@@ -5,10 +5,11 @@ added or removed: a class 1 point at score s pairs with the class 0 weight
 below s (2 each) and at s (1 each); a class 0 point with the class 1 weight
 above s and at s.  The treap returns those weights on the way down.
 
-With unit weights every quantity is an integer, so 2U is exact.  With other
-weights the increments are rounded; 2U is then recomputed from the tree (an
-O(n) in-order pass) once per max(n, 1024) updates, so the value never drifts
-and the amortised cost stays O(log n).
+With unit weights every quantity is an integer, so 2U, kept by these
+increments, is exact.  The first other weight switches the treap to weighted
+mode, where 2U is the root of a subtree aggregate of non-negative terms,
+recomputed from the children on every update: no increment is accumulated,
+so nothing can drift or cancel.
 """
 
 import numpy as np
@@ -27,20 +28,13 @@ cdef class AUCEngine:
         self.tree = ScoreTreap(capacity, seed) if tree is None else tree
         self.twice_u = 0.0
         self.twice_u_compensation = 0.0
-        self.exact = True
-        self.updates_since_rebuild = 0
 
     cdef int _add(self, bint is_pos, double score, double weight) except -1 nogil:
         cdef double below_neg, above_pos, at_neg, at_pos
         self.tree.add(score, is_pos, weight, &below_neg, &above_pos, &at_neg, &at_pos)
-        if is_pos:
+        if not self.tree.weighted:
             compensated_add(&self.twice_u, &self.twice_u_compensation,
-                            weight * (2.0 * below_neg + at_neg))
-        else:
-            compensated_add(&self.twice_u, &self.twice_u_compensation,
-                            weight * (2.0 * above_pos + at_pos))
-        self.exact = self.exact and weight == 1.0
-        self._after_update()
+                            2.0 * below_neg + at_neg if is_pos else 2.0 * above_pos + at_pos)
         return 0
 
     cdef int _remove(self, bint is_pos, double score, double weight) except -1 nogil:
@@ -49,78 +43,63 @@ cdef class AUCEngine:
                                            &below_neg, &above_pos, &at_neg, &at_pos)
         if status != 0:
             return status
-        # The pairs the point took part in, counted on the tree before removal.
-        if is_pos:
+        if not self.tree.weighted:
+            # The pairs the point took part in, counted before its removal.
             compensated_add(&self.twice_u, &self.twice_u_compensation,
-                            -weight * (2.0 * below_neg + at_neg))
-        else:
-            compensated_add(&self.twice_u, &self.twice_u_compensation,
-                            -weight * (2.0 * above_pos + at_pos))
-        self._after_update()
-        return 0
-
-    cdef void _after_update(self) noexcept nogil:
+                            -(2.0 * below_neg + at_neg if is_pos else 2.0 * above_pos + at_pos))
         if self.tree.n_points == 0:
-            # Empty again: every trace of rounding goes with the points.
             self.twice_u = 0.0
             self.twice_u_compensation = 0.0
-            self.exact = True
-            self.updates_since_rebuild = 0
-        elif not self.exact:
-            self.updates_since_rebuild += 1
-            if self.updates_since_rebuild > max(<int64_t>self.tree.n_nodes, 1024):
-                self._recompute_twice_u()
-
-    cdef void _recompute_twice_u(self) noexcept nogil:
-        """2U from scratch by an in-order pass over the tree (seed 000, Alg. 1)."""
-        cdef int32_t node = self.tree.root, depth = 0
-        cdef double total = 0.0, total_compensation = 0.0
-        cdef double below = 0.0, below_compensation = 0.0
-        while depth > 0 or node >= 0:
-            while node >= 0:
-                if depth == self.tree.path_capacity:
-                    self.tree._grow_path()
-                self.tree.path[depth] = node
-                depth += 1
-                node = self.tree.left[node]
-            depth -= 1
-            node = self.tree.path[depth]
-            compensated_add(&total, &total_compensation, self.tree.weight_pos[node]
-                            * (2.0 * (below + below_compensation) + self.tree.weight_neg[node]))
-            compensated_add(&below, &below_compensation, self.tree.weight_neg[node])
-            node = self.tree.right[node]
-        self.twice_u = total
-        self.twice_u_compensation = total_compensation
-        self.updates_since_rebuild = 0
+        return 0
 
     cdef double _auc(self) noexcept nogil:
         cdef int32_t root = self.tree.root
-        cdef double weight_neg, weight_pos
+        cdef double weight_neg, weight_pos, twice_u
         if root < 0:
             return NAN
         weight_neg = self.tree.subtree_neg[root]
         weight_pos = self.tree.subtree_pos[root]
         if not (weight_neg > 0.0 and weight_pos > 0.0):
             return NAN
+        if self.tree.weighted:
+            twice_u = self.tree.twice_u()
+        else:
+            twice_u = self.twice_u + self.twice_u_compensation
         # Rounding with float weights may leave 2U a few ulps outside [0, 2 N P].
-        return min(max((self.twice_u + self.twice_u_compensation)
-                       / (2.0 * weight_neg * weight_pos), 0.0), 1.0)
+        return min(max(twice_u / (2.0 * weight_neg * weight_pos), 0.0), 1.0)
+
+    def _prepare(self, weights, Py_ssize_t new_points):
+        """With the GIL, before a mutation: weighted mode if needed, room for the points."""
+        if not self.tree.weighted and np.any(np.asarray(weights) != 1.0):
+            self.tree.make_weighted()
+        self.tree.reserve(new_points)
+
+    def _settle(self):
+        """After removals: an emptied tree returns to unit mode."""
+        if self.tree.n_points == 0 and self.tree.weighted:
+            self.tree.make_unit()
 
     # ------------------------------------------------------------------
     # Entry points for the validated Python layer (streaming.py).
 
     def add(self, bint is_pos, double score, double weight):
+        if weight != 1.0 and not self.tree.weighted:
+            self.tree.make_weighted()
         self.tree.reserve(1)
         self._add(is_pos, score, weight)
 
     def remove(self, bint is_pos, double score, double weight):
-        """0 on success, 1 if no such point, 2 if the weight exceeds what is there."""
-        return self._remove(is_pos, score, weight)
+        """0 on success, 1 if no such point, 2 if the weight is not what is there."""
+        if weight != 1.0 and not self.tree.weighted:
+            return 2 if self.tree.count_at(score, is_pos) else 1
+        cdef int status = self._remove(is_pos, score, weight)
+        self._settle()
+        return status
 
     def add_many(self, const uint8_t[::1] is_pos, const double[::1] scores,
                  const double[::1] weights):
         cdef Py_ssize_t index, n = scores.shape[0]
-        self.tree.reserve(n)
+        self._prepare(weights, n)
         with nogil:
             for index in range(n):
                 self._add(is_pos[index], scores[index], weights[index])
@@ -135,6 +114,7 @@ cdef class AUCEngine:
                 status = self._remove(is_pos[index], scores[index], weights[index])
                 if status != 0:
                     break
+        self._settle()
         return index if status != 0 else -1
 
     def counts_at(self, const double[::1] scores, bint is_pos):
@@ -157,15 +137,14 @@ cdef class AUCEngine:
             for index in range(scores.shape[0]):
                 node = self.tree.find(scores[index])
                 if node >= 0:
-                    out[index] = (self.tree.weight_pos[node] if is_pos
-                                  else self.tree.weight_neg[node])
+                    out[index] = self.tree.node_pos(node) if is_pos else self.tree.node_neg(node)
         return weights
 
     def sliding(self, const uint8_t[::1] is_pos, const double[::1] scores,
                 const double[::1] weights, Py_ssize_t window, double[::1] auc_out):
         """AUC over the last ``window`` points after each point (window <= 0: all)."""
         cdef Py_ssize_t index, n = scores.shape[0]
-        self.tree.reserve(n if window <= 0 else min(n, window + 1))
+        self._prepare(weights, n if window <= 0 else min(n, window + 1))
         with nogil:
             for index in range(n):
                 self._add(is_pos[index], scores[index], weights[index])
@@ -187,32 +166,37 @@ cdef class AUCEngine:
         return self.tree.subtree_pos[self.tree.root] if self.tree.root >= 0 else 0.0
 
     @property
-    def twice_u_value(self):
-        return self.twice_u + self.twice_u_compensation
+    def exact(self):
+        """True while every weight is 1: the AUC is then exactly the from-scratch value."""
+        return not self.tree.weighted
 
     def _check(self):
-        """The tree's invariants, and 2U against its recomputation from the tree."""
+        """The tree's invariants, and 2U against a recomputation from the tree."""
         self.tree._check()
-        maintained = self.twice_u + self.twice_u_compensation
-        saved = (self.twice_u, self.twice_u_compensation, self.updates_since_rebuild)
-        self._recompute_twice_u()
-        recomputed = self.twice_u + self.twice_u_compensation
-        self.twice_u, self.twice_u_compensation, self.updates_since_rebuild = saved
-        if self.exact and maintained != recomputed:
-            raise AssertionError(f"exact 2U {maintained!r} != recomputed {recomputed!r}")
-        if abs(maintained - recomputed) > 1e-12 * max(abs(recomputed), 1.0):
-            raise AssertionError(f"2U {maintained!r} drifted from {recomputed!r}")
+        _, weight_neg, weight_pos, count_neg, count_pos = self.tree.items()
+        if self.tree.weighted:
+            below = np.concatenate(([0.0], np.cumsum(weight_neg)[:-1]))
+            recomputed = float(np.sum(weight_pos * (2.0 * below + weight_neg)))
+            maintained = self.tree.twice_u() if self.tree.root >= 0 else 0.0
+            if abs(maintained - recomputed) > 1e-12 * max(abs(recomputed), 1e-300):
+                raise AssertionError(f"2U {maintained!r} != recomputed {recomputed!r}")
+        else:
+            below = 0
+            recomputed = 0
+            for negatives, positives in zip(count_neg.tolist(), count_pos.tolist()):
+                recomputed += positives * (2 * below + negatives)
+                below += negatives
+            maintained = self.twice_u + self.twice_u_compensation
+            if maintained != recomputed:
+                raise AssertionError(f"exact 2U {maintained!r} != recomputed {recomputed}")
         return True
 
     def __reduce__(self):
-        return (_rebuild_auc_engine, (self.tree, self.twice_u, self.twice_u_compensation,
-                                      self.exact, self.updates_since_rebuild))
+        return (_rebuild_auc_engine, (self.tree, self.twice_u, self.twice_u_compensation))
 
 
-def _rebuild_auc_engine(tree, twice_u, compensation, exact, updates_since_rebuild):
+def _rebuild_auc_engine(tree, twice_u, compensation):
     cdef AUCEngine engine = AUCEngine(tree=tree)
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
-    engine.exact = exact
-    engine.updates_since_rebuild = updates_since_rebuild
     return engine

@@ -1,11 +1,19 @@
 """Array-backed treap over distinct scores with per-class weights (seed 000, Sec. 4).
 
 Private engine of the dynamic structures.  One node per distinct score; each
-node stores the class 0 / class 1 weight and point count at its score and the
-subtree sums of the weights, recomputed from the children whenever a node
+node stores the class 0 / class 1 point counts at its score and the subtree
+sums of the class weights, recomputed from the children whenever a node
 changes (never accumulated, so they do not drift).  ``lcount`` is Alg. 2 of
 seed 000.  Nodes live in one buffer per field; deleted slots are kept on a
 free list linked through ``left``.
+
+With unit weights a node's class weight is its point count and nothing else
+is stored (40 bytes a node).  The first other weight switches the tree to
+weighted mode (``make_weighted``): class weights kept with Neumaier
+compensation, so repeated additions and removals at one score do not drift,
+and the subtree pair weight ``subtree_pairs`` (twice the Mann-Whitney
+statistic of the subtree), a sum of non-negative terms recomputed from the
+children (80 bytes a node).  An emptied tree returns to unit mode.
 
 Mutating methods assume the caller reserved a free slot (``reserve``) while
 holding the GIL, so they can run without it.
@@ -15,9 +23,11 @@ import os
 
 import numpy as np
 
+from libc.math cimport NAN
 from libc.stdlib cimport realloc, free
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, uint64_t
 
+from hmeasure_stream._scratch cimport compensated_add
 from hmeasure_stream._treap cimport slot_priority
 
 cdef int32_t _INITIAL_PATH = 64
@@ -41,6 +51,7 @@ cdef class ScoreTreap:
         self.n_nodes = 0
         self.n_points = 0
         self.free_head = -1
+        self.weighted = False
         if seed is None:
             seed = int.from_bytes(os.urandom(8), "little")
         self.seed = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
@@ -74,15 +85,8 @@ cdef class ScoreTreap:
         if new_capacity <= old_capacity:
             return 0
         try:
-            self.key_buffer = _grown(self.key_buffer, new_capacity, np.float64)
-            self.left_buffer = _grown(self.left_buffer, new_capacity, np.int32)
-            self.right_buffer = _grown(self.right_buffer, new_capacity, np.int32)
-            self.weight_neg_buffer = _grown(self.weight_neg_buffer, new_capacity, np.float64)
-            self.weight_pos_buffer = _grown(self.weight_pos_buffer, new_capacity, np.float64)
-            self.count_neg_buffer = _grown(self.count_neg_buffer, new_capacity, np.int32)
-            self.count_pos_buffer = _grown(self.count_pos_buffer, new_capacity, np.int32)
-            self.subtree_neg_buffer = _grown(self.subtree_neg_buffer, new_capacity, np.float64)
-            self.subtree_pos_buffer = _grown(self.subtree_pos_buffer, new_capacity, np.float64)
+            for name, dtype in self._fields():
+                setattr(self, name, _grown(getattr(self, name), new_capacity, dtype))
         except MemoryError:
             raise MemoryError(
                 f"cannot grow the treap from {old_capacity} to {new_capacity} nodes"
@@ -108,28 +112,59 @@ cdef class ScoreTreap:
             new_capacity *= 2
         return self._resize(min(new_capacity, _MAX_CAPACITY))
 
+    def _fields(self):
+        """(attribute, dtype) of every buffer in use."""
+        fields = [
+            ("key_buffer", np.float64), ("left_buffer", np.int32), ("right_buffer", np.int32),
+            ("count_neg_buffer", np.int32), ("count_pos_buffer", np.int32),
+            ("subtree_neg_buffer", np.float64), ("subtree_pos_buffer", np.float64),
+        ]
+        if self.weighted:
+            fields += [(name, np.float64) for name in _WEIGHTED_FIELDS]
+        return fields
+
     def _bind(self):
-        """Point the raw field pointers at the current buffers."""
-        if self.key_buffer is None:
-            return
-        cdef double[::1] keys = self.key_buffer
-        cdef int32_t[::1] lefts = self.left_buffer
-        cdef int32_t[::1] rights = self.right_buffer
-        cdef double[::1] weight_neg = self.weight_neg_buffer
-        cdef double[::1] weight_pos = self.weight_pos_buffer
-        cdef int32_t[::1] count_neg = self.count_neg_buffer
-        cdef int32_t[::1] count_pos = self.count_pos_buffer
-        cdef double[::1] subtree_neg = self.subtree_neg_buffer
-        cdef double[::1] subtree_pos = self.subtree_pos_buffer
-        self.key = &keys[0]
-        self.left = &lefts[0]
-        self.right = &rights[0]
-        self.weight_neg = &weight_neg[0]
-        self.weight_pos = &weight_pos[0]
-        self.count_neg = &count_neg[0]
-        self.count_pos = &count_pos[0]
-        self.subtree_neg = &subtree_neg[0]
-        self.subtree_pos = &subtree_pos[0]
+        """Point the raw field pointers at the current buffers (NULL when absent)."""
+        self.key = _double_pointer(self.key_buffer)
+        self.left = _int_pointer(self.left_buffer)
+        self.right = _int_pointer(self.right_buffer)
+        self.count_neg = _int_pointer(self.count_neg_buffer)
+        self.count_pos = _int_pointer(self.count_pos_buffer)
+        self.subtree_neg = _double_pointer(self.subtree_neg_buffer)
+        self.subtree_pos = _double_pointer(self.subtree_pos_buffer)
+        self.weight_neg = _double_pointer(self.weight_neg_buffer)
+        self.weight_pos = _double_pointer(self.weight_pos_buffer)
+        self.weight_neg_comp = _double_pointer(self.weight_neg_comp_buffer)
+        self.weight_pos_comp = _double_pointer(self.weight_pos_comp_buffer)
+        self.subtree_pairs = _double_pointer(self.subtree_pairs_buffer)
+
+    cdef int make_weighted(self) except -1:
+        """Switch to weighted mode: O(n) once, before the first non-unit weight."""
+        cdef Py_ssize_t index
+        if self.weighted:
+            return 0
+        self.weight_neg_buffer = self.count_neg_buffer.astype(np.float64)
+        self.weight_pos_buffer = self.count_pos_buffer.astype(np.float64)
+        self.weight_neg_comp_buffer = np.zeros(self.capacity, dtype=np.float64)
+        self.weight_pos_comp_buffer = np.zeros(self.capacity, dtype=np.float64)
+        self.subtree_pairs_buffer = np.zeros(self.capacity, dtype=np.float64)
+        self.weighted = True
+        self._bind()
+        # Children before parents: the reversed pre-order of the tree.
+        order = self._subtree_slots(self.root)
+        for index in range(order.shape[0] - 1, -1, -1):
+            self.pull(order[index])
+        return 0
+
+    cdef int make_unit(self) except -1:
+        """Return an empty tree to unit mode, releasing the weighted buffers."""
+        if self.n_points != 0:
+            raise ValueError("only an empty treap can return to unit weights")
+        for name in _WEIGHTED_FIELDS:
+            setattr(self, name, None)
+        self.weighted = False
+        self._bind()
+        return 0
 
     cdef int32_t _new_node(self, double key) noexcept nogil:
         cdef int32_t node = self.free_head
@@ -137,12 +172,16 @@ cdef class ScoreTreap:
         self.key[node] = key
         self.left[node] = -1
         self.right[node] = -1
-        self.weight_neg[node] = 0.0
-        self.weight_pos[node] = 0.0
         self.count_neg[node] = 0
         self.count_pos[node] = 0
         self.subtree_neg[node] = 0.0
         self.subtree_pos[node] = 0.0
+        if self.weighted:
+            self.weight_neg[node] = 0.0
+            self.weight_pos[node] = 0.0
+            self.weight_neg_comp[node] = 0.0
+            self.weight_pos_comp[node] = 0.0
+            self.subtree_pairs[node] = 0.0
         self.n_nodes += 1
         return node
 
@@ -152,20 +191,70 @@ cdef class ScoreTreap:
         self.free_head = node
         self.n_nodes -= 1
 
+    cdef double node_neg(self, int32_t node) noexcept nogil:
+        """Class 0 weight at ``node``'s score."""
+        if self.weighted:
+            return self.weight_neg[node] + self.weight_neg_comp[node]
+        return self.count_neg[node]
+
+    cdef double node_pos(self, int32_t node) noexcept nogil:
+        """Class 1 weight at ``node``'s score."""
+        if self.weighted:
+            return self.weight_pos[node] + self.weight_pos_comp[node]
+        return self.count_pos[node]
+
+    cdef void _add_weight(self, int32_t node, bint is_pos, double weight) noexcept nogil:
+        """Weighted mode: add (or, negative, subtract) weight at ``node``, compensated.
+
+        A class whose last point left gets exactly zero weight back.
+        """
+        if is_pos:
+            if self.count_pos[node] == 0:
+                self.weight_pos[node] = 0.0
+                self.weight_pos_comp[node] = 0.0
+            else:
+                compensated_add(&self.weight_pos[node], &self.weight_pos_comp[node], weight)
+        else:
+            if self.count_neg[node] == 0:
+                self.weight_neg[node] = 0.0
+                self.weight_neg_comp[node] = 0.0
+            else:
+                compensated_add(&self.weight_neg[node], &self.weight_neg_comp[node], weight)
+
     cdef void pull(self, int32_t node) noexcept nogil:
-        """Recompute the subtree sums of ``node`` from its children (fixed order)."""
-        cdef int32_t child = self.left[node]
-        cdef double total_neg = self.weight_neg[node]
-        cdef double total_pos = self.weight_pos[node]
-        if child >= 0:
-            total_neg = self.subtree_neg[child] + total_neg
-            total_pos = self.subtree_pos[child] + total_pos
-        child = self.right[node]
-        if child >= 0:
-            total_neg = total_neg + self.subtree_neg[child]
-            total_pos = total_pos + self.subtree_pos[child]
+        """Recompute the subtree aggregates of ``node`` from its children (fixed order).
+
+        The pair weight (weighted mode) counts each class 0 / class 1 pair of
+        the subtree twice when class 1 scores higher and once on a tie:
+        pairs(L) + pairs(R) + 2 neg(L) (pos(v) + pos(R)) + neg(v) (pos(v) + 2 pos(R)).
+        """
+        cdef int32_t left_child = self.left[node], right_child = self.right[node]
+        cdef double at_neg = self.node_neg(node), at_pos = self.node_pos(node)
+        cdef double total_neg = at_neg, total_pos = at_pos
+        cdef double left_neg = 0.0, right_pos = 0.0, pairs
+        if left_child >= 0:
+            left_neg = self.subtree_neg[left_child]
+            total_neg = left_neg + total_neg
+            total_pos = self.subtree_pos[left_child] + total_pos
+        if right_child >= 0:
+            right_pos = self.subtree_pos[right_child]
+            total_neg = total_neg + self.subtree_neg[right_child]
+            total_pos = total_pos + right_pos
         self.subtree_neg[node] = total_neg
         self.subtree_pos[node] = total_pos
+        if self.weighted:
+            pairs = 2.0 * left_neg * (at_pos + right_pos) + at_neg * (at_pos + 2.0 * right_pos)
+            if left_child >= 0:
+                pairs = self.subtree_pairs[left_child] + pairs
+            if right_child >= 0:
+                pairs = pairs + self.subtree_pairs[right_child]
+            self.subtree_pairs[node] = pairs
+
+    cdef double twice_u(self) noexcept nogil:
+        """Weighted mode: 2U of the whole tree (nan in unit mode, or when empty)."""
+        if not self.weighted or self.root < 0:
+            return NAN
+        return self.subtree_pairs[self.root]
 
     cdef int32_t find(self, double key) noexcept nogil:
         cdef int32_t node = self.root
@@ -190,8 +279,8 @@ cdef class ScoreTreap:
                 total_pos += self.subtree_pos[child]
             if key == self.key[node]:
                 break
-            total_neg += self.weight_neg[node]
-            total_pos += self.weight_pos[node]
+            total_neg += self.node_neg(node)
+            total_pos += self.node_pos(node)
             node = self.right[node]
         below_neg[0] = total_neg
         below_pos[0] = total_pos
@@ -250,13 +339,13 @@ cdef class ScoreTreap:
             self.path[depth] = node
             depth += 1
             if key < self.key[node]:
-                total_above_pos += self.weight_pos[node]
+                total_above_pos += self.node_pos(node)
                 child = self.right[node]
                 if child >= 0:
                     total_above_pos += self.subtree_pos[child]
                 node = self.left[node]
             elif key > self.key[node]:
-                total_below_neg += self.weight_neg[node]
+                total_below_neg += self.node_neg(node)
                 child = self.left[node]
                 if child >= 0:
                     total_below_neg += self.subtree_neg[child]
@@ -271,8 +360,8 @@ cdef class ScoreTreap:
             child = self.right[node]
             if child >= 0:
                 total_above_pos += self.subtree_pos[child]
-            at_neg[0] = self.weight_neg[node]
-            at_pos[0] = self.weight_pos[node]
+            at_neg[0] = self.node_neg(node)
+            at_pos[0] = self.node_pos(node)
             depth -= 1  # the node itself is pulled separately
         else:
             at_neg[0] = 0.0
@@ -281,11 +370,11 @@ cdef class ScoreTreap:
         below_neg[0] = total_below_neg
         above_pos[0] = total_above_pos
         if is_pos:
-            self.weight_pos[node] += weight
             self.count_pos[node] += 1
         else:
-            self.weight_neg[node] += weight
             self.count_neg[node] += 1
+        if self.weighted:
+            self._add_weight(node, is_pos, weight)
         if is_new:
             # The new node goes where the search path first meets a lower
             # priority, taking the subtree there split around its score.
@@ -319,8 +408,10 @@ cdef class ScoreTreap:
         """Remove one point; report the class weights around its score before the change.
 
         Returns 0 on success, 1 if there is no point of that class at ``key``,
-        2 if ``weight`` exceeds the weight of that class at ``key``.  Nothing
-        changes unless 0 is returned.
+        2 if ``weight`` is not what the points there can give: in unit mode
+        anything but 1; in weighted mode more than their weight, beyond a
+        slack of 1e-9 times the class total.  Nothing changes unless 0 is
+        returned.
         """
         cdef int32_t node = self.root, child, depth = 0, replacement
         cdef double total_below_neg = 0.0, total_above_pos = 0.0, remaining
@@ -330,7 +421,7 @@ cdef class ScoreTreap:
             if key < self.key[node]:
                 self.path[depth] = node
                 depth += 1
-                total_above_pos += self.weight_pos[node]
+                total_above_pos += self.node_pos(node)
                 child = self.right[node]
                 if child >= 0:
                     total_above_pos += self.subtree_pos[child]
@@ -338,7 +429,7 @@ cdef class ScoreTreap:
             elif key > self.key[node]:
                 self.path[depth] = node
                 depth += 1
-                total_below_neg += self.weight_neg[node]
+                total_below_neg += self.node_neg(node)
                 child = self.left[node]
                 if child >= 0:
                     total_below_neg += self.subtree_neg[child]
@@ -347,8 +438,12 @@ cdef class ScoreTreap:
                 break
         if node < 0 or (self.count_pos[node] if is_pos else self.count_neg[node]) == 0:
             return 1
-        remaining = (self.weight_pos[node] if is_pos else self.weight_neg[node])
-        if weight > remaining * (1.0 + 1e-9):
+        remaining = self.node_pos(node) if is_pos else self.node_neg(node)
+        if not self.weighted:
+            if weight != 1.0:
+                return 2
+        elif weight > remaining + 1e-9 * (self.subtree_pos[self.root] if is_pos
+                                          else self.subtree_neg[self.root]):
             return 2
         child = self.left[node]
         if child >= 0:
@@ -358,15 +453,14 @@ cdef class ScoreTreap:
             total_above_pos += self.subtree_pos[child]
         below_neg[0] = total_below_neg
         above_pos[0] = total_above_pos
-        at_neg[0] = self.weight_neg[node]
-        at_pos[0] = self.weight_pos[node]
-        # The last point of a class leaves exactly zero weight behind.
+        at_neg[0] = self.node_neg(node)
+        at_pos[0] = self.node_pos(node)
         if is_pos:
             self.count_pos[node] -= 1
-            self.weight_pos[node] = max(remaining - weight, 0.0) if self.count_pos[node] else 0.0
         else:
             self.count_neg[node] -= 1
-            self.weight_neg[node] = max(remaining - weight, 0.0) if self.count_neg[node] else 0.0
+        if self.weighted:
+            self._add_weight(node, is_pos, -min(weight, remaining))
         if self.count_neg[node] + self.count_pos[node] == 0:
             replacement = self.join(self.left[node], self.right[node])
             if depth == 0:
@@ -395,15 +489,22 @@ cdef class ScoreTreap:
     # ------------------------------------------------------------------
     # Python-level access for tests, _check and pickling.
 
+    def node_weights(self, slots):
+        """Class weights at the given slots."""
+        slots = np.asarray(slots, dtype=np.int64)
+        if self.weighted:
+            return (self.weight_neg_buffer[slots] + self.weight_neg_comp_buffer[slots],
+                    self.weight_pos_buffer[slots] + self.weight_pos_comp_buffer[slots])
+        return (self.count_neg_buffer[slots].astype(np.float64),
+                self.count_pos_buffer[slots].astype(np.float64))
+
     def items(self):
         """In-order node contents: keys, class weights and class point counts."""
         order = self._in_order()
+        weight_neg, weight_pos = self.node_weights(order)
         return (
-            self.key_buffer[order].copy(),
-            self.weight_neg_buffer[order].copy(),
-            self.weight_pos_buffer[order].copy(),
-            self.count_neg_buffer[order].copy(),
-            self.count_pos_buffer[order].copy(),
+            self.key_buffer[order].copy(), weight_neg, weight_pos,
+            self.count_neg_buffer[order].copy(), self.count_pos_buffer[order].copy(),
         )
 
     def _in_order(self):
@@ -431,43 +532,40 @@ cdef class ScoreTreap:
     def _check(self):
         """Verify every invariant in O(n); raise AssertionError on the first violation."""
         cdef int32_t node, child
-        cdef double expected_neg, expected_pos
         order = self._in_order()
-        keys = self.key_buffer[order]
+        keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
         if keys.size and not np.all(np.diff(keys) > 0):
             raise AssertionError("in-order scores are not strictly increasing")
         if not np.all(np.isfinite(keys)):
             raise AssertionError("a score is not finite")
-        counts = self.count_neg_buffer[order].astype(np.int64) + self.count_pos_buffer[order]
-        if np.any(self.count_neg_buffer[order] < 0) or np.any(self.count_pos_buffer[order] < 0):
+        if np.any(count_neg < 0) or np.any(count_pos < 0):
             raise AssertionError("negative point count")
+        counts = count_neg.astype(np.int64) + count_pos
         if np.any(counts == 0):
             raise AssertionError("a node holds no point")
         if int(counts.sum()) != self.n_points:
             raise AssertionError(f"points {int(counts.sum())} != n_points {self.n_points}")
-        for weights, point_counts in (
-            (self.weight_neg_buffer[order], self.count_neg_buffer[order]),
-            (self.weight_pos_buffer[order], self.count_pos_buffer[order]),
-        ):
+        for weights, point_counts in ((weight_neg, count_neg), (weight_pos, count_pos)):
             if np.any(weights < 0) or np.any(weights[point_counts == 0] != 0):
                 raise AssertionError("a class weight is negative or left behind by its points")
+        if self.weighted != (self.weight_neg_buffer is not None):
+            raise AssertionError("weighted flag and buffers disagree")
+        saved = (self.subtree_neg_buffer[order].copy(), self.subtree_pos_buffer[order].copy(),
+                 self.subtree_pairs_buffer[order].copy() if self.weighted else None)
         for node in order:
             for child in (self.left[node], self.right[node]):
                 if child >= 0 and slot_priority(self.seed, child) > slot_priority(self.seed, node):
                     raise AssertionError(f"heap order violated below slot {node}")
-            # Subtree sums must equal their recomputation bit for bit.
-            expected_neg = self.weight_neg[node]
-            expected_pos = self.weight_pos[node]
-            child = self.left[node]
-            if child >= 0:
-                expected_neg = self.subtree_neg[child] + expected_neg
-                expected_pos = self.subtree_pos[child] + expected_pos
-            child = self.right[node]
-            if child >= 0:
-                expected_neg = expected_neg + self.subtree_neg[child]
-                expected_pos = expected_pos + self.subtree_pos[child]
-            if expected_neg != self.subtree_neg[node] or expected_pos != self.subtree_pos[node]:
-                raise AssertionError(f"stale subtree sums at slot {node}")
+        # Aggregates must equal their recomputation bit for bit: recompute
+        # children first (reversed pre-order) and compare with the saved values.
+        pre_order = self._subtree_slots(self.root)
+        for index in range(pre_order.shape[0] - 1, -1, -1):
+            self.pull(pre_order[index])
+        recomputed = (self.subtree_neg_buffer[order], self.subtree_pos_buffer[order],
+                      self.subtree_pairs_buffer[order] if self.weighted else None)
+        for name, old, new in zip(("class 0", "class 1", "pair"), saved, recomputed, strict=True):
+            if old is not None and not np.array_equal(old, new):
+                raise AssertionError(f"stale {name} subtree aggregate")
         in_tree = np.zeros(self.capacity, dtype=bool)
         in_tree[order] = True
         free_slots = 0
@@ -513,13 +611,32 @@ cdef class ScoreTreap:
         return np.array(slots, dtype=np.int64)
 
     def __reduce__(self):
-        state = (
-            self.capacity, int(self.seed), self.root, self.free_head, self.n_nodes,
-            self.n_points, self.key_buffer, self.left_buffer, self.right_buffer,
-            self.weight_neg_buffer, self.weight_pos_buffer, self.count_neg_buffer,
-            self.count_pos_buffer, self.subtree_neg_buffer, self.subtree_pos_buffer,
-        )
+        buffers = {name: getattr(self, name) for name, _ in self._fields()}
+        state = (self.capacity, int(self.seed), self.root, self.free_head, self.n_nodes,
+                 self.n_points, self.weighted, buffers)
         return (_rebuild_score_treap, state)
+
+
+_WEIGHTED_FIELDS = (
+    "weight_neg_buffer", "weight_pos_buffer", "weight_neg_comp_buffer",
+    "weight_pos_comp_buffer", "subtree_pairs_buffer",
+)
+
+
+cdef double* _double_pointer(buffer):
+    cdef double[::1] view
+    if buffer is None:
+        return NULL
+    view = buffer
+    return &view[0]
+
+
+cdef int32_t* _int_pointer(buffer):
+    cdef int32_t[::1] view
+    if buffer is None:
+        return NULL
+    view = buffer
+    return &view[0]
 
 
 def _grown(buffer, Py_ssize_t new_capacity, dtype):
@@ -529,13 +646,11 @@ def _grown(buffer, Py_ssize_t new_capacity, dtype):
     return grown
 
 
-def _rebuild_score_treap(capacity, seed, root, free_head, n_nodes, n_points, *buffers):
+def _rebuild_score_treap(capacity, seed, root, free_head, n_nodes, n_points, weighted, buffers):
     cdef ScoreTreap tree = ScoreTreap.__new__(ScoreTreap, 1, seed)
-    (tree.key_buffer, tree.left_buffer, tree.right_buffer, tree.weight_neg_buffer,
-     tree.weight_pos_buffer, tree.count_neg_buffer, tree.count_pos_buffer,
-     tree.subtree_neg_buffer, tree.subtree_pos_buffer) = [
-        np.array(buffer, copy=True) for buffer in buffers
-    ]
+    for name, buffer in buffers.items():
+        setattr(tree, name, np.array(buffer, copy=True))
+    tree.weighted = weighted
     tree._bind()
     tree.capacity = capacity
     tree.root = root

@@ -23,8 +23,8 @@ _KERNEL_LABEL_DTYPES = frozenset(
 )
 
 
-def _as_1d(values, name):
-    """``values`` as a 1-d numpy array, refusing scalars, matrices and empty input."""
+def _as_1d(values, name, allow_empty=False):
+    """``values`` as a 1-d numpy array, refusing scalars, matrices and (by default) empty input."""
     try:
         array = np.asarray(values)
     except (TypeError, ValueError) as exc:
@@ -33,7 +33,7 @@ def _as_1d(values, name):
         if array.ndim == 0:
             raise ValueError(f"{name} must be 1-d array-like, got a scalar ({array!r})")
         raise ValueError(f"{name} must be 1-d, got an array of shape {array.shape}")
-    if array.size == 0:
+    if array.size == 0 and not allow_empty:
         raise ValueError(f"{name} is empty: at least one point is needed")
     return array
 
@@ -53,13 +53,13 @@ def _object_to_float(array, name):
         raise
 
 
-def check_labels(y_true, name="y_true"):
+def check_labels(y_true, name="y_true", allow_empty=False):
     """``y_true`` as a contiguous array the kernels accept; values are checked later.
 
     Booleans are viewed as uint8 (no copy); numeric dtypes outside the kernels'
     set are converted to float64, where 0 and 1 are still exact.
     """
-    array = _as_1d(y_true, name)
+    array = _as_1d(y_true, name, allow_empty)
     kind = array.dtype.kind
     if kind == "b":
         array = array.view(np.uint8)
@@ -74,15 +74,20 @@ def check_labels(y_true, name="y_true"):
     return np.ascontiguousarray(array)
 
 
-def check_scores(y_score, name="y_score"):
+def check_scores(y_score, name="y_score", allow_empty=False, ranks=True):
     """``y_score`` as contiguous float64 carrying the same order and ties.
 
     Integers beyond 2**53 and extended-precision floats are not all exact as
-    float64; they are replaced by their dense ranks, which preserves every
-    comparison (all the metrics depend on the scores only through their order).
+    float64.  With ``ranks=True`` (a whole array at once) they are replaced by
+    their dense ranks, which preserves every comparison: all the metrics depend
+    on the scores only through their order.  With ``ranks=False`` (points
+    stored in a structure, compared with later points) such integers are
+    refused and extended-precision floats are rounded to float64.
     Finiteness is checked separately (``raise_bad_score`` / the split kernel).
     """
-    array = _as_1d(y_score, name)
+    array = _as_1d(y_score, name, allow_empty)
+    if array.size == 0:
+        return np.empty(0, dtype=np.float64)
     kind = array.dtype.kind
     if kind == "O":
         array = _object_to_float(array, name)
@@ -93,11 +98,16 @@ def check_scores(y_score, name="y_score"):
         if array.dtype.itemsize >= 8 and (
             int(array.max()) > _EXACT_INT_LIMIT or int(array.min()) < -_EXACT_INT_LIMIT
         ):
+            if not ranks:
+                _raise_at_first(
+                    (array > _EXACT_INT_LIMIT) | (array < -_EXACT_INT_LIMIT), array, name,
+                    "hold integers of magnitude <= 2**53 (exact as float64)",
+                )
             array = _dense_ranks(array)
         else:
             array = array.astype(np.float64)
     elif kind == "f":
-        if array.dtype.itemsize > 8:
+        if array.dtype.itemsize > 8 and ranks:
             raise_bad_score(array, name)
             as_double = array.astype(np.float64)
             if not np.array_equal(as_double, array):
@@ -156,7 +166,7 @@ def labels_as_is_pos(labels, name="y_true"):
 
 def check_weights(sample_weight, n_points, name="sample_weight"):
     """``sample_weight`` as contiguous float64 of length ``n_points``, finite and >= 0."""
-    weights = _as_1d(sample_weight, name)
+    weights = _as_1d(sample_weight, name, allow_empty=n_points == 0)
     if weights.dtype.kind == "O":
         weights = _object_to_float(weights, name)
     elif weights.dtype.kind not in "biuf":
@@ -199,3 +209,39 @@ def check_probability_level(value, name):
     if not 0 < value < 1:
         raise ValueError(f"{name} must be in (0, 1), got {value!r}")
     return value
+
+
+def check_label_value(value, name="y_true"):
+    """One label, 0/1 or a boolean, as a bool (True for class 1)."""
+    if isinstance(value, (bool, np.bool_)):
+        return bool(value)
+    if isinstance(value, numbers.Real):
+        if value == 1:
+            return True
+        if value == 0:
+            return False
+    raise ValueError(f"{name} must be 0/1 or a boolean, got {value!r}")
+
+
+def check_score_value(value, name="y_score"):
+    """One finite real score as a float64; integers must be exact as float64."""
+    if not isinstance(value, (numbers.Real, np.bool_)):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    score = float(value)
+    if not math.isfinite(score):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if isinstance(value, (numbers.Integral, np.integer)) and abs(int(value)) > _EXACT_INT_LIMIT:
+        raise ValueError(
+            f"{name} must be exact as float64: the integer {value!r} exceeds 2**53"
+        )
+    return score
+
+
+def check_weight_value(value, name="weight"):
+    """One finite weight >= 0 as a float."""
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a non-negative number, got {value!r}")
+    weight = float(value)
+    if not (math.isfinite(weight) and weight >= 0):
+        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
+    return weight

@@ -1,0 +1,187 @@
+import copy
+import pickle
+
+import numpy as np
+import pytest
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from reference_impl import brute_auc
+
+from hmeasure_stream import DynamicAUC, auc
+
+
+def reference(points):
+    """From-scratch AUC of a list of (label, score, weight), nan without both classes."""
+    if not points:
+        return np.nan
+    y = np.array([p[0] for p in points])
+    if y.min() == y.max():
+        return np.nan
+    w = np.array([p[2] for p in points])
+    s = np.array([p[1] for p in points])
+    if not (w[y == 0].sum() > 0 and w[y == 1].sum() > 0):
+        return np.nan
+    return auc(y, s, sample_weight=w)
+
+
+def assert_matches(tracker, points, exact):
+    expected = reference(points)
+    if np.isnan(expected):
+        assert np.isnan(tracker.auc)
+    elif exact:
+        assert tracker.auc == expected
+    else:
+        assert tracker.auc == pytest.approx(expected, rel=1e-12, abs=1e-14)
+    assert len(tracker) == len(points)
+    assert tracker.n_neg == pytest.approx(sum(p[2] for p in points if p[0] == 0), rel=1e-12)
+    assert tracker.n_pos == pytest.approx(sum(p[2] for p in points if p[0] == 1), rel=1e-12)
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_random_sequences_against_reference_checking_every_step(seed):
+    rng = np.random.default_rng(seed)
+    weighted = seed % 2 == 1
+    distinct = [3, 20, None][seed % 3]
+    tracker = DynamicAUC(capacity=1, seed=seed)
+    points = []
+    for _ in range(400):
+        if points and rng.random() < 0.45:
+            label, score, weight = points.pop(int(rng.integers(len(points))))
+            tracker.remove(label, score, weight)
+        else:
+            label = int(rng.integers(2))
+            score = float(rng.normal()) if distinct is None else float(rng.integers(distinct))
+            weight = float(rng.choice([0.0, 0.5, 1.0, 2.5, rng.exponential()])) if weighted else 1.0
+            tracker.add(label, score, weight)
+            points.append((label, score, weight))
+        tracker._check()
+        assert_matches(tracker, points, exact=not weighted)
+    # Remove every point: the structure is empty and reusable.
+    for label, score, weight in points:
+        tracker.remove(label, score, weight)
+        tracker._check()
+    assert len(tracker) == 0 and np.isnan(tracker.auc)
+    assert tracker.n_neg == 0.0 and tracker.n_pos == 0.0
+    tracker.add(0, 1.0)
+    tracker.add(1, 2.0)
+    assert tracker.auc == 1.0
+
+
+def test_unit_weights_equal_exact_fraction():
+    rng = np.random.default_rng(5)
+    tracker = DynamicAUC(capacity=1)
+    y = rng.integers(0, 2, 300)
+    s = rng.integers(0, 10, 300)
+    for label, score in zip(y, s, strict=True):
+        tracker.add(int(label), int(score))
+    assert tracker.auc == float(brute_auc(list(y), list(s)))
+
+
+class DynamicAUCMachine(RuleBasedStateMachine):
+    """Random add/remove/batch sequences against the from-scratch reference."""
+
+    def __init__(self):
+        super().__init__()
+        self.tracker = DynamicAUC(capacity=1, seed=7)
+        self.points = []
+        self.exact = True
+
+    labels = st.integers(0, 1)
+    scores = st.sampled_from([-1.0, 0.0, 0.25, 0.5, 2.0, 1e300, -1e-300])
+    weights = st.sampled_from([1.0, 1.0, 1.0, 0.5, 3.0, 0.0, 1e-3])
+
+    @rule(label=labels, score=scores, weight=weights)
+    def add(self, label, score, weight):
+        self.tracker.add(label, score, weight)
+        self.points.append((label, score, weight))
+        self.exact &= weight == 1.0
+
+    @precondition(lambda self: self.points)
+    @rule(data=st.data())
+    def remove(self, data):
+        index = data.draw(st.integers(0, len(self.points) - 1))
+        label, score, weight = self.points.pop(index)
+        self.tracker.remove(label, score, weight)
+
+    @rule(batch=st.lists(st.tuples(labels, scores, weights), max_size=6))
+    def add_many(self, batch):
+        if batch:
+            y, s, w = (list(column) for column in zip(*batch, strict=True))
+        else:
+            y, s, w = [], [], []
+        self.tracker.add_many(y, s, sample_weight=w)
+        self.points.extend(batch)
+        self.exact &= all(weight == 1.0 for weight in w)
+
+    @precondition(lambda self: self.points)
+    @rule(data=st.data())
+    def remove_many(self, data):
+        chosen = data.draw(st.sets(st.integers(0, len(self.points) - 1), max_size=5))
+        batch = [self.points[i] for i in sorted(chosen)]
+        self.points = [p for i, p in enumerate(self.points) if i not in chosen]
+        if batch:
+            y, s, w = (list(column) for column in zip(*batch, strict=True))
+            self.tracker.remove_many(y, s, sample_weight=w)
+
+    @rule(label=labels, score=scores)
+    def remove_absent_is_refused(self, label, score):
+        present = any(p[0] == label and p[1] == score for p in self.points)
+        if not present:
+            before = pickle.dumps(self.tracker)
+            with pytest.raises(KeyError):
+                self.tracker.remove(label, score)
+            assert pickle.dumps(self.tracker) == before
+
+    @invariant()
+    def matches_reference(self):
+        self.tracker._check()
+        if not self.points:
+            self.exact = True
+        assert_matches(self.tracker, self.points, exact=self.exact)
+
+
+TestDynamicAUCMachine = DynamicAUCMachine.TestCase
+
+
+def test_pickle_and_deepcopy_round_trip_with_identical_later_results():
+    rng = np.random.default_rng(11)
+    tracker = DynamicAUC(capacity=2, seed=3)
+    tracker.add_many(rng.integers(0, 2, 500), np.round(rng.normal(size=500), 1),
+                     sample_weight=rng.exponential(size=500))
+    for duplicate in (lambda t: pickle.loads(pickle.dumps(t)), copy.deepcopy):
+        clone = duplicate(tracker)
+        clone._check()
+        assert clone.auc == tracker.auc and len(clone) == len(tracker)
+        more_y, more_s = rng.integers(0, 2, 50), rng.normal(size=50)
+        for target in (tracker, clone):
+            target.add_many(more_y, more_s)
+            target.remove_many(more_y[:20], more_s[:20])
+        assert clone.auc == tracker.auc
+        assert clone.n_neg == tracker.n_neg and clone.n_pos == tracker.n_pos
+        clone._check()
+
+
+def test_add_many_equals_single_adds_and_remove_many_equals_single_removes():
+    rng = np.random.default_rng(2)
+    y, s = rng.integers(0, 2, 300), np.round(rng.normal(size=300), 1)
+    single, batch = DynamicAUC(seed=1), DynamicAUC(seed=1)
+    for label, score in zip(y, s, strict=True):
+        single.add(int(label), float(score))
+    batch.add_many(y, s)
+    assert single.auc == batch.auc == auc(y, s)
+    for label, score in zip(y[:100], s[:100], strict=True):
+        single.remove(int(label), float(score))
+    batch.remove_many(y[:100], s[:100])
+    assert single.auc == batch.auc == auc(y[100:], s[100:])
+    batch._check()
+
+
+def test_zero_weight_points_count_but_do_not_weigh():
+    tracker = DynamicAUC()
+    tracker.add(1, 0.5, 0.0)
+    tracker.add(0, 0.7)
+    assert len(tracker) == 2 and np.isnan(tracker.auc)
+    tracker.add(1, 0.9)
+    assert tracker.auc == 1.0
+    tracker.remove(1, 0.5, 0.0)
+    tracker._check()
