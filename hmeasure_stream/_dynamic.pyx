@@ -14,11 +14,50 @@ so nothing can drift or cancel.
 
 import numpy as np
 
-from libc.math cimport NAN
+from hmeasure_stream._validation import (
+    check_label_value,
+    check_score_value,
+    check_weight_value,
+)
+
+from libc.math cimport NAN, isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from hmeasure_stream._scratch cimport compensated_add
 from hmeasure_stream._treap cimport ScoreTreap
+
+
+cdef inline bint _label(object value) except -1:
+    """A label as a bool; Python bools and ints inline, anything else validated in Python."""
+    if value is True:
+        return True
+    if value is False:
+        return False
+    if type(value) is int:
+        if value == 1:
+            return True
+        if value == 0:
+            return False
+    return check_label_value(value)
+
+
+cdef inline double _score(object value) except? -1.0:
+    """A score as a double; finite Python floats inline, anything else validated in Python."""
+    cdef double score
+    if type(value) is float:
+        score = value
+        if isfinite(score):
+            return score
+    return check_score_value(value)
+
+
+cdef inline double _weight(object value) except? -1.0:
+    cdef double weight
+    if type(value) is float:
+        weight = value
+        if isfinite(weight) and weight >= 0.0:
+            return weight
+    return check_weight_value(value)
 
 
 cdef class AUCEngine:
@@ -82,18 +121,31 @@ cdef class AUCEngine:
     # ------------------------------------------------------------------
     # Entry points for the validated Python layer (streaming.py).
 
-    def add(self, bint is_pos, double score, double weight):
-        if weight != 1.0 and not self.tree.weighted:
+    def add(self, y_true, y_score, weight=1.0):
+        """Validate one point (nothing changes if invalid), then add it."""
+        cdef bint is_pos = _label(y_true)
+        cdef double score = _score(y_score)
+        cdef double point_weight = _weight(weight)
+        if point_weight != 1.0 and not self.tree.weighted:
             self.tree.make_weighted()
         self.tree.reserve(1)
-        self._add(is_pos, score, weight)
+        self._add(is_pos, score, point_weight)
 
-    def remove(self, bint is_pos, double score, double weight):
-        """0 on success, 1 if no such point, 2 if the weight is not what is there."""
-        if weight != 1.0 and not self.tree.weighted:
+    def remove(self, y_true, y_score, weight=1.0):
+        """Validate one point, then remove it.
+
+        Returns 0 on success, 1 if no such point, 2 if the weight is not what
+        is there; nothing changes unless 0 is returned.
+        """
+        cdef bint is_pos = _label(y_true)
+        cdef double score = _score(y_score)
+        cdef double point_weight = _weight(weight)
+        cdef int status
+        if point_weight != 1.0 and not self.tree.weighted:
             return 2 if self.tree.count_at(score, is_pos) else 1
-        cdef int status = self._remove(is_pos, score, weight)
-        self._settle()
+        status = self._remove(is_pos, score, point_weight)
+        if self.tree.n_points == 0:
+            self._settle()
         return status
 
     def add_many(self, const uint8_t[::1] is_pos, const double[::1] scores,

@@ -103,6 +103,10 @@ class DynamicAUC:
     (1.0, 4, 1.0, 3.0)
     """
 
+    # The single-point methods validate in compiled code (fast path for Python
+    # bools, ints and floats; anything else goes through _validation).
+    __slots__ = ("_engine",)
+
     def __init__(self, *, capacity=16, seed=None):
         self._engine = AUCEngine(_check_capacity(capacity), seed)
 
@@ -123,9 +127,7 @@ class DynamicAUC:
         ValueError
             If the label, score or weight is invalid; nothing changes.
         """
-        self._engine.add(
-            check_label_value(y_true), check_score_value(y_score), check_weight_value(weight)
-        )
+        self._engine.add(y_true, y_score, weight)
 
     def remove(self, y_true, y_score, weight=1.0):
         """Remove one point.  O(log n).
@@ -147,12 +149,14 @@ class DynamicAUC:
         ValueError
             If the label, score or weight is invalid; nothing changes.
         """
-        is_pos = check_label_value(y_true)
-        score = check_score_value(y_score)
-        weight = check_weight_value(weight)
-        status = self._engine.remove(is_pos, score, weight)
+        status = self._engine.remove(y_true, y_score, weight)
         if status:
-            raise KeyError(self._missing_message(is_pos, score, weight, status))
+            raise KeyError(
+                self._missing_message(
+                    check_label_value(y_true), check_score_value(y_score),
+                    check_weight_value(weight), status,
+                )
+            )
 
     def _missing_message(self, is_pos, score, weight, status, count=1):
         point = f"y_true={int(is_pos)}, y_score={score!r}"
