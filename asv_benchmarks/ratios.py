@@ -4,10 +4,13 @@ The machine this runs on is shared and noisy, so every contender is timed in
 interleaved rounds (one call each per round) and the median per contender is
 reported; ratios are taken between medians measured side by side.
 
-    python asv_benchmarks/ratios.py                 # 10^4, 10^5, 10^6 points
-    python asv_benchmarks/ratios.py --sizes 1000000 --rounds 15
+    python asv_benchmarks/ratios.py                        # everything
+    python asv_benchmarks/ratios.py --part scratch --sizes 1000000 --rounds 15
+    python asv_benchmarks/ratios.py --part streaming
 
-Needs the ``bench`` extra (scikit-learn, hmeasure).
+Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure) and
+``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC).
+Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
 import argparse
@@ -19,7 +22,7 @@ import numpy as np
 from hmeasure import h_score
 from sklearn.metrics import roc_auc_score
 
-from hmeasure_stream import auc, h_measure
+from hmeasure_stream import DynamicAUC, auc, h_measure, sliding_window
 
 # (name, speed target on 10^6 points): "a / b <= x" means median(a) <= x * median(b).
 TARGETS = [
@@ -62,15 +65,7 @@ def time_interleaved(functions, rounds, slow_rounds):
     return {name: statistics.median(values) for name, values in samples.items()}
 
 
-def main(argv=None):
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
-    parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
-    parser.add_argument("--slow-rounds", type=int, default=5, help="rounds for slow peers")
-    parser.add_argument("--seed", type=int, default=0)
-    args = parser.parse_args(argv)
-
-    warnings.simplefilter("ignore")
+def scratch_part(args):
     all_met = True
     for n in args.sizes:
         y, s = make_data(n, args.seed)
@@ -92,12 +87,100 @@ def main(argv=None):
             print("  targets at 10^6 points:")
             for ours, peer, bound in TARGETS:
                 ratio = medians[ours] / medians[peer]
-                met = ratio <= bound
-                all_met &= met
-                print(
-                    f"    {ours} / {peer} = {ratio:.3f} (target <= {bound:.3f}): "
-                    f"{'met' if met else 'NOT MET'}"
-                )
+                all_met &= report_target(f"{ours} / {peer}", ratio, "<=", bound)
+    return all_met
+
+
+def report_target(name, value, relation, bound):
+    met = value <= bound if relation == "<=" else value >= bound
+    print(f"    {name} = {value:.3f} (target {relation} {bound:g}): {'met' if met else 'NOT MET'}")
+    return met
+
+
+def river_step_seconds(window, steps, seed):
+    """River's RollingROCAUC: update + get per step, after filling the window."""
+    from river import metrics
+
+    y, s = make_data(window + steps, seed)
+    labels, scores = y.astype(bool).tolist(), s.tolist()
+    metric = metrics.RollingROCAUC(window_size=window)
+    for i in range(window):
+        metric.update(labels[i], scores[i])
+    start = time.perf_counter()
+    for i in range(window, window + steps):
+        metric.update(labels[i], scores[i])
+        metric.get()
+    return (time.perf_counter() - start) / steps
+
+
+def sliding_step_seconds(window, steps, seed):
+    """sliding_window's compiled loop, per point of a stream of window + steps."""
+    y, s = make_data(window + steps, seed)
+    start = time.perf_counter()
+    sliding_window(y, s, window)
+    return (time.perf_counter() - start) / (window + steps)
+
+
+def loop_step_seconds(window, steps, seed):
+    """A Python loop of DynamicAUC.add + remove + .auc, per step."""
+    y, s = make_data(window + steps, seed)
+    labels, scores = y.tolist(), s.tolist()
+    tracker = DynamicAUC()
+    tracker.add_many(y[:window], s[:window])
+    start = time.perf_counter()
+    for i in range(window, window + steps):
+        tracker.add(labels[i], scores[i])
+        tracker.remove(labels[i - window], scores[i - window])
+        _ = tracker.auc  # reading is part of the step
+    return (time.perf_counter() - start) / steps
+
+
+def median_of(function, rounds, *args):
+    return statistics.median(function(*args) for _ in range(rounds))
+
+
+def streaming_part(args):
+    rounds = max(3, args.rounds // 3)
+    print(f"\nstreaming AUC, per step (median of {rounds} runs)")
+    river_small = median_of(river_step_seconds, rounds, 10**3, 20_000, args.seed)
+    river_large = median_of(river_step_seconds, rounds, 10**5, 300, args.seed)
+    sliding = {w: median_of(sliding_step_seconds, rounds, w, 10**6, args.seed)
+               for w in (10**3, 10**4, 10**5, 10**6)}
+    loop_small = median_of(loop_step_seconds, rounds, 10**3, 50_000, args.seed)
+    print(f"  river RollingROCAUC, window 10^3   {river_small * 1e6:10.3f} us")
+    print(f"  river RollingROCAUC, window 10^5   {river_large * 1e6:10.3f} us")
+    for window, seconds in sliding.items():
+        print(f"  sliding_window, window {window:<9,} {seconds * 1e6:10.3f} us")
+    print(f"  DynamicAUC Python loop, window 10^3 {loop_small * 1e6:9.3f} us")
+    tracker = DynamicAUC()
+    y, s = make_data(10**6, args.seed)
+    tracker.add_many(y, s)
+    bytes_per_point = tracker.nbytes / 10**6
+    print(f"  DynamicAUC memory at 10^6 points  {bytes_per_point:10.1f} bytes/point")
+    print("  targets:")
+    met = report_target("river / sliding_window at 10^5", river_large / sliding[10**5], ">=", 500)
+    met &= report_target("river / sliding_window at 10^3", river_small / sliding[10**3], ">=", 5)
+    met &= report_target("river / Python loop at 10^3", river_small / loop_small, ">=", 2)
+    met &= report_target("step growth 10^3 -> 10^6", sliding[10**6] / sliding[10**3], "<=", 3)
+    met &= report_target("bytes per point at 10^6", bytes_per_point, "<=", 64)
+    return met
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--part", choices=["all", "scratch", "streaming"], default="all")
+    parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
+    parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
+    parser.add_argument("--slow-rounds", type=int, default=5, help="rounds for slow peers")
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args(argv)
+
+    warnings.simplefilter("ignore")
+    all_met = True
+    if args.part in ("all", "scratch"):
+        all_met &= scratch_part(args)
+    if args.part in ("all", "streaming"):
+        all_met &= streaming_part(args)
     return 0 if all_met else 1
 
 

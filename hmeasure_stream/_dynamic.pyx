@@ -227,7 +227,7 @@ cdef class AUCEngine:
         self.tree._check()
         _, weight_neg, weight_pos, count_neg, count_pos = self.tree.items()
         if self.tree.weighted:
-            below = np.concatenate(([0.0], np.cumsum(weight_neg)[:-1]))
+            below = np.cumsum(weight_neg) - weight_neg
             recomputed = float(np.sum(weight_pos * (2.0 * below + weight_neg)))
             maintained = self.tree.twice_u() if self.tree.root >= 0 else 0.0
             if abs(maintained - recomputed) > 1e-12 * max(abs(recomputed), 1e-300):

@@ -82,5 +82,6 @@ cdef class ScoreTreap:
     cdef int remove(self, double key, bint is_pos, double weight,
                     double* below_neg, double* above_pos,
                     double* at_neg, double* at_pos) except -1 nogil
+    cdef void _update_ancestors(self, int32_t depth, bint is_pos, double change) noexcept nogil
     cdef int32_t count_at(self, double key, bint is_pos) noexcept nogil
     cdef double twice_u(self) noexcept nogil

@@ -396,9 +396,7 @@ cdef class ScoreTreap:
             depth = index
         else:
             self.pull(node)
-        while depth > 0:
-            depth -= 1
-            self.pull(self.path[depth])
+        self._update_ancestors(depth, is_pos, 1.0)
         self.n_points += 1
         return 0
 
@@ -474,11 +472,27 @@ cdef class ScoreTreap:
             self._free_node(node)
         else:
             self.pull(node)
-        while depth > 0:
-            depth -= 1
-            self.pull(self.path[depth])
+        self._update_ancestors(depth, is_pos, -1.0)
         self.n_points -= 1
         return 0
+
+    cdef void _update_ancestors(self, int32_t depth, bint is_pos, double change) noexcept nogil:
+        """Bring the aggregates of ``path[:depth]`` up to date after a change below them.
+
+        With unit weights the subtree sums are exact integers, so one point more
+        or less is an exact increment of each ancestor, reading nothing else.
+        With float weights every ancestor is recomputed from its children
+        instead, so no rounding ever accumulates.
+        """
+        cdef double* subtree = self.subtree_pos if is_pos else self.subtree_neg
+        if self.weighted:
+            while depth > 0:
+                depth -= 1
+                self.pull(self.path[depth])
+        else:
+            while depth > 0:
+                depth -= 1
+                subtree[self.path[depth]] += change
 
     cdef int32_t count_at(self, double key, bint is_pos) noexcept nogil:
         cdef int32_t node = self.find(key)
@@ -488,6 +502,11 @@ cdef class ScoreTreap:
 
     # ------------------------------------------------------------------
     # Python-level access for tests, _check and pickling.
+
+    @property
+    def nbytes(self):
+        """Bytes held by the node buffers."""
+        return sum(getattr(self, name).nbytes for name, _ in self._fields())
 
     def node_weights(self, slots):
         """Class weights at the given slots."""

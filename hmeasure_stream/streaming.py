@@ -277,6 +277,11 @@ class DynamicAUC:
         """Total weight of class 1."""
         return self._engine.weight_pos
 
+    @property
+    def nbytes(self):
+        """Bytes held by the structure's node buffers (40 per slot, 80 with weights)."""
+        return self._engine.tree.nbytes
+
     def __len__(self):
         return int(self._engine.tree.n_points)
 
