@@ -21,6 +21,8 @@ numpydoc_show_class_members = False
 numpydoc_xref_param_type = False
 numpydoc_validation_checks = {"all", "GL01", "GL02", "SA01", "ES01", "EX01", "RT02", "PR02"}
 numpydoc_validation_checks -= {"all"}
+# Members of a class are covered by the class's own Examples and See Also.
+numpydoc_validation_exclude = {r"\.[A-Z]\w*\.\w+$"}
 intersphinx_mapping = {}
 
 html_theme = "pydata_sphinx_theme"

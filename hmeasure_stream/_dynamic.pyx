@@ -108,8 +108,11 @@ cdef class AUCEngine:
         return min(max(twice_u / (2.0 * weight_neg * weight_pos), 0.0), 1.0)
 
     def _prepare(self, weights, Py_ssize_t new_points):
-        """With the GIL, before a mutation: weighted mode if needed, room for the points."""
-        if not self.tree.weighted and np.any(np.asarray(weights) != 1.0):
+        """With the GIL, before a mutation: weighted mode if needed, room for the points.
+
+        ``weights`` None means unit weights (no array is allocated for them).
+        """
+        if weights is not None and not self.tree.weighted and np.any(np.asarray(weights) != 1.0):
             self.tree.make_weighted()
         self.tree.reserve(new_points)
 
@@ -149,21 +152,24 @@ cdef class AUCEngine:
         return status
 
     def add_many(self, const uint8_t[::1] is_pos, const double[::1] scores,
-                 const double[::1] weights):
+                 const double[::1] weights=None):
         cdef Py_ssize_t index, n = scores.shape[0]
+        cdef bint unit = weights is None
         self._prepare(weights, n)
         with nogil:
             for index in range(n):
-                self._add(is_pos[index], scores[index], weights[index])
+                self._add(is_pos[index], scores[index], 1.0 if unit else weights[index])
 
     def remove_many(self, const uint8_t[::1] is_pos, const double[::1] scores,
-                    const double[::1] weights):
+                    const double[::1] weights=None):
         """Remove a batch checked by the caller; returns the index of a refusal or -1."""
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef int status = 0
+        cdef bint unit = weights is None
         with nogil:
             for index in range(n):
-                status = self._remove(is_pos[index], scores[index], weights[index])
+                status = self._remove(is_pos[index], scores[index],
+                                      1.0 if unit else weights[index])
                 if status != 0:
                     break
         self._settle()
@@ -194,15 +200,19 @@ cdef class AUCEngine:
 
     def sliding(self, const uint8_t[::1] is_pos, const double[::1] scores,
                 const double[::1] weights, Py_ssize_t window, double[::1] auc_out):
-        """AUC over the last ``window`` points after each point (window <= 0: all)."""
+        """AUC over the last ``window`` points after each point (window <= 0: all).
+
+        ``weights`` None means unit weights.
+        """
         cdef Py_ssize_t index, n = scores.shape[0]
+        cdef bint unit = weights is None
         self._prepare(weights, n if window <= 0 else min(n, window + 1))
         with nogil:
             for index in range(n):
-                self._add(is_pos[index], scores[index], weights[index])
+                self._add(is_pos[index], scores[index], 1.0 if unit else weights[index])
                 if 0 < window <= index:
                     self._remove(is_pos[index - window], scores[index - window],
-                                 weights[index - window])
+                                 1.0 if unit else weights[index - window])
                 auc_out[index] = self._auc()
 
     @property

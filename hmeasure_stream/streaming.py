@@ -26,17 +26,15 @@ _WINDOW_METRICS = ("auc",)
 
 
 def _checked_batch(y_true, y_score, sample_weight, allow_empty, ranks):
-    """Validated batch as (is_pos uint8, scores float64, weights float64)."""
+    """Validated batch as (is_pos uint8, scores float64, weights float64 or None for unit)."""
     labels = check_labels(y_true, allow_empty=allow_empty)
     scores = check_scores(y_score, allow_empty=allow_empty, ranks=ranks)
     check_same_length(labels, scores)
     is_pos = labels_as_is_pos(labels)
     raise_bad_score(scores)
     if sample_weight is None:
-        weights = np.ones(scores.shape[0])
-    else:
-        weights = check_weights(sample_weight, scores.shape[0])
-    return is_pos, scores, weights
+        return is_pos, scores, None
+    return is_pos, scores, check_weights(sample_weight, scores.shape[0])
 
 
 def _check_capacity(capacity):
@@ -218,15 +216,18 @@ class DynamicAUC:
         failed = self._engine.remove_many(is_pos, scores, weights)
         if failed >= 0:
             # Not reachable after the check above; undo rather than leave half a batch.
-            self._engine.add_many(is_pos[:failed], scores[:failed], weights[:failed])
+            done = None if weights is None else weights[:failed]
+            self._engine.add_many(is_pos[:failed], scores[:failed], done)
+            weight = 1.0 if weights is None else float(weights[failed])
             raise KeyError(
-                self._missing_message(bool(is_pos[failed]), float(scores[failed]),
-                                      float(weights[failed]), 2)
+                self._missing_message(bool(is_pos[failed]), float(scores[failed]), weight, 2)
             )
 
     def _check_removable(self, is_pos, scores, weights):
         """Refuse a batch that removes more points or weight than a (label, score) holds."""
-        if self._engine.exact:
+        if weights is None:
+            weights = np.ones(scores.shape[0])
+        elif self._engine.exact:
             odd = np.flatnonzero(weights != 1.0)
             if odd.size:
                 k = odd[0]
