@@ -76,6 +76,9 @@ cdef class ScoreTreap:
     cdef void split(self, int32_t node, double key,
                     int32_t* out_left, int32_t* out_right) noexcept nogil
     cdef int32_t join(self, int32_t left_root, int32_t right_root) noexcept nogil
+    cdef int32_t _descend(self, double key, int32_t* depth, double* below_neg,
+                          double* above_pos, double* at_neg, double* at_pos) except -2 nogil
+    cdef void _replace_child(self, int32_t depth, double key, int32_t node) noexcept nogil
     cdef int add(self, double key, bint is_pos, double weight,
                  double* below_neg, double* above_pos,
                  double* at_neg, double* at_pos) except -1 nogil

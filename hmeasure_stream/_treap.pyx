@@ -319,6 +319,62 @@ cdef class ScoreTreap:
         self.pull(right_root)
         return right_root
 
+    cdef int32_t _descend(self, double key, int32_t* depth, double* below_neg,
+                          double* above_pos, double* at_neg, double* at_pos) except -2 nogil:
+        """Search ``key``, recording its ancestors in ``path[:depth]``.
+
+        Accumulates on the way down the class 0 weight below ``key`` and the
+        class 1 weight above it (``lcount`` of seed 000, Alg. 2, for both
+        sides at once), and reports the weights at ``key``: what Props 1-2
+        need.  Returns the node holding ``key``, or -1.
+        """
+        cdef int32_t node = self.root, child, ancestors = 0
+        cdef double total_below_neg = 0.0, total_above_pos = 0.0
+        while node >= 0 and self.key[node] != key:
+            if ancestors == self.path_capacity:
+                self._grow_path()
+            self.path[ancestors] = node
+            ancestors += 1
+            if key < self.key[node]:
+                total_above_pos += self.node_pos(node)
+                child = self.right[node]
+                if child >= 0:
+                    total_above_pos += self.subtree_pos[child]
+                node = self.left[node]
+            else:
+                total_below_neg += self.node_neg(node)
+                child = self.left[node]
+                if child >= 0:
+                    total_below_neg += self.subtree_neg[child]
+                node = self.right[node]
+        at_neg[0] = 0.0
+        at_pos[0] = 0.0
+        if node >= 0:
+            child = self.left[node]
+            if child >= 0:
+                total_below_neg += self.subtree_neg[child]
+            child = self.right[node]
+            if child >= 0:
+                total_above_pos += self.subtree_pos[child]
+            at_neg[0] = self.node_neg(node)
+            at_pos[0] = self.node_pos(node)
+        depth[0] = ancestors
+        below_neg[0] = total_below_neg
+        above_pos[0] = total_above_pos
+        return node
+
+    cdef void _replace_child(self, int32_t depth, double key, int32_t node) noexcept nogil:
+        """Make ``node`` the child of ``path[depth - 1]`` on ``key``'s side (or the root)."""
+        cdef int32_t parent
+        if depth == 0:
+            self.root = node
+            return
+        parent = self.path[depth - 1]
+        if key < self.key[parent]:
+            self.left[parent] = node
+        else:
+            self.right[parent] = node
+
     cdef int add(self, double key, bint is_pos, double weight,
                  double* below_neg, double* above_pos,
                  double* at_neg, double* at_pos) except -1 nogil:
@@ -329,46 +385,12 @@ cdef class ScoreTreap:
         These are what Props 1-2 of seed 000 need.  One free slot must be
         reserved.
         """
-        cdef int32_t node = self.root, child, depth = 0, index, parent
-        cdef double total_below_neg = 0.0, total_above_pos = 0.0
+        cdef int32_t depth, index
+        cdef int32_t node = self._descend(key, &depth, below_neg, above_pos, at_neg, at_pos)
+        cdef bint is_new = node < 0
         cdef uint64_t priority
-        cdef bint is_new
-        while node >= 0:
-            if depth == self.path_capacity:
-                self._grow_path()
-            self.path[depth] = node
-            depth += 1
-            if key < self.key[node]:
-                total_above_pos += self.node_pos(node)
-                child = self.right[node]
-                if child >= 0:
-                    total_above_pos += self.subtree_pos[child]
-                node = self.left[node]
-            elif key > self.key[node]:
-                total_below_neg += self.node_neg(node)
-                child = self.left[node]
-                if child >= 0:
-                    total_below_neg += self.subtree_neg[child]
-                node = self.right[node]
-            else:
-                break
-        is_new = node < 0
-        if not is_new:
-            child = self.left[node]
-            if child >= 0:
-                total_below_neg += self.subtree_neg[child]
-            child = self.right[node]
-            if child >= 0:
-                total_above_pos += self.subtree_pos[child]
-            at_neg[0] = self.node_neg(node)
-            at_pos[0] = self.node_pos(node)
-            depth -= 1  # the node itself is pulled separately
-        else:
-            at_neg[0] = 0.0
-            at_pos[0] = 0.0
+        if is_new:
             node = self._new_node(key)
-        below_neg[0] = total_below_neg
-        above_pos[0] = total_above_pos
         if is_pos:
             self.count_pos[node] += 1
         else:
@@ -384,18 +406,9 @@ cdef class ScoreTreap:
                 index += 1
             if index < depth:
                 self.split(self.path[index], key, &self.left[node], &self.right[node])
-            self.pull(node)
-            if index == 0:
-                self.root = node
-            else:
-                parent = self.path[index - 1]
-                if key < self.key[parent]:
-                    self.left[parent] = node
-                else:
-                    self.right[parent] = node
+            self._replace_child(index, key, node)
             depth = index
-        else:
-            self.pull(node)
+        self.pull(node)
         self._update_ancestors(depth, is_pos, 1.0)
         self.n_points += 1
         return 0
@@ -411,48 +424,18 @@ cdef class ScoreTreap:
         slack of 1e-9 times the class total.  Nothing changes unless 0 is
         returned.
         """
-        cdef int32_t node = self.root, child, depth = 0, replacement
-        cdef double total_below_neg = 0.0, total_above_pos = 0.0, remaining
-        while node >= 0:
-            if depth == self.path_capacity:
-                self._grow_path()
-            if key < self.key[node]:
-                self.path[depth] = node
-                depth += 1
-                total_above_pos += self.node_pos(node)
-                child = self.right[node]
-                if child >= 0:
-                    total_above_pos += self.subtree_pos[child]
-                node = self.left[node]
-            elif key > self.key[node]:
-                self.path[depth] = node
-                depth += 1
-                total_below_neg += self.node_neg(node)
-                child = self.left[node]
-                if child >= 0:
-                    total_below_neg += self.subtree_neg[child]
-                node = self.right[node]
-            else:
-                break
+        cdef int32_t depth
+        cdef int32_t node = self._descend(key, &depth, below_neg, above_pos, at_neg, at_pos)
+        cdef double remaining
         if node < 0 or (self.count_pos[node] if is_pos else self.count_neg[node]) == 0:
             return 1
-        remaining = self.node_pos(node) if is_pos else self.node_neg(node)
+        remaining = at_pos[0] if is_pos else at_neg[0]
         if not self.weighted:
             if weight != 1.0:
                 return 2
         elif weight > remaining + 1e-9 * (self.subtree_pos[self.root] if is_pos
                                           else self.subtree_neg[self.root]):
             return 2
-        child = self.left[node]
-        if child >= 0:
-            total_below_neg += self.subtree_neg[child]
-        child = self.right[node]
-        if child >= 0:
-            total_above_pos += self.subtree_pos[child]
-        below_neg[0] = total_below_neg
-        above_pos[0] = total_above_pos
-        at_neg[0] = self.node_neg(node)
-        at_pos[0] = self.node_pos(node)
         if is_pos:
             self.count_pos[node] -= 1
         else:
@@ -460,15 +443,7 @@ cdef class ScoreTreap:
         if self.weighted:
             self._add_weight(node, is_pos, -min(weight, remaining))
         if self.count_neg[node] + self.count_pos[node] == 0:
-            replacement = self.join(self.left[node], self.right[node])
-            if depth == 0:
-                self.root = replacement
-            else:
-                child = self.path[depth - 1]
-                if key < self.key[child]:
-                    self.left[child] = replacement
-                else:
-                    self.right[child] = replacement
+            self._replace_child(depth, key, self.join(self.left[node], self.right[node]))
             self._free_node(node)
         else:
             self.pull(node)
@@ -502,6 +477,12 @@ cdef class ScoreTreap:
 
     # ------------------------------------------------------------------
     # Python-level access for tests, _check and pickling.
+
+    def weight_below(self, double key):
+        """(class 0, class 1) weight of the scores below ``key``: ``lcount``, Alg. 2."""
+        cdef double below_neg, below_pos
+        self.lcount(key, &below_neg, &below_pos)
+        return below_neg, below_pos
 
     @property
     def nbytes(self):

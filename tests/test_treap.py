@@ -1,0 +1,60 @@
+"""The score treap engine itself: lcount, split/join, growth, invariants."""
+
+import numpy as np
+import pytest
+
+from hmeasure_stream import DynamicAUC
+
+
+def build(seed, n=300, distinct=60, weighted=False):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    s = rng.integers(0, distinct, n).astype(float)
+    w = rng.exponential(size=n) if weighted else None
+    tracker = DynamicAUC(capacity=1, seed=seed)
+    tracker.add_many(y, s, sample_weight=w)
+    return tracker, y, s, (np.ones(n) if w is None else w)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_lcount_equals_prefix_sums(seed, weighted):
+    tracker, y, s, w = build(seed, weighted=weighted)
+    tree = tracker._engine.tree
+    for key in np.concatenate([np.unique(s), np.unique(s) + 0.5, [-1.0, 1e9]]):
+        below_neg, below_pos = tree.weight_below(key)
+        assert below_neg == pytest.approx(w[(y == 0) & (s < key)].sum(), rel=1e-12, abs=1e-12)
+        assert below_pos == pytest.approx(w[(y == 1) & (s < key)].sum(), rel=1e-12, abs=1e-12)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("seed", range(4))
+def test_split_and_join_at_every_gap(seed, weighted):
+    tracker, _, s, _ = build(seed, weighted=weighted)
+    tree = tracker._engine.tree
+    for key in np.concatenate([np.unique(s) + 0.5, [-1.0]]):
+        assert tree._split_join_check(float(key))
+    tracker._check()
+
+
+def test_capacity_grows_from_one_slot_and_slots_are_reused():
+    tracker = DynamicAUC(capacity=1, seed=0)
+    tree = tracker._engine.tree
+    for k in range(100):
+        tracker.add(k % 2, float(k))
+        tracker._check()
+    assert tree.capacity == 128 and tree.n_nodes == 100
+    for k in range(100):
+        tracker.remove(k % 2, float(k))
+    for k in range(100):
+        tracker.add(k % 2, float(-k))
+    tracker._check()
+    assert tree.capacity == 128  # freed slots served the new scores
+
+
+def test_check_detects_a_corrupted_aggregate():
+    tracker, _, _, _ = build(0)
+    tree = tracker._engine.tree
+    tree.subtree_neg_buffer[tree.root] += 1.0
+    with pytest.raises(AssertionError, match="stale class 0 subtree aggregate"):
+        tracker._check()
