@@ -8,7 +8,10 @@ cdef class AUCEngine:
     # Unit weights: 2U of seed 000 Props 1-2, an exact integer (compensated pair).
     cdef double twice_u
     cdef double twice_u_compensation
+    # Set while a loop runs without the GIL: other threads may not mutate then.
+    cdef bint busy
 
+    cdef int _enter(self) except -1
     cdef int _add(self, bint is_pos, double score, double weight) except -1 nogil
     cdef int _remove(self, bint is_pos, double score, double weight) except -1 nogil
     cdef double _auc(self) noexcept nogil

@@ -67,6 +67,16 @@ cdef class AUCEngine:
         self.tree = ScoreTreap(capacity, seed) if tree is None else tree
         self.twice_u = 0.0
         self.twice_u_compensation = 0.0
+        self.busy = False
+
+    cdef int _enter(self) except -1:
+        """Claim the structure for a mutation (with the GIL held, so this is atomic)."""
+        if self.busy:
+            raise RuntimeError(
+                "the structure is being modified by another thread (a batch operation "
+                "is running); share it between threads only under a lock"
+            )
+        return 0
 
     cdef int _add(self, bint is_pos, double score, double weight) except -1 nogil:
         cdef double below_neg, above_pos, at_neg, at_pos
@@ -129,6 +139,7 @@ cdef class AUCEngine:
         cdef bint is_pos = _label(y_true)
         cdef double score = _score(y_score)
         cdef double point_weight = _weight(weight)
+        self._enter()
         if point_weight != 1.0 and not self.tree.weighted:
             self.tree.make_weighted()
         self.tree.reserve(1)
@@ -144,6 +155,7 @@ cdef class AUCEngine:
         cdef double score = _score(y_score)
         cdef double point_weight = _weight(weight)
         cdef int status
+        self._enter()
         if point_weight != 1.0 and not self.tree.weighted:
             return 2 if self.tree.count_at(score, is_pos) else 1
         status = self._remove(is_pos, score, point_weight)
@@ -155,10 +167,15 @@ cdef class AUCEngine:
                  const double[::1] weights=None):
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef bint unit = weights is None
+        self._enter()
         self._prepare(weights, n)
-        with nogil:
-            for index in range(n):
-                self._add(is_pos[index], scores[index], 1.0 if unit else weights[index])
+        self.busy = True
+        try:
+            with nogil:
+                for index in range(n):
+                    self._add(is_pos[index], scores[index], 1.0 if unit else weights[index])
+        finally:
+            self.busy = False
 
     def remove_many(self, const uint8_t[::1] is_pos, const double[::1] scores,
                     const double[::1] weights=None):
@@ -166,12 +183,17 @@ cdef class AUCEngine:
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef int status = 0
         cdef bint unit = weights is None
-        with nogil:
-            for index in range(n):
-                status = self._remove(is_pos[index], scores[index],
-                                      1.0 if unit else weights[index])
-                if status != 0:
-                    break
+        self._enter()
+        self.busy = True
+        try:
+            with nogil:
+                for index in range(n):
+                    status = self._remove(is_pos[index], scores[index],
+                                          1.0 if unit else weights[index])
+                    if status != 0:
+                        break
+        finally:
+            self.busy = False
         self._settle()
         return index if status != 0 else -1
 
@@ -206,14 +228,19 @@ cdef class AUCEngine:
         """
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef bint unit = weights is None
+        self._enter()
         self._prepare(weights, n if window <= 0 else min(n, window + 1))
-        with nogil:
-            for index in range(n):
-                self._add(is_pos[index], scores[index], 1.0 if unit else weights[index])
-                if 0 < window <= index:
-                    self._remove(is_pos[index - window], scores[index - window],
-                                 1.0 if unit else weights[index - window])
-                auc_out[index] = self._auc()
+        self.busy = True
+        try:
+            with nogil:
+                for index in range(n):
+                    self._add(is_pos[index], scores[index], 1.0 if unit else weights[index])
+                    if 0 < window <= index:
+                        self._remove(is_pos[index - window], scores[index - window],
+                                     1.0 if unit else weights[index - window])
+                    auc_out[index] = self._auc()
+        finally:
+            self.busy = False
 
     @property
     def auc(self):
@@ -254,6 +281,7 @@ cdef class AUCEngine:
         return True
 
     def __reduce__(self):
+        self._enter()
         return (_rebuild_auc_engine, (self.tree, self.twice_u, self.twice_u_compensation))
 
 

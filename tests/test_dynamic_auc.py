@@ -185,3 +185,38 @@ def test_zero_weight_points_count_but_do_not_weigh():
     assert tracker.auc == 1.0
     tracker.remove(1, 0.5, 0.0)
     tracker._check()
+
+
+def test_concurrent_mutation_is_refused_not_corrupting():
+    import threading
+
+    rng = np.random.default_rng(9)
+    tracker = DynamicAUC()
+    y, s = rng.integers(0, 2, 2_000_000), rng.random(2_000_000)
+    errors, started = [], threading.Event()
+
+    def batch():
+        started.set()
+        tracker.add_many(y, s)
+
+    worker = threading.Thread(target=batch)
+    worker.start()
+    started.wait()
+    added = refused = 0
+    while worker.is_alive():
+        try:
+            tracker.add(1, 0.5)
+            added += 1
+        except RuntimeError as error:
+            assert "another thread" in str(error)
+            refused += 1
+        except Exception as error:  # anything else is a failure
+            errors.append(error)
+    worker.join()
+    assert not errors
+    tracker._check()
+    # Every accepted point is there, and the value is exact.
+    all_y = np.concatenate([y, np.ones(added, dtype=y.dtype)])
+    all_s = np.concatenate([s, np.full(added, 0.5)])
+    assert len(tracker) == all_y.size
+    assert tracker.auc == auc(all_y, all_s)
