@@ -5,10 +5,11 @@ exact rational arithmetic, numerical integration, and a direct transcription
 of R hmeasure's definitions.  Meant for small inputs.
 """
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
-from scipy import integrate, stats
+from scipy import integrate, special, stats
 
 
 def mann_whitney_2u(y, s, w=None):
@@ -82,11 +83,44 @@ def brute_upper_hull(points):
     return vertices
 
 
+def _beta_weighted_integral(function, breakpoints, alpha, beta):
+    """int_0^1 function(c) Beta(alpha, beta)-density(c) dc for a function smooth between breakpoints.
+
+    Each piece between consecutive breakpoints is integrated on its own; the
+    pieces touching 0 or 1 use quad's algebraic weights, which absorb the
+    density's end-point singularities exactly (alpha or beta below 1).
+    """
+    edges = [0.0]
+    for point in sorted(p for p in set(breakpoints) if 1e-12 < p < 1.0 - 1e-12):
+        if point - edges[-1] > 1e-12:  # a sliver contributes far below any tolerance used
+            edges.append(point)
+    edges.append(1.0)
+    options = {"limit": 200, "epsabs": 1e-14, "epsrel": 1e-12}
+    total = 0.0
+    for a, b in itertools.pairwise(edges):
+        if a == 0.0 and b == 1.0:
+            total += integrate.quad(function, a, b, weight="alg",
+                                    wvar=(alpha - 1, beta - 1), **options)[0]
+        elif a == 0.0:
+            total += integrate.quad(lambda c: function(c) * (1 - c) ** (beta - 1), a, b,
+                                    weight="alg", wvar=(alpha - 1, 0.0), **options)[0]
+        elif b == 1.0:
+            total += integrate.quad(lambda c: function(c) * c ** (alpha - 1), a, b,
+                                    weight="alg", wvar=(0.0, beta - 1), **options)[0]
+        else:
+            total += integrate.quad(
+                lambda c: function(c) * c ** (alpha - 1) * (1 - c) ** (beta - 1), a, b,
+                **options,
+            )[0]
+    return total / special.beta(alpha, beta)
+
+
 def h_by_integration(y, s, alpha, beta, priors=None, w=None):
     """H-measure by numerical integration of the minimum loss over ALL ROC points.
 
     The minimum of the (linear in c) losses over every threshold equals the
-    minimum over the hull, so this never computes a hull.
+    minimum over the hull, so this never computes a hull.  The minimum is
+    piecewise linear; every pairwise crossing is a breakpoint of the quadrature.
     """
     y = np.asarray(y)
     s = np.asarray(s, dtype=float)
@@ -96,28 +130,22 @@ def h_by_integration(y, s, alpha, beta, priors=None, w=None):
     thresholds = np.concatenate([np.unique(s), [np.inf]])
     fpr = np.array([w[(y == 0) & (s >= t)].sum() / n0 for t in thresholds])
     fnr = np.array([1 - w[(y == 1) & (s >= t)].sum() / n1 for t in thresholds])
-    density = stats.beta(alpha, beta).pdf
 
     def min_loss(c):
-        return np.min(c * pi0 * fpr + (1 - c) * pi1 * fnr) * density(c)
+        return np.min(c * pi0 * fpr + (1 - c) * pi1 * fnr)
 
     def trivial_loss(c):
-        return min(c * pi0, (1 - c) * pi1) * density(c)
+        return min(c * pi0, (1 - c) * pi1)
 
-    # Breakpoints of the piecewise-linear minimum help the quadrature.
-    slopes = []
+    crossings = []
     for i in range(len(fpr)):
         for j in range(i + 1, len(fpr)):
             a = pi0 * (fpr[i] - fpr[j])
             b = pi1 * (fnr[j] - fnr[i])
             if a + b != 0:
-                c = b / (a + b)
-                if 0 < c < 1:
-                    slopes.append(c)
-    points = sorted(set(slopes))[:200]
-    options = {"limit": 500, "epsabs": 1e-13, "epsrel": 1e-11}
-    loss = integrate.quad(min_loss, 0, 1, points=points or None, **options)[0]
-    loss_max = integrate.quad(trivial_loss, 0, 1, points=[pi1], **options)[0]
+                crossings.append(b / (a + b))
+    loss = _beta_weighted_integral(min_loss, crossings, alpha, beta)
+    loss_max = _beta_weighted_integral(trivial_loss, [pi1], alpha, beta)
     return 1 - loss / loss_max
 
 
