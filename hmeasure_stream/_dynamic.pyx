@@ -221,24 +221,28 @@ cdef class AUCEngine:
         return weights
 
     def sliding(self, const uint8_t[::1] is_pos, const double[::1] scores,
-                const double[::1] weights, Py_ssize_t window, double[::1] auc_out):
+                const double[::1] weights, Py_ssize_t window, double[::1] auc_out,
+                Py_ssize_t start=0):
         """AUC over the last ``window`` points after each point (window <= 0: all).
 
+        Processes points ``start`` .. n-1 of the arrays, writing ``auc_out[i - start]``;
+        the structure must already hold the window ending just before ``start``
+        (nothing when ``start`` is 0), which lets a stream arrive in chunks.
         ``weights`` None means unit weights.
         """
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef bint unit = weights is None
         self._enter()
-        self._prepare(weights, n if window <= 0 else min(n, window + 1))
+        self._prepare(weights, n - start if window <= 0 else min(n - start, window + 1))
         self.busy = True
         try:
             with nogil:
-                for index in range(n):
+                for index in range(start, n):
                     self._add(is_pos[index], scores[index], 1.0 if unit else weights[index])
                     if 0 < window <= index:
                         self._remove(is_pos[index - window], scores[index - window],
                                      1.0 if unit else weights[index - window])
-                    auc_out[index] = self._auc()
+                    auc_out[index - start] = self._auc()
         finally:
             self.busy = False
 

@@ -6,9 +6,124 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_auc_score
 
-from hmeasure_stream import __main__ as cli
-from hmeasure_stream import h_measure
-from hmeasure_stream._demo import load_default_stream
+from hmeasure_stream import h_measure, sliding_window
+from hmeasure_stream._demo import load_default_stream, run_demo
+from hmeasure_stream.cli import main
+
+
+def write_csv(path, y, s, extra_header="", label="label", score="score"):
+    with open(path, "w") as handle:
+        if extra_header:
+            handle.write(extra_header)
+        handle.write(f"id,{label},{score}\n")
+        for i, (a, b) in enumerate(zip(y, s, strict=True)):
+            handle.write(f"{i},{int(a)},{float(b)!r}\n")
+
+
+def read_output(path):
+    table = np.genfromtxt(path, delimiter=",", names=True)
+    return table
+
+
+@pytest.fixture
+def stream(rng):
+    n = 2000
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.normal(size=n) + 0.8 * y, 2)
+    return y, s
+
+
+@pytest.mark.parametrize("chunk_size", ["7", "256", "100000"])
+@pytest.mark.parametrize("window", ["50", "all"])
+def test_monitor_equals_sliding_window_across_chunks(tmp_path, stream, chunk_size, window):
+    y, s = stream
+    source, out = tmp_path / "scores.csv", tmp_path / "out.csv"
+    write_csv(source, y, s, extra_header="# a comment line\n")
+    code = main([str(source), "--window", window, "--out", str(out),
+                 "--chunk-size", chunk_size, "--no-progress"], stdout=io.StringIO())
+    assert code == 0
+    table = read_output(out)
+    expected = sliding_window(y, s, None if window == "all" else int(window))["auc"]
+    np.testing.assert_array_equal(table["row"], np.arange(len(y)))
+    np.testing.assert_array_equal(table["auc"], expected)
+
+
+def test_monitor_h_column_and_every(tmp_path, stream):
+    y, s = stream
+    source, out = tmp_path / "scores.csv", tmp_path / "out.csv"
+    write_csv(source, y, s, label="truth", score="p")
+    code = main([str(source), "--window", "300", "--metrics", "auc,h", "--every", "97",
+                 "--label-col", "truth", "--score-col", "p", "--severity-ratio", "0.5",
+                 "--out", str(out), "--chunk-size", "128"], stdout=io.StringIO())
+    assert code == 0
+    table = read_output(out)
+    rows = np.arange(96, len(y), 97)
+    np.testing.assert_array_equal(table["row"], rows)
+    for row, auc_value, h_value in zip(table["row"], table["auc"], table["h"], strict=True):
+        part = slice(max(0, int(row) - 299), int(row) + 1)
+        assert auc_value == pytest.approx(roc_auc_score(y[part], s[part]), rel=1e-13)
+        assert h_value == pytest.approx(h_measure(y[part], s[part], severity_ratio=0.5),
+                                        rel=1e-12)
+
+
+def test_monitor_npz_input_and_plot(tmp_path, stream):
+    y, s = stream
+    source, out, plot = tmp_path / "scores.npz", tmp_path / "out.csv", tmp_path / "plot.png"
+    np.savez(source, label=y, score=s)
+    assert main([str(source), "--window", "100", "--metrics", "auc,h", "--every", "50",
+                 "--out", str(out), "--plot", str(plot)], stdout=io.StringIO()) == 0
+    assert plot.stat().st_size > 10_000
+    assert plot.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    table = read_output(out)
+    np.testing.assert_array_equal(table["auc"], sliding_window(y, s, 100)["auc"][49::50])
+
+
+def test_monitor_writes_to_stdout_with_summary_on_stderr(tmp_path, stream, capsys):
+    y, s = stream
+    source = tmp_path / "scores.csv"
+    write_csv(source, y[:30], s[:30])
+    buffer = io.StringIO()
+    assert main([str(source), "--window", "10"], stdout=buffer) == 0
+    lines = buffer.getvalue().splitlines()
+    assert lines[0] == "row,auc" and len(lines) == 31
+    assert "hmeasure-stream: 30 rows" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("content", "args", "message"),
+    [
+        ("label,score\n1,0.5\n0,abc\n", [], r"scores.csv:3: score 'abc' is not a number"),
+        ("label,score\n1,0.5\n2,0.1\n", [], r"scores.csv:3: label '2' is not 0/1"),
+        ("label,score\n1,nan\n", [], r"scores.csv:2: score 'nan' is not a finite number"),
+        ("label,value\n1,0.5\n", [], r"no column 'score' \(--score-col\); columns are: label, value"),
+        ("label,score\n1\n", [], r"scores.csv:2: expected 2 columns, found 1"),
+        ("", [], r"the file is empty"),
+        ("label,score\n", [], r"no data rows"),
+        ("label,score\n1,0.5\n", ["--severity-ratio", "x"], r"--severity-ratio must be a number or 'prior'"),
+        ("label,score\n1,0.5\n", ["--priors", "0.5,0.7"], r"--priors: priors must sum to 1"),
+        ("label,score\n1,0.5\n", ["--alpha", "-1"], r"alpha must be a finite number > 0"),
+    ],
+)
+def test_bad_input_is_one_line_and_exit_code_2(tmp_path, capsys, content, args, message):
+    source = tmp_path / "scores.csv"
+    source.write_text(content)
+    code = main([str(source), "--out", str(tmp_path / "out.csv"), *args], stdout=io.StringIO())
+    assert code == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("hmeasure-stream: error: ")
+    import re
+
+    assert re.search(message, err), err
+
+
+def test_missing_file_and_bad_options(tmp_path, capsys):
+    assert main([str(tmp_path / "missing.csv")], stdout=io.StringIO()) == 2
+    assert "no such file" in capsys.readouterr().err
+    for bad in (["--window", "0"], ["--metrics", "auc,gini"], ["--every", "x"]):
+        with pytest.raises(SystemExit) as excinfo:
+            main(["file.csv", *bad])
+        assert excinfo.value.code == 2
 
 
 def test_default_stream_is_real_and_nontrivial():
@@ -18,9 +133,10 @@ def test_default_stream_is_real_and_nontrivial():
     assert 0.6 < roc_auc_score(y, s) < 0.95
 
 
-def test_demo_prints_the_metrics_of_the_default_stream(capsys):
-    assert cli.main([]) == 0
-    out = capsys.readouterr().out
+def test_without_file_runs_on_the_embedded_stream():
+    buffer = io.StringIO()
+    assert main(["--window", "300"], stdout=buffer) == 0
+    out = buffer.getvalue()
     y, s = load_default_stream()
     assert f"AUC         {roc_auc_score(y, s):.6f}" in out
     assert f"H           {h_measure(y, s):.6f}" in out
@@ -28,23 +144,22 @@ def test_demo_prints_the_metrics_of_the_default_stream(capsys):
     assert f"{roc_auc_score(*last):8.4f}  {h_measure(*last):8.4f}" in out
 
 
-def test_demo_refuses_a_bad_window():
-    with pytest.raises(SystemExit) as excinfo:
-        cli.main(["--window", "1"])
-    assert excinfo.value.code == 2
-
-
-def test_module_entry_point_runs():
-    result = subprocess.run(
-        [sys.executable, "-m", "hmeasure_stream", "--window", "500"],
-        capture_output=True, text=True, check=True, timeout=300,
-    )
-    assert "Sliding window of the last 500 points" in result.stdout
+def test_console_entry_points_run(tmp_path):
+    source = tmp_path / "scores.csv"
+    write_csv(source, [0, 1, 0, 1], [0.1, 0.9, 0.2, 0.3])
+    for command in ([sys.executable, "-m", "hmeasure_stream"],):
+        result = subprocess.run([*command, str(source), "--window", "2"],
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr
+        assert result.stdout.splitlines() == [
+            "row,auc", "0,nan", "1,1.0", "2,1.0", "3,1.0",
+        ]
+        bad = subprocess.run([*command, str(tmp_path / "nope.csv")],
+                             capture_output=True, text=True, timeout=300)
+        assert bad.returncode == 2 and "Traceback" not in bad.stderr
 
 
 def test_demo_writes_to_the_given_stream():
-    from hmeasure_stream._demo import run_demo
-
     buffer = io.StringIO()
     run_demo(window=100, out=buffer)
     assert "last 100 points" in buffer.getvalue()
