@@ -347,19 +347,17 @@ def _plot(path, rows, values, window):
 
         matplotlib.use("Agg")
         import matplotlib.pyplot as plt
+
+        from hmeasure_stream.plotting import plot_metrics
     except ImportError:
         raise InputError("--plot needs matplotlib (pip install matplotlib)") from None
     x = np.concatenate(rows) if rows else np.empty(0)
-    figure, axes = plt.subplots(figsize=(8, 3.5), constrained_layout=True)
-    for name, parts in values.items():
-        axes.plot(x, np.concatenate(parts) if parts else [], label=name.upper(), linewidth=1)
-    axes.set_xlabel("row")
-    axes.set_ylim(0, 1)
+    metrics = {name: np.concatenate(parts) if parts else np.empty(0)
+               for name, parts in values.items()}
     title = "every prefix" if window is None else f"sliding window of {window} rows"
-    axes.set_title(f"hmeasure-stream: {title}")
-    axes.legend(loc="lower left")
-    figure.savefig(path, dpi=120)
-    plt.close(figure)
+    ax = plot_metrics(metrics, rows=x, title=f"hmeasure-stream: {title}")
+    ax.figure.savefig(path, dpi=120)
+    plt.close(ax.figure)
 
 
 def main(argv=None, stdout=None):
