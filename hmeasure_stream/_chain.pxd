@@ -1,0 +1,44 @@
+# Declarations of the pool of hull chains (seed 000, Sec. 5.2): every partial
+# hull is a treap of its vertices in chain order; a vertex stores its
+# difference d to the previous vertex and the subtree sum cd of d.
+
+cimport cython
+from libc.stdint cimport int32_t, uint64_t
+
+
+@cython.final
+cdef class ChainPool:
+    cdef public object d_neg_buffer
+    cdef public object d_pos_buffer
+    cdef public object cd_neg_buffer
+    cdef public object cd_pos_buffer
+    cdef public object first_neg_buffer
+    cdef public object first_pos_buffer
+    cdef public object size_buffer
+    cdef public object left_buffer
+    cdef public object right_buffer
+
+    cdef double* d_neg        # class 0 weight of the edge into this vertex (x step)
+    cdef double* d_pos        # class 1 weight (y step)
+    cdef double* cd_neg       # subtree sums of d
+    cdef double* cd_pos
+    cdef double* first_neg    # d of the subtree's first vertex (a successor's edge in O(1))
+    cdef double* first_pos
+    cdef int32_t* size        # vertices in the subtree
+    cdef int32_t* left        # -1 for none; also links the free list
+    cdef int32_t* right
+
+    cdef readonly int32_t capacity
+    cdef readonly int32_t n_vertices
+    cdef int32_t free_head
+    cdef uint64_t seed
+
+    cdef int _resize(self, Py_ssize_t new_capacity) except -1
+    cdef int reserve(self, Py_ssize_t extra) except -1
+    cdef int32_t new_vertex(self, double d_neg, double d_pos) noexcept nogil
+    cdef void free_vertex(self, int32_t vertex) noexcept nogil
+    cdef void pull(self, int32_t vertex) noexcept nogil
+    cdef int32_t join(self, int32_t left_root, int32_t right_root) noexcept nogil
+    cdef void split(self, int32_t root, int32_t count,
+                    int32_t* out_left, int32_t* out_right) noexcept nogil
+    cdef int32_t chain_size(self, int32_t root) noexcept nogil
