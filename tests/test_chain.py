@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-
 from hmeasure_stream._chain import ChainPool
 
 
