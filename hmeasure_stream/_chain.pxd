@@ -6,6 +6,22 @@ cimport cython
 from libc.stdint cimport int32_t, uint64_t
 
 
+cdef struct Cursor:
+    # A vertex reached by descending a chain's tree, with what the descent knows.
+    int32_t node
+    int32_t rank          # 1-based position of the vertex in its chain
+    double x              # its coordinates in the frame the descent started in
+    double y
+    double after_x        # d of the nearest ancestor that follows it (its successor
+    double after_y        # when it has no right subtree), if any
+    bint has_after
+
+
+cdef inline bint at_least_as_steep(double ux, double uy, double vx, double vy) noexcept nogil:
+    """slope(u) >= slope(v) for vectors with non-negative components, neither zero."""
+    return uy * vx >= vy * ux
+
+
 @cython.final
 cdef class ChainPool:
     cdef public object d_neg_buffer
@@ -42,3 +58,14 @@ cdef class ChainPool:
     cdef void split(self, int32_t root, int32_t count,
                     int32_t* out_left, int32_t* out_right) noexcept nogil
     cdef int32_t chain_size(self, int32_t root) noexcept nogil
+    cdef Cursor cursor(self, int32_t root, double origin_x, double origin_y) noexcept nogil
+    cdef void go_left(self, Cursor* cursor) noexcept nogil
+    cdef void go_right(self, Cursor* cursor) noexcept nogil
+    cdef bint out_edge(self, Cursor* cursor, double* out_x, double* out_y) noexcept nogil
+    cdef Cursor tangent(self, int32_t root, double origin_x, double origin_y,
+                        double point_x, double point_y) noexcept nogil
+    cdef void last_edge(self, int32_t root, double* out_x, double* out_y) noexcept nogil
+    cdef void bridge(self, int32_t left_root, int32_t right_root,
+                     int32_t* keep_left, int32_t* first_right) noexcept nogil
+    cdef void bridge_slow(self, int32_t left_root, int32_t right_root,
+                          int32_t* keep_left, int32_t* first_right) noexcept nogil

@@ -20,6 +20,7 @@ import numpy as np
 
 from libc.stdint cimport int32_t, uint64_t
 
+from hmeasure_stream._chain cimport Cursor, at_least_as_steep
 from hmeasure_stream._treap cimport slot_priority
 
 cdef Py_ssize_t _MAX_CAPACITY = 2**31 - 1
@@ -169,7 +170,239 @@ cdef class ChainPool:
             out_left[0] = root
 
     # ------------------------------------------------------------------
+    # Descents with coordinates (seed 000, Sec. 5.2: a child's coordinates
+    # follow from its parent's in O(1)).
+
+    cdef Cursor cursor(self, int32_t root, double origin_x, double origin_y) noexcept nogil:
+        """The root vertex of a chain that starts at (origin_x, origin_y)."""
+        cdef Cursor position
+        cdef int32_t child = self.left[root]
+        position.node = root
+        position.rank = self.chain_size(child) + 1
+        position.x = origin_x + self.d_neg[root]
+        position.y = origin_y + self.d_pos[root]
+        if child >= 0:
+            position.x += self.cd_neg[child]
+            position.y += self.cd_pos[child]
+        position.has_after = False
+        position.after_x = 0.0
+        position.after_y = 0.0
+        return position
+
+    cdef void go_left(self, Cursor* position) noexcept nogil:
+        cdef int32_t node = position.node, child = self.left[node], grandchild
+        grandchild = self.right[child]
+        position.x -= self.d_neg[node]
+        position.y -= self.d_pos[node]
+        position.rank -= 1
+        if grandchild >= 0:
+            position.x -= self.cd_neg[grandchild]
+            position.y -= self.cd_pos[grandchild]
+            position.rank -= self.size[grandchild]
+        position.after_x = self.d_neg[node]
+        position.after_y = self.d_pos[node]
+        position.has_after = True
+        position.node = child
+
+    cdef void go_right(self, Cursor* position) noexcept nogil:
+        cdef int32_t child = self.right[position.node], grandchild
+        grandchild = self.left[child]
+        position.x += self.d_neg[child]
+        position.y += self.d_pos[child]
+        position.rank += 1
+        if grandchild >= 0:
+            position.x += self.cd_neg[grandchild]
+            position.y += self.cd_pos[grandchild]
+            position.rank += self.size[grandchild]
+        position.node = child
+
+    cdef bint out_edge(self, Cursor* position, double* out_x, double* out_y) noexcept nogil:
+        """The edge leaving the cursor's vertex (its successor's d); False at the end."""
+        cdef int32_t child = self.right[position.node]
+        if child >= 0:
+            out_x[0] = self.first_neg[child]
+            out_y[0] = self.first_pos[child]
+            return True
+        if position.has_after:
+            out_x[0] = position.after_x
+            out_y[0] = position.after_y
+            return True
+        return False
+
+    cdef void last_edge(self, int32_t root, double* out_x, double* out_y) noexcept nogil:
+        while self.right[root] >= 0:
+            root = self.right[root]
+        out_x[0] = self.d_neg[root]
+        out_y[0] = self.d_pos[root]
+
+    cdef Cursor tangent(self, int32_t root, double origin_x, double origin_y,
+                        double point_x, double point_y) noexcept nogil:
+        """The vertex of a chain where the upper tangent from a point to its left touches.
+
+        The first vertex b whose outgoing edge lies strictly below the line from
+        the point to b (the last vertex when none does): a lower-bound descent.
+        """
+        cdef Cursor position = self.cursor(root, origin_x, origin_y), best = position
+        cdef double out_x, out_y
+        cdef bint found = False
+        while True:
+            if self.out_edge(&position, &out_x, &out_y) and at_least_as_steep(
+                    out_x, out_y, position.x - point_x, position.y - point_y):
+                if self.right[position.node] < 0:
+                    break
+                self.go_right(&position)
+            else:
+                best = position
+                found = True
+                if self.left[position.node] < 0:
+                    break
+                self.go_left(&position)
+        return best if found else position
+
+    cdef void bridge_slow(self, int32_t left_root, int32_t right_root,
+                          int32_t* keep_left, int32_t* first_right) noexcept nogil:
+        """The bridge by nested binary searches, O(log^2 n): the reference for ``bridge``.
+
+        A vertex a of the left chain is the bridge's left end iff, with t the
+        tangent point on the right chain seen from a, neither neighbour of a is
+        above the line a-t (the previous one not on it either); otherwise that
+        neighbour says on which side the end lies.  The origin is the end when
+        the first edge does not rise above its own tangent line.
+        """
+        cdef double junction_x = self.cd_neg[left_root], junction_y = self.cd_pos[left_root]
+        cdef Cursor position, touch
+        cdef double out_x, out_y
+        touch = self.tangent(right_root, junction_x, junction_y, 0.0, 0.0)
+        if at_least_as_steep(touch.x, touch.y, self.first_neg[left_root],
+                             self.first_pos[left_root]):
+            keep_left[0] = 0
+            first_right[0] = touch.rank
+            return
+        position = self.cursor(left_root, 0.0, 0.0)
+        while True:
+            touch = self.tangent(right_root, junction_x, junction_y, position.x, position.y)
+            if at_least_as_steep(touch.x - position.x, touch.y - position.y,
+                                 self.d_neg[position.node], self.d_pos[position.node]):
+                self.go_left(&position)  # the previous vertex is on or above the line
+            elif self.out_edge(&position, &out_x, &out_y) and not at_least_as_steep(
+                    touch.x - position.x, touch.y - position.y, out_x, out_y):
+                self.go_right(&position)  # the next vertex is strictly above the line
+            else:
+                keep_left[0] = position.rank
+                first_right[0] = touch.rank
+                return
+
+    cdef void bridge(self, int32_t left_root, int32_t right_root,
+                     int32_t* keep_left, int32_t* first_right) noexcept nogil:
+        """The bridge of two chains, the right one starting where the left one ends.
+
+        Seed 000, Alg. 5 (after Overmars and van Leeuwen): both chains are
+        descended at once.  At the left candidate a and the right candidate b:
+        a's previous vertex on or above line ab moves a left, b's next vertex on
+        or above it moves b right; a's next vertex above it moves a right and
+        b's previous vertex above it moves b left, except that when both hold
+        the intersection of those two edges' lines, left or right of the
+        junction, decides which.  The two ends that need no search are settled
+        first: the origin (its tangent to the right chain passes above the first
+        edge) and the junction (the chains already turn clockwise there).
+
+        ``keep_left``: vertices of the left chain kept (0: the bridge starts at
+        the origin); ``first_right``: 1-based position of the right chain's
+        vertex where the bridge ends.
+        """
+        cdef double junction_x = self.cd_neg[left_root], junction_y = self.cd_pos[left_root]
+        cdef double last_x, last_y, in_x, in_y, out_x, out_y, line_x, line_y
+        cdef double cross, numerator
+        cdef Cursor left_end, right_end, touch
+        cdef bint left_has_out, right_has_out, left_moves_left, right_moves_right
+        cdef bint left_moves_right, right_moves_left, crossing_left
+        self.last_edge(left_root, &last_x, &last_y)
+        if not at_least_as_steep(self.first_neg[right_root], self.first_pos[right_root],
+                                 last_x, last_y):
+            keep_left[0] = self.size[left_root]  # a clockwise turn at the junction
+            first_right[0] = 1
+            return
+        touch = self.tangent(right_root, junction_x, junction_y, 0.0, 0.0)
+        if at_least_as_steep(touch.x, touch.y, self.first_neg[left_root],
+                             self.first_pos[left_root]):
+            keep_left[0] = 0
+            first_right[0] = touch.rank
+            return
+        left_end = self.cursor(left_root, 0.0, 0.0)
+        right_end = self.cursor(right_root, junction_x, junction_y)
+        while True:
+            line_x = right_end.x - left_end.x
+            line_y = right_end.y - left_end.y
+            left_has_out = self.out_edge(&left_end, &out_x, &out_y)
+            right_has_out = self.out_edge(&right_end, &in_x, &in_y)  # b's outgoing edge
+            left_moves_left = self.left[left_end.node] >= 0 and at_least_as_steep(
+                line_x, line_y, self.d_neg[left_end.node], self.d_pos[left_end.node])
+            right_moves_right = (self.right[right_end.node] >= 0 and right_has_out
+                                 and at_least_as_steep(in_x, in_y, line_x, line_y))
+            if left_moves_left:
+                self.go_left(&left_end)
+                continue
+            if right_moves_right:
+                self.go_right(&right_end)
+                continue
+            # a's next vertex strictly above the line; b's previous one strictly above.
+            left_moves_right = (self.right[left_end.node] >= 0 and left_has_out
+                                and not at_least_as_steep(line_x, line_y, out_x, out_y))
+            in_x = self.d_neg[right_end.node]
+            in_y = self.d_pos[right_end.node]
+            right_moves_left = (self.left[right_end.node] >= 0
+                                and not at_least_as_steep(in_x, in_y, line_x, line_y))
+            if left_moves_right and right_moves_left:
+                # Where do the line through a's next edge and the line through
+                # b's previous edge cross: left of the junction or right of it?
+                cross = out_x * in_y - out_y * in_x
+                numerator = (line_x * in_y - line_y * in_x) * out_x
+                # x of the crossing = a.x + numerator / cross; cross < 0 here.
+                # A crossing exactly at the junction moves b: with collinear
+                # vertices, moving a there can step past the bridge's end.
+                crossing_left = numerator > (junction_x - left_end.x) * cross
+                if crossing_left:
+                    self.go_right(&left_end)
+                else:
+                    self.go_left(&right_end)
+                continue
+            if left_moves_right:
+                self.go_right(&left_end)
+                continue
+            if right_moves_left:
+                self.go_left(&right_end)
+                continue
+            break
+        # The local conditions that define the bridge, checked at the result:
+        # a turns clockwise before the line and nothing after a or before b
+        # rises to it, and b's next vertex is strictly below it.  Should the
+        # descent ever have stopped short, the nested search settles it.
+        line_x = right_end.x - left_end.x
+        line_y = right_end.y - left_end.y
+        if (not at_least_as_steep(line_x, line_y,
+                                  self.d_neg[left_end.node], self.d_pos[left_end.node])
+                and not (self.out_edge(&left_end, &out_x, &out_y)
+                         and not at_least_as_steep(line_x, line_y, out_x, out_y))
+                and at_least_as_steep(self.d_neg[right_end.node], self.d_pos[right_end.node],
+                                      line_x, line_y)
+                and not (self.out_edge(&right_end, &in_x, &in_y)
+                         and at_least_as_steep(in_x, in_y, line_x, line_y))):
+            keep_left[0] = left_end.rank
+            first_right[0] = right_end.rank
+        else:
+            self.bridge_slow(left_root, right_root, keep_left, first_right)
+
+    # ------------------------------------------------------------------
     # Python-level access for tests.
+
+    def find_bridge(self, int32_t left_root, int32_t right_root, bint slow=False):
+        """(vertices kept from the left chain, 1-based first vertex kept from the right)."""
+        cdef int32_t keep_left, first_right
+        if slow:
+            self.bridge_slow(left_root, right_root, &keep_left, &first_right)
+        else:
+            self.bridge(left_root, right_root, &keep_left, &first_right)
+        return keep_left, first_right
 
     def chain_from(self, d_neg, d_pos):
         """A new chain with the given vertex differences; returns its root."""

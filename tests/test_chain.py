@@ -1,5 +1,7 @@
 """The pool of hull chains: split/join by position against Python lists."""
 
+from fractions import Fraction
+
 import numpy as np
 import pytest
 from hmeasure_stream._chain import ChainPool
@@ -43,3 +45,70 @@ def test_random_splits_and_joins_match_lists(seed):
         if root >= 0:
             pool.free_chain(root)
     assert pool.n_vertices == 0
+
+
+def random_convex_chain(rng, max_edges=8, coordinate=6):
+    """Edge vectors with non-negative integer components and strictly decreasing slopes."""
+    count = int(rng.integers(1, max_edges + 1))
+    edges = {}
+    for _ in range(count):
+        dx, dy = int(rng.integers(0, coordinate)), int(rng.integers(0, coordinate))
+        if dx == 0 and dy == 0:
+            dx = 1
+        key = Fraction(dy, dx) if dx else Fraction(10**9)
+        old = edges.get(key, (0, 0))
+        edges[key] = (old[0] + dx, old[1] + dy)  # equal slopes merge into one edge
+    return [edges[key] for key in sorted(edges, reverse=True)]
+
+
+def brute_bridge(left, right):
+    """(vertices kept from the left chain, first kept vertex of the right chain), exactly."""
+    points, x, y = [(0, 0)], 0, 0
+    for dx, dy in left + right:
+        x, y = x + dx, y + dy
+        points.append((x, y))
+    hull = []
+    for index, point in enumerate(points):
+        while len(hull) >= 2:
+            (_, o), (_, a) = hull[-2], hull[-1]
+            cross = (a[0] - o[0]) * (point[1] - o[1]) - (a[1] - o[1]) * (point[0] - o[0])
+            if cross >= 0:
+                hull.pop()
+            else:
+                break
+        hull.append((index, point))
+    kept = [index for index, _ in hull]
+    keep_left = sum(1 for index in kept if 1 <= index <= len(left))
+    assert kept[:keep_left + 1] == list(range(keep_left + 1))  # a prefix of the left chain
+    first_right = next(index for index in kept if index > len(left)) - len(left)
+    return keep_left, first_right
+
+
+@pytest.mark.parametrize("slow", [True, False], ids=["nested", "alg5"])
+@pytest.mark.parametrize("seed", range(8))
+def test_bridge_equals_brute_force(seed, slow):
+    rng = np.random.default_rng(seed)
+    pool = ChainPool(1, seed)
+    for _ in range(400):
+        left = random_convex_chain(rng, max_edges=int(rng.choice([1, 3, 12])))
+        right = random_convex_chain(rng, max_edges=int(rng.choice([1, 3, 12])))
+        a = pool.chain_from([float(dx) for dx, _ in left], [float(dy) for _, dy in left])
+        b = pool.chain_from([float(dx) for dx, _ in right], [float(dy) for _, dy in right])
+        assert pool.find_bridge(a, b, slow) == brute_bridge(left, right), (left, right)
+        pool.free_chain(a)
+        pool.free_chain(b)
+
+
+def test_bridge_through_a_collinear_vertex_with_the_crossing_at_the_junction():
+    # Found by a stress run: a4 lies on the bridge a3-b1, and the lines of
+    # a's next edge and b's previous edge cross exactly above the junction.
+    left = [(0, 4), (3, 6), (6, 6), (8, 4), (2, 0)]
+    right = [(0, 1), (1, 0)]
+    assert brute_bridge(left, right) == (3, 1)
+    pool = ChainPool(1, 0)
+    for seed_shape in range(20):  # several tree shapes of the same chains
+        pool = ChainPool(1, seed_shape)
+        a = pool.chain_from([float(dx) for dx, _ in left], [float(dy) for _, dy in left])
+        b = pool.chain_from([float(dx) for dx, _ in right], [float(dy) for _, dy in right])
+        assert pool.find_bridge(a, b) == (3, 1)
+        assert pool.find_bridge(a, b, True) == (3, 1)
