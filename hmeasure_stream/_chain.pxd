@@ -17,6 +17,16 @@ cdef struct Cursor:
     bint has_after
 
 
+cdef struct Merge:
+    # What a merge of two chains removed, so that it can be undone exactly.
+    int32_t keep_left       # vertices kept from the left chain
+    int32_t rest_left       # root of the left chain's removed suffix (-1: none)
+    int32_t rest_right      # root of the right chain's removed prefix (-1: none)
+    double saved_neg        # the first kept right vertex's d before it became the bridge
+    double saved_pos
+    bint right_kept         # the right chain kept vertices (False: it was empty)
+
+
 cdef inline bint at_least_as_steep(double ux, double uy, double vx, double vy) noexcept nogil:
     """slope(u) >= slope(v) for vectors with non-negative components, neither zero."""
     return uy * vx >= vy * ux
@@ -69,3 +79,8 @@ cdef class ChainPool:
                      int32_t* keep_left, int32_t* first_right) noexcept nogil
     cdef void bridge_slow(self, int32_t left_root, int32_t right_root,
                           int32_t* keep_left, int32_t* first_right) noexcept nogil
+    cdef int32_t set_first_d(self, int32_t root, double d_neg, double d_pos) noexcept nogil
+    cdef int32_t merge(self, int32_t left_root, int32_t right_root,
+                       Merge* undo) noexcept nogil
+    cdef void unmerge(self, int32_t root, Merge* undo,
+                      int32_t* out_left, int32_t* out_right) noexcept nogil

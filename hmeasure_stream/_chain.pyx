@@ -20,7 +20,7 @@ import numpy as np
 
 from libc.stdint cimport int32_t, uint64_t
 
-from hmeasure_stream._chain cimport Cursor, at_least_as_steep
+from hmeasure_stream._chain cimport Cursor, Merge, at_least_as_steep
 from hmeasure_stream._treap cimport slot_priority
 
 cdef Py_ssize_t _MAX_CAPACITY = 2**31 - 1
@@ -392,8 +392,87 @@ cdef class ChainPool:
         else:
             self.bridge_slow(left_root, right_root, keep_left, first_right)
 
+    cdef int32_t set_first_d(self, int32_t root, double d_neg, double d_pos) noexcept nogil:
+        """Give the chain's first vertex a new d; the aggregates above it follow.  O(log n)."""
+        cdef int32_t node = root
+        if self.left[node] >= 0:
+            self.set_first_d(self.left[node], d_neg, d_pos)
+        else:
+            self.d_neg[node] = d_neg
+            self.d_pos[node] = d_pos
+        self.pull(node)
+        return root
+
+    cdef int32_t merge(self, int32_t left_root, int32_t right_root,
+                       Merge* undo) noexcept nogil:
+        """The upper hull of two chains, the right one starting where the left one ends.
+
+        Keeps the left chain up to the bridge and the right chain from it; the
+        first kept right vertex takes the bridge as its d (seed 000, Sec. 5.1).
+        ``undo`` receives what was cut away, for ``unmerge``.  O(log n).
+        """
+        cdef int32_t keep_left, first_right, kept_left, rest_left, rest_right, kept_right
+        cdef double bridge_neg, bridge_pos
+        undo.rest_left = -1
+        undo.rest_right = -1
+        undo.saved_neg = 0.0
+        undo.saved_pos = 0.0
+        undo.right_kept = right_root >= 0
+        if left_root < 0 or right_root < 0:
+            undo.keep_left = self.chain_size(left_root)
+            return left_root if right_root < 0 else right_root
+        self.bridge(left_root, right_root, &keep_left, &first_right)
+        self.split(left_root, keep_left, &kept_left, &rest_left)
+        self.split(right_root, first_right - 1, &rest_right, &kept_right)
+        undo.keep_left = keep_left
+        undo.rest_left = rest_left
+        undo.rest_right = rest_right
+        undo.saved_neg = self.first_neg[kept_right]
+        undo.saved_pos = self.first_pos[kept_right]
+        if rest_left >= 0 or rest_right >= 0:
+            # The bridge spans the removed vertices and the old first edge.
+            bridge_neg = undo.saved_neg
+            bridge_pos = undo.saved_pos
+            if rest_left >= 0:
+                bridge_neg = self.cd_neg[rest_left] + bridge_neg
+                bridge_pos = self.cd_pos[rest_left] + bridge_pos
+            if rest_right >= 0:
+                bridge_neg = bridge_neg + self.cd_neg[rest_right]
+                bridge_pos = bridge_pos + self.cd_pos[rest_right]
+            self.set_first_d(kept_right, bridge_neg, bridge_pos)
+        return self.join(kept_left, kept_right)
+
+    cdef void unmerge(self, int32_t root, Merge* undo,
+                      int32_t* out_left, int32_t* out_right) noexcept nogil:
+        """Undo ``merge``: the two chains exactly as they were.  O(log n)."""
+        cdef int32_t kept_left, kept_right
+        if not undo.right_kept:
+            out_left[0] = root
+            out_right[0] = -1
+            return
+        self.split(root, undo.keep_left, &kept_left, &kept_right)
+        if kept_right >= 0 and (undo.rest_left >= 0 or undo.rest_right >= 0):
+            self.set_first_d(kept_right, undo.saved_neg, undo.saved_pos)
+        out_left[0] = self.join(kept_left, undo.rest_left)
+        out_right[0] = self.join(undo.rest_right, kept_right)
+
     # ------------------------------------------------------------------
     # Python-level access for tests.
+
+    def merge_chains(self, int32_t left_root, int32_t right_root):
+        """Merge two chains; returns (root, undo record as a tuple)."""
+        cdef Merge undo
+        root = self.merge(left_root, right_root, &undo)
+        return root, (undo.keep_left, undo.rest_left, undo.rest_right, undo.saved_neg,
+                      undo.saved_pos, undo.right_kept)
+
+    def unmerge_chain(self, int32_t root, record):
+        cdef Merge undo
+        cdef int32_t left_root, right_root
+        (undo.keep_left, undo.rest_left, undo.rest_right, undo.saved_neg,
+         undo.saved_pos, undo.right_kept) = record
+        self.unmerge(root, &undo, &left_root, &right_root)
+        return left_root, right_root
 
     def find_bridge(self, int32_t left_root, int32_t right_root, bint slow=False):
         """(vertices kept from the left chain, 1-based first vertex kept from the right)."""

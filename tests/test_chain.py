@@ -1,5 +1,6 @@
 """The pool of hull chains: split/join by position against Python lists."""
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -112,3 +113,50 @@ def test_bridge_through_a_collinear_vertex_with_the_crossing_at_the_junction():
         b = pool.chain_from([float(dx) for dx, _ in right], [float(dy) for _, dy in right])
         assert pool.find_bridge(a, b) == (3, 1)
         assert pool.find_bridge(a, b, True) == (3, 1)
+
+
+def upper_hull_edges(edges):
+    """Edge vectors of the upper hull of the prefix sums of ``edges`` (exact)."""
+    points = [(0, 0)]
+    for dx, dy in edges:
+        points.append((points[-1][0] + dx, points[-1][1] + dy))
+    hull = []
+    for point in points:
+        while len(hull) >= 2:
+            o, a = hull[-2], hull[-1]
+            if (a[0] - o[0]) * (point[1] - o[1]) - (a[1] - o[1]) * (point[0] - o[0]) >= 0:
+                hull.pop()
+            else:
+                break
+        if not hull or hull[-1] != point:
+            hull.append(point)
+    return [(b[0] - a[0], b[1] - a[1]) for a, b in itertools.pairwise(hull)]
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_merge_gives_the_hull_and_unmerge_restores_both_chains(seed):
+    rng = np.random.default_rng(seed)
+    pool = ChainPool(1, seed)
+    for _ in range(300):
+        left = random_convex_chain(rng, max_edges=int(rng.choice([1, 4, 15])))
+        right = random_convex_chain(rng, max_edges=int(rng.choice([1, 4, 15])))
+        if rng.random() < 0.1:
+            left = []
+        if rng.random() < 0.1:
+            right = []
+        a = pool.chain_from([float(dx) for dx, _ in left], [float(dy) for _, dy in left])
+        b = pool.chain_from([float(dx) for dx, _ in right], [float(dy) for _, dy in right])
+        merged, record = pool.merge_chains(a, b)
+        expected = upper_hull_edges(left + right)
+        got = list(zip(*pool.vertices(merged), strict=True)) if merged >= 0 else []
+        assert got == [(float(x), float(y)) for x, y in expected]
+        if merged >= 0:
+            pool._check_chain(merged)
+        a, b = pool.unmerge_chain(merged, record)
+        for root, edges in ((a, left), (b, right)):
+            got = list(zip(*pool.vertices(root), strict=True)) if root >= 0 else []
+            assert got == [(float(x), float(y)) for x, y in edges]
+            if root >= 0:
+                pool._check_chain(root)
+                pool.free_chain(root)
+    assert pool.n_vertices == 0
