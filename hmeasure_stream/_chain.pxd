@@ -40,6 +40,9 @@ cdef class ChainPool:
     cdef public object cd_pos_buffer
     cdef public object first_neg_buffer
     cdef public object first_pos_buffer
+    cdef public object h_buffer
+    cdef public object ch_buffer
+    cdef public object area_buffer
     cdef public object size_buffer
     cdef public object left_buffer
     cdef public object right_buffer
@@ -50,10 +53,15 @@ cdef class ChainPool:
     cdef double* cd_pos
     cdef double* first_neg    # d of the subtree's first vertex (a successor's edge in O(1))
     cdef double* first_pos
+    cdef double* h            # the H-measure loss term of the edge into this vertex
+    cdef double* ch           # subtree sum of h
+    cdef double* area         # area under the subtree's chain, above its start
     cdef int32_t* size        # vertices in the subtree
     cdef int32_t* left        # -1 for none; also links the free list
     cdef int32_t* right
 
+    cdef readonly double alpha       # Beta(alpha, beta) of the H-measure's cost
+    cdef readonly double beta
     cdef readonly int32_t capacity
     cdef readonly int32_t n_vertices
     cdef int32_t free_head
@@ -63,6 +71,7 @@ cdef class ChainPool:
     cdef int reserve(self, Py_ssize_t extra) except -1
     cdef int32_t new_vertex(self, double d_neg, double d_pos) noexcept nogil
     cdef void free_vertex(self, int32_t vertex) noexcept nogil
+    cdef void set_d(self, int32_t vertex, double d_neg, double d_pos) noexcept nogil
     cdef void pull(self, int32_t vertex) noexcept nogil
     cdef int32_t join(self, int32_t left_root, int32_t right_root) noexcept nogil
     cdef void split(self, int32_t root, int32_t count,

@@ -12,6 +12,18 @@ before it, gathered on the way down.
 All chains share one set of buffers (one per field, free list through
 ``left``); a chain is named by its root slot, -1 for the empty chain.
 Priorities are a hash of the slot, as in the score treap.
+
+Each vertex also carries ``h``, the loss term of its edge in the H-measure
+with class priors taken from the data (seed 000, Sec. 5.3): for an edge of
+class weights (d0, d1) and c = d1 / (d0 + d1),
+
+    h = d0 I(c) + d1 J(c),  I(c) = a/(a+b) betainc(a+1, b, c),
+                            J(c) = b/(a+b) betaincc(a, b+1, c),
+
+which depends on the edge alone, so the sum ``ch`` over a chain's tree is
+the loss of the whole hull times the total weight.  ``area`` is the area
+under the chain above its starting height, for the AUCH.  Both are
+recomputed from the children, never accumulated.
 """
 
 import os
@@ -19,6 +31,7 @@ import os
 import numpy as np
 
 from libc.stdint cimport int32_t, uint64_t
+from scipy.special.cython_special cimport betainc, betaincc
 
 from hmeasure_stream._chain cimport Cursor, Merge, at_least_as_steep
 from hmeasure_stream._treap cimport slot_priority
@@ -29,6 +42,7 @@ _FIELDS = (
     ("d_neg_buffer", np.float64), ("d_pos_buffer", np.float64),
     ("cd_neg_buffer", np.float64), ("cd_pos_buffer", np.float64),
     ("first_neg_buffer", np.float64), ("first_pos_buffer", np.float64),
+    ("h_buffer", np.float64), ("ch_buffer", np.float64), ("area_buffer", np.float64),
     ("size_buffer", np.int32), ("left_buffer", np.int32), ("right_buffer", np.int32),
 )
 
@@ -36,7 +50,9 @@ _FIELDS = (
 cdef class ChainPool:
     """Shared storage of hull chains; see the module docstring."""
 
-    def __cinit__(self, Py_ssize_t capacity=16, seed=None):
+    def __cinit__(self, Py_ssize_t capacity=16, seed=None, double alpha=2.0, double beta=2.0):
+        self.alpha = alpha
+        self.beta = beta
         self.capacity = 0
         self.n_vertices = 0
         self.free_head = -1
@@ -52,12 +68,16 @@ cdef class ChainPool:
         cdef double[::1] cd_pos = self.cd_pos_buffer
         cdef double[::1] first_neg = self.first_neg_buffer
         cdef double[::1] first_pos = self.first_pos_buffer
+        cdef double[::1] h = self.h_buffer
+        cdef double[::1] ch = self.ch_buffer
+        cdef double[::1] area = self.area_buffer
         cdef int32_t[::1] size = self.size_buffer
         cdef int32_t[::1] lefts = self.left_buffer
         cdef int32_t[::1] rights = self.right_buffer
         self.d_neg, self.d_pos = &d_neg[0], &d_pos[0]
         self.cd_neg, self.cd_pos = &cd_neg[0], &cd_pos[0]
         self.first_neg, self.first_pos = &first_neg[0], &first_pos[0]
+        self.h, self.ch, self.area = &h[0], &ch[0], &area[0]
         self.size, self.left, self.right = &size[0], &lefts[0], &rights[0]
 
     cdef int _resize(self, Py_ssize_t new_capacity) except -1:
@@ -99,8 +119,7 @@ cdef class ChainPool:
         self.free_head = self.left[vertex]
         self.left[vertex] = -1
         self.right[vertex] = -1
-        self.d_neg[vertex] = d_neg
-        self.d_pos[vertex] = d_pos
+        self.set_d(vertex, d_neg, d_pos)
         self.pull(vertex)
         self.n_vertices += 1
         return vertex
@@ -111,14 +130,33 @@ cdef class ChainPool:
         self.free_head = vertex
         self.n_vertices -= 1
 
+    cdef void set_d(self, int32_t vertex, double d_neg, double d_pos) noexcept nogil:
+        """Set a vertex's d and its loss term h (the aggregates are the caller's)."""
+        cdef double total = d_neg + d_pos, cost, a = self.alpha, b = self.beta
+        self.d_neg[vertex] = d_neg
+        self.d_pos[vertex] = d_pos
+        if total > 0.0:
+            cost = d_pos / total
+            self.h[vertex] = (d_neg * a / (a + b) * betainc(a + 1.0, b, cost)
+                              + d_pos * b / (a + b) * betaincc(a, b + 1.0, cost))
+        else:
+            self.h[vertex] = 0.0
+
     cdef void pull(self, int32_t vertex) noexcept nogil:
-        """Recompute cd, size and first d of ``vertex`` from its children (fixed order)."""
+        """Recompute the aggregates of ``vertex`` from its children (fixed order).
+
+        The area of a chain X followed by Y is area(X) + area(Y) + width(Y)
+        height(X): Y starts where X ends.
+        """
         cdef int32_t child = self.left[vertex]
         cdef double total_neg = self.d_neg[vertex], total_pos = self.d_pos[vertex]
+        cdef double loss = self.h[vertex], area = 0.5 * total_neg * total_pos
         cdef int32_t count = 1
         if child >= 0:
+            area = self.area[child] + (area + total_neg * self.cd_pos[child])
             total_neg = self.cd_neg[child] + total_neg
             total_pos = self.cd_pos[child] + total_pos
+            loss = self.ch[child] + loss
             count += self.size[child]
             self.first_neg[vertex] = self.first_neg[child]
             self.first_pos[vertex] = self.first_pos[child]
@@ -127,11 +165,15 @@ cdef class ChainPool:
             self.first_pos[vertex] = self.d_pos[vertex]
         child = self.right[vertex]
         if child >= 0:
+            area = area + (self.area[child] + self.cd_neg[child] * total_pos)
             total_neg = total_neg + self.cd_neg[child]
             total_pos = total_pos + self.cd_pos[child]
+            loss = loss + self.ch[child]
             count += self.size[child]
         self.cd_neg[vertex] = total_neg
         self.cd_pos[vertex] = total_pos
+        self.ch[vertex] = loss
+        self.area[vertex] = area
         self.size[vertex] = count
 
     cdef int32_t chain_size(self, int32_t root) noexcept nogil:
@@ -398,8 +440,7 @@ cdef class ChainPool:
         if self.left[node] >= 0:
             self.set_first_d(self.left[node], d_neg, d_pos)
         else:
-            self.d_neg[node] = d_neg
-            self.d_pos[node] = d_pos
+            self.set_d(node, d_neg, d_pos)
         self.pull(node)
         return root
 
@@ -539,9 +580,11 @@ cdef class ChainPool:
                 if child >= 0 and slot_priority(self.seed, child) > slot_priority(self.seed, node):
                     raise AssertionError(f"heap order violated below slot {node}")
             saved = (self.cd_neg[node], self.cd_pos[node], self.size[node],
-                     self.first_neg[node], self.first_pos[node])
+                     self.first_neg[node], self.first_pos[node], self.ch[node],
+                     self.area[node])
             self.pull(node)
             if saved != (self.cd_neg[node], self.cd_pos[node], self.size[node],
-                         self.first_neg[node], self.first_pos[node]):
+                         self.first_neg[node], self.first_pos[node], self.ch[node],
+                         self.area[node]):
                 raise AssertionError(f"stale aggregates at slot {node}")
         return True

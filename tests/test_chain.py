@@ -160,3 +160,31 @@ def test_merge_gives_the_hull_and_unmerge_restores_both_chains(seed):
                 pool._check_chain(root)
                 pool.free_chain(root)
     assert pool.n_vertices == 0
+
+
+@pytest.mark.parametrize(("alpha", "beta"), [(2.0, 2.0), (0.5, 3.0), (4.0, 1.5)])
+@pytest.mark.parametrize("seed", range(5))
+def test_incremental_hull_aggregates_give_h_and_auch(seed, alpha, beta):
+    from hmeasure_stream import h_measure, hmeasure_report
+    from hmeasure_stream._cost import max_loss
+
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(2, 300))
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    s = np.round(rng.normal(size=n) + y, 1)
+    pool = ChainPool(1, seed, alpha, beta)
+    chain = -1
+    for score in np.unique(s)[::-1]:  # groups from the highest score down
+        group_neg = float(np.sum((s == score) & (y == 0)))
+        group_pos = float(np.sum((s == score) & (y == 1)))
+        chain, _ = pool.merge_chains(chain, pool.chain_from([group_neg], [group_pos]))
+        pool._check_chain(chain)
+    n_neg, n_pos = float(np.sum(y == 0)), float(np.sum(y == 1))
+    assert (pool.cd_neg_buffer[chain], pool.cd_pos_buffer[chain]) == (n_neg, n_pos)
+    loss = pool.ch_buffer[chain] / n
+    pi0, pi1 = n_neg / n, n_pos / n
+    h_value = 1.0 - loss / max_loss(pi0, pi1, alpha, beta)
+    assert h_value == pytest.approx(h_measure(y, s, alpha=alpha, beta=beta), rel=1e-12, abs=1e-14)
+    auch = pool.area_buffer[chain] / (n_neg * n_pos)
+    assert auch == pytest.approx(hmeasure_report(y, s)["AUCH"], rel=1e-13)
