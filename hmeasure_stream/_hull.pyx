@@ -1,0 +1,338 @@
+"""Compiled engine of DynamicH: the ROC convex hull under insertion and deletion.
+
+Seed 000, Secs. 5.1-5.3, after Overmars and van Leeuwen.  The score treap
+(``_treap``) orders the distinct scores; every treap node owns one chain
+vertex (``_chain``) for its own group of points and stands for the hull of
+its subtree's ROC points.  The ROC curve runs from the highest score down,
+so in chain order a subtree is its right part, the node, its left part:
+
+    hull(v) = merge(merge(hull(right), own(v)), hull(left)).
+
+Only the root holds its hull as a chain.  Every other node's hull is shared
+out between its parent's hull and the two undo records (``Merge``) its parent
+keeps, so every vertex lives in exactly one chain: O(n) memory.
+
+An update first *opens* the nodes on the score's search path, top-down (and
+both spines below the score, which a deletion's join rewires): opening
+undoes the node's two merges, handing each child its full hull.  Then the
+treap (and the AUC) changes, and the opened nodes are *closed* again,
+bottom-up, by two merges each.  O(log n) merges of O(log n) each: O(log^2 n).
+
+The chains carry the H-measure's loss terms (priors from the data) and the
+area under the hull, so H and the AUCH are read at the root in O(1).
+"""
+
+import numpy as np
+
+from libc.math cimport NAN
+from libc.stdint cimport int32_t, uint8_t
+from scipy.special.cython_special cimport betainc, betaincc
+
+from hmeasure_stream._chain cimport ChainPool, Merge
+from hmeasure_stream._dynamic cimport AUCEngine
+from hmeasure_stream._treap cimport ScoreTreap
+
+# The layout of hmeasure_stream._chain.Merge, for the buffer of undo records.
+MERGE_DTYPE = np.dtype(
+    [("keep_left", np.int32), ("rest_left", np.int32), ("rest_right", np.int32),
+     ("saved_neg", np.float64), ("saved_pos", np.float64), ("right_kept", np.int32)],
+    align=True,
+)
+
+
+cdef class HullEngine:
+    """Exact ROC hull, H-measure (priors from the data), AUCH and AUC under updates."""
+
+    cdef readonly AUCEngine auc_engine
+    cdef readonly ScoreTreap base       # the AUC engine's score treap
+    cdef readonly ChainPool chains
+    cdef public object own_buffer       # chain vertex of each node's own group
+    cdef public object hull_buffer      # the node's hull while it holds it, else -1
+    cdef public object merge_own_buffer    # undo record of merge(hull(right), own)
+    cdef public object merge_left_buffer   # undo record of merge(..., hull(left))
+    cdef public object opened_buffer
+    cdef int32_t* own
+    cdef int32_t* hull
+    cdef Merge* merge_own
+    cdef Merge* merge_left
+    cdef uint8_t* opened
+    cdef int32_t slots
+    cdef readonly double alpha
+    cdef readonly double beta
+
+    def __cinit__(self, double alpha=2.0, double beta=2.0, Py_ssize_t capacity=16, seed=None):
+        if sizeof(Merge) != MERGE_DTYPE.itemsize:
+            raise RuntimeError("the Merge record and its numpy dtype disagree")
+        self.alpha = alpha
+        self.beta = beta
+        self.auc_engine = AUCEngine(capacity, seed)
+        self.base = self.auc_engine.tree
+        self.chains = ChainPool(capacity, None if seed is None else seed + 1, alpha, beta)
+        self.slots = 0
+        self._sync()
+
+    def _sync(self):
+        """Grow the per-node buffers to the treap's capacity (new slots: no hull, closed)."""
+        cdef Py_ssize_t old = self.slots, new = self.base.capacity
+        if new > old:
+            self.own_buffer = _grown(self.own_buffer, new, np.int32, -1)
+            self.hull_buffer = _grown(self.hull_buffer, new, np.int32, -1)
+            self.merge_own_buffer = _grown(self.merge_own_buffer, new, MERGE_DTYPE, 0)
+            self.merge_left_buffer = _grown(self.merge_left_buffer, new, MERGE_DTYPE, 0)
+            self.opened_buffer = _grown(self.opened_buffer, new, np.uint8, 0)
+            self.slots = <int32_t>new
+        self._bind()
+
+    def _bind(self):
+        cdef int32_t[::1] own = self.own_buffer
+        cdef int32_t[::1] hull = self.hull_buffer
+        cdef uint8_t[::1] opened = self.opened_buffer
+        cdef signed char[::1] merge_own = self.merge_own_buffer.view(np.int8)
+        cdef signed char[::1] merge_left = self.merge_left_buffer.view(np.int8)
+        self.own = &own[0]
+        self.hull = &hull[0]
+        self.opened = &opened[0]
+        self.merge_own = <Merge*>&merge_own[0]
+        self.merge_left = <Merge*>&merge_left[0]
+
+    # ------------------------------------------------------------------
+
+    cdef void _open(self, int32_t node) noexcept nogil:
+        """Undo a holder's two merges: its children hold their hulls, its own vertex is free."""
+        cdef int32_t with_own, right_hull, left_hull, own_chain
+        self.chains.unmerge(self.hull[node], &self.merge_left[node], &with_own, &left_hull)
+        self.chains.unmerge(with_own, &self.merge_own[node], &right_hull, &own_chain)
+        self.hull[node] = -1
+        if self.base.left[node] >= 0:
+            self.hull[self.base.left[node]] = left_hull
+        if self.base.right[node] >= 0:
+            self.hull[self.base.right[node]] = right_hull
+        self.opened[node] = 1
+
+    cdef void _close(self, int32_t node) noexcept nogil:
+        """Merge a node's hull from its children's hulls and its own group."""
+        cdef int32_t left_child = self.base.left[node], right_child = self.base.right[node]
+        cdef int32_t left_hull = -1, right_hull = -1, own_chain = -1, with_own
+        cdef int32_t vertex = self.own[node]
+        cdef double weight_neg = self.base.node_neg(node), weight_pos = self.base.node_pos(node)
+        if left_child >= 0:
+            left_hull = self.hull[left_child]
+            self.hull[left_child] = -1
+        if right_child >= 0:
+            right_hull = self.hull[right_child]
+            self.hull[right_child] = -1
+        if weight_neg + weight_pos > 0.0:
+            self.chains.set_d(vertex, weight_neg, weight_pos)
+            self.chains.pull(vertex)
+            own_chain = vertex
+        with_own = self.chains.merge(right_hull, own_chain, &self.merge_own[node])
+        self.hull[node] = self.chains.merge(with_own, left_hull, &self.merge_left[node])
+        self.opened[node] = 0
+
+    cdef void _open_path(self, double key) noexcept nogil:
+        """Open the search path of ``key`` and, below it, both spines around it."""
+        cdef int32_t node = self.base.root, spine
+        while node >= 0:
+            self._open(node)
+            if key < self.base.key[node]:
+                node = self.base.left[node]
+            elif key > self.base.key[node]:
+                node = self.base.right[node]
+            else:
+                spine = self.base.left[node]
+                while spine >= 0:
+                    self._open(spine)
+                    spine = self.base.right[spine]
+                spine = self.base.right[node]
+                while spine >= 0:
+                    self._open(spine)
+                    spine = self.base.left[spine]
+                return
+
+    cdef void _close_opened(self, int32_t node) noexcept nogil:
+        """Close every opened node below ``node``, children first."""
+        if node < 0 or not self.opened[node]:
+            return
+        self._close_opened(self.base.left[node])
+        self._close_opened(self.base.right[node])
+        self._close(node)
+
+    cdef int _update(self, bint is_pos, double score, double weight, bint adding) except -1 nogil:
+        """One point in or out; returns the AUC engine's status (0: done)."""
+        cdef int32_t before = self.base.find(score), after
+        cdef int status
+        if not adding and (before < 0 or (self.base.count_pos[before] if is_pos
+                                          else self.base.count_neg[before]) == 0):
+            return 1
+        self._open_path(score)
+        if adding:
+            status = self.auc_engine._add(is_pos, score, weight)
+        else:
+            status = self.auc_engine._remove(is_pos, score, weight)
+        after = self.base.find(score)
+        if before < 0 and after >= 0:
+            self.own[after] = self.chains.new_vertex(0.0, 0.0)
+            self.opened[after] = 1
+        elif before >= 0 and after < 0:
+            self.chains.free_vertex(self.own[before])
+            self.own[before] = -1
+            self.opened[before] = 0
+        self._close_opened(self.base.root)
+        return status
+
+    # ------------------------------------------------------------------
+    # Entry points for the validated Python layer.
+
+    def _prepare(self, Py_ssize_t new_points, weights=None):
+        self.auc_engine._prepare(weights, new_points)
+        self.chains.reserve(new_points)
+        self._sync()
+
+    def add(self, bint is_pos, double score, double weight):
+        self._prepare(1, None if weight == 1.0 else np.array([weight]))
+        self._update(is_pos, score, weight, True)
+
+    def remove(self, bint is_pos, double score, double weight):
+        """0 on success, 1 if no such point, 2 if the weight is not what is there."""
+        cdef int status
+        if weight != 1.0 and not self.auc_engine.self.base.weighted:
+            return 2 if self.auc_engine.self.base.count_at(score, is_pos) else 1
+        status = self._update(is_pos, score, weight, False)
+        return status
+
+    def add_many(self, const uint8_t[::1] is_pos, const double[::1] scores,
+                 const double[::1] weights=None):
+        cdef Py_ssize_t index, n = scores.shape[0]
+        cdef bint unit = weights is None
+        self._prepare(n, weights)
+        with nogil:
+            for index in range(n):
+                self._update(is_pos[index], scores[index],
+                             1.0 if unit else weights[index], True)
+
+    def remove_many(self, const uint8_t[::1] is_pos, const double[::1] scores,
+                    const double[::1] weights=None):
+        cdef Py_ssize_t index, n = scores.shape[0]
+        cdef bint unit = weights is None
+        cdef int status = 0
+        with nogil:
+            for index in range(n):
+                status = self._update(is_pos[index], scores[index],
+                                      1.0 if unit else weights[index], False)
+                if status != 0:
+                    break
+        return index if status != 0 else -1
+
+    def sliding(self, const uint8_t[::1] is_pos, const double[::1] scores,
+                const double[::1] weights, Py_ssize_t window, double[::1] h_out,
+                double[::1] auch_out, double[::1] auc_out, Py_ssize_t start=0):
+        """H, AUCH and AUC over the last ``window`` points after each point (<= 0: all)."""
+        cdef Py_ssize_t index, n = scores.shape[0]
+        cdef bint unit = weights is None
+        self._prepare(n - start if window <= 0 else min(n - start, window + 1), weights)
+        with nogil:
+            for index in range(start, n):
+                self._update(is_pos[index], scores[index],
+                             1.0 if unit else weights[index], True)
+                if 0 < window <= index:
+                    self._update(is_pos[index - window], scores[index - window],
+                                 1.0 if unit else weights[index - window], False)
+                h_out[index - start] = self._h()
+                auch_out[index - start] = self._auch()
+                auc_out[index - start] = self.auc_engine._auc()
+
+    cdef double _h(self) noexcept nogil:
+        """1 - L / L_max with L = sum of the hull's loss terms / N (Eq. 7)."""
+        cdef double weight_neg, weight_pos, total, pi0, pi1, a = self.alpha, b = self.beta
+        cdef double loss, max_loss
+        cdef int32_t root = self.base.root
+        if root < 0:
+            return NAN
+        weight_neg = self.base.subtree_neg[root]
+        weight_pos = self.base.subtree_pos[root]
+        total = weight_neg + weight_pos
+        if not (weight_neg > 0.0 and weight_pos > 0.0):
+            return NAN
+        pi0 = weight_neg / total
+        pi1 = weight_pos / total
+        loss = self.chains.ch[self.hull[root]] / total
+        max_loss = (pi0 * a / (a + b) * betainc(a + 1.0, b, pi1)
+                    + pi1 * b / (a + b) * betaincc(a, b + 1.0, pi1))
+        return min(max(1.0 - loss / max_loss, 0.0), 1.0)
+
+    cdef double _auch(self) noexcept nogil:
+        """Area under the hull over the area of the unit square in weights."""
+        cdef int32_t root = self.base.root
+        cdef double weight_neg, weight_pos
+        if root < 0:
+            return NAN
+        weight_neg = self.base.subtree_neg[root]
+        weight_pos = self.base.subtree_pos[root]
+        if not (weight_neg > 0.0 and weight_pos > 0.0):
+            return NAN
+        return self.chains.area[self.hull[root]] / (weight_neg * weight_pos)
+
+    @property
+    def h(self):
+        return self._h()
+
+    @property
+    def auch(self):
+        return self._auch()
+
+    @property
+    def auc(self):
+        return self.auc_engine._auc()
+
+    def hull_vertices(self):
+        """Cumulative (class 0, class 1) weights of the hull vertices, from (0, 0)."""
+        if self.base.root < 0:
+            return np.zeros(1), np.zeros(1)
+        d_neg, d_pos = self.chains.vertices(self.hull[self.base.root])
+        return (np.concatenate(([0.0], np.cumsum(d_neg))),
+                np.concatenate(([0.0], np.cumsum(d_pos))))
+
+    def _check(self):
+        """The AUC engine's invariants; the root hull equals the from-scratch hull."""
+        from hmeasure_stream import _scratch
+
+        self.auc_engine._check()
+        if self.base.root < 0:
+            if self.chains.n_vertices != 0:
+                raise AssertionError("chain vertices left behind by an empty tree")
+            return True
+        if self.chains.n_vertices != self.base.n_nodes:
+            raise AssertionError(
+                f"{self.chains.n_vertices} chain vertices for {self.base.n_nodes} scores")
+        order = self.base._in_order()
+        if np.any(self.opened_buffer[order]):
+            raise AssertionError("a node was left open")
+        holders = np.flatnonzero(self.hull_buffer[order] >= 0)
+        if holders.tolist() != [int(np.flatnonzero(order == self.base.root)[0])]:
+            raise AssertionError("only the root may hold its hull")
+        self.chains._check_chain(self.hull[self.base.root])
+        _, weight_neg, weight_pos, _, _ = self.base.items()
+        fp, tp = _scratch.upper_hull(weight_neg[::-1].copy(), weight_pos[::-1].copy())
+        got_fp, got_tp = self.hull_vertices()
+        if not self.base.weighted:
+            # Unit weights: integer arithmetic on both sides, the same vertices exactly.
+            if not (np.array_equal(fp, got_fp) and np.array_equal(tp, got_tp)):
+                raise AssertionError("the maintained hull differs from the from-scratch hull")
+        elif weight_neg.sum() > 0 and weight_pos.sum() > 0:
+            from hmeasure_stream._cost import h_from_hull
+
+            total = weight_neg.sum() + weight_pos.sum()
+            expected = h_from_hull(fp, tp, weight_neg.sum() / total, weight_pos.sum() / total,
+                                   self.alpha, self.beta)
+            if abs(self._h() - expected) > 1e-9 * max(abs(expected), 1e-3):
+                raise AssertionError(f"maintained H {self._h()!r} != from scratch {expected!r}")
+        return True
+
+
+def _grown(buffer, Py_ssize_t new_capacity, dtype, fill):
+    grown = np.zeros(new_capacity, dtype=dtype)
+    if fill:
+        grown[...] = fill
+    if buffer is not None:
+        grown[:buffer.shape[0]] = buffer
+    return grown
