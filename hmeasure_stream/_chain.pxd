@@ -24,6 +24,10 @@ cdef struct Merge:
     int32_t rest_right      # root of the right chain's removed prefix (-1: none)
     double saved_neg        # the first kept right vertex's d before it became the bridge
     double saved_pos
+    double saved_h          # ... and its loss term
+    double bridge_neg       # the last bridge and its loss term: a merge that finds
+    double bridge_pos       # the same bridge again reuses the term (betainc is the
+    double bridge_h         # dearest step of an update)
     bint right_kept         # the right chain kept vertices (False: it was empty)
 
 
@@ -71,7 +75,10 @@ cdef class ChainPool:
     cdef int reserve(self, Py_ssize_t extra) except -1
     cdef int32_t new_vertex(self, double d_neg, double d_pos) noexcept nogil
     cdef void free_vertex(self, int32_t vertex) noexcept nogil
+    cdef double loss_term(self, double d_neg, double d_pos) noexcept nogil
     cdef void set_d(self, int32_t vertex, double d_neg, double d_pos) noexcept nogil
+    cdef double set_first_d_h(self, int32_t root, double d_neg, double d_pos,
+                              double h) noexcept nogil
     cdef void pull(self, int32_t vertex) noexcept nogil
     cdef int32_t join(self, int32_t left_root, int32_t right_root) noexcept nogil
     cdef void split(self, int32_t root, int32_t count,

@@ -130,17 +130,20 @@ cdef class ChainPool:
         self.free_head = vertex
         self.n_vertices -= 1
 
+    cdef double loss_term(self, double d_neg, double d_pos) noexcept nogil:
+        """h of an edge: d0 I(c) + d1 J(c), c = d1 / (d0 + d1) (see the module docstring)."""
+        cdef double total = d_neg + d_pos, cost, a = self.alpha, b = self.beta
+        if not total > 0.0:
+            return 0.0
+        cost = d_pos / total
+        return (d_neg * a / (a + b) * betainc(a + 1.0, b, cost)
+                + d_pos * b / (a + b) * betaincc(a, b + 1.0, cost))
+
     cdef void set_d(self, int32_t vertex, double d_neg, double d_pos) noexcept nogil:
         """Set a vertex's d and its loss term h (the aggregates are the caller's)."""
-        cdef double total = d_neg + d_pos, cost, a = self.alpha, b = self.beta
         self.d_neg[vertex] = d_neg
         self.d_pos[vertex] = d_pos
-        if total > 0.0:
-            cost = d_pos / total
-            self.h[vertex] = (d_neg * a / (a + b) * betainc(a + 1.0, b, cost)
-                              + d_pos * b / (a + b) * betaincc(a, b + 1.0, cost))
-        else:
-            self.h[vertex] = 0.0
+        self.h[vertex] = self.loss_term(d_neg, d_pos)
 
     cdef void pull(self, int32_t vertex) noexcept nogil:
         """Recompute the aggregates of ``vertex`` from its children (fixed order).
@@ -434,6 +437,23 @@ cdef class ChainPool:
         else:
             self.bridge_slow(left_root, right_root, keep_left, first_right)
 
+    cdef double set_first_d_h(self, int32_t root, double d_neg, double d_pos,
+                              double h) noexcept nogil:
+        """Give the chain's first vertex a new d and its known loss term h.
+
+        Returns the loss term the vertex had.  O(log n).
+        """
+        cdef double old_h
+        if self.left[root] >= 0:
+            old_h = self.set_first_d_h(self.left[root], d_neg, d_pos, h)
+        else:
+            old_h = self.h[root]
+            self.d_neg[root] = d_neg
+            self.d_pos[root] = d_pos
+            self.h[root] = h
+        self.pull(root)
+        return old_h
+
     cdef int32_t set_first_d(self, int32_t root, double d_neg, double d_pos) noexcept nogil:
         """Give the chain's first vertex a new d; the aggregates above it follow.  O(log n)."""
         cdef int32_t node = root
@@ -450,14 +470,13 @@ cdef class ChainPool:
 
         Keeps the left chain up to the bridge and the right chain from it; the
         first kept right vertex takes the bridge as its d (seed 000, Sec. 5.1).
-        ``undo`` receives what was cut away, for ``unmerge``.  O(log n).
+        ``undo`` receives what was cut away, for ``unmerge``; if it last
+        recorded the same bridge, that bridge's loss term is reused.  O(log n).
         """
         cdef int32_t keep_left, first_right, kept_left, rest_left, rest_right, kept_right
         cdef double bridge_neg, bridge_pos
         undo.rest_left = -1
         undo.rest_right = -1
-        undo.saved_neg = 0.0
-        undo.saved_pos = 0.0
         undo.right_kept = right_root >= 0
         if left_root < 0 or right_root < 0:
             undo.keep_left = self.chain_size(left_root)
@@ -468,19 +487,24 @@ cdef class ChainPool:
         undo.keep_left = keep_left
         undo.rest_left = rest_left
         undo.rest_right = rest_right
-        undo.saved_neg = self.first_neg[kept_right]
-        undo.saved_pos = self.first_pos[kept_right]
         if rest_left >= 0 or rest_right >= 0:
             # The bridge spans the removed vertices and the old first edge.
-            bridge_neg = undo.saved_neg
-            bridge_pos = undo.saved_pos
+            bridge_neg = self.first_neg[kept_right]
+            bridge_pos = self.first_pos[kept_right]
+            undo.saved_neg = bridge_neg
+            undo.saved_pos = bridge_pos
             if rest_left >= 0:
                 bridge_neg = self.cd_neg[rest_left] + bridge_neg
                 bridge_pos = self.cd_pos[rest_left] + bridge_pos
             if rest_right >= 0:
                 bridge_neg = bridge_neg + self.cd_neg[rest_right]
                 bridge_pos = bridge_pos + self.cd_pos[rest_right]
-            self.set_first_d(kept_right, bridge_neg, bridge_pos)
+            if bridge_neg != undo.bridge_neg or bridge_pos != undo.bridge_pos:
+                undo.bridge_neg = bridge_neg
+                undo.bridge_pos = bridge_pos
+                undo.bridge_h = self.loss_term(bridge_neg, bridge_pos)
+            undo.saved_h = self.set_first_d_h(kept_right, bridge_neg, bridge_pos,
+                                              undo.bridge_h)
         return self.join(kept_left, kept_right)
 
     cdef void unmerge(self, int32_t root, Merge* undo,
@@ -493,7 +517,7 @@ cdef class ChainPool:
             return
         self.split(root, undo.keep_left, &kept_left, &kept_right)
         if kept_right >= 0 and (undo.rest_left >= 0 or undo.rest_right >= 0):
-            self.set_first_d(kept_right, undo.saved_neg, undo.saved_pos)
+            self.set_first_d_h(kept_right, undo.saved_neg, undo.saved_pos, undo.saved_h)
         out_left[0] = self.join(kept_left, undo.rest_left)
         out_right[0] = self.join(undo.rest_right, kept_right)
 
@@ -503,15 +527,17 @@ cdef class ChainPool:
     def merge_chains(self, int32_t left_root, int32_t right_root):
         """Merge two chains; returns (root, undo record as a tuple)."""
         cdef Merge undo
+        undo.bridge_neg = -1.0  # no bridge recorded yet
+        undo.bridge_pos = -1.0
         root = self.merge(left_root, right_root, &undo)
         return root, (undo.keep_left, undo.rest_left, undo.rest_right, undo.saved_neg,
-                      undo.saved_pos, undo.right_kept)
+                      undo.saved_pos, undo.saved_h, undo.right_kept)
 
     def unmerge_chain(self, int32_t root, record):
         cdef Merge undo
         cdef int32_t left_root, right_root
         (undo.keep_left, undo.rest_left, undo.rest_right, undo.saved_neg,
-         undo.saved_pos, undo.right_kept) = record
+         undo.saved_pos, undo.saved_h, undo.right_kept) = record
         self.unmerge(root, &undo, &left_root, &right_root)
         return left_root, right_root
 

@@ -35,7 +35,9 @@ from hmeasure_stream._treap cimport ScoreTreap
 # The layout of hmeasure_stream._chain.Merge, for the buffer of undo records.
 MERGE_DTYPE = np.dtype(
     [("keep_left", np.int32), ("rest_left", np.int32), ("rest_right", np.int32),
-     ("saved_neg", np.float64), ("saved_pos", np.float64), ("right_kept", np.int32)],
+     ("saved_neg", np.float64), ("saved_pos", np.float64), ("saved_h", np.float64),
+     ("bridge_neg", np.float64), ("bridge_pos", np.float64), ("bridge_h", np.float64),
+     ("right_kept", np.int32)],
     align=True,
 )
 
@@ -77,8 +79,8 @@ cdef class HullEngine:
         if new > old:
             self.own_buffer = _grown(self.own_buffer, new, np.int32, -1)
             self.hull_buffer = _grown(self.hull_buffer, new, np.int32, -1)
-            self.merge_own_buffer = _grown(self.merge_own_buffer, new, MERGE_DTYPE, 0)
-            self.merge_left_buffer = _grown(self.merge_left_buffer, new, MERGE_DTYPE, 0)
+            self.merge_own_buffer = _grown_records(self.merge_own_buffer, new)
+            self.merge_left_buffer = _grown_records(self.merge_left_buffer, new)
             self.opened_buffer = _grown(self.opened_buffer, new, np.uint8, 0)
             self.slots = <int32_t>new
         self._bind()
@@ -122,8 +124,10 @@ cdef class HullEngine:
             right_hull = self.hull[right_child]
             self.hull[right_child] = -1
         if weight_neg + weight_pos > 0.0:
-            self.chains.set_d(vertex, weight_neg, weight_pos)
-            self.chains.pull(vertex)
+            if (weight_neg != self.chains.d_neg[vertex]
+                    or weight_pos != self.chains.d_pos[vertex]):
+                self.chains.set_d(vertex, weight_neg, weight_pos)
+                self.chains.pull(vertex)
             own_chain = vertex
         with_own = self.chains.merge(right_hull, own_chain, &self.merge_own[node])
         self.hull[node] = self.chains.merge(with_own, left_hull, &self.merge_left[node])
@@ -327,6 +331,16 @@ cdef class HullEngine:
             if abs(self._h() - expected) > 1e-9 * max(abs(expected), 1e-3):
                 raise AssertionError(f"maintained H {self._h()!r} != from scratch {expected!r}")
         return True
+
+
+def _grown_records(buffer, Py_ssize_t new_capacity):
+    """Undo records for new slots: no bridge recorded yet (an impossible bridge)."""
+    grown = np.zeros(new_capacity, dtype=MERGE_DTYPE)
+    grown["bridge_neg"] = -1.0
+    grown["bridge_pos"] = -1.0
+    if buffer is not None:
+        grown[:buffer.shape[0]] = buffer
+    return grown
 
 
 def _grown(buffer, Py_ssize_t new_capacity, dtype, fill):
