@@ -326,16 +326,22 @@ cdef class ChainPool:
         position = self.cursor(left_root, 0.0, 0.0)
         while True:
             touch = self.tangent(right_root, junction_x, junction_y, position.x, position.y)
+            # With float weights rounding can point past a leaf; the vertex
+            # reached is then the end, up to that rounding.
             if at_least_as_steep(touch.x - position.x, touch.y - position.y,
                                  self.d_neg[position.node], self.d_pos[position.node]):
+                if self.left[position.node] < 0:
+                    break
                 self.go_left(&position)  # the previous vertex is on or above the line
             elif self.out_edge(&position, &out_x, &out_y) and not at_least_as_steep(
                     touch.x - position.x, touch.y - position.y, out_x, out_y):
+                if self.right[position.node] < 0:
+                    break
                 self.go_right(&position)  # the next vertex is strictly above the line
             else:
-                keep_left[0] = position.rank
-                first_right[0] = touch.rank
-                return
+                break
+        keep_left[0] = position.rank
+        first_right[0] = touch.rank
 
     cdef void bridge(self, int32_t left_root, int32_t right_root,
                      int32_t* keep_left, int32_t* first_right) noexcept nogil:
@@ -524,6 +530,15 @@ cdef class ChainPool:
     # ------------------------------------------------------------------
     # Python-level access for tests.
 
+    @property
+    def nbytes(self):
+        return sum(getattr(self, name).nbytes for name, _ in _FIELDS)
+
+    def __reduce__(self):
+        buffers = {name: getattr(self, name) for name, _ in _FIELDS}
+        return (_rebuild_chain_pool, (self.capacity, int(self.seed), self.alpha, self.beta,
+                                      self.n_vertices, self.free_head, buffers))
+
     def merge_chains(self, int32_t left_root, int32_t right_root):
         """Merge two chains; returns (root, undo record as a tuple)."""
         cdef Merge undo
@@ -614,3 +629,14 @@ cdef class ChainPool:
                          self.area[node]):
                 raise AssertionError(f"stale aggregates at slot {node}")
         return True
+
+
+def _rebuild_chain_pool(capacity, seed, alpha, beta, n_vertices, free_head, buffers):
+    cdef ChainPool pool = ChainPool.__new__(ChainPool, 1, seed, alpha, beta)
+    for name, buffer in buffers.items():
+        setattr(pool, name, np.array(buffer, copy=True))
+    pool._bind()
+    pool.capacity = capacity
+    pool.n_vertices = n_vertices
+    pool.free_head = free_head
+    return pool

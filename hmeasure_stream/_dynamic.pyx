@@ -69,6 +69,10 @@ cdef class AUCEngine:
         self.twice_u_compensation = 0.0
         self.busy = False
 
+    def _enter_check(self):
+        """Refuse a mutation while another thread runs a batch (for the Python layer)."""
+        self._enter()
+
     cdef int _enter(self) except -1:
         """Claim the structure for a mutation (with the GIL held, so this is atomic)."""
         if self.busy:

@@ -62,14 +62,17 @@ cdef class HullEngine:
     cdef readonly double alpha
     cdef readonly double beta
 
-    def __cinit__(self, double alpha=2.0, double beta=2.0, Py_ssize_t capacity=16, seed=None):
+    def __cinit__(self, double alpha=2.0, double beta=2.0, Py_ssize_t capacity=16, seed=None,
+                  AUCEngine auc_engine=None, ChainPool chains=None):
         if sizeof(Merge) != MERGE_DTYPE.itemsize:
             raise RuntimeError("the Merge record and its numpy dtype disagree")
         self.alpha = alpha
         self.beta = beta
-        self.auc_engine = AUCEngine(capacity, seed)
+        self.auc_engine = AUCEngine(capacity, seed) if auc_engine is None else auc_engine
         self.base = self.auc_engine.tree
-        self.chains = ChainPool(capacity, None if seed is None else seed + 1, alpha, beta)
+        if chains is None:
+            chains = ChainPool(capacity, None if seed is None else seed + 1, alpha, beta)
+        self.chains = chains
         self.slots = 0
         self._sync()
 
@@ -199,8 +202,8 @@ cdef class HullEngine:
     def remove(self, bint is_pos, double score, double weight):
         """0 on success, 1 if no such point, 2 if the weight is not what is there."""
         cdef int status
-        if weight != 1.0 and not self.auc_engine.self.base.weighted:
-            return 2 if self.auc_engine.self.base.count_at(score, is_pos) else 1
+        if weight != 1.0 and not self.base.weighted:
+            return 2 if self.base.count_at(score, is_pos) else 1
         status = self._update(is_pos, score, weight, False)
         return status
 
@@ -288,6 +291,22 @@ cdef class HullEngine:
     def auc(self):
         return self.auc_engine._auc()
 
+    @property
+    def nbytes(self):
+        """Bytes of every buffer: the score treap, the chains and the per-node records."""
+        own = sum(buffer.nbytes for buffer in (
+            self.own_buffer, self.hull_buffer, self.merge_own_buffer,
+            self.merge_left_buffer, self.opened_buffer))
+        return self.base.nbytes + self.chains.nbytes + own
+
+    def __reduce__(self):
+        self.auc_engine._enter()
+        buffers = {name: getattr(self, name) for name in (
+            "own_buffer", "hull_buffer", "merge_own_buffer", "merge_left_buffer",
+            "opened_buffer")}
+        return (_rebuild_hull_engine, (self.alpha, self.beta, self.auc_engine, self.chains,
+                                       self.slots, buffers))
+
     def hull_vertices(self):
         """Cumulative (class 0, class 1) weights of the hull vertices, from (0, 0)."""
         if self.base.root < 0:
@@ -350,3 +369,12 @@ def _grown(buffer, Py_ssize_t new_capacity, dtype, fill):
     if buffer is not None:
         grown[:buffer.shape[0]] = buffer
     return grown
+
+
+def _rebuild_hull_engine(alpha, beta, auc_engine, chains, slots, buffers):
+    cdef HullEngine engine = HullEngine(alpha, beta, auc_engine=auc_engine, chains=chains)
+    for name, buffer in buffers.items():
+        setattr(engine, name, np.array(buffer, copy=True))
+    engine.slots = slots
+    engine._bind()
+    return engine

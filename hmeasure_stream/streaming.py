@@ -1,13 +1,17 @@
-"""Metrics of a changing set of points: exact, updated in O(log n) per point.
+"""Metrics of a changing set of points: exact, updated in polylogarithmic time.
 
 ``DynamicAUC`` keeps the points in an array-backed treap over the distinct
-scores with cumulative class weights (Tatti, Sec. 4); ``sliding_window``
-runs the same engine over an array in one compiled loop.
+scores with cumulative class weights (Tatti, Sec. 4): O(log n) per update.
+``DynamicH`` also maintains the convex hull of the ROC curve (Sec. 5) and with
+it the H-measure with priors from the data and the AUCH: O(log^2 n).
+``sliding_window`` runs these engines over an array in one compiled loop.
 """
 
 import numpy as np
 
+from hmeasure_stream._cost import resolve_cost
 from hmeasure_stream._dynamic import AUCEngine
+from hmeasure_stream._hull import HullEngine
 from hmeasure_stream._validation import (
     check_label_value,
     check_labels,
@@ -20,9 +24,9 @@ from hmeasure_stream._validation import (
     raise_bad_score,
 )
 
-__all__ = ["DynamicAUC", "sliding_window"]
+__all__ = ["DynamicAUC", "DynamicH", "sliding_window"]
 
-_WINDOW_METRICS = ("auc",)
+_WINDOW_METRICS = ("auc", "h", "auch")
 
 
 def _checked_batch(y_true, y_score, sample_weight, allow_empty, ranks):
@@ -35,6 +39,91 @@ def _checked_batch(y_true, y_score, sample_weight, allow_empty, ranks):
     if sample_weight is None:
         return is_pos, scores, None
     return is_pos, scores, check_weights(sample_weight, scores.shape[0])
+
+
+def _missing_message(counts_engine, is_pos, score, weight, status):
+    point = f"y_true={int(is_pos)}, y_score={score!r}"
+    if status == 1:
+        return f"no point with {point} to remove"
+    held = float(counts_engine.weights_at(np.array([score]), is_pos)[0])
+    return (
+        f"cannot remove weight {weight!r} from the points with {point}: "
+        f"they weigh {held!r} in total"
+    )
+
+
+def _raise_missing(counts_engine, y_true, y_score, weight, status):
+    raise KeyError(
+        _missing_message(
+            counts_engine, check_label_value(y_true), check_score_value(y_score),
+            check_weight_value(weight), status,
+        )
+    )
+
+
+def _check_removable(counts_engine, is_pos, scores, weights):
+    """Refuse a batch that removes more points or weight than a (label, score) holds."""
+    if weights is None:
+        weights = np.ones(scores.shape[0])
+    elif counts_engine.exact:
+        odd = np.flatnonzero(weights != 1.0)
+        if odd.size:
+            k = odd[0]
+            raise KeyError(
+                f"remove_many: every point present has weight 1, but position {k} "
+                f"removes weight {weights[k].item()!r}"
+            )
+    for label in (0, 1):
+        mask = is_pos == label
+        if not mask.any():
+            continue
+        distinct, inverse, needed = np.unique(
+            scores[mask], return_inverse=True, return_counts=True
+        )
+        held = counts_engine.counts_at(distinct, bool(label))
+        short = np.flatnonzero(needed > held)
+        if short.size:
+            k = short[0]
+            raise KeyError(
+                f"remove_many: the batch removes {needed[k]} point(s) with "
+                f"y_true={label}, y_score={distinct[k].item()!r}, but {held[k]} "
+                "are present"
+            )
+        removed = np.bincount(inverse, weights=weights[mask])
+        held_weight = counts_engine.weights_at(distinct, bool(label))
+        total = counts_engine.weight_pos if label else counts_engine.weight_neg
+        over = np.flatnonzero(removed > held_weight + 1e-9 * total)
+        if over.size:
+            k = over[0]
+            raise KeyError(
+                f"remove_many: the batch removes weight {removed[k].item()!r} from the "
+                f"points with y_true={label}, y_score={distinct[k].item()!r}, which "
+                f"weigh {held_weight[k].item()!r}"
+            )
+
+
+def _add_many(engine, y_true, y_score, sample_weight):
+    is_pos, scores, weights = _checked_batch(
+        y_true, y_score, sample_weight, allow_empty=True, ranks=False
+    )
+    engine.add_many(is_pos, scores, weights)
+
+
+def _remove_many(engine, counts_engine, y_true, y_score, sample_weight):
+    is_pos, scores, weights = _checked_batch(
+        y_true, y_score, sample_weight, allow_empty=True, ranks=False
+    )
+    _check_removable(counts_engine, is_pos, scores, weights)
+    failed = engine.remove_many(is_pos, scores, weights)
+    if failed >= 0:
+        # Not reachable after the check above; undo rather than leave half a batch.
+        done = None if weights is None else weights[:failed]
+        engine.add_many(is_pos[:failed], scores[:failed], done)
+        weight = 1.0 if weights is None else float(weights[failed])
+        raise KeyError(
+            _missing_message(counts_engine, bool(is_pos[failed]), float(scores[failed]),
+                             weight, 2)
+        )
 
 
 def _check_capacity(capacity):
@@ -149,22 +238,7 @@ class DynamicAUC:
         """
         status = self._engine.remove(y_true, y_score, weight)
         if status:
-            raise KeyError(
-                self._missing_message(
-                    check_label_value(y_true), check_score_value(y_score),
-                    check_weight_value(weight), status,
-                )
-            )
-
-    def _missing_message(self, is_pos, score, weight, status, count=1):
-        point = f"y_true={int(is_pos)}, y_score={score!r}"
-        if status == 1:
-            return f"no point with {point} to remove"
-        held = float(self._engine.weights_at(np.array([score]), is_pos)[0])
-        return (
-            f"cannot remove weight {weight!r} from the points with {point}: "
-            f"they weigh {held!r} in total"
-        )
+            _raise_missing(self._engine, y_true, y_score, weight, status)
 
     def add_many(self, y_true, y_score, sample_weight=None):
         """Add a batch of points.  O(k log n) for k points, in one compiled loop.
@@ -183,10 +257,7 @@ class DynamicAUC:
         ValueError
             If any entry is invalid; nothing is added.
         """
-        is_pos, scores, weights = _checked_batch(
-            y_true, y_score, sample_weight, allow_empty=True, ranks=False
-        )
-        self._engine.add_many(is_pos, scores, weights)
+        _add_many(self._engine, y_true, y_score, sample_weight)
 
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points.  O(k log n) for k points.
@@ -209,59 +280,7 @@ class DynamicAUC:
         ValueError
             If any entry is invalid; nothing is removed.
         """
-        is_pos, scores, weights = _checked_batch(
-            y_true, y_score, sample_weight, allow_empty=True, ranks=False
-        )
-        self._check_removable(is_pos, scores, weights)
-        failed = self._engine.remove_many(is_pos, scores, weights)
-        if failed >= 0:
-            # Not reachable after the check above; undo rather than leave half a batch.
-            done = None if weights is None else weights[:failed]
-            self._engine.add_many(is_pos[:failed], scores[:failed], done)
-            weight = 1.0 if weights is None else float(weights[failed])
-            raise KeyError(
-                self._missing_message(bool(is_pos[failed]), float(scores[failed]), weight, 2)
-            )
-
-    def _check_removable(self, is_pos, scores, weights):
-        """Refuse a batch that removes more points or weight than a (label, score) holds."""
-        if weights is None:
-            weights = np.ones(scores.shape[0])
-        elif self._engine.exact:
-            odd = np.flatnonzero(weights != 1.0)
-            if odd.size:
-                k = odd[0]
-                raise KeyError(
-                    f"remove_many: every point present has weight 1, but position {k} "
-                    f"removes weight {weights[k].item()!r}"
-                )
-        for label in (0, 1):
-            mask = is_pos == label
-            if not mask.any():
-                continue
-            distinct, inverse, needed = np.unique(
-                scores[mask], return_inverse=True, return_counts=True
-            )
-            held = self._engine.counts_at(distinct, bool(label))
-            short = np.flatnonzero(needed > held)
-            if short.size:
-                k = short[0]
-                raise KeyError(
-                    f"remove_many: the batch removes {needed[k]} point(s) with "
-                    f"y_true={label}, y_score={distinct[k].item()!r}, but {held[k]} "
-                    "are present"
-                )
-            removed = np.bincount(inverse, weights=weights[mask])
-            held_weight = self._engine.weights_at(distinct, bool(label))
-            total = self.n_pos if label else self.n_neg
-            over = np.flatnonzero(removed > held_weight + 1e-9 * total)
-            if over.size:
-                k = over[0]
-                raise KeyError(
-                    f"remove_many: the batch removes weight {removed[k].item()!r} from the "
-                    f"points with y_true={label}, y_score={distinct[k].item()!r}, which "
-                    f"weigh {held_weight[k].item()!r}"
-                )
+        _remove_many(self._engine, self._engine, y_true, y_score, sample_weight)
 
     @property
     def auc(self):
@@ -297,7 +316,246 @@ class DynamicAUC:
         return self._engine._check()
 
 
-def sliding_window(y_true, y_score, window, metrics=("auc",), *, sample_weight=None):
+class DynamicH:
+    """Exact H-measure of a set of points that changes one point (or batch) at a time.
+
+    Maintains the convex hull of the ROC curve under insertion and deletion
+    (Tatti, Sec. 5) and from it Hand's H-measure with the class priors taken
+    from the current points, the area under the hull (AUCH) and the AUC, all
+    equal to the from-scratch values.
+
+    Parameters
+    ----------
+    alpha, beta : float, default=2.0
+        Parameters of the Beta distribution of the cost ``c`` of a false
+        positive, as in :func:`hmeasure_stream.h_measure`.
+    severity_ratio : float, optional
+        R hmeasure's parameterisation: Beta(2, 1 + 1/SR).  ``"prior"`` (R's
+        default, SR = pi1/pi0) is refused: it changes the cost distribution
+        whenever the class balance changes, so it cannot be maintained exactly.
+    capacity : int, default=16
+        Initial number of distinct scores there is room for (doubles as needed).
+    seed : int, optional
+        Seed of the treaps' random priorities.
+
+    Attributes
+    ----------
+    h : float
+        The H-measure; nan while a class is absent.
+    auch : float
+        Area under the ROC convex hull; nan while a class is absent.
+    auc : float
+        The AUC, as :class:`DynamicAUC` keeps it.
+    n_neg, n_pos : float
+        Total weight of class 0 and class 1.
+
+    See Also
+    --------
+    DynamicAUC : the AUC alone, O(log n) per update.
+    hmeasure_stream.h_measure : the same H from scratch.
+    sliding_window : ``metrics=("h", "auch")`` over every window of an array.
+
+    Notes
+    -----
+    O(log^2 n) per update for n distinct scores; reading is O(1).  The treap
+    over the distinct scores stands, at every node, for the hull of its
+    subtree: only the root keeps its hull as a chain, every other node keeps
+    what its hull lost in its parent's two merges.  An update undoes the merges
+    along the score's path, changes the point, and merges again (Overmars and
+    van Leeuwen; seed 000, Secs. 5.1-5.2).  The hull chains carry each edge's
+    term of the H-measure's loss, which with priors from the data depends on
+    the edge alone (Sec. 5.3, Eq. 7), and the area under the hull.  O(n) memory.
+
+    With unit weights every hull vertex is exact and ``hull()`` returns what
+    :func:`~hmeasure_stream.roc_hull` returns.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import DynamicH, h_measure
+    >>> tracker = DynamicH()
+    >>> y, s = [0, 0, 1, 0, 1, 1, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8]
+    >>> tracker.add_many(y, s)
+    >>> round(tracker.h, 6), round(h_measure(y, s), 6)
+    (0.674074, 0.674074)
+    >>> tracker.remove(0, 0.4)
+    >>> tracker.auc == 11 / 12, tracker.auch == 23 / 24
+    (True, True)
+    """
+
+    __slots__ = ("_engine",)
+
+    def __init__(self, alpha=2.0, beta=2.0, severity_ratio=None, *, capacity=16, seed=None):
+        if isinstance(severity_ratio, str) and severity_ratio == "prior":
+            raise ValueError(
+                'severity_ratio="prior" cannot be maintained exactly: the cost '
+                "distribution would change with the class balance of the current "
+                "points. Use h_measure(..., severity_ratio='prior') on the points, or "
+                "the approximate structure for fixed priors (ApproxH) when available"
+            )
+        spec = resolve_cost(alpha, beta, severity_ratio)
+        _, _, alpha, beta, _ = spec.at(1.0, 1.0)
+        self._engine = HullEngine(alpha, beta, _check_capacity(capacity), seed)
+
+    def add(self, y_true, y_score, weight=1.0):
+        """Add one point.  O(log^2 n).
+
+        Parameters
+        ----------
+        y_true : int or bool
+            Its label, 0/1 or a boolean.
+        y_score : float
+            Its score, a finite real number.
+        weight : float, default=1.0
+            Its weight, finite and >= 0.
+
+        Raises
+        ------
+        ValueError
+            If the label, score or weight is invalid; nothing changes.
+        """
+        is_pos = check_label_value(y_true)
+        score = check_score_value(y_score)
+        point_weight = check_weight_value(weight)
+        self._engine.auc_engine._enter_check()
+        self._engine.add(is_pos, score, point_weight)
+
+    def remove(self, y_true, y_score, weight=1.0):
+        """Remove one point.  O(log^2 n).
+
+        Parameters
+        ----------
+        y_true : int or bool
+            Its label, 0/1 or a boolean.
+        y_score : float
+            Its score.
+        weight : float, default=1.0
+            The weight it was added with.
+
+        Raises
+        ------
+        KeyError
+            If no point with this label and score is present, or the weight
+            exceeds their total weight; nothing changes.
+        ValueError
+            If the label, score or weight is invalid; nothing changes.
+        """
+        is_pos = check_label_value(y_true)
+        score = check_score_value(y_score)
+        point_weight = check_weight_value(weight)
+        self._engine.auc_engine._enter_check()
+        status = self._engine.remove(is_pos, score, point_weight)
+        if status:
+            _raise_missing(self._engine.auc_engine, y_true, y_score, weight, status)
+
+    def add_many(self, y_true, y_score, sample_weight=None):
+        """Add a batch of points.  O(k log^2 n) for k points.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (k,)
+            Labels, 0/1 or bool.
+        y_score : array-like of shape (k,)
+            Scores, finite real numbers.
+        sample_weight : array-like of shape (k,), optional
+            Weights, finite and >= 0 (default 1).
+
+        Raises
+        ------
+        ValueError
+            If any entry is invalid; nothing is added.
+        """
+        self._engine.auc_engine._enter_check()
+        _add_many(self._engine, y_true, y_score, sample_weight)
+
+    def remove_many(self, y_true, y_score, sample_weight=None):
+        """Remove a batch of points.  O(k log^2 n) for k points.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (k,)
+            Labels, 0/1 or bool.
+        y_score : array-like of shape (k,)
+            Scores.
+        sample_weight : array-like of shape (k,), optional
+            The weights the points were added with (default 1).
+
+        Raises
+        ------
+        KeyError
+            If the batch removes a point that is not present (counting
+            repeats) or more weight than a label and score hold; nothing is
+            removed.
+        ValueError
+            If any entry is invalid; nothing is removed.
+        """
+        self._engine.auc_engine._enter_check()
+        _remove_many(self._engine, self._engine.auc_engine, y_true, y_score, sample_weight)
+
+    def hull(self):
+        """(fpr, tpr) of the ROC convex hull's vertices, as :func:`~hmeasure_stream.roc_hull`.
+
+        O(h) for a hull of h vertices.  Raises ValueError while a class is absent.
+        """
+        fp, tp = self._engine.hull_vertices()
+        if not (fp[-1] > 0 and tp[-1] > 0):
+            raise ValueError("the ROC hull is undefined while a class is absent")
+        return fp / fp[-1], tp / tp[-1]
+
+    @property
+    def h(self):
+        """The H-measure (priors from the current points); nan while a class is absent."""
+        return self._engine.h
+
+    @property
+    def auch(self):
+        """Area under the ROC convex hull; nan while a class is absent."""
+        return self._engine.auch
+
+    @property
+    def auc(self):
+        """The AUC of the current points; nan while a class is absent."""
+        return self._engine.auc
+
+    @property
+    def n_neg(self):
+        """Total weight of class 0."""
+        return self._engine.auc_engine.weight_neg
+
+    @property
+    def n_pos(self):
+        """Total weight of class 1."""
+        return self._engine.auc_engine.weight_pos
+
+    @property
+    def nbytes(self):
+        """Bytes held by the structure's buffers."""
+        return self._engine.nbytes
+
+    def __len__(self):
+        return int(self._engine.base.n_points)
+
+    def __repr__(self):
+        return (
+            f"DynamicH(points={len(self)}, alpha={self._engine.alpha!r}, "
+            f"beta={self._engine.beta!r}, h={self.h!r}, auc={self.auc!r})"
+        )
+
+    def _check(self):
+        """Verify every invariant of the structure in O(n) (for tests)."""
+        return self._engine._check()
+
+
+def sliding_window(
+    y_true,
+    y_score,
+    window,
+    metrics=("auc",),
+    *,
+    sample_weight=None,
+    alpha=2.0,
+    beta=2.0,
+    severity_ratio=None,
+):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
     Entry i of each result is the metric over the ``window`` points ending at
@@ -312,9 +570,12 @@ def sliding_window(y_true, y_score, window, metrics=("auc",), *, sample_weight=N
     window : int or None
         Number of points in the window (>= 1), or None for every prefix.
     metrics : sequence of str, default=("auc",)
-        Which metrics to compute; available: ``"auc"``.
+        Which metrics to compute: ``"auc"``, ``"h"`` (the H-measure with
+        priors from the window) and ``"auch"`` (area under the ROC hull).
     sample_weight : array-like of shape (n,), optional
         Weights, finite and >= 0.
+    alpha, beta, severity_ratio
+        The H-measure's cost distribution, as for :class:`DynamicH`.
 
     Returns
     -------
@@ -331,11 +592,13 @@ def sliding_window(y_true, y_score, window, metrics=("auc",), *, sample_weight=N
     See Also
     --------
     DynamicAUC : the same engine, one update at a time.
+    DynamicH : the hull engine behind ``"h"`` and ``"auch"``.
 
     Notes
     -----
-    O(n log w) time for windows of w points (each step adds a point and
-    removes the one leaving the window), O(w) memory besides the output.
+    O(n log w) time for windows of w points with ``"auc"`` alone (each step
+    adds a point and removes the one leaving the window), O(n log^2 w) with
+    ``"h"`` or ``"auch"``; O(w) memory besides the output.
     Values equal the from-scratch metric of each window (exactly for unit
     weights).
 
@@ -359,16 +622,24 @@ def sliding_window(y_true, y_score, window, metrics=("auc",), *, sample_weight=N
             f"unknown metric(s) {unknown!r}: available metrics are {list(_WINDOW_METRICS)}"
             if unknown else "metrics must name at least one metric"
         )
+    metrics = tuple(dict.fromkeys(metrics))
     if window is not None and (
         isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1
     ):
         raise ValueError(f"window must be a positive integer or None, got {window!r}")
+    hull_needed = "h" in metrics or "auch" in metrics
+    if hull_needed:
+        engine = DynamicH(alpha, beta, severity_ratio)._engine
     is_pos, scores, weights = _checked_batch(
         y_true, y_score, sample_weight, allow_empty=False, ranks=True
     )
     n = scores.shape[0]
-    span = n if window is None else min(int(window), n)
-    engine = AUCEngine(max(span + 1, 1))
-    result = np.empty(n, dtype=np.float64)
-    engine.sliding(is_pos, scores, weights, 0 if window is None else int(window), result)
-    return {"auc": result}
+    steps = 0 if window is None else int(window)
+    values = {name: np.empty(n, dtype=np.float64) for name in ("auc", "h", "auch")}
+    if hull_needed:
+        engine.sliding(is_pos, scores, weights, steps, values["h"], values["auch"],
+                       values["auc"])
+    else:
+        span = n if window is None else min(int(window), n)
+        AUCEngine(max(span + 1, 1)).sliding(is_pos, scores, weights, steps, values["auc"])
+    return {name: values[name] for name in metrics}
