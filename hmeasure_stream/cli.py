@@ -19,6 +19,7 @@ import numpy as np
 from hmeasure_stream import __version__
 from hmeasure_stream._cost import check_priors, resolve_cost
 from hmeasure_stream._dynamic import AUCEngine
+from hmeasure_stream._hull import HullEngine
 from hmeasure_stream.metrics import h_measure
 
 AVAILABLE_METRICS = ("auc", "h")
@@ -140,9 +141,11 @@ def _parquet_chunks(path, label_col, score_col, chunk_size):
 class Monitor:
     """Metrics over a sliding window of a stream that arrives in chunks.
 
-    The AUC comes from the exact O(log w) engine; the H-measure of an emitted
-    row is computed exactly from the window's points (O(w log w) per emitted
-    row until the maintained hull arrives).
+    The AUC comes from the exact O(log w) engine and the H-measure from the
+    maintained ROC hull (O(log^2 w) per row), both carried across chunks.  H
+    with fixed priors or R's "prior" severity ratio cannot be maintained
+    exactly; it is then computed from the window's points for each emitted
+    row (O(w log w) per emitted row).
     """
 
     def __init__(self, window, metrics, every=1, h_options=None):
@@ -151,6 +154,13 @@ class Monitor:
         self.every = every
         self.h_options = h_options or {}
         self.engine = AUCEngine(16)
+        self.hull_engine = None
+        if "h" in metrics and self.h_options.get("priors") is None and (
+                self.h_options.get("severity_ratio") != "prior"):
+            spec = resolve_cost(self.h_options.get("alpha", 2.0), self.h_options.get("beta", 2.0),
+                                self.h_options.get("severity_ratio"))
+            _, _, alpha, beta, _ = spec.at(1.0, 1.0)
+            self.hull_engine = HullEngine(alpha, beta)
         self.rows = 0
         self.class_counts = np.zeros(2, dtype=np.int64)
         # The points the next chunk still needs: the last `window` ones (all for a prefix).
@@ -165,18 +175,27 @@ class Monitor:
         start = self.tail_labels.shape[0]
         window = 0 if self.window is None else self.window
         auc_values = np.empty(labels.shape[0], dtype=np.float64)
-        self.engine.sliding(is_pos, all_scores, None, window, auc_values, start)
         first_row = self.rows
         rows = np.arange(first_row, first_row + labels.shape[0])
         emitted = (rows + 1) % self.every == 0
         result = {}
+        if self.hull_engine is not None:
+            h_values = np.empty(labels.shape[0], dtype=np.float64)
+            auch_values = np.empty(labels.shape[0], dtype=np.float64)
+            self.hull_engine.sliding(is_pos, all_scores, None, window, h_values, auch_values,
+                                     auc_values, start)
+        else:
+            self.engine.sliding(is_pos, all_scores, None, window, auc_values, start)
         if "auc" in self.metrics:
             result["auc"] = auc_values[emitted]
         if "h" in self.metrics:
-            result["h"] = np.array([
-                self._h_of_window(is_pos, all_scores, start + int(offset))
-                for offset in np.flatnonzero(emitted)
-            ])
+            if self.hull_engine is not None:
+                result["h"] = h_values[emitted]
+            else:
+                result["h"] = np.array([
+                    self._h_of_window(is_pos, all_scores, start + int(offset))
+                    for offset in np.flatnonzero(emitted)
+                ])
         self.rows += labels.shape[0]
         self.class_counts += np.bincount(labels, minlength=2)[:2]
         keep = is_pos.shape[0] if self.window is None else self.window
@@ -193,6 +212,8 @@ class Monitor:
         return h_measure(part_labels, scores[begin:end + 1], **self.h_options)
 
     def final_h(self):
+        if self.hull_engine is not None:
+            return self.hull_engine.h
         if self.tail_labels.shape[0] == 0:
             return np.nan
         return self._h_of_window(self.tail_labels, self.tail_scores,

@@ -66,6 +66,23 @@ def test_monitor_h_column_and_every(tmp_path, stream):
                                         rel=1e-12)
 
 
+@pytest.mark.parametrize("options", [["--severity-ratio", "prior"], ["--priors", "0.7,0.3"],
+                                     ["--alpha", "0.8", "--beta", "3"]])
+def test_monitor_h_with_every_cost_option(tmp_path, stream, options):
+    y, s = stream
+    source, out = tmp_path / "scores.csv", tmp_path / "out.csv"
+    write_csv(source, y, s)
+    assert main([str(source), "--window", "200", "--metrics", "h", "--every", "150",
+                 "--out", str(out), "--chunk-size", "300", *options], stdout=io.StringIO()) == 0
+    table = read_output(out)
+    kwargs = {"--severity-ratio": {"severity_ratio": "prior"},
+              "--priors": {"priors": (0.7, 0.3)},
+              "--alpha": {"alpha": 0.8, "beta": 3.0}}[options[0]]
+    for row, h_value in zip(table["row"], table["h"], strict=True):
+        part = slice(max(0, int(row) - 199), int(row) + 1)
+        assert h_value == pytest.approx(h_measure(y[part], s[part], **kwargs), rel=1e-11)
+
+
 def test_monitor_npz_input_and_plot(tmp_path, stream):
     y, s = stream
     source, out, plot = tmp_path / "scores.npz", tmp_path / "out.csv", tmp_path / "plot.png"
