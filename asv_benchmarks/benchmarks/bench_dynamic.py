@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from hmeasure_stream import DynamicAUC, sliding_window
+from hmeasure_stream import DynamicAUC, DynamicH, sliding_window
 
 STEPS = 20_000
 
@@ -65,6 +65,42 @@ class DynamicAUCMemory:
 
     def track_structure_bytes_per_point(self, n):
         tracker = DynamicAUC()
+        tracker.add_many(self.y, self.s)
+        return tracker.nbytes / n
+
+    track_structure_bytes_per_point.unit = "bytes/point"
+
+
+class SlidingWindowH:
+    """Per-step cost of the maintained hull in the compiled sliding-window loop."""
+
+    params = [2 * 10**4, 10**5, 10**6]
+    param_names = ["window"]
+    timeout = 600
+
+    def setup(self, window):
+        self.y, self.s = _stream(window + 5_000)
+
+    def time_sliding_window_h(self, window):
+        sliding_window(self.y, self.s, window, metrics=("h", "auch"))
+
+
+class DynamicHMemory:
+    """Memory of DynamicH holding n distinct scores (unit weights)."""
+
+    params = [10**3, 10**6]
+    param_names = ["n"]
+    timeout = 600
+
+    def setup(self, n):
+        self.y, self.s = _stream(n)
+
+    def peakmem_add_many(self, n):
+        tracker = DynamicH()
+        tracker.add_many(self.y, self.s)
+
+    def track_structure_bytes_per_point(self, n):
+        tracker = DynamicH()
         tracker.add_many(self.y, self.s)
         return tracker.nbytes / n
 
