@@ -263,6 +263,10 @@ cdef class AUCEngine:
         return self.tree.subtree_pos[self.tree.root] if self.tree.root >= 0 else 0.0
 
     @property
+    def nbytes(self):
+        return self.tree.nbytes
+
+    @property
     def exact(self):
         """True while every weight is 1: the AUC is then exactly the from-scratch value."""
         return not self.tree.weighted

@@ -132,7 +132,88 @@ def _check_capacity(capacity):
     return int(capacity)
 
 
-class DynamicAUC:
+class _PointSet:
+    """What DynamicAUC and DynamicH share: batches, class weights, size, checks.
+
+    ``_engine`` mutates and reads the metrics; ``_counts`` is the AUC engine
+    that holds the score treap (the same object for DynamicAUC).
+    """
+
+    __slots__ = ("_engine",)
+
+    def add_many(self, y_true, y_score, sample_weight=None):
+        """Add a batch of points, in one compiled loop: k updates for k points.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (k,)
+            Labels, 0/1 or bool.
+        y_score : array-like of shape (k,)
+            Scores, finite real numbers.
+        sample_weight : array-like of shape (k,), optional
+            Weights, finite and >= 0 (default 1).
+
+        Raises
+        ------
+        ValueError
+            If any entry is invalid; nothing is added.
+        """
+        self._counts._enter_check()
+        _add_many(self._engine, y_true, y_score, sample_weight)
+
+    def remove_many(self, y_true, y_score, sample_weight=None):
+        """Remove a batch of points, in one compiled loop: k updates for k points.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (k,)
+            Labels, 0/1 or bool.
+        y_score : array-like of shape (k,)
+            Scores.
+        sample_weight : array-like of shape (k,), optional
+            The weights the points were added with (default 1).
+
+        Raises
+        ------
+        KeyError
+            If the batch removes a point that is not present (counting
+            repeats) or more weight than a label and score hold; nothing is
+            removed.
+        ValueError
+            If any entry is invalid; nothing is removed.
+        """
+        self._counts._enter_check()
+        _remove_many(self._engine, self._counts, y_true, y_score, sample_weight)
+
+    @property
+    def auc(self):
+        """The AUC of the current points (nan while a class is absent).  O(1)."""
+        return self._engine.auc
+
+    @property
+    def n_neg(self):
+        """Total weight of class 0."""
+        return self._counts.weight_neg
+
+    @property
+    def n_pos(self):
+        """Total weight of class 1."""
+        return self._counts.weight_pos
+
+    @property
+    def nbytes(self):
+        """Bytes held by the structure's buffers."""
+        return self._engine.nbytes
+
+    def __len__(self):
+        return int(self._counts.tree.n_points)
+
+    def _check(self):
+        """Verify every invariant of the structure in O(n) (for tests)."""
+        return self._engine._check()
+
+
+class DynamicAUC(_PointSet):
     """Exact AUC of a set of points that changes one point (or batch) at a time.
 
     Points are (label, score, weight) triples; the AUC is the weighted
@@ -192,10 +273,14 @@ class DynamicAUC:
 
     # The single-point methods validate in compiled code (fast path for Python
     # bools, ints and floats; anything else goes through _validation).
-    __slots__ = ("_engine",)
+    __slots__ = ()
 
     def __init__(self, *, capacity=16, seed=None):
         self._engine = AUCEngine(_check_capacity(capacity), seed)
+
+    @property
+    def _counts(self):
+        return self._engine
 
     def add(self, y_true, y_score, weight=1.0):
         """Add one point.  O(log n).
@@ -240,83 +325,14 @@ class DynamicAUC:
         if status:
             _raise_missing(self._engine, y_true, y_score, weight, status)
 
-    def add_many(self, y_true, y_score, sample_weight=None):
-        """Add a batch of points.  O(k log n) for k points, in one compiled loop.
-
-        Parameters
-        ----------
-        y_true : array-like of shape (k,)
-            Labels, 0/1 or bool.
-        y_score : array-like of shape (k,)
-            Scores, finite real numbers.
-        sample_weight : array-like of shape (k,), optional
-            Weights, finite and >= 0 (default 1).
-
-        Raises
-        ------
-        ValueError
-            If any entry is invalid; nothing is added.
-        """
-        _add_many(self._engine, y_true, y_score, sample_weight)
-
-    def remove_many(self, y_true, y_score, sample_weight=None):
-        """Remove a batch of points.  O(k log n) for k points.
-
-        Parameters
-        ----------
-        y_true : array-like of shape (k,)
-            Labels, 0/1 or bool.
-        y_score : array-like of shape (k,)
-            Scores.
-        sample_weight : array-like of shape (k,), optional
-            The weights the points were added with (default 1).
-
-        Raises
-        ------
-        KeyError
-            If the batch removes a point that is not present (counting
-            repeats) or more weight than a label and score hold; nothing is
-            removed.
-        ValueError
-            If any entry is invalid; nothing is removed.
-        """
-        _remove_many(self._engine, self._engine, y_true, y_score, sample_weight)
-
-    @property
-    def auc(self):
-        """The AUC of the current points (nan while a class is absent).  O(1)."""
-        return self._engine.auc
-
-    @property
-    def n_neg(self):
-        """Total weight of class 0."""
-        return self._engine.weight_neg
-
-    @property
-    def n_pos(self):
-        """Total weight of class 1."""
-        return self._engine.weight_pos
-
-    @property
-    def nbytes(self):
-        """Bytes held by the structure's node buffers (40 per slot, 80 with weights)."""
-        return self._engine.tree.nbytes
-
-    def __len__(self):
-        return int(self._engine.tree.n_points)
-
     def __repr__(self):
         return (
             f"DynamicAUC(points={len(self)}, n_neg={self.n_neg!r}, n_pos={self.n_pos!r}, "
             f"auc={self.auc!r})"
         )
 
-    def _check(self):
-        """Verify every invariant of the structure in O(n) (for tests)."""
-        return self._engine._check()
 
-
-class DynamicH:
+class DynamicH(_PointSet):
     """Exact H-measure of a set of points that changes one point (or batch) at a time.
 
     Maintains the convex hull of the ROC curve under insertion and deletion
@@ -382,7 +398,7 @@ class DynamicH:
     (True, True)
     """
 
-    __slots__ = ("_engine",)
+    __slots__ = ()
 
     def __init__(self, alpha=2.0, beta=2.0, severity_ratio=None, *, capacity=16, seed=None):
         if isinstance(severity_ratio, str) and severity_ratio == "prior":
@@ -395,6 +411,10 @@ class DynamicH:
         spec = resolve_cost(alpha, beta, severity_ratio)
         _, _, alpha, beta, _ = spec.at(1.0, 1.0)
         self._engine = HullEngine(alpha, beta, _check_capacity(capacity), seed)
+
+    @property
+    def _counts(self):
+        return self._engine.auc_engine
 
     def add(self, y_true, y_score, weight=1.0):
         """Add one point.  O(log^2 n).
@@ -447,50 +467,6 @@ class DynamicH:
         if status:
             _raise_missing(self._engine.auc_engine, y_true, y_score, weight, status)
 
-    def add_many(self, y_true, y_score, sample_weight=None):
-        """Add a batch of points.  O(k log^2 n) for k points.
-
-        Parameters
-        ----------
-        y_true : array-like of shape (k,)
-            Labels, 0/1 or bool.
-        y_score : array-like of shape (k,)
-            Scores, finite real numbers.
-        sample_weight : array-like of shape (k,), optional
-            Weights, finite and >= 0 (default 1).
-
-        Raises
-        ------
-        ValueError
-            If any entry is invalid; nothing is added.
-        """
-        self._engine.auc_engine._enter_check()
-        _add_many(self._engine, y_true, y_score, sample_weight)
-
-    def remove_many(self, y_true, y_score, sample_weight=None):
-        """Remove a batch of points.  O(k log^2 n) for k points.
-
-        Parameters
-        ----------
-        y_true : array-like of shape (k,)
-            Labels, 0/1 or bool.
-        y_score : array-like of shape (k,)
-            Scores.
-        sample_weight : array-like of shape (k,), optional
-            The weights the points were added with (default 1).
-
-        Raises
-        ------
-        KeyError
-            If the batch removes a point that is not present (counting
-            repeats) or more weight than a label and score hold; nothing is
-            removed.
-        ValueError
-            If any entry is invalid; nothing is removed.
-        """
-        self._engine.auc_engine._enter_check()
-        _remove_many(self._engine, self._engine.auc_engine, y_true, y_score, sample_weight)
-
     def hull(self):
         """(fpr, tpr) of the ROC convex hull's vertices, as :func:`~hmeasure_stream.roc_hull`.
 
@@ -511,38 +487,11 @@ class DynamicH:
         """Area under the ROC convex hull; nan while a class is absent."""
         return self._engine.auch
 
-    @property
-    def auc(self):
-        """The AUC of the current points; nan while a class is absent."""
-        return self._engine.auc
-
-    @property
-    def n_neg(self):
-        """Total weight of class 0."""
-        return self._engine.auc_engine.weight_neg
-
-    @property
-    def n_pos(self):
-        """Total weight of class 1."""
-        return self._engine.auc_engine.weight_pos
-
-    @property
-    def nbytes(self):
-        """Bytes held by the structure's buffers."""
-        return self._engine.nbytes
-
-    def __len__(self):
-        return int(self._engine.base.n_points)
-
     def __repr__(self):
         return (
             f"DynamicH(points={len(self)}, alpha={self._engine.alpha!r}, "
             f"beta={self._engine.beta!r}, h={self.h!r}, auc={self.auc!r})"
         )
-
-    def _check(self):
-        """Verify every invariant of the structure in O(n) (for tests)."""
-        return self._engine._check()
 
 
 def sliding_window(
