@@ -24,10 +24,7 @@ cdef struct Merge:
     int32_t rest_right      # root of the right chain's removed prefix (-1: none)
     double saved_neg        # the first kept right vertex's d before it became the bridge
     double saved_pos
-    double saved_h          # ... and its loss term
-    double bridge_neg       # the last bridge and its loss term: a merge that finds
-    double bridge_pos       # the same bridge again reuses the term (betainc is the
-    double bridge_h         # dearest step of an update)
+    double saved_h          # ... and its loss term (restored without recomputing it)
     bint right_kept         # the right chain kept vertices (False: it was empty)
 
 

@@ -476,8 +476,7 @@ cdef class ChainPool:
 
         Keeps the left chain up to the bridge and the right chain from it; the
         first kept right vertex takes the bridge as its d (seed 000, Sec. 5.1).
-        ``undo`` receives what was cut away, for ``unmerge``; if it last
-        recorded the same bridge, that bridge's loss term is reused.  O(log n).
+        ``undo`` receives what was cut away, for ``unmerge``.  O(log n).
         """
         cdef int32_t keep_left, first_right, kept_left, rest_left, rest_right, kept_right
         cdef double bridge_neg, bridge_pos
@@ -505,12 +504,8 @@ cdef class ChainPool:
             if rest_right >= 0:
                 bridge_neg = bridge_neg + self.cd_neg[rest_right]
                 bridge_pos = bridge_pos + self.cd_pos[rest_right]
-            if bridge_neg != undo.bridge_neg or bridge_pos != undo.bridge_pos:
-                undo.bridge_neg = bridge_neg
-                undo.bridge_pos = bridge_pos
-                undo.bridge_h = self.loss_term(bridge_neg, bridge_pos)
             undo.saved_h = self.set_first_d_h(kept_right, bridge_neg, bridge_pos,
-                                              undo.bridge_h)
+                                              self.loss_term(bridge_neg, bridge_pos))
         return self.join(kept_left, kept_right)
 
     cdef void unmerge(self, int32_t root, Merge* undo,
@@ -542,8 +537,6 @@ cdef class ChainPool:
     def merge_chains(self, int32_t left_root, int32_t right_root):
         """Merge two chains; returns (root, undo record as a tuple)."""
         cdef Merge undo
-        undo.bridge_neg = -1.0  # no bridge recorded yet
-        undo.bridge_pos = -1.0
         root = self.merge(left_root, right_root, &undo)
         return root, (undo.keep_left, undo.rest_left, undo.rest_right, undo.saved_neg,
                       undo.saved_pos, undo.saved_h, undo.right_kept)

@@ -36,7 +36,6 @@ from hmeasure_stream._treap cimport ScoreTreap
 MERGE_DTYPE = np.dtype(
     [("keep_left", np.int32), ("rest_left", np.int32), ("rest_right", np.int32),
      ("saved_neg", np.float64), ("saved_pos", np.float64), ("saved_h", np.float64),
-     ("bridge_neg", np.float64), ("bridge_pos", np.float64), ("bridge_h", np.float64),
      ("right_kept", np.int32)],
     align=True,
 )
@@ -353,10 +352,7 @@ cdef class HullEngine:
 
 
 def _grown_records(buffer, Py_ssize_t new_capacity):
-    """Undo records for new slots: no bridge recorded yet (an impossible bridge)."""
     grown = np.zeros(new_capacity, dtype=MERGE_DTYPE)
-    grown["bridge_neg"] = -1.0
-    grown["bridge_pos"] = -1.0
     if buffer is not None:
         grown[:buffer.shape[0]] = buffer
     return grown
