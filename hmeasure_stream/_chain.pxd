@@ -90,6 +90,8 @@ cdef class ChainPool:
     cdef void last_edge(self, int32_t root, double* out_x, double* out_y) noexcept nogil
     cdef void bridge(self, int32_t left_root, int32_t right_root,
                      int32_t* keep_left, int32_t* first_right) noexcept nogil
+    cdef bint _bridge_at_origin(self, int32_t left_root, int32_t right_root,
+                                int32_t* keep_left, int32_t* first_right) noexcept nogil
     cdef void bridge_slow(self, int32_t left_root, int32_t right_root,
                           int32_t* keep_left, int32_t* first_right) noexcept nogil
     cdef int32_t set_first_d(self, int32_t root, double d_neg, double d_pos) noexcept nogil

@@ -36,6 +36,8 @@ from scipy.special.cython_special cimport betainc, betaincc
 from hmeasure_stream._chain cimport Cursor, Merge, at_least_as_steep
 from hmeasure_stream._treap cimport slot_priority
 
+from hmeasure_stream._treap import doubled_capacity, grown_buffer
+
 cdef Py_ssize_t _MAX_CAPACITY = 2**31 - 1
 
 _FIELDS = (
@@ -86,11 +88,7 @@ cdef class ChainPool:
             raise MemoryError(f"a chain pool holds at most {_MAX_CAPACITY} vertices")
         try:
             for name, dtype in _FIELDS:
-                old = getattr(self, name)
-                grown = np.empty(new_capacity, dtype=dtype)
-                if old is not None:
-                    grown[:old_capacity] = old
-                setattr(self, name, grown)
+                setattr(self, name, grown_buffer(getattr(self, name), new_capacity, dtype))
         except MemoryError:
             raise MemoryError(
                 f"cannot grow the chain pool from {old_capacity} to {new_capacity} vertices"
@@ -104,14 +102,10 @@ cdef class ChainPool:
         return 0
 
     cdef int reserve(self, Py_ssize_t extra) except -1:
-        cdef Py_ssize_t needed = self.n_vertices + extra, new_capacity = self.capacity
+        cdef Py_ssize_t needed = self.n_vertices + extra
         if needed <= self.capacity:
             return 0
-        if needed > _MAX_CAPACITY:
-            raise MemoryError(f"a chain pool holds at most {_MAX_CAPACITY} vertices")
-        while new_capacity < needed:
-            new_capacity *= 2
-        return self._resize(min(new_capacity, _MAX_CAPACITY))
+        return self._resize(doubled_capacity(self.capacity, needed, "a chain pool"))
 
     cdef int32_t new_vertex(self, double d_neg, double d_pos) noexcept nogil:
         """A one-vertex chain (a free slot must be reserved)."""
@@ -304,6 +298,22 @@ cdef class ChainPool:
                 self.go_left(&position)
         return best if found else position
 
+    cdef bint _bridge_at_origin(self, int32_t left_root, int32_t right_root,
+                                int32_t* keep_left, int32_t* first_right) noexcept nogil:
+        """Whether the bridge starts at the left chain's origin; if so, set its ends.
+
+        It does when the first left edge does not rise above the tangent from
+        the origin to the right chain.
+        """
+        cdef Cursor touch = self.tangent(right_root, self.cd_neg[left_root],
+                                         self.cd_pos[left_root], 0.0, 0.0)
+        if not at_least_as_steep(touch.x, touch.y, self.first_neg[left_root],
+                                 self.first_pos[left_root]):
+            return False
+        keep_left[0] = 0
+        first_right[0] = touch.rank
+        return True
+
     cdef void bridge_slow(self, int32_t left_root, int32_t right_root,
                           int32_t* keep_left, int32_t* first_right) noexcept nogil:
         """The bridge by nested binary searches, O(log^2 n): the reference for ``bridge``.
@@ -317,11 +327,7 @@ cdef class ChainPool:
         cdef double junction_x = self.cd_neg[left_root], junction_y = self.cd_pos[left_root]
         cdef Cursor position, touch
         cdef double out_x, out_y
-        touch = self.tangent(right_root, junction_x, junction_y, 0.0, 0.0)
-        if at_least_as_steep(touch.x, touch.y, self.first_neg[left_root],
-                             self.first_pos[left_root]):
-            keep_left[0] = 0
-            first_right[0] = touch.rank
+        if self._bridge_at_origin(left_root, right_root, keep_left, first_right):
             return
         position = self.cursor(left_root, 0.0, 0.0)
         while True:
@@ -364,7 +370,7 @@ cdef class ChainPool:
         cdef double junction_x = self.cd_neg[left_root], junction_y = self.cd_pos[left_root]
         cdef double last_x, last_y, in_x, in_y, out_x, out_y, line_x, line_y
         cdef double cross, numerator
-        cdef Cursor left_end, right_end, touch
+        cdef Cursor left_end, right_end
         cdef bint left_has_out, right_has_out, left_moves_left, right_moves_right
         cdef bint left_moves_right, right_moves_left, crossing_left
         self.last_edge(left_root, &last_x, &last_y)
@@ -373,11 +379,7 @@ cdef class ChainPool:
             keep_left[0] = self.size[left_root]  # a clockwise turn at the junction
             first_right[0] = 1
             return
-        touch = self.tangent(right_root, junction_x, junction_y, 0.0, 0.0)
-        if at_least_as_steep(touch.x, touch.y, self.first_neg[left_root],
-                             self.first_pos[left_root]):
-            keep_left[0] = 0
-            first_right[0] = touch.rank
+        if self._bridge_at_origin(left_root, right_root, keep_left, first_right):
             return
         left_end = self.cursor(left_root, 0.0, 0.0)
         right_end = self.cursor(right_root, junction_x, junction_y)

@@ -12,6 +12,8 @@ cdef class AUCEngine:
     cdef bint busy
 
     cdef int _enter(self) except -1
+    cdef int _admit_point(self, object y_true, object y_score, object weight, bint adding,
+                          bint* is_pos, double* score, double* point_weight) except -1
     cdef int _add(self, bint is_pos, double score, double weight) except -1 nogil
     cdef int _remove(self, bint is_pos, double score, double weight) except -1 nogil
     cdef double _auc(self) noexcept nogil

@@ -138,15 +138,33 @@ cdef class AUCEngine:
     # ------------------------------------------------------------------
     # Entry points for the validated Python layer (streaming.py).
 
+    cdef int _admit_point(self, object y_true, object y_score, object weight, bint adding,
+                          bint* is_pos, double* score, double* point_weight) except -1:
+        """Validate one point and claim the structure for it; nothing changes if invalid.
+
+        Shared by every engine built on this one.  Adding: switches to
+        weighted mode if needed and reserves a slot, returns 0.  Removing:
+        returns 0 to go ahead, or the refusal status of ``remove`` when a
+        weight other than 1 meets points that all weigh 1.
+        """
+        is_pos[0] = _label(y_true)
+        score[0] = _score(y_score)
+        point_weight[0] = _weight(weight)
+        self._enter()
+        if adding:
+            if point_weight[0] != 1.0 and not self.tree.weighted:
+                self.tree.make_weighted()
+            self.tree.reserve(1)
+            return 0
+        if point_weight[0] != 1.0 and not self.tree.weighted:
+            return 2 if self.tree.count_at(score[0], is_pos[0]) else 1
+        return 0
+
     def add(self, y_true, y_score, weight=1.0):
         """Validate one point (nothing changes if invalid), then add it."""
-        cdef bint is_pos = _label(y_true)
-        cdef double score = _score(y_score)
-        cdef double point_weight = _weight(weight)
-        self._enter()
-        if point_weight != 1.0 and not self.tree.weighted:
-            self.tree.make_weighted()
-        self.tree.reserve(1)
+        cdef bint is_pos
+        cdef double score, point_weight
+        self._admit_point(y_true, y_score, weight, True, &is_pos, &score, &point_weight)
         self._add(is_pos, score, point_weight)
 
     def remove(self, y_true, y_score, weight=1.0):
@@ -155,16 +173,14 @@ cdef class AUCEngine:
         Returns 0 on success, 1 if no such point, 2 if the weight is not what
         is there; nothing changes unless 0 is returned.
         """
-        cdef bint is_pos = _label(y_true)
-        cdef double score = _score(y_score)
-        cdef double point_weight = _weight(weight)
-        cdef int status
-        self._enter()
-        if point_weight != 1.0 and not self.tree.weighted:
-            return 2 if self.tree.count_at(score, is_pos) else 1
-        status = self._remove(is_pos, score, point_weight)
-        if self.tree.n_points == 0:
-            self._settle()
+        cdef bint is_pos
+        cdef double score, point_weight
+        cdef int status = self._admit_point(y_true, y_score, weight, False,
+                                            &is_pos, &score, &point_weight)
+        if status == 0:
+            status = self._remove(is_pos, score, point_weight)
+            if self.tree.n_points == 0:
+                self._settle()
         return status
 
     def add_many(self, const uint8_t[::1] is_pos, const double[::1] scores,

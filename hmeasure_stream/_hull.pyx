@@ -32,6 +32,8 @@ from hmeasure_stream._chain cimport ChainPool, Merge
 from hmeasure_stream._dynamic cimport AUCEngine
 from hmeasure_stream._treap cimport ScoreTreap
 
+from hmeasure_stream._treap import grown_buffer
+
 # The layout of hmeasure_stream._chain.Merge, for the buffer of undo records.
 MERGE_DTYPE = np.dtype(
     [("keep_left", np.int32), ("rest_left", np.int32), ("rest_right", np.int32),
@@ -79,11 +81,11 @@ cdef class HullEngine:
         """Grow the per-node buffers to the treap's capacity (new slots: no hull, closed)."""
         cdef Py_ssize_t old = self.slots, new = self.base.capacity
         if new > old:
-            self.own_buffer = _grown(self.own_buffer, new, np.int32, -1)
-            self.hull_buffer = _grown(self.hull_buffer, new, np.int32, -1)
-            self.merge_own_buffer = _grown_records(self.merge_own_buffer, new)
-            self.merge_left_buffer = _grown_records(self.merge_left_buffer, new)
-            self.opened_buffer = _grown(self.opened_buffer, new, np.uint8, 0)
+            self.own_buffer = grown_buffer(self.own_buffer, new, np.int32, -1)
+            self.hull_buffer = grown_buffer(self.hull_buffer, new, np.int32, -1)
+            self.merge_own_buffer = grown_buffer(self.merge_own_buffer, new, MERGE_DTYPE, 0)
+            self.merge_left_buffer = grown_buffer(self.merge_left_buffer, new, MERGE_DTYPE, 0)
+            self.opened_buffer = grown_buffer(self.opened_buffer, new, np.uint8, 0)
             self.slots = <int32_t>new
         self._bind()
 
@@ -194,16 +196,24 @@ cdef class HullEngine:
         self.chains.reserve(new_points)
         self._sync()
 
-    def add(self, bint is_pos, double score, double weight):
-        self._prepare(1, None if weight == 1.0 else np.array([weight]))
-        self._update(is_pos, score, weight, True)
+    def add(self, y_true, y_score, weight=1.0):
+        """Validate one point (nothing changes if invalid), then add it."""
+        cdef bint is_pos
+        cdef double score, point_weight
+        self.auc_engine._admit_point(y_true, y_score, weight, True,
+                                     &is_pos, &score, &point_weight)
+        self.chains.reserve(1)
+        self._sync()
+        self._update(is_pos, score, point_weight, True)
 
-    def remove(self, bint is_pos, double score, double weight):
-        """0 on success, 1 if no such point, 2 if the weight is not what is there."""
-        cdef int status
-        if weight != 1.0 and not self.base.weighted:
-            return 2 if self.base.count_at(score, is_pos) else 1
-        status = self._update(is_pos, score, weight, False)
+    def remove(self, y_true, y_score, weight=1.0):
+        """Validate one point, then remove it; statuses as ``AUCEngine.remove``."""
+        cdef bint is_pos
+        cdef double score, point_weight
+        cdef int status = self.auc_engine._admit_point(y_true, y_score, weight, False,
+                                                       &is_pos, &score, &point_weight)
+        if status == 0:
+            status = self._update(is_pos, score, point_weight, False)
         return status
 
     def add_many(self, const uint8_t[::1] is_pos, const double[::1] scores,
@@ -349,22 +359,6 @@ cdef class HullEngine:
             if abs(self._h() - expected) > 1e-9 * max(abs(expected), 1e-3):
                 raise AssertionError(f"maintained H {self._h()!r} != from scratch {expected!r}")
         return True
-
-
-def _grown_records(buffer, Py_ssize_t new_capacity):
-    grown = np.zeros(new_capacity, dtype=MERGE_DTYPE)
-    if buffer is not None:
-        grown[:buffer.shape[0]] = buffer
-    return grown
-
-
-def _grown(buffer, Py_ssize_t new_capacity, dtype, fill):
-    grown = np.zeros(new_capacity, dtype=dtype)
-    if fill:
-        grown[...] = fill
-    if buffer is not None:
-        grown[:buffer.shape[0]] = buffer
-    return grown
 
 
 def _rebuild_hull_engine(alpha, beta, auc_engine, chains, slots, buffers):

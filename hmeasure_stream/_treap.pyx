@@ -86,7 +86,7 @@ cdef class ScoreTreap:
             return 0
         try:
             for name, dtype in self._fields():
-                setattr(self, name, _grown(getattr(self, name), new_capacity, dtype))
+                setattr(self, name, grown_buffer(getattr(self, name), new_capacity, dtype))
         except MemoryError:
             raise MemoryError(
                 f"cannot grow the treap from {old_capacity} to {new_capacity} nodes"
@@ -103,14 +103,9 @@ cdef class ScoreTreap:
     cdef int reserve(self, Py_ssize_t extra_nodes) except -1:
         """Make room for ``extra_nodes`` more distinct scores (doubling)."""
         cdef Py_ssize_t needed = self.n_nodes + extra_nodes
-        cdef Py_ssize_t new_capacity = self.capacity
         if needed <= self.capacity:
             return 0
-        if needed > _MAX_CAPACITY:
-            raise MemoryError(f"a treap holds at most {_MAX_CAPACITY} distinct scores")
-        while new_capacity < needed:
-            new_capacity *= 2
-        return self._resize(min(new_capacity, _MAX_CAPACITY))
+        return self._resize(doubled_capacity(self.capacity, needed, "a score treap"))
 
     def _fields(self):
         """(attribute, dtype) of every buffer in use."""
@@ -639,11 +634,27 @@ cdef int32_t* _int_pointer(buffer):
     return &view[0]
 
 
-def _grown(buffer, Py_ssize_t new_capacity, dtype):
-    grown = np.empty(new_capacity, dtype=dtype)
+def grown_buffer(buffer, Py_ssize_t new_capacity, dtype, fill=None):
+    """A field buffer of ``new_capacity`` slots holding ``buffer``'s values first.
+
+    New slots are left uninitialised unless ``fill`` is given.  Shared by every
+    array-backed structure of the package.
+    """
+    grown = np.empty(new_capacity, dtype=dtype) if fill is None else np.full(
+        new_capacity, fill, dtype=dtype)
     if buffer is not None:
         grown[:buffer.shape[0]] = buffer
     return grown
+
+
+def doubled_capacity(Py_ssize_t capacity, Py_ssize_t needed, what):
+    """The capacity, doubled as often as needed to hold ``needed`` slots (int32 indices)."""
+    if needed > _MAX_CAPACITY:
+        raise MemoryError(f"{what} holds at most {_MAX_CAPACITY} slots")
+    capacity = max(capacity, 1)
+    while capacity < needed:
+        capacity *= 2
+    return min(capacity, _MAX_CAPACITY)
 
 
 def _rebuild_score_treap(capacity, seed, root, free_head, n_nodes, n_points, weighted, buffers):

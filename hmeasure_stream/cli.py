@@ -19,8 +19,8 @@ import numpy as np
 from hmeasure_stream import __version__
 from hmeasure_stream._cost import check_priors, resolve_cost
 from hmeasure_stream._dynamic import AUCEngine
-from hmeasure_stream._hull import HullEngine
 from hmeasure_stream.metrics import h_measure
+from hmeasure_stream.streaming import DynamicH
 
 AVAILABLE_METRICS = ("auc", "h")
 _LABELS = {"0": 0, "1": 1, "0.0": 0, "1.0": 1, "false": 0, "true": 1}
@@ -153,14 +153,13 @@ class Monitor:
         self.metrics = metrics
         self.every = every
         self.h_options = h_options or {}
-        self.engine = AUCEngine(16)
         self.hull_engine = None
         if "h" in metrics and self.h_options.get("priors") is None and (
                 self.h_options.get("severity_ratio") != "prior"):
-            spec = resolve_cost(self.h_options.get("alpha", 2.0), self.h_options.get("beta", 2.0),
-                                self.h_options.get("severity_ratio"))
-            _, _, alpha, beta, _ = spec.at(1.0, 1.0)
-            self.hull_engine = HullEngine(alpha, beta)
+            self.hull_engine = DynamicH(self.h_options.get("alpha", 2.0),
+                                        self.h_options.get("beta", 2.0),
+                                        self.h_options.get("severity_ratio"))._engine
+        self.engine = self.hull_engine.auc_engine if self.hull_engine else AUCEngine(16)
         self.rows = 0
         self.class_counts = np.zeros(2, dtype=np.int64)
         # The points the next chunk still needs: the last `window` ones (all for a prefix).

@@ -65,13 +65,18 @@ def _weighted_groups(y_true, y_score, sample_weight, metric):
     return _scratch.groups_weighted(order, scores, is_pos, weights)
 
 
+def _exact_path(y_score, sample_weight):
+    """Unit weights and few enough points for int64 counts: the exact kernels apply."""
+    return sample_weight is None and np.shape(y_score)[:1] < (_EXACT_COUNT_LIMIT,)
+
+
 def _roc_groups(y_true, y_score, sample_weight, metric):
     """Class weights of each distinct score, highest score first.
 
     int64 counts for unit weights (exact arithmetic downstream), float64
     otherwise.
     """
-    if sample_weight is None and np.shape(y_score)[:1] < (_EXACT_COUNT_LIMIT,):
+    if _exact_path(y_score, sample_weight):
         neg, pos = _sorted_classes(y_true, y_score, metric)
         return _scratch.groups_sorted_classes(neg, pos)
     return _weighted_groups(y_true, y_score, sample_weight, metric)
@@ -136,7 +141,7 @@ def auc(y_true, y_score, *, sample_weight=None):
     >>> auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], sample_weight=[1, 3, 1, 1])
     0.625
     """
-    if sample_weight is None and np.shape(y_score)[:1] < (_EXACT_COUNT_LIMIT,):
+    if _exact_path(y_score, sample_weight):
         neg, pos = _sorted_classes(y_true, y_score, "AUC")
         twice_u = _scratch.auc2_sorted_classes(neg, pos)
         return twice_u / (2 * neg.shape[0] * pos.shape[0])

@@ -133,13 +133,59 @@ def _check_capacity(capacity):
 
 
 class _PointSet:
-    """What DynamicAUC and DynamicH share: batches, class weights, size, checks.
+    """What DynamicAUC and DynamicH share: updates, class weights, size, checks.
+
+    Single points are validated in compiled code (a fast path for Python
+    bools, ints and floats; anything else goes through ``_validation``).
 
     ``_engine`` mutates and reads the metrics; ``_counts`` is the AUC engine
     that holds the score treap (the same object for DynamicAUC).
     """
 
     __slots__ = ("_engine",)
+
+    def add(self, y_true, y_score, weight=1.0):
+        """Add one point: one update (see the class for its cost).
+
+        Parameters
+        ----------
+        y_true : int or bool
+            Its label, 0/1 or a boolean.
+        y_score : float
+            Its score, a finite real number.
+        weight : float, default=1.0
+            Its weight, finite and >= 0.
+
+        Raises
+        ------
+        ValueError
+            If the label, score or weight is invalid; nothing changes.
+        """
+        self._engine.add(y_true, y_score, weight)
+
+    def remove(self, y_true, y_score, weight=1.0):
+        """Remove one point: one update (see the class for its cost).
+
+        Parameters
+        ----------
+        y_true : int or bool
+            Its label, 0/1 or a boolean.
+        y_score : float
+            Its score.
+        weight : float, default=1.0
+            The weight it was added with.
+
+        Raises
+        ------
+        KeyError
+            If no point with this label and score is present, or the weight
+            exceeds their total weight; nothing changes.
+        ValueError
+            If the label, score or weight is invalid; nothing changes.
+        """
+        status = self._engine.remove(y_true, y_score, weight)
+        if status:
+            _raise_missing(self._counts, y_true, y_score, weight, status)
 
     def add_many(self, y_true, y_score, sample_weight=None):
         """Add a batch of points, in one compiled loop: k updates for k points.
@@ -282,49 +328,6 @@ class DynamicAUC(_PointSet):
     def _counts(self):
         return self._engine
 
-    def add(self, y_true, y_score, weight=1.0):
-        """Add one point.  O(log n).
-
-        Parameters
-        ----------
-        y_true : int or bool
-            Its label, 0/1 or a boolean.
-        y_score : float
-            Its score, a finite real number.
-        weight : float, default=1.0
-            Its weight, finite and >= 0.
-
-        Raises
-        ------
-        ValueError
-            If the label, score or weight is invalid; nothing changes.
-        """
-        self._engine.add(y_true, y_score, weight)
-
-    def remove(self, y_true, y_score, weight=1.0):
-        """Remove one point.  O(log n).
-
-        Parameters
-        ----------
-        y_true : int or bool
-            Its label, 0/1 or a boolean.
-        y_score : float
-            Its score.
-        weight : float, default=1.0
-            The weight it was added with.
-
-        Raises
-        ------
-        KeyError
-            If no point with this label and score is present, or the weight
-            exceeds their total weight; nothing changes.
-        ValueError
-            If the label, score or weight is invalid; nothing changes.
-        """
-        status = self._engine.remove(y_true, y_score, weight)
-        if status:
-            _raise_missing(self._engine, y_true, y_score, weight, status)
-
     def __repr__(self):
         return (
             f"DynamicAUC(points={len(self)}, n_neg={self.n_neg!r}, n_pos={self.n_pos!r}, "
@@ -415,57 +418,6 @@ class DynamicH(_PointSet):
     @property
     def _counts(self):
         return self._engine.auc_engine
-
-    def add(self, y_true, y_score, weight=1.0):
-        """Add one point.  O(log^2 n).
-
-        Parameters
-        ----------
-        y_true : int or bool
-            Its label, 0/1 or a boolean.
-        y_score : float
-            Its score, a finite real number.
-        weight : float, default=1.0
-            Its weight, finite and >= 0.
-
-        Raises
-        ------
-        ValueError
-            If the label, score or weight is invalid; nothing changes.
-        """
-        is_pos = check_label_value(y_true)
-        score = check_score_value(y_score)
-        point_weight = check_weight_value(weight)
-        self._engine.auc_engine._enter_check()
-        self._engine.add(is_pos, score, point_weight)
-
-    def remove(self, y_true, y_score, weight=1.0):
-        """Remove one point.  O(log^2 n).
-
-        Parameters
-        ----------
-        y_true : int or bool
-            Its label, 0/1 or a boolean.
-        y_score : float
-            Its score.
-        weight : float, default=1.0
-            The weight it was added with.
-
-        Raises
-        ------
-        KeyError
-            If no point with this label and score is present, or the weight
-            exceeds their total weight; nothing changes.
-        ValueError
-            If the label, score or weight is invalid; nothing changes.
-        """
-        is_pos = check_label_value(y_true)
-        score = check_score_value(y_score)
-        point_weight = check_weight_value(weight)
-        self._engine.auc_engine._enter_check()
-        status = self._engine.remove(is_pos, score, point_weight)
-        if status:
-            _raise_missing(self._engine.auc_engine, y_true, y_score, weight, status)
 
     def hull(self):
         """(fpr, tpr) of the ROC convex hull's vertices, as :func:`~hmeasure_stream.roc_hull`.
