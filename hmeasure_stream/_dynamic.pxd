@@ -11,6 +11,7 @@ cdef class AUCEngine:
     # Set while a loop runs without the GIL: other threads may not mutate then.
     cdef bint busy
 
+    cdef int _check_idle(self) except -1
     cdef int _enter(self) except -1
     cdef int _admit_point(self, object y_true, object y_score, object weight, bint adding,
                           bint* is_pos, double* score, double* point_weight) except -1

@@ -69,17 +69,24 @@ cdef class AUCEngine:
         self.twice_u_compensation = 0.0
         self.busy = False
 
-    def _enter_check(self):
-        """Refuse a mutation while another thread runs a batch (for the Python layer)."""
-        self._enter()
-
-    cdef int _enter(self) except -1:
-        """Claim the structure for a mutation (with the GIL held, so this is atomic)."""
+    cdef int _check_idle(self) except -1:
+        """Refuse while another thread is modifying the structure."""
         if self.busy:
             raise RuntimeError(
                 "the structure is being modified by another thread (a batch operation "
                 "is running); share it between threads only under a lock"
             )
+        return 0
+
+    cdef int _enter(self) except -1:
+        """Claim the structure for a mutation; the caller releases it (``busy = False``).
+
+        Check and claim happen with the GIL held and nothing in between, so two
+        threads can never both pass; the claim covers the whole operation, the
+        preparation (which may run Python code, where threads switch) included.
+        """
+        self._check_idle()
+        self.busy = True
         return 0
 
     cdef int _add(self, bint is_pos, double score, double weight) except -1 nogil:
@@ -142,7 +149,8 @@ cdef class AUCEngine:
                           bint* is_pos, double* score, double* point_weight) except -1:
         """Validate one point and claim the structure for it; nothing changes if invalid.
 
-        Shared by every engine built on this one.  Adding: switches to
+        Shared by every engine built on this one; the caller holds the claim
+        (``_enter``).  Adding: switches to
         weighted mode if needed and reserves a slot, returns 0.  Removing:
         returns 0 to go ahead, or the refusal status of ``remove`` when a
         weight other than 1 meets points that all weigh 1.
@@ -150,7 +158,6 @@ cdef class AUCEngine:
         is_pos[0] = _label(y_true)
         score[0] = _score(y_score)
         point_weight[0] = _weight(weight)
-        self._enter()
         if adding:
             if point_weight[0] != 1.0 and not self.tree.weighted:
                 self.tree.make_weighted()
@@ -164,8 +171,12 @@ cdef class AUCEngine:
         """Validate one point (nothing changes if invalid), then add it."""
         cdef bint is_pos
         cdef double score, point_weight
-        self._admit_point(y_true, y_score, weight, True, &is_pos, &score, &point_weight)
-        self._add(is_pos, score, point_weight)
+        self._enter()
+        try:
+            self._admit_point(y_true, y_score, weight, True, &is_pos, &score, &point_weight)
+            self._add(is_pos, score, point_weight)
+        finally:
+            self.busy = False
 
     def remove(self, y_true, y_score, weight=1.0):
         """Validate one point, then remove it.
@@ -175,12 +186,17 @@ cdef class AUCEngine:
         """
         cdef bint is_pos
         cdef double score, point_weight
-        cdef int status = self._admit_point(y_true, y_score, weight, False,
-                                            &is_pos, &score, &point_weight)
-        if status == 0:
-            status = self._remove(is_pos, score, point_weight)
-            if self.tree.n_points == 0:
-                self._settle()
+        cdef int status
+        self._enter()
+        try:
+            status = self._admit_point(y_true, y_score, weight, False,
+                                       &is_pos, &score, &point_weight)
+            if status == 0:
+                status = self._remove(is_pos, score, point_weight)
+                if self.tree.n_points == 0:
+                    self._settle()
+        finally:
+            self.busy = False
         return status
 
     def add_many(self, const uint8_t[::1] is_pos, const double[::1] scores,
@@ -188,9 +204,8 @@ cdef class AUCEngine:
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef bint unit = weights is None
         self._enter()
-        self._prepare(weights, n)
-        self.busy = True
         try:
+            self._prepare(weights, n)
             with nogil:
                 for index in range(n):
                     self._add(is_pos[index], scores[index], 1.0 if unit else weights[index])
@@ -204,7 +219,6 @@ cdef class AUCEngine:
         cdef int status = 0
         cdef bint unit = weights is None
         self._enter()
-        self.busy = True
         try:
             with nogil:
                 for index in range(n):
@@ -253,9 +267,8 @@ cdef class AUCEngine:
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef bint unit = weights is None
         self._enter()
-        self._prepare(weights, n - start if window <= 0 else min(n - start, window + 1))
-        self.busy = True
         try:
+            self._prepare(weights, n - start if window <= 0 else min(n - start, window + 1))
             with nogil:
                 for index in range(start, n):
                     self._add(is_pos[index], scores[index], 1.0 if unit else weights[index])
@@ -309,7 +322,7 @@ cdef class AUCEngine:
         return True
 
     def __reduce__(self):
-        self._enter()
+        self._check_idle()
         return (_rebuild_auc_engine, (self.tree, self.twice_u, self.twice_u_compensation))
 
 

@@ -200,43 +200,60 @@ cdef class HullEngine:
         """Validate one point (nothing changes if invalid), then add it."""
         cdef bint is_pos
         cdef double score, point_weight
-        self.auc_engine._admit_point(y_true, y_score, weight, True,
-                                     &is_pos, &score, &point_weight)
-        self.chains.reserve(1)
-        self._sync()
-        self._update(is_pos, score, point_weight, True)
+        self.auc_engine._enter()
+        try:
+            self.auc_engine._admit_point(y_true, y_score, weight, True,
+                                         &is_pos, &score, &point_weight)
+            self.chains.reserve(1)
+            self._sync()
+            self._update(is_pos, score, point_weight, True)
+        finally:
+            self.auc_engine.busy = False
 
     def remove(self, y_true, y_score, weight=1.0):
         """Validate one point, then remove it; statuses as ``AUCEngine.remove``."""
         cdef bint is_pos
         cdef double score, point_weight
-        cdef int status = self.auc_engine._admit_point(y_true, y_score, weight, False,
-                                                       &is_pos, &score, &point_weight)
-        if status == 0:
-            status = self._update(is_pos, score, point_weight, False)
+        cdef int status
+        self.auc_engine._enter()
+        try:
+            status = self.auc_engine._admit_point(y_true, y_score, weight, False,
+                                                  &is_pos, &score, &point_weight)
+            if status == 0:
+                status = self._update(is_pos, score, point_weight, False)
+        finally:
+            self.auc_engine.busy = False
         return status
 
     def add_many(self, const uint8_t[::1] is_pos, const double[::1] scores,
                  const double[::1] weights=None):
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef bint unit = weights is None
-        self._prepare(n, weights)
-        with nogil:
-            for index in range(n):
-                self._update(is_pos[index], scores[index],
-                             1.0 if unit else weights[index], True)
+        self.auc_engine._enter()
+        try:
+            self._prepare(n, weights)
+            with nogil:
+                for index in range(n):
+                    self._update(is_pos[index], scores[index],
+                                 1.0 if unit else weights[index], True)
+        finally:
+            self.auc_engine.busy = False
 
     def remove_many(self, const uint8_t[::1] is_pos, const double[::1] scores,
                     const double[::1] weights=None):
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef bint unit = weights is None
         cdef int status = 0
-        with nogil:
-            for index in range(n):
-                status = self._update(is_pos[index], scores[index],
-                                      1.0 if unit else weights[index], False)
-                if status != 0:
-                    break
+        self.auc_engine._enter()
+        try:
+            with nogil:
+                for index in range(n):
+                    status = self._update(is_pos[index], scores[index],
+                                          1.0 if unit else weights[index], False)
+                    if status != 0:
+                        break
+        finally:
+            self.auc_engine.busy = False
         return index if status != 0 else -1
 
     def sliding(self, const uint8_t[::1] is_pos, const double[::1] scores,
@@ -245,17 +262,21 @@ cdef class HullEngine:
         """H, AUCH and AUC over the last ``window`` points after each point (<= 0: all)."""
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef bint unit = weights is None
-        self._prepare(n - start if window <= 0 else min(n - start, window + 1), weights)
-        with nogil:
-            for index in range(start, n):
-                self._update(is_pos[index], scores[index],
-                             1.0 if unit else weights[index], True)
-                if 0 < window <= index:
-                    self._update(is_pos[index - window], scores[index - window],
-                                 1.0 if unit else weights[index - window], False)
-                h_out[index - start] = self._h()
-                auch_out[index - start] = self._auch()
-                auc_out[index - start] = self.auc_engine._auc()
+        self.auc_engine._enter()
+        try:
+            self._prepare(n - start if window <= 0 else min(n - start, window + 1), weights)
+            with nogil:
+                for index in range(start, n):
+                    self._update(is_pos[index], scores[index],
+                                 1.0 if unit else weights[index], True)
+                    if 0 < window <= index:
+                        self._update(is_pos[index - window], scores[index - window],
+                                     1.0 if unit else weights[index - window], False)
+                    h_out[index - start] = self._h()
+                    auch_out[index - start] = self._auch()
+                    auc_out[index - start] = self.auc_engine._auc()
+        finally:
+            self.auc_engine.busy = False
 
     cdef double _h(self) noexcept nogil:
         """1 - L / L_max with L = sum of the hull's loss terms / N (Eq. 7)."""
@@ -309,7 +330,7 @@ cdef class HullEngine:
         return self.base.nbytes + self.chains.nbytes + own
 
     def __reduce__(self):
-        self.auc_engine._enter()
+        self.auc_engine._check_idle()
         buffers = {name: getattr(self, name) for name in (
             "own_buffer", "hull_buffer", "merge_own_buffer", "merge_left_buffer",
             "opened_buffer")}

@@ -204,7 +204,6 @@ class _PointSet:
         ValueError
             If any entry is invalid; nothing is added.
         """
-        self._counts._enter_check()
         _add_many(self._engine, y_true, y_score, sample_weight)
 
     def remove_many(self, y_true, y_score, sample_weight=None):
@@ -228,7 +227,6 @@ class _PointSet:
         ValueError
             If any entry is invalid; nothing is removed.
         """
-        self._counts._enter_check()
         _remove_many(self._engine, self._counts, y_true, y_score, sample_weight)
 
     @property

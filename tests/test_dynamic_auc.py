@@ -7,7 +7,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from reference_impl import brute_auc
 
-from hmeasure_stream import DynamicAUC, auc
+from hmeasure_stream import DynamicAUC, DynamicH, auc
 
 
 def reference(points):
@@ -187,17 +187,23 @@ def test_zero_weight_points_count_but_do_not_weigh():
     tracker._check()
 
 
-def test_concurrent_mutation_is_refused_not_corrupting():
+@pytest.mark.parametrize(("structure", "n"), [(DynamicAUC, 2_000_000), (DynamicH, 100_000)])
+def test_concurrent_mutation_is_refused_not_corrupting(structure, n):
     import threading
 
     rng = np.random.default_rng(9)
-    tracker = DynamicAUC()
-    y, s = rng.integers(0, 2, 2_000_000), rng.random(2_000_000)
+    tracker = structure()
+    y, s = rng.integers(0, 2, n), rng.random(n)
     errors, started = [], threading.Event()
 
     def batch():
         started.set()
-        tracker.add_many(y, s)
+        while True:  # a refused batch changed nothing: try again
+            try:
+                tracker.add_many(y, s)
+                return
+            except RuntimeError as error:
+                assert "another thread" in str(error)
 
     worker = threading.Thread(target=batch)
     worker.start()
