@@ -331,3 +331,79 @@ def _rebuild_auc_engine(tree, twice_u, compensation):
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
     return engine
+
+
+cdef inline void _rank_counts(const int32_t[::1] tree, Py_ssize_t rank,
+                              int64_t* below_neg, int64_t* below_pos) noexcept nogil:
+    """Class counts at ranks < ``rank`` from a Fenwick tree of interleaved (neg, pos) pairs."""
+    cdef int64_t neg = 0, pos = 0
+    cdef Py_ssize_t slot = rank  # the tree is 1-based: slot r covers ranks (r - lowbit(r), r]
+    while slot > 0:
+        neg += tree[2 * slot]
+        pos += tree[2 * slot + 1]
+        slot &= slot - 1
+    below_neg[0] = neg
+    below_pos[0] = pos
+
+
+cdef inline void _rank_update(int32_t[::1] tree, Py_ssize_t rank, bint is_pos,
+                              int32_t change) noexcept nogil:
+    cdef Py_ssize_t slot = rank + 1, size = tree.shape[0] // 2
+    while slot < size:
+        tree[2 * slot + is_pos] += change
+        slot += slot & -slot
+
+
+def sliding_auc_ranked(const uint8_t[::1] is_pos, const int64_t[::1] ranks,
+                       Py_ssize_t n_ranks, Py_ssize_t window, double[::1] auc_out):
+    """``sliding_window``'s AUC with unit weights when the whole stream is known.
+
+    The scores are replaced by their dense ranks 0 .. n_ranks - 1 over the
+    whole array, so the window's class counts below a score are a prefix sum
+    of a Fenwick tree indexed by rank instead of a descent of the score treap.
+    Same Props 1-2 increments of 2U (an exact integer), but the tree is one
+    flat array of 8 bytes per distinct score whose upper levels stay in cache:
+    a step costs about the same for a window of 10^3 as of 10^6 points, where
+    the treap pays a memory latency for each of its ~2 ln w levels.
+    ``window`` <= 0 means every prefix.
+    """
+    cdef Py_ssize_t n = ranks.shape[0], index, leaving
+    cdef int64_t below_neg, below_pos, n_neg = 0, n_pos = 0, twice_u = 0
+    cdef int64_t rank
+    cdef bint positive
+    # Counts fit int32 because the caller sends fewer than 2^31 points.
+    fenwick = np.zeros(2 * (n_ranks + 1), dtype=np.int32)
+    at_rank = np.zeros(2 * n_ranks, dtype=np.int32)
+    cdef int32_t[::1] tree = fenwick
+    cdef int32_t[::1] at = at_rank
+    with nogil:
+        for index in range(n):
+            # The point leaving the window goes first, then point ``index`` arrives.
+            if 0 < window <= index:
+                leaving = index - window
+                rank = ranks[leaving]
+                positive = is_pos[leaving]
+                at[2 * rank + positive] -= 1
+                _rank_update(tree, rank, positive, -1)
+                _rank_counts(tree, rank, &below_neg, &below_pos)
+                if positive:
+                    n_pos -= 1
+                    twice_u -= 2 * below_neg + at[2 * rank]
+                else:
+                    n_neg -= 1
+                    twice_u -= 2 * (n_pos - below_pos - at[2 * rank + 1]) + at[2 * rank + 1]
+            rank = ranks[index]
+            positive = is_pos[index]
+            _rank_counts(tree, rank, &below_neg, &below_pos)
+            if positive:
+                twice_u += 2 * below_neg + at[2 * rank]
+                n_pos += 1
+            else:
+                twice_u += 2 * (n_pos - below_pos - at[2 * rank + 1]) + at[2 * rank + 1]
+                n_neg += 1
+            at[2 * rank + positive] += 1
+            _rank_update(tree, rank, positive, 1)
+            if n_neg > 0 and n_pos > 0:
+                auc_out[index] = <double>twice_u / (2.0 * <double>n_neg * <double>n_pos)
+            else:
+                auc_out[index] = NAN

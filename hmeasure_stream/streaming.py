@@ -10,7 +10,7 @@ it the H-measure with priors from the data and the AUCH: O(log^2 n).
 import numpy as np
 
 from hmeasure_stream._cost import resolve_cost
-from hmeasure_stream._dynamic import AUCEngine
+from hmeasure_stream._dynamic import AUCEngine, sliding_auc_ranked
 from hmeasure_stream._hull import HullEngine
 from hmeasure_stream._validation import (
     check_label_value,
@@ -39,6 +39,18 @@ def _checked_batch(y_true, y_score, sample_weight, allow_empty, ranks):
     if sample_weight is None:
         return is_pos, scores, None
     return is_pos, scores, check_weights(sample_weight, scores.shape[0])
+
+
+def _dense_ranks(scores):
+    """Each score's rank among the distinct scores (equal scores share one), and their number."""
+    order = np.argsort(scores)
+    ordered = scores[order]
+    starts = np.empty(ordered.shape[0], dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    ranks = np.empty(ordered.shape[0], dtype=np.int64)
+    ranks[order] = np.cumsum(starts) - 1
+    return ranks, int(np.count_nonzero(starts))
 
 
 def _missing_message(counts_engine, is_pos, score, weight, status):
@@ -495,11 +507,16 @@ def sliding_window(
 
     Notes
     -----
-    O(n log w) time for windows of w points with ``"auc"`` alone (each step
-    adds a point and removes the one leaving the window), O(n log^2 w) with
-    ``"h"`` or ``"auch"``; O(w) memory besides the output.
-    Values equal the from-scratch metric of each window (exactly for unit
-    weights).
+    With ``"auc"`` alone and unit weights, the whole stream is known in
+    advance: its scores are replaced by their dense ranks (one sort,
+    O(n log n)) and the window's class counts are kept in a Fenwick tree
+    indexed by rank, O(log n) per step in one flat array of 8 bytes per
+    distinct score, so a step costs about the same for any window size; O(n)
+    memory.  With weights, the score treap of :class:`DynamicAUC`:
+    O(n log w) time, O(w) memory.  With ``"h"`` or ``"auch"``, the hull
+    engine of :class:`DynamicH`: O(n log^2 w) time, O(w) memory.  Each step
+    adds a point and removes the one leaving the window.  Values equal the
+    from-scratch metric of each window (exactly for unit weights).
 
     Examples
     --------
@@ -538,6 +555,10 @@ def sliding_window(
     if hull_needed:
         engine.sliding(is_pos, scores, weights, steps, values["h"], values["auch"],
                        values["auc"])
+    elif (weights is None or np.all(weights == 1.0)) and n < 2**31:
+        # Unit weights and the whole stream at hand: counts indexed by rank.
+        ranks, n_ranks = _dense_ranks(scores)
+        sliding_auc_ranked(is_pos, ranks, n_ranks, steps, values["auc"])
     else:
         span = n if window is None else min(int(window), n)
         AUCEngine(max(span + 1, 1)).sliding(is_pos, scores, weights, steps, values["auc"])

@@ -1,10 +1,23 @@
 import numpy as np
 import pytest
+from hmeasure_stream._dynamic import AUCEngine
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import labelled_scores
 
 from hmeasure_stream import DynamicAUC, auc, sliding_window
+
+
+def treap_sliding(y, s, window):
+    """The treap engine's compiled loop with unit weights (what DynamicAUC runs).
+
+    ``sliding_window`` sends unit weights to a rank-indexed counter instead,
+    so this keeps the treap's unit-weight path under the same tests.
+    """
+    out = np.empty(len(y))
+    AUCEngine(4).sliding(np.asarray(y, dtype=np.uint8), np.asarray(s, dtype=np.float64),
+                         None, 0 if window is None else window, out)
+    return out
 
 
 def windowed_reference(y, s, w, window):
@@ -22,11 +35,26 @@ def windowed_reference(y, s, w, window):
 def test_sliding_window_equals_from_scratch_per_window(data, window):
     y, s, w = data
     exact = sliding_window(y, s, window)["auc"]
-    np.testing.assert_array_equal(exact, windowed_reference(y, s, np.ones(len(y)), window))
+    reference = windowed_reference(y, s, np.ones(len(y)), window)
+    np.testing.assert_array_equal(exact, reference)
+    np.testing.assert_array_equal(treap_sliding(y, s, window), reference)
+    np.testing.assert_array_equal(sliding_window(y, s, window, sample_weight=np.ones(len(y)))["auc"],
+                                  reference)
     weighted = sliding_window(y, s, window, sample_weight=w)["auc"]
     np.testing.assert_allclose(
         weighted, windowed_reference(y, s, w, window), rtol=1e-12, atol=1e-14
     )
+
+
+def test_rank_counter_and_treap_agree_on_long_windows_and_prefixes(rng):
+    y = rng.integers(0, 2, 20_000)
+    s = np.round(rng.normal(size=20_000) + y, 1)
+    for window in (1, 2, 999, 20_000, 50_000, None):
+        np.testing.assert_array_equal(sliding_window(y, s, window)["auc"],
+                                      treap_sliding(y, s, window))
+    ends = (4_999, 12_345, 19_999)
+    prefix = sliding_window(y, s, None)["auc"]
+    assert [prefix[end] for end in ends] == [auc(y[:end + 1], s[:end + 1]) for end in ends]
 
 
 def test_sliding_window_matches_dynamic_auc_loop(rng):
@@ -79,10 +107,12 @@ def test_ten_million_updates_do_not_drift():
     s = np.round(rng.normal(size=n) + 0.5 * y, 2)  # many ties
     w = rng.exponential(size=n)
     exact = sliding_window(y, s, window)["auc"]
+    treap = treap_sliding(y, s, window)
     weighted = sliding_window(y, s, window, sample_weight=w)["auc"]
     for end in (window - 1, n // 2, n - 1):
         part = slice(end + 1 - window, end + 1)
         assert exact[end] == auc(y[part], s[part])
+        assert treap[end] == exact[end]
         assert weighted[end] == pytest.approx(
             auc(y[part], s[part], sample_weight=w[part]), rel=1e-12
         )
