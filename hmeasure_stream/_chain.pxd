@@ -33,6 +33,37 @@ cdef inline bint at_least_as_steep(double ux, double uy, double vx, double vy) n
     return uy * vx >= vy * ux
 
 
+cdef enum:
+    # Closed-form loss terms up to alpha + beta = 40: C(40, j) times j stays
+    # an exact double.
+    MAX_INTEGER_ORDER = 40
+
+
+cdef inline void binomial_tails(int order, int split, double p, double q,
+                                double* above, double* below) noexcept nogil:
+    """Sums of C(m, j) p^j q^(m - j) over j > split and over j < split (m = order, q = 1 - p).
+
+    Every term is non-negative, so both sums are accurate to a few ulps.
+    """
+    cdef double p_power[MAX_INTEGER_ORDER + 1]
+    cdef double q_power = 1.0, coefficient = 1.0, term
+    cdef int j
+    p_power[0] = 1.0
+    for j in range(1, order + 1):
+        p_power[j] = p_power[j - 1] * p
+    above[0] = 0.0
+    below[0] = 0.0
+    # From j = m down, so that q^(m - j) is built up by one product per term.
+    for j in range(order, -1, -1):
+        term = coefficient * p_power[j] * q_power
+        if j > split:
+            above[0] += term
+        elif j < split:
+            below[0] += term
+        q_power *= q
+        coefficient = coefficient * j / (order - j + 1)
+
+
 @cython.final
 cdef class ChainPool:
     cdef public object d_neg_buffer
@@ -63,6 +94,7 @@ cdef class ChainPool:
 
     cdef readonly double alpha       # Beta(alpha, beta) of the H-measure's cost
     cdef readonly double beta
+    cdef readonly int integer_order  # alpha + beta when both are integers (closed form), else 0
     cdef readonly int32_t capacity
     cdef readonly int32_t n_vertices
     cdef int32_t free_head
@@ -74,6 +106,8 @@ cdef class ChainPool:
     cdef void free_vertex(self, int32_t vertex) noexcept nogil
     cdef double loss_term(self, double d_neg, double d_pos) noexcept nogil
     cdef void set_d(self, int32_t vertex, double d_neg, double d_pos) noexcept nogil
+    cdef void settle(self, int32_t vertex) noexcept nogil
+    cdef double chain_loss(self, int32_t root) noexcept nogil
     cdef double set_first_d_h(self, int32_t root, double d_neg, double d_pos,
                               double h) noexcept nogil
     cdef void pull(self, int32_t vertex) noexcept nogil

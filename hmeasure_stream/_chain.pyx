@@ -24,16 +24,35 @@ which depends on the edge alone, so the sum ``ch`` over a chain's tree is
 the loss of the whole hull times the total weight.  ``area`` is the area
 under the chain above its starting height, for the AUCH.  Both are
 recomputed from the children, never accumulated.
+
+Loss terms are computed lazily.  An update redoes O(log n) merges and each
+gives one vertex a new d, but most of those vertices are cut away again by
+a merge higher up: only the ones that reach the root chain matter.  So a
+new d sets h to NaN ("pending"), and since NaN propagates through sums, a
+NaN ``ch`` marks exactly the subtrees holding pending terms.  ``settle``
+computes them, descending only into NaN subtrees, when H is read.  h is a
+function of d alone, so when it is computed does not change its value.
+
+For integer shapes a, b (Beta(2, 2), the default, and severity ratios 1/k)
+the incomplete beta functions are finite binomial sums of positive terms,
+evaluated directly (``integer_order`` = a + b); scipy's betainc otherwise.
 """
 
 import os
 
 import numpy as np
 
+from libc.math cimport NAN, floor, isnan
 from libc.stdint cimport int32_t, uint64_t
 from scipy.special.cython_special cimport betainc, betaincc
 
-from hmeasure_stream._chain cimport Cursor, Merge, at_least_as_steep
+from hmeasure_stream._chain cimport (
+    MAX_INTEGER_ORDER,
+    Cursor,
+    Merge,
+    at_least_as_steep,
+    binomial_tails,
+)
 from hmeasure_stream._treap cimport slot_priority
 
 from hmeasure_stream._treap import doubled_capacity, grown_buffer
@@ -55,6 +74,10 @@ cdef class ChainPool:
     def __cinit__(self, Py_ssize_t capacity=16, seed=None, double alpha=2.0, double beta=2.0):
         self.alpha = alpha
         self.beta = beta
+        self.integer_order = 0
+        if (alpha == floor(alpha) and beta == floor(beta) and alpha >= 1.0 and beta >= 1.0
+                and alpha + beta <= MAX_INTEGER_ORDER):
+            self.integer_order = <int>(alpha + beta)
         self.capacity = 0
         self.n_vertices = 0
         self.free_head = -1
@@ -127,17 +150,48 @@ cdef class ChainPool:
     cdef double loss_term(self, double d_neg, double d_pos) noexcept nogil:
         """h of an edge: d0 I(c) + d1 J(c), c = d1 / (d0 + d1) (see the module docstring)."""
         cdef double total = d_neg + d_pos, cost, a = self.alpha, b = self.beta
+        cdef double upper, lower
         if not total > 0.0:
             return 0.0
         cost = d_pos / total
+        if self.integer_order:
+            # With m = a + b and t_j = C(m, j) c^j (1 - c)^(m - j):
+            # betainc(a + 1, b, c) = sum of t_j over j > a and
+            # betaincc(a, b + 1, c) = sum over j < a (the binomial tail identities).
+            binomial_tails(self.integer_order, <int>a, cost, d_neg / total, &upper, &lower)
+            return d_neg * a / (a + b) * upper + d_pos * b / (a + b) * lower
         return (d_neg * a / (a + b) * betainc(a + 1.0, b, cost)
                 + d_pos * b / (a + b) * betaincc(a, b + 1.0, cost))
 
     cdef void set_d(self, int32_t vertex, double d_neg, double d_pos) noexcept nogil:
-        """Set a vertex's d and its loss term h (the aggregates are the caller's)."""
+        """Set a vertex's d, its loss term pending (the aggregates are the caller's)."""
         self.d_neg[vertex] = d_neg
         self.d_pos[vertex] = d_pos
-        self.h[vertex] = self.loss_term(d_neg, d_pos)
+        self.h[vertex] = NAN
+
+    cdef void settle(self, int32_t vertex) noexcept nogil:
+        """Compute the pending loss terms of a subtree, and its aggregates again.
+
+        Descends only into subtrees whose ``ch`` is NaN; O(k log n) for k
+        pending terms.
+        """
+        cdef int32_t child = self.left[vertex]
+        if child >= 0 and isnan(self.ch[child]):
+            self.settle(child)
+        child = self.right[vertex]
+        if child >= 0 and isnan(self.ch[child]):
+            self.settle(child)
+        if isnan(self.h[vertex]):
+            self.h[vertex] = self.loss_term(self.d_neg[vertex], self.d_pos[vertex])
+        self.pull(vertex)
+
+    cdef double chain_loss(self, int32_t root) noexcept nogil:
+        """``ch`` of a chain, its pending loss terms computed first."""
+        if root < 0:
+            return 0.0
+        if isnan(self.ch[root]):
+            self.settle(root)
+        return self.ch[root]
 
     cdef void pull(self, int32_t vertex) noexcept nogil:
         """Recompute the aggregates of ``vertex`` from its children (fixed order).
@@ -506,8 +560,7 @@ cdef class ChainPool:
             if rest_right >= 0:
                 bridge_neg = bridge_neg + self.cd_neg[rest_right]
                 bridge_pos = bridge_pos + self.cd_pos[rest_right]
-            undo.saved_h = self.set_first_d_h(kept_right, bridge_neg, bridge_pos,
-                                              self.loss_term(bridge_neg, bridge_pos))
+            undo.saved_h = self.set_first_d_h(kept_right, bridge_neg, bridge_pos, NAN)
         return self.join(kept_left, kept_right)
 
     cdef void unmerge(self, int32_t root, Merge* undo,
@@ -535,6 +588,13 @@ cdef class ChainPool:
         buffers = {name: getattr(self, name) for name, _ in _FIELDS}
         return (_rebuild_chain_pool, (self.capacity, int(self.seed), self.alpha, self.beta,
                                       self.n_vertices, self.free_head, buffers))
+
+    def settled_loss(self, int32_t root):
+        """``ch`` of a chain after computing its pending loss terms."""
+        return self.chain_loss(root)
+
+    def edge_loss(self, double d_neg, double d_pos):
+        return self.loss_term(d_neg, d_pos)
 
     def merge_chains(self, int32_t left_root, int32_t right_root):
         """Merge two chains; returns (root, undo record as a tuple)."""
@@ -615,12 +675,15 @@ cdef class ChainPool:
             for child in (self.left[node], self.right[node]):
                 if child >= 0 and slot_priority(self.seed, child) > slot_priority(self.seed, node):
                     raise AssertionError(f"heap order violated below slot {node}")
+            if not isnan(self.h[node]) and self.h[node] != self.loss_term(
+                    self.d_neg[node], self.d_pos[node]):
+                raise AssertionError(f"loss term of slot {node} does not match its d")
             saved = (self.cd_neg[node], self.cd_pos[node], self.size[node],
-                     self.first_neg[node], self.first_pos[node], self.ch[node],
+                     self.first_neg[node], self.first_pos[node], repr(self.ch[node]),
                      self.area[node])
             self.pull(node)
             if saved != (self.cd_neg[node], self.cd_pos[node], self.size[node],
-                         self.first_neg[node], self.first_pos[node], self.ch[node],
+                         self.first_neg[node], self.first_pos[node], repr(self.ch[node]),
                          self.area[node]):
                 raise AssertionError(f"stale aggregates at slot {node}")
         return True

@@ -26,7 +26,6 @@ import numpy as np
 
 from libc.math cimport NAN
 from libc.stdint cimport int32_t, uint8_t
-from scipy.special.cython_special cimport betainc, betaincc
 
 from hmeasure_stream._chain cimport ChainPool, Merge
 from hmeasure_stream._dynamic cimport AUCEngine
@@ -279,23 +278,23 @@ cdef class HullEngine:
             self.auc_engine.busy = False
 
     cdef double _h(self) noexcept nogil:
-        """1 - L / L_max with L = sum of the hull's loss terms / N (Eq. 7)."""
-        cdef double weight_neg, weight_pos, total, pi0, pi1, a = self.alpha, b = self.beta
-        cdef double loss, max_loss
+        """1 - L / L_max with L = sum of the hull's loss terms / N (Eq. 7).
+
+        Computes the root chain's pending loss terms first (a write: the caller
+        holds the structure).
+        """
+        cdef double weight_neg, weight_pos
         cdef int32_t root = self.base.root
         if root < 0:
             return NAN
         weight_neg = self.base.subtree_neg[root]
         weight_pos = self.base.subtree_pos[root]
-        total = weight_neg + weight_pos
         if not (weight_neg > 0.0 and weight_pos > 0.0):
             return NAN
-        pi0 = weight_neg / total
-        pi1 = weight_pos / total
-        loss = self.chains.ch[self.hull[root]] / total
-        max_loss = (pi0 * a / (a + b) * betainc(a + 1.0, b, pi1)
-                    + pi1 * b / (a + b) * betaincc(a, b + 1.0, pi1))
-        return min(max(1.0 - loss / max_loss, 0.0), 1.0)
+        # L_max = pi0 I(pi1) + pi1 J(pi1) is the loss term of one edge from the
+        # origin to (N0, N1), divided by N like the hull's terms.
+        return min(max(1.0 - self.chains.chain_loss(self.hull[root])
+                       / self.chains.loss_term(weight_neg, weight_pos), 0.0), 1.0)
 
     cdef double _auch(self) noexcept nogil:
         """Area under the hull over the area of the unit square in weights."""
@@ -311,7 +310,12 @@ cdef class HullEngine:
 
     @property
     def h(self):
-        return self._h()
+        # Reading settles pending loss terms, so it claims the structure like an update.
+        self.auc_engine._enter()
+        try:
+            return self._h()
+        finally:
+            self.auc_engine.busy = False
 
     @property
     def auch(self):

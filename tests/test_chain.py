@@ -182,9 +182,31 @@ def test_incremental_hull_aggregates_give_h_and_auch(seed, alpha, beta):
         pool._check_chain(chain)
     n_neg, n_pos = float(np.sum(y == 0)), float(np.sum(y == 1))
     assert (pool.cd_neg_buffer[chain], pool.cd_pos_buffer[chain]) == (n_neg, n_pos)
-    loss = pool.ch_buffer[chain] / n
+    assert np.isnan(pool.ch_buffer[chain])  # loss terms stay pending until read
+    loss = pool.settled_loss(chain) / n
     pi0, pi1 = n_neg / n, n_pos / n
     h_value = 1.0 - loss / max_loss(pi0, pi1, alpha, beta)
     assert h_value == pytest.approx(h_measure(y, s, alpha=alpha, beta=beta), rel=1e-12, abs=1e-14)
     auch = pool.area_buffer[chain] / (n_neg * n_pos)
     assert auch == pytest.approx(hmeasure_report(y, s)["AUCH"], rel=1e-13)
+
+
+@pytest.mark.parametrize(
+    ("alpha", "beta"),
+    [(1.0, 1.0), (2.0, 2.0), (2.0, 3.0), (3.0, 17.0), (20.0, 20.0), (1.0, 39.0), (2.5, 2.0), (25.0, 25.0)],
+)
+def test_edge_loss_closed_form_equals_scipy_incomplete_beta(alpha, beta):
+    """Integer shapes use binomial sums (alpha + beta <= 40), the rest scipy: both equal scipy."""
+    from scipy.special import betainc, betaincc
+
+    pool = ChainPool(1, 0, alpha, beta)
+    assert pool.integer_order == (alpha + beta if alpha + beta <= 40 and alpha % 1 == 0 and beta % 1 == 0 else 0)
+    rng = np.random.default_rng(7)
+    edges = [(0.0, 1.0), (1.0, 0.0), (1.0, 1.0), (1e6, 1.0), (1.0, 1e6), (3.0, 5.0)]
+    edges += [tuple(map(float, pair)) for pair in rng.exponential(size=(200, 2)) * 10.0 ** rng.integers(-3, 7, (200, 1))]
+    for d_neg, d_pos in edges:
+        cost = d_pos / (d_neg + d_pos)
+        expected = (d_neg * alpha / (alpha + beta) * betainc(alpha + 1, beta, cost)
+                    + d_pos * beta / (alpha + beta) * betaincc(alpha, beta + 1, cost))
+        assert pool.edge_loss(d_neg, d_pos) == pytest.approx(expected, rel=1e-13, abs=1e-300)
+    assert pool.edge_loss(0.0, 0.0) == 0.0
