@@ -11,15 +11,17 @@ The streaming structures update the metrics as points arrive and leave:
 
 - :class:`DynamicAUC` -- exact AUC, O(log n) per added or removed point;
 - :class:`DynamicH` -- exact H-measure, AUCH and ROC hull, O(log^2 n);
+- :class:`ApproxH` -- H-measure with fixed priors within a relative error epsilon;
 - :func:`sliding_window` -- a metric over every window of an array.
 """
 
 from hmeasure_stream.metrics import auc, h_measure, hmeasure_report, roc_hull
-from hmeasure_stream.streaming import DynamicAUC, DynamicH, sliding_window
+from hmeasure_stream.streaming import ApproxH, DynamicAUC, DynamicH, sliding_window
 
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "ApproxH",
     "DynamicAUC",
     "DynamicH",
     "__version__",

@@ -64,6 +64,46 @@ cdef inline void binomial_tails(int order, int split, double p, double q,
         coefficient = coefficient * j / (order - j + 1)
 
 
+cdef struct SubsetWalk:
+    # Alg. 3 (Subset) over a hull chain with its H-measure loss summed on the way.
+    double epsilon
+    double total_neg           # the chain's end point (N0, N1)
+    double total_pos
+    double rate_neg            # pi0 / N0 and pi1 / N1: class weight -> prior-weighted rate
+    double rate_pos
+    double alpha
+    double beta
+    int integer_order
+    double previous_x          # the last vertex put in the subset Q
+    double previous_y
+    double loss                # sum of the loss terms of Q's edges so far
+    int32_t count              # vertices put in Q so far
+    double* record_x           # if not NULL: Q's vertices are written here (for tests)
+    double* record_y
+
+
+cdef int integer_order_of(double alpha, double beta) noexcept nogil
+cdef double edge_loss(double rate_neg, double rate_pos, double alpha, double beta,
+                      int integer_order) noexcept nogil
+
+
+cdef inline void subset_edge(SubsetWalk* walk, double x, double y) noexcept nogil:
+    """Put the vertex (x, y) in Q: add the loss term of the edge from Q's previous vertex.
+
+    With float weights, coordinates summed in different orders may differ by
+    an ulp; a difference below zero is rounding and counts as zero.
+    """
+    walk.loss += edge_loss(walk.rate_neg * max(x - walk.previous_x, 0.0),
+                           walk.rate_pos * max(y - walk.previous_y, 0.0),
+                           walk.alpha, walk.beta, walk.integer_order)
+    if walk.record_x != NULL:
+        walk.record_x[walk.count] = x
+        walk.record_y[walk.count] = y
+    walk.previous_x = x
+    walk.previous_y = y
+    walk.count += 1
+
+
 @cython.final
 cdef class ChainPool:
     cdef public object d_neg_buffer
@@ -108,6 +148,8 @@ cdef class ChainPool:
     cdef void set_d(self, int32_t vertex, double d_neg, double d_pos) noexcept nogil
     cdef void settle(self, int32_t vertex) noexcept nogil
     cdef double chain_loss(self, int32_t root) noexcept nogil
+    cdef void subset_walk(self, int32_t vertex, double start_x, double start_y,
+                          double end_x, double end_y, SubsetWalk* walk) noexcept nogil
     cdef double set_first_d_h(self, int32_t root, double d_neg, double d_pos,
                               double h) noexcept nogil
     cdef void pull(self, int32_t vertex) noexcept nogil

@@ -50,6 +50,7 @@ from hmeasure_stream._chain cimport (
     MAX_INTEGER_ORDER,
     Cursor,
     Merge,
+    SubsetWalk,
     at_least_as_steep,
     binomial_tails,
 )
@@ -68,16 +69,43 @@ _FIELDS = (
 )
 
 
+cdef int integer_order_of(double alpha, double beta) noexcept nogil:
+    """alpha + beta when both are integers >= 1 small enough for the binomial sums, else 0."""
+    if (alpha == floor(alpha) and beta == floor(beta) and alpha >= 1.0 and beta >= 1.0
+            and alpha + beta <= MAX_INTEGER_ORDER):
+        return <int>(alpha + beta)
+    return 0
+
+
+cdef double edge_loss(double rate_neg, double rate_pos, double alpha, double beta,
+                      int integer_order) noexcept nogil:
+    """a I(c) + b J(c) for an edge of (prior-weighted) rates a, b; c = b / (a + b).
+
+    See the module docstring; ``integer_order`` from ``integer_order_of``.
+    """
+    cdef double total = rate_neg + rate_pos, cost, upper, lower
+    if not total > 0.0:
+        return 0.0
+    cost = rate_pos / total
+    if integer_order:
+        # With m = a + b and t_j = C(m, j) c^j (1 - c)^(m - j):
+        # betainc(a + 1, b, c) = sum of t_j over j > a and
+        # betaincc(a, b + 1, c) = sum over j < a (the binomial tail identities).
+        binomial_tails(integer_order, <int>alpha, cost, rate_neg / total, &upper, &lower)
+    else:
+        upper = betainc(alpha + 1.0, beta, cost)
+        lower = betaincc(alpha, beta + 1.0, cost)
+    return (rate_neg * alpha / (alpha + beta) * upper
+            + rate_pos * beta / (alpha + beta) * lower)
+
+
 cdef class ChainPool:
     """Shared storage of hull chains; see the module docstring."""
 
     def __cinit__(self, Py_ssize_t capacity=16, seed=None, double alpha=2.0, double beta=2.0):
         self.alpha = alpha
         self.beta = beta
-        self.integer_order = 0
-        if (alpha == floor(alpha) and beta == floor(beta) and alpha >= 1.0 and beta >= 1.0
-                and alpha + beta <= MAX_INTEGER_ORDER):
-            self.integer_order = <int>(alpha + beta)
+        self.integer_order = integer_order_of(alpha, beta)
         self.capacity = 0
         self.n_vertices = 0
         self.free_head = -1
@@ -149,19 +177,7 @@ cdef class ChainPool:
 
     cdef double loss_term(self, double d_neg, double d_pos) noexcept nogil:
         """h of an edge: d0 I(c) + d1 J(c), c = d1 / (d0 + d1) (see the module docstring)."""
-        cdef double total = d_neg + d_pos, cost, a = self.alpha, b = self.beta
-        cdef double upper, lower
-        if not total > 0.0:
-            return 0.0
-        cost = d_pos / total
-        if self.integer_order:
-            # With m = a + b and t_j = C(m, j) c^j (1 - c)^(m - j):
-            # betainc(a + 1, b, c) = sum of t_j over j > a and
-            # betaincc(a, b + 1, c) = sum over j < a (the binomial tail identities).
-            binomial_tails(self.integer_order, <int>a, cost, d_neg / total, &upper, &lower)
-            return d_neg * a / (a + b) * upper + d_pos * b / (a + b) * lower
-        return (d_neg * a / (a + b) * betainc(a + 1.0, b, cost)
-                + d_pos * b / (a + b) * betaincc(a, b + 1.0, cost))
+        return edge_loss(d_neg, d_pos, self.alpha, self.beta, self.integer_order)
 
     cdef void set_d(self, int32_t vertex, double d_neg, double d_pos) noexcept nogil:
         """Set a vertex's d, its loss term pending (the aggregates are the caller's)."""
@@ -184,6 +200,38 @@ cdef class ChainPool:
         if isnan(self.h[vertex]):
             self.h[vertex] = self.loss_term(self.d_neg[vertex], self.d_pos[vertex])
         self.pull(vertex)
+
+    cdef void subset_walk(self, int32_t vertex, double start_x, double start_y,
+                          double end_x, double end_y, SubsetWalk* walk) noexcept nogil:
+        """Subset (seed 000, Sec. 6, Alg. 3) of a chain's subtree, in chain order.
+
+        (start_x, start_y) is the point just before the subtree and (end_x,
+        end_y) a point at or after its last vertex; both are in the subset Q
+        already (or will be: the chain's end).  A subtree whose vertices all lie
+        between them with end_x <= (1 + eps) start_x and N1 - start_y <=
+        (1 + eps) (N1 - end_y) is skipped: the condition of Props 5-6 on both
+        coordinates at once (the combined test of Sec. 6), so the H computed
+        from Q is within eps (1 - H) of the exact one (Prop. 4).  Otherwise the
+        subtree's root vertex joins Q between the vertices of its left and
+        right subtrees, and the loss term of the edge from the previous vertex
+        of Q is added.  O((1 + 1/eps) log^2 n) vertices in all (Prop. 7).
+        """
+        cdef double factor = 1.0 + walk.epsilon, x, y
+        cdef int32_t child
+        if vertex < 0:
+            return
+        if not (end_x > factor * start_x
+                or walk.total_pos - start_y > factor * (walk.total_pos - end_y)):
+            return
+        x = start_x + self.d_neg[vertex]
+        y = start_y + self.d_pos[vertex]
+        child = self.left[vertex]
+        if child >= 0:
+            x = x + self.cd_neg[child]
+            y = y + self.cd_pos[child]
+            self.subset_walk(child, start_x, start_y, x, y, walk)
+        subset_edge(walk, x, y)
+        self.subset_walk(self.right[vertex], x, y, end_x, end_y, walk)
 
     cdef double chain_loss(self, int32_t root) noexcept nogil:
         """``ch`` of a chain, its pending loss terms computed first."""

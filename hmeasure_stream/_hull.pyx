@@ -24,10 +24,17 @@ area under the hull, so H and the AUCH are read at the root in O(1).
 
 import numpy as np
 
-from libc.math cimport NAN
+from libc.math cimport NAN, isnan
 from libc.stdint cimport int32_t, uint8_t
 
-from hmeasure_stream._chain cimport ChainPool, Merge
+from hmeasure_stream._chain cimport (
+    ChainPool,
+    Merge,
+    SubsetWalk,
+    edge_loss,
+    integer_order_of,
+    subset_edge,
+)
 from hmeasure_stream._dynamic cimport AUCEngine
 from hmeasure_stream._treap cimport ScoreTreap
 
@@ -40,6 +47,27 @@ MERGE_DTYPE = np.dtype(
      ("right_kept", np.int32)],
     align=True,
 )
+
+
+cdef struct ApproxSpec:
+    double epsilon
+    double pi0            # nan: the priors of the current points
+    double pi1
+    double alpha
+    double beta
+    bint ratio_from_priors
+
+
+cdef ApproxSpec _approx_spec(double epsilon, double pi0, double pi1, double alpha, double beta,
+                             bint ratio_from_priors):
+    cdef ApproxSpec spec
+    spec.epsilon = epsilon
+    spec.pi0 = pi0
+    spec.pi1 = pi1
+    spec.alpha = alpha
+    spec.beta = beta
+    spec.ratio_from_priors = ratio_from_priors
+    return spec
 
 
 cdef class HullEngine:
@@ -79,6 +107,8 @@ cdef class HullEngine:
     def _sync(self):
         """Grow the per-node buffers to the treap's capacity (new slots: no hull, closed)."""
         cdef Py_ssize_t old = self.slots, new = self.base.capacity
+        if new == old and self.own != NULL:
+            return  # the common case of a single point: nothing to grow or rebind
         if new > old:
             self.own_buffer = grown_buffer(self.own_buffer, new, np.int32, -1)
             self.hull_buffer = grown_buffer(self.hull_buffer, new, np.int32, -1)
@@ -257,10 +287,22 @@ cdef class HullEngine:
 
     def sliding(self, const uint8_t[::1] is_pos, const double[::1] scores,
                 const double[::1] weights, Py_ssize_t window, double[::1] h_out,
-                double[::1] auch_out, double[::1] auc_out, Py_ssize_t start=0):
-        """H, AUCH and AUC over the last ``window`` points after each point (<= 0: all)."""
+                double[::1] auch_out, double[::1] auc_out, Py_ssize_t start=0,
+                approximate=None):
+        """H, AUCH and AUC over the last ``window`` points after each point (<= 0: all).
+
+        ``approximate``: None for the exact H, or the arguments of
+        ``approx_h`` (epsilon, pi0, pi1, alpha, beta, ratio_from_priors) for
+        the approximate one.
+        """
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef bint unit = weights is None
+        cdef ApproxSpec spec
+        cdef bint exact = approximate is None
+        cdef int32_t subset_edges
+        if not exact:
+            epsilon, pi0, pi1, alpha, beta, ratio_from_priors = approximate
+            spec = _approx_spec(epsilon, pi0, pi1, alpha, beta, ratio_from_priors)
         self.auc_engine._enter()
         try:
             self._prepare(n - start if window <= 0 else min(n - start, window + 1), weights)
@@ -271,11 +313,23 @@ cdef class HullEngine:
                     if 0 < window <= index:
                         self._update(is_pos[index - window], scores[index - window],
                                      1.0 if unit else weights[index - window], False)
-                    h_out[index - start] = self._h()
+                    if exact:
+                        h_out[index - start] = self._h()
+                    else:
+                        h_out[index - start] = self._approx_h(&spec, &subset_edges)
                     auch_out[index - start] = self._auch()
                     auc_out[index - start] = self.auc_engine._auc()
         finally:
             self.auc_engine.busy = False
+
+    cdef bint _class_weights(self, double* weight_neg, double* weight_pos) noexcept nogil:
+        """The total class weights; False while a class is absent (the metrics are nan)."""
+        cdef int32_t root = self.base.root
+        if root < 0:
+            return False
+        weight_neg[0] = self.base.subtree_neg[root]
+        weight_pos[0] = self.base.subtree_pos[root]
+        return weight_neg[0] > 0.0 and weight_pos[0] > 0.0
 
     cdef double _h(self) noexcept nogil:
         """1 - L / L_max with L = sum of the hull's loss terms / N (Eq. 7).
@@ -285,28 +339,88 @@ cdef class HullEngine:
         """
         cdef double weight_neg, weight_pos
         cdef int32_t root = self.base.root
-        if root < 0:
-            return NAN
-        weight_neg = self.base.subtree_neg[root]
-        weight_pos = self.base.subtree_pos[root]
-        if not (weight_neg > 0.0 and weight_pos > 0.0):
+        if not self._class_weights(&weight_neg, &weight_pos):
             return NAN
         # L_max = pi0 I(pi1) + pi1 J(pi1) is the loss term of one edge from the
         # origin to (N0, N1), divided by N like the hull's terms.
         return min(max(1.0 - self.chains.chain_loss(self.hull[root])
                        / self.chains.loss_term(weight_neg, weight_pos), 0.0), 1.0)
 
+    cdef double _approx_h(self, ApproxSpec* spec, int32_t* subset_edges,
+                          double* record_x=NULL, double* record_y=NULL) noexcept nogil:
+        """H within epsilon (1 - H) of the exact value, for any priors (seed 000, Sec. 6).
+
+        Walks the root hull with Subset (``ChainPool.subset_walk``) and sums
+        the loss over the edges of the subset Q it keeps, with the priors and
+        Beta shape of ``spec``.  ``subset_edges`` receives the number of Q's
+        edges.  Reads only: no loss term of the chains is computed or stored.
+        """
+        cdef SubsetWalk walk
+        cdef double weight_neg, weight_pos, pi0, pi1
+        cdef int32_t root = self.base.root
+        subset_edges[0] = 0
+        if not self._class_weights(&weight_neg, &weight_pos):
+            return NAN
+        if isnan(spec.pi0):
+            pi0 = weight_neg / (weight_neg + weight_pos)
+            pi1 = weight_pos / (weight_neg + weight_pos)
+        else:
+            pi0 = spec.pi0
+            pi1 = spec.pi1
+        walk.alpha = spec.alpha
+        walk.beta = 1.0 + pi0 / pi1 if spec.ratio_from_priors else spec.beta
+        walk.integer_order = integer_order_of(walk.alpha, walk.beta)
+        walk.epsilon = spec.epsilon
+        walk.total_neg = weight_neg
+        walk.total_pos = weight_pos
+        walk.rate_neg = pi0 / weight_neg
+        walk.rate_pos = pi1 / weight_pos
+        walk.previous_x = 0.0
+        walk.previous_y = 0.0
+        walk.loss = 0.0
+        walk.count = 0
+        walk.record_x = record_x
+        walk.record_y = record_y
+        self.chains.subset_walk(self.hull[root], 0.0, 0.0, weight_neg, weight_pos, &walk)
+        if walk.previous_x != weight_neg or walk.previous_y != weight_pos:
+            # The chain's last vertex (N0, N1) is in Q by definition.
+            subset_edge(&walk, weight_neg, weight_pos)
+        subset_edges[0] = walk.count
+        return min(max(1.0 - walk.loss / edge_loss(pi0, pi1, walk.alpha, walk.beta,
+                                                   walk.integer_order), 0.0), 1.0)
+
+    def approx_h(self, double epsilon, double pi0, double pi1, double alpha, double beta,
+                 bint ratio_from_priors):
+        """(H, edges of the subset Q, edges of the hull); pi0 nan: priors from the data.
+
+        ``ratio_from_priors``: Beta(2, 1 + pi0/pi1), R's ``severity_ratio="prior"``.
+        """
+        cdef ApproxSpec spec = _approx_spec(epsilon, pi0, pi1, alpha, beta, ratio_from_priors)
+        cdef int32_t subset_edges
+        cdef double value
+        self.auc_engine._check_idle()
+        value = self._approx_h(&spec, &subset_edges)
+        hull_edges = 0 if self.base.root < 0 else self.chains.chain_size(self.hull[self.base.root])
+        return value, subset_edges, hull_edges
+
+    def subset_vertices(self, double epsilon, double pi0, double pi1, double alpha,
+                        double beta, bint ratio_from_priors):
+        """Cumulative (class 0, class 1) weights of the subset Q's vertices, from (0, 0)."""
+        cdef ApproxSpec spec = _approx_spec(epsilon, pi0, pi1, alpha, beta, ratio_from_priors)
+        cdef int32_t subset_edges
+        size = 2 if self.base.root < 0 else self.chains.chain_size(self.hull[self.base.root]) + 2
+        xs, ys = np.zeros(size), np.zeros(size)
+        cdef double[::1] record_x = xs, record_y = ys
+        self.auc_engine._check_idle()
+        self._approx_h(&spec, &subset_edges, &record_x[1], &record_y[1])
+        return xs[:subset_edges + 1], ys[:subset_edges + 1]
+
     cdef double _auch(self) noexcept nogil:
         """Area under the hull over the area of the unit square in weights."""
-        cdef int32_t root = self.base.root
         cdef double weight_neg, weight_pos
-        if root < 0:
+        if not self._class_weights(&weight_neg, &weight_pos):
             return NAN
-        weight_neg = self.base.subtree_neg[root]
-        weight_pos = self.base.subtree_pos[root]
-        if not (weight_neg > 0.0 and weight_pos > 0.0):
-            return NAN
-        return self.chains.area[self.hull[root]] / (weight_neg * weight_pos)
+        return self.chains.area[self.hull[self.base.root]] / (weight_neg * weight_pos)
 
     @property
     def h(self):

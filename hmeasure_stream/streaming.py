@@ -4,6 +4,8 @@
 scores with cumulative class weights (Tatti, Sec. 4): O(log n) per update.
 ``DynamicH`` also maintains the convex hull of the ROC curve (Sec. 5) and with
 it the H-measure with priors from the data and the AUCH: O(log^2 n).
+``ApproxH`` keeps the same hull and computes H for priors not taken from the
+data within a relative error epsilon (Sec. 6): O((1 + 1/eps) log^2 n) to read.
 ``sliding_window`` runs these engines over an array in one compiled loop.
 """
 
@@ -15,6 +17,7 @@ from hmeasure_stream._hull import HullEngine
 from hmeasure_stream._validation import (
     check_label_value,
     check_labels,
+    check_positive,
     check_same_length,
     check_score_value,
     check_scores,
@@ -24,7 +27,7 @@ from hmeasure_stream._validation import (
     raise_bad_score,
 )
 
-__all__ = ["DynamicAUC", "DynamicH", "sliding_window"]
+__all__ = ["ApproxH", "DynamicAUC", "DynamicH", "sliding_window"]
 
 _WINDOW_METRICS = ("auc", "h", "auch")
 
@@ -419,7 +422,8 @@ class DynamicH(_PointSet):
                 'severity_ratio="prior" cannot be maintained exactly: the cost '
                 "distribution would change with the class balance of the current "
                 "points. Use h_measure(..., severity_ratio='prior') on the points, or "
-                "the approximate structure for fixed priors (ApproxH) when available"
+                "ApproxH(epsilon, severity_ratio='prior'), which approximates it within "
+                "epsilon (1 - H)"
             )
         spec = resolve_cost(alpha, beta, severity_ratio)
         _, _, alpha, beta, _ = spec.at(1.0, 1.0)
@@ -456,6 +460,141 @@ class DynamicH(_PointSet):
         )
 
 
+def _approx_arguments(epsilon, spec):
+    """HullEngine.approx_h's arguments after ``epsilon``: priors, Beta shape, prior ratio."""
+    ratio_from_priors = spec.priors is None and spec.severity_ratio == "prior"
+    if spec.priors is None:
+        pi0 = pi1 = float("nan")
+        alpha, beta = (2.0, 2.0) if ratio_from_priors else (spec.alpha, spec.beta)
+        if spec.severity_ratio is not None and not ratio_from_priors:
+            _, _, alpha, beta, _ = spec.at(1.0, 1.0)
+    else:
+        pi0, pi1, alpha, beta, _ = spec.at(1.0, 1.0)
+    return (epsilon, pi0, pi1, alpha, beta, ratio_from_priors)
+
+
+class ApproxH(_PointSet):
+    """H-measure within a relative error epsilon, for class priors fixed from outside.
+
+    When the priors are not those of the current points (known base rates, a
+    cost model, R's default ``severity_ratio="prior"``), H no longer splits
+    into a sum over hull edges and cannot be kept exactly.  ApproxH maintains
+    the same ROC convex hull as :class:`DynamicH` and, when ``h`` is read,
+    computes H from a subset of the hull's vertices chosen so that
+
+        ``|h - H| <= epsilon * (1 - H)``
+
+    where H is :func:`~hmeasure_stream.h_measure` of the current points with
+    the same priors and cost distribution (Tatti, Sec. 6, Props 3-7).
+
+    Parameters
+    ----------
+    epsilon : float
+        Relative error bound, > 0.  Smaller is more exact and slower to read.
+    priors : (float, float), optional
+        Class priors (pi0, pi1), two numbers in (0, 1) summing to 1.  None:
+        the class proportions of the current points.
+    alpha, beta : float, default=2.0
+        The Beta distribution of the cost, as in :func:`~hmeasure_stream.h_measure`.
+    severity_ratio : float or "prior", optional
+        R hmeasure's Beta(2, 1 + 1/SR); ``"prior"`` (R's default) is
+        SR = pi1 / pi0, with the priors above or those of the current points.
+    capacity : int, default=16
+        Initial number of distinct scores there is room for (doubles as needed).
+    seed : int, optional
+        Seed of the treaps' random priorities.
+
+    Attributes
+    ----------
+    h : float
+        The approximate H-measure; nan while a class is absent.
+    auch, auc : float
+        Exact area under the ROC hull and AUC, as :class:`DynamicH` keeps them.
+    n_neg, n_pos : float
+        Total weight of class 0 and class 1.
+
+    See Also
+    --------
+    DynamicH : the exact H with priors from the data, read in O(1).
+    hmeasure_stream.h_measure : the exact H from scratch, any priors.
+
+    Notes
+    -----
+    An update costs O(log^2 n) as in :class:`DynamicH` (the hull is the
+    same).  Reading ``h`` walks the hull's tree with Subset (Alg. 3 of the
+    paper): a subtree whose vertices lie between two kept vertices p, q with
+    q_x <= (1 + eps) p_x and N1 - p_y <= (1 + eps) (N1 - q_y) is skipped,
+    which keeps both terms of the loss within a factor 1 + eps.  That visits
+    O((1 + 1/eps) log^2 n) vertices; :meth:`subset_info` tells how many edges
+    the subset kept.  H is then summed over the subset's edges with the
+    given priors.  The bound is relative to 1 - H, so it is tightest for good
+    classifiers.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import ApproxH, h_measure
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1, 0, 1]
+    >>> s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8, 0.6, 0.7]
+    >>> tracker = ApproxH(epsilon=0.1, priors=(0.9, 0.1))
+    >>> tracker.add_many(y, s)
+    >>> exact = h_measure(y, s, priors=(0.9, 0.1))
+    >>> abs(tracker.h - exact) <= 0.1 * (1 - exact)
+    True
+    >>> tracker.subset_info()
+    {'hull_vertices': 5, 'subset_vertices': 5}
+    """
+
+    __slots__ = ("_approximate", "_spec")
+
+    def __init__(self, epsilon, priors=None, alpha=2.0, beta=2.0, severity_ratio=None, *,
+                 capacity=16, seed=None):
+        epsilon = check_positive(epsilon, "epsilon")
+        self._spec = resolve_cost(alpha, beta, severity_ratio, priors)
+        self._approximate = _approx_arguments(epsilon, self._spec)
+        self._engine = HullEngine(2.0, 2.0, _check_capacity(capacity), seed)
+
+    @property
+    def _counts(self):
+        return self._engine.auc_engine
+
+    @property
+    def epsilon(self):
+        """The relative error bound."""
+        return self._approximate[0]
+
+    @property
+    def h(self):
+        """H within epsilon (1 - H) of the exact value; nan while a class is absent.
+
+        O((1 + 1/epsilon) log^2 n).
+        """
+        return self._engine.approx_h(*self._approximate)[0]
+
+    @property
+    def auch(self):
+        """Area under the ROC convex hull (exact); nan while a class is absent."""
+        return self._engine.auch
+
+    def subset_info(self):
+        """Vertices of the ROC hull and of the subset H is computed from.
+
+        Both count the origin (0, 0); 1 when there is no point.
+
+        Returns
+        -------
+        dict
+            ``{"hull_vertices": int, "subset_vertices": int}``.
+        """
+        _, subset_edges, hull_edges = self._engine.approx_h(*self._approximate)
+        return {"hull_vertices": hull_edges + 1, "subset_vertices": subset_edges + 1}
+
+    def __repr__(self):
+        return (
+            f"ApproxH(points={len(self)}, epsilon={self.epsilon!r}, h={self.h!r}, "
+            f"auc={self.auc!r})"
+        )
+
+
 def sliding_window(
     y_true,
     y_score,
@@ -466,6 +605,8 @@ def sliding_window(
     alpha=2.0,
     beta=2.0,
     severity_ratio=None,
+    epsilon=None,
+    priors=None,
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -486,7 +627,14 @@ def sliding_window(
     sample_weight : array-like of shape (n,), optional
         Weights, finite and >= 0.
     alpha, beta, severity_ratio
-        The H-measure's cost distribution, as for :class:`DynamicH`.
+        The H-measure's cost distribution, as for :class:`DynamicH`
+        (``severity_ratio="prior"`` needs ``epsilon``).
+    epsilon : float, optional
+        Compute ``"h"`` as :class:`ApproxH` does, within ``epsilon * (1 - H)``
+        of the exact value, which allows fixed ``priors`` and
+        ``severity_ratio="prior"``.  None: the exact H of :class:`DynamicH`.
+    priors : (float, float), optional
+        Fixed class priors (pi0, pi1) for ``"h"``; needs ``epsilon``.
 
     Returns
     -------
@@ -514,7 +662,8 @@ def sliding_window(
     distinct score, so a step costs about the same for any window size; O(n)
     memory.  With weights, the score treap of :class:`DynamicAUC`:
     O(n log w) time, O(w) memory.  With ``"h"`` or ``"auch"``, the hull
-    engine of :class:`DynamicH`: O(n log^2 w) time, O(w) memory.  Each step
+    engine of :class:`DynamicH`: O(n log^2 w) time, O(w) memory (plus
+    O(n (1 + 1/epsilon) log^2 w) with ``epsilon``).  Each step
     adds a point and removes the one leaving the window.  Values equal the
     from-scratch metric of each window (exactly for unit weights).
 
@@ -544,8 +693,19 @@ def sliding_window(
     ):
         raise ValueError(f"window must be a positive integer or None, got {window!r}")
     hull_needed = "h" in metrics or "auch" in metrics
-    if hull_needed:
-        engine = DynamicH(alpha, beta, severity_ratio)._engine
+    approximate = None
+    if epsilon is not None:
+        tracker = ApproxH(epsilon, priors, alpha, beta, severity_ratio)
+        approximate = tracker._approximate
+    elif priors is not None or (isinstance(severity_ratio, str) and severity_ratio == "prior"):
+        raise ValueError(
+            "fixed priors and severity_ratio='prior' make H impossible to maintain "
+            "exactly: pass epsilon= for the approximate H (within epsilon * (1 - H)), "
+            "or call h_measure on each window"
+        )
+    else:
+        tracker = DynamicH(alpha, beta, severity_ratio)
+    engine = tracker._engine
     is_pos, scores, weights = _checked_batch(
         y_true, y_score, sample_weight, allow_empty=False, ranks=True
     )
@@ -554,7 +714,7 @@ def sliding_window(
     values = {name: np.empty(n, dtype=np.float64) for name in ("auc", "h", "auch")}
     if hull_needed:
         engine.sliding(is_pos, scores, weights, steps, values["h"], values["auch"],
-                       values["auc"])
+                       values["auc"], 0, approximate)
     elif (weights is None or np.all(weights == 1.0)) and n < 2**31:
         # Unit weights and the whole stream at hand: counts indexed by rank.
         ranks, n_ranks = _dense_ranks(scores)
