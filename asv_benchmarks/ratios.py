@@ -7,9 +7,12 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py                        # everything
     python asv_benchmarks/ratios.py --part scratch --sizes 1000000 --rounds 15
     python asv_benchmarks/ratios.py --part streaming
+    python asv_benchmarks/ratios.py --part hull
 
-Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure) and
-``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC).
+Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
+``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC) and
+``hull`` (DynamicH vs the hmeasure package, ApproxH vs h_measure, and the
+time and actual error of ApproxH against epsilon on the embedded real stream).
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -22,7 +25,8 @@ import numpy as np
 from hmeasure import h_score
 from sklearn.metrics import roc_auc_score
 
-from hmeasure_stream import DynamicAUC, auc, h_measure, sliding_window
+from hmeasure_stream import ApproxH, DynamicAUC, DynamicH, auc, h_measure, sliding_window
+from hmeasure_stream._demo import load_default_stream
 
 # (name, speed target on 10^6 points): "a / b <= x" means median(a) <= x * median(b).
 TARGETS = [
@@ -135,6 +139,12 @@ def loop_step_seconds(window, steps, seed):
     return (time.perf_counter() - start) / steps
 
 
+def structure_bytes_per_point(tracker, n, seed):
+    y, s = make_data(n, seed)
+    tracker.add_many(y, s)
+    return tracker.nbytes / n
+
+
 def median_of(function, rounds, *args):
     return statistics.median(function(*args) for _ in range(rounds))
 
@@ -155,10 +165,7 @@ def streaming_part(args):
     print(f"  DynamicAUC Python loop, window 10^3 {loop_small * 1e6:9.3f} us")
     print(f"  DynamicAUC Python loop, window 10^6 {loop_large * 1e6:9.3f} us"
           f" (growth {loop_large / loop_small:.2f}x: a treap descent per update)")
-    tracker = DynamicAUC()
-    y, s = make_data(10**6, args.seed)
-    tracker.add_many(y, s)
-    bytes_per_point = tracker.nbytes / 10**6
+    bytes_per_point = structure_bytes_per_point(DynamicAUC(), 10**6, args.seed)
     print(f"  DynamicAUC memory at 10^6 points  {bytes_per_point:10.1f} bytes/point")
     print("  targets:")
     met = report_target("river / sliding_window at 10^5", river_large / sliding[10**5], ">=", 500)
@@ -169,9 +176,119 @@ def streaming_part(args):
     return met
 
 
+def loop_h_seconds(tracker, window, steps, seed):
+    """A Python loop of add + remove + .h on a filled window, per step."""
+    y, s = make_data(window + steps, seed)
+    labels, scores = y.tolist(), s.tolist()
+    tracker.add_many(y[:window], s[:window])
+    start = time.perf_counter()
+    for i in range(window, window + steps):
+        tracker.add(labels[i], scores[i])
+        tracker.remove(labels[i - window], scores[i - window])
+        _ = tracker.h
+    return (time.perf_counter() - start) / steps
+
+
+def compiled_h_seconds(window, steps, seed):
+    """sliding_window's compiled loop (metrics "h") per step, the window filled beforehand."""
+    y, s = make_data(window + steps, seed)
+    tracker = DynamicH()
+    tracker.add_many(y[:window], s[:window])
+    is_pos, scores = y.astype(np.uint8), s.astype(np.float64)
+    out = [np.empty(steps) for _ in range(3)]
+    start = time.perf_counter()
+    tracker._engine.sliding(is_pos, scores, None, window, *out, window)
+    return (time.perf_counter() - start) / steps
+
+
+def window_seconds(function, window, rounds, seed):
+    """Median time of a from-scratch function on windows of a random stream."""
+    y, s = make_data(window * 2, seed)
+    times = []
+    for index in range(rounds):
+        offset = index * window // rounds
+        start = time.perf_counter()
+        function(y[offset:offset + window], s[offset:offset + window])
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def epsilon_table(epsilons, window):
+    """Time per step and actual error of ApproxH against eps on the embedded stream."""
+    y, s = load_default_stream()
+    priors = (0.5, 0.5)
+    exact = np.array([
+        h_measure(y[max(0, i - window + 1):i + 1], s[max(0, i - window + 1):i + 1],
+                  priors=priors)
+        if 0 < y[max(0, i - window + 1):i + 1].sum() < min(i + 1, window) else np.nan
+        for i in range(len(y))
+    ])
+    defined = ~np.isnan(exact)
+    print(f"\nApproxH on the embedded stream ({len(y)} points, UCI digits, naive Bayes), "
+          f"window {window}, priors {priors}")
+    print("    epsilon   us/step   max |H'-H|/(1-H)   max |H'-H|   mean subset/hull")
+    for epsilon in epsilons:
+        tracker = ApproxH(epsilon, priors=priors)
+        values, ratios = np.empty(len(y)), []
+        start = time.perf_counter()
+        for i in range(len(y)):
+            tracker.add(int(y[i]), float(s[i]))
+            if i >= window:
+                tracker.remove(int(y[i - window]), float(s[i - window]))
+            values[i] = tracker.h
+        seconds = (time.perf_counter() - start) / len(y)
+        for i in range(window, len(y), 25):
+            info = tracker_info_at(y, s, i, window, epsilon, priors)
+            ratios.append(info["subset_vertices"] / info["hull_vertices"])
+        error = np.abs(values[defined] - exact[defined])
+        relative = np.max(error / (1 - exact[defined]))
+        assert relative <= epsilon + 1e-12
+        print(f"    {epsilon:7.2f} {seconds * 1e6:9.2f} {relative:18.2e} {np.max(error):12.2e}"
+              f" {np.mean(ratios):18.2f}")
+
+
+def tracker_info_at(y, s, end, window, epsilon, priors):
+    tracker = ApproxH(epsilon, priors=priors)
+    tracker.add_many(y[end - window + 1:end + 1], s[end - window + 1:end + 1])
+    return tracker.subset_info()
+
+
+def hull_part(args):
+    rounds = max(3, args.rounds // 3)
+    window = 10**5
+    print(f"\nmaintained H-measure, per step = add + remove + read (median of {rounds} runs)")
+    loop_h = median_of(lambda: loop_h_seconds(DynamicH(), window, 20_000, args.seed), rounds)
+    loop_approx = median_of(
+        lambda: loop_h_seconds(ApproxH(0.1, priors=(0.3, 0.7)), window, 20_000, args.seed),
+        rounds)
+    package = window_seconds(lambda y, s: h_score(y, s, severity_ratio=1.0), window, 7, args.seed)
+    scratch = window_seconds(lambda y, s: h_measure(y, s, priors=(0.3, 0.7)), window, 15,
+                             args.seed)
+    compiled = {w: median_of(compiled_h_seconds, rounds, w, 20_000, args.seed)
+                for w in (2 * 10**4, 10**5, 10**6)}
+    print(f"  hmeasure package, one window of 10^5  {package * 1e3:10.2f} ms")
+    print(f"  h_measure (priors), window of 10^5    {scratch * 1e3:10.2f} ms")
+    print(f"  DynamicH Python loop, window 10^5     {loop_h * 1e6:10.2f} us")
+    print(f"  ApproxH(0.1) Python loop, window 10^5 {loop_approx * 1e6:10.2f} us")
+    for w, seconds in compiled.items():
+        print(f"  sliding_window h, window {w:<10,}  {seconds * 1e6:10.2f} us")
+    bytes_per_point = structure_bytes_per_point(DynamicH(), 10**6, args.seed)
+    print(f"  DynamicH memory at 10^6 points        {bytes_per_point:10.1f} bytes/point")
+    print("  targets:")
+    met = report_target("hmeasure package / DynamicH loop at 10^5", package / loop_h, ">=", 1e4)
+    met &= report_target("step growth 2x10^4 -> 10^6", compiled[10**6] / compiled[2 * 10**4],
+                         "<=", 4)
+    met &= report_target("bytes per point at 10^6", bytes_per_point, "<=", 256)
+    met &= report_target("h_measure / ApproxH(0.1) loop at 10^5", scratch / loop_approx, ">=",
+                         100)
+    epsilon_table((0.01, 0.1, 0.5, 1.0, 2.0), 300)
+    return met
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["all", "scratch", "streaming"], default="all")
+    parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull"],
+                        default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
     parser.add_argument("--slow-rounds", type=int, default=5, help="rounds for slow peers")
@@ -184,6 +301,8 @@ def main(argv=None):
         all_met &= scratch_part(args)
     if args.part in ("all", "streaming"):
         all_met &= streaming_part(args)
+    if args.part in ("all", "hull"):
+        all_met &= hull_part(args)
     return 0 if all_met else 1
 
 

@@ -14,7 +14,14 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinx.ext.intersphinx",
     "numpydoc",
+    "myst_nb",
 ]
+
+# The example notebooks are executed while the docs build, so the pages show
+# what the current code produces; an error in a cell fails the build.
+nb_execution_mode = "force"
+nb_execution_raise_on_error = True
+nb_execution_timeout = 300
 
 autosummary_generate = True
 numpydoc_show_class_members = False
@@ -28,5 +35,5 @@ intersphinx_mapping = {}
 html_theme = "pydata_sphinx_theme"
 html_title = "hmeasure_stream"
 html_theme_options = {"navigation_with_keys": False}
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "**.ipynb_checkpoints"]
 nitpicky = False

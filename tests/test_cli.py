@@ -83,6 +83,32 @@ def test_monitor_h_with_every_cost_option(tmp_path, stream, options):
         assert h_value == pytest.approx(h_measure(y[part], s[part], **kwargs), rel=1e-11)
 
 
+@pytest.mark.parametrize("options", [["--severity-ratio", "prior"], ["--priors", "0.9,0.1"],
+                                     ["--priors", "0.3,0.7", "--severity-ratio", "prior"]])
+@pytest.mark.parametrize("epsilon", ["0.05", "1"])
+def test_monitor_approximate_h_across_chunks(tmp_path, stream, options, epsilon):
+    """--epsilon: H from ApproxH, within epsilon (1 - H) of h_measure on every window."""
+    y, s = stream
+    source, out = tmp_path / "scores.csv", tmp_path / "out.csv"
+    write_csv(source, y, s)
+    assert main([str(source), "--window", "250", "--metrics", "auc,h", "--epsilon", epsilon,
+                 "--out", str(out), "--chunk-size", "333", *options], stdout=io.StringIO()) == 0
+    table = read_output(out)
+    kwargs = {"priors": tuple(map(float, options[options.index("--priors") + 1].split(",")))
+              if "--priors" in options else None,
+              "severity_ratio": "prior" if "--severity-ratio" in options else None}
+    np.testing.assert_array_equal(table["auc"], sliding_window(y, s, 250)["auc"])
+    # The subset depends on the random shape of the hull's trees, so the values
+    # are not those of another structure, but every one is within the bound.
+    for row in range(len(y)):
+        part = slice(max(0, row - 249), row + 1)
+        if y[part].min() == y[part].max():
+            assert np.isnan(table["h"][row])
+            continue
+        exact = h_measure(y[part], s[part], **kwargs)
+        assert abs(table["h"][row] - exact) <= float(epsilon) * (1 - exact) + 1e-12
+
+
 def test_monitor_npz_input_and_plot(tmp_path, stream):
     y, s = stream
     source, out, plot = tmp_path / "scores.npz", tmp_path / "out.csv", tmp_path / "plot.png"
@@ -137,7 +163,8 @@ def test_bad_input_is_one_line_and_exit_code_2(tmp_path, capsys, content, args, 
 def test_missing_file_and_bad_options(tmp_path, capsys):
     assert main([str(tmp_path / "missing.csv")], stdout=io.StringIO()) == 2
     assert "no such file" in capsys.readouterr().err
-    for bad in (["--window", "0"], ["--metrics", "auc,gini"], ["--every", "x"]):
+    for bad in (["--window", "0"], ["--metrics", "auc,gini"], ["--every", "x"],
+                ["--epsilon", "0"], ["--epsilon", "-1"], ["--epsilon", "nan"], ["--epsilon", "x"]):
         with pytest.raises(SystemExit) as excinfo:
             main(["file.csv", *bad])
         assert excinfo.value.code == 2

@@ -1,8 +1,8 @@
-"""asv benchmarks of DynamicAUC and sliding_window (peers: asv_benchmarks/ratios.py)."""
+"""asv benchmarks of the streaming structures and sliding_window (peers: ratios.py)."""
 
 import numpy as np
 
-from hmeasure_stream import DynamicAUC, DynamicH, sliding_window
+from hmeasure_stream import ApproxH, DynamicAUC, DynamicH, sliding_window
 
 STEPS = 20_000
 
@@ -25,29 +25,57 @@ class SlidingWindowAUC:
     def time_sliding_window(self, window):
         sliding_window(self.y, self.s, window)
 
+    def peakmem_sliding_window(self, window):
+        sliding_window(self.y, self.s, window)
 
-class DynamicAUCPythonLoop:
-    """One Python-level step: add a point, remove the oldest, read the AUC."""
+
+class _PythonLoop:
+    """One Python-level step: add a point, remove the oldest, read the metric."""
 
     params = [10**3, 10**5]
     param_names = ["window"]
+    metric = "auc"
 
-    def setup(self, window):
+    def make_tracker(self):
+        raise NotImplementedError
+
+    def setup(self, window, *options):
         # A cyclic stream: the tracker always holds the last `window` points.
         y, s = _stream(window + STEPS)
         self.y, self.s = y.tolist(), s.tolist()
         self.length = window + STEPS
-        self.tracker = DynamicAUC()
+        self.tracker = self.make_tracker(*options)
         self.tracker.add_many(y[:window], s[:window])
         self.position = window
 
-    def time_add_remove_read(self, window):
+    def time_add_remove_read(self, window, *options):
         new = self.position % self.length
         old = (self.position - window) % self.length
         self.tracker.add(self.y[new], self.s[new])
         self.tracker.remove(self.y[old], self.s[old])
-        _ = self.tracker.auc  # reading is part of the step
+        _ = getattr(self.tracker, self.metric)  # reading is part of the step
         self.position += 1
+
+
+class DynamicAUCPythonLoop(_PythonLoop):
+    def make_tracker(self):
+        return DynamicAUC()
+
+
+class DynamicHPythonLoop(_PythonLoop):
+    metric = "h"
+
+    def make_tracker(self):
+        return DynamicH()
+
+
+class ApproxHPythonLoop(_PythonLoop):
+    params = ([10**3, 10**5], [0.1, 1.0])
+    param_names = ["window", "epsilon"]
+    metric = "h"
+
+    def make_tracker(self, epsilon):
+        return ApproxH(epsilon, priors=(0.3, 0.7))
 
 
 class DynamicAUCMemory:
@@ -85,22 +113,37 @@ class SlidingWindowH:
         sliding_window(self.y, self.s, window, metrics=("h", "auch"))
 
 
-class DynamicHMemory:
-    """Memory of DynamicH holding n distinct scores (unit weights)."""
+class SlidingWindowApproxH:
+    """Per-step cost of the approximate H (fixed priors) in the compiled loop."""
 
-    params = [10**3, 10**6]
-    param_names = ["n"]
+    params = ([2 * 10**4, 10**5], [0.1, 1.0])
+    param_names = ["window", "epsilon"]
     timeout = 600
 
-    def setup(self, n):
-        self.y, self.s = _stream(n)
+    def setup(self, window, epsilon):
+        self.y, self.s = _stream(window + 5_000)
 
-    def peakmem_add_many(self, n):
-        tracker = DynamicH()
+    def time_sliding_window_approx_h(self, window, epsilon):
+        sliding_window(self.y, self.s, window, metrics="h", epsilon=epsilon, priors=(0.3, 0.7))
+
+
+class DynamicHMemory:
+    """Memory of the hull structures holding n distinct scores (unit weights)."""
+
+    params = ([10**3, 10**6], ["DynamicH", "ApproxH"])
+    param_names = ["n", "structure"]
+    timeout = 600
+
+    def setup(self, n, structure):
+        self.y, self.s = _stream(n)
+        self.make = DynamicH if structure == "DynamicH" else lambda: ApproxH(0.1)
+
+    def peakmem_add_many(self, n, structure):
+        tracker = self.make()
         tracker.add_many(self.y, self.s)
 
-    def track_structure_bytes_per_point(self, n):
-        tracker = DynamicH()
+    def track_structure_bytes_per_point(self, n, structure):
+        tracker = self.make()
         tracker.add_many(self.y, self.s)
         return tracker.nbytes / n
 

@@ -58,3 +58,34 @@ class HMeasure:
 
     def peakmem_h_measure(self, n, ties):
         h_measure(self.y, self.s)
+
+
+class Plots:
+    """The plot helpers (matplotlib, Agg backend): ROC with hull, metrics over time."""
+
+    params = [10**4, 10**5]
+    param_names = ["n"]
+
+    def setup(self, n):
+        import matplotlib
+
+        matplotlib.use("Agg")
+        from matplotlib import pyplot
+
+        from hmeasure_stream import sliding_window
+
+        self.pyplot = pyplot
+        self.y, self.s, _ = _data(n)
+        self.curves = sliding_window(self.y, self.s, 1000, metrics=("auc", "h"))
+
+    def time_plot_roc(self, n):
+        from hmeasure_stream.plotting import plot_roc
+
+        plot_roc(self.y, self.s)
+        self.pyplot.close("all")
+
+    def time_plot_metrics(self, n):
+        from hmeasure_stream.plotting import plot_metrics
+
+        plot_metrics(self.curves)
+        self.pyplot.close("all")
