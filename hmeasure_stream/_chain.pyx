@@ -296,8 +296,13 @@ cdef class ChainPool:
                     int32_t* out_left, int32_t* out_right) noexcept nogil:
         """Cut a chain after its first ``count`` vertices.  O(log n)."""
         cdef int32_t left_size
-        if root < 0:
+        if root < 0 or count <= 0:
             out_left[0] = -1
+            out_right[0] = root
+            return
+        if count >= self.size[root]:
+            # Nothing to cut (a merge that keeps a whole chain): no pulls down a spine.
+            out_left[0] = root
             out_right[0] = -1
             return
         left_size = self.chain_size(self.left[root])

@@ -53,7 +53,7 @@ MERGE_DTYPE = np.dtype(
 # only the outer merge undone.
 cdef enum:
     _FULLY_OPEN = 1
-    _LEFT_OPEN = 2
+    _OUTER_OPEN = 2
 
 
 cdef struct ApproxSpec:
@@ -85,13 +85,17 @@ cdef class HullEngine:
     cdef readonly ChainPool chains
     cdef public object own_buffer       # chain vertex of each node's own group
     cdef public object hull_buffer      # the node's hull while it holds it, else -1
-    cdef public object merge_own_buffer    # undo record of merge(hull(right), own)
-    cdef public object merge_left_buffer   # undo record of merge(..., hull(left))
+    # A node's hull is merge(merge(hull(right), own), hull(left)) ("outer left") or
+    # merge(hull(right), merge(own, hull(left))) ("outer right"); undo records of both merges.
+    cdef public object merge_inner_buffer
+    cdef public object merge_outer_buffer
+    cdef public object outer_right_buffer   # 1: the outer merge is with the right child
     cdef public object opened_buffer
     cdef int32_t* own
     cdef int32_t* hull
-    cdef Merge* merge_own
-    cdef Merge* merge_left
+    cdef Merge* merge_inner
+    cdef Merge* merge_outer
+    cdef uint8_t* outer_right
     cdef uint8_t* opened
     cdef int32_t slots
     cdef readonly double alpha
@@ -119,9 +123,10 @@ cdef class HullEngine:
         if new > old:
             self.own_buffer = grown_buffer(self.own_buffer, new, np.int32, -1)
             self.hull_buffer = grown_buffer(self.hull_buffer, new, np.int32, -1)
-            self.merge_own_buffer = grown_buffer(self.merge_own_buffer, new, MERGE_DTYPE, 0)
-            self.merge_left_buffer = grown_buffer(self.merge_left_buffer, new, MERGE_DTYPE, 0)
+            self.merge_inner_buffer = grown_buffer(self.merge_inner_buffer, new, MERGE_DTYPE, 0)
+            self.merge_outer_buffer = grown_buffer(self.merge_outer_buffer, new, MERGE_DTYPE, 0)
             self.opened_buffer = grown_buffer(self.opened_buffer, new, np.uint8, 0)
+            self.outer_right_buffer = grown_buffer(self.outer_right_buffer, new, np.uint8, 0)
             self.slots = <int32_t>new
         self._bind()
 
@@ -129,74 +134,102 @@ cdef class HullEngine:
         cdef int32_t[::1] own = self.own_buffer
         cdef int32_t[::1] hull = self.hull_buffer
         cdef uint8_t[::1] opened = self.opened_buffer
-        cdef signed char[::1] merge_own = self.merge_own_buffer.view(np.int8)
-        cdef signed char[::1] merge_left = self.merge_left_buffer.view(np.int8)
+        cdef uint8_t[::1] outer_right = self.outer_right_buffer
+        cdef signed char[::1] merge_inner = self.merge_inner_buffer.view(np.int8)
+        cdef signed char[::1] merge_outer = self.merge_outer_buffer.view(np.int8)
         self.own = &own[0]
         self.hull = &hull[0]
         self.opened = &opened[0]
-        self.merge_own = <Merge*>&merge_own[0]
-        self.merge_left = <Merge*>&merge_left[0]
+        self.outer_right = &outer_right[0]
+        self.merge_inner = <Merge*>&merge_inner[0]
+        self.merge_outer = <Merge*>&merge_outer[0]
 
     # ------------------------------------------------------------------
 
-    cdef void _open(self, int32_t node) noexcept nogil:
-        """Undo a holder's two merges: its children hold their hulls, its own vertex is free."""
-        cdef int32_t with_own, right_hull, left_hull, own_chain
-        self.chains.unmerge(self.hull[node], &self.merge_left[node], &with_own, &left_hull)
-        self.chains.unmerge(with_own, &self.merge_own[node], &right_hull, &own_chain)
-        self.hull[node] = -1
+    cdef void _hand_out(self, int32_t node, int32_t left_hull, int32_t right_hull) noexcept nogil:
         if self.base.left[node] >= 0:
             self.hull[self.base.left[node]] = left_hull
         if self.base.right[node] >= 0:
             self.hull[self.base.right[node]] = right_hull
+
+    cdef void _open(self, int32_t node) noexcept nogil:
+        """Undo a holder's two merges: its children hold their hulls, its own vertex is free."""
+        cdef int32_t inner, right_hull, left_hull, own_chain
+        if self.outer_right[node]:
+            self.chains.unmerge(self.hull[node], &self.merge_outer[node], &right_hull, &inner)
+            self.chains.unmerge(inner, &self.merge_inner[node], &own_chain, &left_hull)
+        else:
+            self.chains.unmerge(self.hull[node], &self.merge_outer[node], &inner, &left_hull)
+            self.chains.unmerge(inner, &self.merge_inner[node], &right_hull, &own_chain)
+        self.hull[node] = -1
+        self._hand_out(node, left_hull, right_hull)
         self.opened[node] = _FULLY_OPEN
 
-    cdef void _open_left(self, int32_t node) noexcept nogil:
-        """Undo only a holder's outer merge: its left child holds its hull.
+    cdef void _open_toward(self, int32_t node, bint going_left) noexcept nogil:
+        """Open a node the update passes on its way to one child.
 
-        For a node the update passes on its way left.  Splitting and joining
-        the treap keep such a node's right subtree and its own group (seed
-        000's treap operations never rotate), so merge(hull(right), own) stays
-        valid: the node keeps that chain in ``hull`` and only the outer merge
-        is redone on closing, which saves a quarter of an update's merges.
+        Splitting and joining the treap never rotate: a node passed on the
+        way left keeps its right subtree and its own group, one passed on the
+        way right its left subtree.  When that intact side is in the node's
+        inner merge, only the outer merge is undone: the node keeps the inner
+        chain in ``hull`` and only the outer merge is redone on closing.
         """
-        cdef int32_t with_own, left_hull
-        self.chains.unmerge(self.hull[node], &self.merge_left[node], &with_own, &left_hull)
-        self.hull[node] = with_own
-        if self.base.left[node] >= 0:
-            self.hull[self.base.left[node]] = left_hull
-        self.opened[node] = _LEFT_OPEN
+        cdef int32_t inner, child_hull
+        if going_left == <bint>self.outer_right[node]:
+            self._open(node)
+            return
+        if going_left:
+            self.chains.unmerge(self.hull[node], &self.merge_outer[node], &inner, &child_hull)
+            self._hand_out(node, child_hull, -1)
+        else:
+            self.chains.unmerge(self.hull[node], &self.merge_outer[node], &child_hull, &inner)
+            self._hand_out(node, -1, child_hull)
+        self.hull[node] = inner
+        self.opened[node] = _OUTER_OPEN
 
     cdef void _close(self, int32_t node) noexcept nogil:
-        """Merge a node's hull from its children's hulls and its own group."""
+        """Merge a node's hull from its children's hulls and its own group.
+
+        A fully opened node chooses its grouping again: the child with the
+        larger subtree goes in the outer merge, since the next update is the
+        more likely to pass that way and then only the outer merge is undone.
+        """
         cdef int32_t left_child = self.base.left[node], right_child = self.base.right[node]
-        cdef int32_t left_hull = -1, right_hull = -1, own_chain = -1, with_own
+        cdef int32_t left_hull = -1, right_hull = -1, own_chain = -1, inner
         cdef int32_t vertex = self.own[node]
-        cdef double weight_neg, weight_pos
-        if self.opened[node] == _LEFT_OPEN:
-            if left_child >= 0:
-                left_hull = self.hull[left_child]
-                self.hull[left_child] = -1
-            self.hull[node] = self.chains.merge(self.hull[node], left_hull,
-                                                &self.merge_left[node])
+        cdef double weight_neg, weight_pos, left_weight = 0.0, right_weight = 0.0
+        if left_child >= 0:
+            left_hull = self.hull[left_child]
+            self.hull[left_child] = -1
+            left_weight = self.base.subtree_neg[left_child] + self.base.subtree_pos[left_child]
+        if right_child >= 0:
+            right_hull = self.hull[right_child]
+            self.hull[right_child] = -1
+            right_weight = self.base.subtree_neg[right_child] + self.base.subtree_pos[right_child]
+        if self.opened[node] == _OUTER_OPEN:
+            if self.outer_right[node]:
+                self.hull[node] = self.chains.merge(right_hull, self.hull[node],
+                                                    &self.merge_outer[node])
+            else:
+                self.hull[node] = self.chains.merge(self.hull[node], left_hull,
+                                                    &self.merge_outer[node])
             self.opened[node] = 0
             return
         weight_neg = self.base.node_neg(node)
         weight_pos = self.base.node_pos(node)
-        if left_child >= 0:
-            left_hull = self.hull[left_child]
-            self.hull[left_child] = -1
-        if right_child >= 0:
-            right_hull = self.hull[right_child]
-            self.hull[right_child] = -1
         if weight_neg + weight_pos > 0.0:
             if (weight_neg != self.chains.d_neg[vertex]
                     or weight_pos != self.chains.d_pos[vertex]):
                 self.chains.set_d(vertex, weight_neg, weight_pos)
                 self.chains.pull(vertex)
             own_chain = vertex
-        with_own = self.chains.merge(right_hull, own_chain, &self.merge_own[node])
-        self.hull[node] = self.chains.merge(with_own, left_hull, &self.merge_left[node])
+        self.outer_right[node] = right_weight > left_weight
+        if self.outer_right[node]:
+            inner = self.chains.merge(own_chain, left_hull, &self.merge_inner[node])
+            self.hull[node] = self.chains.merge(right_hull, inner, &self.merge_outer[node])
+        else:
+            inner = self.chains.merge(right_hull, own_chain, &self.merge_inner[node])
+            self.hull[node] = self.chains.merge(inner, left_hull, &self.merge_outer[node])
         self.opened[node] = 0
 
     cdef void _open_path(self, double key) noexcept nogil:
@@ -204,20 +237,20 @@ cdef class HullEngine:
         cdef int32_t node = self.base.root, spine
         while node >= 0:
             if key < self.base.key[node]:
-                self._open_left(node)
+                self._open_toward(node, True)
                 node = self.base.left[node]
             elif key > self.base.key[node]:
-                self._open(node)
+                self._open_toward(node, False)
                 node = self.base.right[node]
             else:
                 self._open(node)
                 spine = self.base.left[node]
                 while spine >= 0:
-                    self._open(spine)
+                    self._open_toward(spine, False)
                     spine = self.base.right[spine]
                 spine = self.base.right[node]
                 while spine >= 0:
-                    self._open_left(spine)
+                    self._open_toward(spine, True)
                     spine = self.base.left[spine]
                 return
 
@@ -478,15 +511,15 @@ cdef class HullEngine:
     def nbytes(self):
         """Bytes of every buffer: the score treap, the chains and the per-node records."""
         own = sum(buffer.nbytes for buffer in (
-            self.own_buffer, self.hull_buffer, self.merge_own_buffer,
-            self.merge_left_buffer, self.opened_buffer))
+            self.own_buffer, self.hull_buffer, self.merge_inner_buffer,
+            self.merge_outer_buffer, self.outer_right_buffer, self.opened_buffer))
         return self.base.nbytes + self.chains.nbytes + own
 
     def __reduce__(self):
         self.auc_engine._check_idle()
         buffers = {name: getattr(self, name) for name in (
-            "own_buffer", "hull_buffer", "merge_own_buffer", "merge_left_buffer",
-            "opened_buffer")}
+            "own_buffer", "hull_buffer", "merge_inner_buffer", "merge_outer_buffer",
+            "outer_right_buffer", "opened_buffer")}
         return (_rebuild_hull_engine, (self.alpha, self.beta, self.auc_engine, self.chains,
                                        self.slots, buffers))
 
