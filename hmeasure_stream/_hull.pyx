@@ -264,24 +264,28 @@ cdef class HullEngine:
 
     cdef int _update(self, bint is_pos, double score, double weight, bint adding) except -1 nogil:
         """One point in or out; returns the AUC engine's status (0: done)."""
-        cdef int32_t before = self.base.find(score), after
+        cdef int32_t node = -1, nodes = self.base.n_nodes
         cdef int status
-        if not adding and (before < 0 or (self.base.count_pos[before] if is_pos
-                                          else self.base.count_neg[before]) == 0):
-            return 1
+        if adding:
+            # A new score takes the treap's first free slot.
+            node = self.base.free_head
+        else:
+            node = self.base.find(score)
+            if node < 0 or (self.base.count_pos[node] if is_pos
+                            else self.base.count_neg[node]) == 0:
+                return 1
         self._open_path(score)
         if adding:
             status = self.auc_engine._add(is_pos, score, weight)
         else:
             status = self.auc_engine._remove(is_pos, score, weight)
-        after = self.base.find(score)
-        if before < 0 and after >= 0:
-            self.own[after] = self.chains.new_vertex(0.0, 0.0)
-            self.opened[after] = _FULLY_OPEN
-        elif before >= 0 and after < 0:
-            self.chains.free_vertex(self.own[before])
-            self.own[before] = -1
-            self.opened[before] = 0
+        if self.base.n_nodes > nodes:
+            self.own[node] = self.chains.new_vertex(0.0, 0.0)
+            self.opened[node] = _FULLY_OPEN
+        elif self.base.n_nodes < nodes:
+            self.chains.free_vertex(self.own[node])
+            self.own[node] = -1
+            self.opened[node] = 0
         self._close_opened(self.base.root)
         return status
 
