@@ -106,12 +106,9 @@ cdef inline void subset_edge(SubsetWalk* walk, double x, double y) noexcept nogi
 
 @cython.final
 cdef class ChainPool:
-    cdef public object d_neg_buffer
-    cdef public object d_pos_buffer
-    cdef public object cd_neg_buffer
-    cdef public object cd_pos_buffer
-    cdef public object first_neg_buffer
-    cdef public object first_pos_buffer
+    cdef public object d_buffer           # shape (capacity, 2): class 0, class 1
+    cdef public object cd_buffer
+    cdef public object first_buffer
     cdef public object h_buffer
     cdef public object ch_buffer
     cdef public object area_buffer
@@ -119,12 +116,10 @@ cdef class ChainPool:
     cdef public object left_buffer
     cdef public object right_buffer
 
-    cdef double* d_neg        # class 0 weight of the edge into this vertex (x step)
-    cdef double* d_pos        # class 1 weight (y step)
-    cdef double* cd_neg       # subtree sums of d
-    cdef double* cd_pos
-    cdef double* first_neg    # d of the subtree's first vertex (a successor's edge in O(1))
-    cdef double* first_pos
+    # 2-vectors at [2 v] (class 0) and [2 v + 1] (class 1) of vertex v:
+    cdef double* d            # class weights of the edge into this vertex (x and y steps)
+    cdef double* cd           # subtree sums of d
+    cdef double* first        # d of the subtree's first vertex (a successor's edge in O(1))
     cdef double* h            # the H-measure loss term of the edge into this vertex
     cdef double* ch           # subtree sum of h
     cdef double* area         # area under the subtree's chain, above its start

@@ -60,12 +60,12 @@ from hmeasure_stream._treap import doubled_capacity, grown_buffer
 
 cdef Py_ssize_t _MAX_CAPACITY = 2**31 - 1
 
+# (name, dtype, components): the 2-vectors (class 0, class 1) of a vertex are one
+# buffer of shape (capacity, 2), so a pull reads both components in one cache line.
 _FIELDS = (
-    ("d_neg_buffer", np.float64), ("d_pos_buffer", np.float64),
-    ("cd_neg_buffer", np.float64), ("cd_pos_buffer", np.float64),
-    ("first_neg_buffer", np.float64), ("first_pos_buffer", np.float64),
-    ("h_buffer", np.float64), ("ch_buffer", np.float64), ("area_buffer", np.float64),
-    ("size_buffer", np.int32), ("left_buffer", np.int32), ("right_buffer", np.int32),
+    ("d_buffer", np.float64, 2), ("cd_buffer", np.float64, 2), ("first_buffer", np.float64, 2),
+    ("h_buffer", np.float64, 1), ("ch_buffer", np.float64, 1), ("area_buffer", np.float64, 1),
+    ("size_buffer", np.int32, 1), ("left_buffer", np.int32, 1), ("right_buffer", np.int32, 1),
 )
 
 
@@ -115,21 +115,16 @@ cdef class ChainPool:
         self._resize(max(capacity, 1))
 
     def _bind(self):
-        cdef double[::1] d_neg = self.d_neg_buffer
-        cdef double[::1] d_pos = self.d_pos_buffer
-        cdef double[::1] cd_neg = self.cd_neg_buffer
-        cdef double[::1] cd_pos = self.cd_pos_buffer
-        cdef double[::1] first_neg = self.first_neg_buffer
-        cdef double[::1] first_pos = self.first_pos_buffer
+        cdef double[:, ::1] d = self.d_buffer
+        cdef double[:, ::1] cd = self.cd_buffer
+        cdef double[:, ::1] first = self.first_buffer
         cdef double[::1] h = self.h_buffer
         cdef double[::1] ch = self.ch_buffer
         cdef double[::1] area = self.area_buffer
         cdef int32_t[::1] size = self.size_buffer
         cdef int32_t[::1] lefts = self.left_buffer
         cdef int32_t[::1] rights = self.right_buffer
-        self.d_neg, self.d_pos = &d_neg[0], &d_pos[0]
-        self.cd_neg, self.cd_pos = &cd_neg[0], &cd_pos[0]
-        self.first_neg, self.first_pos = &first_neg[0], &first_pos[0]
+        self.d, self.cd, self.first = &d[0, 0], &cd[0, 0], &first[0, 0]
         self.h, self.ch, self.area = &h[0], &ch[0], &area[0]
         self.size, self.left, self.right = &size[0], &lefts[0], &rights[0]
 
@@ -138,8 +133,9 @@ cdef class ChainPool:
         if new_capacity > _MAX_CAPACITY:
             raise MemoryError(f"a chain pool holds at most {_MAX_CAPACITY} vertices")
         try:
-            for name, dtype in _FIELDS:
-                setattr(self, name, grown_buffer(getattr(self, name), new_capacity, dtype))
+            for name, dtype, components in _FIELDS:
+                shape = new_capacity if components == 1 else (new_capacity, components)
+                setattr(self, name, grown_buffer(getattr(self, name), shape, dtype))
         except MemoryError:
             raise MemoryError(
                 f"cannot grow the chain pool from {old_capacity} to {new_capacity} vertices"
@@ -181,8 +177,8 @@ cdef class ChainPool:
 
     cdef void set_d(self, int32_t vertex, double d_neg, double d_pos) noexcept nogil:
         """Set a vertex's d, its loss term pending (the aggregates are the caller's)."""
-        self.d_neg[vertex] = d_neg
-        self.d_pos[vertex] = d_pos
+        self.d[2 * vertex] = d_neg
+        self.d[2 * vertex + 1] = d_pos
         self.h[vertex] = NAN
 
     cdef void settle(self, int32_t vertex) noexcept nogil:
@@ -198,7 +194,7 @@ cdef class ChainPool:
         if child >= 0 and isnan(self.ch[child]):
             self.settle(child)
         if isnan(self.h[vertex]):
-            self.h[vertex] = self.loss_term(self.d_neg[vertex], self.d_pos[vertex])
+            self.h[vertex] = self.loss_term(self.d[2 * vertex], self.d[2 * vertex + 1])
         self.pull(vertex)
 
     cdef void subset_walk(self, int32_t vertex, double start_x, double start_y,
@@ -223,12 +219,12 @@ cdef class ChainPool:
         if not (end_x > factor * start_x
                 or walk.total_pos - start_y > factor * (walk.total_pos - end_y)):
             return
-        x = start_x + self.d_neg[vertex]
-        y = start_y + self.d_pos[vertex]
+        x = start_x + self.d[2 * vertex]
+        y = start_y + self.d[2 * vertex + 1]
         child = self.left[vertex]
         if child >= 0:
-            x = x + self.cd_neg[child]
-            y = y + self.cd_pos[child]
+            x = x + self.cd[2 * child]
+            y = y + self.cd[2 * child + 1]
             self.subset_walk(child, start_x, start_y, x, y, walk)
         subset_edge(walk, x, y)
         self.subset_walk(self.right[vertex], x, y, end_x, end_y, walk)
@@ -248,29 +244,29 @@ cdef class ChainPool:
         height(X): Y starts where X ends.
         """
         cdef int32_t child = self.left[vertex]
-        cdef double total_neg = self.d_neg[vertex], total_pos = self.d_pos[vertex]
+        cdef double total_neg = self.d[2 * vertex], total_pos = self.d[2 * vertex + 1]
         cdef double loss = self.h[vertex], area = 0.5 * total_neg * total_pos
         cdef int32_t count = 1
         if child >= 0:
-            area = self.area[child] + (area + total_neg * self.cd_pos[child])
-            total_neg = self.cd_neg[child] + total_neg
-            total_pos = self.cd_pos[child] + total_pos
+            area = self.area[child] + (area + total_neg * self.cd[2 * child + 1])
+            total_neg = self.cd[2 * child] + total_neg
+            total_pos = self.cd[2 * child + 1] + total_pos
             loss = self.ch[child] + loss
             count += self.size[child]
-            self.first_neg[vertex] = self.first_neg[child]
-            self.first_pos[vertex] = self.first_pos[child]
+            self.first[2 * vertex] = self.first[2 * child]
+            self.first[2 * vertex + 1] = self.first[2 * child + 1]
         else:
-            self.first_neg[vertex] = self.d_neg[vertex]
-            self.first_pos[vertex] = self.d_pos[vertex]
+            self.first[2 * vertex] = self.d[2 * vertex]
+            self.first[2 * vertex + 1] = self.d[2 * vertex + 1]
         child = self.right[vertex]
         if child >= 0:
-            area = area + (self.area[child] + self.cd_neg[child] * total_pos)
-            total_neg = total_neg + self.cd_neg[child]
-            total_pos = total_pos + self.cd_pos[child]
+            area = area + (self.area[child] + self.cd[2 * child] * total_pos)
+            total_neg = total_neg + self.cd[2 * child]
+            total_pos = total_pos + self.cd[2 * child + 1]
             loss = loss + self.ch[child]
             count += self.size[child]
-        self.cd_neg[vertex] = total_neg
-        self.cd_pos[vertex] = total_pos
+        self.cd[2 * vertex] = total_neg
+        self.cd[2 * vertex + 1] = total_pos
         self.ch[vertex] = loss
         self.area[vertex] = area
         self.size[vertex] = count
@@ -325,11 +321,11 @@ cdef class ChainPool:
         cdef int32_t child = self.left[root]
         position.node = root
         position.rank = self.chain_size(child) + 1
-        position.x = origin_x + self.d_neg[root]
-        position.y = origin_y + self.d_pos[root]
+        position.x = origin_x + self.d[2 * root]
+        position.y = origin_y + self.d[2 * root + 1]
         if child >= 0:
-            position.x += self.cd_neg[child]
-            position.y += self.cd_pos[child]
+            position.x += self.cd[2 * child]
+            position.y += self.cd[2 * child + 1]
         position.has_after = False
         position.after_x = 0.0
         position.after_y = 0.0
@@ -338,27 +334,27 @@ cdef class ChainPool:
     cdef void go_left(self, Cursor* position) noexcept nogil:
         cdef int32_t node = position.node, child = self.left[node], grandchild
         grandchild = self.right[child]
-        position.x -= self.d_neg[node]
-        position.y -= self.d_pos[node]
+        position.x -= self.d[2 * node]
+        position.y -= self.d[2 * node + 1]
         position.rank -= 1
         if grandchild >= 0:
-            position.x -= self.cd_neg[grandchild]
-            position.y -= self.cd_pos[grandchild]
+            position.x -= self.cd[2 * grandchild]
+            position.y -= self.cd[2 * grandchild + 1]
             position.rank -= self.size[grandchild]
-        position.after_x = self.d_neg[node]
-        position.after_y = self.d_pos[node]
+        position.after_x = self.d[2 * node]
+        position.after_y = self.d[2 * node + 1]
         position.has_after = True
         position.node = child
 
     cdef void go_right(self, Cursor* position) noexcept nogil:
         cdef int32_t child = self.right[position.node], grandchild
         grandchild = self.left[child]
-        position.x += self.d_neg[child]
-        position.y += self.d_pos[child]
+        position.x += self.d[2 * child]
+        position.y += self.d[2 * child + 1]
         position.rank += 1
         if grandchild >= 0:
-            position.x += self.cd_neg[grandchild]
-            position.y += self.cd_pos[grandchild]
+            position.x += self.cd[2 * grandchild]
+            position.y += self.cd[2 * grandchild + 1]
             position.rank += self.size[grandchild]
         position.node = child
 
@@ -366,8 +362,8 @@ cdef class ChainPool:
         """The edge leaving the cursor's vertex (its successor's d); False at the end."""
         cdef int32_t child = self.right[position.node]
         if child >= 0:
-            out_x[0] = self.first_neg[child]
-            out_y[0] = self.first_pos[child]
+            out_x[0] = self.first[2 * child]
+            out_y[0] = self.first[2 * child + 1]
             return True
         if position.has_after:
             out_x[0] = position.after_x
@@ -378,8 +374,8 @@ cdef class ChainPool:
     cdef void last_edge(self, int32_t root, double* out_x, double* out_y) noexcept nogil:
         while self.right[root] >= 0:
             root = self.right[root]
-        out_x[0] = self.d_neg[root]
-        out_y[0] = self.d_pos[root]
+        out_x[0] = self.d[2 * root]
+        out_y[0] = self.d[2 * root + 1]
 
     cdef Cursor tangent(self, int32_t root, double origin_x, double origin_y,
                         double point_x, double point_y) noexcept nogil:
@@ -412,10 +408,10 @@ cdef class ChainPool:
         It does when the first left edge does not rise above the tangent from
         the origin to the right chain.
         """
-        cdef Cursor touch = self.tangent(right_root, self.cd_neg[left_root],
-                                         self.cd_pos[left_root], 0.0, 0.0)
-        if not at_least_as_steep(touch.x, touch.y, self.first_neg[left_root],
-                                 self.first_pos[left_root]):
+        cdef Cursor touch = self.tangent(right_root, self.cd[2 * left_root],
+                                         self.cd[2 * left_root + 1], 0.0, 0.0)
+        if not at_least_as_steep(touch.x, touch.y, self.first[2 * left_root],
+                                 self.first[2 * left_root + 1]):
             return False
         keep_left[0] = 0
         first_right[0] = touch.rank
@@ -431,7 +427,7 @@ cdef class ChainPool:
         neighbour says on which side the end lies.  The origin is the end when
         the first edge does not rise above its own tangent line.
         """
-        cdef double junction_x = self.cd_neg[left_root], junction_y = self.cd_pos[left_root]
+        cdef double junction_x = self.cd[2 * left_root], junction_y = self.cd[2 * left_root + 1]
         cdef Cursor position, touch
         cdef double out_x, out_y
         if self._bridge_at_origin(left_root, right_root, keep_left, first_right):
@@ -442,7 +438,7 @@ cdef class ChainPool:
             # With float weights rounding can point past a leaf; the vertex
             # reached is then the end, up to that rounding.
             if at_least_as_steep(touch.x - position.x, touch.y - position.y,
-                                 self.d_neg[position.node], self.d_pos[position.node]):
+                                 self.d[2 * position.node], self.d[2 * position.node + 1]):
                 if self.left[position.node] < 0:
                     break
                 self.go_left(&position)  # the previous vertex is on or above the line
@@ -474,14 +470,14 @@ cdef class ChainPool:
         the origin); ``first_right``: 1-based position of the right chain's
         vertex where the bridge ends.
         """
-        cdef double junction_x = self.cd_neg[left_root], junction_y = self.cd_pos[left_root]
+        cdef double junction_x = self.cd[2 * left_root], junction_y = self.cd[2 * left_root + 1]
         cdef double last_x, last_y, in_x, in_y, out_x, out_y, line_x, line_y
         cdef double cross, numerator
         cdef Cursor left_end, right_end
         cdef bint left_has_out, right_has_out, left_moves_left, right_moves_right
         cdef bint left_moves_right, right_moves_left, crossing_left
         self.last_edge(left_root, &last_x, &last_y)
-        if not at_least_as_steep(self.first_neg[right_root], self.first_pos[right_root],
+        if not at_least_as_steep(self.first[2 * right_root], self.first[2 * right_root + 1],
                                  last_x, last_y):
             keep_left[0] = self.size[left_root]  # a clockwise turn at the junction
             first_right[0] = 1
@@ -496,7 +492,7 @@ cdef class ChainPool:
             left_has_out = self.out_edge(&left_end, &out_x, &out_y)
             right_has_out = self.out_edge(&right_end, &in_x, &in_y)  # b's outgoing edge
             left_moves_left = self.left[left_end.node] >= 0 and at_least_as_steep(
-                line_x, line_y, self.d_neg[left_end.node], self.d_pos[left_end.node])
+                line_x, line_y, self.d[2 * left_end.node], self.d[2 * left_end.node + 1])
             right_moves_right = (self.right[right_end.node] >= 0 and right_has_out
                                  and at_least_as_steep(in_x, in_y, line_x, line_y))
             if left_moves_left:
@@ -508,8 +504,8 @@ cdef class ChainPool:
             # a's next vertex strictly above the line; b's previous one strictly above.
             left_moves_right = (self.right[left_end.node] >= 0 and left_has_out
                                 and not at_least_as_steep(line_x, line_y, out_x, out_y))
-            in_x = self.d_neg[right_end.node]
-            in_y = self.d_pos[right_end.node]
+            in_x = self.d[2 * right_end.node]
+            in_y = self.d[2 * right_end.node + 1]
             right_moves_left = (self.left[right_end.node] >= 0
                                 and not at_least_as_steep(in_x, in_y, line_x, line_y))
             if left_moves_right and right_moves_left:
@@ -540,10 +536,10 @@ cdef class ChainPool:
         line_x = right_end.x - left_end.x
         line_y = right_end.y - left_end.y
         if (not at_least_as_steep(line_x, line_y,
-                                  self.d_neg[left_end.node], self.d_pos[left_end.node])
+                                  self.d[2 * left_end.node], self.d[2 * left_end.node + 1])
                 and not (self.out_edge(&left_end, &out_x, &out_y)
                          and not at_least_as_steep(line_x, line_y, out_x, out_y))
-                and at_least_as_steep(self.d_neg[right_end.node], self.d_pos[right_end.node],
+                and at_least_as_steep(self.d[2 * right_end.node], self.d[2 * right_end.node + 1],
                                       line_x, line_y)
                 and not (self.out_edge(&right_end, &in_x, &in_y)
                          and at_least_as_steep(in_x, in_y, line_x, line_y))):
@@ -563,8 +559,8 @@ cdef class ChainPool:
             old_h = self.set_first_d_h(self.left[root], d_neg, d_pos, h)
         else:
             old_h = self.h[root]
-            self.d_neg[root] = d_neg
-            self.d_pos[root] = d_pos
+            self.d[2 * root] = d_neg
+            self.d[2 * root + 1] = d_pos
             self.h[root] = h
         self.pull(root)
         return old_h
@@ -603,16 +599,16 @@ cdef class ChainPool:
         undo.rest_right = rest_right
         if rest_left >= 0 or rest_right >= 0:
             # The bridge spans the removed vertices and the old first edge.
-            bridge_neg = self.first_neg[kept_right]
-            bridge_pos = self.first_pos[kept_right]
+            bridge_neg = self.first[2 * kept_right]
+            bridge_pos = self.first[2 * kept_right + 1]
             undo.saved_neg = bridge_neg
             undo.saved_pos = bridge_pos
             if rest_left >= 0:
-                bridge_neg = self.cd_neg[rest_left] + bridge_neg
-                bridge_pos = self.cd_pos[rest_left] + bridge_pos
+                bridge_neg = self.cd[2 * rest_left] + bridge_neg
+                bridge_pos = self.cd[2 * rest_left + 1] + bridge_pos
             if rest_right >= 0:
-                bridge_neg = bridge_neg + self.cd_neg[rest_right]
-                bridge_pos = bridge_pos + self.cd_pos[rest_right]
+                bridge_neg = bridge_neg + self.cd[2 * rest_right]
+                bridge_pos = bridge_pos + self.cd[2 * rest_right + 1]
             undo.saved_h = self.set_first_d_h(kept_right, bridge_neg, bridge_pos, NAN)
         return self.join(kept_left, kept_right)
 
@@ -635,10 +631,10 @@ cdef class ChainPool:
 
     @property
     def nbytes(self):
-        return sum(getattr(self, name).nbytes for name, _ in _FIELDS)
+        return sum(getattr(self, name).nbytes for name, _, _ in _FIELDS)
 
     def __reduce__(self):
-        buffers = {name: getattr(self, name) for name, _ in _FIELDS}
+        buffers = {name: getattr(self, name) for name, _, _ in _FIELDS}
         return (_rebuild_chain_pool, (self.capacity, int(self.seed), self.alpha, self.beta,
                                       self.n_vertices, self.free_head, buffers))
 
@@ -685,7 +681,7 @@ cdef class ChainPool:
     def vertices(self, int32_t root):
         """The chain's differences in order, as arrays (d_neg, d_pos)."""
         slots = self.in_order(root)
-        return self.d_neg_buffer[slots].copy(), self.d_pos_buffer[slots].copy()
+        return self.d_buffer[slots, 0].copy(), self.d_buffer[slots, 1].copy()
 
     def in_order(self, int32_t root):
         slots, stack, node = [], [], root
@@ -729,14 +725,14 @@ cdef class ChainPool:
                 if child >= 0 and slot_priority(self.seed, child) > slot_priority(self.seed, node):
                     raise AssertionError(f"heap order violated below slot {node}")
             if not isnan(self.h[node]) and self.h[node] != self.loss_term(
-                    self.d_neg[node], self.d_pos[node]):
+                    self.d[2 * node], self.d[2 * node + 1]):
                 raise AssertionError(f"loss term of slot {node} does not match its d")
-            saved = (self.cd_neg[node], self.cd_pos[node], self.size[node],
-                     self.first_neg[node], self.first_pos[node], repr(self.ch[node]),
+            saved = (self.cd[2 * node], self.cd[2 * node + 1], self.size[node],
+                     self.first[2 * node], self.first[2 * node + 1], repr(self.ch[node]),
                      self.area[node])
             self.pull(node)
-            if saved != (self.cd_neg[node], self.cd_pos[node], self.size[node],
-                         self.first_neg[node], self.first_pos[node], repr(self.ch[node]),
+            if saved != (self.cd[2 * node], self.cd[2 * node + 1], self.size[node],
+                         self.first[2 * node], self.first[2 * node + 1], repr(self.ch[node]),
                          self.area[node]):
                 raise AssertionError(f"stale aggregates at slot {node}")
         return True

@@ -218,8 +218,8 @@ cdef class HullEngine:
         weight_neg = self.base.node_neg(node)
         weight_pos = self.base.node_pos(node)
         if weight_neg + weight_pos > 0.0:
-            if (weight_neg != self.chains.d_neg[vertex]
-                    or weight_pos != self.chains.d_pos[vertex]):
+            if (weight_neg != self.chains.d[2 * vertex]
+                    or weight_pos != self.chains.d[2 * vertex + 1]):
                 self.chains.set_d(vertex, weight_neg, weight_pos)
                 self.chains.pull(vertex)
             own_chain = vertex

@@ -634,14 +634,13 @@ cdef int32_t* _int_pointer(buffer):
     return &view[0]
 
 
-def grown_buffer(buffer, Py_ssize_t new_capacity, dtype, fill=None):
-    """A field buffer of ``new_capacity`` slots holding ``buffer``'s values first.
+def grown_buffer(buffer, shape, dtype, fill=None):
+    """A field buffer of ``shape`` (slots, or (slots, components)) holding ``buffer`` first.
 
     New slots are left uninitialised unless ``fill`` is given.  Shared by every
     array-backed structure of the package.
     """
-    grown = np.empty(new_capacity, dtype=dtype) if fill is None else np.full(
-        new_capacity, fill, dtype=dtype)
+    grown = np.empty(shape, dtype=dtype) if fill is None else np.full(shape, fill, dtype=dtype)
     if buffer is not None:
         grown[:buffer.shape[0]] = buffer
     return grown

@@ -35,10 +35,10 @@ def test_random_splits_and_joins_match_lists(seed):
             d_neg, d_pos = pool.vertices(root) if root >= 0 else (np.empty(0), np.empty(0))
             assert list(zip(d_neg, d_pos, strict=True)) == items
             if items:
-                assert pool.cd_neg_buffer[root] == sum(a for a, _ in items)
-                assert pool.cd_pos_buffer[root] == sum(b for _, b in items)
+                assert pool.cd_buffer[root, 0] == sum(a for a, _ in items)
+                assert pool.cd_buffer[root, 1] == sum(b for _, b in items)
                 assert pool.size_buffer[root] == len(items)
-                assert (pool.first_neg_buffer[root], pool.first_pos_buffer[root]) == items[0]
+                assert tuple(pool.first_buffer[root]) == items[0]
     # Every slot is either in a chain or free.
     in_chains = sum(len(items) for _, items in chains)
     assert pool.n_vertices == in_chains
@@ -181,7 +181,7 @@ def test_incremental_hull_aggregates_give_h_and_auch(seed, alpha, beta):
         chain, _ = pool.merge_chains(chain, pool.chain_from([group_neg], [group_pos]))
         pool._check_chain(chain)
     n_neg, n_pos = float(np.sum(y == 0)), float(np.sum(y == 1))
-    assert (pool.cd_neg_buffer[chain], pool.cd_pos_buffer[chain]) == (n_neg, n_pos)
+    assert tuple(pool.cd_buffer[chain]) == (n_neg, n_pos)
     assert np.isnan(pool.ch_buffer[chain])  # loss terms stay pending until read
     loss = pool.settled_loss(chain) / n
     pi0, pi1 = n_neg / n, n_pos / n
