@@ -150,7 +150,8 @@ cdef class ChainPool:
     cdef void pull(self, int32_t vertex) noexcept nogil
     cdef int32_t join(self, int32_t left_root, int32_t right_root) noexcept nogil
     cdef void split(self, int32_t root, int32_t count,
-                    int32_t* out_left, int32_t* out_right) noexcept nogil
+                    int32_t* out_left, int32_t* out_right,
+                    bint first_changed=*) noexcept nogil
     cdef int32_t chain_size(self, int32_t root) noexcept nogil
     cdef Cursor cursor(self, int32_t root, double origin_x, double origin_y) noexcept nogil
     cdef void go_left(self, Cursor* cursor) noexcept nogil
@@ -166,6 +167,8 @@ cdef class ChainPool:
     cdef void bridge_slow(self, int32_t left_root, int32_t right_root,
                           int32_t* keep_left, int32_t* first_right) noexcept nogil
     cdef int32_t set_first_d(self, int32_t root, double d_neg, double d_pos) noexcept nogil
+    cdef int32_t at_rank(self, int32_t root, int32_t rank, double* before_neg,
+                         double* before_pos) noexcept nogil
     cdef int32_t merge(self, int32_t left_root, int32_t right_root,
                        Merge* undo) noexcept nogil
     cdef void unmerge(self, int32_t root, Merge* undo,

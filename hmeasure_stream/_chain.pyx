@@ -289,10 +289,15 @@ cdef class ChainPool:
         return right_root
 
     cdef void split(self, int32_t root, int32_t count,
-                    int32_t* out_left, int32_t* out_right) noexcept nogil:
-        """Cut a chain after its first ``count`` vertices.  O(log n)."""
+                    int32_t* out_left, int32_t* out_right, bint first_changed=False) noexcept nogil:
+        """Cut a chain after its first ``count`` vertices.  O(log n).
+
+        A part that is not cut is returned as it is, without recomputing its
+        aggregates; ``first_changed``: the right part's first vertex was given
+        a new d, so the aggregates down to it are recomputed as well.
+        """
         cdef int32_t left_size
-        if root < 0 or count <= 0:
+        if root < 0 or (count <= 0 and not first_changed):
             out_left[0] = -1
             out_right[0] = root
             return
@@ -303,11 +308,12 @@ cdef class ChainPool:
             return
         left_size = self.chain_size(self.left[root])
         if count <= left_size:
-            self.split(self.left[root], count, out_left, &self.left[root])
+            self.split(self.left[root], count, out_left, &self.left[root], first_changed)
             self.pull(root)
             out_right[0] = root
         else:
-            self.split(self.right[root], count - left_size - 1, &self.right[root], out_right)
+            self.split(self.right[root], count - left_size - 1, &self.right[root], out_right,
+                       first_changed)
             self.pull(root)
             out_left[0] = root
 
@@ -584,7 +590,8 @@ cdef class ChainPool:
         ``undo`` receives what was cut away, for ``unmerge``.  O(log n).
         """
         cdef int32_t keep_left, first_right, kept_left, rest_left, rest_right, kept_right
-        cdef double bridge_neg, bridge_pos
+        cdef int32_t vertex
+        cdef double bridge_neg, bridge_pos, before_neg, before_pos
         undo.rest_left = -1
         undo.rest_right = -1
         undo.right_kept = right_root >= 0
@@ -593,35 +600,79 @@ cdef class ChainPool:
             return left_root if right_root < 0 else right_root
         self.bridge(left_root, right_root, &keep_left, &first_right)
         self.split(left_root, keep_left, &kept_left, &rest_left)
-        self.split(right_root, first_right - 1, &rest_right, &kept_right)
         undo.keep_left = keep_left
         undo.rest_left = rest_left
-        undo.rest_right = rest_right
-        if rest_left >= 0 or rest_right >= 0:
-            # The bridge spans the removed vertices and the old first edge.
-            bridge_neg = self.first[2 * kept_right]
-            bridge_pos = self.first[2 * kept_right + 1]
-            undo.saved_neg = bridge_neg
-            undo.saved_pos = bridge_pos
+        if first_right > 1:
+            # The bridge spans the removed vertices and the old first edge.  The
+            # vertex where it ends takes it as its d before the cut: the kept
+            # part's left spine, down to that vertex, is the cut's path, so the
+            # cut's own pulls bring their aggregates up to date.
+            vertex = self.at_rank(right_root, first_right, &before_neg, &before_pos)
+            undo.saved_neg = self.d[2 * vertex]
+            undo.saved_pos = self.d[2 * vertex + 1]
+            undo.saved_h = self.h[vertex]
+            bridge_neg = before_neg + undo.saved_neg
+            bridge_pos = before_pos + undo.saved_pos
             if rest_left >= 0:
                 bridge_neg = self.cd[2 * rest_left] + bridge_neg
                 bridge_pos = self.cd[2 * rest_left + 1] + bridge_pos
-            if rest_right >= 0:
-                bridge_neg = bridge_neg + self.cd[2 * rest_right]
-                bridge_pos = bridge_pos + self.cd[2 * rest_right + 1]
-            undo.saved_h = self.set_first_d_h(kept_right, bridge_neg, bridge_pos, NAN)
+            self.set_d(vertex, bridge_neg, bridge_pos)
+            self.split(right_root, first_right - 1, &rest_right, &kept_right, True)
+            undo.rest_right = rest_right
+        else:
+            kept_right = right_root
+            if rest_left >= 0:
+                bridge_neg = self.cd[2 * rest_left] + self.first[2 * kept_right]
+                bridge_pos = self.cd[2 * rest_left + 1] + self.first[2 * kept_right + 1]
+                undo.saved_neg = self.first[2 * kept_right]
+                undo.saved_pos = self.first[2 * kept_right + 1]
+                undo.saved_h = self.set_first_d_h(kept_right, bridge_neg, bridge_pos, NAN)
         return self.join(kept_left, kept_right)
+
+    cdef int32_t at_rank(self, int32_t root, int32_t rank, double* before_neg,
+                         double* before_pos) noexcept nogil:
+        """The vertex at 1-based position ``rank`` and the sum of d before it.  O(log n)."""
+        cdef int32_t node = root, child, left_size
+        cdef double total_neg = 0.0, total_pos = 0.0
+        while True:
+            child = self.left[node]
+            left_size = self.chain_size(child)
+            if rank <= left_size:
+                node = child
+                continue
+            if child >= 0:
+                total_neg = total_neg + self.cd[2 * child]
+                total_pos = total_pos + self.cd[2 * child + 1]
+            if rank == left_size + 1:
+                before_neg[0] = total_neg
+                before_pos[0] = total_pos
+                return node
+            total_neg = total_neg + self.d[2 * node]
+            total_pos = total_pos + self.d[2 * node + 1]
+            rank -= left_size + 1
+            node = self.right[node]
 
     cdef void unmerge(self, int32_t root, Merge* undo,
                       int32_t* out_left, int32_t* out_right) noexcept nogil:
         """Undo ``merge``: the two chains exactly as they were.  O(log n)."""
-        cdef int32_t kept_left, kept_right
+        cdef int32_t kept_left, kept_right, vertex
+        cdef double ignored_neg, ignored_pos
+        cdef bint bridged = undo.rest_left >= 0 or undo.rest_right >= 0
         if not undo.right_kept:
             out_left[0] = root
             out_right[0] = -1
             return
-        self.split(root, undo.keep_left, &kept_left, &kept_right)
-        if kept_right >= 0 and (undo.rest_left >= 0 or undo.rest_right >= 0):
+        if bridged and 0 < undo.keep_left < self.size[root]:
+            # As in merge: restore the bridge vertex first, the cut's pulls follow.
+            vertex = self.at_rank(root, undo.keep_left + 1, &ignored_neg, &ignored_pos)
+            self.d[2 * vertex] = undo.saved_neg
+            self.d[2 * vertex + 1] = undo.saved_pos
+            self.h[vertex] = undo.saved_h
+            self.split(root, undo.keep_left, &kept_left, &kept_right, True)
+            bridged = False
+        else:
+            self.split(root, undo.keep_left, &kept_left, &kept_right)
+        if kept_right >= 0 and bridged:
             self.set_first_d_h(kept_right, undo.saved_neg, undo.saved_pos, undo.saved_h)
         out_left[0] = self.join(kept_left, undo.rest_left)
         out_right[0] = self.join(undo.rest_right, kept_right)
