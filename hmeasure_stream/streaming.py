@@ -461,15 +461,17 @@ class DynamicH(_PointSet):
 
 
 def _approx_arguments(epsilon, spec):
-    """HullEngine.approx_h's arguments after ``epsilon``: priors, Beta shape, prior ratio."""
-    ratio_from_priors = spec.priors is None and spec.severity_ratio == "prior"
+    """The arguments of ``HullEngine.approx_h`` for a cost specification.
+
+    ``spec.at`` resolves fixed priors and a numeric severity ratio.  Priors
+    from the data are only known when H is read: they are passed as nan, and
+    with ``severity_ratio="prior"`` the Beta shape is then resolved at each
+    read too (``ratio_from_priors``).
+    """
+    pi0, pi1, alpha, beta, _ = spec.at(1.0, 1.0)
     if spec.priors is None:
         pi0 = pi1 = float("nan")
-        alpha, beta = (2.0, 2.0) if ratio_from_priors else (spec.alpha, spec.beta)
-        if spec.severity_ratio is not None and not ratio_from_priors:
-            _, _, alpha, beta, _ = spec.at(1.0, 1.0)
-    else:
-        pi0, pi1, alpha, beta, _ = spec.at(1.0, 1.0)
+    ratio_from_priors = spec.priors is None and spec.severity_ratio == "prior"
     return (epsilon, pi0, pi1, alpha, beta, ratio_from_priors)
 
 
