@@ -166,7 +166,6 @@ cdef class ChainPool:
                                 int32_t* keep_left, int32_t* first_right) noexcept nogil
     cdef void bridge_slow(self, int32_t left_root, int32_t right_root,
                           int32_t* keep_left, int32_t* first_right) noexcept nogil
-    cdef int32_t set_first_d(self, int32_t root, double d_neg, double d_pos) noexcept nogil
     cdef int32_t at_rank(self, int32_t root, int32_t rank, double* before_neg,
                          double* before_pos) noexcept nogil
     cdef int32_t merge(self, int32_t left_root, int32_t right_root,

@@ -56,7 +56,7 @@ from hmeasure_stream._chain cimport (
 )
 from hmeasure_stream._treap cimport slot_priority
 
-from hmeasure_stream._treap import doubled_capacity, grown_buffer
+from hmeasure_stream._treap import doubled_capacity, grow_slots
 
 cdef Py_ssize_t _MAX_CAPACITY = 2**31 - 1
 
@@ -129,22 +129,10 @@ cdef class ChainPool:
         self.size, self.left, self.right = &size[0], &lefts[0], &rights[0]
 
     cdef int _resize(self, Py_ssize_t new_capacity) except -1:
-        cdef Py_ssize_t old_capacity = self.capacity, slot
         if new_capacity > _MAX_CAPACITY:
             raise MemoryError(f"a chain pool holds at most {_MAX_CAPACITY} vertices")
-        try:
-            for name, dtype, components in _FIELDS:
-                shape = new_capacity if components == 1 else (new_capacity, components)
-                setattr(self, name, grown_buffer(getattr(self, name), shape, dtype))
-        except MemoryError:
-            raise MemoryError(
-                f"cannot grow the chain pool from {old_capacity} to {new_capacity} vertices"
-            ) from None
-        finally:
-            self._bind()
-        for slot in range(new_capacity - 1, old_capacity - 1, -1):
-            self.left[slot] = self.free_head
-            self.free_head = <int32_t>slot
+        self.free_head = grow_slots(self, _FIELDS, self.capacity, new_capacity, self.free_head,
+                                    "the chain pool", "vertices")
         self.capacity = <int32_t>new_capacity
         return 0
 
@@ -570,16 +558,6 @@ cdef class ChainPool:
             self.h[root] = h
         self.pull(root)
         return old_h
-
-    cdef int32_t set_first_d(self, int32_t root, double d_neg, double d_pos) noexcept nogil:
-        """Give the chain's first vertex a new d; the aggregates above it follow.  O(log n)."""
-        cdef int32_t node = root
-        if self.left[node] >= 0:
-            self.set_first_d(self.left[node], d_neg, d_pos)
-        else:
-            self.set_d(node, d_neg, d_pos)
-        self.pull(node)
-        return root
 
     cdef int32_t merge(self, int32_t left_root, int32_t right_root,
                        Merge* undo) noexcept nogil:

@@ -346,12 +346,28 @@ cdef inline void _rank_counts(const int32_t[::1] tree, Py_ssize_t rank,
     below_pos[0] = pos
 
 
-cdef inline void _rank_update(int32_t[::1] tree, Py_ssize_t rank, bint is_pos,
-                              int32_t change) noexcept nogil:
+cdef inline void _rank_update(int32_t[::1] tree, int32_t[::1] at, Py_ssize_t rank,
+                              bint is_pos, int32_t change) noexcept nogil:
+    """Count a point in (change 1) or out (-1) at ``rank``: the counts at the rank and the tree."""
     cdef Py_ssize_t slot = rank + 1, size = tree.shape[0] // 2
+    at[2 * rank + is_pos] += change
     while slot < size:
         tree[2 * slot + is_pos] += change
         slot += slot & -slot
+
+
+cdef inline int64_t _rank_pairs(const int32_t[::1] tree, const int32_t[::1] at, Py_ssize_t rank,
+                                bint is_pos, int64_t n_pos) noexcept nogil:
+    """2 x the pairs a point at ``rank`` forms with the counted points (Props 1-2).
+
+    Class 1: 2 per class 0 point below, 1 per class 0 point at the rank; class 0:
+    2 per class 1 point above (of ``n_pos``), 1 per class 1 point at the rank.
+    """
+    cdef int64_t below_neg, below_pos
+    _rank_counts(tree, rank, &below_neg, &below_pos)
+    if is_pos:
+        return 2 * below_neg + at[2 * rank]
+    return 2 * (n_pos - below_pos - at[2 * rank + 1]) + at[2 * rank + 1]
 
 
 def sliding_auc_ranked(const uint8_t[::1] is_pos, const int64_t[::1] ranks,
@@ -368,9 +384,7 @@ def sliding_auc_ranked(const uint8_t[::1] is_pos, const int64_t[::1] ranks,
     ``window`` <= 0 means every prefix.
     """
     cdef Py_ssize_t n = ranks.shape[0], index, leaving
-    cdef int64_t below_neg, below_pos, n_neg = 0, n_pos = 0, twice_u = 0
-    cdef int64_t rank
-    cdef bint positive
+    cdef int64_t n_neg = 0, n_pos = 0, twice_u = 0
     # Counts fit int32 because the caller sends fewer than 2^31 points.
     fenwick = np.zeros(2 * (n_ranks + 1), dtype=np.int32)
     at_rank = np.zeros(2 * n_ranks, dtype=np.int32)
@@ -381,28 +395,18 @@ def sliding_auc_ranked(const uint8_t[::1] is_pos, const int64_t[::1] ranks,
             # The point leaving the window goes first, then point ``index`` arrives.
             if 0 < window <= index:
                 leaving = index - window
-                rank = ranks[leaving]
-                positive = is_pos[leaving]
-                at[2 * rank + positive] -= 1
-                _rank_update(tree, rank, positive, -1)
-                _rank_counts(tree, rank, &below_neg, &below_pos)
-                if positive:
+                _rank_update(tree, at, ranks[leaving], is_pos[leaving], -1)
+                twice_u -= _rank_pairs(tree, at, ranks[leaving], is_pos[leaving], n_pos)
+                if is_pos[leaving]:
                     n_pos -= 1
-                    twice_u -= 2 * below_neg + at[2 * rank]
                 else:
                     n_neg -= 1
-                    twice_u -= 2 * (n_pos - below_pos - at[2 * rank + 1]) + at[2 * rank + 1]
-            rank = ranks[index]
-            positive = is_pos[index]
-            _rank_counts(tree, rank, &below_neg, &below_pos)
-            if positive:
-                twice_u += 2 * below_neg + at[2 * rank]
+            twice_u += _rank_pairs(tree, at, ranks[index], is_pos[index], n_pos)
+            _rank_update(tree, at, ranks[index], is_pos[index], 1)
+            if is_pos[index]:
                 n_pos += 1
             else:
-                twice_u += 2 * (n_pos - below_pos - at[2 * rank + 1]) + at[2 * rank + 1]
                 n_neg += 1
-            at[2 * rank + positive] += 1
-            _rank_update(tree, rank, positive, 1)
             if n_neg > 0 and n_pos > 0:
                 auc_out[index] = <double>twice_u / (2.0 * <double>n_neg * <double>n_pos)
             else:

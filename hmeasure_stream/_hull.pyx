@@ -187,6 +187,11 @@ cdef class HullEngine:
         self.hull[node] = inner
         self.opened[node] = _OUTER_OPEN
 
+    cdef double _subtree_weight(self, int32_t node) noexcept nogil:
+        if node < 0:
+            return 0.0
+        return self.base.subtree_neg[node] + self.base.subtree_pos[node]
+
     cdef void _close(self, int32_t node) noexcept nogil:
         """Merge a node's hull from its children's hulls and its own group.
 
@@ -197,15 +202,13 @@ cdef class HullEngine:
         cdef int32_t left_child = self.base.left[node], right_child = self.base.right[node]
         cdef int32_t left_hull = -1, right_hull = -1, own_chain = -1, inner
         cdef int32_t vertex = self.own[node]
-        cdef double weight_neg, weight_pos, left_weight = 0.0, right_weight = 0.0
+        cdef double weight_neg, weight_pos
         if left_child >= 0:
             left_hull = self.hull[left_child]
             self.hull[left_child] = -1
-            left_weight = self.base.subtree_neg[left_child] + self.base.subtree_pos[left_child]
         if right_child >= 0:
             right_hull = self.hull[right_child]
             self.hull[right_child] = -1
-            right_weight = self.base.subtree_neg[right_child] + self.base.subtree_pos[right_child]
         if self.opened[node] == _OUTER_OPEN:
             if self.outer_right[node]:
                 self.hull[node] = self.chains.merge(right_hull, self.hull[node],
@@ -223,7 +226,8 @@ cdef class HullEngine:
                 self.chains.set_d(vertex, weight_neg, weight_pos)
                 self.chains.pull(vertex)
             own_chain = vertex
-        self.outer_right[node] = right_weight > left_weight
+        self.outer_right[node] = (self._subtree_weight(right_child)
+                                  > self._subtree_weight(left_child))
         if self.outer_right[node]:
             inner = self.chains.merge(own_chain, left_hull, &self.merge_inner[node])
             self.hull[node] = self.chains.merge(right_hull, inner, &self.merge_outer[node])
@@ -463,17 +467,14 @@ cdef class HullEngine:
 
     def approx_h(self, double epsilon, double pi0, double pi1, double alpha, double beta,
                  bint ratio_from_priors):
-        """(H, edges of the subset Q, edges of the hull); pi0 nan: priors from the data.
+        """The approximate H; pi0 nan: priors from the data.
 
         ``ratio_from_priors``: Beta(2, 1 + pi0/pi1), R's ``severity_ratio="prior"``.
         """
         cdef ApproxSpec spec = _approx_spec(epsilon, pi0, pi1, alpha, beta, ratio_from_priors)
         cdef int32_t subset_edges
-        cdef double value
         self.auc_engine._check_idle()
-        value = self._approx_h(&spec, &subset_edges)
-        hull_edges = 0 if self.base.root < 0 else self.chains.chain_size(self.hull[self.base.root])
-        return value, subset_edges, hull_edges
+        return self._approx_h(&spec, &subset_edges)
 
     def subset_vertices(self, double epsilon, double pi0, double pi1, double alpha,
                         double beta, bint ratio_from_priors):

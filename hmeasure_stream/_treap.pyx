@@ -79,24 +79,12 @@ cdef class ScoreTreap:
         Growing field by field keeps the transient memory to one old buffer.
         The new slots are pushed on the free list.
         """
-        cdef Py_ssize_t old_capacity = self.capacity, slot
         if new_capacity > _MAX_CAPACITY:
             raise MemoryError(f"a treap holds at most {_MAX_CAPACITY} distinct scores")
-        if new_capacity <= old_capacity:
+        if new_capacity <= self.capacity:
             return 0
-        try:
-            for name, dtype in self._fields():
-                setattr(self, name, grown_buffer(getattr(self, name), new_capacity, dtype))
-        except MemoryError:
-            raise MemoryError(
-                f"cannot grow the treap from {old_capacity} to {new_capacity} nodes"
-            ) from None
-        finally:
-            # Buffers grown before a failure stay valid: refresh every pointer.
-            self._bind()
-        for slot in range(new_capacity - 1, old_capacity - 1, -1):
-            self.left[slot] = self.free_head
-            self.free_head = <int32_t>slot
+        self.free_head = grow_slots(self, self._fields(), self.capacity, new_capacity,
+                                    self.free_head, "the treap", "nodes")
         self.capacity = <int32_t>new_capacity
         return 0
 
@@ -108,14 +96,15 @@ cdef class ScoreTreap:
         return self._resize(doubled_capacity(self.capacity, needed, "a score treap"))
 
     def _fields(self):
-        """(attribute, dtype) of every buffer in use."""
+        """(attribute, dtype, components) of every buffer in use."""
         fields = [
-            ("key_buffer", np.float64), ("left_buffer", np.int32), ("right_buffer", np.int32),
-            ("count_neg_buffer", np.int32), ("count_pos_buffer", np.int32),
-            ("subtree_neg_buffer", np.float64), ("subtree_pos_buffer", np.float64),
+            ("key_buffer", np.float64, 1), ("left_buffer", np.int32, 1),
+            ("right_buffer", np.int32, 1), ("count_neg_buffer", np.int32, 1),
+            ("count_pos_buffer", np.int32, 1), ("subtree_neg_buffer", np.float64, 1),
+            ("subtree_pos_buffer", np.float64, 1),
         ]
         if self.weighted:
-            fields += [(name, np.float64) for name in _WEIGHTED_FIELDS]
+            fields += [(name, np.float64, 1) for name in _WEIGHTED_FIELDS]
         return fields
 
     def _bind(self):
@@ -482,7 +471,7 @@ cdef class ScoreTreap:
     @property
     def nbytes(self):
         """Bytes held by the node buffers."""
-        return sum(getattr(self, name).nbytes for name, _ in self._fields())
+        return sum(getattr(self, name).nbytes for name, _, _ in self._fields())
 
     def node_weights(self, slots):
         """Class weights at the given slots."""
@@ -606,7 +595,7 @@ cdef class ScoreTreap:
         return np.array(slots, dtype=np.int64)
 
     def __reduce__(self):
-        buffers = {name: getattr(self, name) for name, _ in self._fields()}
+        buffers = {name: getattr(self, name) for name, _, _ in self._fields()}
         state = (self.capacity, int(self.seed), self.root, self.free_head, self.n_nodes,
                  self.n_points, self.weighted, buffers)
         return (_rebuild_score_treap, state)
@@ -644,6 +633,33 @@ def grown_buffer(buffer, shape, dtype, fill=None):
     if buffer is not None:
         grown[:buffer.shape[0]] = buffer
     return grown
+
+
+def grow_slots(owner, fields, Py_ssize_t old_capacity, Py_ssize_t new_capacity,
+               Py_ssize_t free_head, what, unit):
+    """Grow a struct-of-arrays pool to ``new_capacity`` slots; returns the new free head.
+
+    Shared by the score treap and the chain pool.  ``fields`` lists
+    (attribute, dtype, components); each buffer is regrown on its own, so the
+    transient memory is one old buffer.  ``owner._bind()`` refreshes the raw
+    pointers even after a failure (buffers grown before it stay valid).  The
+    new slots go on the free list, which is linked through ``left_buffer``,
+    lowest slot first.
+    """
+    try:
+        for name, dtype, components in fields:
+            shape = new_capacity if components == 1 else (new_capacity, components)
+            setattr(owner, name, grown_buffer(getattr(owner, name), shape, dtype))
+    except MemoryError:
+        raise MemoryError(
+            f"cannot grow {what} from {old_capacity} to {new_capacity} {unit}"
+        ) from None
+    finally:
+        owner._bind()
+    links = owner.left_buffer
+    links[old_capacity:new_capacity - 1] = np.arange(old_capacity + 1, new_capacity)
+    links[new_capacity - 1] = free_head
+    return old_capacity
 
 
 def doubled_capacity(Py_ssize_t capacity, Py_ssize_t needed, what):

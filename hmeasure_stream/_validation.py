@@ -122,8 +122,23 @@ def check_scores(y_score, name="y_score", allow_empty=False, ranks=True):
     return np.ascontiguousarray(array)
 
 
+def dense_ranks(values):
+    """Each value's rank among the distinct values (equal values share one), and their number.
+
+    Ranks are int64, 0 .. count - 1; O(n log n).
+    """
+    order = np.argsort(values)
+    ordered = values[order]
+    starts = np.empty(ordered.shape[0], dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    ranks = np.empty(ordered.shape[0], dtype=np.int64)
+    ranks[order] = np.cumsum(starts) - 1
+    return ranks, int(np.count_nonzero(starts))
+
+
 def _dense_ranks(array):
-    return np.unique(array, return_inverse=True)[1].astype(np.float64)
+    return dense_ranks(array)[0].astype(np.float64)
 
 
 def check_same_length(labels, scores, label_name="y_true", score_name="y_score"):

@@ -219,7 +219,7 @@ class Monitor:
 
     def final_h(self):
         if self.approximate is not None:
-            return self.hull_engine.approx_h(*self.approximate)[0]
+            return self.hull_engine.approx_h(*self.approximate)
         if self.hull_engine is not None:
             return self.hull_engine.h
         if self.tail_labels.shape[0] == 0:

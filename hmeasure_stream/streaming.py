@@ -23,6 +23,7 @@ from hmeasure_stream._validation import (
     check_scores,
     check_weight_value,
     check_weights,
+    dense_ranks,
     labels_as_is_pos,
     raise_bad_score,
 )
@@ -42,18 +43,6 @@ def _checked_batch(y_true, y_score, sample_weight, allow_empty, ranks):
     if sample_weight is None:
         return is_pos, scores, None
     return is_pos, scores, check_weights(sample_weight, scores.shape[0])
-
-
-def _dense_ranks(scores):
-    """Each score's rank among the distinct scores (equal scores share one), and their number."""
-    order = np.argsort(scores)
-    ordered = scores[order]
-    starts = np.empty(ordered.shape[0], dtype=bool)
-    starts[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-    ranks = np.empty(ordered.shape[0], dtype=np.int64)
-    ranks[order] = np.cumsum(starts) - 1
-    return ranks, int(np.count_nonzero(starts))
 
 
 def _missing_message(counts_engine, is_pos, score, weight, status):
@@ -348,7 +337,22 @@ class DynamicAUC(_PointSet):
         )
 
 
-class DynamicH(_PointSet):
+class _HullPointSet(_PointSet):
+    """What DynamicH and ApproxH share: the maintained ROC hull (HullEngine) and its AUCH."""
+
+    __slots__ = ()
+
+    @property
+    def _counts(self):
+        return self._engine.auc_engine
+
+    @property
+    def auch(self):
+        """Area under the ROC convex hull (exact); nan while a class is absent."""
+        return self._engine.auch
+
+
+class DynamicH(_HullPointSet):
     """Exact H-measure of a set of points that changes one point (or batch) at a time.
 
     Maintains the convex hull of the ROC curve under insertion and deletion
@@ -429,10 +433,6 @@ class DynamicH(_PointSet):
         _, _, alpha, beta, _ = spec.at(1.0, 1.0)
         self._engine = HullEngine(alpha, beta, _check_capacity(capacity), seed)
 
-    @property
-    def _counts(self):
-        return self._engine.auc_engine
-
     def hull(self):
         """(fpr, tpr) of the ROC convex hull's vertices, as :func:`~hmeasure_stream.roc_hull`.
 
@@ -447,11 +447,6 @@ class DynamicH(_PointSet):
     def h(self):
         """The H-measure (priors from the current points); nan while a class is absent."""
         return self._engine.h
-
-    @property
-    def auch(self):
-        """Area under the ROC convex hull; nan while a class is absent."""
-        return self._engine.auch
 
     def __repr__(self):
         return (
@@ -475,7 +470,7 @@ def _approx_arguments(epsilon, spec):
     return (epsilon, pi0, pi1, alpha, beta, ratio_from_priors)
 
 
-class ApproxH(_PointSet):
+class ApproxH(_HullPointSet):
     """H-measure within a relative error epsilon, for class priors fixed from outside.
 
     When the priors are not those of the current points (known base rates, a
@@ -558,10 +553,6 @@ class ApproxH(_PointSet):
         self._engine = HullEngine(2.0, 2.0, _check_capacity(capacity), seed)
 
     @property
-    def _counts(self):
-        return self._engine.auc_engine
-
-    @property
     def epsilon(self):
         """The relative error bound."""
         return self._approximate[0]
@@ -572,12 +563,7 @@ class ApproxH(_PointSet):
 
         O((1 + 1/epsilon) log^2 n).
         """
-        return self._engine.approx_h(*self._approximate)[0]
-
-    @property
-    def auch(self):
-        """Area under the ROC convex hull (exact); nan while a class is absent."""
-        return self._engine.auch
+        return self._engine.approx_h(*self._approximate)
 
     def subset_info(self):
         """Vertices of the ROC hull and of the subset H is computed from.
@@ -589,8 +575,9 @@ class ApproxH(_PointSet):
         dict
             ``{"hull_vertices": int, "subset_vertices": int}``.
         """
-        _, subset_edges, hull_edges = self._engine.approx_h(*self._approximate)
-        return {"hull_vertices": hull_edges + 1, "subset_vertices": subset_edges + 1}
+        hull_x, _ = self._engine.hull_vertices()
+        subset_x, _ = self._engine.subset_vertices(*self._approximate)
+        return {"hull_vertices": len(hull_x), "subset_vertices": len(subset_x)}
 
     def __repr__(self):
         return (
@@ -723,7 +710,7 @@ def sliding_window(
                        values["auc"], 0, approximate)
     elif (weights is None or np.all(weights == 1.0)) and n < 2**31:
         # Unit weights and the whole stream at hand: counts indexed by rank.
-        ranks, n_ranks = _dense_ranks(scores)
+        ranks, n_ranks = dense_ranks(scores)
         sliding_auc_ranked(is_pos, ranks, n_ranks, steps, values["auc"])
     else:
         span = n if window is None else min(int(window), n)
