@@ -96,17 +96,21 @@ def _npz_chunks(path, label_col, score_col, chunk_size):
         raise InputError(f"{path}: {label_col!r} and {score_col!r} must be 1-d of equal length")
     for start in range(0, labels.shape[0], chunk_size):
         part = slice(start, start + chunk_size)
-        label_part = labels[part]
-        bad = np.flatnonzero((label_part != 0) & (label_part != 1))
-        if bad.size:
-            row = start + int(bad[0])
-            raise InputError(f"{path}: row {row}: label {label_part[bad[0]]!r} is not 0/1")
-        score_part = np.asarray(scores[part], dtype=np.float64)
-        bad = np.flatnonzero(~np.isfinite(score_part))
-        if bad.size:
-            row = start + int(bad[0])
-            raise InputError(f"{path}: row {row}: score {score_part[bad[0]]!r} is not finite")
-        yield label_part.astype(np.int8), score_part
+        yield _checked_columns(path, start, labels[part], scores[part])
+
+
+def _checked_columns(path, start, labels, scores):
+    """A chunk of array columns as (labels int8, scores float64), or the first bad row."""
+    bad = np.flatnonzero((labels != 0) & (labels != 1))
+    if bad.size:
+        row = start + int(bad[0])
+        raise InputError(f"{path}: row {row}: label {labels[bad[0]]!r} is not 0/1")
+    scores = np.asarray(scores, dtype=np.float64)
+    bad = np.flatnonzero(~np.isfinite(scores))
+    if bad.size:
+        row = start + int(bad[0])
+        raise InputError(f"{path}: row {row}: score {scores[bad[0]]!r} is not finite")
+    return labels.astype(np.int8), scores
 
 
 def read_chunks(path, label_col="label", score_col="score", chunk_size=65536):
@@ -127,12 +131,12 @@ def _parquet_chunks(path, label_col, score_col, chunk_size):
     except ImportError:
         raise InputError(f"{path}: reading parquet needs pyarrow (pip install pyarrow)") from None
     reader = parquet.ParquetFile(path)
+    start = 0
     for batch in reader.iter_batches(batch_size=chunk_size, columns=[label_col, score_col]):
         labels = batch.column(label_col).to_numpy(zero_copy_only=False)
         scores = batch.column(score_col).to_numpy(zero_copy_only=False)
-        if np.any((labels != 0) & (labels != 1)) or not np.all(np.isfinite(scores)):
-            raise InputError(f"{path}: labels must be 0/1 and scores finite")
-        yield labels.astype(np.int8), scores.astype(np.float64)
+        yield _checked_columns(path, start, labels, scores)
+        start += labels.shape[0]
 
 
 # ----------------------------------------------------------------------------
