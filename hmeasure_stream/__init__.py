@@ -4,6 +4,7 @@ The from-scratch reference functions work on whole arrays:
 
 - :func:`auc` -- area under the ROC curve (Mann-Whitney, ties count one half);
 - :func:`h_measure` -- Hand's H-measure on the ROC convex hull;
+- :func:`roc_points` -- the points of the ROC curve;
 - :func:`roc_hull` -- the vertices of the ROC convex hull;
 - :func:`hmeasure_report` -- R hmeasure's summary of one classifier.
 
@@ -15,7 +16,7 @@ The streaming structures update the metrics as points arrive and leave:
 - :func:`sliding_window` -- a metric over every window of an array.
 """
 
-from hmeasure_stream.metrics import auc, h_measure, hmeasure_report, roc_hull
+from hmeasure_stream.metrics import auc, h_measure, hmeasure_report, roc_hull, roc_points
 from hmeasure_stream.streaming import ApproxH, DynamicAUC, DynamicH, sliding_window
 
 __version__ = "0.1.0.dev0"
@@ -29,5 +30,6 @@ __all__ = [
     "h_measure",
     "hmeasure_report",
     "roc_hull",
+    "roc_points",
     "sliding_window",
 ]

@@ -23,7 +23,7 @@ from hmeasure_stream._validation import (
     raise_bad_score,
 )
 
-__all__ = ["auc", "h_measure", "hmeasure_report", "roc_hull"]
+__all__ = ["auc", "h_measure", "hmeasure_report", "roc_hull", "roc_points"]
 
 # Beyond this many points, products of unit counts could overflow int64 in
 # the exact kernels; such inputs take the float64 (weighted) path.
@@ -148,6 +148,59 @@ def auc(y_true, y_score, *, sample_weight=None):
     group_neg, group_pos = _weighted_groups(y_true, y_score, sample_weight, "AUC")
     twice_u = _scratch.auc2_groups(group_neg, group_pos)
     return float(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
+
+
+def roc_points(y_true, y_score, *, sample_weight=None):
+    """Points of the ROC curve, one per distinct score, from (0, 0) to (1, 1).
+
+    The point of a threshold t is (FPR, TPR) of the rule "class 1 when the
+    score is >= t", for every distinct score t from the highest down.  Joined
+    by straight segments (ties as diagonal segments) they are the curve whose
+    area :func:`auc` is.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Labels, 0/1 or bool; class 1 is the class expected to score higher.
+    y_score : array-like of shape (n,)
+        Scores, any finite real numbers.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative finite weight of each point.
+
+    Returns
+    -------
+    fpr : ndarray of float64
+        False positive rates, from 0 to 1, non-decreasing.
+    tpr : ndarray of float64
+        True positive rates of the same points, from 0 to 1, non-decreasing.
+
+    Raises
+    ------
+    ValueError
+        On invalid input, as for :func:`auc`.
+
+    See Also
+    --------
+    roc_hull : the convex hull of these points.
+
+    Notes
+    -----
+    O(n log n) time, O(n) memory.  Equal to ``sklearn.metrics.roc_curve``
+    with ``drop_intermediate=False``, without its thresholds.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import roc_points
+    >>> fpr, tpr = roc_points([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> fpr
+    array([0. , 0. , 0.5, 0.5, 1. ])
+    >>> tpr
+    array([0. , 0.5, 0.5, 1. , 1. ])
+    """
+    group_neg, group_pos = _roc_groups(y_true, y_score, sample_weight, "The ROC curve")
+    fp = np.concatenate(([0.0], np.cumsum(group_neg, dtype=np.float64)))
+    tp = np.concatenate(([0.0], np.cumsum(group_pos, dtype=np.float64)))
+    return fp / fp[-1], tp / tp[-1]
 
 
 def roc_hull(y_true, y_score, *, sample_weight=None):

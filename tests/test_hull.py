@@ -93,3 +93,19 @@ def test_weighted_hull_drops_collinear_vertices_despite_rounding():
                                     np.repeat(s, (100 * w).astype(int)))
     np.testing.assert_allclose(fpr, exact_fpr, rtol=1e-13)
     np.testing.assert_allclose(tpr, exact_tpr, rtol=1e-13)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_roc_points_equal_sklearn_roc_curve_without_dropping(rng, weighted):
+    from sklearn.metrics import roc_curve
+
+    from hmeasure_stream import roc_points
+
+    y = rng.integers(0, 2, 500)
+    s = np.round(rng.normal(size=500) + y, 1)  # many ties
+    w = rng.uniform(0.1, 3.0, 500) if weighted else None
+    fpr, tpr = roc_points(y, s, sample_weight=w)
+    expected_fpr, expected_tpr, _ = roc_curve(y, s, sample_weight=w, drop_intermediate=False)
+    np.testing.assert_allclose(fpr, expected_fpr, rtol=1e-13, atol=1e-15)
+    np.testing.assert_allclose(tpr, expected_tpr, rtol=1e-13, atol=1e-15)
+    assert len(fpr) == len(np.unique(s)) + 1
