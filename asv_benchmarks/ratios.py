@@ -25,7 +25,15 @@ import numpy as np
 from hmeasure import h_score
 from sklearn.metrics import roc_auc_score
 
-from hmeasure_stream import ApproxH, DynamicAUC, DynamicH, auc, h_measure, sliding_window
+from hmeasure_stream import (
+    ApproxH,
+    DynamicAUC,
+    DynamicH,
+    SlidingWindow,
+    auc,
+    h_measure,
+    sliding_window,
+)
 from hmeasure_stream._demo import load_default_stream
 
 # (name, speed target on 10^6 points): "a / b <= x" means median(a) <= x * median(b).
@@ -190,14 +198,12 @@ def loop_h_seconds(tracker, window, steps, seed):
 
 
 def compiled_h_seconds(window, steps, seed):
-    """sliding_window's compiled loop (metrics "h") per step, the window filled beforehand."""
+    """SlidingWindow's compiled loop (metrics "h") per step, the window filled beforehand."""
     y, s = make_data(window + steps, seed)
-    tracker = DynamicH()
-    tracker.add_many(y[:window], s[:window])
-    is_pos, scores = y.astype(np.uint8), s.astype(np.float64)
-    out = [np.empty(steps) for _ in range(3)]
+    tracker = SlidingWindow(window, metrics="h")
+    tracker.update(y[:window], s[:window])
     start = time.perf_counter()
-    tracker._engine.sliding(is_pos, scores, None, window, *out, window)
+    tracker.update(y[window:], s[window:])
     return (time.perf_counter() - start) / steps
 
 

@@ -13,11 +13,18 @@ The streaming structures update the metrics as points arrive and leave:
 - :class:`DynamicAUC` -- exact AUC, O(log n) per added or removed point;
 - :class:`DynamicH` -- exact H-measure, AUCH and ROC hull, O(log^2 n);
 - :class:`ApproxH` -- H-measure with fixed priors within a relative error epsilon;
-- :func:`sliding_window` -- a metric over every window of an array.
+- :class:`SlidingWindow` -- metrics over a window of a stream that arrives in chunks;
+- :func:`sliding_window` -- the metrics over every window of an array.
 """
 
 from hmeasure_stream.metrics import auc, h_measure, hmeasure_report, roc_hull, roc_points
-from hmeasure_stream.streaming import ApproxH, DynamicAUC, DynamicH, sliding_window
+from hmeasure_stream.streaming import (
+    ApproxH,
+    DynamicAUC,
+    DynamicH,
+    SlidingWindow,
+    sliding_window,
+)
 
 __version__ = "0.1.0.dev0"
 
@@ -25,6 +32,7 @@ __all__ = [
     "ApproxH",
     "DynamicAUC",
     "DynamicH",
+    "SlidingWindow",
     "__version__",
     "auc",
     "h_measure",

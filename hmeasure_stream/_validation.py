@@ -9,6 +9,8 @@ import numbers
 
 import numpy as np
 
+from hmeasure_stream._engines._cost import CostRule
+
 # Largest magnitude below which every integer is exactly a float64.
 _EXACT_INT_LIMIT = 2**53
 
@@ -260,3 +262,47 @@ def check_weight_value(value, name="weight"):
     if not (math.isfinite(weight) and weight >= 0):
         raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
     return weight
+
+
+def check_cost(alpha=2.0, beta=2.0, severity_ratio=None, priors=None):
+    """Validate the H-measure options shared by every function and structure.
+
+    Returns the engines' ``CostRule``, which owns the rules (R's severity
+    ratio, priors from the data).
+
+    ``severity_ratio`` (a number > 0 or ``"prior"``) replaces alpha and beta
+    by R's Beta(2, 1 + 1/SR); passing it with alpha or beta other than their
+    defaults is refused as contradictory.
+    """
+    alpha = check_positive(alpha, "alpha")
+    beta = check_positive(beta, "beta")
+    if severity_ratio is not None:
+        if (alpha, beta) != (2.0, 2.0):
+            raise ValueError(
+                "pass either severity_ratio or alpha/beta, not both: severity_ratio=SR "
+                f"means Beta(2, 1 + 1/SR), which contradicts alpha={alpha}, beta={beta}"
+            )
+        if isinstance(severity_ratio, str):
+            if severity_ratio != "prior":
+                raise ValueError(
+                    f'severity_ratio must be a number > 0 or "prior", got {severity_ratio!r}'
+                )
+        else:
+            severity_ratio = check_positive(severity_ratio, "severity_ratio")
+    if priors is not None:
+        priors = check_priors(priors)
+    return CostRule(alpha, beta, severity_ratio, priors)
+
+
+def check_priors(priors):
+    """``priors=(pi0, pi1)``: two probabilities in (0, 1) that sum to 1."""
+    try:
+        pi0, pi1 = priors
+        pi0, pi1 = float(pi0), float(pi1)
+    except (TypeError, ValueError):
+        raise ValueError(f"priors must be a pair (pi0, pi1) of numbers, got {priors!r}") from None
+    if not (0 < pi0 < 1 and 0 < pi1 < 1):
+        raise ValueError(f"priors must both lie in (0, 1), got ({pi0!r}, {pi1!r})")
+    if not math.isclose(pi0 + pi1, 1.0, rel_tol=0, abs_tol=1e-9):
+        raise ValueError(f"priors must sum to 1, got {pi0!r} + {pi1!r} = {pi0 + pi1!r}")
+    return pi0, pi1

@@ -9,10 +9,11 @@ import math
 
 import numpy as np
 
-from hmeasure_stream import _scratch
-from hmeasure_stream._cost import h_from_hull, mwl_cost, resolve_cost
+from hmeasure_stream._engines import _scratch
+from hmeasure_stream._engines._cost import h_from_hull, mwl_cost
 from hmeasure_stream._validation import (
     check_both_classes,
+    check_cost,
     check_labels,
     check_probability_level,
     check_same_length,
@@ -349,7 +350,7 @@ def h_measure(
     >>> h_measure([0, 1], [0.2, 0.7])  # perfectly separated
     1.0
     """
-    spec = resolve_cost(alpha, beta, severity_ratio, priors)
+    spec = check_cost(alpha, beta, severity_ratio, priors)
     _, _, hull_fp, hull_tp, cost = _hull_and_cost(y_true, y_score, sample_weight, spec)
     pi0, pi1, alpha, beta, _ = cost
     return h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta)
@@ -449,7 +450,7 @@ def hmeasure_report(
     >>> report["AUC"], report["Gini"], report["AUCH"], report["KS"]
     (0.875, 0.75, 0.9375, 0.75)
     """
-    spec = resolve_cost(alpha, beta, severity_ratio, priors)
+    spec = check_cost(alpha, beta, severity_ratio, priors)
     levels = [level] if np.ndim(level) == 0 else list(level)
     levels = [check_probability_level(value, "level") for value in levels]
     group_neg, group_pos, hull_fp, hull_tp, cost = _hull_and_cost(

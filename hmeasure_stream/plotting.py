@@ -6,9 +6,8 @@ only when a plot is drawn.
 
 import numpy as np
 
-from hmeasure_stream import _scratch
-from hmeasure_stream.metrics import _roc_groups
-from hmeasure_stream.streaming import DynamicAUC
+from hmeasure_stream import roc_hull, roc_points
+from hmeasure_stream.streaming._base import PointSet
 
 __all__ = ["plot_metrics", "plot_roc"]
 
@@ -24,24 +23,17 @@ def _pyplot():
 
 
 def _roc_of(source, y_score, sample_weight):
-    """Cumulative (FP, TP) of the ROC points and of the hull, from arrays or a structure."""
-    if isinstance(source, DynamicAUC):
+    """(fpr, tpr) of the ROC points and of the hull, from arrays or a structure."""
+    if isinstance(source, PointSet):
         if y_score is not None or sample_weight is not None:
-            raise ValueError("pass either a DynamicAUC or arrays (y_true, y_score), not both")
-        _, weight_neg, weight_pos, _, _ = source._engine.tree.items()
-        if not (weight_neg.sum() > 0 and weight_pos.sum() > 0):
-            raise ValueError("the ROC curve is undefined while a class is absent")
-        group_neg, group_pos = weight_neg[::-1].copy(), weight_pos[::-1].copy()
-    else:
-        if y_score is None:
-            raise ValueError("y_score is required with arrays")
-        group_neg, group_pos = _roc_groups(source, y_score, sample_weight, "The ROC curve")
-        group_neg = np.asarray(group_neg, dtype=np.float64)
-        group_pos = np.asarray(group_pos, dtype=np.float64)
-    fp = np.concatenate(([0.0], np.cumsum(group_neg)))
-    tp = np.concatenate(([0.0], np.cumsum(group_pos)))
-    hull_fp, hull_tp = _scratch.upper_hull(group_neg, group_pos)
-    return fp, tp, np.asarray(hull_fp, dtype=np.float64), np.asarray(hull_tp, dtype=np.float64)
+            raise ValueError(
+                f"pass either a {type(source).__name__} or arrays (y_true, y_score), not both"
+            )
+        return (*source.roc_points(), *source.hull())
+    if y_score is None:
+        raise ValueError("y_score is required with arrays (y_true, y_score)")
+    return (*roc_points(source, y_score, sample_weight=sample_weight),
+            *roc_hull(source, y_score, sample_weight=sample_weight))
 
 
 def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, label=None):
@@ -53,7 +45,7 @@ def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, la
 
     Parameters
     ----------
-    y_true : array-like of shape (n,) or DynamicAUC
+    y_true : array-like of shape (n,), or DynamicAUC, DynamicH or ApproxH
         Labels (0/1 or bool), or a structure whose current points to plot.
     y_score : array-like of shape (n,), optional
         Scores; required with labels, not allowed with a structure.
@@ -90,13 +82,13 @@ def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, la
     ('false positive rate', 3)
     """
     plt = _pyplot()
-    fp, tp, hull_fp, hull_tp = _roc_of(y_true, y_score, sample_weight)
+    fpr, tpr, hull_fpr, hull_tpr = _roc_of(y_true, y_score, sample_weight)
     if ax is None:
         _, ax = plt.subplots(figsize=(4.5, 4.5), constrained_layout=True)
     ax.plot([0, 1], [0, 1], color="0.75", linewidth=0.8, linestyle=":")
-    line = ax.plot(fp / fp[-1], tp / tp[-1], linewidth=1.2, label=label or "ROC")[0]
+    line = ax.plot(fpr, tpr, linewidth=1.2, label=label or "ROC")[0]
     if hull:
-        ax.plot(hull_fp / hull_fp[-1], hull_tp / hull_tp[-1], color=line.get_color(),
+        ax.plot(hull_fpr, hull_tpr, color=line.get_color(),
                 linestyle="--", linewidth=1.0, marker="o", markersize=2.5,
                 label=f"{label} hull" if label else "convex hull")
     ax.set_xlim(0, 1)

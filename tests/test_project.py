@@ -29,8 +29,8 @@ def test_ruff_passes():
 
 
 def test_cython_lint_passes():
-    sources = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("hmeasure_stream/*.p[xy][dx]"))
-    assert "hmeasure_stream/_scratch.pyx" in sources
+    sources = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("hmeasure_stream/_engines/*.p[xy][dx]"))
+    assert "hmeasure_stream/_engines/_scratch.pyx" in sources
     executable = shutil.which("cython-lint", path=str(Path(sys.executable).parent))
     result = run([executable, *sources], timeout=300)
     assert result.returncode == 0, result.stdout + result.stderr

@@ -43,7 +43,7 @@ def test_capacity_grows_from_one_slot_and_slots_are_reused():
     for k in range(100):
         tracker.add(k % 2, float(k))
         tracker._check()
-    assert tree.capacity == 128 and tree.n_nodes == 100
+    assert tree.capacity == 128 and tree.n_used == 100
     for k in range(100):
         tracker.remove(k % 2, float(k))
     for k in range(100):

@@ -1,5 +1,6 @@
-# Declarations shared by the from-scratch kernels (_scratch.pyx) and, later,
-# the dynamic structures that are tested against them.
+# Numeric helpers and fused types shared by every engine: the label and
+# count types the kernels accept, the exact orientation test of the ROC hull
+# and compensated summation.  Declarations only (inline), no module of its own.
 
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t

@@ -38,81 +38,50 @@ the incomplete beta functions are finite binomial sums of positive terms,
 evaluated directly (``integer_order`` = a + b); scipy's betainc otherwise.
 """
 
-import os
-
 import numpy as np
 
-from libc.math cimport NAN, floor, isnan
+from libc.math cimport NAN, isnan
 from libc.stdint cimport int32_t, uint64_t
-from scipy.special.cython_special cimport betainc, betaincc
 
-from hmeasure_stream._chain cimport (
-    MAX_INTEGER_ORDER,
+from hmeasure_stream._engines._chain cimport (
+    ChainAggregates,
     Cursor,
     Merge,
     SubsetWalk,
     at_least_as_steep,
-    binomial_tails,
 )
-from hmeasure_stream._treap cimport slot_priority
+from hmeasure_stream._engines._cost cimport edge_loss, integer_order_of
+from hmeasure_stream._engines._pool cimport SlotPool, slot_priority
 
-from hmeasure_stream._treap import doubled_capacity, grow_slots
-
-cdef Py_ssize_t _MAX_CAPACITY = 2**31 - 1
+from hmeasure_stream._engines._pool import normalized_seed
 
 # (name, dtype, components): the 2-vectors (class 0, class 1) of a vertex are one
 # buffer of shape (capacity, 2), so a pull reads both components in one cache line.
 _FIELDS = (
     ("d_buffer", np.float64, 2), ("cd_buffer", np.float64, 2), ("first_buffer", np.float64, 2),
     ("h_buffer", np.float64, 1), ("ch_buffer", np.float64, 1), ("area_buffer", np.float64, 1),
-    ("size_buffer", np.int32, 1), ("left_buffer", np.int32, 1), ("right_buffer", np.int32, 1),
+    ("size_buffer", np.int32, 1),
 )
 
 
-cdef int integer_order_of(double alpha, double beta) noexcept nogil:
-    """alpha + beta when both are integers >= 1 small enough for the binomial sums, else 0."""
-    if (alpha == floor(alpha) and beta == floor(beta) and alpha >= 1.0 and beta >= 1.0
-            and alpha + beta <= MAX_INTEGER_ORDER):
-        return <int>(alpha + beta)
-    return 0
+cdef void _pull_slot(SlotPool pool, int32_t slot) noexcept nogil:
+    (<ChainPool>pool).pull(slot)
 
 
-cdef double edge_loss(double rate_neg, double rate_pos, double alpha, double beta,
-                      int integer_order) noexcept nogil:
-    """a I(c) + b J(c) for an edge of (prior-weighted) rates a, b; c = b / (a + b).
-
-    See the module docstring; ``integer_order`` from ``integer_order_of``.
-    """
-    cdef double total = rate_neg + rate_pos, cost, upper, lower
-    if not total > 0.0:
-        return 0.0
-    cost = rate_pos / total
-    if integer_order:
-        # With m = a + b and t_j = C(m, j) c^j (1 - c)^(m - j):
-        # betainc(a + 1, b, c) = sum of t_j over j > a and
-        # betaincc(a, b + 1, c) = sum over j < a (the binomial tail identities).
-        binomial_tails(integer_order, <int>alpha, cost, rate_neg / total, &upper, &lower)
-    else:
-        upper = betainc(alpha + 1.0, beta, cost)
-        lower = betaincc(alpha, beta + 1.0, cost)
-    return (rate_neg * alpha / (alpha + beta) * upper
-            + rate_pos * beta / (alpha + beta) * lower)
-
-
-cdef class ChainPool:
+cdef class ChainPool(SlotPool):
     """Shared storage of hull chains; see the module docstring."""
 
     def __cinit__(self, Py_ssize_t capacity=16, seed=None, double alpha=2.0, double beta=2.0):
         self.alpha = alpha
         self.beta = beta
         self.integer_order = integer_order_of(alpha, beta)
-        self.capacity = 0
-        self.n_vertices = 0
-        self.free_head = -1
-        if seed is None:
-            seed = int.from_bytes(os.urandom(8), "little")
-        self.seed = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
-        self._resize(max(capacity, 1))
+        self.seed = <uint64_t>normalized_seed(seed)
+        self.pull_slot = _pull_slot
+        self.pool_name = "the chain pool"
+        self.grow(max(capacity, 1))
+
+    def _fields(self):
+        return SlotPool._fields(self) + list(_FIELDS)
 
     def _bind(self):
         cdef double[:, ::1] d = self.d_buffer
@@ -122,42 +91,20 @@ cdef class ChainPool:
         cdef double[::1] ch = self.ch_buffer
         cdef double[::1] area = self.area_buffer
         cdef int32_t[::1] size = self.size_buffer
-        cdef int32_t[::1] lefts = self.left_buffer
-        cdef int32_t[::1] rights = self.right_buffer
+        self._bind_links()
         self.d, self.cd, self.first = &d[0, 0], &cd[0, 0], &first[0, 0]
         self.h, self.ch, self.area = &h[0], &ch[0], &area[0]
-        self.size, self.left, self.right = &size[0], &lefts[0], &rights[0]
-
-    cdef int _resize(self, Py_ssize_t new_capacity) except -1:
-        if new_capacity > _MAX_CAPACITY:
-            raise MemoryError(f"a chain pool holds at most {_MAX_CAPACITY} vertices")
-        self.free_head = grow_slots(self, _FIELDS, self.capacity, new_capacity, self.free_head,
-                                    "the chain pool", "vertices")
-        self.capacity = <int32_t>new_capacity
-        return 0
-
-    cdef int reserve(self, Py_ssize_t extra) except -1:
-        cdef Py_ssize_t needed = self.n_vertices + extra
-        if needed <= self.capacity:
-            return 0
-        return self._resize(doubled_capacity(self.capacity, needed, "a chain pool"))
+        self.size = &size[0]
 
     cdef int32_t new_vertex(self, double d_neg, double d_pos) noexcept nogil:
         """A one-vertex chain (a free slot must be reserved)."""
-        cdef int32_t vertex = self.free_head
-        self.free_head = self.left[vertex]
-        self.left[vertex] = -1
-        self.right[vertex] = -1
+        cdef int32_t vertex = self.take_slot()
         self.set_d(vertex, d_neg, d_pos)
         self.pull(vertex)
-        self.n_vertices += 1
         return vertex
 
     cdef void free_vertex(self, int32_t vertex) noexcept nogil:
-        self.left[vertex] = self.free_head
-        self.right[vertex] = -1
-        self.free_head = vertex
-        self.n_vertices -= 1
+        self.release_slot(vertex)
 
     cdef double loss_term(self, double d_neg, double d_pos) noexcept nogil:
         """h of an edge: d0 I(c) + d1 J(c), c = d1 / (d0 + d1) (see the module docstring)."""
@@ -225,8 +172,8 @@ cdef class ChainPool:
             self.settle(root)
         return self.ch[root]
 
-    cdef void pull(self, int32_t vertex) noexcept nogil:
-        """Recompute the aggregates of ``vertex`` from its children (fixed order).
+    cdef void aggregate(self, int32_t vertex, ChainAggregates* out) noexcept nogil:
+        """The subtree sums of ``vertex`` from its children (fixed order); reads only.
 
         The area of a chain X followed by Y is area(X) + area(Y) + width(Y)
         height(X): Y starts where X ends.
@@ -241,11 +188,11 @@ cdef class ChainPool:
             total_pos = self.cd[2 * child + 1] + total_pos
             loss = self.ch[child] + loss
             count += self.size[child]
-            self.first[2 * vertex] = self.first[2 * child]
-            self.first[2 * vertex + 1] = self.first[2 * child + 1]
+            out.first_neg = self.first[2 * child]
+            out.first_pos = self.first[2 * child + 1]
         else:
-            self.first[2 * vertex] = self.d[2 * vertex]
-            self.first[2 * vertex + 1] = self.d[2 * vertex + 1]
+            out.first_neg = self.d[2 * vertex]
+            out.first_pos = self.d[2 * vertex + 1]
         child = self.right[vertex]
         if child >= 0:
             area = area + (self.area[child] + self.cd[2 * child] * total_pos)
@@ -253,28 +200,38 @@ cdef class ChainPool:
             total_pos = total_pos + self.cd[2 * child + 1]
             loss = loss + self.ch[child]
             count += self.size[child]
-        self.cd[2 * vertex] = total_neg
-        self.cd[2 * vertex + 1] = total_pos
-        self.ch[vertex] = loss
-        self.area[vertex] = area
-        self.size[vertex] = count
+        out.cd_neg = total_neg
+        out.cd_pos = total_pos
+        out.ch = loss
+        out.area = area
+        out.size = count
+
+    cdef void pull(self, int32_t vertex) noexcept nogil:
+        """Store the subtree sums of ``vertex`` recomputed from its children."""
+        cdef ChainAggregates sums
+        self.aggregate(vertex, &sums)
+        self.cd[2 * vertex] = sums.cd_neg
+        self.cd[2 * vertex + 1] = sums.cd_pos
+        self.first[2 * vertex] = sums.first_neg
+        self.first[2 * vertex + 1] = sums.first_pos
+        self.ch[vertex] = sums.ch
+        self.area[vertex] = sums.area
+        self.size[vertex] = sums.size
+
+    cdef double pending_loss(self, int32_t vertex) noexcept nogil:
+        """``ch`` of a subtree with its pending loss terms computed on the fly; reads only."""
+        cdef double loss
+        if vertex < 0:
+            return 0.0
+        if not isnan(self.ch[vertex]):
+            return self.ch[vertex]
+        loss = self.h[vertex]
+        if isnan(loss):
+            loss = self.loss_term(self.d[2 * vertex], self.d[2 * vertex + 1])
+        return self.pending_loss(self.left[vertex]) + loss + self.pending_loss(self.right[vertex])
 
     cdef int32_t chain_size(self, int32_t root) noexcept nogil:
         return self.size[root] if root >= 0 else 0
-
-    cdef int32_t join(self, int32_t left_root, int32_t right_root) noexcept nogil:
-        """Concatenate two chains.  O(log n)."""
-        if left_root < 0:
-            return right_root
-        if right_root < 0:
-            return left_root
-        if slot_priority(self.seed, left_root) > slot_priority(self.seed, right_root):
-            self.right[left_root] = self.join(self.right[left_root], right_root)
-            self.pull(left_root)
-            return left_root
-        self.left[right_root] = self.join(left_root, self.left[right_root])
-        self.pull(right_root)
-        return right_root
 
     cdef void split(self, int32_t root, int32_t count,
                     int32_t* out_left, int32_t* out_right, bint first_changed=False) noexcept nogil:
@@ -658,14 +615,10 @@ cdef class ChainPool:
     # ------------------------------------------------------------------
     # Python-level access for tests.
 
-    @property
-    def nbytes(self):
-        return sum(getattr(self, name).nbytes for name, _, _ in _FIELDS)
-
     def __reduce__(self):
-        buffers = {name: getattr(self, name) for name, _, _ in _FIELDS}
-        return (_rebuild_chain_pool, (self.capacity, int(self.seed), self.alpha, self.beta,
-                                      self.n_vertices, self.free_head, buffers))
+        return (_rebuild_chain_pool, (int(self.seed), self.alpha, self.beta,
+                                      (self.capacity, self.n_used, self.free_head,
+                                       self._buffers())))
 
     def settled_loss(self, int32_t root):
         """``ch`` of a chain after computing its pending loss terms."""
@@ -747,32 +700,31 @@ cdef class ChainPool:
             self.free_vertex(slot)
 
     def _check_chain(self, int32_t root):
-        """Heap order, sizes and sums bit-equal to their recomputation, in O(size)."""
+        """Heap order, loss terms, sizes and sums bit-equal to their recomputation; reads only.
+
+        O(size of the chain).  Returns the slots of the chain's tree.
+        """
         cdef int32_t child
-        for node in self._bottom_up(root):
+        cdef ChainAggregates sums
+        slots = self._bottom_up(root)
+        for node in slots:
             for child in (self.left[node], self.right[node]):
                 if child >= 0 and slot_priority(self.seed, child) > slot_priority(self.seed, node):
                     raise AssertionError(f"heap order violated below slot {node}")
             if not isnan(self.h[node]) and self.h[node] != self.loss_term(
                     self.d[2 * node], self.d[2 * node + 1]):
                 raise AssertionError(f"loss term of slot {node} does not match its d")
-            saved = (self.cd[2 * node], self.cd[2 * node + 1], self.size[node],
-                     self.first[2 * node], self.first[2 * node + 1], repr(self.ch[node]),
-                     self.area[node])
-            self.pull(node)
-            if saved != (self.cd[2 * node], self.cd[2 * node + 1], self.size[node],
-                         self.first[2 * node], self.first[2 * node + 1], repr(self.ch[node]),
-                         self.area[node]):
+            self.aggregate(node, &sums)
+            if (sums.cd_neg, sums.cd_pos, sums.size, sums.first_neg, sums.first_pos,
+                    repr(sums.ch), sums.area) != (
+                    self.cd[2 * node], self.cd[2 * node + 1], self.size[node],
+                    self.first[2 * node], self.first[2 * node + 1], repr(self.ch[node]),
+                    self.area[node]):
                 raise AssertionError(f"stale aggregates at slot {node}")
-        return True
+        return slots
 
 
-def _rebuild_chain_pool(capacity, seed, alpha, beta, n_vertices, free_head, buffers):
+def _rebuild_chain_pool(seed, alpha, beta, pool_state):
     cdef ChainPool pool = ChainPool.__new__(ChainPool, 1, seed, alpha, beta)
-    for name, buffer in buffers.items():
-        setattr(pool, name, np.array(buffer, copy=True))
-    pool._bind()
-    pool.capacity = capacity
-    pool.n_vertices = n_vertices
-    pool.free_head = free_head
+    pool._restore(*pool_state)
     return pool

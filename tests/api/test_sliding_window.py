@@ -1,23 +1,20 @@
 import numpy as np
 import pytest
-from hmeasure_stream._dynamic import AUCEngine
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import labelled_scores
 
-from hmeasure_stream import DynamicAUC, auc, sliding_window
+from hmeasure_stream import DynamicAUC, SlidingWindow, auc, sliding_window
 
 
 def treap_sliding(y, s, window):
     """The treap engine's compiled loop with unit weights (what DynamicAUC runs).
 
-    ``sliding_window`` sends unit weights to a rank-indexed counter instead,
-    so this keeps the treap's unit-weight path under the same tests.
+    ``sliding_window`` sends unit weights to a rank-indexed counter instead;
+    ``SlidingWindow``, which cannot know future scores, runs the treap, so this
+    keeps the treap's unit-weight path under the same tests.
     """
-    out = np.empty(len(y))
-    AUCEngine(4).sliding(np.asarray(y, dtype=np.uint8), np.asarray(s, dtype=np.float64),
-                         None, 0 if window is None else window, out)
-    return out
+    return SlidingWindow(window, capacity=1).update(y, s)["auc"]
 
 
 def windowed_reference(y, s, w, window):

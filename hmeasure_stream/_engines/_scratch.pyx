@@ -15,7 +15,7 @@ import numpy as np
 
 from libc.math cimport isfinite
 
-from hmeasure_stream._scratch cimport (
+from hmeasure_stream._engines._numeric cimport (
     compensated_add,
     count_t,
     int64_t,

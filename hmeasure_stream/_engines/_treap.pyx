@@ -1,11 +1,11 @@
-"""Array-backed treap over distinct scores with per-class weights (seed 000, Sec. 4).
+"""Array-backed treap over distinct scores with per-class weights.
 
-Private engine of the dynamic structures.  One node per distinct score; each
-node stores the class 0 / class 1 point counts at its score and the subtree
-sums of the class weights, recomputed from the children whenever a node
-changes (never accumulated, so they do not drift).  ``lcount`` is Alg. 2 of
-seed 000.  Nodes live in one buffer per field; deleted slots are kept on a
-free list linked through ``left``.
+Tatti, "Maintaining AUC and H-measure over time", Sec. 4.  Private engine of
+the dynamic structures.  One node per distinct score; each node stores the
+class 0 / class 1 point counts at its score and the subtree sums of the class
+weights, recomputed from the children whenever a node changes (never
+accumulated, so they do not drift).  ``lcount`` is Alg. 2 of the paper.
+Nodes live in a slot pool (``_pool``): one buffer per field, a free list.
 
 With unit weights a node's class weight is its point count and nothing else
 is stored (40 bytes a node).  The first other weight switches the tree to
@@ -19,22 +19,25 @@ Mutating methods assume the caller reserved a free slot (``reserve``) while
 holding the GIL, so they can run without it.
 """
 
-import os
-
 import numpy as np
 
 from libc.math cimport NAN
 from libc.stdlib cimport realloc, free
 from libc.stdint cimport int32_t, uint64_t
 
-from hmeasure_stream._scratch cimport compensated_add
-from hmeasure_stream._treap cimport slot_priority
+from hmeasure_stream._engines._numeric cimport compensated_add
+from hmeasure_stream._engines._pool cimport SlotPool, slot_priority
+
+from hmeasure_stream._engines._pool import normalized_seed
 
 cdef int32_t _INITIAL_PATH = 64
-cdef Py_ssize_t _MAX_CAPACITY = 2**31 - 1
 
 
-cdef class ScoreTreap:
+cdef void _pull_slot(SlotPool pool, int32_t slot) noexcept nogil:
+    (<ScoreTreap>pool).pull(slot)
+
+
+cdef class ScoreTreap(SlotPool):
     """A treap of distinct scores with class weights; see the module docstring.
 
     Parameters
@@ -47,18 +50,15 @@ cdef class ScoreTreap:
 
     def __cinit__(self, Py_ssize_t capacity=16, seed=None):
         self.root = -1
-        self.capacity = 0
-        self.n_nodes = 0
         self.n_points = 0
-        self.free_head = -1
         self.weighted = False
-        if seed is None:
-            seed = int.from_bytes(os.urandom(8), "little")
-        self.seed = <uint64_t>(int(seed) & 0xFFFFFFFFFFFFFFFF)
+        self.seed = <uint64_t>normalized_seed(seed)
+        self.pull_slot = _pull_slot
+        self.pool_name = "the score treap"
         self.path = NULL
         self.path_capacity = 0
         self._grow_path()
-        self._resize(max(capacity, 1))
+        self.grow(max(capacity, 1))
 
     def __dealloc__(self):
         free(self.path)
@@ -73,33 +73,10 @@ cdef class ScoreTreap:
         self.path_capacity = new_capacity
         return 0
 
-    cdef int _resize(self, Py_ssize_t new_capacity) except -1:
-        """Grow every field buffer to ``new_capacity`` slots, one buffer at a time.
-
-        Growing field by field keeps the transient memory to one old buffer.
-        The new slots are pushed on the free list.
-        """
-        if new_capacity > _MAX_CAPACITY:
-            raise MemoryError(f"a treap holds at most {_MAX_CAPACITY} distinct scores")
-        if new_capacity <= self.capacity:
-            return 0
-        self.free_head = grow_slots(self, self._fields(), self.capacity, new_capacity,
-                                    self.free_head, "the treap", "nodes")
-        self.capacity = <int32_t>new_capacity
-        return 0
-
-    cdef int reserve(self, Py_ssize_t extra_nodes) except -1:
-        """Make room for ``extra_nodes`` more distinct scores (doubling)."""
-        cdef Py_ssize_t needed = self.n_nodes + extra_nodes
-        if needed <= self.capacity:
-            return 0
-        return self._resize(doubled_capacity(self.capacity, needed, "a score treap"))
-
     def _fields(self):
         """(attribute, dtype, components) of every buffer in use."""
-        fields = [
-            ("key_buffer", np.float64, 1), ("left_buffer", np.int32, 1),
-            ("right_buffer", np.int32, 1), ("count_neg_buffer", np.int32, 1),
+        fields = SlotPool._fields(self) + [
+            ("key_buffer", np.float64, 1), ("count_neg_buffer", np.int32, 1),
             ("count_pos_buffer", np.int32, 1), ("subtree_neg_buffer", np.float64, 1),
             ("subtree_pos_buffer", np.float64, 1),
         ]
@@ -109,9 +86,8 @@ cdef class ScoreTreap:
 
     def _bind(self):
         """Point the raw field pointers at the current buffers (NULL when absent)."""
+        self._bind_links()
         self.key = _double_pointer(self.key_buffer)
-        self.left = _int_pointer(self.left_buffer)
-        self.right = _int_pointer(self.right_buffer)
         self.count_neg = _int_pointer(self.count_neg_buffer)
         self.count_pos = _int_pointer(self.count_pos_buffer)
         self.subtree_neg = _double_pointer(self.subtree_neg_buffer)
@@ -151,11 +127,8 @@ cdef class ScoreTreap:
         return 0
 
     cdef int32_t _new_node(self, double key) noexcept nogil:
-        cdef int32_t node = self.free_head
-        self.free_head = self.left[node]
+        cdef int32_t node = self.take_slot()
         self.key[node] = key
-        self.left[node] = -1
-        self.right[node] = -1
         self.count_neg[node] = 0
         self.count_pos[node] = 0
         self.subtree_neg[node] = 0.0
@@ -166,14 +139,7 @@ cdef class ScoreTreap:
             self.weight_neg_comp[node] = 0.0
             self.weight_pos_comp[node] = 0.0
             self.subtree_pairs[node] = 0.0
-        self.n_nodes += 1
         return node
-
-    cdef void _free_node(self, int32_t node) noexcept nogil:
-        self.left[node] = self.free_head
-        self.right[node] = -1
-        self.free_head = node
-        self.n_nodes -= 1
 
     cdef double node_neg(self, int32_t node) noexcept nogil:
         """Class 0 weight at ``node``'s score."""
@@ -205,33 +171,45 @@ cdef class ScoreTreap:
             else:
                 compensated_add(&self.weight_neg[node], &self.weight_neg_comp[node], weight)
 
-    cdef void pull(self, int32_t node) noexcept nogil:
-        """Recompute the subtree aggregates of ``node`` from its children (fixed order).
+    cdef void aggregate(self, int32_t node, double* total_neg, double* total_pos,
+                        double* pairs) noexcept nogil:
+        """The subtree aggregates of ``node`` computed from its children (fixed order).
 
-        The pair weight (weighted mode) counts each class 0 / class 1 pair of
-        the subtree twice when class 1 scores higher and once on a tie:
+        Reads only (``pull`` stores them; ``_check`` compares).  The pair
+        weight (weighted mode) counts each class 0 / class 1 pair of the
+        subtree twice when class 1 scores higher and once on a tie:
         pairs(L) + pairs(R) + 2 neg(L) (pos(v) + pos(R)) + neg(v) (pos(v) + 2 pos(R)).
         """
         cdef int32_t left_child = self.left[node], right_child = self.right[node]
         cdef double at_neg = self.node_neg(node), at_pos = self.node_pos(node)
-        cdef double total_neg = at_neg, total_pos = at_pos
-        cdef double left_neg = 0.0, right_pos = 0.0, pairs
+        cdef double left_neg = 0.0, right_pos = 0.0, subtree_pairs
+        total_neg[0] = at_neg
+        total_pos[0] = at_pos
         if left_child >= 0:
             left_neg = self.subtree_neg[left_child]
-            total_neg = left_neg + total_neg
-            total_pos = self.subtree_pos[left_child] + total_pos
+            total_neg[0] = left_neg + total_neg[0]
+            total_pos[0] = self.subtree_pos[left_child] + total_pos[0]
         if right_child >= 0:
             right_pos = self.subtree_pos[right_child]
-            total_neg = total_neg + self.subtree_neg[right_child]
-            total_pos = total_pos + right_pos
+            total_neg[0] = total_neg[0] + self.subtree_neg[right_child]
+            total_pos[0] = total_pos[0] + right_pos
+        pairs[0] = 0.0
+        if self.weighted:
+            subtree_pairs = (2.0 * left_neg * (at_pos + right_pos)
+                             + at_neg * (at_pos + 2.0 * right_pos))
+            if left_child >= 0:
+                subtree_pairs = self.subtree_pairs[left_child] + subtree_pairs
+            if right_child >= 0:
+                subtree_pairs = subtree_pairs + self.subtree_pairs[right_child]
+            pairs[0] = subtree_pairs
+
+    cdef void pull(self, int32_t node) noexcept nogil:
+        """Store the subtree aggregates of ``node`` recomputed from its children."""
+        cdef double total_neg, total_pos, pairs
+        self.aggregate(node, &total_neg, &total_pos, &pairs)
         self.subtree_neg[node] = total_neg
         self.subtree_pos[node] = total_pos
         if self.weighted:
-            pairs = 2.0 * left_neg * (at_pos + right_pos) + at_neg * (at_pos + 2.0 * right_pos)
-            if left_child >= 0:
-                pairs = self.subtree_pairs[left_child] + pairs
-            if right_child >= 0:
-                pairs = pairs + self.subtree_pairs[right_child]
             self.subtree_pairs[node] = pairs
 
     cdef double twice_u(self) noexcept nogil:
@@ -288,20 +266,6 @@ cdef class ScoreTreap:
             self.split(self.left[node], key, out_left, &self.left[node])
             self.pull(node)
             out_right[0] = node
-
-    cdef int32_t join(self, int32_t left_root, int32_t right_root) noexcept nogil:
-        """Join two treaps whose scores are all smaller in ``left_root``'s. O(depth)."""
-        if left_root < 0:
-            return right_root
-        if right_root < 0:
-            return left_root
-        if slot_priority(self.seed, left_root) > slot_priority(self.seed, right_root):
-            self.right[left_root] = self.join(self.right[left_root], right_root)
-            self.pull(left_root)
-            return left_root
-        self.left[right_root] = self.join(left_root, self.left[right_root])
-        self.pull(right_root)
-        return right_root
 
     cdef int32_t _descend(self, double key, int32_t* depth, double* below_neg,
                           double* above_pos, double* at_neg, double* at_pos) except -2 nogil:
@@ -402,24 +366,22 @@ cdef class ScoreTreap:
                     double* at_neg, double* at_pos) except -1 nogil:
         """Remove one point; report the class weights around its score before the change.
 
-        Returns 0 on success, 1 if there is no point of that class at ``key``,
-        2 if ``weight`` is not what the points there can give: in unit mode
-        anything but 1; in weighted mode more than their weight, beyond a
-        slack of 1e-9 times the class total.  Nothing changes unless 0 is
-        returned.
+        Returns DONE, NOT_PRESENT if there is no point of that class at
+        ``key``, or WEIGHT_EXCEEDS if ``weight`` is not what the points there
+        can give: in unit mode anything but 1; in weighted mode more than their
+        weight (``removal_exceeds``).  Nothing changes unless DONE is returned.
         """
         cdef int32_t depth
         cdef int32_t node = self._descend(key, &depth, below_neg, above_pos, at_neg, at_pos)
         cdef double remaining
         if node < 0 or (self.count_pos[node] if is_pos else self.count_neg[node]) == 0:
-            return 1
+            return NOT_PRESENT
         remaining = at_pos[0] if is_pos else at_neg[0]
         if not self.weighted:
             if weight != 1.0:
-                return 2
-        elif weight > remaining + 1e-9 * (self.subtree_pos[self.root] if is_pos
-                                          else self.subtree_neg[self.root]):
-            return 2
+                return WEIGHT_EXCEEDS
+        elif removal_exceeds(weight, remaining, self.class_total(is_pos)):
+            return WEIGHT_EXCEEDS
         if is_pos:
             self.count_pos[node] -= 1
         else:
@@ -428,12 +390,18 @@ cdef class ScoreTreap:
             self._add_weight(node, is_pos, -min(weight, remaining))
         if self.count_neg[node] + self.count_pos[node] == 0:
             self._replace_child(depth, key, self.join(self.left[node], self.right[node]))
-            self._free_node(node)
+            self.release_slot(node)
         else:
             self.pull(node)
         self._update_ancestors(depth, is_pos, -1.0)
         self.n_points -= 1
-        return 0
+        return DONE
+
+    cdef double class_total(self, bint is_pos) noexcept nogil:
+        """Total weight of one class."""
+        if self.root < 0:
+            return 0.0
+        return self.subtree_pos[self.root] if is_pos else self.subtree_neg[self.root]
 
     cdef void _update_ancestors(self, int32_t depth, bint is_pos, double change) noexcept nogil:
         """Bring the aggregates of ``path[:depth]`` up to date after a change below them.
@@ -493,29 +461,29 @@ cdef class ScoreTreap:
 
     def _in_order(self):
         """Slots of the tree in increasing score order (iterative, O(n))."""
-        order = np.empty(self.n_nodes, dtype=np.int64)
+        order = np.empty(self.n_used, dtype=np.int64)
         stack = []
         node = self.root
         filled = 0
         while stack or node >= 0:
             while node >= 0:
-                if len(stack) > self.n_nodes:
+                if len(stack) > self.n_used:
                     raise AssertionError("treap has a cycle")
                 stack.append(node)
                 node = self.left[node]
             node = stack.pop()
-            if filled >= self.n_nodes:
-                raise AssertionError("treap holds more nodes than n_nodes")
+            if filled >= self.n_used:
+                raise AssertionError("treap holds more nodes than n_used")
             order[filled] = node
             filled += 1
             node = self.right[node]
-        if filled != self.n_nodes:
-            raise AssertionError(f"treap holds {filled} nodes, n_nodes says {self.n_nodes}")
+        if filled != self.n_used:
+            raise AssertionError(f"treap holds {filled} nodes, n_used says {self.n_used}")
         return order
 
     def _check(self):
         """Verify every invariant in O(n); raise AssertionError on the first violation."""
-        cdef int32_t node, child
+        cdef int32_t child
         order = self._in_order()
         keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
         if keys.size and not np.all(np.diff(keys) > 0):
@@ -534,35 +502,28 @@ cdef class ScoreTreap:
                 raise AssertionError("a class weight is negative or left behind by its points")
         if self.weighted != (self.weight_neg_buffer is not None):
             raise AssertionError("weighted flag and buffers disagree")
-        saved = (self.subtree_neg_buffer[order].copy(), self.subtree_pos_buffer[order].copy(),
-                 self.subtree_pairs_buffer[order].copy() if self.weighted else None)
         for node in order:
             for child in (self.left[node], self.right[node]):
                 if child >= 0 and slot_priority(self.seed, child) > slot_priority(self.seed, node):
                     raise AssertionError(f"heap order violated below slot {node}")
-        # Aggregates must equal their recomputation bit for bit: recompute
-        # children first (reversed pre-order) and compare with the saved values.
-        pre_order = self._subtree_slots(self.root)
-        for index in range(pre_order.shape[0] - 1, -1, -1):
-            self.pull(pre_order[index])
-        recomputed = (self.subtree_neg_buffer[order], self.subtree_pos_buffer[order],
-                      self.subtree_pairs_buffer[order] if self.weighted else None)
-        for name, old, new in zip(("class 0", "class 1", "pair"), saved, recomputed, strict=True):
-            if old is not None and not np.array_equal(old, new):
-                raise AssertionError(f"stale {name} subtree aggregate")
+        # Aggregates must equal their recomputation from the children bit for bit.
+        self._check_aggregates(order)
         in_tree = np.zeros(self.capacity, dtype=bool)
         in_tree[order] = True
-        free_slots = 0
-        node = self.free_head
-        while node >= 0:
-            if in_tree[node]:
-                raise AssertionError(f"slot {node} is both free and in the tree")
-            in_tree[node] = True
-            free_slots += 1
-            node = self.left[node]
-        if free_slots + self.n_nodes != self.capacity:
-            raise AssertionError("slots lost: neither free nor in the tree")
+        self._check_free_list(in_tree)
         return True
+
+    def _check_aggregates(self, order):
+        cdef double total_neg, total_pos, pairs
+        cdef int32_t node
+        for node in order:
+            self.aggregate(node, &total_neg, &total_pos, &pairs)
+            if total_neg != self.subtree_neg[node]:
+                raise AssertionError(f"stale class 0 subtree aggregate at slot {node}")
+            if total_pos != self.subtree_pos[node]:
+                raise AssertionError(f"stale class 1 subtree aggregate at slot {node}")
+            if self.weighted and pairs != self.subtree_pairs[node]:
+                raise AssertionError(f"stale pair subtree aggregate at slot {node}")
 
     def _split_join_check(self, double key):
         """Split the whole tree around ``key`` (absent), verify both parts, join back."""
@@ -595,9 +556,8 @@ cdef class ScoreTreap:
         return np.array(slots, dtype=np.int64)
 
     def __reduce__(self):
-        buffers = {name: getattr(self, name) for name, _, _ in self._fields()}
-        state = (self.capacity, int(self.seed), self.root, self.free_head, self.n_nodes,
-                 self.n_points, self.weighted, buffers)
+        state = (int(self.seed), self.root, self.n_points, self.weighted,
+                 (self.capacity, self.n_used, self.free_head, self._buffers()))
         return (_rebuild_score_treap, state)
 
 
@@ -623,64 +583,10 @@ cdef int32_t* _int_pointer(buffer):
     return &view[0]
 
 
-def grown_buffer(buffer, shape, dtype, fill=None):
-    """A field buffer of ``shape`` (slots, or (slots, components)) holding ``buffer`` first.
-
-    New slots are left uninitialised unless ``fill`` is given.  Shared by every
-    array-backed structure of the package.
-    """
-    grown = np.empty(shape, dtype=dtype) if fill is None else np.full(shape, fill, dtype=dtype)
-    if buffer is not None:
-        grown[:buffer.shape[0]] = buffer
-    return grown
-
-
-def grow_slots(owner, fields, Py_ssize_t old_capacity, Py_ssize_t new_capacity,
-               Py_ssize_t free_head, what, unit):
-    """Grow a struct-of-arrays pool to ``new_capacity`` slots; returns the new free head.
-
-    Shared by the score treap and the chain pool.  ``fields`` lists
-    (attribute, dtype, components); each buffer is regrown on its own, so the
-    transient memory is one old buffer.  ``owner._bind()`` refreshes the raw
-    pointers even after a failure (buffers grown before it stay valid).  The
-    new slots go on the free list, which is linked through ``left_buffer``,
-    lowest slot first.
-    """
-    try:
-        for name, dtype, components in fields:
-            shape = new_capacity if components == 1 else (new_capacity, components)
-            setattr(owner, name, grown_buffer(getattr(owner, name), shape, dtype))
-    except MemoryError:
-        raise MemoryError(
-            f"cannot grow {what} from {old_capacity} to {new_capacity} {unit}"
-        ) from None
-    finally:
-        owner._bind()
-    links = owner.left_buffer
-    links[old_capacity:new_capacity - 1] = np.arange(old_capacity + 1, new_capacity)
-    links[new_capacity - 1] = free_head
-    return old_capacity
-
-
-def doubled_capacity(Py_ssize_t capacity, Py_ssize_t needed, what):
-    """The capacity, doubled as often as needed to hold ``needed`` slots (int32 indices)."""
-    if needed > _MAX_CAPACITY:
-        raise MemoryError(f"{what} holds at most {_MAX_CAPACITY} slots")
-    capacity = max(capacity, 1)
-    while capacity < needed:
-        capacity *= 2
-    return min(capacity, _MAX_CAPACITY)
-
-
-def _rebuild_score_treap(capacity, seed, root, free_head, n_nodes, n_points, weighted, buffers):
+def _rebuild_score_treap(seed, root, n_points, weighted, pool_state):
     cdef ScoreTreap tree = ScoreTreap.__new__(ScoreTreap, 1, seed)
-    for name, buffer in buffers.items():
-        setattr(tree, name, np.array(buffer, copy=True))
     tree.weighted = weighted
-    tree._bind()
-    tree.capacity = capacity
+    tree._restore(*pool_state)
     tree.root = root
-    tree.free_head = free_head
-    tree.n_nodes = n_nodes
     tree.n_points = n_points
     return tree

@@ -252,7 +252,7 @@ def test_subset_meets_the_conditions_of_props_5_and_6(epsilon):
         y, s = concave_stream(int(rng.integers(5, 120))) if trial % 2 else random_stream(rng, 3000)
         tracker = ApproxH(epsilon, priors=(0.5, 0.5))
         tracker.add_many(y, s)
-        q_x, q_y = tracker._engine.subset_vertices(*tracker._approximate)
+        q_x, q_y = tracker._engine.subset_vertices()
         fpr, tpr = roc_hull(y, s)
         n_neg, n_pos = (y == 0).sum(), (y == 1).sum()
         hull_x, hull_y = np.rint(fpr * n_neg), np.rint(tpr * n_pos)
@@ -266,5 +266,5 @@ def test_subset_meets_the_conditions_of_props_5_and_6(epsilon):
             assert q_x[j + 1] <= (1 + epsilon) * q_x[j]
             assert n_pos - q_y[j] <= (1 + epsilon) * (n_pos - q_y[j + 1])
         # And H' is the H of the subset's chain with these priors.
-        from hmeasure_stream._cost import h_from_hull
+        from hmeasure_stream._engines._cost import h_from_hull
         assert tracker.h == pytest.approx(h_from_hull(q_x, q_y, 0.5, 0.5, 2.0, 2.0), rel=1e-12)

@@ -3,7 +3,10 @@
 # difference d to the previous vertex and the subtree sum cd of d.
 
 cimport cython
-from libc.stdint cimport int32_t, uint64_t
+from libc.stdint cimport int32_t
+
+from hmeasure_stream._engines._cost cimport edge_loss
+from hmeasure_stream._engines._pool cimport SlotPool
 
 
 cdef struct Cursor:
@@ -33,37 +36,6 @@ cdef inline bint at_least_as_steep(double ux, double uy, double vx, double vy) n
     return uy * vx >= vy * ux
 
 
-cdef enum:
-    # Closed-form loss terms up to alpha + beta = 40: C(40, j) times j stays
-    # an exact double.
-    MAX_INTEGER_ORDER = 40
-
-
-cdef inline void binomial_tails(int order, int split, double p, double q,
-                                double* above, double* below) noexcept nogil:
-    """Sums of C(m, j) p^j q^(m - j) over j > split and over j < split (m = order, q = 1 - p).
-
-    Every term is non-negative, so both sums are accurate to a few ulps.
-    """
-    cdef double p_power[MAX_INTEGER_ORDER + 1]
-    cdef double q_power = 1.0, coefficient = 1.0, term
-    cdef int j
-    p_power[0] = 1.0
-    for j in range(1, order + 1):
-        p_power[j] = p_power[j - 1] * p
-    above[0] = 0.0
-    below[0] = 0.0
-    # From j = m down, so that q^(m - j) is built up by one product per term.
-    for j in range(order, -1, -1):
-        term = coefficient * p_power[j] * q_power
-        if j > split:
-            above[0] += term
-        elif j < split:
-            below[0] += term
-        q_power *= q
-        coefficient = coefficient * j / (order - j + 1)
-
-
 cdef struct SubsetWalk:
     # Alg. 3 (Subset) over a hull chain with its H-measure loss summed on the way.
     double epsilon
@@ -80,11 +52,6 @@ cdef struct SubsetWalk:
     int32_t count              # vertices put in Q so far
     double* record_x           # if not NULL: Q's vertices are written here (for tests)
     double* record_y
-
-
-cdef int integer_order_of(double alpha, double beta) noexcept nogil
-cdef double edge_loss(double rate_neg, double rate_pos, double alpha, double beta,
-                      int integer_order) noexcept nogil
 
 
 cdef inline void subset_edge(SubsetWalk* walk, double x, double y) noexcept nogil:
@@ -104,8 +71,19 @@ cdef inline void subset_edge(SubsetWalk* walk, double x, double y) noexcept nogi
     walk.count += 1
 
 
+cdef struct ChainAggregates:
+    # What a vertex's subtree sums up (see ChainPool.pull).
+    double cd_neg
+    double cd_pos
+    double first_neg
+    double first_pos
+    double ch
+    double area
+    int32_t size
+
+
 @cython.final
-cdef class ChainPool:
+cdef class ChainPool(SlotPool):
     cdef public object d_buffer           # shape (capacity, 2): class 0, class 1
     cdef public object cd_buffer
     cdef public object first_buffer
@@ -113,8 +91,6 @@ cdef class ChainPool:
     cdef public object ch_buffer
     cdef public object area_buffer
     cdef public object size_buffer
-    cdef public object left_buffer
-    cdef public object right_buffer
 
     # 2-vectors at [2 v] (class 0) and [2 v + 1] (class 1) of vertex v:
     cdef double* d            # class weights of the edge into this vertex (x and y steps)
@@ -124,19 +100,11 @@ cdef class ChainPool:
     cdef double* ch           # subtree sum of h
     cdef double* area         # area under the subtree's chain, above its start
     cdef int32_t* size        # vertices in the subtree
-    cdef int32_t* left        # -1 for none; also links the free list
-    cdef int32_t* right
 
     cdef readonly double alpha       # Beta(alpha, beta) of the H-measure's cost
     cdef readonly double beta
     cdef readonly int integer_order  # alpha + beta when both are integers (closed form), else 0
-    cdef readonly int32_t capacity
-    cdef readonly int32_t n_vertices
-    cdef int32_t free_head
-    cdef uint64_t seed
 
-    cdef int _resize(self, Py_ssize_t new_capacity) except -1
-    cdef int reserve(self, Py_ssize_t extra) except -1
     cdef int32_t new_vertex(self, double d_neg, double d_pos) noexcept nogil
     cdef void free_vertex(self, int32_t vertex) noexcept nogil
     cdef double loss_term(self, double d_neg, double d_pos) noexcept nogil
@@ -147,8 +115,9 @@ cdef class ChainPool:
                           double end_x, double end_y, SubsetWalk* walk) noexcept nogil
     cdef double set_first_d_h(self, int32_t root, double d_neg, double d_pos,
                               double h) noexcept nogil
+    cdef void aggregate(self, int32_t vertex, ChainAggregates* out) noexcept nogil
     cdef void pull(self, int32_t vertex) noexcept nogil
-    cdef int32_t join(self, int32_t left_root, int32_t right_root) noexcept nogil
+    cdef double pending_loss(self, int32_t vertex) noexcept nogil
     cdef void split(self, int32_t root, int32_t count,
                     int32_t* out_left, int32_t* out_right,
                     bint first_changed=*) noexcept nogil

@@ -1,0 +1,43 @@
+# Declarations of the exact AUC engine on the score treap (Tatti,
+# "Maintaining AUC and H-measure over time", Sec. 4), the base of every
+# engine that keeps points in the score treap.
+
+from libc.stdint cimport uint8_t
+
+from hmeasure_stream._engines._ring cimport PointRing
+from hmeasure_stream._engines._treap cimport ScoreTreap
+
+cdef enum Operation:
+    # What ``_guarded`` runs for an entry point.
+    ADD_POINT
+    REMOVE_POINT
+    ADD_BATCH
+    REMOVE_BATCH
+    SLIDE
+    READ
+
+
+cdef class AUCEngine:
+    cdef readonly ScoreTreap tree
+    # Unit weights: 2U of Props 1-2, an exact integer (compensated pair).
+    cdef double twice_u
+    cdef double twice_u_compensation
+    # Set while an operation runs: other threads may not mutate then.
+    cdef bint busy
+
+    cdef int _check_idle(self) except -1
+    cdef object _guarded(self, Operation operation, object first, object second, object third,
+                         object fourth)
+    cdef int _point(self, object y_true, object y_score, object weight, bint adding) except -1
+    cdef Py_ssize_t _batch(self, const uint8_t[::1] is_pos, const double[::1] scores,
+                           const double[::1] weights, bint adding) except -2
+    cdef int _slide(self, PointRing ring, const uint8_t[::1] is_pos, const double[::1] scores,
+                    const double[::1] weights, double[:, ::1] out) except -1
+    cdef int _reserve(self, Py_ssize_t new_points, bint weighted) except -1
+    cdef int _update(self, bint is_pos, double score, double weight,
+                     bint adding) except -1 nogil
+    cdef int _tree_update(self, bint is_pos, double score, double weight,
+                          bint adding) except -1 nogil
+    cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil
+    cdef object _read(self)
+    cdef double _auc(self) noexcept nogil

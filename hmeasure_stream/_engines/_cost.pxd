@@ -1,0 +1,72 @@
+# Declarations of the H-measure's cost rules and loss arithmetic: the one
+# owner of R hmeasure's severity-ratio rule and of the per-edge loss term
+# (Hand, "Measuring classifier performance"; Tatti, "Maintaining AUC and
+# H-measure over time", Sec. 5.3, Eq. 7).
+
+cdef struct Cost:
+    # A cost distribution Beta(alpha, beta) and class priors.
+    double pi0               # nan: the class proportions of the data
+    double pi1
+    double alpha
+    double beta              # nan with ratio_from_priors: resolved against the priors
+    bint ratio_from_priors   # R's severity_ratio="prior": SR = pi1 / pi0
+
+
+cdef inline double severity_beta(double ratio) noexcept nogil:
+    """R hmeasure's severity ratio SR as the Beta's second shape: Beta(2, 1 + 1/SR)."""
+    return 1.0 + 1.0 / ratio
+
+
+cdef inline void resolve_cost(const Cost* cost, double weight_neg, double weight_pos,
+                              double* pi0, double* pi1, double* alpha,
+                              double* beta) noexcept nogil:
+    """The priors and Beta shape in effect for data of these class weights."""
+    if cost.pi0 != cost.pi0:
+        pi0[0] = weight_neg / (weight_neg + weight_pos)
+        pi1[0] = weight_pos / (weight_neg + weight_pos)
+    else:
+        pi0[0] = cost.pi0
+        pi1[0] = cost.pi1
+    alpha[0] = cost.alpha
+    beta[0] = severity_beta(pi1[0] / pi0[0]) if cost.ratio_from_priors else cost.beta
+
+
+cdef enum:
+    # Closed-form loss terms up to alpha + beta = 40: C(40, j) times j stays
+    # an exact double.
+    MAX_INTEGER_ORDER = 40
+
+
+cdef inline void binomial_tails(int order, int split, double p, double q,
+                                double* above, double* below) noexcept nogil:
+    """Sums of C(m, j) p^j q^(m - j) over j > split and over j < split (m = order, q = 1 - p).
+
+    Every term is non-negative, so both sums are accurate to a few ulps.
+    """
+    cdef double p_power[MAX_INTEGER_ORDER + 1]
+    cdef double q_power = 1.0, coefficient = 1.0, term
+    cdef int j
+    p_power[0] = 1.0
+    for j in range(1, order + 1):
+        p_power[j] = p_power[j - 1] * p
+    above[0] = 0.0
+    below[0] = 0.0
+    # From j = m down, so that q^(m - j) is built up by one product per term.
+    for j in range(order, -1, -1):
+        term = coefficient * p_power[j] * q_power
+        if j > split:
+            above[0] += term
+        elif j < split:
+            below[0] += term
+        q_power *= q
+        coefficient = coefficient * j / (order - j + 1)
+
+
+cdef int integer_order_of(double alpha, double beta) noexcept nogil
+cdef double edge_loss(double rate_neg, double rate_pos, double alpha, double beta,
+                      int integer_order) noexcept nogil
+
+
+cdef class CostRule:
+    cdef Cost cost
+    cdef readonly object severity_ratio   # None, a number, or "prior", as given

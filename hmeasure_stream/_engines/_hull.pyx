@@ -1,0 +1,451 @@
+"""Compiled engine of DynamicH: the ROC convex hull under insertion and deletion.
+
+Seed 000, Secs. 5.1-5.3, after Overmars and van Leeuwen.  The score treap
+(``_treap``) orders the distinct scores; every treap node owns one chain
+vertex (``_chain``) for its own group of points and stands for the hull of
+its subtree's ROC points.  The ROC curve runs from the highest score down,
+so in chain order a subtree is its right part, the node, its left part:
+
+    hull(v) = merge(merge(hull(right), own(v)), hull(left)).
+
+Only the root holds its hull as a chain.  Every other node's hull is shared
+out between its parent's hull and the two undo records (``Merge``) its parent
+keeps, so every vertex lives in exactly one chain: O(n) memory.
+
+An update first *opens* the nodes on the score's search path, top-down (and
+both spines below the score, which a deletion's join rewires): opening
+undoes the node's two merges, handing each child its full hull.  Then the
+treap (and the AUC) changes, and the opened nodes are *closed* again,
+bottom-up, by two merges each.  O(log n) merges of O(log n) each: O(log^2 n).
+
+The chains carry the H-measure's loss terms (priors from the data) and the
+area under the hull, so H and the AUCH are read at the root in O(1).
+"""
+
+import numpy as np
+
+from libc.math cimport NAN
+from libc.stdint cimport int32_t, uint8_t
+
+from hmeasure_stream._engines._auc cimport AUCEngine
+from hmeasure_stream._engines._chain cimport ChainPool, Merge, SubsetWalk, subset_edge
+from hmeasure_stream._engines._cost cimport (
+    CostRule,
+    edge_loss,
+    integer_order_of,
+    resolve_cost,
+)
+from hmeasure_stream._engines._treap cimport NOT_PRESENT
+
+from hmeasure_stream._engines._cost import h_from_hull
+from hmeasure_stream._engines._pool import grown_buffer
+from hmeasure_stream._engines._scratch import upper_hull
+
+
+# States of a node during an update (``opened``): closed (0), both merges undone,
+# only the outer merge undone.
+cdef enum:
+    _FULLY_OPEN = 1
+    _OUTER_OPEN = 2
+
+
+cdef class HullEngine(AUCEngine):
+    """Exact ROC hull, H-measure (priors from the data), AUCH and AUC under updates."""
+
+    def __init__(self, double alpha=2.0, double beta=2.0, Py_ssize_t capacity=16, seed=None):
+        AUCEngine.__init__(self, capacity, seed)
+        self.alpha = alpha
+        self.beta = beta
+        # The chains' priorities are independent of the treap's.
+        self.chains = ChainPool(capacity, None if seed is None else seed + 1, alpha, beta)
+        self.slots = 0
+        self.epsilon = 0.0
+        self.cost_rule = None
+        self._sync()
+
+    def set_reading(self, double epsilon, CostRule rule=None):
+        """How ``h`` is read: exact (epsilon 0), or within epsilon (1 - H) under ``rule``."""
+        self.epsilon = epsilon
+        self.cost_rule = rule
+        if rule is not None:
+            self.cost = rule.cost
+
+    def _sync(self):
+        """Grow the per-node buffers to the treap's capacity (new slots: no hull, closed).
+
+        Undo records are stored as raw bytes of ``sizeof(Merge)`` per node, so
+        their layout is the struct's own and has no copy to disagree with.
+        """
+        cdef Py_ssize_t old = self.slots, new = self.tree.capacity
+        if new == old and self.own != NULL:
+            return  # the common case of a single point: nothing to grow or rebind
+        if new > old:
+            self.own_buffer = grown_buffer(self.own_buffer, new, np.int32, -1)
+            self.hull_buffer = grown_buffer(self.hull_buffer, new, np.int32, -1)
+            self.merge_inner_buffer = grown_buffer(self.merge_inner_buffer,
+                                                   (new, sizeof(Merge)), np.uint8, 0)
+            self.merge_outer_buffer = grown_buffer(self.merge_outer_buffer,
+                                                   (new, sizeof(Merge)), np.uint8, 0)
+            self.opened_buffer = grown_buffer(self.opened_buffer, new, np.uint8, 0)
+            self.outer_right_buffer = grown_buffer(self.outer_right_buffer, new, np.uint8, 0)
+            self.slots = <int32_t>new
+        self._bind()
+
+    def _bind(self):
+        cdef int32_t[::1] own = self.own_buffer
+        cdef int32_t[::1] hull = self.hull_buffer
+        cdef uint8_t[::1] opened = self.opened_buffer
+        cdef uint8_t[::1] outer_right = self.outer_right_buffer
+        cdef uint8_t[:, ::1] merge_inner = self.merge_inner_buffer
+        cdef uint8_t[:, ::1] merge_outer = self.merge_outer_buffer
+        self.own = &own[0]
+        self.hull = &hull[0]
+        self.opened = &opened[0]
+        self.outer_right = &outer_right[0]
+        self.merge_inner = <Merge*>&merge_inner[0, 0]
+        self.merge_outer = <Merge*>&merge_outer[0, 0]
+
+    # ------------------------------------------------------------------
+
+    cdef void _hand_out(self, int32_t node, int32_t left_hull, int32_t right_hull) noexcept nogil:
+        if self.tree.left[node] >= 0:
+            self.hull[self.tree.left[node]] = left_hull
+        if self.tree.right[node] >= 0:
+            self.hull[self.tree.right[node]] = right_hull
+
+    cdef void _open(self, int32_t node) noexcept nogil:
+        """Undo a holder's two merges: its children hold their hulls, its own vertex is free."""
+        cdef int32_t inner, right_hull, left_hull, own_chain
+        if self.outer_right[node]:
+            self.chains.unmerge(self.hull[node], &self.merge_outer[node], &right_hull, &inner)
+            self.chains.unmerge(inner, &self.merge_inner[node], &own_chain, &left_hull)
+        else:
+            self.chains.unmerge(self.hull[node], &self.merge_outer[node], &inner, &left_hull)
+            self.chains.unmerge(inner, &self.merge_inner[node], &right_hull, &own_chain)
+        self.hull[node] = -1
+        self._hand_out(node, left_hull, right_hull)
+        self.opened[node] = _FULLY_OPEN
+
+    cdef void _open_toward(self, int32_t node, bint going_left) noexcept nogil:
+        """Open a node the update passes on its way to one child.
+
+        Splitting and joining the treap never rotate: a node passed on the
+        way left keeps its right subtree and its own group, one passed on the
+        way right its left subtree.  When that intact side is in the node's
+        inner merge, only the outer merge is undone: the node keeps the inner
+        chain in ``hull`` and only the outer merge is redone on closing.
+        """
+        cdef int32_t inner, child_hull
+        if going_left == <bint>self.outer_right[node]:
+            self._open(node)
+            return
+        if going_left:
+            self.chains.unmerge(self.hull[node], &self.merge_outer[node], &inner, &child_hull)
+            self._hand_out(node, child_hull, -1)
+        else:
+            self.chains.unmerge(self.hull[node], &self.merge_outer[node], &child_hull, &inner)
+            self._hand_out(node, -1, child_hull)
+        self.hull[node] = inner
+        self.opened[node] = _OUTER_OPEN
+
+    cdef double _subtree_weight(self, int32_t node) noexcept nogil:
+        if node < 0:
+            return 0.0
+        return self.tree.subtree_neg[node] + self.tree.subtree_pos[node]
+
+    cdef void _close(self, int32_t node) noexcept nogil:
+        """Merge a node's hull from its children's hulls and its own group.
+
+        A fully opened node chooses its grouping again: the child with the
+        larger subtree goes in the outer merge, since the next update is the
+        more likely to pass that way and then only the outer merge is undone.
+        """
+        cdef int32_t left_child = self.tree.left[node], right_child = self.tree.right[node]
+        cdef int32_t left_hull = -1, right_hull = -1, own_chain = -1, inner
+        cdef int32_t vertex = self.own[node]
+        cdef double weight_neg, weight_pos
+        if left_child >= 0:
+            left_hull = self.hull[left_child]
+            self.hull[left_child] = -1
+        if right_child >= 0:
+            right_hull = self.hull[right_child]
+            self.hull[right_child] = -1
+        if self.opened[node] == _OUTER_OPEN:
+            if self.outer_right[node]:
+                self.hull[node] = self.chains.merge(right_hull, self.hull[node],
+                                                    &self.merge_outer[node])
+            else:
+                self.hull[node] = self.chains.merge(self.hull[node], left_hull,
+                                                    &self.merge_outer[node])
+            self.opened[node] = 0
+            return
+        weight_neg = self.tree.node_neg(node)
+        weight_pos = self.tree.node_pos(node)
+        if weight_neg + weight_pos > 0.0:
+            if (weight_neg != self.chains.d[2 * vertex]
+                    or weight_pos != self.chains.d[2 * vertex + 1]):
+                self.chains.set_d(vertex, weight_neg, weight_pos)
+                self.chains.pull(vertex)
+            own_chain = vertex
+        self.outer_right[node] = (self._subtree_weight(right_child)
+                                  > self._subtree_weight(left_child))
+        if self.outer_right[node]:
+            inner = self.chains.merge(own_chain, left_hull, &self.merge_inner[node])
+            self.hull[node] = self.chains.merge(right_hull, inner, &self.merge_outer[node])
+        else:
+            inner = self.chains.merge(right_hull, own_chain, &self.merge_inner[node])
+            self.hull[node] = self.chains.merge(inner, left_hull, &self.merge_outer[node])
+        self.opened[node] = 0
+
+    cdef void _open_path(self, double key) noexcept nogil:
+        """Open the search path of ``key`` and, below it, both spines around it."""
+        cdef int32_t node = self.tree.root, spine
+        while node >= 0:
+            if key < self.tree.key[node]:
+                self._open_toward(node, True)
+                node = self.tree.left[node]
+            elif key > self.tree.key[node]:
+                self._open_toward(node, False)
+                node = self.tree.right[node]
+            else:
+                self._open(node)
+                spine = self.tree.left[node]
+                while spine >= 0:
+                    self._open_toward(spine, False)
+                    spine = self.tree.right[spine]
+                spine = self.tree.right[node]
+                while spine >= 0:
+                    self._open_toward(spine, True)
+                    spine = self.tree.left[spine]
+                return
+
+    cdef void _close_opened(self, int32_t node) noexcept nogil:
+        """Close every opened node below ``node``, children first."""
+        if node < 0 or not self.opened[node]:
+            return
+        self._close_opened(self.tree.left[node])
+        self._close_opened(self.tree.right[node])
+        self._close(node)
+
+    cdef int _update(self, bint is_pos, double score, double weight,
+                     bint adding) except -1 nogil:
+        """One point in or out: open the path, change the treap, close; returns its Status."""
+        cdef int32_t node = -1, nodes = self.tree.n_used
+        cdef int status
+        if adding:
+            # A new score takes the treap's first free slot.
+            node = self.tree.free_head
+        else:
+            node = self.tree.find(score)
+            if node < 0 or (self.tree.count_pos[node] if is_pos
+                            else self.tree.count_neg[node]) == 0:
+                return NOT_PRESENT
+        self._open_path(score)
+        status = self._tree_update(is_pos, score, weight, adding)
+        if self.tree.n_used > nodes:
+            self.own[node] = self.chains.new_vertex(0.0, 0.0)
+            self.opened[node] = _FULLY_OPEN
+        elif self.tree.n_used < nodes:
+            self.chains.free_vertex(self.own[node])
+            self.own[node] = -1
+            self.opened[node] = 0
+        self._close_opened(self.tree.root)
+        return status
+
+    cdef int _reserve(self, Py_ssize_t new_points, bint weighted) except -1:
+        AUCEngine._reserve(self, new_points, weighted)
+        self.chains.reserve(new_points)
+        self._sync()
+        return 0
+
+    cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
+        """AUC, H and AUCH of the current points into ``out[row]``."""
+        cdef int32_t subset_edges
+        out[row, 0] = self._auc()
+        out[row, 1] = self._h() if self.epsilon == 0.0 else self._approx_h(&subset_edges)
+        out[row, 2] = self._auch()
+
+    cdef object _read(self):
+        cdef int32_t subset_edges
+        if self.epsilon == 0.0:
+            return self._h()
+        return self._approx_h(&subset_edges)
+
+    cdef bint _class_weights(self, double* weight_neg, double* weight_pos) noexcept nogil:
+        """The total class weights; False while a class is absent (the metrics are nan)."""
+        cdef int32_t root = self.tree.root
+        if root < 0:
+            return False
+        weight_neg[0] = self.tree.subtree_neg[root]
+        weight_pos[0] = self.tree.subtree_pos[root]
+        return weight_neg[0] > 0.0 and weight_pos[0] > 0.0
+
+    cdef double _h(self) noexcept nogil:
+        """1 - L / L_max with L = sum of the hull's loss terms / N (Eq. 7).
+
+        Computes the root chain's pending loss terms first (a write: the caller
+        holds the structure).
+        """
+        cdef double weight_neg, weight_pos
+        cdef int32_t root = self.tree.root
+        if not self._class_weights(&weight_neg, &weight_pos):
+            return NAN
+        # L_max = pi0 I(pi1) + pi1 J(pi1) is the loss term of one edge from the
+        # origin to (N0, N1), divided by N like the hull's terms.
+        return min(max(1.0 - self.chains.chain_loss(self.hull[root])
+                       / self.chains.loss_term(weight_neg, weight_pos), 0.0), 1.0)
+
+    cdef double _approx_h(self, int32_t* subset_edges, double* record_x=NULL,
+                          double* record_y=NULL) noexcept nogil:
+        """H within epsilon (1 - H) of the exact value, for any priors (Sec. 6).
+
+        Walks the root hull with Subset (``ChainPool.subset_walk``, Alg. 3) and
+        sums the loss over the edges of the subset Q it keeps, with the priors
+        and Beta shape of ``cost``.  ``subset_edges`` receives the number of
+        Q's edges.  Reads only: no loss term of the chains is computed or stored.
+        """
+        cdef SubsetWalk walk
+        cdef double weight_neg, weight_pos, pi0, pi1
+        cdef int32_t root = self.tree.root
+        subset_edges[0] = 0
+        if not self._class_weights(&weight_neg, &weight_pos):
+            return NAN
+        resolve_cost(&self.cost, weight_neg, weight_pos, &pi0, &pi1, &walk.alpha, &walk.beta)
+        walk.integer_order = integer_order_of(walk.alpha, walk.beta)
+        walk.epsilon = self.epsilon
+        walk.total_neg = weight_neg
+        walk.total_pos = weight_pos
+        walk.rate_neg = pi0 / weight_neg
+        walk.rate_pos = pi1 / weight_pos
+        walk.previous_x = 0.0
+        walk.previous_y = 0.0
+        walk.loss = 0.0
+        walk.count = 0
+        walk.record_x = record_x
+        walk.record_y = record_y
+        self.chains.subset_walk(self.hull[root], 0.0, 0.0, weight_neg, weight_pos, &walk)
+        if walk.previous_x != weight_neg or walk.previous_y != weight_pos:
+            # The chain's last vertex (N0, N1) is in Q by definition.
+            subset_edge(&walk, weight_neg, weight_pos)
+        subset_edges[0] = walk.count
+        return min(max(1.0 - walk.loss / edge_loss(pi0, pi1, walk.alpha, walk.beta,
+                                                   walk.integer_order), 0.0), 1.0)
+
+    def subset_vertices(self):
+        """Cumulative (class 0, class 1) weights of the subset Q's vertices, from (0, 0).
+
+        The subset the approximate H is read from (``set_reading``).
+        """
+        cdef int32_t subset_edges
+        if self.epsilon == 0.0:
+            raise ValueError("the exact H is read from the whole hull: no subset")
+        size = 2 if self.tree.root < 0 else self.chains.chain_size(self.hull[self.tree.root]) + 2
+        xs, ys = np.zeros(size), np.zeros(size)
+        cdef double[::1] record_x = xs, record_y = ys
+        self._check_idle()
+        self._approx_h(&subset_edges, &record_x[1], &record_y[1])
+        return xs[:subset_edges + 1], ys[:subset_edges + 1]
+
+    cdef double _auch(self) noexcept nogil:
+        """Area under the hull over the area of the unit square in weights."""
+        cdef double weight_neg, weight_pos
+        if not self._class_weights(&weight_neg, &weight_pos):
+            return NAN
+        return self.chains.area[self.hull[self.tree.root]] / (weight_neg * weight_pos)
+
+    @property
+    def h(self):
+        """H as set by ``set_reading``; reading the exact H settles pending loss terms,
+        so it claims the structure like an update."""
+        return self.read()
+
+    @property
+    def auch(self):
+        return self._auch()
+
+    @property
+    def nbytes(self):
+        """Bytes of every buffer: the score treap, the chains and the per-node records."""
+        own = sum(buffer.nbytes for buffer in (
+            self.own_buffer, self.hull_buffer, self.merge_inner_buffer,
+            self.merge_outer_buffer, self.outer_right_buffer, self.opened_buffer))
+        return self.tree.nbytes + self.chains.nbytes + own
+
+    def __reduce__(self):
+        self._check_idle()
+        buffers = {name: getattr(self, name) for name in (
+            "own_buffer", "hull_buffer", "merge_inner_buffer", "merge_outer_buffer",
+            "outer_right_buffer", "opened_buffer")}
+        return (_rebuild_hull_engine, (self.alpha, self.beta, self.tree, self.twice_u,
+                                       self.twice_u_compensation, self.chains, self.slots,
+                                       buffers, self.epsilon, self.cost_rule))
+
+    def hull_vertices(self):
+        """Cumulative (class 0, class 1) weights of the hull vertices, from (0, 0)."""
+        if self.tree.root < 0:
+            return np.zeros(1), np.zeros(1)
+        d_neg, d_pos = self.chains.vertices(self.hull[self.tree.root])
+        return (np.concatenate(([0.0], np.cumsum(d_neg))),
+                np.concatenate(([0.0], np.cumsum(d_pos))))
+
+    def _check(self):
+        """Every invariant, read only: the treap and 2U; one vertex per score; the chains'
+        aggregates; the root hull equal to the from-scratch hull and its H to the
+        from-scratch H (pending loss terms computed on the fly, not stored)."""
+        cdef double weight_neg, weight_pos, maintained
+        AUCEngine._check(self)
+        if self.tree.root < 0:
+            if self.chains.n_used != 0:
+                raise AssertionError("chain vertices left behind by an empty tree")
+            return True
+        if self.chains.n_used != self.tree.n_used:
+            raise AssertionError(
+                f"{self.chains.n_used} chain vertices for {self.tree.n_used} scores")
+        order = self.tree._in_order()
+        if np.any(self.opened_buffer[order]):
+            raise AssertionError("a node was left open")
+        holders = np.flatnonzero(self.hull_buffer[order] >= 0)
+        if holders.tolist() != [int(np.flatnonzero(order == self.tree.root)[0])]:
+            raise AssertionError("only the root may hold its hull")
+        root_chain = self.chains._check_chain(self.hull[self.tree.root])
+        owned = self.own_buffer[order]
+        if np.any(owned < 0) or len(set(owned.tolist())) != len(owned):
+            raise AssertionError("every score must own one chain vertex of its own")
+        in_use = np.zeros(self.chains.capacity, dtype=bool)
+        in_use[owned] = True
+        self.chains._check_free_list(in_use)
+        if len(root_chain) > len(order):
+            raise AssertionError("the root hull has more vertices than there are scores")
+        _, group_neg, group_pos, _, _ = self.tree.items()
+        fp, tp = upper_hull(group_neg[::-1].copy(), group_pos[::-1].copy())
+        got_fp, got_tp = self.hull_vertices()
+        if not self.tree.weighted:
+            # Unit weights: integer arithmetic on both sides, the same vertices exactly.
+            if not (np.array_equal(fp, got_fp) and np.array_equal(tp, got_tp)):
+                raise AssertionError("the maintained hull differs from the from-scratch hull")
+        if self._class_weights(&weight_neg, &weight_pos):
+            total = weight_neg + weight_pos
+            expected = h_from_hull(fp, tp, weight_neg / total, weight_pos / total,
+                                   self.alpha, self.beta)
+            maintained = 1.0 - (self.chains.pending_loss(self.hull[self.tree.root])
+                                / self.chains.loss_term(weight_neg, weight_pos))
+            if abs(maintained - expected) > 1e-9 * max(abs(expected), 1e-3):
+                raise AssertionError(f"maintained H {maintained!r} != from scratch {expected!r}")
+        return True
+
+
+def _rebuild_hull_engine(alpha, beta, tree, twice_u, compensation, chains, slots, buffers,
+                         epsilon, cost_rule):
+    cdef HullEngine engine = HullEngine.__new__(HullEngine)
+    engine.tree = tree
+    engine.twice_u = twice_u
+    engine.twice_u_compensation = compensation
+    engine.alpha = alpha
+    engine.beta = beta
+    engine.chains = chains
+    for name, buffer in buffers.items():
+        setattr(engine, name, np.array(buffer, copy=True))
+    engine.slots = slots
+    engine._bind()
+    engine.set_reading(epsilon, cost_rule)
+    return engine

@@ -1,0 +1,182 @@
+"""The slot pool shared by every array-backed tree of the package.
+
+A pool stores nodes as a struct of arrays: one numpy buffer per field, nodes
+named by int32 slot indices, -1 for none.  Free slots form a list linked
+through ``left``.  Capacity doubles when needed, one buffer at a time, so
+the transient memory of a growth is one old buffer; a failed growth raises
+``MemoryError`` and leaves a consistent pool.  A subclass lists its fields
+(``_fields``), binds its raw pointers (``_bind``) and recomputes a node's
+aggregates from its children (``pull_slot``); ``join`` is written once, here.
+"""
+
+import os
+
+import numpy as np
+
+from libc.stdint cimport int32_t
+
+# The Python-level limit, for the public layer's checks.
+MAX_CAPACITY = MAX_SLOTS
+
+
+def normalized_seed(seed):
+    """A 64-bit seed: ``None`` draws one from the OS, an integer is taken modulo 2^64."""
+    if seed is None:
+        return int.from_bytes(os.urandom(8), "little")
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be an integer or None, got {seed!r}")
+    return int(seed) & 0xFFFFFFFFFFFFFFFF
+
+
+def grown_buffer(buffer, shape, dtype, fill=None):
+    """A field buffer of ``shape`` (slots, or (slots, components)) holding ``buffer`` first.
+
+    New slots are left uninitialised unless ``fill`` is given.
+    """
+    grown = np.empty(shape, dtype=dtype) if fill is None else np.full(shape, fill, dtype=dtype)
+    if buffer is not None:
+        grown[:buffer.shape[0]] = buffer
+    return grown
+
+
+def doubled_capacity(Py_ssize_t capacity, Py_ssize_t needed, what):
+    """The capacity, doubled as often as needed to hold ``needed`` slots (int32 indices)."""
+    if needed > MAX_SLOTS:
+        raise MemoryError(f"{what} holds at most {MAX_SLOTS} slots")
+    capacity = max(capacity, 1)
+    while capacity < needed:
+        capacity *= 2
+    return min(capacity, MAX_SLOTS)
+
+
+cdef void _pull_nothing(SlotPool pool, int32_t slot) noexcept nogil:
+    pass
+
+
+cdef class SlotPool:
+    """Base of the array-backed trees; see the module docstring."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.capacity = 0
+        self.n_used = 0
+        self.free_head = -1
+        self.seed = 0
+        self.pool_name = "a pool"
+        self.pull_slot = _pull_nothing
+
+    def _fields(self):
+        """(attribute, dtype, components) of every buffer in use."""
+        return [("left_buffer", np.int32, 1), ("right_buffer", np.int32, 1)]
+
+    def _bind(self):
+        self._bind_links()
+
+    cdef int _bind_links(self) except -1:
+        cdef int32_t[::1] lefts = self.left_buffer
+        cdef int32_t[::1] rights = self.right_buffer
+        self.left = &lefts[0]
+        self.right = &rights[0]
+        return 0
+
+    cdef int32_t join(self, int32_t left_root, int32_t right_root) noexcept nogil:
+        """Join two trees, every node of ``left_root``'s before every node of the other.
+
+        The root of higher priority stays on top; O(depth).
+        """
+        if left_root < 0:
+            return right_root
+        if right_root < 0:
+            return left_root
+        if slot_priority(self.seed, left_root) > slot_priority(self.seed, right_root):
+            self.right[left_root] = self.join(self.right[left_root], right_root)
+            self.pull_slot(self, left_root)
+            return left_root
+        self.left[right_root] = self.join(left_root, self.left[right_root])
+        self.pull_slot(self, right_root)
+        return right_root
+
+    cdef int32_t take_slot(self) noexcept nogil:
+        """A free slot with no children (one must be reserved)."""
+        cdef int32_t slot = self.free_head
+        self.free_head = self.left[slot]
+        self.left[slot] = -1
+        self.right[slot] = -1
+        self.n_used += 1
+        return slot
+
+    cdef void release_slot(self, int32_t slot) noexcept nogil:
+        self.left[slot] = self.free_head
+        self.right[slot] = -1
+        self.free_head = slot
+        self.n_used -= 1
+
+    cdef int grow(self, Py_ssize_t new_capacity) except -1:
+        """Grow every field buffer to ``new_capacity`` slots; the new ones go on the free list.
+
+        The raw pointers are refreshed even after a failure (buffers grown
+        before it stay valid).
+        """
+        cdef Py_ssize_t old_capacity = self.capacity
+        if new_capacity > MAX_SLOTS:
+            raise MemoryError(f"{self.pool_name} holds at most {MAX_SLOTS} slots")
+        if new_capacity <= old_capacity:
+            return 0
+        try:
+            for name, dtype, components in self._fields():
+                shape = new_capacity if components == 1 else (new_capacity, components)
+                setattr(self, name, grown_buffer(getattr(self, name), shape, dtype))
+        except MemoryError:
+            raise MemoryError(
+                f"cannot grow {self.pool_name} from {old_capacity} to {new_capacity} slots"
+            ) from None
+        finally:
+            self._bind()
+        links = self.left_buffer
+        links[old_capacity:new_capacity - 1] = np.arange(old_capacity + 1, new_capacity)
+        links[new_capacity - 1] = self.free_head
+        self.free_head = <int32_t>old_capacity
+        self.capacity = <int32_t>new_capacity
+        return 0
+
+    cdef int reserve(self, Py_ssize_t extra) except -1:
+        """Make room for ``extra`` more slots in use (doubling)."""
+        cdef Py_ssize_t needed = self.n_used + extra
+        if needed <= self.capacity:
+            return 0
+        return self.grow(doubled_capacity(self.capacity, needed, self.pool_name))
+
+    def _buffers(self):
+        """The field buffers by name (for pickling)."""
+        return {name: getattr(self, name) for name, _, _ in self._fields()}
+
+    def _restore(self, capacity, n_used, free_head, buffers):
+        """Take over pickled buffers (copies) and counters."""
+        for name, buffer in buffers.items():
+            setattr(self, name, np.array(buffer, copy=True))
+        self.capacity = capacity
+        self.n_used = n_used
+        self.free_head = free_head
+        self._bind()
+
+    def _check_free_list(self, in_use):
+        """Every slot is either in use (``in_use``, a bool mask) or on the free list, once."""
+        seen = np.array(in_use, dtype=bool, copy=True)
+        if seen.shape[0] != self.capacity or int(seen.sum()) != self.n_used:
+            raise AssertionError(
+                f"{int(seen.sum())} slots reached, {self.n_used} in use by the counter")
+        free_slots = 0
+        slot = self.free_head
+        while slot >= 0:
+            if seen[slot]:
+                raise AssertionError(f"slot {slot} is both free and in use (or free twice)")
+            seen[slot] = True
+            free_slots += 1
+            slot = self.left_buffer[slot]
+        if free_slots + self.n_used != self.capacity:
+            raise AssertionError("slots lost: neither free nor in use")
+        return True
+
+    @property
+    def nbytes(self):
+        """Bytes held by the field buffers."""
+        return sum(getattr(self, name).nbytes for name, _, _ in self._fields())

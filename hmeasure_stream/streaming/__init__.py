@@ -1,0 +1,18 @@
+"""Metrics of a changing set of points, exact, updated in polylogarithmic time.
+
+``DynamicAUC`` keeps the points in an array-backed treap over the distinct
+scores with cumulative class weights (Tatti, "Maintaining AUC and H-measure
+over time", Sec. 4): O(log n) per update.  ``DynamicH`` also maintains the
+convex hull of the ROC curve (Sec. 5) and with it the H-measure with priors
+from the data and the AUCH: O(log^2 n).  ``ApproxH`` keeps the same hull and
+computes H for priors not taken from the data within a relative error
+epsilon (Sec. 6).  ``SlidingWindow`` follows them over a window of a stream
+that arrives in chunks; ``sliding_window`` over a whole array.
+"""
+
+from hmeasure_stream.streaming.auc import DynamicAUC
+from hmeasure_stream.streaming.hmeasure import ApproxH, DynamicH
+from hmeasure_stream.streaming.window import WINDOW_METRICS, SlidingWindow, sliding_window
+
+__all__ = ["WINDOW_METRICS", "ApproxH", "DynamicAUC", "DynamicH", "SlidingWindow",
+           "sliding_window"]

@@ -1,0 +1,87 @@
+"""Exact AUC of a changing set of points: ``DynamicAUC``, O(log n) per update."""
+
+from hmeasure_stream._engines._auc import AUCEngine
+from hmeasure_stream.streaming._base import PointSet, check_capacity
+
+__all__ = ["DynamicAUC"]
+
+
+class DynamicAUC(PointSet):
+    """Exact AUC of a set of points that changes one point (or batch) at a time.
+
+    Points are (label, score, weight) triples; the AUC is the weighted
+    Mann-Whitney statistic of class 1 over class 0, ties counting one half,
+    exactly as :func:`hmeasure_stream.auc` computes it from scratch.
+
+    Parameters
+    ----------
+    capacity : int, default=16
+        Initial number of distinct scores the structure has room for; it
+        doubles as needed.
+    seed : int, optional
+        Seed of the treap's random priorities (for reproducible shapes).
+
+    Attributes
+    ----------
+    auc : float
+        The current AUC; nan while a class is absent (or has zero weight).
+    n_neg, n_pos : float
+        Total weight of class 0 and of class 1.
+
+    See Also
+    --------
+    sliding_window : the AUC over every window of an array, in one compiled loop.
+    hmeasure_stream.auc : the same value from scratch.
+
+    Notes
+    -----
+    Each update costs O(log n) time for n distinct scores: the treap returns
+    the class weights below and above the score on its way down and the
+    Mann-Whitney statistic changes by Props 1-2 of the paper below.  Reading
+    ``auc`` is O(1).  Memory is O(n): 40 bytes per distinct score (80 with weights), one
+    buffer per field.  Reading the ROC points or the hull is O(n).
+
+    With unit weights twice the statistic is an exact integer, so ``auc``
+    equals the from-scratch value exactly, after any number of updates.  With
+    other weights it is recomputed from the tree once per max(n, 1024)
+    updates, so it never drifts (relative error of order 1e-15).
+
+    Scores are stored as float64: integers beyond 2**53 are refused,
+    extended-precision floats are rounded.  ``remove`` subtracts the given
+    weight from the points of that label and score; pass the weight the point
+    was added with.
+
+    A structure may be read from any thread, but mutated by one thread at a
+    time: a mutation that finds another one running (a batch releases the
+    GIL) raises RuntimeError instead of corrupting the structure.  Pickling
+    copies the buffers.
+
+    References
+    ----------
+    N. Tatti, "Maintaining AUC and H-measure over time", Sec. 4.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import DynamicAUC
+    >>> tracker = DynamicAUC()
+    >>> tracker.add_many([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> tracker.auc
+    0.75
+    >>> tracker.add(1, 0.9)
+    >>> tracker.remove(0, 0.4)
+    >>> tracker.auc, len(tracker), tracker.n_neg, tracker.n_pos
+    (1.0, 4, 1.0, 3.0)
+    """
+
+    # The single-point methods validate in compiled code (fast path for Python
+    # bools, ints and floats; anything else goes through _validation).
+    __slots__ = ()
+
+    def __init__(self, *, capacity=16, seed=None):
+        self._engine = AUCEngine(check_capacity(capacity), seed)
+
+    def __repr__(self):
+        return (
+            f"DynamicAUC(points={len(self)}, n_neg={self.n_neg!r}, n_pos={self.n_pos!r}, "
+            f"auc={self.auc!r})"
+        )

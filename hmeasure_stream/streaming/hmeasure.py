@@ -1,0 +1,252 @@
+"""The maintained ROC hull: ``DynamicH`` (exact H-measure) and ``ApproxH`` (fixed priors)."""
+
+from hmeasure_stream._engines._hull import HullEngine
+from hmeasure_stream._validation import check_cost, check_positive
+from hmeasure_stream.streaming._base import PointSet, check_capacity
+
+__all__ = ["ApproxH", "DynamicH"]
+
+
+class _HullPointSet(PointSet):
+    """What DynamicH and ApproxH share: the maintained ROC hull (HullEngine) and its AUCH."""
+
+    __slots__ = ()
+
+    @property
+    def auch(self):
+        """Area under the ROC convex hull (exact); nan while a class is absent."""
+        return self._engine.auch
+
+    def hull(self):
+        """(fpr, tpr) of the ROC convex hull's vertices, as :func:`~hmeasure_stream.roc_hull`.
+
+        O(h) for a hull of h vertices: the maintained hull.  Raises ValueError
+        while a class is absent.
+        """
+        fp, tp = self._engine.hull_vertices()
+        if not (fp[-1] > 0 and tp[-1] > 0):
+            raise ValueError("the ROC hull is undefined while a class is absent")
+        return fp / fp[-1], tp / tp[-1]
+
+
+class DynamicH(_HullPointSet):
+    """Exact H-measure of a set of points that changes one point (or batch) at a time.
+
+    Maintains the convex hull of the ROC curve under insertion and deletion
+    (Tatti, Sec. 5) and from it Hand's H-measure with the class priors taken
+    from the current points, the area under the hull (AUCH) and the AUC, all
+    equal to the from-scratch values.
+
+    Parameters
+    ----------
+    alpha, beta : float, default=2.0
+        Parameters of the Beta distribution of the cost ``c`` of a false
+        positive, as in :func:`hmeasure_stream.h_measure`.
+    severity_ratio : float, optional
+        R hmeasure's parameterisation: Beta(2, 1 + 1/SR).  ``"prior"`` (R's
+        default, SR = pi1/pi0) is refused: it changes the cost distribution
+        whenever the class balance changes, so it cannot be maintained exactly.
+    capacity : int, default=16
+        Initial number of distinct scores there is room for (doubles as needed).
+    seed : int, optional
+        Seed of the treaps' random priorities.
+
+    Attributes
+    ----------
+    h : float
+        The H-measure; nan while a class is absent.
+    auch : float
+        Area under the ROC convex hull; nan while a class is absent.
+    auc : float
+        The AUC, as :class:`DynamicAUC` keeps it.
+    n_neg, n_pos : float
+        Total weight of class 0 and class 1.
+
+    See Also
+    --------
+    DynamicAUC : the AUC alone, O(log n) per update.
+    hmeasure_stream.h_measure : the same H from scratch.
+    sliding_window : ``metrics=("h", "auch")`` over every window of an array.
+
+    Notes
+    -----
+    O(log^2 n) per update for n distinct scores; reading is O(1).  The treap
+    over the distinct scores stands, at every node, for the hull of its
+    subtree: only the root keeps its hull as a chain, every other node keeps
+    what its hull lost in its parent's two merges.  An update undoes the merges
+    along the score's path, changes the point, and merges again (Overmars and
+    van Leeuwen; Tatti, Secs. 5.1-5.2).  The hull chains carry each edge's
+    term of the H-measure's loss, which with priors from the data depends on
+    the edge alone (Sec. 5.3, Eq. 7), and the area under the hull.  O(n) memory.
+
+    With unit weights every hull vertex is exact and ``hull()`` returns what
+    :func:`~hmeasure_stream.roc_hull` returns.
+
+    References
+    ----------
+    N. Tatti, "Maintaining AUC and H-measure over time".
+
+    D. J. Hand, "Measuring classifier performance: a coherent alternative to
+    the area under the ROC curve", Machine Learning 77, 2009.
+
+    M. H. Overmars and J. van Leeuwen, "Maintenance of configurations in the
+    plane", Journal of Computer and System Sciences 23, 1981.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import DynamicH, h_measure
+    >>> tracker = DynamicH()
+    >>> y, s = [0, 0, 1, 0, 1, 1, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8]
+    >>> tracker.add_many(y, s)
+    >>> round(tracker.h, 6), round(h_measure(y, s), 6)
+    (0.674074, 0.674074)
+    >>> tracker.remove(0, 0.4)
+    >>> tracker.auc == 11 / 12, tracker.auch == 23 / 24
+    (True, True)
+    """
+
+    __slots__ = ()
+
+    def __init__(self, alpha=2.0, beta=2.0, severity_ratio=None, *, capacity=16, seed=None):
+        if isinstance(severity_ratio, str) and severity_ratio == "prior":
+            raise ValueError(
+                'severity_ratio="prior" cannot be maintained exactly: the cost '
+                "distribution would change with the class balance of the current "
+                "points. Use h_measure(..., severity_ratio='prior') on the points, or "
+                "ApproxH(epsilon, severity_ratio='prior'), which approximates it within "
+                "epsilon (1 - H)"
+            )
+        alpha, beta = check_cost(alpha, beta, severity_ratio).shape
+        self._engine = HullEngine(alpha, beta, check_capacity(capacity), seed)
+
+
+    @property
+    def h(self):
+        """The H-measure (priors from the current points); nan while a class is absent."""
+        return self._engine.h
+
+    def __repr__(self):
+        return (
+            f"DynamicH(points={len(self)}, alpha={self._engine.alpha!r}, "
+            f"beta={self._engine.beta!r}, h={self.h!r}, auc={self.auc!r})"
+        )
+
+
+class ApproxH(_HullPointSet):
+    """H-measure within a relative error epsilon, for class priors fixed from outside.
+
+    When the priors are not those of the current points (known base rates, a
+    cost model, R's default ``severity_ratio="prior"``), H no longer splits
+    into a sum over hull edges and cannot be kept exactly.  ApproxH maintains
+    the same ROC convex hull as :class:`DynamicH` and, when ``h`` is read,
+    computes H from a subset of the hull's vertices chosen so that
+
+        ``|h - H| <= epsilon * (1 - H)``
+
+    where H is :func:`~hmeasure_stream.h_measure` of the current points with
+    the same priors and cost distribution (Tatti, Sec. 6, Props 3-7).
+
+    Parameters
+    ----------
+    epsilon : float
+        Relative error bound, > 0.  Smaller is more exact and slower to read.
+    priors : (float, float), optional
+        Class priors (pi0, pi1), two numbers in (0, 1) summing to 1.  None:
+        the class proportions of the current points.
+    alpha, beta : float, default=2.0
+        The Beta distribution of the cost, as in :func:`~hmeasure_stream.h_measure`.
+    severity_ratio : float or "prior", optional
+        R hmeasure's Beta(2, 1 + 1/SR); ``"prior"`` (R's default) is
+        SR = pi1 / pi0, with the priors above or those of the current points.
+    capacity : int, default=16
+        Initial number of distinct scores there is room for (doubles as needed).
+    seed : int, optional
+        Seed of the treaps' random priorities.
+
+    Attributes
+    ----------
+    h : float
+        The approximate H-measure; nan while a class is absent.
+    auch, auc : float
+        Exact area under the ROC hull and AUC, as :class:`DynamicH` keeps them.
+    n_neg, n_pos : float
+        Total weight of class 0 and class 1.
+
+    See Also
+    --------
+    DynamicH : the exact H with priors from the data, read in O(1).
+    hmeasure_stream.h_measure : the exact H from scratch, any priors.
+
+    Notes
+    -----
+    An update costs O(log^2 n) as in :class:`DynamicH` (the hull is the
+    same).  Reading ``h`` walks the hull's tree with Subset (Alg. 3 of the
+    paper): a subtree whose vertices lie between two kept vertices p, q with
+    q_x <= (1 + eps) p_x and N1 - p_y <= (1 + eps) (N1 - q_y) is skipped,
+    which keeps both terms of the loss within a factor 1 + eps.  That visits
+    O((1 + 1/eps) log^2 n) vertices; :meth:`subset_info` tells how many edges
+    the subset kept.  H is then summed over the subset's edges with the
+    given priors.  The bound is relative to 1 - H, so it is tightest for good
+    classifiers.  Which vertices are kept depends on the shape of the trees,
+    which is random (``seed``): two structures holding the same points may
+    return different values, both within the bound.
+
+    References
+    ----------
+    N. Tatti, "Maintaining AUC and H-measure over time", Sec. 6.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import ApproxH, h_measure
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1, 0, 1]
+    >>> s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8, 0.6, 0.7]
+    >>> tracker = ApproxH(epsilon=0.1, priors=(0.9, 0.1))
+    >>> tracker.add_many(y, s)
+    >>> exact = h_measure(y, s, priors=(0.9, 0.1))
+    >>> abs(tracker.h - exact) <= 0.1 * (1 - exact)
+    True
+    >>> tracker.subset_info()
+    {'hull_vertices': 5, 'subset_vertices': 5}
+    """
+
+    __slots__ = ()
+
+    def __init__(self, epsilon, priors=None, alpha=2.0, beta=2.0, severity_ratio=None, *,
+                 capacity=16, seed=None):
+        epsilon = check_positive(epsilon, "epsilon")
+        rule = check_cost(alpha, beta, severity_ratio, priors)
+        self._engine = HullEngine(2.0, 2.0, check_capacity(capacity), seed)
+        self._engine.set_reading(epsilon, rule)
+
+    @property
+    def epsilon(self):
+        """The relative error bound."""
+        return self._engine.epsilon
+
+    @property
+    def h(self):
+        """H within epsilon (1 - H) of the exact value; nan while a class is absent.
+
+        O((1 + 1/epsilon) log^2 n).
+        """
+        return self._engine.h
+
+    def subset_info(self):
+        """Vertices of the ROC hull and of the subset H is computed from.
+
+        Both count the origin (0, 0); 1 when there is no point.
+
+        Returns
+        -------
+        dict
+            ``{"hull_vertices": int, "subset_vertices": int}``.
+        """
+        hull_x, _ = self._engine.hull_vertices()
+        subset_x, _ = self._engine.subset_vertices()
+        return {"hull_vertices": len(hull_x), "subset_vertices": len(subset_x)}
+
+    def __repr__(self):
+        return (
+            f"ApproxH(points={len(self)}, epsilon={self.epsilon!r}, h={self.h!r}, "
+            f"auc={self.auc!r})"
+        )
