@@ -8,11 +8,14 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part scratch --sizes 1000000 --rounds 15
     python asv_benchmarks/ratios.py --part streaming
     python asv_benchmarks/ratios.py --part hull
+    python asv_benchmarks/ratios.py --part partial --sizes 1000000
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC) and
 ``hull`` (DynamicH vs the hmeasure package, ApproxH vs h_measure, and the
-time and actual error of ApproxH against epsilon on the embedded real stream).
+time and actual error of ApproxH against epsilon on the embedded real stream)
+and ``partial`` (partial_auc and weighted_auc against auc and scikit-learn's
+``max_fpr``, on distinct and on tied scores).
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -32,7 +35,9 @@ from hmeasure_stream import (
     SlidingWindow,
     auc,
     h_measure,
+    partial_auc,
     sliding_window,
+    weighted_auc,
 )
 from hmeasure_stream._demo import load_default_stream
 
@@ -69,7 +74,8 @@ def time_interleaved(functions, rounds, slow_rounds):
         function()  # warm-up: imports, caches, first-call overheads
     for index in range(rounds):
         for name, function in functions.items():
-            if index >= slow_rounds and name in ("roc_auc_score", "hmeasure.h_score"):
+            if index >= slow_rounds and (name in ("roc_auc_score", "hmeasure.h_score")
+                                         or name.startswith("sklearn")):
                 continue
             start = time.perf_counter()
             function()
@@ -291,9 +297,52 @@ def hull_part(args):
     return met
 
 
+def partial_contenders(y, s, w):
+    return {
+        "auc": lambda: auc(y, s),
+        "partial_auc()": lambda: partial_auc(y, s),
+        "partial_auc fpr (0, 0.2)": lambda: partial_auc(y, s, fpr_range=(0, 0.2)),
+        "partial_auc fpr (0.1, 0.9) mcclish": lambda: partial_auc(
+            y, s, fpr_range=(0.1, 0.9), correction="mcclish"),
+        "partial_auc tpr (0.8, 1)": lambda: partial_auc(y, s, tpr_range=(0.8, 1)),
+        "partial_auc two-way": lambda: partial_auc(
+            y, s, fpr_range=(0.05, 0.95), tpr_range=(0.2, 0.9)),
+        "partial_auc fpr weighted": lambda: partial_auc(
+            y, s, fpr_range=(0.1, 0.9), sample_weight=w),
+        "weighted_auc sqrt": lambda: weighted_auc(y, s, np.sqrt),
+        "sklearn max_fpr=0.2": lambda: roc_auc_score(y, s, max_fpr=0.2),
+    }
+
+
+def partial_part(args):
+    """partial_auc within 1.5x of auc at 10^6 points, on distinct and on tied scores."""
+    met = True
+    for ties in (False, True):
+        for n in args.sizes:
+            rng = np.random.default_rng(args.seed)
+            y = rng.integers(0, 2, n)
+            s = rng.normal(size=n) + 0.7 * y
+            if ties:
+                s = np.round(s, 1)
+            w = rng.exponential(size=n)
+            contenders = partial_contenders(y, s, w)
+            medians = time_interleaved(contenders, args.rounds, args.slow_rounds)
+            base = medians["auc"]
+            print(f"\npartial AUC, n = {n:,}, {'tied' if ties else 'distinct'} scores "
+                  f"(median of {args.rounds} rounds)")
+            for name, seconds in medians.items():
+                print(f"  {name:36s} {seconds * 1e3:9.2f} ms   / auc {seconds / base:5.2f}")
+            if n == 10**6:
+                worst = max(value for name, value in medians.items()
+                            if name.startswith("partial_auc") and "weighted" not in name)
+                met &= report_target("slowest unweighted partial_auc / auc at 10^6",
+                                     worst / base, "<=", 1.5)
+    return met
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull"],
+    parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -309,6 +358,8 @@ def main(argv=None):
         all_met &= streaming_part(args)
     if args.part in ("all", "hull"):
         all_met &= hull_part(args)
+    if args.part in ("all", "partial"):
+        all_met &= partial_part(args)
     return 0 if all_met else 1
 
 

@@ -6,7 +6,14 @@ The from-scratch reference functions work on whole arrays:
 - :func:`h_measure` -- Hand's H-measure on the ROC convex hull;
 - :func:`roc_points` -- the points of the ROC curve;
 - :func:`roc_hull` -- the vertices of the ROC convex hull;
-- :func:`hmeasure_report` -- R hmeasure's summary of one classifier.
+- :func:`hmeasure_report` -- R hmeasure's summary of one classifier;
+- :func:`auc_variance`, :func:`auc_ci`, :func:`auc_test` -- DeLong's variance
+  of the AUC, its confidence interval, the paired test of two AUCs;
+- :func:`partial_auc` -- area over a range of FPR and/or TPR (pROC's partial AUC);
+- :func:`weighted_auc` -- weighted AUC (Maurer and Pontil's plug-in estimator);
+- :func:`weighted_auc_error_bound` -- its finite-sample error bound;
+- :func:`binned_auc` -- approximate AUC from binned class counts, with an error bound
+  (:func:`loglog_transform` -- the bins' log-log transform).
 
 The streaming structures update the metrics as points arrive and leave:
 
@@ -17,7 +24,9 @@ The streaming structures update the metrics as points arrive and leave:
 - :func:`sliding_window` -- the metrics over every window of an array.
 """
 
+from hmeasure_stream.binned import binned_auc, loglog_transform
 from hmeasure_stream.metrics import auc, h_measure, hmeasure_report, roc_hull, roc_points
+from hmeasure_stream.partial import partial_auc, weighted_auc, weighted_auc_error_bound
 from hmeasure_stream.streaming import (
     ApproxH,
     DynamicAUC,
@@ -25,6 +34,7 @@ from hmeasure_stream.streaming import (
     SlidingWindow,
     sliding_window,
 )
+from hmeasure_stream.uncertainty import auc_ci, auc_test, auc_variance
 
 __version__ = "0.1.0.dev0"
 
@@ -35,9 +45,17 @@ __all__ = [
     "SlidingWindow",
     "__version__",
     "auc",
+    "auc_ci",
+    "auc_test",
+    "auc_variance",
+    "binned_auc",
     "h_measure",
     "hmeasure_report",
+    "loglog_transform",
+    "partial_auc",
     "roc_hull",
     "roc_points",
     "sliding_window",
+    "weighted_auc",
+    "weighted_auc_error_bound",
 ]

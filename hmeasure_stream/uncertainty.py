@@ -1,0 +1,631 @@
+"""How sure is the AUC: DeLong's variance, confidence intervals and the paired test.
+
+From-scratch functions on whole arrays, O(n log n) (the bootstrap O(n_boot n)):
+
+- :func:`auc_variance` -- DeLong's estimate of the variance of the AUC;
+- :func:`auc_ci` -- a confidence interval for the AUC, DeLong's or a
+  stratified bootstrap;
+- :func:`auc_test` -- DeLong's test for the difference of two correlated AUCs
+  (two classifiers scored on the same points).
+
+Everything rests on the placement values: the placement of a class 1 point is
+the share of the class 0 points it scores above, the placement of a class 0
+point the share of the class 1 points scoring above it, ties counting one half.
+Both are counted by binary search in the other class's sorted scores.
+"""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+from scipy import special
+
+from hmeasure_stream._validation import (
+    check_both_classes,
+    check_labels,
+    check_probability_level,
+    check_same_length,
+    check_scores,
+    check_weights,
+    labels_as_is_pos,
+    raise_bad_score,
+)
+from hmeasure_stream.metrics import auc
+
+__all__ = ["AUCInterval", "AUCTestResult", "auc_ci", "auc_test", "auc_variance"]
+
+# Beyond this many points the integer placement numerators times a class size
+# could overflow int64; such inputs take the float64 (weighted) path.
+_EXACT_COUNT_LIMIT = 2**31
+
+# Elements of one bootstrap batch (per temporary array): bounds the memory.
+_BOOT_BATCH_ELEMENTS = 2**21
+
+
+class AUCInterval(NamedTuple):
+    """Confidence interval of an AUC, returned by :func:`auc_ci`.
+
+    Attributes
+    ----------
+    low : float
+        Lower end of the interval.
+    high : float
+        Upper end of the interval.
+    auc : float
+        The AUC of the data (the point estimate the interval is around).
+    """
+
+    low: float
+    high: float
+    auc: float
+
+
+class AUCTestResult(NamedTuple):
+    """Result of DeLong's paired test, returned by :func:`auc_test`.
+
+    Attributes
+    ----------
+    statistic : float
+        Z = difference / std_error, standard normal under the null hypothesis
+        of equal AUCs.
+    pvalue : float
+        Two-sided p-value, ``P(abs(N(0, 1)) >= abs(Z))``.
+    difference : float
+        AUC of ``y_score1`` minus AUC of ``y_score2``.
+    std_error : float
+        DeLong's standard error of the difference.
+    """
+
+    statistic: float
+    pvalue: float
+    difference: float
+    std_error: float
+
+
+# ---------------------------------------------------------------------------
+# Input
+
+
+def _labels_scores(y_true, y_score, score_name="y_score"):
+    """Checked labels (bool mask of class 1) and float64 scores of the same length."""
+    labels = check_labels(y_true)
+    scores = check_scores(y_score, score_name)
+    check_same_length(labels, scores, score_name=score_name)
+    is_pos = labels_as_is_pos(labels).view(bool)
+    raise_bad_score(scores, score_name)
+    return is_pos, scores
+
+
+def _check_class_sizes(n_neg, n_pos, metric, weighted):
+    """Refuse a class with one point (or total weight <= 1): the sample variance is undefined."""
+    check_both_classes(n_neg, n_pos, metric)
+    for size, label in ((n_neg, 0), (n_pos, 1)):
+        if not size > 1:
+            if weighted:
+                raise ValueError(
+                    f"{metric} needs a total weight > 1 in each class (weights count "
+                    f"points): class {label} has total weight {size!r}"
+                )
+            raise ValueError(
+                f"{metric} needs at least two points of each class: y_true has "
+                f"{size} point of class {label}"
+            )
+
+
+# ---------------------------------------------------------------------------
+# Placement values
+
+
+def _placement_numerators(neg, pos, in_input_order=False):
+    """Twice the unnormalised placements, as exact int64, for unit weights.
+
+    For each class 1 point, 2 #{class 0 below} + #{class 0 equal}; for each class 0
+    point, 2 #{class 1 above} + #{class 1 equal}.  The variance needs only their
+    multisets, which come in the sorted order of the scores; with
+    ``in_input_order`` they are put back in the order of ``neg`` and ``pos``
+    (for pairing two classifiers point by point).  The queries are sorted
+    either way: binary searches in sorted order stay in cache.
+    """
+    if in_input_order:
+        neg_order = np.argsort(neg)
+        pos_order = np.argsort(pos)
+        neg, pos = neg[neg_order], pos[pos_order]
+    else:
+        neg, pos = np.sort(neg), np.sort(pos)
+    pos_place = np.searchsorted(neg, pos, "left") + np.searchsorted(neg, pos, "right")
+    neg_place = 2 * pos.shape[0] - (
+        np.searchsorted(pos, neg, "left") + np.searchsorted(pos, neg, "right")
+    )
+    neg_place = neg_place.astype(np.int64, copy=False)
+    pos_place = pos_place.astype(np.int64, copy=False)
+    if in_input_order:
+        neg_place[neg_order] = neg_place.copy()
+        pos_place[pos_order] = pos_place.copy()
+    return neg_place, pos_place
+
+
+def _centred_unit(neg, pos, in_input_order=False):
+    """Centred placements for unit weights, exactly, and twice the Mann-Whitney U.
+
+    Returns (f, e, twice_u): with m = #class 1, n = #class 0, the placements
+    X_i = a_i / 2n (class 1) and Y_j = b_j / 2m (class 0) and AUC = 2U / 2mn,
+
+        X_i - AUC = e_i / 2mn,  e_i = m a_i - 2U,
+        Y_j - AUC = f_j / 2mn,  f_j = n b_j - 2U,
+
+    all integers (exact in int64 below 2**31 points).
+    """
+    neg_num, pos_num = _placement_numerators(neg, pos, in_input_order)
+    twice_u = int(pos_num.sum())
+    e = pos.shape[0] * pos_num - twice_u
+    f = neg.shape[0] * neg_num - twice_u
+    return f, e, twice_u
+
+
+def _sum_squares_over(f, e, n, m):
+    """(sum f^2 / (n (n - 1)) + sum e^2 / (m (m - 1))) / (2mn)^2 for exact integers f, e.
+
+    Squares of exact integers summed: non-negative terms, nothing cancels.
+    """
+    ef, ee = f.astype(np.float64), e.astype(np.float64)
+    total = np.dot(ee, ee) / (m * (m - 1.0)) + np.dot(ef, ef) / (n * (n - 1.0))
+    return float(total / (2.0 * m * n) ** 2)
+
+
+def _weighted_placements(scores, weights, other_scores, other_weights):
+    """Weighted placement of each point against the other class, with its weight.
+
+    For a point of score s, (W[< s] + W[<= s]) / (2 W) with W the weights of
+    the other class: the share of the other class below s, ties one half.
+    Returns the placements and the weights, both in sorted order of ``scores``.
+    """
+    order = np.argsort(scores, kind="stable")
+    other_order = np.argsort(other_scores, kind="stable")
+    other_sorted = other_scores[other_order]
+    cumulative = np.empty(other_sorted.shape[0] + 1)
+    cumulative[0] = 0.0
+    np.cumsum(other_weights[other_order], out=cumulative[1:])
+    queries = scores[order]
+    below = cumulative[np.searchsorted(other_sorted, queries, "left")]
+    upto = cumulative[np.searchsorted(other_sorted, queries, "right")]
+    return (below + upto) / (2.0 * cumulative[-1]), weights[order]
+
+
+def _weighted_sum_squares(values, weights):
+    """sum w (v - mean_w)^2, centred in two passes (the mean's rounding corrected)."""
+    total = np.sum(weights)
+    centred = values - np.dot(weights, values) / total
+    centred -= np.dot(weights, centred) / total
+    return float(np.dot(weights, centred * centred))
+
+
+# ---------------------------------------------------------------------------
+# Variance
+
+
+def _weighted_variance(neg, w_neg, pos, w_pos, total_neg, total_pos):
+    """Weighted DeLong variance (weights as frequencies, see auc_variance's Notes).
+
+    A class 0 placement is 1 minus its share of class 1 below it (ties one
+    half); the share has the same spread and is centred directly.
+    """
+    pos_place, pos_weights = _weighted_placements(pos, w_pos, neg, w_neg)
+    neg_share, neg_weights = _weighted_placements(neg, w_neg, pos, w_pos)
+    s10 = _weighted_sum_squares(pos_place, pos_weights) / (total_pos - 1.0)
+    s01 = _weighted_sum_squares(neg_share, neg_weights) / (total_neg - 1.0)
+    return s10 / total_pos + s01 / total_neg
+
+
+def _variance_and_auc(y_true, y_score, sample_weight, metric, with_auc):
+    """DeLong's variance of validated input and (``with_auc``) the AUC, else None."""
+    is_pos, scores = _labels_scores(y_true, y_score)
+    if sample_weight is None and scores.shape[0] < _EXACT_COUNT_LIMIT:
+        neg, pos = scores[~is_pos], scores[is_pos]
+        n, m = neg.shape[0], pos.shape[0]
+        _check_class_sizes(n, m, metric, weighted=False)
+        f, e, twice_u = _centred_unit(neg, pos)
+        return _sum_squares_over(f, e, n, m), twice_u / (2 * m * n)
+    if sample_weight is None:
+        weights = np.ones(scores.shape[0])
+    else:
+        weights = check_weights(sample_weight, scores.shape[0])
+    w_neg, w_pos = weights[~is_pos], weights[is_pos]
+    total_neg, total_pos = math.fsum(w_neg), math.fsum(w_pos)
+    _check_class_sizes(total_neg, total_pos, metric, weighted=True)
+    variance = _weighted_variance(
+        scores[~is_pos], w_neg, scores[is_pos], w_pos, total_neg, total_pos
+    )
+    # The AUC from the package's own function, so that both always agree.
+    return variance, auc(is_pos, scores, sample_weight=weights) if with_auc else None
+
+
+def auc_variance(y_true, y_score, *, sample_weight=None):
+    """DeLong's estimate of the variance of the AUC.
+
+    The variance of the empirical AUC (the Mann-Whitney statistic) estimated
+    from the placement values of the points, as in DeLong, DeLong and
+    Clarke-Pearson.  Equal to R pROC's ``var(roc(...), method="delong")``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Labels, 0/1 or bool; class 1 is the class expected to score higher.
+    y_score : array-like of shape (n,)
+        Scores, any finite real numbers (any numeric dtype).
+    sample_weight : array-like of shape (n,), optional
+        Non-negative finite weight of each point, read as a frequency: a point
+        of weight k counts as k copies of the point (see Notes).
+
+    Returns
+    -------
+    float
+        The estimated variance of the AUC, >= 0.
+
+    Raises
+    ------
+    ValueError
+        If the input is not 1-d, is empty, the lengths differ, a label is not
+        0/1, a score or weight is not finite, a weight is negative, or a class
+        has fewer than two points (total weight <= 1 with ``sample_weight``):
+        the sample variances of the placements are then undefined (pROC
+        returns NaN).
+
+    See Also
+    --------
+    auc_ci : confidence interval from this variance.
+    auc_test : DeLong's test of two correlated AUCs.
+    auc : the AUC itself.
+
+    Notes
+    -----
+    With m class 1 points of scores x_i and n class 0 points of scores y_j,
+    psi(x, y) = 1 if x > y, 1/2 if x = y, else 0, the AUC is
+    A = sum_ij psi(x_i, y_j) / (m n) and the placements are
+
+    - V10_i = (1/n) sum_j psi(x_i, y_j) for each class 1 point,
+    - V01_j = (1/m) sum_i psi(x_i, y_j) for each class 0 point;
+
+    both have mean A.  DeLong's variance is S10 / m + S01 / n with the sample
+    variances S10 = sum_i (V10_i - A)^2 / (m - 1) and
+    S01 = sum_j (V01_j - A)^2 / (n - 1).
+
+    **Weights.**  With weights u_i (class 1) and v_j (class 0), totals
+    W1 = sum u_i and W0 = sum v_j, the weighted placements are
+    V10_i = (1/W0) sum_j v_j psi(x_i, y_j) and
+    V01_j = (1/W1) sum_i u_i psi(x_i, y_j), the weighted AUC is
+    A = sum_ij u_i v_j psi(x_i, y_j) / (W1 W0) (the weighted mean of either
+    placement, and :func:`auc` with ``sample_weight``), and the variance is
+    S10 / W1 + S01 / W0 with frequency-weighted sample variances
+    S10 = sum_i u_i (V10_i - A)^2 / (W1 - 1) and
+    S01 = sum_j v_j (V01_j - A)^2 / (W0 - 1).  Integer weights therefore give
+    exactly the variance of the data with each point repeated that many times,
+    a weight of 0 removes the point, and unit weights give DeLong's estimate.
+    Unlike the AUC, the variance is not invariant to scaling all weights: the
+    total weight is the sample size.
+
+    **Computation.**  The placements are counted by binary search in each
+    class's sorted scores: O(n log n) time, O(n) memory.  For unit weights
+    every placement minus the AUC is an exact integer over 2mn, so the
+    variance is a sum of squares of exact integers, with no cancellation.
+    With weights the placements are centred in two passes, the mean's rounding
+    corrected by a compensated sum.
+
+    References
+    ----------
+    .. [1] E. R. DeLong, D. M. DeLong and D. L. Clarke-Pearson, "Comparing the
+       areas under two or more correlated receiver operating characteristic
+       curves: a nonparametric approach", Biometrics 44, 1988.
+    .. [2] X. Robin et al., "pROC: an open-source package for R and S+ to
+       analyze and compare ROC curves", BMC Bioinformatics 12, 2011.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import auc_variance
+    >>> auc_variance([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.125
+    >>> round(auc_variance([0, 0, 0, 1, 1, 1], [1, 2, 3, 2, 3, 4]), 6)  # ties count one half
+    0.04321
+    >>> round(auc_variance([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], sample_weight=[2, 1, 1, 3]), 6)
+    0.013889
+    """
+    return _variance_and_auc(y_true, y_score, sample_weight, "DeLong's variance", False)[0]
+
+
+# ---------------------------------------------------------------------------
+# Confidence interval
+
+
+def _check_random_state(random_state):
+    """A numpy Generator from ``random_state`` (None, int, SeedSequence or Generator)."""
+    try:
+        return np.random.default_rng(random_state)
+    except (TypeError, ValueError):
+        raise ValueError(
+            "random_state must be None, a non-negative int, a numpy SeedSequence or a "
+            f"numpy Generator, got {random_state!r}"
+        ) from None
+
+
+def _check_n_boot(n_boot):
+    if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, (int, np.integer)):
+        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
+    if n_boot < 1:
+        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
+    return int(n_boot)
+
+
+def _resampled_counts(groups, k, size, rng):
+    """(size, k) counts: per resample, how many of len(groups) draws with
+    replacement from the points fall on each of the k distinct scores.
+
+    ``groups`` holds each point's distinct-score index.  Few distinct scores
+    (many ties): one multinomial draw per resample over the class's distinct
+    scores, O(distinct) each.  Otherwise: the drawn point indices, counted
+    with one ``bincount`` for the whole batch, O(points) each.
+    """
+    n_points = groups.shape[0]
+    present, counts = np.unique(groups, return_counts=True)
+    if 2 * present.shape[0] <= n_points:
+        out = np.zeros((size, k), dtype=np.int64)
+        out[:, present] = rng.multinomial(n_points, counts / n_points, size=size)
+        return out
+    drawn = groups[rng.integers(0, n_points, size=(size, n_points))]
+    drawn += (np.arange(size, dtype=np.int64) * k)[:, None]
+    return np.bincount(drawn.ravel(), minlength=size * k).reshape(size, k)
+
+
+def _bootstrap_aucs(neg, pos, n_boot, rng):
+    """AUCs of n_boot stratified bootstrap resamples, in batches of whole resamples.
+
+    A resample draws n class 0 and m class 1 points with replacement, each class
+    separately.  Its AUC depends only on how many of the draws fall on each
+    distinct score: with P_k, N_k the class 1 and class 0 counts at the k-th
+    distinct score, 2U = sum_k P_k (2 N_{<k} + N_k), one cumulative sum per
+    resample.  Exact integers; no Python loop over resamples.
+    """
+    n, m = neg.shape[0], pos.shape[0]
+    values, inverse = np.unique(np.concatenate((neg, pos)), return_inverse=True)
+    k = values.shape[0]
+    neg_groups, pos_groups = inverse[:n].astype(np.int64), inverse[n:].astype(np.int64)
+    batch = max(1, _BOOT_BATCH_ELEMENTS // max(k, n, m))
+    aucs = np.empty(n_boot)
+    for start in range(0, n_boot, batch):
+        size = min(batch, n_boot - start)
+        neg_counts = _resampled_counts(neg_groups, k, size, rng)
+        pos_counts = _resampled_counts(pos_groups, k, size, rng)
+        # 2 #{class 0 below} + #{class 0 equal} at each distinct score.
+        twice_below = 2 * np.cumsum(neg_counts, axis=1) - neg_counts
+        twice_u = np.einsum("ij,ij->i", pos_counts, twice_below)
+        aucs[start:start + size] = twice_u / (2.0 * m * n)
+    return aucs
+
+
+def auc_ci(
+    y_true,
+    y_score,
+    *,
+    level=0.95,
+    method="delong",
+    n_boot=2000,
+    random_state=None,
+    sample_weight=None,
+):
+    """Confidence interval for the AUC: DeLong's or a stratified bootstrap.
+
+    ``method="delong"`` is AUC -+ z sqrt(V), with V from :func:`auc_variance`
+    and z the standard normal quantile of (1 + level) / 2, clipped to [0, 1];
+    equal to R pROC's ``ci.auc(roc, method="delong")``.
+    ``method="bootstrap"`` is the percentile interval of the AUCs of
+    ``n_boot`` stratified resamples, as pROC's ``ci.auc(roc,
+    method="bootstrap")``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Labels, 0/1 or bool; class 1 is the class expected to score higher.
+    y_score : array-like of shape (n,)
+        Scores, any finite real numbers.
+    level : float, default=0.95
+        Confidence level, in (0, 1).
+    method : {"delong", "bootstrap"}, default="delong"
+        DeLong's asymptotic normal interval, or the bootstrap percentile
+        interval.
+    n_boot : int, default=2000
+        Number of bootstrap resamples (``method="bootstrap"`` only).
+    random_state : None, int, numpy.random.SeedSequence or numpy.random.Generator
+        Seed of the bootstrap resampling (``method="bootstrap"`` only);
+        passed to :func:`numpy.random.default_rng`.
+    sample_weight : array-like of shape (n,), optional
+        Frequency weight of each point, as in :func:`auc_variance`
+        (``method="delong"`` only).
+
+    Returns
+    -------
+    AUCInterval
+        Named tuple ``(low, high, auc)``: the interval's ends (first, as in
+        scipy's ``ConfidenceInterval``) and the AUC of the data, for both
+        methods (pROC's ``ci.auc`` puts the AUC between the ends of a DeLong
+        interval, but the median of the resampled AUCs between those of a
+        bootstrap interval).
+
+    Raises
+    ------
+    ValueError
+        On invalid input, as for :func:`auc_variance` (the bootstrap needs
+        one point of each class only); if ``level`` is not in (0, 1),
+        ``method`` is unknown, ``n_boot`` is not a positive integer,
+        ``random_state`` is not a valid seed (both checked for either method),
+        or ``sample_weight`` is given with ``method="bootstrap"``.
+
+    See Also
+    --------
+    auc_variance : DeLong's variance used here.
+    auc_test : DeLong's test of two correlated AUCs.
+
+    Notes
+    -----
+    DeLong: O(n log n) time, as :func:`auc_variance`.  The ends are
+    AUC + sqrt(V) q((1 - level) / 2) and AUC + sqrt(V) q((1 + level) / 2),
+    q the standard normal quantile function, each clipped to [0, 1].
+
+    Bootstrap: each resample draws, with replacement, as many class 0 points
+    from the class 0 points and as many class 1 points from the class 1
+    points as there are (stratified, so both classes are always present);
+    the ends are the (1 - level) / 2 and (1 + level) / 2 quantiles of the
+    resampled AUCs, linearly interpolated (numpy's default, R's type 7).  A
+    resample's AUC depends only on how many draws fall on each distinct
+    score; for a batch of resamples these counts are drawn at once (one
+    multinomial per resample over a class's distinct scores when it has many
+    ties, else the drawn indices counted by one ``bincount``) and one
+    cumulative sum per resample gives its exact Mann-Whitney count:
+    O(n log n + n_boot n) time, no Python loop over resamples, memory bounded
+    by the batch size.  The ends are random: with p = (1 - level) / 2 each
+    has a Monte Carlo standard error of about sqrt(p (1 - p) / n_boot) / phi(z_p)
+    times the AUC's standard deviation (about 0.06 of it for level 0.95 and
+    n_boot = 2000; phi the normal density, z_p its quantile).
+
+    References
+    ----------
+    .. [1] E. R. DeLong, D. M. DeLong and D. L. Clarke-Pearson, "Comparing the
+       areas under two or more correlated receiver operating characteristic
+       curves: a nonparametric approach", Biometrics 44, 1988.
+    .. [2] X. Robin et al., "pROC: an open-source package for R and S+ to
+       analyze and compare ROC curves", BMC Bioinformatics 12, 2011.
+    .. [3] B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap",
+       Chapman & Hall, 1993.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import auc_ci
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
+    >>> s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8]
+    >>> ci = auc_ci(y, s)
+    >>> round(ci.low, 6), ci.high, ci.auc
+    (0.592104, 1.0, 0.875)
+    >>> low, high, estimate = auc_ci(y, s, level=0.9)
+    >>> round(low, 6), high
+    (0.637586, 1.0)
+    >>> auc_ci(y, s, method="bootstrap", random_state=0)
+    AUCInterval(low=0.5, high=1.0, auc=0.875)
+    """
+    level = check_probability_level(level, "level")
+    if method not in ("delong", "bootstrap"):
+        raise ValueError(f'method must be "delong" or "bootstrap", got {method!r}')
+    n_boot = _check_n_boot(n_boot)
+    rng = _check_random_state(random_state)
+    if method == "delong":
+        variance, estimate = _variance_and_auc(
+            y_true, y_score, sample_weight, "DeLong's confidence interval", True
+        )
+        spread = math.sqrt(variance)
+        low = estimate + spread * float(special.ndtri((1.0 - level) / 2.0))
+        high = estimate + spread * float(special.ndtri(1.0 - (1.0 - level) / 2.0))
+        return AUCInterval(min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0), estimate)
+    if sample_weight is not None:
+        raise ValueError(
+            'sample_weight is not supported with method="bootstrap"; use method="delong"'
+        )
+    is_pos, scores = _labels_scores(y_true, y_score)
+    neg, pos = scores[~is_pos], scores[is_pos]
+    check_both_classes(neg.shape[0], pos.shape[0], "The bootstrap confidence interval")
+    aucs = _bootstrap_aucs(neg, pos, n_boot, rng)
+    low, high = np.quantile(aucs, [(1.0 - level) / 2.0, 1.0 - (1.0 - level) / 2.0])
+    twice_u = int(_placement_numerators(neg, pos)[1].sum())
+    return AUCInterval(float(low), float(high), twice_u / (2 * neg.shape[0] * pos.shape[0]))
+
+
+# ---------------------------------------------------------------------------
+# Paired test
+
+
+def auc_test(y_true, y_score1, y_score2):
+    """DeLong's test of the difference between two correlated AUCs.
+
+    Two classifiers scored the same points (same labels): is the difference of
+    their AUCs more than chance?  Z = (A1 - A2) / se, with se DeLong's
+    standard error of the difference, which accounts for the correlation of
+    the two AUCs through the points they share.  Equal to R pROC's
+    ``roc.test(roc1, roc2, method="delong", paired=TRUE)``.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Labels, 0/1 or bool; class 1 is the class expected to score higher.
+    y_score1 : array-like of shape (n,)
+        Scores of the first classifier, any finite real numbers.
+    y_score2 : array-like of shape (n,)
+        Scores of the second classifier on the same points.
+
+    Returns
+    -------
+    AUCTestResult
+        Named tuple ``(statistic, pvalue, difference, std_error)``: Z, the
+        two-sided p-value, A1 - A2 and its standard error.  When the standard
+        error is 0 (e.g. identical scores) Z is 0 (p-value 1) if the AUCs are
+        equal, and +-inf (p-value 0) otherwise, as in pROC.
+
+    Raises
+    ------
+    ValueError
+        On invalid input, as for :func:`auc_variance`, for either score array
+        (named ``y_score1`` or ``y_score2`` in the message).
+
+    See Also
+    --------
+    auc_variance : the variance of one AUC.
+    auc_ci : confidence interval for one AUC.
+
+    Notes
+    -----
+    With the placements of :func:`auc_variance` for each classifier k = 1, 2,
+    V10_ik and V01_jk, the covariance matrix of (A1, A2) is S10 / m + S01 / n
+    with S10_kl = sum_i (V10_ik - A_k)(V10_il - A_l) / (m - 1) and S01
+    likewise.  The variance of A1 - A2 is L' S L for L = (1, -1), i.e. the
+    same formula applied to the differences of the placements
+    D10_i = V10_i1 - V10_i2 (and D01_j), computed here as a sum of squares
+    of exact integers (no cancellation).  The p-value is ``2 Phi(-abs(Z))``.
+    O(n log n) time, O(n) memory.
+
+    References
+    ----------
+    .. [1] E. R. DeLong, D. M. DeLong and D. L. Clarke-Pearson, "Comparing the
+       areas under two or more correlated receiver operating characteristic
+       curves: a nonparametric approach", Biometrics 44, 1988.
+    .. [2] X. Robin et al., "pROC: an open-source package for R and S+ to
+       analyze and compare ROC curves", BMC Bioinformatics 12, 2011.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import auc_test
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
+    >>> s1 = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8]
+    >>> s2 = [0.3, 0.2, 0.1, 0.4, 0.5, 0.6, 0.7, 0.8]
+    >>> result = auc_test(y, s1, s2)
+    >>> result.difference
+    0.25
+    >>> round(result.statistic, 6), round(result.pvalue, 6)
+    (1.732051, 0.083265)
+    """
+    labels = check_labels(y_true)
+    is_pos, scores1 = _labels_scores(labels, y_score1, "y_score1")
+    _, scores2 = _labels_scores(labels, y_score2, "y_score2")
+    n, m = int(np.count_nonzero(~is_pos)), int(np.count_nonzero(is_pos))
+    _check_class_sizes(n, m, "DeLong's test", weighted=False)
+    if scores1.shape[0] >= _EXACT_COUNT_LIMIT:
+        raise ValueError(f"auc_test supports fewer than 2**31 points, got {scores1.shape[0]}")
+    # Placements in input order within each class, so the classifiers pair up.
+    f1, e1, twice_u1 = _centred_unit(scores1[~is_pos], scores1[is_pos], in_input_order=True)
+    f2, e2, twice_u2 = _centred_unit(scores2[~is_pos], scores2[is_pos], in_input_order=True)
+    # DeLong's variance of the differences of the placements: (1, -1) S (1, -1)'.
+    f1 -= f2
+    e1 -= e2
+    std_error = math.sqrt(_sum_squares_over(f1, e1, n, m))
+    difference = (twice_u1 - twice_u2) / (2 * m * n)
+    if std_error > 0:
+        statistic = difference / std_error
+    elif difference == 0:
+        statistic = 0.0
+    else:
+        statistic = math.copysign(math.inf, difference)
+    pvalue = float(2.0 * special.ndtr(-abs(statistic)))
+    return AUCTestResult(statistic, pvalue, difference, std_error)
