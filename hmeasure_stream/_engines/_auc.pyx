@@ -159,7 +159,8 @@ cdef class AUCEngine:
                     const double[::1] weights, double[:, ::1] out) except -1:
         """Add each point, remove the one it evicts from ``ring``, record the metrics.
 
-        ``out[i]`` receives the metrics after point i (``_record``).
+        ``out[i]`` receives the metrics after point i (``_record``; ``columns``
+        names them).
         """
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef bint unit = weights is None
@@ -295,6 +296,11 @@ cdef class AUCEngine:
         """Distinct scores from the highest down with their class weights: the ROC's groups."""
         keys, weight_neg, weight_pos, _, _ = self.tree.items()
         return keys[::-1].copy(), weight_neg[::-1].copy(), weight_pos[::-1].copy()
+
+    @property
+    def columns(self):
+        """The metrics ``_record`` writes, in the column order of ``slide``'s ``out``."""
+        return ("auc",)
 
     @property
     def auc(self):

@@ -364,6 +364,10 @@ cdef class HullEngine(AUCEngine):
         return self._auch()
 
     @property
+    def columns(self):
+        return ("auc", "h", "auch")
+
+    @property
     def nbytes(self):
         """Bytes of every buffer: the score treap, the chains and the per-node records."""
         own = sum(buffer.nbytes for buffer in (
@@ -404,9 +408,12 @@ cdef class HullEngine(AUCEngine):
         order = self.tree._in_order()
         if np.any(self.opened_buffer[order]):
             raise AssertionError("a node was left open")
-        holders = np.flatnonzero(self.hull_buffer[order] >= 0)
-        if holders.tolist() != [int(np.flatnonzero(order == self.tree.root)[0])]:
+        holders = order[self.hull_buffer[order] >= 0]
+        if np.any(holders != self.tree.root):
             raise AssertionError("only the root may hold its hull")
+        if holders.size == 0 and self.tree.class_total(False) + self.tree.class_total(True) > 0:
+            # (Points of zero weight alone make an empty hull.)
+            raise AssertionError("the root holds no hull although the points weigh something")
         root_chain = self.chains._check_chain(self.hull[self.tree.root])
         owned = self.own_buffer[order]
         if np.any(owned < 0) or len(set(owned.tolist())) != len(owned):

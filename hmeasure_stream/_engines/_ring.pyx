@@ -56,6 +56,14 @@ cdef class PointRing:
         self.weight[slot] = weight
         return evicted
 
+    def _push_for_tests(self, uint8_t is_pos, double score, double weight):
+        """``push`` from Python: the evicted point as a tuple, or None."""
+        cdef uint8_t out_is_pos
+        cdef double out_score, out_weight
+        if self.push(is_pos, score, weight, &out_is_pos, &out_score, &out_weight):
+            return (out_is_pos, out_score, out_weight)
+        return None
+
     def points(self):
         """(is_pos, scores, weights) of the stored points, oldest first (copies)."""
         order = (self.head + np.arange(self.size)) % max(self.capacity, 1)

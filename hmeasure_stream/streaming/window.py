@@ -13,7 +13,7 @@ from hmeasure_stream.streaming._base import check_capacity, checked_batch
 
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
-#: The metrics a window can follow, in the column order of the engines' output.
+#: The metrics a window can follow.
 WINDOW_METRICS = ("auc", "h", "auch")
 _HULL_METRICS = frozenset(("h", "auch"))
 
@@ -45,16 +45,18 @@ def _check_metrics(metrics):
     return tuple(dict.fromkeys(metrics))
 
 
-def _window_engine(metrics, alpha, beta, severity_ratio, priors, epsilon, capacity, seed):
-    """The engine for these metrics: the one place where a window's engine is chosen.
+def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, capacity, seed):
+    """The engines for these metrics: the one place where a window's engines are chosen.
 
-    The AUC alone needs only the score treap, and the H options are then
-    ignored.  H and AUCH need the maintained hull: exact H when the priors
-    come from the data and the cost distribution does not depend on them,
-    the approximate H of ``epsilon`` otherwise.
+    Each engine computes the metrics it names in ``columns``; every metric
+    asked for is read from the first engine that computes it.  The AUC alone
+    needs only the score treap, and the H options are then ignored.  H and
+    AUCH need the maintained hull: exact H when the priors come from the data
+    and the cost distribution does not depend on them, the approximate H of
+    ``epsilon`` otherwise.
     """
     if not _HULL_METRICS.intersection(metrics):
-        return AUCEngine(capacity, seed)
+        return [AUCEngine(capacity, seed)]
     rule = check_cost(alpha, beta, severity_ratio, priors)
     if epsilon is not None:
         epsilon = check_positive(epsilon, "epsilon")
@@ -62,14 +64,14 @@ def _window_engine(metrics, alpha, beta, severity_ratio, priors, epsilon, capaci
         # random shape, and the same stream should give the same values.
         engine = HullEngine(2.0, 2.0, capacity, 0 if seed is None else seed)
         engine.set_reading(epsilon, rule)
-        return engine
+        return [engine]
     if not rule.exact_on_structures:
         raise ValueError(
             "fixed priors and severity_ratio='prior' make H impossible to maintain "
             "exactly: pass epsilon= for the approximate H (within epsilon * (1 - H)), "
             "or call h_measure on each window"
         )
-    return HullEngine(*rule.shape, capacity, seed)
+    return [HullEngine(*rule.shape, capacity, seed)]
 
 
 class SlidingWindow:
@@ -142,15 +144,19 @@ class SlidingWindow:
     (3, 1.0, 1.0)
     """
 
-    __slots__ = ("_engine", "_metrics", "_ring", "_window")
+    # One ring of the window's points per engine: each engine removes the
+    # points that leave its own window.
+    __slots__ = ("_engines", "_metrics", "_rings", "_window")
 
     def __init__(self, window, metrics=("auc",), *, alpha=2.0, beta=2.0, severity_ratio=None,
                  priors=None, epsilon=None, capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
-        self._engine = _window_engine(self._metrics, alpha, beta, severity_ratio, priors,
-                                      epsilon, check_capacity(capacity), seed)
-        self._ring = PointRing(0 if self._window is None else self._window)
+        self._engines = _window_engines(
+            self._metrics, alpha=alpha, beta=beta, severity_ratio=severity_ratio,
+            priors=priors, epsilon=epsilon, capacity=check_capacity(capacity), seed=seed)
+        self._rings = [PointRing(0 if self._window is None else self._window)
+                       for _ in self._engines]
 
     def update(self, y_true, y_score, sample_weight=None):
         """Feed the next chunk of the stream; the metrics after each of its points.
@@ -180,9 +186,13 @@ class SlidingWindow:
         return self._slide(*checked_batch(y_true, y_score, sample_weight))
 
     def _slide(self, is_pos, scores, weights):
-        out = np.empty((scores.shape[0], len(WINDOW_METRICS)), dtype=np.float64)
-        self._engine.slide(self._ring, is_pos, scores, weights, out)
-        return {name: out[:, WINDOW_METRICS.index(name)].copy() for name in self._metrics}
+        values = {}
+        for engine, ring in zip(self._engines, self._rings, strict=True):
+            out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
+            engine.slide(ring, is_pos, scores, weights, out)
+            for column, name in enumerate(engine.columns):
+                values.setdefault(name, out[:, column])
+        return {name: values[name].copy() for name in self._metrics}
 
     def _one_shot(self, is_pos, scores, weights):
         """The metrics of every window of a whole stream (``sliding_window``).
@@ -205,7 +215,7 @@ class SlidingWindow:
             raise AttributeError(
                 f"{name!r} is not among this window's metrics {list(self._metrics)}"
             )
-        return getattr(self._engine, name)
+        return getattr(next(engine for engine in self._engines if name in engine.columns), name)
 
     @property
     def auc(self):
@@ -235,13 +245,12 @@ class SlidingWindow:
     @property
     def nbytes(self):
         """Bytes held by the engine's buffers and the window's points."""
-        ring = self._ring
-        return self._engine.nbytes + sum(
-            buffer.nbytes for buffer in (ring.is_pos_buffer, ring.score_buffer,
-                                         ring.weight_buffer))
+        return sum(engine.nbytes for engine in self._engines) + sum(
+            buffer.nbytes for ring in self._rings
+            for buffer in (ring.is_pos_buffer, ring.score_buffer, ring.weight_buffer))
 
     def __len__(self):
-        return int(self._engine.n_points)
+        return int(self._engines[0].n_points)
 
     def __getstate__(self):
         return {name: getattr(self, name) for name in self.__slots__}
@@ -256,9 +265,12 @@ class SlidingWindow:
 
     def _check(self):
         """Verify the engine's invariants and that it holds the ring's points (for tests)."""
-        self._engine._check()
-        if self._window is not None and self._ring.size != len(self):
-            raise AssertionError(f"{self._ring.size} points in the ring, {len(self)} held")
+        for engine, ring in zip(self._engines, self._rings, strict=True):
+            engine._check()
+            if engine.n_points != len(self):
+                raise AssertionError(f"engines hold {engine.n_points} and {len(self)} points")
+            if self._window is not None and ring.size != len(self):
+                raise AssertionError(f"{ring.size} points in the ring, {len(self)} held")
         return True
 
 

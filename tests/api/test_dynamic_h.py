@@ -8,7 +8,16 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from strategies import labelled_scores
 
-from hmeasure_stream import DynamicH, auc, h_measure, hmeasure_report, roc_hull, sliding_window
+from hmeasure_stream import (
+    ApproxH,
+    DynamicAUC,
+    DynamicH,
+    auc,
+    h_measure,
+    hmeasure_report,
+    roc_hull,
+    sliding_window,
+)
 
 
 def assert_matches(tracker, points, alpha=2.0, beta=2.0, exact=True):
@@ -130,26 +139,70 @@ def test_pickle_and_deepcopy_round_trip(rng):
 
 
 class DynamicHMachine(RuleBasedStateMachine):
+    """Random single and batch updates, weighted or not, pickle round trips and refusals,
+    against the from-scratch reference after every step."""
+
     def __init__(self):
         super().__init__()
         self.tracker = DynamicH(capacity=1, seed=3)
         self.points = []
+        self.exact = True
 
-    @rule(label=st.integers(0, 1), score=st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0, 3.5]))
-    def add(self, label, score):
-        self.tracker.add(label, score)
-        self.points.append((label, score, 1.0))
+    labels = st.integers(0, 1)
+    scores = st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0, 3.5])
+    weights = st.sampled_from([1.0, 1.0, 1.0, 0.5, 3.0, 0.0, 1e-3])
+
+    @rule(label=labels, score=scores, weight=weights)
+    def add(self, label, score, weight):
+        self.tracker.add(label, score, weight)
+        self.points.append((label, score, weight))
+        self.exact &= weight == 1.0
 
     @precondition(lambda self: self.points)
     @rule(data=st.data())
     def remove(self, data):
-        label, score, _ = self.points.pop(data.draw(st.integers(0, len(self.points) - 1)))
-        self.tracker.remove(label, score)
+        label, score, weight = self.points.pop(
+            data.draw(st.integers(0, len(self.points) - 1)))
+        self.tracker.remove(label, score, weight)
+
+    @rule(batch=st.lists(st.tuples(labels, scores, weights), max_size=6))
+    def add_many(self, batch):
+        y, s, w = (list(column) for column in zip(*batch, strict=True)) if batch else ([],) * 3
+        self.tracker.add_many(y, s, sample_weight=w)
+        self.points.extend(batch)
+        self.exact &= all(weight == 1.0 for weight in w)
+
+    @precondition(lambda self: self.points)
+    @rule(data=st.data())
+    def remove_many(self, data):
+        chosen = data.draw(st.sets(st.integers(0, len(self.points) - 1), max_size=5))
+        batch = [self.points[i] for i in sorted(chosen)]
+        self.points = [p for i, p in enumerate(self.points) if i not in chosen]
+        if batch:
+            y, s, w = (list(column) for column in zip(*batch, strict=True))
+            self.tracker.remove_many(y, s, sample_weight=w)
+
+    @rule()
+    def pickle_round_trip(self):
+        self.tracker = pickle.loads(pickle.dumps(self.tracker))
+
+    @rule(label=labels, score=scores)
+    def remove_absent_is_refused(self, label, score):
+        if not any(p[0] == label and p[1] == score for p in self.points):
+            before = pickle.dumps(self.tracker)
+            with pytest.raises(KeyError):
+                self.tracker.remove(label, score)
+            assert pickle.dumps(self.tracker) == before
 
     @invariant()
     def matches_from_scratch(self):
+        # The check only reads: the structure is byte-identical after it.
+        before = pickle.dumps(self.tracker)
         self.tracker._check()
-        assert_matches(self.tracker, self.points)
+        assert pickle.dumps(self.tracker) == before
+        if not self.points:
+            self.exact = True
+        assert_matches(self.tracker, self.points, exact=self.exact)
 
 
 TestDynamicHMachine = DynamicHMachine.TestCase
@@ -172,3 +225,25 @@ def test_sliding_window_h_and_auch_equal_from_scratch(data, window):
         assert result["auc"][i] == auc(yp, sp)
         assert weighted["h"][i] == pytest.approx(
             h_measure(yp, sp, sample_weight=wp), rel=1e-9, abs=1e-12)
+
+
+@pytest.mark.parametrize("structure", [DynamicAUC, DynamicH, lambda: ApproxH(0.1)])
+def test_an_emptied_weighted_structure_returns_to_unit_mode(structure):
+    """One emptied-structure rule for every engine: back to exact unit weights."""
+    tracker = structure()
+    tracker.add(0, 0.3)
+    tracker.add(1, 0.7)
+    unit_bytes = tracker.nbytes
+    tracker.add(1, 0.9, 2.5)  # switches to weighted mode
+    assert tracker.nbytes > unit_bytes
+    tracker.remove_many([0, 1, 1], [0.3, 0.7, 0.9], sample_weight=[1.0, 1.0, 2.5])
+    assert len(tracker) == 0 and tracker.nbytes == unit_bytes
+    tracker._check()
+    tracker.add(0, 0.5)
+    before = pickle.dumps(tracker)
+    # Every point present weighs 1: removing another weight is refused, as a missing point.
+    with pytest.raises(KeyError, match=r"cannot remove weight 0\.5"):
+        tracker.remove(0, 0.5, weight=0.5)
+    assert pickle.dumps(tracker) == before
+    tracker.remove(0, 0.5)
+    assert len(tracker) == 0

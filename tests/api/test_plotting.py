@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 from sklearn.metrics import roc_curve
 
-from hmeasure_stream import DynamicAUC, roc_hull, sliding_window
+from hmeasure_stream import ApproxH, DynamicAUC, DynamicH, roc_hull, sliding_window
 from hmeasure_stream.plotting import plot_metrics, plot_roc
 
 matplotlib.use("Agg")
@@ -29,9 +29,10 @@ def test_plot_roc_draws_the_roc_curve_and_the_hull(data):
     assert [line.get_label() for line in ax.lines[1:]] == ["model", "model hull"]
 
 
-def test_plot_roc_of_a_structure_equals_its_arrays(data):
+@pytest.mark.parametrize("structure", [DynamicAUC, DynamicH, lambda: ApproxH(0.5)])
+def test_plot_roc_of_a_structure_equals_its_arrays(data, structure):
     y, s = data
-    tracker = DynamicAUC()
+    tracker = structure()
     tracker.add_many(y, s)
     from_structure = plot_roc(tracker).lines
     from_arrays = plot_roc(y, s).lines

@@ -1,10 +1,12 @@
+import pickle
+
 import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import labelled_scores
 
-from hmeasure_stream import DynamicAUC, SlidingWindow, auc, sliding_window
+from hmeasure_stream import DynamicAUC, SlidingWindow, auc, h_measure, sliding_window
 
 
 def treap_sliding(y, s, window):
@@ -113,3 +115,98 @@ def test_ten_million_updates_do_not_drift():
         assert weighted[end] == pytest.approx(
             auc(y[part], s[part], sample_weight=w[part]), rel=1e-12
         )
+
+
+def real_stream():
+    from hmeasure_stream._demo import load_default_stream
+
+    return load_default_stream()
+
+
+def feed_in_random_chunks(tracker, y, s, w, rng):
+    """Feed (y, s, w) in random chunks (some empty), with a pickle round trip midway."""
+    parts = {}
+    start, pickled = 0, False
+    while start < len(y):
+        size = int(rng.choice([0, 1, 2, 7, 64, 300, 1000]))
+        stop = min(len(y), start + size)
+        chunk = tracker.update(y[start:stop], s[start:stop],
+                               None if w is None else w[start:stop])
+        for name, values in chunk.items():
+            assert values.shape == (stop - start,) and values.dtype == np.float64
+            parts.setdefault(name, []).append(values)
+        start = stop
+        if not pickled and start >= len(y) // 2:
+            tracker = pickle.loads(pickle.dumps(tracker))
+            pickled = True
+    tracker._check()
+    return tracker, {name: np.concatenate(values) for name, values in parts.items()}
+
+
+@pytest.mark.parametrize("window", [1, 37, 300, None])
+@pytest.mark.parametrize(("metrics", "weighted"), [
+    (("auc",), False), (("auc",), True), (("h", "auch", "auc"), False), (("auch", "h"), True)])
+def test_sliding_window_object_in_chunks_equals_sliding_window(window, metrics, weighted):
+    """SlidingWindow fed the real stream in random chunks, pickled midway, equals
+    sliding_window on the whole array (AUC bit for bit; H to rounding)."""
+    rng = np.random.default_rng(11)
+    y, s = real_stream()
+    w = rng.uniform(0.2, 3.0, len(y)) if weighted else None
+    tracker, values = feed_in_random_chunks(SlidingWindow(window, metrics), y, s, w, rng)
+    expected = sliding_window(y, s, window, metrics, sample_weight=w)
+    assert list(values) == list(expected) == list(metrics)
+    assert len(tracker) == (len(y) if window is None else min(window, len(y)))
+    for name in metrics:
+        if name == "auc" and not weighted:
+            np.testing.assert_array_equal(values[name], expected[name])
+        else:
+            np.testing.assert_allclose(values[name], expected[name], rtol=1e-10, atol=1e-13)
+        # The properties are the last window's values.
+        assert getattr(tracker, name) == pytest.approx(expected[name][-1], rel=1e-10,
+                                                        nan_ok=True)
+
+
+@pytest.mark.parametrize("options", [{"priors": (0.3, 0.7)}, {"severity_ratio": "prior"}])
+def test_sliding_window_object_approximate_h_in_chunks(options):
+    rng = np.random.default_rng(12)
+    y, s = real_stream()
+    window, epsilon = 200, 0.1
+    _, values = feed_in_random_chunks(
+        SlidingWindow(window, "h", epsilon=epsilon, **options), y, s, None, rng)
+    for end in range(0, len(y), 17):
+        part = slice(max(0, end + 1 - window), end + 1)
+        if y[part].min() == y[part].max():
+            assert np.isnan(values["h"][end])
+            continue
+        exact = h_measure(y[part], s[part], **options)
+        assert abs(values["h"][end] - exact) <= epsilon * (1 - exact) + 1e-12
+
+
+def test_sliding_window_ignores_h_options_without_an_h_metric():
+    y, s = real_stream()
+    plain = sliding_window(y, s, 100, metrics="auc")
+    for options in ({"severity_ratio": "prior"}, {"priors": (0.2, 0.8)}, {"alpha": -1.0},
+                    {"epsilon": 0.1, "priors": (0.5, 0.5)}):
+        np.testing.assert_array_equal(sliding_window(y, s, 100, metrics="auc", **options)["auc"],
+                                      plain["auc"])
+        np.testing.assert_array_equal(SlidingWindow(100, "auc", **options).update(y, s)["auc"],
+                                      plain["auc"])
+
+
+def test_sliding_window_object_refusals_change_nothing():
+    tracker = SlidingWindow(3, ("auc", "h"))
+    tracker.update([0, 1, 1], [0.1, 0.5, 0.7])
+    before = pickle.dumps(tracker)
+    for bad in (([0, 2], [0.1, 0.2]), ([0, 1], [0.1, np.nan]), ([0, 1], [0.1]),
+                ([0, 1], np.array([1, 2**60]))):  # not exact as float64
+        with pytest.raises(ValueError):
+            tracker.update(*bad)
+        assert pickle.dumps(tracker) == before
+    with pytest.raises(AttributeError, match="'auch' is not among this window's metrics"):
+        _ = tracker.auch
+    assert (tracker.window, tracker.metrics, len(tracker)) == (3, ("auc", "h"), 3)
+    for window in (0, -1, 2.5, True, "3"):
+        with pytest.raises(ValueError, match="window must be a positive integer or None"):
+            SlidingWindow(window)
+    with pytest.raises(ValueError, match="pass epsilon= for the approximate H"):
+        SlidingWindow(10, "h", priors=(0.5, 0.5))

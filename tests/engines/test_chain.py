@@ -211,3 +211,39 @@ def test_edge_loss_closed_form_equals_scipy_incomplete_beta(alpha, beta):
                     + d_pos * beta / (alpha + beta) * betaincc(alpha, beta + 1, cost))
         assert pool.edge_loss(d_neg, d_pos) == pytest.approx(expected, rel=1e-13, abs=1e-300)
     assert pool.edge_loss(0.0, 0.0) == 0.0
+
+
+@pytest.mark.parametrize(("field", "component", "change", "message"), [
+    ("cd_buffer", 0, 1.0, "stale aggregates"),
+    ("cd_buffer", 1, -0.5, "stale aggregates"),
+    ("area_buffer", None, 0.25, "stale aggregates"),
+    ("size_buffer", None, 1, "stale aggregates"),
+    ("first_buffer", 1, 2.0, "stale aggregates"),
+    ("h_buffer", None, 0.125, "loss term of slot"),
+])
+def test_check_chain_detects_a_corrupted_field(field, component, change, message):
+    pool = ChainPool(1, 3)
+    rng = np.random.default_rng(4)
+    root = pool.chain_from(rng.integers(0, 5, 40).astype(float),
+                           rng.integers(1, 5, 40).astype(float))
+    pool.settled_loss(root)  # compute every loss term, so none is pending
+    pool._check_chain(root)
+    buffer = getattr(pool, field)
+    # Corrupt the root's subtree value, or (the loss term) one vertex's own.
+    slot = root if field != "h_buffer" else int(pool.in_order(root)[7])
+    if component is None:
+        buffer[slot] += change
+    else:
+        buffer[slot, component] += change
+    with pytest.raises(AssertionError, match=message):
+        pool._check_chain(root)
+
+
+def test_check_chain_only_reads():
+    pool = ChainPool(1, 5)
+    root = pool.chain_from([1.0, 2.0, 0.0, 3.0], [2.0, 1.0, 1.0, 0.5])
+    before = {name: buffer.copy() for name, buffer in pool._buffers().items()}
+    pool._check_chain(root)  # loss terms are pending (NaN): they stay so
+    assert np.isnan(pool.ch_buffer[root])
+    for name, buffer in pool._buffers().items():
+        np.testing.assert_array_equal(buffer, before[name])
