@@ -9,6 +9,9 @@ The from-scratch reference functions work on whole arrays:
 - :func:`hmeasure_report` -- R hmeasure's summary of one classifier;
 - :func:`auc_variance`, :func:`auc_ci`, :func:`auc_test` -- DeLong's variance
   of the AUC, its confidence interval, the paired test of two AUCs;
+- :func:`multiclass_auc` -- one-vs-rest or Hand and Till's one-vs-one AUC of c classes;
+- :func:`crisp_vus` -- volume under the ROC surface of a crisp classifier;
+- :func:`crisp_auc_approximations` -- its one-point approximations;
 - :func:`partial_auc` -- area over a range of FPR and/or TPR (pROC's partial AUC);
 - :func:`weighted_auc` -- weighted AUC (Maurer and Pontil's plug-in estimator);
 - :func:`weighted_auc_error_bound` -- its finite-sample error bound;
@@ -25,7 +28,9 @@ The streaming structures update the metrics as points arrive and leave:
 """
 
 from hmeasure_stream.binned import binned_auc, loglog_transform
+from hmeasure_stream.crisp import crisp_auc_approximations, crisp_vus
 from hmeasure_stream.metrics import auc, h_measure, hmeasure_report, roc_hull, roc_points
+from hmeasure_stream.multiclass import multiclass_auc
 from hmeasure_stream.partial import partial_auc, weighted_auc, weighted_auc_error_bound
 from hmeasure_stream.streaming import (
     ApproxH,
@@ -49,9 +54,12 @@ __all__ = [
     "auc_test",
     "auc_variance",
     "binned_auc",
+    "crisp_auc_approximations",
+    "crisp_vus",
     "h_measure",
     "hmeasure_report",
     "loglog_transform",
+    "multiclass_auc",
     "partial_auc",
     "roc_hull",
     "roc_points",
