@@ -127,10 +127,14 @@ def auc(y_true, y_score, *, sample_weight=None):
     Notes
     -----
     O(n log n) time: each class is sorted (numpy) and the two sorted halves
-    are merged in a compiled, branch-free pass (seed 000, Alg. 1).  Without
+    are merged in a compiled, branch-free pass (Tatti, Alg. 1).  Without
     weights the statistic is accumulated as an exact integer (2U), so the
     result is the correctly rounded value of 2U / (2 n0 n1).  With weights the
     points are sorted once and the sums are compensated.  O(n) extra memory.
+
+    References
+    ----------
+    N. Tatti, "Maintaining AUC and H-measure over time", Alg. 1.
 
     Examples
     --------
@@ -188,6 +192,11 @@ def roc_points(y_true, y_score, *, sample_weight=None):
     -----
     O(n log n) time, O(n) memory.  Equal to ``sklearn.metrics.roc_curve``
     with ``drop_intermediate=False``, without its thresholds.
+
+    References
+    ----------
+    T. Fawcett, "An introduction to ROC analysis", Pattern Recognition
+    Letters 27, 2006.
 
     Examples
     --------
@@ -247,6 +256,11 @@ def roc_hull(y_true, y_score, *, sample_weight=None):
     ``sample_weight`` a vertex whose turn is within a relative 1e-12 of a
     straight line is treated as collinear and dropped.
 
+    References
+    ----------
+    F. Provost and T. Fawcett, "Robust classification for imprecise
+    environments", Machine Learning 42, 2001.
+
     Examples
     --------
     >>> from hmeasure_stream import roc_hull
@@ -277,7 +291,7 @@ def h_measure(
     loss of the best trivial classifier, when the cost of a false positive
     ``c`` (relative to ``1 - c`` for a false negative) is drawn from
     Beta(alpha, beta).  The minimum is taken over the convex hull of the ROC
-    curve (seed 000, Eq. 5).
+    curve (Tatti, Eq. 5).
 
     Parameters
     ----------
@@ -294,7 +308,7 @@ def h_measure(
         be combined with alpha/beta other than their defaults.
     priors : (float, float), optional
         Class priors (pi0, pi1) to use instead of the class proportions of the
-        data (seed 000, Sec. 6).  They must lie in (0, 1) and sum to 1.
+        data (Tatti, Sec. 6).  They must lie in (0, 1) and sum to 1.
     sample_weight : array-like of shape (n,), optional
         Non-negative finite weight of each point.
 
@@ -325,7 +339,7 @@ def h_measure(
     The loss is summed over the hull edges: edge j with class weights
     (d0_j, d1_j) contributes a_j I(c_j) + b_j J(c_j), where a_j = pi0 d0_j / N0,
     b_j = pi1 d1_j / N1, c_j = b_j / (a_j + b_j) and I, J are regularised
-    incomplete beta functions (seed 000, Eqs. 6-7).  O(n log n) time for the
+    incomplete beta functions (Tatti, Eqs. 6-7).  O(n log n) time for the
     sorts and O(h) incomplete beta evaluations for a hull of h vertices.
 
     References
@@ -438,6 +452,14 @@ def hmeasure_report(
     linear interpolation between the two ROC points around the level.
 
     O(n log n) time, O(n) memory.
+
+    References
+    ----------
+    D. J. Hand, "Measuring classifier performance: a coherent alternative to
+    the area under the ROC curve", Machine Learning 77, 2009.
+
+    C. Anagnostopoulos and D. J. Hand, hmeasure: the H-measure and other
+    scalar classification performance metrics (R package).
 
     Examples
     --------

@@ -1,4 +1,4 @@
-# Declarations of the pool of hull chains (seed 000, Sec. 5.2): every partial
+# Declarations of the pool of hull chains (Tatti, Sec. 5.2): every partial
 # hull is a treap of its vertices in chain order; a vertex stores its
 # difference d to the previous vertex and the subtree sum cd of d.
 

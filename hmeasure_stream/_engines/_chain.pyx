@@ -1,4 +1,4 @@
-"""Pool of hull chains: implicit-key treaps of hull vertices (seed 000, Sec. 5.2).
+"""Pool of hull chains: implicit-key treaps of hull vertices (Tatti, Sec. 5.2).
 
 Private engine of the maintained ROC hull.  A chain is a sequence of
 vertices; each vertex stores ``d``, its coordinate difference (class 0
@@ -14,7 +14,7 @@ All chains share one set of buffers (one per field, free list through
 Priorities are a hash of the slot, as in the score treap.
 
 Each vertex also carries ``h``, the loss term of its edge in the H-measure
-with class priors taken from the data (seed 000, Sec. 5.3): for an edge of
+with class priors taken from the data (Tatti, Sec. 5.3): for an edge of
 class weights (d0, d1) and c = d1 / (d0 + d1),
 
     h = d0 I(c) + d1 J(c),  I(c) = a/(a+b) betainc(a+1, b, c),
@@ -134,7 +134,7 @@ cdef class ChainPool(SlotPool):
 
     cdef void subset_walk(self, int32_t vertex, double start_x, double start_y,
                           double end_x, double end_y, SubsetWalk* walk) noexcept nogil:
-        """Subset (seed 000, Sec. 6, Alg. 3) of a chain's subtree, in chain order.
+        """Subset (Tatti, Sec. 6, Alg. 3) of a chain's subtree, in chain order.
 
         (start_x, start_y) is the point just before the subtree and (end_x,
         end_y) a point at or after its last vertex; both are in the subset Q
@@ -263,7 +263,7 @@ cdef class ChainPool(SlotPool):
             out_left[0] = root
 
     # ------------------------------------------------------------------
-    # Descents with coordinates (seed 000, Sec. 5.2: a child's coordinates
+    # Descents with coordinates (Tatti, Sec. 5.2: a child's coordinates
     # follow from its parent's in O(1)).
 
     cdef Cursor cursor(self, int32_t root, double origin_x, double origin_y) noexcept nogil:
@@ -521,7 +521,7 @@ cdef class ChainPool(SlotPool):
         """The upper hull of two chains, the right one starting where the left one ends.
 
         Keeps the left chain up to the bridge and the right chain from it; the
-        first kept right vertex takes the bridge as its d (seed 000, Sec. 5.1).
+        first kept right vertex takes the bridge as its d (Tatti, Sec. 5.1).
         ``undo`` receives what was cut away, for ``unmerge``.  O(log n).
         """
         cdef int32_t keep_left, first_right, kept_left, rest_left, rest_right, kept_right

@@ -86,7 +86,7 @@ def auc2_sorted_classes(const double[::1] neg, const double[::1] pos):
     """Twice the Mann-Whitney U of class 1 over class 0, from each class sorted ascending.
 
     2U = sum over class 0 scores v of #{pos > v} + #{pos >= v}
-       = 2 n0 n1 - sum_v #{pos < v} - sum_v #{pos <= v}      (Alg. 1 of seed 000)
+       = 2 n0 n1 - sum_v #{pos < v} - sum_v #{pos <= v}      (Tatti, Alg. 1)
     """
     cdef int64_t below, below_or_equal
     cdef int64_t n_neg = neg.shape[0], n_pos = pos.shape[0]

@@ -225,7 +225,7 @@ cdef class ScoreTreap(SlotPool):
         return node
 
     cdef int32_t lcount(self, double key, double* below_neg, double* below_pos) noexcept nogil:
-        """Class weights of the scores below ``key`` (seed 000, Alg. 2).
+        """Class weights of the scores below ``key`` (Tatti, Alg. 2).
 
         Returns the node holding ``key``, or -1.
         """
@@ -272,7 +272,7 @@ cdef class ScoreTreap(SlotPool):
         """Search ``key``, recording its ancestors in ``path[:depth]``.
 
         Accumulates on the way down the class 0 weight below ``key`` and the
-        class 1 weight above it (``lcount`` of seed 000, Alg. 2, for both
+        class 1 weight above it (``lcount`` of Tatti, Alg. 2, for both
         sides at once), and reports the weights at ``key``: what Props 1-2
         need.  Returns the node holding ``key``, or -1.
         """
@@ -330,7 +330,7 @@ cdef class ScoreTreap(SlotPool):
 
         ``below_neg``: class 0 weight with scores < key; ``above_pos``: class 1
         weight with scores > key; ``at_neg``, ``at_pos``: the weights at key.
-        These are what Props 1-2 of seed 000 need.  One free slot must be
+        These are what Props 1-2 of Tatti need.  One free slot must be
         reserved.
         """
         cdef int32_t depth, index
