@@ -9,13 +9,18 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part streaming
     python asv_benchmarks/ratios.py --part hull
     python asv_benchmarks/ratios.py --part partial --sizes 1000000
+    python asv_benchmarks/ratios.py --part dask --dask-sizes 10000000 30000000
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC) and
 ``hull`` (DynamicH vs the hmeasure package, ApproxH vs h_measure, and the
 time and actual error of ApproxH against epsilon on the embedded real stream)
 and ``partial`` (partial_auc and weighted_auc against auc and scikit-learn's
-``max_fpr``, on distinct and on tied scores).
+``max_fpr``, on distinct and on tied scores) and ``dask`` (not in ``all``: minutes,
+and gigabytes per worker): ``hmeasure_stream.dask.auc`` and ``.h_measure`` on a
+LocalCluster of 2 single-threaded worker processes, rows generated on the workers,
+against ``auc`` / ``h_measure`` on the same rows in this process, with each
+worker's peak memory.
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -340,14 +345,81 @@ def partial_part(args):
     return met
 
 
+def _worker_peak_bytes():
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def dask_part(args):
+    """Exact AUC and H on a LocalCluster: time against one process, memory per worker."""
+    import dask.array as da
+    from dask.distributed import Client, LocalCluster, wait
+
+    from hmeasure_stream import dask as hsd
+
+    met = True
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, memory_limit=args.dask_memory) as cluster, \
+            Client(cluster) as client:
+        for n in args.dask_sizes:
+            client.restart()  # a fresh peak memory for every size
+            chunk = max(10**6, -(-n // 40))
+            rng = da.random.default_rng(args.seed)
+            y = rng.integers(0, 2, size=n, chunks=chunk, dtype=np.int8)
+            s = rng.normal(size=n, chunks=chunk) + 0.7 * y
+            y, s = client.persist([y, s])
+            wait([y, s])
+            functions = {
+                "dask auc": lambda y=y, s=s: hsd.auc(y, s),
+                "dask h_measure": lambda y=y, s=s: hsd.h_measure(y, s),
+            }
+            got = {name: function() for name, function in functions.items()}
+            medians = time_interleaved(functions, args.dask_rounds, args.dask_rounds)
+            peaks = client.run(_worker_peak_bytes)
+            y_local, s_local = y.compute(), s.compute()
+            local = {
+                "auc": lambda y=y_local, s=s_local: auc(y, s),
+                "h_measure": lambda y=y_local, s=s_local: h_measure(y, s),
+            }
+            assert got["dask auc"] == auc(y_local, s_local)
+            assert abs(got["dask h_measure"] - h_measure(y_local, s_local)) <= 1e-9
+            local_medians = time_interleaved(local, args.dask_rounds, args.dask_rounds)
+            del y_local, s_local
+            print(f"\ndask, n = {n:,} rows in {y.npartitions} partitions, 2 workers x 1 thread "
+                  f"(median of {args.dask_rounds} rounds)")
+            for name, seconds in {**medians, **local_medians}.items():
+                where = "cluster" if name.startswith("dask") else "1 process"
+                print(f"  {name:16s} {seconds:8.2f} s   ({where}; "
+                      f"{n / seconds / (2 if where == 'cluster' else 1) / 1e6:6.2f} M rows/s "
+                      f"per {'worker' if where == 'cluster' else 'process'})")
+            print("  peak memory per worker: "
+                  + ", ".join(f"{value / 2**30:.2f} GiB" for value in peaks.values()))
+            ratio = medians["dask auc"] / local_medians["auc"]
+            met &= report_target("dask auc / in-memory auc", ratio, "<=", 2.0)
+            met &= report_target("dask h_measure / in-memory auc",
+                                 medians["dask h_measure"] / local_medians["auc"], "<=", 2.0)
+            met &= report_target("peak worker memory (GiB)",
+                                 max(peaks.values()) / 2**30, "<=", 3.0)
+            del y, s
+    return met
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial"],
+    parser.add_argument("--part",
+                        choices=["all", "scratch", "streaming", "hull", "partial", "dask"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
     parser.add_argument("--slow-rounds", type=int, default=5, help="rounds for slow peers")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dask-sizes", type=int, nargs="+", default=[10**7, 3 * 10**7],
+                        help="rows for --part dask (add 100000000 if memory allows)")
+    parser.add_argument("--dask-rounds", type=int, default=3)
+    parser.add_argument("--dask-memory", default="3GiB", help="memory limit per worker")
     args = parser.parse_args(argv)
 
     warnings.simplefilter("ignore")
@@ -360,6 +432,8 @@ def main(argv=None):
         all_met &= hull_part(args)
     if args.part in ("all", "partial"):
         all_met &= partial_part(args)
+    if args.part == "dask":
+        all_met &= dask_part(args)
     return 0 if all_met else 1
 
 

@@ -585,9 +585,11 @@ def roc_hull(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True
 
     Returns
     -------
-    fpr, tpr : ndarray of float64
-        The hull's vertices from (0, 0) to (1, 1) (a Delayed of the pair
-        with ``compute=False``).
+    fpr : ndarray of float64
+        False positive rates of the hull's vertices, from 0 to 1.
+    tpr : ndarray of float64
+        True positive rates of the same vertices.  With ``compute=False``
+        a Delayed of the pair ``(fpr, tpr)`` instead.
 
     Raises
     ------
