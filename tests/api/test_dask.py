@@ -101,17 +101,19 @@ def test_auc_h_hull_equal_in_memory(client, name, weighted):
     y, s = DATASETS[name]
     w = _weights(len(y)) if weighted else None
     for yd, sd, wd in (_as_arrays(y, s, w), _as_columns(y, s, w)):
-        got = hsd.auc(yd, sd, sample_weight=wd)
+        # One compute: the three share their range partition (equal task keys).
+        got, h, (fpr, tpr) = dask.compute(
+            hsd.auc(yd, sd, sample_weight=wd, compute=False),
+            hsd.h_measure(yd, sd, sample_weight=wd, compute=False),
+            hsd.roc_hull(yd, sd, sample_weight=wd, compute=False),
+        )
         expected = hs.auc(y, s, sample_weight=w)
         if weighted:
             assert got == pytest.approx(expected, rel=AUC_TOL, abs=AUC_TOL)
         else:
             assert got == expected  # exact integer arithmetic on both sides
         assert got == pytest.approx(roc_auc_score(y, s, sample_weight=w), abs=1e-12)
-        assert hsd.h_measure(yd, sd, sample_weight=wd) == pytest.approx(
-            hs.h_measure(y, s, sample_weight=w), abs=H_TOL
-        )
-        fpr, tpr = hsd.roc_hull(yd, sd, sample_weight=wd)
+        assert h == pytest.approx(hs.h_measure(y, s, sample_weight=w), abs=H_TOL)
         fpr_mem, tpr_mem = hs.roc_hull(y, s, sample_weight=w)
         if weighted:
             # Rounding may keep or drop a vertex within 1e-12 of a straight line.
@@ -159,16 +161,19 @@ def test_partial_auc_and_delong_equal_in_memory(client, name, weighted):
     y, s = DATASETS[name]
     w = _weights(len(y), seed=7) if weighted else None
     yd, sd, wd = _as_columns(y, s, w, npartitions=9)
-    for options in (
+    boxes = (
         {},
         {"fpr_range": (0.0, 0.2), "correction": "mcclish"},
         {"tpr_range": (0.9, 1.0)},
         {"fpr_range": (0.1, 0.6), "tpr_range": (0.5, 0.95)},
-    ):
-        got = hsd.partial_auc(yd, sd, sample_weight=wd, **options)
-        expected = hs.partial_auc(y, s, sample_weight=w, **options)
-        assert got == pytest.approx(expected, rel=AUC_TOL, abs=AUC_TOL), options
-    low, high, estimate = hsd.auc_ci(yd, sd, sample_weight=wd, level=0.9)
+    )
+    *areas, (low, high, estimate) = dask.compute(
+        *[hsd.partial_auc(yd, sd, sample_weight=wd, compute=False, **box) for box in boxes],
+        hsd.auc_ci(yd, sd, sample_weight=wd, level=0.9, compute=False),
+    )
+    for box, got in zip(boxes, areas, strict=True):
+        expected = hs.partial_auc(y, s, sample_weight=w, **box)
+        assert got == pytest.approx(expected, rel=AUC_TOL, abs=AUC_TOL), box
     expected = hs.auc_ci(y, s, sample_weight=w, level=0.9)
     assert estimate == pytest.approx(expected.auc, rel=AUC_TOL, abs=AUC_TOL)
     assert low == pytest.approx(expected.low, rel=1e-10)
