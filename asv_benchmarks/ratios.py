@@ -25,6 +25,7 @@ Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
 import argparse
+import os
 import statistics
 import time
 import warnings
@@ -72,10 +73,10 @@ def contenders(y, s):
     }
 
 
-def time_interleaved(functions, rounds, slow_rounds):
+def time_interleaved(functions, rounds, slow_rounds, warm_up=True):
     """Median seconds per function; the slowest peers get fewer rounds."""
     samples = {name: [] for name in functions}
-    for function in functions.values():
+    for function in functions.values() if warm_up else ():
         function()  # warm-up: imports, caches, first-call overheads
     for index in range(rounds):
         for name, function in functions.items():
@@ -361,46 +362,47 @@ def dask_part(args):
     from hmeasure_stream import dask as hsd
 
     met = True
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, memory_limit=args.dask_memory) as cluster, \
-            Client(cluster) as client:
-        for n in args.dask_sizes:
-            client.restart()  # a fresh peak memory for every size
+    for n in args.dask_sizes:
+        # A fresh cluster for every size: a fresh peak memory per worker.
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                          dashboard_address=None, memory_limit=args.dask_memory) as cluster, \
+                Client(cluster) as client:
             chunk = max(10**6, -(-n // 40))
             rng = da.random.default_rng(args.seed)
             y = rng.integers(0, 2, size=n, chunks=chunk, dtype=np.int8)
             s = rng.normal(size=n, chunks=chunk) + 0.7 * y
             y, s = client.persist([y, s])
             wait([y, s])
+            y_local, s_local = y.compute(), s.compute()
+            assert hsd.auc(y, s) == auc(y_local, s_local)
+            assert abs(hsd.h_measure(y, s) - h_measure(y_local, s_local)) <= 1e-9
+            # Interleaved: the cluster idles while this process computes, and back.
             functions = {
                 "dask auc": lambda y=y, s=s: hsd.auc(y, s),
-                "dask h_measure": lambda y=y, s=s: hsd.h_measure(y, s),
-            }
-            got = {name: function() for name, function in functions.items()}
-            medians = time_interleaved(functions, args.dask_rounds, args.dask_rounds)
-            peaks = client.run(_worker_peak_bytes)
-            y_local, s_local = y.compute(), s.compute()
-            local = {
                 "auc": lambda y=y_local, s=s_local: auc(y, s),
+                "dask h_measure": lambda y=y, s=s: hsd.h_measure(y, s),
                 "h_measure": lambda y=y_local, s=s_local: h_measure(y, s),
             }
-            assert got["dask auc"] == auc(y_local, s_local)
-            assert abs(got["dask h_measure"] - h_measure(y_local, s_local)) <= 1e-9
-            local_medians = time_interleaved(local, args.dask_rounds, args.dask_rounds)
-            del y_local, s_local
+            load = os.getloadavg()[0]
+            # (the checks above were the warm-up)
+            medians = time_interleaved(functions, args.dask_rounds, args.dask_rounds,
+                                       warm_up=False)
+            peaks = client.run(_worker_peak_bytes)
+            del functions, y_local, s_local
             print(f"\ndask, n = {n:,} rows in {y.npartitions} partitions, 2 workers x 1 thread "
-                  f"(median of {args.dask_rounds} rounds)")
-            for name, seconds in {**medians, **local_medians}.items():
+                  f"(median of {args.dask_rounds} rounds; load average {load:.1f} at start, "
+                  f"{os.getloadavg()[0]:.1f} at end)")
+            for name, seconds in medians.items():
                 where = "cluster" if name.startswith("dask") else "1 process"
                 print(f"  {name:16s} {seconds:8.2f} s   ({where}; "
                       f"{n / seconds / (2 if where == 'cluster' else 1) / 1e6:6.2f} M rows/s "
                       f"per {'worker' if where == 'cluster' else 'process'})")
             print("  peak memory per worker: "
                   + ", ".join(f"{value / 2**30:.2f} GiB" for value in peaks.values()))
-            ratio = medians["dask auc"] / local_medians["auc"]
+            ratio = medians["dask auc"] / medians["auc"]
             met &= report_target("dask auc / in-memory auc", ratio, "<=", 2.0)
             met &= report_target("dask h_measure / in-memory auc",
-                                 medians["dask h_measure"] / local_medians["auc"], "<=", 2.0)
+                                 medians["dask h_measure"] / medians["auc"], "<=", 2.0)
             met &= report_target("peak worker memory (GiB)",
                                  max(peaks.values()) / 2**30, "<=", 3.0)
             del y, s
