@@ -271,16 +271,18 @@ def _cut(groups, bounds, n_ranges):
 
 
 def _merge(*pieces):
-    """One range's pieces from every partition merged into its groups (balanced pairwise)."""
+    """One range's pieces from every partition merged into its groups.
+
+    Pairwise, level by level, between two buffers (``_ranges.merge_runs``):
+    the fresh memory is twice the range's groups, however many pieces.
+    """
     items = [piece for piece in pieces if piece[0].shape[0]]
-    if not items:
-        return pieces[0]
-    while len(items) > 1:
-        items = [
-            _ranges.merge_two(*items[k], *items[k + 1]) if k + 1 < len(items) else items[k]
-            for k in range(0, len(items), 2)
-        ]
-    return items[0]
+    if len(items) <= 1:
+        return items[0] if items else pieces[0]
+    lengths = [piece[0].shape[0] for piece in items]
+    starts = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    return _ranges.merge_runs(*(np.concatenate([piece[k] for piece in items]) for k in range(3)),
+                              starts)
 
 
 def _range_groups(groups, n_ranges):

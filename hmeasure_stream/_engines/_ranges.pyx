@@ -109,50 +109,75 @@ def cut_points(const double[::1] keys, const double[::1] bounds):
     return out_arr
 
 
-def merge_two(const double[::1] keys_a, const count_t[::1] neg_a, const count_t[::1] pos_a,
-              const double[::1] keys_b, const count_t[::1] neg_b, const count_t[::1] pos_b):
-    """The groups of two decreasing group arrays together: one merge, equal keys summed."""
-    cdef Py_ssize_t i = 0, j = 0, m = 0
-    cdef Py_ssize_t n_a = keys_a.shape[0], n_b = keys_b.shape[0]
-    if count_t is int64_t:
-        dtype = np.int64
-    else:
-        dtype = np.float64
-    keys_arr = np.empty(n_a + n_b, dtype=np.float64)
-    neg_arr = np.empty(n_a + n_b, dtype=dtype)
-    pos_arr = np.empty(n_a + n_b, dtype=dtype)
-    cdef double[::1] keys = keys_arr
-    cdef count_t[::1] neg = neg_arr
-    cdef count_t[::1] pos = pos_arr
-    with nogil:
-        while i < n_a and j < n_b:
-            if keys_a[i] > keys_b[j]:
-                keys[m] = keys_a[i]
-                neg[m] = neg_a[i]
-                pos[m] = pos_a[i]
+cdef Py_ssize_t _merge_level(const double[::1] keys, const count_t[::1] neg,
+                             const count_t[::1] pos, const int64_t[::1] starts,
+                             Py_ssize_t n_runs, double[::1] out_keys, count_t[::1] out_neg,
+                             count_t[::1] out_pos, int64_t[::1] out_starts) noexcept nogil:
+    """Merge runs 2i and 2i + 1 of decreasing groups into one (equal keys summed).
+
+    ``starts[r]`` is where run r begins (``starts[n_runs]`` the end).  Writes
+    the merged runs and their starts; returns their number.
+    """
+    cdef Py_ssize_t run, i, j, end_i, end_j, m = 0, n_out = 0
+    cdef double key
+    for run in range(0, n_runs, 2):
+        out_starts[n_out] = m
+        n_out += 1
+        i = starts[run]
+        end_i = starts[run + 1]
+        if run + 1 < n_runs:
+            j = end_i
+            end_j = starts[run + 2]
+        else:
+            j = end_i
+            end_j = end_i
+        while i < end_i or j < end_j:
+            if j >= end_j or (i < end_i and keys[i] > keys[j]):
+                key = keys[i]
+                out_neg[m] = neg[i]
+                out_pos[m] = pos[i]
                 i += 1
-            elif keys_a[i] < keys_b[j]:
-                keys[m] = keys_b[j]
-                neg[m] = neg_b[j]
-                pos[m] = pos_b[j]
+            elif i >= end_i or keys[j] > keys[i]:
+                key = keys[j]
+                out_neg[m] = neg[j]
+                out_pos[m] = pos[j]
                 j += 1
             else:
-                keys[m] = keys_a[i]
-                neg[m] = neg_a[i] + neg_b[j]
-                pos[m] = pos_a[i] + pos_b[j]
+                key = keys[i]
+                out_neg[m] = neg[i] + neg[j]
+                out_pos[m] = pos[i] + pos[j]
                 i += 1
                 j += 1
+            out_keys[m] = key
             m += 1
-        while i < n_a:
-            keys[m] = keys_a[i]
-            neg[m] = neg_a[i]
-            pos[m] = pos_a[i]
-            i += 1
-            m += 1
-        while j < n_b:
-            keys[m] = keys_b[j]
-            neg[m] = neg_b[j]
-            pos[m] = pos_b[j]
-            j += 1
-            m += 1
-    return keys_arr[:m], neg_arr[:m], pos_arr[:m]
+    out_starts[n_out] = m
+    return n_out
+
+
+def merge_runs(keys, neg, pos, starts):
+    """Groups of the decreasing runs ``keys[starts[r]:starts[r + 1]]`` (and counts) merged.
+
+    Adjacent runs are merged pairwise, level by level, between two buffers
+    (the input's and one more), so the memory is twice the input whatever
+    the number of runs; equal keys are summed.  O(m log k) for m groups in k
+    runs.  Returns ``(keys, neg, pos)``.
+    """
+    cdef Py_ssize_t n_runs = starts.shape[0] - 1
+    cdef Py_ssize_t m
+    keys_b = np.empty_like(keys)
+    neg_b = np.empty_like(neg)
+    pos_b = np.empty_like(pos)
+    starts_b = np.empty_like(starts)
+    while n_runs > 1:
+        if neg.dtype == np.int64:
+            n_runs = _merge_level[int64_t](keys, neg, pos, starts, n_runs, keys_b, neg_b, pos_b,
+                                           starts_b)
+        else:
+            n_runs = _merge_level[double](keys, neg, pos, starts, n_runs, keys_b, neg_b, pos_b,
+                                          starts_b)
+        keys, keys_b = keys_b, keys
+        neg, neg_b = neg_b, neg
+        pos, pos_b = pos_b, pos
+        starts, starts_b = starts_b, starts
+    m = starts[n_runs] if n_runs >= 1 else 0
+    return keys[:m], neg[:m], pos[:m]

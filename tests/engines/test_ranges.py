@@ -54,18 +54,21 @@ def test_cut_points_count_keys_above_each_bound(keys, bounds):
     np.testing.assert_array_equal(cuts, [np.count_nonzero(keys > b) for b in bounds])
 
 
-@given(scores_lists, scores_lists, scores_lists, scores_lists, st.booleans())
-def test_merge_two_is_the_groups_of_the_union(neg_a, pos_a, neg_b, pos_b, weighted):
-    def groups(neg, pos):
+@given(st.lists(st.tuples(scores_lists, scores_lists), min_size=1, max_size=7), st.booleans())
+def test_merge_runs_is_the_groups_of_all_runs(runs, weighted):
+    pieces = []
+    for neg, pos in runs:
         keys, gn, gp = _ranges.groups_sorted(np.sort(np.array(neg, dtype=float)),
                                              np.sort(np.array(pos, dtype=float)))
-        if weighted:
-            return keys, gn * 0.5, gp * 0.5
-        return keys, gn, gp
-
-    keys, group_neg, group_pos = _ranges.merge_two(*groups(neg_a, pos_a), *groups(neg_b, pos_b))
+        pieces.append((keys, gn * 0.5, gp * 0.5) if weighted else (keys, gn, gp))
+    starts = np.concatenate(([0], np.cumsum([len(p[0]) for p in pieces]))).astype(np.int64)
+    keys, group_neg, group_pos = _ranges.merge_runs(
+        *(np.concatenate([p[k] for p in pieces]) for k in range(3)), starts
+    )
+    all_neg = [v for neg, _ in runs for v in neg]
+    all_pos = [v for _, pos in runs for v in pos]
+    ref_keys, ref_neg, ref_pos = _reference_groups(all_neg, all_pos)
     scale = 0.5 if weighted else 1
-    ref_keys, ref_neg, ref_pos = _reference_groups(neg_a + neg_b, pos_a + pos_b)
     np.testing.assert_array_equal(keys, ref_keys)
     np.testing.assert_array_equal(group_neg, ref_neg * scale)
     np.testing.assert_array_equal(group_pos, ref_pos * scale)
