@@ -305,11 +305,12 @@ def _edges(fp, tp):
     return np.diff(fp), np.diff(tp)
 
 
-def _summarise(groups, lower):
+def _summarise(groups, lower, hull=True):
     """(groups, N0, N1, 2U, upper hull edges, lower hull edges) of one range.
 
     The lower hull is that of the range's ROC points reflected through their
-    centre (``upper_hull`` of the groups from the lowest score up).
+    centre (``upper_hull`` of the groups from the lowest score up).  Hulls
+    not asked for are None.
     """
     _, neg, pos = groups
     exact = neg.dtype == np.int64
@@ -319,7 +320,7 @@ def _summarise(groups, lower):
     else:
         weight_neg, weight_pos = math.fsum(neg), math.fsum(pos)
         twice_u = float(_scratch.auc2_groups(neg, pos))
-    upper = _edges(*_scratch.upper_hull(neg, pos))
+    upper = _edges(*_scratch.upper_hull(neg, pos)) if hull else None
     low = None
     if lower:
         low = _edges(*_scratch.upper_hull(neg[::-1].copy(), pos[::-1].copy()))
@@ -402,14 +403,14 @@ def _whole(summaries, metric):
     return _Whole(summaries, metric)
 
 
-def _pipeline(groups, n_ranges, lower=False):
+def _pipeline(groups, n_ranges, lower=False, hull=True):
     """Delayed (ranges, summaries) of delayed partition groups."""
     ranges = _range_groups(groups, n_ranges)
-    summaries = [dask.delayed(_summarise, pure=True)(g, lower) for g in ranges]
+    summaries = [dask.delayed(_summarise, pure=True)(g, lower, hull) for g in ranges]
     return ranges, summaries
 
 
-def _binary_pipeline(y_true, y_score, sample_weight, n_ranges, lower=False):
+def _binary_pipeline(y_true, y_score, sample_weight, n_ranges, lower=False, hull=True):
     parts = _aligned([("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)])
     n_ranges = _check_n_ranges(n_ranges, len(parts))
     weighted = sample_weight is not None
@@ -417,7 +418,7 @@ def _binary_pipeline(y_true, y_score, sample_weight, n_ranges, lower=False):
         dask.delayed(_binary_groups, pure=True)(k, y, s, w, weighted)
         for k, (y, s, w) in enumerate(parts)
     ]
-    return _pipeline(groups, n_ranges, lower)
+    return _pipeline(groups, n_ranges, lower, hull)
 
 
 # ---------------------------------------------------------------------------
@@ -497,7 +498,7 @@ def auc(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True):
     >>> lazy.compute()
     0.875
     """
-    _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges)
+    _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False)
     return _finish(dask.delayed(_auc_of, pure=True)("AUC", *summaries), compute)
 
 
@@ -850,7 +851,7 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     fpr_box = _check_range(fpr_range, "fpr_range")
     tpr_box = _check_range(tpr_range, "tpr_range")
     _check_correction(correction, fpr_range, tpr_range)
-    ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges)
+    ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False)
     context = dask.delayed(_box_context, pure=True)(*summaries)
     box = (*fpr_box, *tpr_box)
     areas = [dask.delayed(_box_piece, pure=True)(g, context, r, box) for r, g in enumerate(ranges)]
@@ -971,7 +972,7 @@ def auc_ci(y_true, y_score, *, level=0.95, method="delong", sample_weight=None, 
         )
     if method != "delong":
         raise ValueError(f'method must be "delong", got {method!r}')
-    ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges)
+    ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False)
     context = dask.delayed(_delong_context, pure=True)(*summaries)
     pieces = [dask.delayed(_delong_piece, pure=True)(g, context, r) for r, g in enumerate(ranges)]
     return _finish(dask.delayed(_interval_of, pure=True)(context, level, *pieces), compute)
@@ -1385,7 +1386,7 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
     values = []
     for high, low in problems:
         groups = [dask.delayed(_problem_groups, pure=True)(part, high, low) for part in encoded]
-        _, summaries = _pipeline(groups, n_ranges)
+        _, summaries = _pipeline(groups, n_ranges, hull=False)
         values.append(dask.delayed(_pair_auc, pure=True)(*summaries))
     result = dask.delayed(_multiclass_of, pure=True)(
         method, average, classes, n_classes, masses, weighted, *values
