@@ -10,20 +10,10 @@ import numbers
 import numpy as np
 
 from hmeasure_stream._engines._cost import CostRule
+from hmeasure_stream._engines._scratch import LABEL_DTYPES
 
 # Largest magnitude below which every integer is exactly a float64.
 _EXACT_INT_LIMIT = 2**53
-
-# Label dtypes the compiled kernels accept without conversion.
-_KERNEL_LABEL_DTYPES = frozenset(
-    np.dtype(t)
-    for t in (
-        np.int8, np.int16, np.int32, np.int64,
-        np.uint8, np.uint16, np.uint32, np.uint64,
-        np.float32, np.float64,
-    )
-)
-
 
 def _as_1d(values, name, allow_empty=False):
     """``values`` as a 1-d numpy array, refusing scalars, matrices and (by default) empty input."""
@@ -71,7 +61,7 @@ def check_labels(y_true, name="y_true", allow_empty=False):
         raise ValueError(
             f"{name} must contain labels 0/1 or booleans, got an array of dtype {array.dtype}"
         )
-    if array.dtype not in _KERNEL_LABEL_DTYPES:
+    if array.dtype not in LABEL_DTYPES:
         array = array.astype(np.float64)
     return np.ascontiguousarray(array)
 

@@ -25,6 +25,13 @@ from hmeasure_stream._engines._numeric cimport (
 )
 
 
+def _label_dtypes():
+    """The numpy dtypes of ``label_t``, read off the compiled specialisations."""
+    names = {"float": np.float32, "double": np.float64}
+    return frozenset(np.dtype(names.get(name, name.removesuffix("_t")))
+                     for name in split_by_class.__signatures__)
+
+
 def split_by_class(const label_t[::1] labels, const double[::1] scores,
                    double[::1] out):
     """Copy the scores of class 0 to the front of ``out`` and of class 1 to its back.
@@ -232,3 +239,7 @@ def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos):
             tp[top + 1] = tp[top] + run_pos
             top += 1
     return fp_arr[:top + 1], tp_arr[:top + 1]
+
+
+#: Label dtypes the kernels take without conversion (the fused type ``label_t``).
+LABEL_DTYPES = _label_dtypes()
