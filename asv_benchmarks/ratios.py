@@ -14,8 +14,9 @@ Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC) and
 ``hull`` (DynamicH vs the hmeasure package, ApproxH vs h_measure, and the
 time and actual error of ApproxH against epsilon on the embedded real stream)
-and ``partial`` (partial_auc and weighted_auc against auc and scikit-learn's
-``max_fpr``, on distinct and on tied scores).
+``partial`` (partial_auc and weighted_auc against auc and scikit-learn's
+``max_fpr``, on distinct and on tied scores) and ``multiclass`` (a streaming
+one-vs-rest step against scikit-learn on the window).
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -32,6 +33,7 @@ from hmeasure_stream import (
     ApproxH,
     DynamicAUC,
     DynamicH,
+    DynamicMulticlassAUC,
     SlidingWindow,
     auc,
     h_measure,
@@ -213,9 +215,9 @@ def compiled_h_seconds(window, steps, seed):
     return (time.perf_counter() - start) / steps
 
 
-def window_seconds(function, window, rounds, seed):
-    """Median time of a from-scratch function on windows of a random stream."""
-    y, s = make_data(window * 2, seed)
+def window_seconds(function, window, rounds, seed, data=None):
+    """Median time of a from-scratch function on windows of a (random) stream."""
+    y, s = make_data(window * 2, seed) if data is None else data
     times = []
     for index in range(rounds):
         offset = index * window // rounds
@@ -340,9 +342,36 @@ def partial_part(args):
     return met
 
 
+def multiclass_part(args):
+    """A streaming one-vs-rest step (add + remove + read), window 10^5, 5 classes, against
+    scikit-learn's roc_auc_score(multi_class="ovr") on the window."""
+    window, classes, steps = 10**5, 5, 2000
+    rng = np.random.default_rng(args.seed)
+    y = rng.integers(0, classes, window + steps)
+    logits = rng.normal(size=(window + steps, classes)) + 1.5 * np.eye(classes)[y]
+    p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    tracker = DynamicMulticlassAUC(list(range(classes)))
+    tracker.add_many(y[:window], p[:window])
+    labels, rows = y.tolist(), list(p)
+    start = time.perf_counter()
+    for i in range(window, window + steps):
+        tracker.add(labels[i], rows[i])
+        tracker.remove(labels[i - window], rows[i - window])
+        _ = tracker.auc
+    step = (time.perf_counter() - start) / steps
+    peer = window_seconds(lambda yy, pp: roc_auc_score(yy, pp, multi_class="ovr"), window,
+                          5, args.seed, (y, p))
+    print(f"\nmulti-class one-vs-rest, window 10^5, {classes} classes")
+    print(f"  DynamicMulticlassAUC Python loop step   {step * 1e6:10.2f} us")
+    print(f"  roc_auc_score(multi_class='ovr') window {peer * 1e3:10.2f} ms")
+    print("  targets:")
+    return report_target("roc_auc_score / streaming step", peer / step, ">=", 1000)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial"],
+    parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
+                                           "multiclass"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -360,6 +389,8 @@ def main(argv=None):
         all_met &= hull_part(args)
     if args.part in ("all", "partial"):
         all_met &= partial_part(args)
+    if args.part in ("all", "multiclass"):
+        all_met &= multiclass_part(args)
     return 0 if all_met else 1
 
 

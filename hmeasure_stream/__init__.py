@@ -22,6 +22,7 @@ The streaming structures update the metrics as points arrive and leave:
 
 - :class:`DynamicAUC` -- exact AUC, O(log n) per added or removed point;
 - :class:`DynamicH` -- exact H-measure, AUCH and ROC hull, O(log^2 n);
+- :class:`DynamicMulticlassAUC` -- exact one-vs-rest or one-vs-one AUC of c classes;
 - :class:`ApproxH` -- H-measure with fixed priors within a relative error epsilon;
 - :class:`SlidingWindow` -- metrics over a window of a stream that arrives in chunks;
 - :func:`sliding_window` -- the metrics over every window of an array.
@@ -36,6 +37,7 @@ from hmeasure_stream.streaming import (
     ApproxH,
     DynamicAUC,
     DynamicH,
+    DynamicMulticlassAUC,
     SlidingWindow,
     sliding_window,
 )
@@ -47,6 +49,7 @@ __all__ = [
     "ApproxH",
     "DynamicAUC",
     "DynamicH",
+    "DynamicMulticlassAUC",
     "SlidingWindow",
     "__version__",
     "auc",

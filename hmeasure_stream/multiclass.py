@@ -356,20 +356,32 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
             f"points{with_weight} in y_true"
         )
     if method == "ovr":
-        per_class = np.array([
+        values = np.array([
             auc(codes == k, scores[:, k], sample_weight=weights) for k in range(n_classes)
         ])
-        if average is None:
-            return per_class
-        if average == "macro":
-            return float(np.mean(per_class))
-        return float(np.average(per_class, weights=class_mass))
-    pairwise = _ovo_matrix(codes, scores, class_sizes, weights)
+    else:
+        values = _ovo_matrix(codes, scores, class_sizes, weights)
+    return averaged(values, method, average, class_mass)
+
+
+def averaged(values, method, average, class_mass):
+    """The average of per-class (ovr) or pairwise (ovo, a c x c matrix of A(i|j)) AUCs.
+
+    Shared by :func:`multiclass_auc` and the streaming structure (so both give
+    the same float).  ``class_mass`` is each class's weight; "weighted" weighs
+    a class by its mass (ovr) and a pair by the mass of its two classes (ovo),
+    as scikit-learn does.  Sums are exactly rounded (``math.fsum``); O(c^2).
+    """
     if average is None:
-        return pairwise
-    upper = np.triu_indices(n_classes, 1)
-    pair_values = (pairwise[upper] + pairwise.T[upper]) / 2
+        return values
+    mass = [float(m) for m in class_mass]
+    if method == "ovr":
+        terms, weights = values.tolist(), mass
+    else:
+        matrix, c = values.tolist(), len(mass)
+        pairs = [(i, j) for i in range(c) for j in range(i + 1, c)]
+        terms = [(matrix[i][j] + matrix[j][i]) / 2 for i, j in pairs]
+        weights = [mass[i] + mass[j] for i, j in pairs]
     if average == "macro":
-        return float(np.mean(pair_values))
-    pair_mass = class_mass[upper[0]] + class_mass[upper[1]]
-    return float(np.average(pair_values, weights=pair_mass))
+        return math.fsum(terms) / len(terms)
+    return math.fsum(v * w for v, w in zip(terms, weights, strict=True)) / math.fsum(weights)

@@ -303,6 +303,18 @@ cdef class AUCEngine:
                 return index
         return -1
 
+    def holds(self, bint is_pos, double score, double weight=1.0):
+        """Whether ``remove`` would take this point: a point of that class at that score,
+        and the weight there (1 for every point in unit mode)."""
+        cdef int32_t node = self.tree.find(score)
+        cdef double held
+        if node < 0 or (self.tree.count_pos[node] if is_pos else self.tree.count_neg[node]) == 0:
+            return False
+        if not self.tree.weighted:
+            return weight == 1.0
+        held = self.tree.node_pos(node) if is_pos else self.tree.node_neg(node)
+        return not removal_exceeds(weight, held, self.tree.class_total(is_pos))
+
     def score_groups(self):
         """Distinct scores from the highest down with their class weights: the ROC's groups."""
         keys, weight_neg, weight_pos, _, _ = self.tree.items()

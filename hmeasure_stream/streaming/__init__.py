@@ -12,7 +12,8 @@ that arrives in chunks; ``sliding_window`` over a whole array.
 
 from hmeasure_stream.streaming.auc import DynamicAUC
 from hmeasure_stream.streaming.hmeasure import ApproxH, DynamicH
+from hmeasure_stream.streaming.multiclass import DynamicMulticlassAUC
 from hmeasure_stream.streaming.window import WINDOW_METRICS, SlidingWindow, sliding_window
 
-__all__ = ["WINDOW_METRICS", "ApproxH", "DynamicAUC", "DynamicH", "SlidingWindow",
-           "sliding_window"]
+__all__ = ["WINDOW_METRICS", "ApproxH", "DynamicAUC", "DynamicH", "DynamicMulticlassAUC",
+           "SlidingWindow", "sliding_window"]
