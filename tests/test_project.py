@@ -6,6 +6,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[1]
 
 
@@ -13,6 +15,7 @@ def run(command, **kwargs):
     return subprocess.run(command, cwd=ROOT, capture_output=True, text=True, **kwargs)
 
 
+@pytest.mark.slow
 def test_docs_build_without_warnings(tmp_path):
     result = run(
         [sys.executable, "-m", "sphinx", "-W", "--keep-going", "-q", "-b", "html",

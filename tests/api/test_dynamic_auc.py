@@ -89,7 +89,7 @@ class DynamicAUCMachine(PointSetMachine):
         assert_matches(tracker, points, exact=exact)
 
 
-TestDynamicAUCMachine = DynamicAUCMachine.TestCase
+TestDynamicAUCMachine = pytest.mark.slow(DynamicAUCMachine.TestCase)
 
 
 def test_pickle_and_deepcopy_round_trip_with_identical_later_results():
@@ -136,6 +136,7 @@ def test_zero_weight_points_count_but_do_not_weigh():
     tracker._check()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("structure", "n"), [(DynamicAUC, 2_000_000), (DynamicH, 100_000)])
 def test_concurrent_mutation_is_refused_not_corrupting(structure, n):
     import threading

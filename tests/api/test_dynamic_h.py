@@ -146,7 +146,7 @@ class DynamicHMachine(PointSetMachine):
         assert_matches(tracker, points, exact=exact)
 
 
-TestDynamicHMachine = DynamicHMachine.TestCase
+TestDynamicHMachine = pytest.mark.slow(DynamicHMachine.TestCase)
 
 
 @given(labelled_scores(max_size=50, weighted=True), st.one_of(st.none(), st.integers(1, 60)))

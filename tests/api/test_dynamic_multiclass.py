@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from sklearn.metrics import roc_auc_score
@@ -158,4 +159,5 @@ class MulticlassMachine(RuleBasedStateMachine):
             assert self.tracker.auc == pytest.approx(value, rel=1e-12)
 
 
-TestMulticlassMachine = MulticlassMachine.TestCase
+MulticlassMachine.TestCase.settings = settings(max_examples=60)
+TestMulticlassMachine = pytest.mark.slow(MulticlassMachine.TestCase)

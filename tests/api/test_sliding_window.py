@@ -98,6 +98,7 @@ def test_sliding_window_refuses_bad_data():
         sliding_window([], [], 2)
 
 
+@pytest.mark.slow
 def test_ten_million_updates_do_not_drift():
     """10^7 updates (5e6 additions, 5e6 removals) in a sliding window of 1000."""
     rng = np.random.default_rng(2026)
