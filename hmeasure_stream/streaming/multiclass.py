@@ -305,13 +305,6 @@ class DynamicMulticlassAUC:
     def __len__(self):
         return int(self._sizes.sum())
 
-    def __getstate__(self):
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def __setstate__(self, state):
-        for name, value in state.items():
-            setattr(self, name, value)
-
     def __repr__(self):
         return (f"DynamicMulticlassAUC(classes={self._classes!r}, method={self._method!r}, "
                 f"points={len(self)}, auc={self.auc!r})")

@@ -252,13 +252,6 @@ class SlidingWindow:
     def __len__(self):
         return int(self._engines[0].n_points)
 
-    def __getstate__(self):
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def __setstate__(self, state):
-        for name, value in state.items():
-            setattr(self, name, value)
-
     def __repr__(self):
         return (f"SlidingWindow(window={self._window!r}, metrics={self._metrics!r}, "
                 f"points={len(self)})")
