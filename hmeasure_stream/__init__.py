@@ -22,6 +22,7 @@ The streaming structures update the metrics as points arrive and leave:
 
 - :class:`DynamicAUC` -- exact AUC, O(log n) per added or removed point;
 - :class:`DynamicH` -- exact H-measure, AUCH and ROC hull, O(log^2 n);
+- :class:`BinnedAUC` -- the binned AUC with its error bound, O(log m) per update, mergeable;
 - :class:`DynamicMulticlassAUC` -- exact one-vs-rest or one-vs-one AUC of c classes;
 - :class:`ApproxH` -- H-measure with fixed priors within a relative error epsilon;
 - :class:`SlidingWindow` -- metrics over a window of a stream that arrives in chunks;
@@ -35,6 +36,7 @@ from hmeasure_stream.multiclass import multiclass_auc
 from hmeasure_stream.partial import partial_auc, weighted_auc, weighted_auc_error_bound
 from hmeasure_stream.streaming import (
     ApproxH,
+    BinnedAUC,
     DynamicAUC,
     DynamicH,
     DynamicMulticlassAUC,
@@ -47,6 +49,7 @@ __version__ = "0.1.0.dev0"
 
 __all__ = [
     "ApproxH",
+    "BinnedAUC",
     "DynamicAUC",
     "DynamicH",
     "DynamicMulticlassAUC",

@@ -11,9 +11,10 @@ that arrives in chunks; ``sliding_window`` over a whole array.
 """
 
 from hmeasure_stream.streaming.auc import DynamicAUC
+from hmeasure_stream.streaming.binned import BinnedAUC
 from hmeasure_stream.streaming.hmeasure import ApproxH, DynamicH
 from hmeasure_stream.streaming.multiclass import DynamicMulticlassAUC
 from hmeasure_stream.streaming.window import WINDOW_METRICS, SlidingWindow, sliding_window
 
-__all__ = ["WINDOW_METRICS", "ApproxH", "DynamicAUC", "DynamicH", "DynamicMulticlassAUC",
-           "SlidingWindow", "sliding_window"]
+__all__ = ["WINDOW_METRICS", "ApproxH", "BinnedAUC", "DynamicAUC", "DynamicH",
+           "DynamicMulticlassAUC", "SlidingWindow", "sliding_window"]
