@@ -16,7 +16,8 @@ Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 time and actual error of ApproxH against epsilon on the embedded real stream)
 ``partial`` (partial_auc and weighted_auc against auc and scikit-learn's
 ``max_fpr``, on distinct and on tied scores) and ``multiclass`` (a streaming
-one-vs-rest step against scikit-learn on the window).
+one-vs-rest step against scikit-learn on the window) and ``binned`` (binned_auc
+against one searchsorted pass, BinnedAUC's step from 10^3 to 10^6 bins).
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -31,11 +32,13 @@ from sklearn.metrics import roc_auc_score
 
 from hmeasure_stream import (
     ApproxH,
+    BinnedAUC,
     DynamicAUC,
     DynamicH,
     DynamicMulticlassAUC,
     SlidingWindow,
     auc,
+    binned_auc,
     h_measure,
     partial_auc,
     sliding_window,
@@ -368,10 +371,59 @@ def multiclass_part(args):
     return report_target("roc_auc_score / streaming step", peer / step, ">=", 1000)
 
 
+def binned_part(args):
+    """binned_auc at 10^7 points against one searchsorted / bincount pass; BinnedAUC
+    update + read from 10^3 to 10^6 bins."""
+    n = 10**7
+    rng = np.random.default_rng(args.seed)
+    y = rng.integers(0, 2, n)
+    s = 1.0 / (1.0 + np.exp(-(rng.normal(size=n) + 2 * y)))
+    edges = np.linspace(0.0, 1.0, 1001)
+    index = np.minimum((s * 1000).astype(np.int64), 999)
+    medians = time_interleaved({
+        "np.searchsorted": lambda: np.searchsorted(edges, s),
+        "np.bincount": lambda: np.bincount(index, minlength=1000),
+        "binned_auc linear": lambda: binned_auc(y, s, bins=1000),
+        "binned_auc loglog": lambda: binned_auc(y, s, bins=1000, transform="loglog",
+                                                loglog_alpha=0.2),
+    }, max(3, args.rounds // 2), max(3, args.rounds // 2))
+    print(f"\nbinned AUC, n = {n:,}, 1000 bins (median of {max(3, args.rounds // 2)} rounds)")
+    for name, seconds in medians.items():
+        print(f"  {name:22s} {seconds * 1e3:9.2f} ms")
+    steps = {}
+    for bins in (10**3, 10**4, 10**5, 10**6):
+        tracker = BinnedAUC(bins)
+        tracker.add_many(y[:10**5], s[:10**5])
+        labels, scores = y[:3000].tolist(), s[:3000].tolist()
+
+        def step(tracker=tracker, labels=labels, scores=scores):
+            for label, score in zip(labels, scores, strict=True):
+                tracker.add(label, score)
+                tracker.remove(label, score)
+                _ = tracker.auc
+
+        steps[bins] = median_of(lambda function=step: _seconds(function), 5) / 3000
+        print(f"  BinnedAUC add + remove + read, {bins:>9,} bins {steps[bins] * 1e6:8.2f} us")
+    print("  targets:")
+    met = report_target("binned_auc linear / np.searchsorted at 10^7",
+                        medians["binned_auc linear"] / medians["np.searchsorted"], "<=", 1.5)
+    met &= report_target("binned_auc loglog / np.searchsorted at 10^7",
+                         medians["binned_auc loglog"] / medians["np.searchsorted"], "<=", 1.5)
+    met &= report_target("BinnedAUC step growth 10^3 -> 10^6 bins",
+                         steps[10**6] / steps[10**3], "<=", 3)
+    return met
+
+
+def _seconds(function):
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
-                                           "multiclass"],
+                                           "multiclass", "binned"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -391,6 +443,8 @@ def main(argv=None):
         all_met &= partial_part(args)
     if args.part in ("all", "multiclass"):
         all_met &= multiclass_part(args)
+    if args.part in ("all", "binned"):
+        all_met &= binned_part(args)
     return 0 if all_met else 1
 
 

@@ -116,6 +116,10 @@ cdef class BinTree:
                     break
         return index if status != DONE else -1
 
+    def point(self, Py_ssize_t bin_index, bint is_pos, double weight, bint adding):
+        """One checked point in or out of a bin; its Status (nothing changes unless DONE)."""
+        return self.update(bin_index, is_pos, weight, adding)
+
     def holds(self, Py_ssize_t bin_index, bint is_pos, double weight):
         cdef Py_ssize_t slot = 2 * bin_index + is_pos
         return self.count[slot] > 0 and not removal_exceeds(

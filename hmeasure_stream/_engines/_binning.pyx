@@ -66,6 +66,12 @@ def loglog_array(const double[::1] r, double alpha, double[::1] out):
             out[k] = loglog(r[k], alpha)
 
 
+def bin_of_score(double score, double lo, double span, Py_ssize_t m, int transform,
+                 double alpha):
+    """The bin of one finite score (a streaming structure's single point)."""
+    return bin_of(score, lo, span, m, transform, alpha)
+
+
 def bin_indices(const double[::1] scores, double lo, double span, Py_ssize_t m,
                 int transform, double alpha, int64_t[::1] out):
     """``out[k]`` = the bin of ``scores[k]`` (finite scores, checked by the caller)."""

@@ -3,8 +3,9 @@
 import numpy as np
 
 from hmeasure_stream._engines._bin_tree import BinTree
-from hmeasure_stream._validation import check_weight_value
+from hmeasure_stream._engines._binning import bin_of_score
 from hmeasure_stream.binned import (
+    _TRANSFORMS,
     BinnedAUCResult,
     _bin_indices,
     _check_bins,
@@ -13,7 +14,7 @@ from hmeasure_stream.binned import (
     _edges,
     _estimate_alpha,
 )
-from hmeasure_stream.streaming._base import checked_batch
+from hmeasure_stream.streaming._base import checked_batch, checked_point
 
 __all__ = ["BinnedAUC"]
 
@@ -129,28 +130,46 @@ class BinnedAUC:
         w = np.ones(bins.shape[0]) if weights is None else weights
         for label in (0, 1):
             mask = is_pos == label
-            needed = np.bincount(bins[mask], minlength=self._bins)
-            removed = np.bincount(bins[mask], weights=w[mask], minlength=self._bins)
-            counts = self._tree.count_buffer[:, label]
-            for b in np.flatnonzero(needed).tolist():
-                if needed[b] > counts[b] or not self._tree.holds(b, label, removed[b]):
-                    held = self._tree.class_weights()[b, label]
-                    raise KeyError(
-                        f"remove_many: the batch removes {int(needed[b])} point(s) of "
-                        f"weight {float(removed[b])!r} with y_true={label} from bin {b}, "
-                        f"which holds {int(counts[b])} of weight {float(held)!r}"
-                    )
+            distinct, inverse, needed = np.unique(bins[mask], return_inverse=True,
+                                                  return_counts=True)
+            removed = np.bincount(inverse, weights=w[mask])
+            counts = self._tree.count_buffer[distinct, label]
+            for k, b in enumerate(distinct.tolist()):
+                if needed[k] > counts[k] or not self._tree.holds(b, label, removed[k]):
+                    raise KeyError(self._missing(b, label, int(needed[k]), float(removed[k])))
         failed = self._tree.apply(bins, is_pos, weights, False)
         assert failed < 0  # checked above
         self._outside -= outside
 
+    def _missing(self, bin_index, label, count, weight):
+        held = self._tree.class_weights()[bin_index, label]
+        return (f"the points remove {count} point(s) of weight {weight!r} with y_true={label} "
+                f"from bin {bin_index}, which holds "
+                f"{int(self._tree.count_buffer[bin_index, label])} of weight {float(held)!r}")
+
+    def _point(self, y_true, y_score, weight, adding):
+        """One point: validated, binned and applied without building arrays."""
+        is_pos, score, weight = checked_point(y_true, y_score, weight)
+        if self._transform is not None and self._alpha is None:
+            return False  # the alpha is estimated from a batch
+        lo, hi = self._range
+        bin_index = bin_of_score(score, lo, hi - lo, self._bins, _TRANSFORMS[self._transform],
+                                 0.0 if self._alpha is None else self._alpha)
+        if self._tree.point(bin_index, is_pos, weight, adding):
+            raise KeyError(self._missing(bin_index, int(is_pos), 1, weight))
+        if score < lo or score > hi:
+            self._outside[0 if score < lo else 1] += 1 if adding else -1
+        return True
+
     def add(self, y_true, y_score, weight=1.0):
         """Add one point: O(log m).  See :meth:`add_many`."""
-        self.add_many([y_true], [y_score], [check_weight_value(weight)])
+        if not self._point(y_true, y_score, weight, True):
+            self.add_many([y_true], [y_score], [weight])
 
     def remove(self, y_true, y_score, weight=1.0):
         """Remove one point: O(log m).  See :meth:`remove_many`."""
-        self.remove_many([y_true], [y_score], [check_weight_value(weight)])
+        if not self._point(y_true, y_score, weight, False):
+            self.remove_many([y_true], [y_score], [weight])
 
     def merge(self, other):
         """Add another structure's points (the same bins required): O(m).
