@@ -44,7 +44,7 @@ from hmeasure_stream import (
     sliding_window,
     weighted_auc,
 )
-from hmeasure_stream._demo import load_default_stream
+from hmeasure_stream.datasets import load_default_stream
 
 # (name, speed target on 10^6 points): "a / b <= x" means median(a) <= x * median(b).
 TARGETS = [

@@ -21,8 +21,8 @@ from sklearn.naive_bayes import GaussianNB
 from strategies import labelled_scores
 
 from hmeasure_stream import auc, binned_auc, loglog_transform
-from hmeasure_stream._demo import load_default_stream
 from hmeasure_stream.binned import _bin_indices
+from hmeasure_stream.datasets import load_default_stream
 
 LOG_LOG_2 = math.log(math.log(2.0))
 

@@ -119,7 +119,7 @@ def test_ten_million_updates_do_not_drift():
 
 
 def real_stream():
-    from hmeasure_stream._demo import load_default_stream
+    from hmeasure_stream.datasets import load_default_stream
 
     return load_default_stream()
 

@@ -7,8 +7,9 @@ import pytest
 from sklearn.metrics import roc_auc_score
 
 from hmeasure_stream import h_measure, sliding_window
-from hmeasure_stream._demo import load_default_stream, run_demo
+from hmeasure_stream._demo import run_demo
 from hmeasure_stream.cli import main
+from hmeasure_stream.datasets import load_default_stream
 
 
 def write_csv(path, y, s, extra_header="", label="label", score="score"):
