@@ -203,7 +203,7 @@ class BinnedAUC:
 
     @property
     def max_error(self):
-        """Bound on |binned AUC - exact AUC|; nan while a class is absent.  O(1)."""
+        """Bound on the binned AUC's distance to the exact one; nan if a class is absent."""
         neg, pos, _, ties, _ = self._tree.root()
         if not (neg > 0 and pos > 0):
             return float("nan")
@@ -220,6 +220,7 @@ class BinnedAUC:
 
     @property
     def loglog_alpha(self):
+        """The log-log transform's frozen alpha (None: linear bins, or no batch seen yet)."""
         return self._alpha
 
     def result(self):
@@ -246,6 +247,7 @@ class BinnedAUC:
 
     @property
     def nbytes(self):
+        """Bytes held by the tree's buffers (O(m), whatever the number of points)."""
         return self._tree.nbytes
 
     def __len__(self):

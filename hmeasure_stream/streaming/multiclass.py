@@ -291,10 +291,12 @@ class DynamicMulticlassAUC:
 
     @property
     def classes(self):
+        """The class labels, in the column order of the score rows."""
         return list(self._classes)
 
     @property
     def class_weights(self):
+        """Total weight of each class's current points, in the order of ``classes``."""
         return self._mass.copy()
 
     @property
