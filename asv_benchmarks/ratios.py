@@ -9,13 +9,15 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part streaming
     python asv_benchmarks/ratios.py --part hull
     python asv_benchmarks/ratios.py --part partial --sizes 1000000
+    python asv_benchmarks/ratios.py --part multiclass --sizes 1000000
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC) and
 ``hull`` (DynamicH vs the hmeasure package, ApproxH vs h_measure, and the
 time and actual error of ApproxH against epsilon on the embedded real stream)
 and ``partial`` (partial_auc and weighted_auc against auc and scikit-learn's
-``max_fpr``, on distinct and on tied scores).
+``max_fpr``, on distinct and on tied scores) and ``multiclass``
+(multiclass_auc against c calls of auc).
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -35,6 +37,7 @@ from hmeasure_stream import (
     SlidingWindow,
     auc,
     h_measure,
+    multiclass_auc,
     partial_auc,
     sliding_window,
     weighted_auc,
@@ -340,9 +343,38 @@ def partial_part(args):
     return met
 
 
+def multiclass_part(args):
+    """multiclass_auc (ovr and ovo, c = 5) within 1.5x of c calls of auc, at 10^6 points."""
+    met = True
+    c = 5
+    for n in args.sizes:
+        rng = np.random.default_rng(args.seed)
+        y = rng.integers(0, c, n)
+        s = np.asfortranarray(rng.dirichlet(np.ones(c), size=n) + 0.3 * np.eye(c)[y])
+        w = rng.exponential(size=n)
+        contenders = {
+            "c x auc": lambda: [auc(y == k, s[:, k]) for k in range(c)],
+            "multiclass_auc ovr": lambda: multiclass_auc(y, s),
+            "multiclass_auc ovo": lambda: multiclass_auc(y, s, method="ovo"),
+            "multiclass_auc ovo weighted": lambda: multiclass_auc(
+                y, s, method="ovo", sample_weight=w),
+        }
+        medians = time_interleaved(contenders, args.rounds, args.slow_rounds)
+        base = medians["c x auc"]
+        print(f"\nmulti-class AUC, n = {n:,}, c = {c} (median of {args.rounds} rounds)")
+        for name, seconds in medians.items():
+            print(f"  {name:36s} {seconds * 1e3:9.2f} ms   / c x auc {seconds / base:5.2f}")
+        if n == 10**6:
+            for name in ("multiclass_auc ovr", "multiclass_auc ovo"):
+                met &= report_target(f"{name} / c x auc at 10^6", medians[name] / base,
+                                     "<=", 1.5)
+    return met
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial"],
+    parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
+                                           "multiclass"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -360,6 +392,8 @@ def main(argv=None):
         all_met &= hull_part(args)
     if args.part in ("all", "partial"):
         all_met &= partial_part(args)
+    if args.part in ("all", "multiclass"):
+        all_met &= multiclass_part(args)
     return 0 if all_met else 1
 
 
