@@ -343,6 +343,16 @@ def partial_part(args):
     return met
 
 
+def multiclass_contenders(y, s, w, c):
+    return {
+        "c x auc": lambda: [auc(y == k, s[:, k]) for k in range(c)],
+        "multiclass_auc ovr": lambda: multiclass_auc(y, s),
+        "multiclass_auc ovo": lambda: multiclass_auc(y, s, method="ovo"),
+        "multiclass_auc ovo weighted": lambda: multiclass_auc(
+            y, s, method="ovo", sample_weight=w),
+    }
+
+
 def multiclass_part(args):
     """multiclass_auc (ovr and ovo, c = 5) within 1.5x of c calls of auc, at 10^6 points."""
     met = True
@@ -352,14 +362,8 @@ def multiclass_part(args):
         y = rng.integers(0, c, n)
         s = np.asfortranarray(rng.dirichlet(np.ones(c), size=n) + 0.3 * np.eye(c)[y])
         w = rng.exponential(size=n)
-        contenders = {
-            "c x auc": lambda: [auc(y == k, s[:, k]) for k in range(c)],
-            "multiclass_auc ovr": lambda: multiclass_auc(y, s),
-            "multiclass_auc ovo": lambda: multiclass_auc(y, s, method="ovo"),
-            "multiclass_auc ovo weighted": lambda: multiclass_auc(
-                y, s, method="ovo", sample_weight=w),
-        }
-        medians = time_interleaved(contenders, args.rounds, args.slow_rounds)
+        medians = time_interleaved(multiclass_contenders(y, s, w, c), args.rounds,
+                                   args.slow_rounds)
         base = medians["c x auc"]
         print(f"\nmulti-class AUC, n = {n:,}, c = {c} (median of {args.rounds} rounds)")
         for name, seconds in medians.items():
