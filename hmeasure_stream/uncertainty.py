@@ -26,6 +26,7 @@ from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
     check_both_classes,
     check_integer,
+    check_labels,
     check_option,
     check_probability_level,
     check_random_state,
@@ -572,10 +573,12 @@ def auc_test(y_true, y_score1, y_score2):
     >>> round(result.statistic, 6), round(result.pvalue, 6)
     (1.732051, 0.083265)
     """
-    # Both classifiers' scores split by the same labels: point k of a class
-    # is the same point for both, so the classifiers pair up.
-    neg1, pos1 = split_classes(y_true, y_score1, score_name="y_score1")
-    neg2, pos2 = split_classes(y_true, y_score2, score_name="y_score2")
+    # Both classifiers' scores split by the same labels (converted once; the
+    # split flags a bad label in its own pass): point k of a class is the
+    # same point for both, so the classifiers pair up.
+    labels = check_labels(y_true)
+    neg1, pos1 = split_classes(labels, y_score1, score_name="y_score1")
+    neg2, pos2 = split_classes(labels, y_score2, score_name="y_score2")
     n, m = neg1.shape[0], pos1.shape[0]
     check_both_classes(n, m, "DeLong's test")
     _check_class_sizes(n, m, "DeLong's test", weighted=False)
