@@ -9,15 +9,17 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part streaming
     python asv_benchmarks/ratios.py --part hull
     python asv_benchmarks/ratios.py --part partial --sizes 1000000
+    python asv_benchmarks/ratios.py --part multiclass --sizes 1000000
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC) and
 ``hull`` (DynamicH vs the hmeasure package, ApproxH vs h_measure, and the
 time and actual error of ApproxH against epsilon on the embedded real stream)
 ``partial`` (partial_auc and weighted_auc against auc and scikit-learn's
-``max_fpr``, on distinct and on tied scores) and ``multiclass`` (a streaming
-one-vs-rest step against scikit-learn on the window) and ``binned`` (binned_auc
-against one searchsorted pass, BinnedAUC's step from 10^3 to 10^6 bins).
+``max_fpr``, on distinct and on tied scores), ``multiclass`` (multiclass_auc
+against c calls of auc; a streaming one-vs-rest step against scikit-learn on
+the window) and ``binned`` (binned_auc against one searchsorted pass,
+BinnedAUC's step from 10^3 to 10^6 bins).
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -40,6 +42,7 @@ from hmeasure_stream import (
     auc,
     binned_auc,
     h_measure,
+    multiclass_auc,
     partial_auc,
     sliding_window,
     weighted_auc,
@@ -345,7 +348,39 @@ def partial_part(args):
     return met
 
 
+def multiclass_contenders(y, s, w, c):
+    return {
+        "c x auc": lambda: [auc(y == k, s[:, k]) for k in range(c)],
+        "multiclass_auc ovr": lambda: multiclass_auc(y, s),
+        "multiclass_auc ovo": lambda: multiclass_auc(y, s, method="ovo"),
+        "multiclass_auc ovo weighted": lambda: multiclass_auc(
+            y, s, method="ovo", sample_weight=w),
+    }
+
+
 def multiclass_part(args):
+    """multiclass_auc (ovr and ovo, c = 5) within 1.5x of c calls of auc, at 10^6 points."""
+    met = True
+    c = 5
+    for n in args.sizes:
+        rng = np.random.default_rng(args.seed)
+        y = rng.integers(0, c, n)
+        s = np.asfortranarray(rng.dirichlet(np.ones(c), size=n) + 0.3 * np.eye(c)[y])
+        w = rng.exponential(size=n)
+        medians = time_interleaved(multiclass_contenders(y, s, w, c), args.rounds,
+                                   args.slow_rounds)
+        base = medians["c x auc"]
+        print(f"\nmulti-class AUC, n = {n:,}, c = {c} (median of {args.rounds} rounds)")
+        for name, seconds in medians.items():
+            print(f"  {name:36s} {seconds * 1e3:9.2f} ms   / c x auc {seconds / base:5.2f}")
+        if n == 10**6:
+            for name in ("multiclass_auc ovr", "multiclass_auc ovo"):
+                met &= report_target(f"{name} / c x auc at 10^6", medians[name] / base,
+                                     "<=", 1.5)
+    return met
+
+
+def multiclass_stream_part(args):
     """A streaming one-vs-rest step (add + remove + read), window 10^5, 5 classes, against
     scikit-learn's roc_auc_score(multi_class="ovr") on the window."""
     window, classes, steps = 10**5, 5, 2000
@@ -443,6 +478,7 @@ def main(argv=None):
         all_met &= partial_part(args)
     if args.part in ("all", "multiclass"):
         all_met &= multiclass_part(args)
+        all_met &= multiclass_stream_part(args)
     if args.part in ("all", "binned"):
         all_met &= binned_part(args)
     return 0 if all_met else 1

@@ -3,12 +3,11 @@
 import numpy as np
 
 from hmeasure_stream._engines._bin_tree import BinTree
-from hmeasure_stream._engines._binning import bin_of_score
+from hmeasure_stream._engines._binning import bin_indices, bin_of_score
+from hmeasure_stream._validation import check_integer
 from hmeasure_stream.binned import (
     _TRANSFORMS,
     BinnedAUCResult,
-    _bin_indices,
-    _check_bins,
     _check_score_range,
     _check_transform,
     _edges,
@@ -87,7 +86,7 @@ class BinnedAUC:
     __slots__ = ("_alpha", "_bins", "_outside", "_range", "_transform", "_tree")
 
     def __init__(self, bins, *, transform=None, loglog_alpha=None, score_range=(0.0, 1.0)):
-        self._bins = _check_bins(bins)
+        self._bins = check_integer(bins, "bins", 1)
         self._transform, self._alpha = _check_transform(transform, loglog_alpha)
         self._range = _check_score_range(score_range)
         self._outside = np.zeros(2, dtype=np.int64)  # points below / above the range
@@ -98,7 +97,10 @@ class BinnedAUC:
         if self._transform is not None and self._alpha is None and scores.size:
             # Frozen from the first batch: every later point is binned alike.
             self._alpha = _estimate_alpha(scores, *self._range)
-        bins = _bin_indices(scores, self._bins, self._transform, self._alpha, self._range)
+        lo, hi = self._range
+        bins = np.empty(scores.shape[0], dtype=np.int64)
+        bin_indices(scores, lo, hi - lo, self._bins, _TRANSFORMS[self._transform],
+                    0.0 if self._alpha is None else self._alpha, bins)
         outside = np.array([np.count_nonzero(scores < self._range[0]),
                             np.count_nonzero(scores > self._range[1])])
         return bins, is_pos, weights, outside

@@ -9,12 +9,11 @@ binary AUC is exact and a point costs O(c log n) for c classes.
 import numpy as np
 
 from hmeasure_stream._engines._auc import AUCEngine
-from hmeasure_stream._validation import check_weight_value, check_weights
+from hmeasure_stream._validation import check_option, check_weight_value, check_weights
 from hmeasure_stream.multiclass import (
     _AVERAGES,
     _METHODS,
     _as_label_array,
-    _check_option,
     _check_score_matrix,
     _encode_given,
     averaged,
@@ -102,8 +101,8 @@ class DynamicMulticlassAUC:
     __slots__ = ("_average", "_classes", "_engines", "_index", "_mass", "_method", "_sizes")
 
     def __init__(self, classes, *, method="ovr", average="macro", capacity=16, seed=None):
-        _check_option(method, "method", _METHODS)
-        _check_option(average, "average", tuple(a for a in _AVERAGES if a is not None))
+        check_option(method, "method", _METHODS)
+        check_option(average, "average", tuple(a for a in _AVERAGES if a is not None))
         classes, _ = _encode_given(np.empty(0), classes)
         if len(classes) < 2:
             raise ValueError(f"classes must name at least 2 classes, got {classes!r}")
