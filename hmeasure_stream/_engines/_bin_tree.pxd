@@ -27,9 +27,15 @@ cdef class BinTree:
     cdef readonly Py_ssize_t bins
     cdef readonly Py_ssize_t size        # leaves: the power of two >= bins
     cdef readonly int64_t n_points
+    # The bins of a window (``slide``): the frozen rule of _binning.
+    cdef readonly double lo
+    cdef readonly double span
+    cdef readonly int transform
+    cdef readonly double alpha
 
     cdef void leaf(self, Py_ssize_t bin_index) noexcept nogil
     cdef void pull(self, Py_ssize_t node) noexcept nogil
     cdef void aggregate(self, Py_ssize_t node, BinSums* out) noexcept nogil
     cdef int update(self, Py_ssize_t bin_index, bint is_pos, double weight,
                     bint adding) noexcept nogil
+    cdef double _auc(self) noexcept nogil

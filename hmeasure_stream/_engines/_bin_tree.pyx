@@ -18,8 +18,11 @@ an integer, exact below 2^53.
 
 import numpy as np
 
-from libc.math cimport sqrt
-from libc.stdint cimport int64_t
+from libc.math cimport NAN, sqrt
+from libc.stdint cimport int64_t, uint8_t
+
+from hmeasure_stream._engines._binning cimport bin_of
+from hmeasure_stream._engines._ring cimport PointRing
 
 from hmeasure_stream._engines._numeric cimport compensated_add
 from hmeasure_stream._engines._treap cimport DONE, NOT_PRESENT, WEIGHT_EXCEEDS, removal_exceeds
@@ -34,6 +37,7 @@ cdef class BinTree:
         while self.size < bins:
             self.size *= 2
         self.n_points = 0
+        self.lo, self.span, self.transform, self.alpha = 0.0, 1.0, 0, 0.0
         self.sums_buffer = np.zeros((2 * self.size, 5), dtype=np.float64)
         self.count_buffer = np.zeros((bins, 2), dtype=np.int64)
         self.weight_buffer = np.zeros((bins, 2), dtype=np.float64)
@@ -99,8 +103,50 @@ cdef class BinTree:
             node //= 2
         return DONE
 
+    cdef double _auc(self) noexcept nogil:
+        cdef BinSums* top = &self.sums[1]
+        if not (top.neg > 0.0 and top.pos > 0.0):
+            return NAN
+        return top.twice_area / (2.0 * top.neg * top.pos)
+
     # ------------------------------------------------------------------
     # Entry points for the validated public layer.
+
+    def set_binning(self, double lo, double span, int transform, double alpha):
+        """The frozen bin rule of ``slide`` (see ``_binning``)."""
+        self.lo, self.span, self.transform, self.alpha = lo, span, transform, alpha
+
+    @property
+    def columns(self):
+        """The metric ``slide`` records."""
+        return ("auc_binned",)
+
+    @property
+    def auc_binned(self):
+        return self._auc()
+
+    def slide(self, PointRing ring, is_pos_array, scores_array, weights_array, out_array):
+        """A window's protocol (as the treap engines'): add each point, remove the one it
+        evicts from ``ring``, record the binned AUC in ``out[i, 0]``."""
+        cdef const uint8_t[::1] is_pos = is_pos_array
+        cdef const double[::1] scores = scores_array
+        cdef const double[::1] weights = weights_array
+        cdef double[:, ::1] out = out_array
+        cdef Py_ssize_t index, n = scores.shape[0]
+        cdef bint unit = weights is None
+        cdef double weight, left_score, left_weight
+        cdef uint8_t left_is_pos
+        with nogil:
+            for index in range(n):
+                weight = 1.0 if unit else weights[index]
+                self.update(bin_of(scores[index], self.lo, self.span, self.bins, self.transform,
+                                   self.alpha), is_pos[index], weight, True)
+                if ring.push(is_pos[index], scores[index], weight,
+                             &left_is_pos, &left_score, &left_weight):
+                    self.update(bin_of(left_score, self.lo, self.span, self.bins,
+                                       self.transform, self.alpha),
+                                left_is_pos, left_weight, False)
+                out[index, 0] = self._auc()
 
     def apply(self, const int64_t[::1] bin_indices, const unsigned char[::1] is_pos,
               const double[::1] weights, bint adding):
@@ -186,11 +232,13 @@ cdef class BinTree:
     def __reduce__(self):
         return (_rebuild_bin_tree, (self.bins, self.n_points, self.sums_buffer,
                                     self.count_buffer, self.weight_buffer,
-                                    self.compensation_buffer))
+                                    self.compensation_buffer,
+                                    (self.lo, self.span, self.transform, self.alpha)))
 
 
-def _rebuild_bin_tree(bins, n_points, sums, count, weight, compensation):
+def _rebuild_bin_tree(bins, n_points, sums, count, weight, compensation, binning):
     cdef BinTree tree = BinTree(bins)
+    tree.set_binning(*binning)
     tree.n_points = n_points
     tree.sums_buffer = np.array(sums, copy=True)
     tree.count_buffer = np.array(count, copy=True)
