@@ -306,3 +306,23 @@ def check_priors(priors):
     if not math.isclose(pi0 + pi1, 1.0, rel_tol=0, abs_tol=1e-9):
         raise ValueError(f"priors must sum to 1, got {pi0!r} + {pi1!r} = {pi0 + pi1!r}")
     return pi0, pi1
+
+
+def check_relative_to(value, name="relative_to"):
+    """What an approximate AUC's error is relative to: "auc" or "1-auc"."""
+    if not (isinstance(value, str) and value in ("auc", "1-auc")):
+        raise ValueError(f'{name} must be "auc" or "1-auc", got {value!r}')
+    return value
+
+
+def check_unit_weights(weights, owner, name="sample_weight"):
+    """Refuse checked weights (a float64 array, or None for unit) other than 1."""
+    if weights is None:
+        return
+    odd = np.flatnonzero(weights != 1.0)
+    if odd.size:
+        k = odd[0]
+        raise ValueError(
+            f"{name}: {owner} takes unit weights only (its compressed list counts points "
+            f"one by one), got {weights[k].item()!r} at position {k}"
+        )
