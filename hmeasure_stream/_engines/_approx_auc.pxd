@@ -61,7 +61,8 @@ cdef class ApproxAUCEngine(AUCEngine):
     cdef int32_t* _listed_counts(self) noexcept nogil
     cdef int32_t* _other_counts(self) noexcept nogil
     cdef double _key(self, int32_t entry) noexcept nogil
-    cdef int32_t _max_listed(self, double key) noexcept nogil
+    cdef int32_t _max_listed(self, double key, int64_t* other_below_key,
+                             int64_t* other_below_found, int32_t* at_key) noexcept nogil
     cdef int32_t _find_compressed(self, double key, int32_t* previous,
                                   int64_t* listed_before) noexcept nogil
     cdef void _add_next(self, int32_t entry) noexcept nogil

@@ -159,45 +159,71 @@ cdef class ApproxAUCEngine(AUCEngine):
             return INFINITY
         return self.tree.key[entry - FIRST_SLOT_ENTRY]
 
-    cdef int32_t _max_listed(self, double key) noexcept nogil:
-        """MAXPOS(s): the entry of the listed node with the largest score <= ``key``.
+    cdef int32_t _max_listed(self, double key, int64_t* other_below_key,
+                             int64_t* other_below_found, int32_t* at_key) noexcept nogil:
+        """MAXPOS(s): the entry of the listed node w with the largest score <= ``key``.
 
         HEAD when there is none.  One descent of the treap: every node with a
         score <= ``key`` on the path is, with its left subtree, a candidate
         (later candidates have larger scores); the best holds a listed point
         itself or in its left subtree, whose rightmost listed node is then
-        found by following the subtree counts of the listed class.
+        found by following the subtree counts of the listed class.  On the
+        way it accumulates HEADSTATS (Alg. 1) of the other class for ``key``
+        and for w (0 for HEAD), and reports the node holding ``key`` (or -1),
+        so an insertion needs no further descent.
         """
         cdef int32_t node = self.tree.root, best = -1, child
         cdef bint best_is_subtree = False
-        cdef int32_t* counts = self.tree.count_pos if self.flip else self.tree.count_neg
+        cdef int64_t below = 0, best_below = 0
+        cdef int32_t* counts = self._listed_counts()
+        cdef int32_t* other = self._other_counts()
         cdef double* subtree = self.tree.subtree_pos if self.flip else self.tree.subtree_neg
+        cdef double* other_subtree = (self.tree.subtree_neg if self.flip
+                                      else self.tree.subtree_pos)
+        at_key[0] = -1
         while node >= 0:
             if self.tree.key[node] > key:
                 node = self.tree.left[node]
                 continue
+            child = self.tree.left[node]
             if counts[node] > 0:
                 best = node
                 best_is_subtree = False
-            else:
-                child = self.tree.left[node]
-                if child >= 0 and subtree[child] > 0.0:
-                    best = child
-                    best_is_subtree = True
+                best_below = below
+                if child >= 0:
+                    best_below += <int64_t>other_subtree[child]
+            elif child >= 0 and subtree[child] > 0.0:
+                best = child
+                best_is_subtree = True
+                best_below = below
+            if child >= 0:
+                below += <int64_t>other_subtree[child]
+            if self.tree.key[node] == key:
+                at_key[0] = node
+                break
+            below += other[node]
             node = self.tree.right[node]
+        other_below_key[0] = below
         if best < 0:
+            other_below_found[0] = 0
             return HEAD
         if best_is_subtree:
             node = best
             while True:
                 child = self.tree.right[node]
                 if child >= 0 and subtree[child] > 0.0:
+                    if self.tree.left[node] >= 0:
+                        best_below += <int64_t>other_subtree[self.tree.left[node]]
+                    best_below += other[node]
                     node = child
                 elif counts[node] > 0:
+                    if self.tree.left[node] >= 0:
+                        best_below += <int64_t>other_subtree[self.tree.left[node]]
                     break
                 else:
                     node = self.tree.left[node]
             best = node
+        other_below_found[0] = best_below
         return best + FIRST_SLOT_ENTRY
 
     cdef int32_t _find_compressed(self, double key, int32_t* previous,
@@ -306,8 +332,10 @@ cdef class ApproxAUCEngine(AUCEngine):
 
     cdef int _update_other(self, bint is_pos, double score, bint adding) except -1 nogil:
         """A point of the other class: ADDTREENEG / REMOVETREENEG and one gap of C."""
-        cdef int32_t holder = self._max_listed(score), previous
-        cdef int64_t change = 1 if adding else -1, below
+        cdef int32_t previous, at_key
+        cdef int64_t change = 1 if adding else -1, below, other_below_key, other_below_found
+        cdef int32_t holder = self._max_listed(score, &other_below_key, &other_below_found,
+                                               &at_key)
         self._tree_update(is_pos, score, 1.0, adding)
         self.gap_other_p[holder] += change
         holder = self._find_compressed(score, &previous, &below)
@@ -316,27 +344,24 @@ cdef class ApproxAUCEngine(AUCEngine):
 
     cdef int _add_listed(self, bint is_pos, double score) except -1 nogil:
         """ADDPOS (Alg. 7) with ADDTREEPOS (Alg. 3)."""
-        cdef int32_t before = self._max_listed(score), entry, following, previous, holder
-        cdef double other_below_score, other_below_before, below_neg, below_pos
-        cdef int64_t between, below
+        cdef int32_t entry, following, previous, holder, at_key
+        cdef int32_t new_slot = self.tree.free_head   # taken if the score is new
+        cdef int64_t other_below_key, other_below_before, below
+        cdef int32_t before = self._max_listed(score, &other_below_key, &other_below_before,
+                                               &at_key)
         self._tree_update(is_pos, score, 1.0, True)
         if before < FIRST_SLOT_ENTRY or self._key(before) != score:
-            # A new listed node v: split the gap of w = MAXPOS(s) in P at s.
-            # HEADSTATS of both scores gives the other class in [s(w), s).
-            entry = self.tree.lcount(score, &below_neg, &below_pos) + FIRST_SLOT_ENTRY
-            other_below_score = below_neg if self.flip else below_pos
-            other_below_before = 0.0
-            if before >= FIRST_SLOT_ENTRY:
-                self.tree.lcount(self._key(before), &below_neg, &below_pos)
-                other_below_before = below_neg if self.flip else below_pos
-            between = <int64_t>(other_below_score - other_below_before)
+            # A new listed node v: split the gap of w = MAXPOS(s) in P at s; the
+            # other class in [s(w), s) is HEADSTATS(s) - HEADSTATS(s(w)).
+            entry = (at_key if at_key >= 0 else new_slot) + FIRST_SLOT_ENTRY
             following = self.p_next[before]
             self.p_next[before] = entry
             self.p_prev[entry] = before
             self.p_next[entry] = following
             self.p_prev[following] = entry
-            self.gap_other_p[entry] = self.gap_other_p[before] - between
-            self.gap_other_p[before] = between
+            self.gap_other_p[entry] = (self.gap_other_p[before]
+                                       - (other_below_key - other_below_before))
+            self.gap_other_p[before] = other_below_key - other_below_before
         # C: one more listed point in the gap of u; only the pair (u, next(u)) can
         # now violate Eq. 3 (Sec. 4.2), and ADDNEXT repairs it.
         holder = self._find_compressed(score, &previous, &below)
