@@ -17,11 +17,11 @@ over class 1, Eq. 1 is then 1 - auc, and the estimate returned is one minus
 the paper's estimate (the remark after Prop. 1), within epsilon (1 - auc) / 2.
 
 Structures (Sec. 3.1).  The score tree T is the score treap of ``AUCEngine``
-(one node per distinct score, class counts at the node and per subtree),
-whose descent ``lcount`` is HEADSTATS (Alg. 1).  Instead of the paper's
-second tree TP of the listed nodes, MAXPOS (the listed node with the largest
-score <= s) is a descent on T that follows the subtree counts of the listed
-class.  The weighted linked lists P (every node holding a listed point) and
+(one node per distinct score, class counts at the node and per subtree).
+Instead of the paper's second tree TP of the listed nodes, MAXPOS (the
+listed node with the largest score <= s) is a descent on T that follows the
+subtree counts of the listed class, and gathers on the way HEADSTATS
+(Alg. 1) of the score and of the node found.  The weighted linked lists P (every node holding a listed point) and
 C (the compressed subset of P) live in flat buffers indexed by *entry* =
 treap slot + 2, beside the treap's own buffers: the list nodes are the
 treap's nodes, so no pool of their own is needed.  Entries 0 and 1 are the
