@@ -16,20 +16,21 @@ that a class 1 point outscores a class 0 point, ties one half.  With
 over class 1, Eq. 1 is then 1 - auc, and the estimate returned is one minus
 the paper's estimate (the remark after Prop. 1), within epsilon (1 - auc) / 2.
 
-Structures (Sec. 3.1).  The score tree T is the score treap of ``AUCEngine``
+Structures (Sec. 3.1). The score tree T is the score treap of ``AUCEngine``
 (one node per distinct score, class counts at the node and per subtree).
 Instead of the paper's second tree TP of the listed nodes, MAXPOS (the
 listed node with the largest score <= s) is a descent on T that follows the
-subtree counts of the listed class, and gathers on the way HEADSTATS
-(Alg. 1) of the score and of the node found.  The weighted linked lists P (every node holding a listed point) and
-C (the compressed subset of P) live in flat buffers indexed by *entry* =
-treap slot + 2, beside the treap's own buffers: the list nodes are the
-treap's nodes, so no pool of their own is needed.  Entries 0 and 1 are the
-paper's sentinels of score -inf and +inf, always first and last in both
-lists.  P is doubly linked and keeps the gap counter gn(v; P) of the other
-class; its gp(v; P) is p(v) by definition (the next listed node ends the
-gap), so it is not stored.  C is singly linked (every removal from C knows
-the predecessor from its walk) and keeps both gap counters.
+subtree counts of the listed class, and gathers on the way HEADSTATS (Alg.
+1) of the score and of the node found. The weighted linked lists P (every
+node holding a listed point) and C (the compressed subset of P) live in flat
+buffers indexed by *entry* = treap slot + 2, beside the treap's own buffers:
+the list nodes are the treap's nodes, so no pool of their own is needed.
+Entries 0 and 1 are the paper's sentinels of score -inf and +inf, always
+first and last in both lists. P is doubly linked and keeps the gap counter
+gn(v; P) of the other class; its gp(v; P) is p(v) by definition (the next
+listed node ends the gap), so it is not stored. C is singly linked (every
+removal from C knows the predecessor from its walk) and keeps both gap
+counters.
 
 Updates (Sec. 4.2) keep C (1 + epsilon)-compressed, Eqs. 3-4: a point of
 the other class changes one gap counter of P (found by MAXPOS) and one of C
