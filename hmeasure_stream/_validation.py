@@ -424,3 +424,23 @@ def check_random_state(random_state, name="random_state"):
             f"{name} must be None, a non-negative int, a numpy SeedSequence or a "
             f"numpy Generator, got {random_state!r}"
         ) from None
+
+
+def check_relative_to(value, name="relative_to"):
+    """What an approximate AUC's error is relative to: "auc" or "1-auc"."""
+    if not (isinstance(value, str) and value in ("auc", "1-auc")):
+        raise ValueError(f'{name} must be "auc" or "1-auc", got {value!r}')
+    return value
+
+
+def check_unit_weights(weights, owner, name="sample_weight"):
+    """Refuse checked weights (a float64 array, or None for unit) other than 1."""
+    if weights is None:
+        return
+    odd = np.flatnonzero(weights != 1.0)
+    if odd.size:
+        k = odd[0]
+        raise ValueError(
+            f"{name}: {owner} takes unit weights only (its compressed list counts points "
+            f"one by one), got {weights[k].item()!r} at position {k}"
+        )
