@@ -7,21 +7,29 @@ import numpy as np
 
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._auc import AUCEngine, sliding_auc_ranked
+from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._hull import HullEngine
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._validation import (
     check_cost,
+    check_integer,
     check_positive,
     check_relative_to,
     check_unit_weights,
     dense_ranks,
+)
+from hmeasure_stream.binned import (
+    _TRANSFORMS,
+    _check_score_range,
+    _check_transform,
+    _estimate_alpha,
 )
 from hmeasure_stream.streaming._base import check_capacity, checked_batch
 
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
 #: The metrics a window can follow.
-WINDOW_METRICS = ("auc", "h", "auch", "auc_approx")
+WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned")
 _HULL_METRICS = frozenset(("h", "auch"))
 
 
@@ -52,8 +60,21 @@ def _check_metrics(metrics):
     return tuple(dict.fromkeys(metrics))
 
 
+def _binned_engine(bins, transform, loglog_alpha, score_range):
+    """The bins of ``"auc_binned"``: the rule of :func:`~hmeasure_stream.binned_auc`, frozen
+    (a log-log alpha of None, nan here, is estimated from the first chunk)."""
+    bins = check_integer(bins, "bins", 1)
+    transform, alpha = _check_transform(transform, loglog_alpha)
+    lo, hi = _check_score_range(score_range)
+    engine = BinTree(bins)
+    engine.set_binning(lo, hi - lo, _TRANSFORMS[transform],
+                       0.0 if transform is None else np.nan if alpha is None else alpha)
+    return engine
+
+
 def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, epsilon_auc,
-                    auc_relative_to, capacity, seed):
+                    auc_relative_to, bins, transform, loglog_alpha, score_range, capacity,
+                    seed):
     """The engines for these metrics: the one place where a window's engines are chosen.
 
     Each engine computes the metrics it names in ``columns``; every metric
@@ -63,9 +84,12 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
     exact H when the priors come from the data and the cost distribution does
     not depend on them, the approximate H of ``epsilon`` otherwise.  The
     estimate ``"auc_approx"`` needs the compressed list of ``epsilon_auc``
-    (its options are ignored without it).
+    (its options are ignored without it), ``"auc_binned"`` the tree over the
+    bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``.
     """
     engines = []
+    if "auc_binned" in metrics:
+        engines.append(_binned_engine(bins, transform, loglog_alpha, score_range))
     if "auc_approx" in metrics:
         if epsilon_auc is None:
             raise ValueError(
@@ -76,7 +100,8 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
             check_positive(epsilon_auc, "epsilon_auc"),
             check_relative_to(auc_relative_to, "auc_relative_to") == "1-auc", capacity, seed))
     if not _HULL_METRICS.intersection(metrics):
-        return engines or [AUCEngine(capacity, seed)]
+        exact_needed = "auc" in metrics and not any("auc" in e.columns for e in engines)
+        return [*engines, AUCEngine(capacity, seed)] if exact_needed or not engines else engines
     rule = check_cost(alpha, beta, severity_ratio, priors)
     if epsilon is not None:
         epsilon = check_positive(epsilon, "epsilon")
@@ -109,7 +134,8 @@ class SlidingWindow:
         (nothing is ever evicted: the learning curve).
     metrics : str or sequence of str, default=("auc",)
         ``"auc"``, ``"h"`` (the H-measure), ``"auch"`` (area under the
-        ROC hull) and ``"auc_approx"`` (the estimate of :class:`ApproxAUC`).
+        ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`) and
+        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`).
     alpha, beta, severity_ratio, priors
         The H-measure's cost distribution and class priors, as for
         :func:`~hmeasure_stream.h_measure`; ignored when neither ``"h"`` nor
@@ -126,6 +152,11 @@ class SlidingWindow:
     auc_relative_to : {"auc", "1-auc"}, default="auc"
         With ``"1-auc"`` the bound of ``"auc_approx"`` is
         ``epsilon_auc * (1 - auc) / 2`` instead.
+    bins, transform, loglog_alpha, score_range
+        The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`
+        (default 1000 linear bins over (0, 1)); a log-log ``loglog_alpha`` of
+        None is estimated from the first chunk and then frozen.  Ignored
+        without ``"auc_binned"``.
     capacity : int, default=16
         Initial room, in distinct scores, of the engine (doubles as needed).
     seed : int, optional
@@ -134,10 +165,9 @@ class SlidingWindow:
 
     Attributes
     ----------
-    auc, h, auch, auc_approx : float
-        The metrics of the current window (``h``, ``auch`` and
-        ``auc_approx`` when asked for); nan while a class is absent from the
-        window.
+    auc, h, auch, auc_approx, auc_binned : float
+        The metrics of the current window (each when asked for); nan while a
+        class is absent from the window.
     window : int or None
         The window length.
     metrics : tuple of str
@@ -146,7 +176,7 @@ class SlidingWindow:
     See Also
     --------
     sliding_window : the same on a whole array in one call.
-    DynamicAUC, DynamicH, ApproxH, ApproxAUC : the structures behind the metrics.
+    DynamicAUC, DynamicH, ApproxH, ApproxAUC, BinnedAUC : the structures behind the metrics.
 
     Notes
     -----
@@ -154,7 +184,8 @@ class SlidingWindow:
     ``"auch"`` (plus O((1 + 1/epsilon) log^2 w) to read the approximate H),
     O(log w + log w / epsilon_auc) with ``"auc_approx"`` (which takes unit
     weights only), for a window of w points; reading the properties is O(1)
-    (O(log w / epsilon_auc) for ``auc_approx``).  Memory O(w):
+    (O(log w / epsilon_auc) for ``auc_approx``); O(log m) per point for
+    ``"auc_binned"`` with m bins.  Memory O(w):
     the engine's structure and the window's points (17 bytes each) to know
     which point leaves.  Scores are float64: integers beyond 2**53 are
     refused (:func:`sliding_window`, which sees the whole array, ranks them).
@@ -183,13 +214,16 @@ class SlidingWindow:
 
     def __init__(self, window, metrics=("auc",), *, alpha=2.0, beta=2.0, severity_ratio=None,
                  priors=None, epsilon=None, epsilon_auc=None, auc_relative_to="auc",
+                 bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
                  capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
         self._engines = _window_engines(
             self._metrics, alpha=alpha, beta=beta, severity_ratio=severity_ratio,
             priors=priors, epsilon=epsilon, epsilon_auc=epsilon_auc,
-            auc_relative_to=auc_relative_to, capacity=check_capacity(capacity), seed=seed)
+            auc_relative_to=auc_relative_to, bins=bins, transform=transform,
+            loglog_alpha=loglog_alpha, score_range=score_range,
+            capacity=check_capacity(capacity), seed=seed)
         self._rings = [PointRing(0 if self._window is None else self._window)
                        for _ in self._engines]
 
@@ -223,6 +257,11 @@ class SlidingWindow:
     def _slide(self, is_pos, scores, weights):
         if "auc_approx" in self._metrics:
             check_unit_weights(weights, "the metric 'auc_approx'")
+        for engine in self._engines:
+            if isinstance(engine, BinTree) and np.isnan(engine.alpha) and scores.size:
+                # The log-log alpha, estimated from the first chunk, then frozen.
+                engine.set_binning(engine.lo, engine.span, engine.transform,
+                                   _estimate_alpha(scores, engine.lo, engine.lo + engine.span))
         values = {}
         for engine, ring in zip(self._engines, self._rings, strict=True):
             out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
@@ -278,6 +317,11 @@ class SlidingWindow:
         return self._metric("auc_approx")
 
     @property
+    def auc_binned(self):
+        """The binned AUC of the current window; nan while a class is absent.  O(1)."""
+        return self._metric("auc_binned")
+
+    @property
     def window(self):
         """The window length (None: every prefix)."""
         return self._window
@@ -326,6 +370,10 @@ def sliding_window(
     priors=None,
     epsilon_auc=None,
     auc_relative_to="auc",
+    bins=1000,
+    transform=None,
+    loglog_alpha=None,
+    score_range=(0.0, 1.0),
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -362,6 +410,10 @@ def sliding_window(
     auc_relative_to : {"auc", "1-auc"}, default="auc"
         With ``"1-auc"`` the bound of ``"auc_approx"`` is
         ``epsilon_auc * (1 - auc) / 2``.
+    bins, transform, loglog_alpha, score_range
+        The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`;
+        a log-log ``loglog_alpha`` of None is estimated from the whole array.
+        With ``window=None`` this is Bouckaert's binned learning curve.
 
     Returns
     -------
@@ -419,7 +471,9 @@ def sliding_window(
     """
     tracker = SlidingWindow(window, metrics, alpha=alpha, beta=beta,
                             severity_ratio=severity_ratio, priors=priors, epsilon=epsilon,
-                            epsilon_auc=epsilon_auc, auc_relative_to=auc_relative_to)
+                            epsilon_auc=epsilon_auc, auc_relative_to=auc_relative_to,
+                            bins=bins, transform=transform, loglog_alpha=loglog_alpha,
+                            score_range=score_range)
     is_pos, scores, weights = checked_batch(
         y_true, y_score, sample_weight, allow_empty=False, ranks=True
     )

@@ -138,3 +138,35 @@ def test_a_long_stream_does_not_drift():
     expected = binned_auc(y[-window:], s[-window:], bins=64, sample_weight=w[-window:])
     assert tracker.auc == pytest.approx(expected.auc, rel=1e-13)
     assert tracker.max_error == pytest.approx(expected.max_error, rel=1e-12)
+
+
+@pytest.mark.parametrize("window", [1, 50, None])
+@pytest.mark.parametrize("options", [{}, {"bins": 20, "transform": "loglog"},
+                                     {"bins": 7, "score_range": (-3.0, 3.0)}])
+def test_window_metric_equals_binned_auc_of_every_window(window, options):
+    from hmeasure_stream import SlidingWindow, sliding_window
+
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 400)
+    s = np.round(1 / (1 + np.exp(-(rng.normal(size=400) * 3 + 2 * y))), 3)
+    values = sliding_window(y, s, window, ("auc_binned", "auc"), **options)
+    alpha = None
+    if options.get("transform") == "loglog":
+        alpha = binned_auc(y, s, **options).loglog_alpha  # estimated from the whole array
+    batch_options = {**options, "loglog_alpha": alpha} if alpha is not None else options
+    for end in range(len(y)):
+        part = slice(0 if window is None else max(0, end + 1 - window), end + 1)
+        if y[part].min() == y[part].max():
+            assert np.isnan(values["auc_binned"][end])
+            continue
+        expected = binned_auc(y[part], s[part], **batch_options)
+        assert values["auc_binned"][end] == expected.auc
+        assert abs(values["auc"][end] - expected.auc) <= expected.max_error + 1e-12
+    # In chunks (alpha frozen from the first chunk when estimated), pickled midway.
+    tracker = SlidingWindow(window, "auc_binned", **batch_options)
+    first = tracker.update(y[:150], s[:150])["auc_binned"]
+    tracker = pickle.loads(pickle.dumps(tracker))
+    rest = tracker.update(y[150:], s[150:])["auc_binned"]
+    tracker._check()
+    np.testing.assert_array_equal(np.concatenate([first, rest]), values["auc_binned"])
+    assert tracker.auc_binned == values["auc_binned"][-1] or np.isnan(tracker.auc_binned)
