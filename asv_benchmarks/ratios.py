@@ -11,25 +11,30 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part partial --sizes 1000000
     python asv_benchmarks/ratios.py --part multiclass --sizes 1000000
     python asv_benchmarks/ratios.py --part approx_auc
+    python asv_benchmarks/ratios.py --part dask --dask-sizes 10000000 30000000
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
-``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC) and
+``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC),
 ``hull`` (DynamicH vs the hmeasure package, ApproxH vs h_measure, and the
-time and actual error of ApproxH against epsilon on the embedded real stream)
+time and actual error of ApproxH against epsilon on the embedded real stream),
 ``partial`` (partial_auc and weighted_auc against auc and scikit-learn's
 ``max_fpr``, on distinct and on tied scores), ``multiclass`` (multiclass_auc
 against c calls of auc; a streaming one-vs-rest step against scikit-learn on
-the window) and ``binned`` (binned_auc against one searchsorted pass,
-BinnedAUC's step from 10^3 to 10^6 bins)
-and ``approx_auc`` (the table of
+the window), ``binned`` (binned_auc against one searchsorted pass,
+BinnedAUC's step from 10^3 to 10^6 bins), ``approx_auc`` (the table of
 Section 6 of Tatti's "Efficient estimation of AUC in a sliding window":
 ApproxAUC's actual error and time per step against epsilon, next to the
 exact treap, the Fenwick ``sliding_window`` and the from-scratch AUC of each
-window, on the embedded real stream and on a larger real stream).
+window, on the embedded real stream and on a larger real stream) and ``dask``
+(not in ``all``: minutes, and gigabytes per worker): ``hmeasure_stream.dask.auc``
+and ``.h_measure`` on a LocalCluster of 2 single-threaded worker processes, rows
+generated on the workers, against ``auc`` / ``h_measure`` on the same rows in
+this process, with each worker's peak memory.
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
 import argparse
+import os
 import statistics
 import time
 import warnings
@@ -82,10 +87,10 @@ def contenders(y, s):
     }
 
 
-def time_interleaved(functions, rounds, slow_rounds):
+def time_interleaved(functions, rounds, slow_rounds, warm_up=True):
     """Median seconds per function; the slowest peers get fewer rounds."""
     samples = {name: [] for name in functions}
-    for function in functions.values():
+    for function in functions.values() if warm_up else ():
         function()  # warm-up: imports, caches, first-call overheads
     for index in range(rounds):
         for name, function in functions.items():
@@ -577,15 +582,82 @@ def approx_auc_part(args):
     return report_target("max error within the bound epsilon / 2 (1: yes)", float(met), ">=", 1)
 
 
+def _worker_peak_bytes():
+    import resource
+    import sys
+
+    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+    return peak if sys.platform == "darwin" else peak * 1024
+
+
+def dask_part(args):
+    """Exact AUC and H on a LocalCluster: time against one process, memory per worker."""
+    import dask.array as da
+    from dask.distributed import Client, LocalCluster, wait
+
+    from hmeasure_stream import dask as hsd
+
+    met = True
+    for n in args.dask_sizes:
+        # A fresh cluster for every size: a fresh peak memory per worker.
+        with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                          dashboard_address=None, memory_limit=args.dask_memory) as cluster, \
+                Client(cluster) as client:
+            chunk = max(10**6, -(-n // 40))
+            rng = da.random.default_rng(args.seed)
+            y = rng.integers(0, 2, size=n, chunks=chunk, dtype=np.int8)
+            s = rng.normal(size=n, chunks=chunk) + 0.7 * y
+            y, s = client.persist([y, s])
+            wait([y, s])
+            y_local, s_local = y.compute(), s.compute()
+            assert hsd.auc(y, s) == auc(y_local, s_local)
+            assert abs(hsd.h_measure(y, s) - h_measure(y_local, s_local)) <= 1e-9
+            # Interleaved: the cluster idles while this process computes, and back.
+            functions = {
+                "dask auc": lambda y=y, s=s: hsd.auc(y, s),
+                "auc": lambda y=y_local, s=s_local: auc(y, s),
+                "dask h_measure": lambda y=y, s=s: hsd.h_measure(y, s),
+                "h_measure": lambda y=y_local, s=s_local: h_measure(y, s),
+            }
+            load = os.getloadavg()[0]
+            # (the checks above were the warm-up)
+            medians = time_interleaved(functions, args.dask_rounds, args.dask_rounds,
+                                       warm_up=False)
+            peaks = client.run(_worker_peak_bytes)
+            del functions, y_local, s_local
+            print(f"\ndask, n = {n:,} rows in {y.npartitions} partitions, 2 workers x 1 thread "
+                  f"(median of {args.dask_rounds} rounds; load average {load:.1f} at start, "
+                  f"{os.getloadavg()[0]:.1f} at end)")
+            for name, seconds in medians.items():
+                where = "cluster" if name.startswith("dask") else "1 process"
+                print(f"  {name:16s} {seconds:8.2f} s   ({where}; "
+                      f"{n / seconds / (2 if where == 'cluster' else 1) / 1e6:6.2f} M rows/s "
+                      f"per {'worker' if where == 'cluster' else 'process'})")
+            print("  peak memory per worker: "
+                  + ", ".join(f"{value / 2**30:.2f} GiB" for value in peaks.values()))
+            ratio = medians["dask auc"] / medians["auc"]
+            met &= report_target("dask auc / in-memory auc", ratio, "<=", 2.0)
+            met &= report_target("dask h_measure / in-memory auc",
+                                 medians["dask h_measure"] / medians["auc"], "<=", 2.0)
+            met &= report_target("peak worker memory (GiB)",
+                                 max(peaks.values()) / 2**30, "<=", 3.0)
+            del y, s
+    return met
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
-                                           "multiclass", "binned", "approx_auc"],
+                                           "multiclass", "binned", "approx_auc", "dask"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
     parser.add_argument("--slow-rounds", type=int, default=5, help="rounds for slow peers")
     parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--dask-sizes", type=int, nargs="+", default=[10**7, 3 * 10**7],
+                        help="rows for --part dask (add 100000000 if memory allows)")
+    parser.add_argument("--dask-rounds", type=int, default=3)
+    parser.add_argument("--dask-memory", default="3GiB", help="memory limit per worker")
     args = parser.parse_args(argv)
 
     warnings.simplefilter("ignore")
@@ -605,6 +677,8 @@ def main(argv=None):
         all_met &= binned_part(args)
     if args.part in ("all", "approx_auc"):
         all_met &= approx_auc_part(args)
+    if args.part == "dask":
+        all_met &= dask_part(args)
     return 0 if all_met else 1
 
 

@@ -380,7 +380,19 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
         flags = _binning.count_bins(labels, scores, lo, span, hi, m, code, kernel_alpha, counts)
     bad_label, bad_score, n_below, n_above = flags
     raise_flagged(labels, scores, bad_label, bad_score)
-    counts_neg, counts_pos = counts[:m], counts[m:]
+    return _result_from_counts(counts[:m], counts[m:], int(n_below), int(n_above), weighted,
+                               lo, hi, transform, alpha)
+
+
+def _result_from_counts(counts_neg, counts_pos, n_below, n_above, weighted, lo, hi, transform,
+                        alpha):
+    """The result of the histograms ``counts_neg``, ``counts_pos`` (int64, float64 if weighted).
+
+    Histograms of disjoint parts made with the same parameters add up; this
+    is the one place the AUC, the bound and the estimate are computed from
+    them (also for ``hmeasure_stream.dask``).
+    """
+    m = counts_neg.shape[0]
     total_neg, total_pos = counts_neg.sum(), counts_pos.sum()
     check_both_classes(total_neg, total_pos, "The binned AUC")
 
@@ -417,8 +429,8 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
         edges=edges,
         counts_neg=counts_neg,
         counts_pos=counts_pos,
-        n_below=int(n_below),
-        n_above=int(n_above),
+        n_below=n_below,
+        n_above=n_above,
         transform=transform,
         loglog_alpha=alpha,
     )

@@ -209,6 +209,11 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     tpr_box = _check_range(tpr_range, "tpr_range")
     _check_correction(correction, fpr_range, tpr_range)
     area = _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box)
+    return _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
+
+
+def _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction):
+    """The partial area ``area`` of the box, McClish-standardised if asked (checked options)."""
     if correction is None or (fpr_range is None and tpr_range is None):
         return area
     # (1 + (A - A_min) / (A_max - A_min)) / 2 divided through by the width, with

@@ -367,6 +367,14 @@ def _bootstrap_aucs(neg, pos, n_boot, rng):
     return aucs
 
 
+def _delong_interval(estimate, variance, level):
+    """DeLong's interval: the AUC -+ the normal quantile times sqrt(variance), clipped to [0, 1]."""
+    spread = math.sqrt(variance)
+    low = estimate + spread * float(special.ndtri((1.0 - level) / 2.0))
+    high = estimate + spread * float(special.ndtri(1.0 - (1.0 - level) / 2.0))
+    return AUCInterval(min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0), estimate)
+
+
 def auc_ci(
     y_true,
     y_score,
@@ -483,10 +491,7 @@ def auc_ci(
         variance, estimate = _variance_and_auc(
             y_true, y_score, sample_weight, "DeLong's confidence interval", True
         )
-        spread = math.sqrt(variance)
-        low = estimate + spread * float(special.ndtri((1.0 - level) / 2.0))
-        high = estimate + spread * float(special.ndtri(1.0 - (1.0 - level) / 2.0))
-        return AUCInterval(min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0), estimate)
+        return _delong_interval(estimate, variance, level)
     if sample_weight is not None:
         raise ValueError(
             'sample_weight is not supported with method="bootstrap"; use method="delong"'

@@ -4,6 +4,8 @@ The structures keep their points in a compiled engine (``_engines``) and
 only validate, translate refusals into exceptions and document here.
 """
 
+import pickle
+
 import numpy as np
 
 from hmeasure_stream._engines._pool import MAX_CAPACITY
@@ -96,6 +98,47 @@ def _check_removable(engine, is_pos, scores, weights):
                 f"points with y_true={label}, y_score={distinct[k].item()!r}, which "
                 f"weigh {held_weight.item()!r}"
             )
+
+
+def points_batch(engine):
+    """A batch (is_pos, scores, weights or None) whose addition re-creates the engine's points.
+
+    From the engine's score groups with their point counts: with unit
+    weights each point once; with weights, the points of one score and class
+    as one point carrying their total weight and the others with weight 0,
+    which leaves the same counts and weights in a structure.
+    """
+    keys, weight_neg, weight_pos, count_neg, count_pos = engine.tree.items()
+    parts = []
+    for label, weights, counts in ((0, weight_neg, count_neg), (1, weight_pos, count_pos)):
+        present = counts > 0
+        counts = counts[present].astype(np.int64)
+        scores = np.repeat(keys[present], counts)
+        batch_weights = None
+        if not engine.exact:
+            batch_weights = np.zeros(scores.shape[0])
+            batch_weights[np.cumsum(counts) - 1] = weights[present]
+        parts.append((np.full(scores.shape[0], label, dtype=np.uint8), scores, batch_weights))
+    is_pos = np.concatenate([part[0] for part in parts])
+    scores = np.concatenate([part[1] for part in parts])
+    if engine.exact:
+        return is_pos, scores, None
+    return is_pos, scores, np.concatenate([part[2] for part in parts])
+
+
+def merge_points(structure, other):
+    """Add the points of ``other`` to ``structure`` (both checked compatible by the caller).
+
+    The smaller point set is added to the larger: when ``other`` holds more
+    points and has the same kind of engine, ``structure`` takes a copy of
+    its engine and adds its own points to it.
+    """
+    if len(other) > len(structure) and type(other._engine) is type(structure._engine):
+        engine = pickle.loads(pickle.dumps(other._engine))
+        engine.add_many(*points_batch(structure._engine))
+        structure._engine = engine
+        return
+    structure._engine.add_many(*points_batch(other._engine))
 
 
 class PointSet:

@@ -1,7 +1,7 @@
 """Exact AUC of a changing set of points: ``DynamicAUC``, O(log n) per update."""
 
 from hmeasure_stream._engines._auc import AUCEngine
-from hmeasure_stream.streaming._base import PointSet, check_capacity
+from hmeasure_stream.streaming._base import PointSet, check_capacity, merge_points
 
 __all__ = ["DynamicAUC"]
 
@@ -79,6 +79,52 @@ class DynamicAUC(PointSet):
 
     def __init__(self, *, capacity=16, seed=None):
         self._engine = AUCEngine(check_capacity(capacity), seed)
+
+    def merge(self, other):
+        """Add the points of another structure: the union of both point sets.
+
+        Per-shard trackers combine into one global view; ``other`` is not
+        changed.
+
+        Parameters
+        ----------
+        other : DynamicAUC, DynamicH or ApproxH
+            The structure whose points are added (only its points count).
+
+        Raises
+        ------
+        ValueError
+            If ``other`` is not such a structure (a ``SlidingWindow`` keeps
+            a window, not a set of points); nothing changes.
+
+        Notes
+        -----
+        O(m log(n + m)) for the m points of the smaller of the two and n of
+        the larger: the smaller set is added to the larger, point by point
+        in one batch (when ``other`` is the larger, this structure first
+        takes an O(n) copy of its buffers).  Reading the points of a
+        structure is O(m).  Exact: with unit weights the AUC equals that of
+        the union from scratch; with weights each score's points keep their
+        count and total weight.
+
+        Examples
+        --------
+        >>> from hmeasure_stream import DynamicAUC, auc
+        >>> east, west = DynamicAUC(), DynamicAUC()
+        >>> east.add_many([0, 1, 1], [0.2, 0.7, 0.4])
+        >>> west.add_many([0, 0, 1], [0.5, 0.1, 0.9])
+        >>> east.merge(west)
+        >>> east.auc == auc([0, 1, 1, 0, 0, 1], [0.2, 0.7, 0.4, 0.5, 0.1, 0.9])
+        True
+        >>> len(east), len(west)
+        (6, 3)
+        """
+        if not isinstance(other, PointSet):
+            raise ValueError(
+                "merge takes a DynamicAUC, DynamicH or ApproxH (a set of points), got "
+                f"{type(other).__name__}"
+            )
+        merge_points(self, other)
 
     def __repr__(self):
         return (

@@ -2,7 +2,7 @@
 
 from hmeasure_stream._engines._hull import HullEngine
 from hmeasure_stream._validation import check_cost, check_positive
-from hmeasure_stream.streaming._base import PointSet, check_capacity
+from hmeasure_stream.streaming._base import PointSet, check_capacity, merge_points
 
 __all__ = ["ApproxH", "DynamicH"]
 
@@ -124,6 +124,65 @@ class DynamicH(_HullPointSet):
     def h(self):
         """The H-measure (priors from the current points); nan while a class is absent."""
         return self._engine.h
+
+    def merge(self, other):
+        """Add the points of another structure: the union of both point sets.
+
+        Per-shard trackers combine into one global view; ``other`` is not
+        changed.
+
+        Parameters
+        ----------
+        other : DynamicH or DynamicAUC
+            A DynamicH with the same cost distribution (alpha, beta), or a
+            DynamicAUC (points only).
+
+        Raises
+        ------
+        ValueError
+            If ``other`` is another kind of structure, or a DynamicH whose
+            alpha or beta differ; nothing changes.
+
+        Notes
+        -----
+        O(m log(n + m)) updates of O(log(n + m)) each, as :meth:`add_many`,
+        for the m points of the smaller of the two (see
+        :meth:`DynamicAUC.merge`).  Exact: the hull, H and AUCH equal those
+        of the union from scratch.
+
+        Examples
+        --------
+        >>> from hmeasure_stream import DynamicH, h_measure
+        >>> east, west = DynamicH(), DynamicH()
+        >>> east.add_many([0, 1, 1, 0], [0.2, 0.7, 0.4, 0.6])
+        >>> west.add_many([0, 0, 1, 1], [0.5, 0.1, 0.9, 0.3])
+        >>> east.merge(west)
+        >>> y, s = [0, 1, 1, 0, 0, 0, 1, 1], [0.2, 0.7, 0.4, 0.6, 0.5, 0.1, 0.9, 0.3]
+        >>> round(east.h, 12) == round(h_measure(y, s), 12)
+        True
+        >>> DynamicH().merge(DynamicH(severity_ratio=0.5))  # doctest: +ELLIPSIS
+        Traceback (most recent call last):
+        ...
+        ValueError: cannot merge a DynamicH with Beta(2.0, 3.0) into one with Beta(2.0, 2.0): ...
+        """
+        if isinstance(other, DynamicH):
+            mine = (self._engine.alpha, self._engine.beta)
+            theirs = (other._engine.alpha, other._engine.beta)
+            if mine != theirs:
+                raise ValueError(
+                    f"cannot merge a DynamicH with Beta{theirs} into one with Beta{mine}: "
+                    "the H-measures differ in their cost distribution"
+                )
+        elif isinstance(other, ApproxH):
+            raise ValueError(
+                "cannot merge an ApproxH into a DynamicH: its H options (priors fixed from "
+                "outside, epsilon) differ from the exact H with priors from the data"
+            )
+        elif not isinstance(other, PointSet):
+            raise ValueError(
+                f"merge takes a DynamicH or a DynamicAUC, got {type(other).__name__}"
+            )
+        merge_points(self, other)
 
     def __repr__(self):
         return (

@@ -1,0 +1,183 @@
+"""Compiled kernels of ``dask.py``: score groups with their scores, cut by value, merged.
+
+Private module.  A *group* is one distinct score with its class weights; the
+arrays of a partition or of a range hold the groups from the highest score
+down (the order of ``_scratch``), as three parallel arrays: ``keys`` (the
+scores, strictly decreasing), ``neg`` and ``pos`` (int64 counts for unit
+weights, float64 weights otherwise).  A range of scores is cut out of every
+partition by value, so the points of one score are always in one range, and
+the pieces of one range from all partitions are merged back into groups.
+"""
+
+import numpy as np
+
+from hmeasure_stream._engines._numeric cimport count_t, int64_t, uint8_t
+
+
+def groups_sorted(const double[::1] neg, const double[::1] pos):
+    """Distinct scores from the highest down with their class counts.
+
+    ``neg`` and ``pos`` are the class 0 and class 1 scores, each sorted
+    ascending.  Returns ``(keys, group_neg, group_pos)``: float64 keys,
+    int64 counts.
+    """
+    cdef Py_ssize_t i = neg.shape[0] - 1, j = pos.shape[0] - 1, m = 0
+    keys_arr = np.empty(i + j + 2, dtype=np.float64)
+    group_neg_arr = np.empty(i + j + 2, dtype=np.int64)
+    group_pos_arr = np.empty(i + j + 2, dtype=np.int64)
+    cdef double[::1] keys = keys_arr
+    cdef int64_t[::1] group_neg = group_neg_arr
+    cdef int64_t[::1] group_pos = group_pos_arr
+    cdef double value
+    cdef int64_t count
+    with nogil:
+        while i >= 0 or j >= 0:
+            if j < 0 or (i >= 0 and neg[i] >= pos[j]):
+                value = neg[i]
+            else:
+                value = pos[j]
+            count = 0
+            while i >= 0 and neg[i] == value:
+                count += 1
+                i -= 1
+            group_neg[m] = count
+            count = 0
+            while j >= 0 and pos[j] == value:
+                count += 1
+                j -= 1
+            group_pos[m] = count
+            keys[m] = value
+            m += 1
+    return keys_arr[:m], group_neg_arr[:m], group_pos_arr[:m]
+
+
+def groups_weighted(const int64_t[::1] order, const double[::1] scores,
+                    const uint8_t[::1] is_pos, const double[::1] weight):
+    """Distinct scores from the highest down with their class weights.
+
+    ``order`` sorts ``scores`` ascending.  Returns float64 arrays
+    ``(keys, group_neg, group_pos)``.
+    """
+    cdef Py_ssize_t k = order.shape[0] - 1, m = 0, idx
+    keys_arr = np.empty(k + 1, dtype=np.float64)
+    group_neg_arr = np.empty(k + 1, dtype=np.float64)
+    group_pos_arr = np.empty(k + 1, dtype=np.float64)
+    cdef double[::1] keys = keys_arr
+    cdef double[::1] group_neg = group_neg_arr
+    cdef double[::1] group_pos = group_pos_arr
+    cdef double value, w_neg, w_pos
+    with nogil:
+        while k >= 0:
+            value = scores[order[k]]
+            w_neg = 0.0
+            w_pos = 0.0
+            while k >= 0 and scores[order[k]] == value:
+                idx = order[k]
+                if is_pos[idx]:
+                    w_pos += weight[idx]
+                else:
+                    w_neg += weight[idx]
+                k -= 1
+            keys[m] = value
+            group_neg[m] = w_neg
+            group_pos[m] = w_pos
+            m += 1
+    return keys_arr[:m], group_neg_arr[:m], group_pos_arr[:m]
+
+
+def cut_points(const double[::1] keys, const double[::1] bounds):
+    """For each bound b (decreasing), how many of the decreasing ``keys`` exceed b.
+
+    Range r of a partition is then ``keys[cut[r - 1]:cut[r]]`` (cut[-1] = 0,
+    the last range ends at len(keys)): the scores in (b_{r+1}, b_r].
+    Binary searches, O(len(bounds) log len(keys)).
+    """
+    cdef Py_ssize_t n = keys.shape[0], r, lo, hi, mid
+    out_arr = np.empty(bounds.shape[0], dtype=np.int64)
+    cdef int64_t[::1] out = out_arr
+    with nogil:
+        for r in range(bounds.shape[0]):
+            lo = 0
+            hi = n
+            while lo < hi:  # first index whose key is <= the bound
+                mid = (lo + hi) // 2
+                if keys[mid] > bounds[r]:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            out[r] = lo
+    return out_arr
+
+
+cdef Py_ssize_t _merge_level(const double[::1] keys, const count_t[::1] neg,
+                             const count_t[::1] pos, const int64_t[::1] starts,
+                             Py_ssize_t n_runs, double[::1] out_keys, count_t[::1] out_neg,
+                             count_t[::1] out_pos, int64_t[::1] out_starts) noexcept nogil:
+    """Merge runs 2i and 2i + 1 of decreasing groups into one (equal keys summed).
+
+    ``starts[r]`` is where run r begins (``starts[n_runs]`` the end).  Writes
+    the merged runs and their starts; returns their number.
+    """
+    cdef Py_ssize_t run, i, j, end_i, end_j, m = 0, n_out = 0
+    cdef double key
+    for run in range(0, n_runs, 2):
+        out_starts[n_out] = m
+        n_out += 1
+        i = starts[run]
+        end_i = starts[run + 1]
+        if run + 1 < n_runs:
+            j = end_i
+            end_j = starts[run + 2]
+        else:
+            j = end_i
+            end_j = end_i
+        while i < end_i or j < end_j:
+            if j >= end_j or (i < end_i and keys[i] > keys[j]):
+                key = keys[i]
+                out_neg[m] = neg[i]
+                out_pos[m] = pos[i]
+                i += 1
+            elif i >= end_i or keys[j] > keys[i]:
+                key = keys[j]
+                out_neg[m] = neg[j]
+                out_pos[m] = pos[j]
+                j += 1
+            else:
+                key = keys[i]
+                out_neg[m] = neg[i] + neg[j]
+                out_pos[m] = pos[i] + pos[j]
+                i += 1
+                j += 1
+            out_keys[m] = key
+            m += 1
+    out_starts[n_out] = m
+    return n_out
+
+
+def merge_runs(keys, neg, pos, starts):
+    """Groups of the decreasing runs ``keys[starts[r]:starts[r + 1]]`` (and counts) merged.
+
+    Adjacent runs are merged pairwise, level by level, between two buffers
+    (the input's and one more), so the memory is twice the input whatever
+    the number of runs; equal keys are summed.  O(m log k) for m groups in k
+    runs.  Returns ``(keys, neg, pos)``.
+    """
+    cdef Py_ssize_t n_runs = starts.shape[0] - 1
+    cdef Py_ssize_t m
+    keys_b = np.empty_like(keys)
+    neg_b = np.empty_like(neg)
+    pos_b = np.empty_like(pos)
+    starts_b = np.empty_like(starts)
+    while n_runs > 1:
+        if neg.dtype == np.int64:
+            n_runs = _merge_level[int64_t](keys, neg, pos, starts, n_runs, keys_b, neg_b, pos_b,
+                                           starts_b)
+        else:
+            n_runs = _merge_level[double](keys, neg, pos, starts, n_runs, keys_b, neg_b, pos_b,
+                                          starts_b)
+        keys, keys_b = keys_b, keys
+        neg, neg_b = neg_b, neg
+        pos, pos_b = pos_b, pos
+        starts, starts_b = starts_b, starts
+    m = starts[n_runs] if n_runs >= 1 else 0
+    return keys[:m], neg[:m], pos[:m]

@@ -1,0 +1,412 @@
+"""hmeasure_stream.dask on a real LocalCluster (2 worker processes) against the in-memory functions.
+
+Every value is compared with the package's in-memory function on the same
+rows (which the other test modules check against brute force, scikit-learn,
+R), and the AUCs also with scikit-learn directly.
+"""
+
+import math
+
+import dask
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+from dask.delayed import Delayed
+from sklearn.datasets import load_breast_cancer
+from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import roc_auc_score
+from sklearn.model_selection import cross_val_predict
+
+import hmeasure_stream as hs
+from hmeasure_stream import dask as hsd
+from hmeasure_stream._demo import load_default_stream
+
+pytestmark = pytest.mark.slow
+
+AUC_TOL = 1e-12
+H_TOL = 1e-9
+
+
+@pytest.fixture(scope="module")
+def client():
+    from dask.distributed import Client, LocalCluster
+
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
+                      dashboard_address=None, memory_limit="3GiB") as cluster:
+        with Client(cluster) as client:
+            yield client
+
+
+def _digits():
+    y, s = load_default_stream()
+    return y.astype(np.int64), s
+
+
+def _cancer():
+    data = load_breast_cancer()
+    x = (data.data - data.data.mean(axis=0)) / data.data.std(axis=0)
+    model = LogisticRegression(C=0.05, max_iter=2000)
+    # Out-of-fold probabilities rounded to 2 decimals: many ties, across partitions.
+    proba = cross_val_predict(model, x, data.target, cv=5, method="predict_proba")[:, 1]
+    return data.target.astype(np.int64), np.round(proba, 2)
+
+
+def _datasets():
+    rng = np.random.default_rng(20261122)
+    y_digits, s_digits = _digits()
+    y_cancer, s_cancer = _cancer()
+    n = 5000
+    y_skew = rng.integers(0, 2, n)
+    s_skew = np.where(rng.random(n) < 0.9, 0.5, np.round(rng.normal(y_skew * 0.3, 1.0), 3))
+    # Sorted by label: the first partitions hold class 0 only, the last class 1 only.
+    y_sorted = np.sort(rng.integers(0, 2, 3000))
+    s_sorted = np.round(rng.normal(y_sorted * 0.5, 1.0), 1)
+    return {
+        "digits": (y_digits, s_digits),
+        "cancer_ties": (y_cancer, s_cancer),
+        "skew90": (y_skew, s_skew),
+        "class_absent_in_partitions": (y_sorted, s_sorted),
+    }
+
+
+DATASETS = _datasets()
+
+
+def _weights(n, seed=3):
+    rng = np.random.default_rng(seed)
+    w = rng.exponential(1.0, n)
+    w[rng.random(n) < 0.05] = 0.0
+    return w
+
+
+def _as_arrays(y, s, w=None, chunks=257):
+    out = [da.from_array(y, chunks=chunks), da.from_array(s, chunks=chunks)]
+    out.append(None if w is None else da.from_array(w, chunks=chunks))
+    return out
+
+
+def _as_columns(y, s, w=None, npartitions=7):
+    frame = pd.DataFrame({"label": y, "score": s})
+    if w is not None:
+        frame["weight"] = w
+    df = dd.from_pandas(frame, npartitions=npartitions, sort=False)
+    return df["label"], df["score"], (df["weight"] if w is not None else None)
+
+
+@pytest.mark.parametrize("name", list(DATASETS))
+@pytest.mark.parametrize("weighted", [False, True])
+def test_auc_h_hull_equal_in_memory(client, name, weighted):
+    y, s = DATASETS[name]
+    w = _weights(len(y)) if weighted else None
+    for yd, sd, wd in (_as_arrays(y, s, w), _as_columns(y, s, w)):
+        # One compute: the three share their range partition (equal task keys).
+        got, h, (fpr, tpr) = dask.compute(
+            hsd.auc(yd, sd, sample_weight=wd, compute=False),
+            hsd.h_measure(yd, sd, sample_weight=wd, compute=False),
+            hsd.roc_hull(yd, sd, sample_weight=wd, compute=False),
+        )
+        expected = hs.auc(y, s, sample_weight=w)
+        if weighted:
+            assert got == pytest.approx(expected, rel=AUC_TOL, abs=AUC_TOL)
+        else:
+            assert got == expected  # exact integer arithmetic on both sides
+        assert got == pytest.approx(roc_auc_score(y, s, sample_weight=w), abs=1e-12)
+        assert h == pytest.approx(hs.h_measure(y, s, sample_weight=w), abs=H_TOL)
+        fpr_mem, tpr_mem = hs.roc_hull(y, s, sample_weight=w)
+        if weighted:
+            # Rounding may keep or drop a vertex within 1e-12 of a straight line.
+            area = np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1])) / 2
+            area_mem = np.sum(np.diff(fpr_mem) * (tpr_mem[1:] + tpr_mem[:-1])) / 2
+            assert area == pytest.approx(area_mem, abs=1e-12)
+        else:
+            np.testing.assert_array_equal(fpr, fpr_mem)
+            np.testing.assert_array_equal(tpr, tpr_mem)
+
+
+@pytest.mark.parametrize("n_ranges", [1, 2, 5, 40])
+def test_any_number_of_ranges(client, n_ranges):
+    y, s = DATASETS["cancer_ties"]
+    yd, sd, _ = _as_arrays(y, s, chunks=50)
+    assert hsd.auc(yd, sd, n_ranges=n_ranges) == hs.auc(y, s)
+    assert hsd.h_measure(yd, sd, n_ranges=n_ranges, severity_ratio=0.3) == pytest.approx(
+        hs.h_measure(y, s, severity_ratio=0.3), abs=H_TOL
+    )
+
+
+@pytest.mark.parametrize("name", list(DATASETS))
+@pytest.mark.parametrize("weighted", [False, True])
+def test_report_equals_in_memory(client, name, weighted):
+    y, s = DATASETS[name]
+    w = _weights(len(y), seed=5) if weighted else None
+    yd, sd, wd = _as_arrays(y, s, w, chunks=301)
+    options = {"severity_ratio": "prior", "level": (0.8, 0.95)}
+    got = hsd.hmeasure_report(yd, sd, sample_weight=wd, **options)
+    expected = hs.hmeasure_report(y, s, sample_weight=w, **options)
+    assert list(got) == list(expected)
+    for key, value in expected.items():
+        tol = AUC_TOL if key in ("AUC", "Gini", "KS") else H_TOL
+        assert got[key] == pytest.approx(value, abs=tol), key
+    frame = hsd.hmeasure_report(yd, sd, priors=(0.7, 0.3), alpha=3.0, beta=1.5,
+                                sample_weight=wd, as_frame=True)
+    expected = hs.hmeasure_report(y, s, priors=(0.7, 0.3), alpha=3.0, beta=1.5,
+                                  sample_weight=w, as_frame=True)
+    pd.testing.assert_frame_equal(frame, expected, rtol=0, atol=H_TOL)
+
+
+@pytest.mark.parametrize("name", ["digits", "cancer_ties", "skew90"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_partial_auc_and_delong_equal_in_memory(client, name, weighted):
+    y, s = DATASETS[name]
+    w = _weights(len(y), seed=7) if weighted else None
+    yd, sd, wd = _as_columns(y, s, w, npartitions=9)
+    boxes = (
+        {},
+        {"fpr_range": (0.0, 0.2), "correction": "mcclish"},
+        {"tpr_range": (0.9, 1.0)},
+        {"fpr_range": (0.1, 0.6), "tpr_range": (0.5, 0.95)},
+    )
+    *areas, (low, high, estimate) = dask.compute(
+        *[hsd.partial_auc(yd, sd, sample_weight=wd, compute=False, **box) for box in boxes],
+        hsd.auc_ci(yd, sd, sample_weight=wd, level=0.9, compute=False),
+    )
+    for box, got in zip(boxes, areas, strict=True):
+        expected = hs.partial_auc(y, s, sample_weight=w, **box)
+        assert got == pytest.approx(expected, rel=AUC_TOL, abs=AUC_TOL), box
+    expected = hs.auc_ci(y, s, sample_weight=w, level=0.9)
+    assert estimate == pytest.approx(expected.auc, rel=AUC_TOL, abs=AUC_TOL)
+    assert low == pytest.approx(expected.low, rel=1e-10)
+    assert high == pytest.approx(expected.high, rel=1e-10)
+    # The variance itself, through the width of the interval.
+    variance = (hs.auc_variance(y, s, sample_weight=w))
+    z = 1.6448536269514722
+    if 0 < low and high < 1:
+        assert ((high - low) / (2 * z)) ** 2 == pytest.approx(variance, rel=1e-9)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("transform", [None, "loglog"])
+def test_binned_auc_equals_in_memory(client, weighted, transform):
+    rng = np.random.default_rng(11)
+    n = 200_003  # the log-log alpha sample strides across partitions (step 4)
+    y = rng.integers(0, 2, n)
+    s = 1.0 / (1.0 + np.exp(-rng.normal(2.0 * y - 1.0, 2.0)))
+    w = _weights(n, seed=13) if weighted else None
+    yd, sd, wd = _as_arrays(y, s, w, chunks=30_011)
+    got = hsd.binned_auc(yd, sd, bins=64, transform=transform, sample_weight=wd)
+    expected = hs.binned_auc(y, s, bins=64, transform=transform, sample_weight=w)
+    assert got.loglog_alpha == expected.loglog_alpha
+    np.testing.assert_allclose(got.counts_neg, expected.counts_neg, rtol=1e-12)
+    np.testing.assert_allclose(got.counts_pos, expected.counts_pos, rtol=1e-12)
+    assert got.auc == pytest.approx(expected.auc, rel=AUC_TOL)
+    assert got.max_error == pytest.approx(expected.max_error, rel=AUC_TOL)
+    assert got.expected_error == pytest.approx(expected.expected_error, rel=1e-10)
+    assert (got.n_below, got.n_above) == (expected.n_below, expected.n_above)
+    assert abs(got.auc - hs.auc(y, s, sample_weight=w)) <= got.max_error
+
+
+@pytest.mark.parametrize("method", ["ovr", "ovo"])
+@pytest.mark.parametrize("average", ["macro", "weighted", None])
+def test_multiclass_equals_in_memory(client, method, average):
+    rng = np.random.default_rng(17)
+    n, c = 2000, 4
+    names = np.array(["ant", "bee", "cat", "dog"])
+    codes = rng.integers(0, c, n)
+    logits = rng.normal(0, 1, (n, c)) + np.eye(c)[codes] * 1.2
+    scores = np.round(np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True), 2)
+    y = names[codes]
+    yd = da.from_array(y, chunks=333)
+    sd = da.from_array(scores, chunks=(333, 2))  # column chunks are joined
+    got = hsd.multiclass_auc(yd, sd, method=method, average=average)
+    expected = hs.multiclass_auc(y, scores, method=method, average=average)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=AUC_TOL)
+    # The one-vs-rest AUCs also from scikit-learn, class by class.
+    if method == "ovr" and average is None:
+        for k, name in enumerate(names):
+            assert got[k] == pytest.approx(roc_auc_score(y == name, scores[:, k]), abs=1e-12)
+
+
+def test_multiclass_frame_with_weights(client):
+    rng = np.random.default_rng(23)
+    n, c = 1500, 3
+    codes = rng.integers(0, c, n)
+    scores = np.round(rng.random((n, c)) + np.eye(c)[codes] * 0.4, 2)
+    w = _weights(n, seed=29)
+    frame = pd.DataFrame(scores, columns=["p0", "p1", "p2"])
+    frame["label"] = codes
+    frame["w"] = w
+    df = dd.from_pandas(frame, npartitions=6, sort=False)
+    for method in ("ovr", "ovo"):
+        got = hsd.multiclass_auc(df["label"], df[["p0", "p1", "p2"]], method=method,
+                                 average=None, sample_weight=df["w"])
+        expected = hs.multiclass_auc(codes, scores, method=method, average=None,
+                                     sample_weight=w)
+        np.testing.assert_allclose(got, expected, rtol=0, atol=AUC_TOL)
+    got = hsd.multiclass_auc(df["label"], df[["p2", "p0", "p1"]], labels=[2, 0, 1])
+    expected = hs.multiclass_auc(codes, scores[:, [2, 0, 1]], labels=[2, 0, 1])
+    assert got == pytest.approx(expected, abs=AUC_TOL)
+
+
+def test_empty_partitions(client):
+    y, s = DATASETS["cancer_ties"]
+    chunks = ((0, 100, 0, 0, 200, len(y) - 300, 0),)
+    yd, sd = da.from_array(y, chunks=chunks), da.from_array(s, chunks=chunks)
+    assert hsd.auc(yd, sd) == hs.auc(y, s)
+    assert hsd.h_measure(yd, sd) == pytest.approx(hs.h_measure(y, s), abs=H_TOL)
+    report = hsd.hmeasure_report(yd, sd)
+    for key, value in hs.hmeasure_report(y, s).items():
+        assert report[key] == pytest.approx(value, abs=H_TOL), key
+    # A dask DataFrame whose filter empties some partitions (unknown lengths).
+    frame = pd.DataFrame({"label": y, "score": s, "keep": np.arange(len(y)) % 200 < 60})
+    df = dd.from_pandas(frame, npartitions=8, sort=False)
+    df = df[df["keep"]]
+    kept = frame[frame["keep"]]
+    assert hsd.auc(df["label"], df["score"]) == hs.auc(kept["label"], kept["score"])
+    w = _weights(len(y))
+    wd = da.from_array(w, chunks=chunks)
+    assert hsd.auc(yd, sd, sample_weight=wd) == pytest.approx(
+        hs.auc(y, s, sample_weight=w), rel=AUC_TOL
+    )
+
+
+def test_compute_false_returns_a_dask_object(client):
+    y, s = DATASETS["digits"]
+    yd, sd, _ = _as_arrays(y, s)
+    lazy = [
+        hsd.auc(yd, sd, compute=False),
+        hsd.h_measure(yd, sd, compute=False),
+        hsd.hmeasure_report(yd, sd, compute=False),
+        hsd.partial_auc(yd, sd, fpr_range=(0, 0.1), compute=False),
+        hsd.auc_ci(yd, sd, compute=False),
+        hsd.binned_auc(yd, sd, bins=10, score_range=(-200, 200), compute=False),
+        hsd.roc_hull(yd, sd, compute=False),
+    ]
+    assert all(isinstance(value, Delayed) for value in lazy)
+    values = dask.compute(*lazy)
+    assert values[0] == hs.auc(y, s)
+    assert values[1] == pytest.approx(hs.h_measure(y, s), abs=H_TOL)
+    assert values[2]["KS"] == pytest.approx(hs.hmeasure_report(y, s)["KS"], abs=AUC_TOL)
+    assert values[3] == pytest.approx(hs.partial_auc(y, s, fpr_range=(0, 0.1)), rel=AUC_TOL)
+    assert values[4].auc == hs.auc(y, s)
+    assert values[5].auc == hs.binned_auc(y, s, bins=10, score_range=(-200, 200)).auc
+    np.testing.assert_array_equal(values[6][0], hs.roc_hull(y, s)[0])
+
+
+def test_data_errors_name_the_partition(client):
+    y, s = DATASETS["digits"]
+    bad = s.copy()
+    bad[600] = np.nan
+    yd, sd, _ = _as_arrays(y, bad, chunks=257)
+    with pytest.raises(ValueError, match=r"y_score must contain only finite values; found nan "
+                                         r"at position 86 \(in partition 2\)"):
+        hsd.auc(yd, sd)
+    labels = y.copy()
+    labels[5] = 2
+    yd, sd, _ = _as_arrays(labels, s, chunks=257)
+    with pytest.raises(ValueError, match=r"y_true must contain only labels 0 and 1.*"
+                                         r"found 2 at position 5 \(in partition 0\)"):
+        hsd.h_measure(yd, sd)
+    yd, sd, _ = _as_arrays(np.zeros(len(y), dtype=int), s)
+    with pytest.raises(ValueError, match="AUC is undefined when only one class is present"):
+        hsd.auc(yd, sd)
+    empty = da.from_array(np.empty(0), chunks=10)
+    with pytest.raises(ValueError, match="y_true is empty"):
+        hsd.auc(empty, empty)
+    with pytest.raises(ValueError, match="sample_weight must be non-negative"):
+        hsd.auc(*_as_arrays(y, s, -np.ones(len(y)))[:2], sample_weight=da.from_array(
+            -np.ones(len(y)), chunks=257))
+
+
+def test_input_errors_at_once():
+    y, s = DATASETS["digits"]
+    yd, sd, _ = _as_arrays(y, s)
+    with pytest.raises(ValueError, match="y_score must be a dask array or a dask DataFrame "
+                                         "column, got ndarray"):
+        hsd.auc(yd, s)
+    with pytest.raises(ValueError, match="y_true must be 1-d"):
+        hsd.auc(da.zeros((4, 2)), sd)
+    frame = dd.from_pandas(pd.DataFrame({"a": y, "b": s}), npartitions=3)
+    with pytest.raises(ValueError, match="numbers of partitions differ"):
+        hsd.auc(frame["a"], dd.from_pandas(pd.Series(s), npartitions=2))
+    with pytest.raises(ValueError, match="must be one column"):
+        hsd.auc(frame, sd)
+    with pytest.raises(ValueError, match="alpha must be a finite number > 0"):
+        hsd.h_measure(yd, sd, alpha=-1.0, compute=False)
+    with pytest.raises(ValueError, match="n_ranges must be an integer >= 1"):
+        hsd.auc(yd, sd, n_ranges=0)
+    with pytest.raises(ValueError, match='method="bootstrap" is not available'):
+        hsd.auc_ci(yd, sd, method="bootstrap")
+    with pytest.raises(ValueError, match="y_true and y_score have different lengths"):
+        hsd.auc(yd[:-1], sd)
+
+
+def _segments_frame(rng):
+    """Segments from large (many partitions) to tiny, one with a single class."""
+    sizes = {"big": 6000, "mid": 2500, "small": 300, "tiny": 12, "onlyneg": 40, "skewed": 3000}
+    parts = []
+    for name, size in sizes.items():
+        y = rng.integers(0, 2, size)
+        if name == "onlyneg":
+            y[:] = 0
+        s = np.round(rng.normal(y * 0.8, 1.0), 2)
+        if name == "skewed":
+            s[rng.random(size) < 0.9] = 0.25
+        parts.append(pd.DataFrame({"seg": name, "label": y, "score": s,
+                                   "w": rng.exponential(1.0, size)}))
+    frame = pd.concat(parts, ignore_index=True)
+    return frame.iloc[rng.permutation(len(frame))].reset_index(drop=True)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_grouped_equals_in_memory_per_segment(client, rng, weighted):
+    frame = _segments_frame(rng)
+    df = dd.from_pandas(frame, npartitions=8, sort=False)
+    metrics = ("auc", "h", "auch", "gini", "ks", "mer", "mwl")
+    table = hsd.grouped(df, by="seg", label="label", score="score",
+                        weight="w" if weighted else None, metrics=metrics,
+                        severity_ratio=0.5, small_rows=1000)
+    assert list(table.columns) == ["n_neg", "n_pos", *metrics]
+    assert sorted(table.index) == list(table.index) == sorted(frame["seg"].unique())
+    names = {"auc": "AUC", "h": "H", "auch": "AUCH", "gini": "Gini", "ks": "KS", "mer": "MER",
+             "mwl": "MWL"}
+    for segment, rows in frame.groupby("seg"):
+        w = rows["w"].to_numpy() if weighted else None
+        y, s = rows["label"].to_numpy(), rows["score"].to_numpy()
+        weight = np.ones(len(y)) if w is None else w
+        assert table.loc[segment, "n_neg"] == pytest.approx(weight[y == 0].sum(), rel=1e-12)
+        assert table.loc[segment, "n_pos"] == pytest.approx(weight[y == 1].sum(), rel=1e-12)
+        if segment == "onlyneg":
+            assert table.loc[segment, list(metrics)].isna().all()
+            continue
+        report = hs.hmeasure_report(y, s, sample_weight=w, severity_ratio=0.5)
+        for metric in metrics:
+            assert table.loc[segment, metric] == pytest.approx(
+                report[names[metric]], abs=H_TOL
+            ), (segment, metric)
+        if not weighted:
+            assert table.loc[segment, "auc"] == hs.auc(y, s)
+
+
+def test_grouped_default_threshold_and_refusals(client, rng):
+    frame = _segments_frame(rng)
+    df = dd.from_pandas(frame, npartitions=4, sort=False)
+    table = hsd.grouped(df, by="seg", label="label", score="score")
+    for segment, rows in frame.groupby("seg"):
+        if segment == "onlyneg":
+            assert math.isnan(table.loc[segment, "auc"])
+            continue
+        assert table.loc[segment, "auc"] == hs.auc(rows["label"], rows["score"])
+        assert table.loc[segment, "h"] == pytest.approx(
+            hs.h_measure(rows["label"], rows["score"]), abs=H_TOL
+        )
+    with pytest.raises(ValueError, match="metrics must be among"):
+        hsd.grouped(df, by="seg", label="label", score="score", metrics=("auc", "brier"))
+    with pytest.raises(ValueError, match="label='y' is not a column of df"):
+        hsd.grouped(df, by="seg", label="y", score="score")
+    bad = frame.copy()
+    bad.loc[bad.index[bad["seg"] == "big"][7], "label"] = 3
+    with pytest.raises(ValueError, match=r"label must contain only labels 0 and 1.*"
+                                         r"\(in segment 'big'\)"):
+        hsd.grouped(dd.from_pandas(bad, npartitions=4, sort=False), by="seg", label="label",
+                    score="score", small_rows=1000)

@@ -1,0 +1,74 @@
+"""The range-partition kernels (_ranges) against numpy's unique/searchsorted on random ties."""
+
+import numpy as np
+from hypothesis import given
+from hypothesis import strategies as st
+
+from hmeasure_stream._engines import _ranges
+
+scores_lists = st.lists(st.integers(-6, 6).map(lambda v: v / 2), max_size=40)
+
+
+def _reference_groups(neg, pos, w_neg=None, w_pos=None):
+    """Distinct scores from the highest down with class weights, by np.unique."""
+    w_neg = np.ones(len(neg)) if w_neg is None else np.asarray(w_neg)
+    w_pos = np.ones(len(pos)) if w_pos is None else np.asarray(w_pos)
+    keys = np.unique(np.concatenate([neg, pos]))[::-1]
+    group_neg = np.array([w_neg[np.asarray(neg) == k].sum() for k in keys])
+    group_pos = np.array([w_pos[np.asarray(pos) == k].sum() for k in keys])
+    return keys, group_neg, group_pos
+
+
+@given(scores_lists, scores_lists)
+def test_groups_sorted_equals_unique(neg, pos):
+    neg, pos = np.sort(np.array(neg, dtype=float)), np.sort(np.array(pos, dtype=float))
+    keys, group_neg, group_pos = _ranges.groups_sorted(neg, pos)
+    ref_keys, ref_neg, ref_pos = _reference_groups(neg, pos)
+    np.testing.assert_array_equal(keys, ref_keys)
+    np.testing.assert_array_equal(group_neg, ref_neg)
+    np.testing.assert_array_equal(group_pos, ref_pos)
+    assert group_neg.dtype == np.int64
+
+
+@given(scores_lists.flatmap(lambda s: st.tuples(
+    st.just(s), st.lists(st.booleans(), min_size=len(s), max_size=len(s)),
+    st.lists(st.floats(0, 5), min_size=len(s), max_size=len(s)))))
+def test_groups_weighted_equals_unique(data):
+    scores, is_pos, weights = (np.array(v, dtype=float) for v in data)
+    is_pos = is_pos.astype(bool)
+    order = np.argsort(scores, kind="stable").astype(np.int64)
+    keys, group_neg, group_pos = _ranges.groups_weighted(
+        order, scores, is_pos.view(np.uint8), weights
+    )
+    ref = _reference_groups(scores[~is_pos], scores[is_pos], weights[~is_pos], weights[is_pos])
+    np.testing.assert_array_equal(keys, ref[0])
+    np.testing.assert_allclose(group_neg, ref[1], rtol=1e-12)
+    np.testing.assert_allclose(group_pos, ref[2], rtol=1e-12)
+
+
+@given(scores_lists, st.lists(st.integers(-7, 7).map(lambda v: v / 2), max_size=6))
+def test_cut_points_count_keys_above_each_bound(keys, bounds):
+    keys = np.unique(np.array(keys, dtype=float))[::-1].copy()
+    bounds = np.unique(np.array(bounds, dtype=float))[::-1].copy()
+    cuts = _ranges.cut_points(keys, bounds)
+    np.testing.assert_array_equal(cuts, [np.count_nonzero(keys > b) for b in bounds])
+
+
+@given(st.lists(st.tuples(scores_lists, scores_lists), min_size=1, max_size=7), st.booleans())
+def test_merge_runs_is_the_groups_of_all_runs(runs, weighted):
+    pieces = []
+    for neg, pos in runs:
+        keys, gn, gp = _ranges.groups_sorted(np.sort(np.array(neg, dtype=float)),
+                                             np.sort(np.array(pos, dtype=float)))
+        pieces.append((keys, gn * 0.5, gp * 0.5) if weighted else (keys, gn, gp))
+    starts = np.concatenate(([0], np.cumsum([len(p[0]) for p in pieces]))).astype(np.int64)
+    keys, group_neg, group_pos = _ranges.merge_runs(
+        *(np.concatenate([p[k] for p in pieces]) for k in range(3)), starts
+    )
+    all_neg = [v for neg, _ in runs for v in neg]
+    all_pos = [v for _, pos in runs for v in pos]
+    ref_keys, ref_neg, ref_pos = _reference_groups(all_neg, all_pos)
+    scale = 0.5 if weighted else 1
+    np.testing.assert_array_equal(keys, ref_keys)
+    np.testing.assert_array_equal(group_neg, ref_neg * scale)
+    np.testing.assert_array_equal(group_pos, ref_pos * scale)
