@@ -9,18 +9,27 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part streaming
     python asv_benchmarks/ratios.py --part hull
     python asv_benchmarks/ratios.py --part partial --sizes 1000000
+    python asv_benchmarks/ratios.py --part multiclass --sizes 1000000
+    python asv_benchmarks/ratios.py --part approx_auc
     python asv_benchmarks/ratios.py --part dask --dask-sizes 10000000 30000000
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
-``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC) and
+``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC),
 ``hull`` (DynamicH vs the hmeasure package, ApproxH vs h_measure, and the
-time and actual error of ApproxH against epsilon on the embedded real stream)
-and ``partial`` (partial_auc and weighted_auc against auc and scikit-learn's
-``max_fpr``, on distinct and on tied scores) and ``dask`` (not in ``all``: minutes,
-and gigabytes per worker): ``hmeasure_stream.dask.auc`` and ``.h_measure`` on a
-LocalCluster of 2 single-threaded worker processes, rows generated on the workers,
-against ``auc`` / ``h_measure`` on the same rows in this process, with each
-worker's peak memory.
+time and actual error of ApproxH against epsilon on the embedded real stream),
+``partial`` (partial_auc and weighted_auc against auc and scikit-learn's
+``max_fpr``, on distinct and on tied scores), ``multiclass`` (multiclass_auc
+against c calls of auc; a streaming one-vs-rest step against scikit-learn on
+the window), ``binned`` (binned_auc against one searchsorted pass,
+BinnedAUC's step from 10^3 to 10^6 bins), ``approx_auc`` (the table of
+Section 6 of Tatti's "Efficient estimation of AUC in a sliding window":
+ApproxAUC's actual error and time per step against epsilon, next to the
+exact treap, the Fenwick ``sliding_window`` and the from-scratch AUC of each
+window, on the embedded real stream and on a larger real stream) and ``dask``
+(not in ``all``: minutes, and gigabytes per worker): ``hmeasure_stream.dask.auc``
+and ``.h_measure`` on a LocalCluster of 2 single-threaded worker processes, rows
+generated on the workers, against ``auc`` / ``h_measure`` on the same rows in
+this process, with each worker's peak memory.
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -35,17 +44,22 @@ from hmeasure import h_score
 from sklearn.metrics import roc_auc_score
 
 from hmeasure_stream import (
+    ApproxAUC,
     ApproxH,
+    BinnedAUC,
     DynamicAUC,
     DynamicH,
+    DynamicMulticlassAUC,
     SlidingWindow,
     auc,
+    binned_auc,
     h_measure,
+    multiclass_auc,
     partial_auc,
     sliding_window,
     weighted_auc,
 )
-from hmeasure_stream._demo import load_default_stream
+from hmeasure_stream.datasets import load_default_stream
 
 # (name, speed target on 10^6 points): "a / b <= x" means median(a) <= x * median(b).
 TARGETS = [
@@ -219,9 +233,9 @@ def compiled_h_seconds(window, steps, seed):
     return (time.perf_counter() - start) / steps
 
 
-def window_seconds(function, window, rounds, seed):
-    """Median time of a from-scratch function on windows of a random stream."""
-    y, s = make_data(window * 2, seed)
+def window_seconds(function, window, rounds, seed, data=None):
+    """Median time of a from-scratch function on windows of a (random) stream."""
+    y, s = make_data(window * 2, seed) if data is None else data
     times = []
     for index in range(rounds):
         offset = index * window // rounds
@@ -346,6 +360,228 @@ def partial_part(args):
     return met
 
 
+def multiclass_contenders(y, s, w, c):
+    return {
+        "c x auc": lambda: [auc(y == k, s[:, k]) for k in range(c)],
+        "multiclass_auc ovr": lambda: multiclass_auc(y, s),
+        "multiclass_auc ovo": lambda: multiclass_auc(y, s, method="ovo"),
+        "multiclass_auc ovo weighted": lambda: multiclass_auc(
+            y, s, method="ovo", sample_weight=w),
+    }
+
+
+def multiclass_part(args):
+    """multiclass_auc (ovr and ovo, c = 5) within 1.5x of c calls of auc, at 10^6 points."""
+    met = True
+    c = 5
+    for n in args.sizes:
+        rng = np.random.default_rng(args.seed)
+        y = rng.integers(0, c, n)
+        s = np.asfortranarray(rng.dirichlet(np.ones(c), size=n) + 0.3 * np.eye(c)[y])
+        w = rng.exponential(size=n)
+        medians = time_interleaved(multiclass_contenders(y, s, w, c), args.rounds,
+                                   args.slow_rounds)
+        base = medians["c x auc"]
+        print(f"\nmulti-class AUC, n = {n:,}, c = {c} (median of {args.rounds} rounds)")
+        for name, seconds in medians.items():
+            print(f"  {name:36s} {seconds * 1e3:9.2f} ms   / c x auc {seconds / base:5.2f}")
+        if n == 10**6:
+            for name in ("multiclass_auc ovr", "multiclass_auc ovo"):
+                met &= report_target(f"{name} / c x auc at 10^6", medians[name] / base,
+                                     "<=", 1.5)
+    return met
+
+
+def multiclass_stream_part(args):
+    """A streaming one-vs-rest step (add + remove + read), window 10^5, 5 classes, against
+    scikit-learn's roc_auc_score(multi_class="ovr") on the window."""
+    window, classes, steps = 10**5, 5, 2000
+    rng = np.random.default_rng(args.seed)
+    y = rng.integers(0, classes, window + steps)
+    logits = rng.normal(size=(window + steps, classes)) + 1.5 * np.eye(classes)[y]
+    p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    tracker = DynamicMulticlassAUC(list(range(classes)))
+    tracker.add_many(y[:window], p[:window])
+    labels, rows = y.tolist(), list(p)
+    start = time.perf_counter()
+    for i in range(window, window + steps):
+        tracker.add(labels[i], rows[i])
+        tracker.remove(labels[i - window], rows[i - window])
+        _ = tracker.auc
+    step = (time.perf_counter() - start) / steps
+    peer = window_seconds(lambda yy, pp: roc_auc_score(yy, pp, multi_class="ovr"), window,
+                          5, args.seed, (y, p))
+    print(f"\nmulti-class one-vs-rest, window 10^5, {classes} classes")
+    print(f"  DynamicMulticlassAUC Python loop step   {step * 1e6:10.2f} us")
+    print(f"  roc_auc_score(multi_class='ovr') window {peer * 1e3:10.2f} ms")
+    print("  targets:")
+    return report_target("roc_auc_score / streaming step", peer / step, ">=", 1000)
+
+
+def binned_part(args):
+    """binned_auc at 10^7 points against one searchsorted / bincount pass; BinnedAUC
+    update + read from 10^3 to 10^6 bins."""
+    n = 10**7
+    rng = np.random.default_rng(args.seed)
+    y = rng.integers(0, 2, n)
+    s = 1.0 / (1.0 + np.exp(-(rng.normal(size=n) + 2 * y)))
+    edges = np.linspace(0.0, 1.0, 1001)
+    index = np.minimum((s * 1000).astype(np.int64), 999)
+    medians = time_interleaved({
+        "np.searchsorted": lambda: np.searchsorted(edges, s),
+        "np.bincount": lambda: np.bincount(index, minlength=1000),
+        "binned_auc linear": lambda: binned_auc(y, s, bins=1000),
+        "binned_auc loglog": lambda: binned_auc(y, s, bins=1000, transform="loglog",
+                                                loglog_alpha=0.2),
+    }, max(3, args.rounds // 2), max(3, args.rounds // 2))
+    print(f"\nbinned AUC, n = {n:,}, 1000 bins (median of {max(3, args.rounds // 2)} rounds)")
+    for name, seconds in medians.items():
+        print(f"  {name:22s} {seconds * 1e3:9.2f} ms")
+    steps = {}
+    for bins in (10**3, 10**4, 10**5, 10**6):
+        tracker = BinnedAUC(bins)
+        tracker.add_many(y[:10**5], s[:10**5])
+        labels, scores = y[:3000].tolist(), s[:3000].tolist()
+
+        def step(tracker=tracker, labels=labels, scores=scores):
+            for label, score in zip(labels, scores, strict=True):
+                tracker.add(label, score)
+                tracker.remove(label, score)
+                _ = tracker.auc
+
+        steps[bins] = median_of(lambda function=step: _seconds(function), 5) / 3000
+        print(f"  BinnedAUC add + remove + read, {bins:>9,} bins {steps[bins] * 1e6:8.2f} us")
+    print("  targets:")
+    met = report_target("binned_auc linear / np.searchsorted at 10^7",
+                        medians["binned_auc linear"] / medians["np.searchsorted"], "<=", 1.5)
+    met &= report_target("binned_auc loglog / np.searchsorted at 10^7",
+                         medians["binned_auc loglog"] / medians["np.searchsorted"], "<=", 1.5)
+    met &= report_target("BinnedAUC step growth 10^3 -> 10^6 bins",
+                         steps[10**6] / steps[10**3], "<=", 3)
+def digits_stream(seed):
+    """A larger real stream: every one-vs-rest task of UCI digits, four classifiers.
+
+    The digits (1797 images, as shipped with scikit-learn, no download) are
+    scored out of fold (5-fold ``cross_val_predict``, ``predict_proba``) by
+    Gaussian naive Bayes, a standardised logistic regression, 15 nearest
+    neighbours and a random forest; the stream is, for each classifier and
+    each digit d, the task "digit == d" with the probability of d as the
+    score, the 1797 images in the dataset's order: 71 880 points, 10 % of
+    class 1, many ties (neighbour votes, forest votes, saturated naive Bayes).
+    """
+    from sklearn.datasets import load_digits
+    from sklearn.ensemble import RandomForestClassifier
+    from sklearn.linear_model import LogisticRegression
+    from sklearn.model_selection import cross_val_predict
+    from sklearn.naive_bayes import GaussianNB
+    from sklearn.neighbors import KNeighborsClassifier
+    from sklearn.pipeline import make_pipeline
+    from sklearn.preprocessing import StandardScaler
+
+    features, digits = load_digits(return_X_y=True)
+    classifiers = [
+        GaussianNB(),
+        make_pipeline(StandardScaler(), LogisticRegression(max_iter=5000)),
+        KNeighborsClassifier(15),
+        RandomForestClassifier(100, random_state=seed),
+    ]
+    labels, scores = [], []
+    for classifier in classifiers:
+        probabilities = cross_val_predict(classifier, features, digits, cv=5,
+                                          method="predict_proba")
+        for digit in range(10):
+            labels.append((digits == digit).astype(np.int8))
+            scores.append(probabilities[:, digit])
+    return np.concatenate(labels), np.concatenate(scores)
+
+
+def approx_errors(estimates, exact, relative_to):
+    """Relative errors |auc' - auc| / auc (or / (1 - auc)) where defined and nonzero."""
+    scale = exact if relative_to == "auc" else 1.0 - exact
+    defined = ~np.isnan(exact) & (scale > 0)
+    return np.abs(estimates[defined] - exact[defined]) / scale[defined]
+
+
+def compressed_sizes(y, s, window, epsilon, relative_to):
+    """|C| after every step of a Python loop (not timed)."""
+    tracker = ApproxAUC(epsilon, relative_to=relative_to)
+    labels, scores = y.tolist(), s.tolist()
+    sizes = np.empty(len(labels))
+    for i in range(len(labels)):
+        tracker.add(labels[i], scores[i])
+        if i >= window:
+            tracker.remove(labels[i - window], scores[i - window])
+        sizes[i] = tracker.compressed_size
+    return sizes[window:] if len(labels) > window else sizes
+
+
+def approx_table(name, y, s, window, epsilons, rounds):
+    """The Section 6 table for one stream: error and time per step against epsilon."""
+    n = len(y)
+    contenders = {
+        "treap (DynamicAUC's engine)": lambda: SlidingWindow(window, "auc").update(y, s),
+        "Fenwick sliding_window": lambda: sliding_window(y, s, window),
+    }
+    for epsilon in epsilons:
+        for relative_to in ("auc", "1-auc"):
+            contenders[f"approx {epsilon:g} {relative_to}"] = (
+                lambda e=epsilon, r=relative_to: SlidingWindow(
+                    window, "auc_approx", epsilon_auc=e, auc_relative_to=r).update(y, s))
+    medians = time_interleaved(contenders, rounds, rounds)
+    # The O(k) baseline of the paper: the AUC of a window from scratch.
+    starts = np.linspace(0, max(n - window, 0), 25, dtype=int)
+    scratch = statistics.median(
+        _seconds(lambda a=a: auc(y[a:a + window], s[a:a + window])) for a in starts)
+    exact = sliding_window(y, s, window)["auc"]
+    print(f"\nApproxAUC on {name}: {n:,} points, window {window:,} "
+          f"(time: median of {rounds} interleaved runs of the compiled loop, "
+          "per step = add + remove + read)")
+    print("  relative_to   epsilon  bound eps/2   mean rel err   max rel err   mean |C|"
+          "   us/step   vs treap")
+    met = True
+    treap = medians["treap (DynamicAUC's engine)"] / n
+    for relative_to in ("auc", "1-auc"):
+        for epsilon in epsilons:
+            estimates = SlidingWindow(window, "auc_approx", epsilon_auc=epsilon,
+                                      auc_relative_to=relative_to).update(y, s)["auc_approx"]
+            errors = approx_errors(estimates, exact, relative_to)
+            sizes = compressed_sizes(y, s, window, epsilon, relative_to)
+            step = medians[f"approx {epsilon:g} {relative_to}"] / n
+            print(f"  {relative_to:<12}{epsilon:8g}{epsilon / 2:13.3g}{errors.mean():15.2e}"
+                  f"{errors.max():14.2e}{sizes.mean():11.1f}{step * 1e6:10.3f}"
+                  f"{step / treap:10.1f}x")
+            met &= errors.max() <= epsilon / 2 * (1 + 1e-9)
+    fenwick = medians["Fenwick sliding_window"] / n
+    print(f"  exact, treap of DynamicAUC (SlidingWindow 'auc')     {treap * 1e6:10.3f} us/step")
+    print(f"  exact, Fenwick sliding_window (whole array known)    {fenwick * 1e6:10.3f} us/step")
+    approx = medians[f"approx {epsilons[1]:g} auc"] / n
+    print(f"  exact, auc() of one window from scratch, O(k log k)  {scratch * 1e6:10.3f} us"
+          f" ({scratch / approx:.1f}x the step of epsilon {epsilons[1]:g})")
+    return met
+
+
+def _seconds(function):
+    start = time.perf_counter()
+    function()
+    return time.perf_counter() - start
+
+
+def approx_auc_part(args):
+    """Tatti's Section 6 on real streams: actual error against the guarantee, time per step."""
+    rounds = max(3, args.rounds // 3)
+    epsilons = (0.01, 0.1, 0.5, 1.0)
+    y, s = load_default_stream()
+    # A pass over the short stream takes milliseconds: many more rounds.
+    met = approx_table("the embedded stream (UCI digits >= 5, naive Bayes)", y, s, 1000,
+                       epsilons, 10 * rounds)
+    y, s = digits_stream(args.seed)
+    for window in (1000, 10_000):
+        met &= approx_table("digits one-vs-rest, 4 classifiers", y, s, window, epsilons,
+                            rounds)
+    print("  target:")
+    return report_target("max error within the bound epsilon / 2 (1: yes)", float(met), ">=", 1)
+
+
 def _worker_peak_bytes():
     import resource
     import sys
@@ -411,8 +647,8 @@ def dask_part(args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part",
-                        choices=["all", "scratch", "streaming", "hull", "partial", "dask"],
+    parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
+                                           "multiclass", "binned", "approx_auc", "dask"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -434,6 +670,13 @@ def main(argv=None):
         all_met &= hull_part(args)
     if args.part in ("all", "partial"):
         all_met &= partial_part(args)
+    if args.part in ("all", "multiclass"):
+        all_met &= multiclass_part(args)
+        all_met &= multiclass_stream_part(args)
+    if args.part in ("all", "binned"):
+        all_met &= binned_part(args)
+    if args.part in ("all", "approx_auc"):
+        all_met &= approx_auc_part(args)
     if args.part == "dask":
         all_met &= dask_part(args)
     return 0 if all_met else 1

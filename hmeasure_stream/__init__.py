@@ -22,7 +22,10 @@ The streaming structures update the metrics as points arrive and leave:
 
 - :class:`DynamicAUC` -- exact AUC, O(log n) per added or removed point;
 - :class:`DynamicH` -- exact H-measure, AUCH and ROC hull, O(log^2 n);
+- :class:`BinnedAUC` -- the binned AUC with its error bound, O(log m) per update, mergeable;
+- :class:`DynamicMulticlassAUC` -- exact one-vs-rest or one-vs-one AUC of c classes;
 - :class:`ApproxH` -- H-measure with fixed priors within a relative error epsilon;
+- :class:`ApproxAUC` -- AUC within a relative error epsilon / 2 from a compressed list;
 - :class:`SlidingWindow` -- metrics over a window of a stream that arrives in chunks;
 - :func:`sliding_window` -- the metrics over every window of an array.
 """
@@ -33,9 +36,12 @@ from hmeasure_stream.metrics import auc, h_measure, hmeasure_report, roc_hull, r
 from hmeasure_stream.multiclass import multiclass_auc
 from hmeasure_stream.partial import partial_auc, weighted_auc, weighted_auc_error_bound
 from hmeasure_stream.streaming import (
+    ApproxAUC,
     ApproxH,
+    BinnedAUC,
     DynamicAUC,
     DynamicH,
+    DynamicMulticlassAUC,
     SlidingWindow,
     sliding_window,
 )
@@ -44,9 +50,12 @@ from hmeasure_stream.uncertainty import auc_ci, auc_test, auc_variance
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "ApproxAUC",
     "ApproxH",
+    "BinnedAUC",
     "DynamicAUC",
     "DynamicH",
+    "DynamicMulticlassAUC",
     "SlidingWindow",
     "__version__",
     "auc",

@@ -1,24 +1,10 @@
 """The demo run by ``hmeasure-stream`` without arguments: the embedded default stream."""
 
-from importlib import resources
-
 import numpy as np
 
+from hmeasure_stream.datasets import load_default_stream
 from hmeasure_stream.metrics import h_measure, hmeasure_report
 from hmeasure_stream.streaming import sliding_window
-
-
-def load_default_stream():
-    """The embedded default stream as ``(y_true, y_score)`` arrays.
-
-    UCI optical handwritten digits (as shipped with scikit-learn), task
-    "digit >= 5", scored by Gaussian naive Bayes (5-fold out-of-fold log-odds),
-    1797 points in the dataset's order.
-    """
-    path = resources.files("hmeasure_stream") / "data" / "default_stream.csv"
-    with path.open("r") as handle:
-        table = np.loadtxt(handle, delimiter=",", comments="#", skiprows=3)
-    return table[:, 0].astype(np.int8), table[:, 1]
 
 
 def run_demo(window, out):

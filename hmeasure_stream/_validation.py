@@ -9,21 +9,12 @@ import numbers
 
 import numpy as np
 
+from hmeasure_stream._engines import _scratch
 from hmeasure_stream._engines._cost import CostRule
+from hmeasure_stream._engines._scratch import LABEL_DTYPES
 
 # Largest magnitude below which every integer is exactly a float64.
 _EXACT_INT_LIMIT = 2**53
-
-# Label dtypes the compiled kernels accept without conversion.
-_KERNEL_LABEL_DTYPES = frozenset(
-    np.dtype(t)
-    for t in (
-        np.int8, np.int16, np.int32, np.int64,
-        np.uint8, np.uint16, np.uint32, np.uint64,
-        np.float32, np.float64,
-    )
-)
-
 
 def _as_1d(values, name, allow_empty=False):
     """``values`` as a 1-d numpy array, refusing scalars, matrices and (by default) empty input."""
@@ -71,7 +62,7 @@ def check_labels(y_true, name="y_true", allow_empty=False):
         raise ValueError(
             f"{name} must contain labels 0/1 or booleans, got an array of dtype {array.dtype}"
         )
-    if array.dtype not in _KERNEL_LABEL_DTYPES:
+    if array.dtype not in LABEL_DTYPES:
         array = array.astype(np.float64)
     return np.ascontiguousarray(array)
 
@@ -306,3 +297,150 @@ def check_priors(priors):
     if not math.isclose(pi0 + pi1, 1.0, rel_tol=0, abs_tol=1e-9):
         raise ValueError(f"priors must sum to 1, got {pi0!r} + {pi1!r} = {pi0 + pi1!r}")
     return pi0, pi1
+
+
+# ---------------------------------------------------------------------------
+# Shared by the from-scratch functions: the binary input prologue (labels,
+# scores, weights, split by class), the exact-path rule and scalar options.
+
+# Beyond this many points, products of unit counts could overflow int64 in
+# the exact kernels; such inputs take the float64 (weighted) path.
+EXACT_COUNT_LIMIT = 2**31
+
+
+def exact_path(y_score, sample_weight):
+    """Unit weights and few enough points for int64 counts: the exact kernels apply."""
+    return sample_weight is None and np.shape(y_score)[:1] < (EXACT_COUNT_LIMIT,)
+
+
+def binary_input(y_true, y_score, sample_weight=None, *, score_name="y_score", ranks=True):
+    """Converted labels, scores and weights (None without ``sample_weight``) of one length.
+
+    The labels and scores are not yet checked element by element: a kernel
+    flags bad ones in its own pass and :func:`raise_flagged` names the first.
+    """
+    labels = check_labels(y_true)
+    scores = check_scores(y_score, score_name, ranks=ranks)
+    check_same_length(labels, scores, score_name=score_name)
+    weights = None if sample_weight is None else check_weights(sample_weight, scores.shape[0])
+    return labels, scores, weights
+
+
+def raise_flagged(labels, scores, bad_label, bad_score, score_name="y_score"):
+    """Raise for the first bad label (then score) when a kernel flagged one."""
+    if bad_label:
+        raise_bad_label(labels)
+    if bad_score:
+        raise_bad_score(scores, score_name)
+
+
+def split_classes(y_true, y_score, metric=None, score_name="y_score"):
+    """Validated unit-weight input split by class in one compiled pass.
+
+    Returns ``(neg, pos)``: the class 0 scores in input order and the class 1
+    scores in reversed input order (both views of one new buffer).  With a
+    ``metric``, refuses input in which one class is absent.
+    """
+    labels, scores, _ = binary_input(y_true, y_score, score_name=score_name)
+    buffer = np.empty(scores.shape[0], dtype=np.float64)
+    n_neg, bad_label, bad_score = _scratch.split_by_class(labels, scores, buffer)
+    raise_flagged(labels, scores, bad_label, bad_score, score_name)
+    if metric is not None:
+        check_both_classes(n_neg, buffer.shape[0] - n_neg, metric)
+    return buffer[:n_neg], buffer[n_neg:]
+
+
+def sorted_classes(y_true, y_score, metric, score_name="y_score"):
+    """Validated unit-weight input split by class, each class's scores sorted ascending."""
+    neg, pos = split_classes(y_true, y_score, metric, score_name)
+    neg.sort()
+    pos.sort()
+    return neg, pos
+
+
+def weighted_input(y_true, y_score, sample_weight, metric):
+    """Validated weighted input: class 1 as uint8, scores, weights (ones without weights).
+
+    Refuses input in which one class has no positive weight.
+    """
+    labels, scores, weights = binary_input(y_true, y_score, sample_weight)
+    if weights is None:
+        weights = np.ones(scores.shape[0])
+    is_pos = labels_as_is_pos(labels)
+    raise_bad_score(scores)
+    pos_mask = is_pos.view(bool)
+    check_both_classes(weights[~pos_mask].sum(), weights[pos_mask].sum(), metric)
+    return is_pos, scores, weights
+
+
+def weighted_groups(y_true, y_score, sample_weight, metric):
+    """Validated weighted input as class weights per distinct score, highest first."""
+    is_pos, scores, weights = weighted_input(y_true, y_score, sample_weight, metric)
+    order = np.argsort(scores, kind="stable").astype(np.int64, copy=False)
+    return _scratch.groups_weighted(order, scores, is_pos, weights)
+
+
+def weighted_classes(y_true, y_score, sample_weight, metric):
+    """Validated weighted input split by class: ``(neg, neg_weight, pos, pos_weight)``.
+
+    Each class's scores ascending (ties in input order) with their weights;
+    one sort of all the points.
+    """
+    is_pos, scores, weights = weighted_input(y_true, y_score, sample_weight, metric)
+    order = np.argsort(scores, kind="stable")
+    ordered_pos = is_pos.view(bool)[order]
+    neg_order, pos_order = order[~ordered_pos], order[ordered_pos]
+    return scores[neg_order], weights[neg_order], scores[pos_order], weights[pos_order]
+
+
+def check_integer(value, name, minimum):
+    """An integer (Python or numpy, not a bool) >= ``minimum``, returned as int."""
+    if (
+        isinstance(value, (bool, np.bool_))
+        or not isinstance(value, numbers.Integral)
+        or value < minimum
+    ):
+        raise ValueError(f"{name} must be an integer >= {minimum}, got {value!r}")
+    return int(value)
+
+
+def check_option(value, name, options):
+    """``value`` if it is one of ``options`` (strings or None), else ``ValueError``."""
+    for option in options:
+        if value is option or (
+            isinstance(option, str) and isinstance(value, str) and value == option
+        ):
+            return option
+    choices = ", ".join(repr(option) for option in options)
+    raise ValueError(f"{name} must be one of {choices}; got {value!r}")
+
+
+def check_random_state(random_state, name="random_state"):
+    """A numpy Generator from ``random_state`` (None, int, SeedSequence or Generator)."""
+    try:
+        return np.random.default_rng(random_state)
+    except (TypeError, ValueError):
+        raise ValueError(
+            f"{name} must be None, a non-negative int, a numpy SeedSequence or a "
+            f"numpy Generator, got {random_state!r}"
+        ) from None
+
+
+def check_relative_to(value, name="relative_to"):
+    """What an approximate AUC's error is relative to: "auc" or "1-auc"."""
+    if not (isinstance(value, str) and value in ("auc", "1-auc")):
+        raise ValueError(f'{name} must be "auc" or "1-auc", got {value!r}')
+    return value
+
+
+def check_unit_weights(weights, owner, name="sample_weight"):
+    """Refuse checked weights (a float64 array, or None for unit) other than 1."""
+    if weights is None:
+        return
+    odd = np.flatnonzero(weights != 1.0)
+    if odd.size:
+        k = odd[0]
+        raise ValueError(
+            f"{name}: {owner} takes unit weights only (its compressed list counts points "
+            f"one by one), got {weights[k].item()!r} at position {k}"
+        )

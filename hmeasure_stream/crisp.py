@@ -28,6 +28,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.spatial import ConvexHull, HalfspaceIntersection, QhullError
 
+from hmeasure_stream._validation import check_integer, check_option, check_random_state
+
 __all__ = ["CrispVUS", "crisp_auc_approximations", "crisp_vus"]
 
 # Largest number of classes with an exact volume: the ROC space of 4 classes has
@@ -39,16 +41,42 @@ _RETRIES = 8
 
 
 class CrispVUS(NamedTuple):
-    """The VUS of a crisp classifier (or a set of them), exact or estimated."""
+    """The VUS of a crisp classifier (or a set of them), returned by :func:`crisp_vus`.
+
+    A named tuple: exact volumes have no standard error and no samples; Monte
+    Carlo estimates carry both.
+
+    Attributes
+    ----------
+    vus : float
+        The volume under the ROC surface: exact, or the Monte Carlo estimate.
+    std_error : float
+        Standard error of a Monte Carlo estimate; 0.0 for an exact volume.
+    method : str
+        ``"exact"`` or ``"monte carlo"``.
+    n_samples : int
+        Number of uniform valid classifiers drawn; 0 for an exact volume.
+
+    See Also
+    --------
+    crisp_vus : computes it.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> from hmeasure_stream import crisp_vus
+    >>> result = crisp_vus(np.eye(3))
+    >>> round(result.vus, 12), result.std_error, result.method, result.n_samples
+    (0.125, 0.0, 'exact', 0)
+    >>> vus, std_error, method, n_samples = crisp_vus([[0.6, 0.4], [0.2, 0.8]])
+    >>> round(vus, 12), method
+    (0.7, 'exact')
+    """
 
     vus: float
-    """The volume (exact, or the Monte Carlo estimate)."""
     std_error: float
-    """Standard error of a Monte Carlo estimate; 0.0 for an exact volume."""
     method: str
-    """``"exact"`` or ``"monte carlo"``."""
     n_samples: int
-    """Number of uniform valid classifiers drawn; 0 for an exact volume."""
 
 
 def _check_confusion(confusion, allow_set):
@@ -61,7 +89,16 @@ def _check_confusion(confusion, allow_set):
         try:
             array = array.astype(np.float64)
         except (TypeError, ValueError):
-            raise ValueError("confusion must be numeric") from None
+            for index in np.ndindex(array.shape):
+                value = array[index]
+                if isinstance(value, (bool, np.bool_)) or not isinstance(
+                    value, (numbers.Real, np.number)
+                ):
+                    where = ", ".join(str(int(k)) for k in index)
+                    raise ValueError(
+                        f"confusion must be numeric; found {value!r} at [{where}]"
+                    ) from None
+            raise
     if array.dtype.kind not in "biuf":
         raise ValueError(f"confusion must be numeric, got an array of dtype {array.dtype}")
     shape = array.shape
@@ -269,9 +306,8 @@ def _discarded_one(v, z):
     return g.max(axis=1) >= 0
 
 
-def _monte_carlo(z, n_samples, random_state):
+def _monte_carlo(z, n_samples, rng):
     n_classes = z.shape[0]
-    rng = np.random.default_rng(random_state)
     hits = 0
     remaining = n_samples
     while remaining:
@@ -327,7 +363,8 @@ def crisp_vus(confusion, *, method="auto", n_samples=200_000, random_state=None)
     ValueError
         If ``confusion`` is not a square matrix (or a stack of them) of
         finite non-negative numbers over at least 2 classes, a row sums to 0,
-        or ``method``, ``n_samples`` are invalid.
+        or ``method``, ``n_samples`` or ``random_state`` is invalid (checked
+        for every method).
     NotImplementedError
         For a set of classifiers over more than 3 classes.
 
@@ -341,7 +378,11 @@ def crisp_vus(confusion, *, method="auto", n_samples=200_000, random_state=None)
     Exact method (2 or 3 classes): the discard condition is a linear system
     in the mixing weights; eliminating the weight of the classifier
     (Fourier-Motzkin) gives the discarded region as an intersection of at
-    most about 90 half-spaces in the 6-dimensional ROC space of 3 classes.
+    most 66 half-spaces in the 6-dimensional ROC space of 3 classes: 6 for
+    v >= 0, 3 for the rows of V, one for each of the 8 choices sigma, and
+    for each sigma with s_sigma < 1 one per positive rate of the classifier
+    (at most 6) and one per choice tau with s_tau > 1; at most 9 + 8 + 7 x 7
+    = 66, when 7 choices have s_sigma < 1 and the eighth s_sigma > 1.
     Qhull enumerates the vertices of that polytope (``HalfspaceIntersection``)
     and measures their hull (``ConvexHull``): a few milliseconds.  For a set,
     the half-spaces are the facets of the convex hull of the trivial
@@ -373,14 +414,9 @@ def crisp_vus(confusion, *, method="auto", n_samples=200_000, random_state=None)
     >>> crisp_vus([[0.6, 0.4], [0.2, 0.8]]).vus  # two classes: the one-point AUC
     0.7
     """
-    if method not in ("auto", "exact", "monte carlo"):
-        raise ValueError(
-            f"method must be one of 'auto', 'exact', 'monte carlo'; got {method!r}"
-        )
-    if isinstance(n_samples, bool) or not isinstance(n_samples, numbers.Integral) or (
-        n_samples < 1
-    ):
-        raise ValueError(f"n_samples must be a positive integer, got {n_samples!r}")
+    method = check_option(method, "method", ("auto", "exact", "monte carlo"))
+    n_samples = check_integer(n_samples, "n_samples", 1)
+    rng = check_random_state(random_state)
     rates, is_set = _check_confusion(confusion, allow_set=True)
     n_classes = rates.shape[1]
     if method == "auto":
@@ -397,7 +433,7 @@ def crisp_vus(confusion, *, method="auto", n_samples=200_000, random_state=None)
             "the Monte Carlo VUS of a set of classifiers is not implemented; "
             "pass one confusion matrix"
         )
-    return _monte_carlo(rates[0], int(n_samples), random_state)
+    return _monte_carlo(rates[0], n_samples, rng)
 
 
 def _power_mean(values, t):
@@ -468,12 +504,16 @@ def crisp_auc_approximations(confusion, *, t=0.76):
     Notes
     -----
     O(c^2) time.  The formulas are those of Ferri, Hernandez-Orallo and
-    Salido's slides for 3 classes, written for c classes; the slides' text of
-    ``one_point_trivial`` and ``hand_till_3`` is garbled and is read as
-    explained in the documentation (the denominators of ``hand_till_3`` are
-    the totals of the rates of the class and of the other classes, 1 and
-    c - 1).  For 2 classes ``one_point_trivial``, ``hand_till_1b`` and
-    ``hand_till_3`` are the one-point AUC max(1/2, 1 - (r[0, 1] + r[1, 0]) / 2).
+    Salido's slides for 3 classes, written for c classes.  The slides'
+    ``one_point_trivial`` lacks only a closing parenthesis; its
+    generalisation to c classes (the floor 1/c, the value of every trivial
+    classifier, and the division by c) is this package's choice.  The
+    slides' ``hand_till_3`` has a garbled denominator: in AUC_{a,rest} it
+    reads "v_ba + v_ca + v_bb + v_bc + v_cb + v_cb", read here as ending in
+    v_cc, so the denominators are the totals of the rates of the class and
+    of the other classes, 1 and c - 1 (see the documentation).  For 2
+    classes ``one_point_trivial``, ``hand_till_1b`` and ``hand_till_3`` are
+    the one-point AUC max(1/2, 1 - (r[0, 1] + r[1, 0]) / 2).
 
     References
     ----------

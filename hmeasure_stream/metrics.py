@@ -12,63 +12,20 @@ import numpy as np
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._engines._cost import h_from_hull, mwl_cost
 from hmeasure_stream._validation import (
-    check_both_classes,
     check_cost,
-    check_labels,
     check_probability_level,
-    check_same_length,
-    check_scores,
-    check_weights,
-    labels_as_is_pos,
-    raise_bad_label,
-    raise_bad_score,
+    exact_path,
+    sorted_classes,
+    weighted_groups,
 )
 
 __all__ = ["auc", "h_measure", "hmeasure_report", "roc_hull", "roc_points"]
 
-# Beyond this many points, products of unit counts could overflow int64 in
-# the exact kernels; such inputs take the float64 (weighted) path.
-_EXACT_COUNT_LIMIT = 2**31
-
-
-def _sorted_classes(y_true, y_score, metric):
-    """Validated input split by class, each class's scores sorted ascending."""
-    labels = check_labels(y_true)
-    scores = check_scores(y_score)
-    check_same_length(labels, scores)
-    buffer = np.empty(scores.shape[0], dtype=np.float64)
-    n_neg, bad_label, bad_score = _scratch.split_by_class(labels, scores, buffer)
-    if bad_label:
-        raise_bad_label(labels)
-    if bad_score:
-        raise_bad_score(scores)
-    check_both_classes(n_neg, buffer.shape[0] - n_neg, metric)
-    neg, pos = buffer[:n_neg], buffer[n_neg:]
-    neg.sort()
-    pos.sort()
-    return neg, pos
-
-
-def _weighted_groups(y_true, y_score, sample_weight, metric):
-    """Validated weighted input as class weights per distinct score, highest first."""
-    labels = check_labels(y_true)
-    scores = check_scores(y_score)
-    check_same_length(labels, scores)
-    if sample_weight is None:
-        weights = np.ones(scores.shape[0])
-    else:
-        weights = check_weights(sample_weight, scores.shape[0])
-    is_pos = labels_as_is_pos(labels)
-    raise_bad_score(scores)
-    pos_mask = is_pos.view(bool)
-    check_both_classes(weights[~pos_mask].sum(), weights[pos_mask].sum(), metric)
-    order = np.argsort(scores, kind="stable").astype(np.int64, copy=False)
-    return _scratch.groups_weighted(order, scores, is_pos, weights)
-
-
-def _exact_path(y_score, sample_weight):
-    """Unit weights and few enough points for int64 counts: the exact kernels apply."""
-    return sample_weight is None and np.shape(y_score)[:1] < (_EXACT_COUNT_LIMIT,)
+# The input prologue and the exact-path rule live in _validation, shared with
+# the other from-scratch modules.
+_sorted_classes = sorted_classes
+_weighted_groups = weighted_groups
+_exact_path = exact_path
 
 
 def _roc_groups(y_true, y_score, sample_weight, metric):

@@ -2,17 +2,16 @@
 
 Both are built from exact binary AUCs, one sort per column of the scores:
 one-vs-rest calls :func:`hmeasure_stream.metrics.auc` once per class; one-vs-one
-sorts each class's scores of each column once and merges them pairwise, counting
-for every point of the other class the points below and level with it
-(``_multiclass.pyx``).
+sorts each class's scores of each column once and merges them pairwise with
+the binary AUC's compiled kernels (``_scratch``).
 """
 
 import math
 
 import numpy as np
 
-from hmeasure_stream._engines._multiclass import twice_u_sorted, twice_u_sorted_weighted
-from hmeasure_stream._validation import check_scores, check_weights
+from hmeasure_stream._engines import _scratch
+from hmeasure_stream._validation import _as_1d, check_option, check_scores, check_weights
 from hmeasure_stream.metrics import auc
 
 __all__ = ["multiclass_auc"]
@@ -39,14 +38,8 @@ def _as_label_array(y_true):
         if values is not None:
             array = np.empty(len(values), dtype=object)
             array[:] = values
-    if array is None:
-        raise ValueError("y_true could not be read as a 1-d array of labels")
-    if array.ndim != 1:
-        if array.ndim == 0:
-            raise ValueError(f"y_true must be 1-d array-like, got a scalar ({array!r})")
-        raise ValueError(f"y_true must be 1-d, got an array of shape {array.shape}")
-    if array.size == 0:
-        raise ValueError("y_true is empty: at least one point is needed")
+    # The shape checks (and, for what numpy cannot read, the reason) of every input.
+    array = _as_1d(y_true if array is None else array, "y_true")
     if array.dtype.kind == "f":
         nan = np.flatnonzero(np.isnan(array))
         if nan.size:
@@ -173,17 +166,14 @@ def _check_score_matrix(y_score, n_points):
     return scores
 
 
-def _check_option(value, name, options):
-    if not any(value is option or (option is not None and value == option) for option in options):
-        choices = ", ".join(repr(option) for option in options)
-        raise ValueError(f"{name} must be one of {choices}; got {value!r}")
-
-
 def _ovo_matrix(codes, scores, class_sizes, weights):
     """``A[i, j]``: probability that a class-i point outscores a class-j point in column i.
 
     The points are grouped by class once; then, per column, each class's
-    scores are sorted and class i's are merged with every other class's.
+    scores are sorted and class i's are merged with every other class's by
+    the binary AUC's kernels: exact 2U for unit weights; with weights the
+    compensated 2U of each direction over the pair's groups, A(i|j) being
+    U(i over j) / (U(i over j) + U(j over i)) (in [0, 1] however it rounds).
     """
     n_classes = scores.shape[1]
     small = codes.astype(np.uint8 if n_classes <= 256 else np.uint32)
@@ -201,7 +191,7 @@ def _ovo_matrix(codes, scores, class_sizes, weights):
             high = column[parts[i]]
             for j in range(n_classes):
                 if j != i:
-                    twice_u = twice_u_sorted(high, column[parts[j]])
+                    twice_u = _scratch.auc2_sorted_classes(column[parts[j]], high)
                     result[i, j] = twice_u / (2 * int(class_sizes[i]) * int(class_sizes[j]))
             continue
         ranked = np.empty_like(column)
@@ -211,12 +201,16 @@ def _ovo_matrix(codes, scores, class_sizes, weights):
             ranked[part] = column[part][rank]
             ranked_weights[part] = grouped_weights[part][rank]
         high, high_weight = ranked[parts[i]], ranked_weights[parts[i]]
-        mass_i = math.fsum(high_weight)
         for j in range(n_classes):
             if j != i:
-                low, low_weight = ranked[parts[j]], ranked_weights[parts[j]]
-                twice_u = twice_u_sorted_weighted(high, high_weight, low, low_weight)
-                result[i, j] = twice_u / (2.0 * mass_i * math.fsum(low_weight))
+                group_neg, group_pos = _scratch.groups_sorted_weighted(
+                    ranked[parts[j]], ranked_weights[parts[j]], high, high_weight
+                )
+                # Both directions' 2U are sums of terms >= 0, computed alike;
+                # they add up to 2 W_i W_j.
+                twice_wins = _scratch.auc2_groups(group_neg, group_pos)
+                twice_losses = _scratch.auc2_groups(group_pos, group_neg)
+                result[i, j] = twice_wins / (twice_wins + twice_losses)
     return result
 
 
@@ -294,7 +288,11 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
     class's in one compiled pass each, O(n log n + c n) per column.  Without
     weights the counts are exact integers and each A(i|j) is the correctly
     rounded value of 2U / (2 n_i n_j), as :func:`~hmeasure_stream.auc` of the
-    pair's points gives it.
+    pair's points gives it.  With weights each pair's 2U is summed with
+    compensation over the class weights of its distinct scores, as
+    :func:`~hmeasure_stream.auc` does, in both directions: A(i|j) is the
+    wins of class i over the sum of its wins and losses (which is
+    2 W_i W_j), accurate also near 0 and never above 1.
 
     References
     ----------
@@ -322,8 +320,8 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
            [0.41666667,        nan, 0.875     ],
            [1.        , 1.        ,        nan]])
     """
-    _check_option(method, "method", _METHODS)
-    _check_option(average, "average", _AVERAGES)
+    method = check_option(method, "method", _METHODS)
+    average = check_option(average, "average", _AVERAGES)
     array = _as_label_array(y_true)
     scores = _check_score_matrix(y_score, array.shape[0])
     n_classes = scores.shape[1]
@@ -356,20 +354,32 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
             f"points{with_weight} in y_true"
         )
     if method == "ovr":
-        per_class = np.array([
+        values = np.array([
             auc(codes == k, scores[:, k], sample_weight=weights) for k in range(n_classes)
         ])
-        if average is None:
-            return per_class
-        if average == "macro":
-            return float(np.mean(per_class))
-        return float(np.average(per_class, weights=class_mass))
-    pairwise = _ovo_matrix(codes, scores, class_sizes, weights)
+    else:
+        values = _ovo_matrix(codes, scores, class_sizes, weights)
+    return averaged(values, method, average, class_mass)
+
+
+def averaged(values, method, average, class_mass):
+    """The average of per-class (ovr) or pairwise (ovo, a c x c matrix of A(i|j)) AUCs.
+
+    Shared by :func:`multiclass_auc` and the streaming structure (so both give
+    the same float).  ``class_mass`` is each class's weight; "weighted" weighs
+    a class by its mass (ovr) and a pair by the mass of its two classes (ovo),
+    as scikit-learn does.  Sums are exactly rounded (``math.fsum``); O(c^2).
+    """
     if average is None:
-        return pairwise
-    upper = np.triu_indices(n_classes, 1)
-    pair_values = (pairwise[upper] + pairwise.T[upper]) / 2
+        return values
+    mass = [float(m) for m in class_mass]
+    if method == "ovr":
+        terms, weights = values.tolist(), mass
+    else:
+        matrix, c = values.tolist(), len(mass)
+        pairs = [(i, j) for i in range(c) for j in range(i + 1, c)]
+        terms = [(matrix[i][j] + matrix[j][i]) / 2 for i, j in pairs]
+        weights = [mass[i] + mass[j] for i, j in pairs]
     if average == "macro":
-        return float(np.mean(pair_values))
-    pair_mass = class_mass[upper[0]] + class_mass[upper[1]]
-    return float(np.average(pair_values, weights=pair_mass))
+        return math.fsum(terms) / len(terms)
+    return math.fsum(v * w for v, w in zip(terms, weights, strict=True)) / math.fsum(weights)

@@ -19,23 +19,19 @@ from fractions import Fraction
 
 import numpy as np
 
-from hmeasure_stream._engines import _partial
+from hmeasure_stream._engines import _partial, _scratch
 from hmeasure_stream._validation import (
-    check_both_classes,
-    check_labels,
-    check_same_length,
-    check_scores,
-    check_weights,
-    labels_as_is_pos,
-    raise_bad_score,
+    check_integer,
+    check_option,
+    check_probability_level,
+    check_weight_value,
+    exact_path,
+    sorted_classes,
+    weighted_classes,
+    weighted_groups,
 )
-from hmeasure_stream.metrics import roc_points
 
 __all__ = ["partial_auc", "weighted_auc", "weighted_auc_error_bound"]
-
-# Beyond this many points products of unit counts could overflow int64 in
-# the exact kernel; such inputs take the floating-point path.
-_EXACT_COUNT_LIMIT = 2**31
 
 _CORRECTIONS = (None, "mcclish")
 
@@ -58,8 +54,7 @@ def _check_range(value, name):
 
 
 def _check_correction(correction, fpr_range, tpr_range):
-    if correction is not None and not (isinstance(correction, str) and correction in _CORRECTIONS):
-        raise ValueError(f"correction must be None or 'mcclish', got {correction!r}")
+    check_option(correction, "correction", _CORRECTIONS)
     if correction == "mcclish" and fpr_range is not None and tpr_range is not None:
         raise ValueError(
             "correction='mcclish' standardises a partial area over one range; it is not "
@@ -67,39 +62,19 @@ def _check_correction(correction, fpr_range, tpr_range):
         )
 
 
-def _validated(y_true, y_score, sample_weight, metric):
-    """Checked labels as a bool mask, scores as float64 and weights (None for unit weights)."""
-    labels = check_labels(y_true)
-    scores = check_scores(y_score)
-    check_same_length(labels, scores)
-    is_pos = labels_as_is_pos(labels).view(bool)
-    raise_bad_score(scores)
-    if sample_weight is None:
-        weights = None
-        check_both_classes(scores.shape[0] - np.count_nonzero(is_pos),
-                           np.count_nonzero(is_pos), metric)
-    else:
-        weights = check_weights(sample_weight, scores.shape[0])
-        check_both_classes(weights[~is_pos].sum(), weights[is_pos].sum(), metric)
-    return is_pos, scores, weights
-
-
 def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
     """Area of the ROC curve inside the box fpr_box x tpr_box, as a fraction of the unit square."""
-    is_pos, scores, weights = _validated(y_true, y_score, sample_weight, "The partial AUC")
     (a, b), (c, d) = fpr_box, tpr_box
-    if weights is None and scores.shape[0] < _EXACT_COUNT_LIMIT:
-        neg = scores[~is_pos]
-        pos = scores[is_pos]
-        neg.sort()
-        pos.sort()
+    if exact_path(y_score, sample_weight):
+        neg, pos = sorted_classes(y_true, y_score, "The partial AUC")
+        group_neg, group_pos = _scratch.groups_sorted_classes(neg, pos)
         n_neg, n_pos = neg.shape[0], pos.shape[0]
         # The box in class counts.  The kernel sums the segments wholly inside
         # it as exact integers; the combination below is exact rational
         # arithmetic, rounded once.
         c_count, d_count = c * n_pos, d * n_pos
-        twice_inside, width_inside, width_above, rest = _partial.box_area_sorted(
-            neg, pos, a * n_neg, b * n_neg, c_count, d_count
+        twice_inside, width_inside, width_above, rest = _partial.box_area_groups(
+            group_neg, group_pos, a * n_neg, b * n_neg, c_count, d_count
         )
         area = (
             Fraction(twice_inside, 2)
@@ -108,8 +83,12 @@ def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
             + Fraction(rest)
         )
         return float(area / (n_neg * n_pos))
-    fpr, tpr = roc_points(y_true, scores, sample_weight=weights)
-    return _partial.box_area_polyline(fpr, tpr, a, b, c, d)
+    group_neg, group_pos = weighted_groups(y_true, y_score, sample_weight, "The partial AUC")
+    total_neg, total_pos = math.fsum(group_neg), math.fsum(group_pos)
+    area = _partial.box_area_groups(
+        group_neg, group_pos, a * total_neg, b * total_neg, c * total_pos, d * total_pos
+    )
+    return area / total_neg / total_pos
 
 
 def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=None,
@@ -191,13 +170,15 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     ``allow.invalid.partial.auc.correct=TRUE``, which gives the value
     returned here), scikit-learn returns the value as here.
 
-    O(n log n) time: each class is sorted and one merge from the highest
-    score down stops at the end of the FPR range.  Without weights the
-    segments wholly inside the box are summed as exact integers and only the
-    at most four segments crossing a side of the box are interpolated in
-    floating point; without ranges the result is exactly :func:`auc`.  With
-    ``sample_weight`` the area is summed (compensated) along
-    :func:`roc_points`.  O(n) extra memory.
+    O(n log n) time: each class is sorted, the two are merged into the
+    class counts of each distinct score (the points of :func:`roc_points`)
+    and one compiled pass from the highest score down stops at the end of
+    the FPR range.  Without weights the segments wholly inside the box are
+    summed as exact integers and only the at most four segments crossing a
+    side of the box are interpolated in floating point; without ranges the
+    result is exactly :func:`auc`.  With ``sample_weight`` the points are
+    sorted once and the segments' areas (each >= 0) are summed with
+    compensation.  O(n) extra memory.
 
     References
     ----------
@@ -335,10 +316,11 @@ def weighted_auc(y_true, y_score, weight, *, sample_weight=None):
     Notes
     -----
     O(n log n) time: each class is sorted, the v_j and the counts of class 1
-    points above and tied with each class 0 point are found by binary search,
-    and W is evaluated once per class 0 point (one vectorised call).  The
-    sum is pairwise (numpy); with W = 1 it is an exact integer, so the result
-    is exactly :func:`auc`'s.  O(n) extra memory.
+    points above and tied with each class 0 point are found by one compiled
+    merge each (with ``sample_weight``: compensated sums of the weights), and
+    W is evaluated once per class 0 point (one vectorised call).  The sum is
+    pairwise (numpy); with W = 1 and no weights it is an exact integer, so
+    the result is exactly :func:`auc`'s.  O(n) extra memory.
 
     The paper's l = H counts ties zero; counting them one half (as pROC and
     scikit-learn do for the AUC) keeps W = 1 equal to the AUC and is still
@@ -364,52 +346,27 @@ def weighted_auc(y_true, y_score, weight, *, sample_weight=None):
     """
     if not callable(weight):
         raise ValueError(f"weight must be a callable W(v) on [0, 1], got {weight!r}")
-    is_pos, scores, weights = _validated(y_true, y_score, sample_weight, "The weighted AUC")
-    neg = scores[~is_pos]
-    pos = scores[is_pos]
-    if weights is None:
-        neg.sort()
-        pos.sort()
+    if exact_path(y_score, sample_weight):
+        neg, pos = sorted_classes(y_true, y_score, "The weighted AUC")
         n_neg, n_pos = neg.shape[0], pos.shape[0]
         # For each class 0 point: the class 0 points at or below it, and twice
         # (class 1 points above it) + (class 1 points tied with it).
-        at_or_below = np.searchsorted(neg, neg, side="right")
-        pos_above_right = np.searchsorted(pos, neg, side="right")
-        pos_below_left = np.searchsorted(pos, neg, side="left")
-        twice_wins = (2 * n_pos - pos_above_right - pos_below_left).astype(np.float64)
+        _, at_or_below = _scratch.placements(neg, neg)
+        pos_below, pos_at_or_below = _scratch.placements(neg, pos)
+        twice_wins = (2 * n_pos - pos_at_or_below - pos_below).astype(np.float64)
         points = at_or_below / n_neg
         values = _check_weight_values(weight(points), points)
         return float(np.sum(twice_wins * values)) / (2.0 * n_neg * n_pos)
-    neg_weight = weights[~is_pos]
-    pos_weight = weights[is_pos]
-    neg_order = np.argsort(neg, kind="stable")
-    pos_order = np.argsort(pos, kind="stable")
-    neg, neg_weight = neg[neg_order], neg_weight[neg_order]
-    pos, pos_weight = pos[pos_order], pos_weight[pos_order]
-    neg_cumulative = np.cumsum(neg_weight)
-    pos_cumulative = np.concatenate(([0.0], np.cumsum(pos_weight)))
-    total_neg, total_pos = neg_cumulative[-1], pos_cumulative[-1]
-    points = neg_cumulative[np.searchsorted(neg, neg, side="right") - 1] / total_neg
-    right = pos_cumulative[np.searchsorted(pos, neg, side="right")]
-    left = pos_cumulative[np.searchsorted(pos, neg, side="left")]
-    twice_wins = 2.0 * total_pos - right - left
+    neg, neg_weight, pos, pos_weight = weighted_classes(
+        y_true, y_score, sample_weight, "The weighted AUC"
+    )
+    total_neg, total_pos = math.fsum(neg_weight), math.fsum(pos_weight)
+    _, at_or_below = _scratch.placements(neg, neg, neg_weight)
+    pos_below, pos_at_or_below = _scratch.placements(neg, pos, pos_weight)
+    twice_wins = 2.0 * total_pos - pos_at_or_below - pos_below
+    points = at_or_below / total_neg
     values = _check_weight_values(weight(points), points)
     return float(np.sum(neg_weight * twice_wins * values) / (2.0 * total_neg * total_pos))
-
-
-def _check_count(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Integral) or value < 0:
-        raise ValueError(f"{name} must be an integer >= 0, got {value!r}")
-    return int(value)
-
-
-def _check_non_negative(value, name):
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
-        raise ValueError(f"{name} must be a number >= 0, got {value!r}")
-    value = float(value)
-    if not (math.isfinite(value) and value >= 0):
-        raise ValueError(f"{name} must be a finite number >= 0, got {value!r}")
-    return value
 
 
 def weighted_auc_error_bound(n_neg, n_pos, *, delta, w_max, w_lipschitz):
@@ -473,6 +430,11 @@ def weighted_auc_error_bound(n_neg, n_pos, *, delta, w_max, w_lipschitz):
     weighted AUC" shows how Remark 2 brackets a partial AUC between two
     Lipschitz weights instead.  O(1).
 
+    Theorem 2 is about an unweighted sample of n points drawn independently
+    from one distribution: it does not apply to
+    ``weighted_auc(..., sample_weight=...)``, whose points are not such a
+    sample (pass the counts of an unweighted iid sample only).
+
     References
     ----------
     .. [1] A. Maurer and M. Pontil, "Estimating weighted areas under the ROC
@@ -487,17 +449,13 @@ def weighted_auc_error_bound(n_neg, n_pos, *, delta, w_max, w_lipschitz):
     >>> weighted_auc_error_bound(990, 10, delta=0.05, w_max=1, w_lipschitz=10)  # A_delta fails
     nan
     """
-    n_neg = _check_count(n_neg, "n_neg")
-    n_pos = _check_count(n_pos, "n_pos")
+    n_neg = check_integer(n_neg, "n_neg", 0)
+    n_pos = check_integer(n_pos, "n_pos", 0)
     if n_neg + n_pos == 0:
         raise ValueError("n_neg and n_pos are both 0: the bound needs at least one point")
-    if isinstance(delta, (bool, np.bool_)) or not isinstance(delta, numbers.Real):
-        raise ValueError(f"delta must be a number in (0, 1), got {delta!r}")
-    delta = float(delta)
-    if not 0.0 < delta < 1.0:
-        raise ValueError(f"delta must be in (0, 1), got {delta!r}")
-    w_max = _check_non_negative(w_max, "w_max")
-    w_lipschitz = _check_non_negative(w_lipschitz, "w_lipschitz")
+    delta = check_probability_level(delta, "delta")
+    w_max = check_weight_value(w_max, "w_max")
+    w_lipschitz = check_weight_value(w_lipschitz, "w_lipschitz")
     n = n_neg + n_pos
     smaller = min(n_neg, n_pos) / n
     radius = math.sqrt(2.0 * math.log(4.0 / delta) / n)

@@ -4,12 +4,25 @@ Requires matplotlib (``pip install hmeasure_stream[cli]``); it is imported
 only when a plot is drawn.
 """
 
+import datetime
+import math
+import numbers
+import weakref
+
 import numpy as np
 
-from hmeasure_stream import roc_hull, roc_points
+from hmeasure_stream import auc, h_measure, roc_hull, roc_points
 from hmeasure_stream.streaming._base import PointSet
 
-__all__ = ["plot_metrics", "plot_roc"]
+__all__ = ["RocDisplay", "plot_metrics", "plot_roc"]
+
+# The convex hull drawn with each ROC curve, so that the legend shows one
+# entry per classifier (curve and hull side by side) however many share an Axes.
+_HULL_OF_CURVE = weakref.WeakKeyDictionary()
+_CHANCE_GID = "hmeasure_stream-chance"
+_HULL_TITLE = "solid: ROC curve, dashed: convex hull"
+# How plot_metrics names the metrics of sliding_window and SlidingWindow.
+_METRIC_NAMES = {"auc": "AUC", "h": "H", "auch": "AUCH"}
 
 
 def _pyplot():
@@ -22,26 +35,274 @@ def _pyplot():
     return plt
 
 
-def _roc_of(source, y_score, sample_weight):
-    """(fpr, tpr) of the ROC points and of the hull, from arrays or a structure."""
-    if isinstance(source, PointSet):
-        if y_score is not None or sample_weight is not None:
+def _darker(color, factor=0.55):
+    """The same hue, darker: the hull's colour next to its curve's."""
+    from matplotlib.colors import to_rgb
+
+    return tuple(factor * channel for channel in to_rgb(color))
+
+
+def _check_h(h):
+    if isinstance(h, bool) or h is None:
+        return bool(h)
+    if isinstance(h, dict):
+        return h
+    raise ValueError(
+        f"h must be True, False or a dict of h_measure options; got {type(h).__name__} {h!r}"
+    )
+
+
+class RocDisplay:
+    """The ROC curve and convex hull of one classifier, with its AUC (and H), to plot.
+
+    Build it with :meth:`from_predictions` (arrays) or :meth:`from_structure`
+    (a :class:`~hmeasure_stream.DynamicAUC`, :class:`~hmeasure_stream.DynamicH`
+    or :class:`~hmeasure_stream.ApproxH`); both draw it at once, as
+    :func:`plot_roc` does.  Call :meth:`plot` again to draw it on other axes.
+
+    Parameters
+    ----------
+    fpr, tpr : array-like
+        The ROC curve: false and true positive rates of its points, as
+        :func:`~hmeasure_stream.roc_points` returns them.
+    hull_fpr, hull_tpr : array-like
+        The vertices of its convex hull, as :func:`~hmeasure_stream.roc_hull`
+        returns them.
+    roc_auc : float
+        The AUC, shown in the legend.
+    h : float, optional
+        The H-measure, shown in the legend when given.
+    label : str, optional
+        The classifier's name, shown in the legend before its AUC.
+
+    Attributes
+    ----------
+    line_ : matplotlib.lines.Line2D
+        The ROC curve drawn by the last :meth:`plot`.
+    hull_line_ : matplotlib.lines.Line2D or None
+        The convex hull drawn by the last :meth:`plot` (None without hull).
+    ax_ : matplotlib.axes.Axes
+        The axes drawn on.
+    figure_ : matplotlib.figure.Figure
+        Their figure.
+
+    See Also
+    --------
+    plot_roc : the same in one call, returning the axes.
+    hmeasure_stream.roc_hull : the hull's vertices.
+
+    Notes
+    -----
+    The hull is drawn dashed, in a darker shade of the curve's colour, with
+    a marker at each vertex; in the legend each classifier has one entry,
+    its curve and hull side by side, labelled with its AUC (and H).
+    Drawing is O(n) for n ROC points.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from hmeasure_stream.plotting import RocDisplay
+    >>> y = [0, 0, 1, 0, 1, 1]
+    >>> display = RocDisplay.from_predictions(y, [0.1, 0.2, 0.3, 0.4, 0.5, 0.9], label="model")
+    >>> display.roc_auc
+    0.8888888888888888
+    >>> [text.get_text() for text in display.ax_.get_legend().get_texts()]
+    ['model (AUC = 0.889)']
+    """
+
+    def __init__(self, fpr, tpr, hull_fpr, hull_tpr, *, roc_auc, h=None, label=None):
+        self.fpr = np.asarray(fpr, dtype=np.float64)
+        self.tpr = np.asarray(tpr, dtype=np.float64)
+        self.hull_fpr = np.asarray(hull_fpr, dtype=np.float64)
+        self.hull_tpr = np.asarray(hull_tpr, dtype=np.float64)
+        self.roc_auc = float(roc_auc)
+        self.h = None if h is None else float(h)
+        self.label = label
+        self.line_ = self.hull_line_ = self.ax_ = self.figure_ = None
+
+    @classmethod
+    def from_predictions(cls, y_true, y_score, *, sample_weight=None, h=False, label=None,
+                         ax=None, hull=True, color=None, chance=True, **kwargs):
+        """Compute the ROC curve, hull and AUC of labels and scores, and plot them.
+
+        Parameters
+        ----------
+        y_true : array-like of shape (n,)
+            Labels, 0/1 or bool; 1 is the class expected to score higher.
+        y_score : array-like of shape (n,)
+            Scores, finite real numbers.
+        sample_weight : array-like of shape (n,), optional
+            Weights of the points.
+        h : bool or dict, default=False
+            Also show the H-measure in the legend: True for
+            :func:`~hmeasure_stream.h_measure`'s defaults, or a dict of its
+            options (``alpha``, ``beta``, ``severity_ratio``, ``priors``).
+        label, ax, hull, color, chance, **kwargs
+            As for :meth:`plot`.
+
+        Returns
+        -------
+        RocDisplay
+            The display, drawn (see its attributes).
+
+        Raises
+        ------
+        ValueError
+            If the labels or scores are invalid or a class is absent.
+        """
+        h_options = _check_h(h)
+        fpr, tpr = roc_points(y_true, y_score, sample_weight=sample_weight)
+        hull_fpr, hull_tpr = roc_hull(y_true, y_score, sample_weight=sample_weight)
+        h_value = None
+        if h_options is not False:
+            options = {} if h_options is True else h_options
+            h_value = h_measure(y_true, y_score, sample_weight=sample_weight, **options)
+        display = cls(fpr, tpr, hull_fpr, hull_tpr, label=label, h=h_value,
+                      roc_auc=auc(y_true, y_score, sample_weight=sample_weight))
+        return display.plot(ax, hull=hull, color=color, chance=chance, **kwargs)
+
+    @classmethod
+    def from_structure(cls, structure, *, h=False, label=None, ax=None, hull=True, color=None,
+                       chance=True, **kwargs):
+        """Plot the ROC curve, hull and AUC of a structure's current points.
+
+        Parameters
+        ----------
+        structure : DynamicAUC, DynamicH or ApproxH
+            The structure; its points are already sorted, so this is O(n) for
+            n distinct scores.
+        h : bool, default=False
+            Also show its H-measure (:class:`~hmeasure_stream.DynamicH` and
+            :class:`~hmeasure_stream.ApproxH` only, with their own options).
+        label, ax, hull, color, chance, **kwargs
+            As for :meth:`plot`.
+
+        Returns
+        -------
+        RocDisplay
+            The display, drawn (see its attributes).
+
+        Raises
+        ------
+        ValueError
+            If a class is absent, or ``h`` is asked of a structure without H.
+        """
+        name = type(structure).__name__
+        if not isinstance(structure, PointSet):
             raise ValueError(
-                f"pass either a {type(source).__name__} or arrays (y_true, y_score), not both"
+                f"structure must be a DynamicAUC, DynamicH or ApproxH; got {name}"
             )
-        return (*source.roc_points(), *source.hull())
-    if y_score is None:
-        raise ValueError("y_score is required with arrays (y_true, y_score)")
-    return (*roc_points(source, y_score, sample_weight=sample_weight),
-            *roc_hull(source, y_score, sample_weight=sample_weight))
+        h_options = _check_h(h)
+        if isinstance(h_options, dict):
+            raise ValueError(
+                f"h options are for arrays; a {name} computes H with the options it was built with"
+            )
+        if h_options and not hasattr(type(structure), "h"):
+            raise ValueError(f"h=True needs a DynamicH or ApproxH; a {name} has no H-measure")
+        fpr, tpr = structure.roc_points()
+        hull_fpr, hull_tpr = structure.hull()
+        display = cls(fpr, tpr, hull_fpr, hull_tpr, roc_auc=structure.auc,
+                      h=structure.h if h_options else None, label=label)
+        return display.plot(ax, hull=hull, color=color, chance=chance, **kwargs)
+
+    def legend_label(self, label=None):
+        """The legend text: the label (if any) then the AUC (and H) to 3 decimals.
+
+        Parameters
+        ----------
+        label : str, optional
+            Instead of the display's own label.
+
+        Returns
+        -------
+        str
+            For example ``"model (AUC = 0.889, H = 0.412)"``, or
+            ``"AUC = 0.889"`` without a label.
+        """
+        label = self.label if label is None else label
+        values = f"AUC = {self.roc_auc:.3f}"
+        if self.h is not None:
+            values += f", H = {self.h:.3f}"
+        return f"{label} ({values})" if label else values
+
+    def plot(self, ax=None, *, label=None, hull=True, color=None, chance=True, **kwargs):
+        """Draw the curve (and hull) on ``ax``, with one legend entry.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw (a new square figure when None).  Curves drawn on
+            the same axes share one legend, one entry per classifier.
+        label : str, optional
+            The classifier's name in the legend (default: the display's).
+        hull : bool, default=True
+            Also draw the convex hull, dashed, in a darker shade.
+        color : color, optional
+            The curve's colour (default: the axes' next colour).
+        chance : bool, default=True
+            Draw the diagonal of a random classifier (once per axes).
+        **kwargs
+            Passed to :meth:`matplotlib.axes.Axes.plot` for the curve, e.g.
+            ``linewidth`` or ``linestyle``.
+
+        Returns
+        -------
+        RocDisplay
+            This display, with ``line_``, ``hull_line_``, ``ax_`` and
+            ``figure_`` set.
+        """
+        plt = _pyplot()
+        from matplotlib.cbook import normalize_kwargs
+        from matplotlib.lines import Line2D
+
+        kwargs = normalize_kwargs(kwargs, Line2D)
+        if ax is None:
+            _, ax = plt.subplots(figsize=(4.8, 4.8), layout="constrained")
+        if chance and not any(line.get_gid() == _CHANCE_GID for line in ax.lines):
+            ax.plot([0, 1], [0, 1], color="0.6", linewidth=0.8, linestyle=":",
+                    label="_chance", gid=_CHANCE_GID)
+        self.line_ = ax.plot(self.fpr, self.tpr, **{
+            "linewidth": 1.6, **kwargs, "color": color, "label": self.legend_label(label),
+        })[0]
+        self.hull_line_ = None
+        if hull:
+            self.hull_line_ = ax.plot(
+                self.hull_fpr, self.hull_tpr, color=_darker(self.line_.get_color()),
+                linestyle=(0, (4, 2)), linewidth=1.3, marker="o", markersize=3.5,
+                markerfacecolor="white", markeredgewidth=0.9, label="_convex hull",
+            )[0]
+            _HULL_OF_CURVE[self.line_] = self.hull_line_
+        ax.set_xlim(-0.01, 1.01)
+        ax.set_ylim(-0.01, 1.01)
+        ax.set_aspect("equal")
+        ax.set_xlabel("false positive rate")
+        ax.set_ylabel("true positive rate")
+        _roc_legend(ax)
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
 
 
-def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, label=None):
-    """Plot the ROC curve and its convex hull.
+def _roc_legend(ax):
+    """One legend entry per ROC curve on ``ax``, its hull beside it."""
+    from matplotlib.legend_handler import HandlerTuple
+
+    handles, labels = ax.get_legend_handles_labels()
+    with_hull = [(h, _HULL_OF_CURVE[h]) if h in _HULL_OF_CURVE else h for h in handles]
+    any_hull = any(isinstance(h, tuple) for h in with_hull)
+    ax.legend(with_hull, labels, loc="lower right", fontsize="small",
+              title=_HULL_TITLE if any_hull else None, title_fontsize="small",
+              handler_map={tuple: HandlerTuple(ndivide=None, pad=0.6)}, handlelength=4.0)
+
+
+def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, label=None,
+             color=None, h=False, chance=True, **kwargs):
+    """Plot the ROC curve and its convex hull, with the AUC (and H) in the legend.
 
     The curve joins the ROC points of the distinct scores (ties as diagonal
     segments); the hull is the one :func:`~hmeasure_stream.h_measure` and the
-    AUCH are computed on.
+    AUCH are computed on.  Called again on the same ``ax``, it overlays
+    another classifier: one legend entry per classifier.
 
     Parameters
     ----------
@@ -51,20 +312,37 @@ def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, la
         Scores; required with labels, not allowed with a structure.
     sample_weight : array-like of shape (n,), optional
         Weights of the points (arrays only).
-    ax : matplotlib Axes, optional
+    ax : matplotlib.axes.Axes, optional
         Where to draw (a new figure when None).
     hull : bool, default=True
-        Also draw the convex hull the H-measure is computed on.
+        Also draw the convex hull, dashed, in a darker shade of the curve's colour.
     label : str, optional
-        Legend label of the curve.
+        The classifier's name, shown in the legend before its AUC.
+    color : color, optional
+        The curve's colour (default: the axes' next colour).
+    h : bool or dict, default=False
+        Also show the H-measure in the legend: True for the defaults of
+        :func:`~hmeasure_stream.h_measure` (a structure: its own H), or a
+        dict of ``h_measure`` options (arrays only).
+    chance : bool, default=True
+        Draw the diagonal of a random classifier (once per axes).
+    **kwargs
+        Passed to :meth:`matplotlib.axes.Axes.plot` for the curve.
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes drawn on.
+        The axes drawn on (:class:`RocDisplay` gives the lines as well).
+
+    Raises
+    ------
+    ValueError
+        If the labels, scores or weights are invalid, a class is absent, a
+        structure comes with scores, or H is asked of a DynamicAUC.
 
     See Also
     --------
+    RocDisplay : the same, keeping the lines and values.
     hmeasure_stream.roc_hull : the hull's vertices.
 
     Notes
@@ -77,79 +355,265 @@ def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, la
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from hmeasure_stream.plotting import plot_roc
-    >>> ax = plot_roc([0, 0, 1, 0, 1, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.9], label="model")
-    >>> ax.get_xlabel(), len(ax.lines)
-    ('false positive rate', 3)
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
+    >>> ax = plot_roc(y, [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8], label="model A", h=True)
+    >>> ax = plot_roc(y, [0.3, 0.1, 0.2, 0.6, 0.5, 0.4, 0.7, 0.8], label="model B", ax=ax)
+    >>> [text.get_text() for text in ax.get_legend().get_texts()]
+    ['model A (AUC = 0.875, H = 0.674)', 'model B (AUC = 0.562)']
     """
-    plt = _pyplot()
-    fpr, tpr, hull_fpr, hull_tpr = _roc_of(y_true, y_score, sample_weight)
-    if ax is None:
-        _, ax = plt.subplots(figsize=(4.5, 4.5), constrained_layout=True)
-    ax.plot([0, 1], [0, 1], color="0.75", linewidth=0.8, linestyle=":")
-    line = ax.plot(fpr, tpr, linewidth=1.2, label=label or "ROC")[0]
-    if hull:
-        ax.plot(hull_fpr, hull_tpr, color=line.get_color(),
-                linestyle="--", linewidth=1.0, marker="o", markersize=2.5,
-                label=f"{label} hull" if label else "convex hull")
-    ax.set_xlim(0, 1)
-    ax.set_ylim(0, 1)
-    ax.set_aspect("equal")
-    ax.set_xlabel("false positive rate")
-    ax.set_ylabel("true positive rate")
-    ax.legend(loc="lower right")
-    return ax
+    if isinstance(y_true, PointSet):
+        if y_score is not None or sample_weight is not None:
+            raise ValueError(
+                f"pass either a {type(y_true).__name__} or arrays (y_true, y_score), not both"
+            )
+        display = RocDisplay.from_structure(y_true, h=h, label=label, ax=ax, hull=hull,
+                                            color=color, chance=chance, **kwargs)
+        return display.ax_
+    if y_score is None:
+        raise ValueError("y_score is required with arrays (y_true, y_score)")
+    display = RocDisplay.from_predictions(y_true, y_score, sample_weight=sample_weight, h=h,
+                                          label=label, ax=ax, hull=hull, color=color,
+                                          chance=chance, **kwargs)
+    return display.ax_
 
 
-def plot_metrics(metrics, *, rows=None, ax=None, title=None):
+def _values(name, values, what="metrics"):
+    """A metric's values as a 1-d float array, or a ValueError naming it."""
+    if values is None or np.ndim(values) == 0:
+        raise ValueError(
+            f"{what}[{name!r}] must be a 1-d array of values in stream order; got {values!r}"
+        )
+    try:
+        array = np.asarray(values, dtype=np.float64)
+    except (TypeError, ValueError):
+        raise ValueError(f"{what}[{name!r}] must hold numbers (nan where undefined)") from None
+    if array.ndim != 1:
+        raise ValueError(
+            f"{what}[{name!r}] must be a 1-d array of values; got shape {array.shape}"
+        )
+    return array
+
+
+def _columns(metrics):
+    if not hasattr(metrics, "items"):
+        raise ValueError(
+            "metrics must map metric names to arrays of values (such as the dict "
+            f"sliding_window returns, or a pandas DataFrame); got {type(metrics).__name__}"
+        )
+    columns = [(name, values, _values(name, values)) for name, values in metrics.items()]
+    if not columns:
+        raise ValueError("metrics is empty: give at least one metric to plot")
+    first, _, first_values = columns[0]
+    for name, _, array in columns[1:]:
+        if array.shape != first_values.shape:
+            raise ValueError(
+                f"metrics[{name!r}] has {array.shape[0]} values but metrics[{first!r}] has "
+                f"{first_values.shape[0]}"
+            )
+    return columns
+
+
+def _metric_label(name):
+    return _METRIC_NAMES.get(name, name) if isinstance(name, str) else str(name)
+
+
+def _band(name, bounds, n):
+    """(lower, upper) of a band as two arrays of n values, or a ValueError naming it."""
+    if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
+        raise ValueError(f"bands[{name!r}] must be a pair (lower, upper); got {bounds!r}")
+    arrays = []
+    for bound in bounds:
+        if np.ndim(bound) == 0:
+            if isinstance(bound, bool) or not isinstance(bound, numbers.Real):
+                raise ValueError(f"bands[{name!r}]: a bound must be a number or an array; "
+                                 f"got {bound!r}")
+            arrays.append(np.full(n, float(bound)))
+            continue
+        array = _values(name, bound, "bands")
+        if array.shape[0] != n:
+            raise ValueError(f"bands[{name!r}]: a bound has {array.shape[0]} values, the "
+                             f"metrics {n}")
+        arrays.append(array.copy())
+    return arrays
+
+
+def _is_time(x):
+    if np.issubdtype(x.dtype, np.datetime64):
+        return True
+    return x.dtype == object and x.size > 0 and isinstance(x[0], datetime.date)
+
+
+def _references(reference):
+    if reference is None:
+        return []
+    if isinstance(reference, dict):
+        pairs = list(reference.items())
+    elif isinstance(reference, numbers.Real):
+        pairs = [(None, reference)]
+    elif isinstance(reference, (list, tuple, np.ndarray)):
+        pairs = [(None, value) for value in reference]
+    else:
+        raise ValueError(
+            "reference must be a number, a list of numbers or a dict of label to number; got "
+            f"{reference!r}"
+        )
+    checked = []
+    for label, value in pairs:
+        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(
+            value
+        ):
+            where = "reference" if label is None else f"reference[{label!r}]"
+            raise ValueError(f"{where} must be a finite number; got {value!r}")
+        checked.append((f"{float(value):g}" if label is None else str(label), float(value)))
+    return checked
+
+
+def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, xlabel=None,
+                 ylabel=None, reference=None, bands=None, colors=None, legend=True):
     """Plot metrics over time, e.g. the result of :func:`~hmeasure_stream.sliding_window`.
 
-    One line per metric, on a shared [0, 1] axis, against the stream position.
+    One line per metric, on a shared [0, 1] axis, against the stream position
+    or time, with the legend to the right of the axes, outside the data.
 
     Parameters
     ----------
-    metrics : dict of str to array-like
-        Each metric's values in stream order (nan where undefined).
+    metrics : dict of str to array-like, or pandas.DataFrame
+        Each metric's values in stream order (nan where undefined), all of
+        the same length.  The legend shows the names as given, except the
+        keys of :func:`~hmeasure_stream.sliding_window`: ``"auc"``, ``"h"``
+        and ``"auch"`` are shown as AUC, H and AUCH.
     rows : array-like, optional
-        The stream position of each value (default 0, 1, 2, ...).
-    ax : matplotlib Axes, optional
+        The x value of each metric value: row numbers, or times
+        (``datetime64``, ``datetime`` or a pandas DatetimeIndex, drawn with
+        concise date ticks).  Default: the index of ``metrics`` when it is a
+        pandas DataFrame (or its values are Series), else 0, 1, 2, ...
+    ax : matplotlib.axes.Axes, optional
         Where to draw (a new figure when None).
     title : str, optional
         Title of the axes.
+    min_periods : int, optional
+        Leave out the first ``min_periods - 1`` values, e.g. pass the window
+        length for the values of :func:`~hmeasure_stream.sliding_window`,
+        whose first values come from partial windows of fewer points (they
+        swing widely at the start).  Default: draw every value.
+    xlabel : str, optional
+        Label of the x axis.  Default: the name of ``rows`` (or of the
+        index) when it has one, else "time" for times and "row" for numbers.
+    ylabel : str, optional
+        Label of the y axis.  Default: the metric's name for one metric,
+        else "metric value".
+    reference : float, sequence of float, or dict of str to float, optional
+        Horizontal reference lines, e.g. a threshold that should not be
+        crossed; a dict gives each line its legend label.
+    bands : dict of str to (lower, upper), optional
+        Shaded bands, e.g. the confidence interval of a metric: each bound an
+        array of the metrics' length or a number.  A band named like a metric
+        takes that metric's colour (and hides with it under ``min_periods``).
+    colors : dict of str to color, optional
+        The colour of some or all metrics (default: the axes' colour cycle).
+    legend : bool, default=True
+        Draw the legend (outside the axes, on the right).
 
     Returns
     -------
     matplotlib.axes.Axes
         The axes drawn on.
 
+    Raises
+    ------
+    ValueError
+        If ``metrics`` is not a mapping of names to 1-d numeric arrays of one
+        length, or ``rows``, ``min_periods``, ``reference`` or ``bands`` do not
+        fit it.
+
     See Also
     --------
     hmeasure_stream.sliding_window : the metrics over every window of an array.
+    hmeasure_stream.SlidingWindow : the same over a stream that arrives in chunks.
 
     Notes
     -----
-    O(n) for n values.
+    O(n) for n values of each metric.
 
     Examples
     --------
     >>> import matplotlib
     >>> matplotlib.use("Agg")
     >>> from hmeasure_stream import sliding_window
+    >>> from hmeasure_stream.datasets import load_default_stream
     >>> from hmeasure_stream.plotting import plot_metrics
-    >>> result = sliding_window([0, 1, 0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3, 0.8, 0.1], 3)
-    >>> ax = plot_metrics(result, title="window of 3")
-    >>> [line.get_label() for line in ax.lines]
-    ['AUC']
+    >>> y, s = load_default_stream()
+    >>> result = sliding_window(y, s, 200, metrics=("auc", "h"))
+    >>> ax = plot_metrics(result, min_periods=200, reference={"alert": 0.8},
+    ...                   title="UCI digits, window of 200")
+    >>> [text.get_text() for text in ax.get_legend().get_texts()]
+    ['AUC', 'H', 'alert']
+    >>> ax.get_xlabel(), ax.get_ylabel()
+    ('row', 'metric value')
     """
+    columns = _columns(metrics)
+    n = columns[0][2].shape[0]
+    if min_periods is not None and (
+        isinstance(min_periods, bool) or not isinstance(min_periods, numbers.Integral)
+        or min_periods < 1
+    ):
+        raise ValueError(f"min_periods must be a positive integer or None; got {min_periods!r}")
+    hidden = 0 if min_periods is None else min(int(min_periods) - 1, n)
+    if rows is None:
+        rows = getattr(metrics, "index", getattr(columns[0][1], "index", None))
+        rows = None if callable(rows) else rows
+    x_name = getattr(rows, "name", None)
+    x = np.arange(n) if rows is None else np.asarray(rows)
+    if x.ndim != 1 or x.shape[0] != n:
+        raise ValueError(f"rows must be 1-d with one value per metric value ({n}); got shape "
+                         f"{x.shape}")
+    references = _references(reference)
+    if bands is not None and not isinstance(bands, dict):
+        raise ValueError(f"bands must be a dict of name to (lower, upper); got {bands!r}")
+    if colors is not None and not isinstance(colors, dict):
+        raise ValueError(f"colors must be a dict of metric name to colour; got {colors!r}")
+    band_bounds = {name: _band(name, bounds, n) for name, bounds in (bands or {}).items()}
+
     plt = _pyplot()
     if ax is None:
-        _, ax = plt.subplots(figsize=(8, 3.5), constrained_layout=True)
-    for name, values in metrics.items():
-        values = np.asarray(values, dtype=np.float64)
-        x = np.arange(values.shape[0]) if rows is None else np.asarray(rows)
-        ax.plot(x, values, linewidth=1, label=name.upper())
-    ax.set_xlabel("row")
-    ax.set_ylim(0, 1)
+        _, ax = plt.subplots(figsize=(8, 3.5), layout="constrained")
+    metric_colors = {}
+    for name, _, values in columns:
+        values = values.copy()
+        values[:hidden] = np.nan
+        label = _metric_label(name)
+        line = ax.plot(x, values, linewidth=1.2, label=label,
+                       color=(colors or {}).get(name))[0]
+        metric_colors[name] = line.get_color()
+    for name, (lower, upper) in band_bounds.items():
+        if name in metric_colors:
+            lower[:hidden] = upper[:hidden] = np.nan
+        label = _metric_label(name)
+        ax.fill_between(x, lower, upper, color=metric_colors.get(name, "0.5"), alpha=0.2,
+                        linewidth=0, label=f"{label} band" if name in metric_colors else label)
+    for label, value in references:
+        ax.axhline(value, color="0.3", linestyle="--", linewidth=0.9, label=label)
+
+    if _is_time(x):
+        import matplotlib.dates as mdates
+
+        locator = mdates.AutoDateLocator()
+        ax.xaxis.set_major_locator(locator)
+        ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
+        default_xlabel = "time"
+    else:
+        default_xlabel = "row"
+    if xlabel is None:
+        xlabel = x_name if isinstance(x_name, str) and x_name else default_xlabel
+    ax.set_xlabel(xlabel)
+    if ylabel is None:
+        ylabel = _metric_label(columns[0][0]) if len(columns) == 1 else "metric value"
+    ax.set_ylabel(ylabel)
+    ax.set_ylim(-0.02, 1.02)
+    ax.grid(True, color="0.9", linewidth=0.6)
     if title:
         ax.set_title(title)
-    ax.legend(loc="lower left")
+    if legend:
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
+                  frameon=False, fontsize="small")
     return ax

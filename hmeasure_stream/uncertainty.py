@@ -11,7 +11,8 @@ From-scratch functions on whole arrays, O(n log n) (the bootstrap O(n_boot n)):
 Everything rests on the placement values: the placement of a class 1 point is
 the share of the class 0 points it scores above, the placement of a class 0
 point the share of the class 1 points scoring above it, ties counting one half.
-Both are counted by binary search in the other class's sorted scores.
+Both are counted by one compiled merge of the two classes' sorted scores
+(``_scratch.placements``).
 """
 
 import math
@@ -20,23 +21,22 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
+from hmeasure_stream._engines import _scratch
 from hmeasure_stream._validation import (
+    EXACT_COUNT_LIMIT,
     check_both_classes,
+    check_integer,
     check_labels,
+    check_option,
     check_probability_level,
-    check_same_length,
-    check_scores,
-    check_weights,
-    labels_as_is_pos,
-    raise_bad_score,
+    check_random_state,
+    exact_path,
+    sorted_classes,
+    split_classes,
+    weighted_classes,
 )
-from hmeasure_stream.metrics import auc
 
 __all__ = ["AUCInterval", "AUCTestResult", "auc_ci", "auc_test", "auc_variance"]
-
-# Beyond this many points the integer placement numerators times a class size
-# could overflow int64; such inputs take the float64 (weighted) path.
-_EXACT_COUNT_LIMIT = 2**31
 
 # Elements of one bootstrap batch (per temporary array): bounds the memory.
 _BOOT_BATCH_ELEMENTS = 2**21
@@ -86,19 +86,11 @@ class AUCTestResult(NamedTuple):
 # Input
 
 
-def _labels_scores(y_true, y_score, score_name="y_score"):
-    """Checked labels (bool mask of class 1) and float64 scores of the same length."""
-    labels = check_labels(y_true)
-    scores = check_scores(y_score, score_name)
-    check_same_length(labels, scores, score_name=score_name)
-    is_pos = labels_as_is_pos(labels).view(bool)
-    raise_bad_score(scores, score_name)
-    return is_pos, scores
-
-
 def _check_class_sizes(n_neg, n_pos, metric, weighted):
-    """Refuse a class with one point (or total weight <= 1): the sample variance is undefined."""
-    check_both_classes(n_neg, n_pos, metric)
+    """Refuse a class with one point (or total weight <= 1): the sample variance is undefined.
+
+    Both classes are present (checked with the input).
+    """
     for size, label in ((n_neg, 0), (n_pos, 1)):
         if not size > 1:
             if weighted:
@@ -120,24 +112,19 @@ def _placement_numerators(neg, pos, in_input_order=False):
     """Twice the unnormalised placements, as exact int64, for unit weights.
 
     For each class 1 point, 2 #{class 0 below} + #{class 0 equal}; for each class 0
-    point, 2 #{class 1 above} + #{class 1 equal}.  The variance needs only their
-    multisets, which come in the sorted order of the scores; with
-    ``in_input_order`` they are put back in the order of ``neg`` and ``pos``
-    (for pairing two classifiers point by point).  The queries are sorted
-    either way: binary searches in sorted order stay in cache.
+    point, 2 #{class 1 above} + #{class 1 equal}.  ``neg`` and ``pos`` are sorted
+    ascending, and so are the placements.  With ``in_input_order`` they need
+    not be: each class is sorted first and the placements are put back in the
+    order of ``neg`` and ``pos`` (for pairing two classifiers point by point).
     """
     if in_input_order:
         neg_order = np.argsort(neg)
         pos_order = np.argsort(pos)
         neg, pos = neg[neg_order], pos[pos_order]
-    else:
-        neg, pos = np.sort(neg), np.sort(pos)
-    pos_place = np.searchsorted(neg, pos, "left") + np.searchsorted(neg, pos, "right")
-    neg_place = 2 * pos.shape[0] - (
-        np.searchsorted(pos, neg, "left") + np.searchsorted(pos, neg, "right")
-    )
-    neg_place = neg_place.astype(np.int64, copy=False)
-    pos_place = pos_place.astype(np.int64, copy=False)
+    below, at_or_below = _scratch.placements(pos, neg)
+    pos_place = below + at_or_below
+    below, at_or_below = _scratch.placements(neg, pos)
+    neg_place = 2 * pos.shape[0] - (below + at_or_below)
     if in_input_order:
         neg_place[neg_order] = neg_place.copy()
         pos_place[pos_order] = pos_place.copy()
@@ -153,7 +140,8 @@ def _centred_unit(neg, pos, in_input_order=False):
         X_i - AUC = e_i / 2mn,  e_i = m a_i - 2U,
         Y_j - AUC = f_j / 2mn,  f_j = n b_j - 2U,
 
-    all integers (exact in int64 below 2**31 points).
+    all integers (exact in int64 below 2**31 points).  ``neg`` and ``pos`` as
+    for ``_placement_numerators``.
     """
     neg_num, pos_num = _placement_numerators(neg, pos, in_input_order)
     twice_u = int(pos_num.sum())
@@ -165,37 +153,35 @@ def _centred_unit(neg, pos, in_input_order=False):
 def _sum_squares_over(f, e, n, m):
     """(sum f^2 / (n (n - 1)) + sum e^2 / (m (m - 1))) / (2mn)^2 for exact integers f, e.
 
-    Squares of exact integers summed: non-negative terms, nothing cancels.
+    The integers are converted to float64 (exact while |f|, |e| <= 2mn < 2**53)
+    and squared and summed there: non-negative terms, nothing cancels, a
+    relative error of a few ulps.
     """
     ef, ee = f.astype(np.float64), e.astype(np.float64)
     total = np.dot(ee, ee) / (m * (m - 1.0)) + np.dot(ef, ef) / (n * (n - 1.0))
     return float(total / (2.0 * m * n) ** 2)
 
 
-def _weighted_placements(scores, weights, other_scores, other_weights):
-    """Weighted placement of each point against the other class, with its weight.
+def _weighted_placements(scores, other_scores, other_weights, other_total):
+    """Weighted placement of each point (sorted ``scores``) against the other class.
 
     For a point of score s, (W[< s] + W[<= s]) / (2 W) with W the weights of
-    the other class: the share of the other class below s, ties one half.
-    Returns the placements and the weights, both in sorted order of ``scores``.
+    the other class (sorted ``other_scores``, total ``other_total``): the
+    share of the other class below s, ties one half.
     """
-    order = np.argsort(scores, kind="stable")
-    other_order = np.argsort(other_scores, kind="stable")
-    other_sorted = other_scores[other_order]
-    cumulative = np.empty(other_sorted.shape[0] + 1)
-    cumulative[0] = 0.0
-    np.cumsum(other_weights[other_order], out=cumulative[1:])
-    queries = scores[order]
-    below = cumulative[np.searchsorted(other_sorted, queries, "left")]
-    upto = cumulative[np.searchsorted(other_sorted, queries, "right")]
-    return (below + upto) / (2.0 * cumulative[-1]), weights[order]
+    below, at_or_below = _scratch.placements(scores, other_scores, other_weights)
+    return (below + at_or_below) / (2.0 * other_total)
 
 
-def _weighted_sum_squares(values, weights):
-    """sum w (v - mean_w)^2, centred in two passes (the mean's rounding corrected)."""
-    total = np.sum(weights)
-    centred = values - np.dot(weights, values) / total
-    centred -= np.dot(weights, centred) / total
+def _weighted_sum_squares(values, weights, total):
+    """sum w (v - mean_w)^2, centred in two passes with compensated means.
+
+    The second pass removes the rounding of the first mean; both weighted
+    sums are compensated (``_scratch.dot_compensated``), the final sum of
+    non-negative terms is not.
+    """
+    centred = values - _scratch.dot_compensated(weights, values) / total
+    centred -= _scratch.dot_compensated(weights, centred) / total
     return float(np.dot(weights, centred * centred))
 
 
@@ -206,37 +192,35 @@ def _weighted_sum_squares(values, weights):
 def _weighted_variance(neg, w_neg, pos, w_pos, total_neg, total_pos):
     """Weighted DeLong variance (weights as frequencies, see auc_variance's Notes).
 
-    A class 0 placement is 1 minus its share of class 1 below it (ties one
-    half); the share has the same spread and is centred directly.
+    Each class sorted ascending with its weights.  A class 0 placement is 1
+    minus its share of class 1 below it (ties one half); the share has the
+    same spread and is centred directly.
     """
-    pos_place, pos_weights = _weighted_placements(pos, w_pos, neg, w_neg)
-    neg_share, neg_weights = _weighted_placements(neg, w_neg, pos, w_pos)
-    s10 = _weighted_sum_squares(pos_place, pos_weights) / (total_pos - 1.0)
-    s01 = _weighted_sum_squares(neg_share, neg_weights) / (total_neg - 1.0)
+    pos_place = _weighted_placements(pos, neg, w_neg, total_neg)
+    neg_share = _weighted_placements(neg, pos, w_pos, total_pos)
+    s10 = _weighted_sum_squares(pos_place, w_pos, total_pos) / (total_pos - 1.0)
+    s01 = _weighted_sum_squares(neg_share, w_neg, total_neg) / (total_neg - 1.0)
     return s10 / total_pos + s01 / total_neg
 
 
 def _variance_and_auc(y_true, y_score, sample_weight, metric, with_auc):
     """DeLong's variance of validated input and (``with_auc``) the AUC, else None."""
-    is_pos, scores = _labels_scores(y_true, y_score)
-    if sample_weight is None and scores.shape[0] < _EXACT_COUNT_LIMIT:
-        neg, pos = scores[~is_pos], scores[is_pos]
+    if exact_path(y_score, sample_weight):
+        neg, pos = sorted_classes(y_true, y_score, metric)
         n, m = neg.shape[0], pos.shape[0]
         _check_class_sizes(n, m, metric, weighted=False)
         f, e, twice_u = _centred_unit(neg, pos)
         return _sum_squares_over(f, e, n, m), twice_u / (2 * m * n)
-    if sample_weight is None:
-        weights = np.ones(scores.shape[0])
-    else:
-        weights = check_weights(sample_weight, scores.shape[0])
-    w_neg, w_pos = weights[~is_pos], weights[is_pos]
+    neg, w_neg, pos, w_pos = weighted_classes(y_true, y_score, sample_weight, metric)
     total_neg, total_pos = math.fsum(w_neg), math.fsum(w_pos)
     _check_class_sizes(total_neg, total_pos, metric, weighted=True)
-    variance = _weighted_variance(
-        scores[~is_pos], w_neg, scores[is_pos], w_pos, total_neg, total_pos
-    )
-    # The AUC from the package's own function, so that both always agree.
-    return variance, auc(is_pos, scores, sample_weight=weights) if with_auc else None
+    variance = _weighted_variance(neg, w_neg, pos, w_pos, total_neg, total_pos)
+    if not with_auc:
+        return variance, None
+    # The AUC as auc() computes it (the same groups and compensated sums).
+    group_neg, group_pos = _scratch.groups_sorted_weighted(neg, w_neg, pos, w_pos)
+    twice_u = _scratch.auc2_groups(group_neg, group_pos)
+    return variance, float(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
 
 
 def auc_variance(y_true, y_score, *, sample_weight=None):
@@ -303,12 +287,14 @@ def auc_variance(y_true, y_score, *, sample_weight=None):
     Unlike the AUC, the variance is not invariant to scaling all weights: the
     total weight is the sample size.
 
-    **Computation.**  The placements are counted by binary search in each
-    class's sorted scores: O(n log n) time, O(n) memory.  For unit weights
-    every placement minus the AUC is an exact integer over 2mn, so the
-    variance is a sum of squares of exact integers, with no cancellation.
-    With weights the placements are centred in two passes, the mean's rounding
-    corrected by a compensated sum.
+    **Computation.**  Each class is sorted and the placements are counted by
+    one compiled merge of the two classes: O(n log n) time, O(n) memory.  For
+    unit weights every placement minus the AUC is an exact integer numerator
+    over 2mn; the numerators are squared and summed in float64 (exact
+    numerators, non-negative terms: no cancellation, a relative error of a
+    few ulps).  With weights the placements are centred in two passes, each
+    weighted mean a compensated sum, so the second pass removes the first
+    mean's rounding.
 
     References
     ----------
@@ -333,25 +319,6 @@ def auc_variance(y_true, y_score, *, sample_weight=None):
 
 # ---------------------------------------------------------------------------
 # Confidence interval
-
-
-def _check_random_state(random_state):
-    """A numpy Generator from ``random_state`` (None, int, SeedSequence or Generator)."""
-    try:
-        return np.random.default_rng(random_state)
-    except (TypeError, ValueError):
-        raise ValueError(
-            "random_state must be None, a non-negative int, a numpy SeedSequence or a "
-            f"numpy Generator, got {random_state!r}"
-        ) from None
-
-
-def _check_n_boot(n_boot):
-    if isinstance(n_boot, (bool, np.bool_)) or not isinstance(n_boot, (int, np.integer)):
-        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
-    if n_boot < 1:
-        raise ValueError(f"n_boot must be a positive integer, got {n_boot!r}")
-    return int(n_boot)
 
 
 def _resampled_counts(groups, k, size, rng):
@@ -517,10 +484,9 @@ def auc_ci(
     AUCInterval(low=0.5, high=1.0, auc=0.875)
     """
     level = check_probability_level(level, "level")
-    if method not in ("delong", "bootstrap"):
-        raise ValueError(f'method must be "delong" or "bootstrap", got {method!r}')
-    n_boot = _check_n_boot(n_boot)
-    rng = _check_random_state(random_state)
+    method = check_option(method, "method", ("delong", "bootstrap"))
+    n_boot = check_integer(n_boot, "n_boot", 1)
+    rng = check_random_state(random_state)
     if method == "delong":
         variance, estimate = _variance_and_auc(
             y_true, y_score, sample_weight, "DeLong's confidence interval", True
@@ -530,12 +496,13 @@ def auc_ci(
         raise ValueError(
             'sample_weight is not supported with method="bootstrap"; use method="delong"'
         )
-    is_pos, scores = _labels_scores(y_true, y_score)
-    neg, pos = scores[~is_pos], scores[is_pos]
-    check_both_classes(neg.shape[0], pos.shape[0], "The bootstrap confidence interval")
+    neg, pos = split_classes(y_true, y_score, "The bootstrap confidence interval")
+    # Each class in input order (the split reverses class 1): the resamples
+    # drawn for a seed follow the points' order.
+    pos = pos[::-1]
     aucs = _bootstrap_aucs(neg, pos, n_boot, rng)
     low, high = np.quantile(aucs, [(1.0 - level) / 2.0, 1.0 - (1.0 - level) / 2.0])
-    twice_u = int(_placement_numerators(neg, pos)[1].sum())
+    twice_u = _scratch.auc2_sorted_classes(np.sort(neg), np.sort(pos))
     return AUCInterval(float(low), float(high), twice_u / (2 * neg.shape[0] * pos.shape[0]))
 
 
@@ -587,8 +554,8 @@ def auc_test(y_true, y_score1, y_score2):
     with S10_kl = sum_i (V10_ik - A_k)(V10_il - A_l) / (m - 1) and S01
     likewise.  The variance of A1 - A2 is L' S L for L = (1, -1), i.e. the
     same formula applied to the differences of the placements
-    D10_i = V10_i1 - V10_i2 (and D01_j), computed here as a sum of squares
-    of exact integers (no cancellation).  The p-value is ``2 Phi(-abs(Z))``.
+    D10_i = V10_i1 - V10_i2 (and D01_j), whose numerators are exact integers
+    squared and summed in float64 (no cancellation).  The p-value is ``2 Phi(-abs(Z))``.
     O(n log n) time, O(n) memory.
 
     References
@@ -611,16 +578,22 @@ def auc_test(y_true, y_score1, y_score2):
     >>> round(result.statistic, 6), round(result.pvalue, 6)
     (1.732051, 0.083265)
     """
+    # Both classifiers' scores split by the same labels (converted once; the
+    # split flags a bad label in its own pass): point k of a class is the
+    # same point for both, so the classifiers pair up.
     labels = check_labels(y_true)
-    is_pos, scores1 = _labels_scores(labels, y_score1, "y_score1")
-    _, scores2 = _labels_scores(labels, y_score2, "y_score2")
-    n, m = int(np.count_nonzero(~is_pos)), int(np.count_nonzero(is_pos))
+    neg1, pos1 = split_classes(labels, y_score1, score_name="y_score1")
+    neg2, pos2 = split_classes(labels, y_score2, score_name="y_score2")
+    n, m = neg1.shape[0], pos1.shape[0]
+    check_both_classes(n, m, "DeLong's test")
     _check_class_sizes(n, m, "DeLong's test", weighted=False)
-    if scores1.shape[0] >= _EXACT_COUNT_LIMIT:
-        raise ValueError(f"auc_test supports fewer than 2**31 points, got {scores1.shape[0]}")
-    # Placements in input order within each class, so the classifiers pair up.
-    f1, e1, twice_u1 = _centred_unit(scores1[~is_pos], scores1[is_pos], in_input_order=True)
-    f2, e2, twice_u2 = _centred_unit(scores2[~is_pos], scores2[is_pos], in_input_order=True)
+    if n + m >= EXACT_COUNT_LIMIT:
+        raise ValueError(
+            f"y_true has {n + m} points; auc_test supports fewer than 2**31 (exact int64 "
+            "placements)"
+        )
+    f1, e1, twice_u1 = _centred_unit(neg1, pos1, in_input_order=True)
+    f2, e2, twice_u2 = _centred_unit(neg2, pos2, in_input_order=True)
     # DeLong's variance of the differences of the placements: (1, -1) S (1, -1)'.
     f1 -= f2
     e1 -= e2

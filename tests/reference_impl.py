@@ -6,10 +6,20 @@ of R hmeasure's definitions.  Meant for small inputs.
 """
 
 import itertools
+import math
 from fractions import Fraction
 
 import numpy as np
 from scipy import integrate, special, stats
+
+
+def psi(x, y):
+    """Kernel of the Mann-Whitney statistic: class 1 score x against class 0 score y."""
+    if x > y:
+        return Fraction(1)
+    if x == y:
+        return Fraction(1, 2)
+    return Fraction(0)
 
 
 def mann_whitney_2u(y, s, w=None):
@@ -37,16 +47,44 @@ def brute_auc(y, s, w=None):
     return mann_whitney_2u(y, s, w) / (2 * n0 * n1)
 
 
-def roc_points_exact(y, s):
-    """Distinct ROC points (FPR, TPR) as Fractions, one per threshold, by counting."""
-    n0 = sum(1 for v in y if v == 0)
-    n1 = len(y) - n0
+def roc_points_exact(y, s, w=None):
+    """Distinct ROC points (FPR, TPR) as Fractions, one per threshold, by counting.
+
+    With weights ``w`` the rates are weighted (each weight read exactly as its
+    float).  Sorted, the points are in curve order (both rates non-decreasing).
+    """
+    w = [Fraction(1)] * len(y) if w is None else [Fraction(float(v)) for v in w]
+    n0 = sum(wi for yi, wi in zip(y, w, strict=True) if yi == 0)
+    n1 = sum(wi for yi, wi in zip(y, w, strict=True) if yi == 1)
     points = {(Fraction(0), Fraction(0))}
     for t in set(s):
-        fp = sum(1 for yi, si in zip(y, s, strict=True) if yi == 0 and si >= t)
-        tp = sum(1 for yi, si in zip(y, s, strict=True) if yi == 1 and si >= t)
-        points.add((Fraction(fp, n0), Fraction(tp, n1)))
+        fp = sum(wi for yi, si, wi in zip(y, s, w, strict=True) if yi == 0 and si >= t)
+        tp = sum(wi for yi, si, wi in zip(y, s, w, strict=True) if yi == 1 and si >= t)
+        points.add((fp / n0, tp / n1))
     return points
+
+
+def placements_exact(y, s, w=None):
+    """DeLong's placements by their definition, O(n^2), in exact fractions.
+
+    Returns ``(v10, v01, area)``: for each class 1 point (placement, weight),
+    the weighted share of class 0 it scores above (ties one half); for each
+    class 0 point (placement, weight), the weighted share of class 1 scoring
+    above it; and the (weighted) AUC.
+    """
+    w = [Fraction(1)] * len(y) if w is None else [Fraction(float(v)) for v in w]
+    cases = [(s[i], w[i]) for i in range(len(y)) if y[i] == 1]
+    controls = [(s[j], w[j]) for j in range(len(y)) if y[j] == 0]
+    total_cases = sum(wi for _, wi in cases)
+    total_controls = sum(wj for _, wj in controls)
+    v10 = [
+        (sum(wj * psi(x, t) for t, wj in controls) / total_controls, wi) for x, wi in cases
+    ]
+    v01 = [(sum(wi * psi(x, t) for x, wi in cases) / total_cases, wj) for t, wj in controls]
+    area = sum(
+        wi * wj * psi(x, t) for x, wi in cases for t, wj in controls
+    ) / (total_cases * total_controls)
+    return v10, v01, area
 
 
 def brute_upper_hull(points):
@@ -192,3 +230,27 @@ def to_unit_interval(s):
     """
     ranks = stats.rankdata(s, method="dense")
     return ranks / (ranks.max() + 1)
+
+
+# The binned AUC's bin rule (Bouckaert, Sec. 4, with the continuous log-log
+# transform), written from the definitions with Python floats and math.log
+# (the C library's log, as the compiled kernel uses).
+LOG_LOG_2 = math.log(math.log(2.0))
+
+
+def naive_loglog(r, a):
+    if r <= 0.5:
+        return 0.5 - a * (math.log(-math.log(r)) - LOG_LOG_2)
+    return 0.5 + a * (math.log(-math.log(1.0 - r)) - LOG_LOG_2)
+
+
+def naive_bin(s, m, lo=0.0, hi=1.0, alpha=None):
+    r = (s - lo) / (hi - lo)
+    if alpha is not None:
+        if r <= 0.0:
+            return 0
+        if r >= 1.0:
+            return m - 1
+        r = naive_loglog(r, alpha)
+        r = min(max(r, 0.0), 1.0)
+    return min(max(math.floor(m * r), 0), m - 1)

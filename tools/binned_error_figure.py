@@ -22,7 +22,7 @@ import numpy as np
 from scipy.special import expit
 
 from hmeasure_stream import auc, binned_auc
-from hmeasure_stream._demo import load_default_stream
+from hmeasure_stream.datasets import load_default_stream
 
 OUT = Path(__file__).resolve().parents[1] / "docs" / "_static" / "binned_error.png"
 BINS = [10, 20, 50, 100, 200, 500, 1000, 2000, 5000, 10000]

@@ -29,10 +29,10 @@ cdef class AUCEngine:
     cdef object _guarded(self, Operation operation, object first, object second, object third,
                          object fourth)
     cdef int _point(self, object y_true, object y_score, object weight, bint adding) except -1
-    cdef Py_ssize_t _batch(self, const uint8_t[::1] is_pos, const double[::1] scores,
-                           const double[::1] weights, bint adding) except -2
-    cdef int _slide(self, PointRing ring, const uint8_t[::1] is_pos, const double[::1] scores,
-                    const double[::1] weights, double[:, ::1] out) except -1
+    cdef Py_ssize_t _batch(self, object is_pos_array, object scores_array,
+                           object weights_array, bint adding) except -2
+    cdef int _slide(self, PointRing ring, object is_pos_array, object scores_array,
+                    object weights_array, object out_array) except -1
     cdef int _reserve(self, Py_ssize_t new_points, bint weighted) except -1
     cdef int _update(self, bint is_pos, double score, double weight,
                      bint adding) except -1 nogil

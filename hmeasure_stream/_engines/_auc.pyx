@@ -139,9 +139,16 @@ cdef class AUCEngine:
             return WEIGHT_EXCEEDS if self.tree.count_at(score, is_pos) else NOT_PRESENT
         return self._update(is_pos, score, point_weight, adding)
 
-    cdef Py_ssize_t _batch(self, const uint8_t[::1] is_pos, const double[::1] scores,
-                           const double[::1] weights, bint adding) except -2:
-        """A checked batch; returns -1, or the index of a refused removal (the rest not run)."""
+    cdef Py_ssize_t _batch(self, object is_pos_array, object scores_array,
+                           object weights_array, bint adding) except -2:
+        """A checked batch; returns -1, or the index of a refused removal (the rest not run).
+
+        The arrays are taken as objects and viewed here, so that ``_guarded``,
+        on every single point's path, holds no buffer views of its own.
+        """
+        cdef const uint8_t[::1] is_pos = is_pos_array
+        cdef const double[::1] scores = scores_array
+        cdef const double[::1] weights = weights_array
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef bint unit = weights is None
         cdef int status = DONE
@@ -155,13 +162,17 @@ cdef class AUCEngine:
                     break
         return index if status != DONE else -1
 
-    cdef int _slide(self, PointRing ring, const uint8_t[::1] is_pos, const double[::1] scores,
-                    const double[::1] weights, double[:, ::1] out) except -1:
+    cdef int _slide(self, PointRing ring, object is_pos_array, object scores_array,
+                    object weights_array, object out_array) except -1:
         """Add each point, remove the one it evicts from ``ring``, record the metrics.
 
         ``out[i]`` receives the metrics after point i (``_record``; ``columns``
         names them).
         """
+        cdef const uint8_t[::1] is_pos = is_pos_array
+        cdef const double[::1] scores = scores_array
+        cdef const double[::1] weights = weights_array
+        cdef double[:, ::1] out = out_array
         cdef Py_ssize_t index, n = scores.shape[0]
         cdef bint unit = weights is None
         cdef double weight, left_score, left_weight
@@ -291,6 +302,18 @@ cdef class AUCEngine:
             if removal_exceeds(removed[index], held, total):
                 return index
         return -1
+
+    def holds(self, bint is_pos, double score, double weight=1.0):
+        """Whether ``remove`` would take this point: a point of that class at that score,
+        and the weight there (1 for every point in unit mode)."""
+        cdef int32_t node = self.tree.find(score)
+        cdef double held
+        if node < 0 or (self.tree.count_pos[node] if is_pos else self.tree.count_neg[node]) == 0:
+            return False
+        if not self.tree.weighted:
+            return weight == 1.0
+        held = self.tree.node_pos(node) if is_pos else self.tree.node_neg(node)
+        return not removal_exceeds(weight, held, self.tree.class_total(is_pos))
 
     def score_groups(self):
         """Distinct scores from the highest down with their class weights: the ROC's groups."""

@@ -2,9 +2,10 @@
 
 Private module.  The bin of a score is a pure function of the score and the
 frozen parameters (number of bins, score range, transform and its alpha):
-``interior_bin`` / ``bin_of`` below are the only places that compute it, so
-the batch function and any later streaming structure assign every score to
-the same bin.
+the inline helpers of ``_binning.pxd`` (``loglog``, ``interior_bin``,
+``end_bin``, ``bin_of``) are the only places that compute it, so the batch
+function and any later streaming structure assign every score to the same
+bin.
 
 With ``r = (s - lo) / (hi - lo)`` the score mapped to [0, 1]:
 
@@ -14,48 +15,12 @@ With ``r = (s - lo) / (hi - lo)`` the score mapped to [0, 1]:
   goes to bin 0 and ``r >= 1`` to bin ``m - 1``.
 """
 
+from libc.math cimport isfinite
 
-from libc.math cimport isfinite, log
-from libc.stdint cimport int64_t
-
-from hmeasure_stream._engines._numeric cimport label_t
-
-# log(log 2): subtracted in both branches so that the transform is continuous
-# (and equal to 1/2) at r = 1/2.
-cdef double LOG_LOG_2 = log(log(2.0))
+from hmeasure_stream._engines._numeric cimport int64_t, label_t
 
 TRANSFORM_LINEAR = 0
 TRANSFORM_LOGLOG = 1
-
-
-cdef inline double loglog(double r, double alpha) noexcept nogil:
-    """The continuous log-log transform of r in [0, 1] (-inf at 0, +inf at 1)."""
-    if r <= 0.5:
-        return 0.5 - alpha * (log(-log(r)) - LOG_LOG_2)
-    return 0.5 + alpha * (log(-log(1.0 - r)) - LOG_LOG_2)
-
-
-cdef inline Py_ssize_t interior_bin(double r, Py_ssize_t m, int transform,
-                                    double alpha) noexcept nogil:
-    """The bin of r with 0 < r < 1: min(floor(m u), m - 1) for u = r or loglog(r)."""
-    cdef Py_ssize_t j
-    cdef double u = r
-    if transform != 0:
-        u = loglog(r, alpha)
-        # Branch-free clamps to [0, 1].
-        u = u if u > 0.0 else 0.0
-        u = u if u < 1.0 else 1.0
-    j = <Py_ssize_t>(m * u)
-    return j - (j >= m)
-
-
-cdef inline Py_ssize_t bin_of(double s, double lo, double span, Py_ssize_t m,
-                              int transform, double alpha) noexcept nogil:
-    """The bin of score ``s`` (the rule in the module docstring)."""
-    cdef double r = (s - lo) / span
-    if r > 0.0 and r < 1.0:
-        return interior_bin(r, m, transform, alpha)
-    return m - 1 if r > 0.0 else 0
 
 
 def loglog_array(const double[::1] r, double alpha, double[::1] out):
@@ -64,6 +29,12 @@ def loglog_array(const double[::1] r, double alpha, double[::1] out):
     with nogil:
         for k in range(r.shape[0]):
             out[k] = loglog(r[k], alpha)
+
+
+def bin_of_score(double score, double lo, double span, Py_ssize_t m, int transform,
+                 double alpha):
+    """The bin of one finite score (a streaming structure's single point)."""
+    return bin_of(score, lo, span, m, transform, alpha)
 
 
 def bin_indices(const double[::1] scores, double lo, double span, Py_ssize_t m,
@@ -106,7 +77,7 @@ def count_bins(const label_t[::1] labels, const double[::1] scores,
                 bad_score |= not isfinite(s)
                 n_below += s < lo
                 n_above += s > hi
-                j = m - 1 if r > 0.0 else 0
+                j = end_bin(r, m)
             counts[is_pos * m + j] += 1
     return bad_label, bad_score, n_below, n_above
 

@@ -64,6 +64,41 @@ _FIELDS = (
 )
 
 
+cdef inline void _chain_sums(ChainPool self, int32_t vertex, ChainAggregates* out) noexcept nogil:
+    """The subtree sums of ``vertex`` from its children (fixed order); reads only.
+
+    The area of a chain X followed by Y is area(X) + area(Y) + width(Y)
+    height(X): Y starts where X ends.
+    """
+    cdef int32_t child = self.left[vertex]
+    cdef double total_neg = self.d[2 * vertex], total_pos = self.d[2 * vertex + 1]
+    cdef double loss = self.h[vertex], area = 0.5 * total_neg * total_pos
+    cdef int32_t count = 1
+    if child >= 0:
+        area = self.area[child] + (area + total_neg * self.cd[2 * child + 1])
+        total_neg = self.cd[2 * child] + total_neg
+        total_pos = self.cd[2 * child + 1] + total_pos
+        loss = self.ch[child] + loss
+        count += self.size[child]
+        out.first_neg = self.first[2 * child]
+        out.first_pos = self.first[2 * child + 1]
+    else:
+        out.first_neg = self.d[2 * vertex]
+        out.first_pos = self.d[2 * vertex + 1]
+    child = self.right[vertex]
+    if child >= 0:
+        area = area + (self.area[child] + self.cd[2 * child] * total_pos)
+        total_neg = total_neg + self.cd[2 * child]
+        total_pos = total_pos + self.cd[2 * child + 1]
+        loss = loss + self.ch[child]
+        count += self.size[child]
+    out.cd_neg = total_neg
+    out.cd_pos = total_pos
+    out.ch = loss
+    out.area = area
+    out.size = count
+
+
 cdef void _pull_slot(SlotPool pool, int32_t slot) noexcept nogil:
     (<ChainPool>pool).pull(slot)
 
@@ -173,43 +208,13 @@ cdef class ChainPool(SlotPool):
         return self.ch[root]
 
     cdef void aggregate(self, int32_t vertex, ChainAggregates* out) noexcept nogil:
-        """The subtree sums of ``vertex`` from its children (fixed order); reads only.
-
-        The area of a chain X followed by Y is area(X) + area(Y) + width(Y)
-        height(X): Y starts where X ends.
-        """
-        cdef int32_t child = self.left[vertex]
-        cdef double total_neg = self.d[2 * vertex], total_pos = self.d[2 * vertex + 1]
-        cdef double loss = self.h[vertex], area = 0.5 * total_neg * total_pos
-        cdef int32_t count = 1
-        if child >= 0:
-            area = self.area[child] + (area + total_neg * self.cd[2 * child + 1])
-            total_neg = self.cd[2 * child] + total_neg
-            total_pos = self.cd[2 * child + 1] + total_pos
-            loss = self.ch[child] + loss
-            count += self.size[child]
-            out.first_neg = self.first[2 * child]
-            out.first_pos = self.first[2 * child + 1]
-        else:
-            out.first_neg = self.d[2 * vertex]
-            out.first_pos = self.d[2 * vertex + 1]
-        child = self.right[vertex]
-        if child >= 0:
-            area = area + (self.area[child] + self.cd[2 * child] * total_pos)
-            total_neg = total_neg + self.cd[2 * child]
-            total_pos = total_pos + self.cd[2 * child + 1]
-            loss = loss + self.ch[child]
-            count += self.size[child]
-        out.cd_neg = total_neg
-        out.cd_pos = total_pos
-        out.ch = loss
-        out.area = area
-        out.size = count
+        """The subtree sums of ``vertex`` from its children; reads only (``_chain_sums``)."""
+        _chain_sums(self, vertex, out)
 
     cdef void pull(self, int32_t vertex) noexcept nogil:
         """Store the subtree sums of ``vertex`` recomputed from its children."""
         cdef ChainAggregates sums
-        self.aggregate(vertex, &sums)
+        _chain_sums(self, vertex, &sums)
         self.cd[2 * vertex] = sums.cd_neg
         self.cd[2 * vertex + 1] = sums.cd_pos
         self.first[2 * vertex] = sums.first_neg

@@ -25,6 +25,13 @@ from hmeasure_stream._engines._numeric cimport (
 )
 
 
+def _label_dtypes():
+    """The numpy dtypes of ``label_t``, read off the compiled specialisations."""
+    names = {"float": np.float32, "double": np.float64}
+    return frozenset(np.dtype(names.get(name, name.removesuffix("_t")))
+                     for name in split_by_class.__signatures__)
+
+
 def split_by_class(const label_t[::1] labels, const double[::1] scores,
                    double[::1] out):
     """Copy the scores of class 0 to the front of ``out`` and of class 1 to its back.
@@ -232,3 +239,128 @@ def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos):
             tp[top + 1] = tp[top] + run_pos
             top += 1
     return fp_arr[:top + 1], tp_arr[:top + 1]
+
+
+def groups_sorted_weighted(const double[::1] neg, const double[::1] neg_weight,
+                           const double[::1] pos, const double[::1] pos_weight):
+    """Class weights of each distinct score, highest score first, from sorted classes.
+
+    ``neg`` and ``pos`` are the class 0 and class 1 scores, each sorted
+    ascending (ties in input order), with their weights.  The weighted
+    counterpart of ``groups_sorted_classes``; a group's weight is summed as in
+    ``groups_weighted`` (from the last point of the group down), so both give
+    the same groups for the same points.  Returns float64 arrays
+    ``(group_neg, group_pos)``.
+    """
+    cdef Py_ssize_t i = neg.shape[0] - 1, j = pos.shape[0] - 1, m = 0
+    group_neg_arr = np.empty(i + j + 2, dtype=np.float64)
+    group_pos_arr = np.empty(i + j + 2, dtype=np.float64)
+    cdef double[::1] group_neg = group_neg_arr
+    cdef double[::1] group_pos = group_pos_arr
+    cdef double value, total
+    with nogil:
+        while i >= 0 or j >= 0:
+            if j < 0 or (i >= 0 and neg[i] >= pos[j]):
+                value = neg[i]
+            else:
+                value = pos[j]
+            total = 0.0
+            while i >= 0 and neg[i] == value:
+                total += neg_weight[i]
+                i -= 1
+            group_neg[m] = total
+            total = 0.0
+            while j >= 0 and pos[j] == value:
+                total += pos_weight[j]
+                j -= 1
+            group_pos[m] = total
+            m += 1
+    return group_neg_arr[:m], group_pos_arr[:m]
+
+
+cdef void _placement_merge(const double[::1] scores, const double[::1] other,
+                           const double* other_weight, count_t[::1] below,
+                           count_t[::1] at_or_below) noexcept nogil:
+    """The merge of ``placements``: ``other_weight`` is NULL (unused) for counts."""
+    cdef Py_ssize_t i, j = 0, k = 0, n_other = other.shape[0]
+    cdef int64_t count_below = 0, count_upto = 0
+    cdef double sum_below = 0.0, comp_below = 0.0, sum_upto = 0.0, comp_upto = 0.0
+    cdef double value
+    for i in range(scores.shape[0]):
+        value = scores[i]
+        # j: the other scores < value; k: those <= value.  Both only advance.
+        while j < n_other and other[j] < value:
+            if count_t is int64_t:
+                count_below += 1
+            else:
+                compensated_add(&sum_below, &comp_below, other_weight[j])
+            j += 1
+        if k < j:
+            k = j
+            count_upto = count_below
+            sum_upto = sum_below
+            comp_upto = comp_below
+        while k < n_other and other[k] <= value:
+            if count_t is int64_t:
+                count_upto += 1
+            else:
+                compensated_add(&sum_upto, &comp_upto, other_weight[k])
+            k += 1
+        if count_t is int64_t:
+            below[i] = count_below
+            at_or_below[i] = count_upto
+        else:
+            below[i] = sum_below + comp_below
+            at_or_below[i] = sum_upto + comp_upto
+
+
+def placements(const double[::1] scores, const double[::1] other, other_weight=None):
+    """For each score, the (weight of the) ``other`` scores below it and at or below it.
+
+    Both ``scores`` and ``other`` are sorted ascending.  Returns
+    ``(below, at_or_below)``: int64 counts without ``other_weight``, else
+    float64 sums of ``other_weight`` (compensated).  The placement of a score
+    against the other class, ties one half, is ``(below + at_or_below) / 2``
+    over the other class's total.  One merge, O(len(scores) + len(other)).
+    """
+    cdef Py_ssize_t n = scores.shape[0]
+    cdef int64_t[::1] count_below, count_upto
+    cdef double[::1] sum_below, sum_upto
+    cdef const double[::1] weight
+    cdef const double* weight_ptr = NULL
+    if other_weight is None:
+        below_arr = np.empty(n, dtype=np.int64)
+        upto_arr = np.empty(n, dtype=np.int64)
+        count_below = below_arr
+        count_upto = upto_arr
+        with nogil:
+            _placement_merge(scores, other, NULL, count_below, count_upto)
+        return below_arr, upto_arr
+    weight = other_weight
+    if weight.shape[0] != other.shape[0]:
+        raise ValueError(
+            f"other_weight has {weight.shape[0]} entries but other has {other.shape[0]}"
+        )
+    if weight.shape[0]:
+        weight_ptr = &weight[0]
+    below_arr = np.empty(n, dtype=np.float64)
+    upto_arr = np.empty(n, dtype=np.float64)
+    sum_below = below_arr
+    sum_upto = upto_arr
+    with nogil:
+        _placement_merge(scores, other, weight_ptr, sum_below, sum_upto)
+    return below_arr, upto_arr
+
+
+def dot_compensated(const double[::1] a, const double[::1] b):
+    """The sum of ``a[k] * b[k]``: each product rounded, their sum compensated."""
+    cdef Py_ssize_t k
+    cdef double total = 0.0, compensation = 0.0
+    with nogil:
+        for k in range(a.shape[0]):
+            compensated_add(&total, &compensation, a[k] * b[k])
+    return total + compensation
+
+
+#: Label dtypes the kernels take without conversion (the fused type ``label_t``).
+LABEL_DTYPES = _label_dtypes()

@@ -33,6 +33,39 @@ from hmeasure_stream._engines._pool import normalized_seed
 cdef int32_t _INITIAL_PATH = 64
 
 
+cdef inline void _subtree_sums(ScoreTreap self, int32_t node, double* total_neg,
+                               double* total_pos, double* pairs) noexcept nogil:
+    """The subtree aggregates of ``node`` computed from its children (fixed order).
+
+    Reads only (``pull`` stores them; ``_check`` compares).  The pair
+    weight (weighted mode) counts each class 0 / class 1 pair of the
+    subtree twice when class 1 scores higher and once on a tie:
+    pairs(L) + pairs(R) + 2 neg(L) (pos(v) + pos(R)) + neg(v) (pos(v) + 2 pos(R)).
+    """
+    cdef int32_t left_child = self.left[node], right_child = self.right[node]
+    cdef double at_neg = self.node_neg(node), at_pos = self.node_pos(node)
+    cdef double left_neg = 0.0, right_pos = 0.0, subtree_pairs
+    total_neg[0] = at_neg
+    total_pos[0] = at_pos
+    if left_child >= 0:
+        left_neg = self.subtree_neg[left_child]
+        total_neg[0] = left_neg + total_neg[0]
+        total_pos[0] = self.subtree_pos[left_child] + total_pos[0]
+    if right_child >= 0:
+        right_pos = self.subtree_pos[right_child]
+        total_neg[0] = total_neg[0] + self.subtree_neg[right_child]
+        total_pos[0] = total_pos[0] + right_pos
+    pairs[0] = 0.0
+    if self.weighted:
+        subtree_pairs = (2.0 * left_neg * (at_pos + right_pos)
+                         + at_neg * (at_pos + 2.0 * right_pos))
+        if left_child >= 0:
+            subtree_pairs = self.subtree_pairs[left_child] + subtree_pairs
+        if right_child >= 0:
+            subtree_pairs = subtree_pairs + self.subtree_pairs[right_child]
+        pairs[0] = subtree_pairs
+
+
 cdef void _pull_slot(SlotPool pool, int32_t slot) noexcept nogil:
     (<ScoreTreap>pool).pull(slot)
 
@@ -173,40 +206,13 @@ cdef class ScoreTreap(SlotPool):
 
     cdef void aggregate(self, int32_t node, double* total_neg, double* total_pos,
                         double* pairs) noexcept nogil:
-        """The subtree aggregates of ``node`` computed from its children (fixed order).
-
-        Reads only (``pull`` stores them; ``_check`` compares).  The pair
-        weight (weighted mode) counts each class 0 / class 1 pair of the
-        subtree twice when class 1 scores higher and once on a tie:
-        pairs(L) + pairs(R) + 2 neg(L) (pos(v) + pos(R)) + neg(v) (pos(v) + 2 pos(R)).
-        """
-        cdef int32_t left_child = self.left[node], right_child = self.right[node]
-        cdef double at_neg = self.node_neg(node), at_pos = self.node_pos(node)
-        cdef double left_neg = 0.0, right_pos = 0.0, subtree_pairs
-        total_neg[0] = at_neg
-        total_pos[0] = at_pos
-        if left_child >= 0:
-            left_neg = self.subtree_neg[left_child]
-            total_neg[0] = left_neg + total_neg[0]
-            total_pos[0] = self.subtree_pos[left_child] + total_pos[0]
-        if right_child >= 0:
-            right_pos = self.subtree_pos[right_child]
-            total_neg[0] = total_neg[0] + self.subtree_neg[right_child]
-            total_pos[0] = total_pos[0] + right_pos
-        pairs[0] = 0.0
-        if self.weighted:
-            subtree_pairs = (2.0 * left_neg * (at_pos + right_pos)
-                             + at_neg * (at_pos + 2.0 * right_pos))
-            if left_child >= 0:
-                subtree_pairs = self.subtree_pairs[left_child] + subtree_pairs
-            if right_child >= 0:
-                subtree_pairs = subtree_pairs + self.subtree_pairs[right_child]
-            pairs[0] = subtree_pairs
+        """The subtree aggregates of ``node`` from its children; reads only (``_subtree_sums``)."""
+        _subtree_sums(self, node, total_neg, total_pos, pairs)
 
     cdef void pull(self, int32_t node) noexcept nogil:
         """Store the subtree aggregates of ``node`` recomputed from its children."""
         cdef double total_neg, total_pos, pairs
-        self.aggregate(node, &total_neg, &total_pos, &pairs)
+        _subtree_sums(self, node, &total_neg, &total_pos, &pairs)
         self.subtree_neg[node] = total_neg
         self.subtree_pos[node] = total_pos
         if self.weighted:

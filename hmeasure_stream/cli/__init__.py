@@ -2,24 +2,52 @@
 
 Reads a stream of (label, score) rows from a file in chunks, so a file larger
 than memory works, and writes the metrics over a sliding window (or over every
-prefix) after each row, or after every K-th row.  Without a file it runs on
-the stream embedded in the package and prints a summary.
+prefix) after each row, or after every K-th row.  Without a file it prints a
+summary of the stream embedded in the package (or, given options that shape
+the output, monitors that stream).
 
-Bad input ends the run with a one-line message on stderr and exit code 2.
+A user error (bad input, bad options) ends the run with a one-line message on
+stderr and exit code 2, and never costs a file: the output goes to a temporary
+file in the same directory, renamed over ``--out`` only when the run succeeds.
+Ctrl-C ends with one line, exit code 130, and ``--out`` holding the output of
+the rows read so far.
 """
 
 import argparse
-import csv
+import contextlib
+import decimal
+import os
+import signal
+import stat
 import sys
+import threading
+from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
 from hmeasure_stream import SlidingWindow, __version__, h_measure
 from hmeasure_stream._validation import check_cost, check_positive, check_priors
-from hmeasure_stream.cli._reading import InputError, read_chunks
+from hmeasure_stream.cli._reading import (
+    DELIMITERS,
+    InputError,
+    check_encoding,
+    open_source,
+)
 
 AVAILABLE_METRICS = ("auc", "h")
+#: The largest --window and --every (no stream is longer).
+MAX_COUNT = 2**62
+MAX_CHUNK = 2**24
+
+# Options that shape the monitor's output: given without FILE, the monitor
+# runs on the embedded stream instead of the demo's summary.
+_MONITOR_OPTIONS = ("out", "metrics", "every", "plot", "alpha", "beta", "severity_ratio",
+                    "priors", "epsilon")
+# Options that describe FILE: refused without it.
+_FILE_OPTIONS = ("label_col", "score_col", "encoding", "delimiter", "decimal_comma")
+_DEFAULTS = {"metrics": ("auc",), "every": 1, "alpha": 2.0, "beta": 2.0,
+             "label_col": "label", "score_col": "score", "decimal_comma": False}
 
 
 # ----------------------------------------------------------------------------
@@ -34,6 +62,12 @@ class Monitor:
     ApproxH with ``epsilon``).  H with fixed priors or R's "prior" severity
     ratio and no ``epsilon`` cannot be maintained exactly: it is then computed
     from the window's points for each emitted row (O(w log w) per emitted row).
+
+    Until the stream has filled the window, every window is a prefix: the
+    values are followed over the prefix, whose points are kept, and the
+    window's structure is built from them only when the window is full.  So a
+    window longer than the stream costs memory for the rows read, not for the
+    window, and its values are those of every prefix.
     """
 
     def __init__(self, window, metrics, every=1, h_options=None, epsilon=None):
@@ -44,17 +78,37 @@ class Monitor:
         self.h_options = h_options
         self.recompute_h = "h" in metrics and epsilon is None and (
             h_options.get("priors") is not None or h_options.get("severity_ratio") == "prior")
-        tracked = ("auc", *(["h"] if "h" in metrics and not self.recompute_h else []))
-        self.tracker = SlidingWindow(window, tracked, epsilon=epsilon, **h_options)
+        self.tracked = ("auc", *(["h"] if "h" in metrics and not self.recompute_h else []))
+        self.tracker_options = {"epsilon": epsilon, **h_options}
+        self.tracker = SlidingWindow(None, self.tracked, **self.tracker_options)
+        # While the window is not full: the points so far (the tracker follows the prefix).
+        self.filling = window is not None
+        self.kept = []
         self.rows = 0
         self.class_counts = np.zeros(2, dtype=np.int64)
         # With recompute_h, the points the next chunk still needs: the window's.
         self.tail_labels = np.empty(0, dtype=np.int8)
         self.tail_scores = np.empty(0, dtype=np.float64)
 
+    def _update(self, labels, scores):
+        if not self.filling:
+            return self.tracker.update(labels, scores)
+        room = self.window - self.rows
+        if labels.shape[0] <= room:
+            self.kept.append((labels, scores))
+            return self.tracker.update(labels, scores)
+        head = self.tracker.update(labels[:room], scores[:room])
+        self.kept.append((labels[:room], scores[:room]))
+        self.tracker = SlidingWindow(self.window, self.tracked, **self.tracker_options)
+        self.tracker.update(np.concatenate([part[0] for part in self.kept]),
+                            np.concatenate([part[1] for part in self.kept]))
+        self.filling, self.kept = False, []
+        rest = self.tracker.update(labels[room:], scores[room:])
+        return {name: np.concatenate([head[name], rest[name]]) for name in head}
+
     def process(self, labels, scores):
         """Feed one chunk; return (rows emitted, {metric: values}) for it."""
-        values = self.tracker.update(labels, scores)
+        values = self._update(labels, scores)
         rows = np.arange(self.rows, self.rows + labels.shape[0])
         emitted = (rows + 1) % self.every == 0
         result = {name: values[name][emitted] for name in self.metrics if name in values}
@@ -97,8 +151,19 @@ class Monitor:
 # Command line
 
 
+class _UsageError(Exception):
+    """A bad option, found while parsing."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """An argument parser whose errors are one line (no usage block)."""
+
+    def error(self, message):
+        raise _UsageError(message)
+
+
 def _metrics(text):
-    names = tuple(name.strip() for name in text.split(",") if name.strip())
+    names = tuple(dict.fromkeys(name.strip() for name in text.split(",") if name.strip()))
     unknown = [name for name in names if name not in AVAILABLE_METRICS]
     if unknown or not names:
         raise argparse.ArgumentTypeError(
@@ -108,20 +173,28 @@ def _metrics(text):
     return names
 
 
-def _positive_int(text):
+def _count(text, limit=MAX_COUNT):
+    """A whole number of rows from 1 to ``limit``: 5000, 5_000 or 5e3."""
     try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-    if value < 1:
-        raise argparse.ArgumentTypeError(f"must be at least 1, got {value}")
-    return value
+        value = decimal.Decimal(text.strip().replace("_", ""))
+        whole = value.is_finite() and value == value.to_integral_value()
+    except (ArithmeticError, ValueError):
+        whole = False
+    if not whole:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+    if not 1 <= value <= limit:
+        raise argparse.ArgumentTypeError(f"must be from 1 to {limit}, got {text}")
+    return int(value)
 
 
 def _window(text):
-    if text.lower() in ("none", "all", "prefix"):
+    if text.strip().lower() in ("none", "all", "prefix"):
         return None
-    return _positive_int(text)
+    return _count(text)
+
+
+def _chunk_size(text):
+    return _count(text, MAX_CHUNK)
 
 
 def _positive_float(text):
@@ -131,30 +204,84 @@ def _positive_float(text):
         raise argparse.ArgumentTypeError(f"must be a number > 0, got {text!r}") from None
 
 
+def _encoding(text):
+    try:
+        return check_encoding(text)
+    except ValueError as error:
+        raise argparse.ArgumentTypeError(str(error)) from None
+
+
+def _delimiter(text):
+    named = {"tab": "\t", "\\t": "\t", "comma": ",", "semicolon": ";", "space": " ",
+             "pipe": "|"}
+    value = named.get(text.lower(), text)
+    if len(value) != 1 or value in "\"\r\n" or value.isalnum():
+        raise argparse.ArgumentTypeError(
+            f"must be one character other than a letter, digit, quote or newline "
+            f"(or tab, comma, semicolon, space, pipe), got {text!r}"
+        )
+    return value
+
+
+def _plot_formats():
+    try:
+        from matplotlib.backend_bases import FigureCanvasBase
+    except ImportError:
+        return None
+    return sorted(FigureCanvasBase.get_supported_filetypes())
+
+
+def _plot_path(text):
+    formats = _plot_formats()
+    if formats is None:
+        raise argparse.ArgumentTypeError("needs matplotlib (pip install matplotlib)")
+    extension = Path(text).suffix.lower().lstrip(".")
+    if extension not in formats:
+        raise argparse.ArgumentTypeError(
+            f"{text!r} does not end with an image extension matplotlib writes "
+            f"({', '.join('.' + name for name in formats)})"
+        )
+    return text
+
+
 def build_parser():
-    parser = argparse.ArgumentParser(
+    parser = _Parser(
         prog="hmeasure-stream",
         description=(
             "Monitor a classifier's AUC and H-measure over a stream of (label, score) rows: "
             "the metrics over a sliding window (or every prefix) after each row. "
-            "Without FILE, runs on the stream embedded in the package."
+            "Without FILE, prints a summary of the stream embedded in the package; "
+            "with options that shape the output (--out, --metrics, --every, --plot, "
+            "the H options, --window all), monitors that stream."
         ),
     )
-    parser.add_argument("file", nargs="?", metavar="FILE",
-                        help="CSV with a header row (or .npz; .parquet with pyarrow)")
+    parser.add_argument(
+        "file", nargs="?", metavar="FILE",
+        help="CSV with a header row (optionally gzip/bzip2/xz-compressed), .npz, or "
+             ".parquet (with pyarrow); recognised by content")
     parser.add_argument("--window", type=_window, default=1000,
-                        help="window length in rows, or 'all' for every prefix (default: 1000)")
-    parser.add_argument("--metrics", type=_metrics, default=("auc",),
+                        help="window length in rows, or 'all' for every prefix (default: 1000); "
+                             "until the stream fills it, the values are those of the prefix")
+    parser.add_argument("--metrics", type=_metrics,
                         help="comma-separated metrics: auc, h (default: auc)")
     parser.add_argument("--out", metavar="OUT.csv",
-                        help="write the metrics to this CSV (default: standard output)")
-    parser.add_argument("--every", type=_positive_int, default=1, metavar="K",
+                        help="write the metrics to this CSV (default: standard output); "
+                             "replaced only when the run succeeds")
+    parser.add_argument("--every", type=_count, metavar="K",
                         help="write every K-th row only (default: every row)")
-    parser.add_argument("--label-col", default="label", help="label column (default: label)")
-    parser.add_argument("--score-col", default="score", help="score column (default: score)")
-    parser.add_argument("--plot", metavar="OUT.png", help="plot the metrics over time (matplotlib)")
-    parser.add_argument("--alpha", type=float, default=2.0, help="H: Beta alpha (default 2)")
-    parser.add_argument("--beta", type=float, default=2.0, help="H: Beta beta (default 2)")
+    parser.add_argument("--label-col", help="label column (default: label)")
+    parser.add_argument("--score-col", help="score column (default: score)")
+    parser.add_argument("--delimiter", type=_delimiter,
+                        help="CSV delimiter (default: whichever of comma, semicolon and tab "
+                             "makes a header with both columns)")
+    parser.add_argument("--decimal-comma", action="store_true", default=None,
+                        help="CSV scores are written with a decimal comma (0,75)")
+    parser.add_argument("--encoding", type=_encoding,
+                        help="text encoding of a CSV without a byte-order mark (default: utf-8)")
+    parser.add_argument("--plot", metavar="OUT.png", type=_plot_path,
+                        help="plot the metrics over time (matplotlib; .png, .pdf, .svg, ...)")
+    parser.add_argument("--alpha", type=float, help="H: Beta alpha (default 2)")
+    parser.add_argument("--beta", type=float, help="H: Beta beta (default 2)")
     parser.add_argument("--severity-ratio", metavar="SR",
                         help="H: R's severity ratio, a number or 'prior' (instead of alpha/beta)")
     parser.add_argument("--priors", metavar="P0,P1", help="H: fixed class priors")
@@ -162,7 +289,7 @@ def build_parser():
                         help="H: approximate within EPS * (1 - H), O(log^2 w) per row for any "
                              "priors (without it, H with --priors or --severity-ratio prior "
                              "is recomputed from the window for each written row)")
-    parser.add_argument("--chunk-size", type=_positive_int, default=65536, help=argparse.SUPPRESS)
+    parser.add_argument("--chunk-size", type=_chunk_size, default=65536, help=argparse.SUPPRESS)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
@@ -192,94 +319,316 @@ def _h_options(args):
     return options
 
 
-def _progress(path, enabled):
+# ----------------------------------------------------------------------------
+# Output that never costs a file
+
+
+class _Interrupts:
+    """Ctrl-C raises KeyboardInterrupt, except while a chunk's output is written.
+
+    Inside :meth:`deferred` the interrupt waits for the end of the block, so
+    the output always ends with a whole chunk.  Installed only in the main
+    thread, and not when SIGINT is ignored (a background job).
+    """
+
+    def __init__(self):
+        self._deferring = False
+        self._pending = False
+        self._previous = None
+        self._installed = False
+
+    def __enter__(self):
+        if (threading.current_thread() is threading.main_thread()
+                and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN):
+            self._previous = signal.signal(signal.SIGINT, self._handle)
+            self._installed = True
+        return self
+
+    def __exit__(self, *exc_info):
+        if self._installed:
+            previous = self._previous
+            signal.signal(signal.SIGINT,
+                          signal.default_int_handler if previous is None else previous)
+
+    def _handle(self, signum, frame):
+        if self._deferring:
+            self._pending = True
+        else:
+            raise KeyboardInterrupt
+
+    @contextlib.contextmanager
+    def deferred(self, reraise=True):
+        self._deferring = True
+        try:
+            yield
+        finally:
+            self._deferring = False
+        if self._pending and reraise:
+            self._pending = False
+            raise KeyboardInterrupt
+
+
+def _same_file(first, second):
+    try:
+        return os.path.samefile(first, second)
+    except OSError:
+        return os.path.realpath(first) == os.path.realpath(second)
+
+
+def _check_target(path, option, others):
+    """Refuse an output path that would overwrite an input or another output."""
+    if os.path.isdir(path):
+        raise InputError(f"{option} {path}: is a directory")
+    directory = os.path.dirname(os.path.realpath(path))
+    if not os.path.isdir(directory):
+        raise InputError(f"{option} {path}: directory {directory} does not exist")
+    for other, what in others:
+        if other is not None and _same_file(path, other):
+            raise InputError(f"{option} {path} is {what}: it would be overwritten")
+
+
+class _Target:
+    """A file written under a temporary name in its directory, renamed when complete."""
+
+    def __init__(self, path, option):
+        self.path = os.path.realpath(path)
+        directory, name = os.path.split(self.path)
+        for attempt in range(100):
+            temporary = os.path.join(directory, f".{name}.{os.getpid()}.{attempt}.tmp")
+            try:
+                # Mode 0o666 less the umask, as for any new file.
+                descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
+                break
+            except FileExistsError:
+                continue
+            except OSError as error:
+                raise InputError(
+                    f"{option} {path}: cannot write in {directory}: {error.strerror}"
+                ) from None
+        else:
+            raise InputError(f"{option} {path}: cannot create a temporary file in {directory}")
+        self.temporary = temporary
+        self.descriptor = descriptor
+
+    def commit(self):
+        with contextlib.suppress(FileNotFoundError):
+            # Keep the permissions of the file replaced.
+            os.chmod(self.temporary, stat.S_IMODE(os.stat(self.path).st_mode))
+        os.replace(self.temporary, self.path)
+
+    def discard(self):
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.temporary)
+
+
+class _Output:
+    """The metrics' CSV: ``--out`` through a temporary file, or standard output."""
+
+    def __init__(self, path, stdout):
+        self.target = None
+        if path is None:
+            self.handle, self.name = stdout, "standard output"
+            return
+        self.target = _Target(path, "--out")
+        self.handle = open(self.target.descriptor, "w", newline="", encoding="utf-8")
+        self.name = path
+
+    def write(self, text):
+        self.handle.write(text)
+        self.handle.flush()
+
+    def commit(self):
+        if self.target is None:
+            self.handle.flush()
+            return
+        self.handle.flush()
+        os.fsync(self.handle.fileno())
+        self.handle.close()
+        self.target.commit()
+
+    def discard(self):
+        if self.target is not None:
+            self.handle.close()
+            self.target.discard()
+
+
+def _format_rows(rows, columns):
+    """CSV lines: the row number and each metric's shortest round-trip repr."""
+    if rows.shape[0] == 0:
+        return ""
+    fields = [map(str, rows.tolist()), *(map(repr, column.tolist()) for column in columns)]
+    return "\n".join(map(",".join, zip(*fields, strict=True))) + "\n"
+
+
+def _progress(source, enabled):
     if not enabled:
         return None
     try:
         from tqdm import tqdm
     except ImportError:
         return None
-    return tqdm(total=Path(path).stat().st_size if path else None, unit="B", unit_scale=True,
-                desc="hmeasure-stream", file=sys.stderr, leave=False)
+    if source.position is None:
+        return tqdm(unit=" rows", desc="hmeasure-stream", file=sys.stderr, leave=False)
+    return tqdm(total=source.size, unit="B", unit_scale=True, desc="hmeasure-stream",
+                file=sys.stderr, leave=False)
+
+
+def _interrupted(rows, output, out):
+    """Keep the output of the rows read, if any; the one line that says so."""
+    if rows == 0:
+        if output is not None:
+            output.discard()
+        unchanged = f"; {out} is unchanged" if out is not None else ""
+        return f"interrupted before any row was read{unchanged}"
+    output.commit()
+    return f"interrupted after {rows} rows; {output.name} holds the output for rows 0..{rows - 1}"
 
 
 def run(args, stdout):
     h_options = _h_options(args)
     monitor = Monitor(args.window, args.metrics, args.every, h_options, args.epsilon)
-    out_handle = open(args.out, "w", newline="") if args.out else stdout
+    if args.out is not None:
+        _check_target(args.out, "--out", [(args.file, "the input file")])
+    if args.plot is not None:
+        _check_target(args.plot, "--plot", [(args.file, "the input file"),
+                                             (args.out, "the --out file")])
     plotted_rows, plotted = [], {name: [] for name in args.metrics}
-    progress = _progress(args.file, not args.no_progress and sys.stderr.isatty())
-    try:
-        writer = csv.writer(out_handle, lineterminator="\n")
-        writer.writerow(["row", *args.metrics])
-        for labels, scores in read_chunks(args.file, args.label_col, args.score_col,
-                                          args.chunk_size):
-            rows, values = monitor.process(labels, scores)
-            columns = [values[name] for name in args.metrics]
-            for index, row in enumerate(rows):
-                writer.writerow([int(row), *(repr(float(c[index])) for c in columns)])
-            if args.plot:
-                plotted_rows.append(rows)
-                for name in args.metrics:
-                    plotted[name].append(values[name])
+    committed = 0
+    with _Interrupts() as interrupts:
+        output = plot_target = progress = None
+        try:
+            with contextlib.closing(open_source(args.file, args)) as source:
+                output = _Output(args.out, stdout)
+                if args.plot is not None:
+                    plot_target = _Target(args.plot, "--plot")
+                    os.close(plot_target.descriptor)
+                progress = _progress(source, not args.no_progress and sys.stderr.isatty())
+                output.write(",".join(["row", *args.metrics]) + "\n")
+                for labels, scores in source.chunks():
+                    rows, values = monitor.process(labels, scores)
+                    columns = [values[name] for name in args.metrics]
+                    with interrupts.deferred():
+                        output.write(_format_rows(rows, columns))
+                        committed = monitor.rows
+                    if args.plot is not None:
+                        plotted_rows.append(rows)
+                        for name, column in zip(args.metrics, columns, strict=True):
+                            plotted[name].append(column)
+                    if progress is not None:
+                        progress.update(labels.shape[0] if source.position is None
+                                        else source.position - progress.n)
             if progress is not None:
-                progress.update(labels.nbytes + scores.nbytes)
-    finally:
-        if progress is not None:
-            progress.close()
-        if args.out:
-            out_handle.close()
-    if monitor.rows == 0:
-        raise InputError(f"{args.file}: no data rows")
-    if args.plot:
-        _plot(args.plot, plotted_rows, plotted, args.window)
+                progress.close()
+            if monitor.rows == 0:
+                raise InputError(f"{args.file}: no data rows")
+            if plot_target is not None:
+                _plot(plot_target.temporary, Path(args.plot).suffix.lstrip(".").lower(),
+                      plotted_rows, plotted, args.window)
+            with interrupts.deferred(reraise=False):
+                output.commit()
+                if plot_target is not None:
+                    plot_target.commit()
+        except KeyboardInterrupt:
+            with interrupts.deferred(reraise=False):
+                if progress is not None:
+                    progress.close()
+                if plot_target is not None:
+                    plot_target.discard()
+                message = _interrupted(committed, output, args.out)
+            print(f"hmeasure-stream: {message}", file=sys.stderr)
+            return 130
+        except BaseException:
+            if progress is not None:
+                progress.close()
+            if output is not None:
+                output.discard()
+            if plot_target is not None:
+                plot_target.discard()
+            raise
     summary = stdout if args.out else sys.stderr
-    span = "every prefix" if args.window is None else f"window of {args.window} rows"
-    final = [f"AUC {monitor.last_auc:.6f}"]
-    if "h" in args.metrics:
-        final.append(f"H {monitor.final_h():.6f}")
-    print(
-        f"hmeasure-stream: {monitor.rows} rows ({monitor.class_counts[1]} of class 1), "
-        f"{span}; last: {', '.join(final)}",
-        file=summary,
-    )
+    print(_summary(args, monitor), file=summary)
     return 0
 
 
-def _plot(path, rows, values, window):
-    try:
-        import matplotlib
+def _summary(args, monitor):
+    if args.window is None:
+        span = "every prefix"
+    elif args.window > monitor.rows:
+        span = (f"window of {args.window} rows, longer than the stream "
+                "(every value is over the prefix)")
+    else:
+        span = f"window of {args.window} rows"
+    final = [f"AUC {monitor.last_auc:.6f}"]
+    if "h" in args.metrics:
+        final.append(f"H {monitor.final_h():.6f}")
+    written = ""
+    if args.every > monitor.rows:
+        written = f"; no row written (--every {args.every} exceeds the rows)"
+    return (f"hmeasure-stream: {monitor.rows} rows ({monitor.class_counts[1]} of class 1), "
+            f"{span}; last: {', '.join(final)}{written}")
 
-        matplotlib.use("Agg")
-        import matplotlib.pyplot as plt
 
-        from hmeasure_stream.plotting import plot_metrics
-    except ImportError:
-        raise InputError("--plot needs matplotlib (pip install matplotlib)") from None
+def _plot(path, image_format, rows, values, window):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from hmeasure_stream.plotting import plot_metrics
+
     x = np.concatenate(rows) if rows else np.empty(0)
     metrics = {name: np.concatenate(parts) if parts else np.empty(0)
                for name, parts in values.items()}
     title = "every prefix" if window is None else f"sliding window of {window} rows"
     ax = plot_metrics(metrics, rows=x, title=f"hmeasure-stream: {title}")
-    ax.figure.savefig(path, dpi=120)
+    ax.figure.savefig(path, dpi=120, format=image_format)
     plt.close(ax.figure)
 
 
+def _complete(args):
+    """Fill in the defaults; refuse FILE's options without FILE."""
+    given = {name for name in (*_MONITOR_OPTIONS, *_FILE_OPTIONS)
+             if getattr(args, name) is not None}
+    if args.file is None:
+        stray = [name for name in _FILE_OPTIONS if name in given]
+        if stray:
+            option = "--" + stray[0].replace("_", "-")
+            raise _UsageError(f"{option} describes FILE, and no FILE was given")
+    for name, value in _DEFAULTS.items():
+        if getattr(args, name) is None:
+            setattr(args, name, value)
+    return bool(given) or args.window is None
+
+
 def main(argv=None, stdout=None):
-    """Entry point; returns the exit code (2 for bad input, with a one-line message)."""
+    """Entry point; returns the exit code (2 for a user error, with a one-line message)."""
     stdout = sys.stdout if stdout is None else stdout
-    parser = build_parser()
-    args = parser.parse_args(argv)
     try:
-        if args.file is None:
+        args = build_parser().parse_args(argv)
+        monitor_embedded = _complete(args)
+        if args.file is None and not monitor_embedded:
             from hmeasure_stream._demo import run_demo
 
-            run_demo(window=1000 if args.window is None else args.window, out=stdout)
+            run_demo(window=args.window, out=stdout)
             return 0
+        if args.file is None:
+            embedded = resources.files("hmeasure_stream") / "data" / "default_stream.csv"
+            with resources.as_file(embedded) as path:
+                args.file = str(path)
+                return run(args, stdout)
         return run(args, stdout)
-    except InputError as error:
+    except (_UsageError, InputError) as error:
         print(f"hmeasure-stream: error: {error}", file=sys.stderr)
         return 2
+    except BrokenPipeError:
+        # The reader of standard output left (``| head``): stop quietly, as other tools do.
+        with contextlib.suppress(OSError, ValueError):
+            devnull = os.open(os.devnull, os.O_WRONLY)
+            os.dup2(devnull, sys.stdout.fileno())
+        return 141
     except OSError as error:
         print(f"hmeasure-stream: error: {error}", file=sys.stderr)
         return 2
+
+
+__all__ = ["AVAILABLE_METRICS", "DELIMITERS", "Monitor", "build_parser", "main", "run"]

@@ -1,121 +1,624 @@
-"""Reading a stream of (label, score) rows from CSV, npz or parquet files, in chunks."""
+"""Reading a stream of (label, score) rows from a file, in chunks.
 
+The format is recognised by the file's first bytes, not by its name: gzip,
+bzip2 and xz compression, a zip archive of ``.npy`` arrays (``.npz``),
+parquet, and otherwise text (CSV).  A name that promises a format the bytes do
+not hold (a text file named ``.npz``) is refused.  Text is decoded by its
+byte-order mark (UTF-8 as Excel writes it, UTF-16, UTF-32), else by
+``encoding`` (UTF-8 by default); a byte that does not decode is reported with
+its offset.  CSV rows are reported by their physical line number in the file
+(comment lines starting with ``#`` and blank lines count).  Nothing is ever
+unpickled.
+
+Every problem with the input is an :class:`InputError`: one line, naming the
+file and where in it.
+"""
+
+import bz2
+import codecs
 import csv
-import math
+import gzip
+import io
+import lzma
+import re
+import zipfile
+import zlib
 from pathlib import Path
 
 import numpy as np
 
+from hmeasure_stream._validation import check_scores
+
+#: Integers beyond this magnitude are not all exact as float64.
+EXACT_INT_LIMIT = 2**53
+#: Delimiters tried on the header row when none is given.
+DELIMITERS = (",", ";", "\t")
+
 _LABELS = {"0": 0, "1": 1, "0.0": 0, "1.0": 1, "false": 0, "true": 1}
+_INTEGER = re.compile(r"\s*[+-]?\d+\s*\Z")
+_BLOCK = 1 << 20
+_BLANK_OR_COMMENT = frozenset(" \t\r\f\v#")
+# A "line" longer than this is not a CSV row (a binary file or a missing newline).
+_MAX_LINE = 1 << 24
+
+_COMPRESSIONS = {
+    "gzip": (b"\x1f\x8b", gzip.open, (gzip.BadGzipFile, zlib.error)),
+    "bzip2": (b"BZh", bz2.open, ()),
+    "xz": (b"\xfd7zXZ\x00", lzma.open, (lzma.LZMAError,)),
+}
+_CONTAINERS = {"npz": (b"PK\x03\x04", b"PK\x05\x06"), "parquet": (b"PAR1",)}
+# Recognised and refused, with what to do instead.
+_REFUSED = (
+    (b"\x93NUMPY", "a single .npy array: save the labels and scores together with "
+                   "numpy.savez(path, label=..., score=...)"),
+    (b"(\xb5/\xfd", "zstandard-compressed: decompress it, or compress with gzip, bzip2 or xz"),
+    (b"7z\xbc\xaf'\x1c", "a 7-zip archive: extract it first"),
+    (b"ARROW1", "an Arrow IPC (Feather) file: write parquet, .npz or CSV"),
+    (b"\xd0\xcf\x11\xe0", "an old Excel workbook (.xls): save it as CSV"),
+)
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32-le"),
+    (codecs.BOM_UTF32_BE, "utf-32-be"),
+    (codecs.BOM_UTF8, "utf-8"),
+    (codecs.BOM_UTF16_LE, "utf-16-le"),
+    (codecs.BOM_UTF16_BE, "utf-16-be"),
+)
 
 
 class InputError(Exception):
     """A problem with the input or the options, reported in one line (exit code 2)."""
 
 
-# ----------------------------------------------------------------------------
-# Reading
-
-
-def _parse_label(text, where):
-    label = _LABELS.get(text.strip().lower())
-    if label is None:
-        raise InputError(f"{where}: label {text!r} is not 0/1 (or true/false)")
-    return label
-
-
-def _parse_score(text, where):
+def check_encoding(name):
+    """``name`` as a text encoding Python knows, or ValueError."""
     try:
-        score = float(text)
+        info = codecs.lookup(name)
+    except LookupError:
+        raise ValueError(f"unknown encoding {name!r}") from None
+    # Codecs such as base64 or rot13 are marked as not encoding text (str.encode refuses them).
+    if not getattr(info, "_is_text_encoding", True):
+        raise ValueError(f"{name!r} is not a text encoding")
+    return info.name
+
+
+# ----------------------------------------------------------------------------
+# Bytes
+
+
+class _CountingReader(io.RawIOBase):
+    """A binary stream that hands out some bytes already read first and counts the rest."""
+
+    def __init__(self, prefix, raw):
+        self._prefix = prefix
+        self._raw = raw
+        self.position = 0
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        if self._prefix:
+            count = min(len(buffer), len(self._prefix))
+            buffer[:count] = self._prefix[:count]
+            self._prefix = self._prefix[count:]
+        else:
+            count = self._raw.readinto(buffer) or 0
+        self.position += count
+        return count
+
+    def close(self):
+        self._raw.close()
+        super().close()
+
+
+def _read_prefix(stream, size):
+    """Up to ``size`` first bytes of a stream (fewer only at its end)."""
+    prefix = b""
+    while len(prefix) < size:
+        part = stream.read(size - len(prefix))
+        if not part:
+            break
+        prefix += part
+    return prefix
+
+
+def _sniff(prefix):
+    for kind, (magic, _, _) in _COMPRESSIONS.items():
+        if prefix.startswith(magic):
+            return kind
+    for kind, magics in _CONTAINERS.items():
+        if prefix.startswith(magics):
+            return kind
+    for magic, _ in _REFUSED:
+        if prefix.startswith(magic):
+            return "refused"
+    return "text"
+
+
+def _refusal(prefix):
+    return next(reason for magic, reason in _REFUSED if prefix.startswith(magic))
+
+
+# ----------------------------------------------------------------------------
+# Text
+
+
+class _Lines:
+    """The physical lines of a binary text stream, decoded, without comments and blank lines.
+
+    ``line`` is the physical number (from 1) of the last line handed out;
+    ``offset`` counts the bytes of the (decompressed) stream decoded so far.
+    """
+
+    def __init__(self, stream, path, encoding, decompression_errors, compressed):
+        self.stream = stream
+        self.path = path
+        self.encoding = encoding
+        self.errors = (EOFError, OSError, *decompression_errors)
+        self.compressed = compressed
+        self.line = 0
+
+    def _where(self, offset):
+        kind = " of the decompressed text" if self.compressed else ""
+        return f"{self.path}: byte offset {offset}{kind}"
+
+    def _read(self):
+        try:
+            return self.stream.read1(_BLOCK)
+        except self.errors as error:
+            raise InputError(
+                f"{self.path}: corrupt {self.compressed or 'file'} data after {self.offset} "
+                f"bytes{' of text' if self.compressed else ''}: {error}"
+            ) from None
+
+    def _decode_error(self, error, start):
+        offset = start + error.start
+        bad = error.object[error.start:error.start + 4]
+        raise InputError(
+            f"{self._where(offset)} (line {self.line + 1 + self._newlines_before(error)}): "
+            f"bytes {bytes(bad)!r} are not valid {self.encoding}; pass --encoding "
+            "(e.g. latin-1 or cp1252), or save the file as UTF-8"
+        ) from None
+
+    def _newlines_before(self, error):
+        return bytes(error.object[:error.start]).count("\n".encode(self.encoding))
+
+    def __iter__(self):
+        self.offset = 0
+        first = b""
+        while len(first) < 4:
+            part = self._read()
+            if not part:
+                break
+            first += part
+        encoding, skip = self.encoding, 0
+        for bom, name in _BOMS:
+            if first.startswith(bom):
+                encoding, skip = name, len(bom)
+                break
+        self.encoding = encoding
+        decoder = codecs.getincrementaldecoder(encoding)()
+        self.offset = skip
+        block = first[skip:]
+        carry = ""
+        while True:
+            start = self.offset - len(decoder.getstate()[0])
+            try:
+                text = decoder.decode(block, not block)
+            except UnicodeDecodeError as error:
+                self._decode_error(error, start)
+            self.offset += len(block)
+            if "\x00" in text:
+                self._nul(text, start, carry)
+            parts = (carry + text).split("\n")
+            carry = parts.pop()
+            if len(carry) > _MAX_LINE:
+                raise InputError(
+                    f"{self.path}:{self.line + len(parts) + 1}: a line longer than "
+                    f"{_MAX_LINE} characters: not a CSV file?"
+                )
+            line = self.line
+            for part in parts:
+                line += 1
+                head = part[:1]
+                # Blank lines and comments: a first character that is blank or "#".
+                if (head and head not in _BLANK_OR_COMMENT) or (
+                        part.strip() and not part.lstrip().startswith("#")):
+                    self.line = line
+                    yield part + "\n"
+            self.line = line
+            if not block:
+                break
+            block = self._read()
+        if carry:
+            self.line += 1
+            if carry.strip() and not carry.lstrip().startswith("#"):
+                yield carry
+
+    def _nul(self, text, start, carry):
+        index = text.index("\x00")
+        offset = start + len(text[:index].encode(self.encoding))
+        line = self.line + 1 + (carry + text[:index]).count("\n")
+        raise InputError(
+            f"{self._where(offset)} (line {line}): a NUL byte: not a text file, or "
+            "UTF-16/UTF-32 text without a byte-order mark (pass --encoding utf-16-le)"
+        )
+
+
+def _parse_labels(texts, lines, path):
+    codes = list(map(_LABELS.get, texts))
+    if None in codes:
+        for index, code in enumerate(codes):
+            if code is None:
+                code = _LABELS.get(texts[index].strip().lower())
+                if code is None:
+                    raise InputError(
+                        f"{path}:{lines[index]}: label {texts[index]!r} is not 0/1 "
+                        "(or true/false)"
+                    )
+                codes[index] = code
+    return np.array(codes, dtype=np.int8)
+
+
+def _parse_score(text, where, decimal_comma):
+    if decimal_comma:
+        text = text.replace(",", ".")
+    try:
+        return float(text)
     except ValueError:
-        raise InputError(f"{where}: score {text!r} is not a number") from None
-    if not math.isfinite(score):
-        raise InputError(f"{where}: score {text!r} is not a finite number")
-    return score
+        hint = ""
+        if not decimal_comma and "," in text:
+            try:
+                float(text.replace(",", "."))
+                hint = " (a decimal comma? pass --decimal-comma)"
+            except ValueError:
+                pass
+        raise InputError(f"{where}: score {text!r} is not a number{hint}") from None
 
 
-def _csv_chunks(path, label_col, score_col, chunk_size):
-    """Yield (labels int8, scores float64) arrays of at most ``chunk_size`` rows."""
-    with open(path, newline="") as handle:
-        lines = (line for line in handle if not line.lstrip().startswith("#"))
-        reader = csv.reader(lines)
-        header = next(reader, None)
-        if header is None:
-            raise InputError(f"{path}: the file is empty")
-        header = [name.strip() for name in header]
-        for wanted, option in ((label_col, "--label-col"), (score_col, "--score-col")):
-            if wanted not in header:
-                raise InputError(
-                    f"{path}: no column {wanted!r} ({option}); columns are: {', '.join(header)}"
-                )
-        label_index, score_index = header.index(label_col), header.index(score_col)
-        labels, scores = [], []
-        for row in reader:
-            if not row:
-                continue
-            # Line numbers count from 1 and include the header (comments excluded).
-            where = f"{path}:{reader.line_num}"
-            if len(row) <= max(label_index, score_index):
-                raise InputError(f"{where}: expected {len(header)} columns, found {len(row)}")
-            labels.append(_parse_label(row[label_index], where))
-            scores.append(_parse_score(row[score_index], where))
-            if len(labels) == chunk_size:
-                yield np.array(labels, dtype=np.int8), np.array(scores, dtype=np.float64)
-                labels, scores = [], []
-        if labels:
-            yield np.array(labels, dtype=np.int8), np.array(scores, dtype=np.float64)
-
-
-def _npz_chunks(path, label_col, score_col, chunk_size):
-    with np.load(path) as archive:
-        for wanted in (label_col, score_col):
-            if wanted not in archive.files:
-                raise InputError(
-                    f"{path}: no array {wanted!r}; arrays are: {', '.join(archive.files)}"
-                )
-        labels, scores = archive[label_col], archive[score_col]
-    if labels.ndim != 1 or labels.shape != scores.shape:
-        raise InputError(f"{path}: {label_col!r} and {score_col!r} must be 1-d of equal length")
-    for start in range(0, labels.shape[0], chunk_size):
-        part = slice(start, start + chunk_size)
-        yield _checked_columns(path, start, labels[part], scores[part])
-
-
-def _checked_columns(path, start, labels, scores):
-    """A chunk of array columns as (labels int8, scores float64), or the first bad row."""
-    bad = np.flatnonzero((labels != 0) & (labels != 1))
-    if bad.size:
-        row = start + int(bad[0])
-        raise InputError(f"{path}: row {row}: label {labels[bad[0]]!r} is not 0/1")
-    scores = np.asarray(scores, dtype=np.float64)
+def _parse_scores(texts, lines, path, decimal_comma):
+    try:
+        if decimal_comma:
+            texts = [text.replace(",", ".") for text in texts]
+        scores = np.array(list(map(float, texts)), dtype=np.float64)
+    except ValueError:
+        for index, text in enumerate(texts):
+            _parse_score(text, f"{path}:{lines[index]}", decimal_comma)
+        raise
     bad = np.flatnonzero(~np.isfinite(scores))
     if bad.size:
-        row = start + int(bad[0])
-        raise InputError(f"{path}: row {row}: score {scores[bad[0]]!r} is not finite")
-    return labels.astype(np.int8), scores
+        index = int(bad[0])
+        raise InputError(f"{path}:{lines[index]}: score {texts[index]!r} is not a finite number")
+    for index in np.flatnonzero(np.abs(scores) >= EXACT_INT_LIMIT).tolist():
+        text = texts[index]
+        if _INTEGER.match(text) and int(text) != int(scores[index]):
+            raise InputError(
+                f"{path}:{lines[index]}: score {text.strip()} is an integer beyond 2**53, "
+                "which float64 cannot hold exactly (distinct scores would tie); a stream read "
+                "in chunks cannot rank them: save the columns as .npz (whose integer scores "
+                "are ranked exactly), or rescale the scores"
+            )
+    return scores
 
 
-def read_chunks(path, label_col="label", score_col="score", chunk_size=65536):
-    """Yield the stream in file order as (labels int8, scores float64) chunks."""
-    path = Path(path)
-    if not path.is_file():
-        raise InputError(f"{path}: no such file")
-    if path.suffix == ".npz":
-        return _npz_chunks(path, label_col, score_col, chunk_size)
-    if path.suffix == ".parquet":
-        return _parquet_chunks(path, label_col, score_col, chunk_size)
-    return _csv_chunks(path, label_col, score_col, chunk_size)
+def _choose_delimiter(header_line, wanted):
+    """The delimiter among DELIMITERS that makes a header with the wanted columns."""
+    best = None
+    for delimiter in DELIMITERS:
+        names = [name.strip() for name in next(csv.reader([header_line], delimiter=delimiter))]
+        if all(name in names for name in wanted):
+            return delimiter
+        if best is None or len(names) > best[1]:
+            best = (delimiter, len(names))
+    return best[0]
 
 
-def _parquet_chunks(path, label_col, score_col, chunk_size):
+def _csv_rows(stream, path, options, compressed, decompression_errors, handle):
+    lines = _Lines(stream, path, options.encoding or "utf-8", decompression_errors, compressed)
+    source = iter(lines)
     try:
+        header_line = next(source, None)
+        if header_line is None:
+            raise InputError(f"{path}: the file is empty (no header row)")
+        wanted = (options.label_col, options.score_col)
+        delimiter = options.delimiter or _choose_delimiter(header_line, wanted)
+        header_number = lines.line
+        header = [name.strip() for name in next(csv.reader([header_line], delimiter=delimiter))]
+        indices = []
+        for name, option in zip(wanted, ("--label-col", "--score-col"), strict=True):
+            if name not in header:
+                hint = (" (pass --delimiter if the columns are separated by another character)"
+                        if len(header) == 1 else "")
+                raise InputError(
+                    f"{path}:{header_number}: no column {name!r} ({option}); the header has "
+                    f"{len(header)} column(s): {', '.join(map(repr, header))}{hint}"
+                )
+            if header.count(name) > 1:
+                raise InputError(
+                    f"{path}:{header_number}: the header names column {name!r} "
+                    f"{header.count(name)} times"
+                )
+            indices.append(header.index(name))
+        label_index, score_index = indices
+        needed = max(indices) + 1
+        yield None
+        reader = csv.reader(source, delimiter=delimiter)
+        label_texts, score_texts, numbers = [], [], []
+        try:
+            for row in reader:
+                if len(row) < needed:
+                    raise InputError(
+                        f"{path}:{lines.line}: expected {len(header)} columns, found {len(row)}"
+                    )
+                label_texts.append(row[label_index])
+                score_texts.append(row[score_index])
+                numbers.append(lines.line)
+                if len(numbers) == options.chunk_size:
+                    yield (_parse_labels(label_texts, numbers, path),
+                           _parse_scores(score_texts, numbers, path, options.decimal_comma))
+                    label_texts, score_texts, numbers = [], [], []
+        except csv.Error as error:
+            raise InputError(f"{path}:{lines.line}: {error}") from None
+        if numbers:
+            yield (_parse_labels(label_texts, numbers, path),
+                   _parse_scores(score_texts, numbers, path, options.decimal_comma))
+    finally:
+        stream.close()
+        handle.close()
+
+
+# ----------------------------------------------------------------------------
+# Arrays: npz and parquet
+
+
+def _array_labels(labels, path, name, start=0):
+    if labels.dtype.kind not in "biuf":
+        raise InputError(
+            f"{path}: {name}: labels must be 0/1 or booleans, got values of type {labels.dtype}"
+        )
+    bad = np.flatnonzero((labels != 0) & (labels != 1))
+    if bad.size:
+        position = int(bad[0])
+        raise InputError(
+            f"{path}: {name} at position {start + position}: label "
+            f"{labels[position].item()!r} is not 0/1"
+        )
+    return labels.astype(np.int8)
+
+
+def _array_scores(scores, path, name, start=0, ranks=False):
+    if scores.dtype.kind in "iu" and not ranks and scores.size and (
+        int(scores.max()) > EXACT_INT_LIMIT or int(scores.min()) < -EXACT_INT_LIMIT
+    ):
+        position = int(np.flatnonzero(
+            (scores > EXACT_INT_LIMIT) | (scores < -EXACT_INT_LIMIT))[0])
+        raise InputError(
+            f"{path}: {name} at position {start + position}: score "
+            f"{scores[position].item()} is an integer beyond 2**53, which float64 cannot hold "
+            "exactly; a stream read in chunks cannot rank them: save the columns as .npz "
+            "(whose integer scores are ranked exactly), or as float64"
+        )
+    if scores.dtype.kind not in "biuf":
+        what = "complex" if scores.dtype.kind == "c" else "not numbers"
+        raise InputError(
+            f"{path}: {name}: scores must be real numbers; its values are {what} "
+            f"(type {scores.dtype})"
+        )
+    try:
+        # Whole arrays: integers beyond 2**53 become their dense ranks (same order and ties).
+        values = check_scores(scores, name, allow_empty=True, ranks=ranks)
+    except ValueError as error:
+        raise InputError(f"{path}: {error}") from None
+    bad = np.flatnonzero(~np.isfinite(values))
+    if bad.size:
+        position = int(bad[0])
+        raise InputError(
+            f"{path}: {name} at position {start + position}: score "
+            f"{values[position].item()!r} is not finite"
+        )
+    return values
+
+
+_NPZ_ERRORS = (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, zlib.error)
+
+
+def _npz_arrays(handle, path, options):
+    try:
+        archive = np.load(handle, allow_pickle=False)
+    except _NPZ_ERRORS as error:
+        raise InputError(f"{path}: not a readable .npz archive: {error}") from None
+    arrays = {}
+    with archive:
+        for name, option in ((options.label_col, "--label-col"),
+                             (options.score_col, "--score-col")):
+            if name not in archive.files:
+                raise InputError(
+                    f"{path}: no array {name!r} ({option}); the archive holds "
+                    f"{', '.join(map(repr, archive.files)) or 'no .npy arrays'}"
+                )
+            try:
+                arrays[name] = archive[name]
+            except ValueError as error:
+                if "allow_pickle" in str(error):
+                    raise InputError(
+                        f"{path}: array {name!r} holds Python objects, which are never "
+                        "unpickled: save numbers"
+                    ) from None
+                raise InputError(f"{path}: array {name!r} cannot be read: {error}") from None
+            except _NPZ_ERRORS as error:
+                raise InputError(f"{path}: array {name!r} cannot be read: {error}") from None
+    return arrays[options.label_col], arrays[options.score_col]
+
+
+def _npz_rows(path, options):
+    # The archive is read whole (np.load cannot read an .npy member in parts).
+    with open(path, "rb") as handle:
+        labels, scores = _npz_arrays(handle, path, options)
+    for name, array in ((options.label_col, labels), (options.score_col, scores)):
+        if array.ndim != 1:
+            raise InputError(f"{path}: array {name!r} must be 1-d, got shape {array.shape}")
+    if labels.shape != scores.shape:
+        raise InputError(
+            f"{path}: arrays {options.label_col!r} and {options.score_col!r} have different "
+            f"lengths: {labels.shape[0]} and {scores.shape[0]}"
+        )
+    labels = _array_labels(labels, path, f"array {options.label_col!r}")
+    scores = _array_scores(scores, path, f"array {options.score_col!r}", ranks=True)
+    yield None
+    for start in range(0, labels.shape[0], options.chunk_size):
+        part = slice(start, start + options.chunk_size)
+        yield labels[part], scores[part]
+
+
+def _parquet_rows(path, options):
+    try:
+        import pyarrow
         import pyarrow.parquet as parquet
     except ImportError:
         raise InputError(f"{path}: reading parquet needs pyarrow (pip install pyarrow)") from None
-    reader = parquet.ParquetFile(path)
-    start = 0
-    for batch in reader.iter_batches(batch_size=chunk_size, columns=[label_col, score_col]):
-        labels = batch.column(label_col).to_numpy(zero_copy_only=False)
-        scores = batch.column(score_col).to_numpy(zero_copy_only=False)
-        yield _checked_columns(path, start, labels, scores)
-        start += labels.shape[0]
+    errors = (pyarrow.ArrowException, OSError, ValueError)
+    try:
+        reader = parquet.ParquetFile(path)
+        schema = reader.schema_arrow
+    except errors as error:
+        raise InputError(f"{path}: not a readable parquet file: {error}") from None
+    with reader:
+        for name, option in ((options.label_col, "--label-col"),
+                             (options.score_col, "--score-col")):
+            if name not in schema.names:
+                raise InputError(
+                    f"{path}: no column {name!r} ({option}); columns are: "
+                    f"{', '.join(map(repr, schema.names))}"
+                )
+        for name, role in ((options.label_col, "labels"), (options.score_col, "scores")):
+            kind = schema.field(name).type
+            if not (pyarrow.types.is_integer(kind) or pyarrow.types.is_floating(kind)
+                    or pyarrow.types.is_boolean(kind)
+                    or (role == "scores" and pyarrow.types.is_decimal(kind))):
+                raise InputError(
+                    f"{path}: column {name!r} holds {kind} values; {role} must be numbers"
+                )
+        yield None
+        start = 0
+        batches = reader.iter_batches(batch_size=options.chunk_size,
+                                      columns=[options.label_col, options.score_col])
+        while True:
+            try:
+                batch = next(batches, None)
+            except errors as error:
+                raise InputError(f"{path}: corrupt parquet data after row {start}: {error}") \
+                    from None
+            if batch is None:
+                return
+            columns = []
+            for name in (options.label_col, options.score_col):
+                column = batch.column(name)
+                if column.null_count:
+                    position = start + column.is_null().index(True).as_py()
+                    raise InputError(f"{path}: column {name!r} at position {position}: "
+                                     "the value is missing (null)")
+                if pyarrow.types.is_decimal(column.type):
+                    # Decimal scores are rounded to float64, as a CSV's decimal text is.
+                    column = column.cast(pyarrow.float64())
+                columns.append(column.to_numpy(zero_copy_only=False))
+            yield (_array_labels(columns[0], path, f"column {options.label_col!r}", start),
+                   _array_scores(columns[1], path, f"column {options.score_col!r}", start))
+            start += batch.num_rows
+
+
+# ----------------------------------------------------------------------------
+# The source
+
+
+class Source:
+    """An input file whose format and header are checked; ``chunks()`` reads its rows.
+
+    ``position`` and ``size`` measure the progress in bytes of the file (None
+    when unknown).
+    """
+
+    def __init__(self, path, rows, counter=None):
+        self.path = path
+        self._rows = rows
+        self._counter = counter
+        try:
+            self.size = Path(path).stat().st_size or None
+        except OSError:
+            self.size = None
+
+    @property
+    def position(self):
+        return None if self._counter is None else self._counter.position
+
+    def chunks(self):
+        """Yield the stream in file order as (labels int8, scores float64) chunks."""
+        yield from self._rows
+
+    def close(self):
+        self._rows.close()
+
+
+def open_source(path, options):
+    """Open ``path``, recognise its format and check its header or arrays.
+
+    ``options`` carries ``label_col``, ``score_col``, ``chunk_size``,
+    ``encoding``, ``delimiter`` and ``decimal_comma``.  Raises
+    :class:`InputError` for anything wrong found so far; later rows are
+    checked as they are read.
+    """
+    path = Path(path)
+    if path.is_dir():
+        raise InputError(f"{path}: is a directory; give a file")
+    try:
+        handle = open(path, "rb", buffering=0)
+    except FileNotFoundError:
+        raise InputError(f"{path}: no such file") from None
+    except OSError as error:
+        raise InputError(f"{path}: cannot be read: {error.strerror or error}") from None
+    try:
+        prefix = _read_prefix(handle, 8)
+        if not prefix:
+            raise InputError(f"{path}: the file is empty")
+        kind = _sniff(prefix)
+        suffix = path.suffix.lower()
+        promised = {".npz": "npz", ".parquet": "parquet"}.get(suffix)
+        if suffix == ".npy" and kind != "refused":
+            raise InputError(f"{path}: not a .npy array (its first bytes are {prefix!r})")
+        if kind == "refused":
+            raise InputError(f"{path}: {_refusal(prefix)}")
+        if suffix in (".xlsx", ".xlsm", ".ods"):
+            raise InputError(f"{path}: a spreadsheet workbook: save it as CSV")
+        if promised is not None and kind != promised:
+            described = {"text": "text", "npz": "a zip archive",
+                         "parquet": "a parquet file"}.get(kind, f"{kind}-compressed")
+            raise InputError(
+                f"{path}: named {suffix} but it is {described} (its first bytes are {prefix!r})"
+            )
+        if kind in ("npz", "parquet"):
+            handle.close()
+            reader = _npz_rows if kind == "npz" else _parquet_rows
+            rows = reader(path, options)
+            next(rows)
+            return Source(path, rows)
+        counter = _CountingReader(prefix, handle)
+        stream = io.BufferedReader(counter, _BLOCK)
+        compressed, errors = None, ()
+        if kind in _COMPRESSIONS:
+            _, opener, errors = _COMPRESSIONS[kind]
+            compressed = kind
+            stream = opener(stream, "rb")
+            try:
+                inner = stream.peek(8)[:8]
+            except (EOFError, OSError, *errors) as error:
+                raise InputError(f"{path}: corrupt {kind} data: {error}") from None
+            if _sniff(inner) != "text":
+                raise InputError(
+                    f"{path}: {kind}-compressed binary data (its first bytes are {inner!r}): "
+                    "only text is read compressed; decompress .npz or parquet files first"
+                )
+        rows = _csv_rows(stream, path, options, compressed, errors, handle)
+        next(rows)
+        return Source(path, rows, counter)
+    except BaseException:
+        handle.close()
+        raise

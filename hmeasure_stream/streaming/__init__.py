@@ -6,13 +6,18 @@ over time", Sec. 4): O(log n) per update.  ``DynamicH`` also maintains the
 convex hull of the ROC curve (Sec. 5) and with it the H-measure with priors
 from the data and the AUCH: O(log^2 n).  ``ApproxH`` keeps the same hull and
 computes H for priors not taken from the data within a relative error
-epsilon (Sec. 6).  ``SlidingWindow`` follows them over a window of a stream
+epsilon (Sec. 6).  ``ApproxAUC`` estimates the AUC within a relative error
+epsilon / 2 from a compressed list of score groups (Tatti, "Efficient
+estimation of AUC in a sliding window").  ``SlidingWindow`` follows them over a window of a stream
 that arrives in chunks; ``sliding_window`` over a whole array.
 """
 
+from hmeasure_stream.streaming.approx_auc import ApproxAUC
 from hmeasure_stream.streaming.auc import DynamicAUC
+from hmeasure_stream.streaming.binned import BinnedAUC
 from hmeasure_stream.streaming.hmeasure import ApproxH, DynamicH
+from hmeasure_stream.streaming.multiclass import DynamicMulticlassAUC
 from hmeasure_stream.streaming.window import WINDOW_METRICS, SlidingWindow, sliding_window
 
-__all__ = ["WINDOW_METRICS", "ApproxH", "DynamicAUC", "DynamicH", "SlidingWindow",
-           "sliding_window"]
+__all__ = ["WINDOW_METRICS", "ApproxAUC", "ApproxH", "BinnedAUC", "DynamicAUC", "DynamicH",
+           "DynamicMulticlassAUC", "SlidingWindow", "sliding_window"]

@@ -193,12 +193,12 @@ class PointSet:
             If the label, score or weight is invalid; nothing changes.
         """
         status = self._engine.remove(y_true, y_score, weight)
-        if status == Status.UNCHECKED:
+        if status:  # the rare paths, off the hot one
             y_true, y_score, weight = checked_point(y_true, y_score, weight)
-            status = self._engine.remove(y_true, y_score, weight)
-        if status:
-            y_true, y_score, weight = checked_point(y_true, y_score, weight)
-            raise KeyError(_missing_message(self._engine, y_true, y_score, weight, status))
+            if status == Status.UNCHECKED:
+                status = self._engine.remove(y_true, y_score, weight)
+            if status:
+                raise KeyError(_missing_message(self._engine, y_true, y_score, weight, status))
 
     def add_many(self, y_true, y_score, sample_weight=None):
         """Add a batch of points, in one compiled loop: k updates for k points.

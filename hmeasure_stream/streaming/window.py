@@ -5,16 +5,31 @@ The one place where an engine is chosen for a window of a stream.
 
 import numpy as np
 
+from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._auc import AUCEngine, sliding_auc_ranked
+from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._hull import HullEngine
 from hmeasure_stream._engines._ring import PointRing
-from hmeasure_stream._validation import check_cost, check_positive, dense_ranks
+from hmeasure_stream._validation import (
+    check_cost,
+    check_integer,
+    check_positive,
+    check_relative_to,
+    check_unit_weights,
+    dense_ranks,
+)
+from hmeasure_stream.binned import (
+    _TRANSFORMS,
+    _check_score_range,
+    _check_transform,
+    _estimate_alpha,
+)
 from hmeasure_stream.streaming._base import check_capacity, checked_batch
 
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
 #: The metrics a window can follow.
-WINDOW_METRICS = ("auc", "h", "auch")
+WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned")
 _HULL_METRICS = frozenset(("h", "auch"))
 
 
@@ -45,18 +60,48 @@ def _check_metrics(metrics):
     return tuple(dict.fromkeys(metrics))
 
 
-def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, capacity, seed):
+def _binned_engine(bins, transform, loglog_alpha, score_range):
+    """The bins of ``"auc_binned"``: the rule of :func:`~hmeasure_stream.binned_auc`, frozen
+    (a log-log alpha of None, nan here, is estimated from the first chunk)."""
+    bins = check_integer(bins, "bins", 1)
+    transform, alpha = _check_transform(transform, loglog_alpha)
+    lo, hi = _check_score_range(score_range)
+    engine = BinTree(bins)
+    engine.set_binning(lo, hi - lo, _TRANSFORMS[transform],
+                       0.0 if transform is None else np.nan if alpha is None else alpha)
+    return engine
+
+
+def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, epsilon_auc,
+                    auc_relative_to, bins, transform, loglog_alpha, score_range, capacity,
+                    seed):
     """The engines for these metrics: the one place where a window's engines are chosen.
 
     Each engine computes the metrics it names in ``columns``; every metric
-    asked for is read from the first engine that computes it.  The AUC alone
-    needs only the score treap, and the H options are then ignored.  H and
-    AUCH need the maintained hull: exact H when the priors come from the data
-    and the cost distribution does not depend on them, the approximate H of
-    ``epsilon`` otherwise.
+    asked for is read from the first engine that computes it (each of them
+    computes the exact ``"auc"``).  The AUC alone needs only the score treap,
+    and the H options are then ignored.  H and AUCH need the maintained hull:
+    exact H when the priors come from the data and the cost distribution does
+    not depend on them, the approximate H of ``epsilon`` otherwise.  The
+    estimate ``"auc_approx"`` needs the compressed list of ``epsilon_auc``
+    (its options are ignored without it), ``"auc_binned"`` the tree over the
+    bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``.
     """
+    engines = []
+    if "auc_binned" in metrics:
+        engines.append(_binned_engine(bins, transform, loglog_alpha, score_range))
+    if "auc_approx" in metrics:
+        if epsilon_auc is None:
+            raise ValueError(
+                "the metric 'auc_approx' needs epsilon_auc=, the relative error bound of "
+                "the estimate (within epsilon_auc * auc / 2), e.g. epsilon_auc=0.1"
+            )
+        engines.append(ApproxAUCEngine(
+            check_positive(epsilon_auc, "epsilon_auc"),
+            check_relative_to(auc_relative_to, "auc_relative_to") == "1-auc", capacity, seed))
     if not _HULL_METRICS.intersection(metrics):
-        return [AUCEngine(capacity, seed)]
+        exact_needed = "auc" in metrics and not any("auc" in e.columns for e in engines)
+        return [*engines, AUCEngine(capacity, seed)] if exact_needed or not engines else engines
     rule = check_cost(alpha, beta, severity_ratio, priors)
     if epsilon is not None:
         epsilon = check_positive(epsilon, "epsilon")
@@ -64,14 +109,14 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ca
         # random shape, and the same stream should give the same values.
         engine = HullEngine(2.0, 2.0, capacity, 0 if seed is None else seed)
         engine.set_reading(epsilon, rule)
-        return [engine]
+        return [engine, *engines]
     if not rule.exact_on_structures:
         raise ValueError(
             "fixed priors and severity_ratio='prior' make H impossible to maintain "
             "exactly: pass epsilon= for the approximate H (within epsilon * (1 - H)), "
             "or call h_measure on each window"
         )
-    return [HullEngine(*rule.shape, capacity, seed)]
+    return [HullEngine(*rule.shape, capacity, seed), *engines]
 
 
 class SlidingWindow:
@@ -88,8 +133,9 @@ class SlidingWindow:
         Number of points in the window (>= 1), or None for every prefix
         (nothing is ever evicted: the learning curve).
     metrics : str or sequence of str, default=("auc",)
-        ``"auc"``, ``"h"`` (the H-measure) and ``"auch"`` (area under the
-        ROC hull).
+        ``"auc"``, ``"h"`` (the H-measure), ``"auch"`` (area under the
+        ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`) and
+        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`).
     alpha, beta, severity_ratio, priors
         The H-measure's cost distribution and class priors, as for
         :func:`~hmeasure_stream.h_measure`; ignored when neither ``"h"`` nor
@@ -98,6 +144,19 @@ class SlidingWindow:
     epsilon : float, optional
         Follow ``"h"`` within ``epsilon * (1 - H)`` as :class:`ApproxH`
         does.  None: the exact H of :class:`DynamicH`.
+    epsilon_auc : float, optional
+        The compression of ``"auc_approx"`` (required with it, ignored
+        without it): the estimate is within ``epsilon_auc * auc / 2`` of
+        the window's AUC, as :class:`ApproxAUC` keeps it.  Distinct from
+        ``epsilon``, which is the H-measure's.
+    auc_relative_to : {"auc", "1-auc"}, default="auc"
+        With ``"1-auc"`` the bound of ``"auc_approx"`` is
+        ``epsilon_auc * (1 - auc) / 2`` instead.
+    bins, transform, loglog_alpha, score_range
+        The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`
+        (default 1000 linear bins over (0, 1)); a log-log ``loglog_alpha`` of
+        None is estimated from the first chunk and then frozen.  Ignored
+        without ``"auc_binned"``.
     capacity : int, default=16
         Initial room, in distinct scores, of the engine (doubles as needed).
     seed : int, optional
@@ -106,9 +165,9 @@ class SlidingWindow:
 
     Attributes
     ----------
-    auc, h, auch : float
-        The metrics of the current window (``h`` and ``auch`` when asked for);
-        nan while a class is absent from the window.
+    auc, h, auch, auc_approx, auc_binned : float
+        The metrics of the current window (each when asked for); nan while a
+        class is absent from the window.
     window : int or None
         The window length.
     metrics : tuple of str
@@ -117,13 +176,16 @@ class SlidingWindow:
     See Also
     --------
     sliding_window : the same on a whole array in one call.
-    DynamicAUC, DynamicH, ApproxH : the structures behind the metrics.
+    DynamicAUC, DynamicH, ApproxH, ApproxAUC, BinnedAUC : the structures behind the metrics.
 
     Notes
     -----
     Per point: O(log w) with the AUC alone, O(log^2 w) with ``"h"`` or
     ``"auch"`` (plus O((1 + 1/epsilon) log^2 w) to read the approximate H),
-    for a window of w points; reading the properties is O(1).  Memory O(w):
+    O(log w + log w / epsilon_auc) with ``"auc_approx"`` (which takes unit
+    weights only), for a window of w points; reading the properties is O(1)
+    (O(log w / epsilon_auc) for ``auc_approx``); O(log m) per point for
+    ``"auc_binned"`` with m bins.  Memory O(w):
     the engine's structure and the window's points (17 bytes each) to know
     which point leaves.  Scores are float64: integers beyond 2**53 are
     refused (:func:`sliding_window`, which sees the whole array, ranks them).
@@ -131,6 +193,8 @@ class SlidingWindow:
     References
     ----------
     N. Tatti, "Maintaining AUC and H-measure over time".
+
+    N. Tatti, "Efficient estimation of AUC in a sliding window".
 
     Examples
     --------
@@ -149,12 +213,17 @@ class SlidingWindow:
     __slots__ = ("_engines", "_metrics", "_rings", "_window")
 
     def __init__(self, window, metrics=("auc",), *, alpha=2.0, beta=2.0, severity_ratio=None,
-                 priors=None, epsilon=None, capacity=16, seed=None):
+                 priors=None, epsilon=None, epsilon_auc=None, auc_relative_to="auc",
+                 bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
+                 capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
         self._engines = _window_engines(
             self._metrics, alpha=alpha, beta=beta, severity_ratio=severity_ratio,
-            priors=priors, epsilon=epsilon, capacity=check_capacity(capacity), seed=seed)
+            priors=priors, epsilon=epsilon, epsilon_auc=epsilon_auc,
+            auc_relative_to=auc_relative_to, bins=bins, transform=transform,
+            loglog_alpha=loglog_alpha, score_range=score_range,
+            capacity=check_capacity(capacity), seed=seed)
         self._rings = [PointRing(0 if self._window is None else self._window)
                        for _ in self._engines]
 
@@ -180,12 +249,19 @@ class SlidingWindow:
         Raises
         ------
         ValueError
-            On invalid input (as for :func:`~hmeasure_stream.auc`); nothing
-            changes.
+            On invalid input (as for :func:`~hmeasure_stream.auc`), or weights
+            other than 1 with ``"auc_approx"``; nothing changes.
         """
         return self._slide(*checked_batch(y_true, y_score, sample_weight))
 
     def _slide(self, is_pos, scores, weights):
+        if "auc_approx" in self._metrics:
+            check_unit_weights(weights, "the metric 'auc_approx'")
+        for engine in self._engines:
+            if isinstance(engine, BinTree) and np.isnan(engine.alpha) and scores.size:
+                # The log-log alpha, estimated from the first chunk, then frozen.
+                engine.set_binning(engine.lo, engine.span, engine.transform,
+                                   _estimate_alpha(scores, engine.lo, engine.lo + engine.span))
         values = {}
         for engine, ring in zip(self._engines, self._rings, strict=True):
             out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
@@ -233,6 +309,19 @@ class SlidingWindow:
         return self._metric("auch")
 
     @property
+    def auc_approx(self):
+        """The estimate of the current window's AUC; nan while a class is absent.
+
+        O(log w / epsilon_auc): a walk of the compressed list.
+        """
+        return self._metric("auc_approx")
+
+    @property
+    def auc_binned(self):
+        """The binned AUC of the current window; nan while a class is absent.  O(1)."""
+        return self._metric("auc_binned")
+
+    @property
     def window(self):
         """The window length (None: every prefix)."""
         return self._window
@@ -251,13 +340,6 @@ class SlidingWindow:
 
     def __len__(self):
         return int(self._engines[0].n_points)
-
-    def __getstate__(self):
-        return {name: getattr(self, name) for name in self.__slots__}
-
-    def __setstate__(self, state):
-        for name, value in state.items():
-            setattr(self, name, value)
 
     def __repr__(self):
         return (f"SlidingWindow(window={self._window!r}, metrics={self._metrics!r}, "
@@ -286,6 +368,12 @@ def sliding_window(
     severity_ratio=None,
     epsilon=None,
     priors=None,
+    epsilon_auc=None,
+    auc_relative_to="auc",
+    bins=1000,
+    transform=None,
+    loglog_alpha=None,
+    score_range=(0.0, 1.0),
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -302,7 +390,8 @@ def sliding_window(
         Number of points in the window (>= 1), or None for every prefix.
     metrics : sequence of str, default=("auc",)
         Which metrics to compute: ``"auc"``, ``"h"`` (the H-measure with
-        priors from the window) and ``"auch"`` (area under the ROC hull).
+        priors from the window), ``"auch"`` (area under the ROC hull) and
+        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`).
     sample_weight : array-like of shape (n,), optional
         Weights, finite and >= 0.
     alpha, beta, severity_ratio
@@ -314,6 +403,17 @@ def sliding_window(
         ``severity_ratio="prior"``.  None: the exact H of :class:`DynamicH`.
     priors : (float, float), optional
         Fixed class priors (pi0, pi1) for ``"h"``; needs ``epsilon``.
+    epsilon_auc : float, optional
+        The compression of ``"auc_approx"`` (required with it): the estimate
+        is within ``epsilon_auc * auc / 2`` of each window's AUC.  Unit
+        weights only.
+    auc_relative_to : {"auc", "1-auc"}, default="auc"
+        With ``"1-auc"`` the bound of ``"auc_approx"`` is
+        ``epsilon_auc * (1 - auc) / 2``.
+    bins, transform, loglog_alpha, score_range
+        The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`;
+        a log-log ``loglog_alpha`` of None is estimated from the whole array.
+        With ``window=None`` this is Bouckaert's binned learning curve.
 
     Returns
     -------
@@ -325,13 +425,15 @@ def sliding_window(
     ------
     ValueError
         On invalid input (as for :func:`hmeasure_stream.auc`), a window that
-        is not a positive integer, or an unknown metric.
+        is not a positive integer, an unknown metric, ``"auc_approx"``
+        without ``epsilon_auc`` or with weights other than 1.
 
     See Also
     --------
     SlidingWindow : the same over a stream that arrives in chunks.
     DynamicAUC : the same engine, one update at a time.
     DynamicH : the hull engine behind ``"h"`` and ``"auch"``.
+    ApproxAUC : the compressed list behind ``"auc_approx"``.
 
     Notes
     -----
@@ -343,13 +445,18 @@ def sliding_window(
     memory.  With weights, the score treap of :class:`DynamicAUC`:
     O(n log w) time, O(w) memory.  With ``"h"`` or ``"auch"``, the hull
     engine of :class:`DynamicH`: O(n log^2 w) time, O(w) memory (plus
-    O(n (1 + 1/epsilon) log^2 w) with ``epsilon``).  Each step
+    O(n (1 + 1/epsilon) log^2 w) with ``epsilon``).  With
+    ``"auc_approx"``, the compressed list of :class:`ApproxAUC` over the
+    treap: O(n (log w + log w / epsilon_auc)).  Each step
     adds a point and removes the one leaving the window.  Values equal the
-    from-scratch metric of each window (exactly for unit weights).
+    from-scratch metric of each window (exactly for unit weights), and
+    ``"auc_approx"`` is within its bound of the exact AUC.
 
     References
     ----------
     N. Tatti, "Maintaining AUC and H-measure over time".
+
+    N. Tatti, "Efficient estimation of AUC in a sliding window".
 
     Examples
     --------
@@ -363,7 +470,10 @@ def sliding_window(
            0.88888889])
     """
     tracker = SlidingWindow(window, metrics, alpha=alpha, beta=beta,
-                            severity_ratio=severity_ratio, priors=priors, epsilon=epsilon)
+                            severity_ratio=severity_ratio, priors=priors, epsilon=epsilon,
+                            epsilon_auc=epsilon_auc, auc_relative_to=auc_relative_to,
+                            bins=bins, transform=transform, loglog_alpha=loglog_alpha,
+                            score_range=score_range)
     is_pos, scores, weights = checked_batch(
         y_true, y_score, sample_weight, allow_empty=False, ranks=True
     )

@@ -84,7 +84,12 @@ def _discarded_lp(v, zs):
 
 def _lifted_hull_volume(z):
     """Exact volume by a second route: the region is (conv(trivial, z) + orthant) within V;
-    inside the unit cube that is the hull of the generators with coordinates raised to 1."""
+    inside the unit cube that is the hull of the generators with coordinates raised to 1.
+
+    This is the construction crisp_vus uses for a *set* of classifiers
+    (``crisp._halfspaces_set``), rewritten here: it is an independent check of the
+    single-classifier route (Fourier-Motzkin elimination) only.  Sets are checked
+    against linear programs (``_discarded_lp``)."""
     c = z.shape[0]
     pairs = list(itertools.permutations(range(c), 2))
     pairs.sort()
@@ -191,6 +196,7 @@ def test_monotone_when_the_classifier_improves(rng):
     assert previous < 1 / 8
 
 
+@pytest.mark.slow
 def test_set_of_classifiers(rng):
     a = _random_classifier(rng, 3, 3)
     b = _random_classifier(rng, 3, 3)
@@ -209,6 +215,7 @@ def test_set_of_classifiers(rng):
     assert abs(both - fraction / 8) < 4 * error
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("skill", [0, 1, 4, 12])
 def test_exact_volume_within_four_errors_of_independent_monte_carlo(skill):
     rng = np.random.default_rng(100 + skill)
@@ -363,10 +370,16 @@ def test_perfect_and_trivial_approximations():
         ([[[1, 0], [0, 1]], [[1, 0], [0, 0]]], {},
          r"^confusion row 1 of classifier 1 sums to 0: actual class 1 has no points, so its rates are undefined$"),
         ([["a", "b"], ["c", "d"]], {}, r"^confusion must be numeric"),
+        ([[1, {}], [1, 1]], {}, r"^confusion must be numeric; found \{\} at \[0, 1\]$"),
+        ([[[1, 0], [0, 1]], [[1, 0], [{1}, 1]]], {}, r"^confusion must be numeric; found \{1\} at \[1, 1, 0\]$"),
         (np.eye(3), {"method": "qhull"}, r"^method must be one of 'auto', 'exact', 'monte carlo'; got 'qhull'$"),
-        (np.eye(3), {"n_samples": 0}, r"^n_samples must be a positive integer, got 0$"),
-        (np.eye(3), {"n_samples": 10.0}, r"^n_samples must be a positive integer, got 10.0$"),
-        (np.eye(3), {"n_samples": True}, r"^n_samples must be a positive integer, got True$"),
+        (np.eye(3), {"n_samples": 0}, r"^n_samples must be an integer >= 1, got 0$"),
+        (np.eye(3), {"n_samples": 10.0}, r"^n_samples must be an integer >= 1, got 10.0$"),
+        (np.eye(3), {"n_samples": True}, r"^n_samples must be an integer >= 1, got True$"),
+        (np.eye(4), {"random_state": "seed"},
+         r"^random_state must be None, a non-negative int, a numpy SeedSequence or a numpy Generator, got 'seed'$"),
+        (np.eye(3), {"random_state": -1},
+         r"^random_state must be None, a non-negative int, a numpy SeedSequence or a numpy Generator, got -1$"),
         (np.eye(4), {"method": "exact"}, r"^method='exact' is available for 2 and 3 classes; confusion has 4$"),
     ],
 )

@@ -4,7 +4,7 @@ import pickle
 import numpy as np
 import pytest
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from machines import PointSetMachine
 from reference_impl import brute_auc
 
 from hmeasure_stream import DynamicAUC, DynamicH, auc
@@ -77,70 +77,19 @@ def test_unit_weights_equal_exact_fraction():
     assert tracker.auc == float(brute_auc(list(y), list(s)))
 
 
-class DynamicAUCMachine(RuleBasedStateMachine):
+class DynamicAUCMachine(PointSetMachine):
     """Random add/remove/batch sequences against the from-scratch reference."""
 
-    def __init__(self):
-        super().__init__()
-        self.tracker = DynamicAUC(capacity=1, seed=7)
-        self.points = []
-        self.exact = True
-
-    labels = st.integers(0, 1)
     scores = st.sampled_from([-1.0, 0.0, 0.25, 0.5, 2.0, 1e300, -1e-300])
-    weights = st.sampled_from([1.0, 1.0, 1.0, 0.5, 3.0, 0.0, 1e-3])
 
-    @rule(label=labels, score=scores, weight=weights)
-    def add(self, label, score, weight):
-        self.tracker.add(label, score, weight)
-        self.points.append((label, score, weight))
-        self.exact &= weight == 1.0
+    def make(self):
+        return DynamicAUC(capacity=1, seed=7)
 
-    @precondition(lambda self: self.points)
-    @rule(data=st.data())
-    def remove(self, data):
-        index = data.draw(st.integers(0, len(self.points) - 1))
-        label, score, weight = self.points.pop(index)
-        self.tracker.remove(label, score, weight)
-
-    @rule(batch=st.lists(st.tuples(labels, scores, weights), max_size=6))
-    def add_many(self, batch):
-        if batch:
-            y, s, w = (list(column) for column in zip(*batch, strict=True))
-        else:
-            y, s, w = [], [], []
-        self.tracker.add_many(y, s, sample_weight=w)
-        self.points.extend(batch)
-        self.exact &= all(weight == 1.0 for weight in w)
-
-    @precondition(lambda self: self.points)
-    @rule(data=st.data())
-    def remove_many(self, data):
-        chosen = data.draw(st.sets(st.integers(0, len(self.points) - 1), max_size=5))
-        batch = [self.points[i] for i in sorted(chosen)]
-        self.points = [p for i, p in enumerate(self.points) if i not in chosen]
-        if batch:
-            y, s, w = (list(column) for column in zip(*batch, strict=True))
-            self.tracker.remove_many(y, s, sample_weight=w)
-
-    @rule(label=labels, score=scores)
-    def remove_absent_is_refused(self, label, score):
-        present = any(p[0] == label and p[1] == score for p in self.points)
-        if not present:
-            before = pickle.dumps(self.tracker)
-            with pytest.raises(KeyError):
-                self.tracker.remove(label, score)
-            assert pickle.dumps(self.tracker) == before
-
-    @invariant()
-    def matches_reference(self):
-        self.tracker._check()
-        if not self.points:
-            self.exact = True
-        assert_matches(self.tracker, self.points, exact=self.exact)
+    def matches(self, tracker, points, exact):
+        assert_matches(tracker, points, exact=exact)
 
 
-TestDynamicAUCMachine = DynamicAUCMachine.TestCase
+TestDynamicAUCMachine = pytest.mark.slow(DynamicAUCMachine.TestCase)
 
 
 def test_pickle_and_deepcopy_round_trip_with_identical_later_results():
@@ -187,6 +136,7 @@ def test_zero_weight_points_count_but_do_not_weigh():
     tracker._check()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(("structure", "n"), [(DynamicAUC, 2_000_000), (DynamicH, 100_000)])
 def test_concurrent_mutation_is_refused_not_corrupting(structure, n):
     import threading

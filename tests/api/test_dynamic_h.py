@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from machines import PointSetMachine
 from strategies import labelled_scores
 
 from hmeasure_stream import (
@@ -138,74 +138,15 @@ def test_pickle_and_deepcopy_round_trip(rng):
         clone._check()
 
 
-class DynamicHMachine(RuleBasedStateMachine):
-    """Random single and batch updates, weighted or not, pickle round trips and refusals,
-    against the from-scratch reference after every step."""
+class DynamicHMachine(PointSetMachine):
+    def make(self):
+        return DynamicH(capacity=1, seed=3)
 
-    def __init__(self):
-        super().__init__()
-        self.tracker = DynamicH(capacity=1, seed=3)
-        self.points = []
-        self.exact = True
-
-    labels = st.integers(0, 1)
-    scores = st.sampled_from([-1.0, 0.0, 0.5, 1.0, 2.0, 3.5])
-    weights = st.sampled_from([1.0, 1.0, 1.0, 0.5, 3.0, 0.0, 1e-3])
-
-    @rule(label=labels, score=scores, weight=weights)
-    def add(self, label, score, weight):
-        self.tracker.add(label, score, weight)
-        self.points.append((label, score, weight))
-        self.exact &= weight == 1.0
-
-    @precondition(lambda self: self.points)
-    @rule(data=st.data())
-    def remove(self, data):
-        label, score, weight = self.points.pop(
-            data.draw(st.integers(0, len(self.points) - 1)))
-        self.tracker.remove(label, score, weight)
-
-    @rule(batch=st.lists(st.tuples(labels, scores, weights), max_size=6))
-    def add_many(self, batch):
-        y, s, w = (list(column) for column in zip(*batch, strict=True)) if batch else ([],) * 3
-        self.tracker.add_many(y, s, sample_weight=w)
-        self.points.extend(batch)
-        self.exact &= all(weight == 1.0 for weight in w)
-
-    @precondition(lambda self: self.points)
-    @rule(data=st.data())
-    def remove_many(self, data):
-        chosen = data.draw(st.sets(st.integers(0, len(self.points) - 1), max_size=5))
-        batch = [self.points[i] for i in sorted(chosen)]
-        self.points = [p for i, p in enumerate(self.points) if i not in chosen]
-        if batch:
-            y, s, w = (list(column) for column in zip(*batch, strict=True))
-            self.tracker.remove_many(y, s, sample_weight=w)
-
-    @rule()
-    def pickle_round_trip(self):
-        self.tracker = pickle.loads(pickle.dumps(self.tracker))
-
-    @rule(label=labels, score=scores)
-    def remove_absent_is_refused(self, label, score):
-        if not any(p[0] == label and p[1] == score for p in self.points):
-            before = pickle.dumps(self.tracker)
-            with pytest.raises(KeyError):
-                self.tracker.remove(label, score)
-            assert pickle.dumps(self.tracker) == before
-
-    @invariant()
-    def matches_from_scratch(self):
-        # The check only reads: the structure is byte-identical after it.
-        before = pickle.dumps(self.tracker)
-        self.tracker._check()
-        assert pickle.dumps(self.tracker) == before
-        if not self.points:
-            self.exact = True
-        assert_matches(self.tracker, self.points, exact=self.exact)
+    def matches(self, tracker, points, exact):
+        assert_matches(tracker, points, exact=exact)
 
 
-TestDynamicHMachine = DynamicHMachine.TestCase
+TestDynamicHMachine = pytest.mark.slow(DynamicHMachine.TestCase)
 
 
 @given(labelled_scores(max_size=50, weighted=True), st.one_of(st.none(), st.integers(1, 60)))

@@ -8,6 +8,7 @@ import pandas as pd
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from reference_impl import brute_auc
 from sklearn.datasets import load_digits, load_iris, load_wine
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import roc_auc_score
@@ -168,20 +169,13 @@ def _brute_a(y, s, i, j, w=None):
 
 
 def _brute_ovr(y, s, k, w=None):
-    w = [1] * len(y) if w is None else w
-    num = den = Fraction(0)
-    for p in range(len(y)):
-        for q in range(len(y)):
-            if y[p] == k and y[q] != k:
-                weight = Fraction(w[p]) * Fraction(w[q])
-                den += weight
-                num += weight * (1 if s[p][k] > s[q][k] else Fraction(1, 2)
-                                 if s[p][k] == s[q][k] else 0)
-    return num / den
+    """AUC of class k against the rest, column k as the score, in exact fractions."""
+    return brute_auc([int(label == k) for label in y], [row[k] for row in s], w)
 
 
 @st.composite
-def multiclass_data(draw, weighted=False):
+def multiclass_data(draw, weighted=False, fractional=False):
+    """(y, s, w); ``fractional``: weights of 0 and non-integer weights too."""
     n_classes = draw(st.integers(2, 5))
     n = draw(st.integers(n_classes, 30))
     y = draw(st.lists(st.integers(0, n_classes - 1), min_size=n, max_size=n))
@@ -192,7 +186,13 @@ def multiclass_data(draw, weighted=False):
                       min_size=n, max_size=n))
     if not weighted:
         return y, s, None
-    w = draw(st.lists(st.integers(1, 5), min_size=n, max_size=n))
+    if not fractional:
+        w = draw(st.lists(st.integers(1, 5), min_size=n, max_size=n))
+        return y, s, w
+    w = draw(st.lists(st.one_of(st.just(0.0), st.floats(0.01, 10.0)), min_size=n, max_size=n))
+    for k in range(n_classes):  # every class keeps a positive weight
+        first = y.index(k)
+        w[first] = max(w[first], 0.5)
     return y, s, w
 
 
@@ -235,6 +235,38 @@ def test_weighted_values_equal_exact_fractions(data):
     )
 
 
+@given(multiclass_data(weighted=True, fractional=True))
+def test_weighted_ovo_with_zero_and_fractional_weights_equals_exact_fractions(data):
+    y, s, w = data
+    c = len(s[0])
+    ovo = multiclass_auc(y, s, method="ovo", average=None, sample_weight=w)
+    for i, j in itertools.permutations(range(c), 2):
+        expected = _brute_a(y, s, i, j, [Fraction(v) for v in w])
+        assert ovo[i, j] == pytest.approx(float(expected), rel=1e-13, abs=1e-300)
+        assert 0.0 <= ovo[i, j] <= 1.0
+
+
+def test_weighted_ovo_near_zero_keeps_its_relative_accuracy(rng):
+    # Class 0 scores below class 1 in column 0 except one point of tiny weight:
+    # A(0|1) is about 1e-9.  Summing the wins directly keeps it to rounding;
+    # 1 minus the losses would leave only an absolute error of about 1e-16.
+    n = 1000
+    y = np.repeat([0, 1], n)
+    s = np.zeros((2 * n, 2))
+    s[:n, 0] = rng.random(n)
+    s[n:, 0] = 2 + rng.random(n)
+    s[0, 0] = 5.0
+    s[:, 1] = -s[:, 0]
+    w = rng.uniform(0.3, 3.0, 2 * n)
+    w[0] = 1e-6
+    got = multiclass_auc(y, s, method="ovo", average=None, sample_weight=w)[0, 1]
+    weights = [Fraction(float(v)) for v in w]
+    expected = weights[0] / sum(weights[:n])  # the one winning point beats every class 1 point
+    assert 1e-10 < expected < 1e-8
+    assert got == pytest.approx(float(expected), rel=1e-12)
+
+
+@pytest.mark.slow
 def test_large_random_input_matches_scikit_learn(rng):
     n, c = 60_000, 6
     y = rng.integers(0, c, n)

@@ -1,0 +1,58 @@
+"""Shared helpers of the command-line tests: writing inputs, running the monitor, checking."""
+
+import io
+import os
+from fractions import Fraction
+
+import numpy as np
+
+from hmeasure_stream.cli import main
+
+PRECIOUS = "precious: a file a failed run must never touch\n"
+
+
+def csv_text(y, s, header="label,score", delimiter=","):
+    lines = [header.replace(",", delimiter)]
+    lines += [f"{int(a)}{delimiter}{float(b)!r}" for a, b in zip(y, s, strict=True)]
+    return "\n".join(lines) + "\n"
+
+
+def run_cli(args, capsys):
+    """Run ``main`` in this process: (exit code, standard output, standard error)."""
+    buffer = io.StringIO()
+    code = main([str(arg) for arg in args], stdout=buffer)
+    captured = capsys.readouterr()
+    return code, buffer.getvalue() + captured.out, captured.err
+
+
+def read_table(text):
+    """The monitor's CSV output as (rows, {metric: values})."""
+    lines = text.strip().splitlines()
+    names = lines[0].split(",")
+    body = [line.split(",") for line in lines[1:]]
+    rows = np.array([int(fields[0]) for fields in body], dtype=np.int64)
+    return rows, {name: np.array([float(fields[k + 1]) for fields in body])
+                  for k, name in enumerate(names[1:])}
+
+
+def brute_auc(y, s):
+    """AUC by counting all pairs in exact arithmetic (Python ints: any score magnitude)."""
+    positives = [b for a, b in zip(y, s, strict=True) if a == 1]
+    negatives = [b for a, b in zip(y, s, strict=True) if a == 0]
+    if not positives or not negatives:
+        return float("nan")
+    wins = sum(2 if p > n else 1 if p == n else 0 for p in positives for n in negatives)
+    return float(Fraction(wins, 2 * len(positives) * len(negatives)))
+
+
+def window_aucs(y, s, window):
+    """Brute-force AUC of the window ending at every row (window None: every prefix)."""
+    y, s = list(y), list(s)
+    return np.array([brute_auc(y[max(0, end + 1 - (window or end + 1)):end + 1],
+                               s[max(0, end + 1 - (window or end + 1)):end + 1])
+                     for end in range(len(y))])
+
+
+def leftovers(directory):
+    """Temporary files a run left behind in ``directory``."""
+    return sorted(name for name in os.listdir(directory) if name.endswith(".tmp"))
