@@ -31,7 +31,7 @@ partitions.  See the documentation page "Dask".
 import heapq
 import itertools
 import math
-import numbers
+from fractions import Fraction
 
 import numpy as np
 
@@ -49,9 +49,12 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from hmeasure_stream._engines import _binning, _partial, _ranges, _scratch
 from hmeasure_stream._engines._cost import h_from_hull, mwl_cost
 from hmeasure_stream._validation import (
+    EXACT_COUNT_LIMIT,
     check_both_classes,
     check_cost,
+    check_integer,
     check_labels,
+    check_option,
     check_probability_level,
     check_same_length,
     check_scores,
@@ -61,9 +64,7 @@ from hmeasure_stream._validation import (
     raise_bad_score,
 )
 from hmeasure_stream.binned import (
-    _EXACT_COUNT_LIMIT,
     _TRANSFORMS,
-    _check_bins,
     _check_score_range,
     _check_transform,
     _estimate_alpha,
@@ -74,7 +75,6 @@ from hmeasure_stream.multiclass import (
     _AVERAGES,
     _METHODS,
     _as_label_array,
-    _check_option,
     _encode_given,
     _encode_sorted,
 )
@@ -177,10 +177,7 @@ def _aligned(columns):
 def _check_n_ranges(n_ranges, n_parts):
     if n_ranges is None:
         return max(1, n_parts)
-    if (isinstance(n_ranges, (bool, np.bool_)) or not isinstance(n_ranges, numbers.Integral)
-            or n_ranges < 1):
-        raise ValueError(f"n_ranges must be an integer >= 1, got {n_ranges!r}")
-    return int(n_ranges)
+    return check_integer(n_ranges, "n_ranges", 1)
 
 
 def _finish(result, compute):
@@ -788,15 +785,42 @@ def _box_context(*summaries):
 
 
 def _box_piece(groups, context, r, box):
-    """Area in the box (rates) of this range's piece of the ROC curve."""
-    fp, tp = _range_points(groups, context, r)
-    fpr = np.ascontiguousarray(fp / context["weight_neg"], dtype=np.float64)
-    tpr = np.ascontiguousarray(tp / context["weight_pos"], dtype=np.float64)
-    return _partial.box_area_polyline(fpr, tpr, *box)
+    """This range's part of the area in the box, with the box translated to the range's start.
+
+    In class counts (int64 groups): the exact parts of ``_partial.box_area_groups``
+    and the range's class 1 offset; with weights: the area in weight units.
+    """
+    _, neg, pos = groups
+    a, b, c, d = box
+    weight_neg, weight_pos = context["weight_neg"], context["weight_pos"]
+    above_neg, above_pos = context["fp_offsets"][r], context["tp_offsets"][r]
+    if neg.shape[0] == 0:
+        return None
+    parts = _partial.box_area_groups(
+        neg, pos, a * weight_neg - above_neg, b * weight_neg - above_neg,
+        c * weight_pos - above_pos, d * weight_pos - above_pos,
+    )
+    return parts, above_pos
 
 
-def _partial_of(options, *areas):
-    return _corrected(math.fsum(areas), *options)
+def _partial_of(options, context, box, *pieces):
+    _, _, c, d = box
+    weight_neg, weight_pos = context["weight_neg"], context["weight_pos"]
+    pieces = [piece for piece in pieces if piece is not None]
+    if context["exact"]:
+        # As partial.py: exact rational arithmetic on the counts, rounded once.
+        c_count, d_count = Fraction(c * weight_pos), Fraction(d * weight_pos)
+        area = Fraction(0)
+        for (twice_inside, width_inside, width_above, rest), above_pos in pieces:
+            area += (
+                Fraction(twice_inside, 2)
+                - (c_count - above_pos) * width_inside
+                + (d_count - c_count) * width_above
+                + Fraction(rest)
+            )
+        return _corrected(float(area / (weight_neg * weight_pos)), *options)
+    area = math.fsum(parts for parts, _ in pieces)
+    return _corrected(area / weight_neg / weight_pos, *options)
 
 
 def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=None,
@@ -831,8 +855,11 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     Notes
     -----
     After the range partition of :func:`auc`, every range is handed the
-    class weights above it and sums the area of its own piece of the curve
-    inside the box (compensated); the driver adds the pieces (``math.fsum``).
+    class weights above it and measures its own piece of the curve in the
+    box translated to the piece's start (the kernel of
+    :func:`hmeasure_stream.partial_auc`); without weights the parts are
+    exact integers but for the few cut segments, and the driver adds them in
+    rational arithmetic, as in memory.
 
     References
     ----------
@@ -854,9 +881,12 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False)
     context = dask.delayed(_box_context, pure=True)(*summaries)
     box = (*fpr_box, *tpr_box)
-    areas = [dask.delayed(_box_piece, pure=True)(g, context, r, box) for r, g in enumerate(ranges)]
+    pieces = [
+        dask.delayed(_box_piece, pure=True)(g, context, r, box) for r, g in enumerate(ranges)
+    ]
     options = (fpr_box, tpr_box, fpr_range, tpr_range, correction)
-    return _finish(dask.delayed(_partial_of, pure=True)(options, *areas), compute)
+    result = dask.delayed(_partial_of, pure=True)(options, context, box, *pieces)
+    return _finish(result, compute)
 
 
 # ---------------------------------------------------------------------------
@@ -1044,7 +1074,7 @@ def _binned_of(params, weighted, transform, alpha, *parts):
     counts = parts[0][0].copy()
     for part in parts[1:]:
         counts += part[0]
-    if not weighted and sum(p[3] for p in parts) >= _EXACT_COUNT_LIMIT:
+    if not weighted and sum(p[3] for p in parts) >= EXACT_COUNT_LIMIT:
         counts, weighted = counts.astype(np.float64), True
     return _result_from_counts(
         counts[:m].copy(), counts[m:].copy(), sum(p[1] for p in parts), sum(p[2] for p in parts),
@@ -1105,7 +1135,7 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     >>> result.auc, result.max_error
     (0.8333333333333334, 0.05555555555555555)
     """
-    m = _check_bins(bins)
+    m = check_integer(bins, "bins", 1)
     transform, alpha = _check_transform(transform, loglog_alpha)
     lo, hi = _check_score_range(score_range)
     parts = _aligned([("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)])
@@ -1322,8 +1352,8 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
     >>> hsd.multiclass_auc(y, scores, method="ovo")
     0.8125
     """
-    _check_option(method, "method", _METHODS)
-    _check_option(average, "average", _AVERAGES)
+    method = check_option(method, "method", _METHODS)
+    average = check_option(average, "average", _AVERAGES)
     if isinstance(y_score, dd.DataFrame):
         n_classes = len(y_score.columns)
     elif isinstance(y_score, da.Array):
@@ -1570,10 +1600,8 @@ def grouped(df, *, by, label, score, weight=None, metrics=("auc", "h"), alpha=2.
     for name, column in (("by", by), ("label", label), ("score", score), ("weight", weight)):
         if column is not None and column not in df.columns:
             raise ValueError(f"{name}={column!r} is not a column of df: {list(df.columns)}")
-    if small_rows is not None and (isinstance(small_rows, (bool, np.bool_))
-                                   or not isinstance(small_rows, numbers.Integral)
-                                   or small_rows < 1):
-        raise ValueError(f"small_rows must be an integer >= 1, got {small_rows!r}")
+    if small_rows is not None:
+        small_rows = check_integer(small_rows, "small_rows", 1)
     weighted = weight is not None
     columns = (label, score, weight)
     used = [c for c in dict.fromkeys((by, label, score, weight)) if c is not None]
