@@ -446,7 +446,7 @@ def auc(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True):
         of partitions of ``y_score``, so that a range holds about as many
         distinct scores as a partition.
     compute : bool, default=True
-        False: return a :class:`dask.delayed.Delayed` of the float instead.
+        False: return a ``dask.delayed.Delayed`` of the float instead.
 
     Returns
     -------

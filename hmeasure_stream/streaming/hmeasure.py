@@ -145,9 +145,9 @@ class DynamicH(_HullPointSet):
 
         Notes
         -----
-        O(m log(n + m)) updates of O(log(n + m)) each, as :meth:`add_many`,
+        O(m log(n + m)) updates of O(log(n + m)) each, as ``add_many``,
         for the m points of the smaller of the two (see
-        :meth:`DynamicAUC.merge`).  Exact: the hull, H and AUCH equal those
+        ``DynamicAUC.merge``).  Exact: the hull, H and AUCH equal those
         of the union from scratch.
 
         Examples
