@@ -49,9 +49,12 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 from hmeasure_stream._engines import _binning, _partial, _ranges, _scratch
 from hmeasure_stream._engines._cost import h_from_hull, mwl_cost
 from hmeasure_stream._validation import (
+    EXACT_COUNT_LIMIT,
     check_both_classes,
     check_cost,
+    check_integer,
     check_labels,
+    check_option,
     check_probability_level,
     check_same_length,
     check_scores,
@@ -61,9 +64,7 @@ from hmeasure_stream._validation import (
     raise_bad_score,
 )
 from hmeasure_stream.binned import (
-    _EXACT_COUNT_LIMIT,
     _TRANSFORMS,
-    _check_bins,
     _check_score_range,
     _check_transform,
     _estimate_alpha,
@@ -74,7 +75,6 @@ from hmeasure_stream.multiclass import (
     _AVERAGES,
     _METHODS,
     _as_label_array,
-    _check_option,
     _encode_given,
     _encode_sorted,
 )
@@ -1044,7 +1044,7 @@ def _binned_of(params, weighted, transform, alpha, *parts):
     counts = parts[0][0].copy()
     for part in parts[1:]:
         counts += part[0]
-    if not weighted and sum(p[3] for p in parts) >= _EXACT_COUNT_LIMIT:
+    if not weighted and sum(p[3] for p in parts) >= EXACT_COUNT_LIMIT:
         counts, weighted = counts.astype(np.float64), True
     return _result_from_counts(
         counts[:m].copy(), counts[m:].copy(), sum(p[1] for p in parts), sum(p[2] for p in parts),
@@ -1105,7 +1105,7 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     >>> result.auc, result.max_error
     (0.8333333333333334, 0.05555555555555555)
     """
-    m = _check_bins(bins)
+    m = check_integer(bins, "bins", 1)
     transform, alpha = _check_transform(transform, loglog_alpha)
     lo, hi = _check_score_range(score_range)
     parts = _aligned([("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)])
@@ -1322,8 +1322,8 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
     >>> hsd.multiclass_auc(y, scores, method="ovo")
     0.8125
     """
-    _check_option(method, "method", _METHODS)
-    _check_option(average, "average", _AVERAGES)
+    check_option(method, "method", _METHODS)
+    check_option(average, "average", _AVERAGES)
     if isinstance(y_score, dd.DataFrame):
         n_classes = len(y_score.columns)
     elif isinstance(y_score, da.Array):
