@@ -601,7 +601,7 @@ def dask_part(args):
     for n in args.dask_sizes:
         # A fresh cluster for every size: a fresh peak memory per worker.
         with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                          dashboard_address=None, memory_limit=args.dask_memory) as cluster, \
+                          dashboard_address=":0", memory_limit=args.dask_memory) as cluster, \
                 Client(cluster) as client:
             chunk = max(10**6, -(-n // 40))
             rng = da.random.default_rng(args.seed)

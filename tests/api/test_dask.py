@@ -34,7 +34,7 @@ def client():
     from dask.distributed import Client, LocalCluster
 
     with LocalCluster(n_workers=2, threads_per_worker=1, processes=True,
-                      dashboard_address=None, memory_limit="3GiB") as cluster:
+                      dashboard_address=":0", memory_limit="3GiB") as cluster:
         with Client(cluster) as client:
             yield client
 
