@@ -203,11 +203,11 @@ def _groups_of(labels, scores, weights, names=("y_true", "y_score")):
         neg, pos = buffer[:n_neg], buffer[n_neg:]
         neg.sort()
         pos.sort()
-        return _ranges.groups_sorted(neg, pos)
+        return _scratch.groups_sorted_classes(neg, pos, True)
     is_pos = labels_as_is_pos(labels, label_name)
     raise_bad_score(scores, score_name)
     order = np.argsort(scores, kind="stable").astype(np.int64, copy=False)
-    return _ranges.groups_weighted(order, scores, is_pos, weights)
+    return _scratch.groups_weighted(order, scores, is_pos, weights, True)
 
 
 def _in_partition(index, function, *args):

@@ -7,82 +7,12 @@ scores, strictly decreasing), ``neg`` and ``pos`` (int64 counts for unit
 weights, float64 weights otherwise).  A range of scores is cut out of every
 partition by value, so the points of one score are always in one range, and
 the pieces of one range from all partitions are merged back into groups.
+The groups themselves come from ``_scratch`` (``with_keys=True``).
 """
 
 import numpy as np
 
-from hmeasure_stream._engines._numeric cimport count_t, int64_t, uint8_t
-
-
-def groups_sorted(const double[::1] neg, const double[::1] pos):
-    """Distinct scores from the highest down with their class counts.
-
-    ``neg`` and ``pos`` are the class 0 and class 1 scores, each sorted
-    ascending.  Returns ``(keys, group_neg, group_pos)``: float64 keys,
-    int64 counts.
-    """
-    cdef Py_ssize_t i = neg.shape[0] - 1, j = pos.shape[0] - 1, m = 0
-    keys_arr = np.empty(i + j + 2, dtype=np.float64)
-    group_neg_arr = np.empty(i + j + 2, dtype=np.int64)
-    group_pos_arr = np.empty(i + j + 2, dtype=np.int64)
-    cdef double[::1] keys = keys_arr
-    cdef int64_t[::1] group_neg = group_neg_arr
-    cdef int64_t[::1] group_pos = group_pos_arr
-    cdef double value
-    cdef int64_t count
-    with nogil:
-        while i >= 0 or j >= 0:
-            if j < 0 or (i >= 0 and neg[i] >= pos[j]):
-                value = neg[i]
-            else:
-                value = pos[j]
-            count = 0
-            while i >= 0 and neg[i] == value:
-                count += 1
-                i -= 1
-            group_neg[m] = count
-            count = 0
-            while j >= 0 and pos[j] == value:
-                count += 1
-                j -= 1
-            group_pos[m] = count
-            keys[m] = value
-            m += 1
-    return keys_arr[:m], group_neg_arr[:m], group_pos_arr[:m]
-
-
-def groups_weighted(const int64_t[::1] order, const double[::1] scores,
-                    const uint8_t[::1] is_pos, const double[::1] weight):
-    """Distinct scores from the highest down with their class weights.
-
-    ``order`` sorts ``scores`` ascending.  Returns float64 arrays
-    ``(keys, group_neg, group_pos)``.
-    """
-    cdef Py_ssize_t k = order.shape[0] - 1, m = 0, idx
-    keys_arr = np.empty(k + 1, dtype=np.float64)
-    group_neg_arr = np.empty(k + 1, dtype=np.float64)
-    group_pos_arr = np.empty(k + 1, dtype=np.float64)
-    cdef double[::1] keys = keys_arr
-    cdef double[::1] group_neg = group_neg_arr
-    cdef double[::1] group_pos = group_pos_arr
-    cdef double value, w_neg, w_pos
-    with nogil:
-        while k >= 0:
-            value = scores[order[k]]
-            w_neg = 0.0
-            w_pos = 0.0
-            while k >= 0 and scores[order[k]] == value:
-                idx = order[k]
-                if is_pos[idx]:
-                    w_pos += weight[idx]
-                else:
-                    w_neg += weight[idx]
-                k -= 1
-            keys[m] = value
-            group_neg[m] = w_neg
-            group_pos[m] = w_pos
-            m += 1
-    return keys_arr[:m], group_neg_arr[:m], group_pos_arr[:m]
+from hmeasure_stream._engines._numeric cimport count_t, int64_t
 
 
 def cut_points(const double[::1] keys, const double[::1] bounds):

@@ -103,15 +103,18 @@ def auc2_sorted_classes(const double[::1] neg, const double[::1] pos):
     return 2 * n_neg * n_pos - below - below_or_equal
 
 
-def groups_sorted_classes(const double[::1] neg, const double[::1] pos):
+def groups_sorted_classes(const double[::1] neg, const double[::1] pos, bint with_keys=False):
     """Class counts of each distinct score, highest score first.
 
     ``neg`` and ``pos`` are the class 0 and class 1 scores, each sorted
-    ascending.  Returns int64 arrays ``(group_neg, group_pos)``.
+    ascending.  Returns int64 arrays ``(group_neg, group_pos)``, preceded by
+    the float64 distinct scores ``keys`` with ``with_keys``.
     """
     cdef Py_ssize_t i = neg.shape[0] - 1, j = pos.shape[0] - 1, m = 0
+    keys_arr = np.empty(i + j + 2 if with_keys else 1, dtype=np.float64)
     group_neg_arr = np.empty(i + j + 2, dtype=np.int64)
     group_pos_arr = np.empty(i + j + 2, dtype=np.int64)
+    cdef double[::1] keys = keys_arr
     cdef int64_t[::1] group_neg = group_neg_arr
     cdef int64_t[::1] group_pos = group_pos_arr
     cdef double value
@@ -132,21 +135,28 @@ def groups_sorted_classes(const double[::1] neg, const double[::1] pos):
                 count += 1
                 j -= 1
             group_pos[m] = count
+            if with_keys:
+                keys[m] = value
             m += 1
+    if with_keys:
+        return keys_arr[:m], group_neg_arr[:m], group_pos_arr[:m]
     return group_neg_arr[:m], group_pos_arr[:m]
 
 
 def groups_weighted(const int64_t[::1] order, const double[::1] scores,
-                    const uint8_t[::1] is_pos, const double[::1] weight):
+                    const uint8_t[::1] is_pos, const double[::1] weight, bint with_keys=False):
     """Class weights of each distinct score, highest score first.
 
     ``order`` sorts ``scores`` ascending.  Returns float64 arrays
-    ``(group_neg, group_pos)``; a group's weight is an ordinary sum of its
-    points' weights (groups are short, the error is a few ulps).
+    ``(group_neg, group_pos)``, preceded by the distinct scores ``keys`` with
+    ``with_keys``; a group's weight is an ordinary sum of its points' weights
+    (groups are short, the error is a few ulps).
     """
     cdef Py_ssize_t k = order.shape[0] - 1, m = 0, idx
+    keys_arr = np.empty(k + 1 if with_keys else 1, dtype=np.float64)
     group_neg_arr = np.empty(k + 1, dtype=np.float64)
     group_pos_arr = np.empty(k + 1, dtype=np.float64)
+    cdef double[::1] keys = keys_arr
     cdef double[::1] group_neg = group_neg_arr
     cdef double[::1] group_pos = group_pos_arr
     cdef double value, w_neg, w_pos
@@ -162,9 +172,13 @@ def groups_weighted(const int64_t[::1] order, const double[::1] scores,
                 else:
                     w_neg += weight[idx]
                 k -= 1
+            if with_keys:
+                keys[m] = value
             group_neg[m] = w_neg
             group_pos[m] = w_pos
             m += 1
+    if with_keys:
+        return keys_arr[:m], group_neg_arr[:m], group_pos_arr[:m]
     return group_neg_arr[:m], group_pos_arr[:m]
 
 

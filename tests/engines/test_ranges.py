@@ -4,7 +4,7 @@ import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
 
-from hmeasure_stream._engines import _ranges
+from hmeasure_stream._engines import _ranges, _scratch
 
 scores_lists = st.lists(st.integers(-6, 6).map(lambda v: v / 2), max_size=40)
 
@@ -22,7 +22,7 @@ def _reference_groups(neg, pos, w_neg=None, w_pos=None):
 @given(scores_lists, scores_lists)
 def test_groups_sorted_equals_unique(neg, pos):
     neg, pos = np.sort(np.array(neg, dtype=float)), np.sort(np.array(pos, dtype=float))
-    keys, group_neg, group_pos = _ranges.groups_sorted(neg, pos)
+    keys, group_neg, group_pos = _scratch.groups_sorted_classes(neg, pos, True)
     ref_keys, ref_neg, ref_pos = _reference_groups(neg, pos)
     np.testing.assert_array_equal(keys, ref_keys)
     np.testing.assert_array_equal(group_neg, ref_neg)
@@ -37,8 +37,8 @@ def test_groups_weighted_equals_unique(data):
     scores, is_pos, weights = (np.array(v, dtype=float) for v in data)
     is_pos = is_pos.astype(bool)
     order = np.argsort(scores, kind="stable").astype(np.int64)
-    keys, group_neg, group_pos = _ranges.groups_weighted(
-        order, scores, is_pos.view(np.uint8), weights
+    keys, group_neg, group_pos = _scratch.groups_weighted(
+        order, scores, is_pos.view(np.uint8), weights, True
     )
     ref = _reference_groups(scores[~is_pos], scores[is_pos], weights[~is_pos], weights[is_pos])
     np.testing.assert_array_equal(keys, ref[0])
@@ -58,8 +58,8 @@ def test_cut_points_count_keys_above_each_bound(keys, bounds):
 def test_merge_runs_is_the_groups_of_all_runs(runs, weighted):
     pieces = []
     for neg, pos in runs:
-        keys, gn, gp = _ranges.groups_sorted(np.sort(np.array(neg, dtype=float)),
-                                             np.sort(np.array(pos, dtype=float)))
+        keys, gn, gp = _scratch.groups_sorted_classes(np.sort(np.array(neg, dtype=float)),
+                                             np.sort(np.array(pos, dtype=float)), True)
         pieces.append((keys, gn * 0.5, gp * 0.5) if weighted else (keys, gn, gp))
     starts = np.concatenate(([0], np.cumsum([len(p[0]) for p in pieces]))).astype(np.int64)
     keys, group_neg, group_pos = _ranges.merge_runs(
