@@ -26,6 +26,8 @@ from hmeasure_stream._validation import (
     check_same_length,
     check_scores,
     check_weights,
+    normalized_weights,
+    weight_exponent,
     raise_bad_label,
     raise_bad_score,
 )
@@ -381,6 +383,10 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
             weights = np.ones(scores.shape[0])
         else:
             weights = check_weights(sample_weight, scores.shape[0])
+        # Counted in units of a power of two (undone below): sums and products
+        # of counts then neither overflow nor underflow, whatever the weights' scale.
+        scale_exponent = weight_exponent(weights)
+        weights = normalized_weights(weights)
         counts = np.zeros(2 * m, dtype=np.float64)
         flags = _binning.count_bins_weighted(
             labels, scores, weights, lo, span, hi, m, code, kernel_alpha, counts
@@ -404,7 +410,7 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     if weighted:
         pairs = float(total_neg) * float(total_pos)
         area = float(np.dot(counts_neg, above) + 0.5 * np.dot(counts_neg, counts_pos))
-        auc_value = area / pairs
+        auc_value = min(max(area / pairs, 0.0), 1.0)
         max_error = 0.5 * float(np.dot(counts_neg, counts_pos)) / pairs
     else:
         # Exact integers: twice the area and twice the triangles (2 P N < 2**63).
@@ -419,6 +425,9 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
         np.sum(np.sqrt(neg_f * neg_f + pos_f * pos_f) * np.sqrt((neg_f + pos_f) / total))
         / (3.0 * total)
     )
+    if weighted and sample_weight is not None and scale_exponent:
+        counts_neg = np.ldexp(counts_neg, scale_exponent)
+        counts_pos = np.ldexp(counts_pos, scale_exponent)
     for array in (counts_neg, counts_pos):
         array.setflags(write=False)
     edges = _edges(m, lo, hi, transform, alpha)

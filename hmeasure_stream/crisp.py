@@ -28,6 +28,8 @@ from typing import NamedTuple
 import numpy as np
 from scipy.spatial import ConvexHull, HalfspaceIntersection, QhullError
 
+from hmeasure_stream._validation import unmasked
+
 __all__ = ["CrispVUS", "crisp_auc_approximations", "crisp_vus"]
 
 # Largest number of classes with an exact volume: the ROC space of 4 classes has
@@ -53,9 +55,10 @@ class CrispVUS(NamedTuple):
 
 def _check_confusion(confusion, allow_set):
     """Rates of shape (m, c, c), each row normalised, and whether a set was given."""
+    confusion = unmasked(confusion, "confusion")
     try:
         array = np.asarray(confusion)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"confusion could not be read as an array: {exc}") from None
     if array.dtype.kind == "O":
         try:

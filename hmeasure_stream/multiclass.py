@@ -12,7 +12,12 @@ import math
 import numpy as np
 
 from hmeasure_stream._engines._multiclass import twice_u_sorted, twice_u_sorted_weighted
-from hmeasure_stream._validation import check_scores, check_weights
+from hmeasure_stream._validation import (
+    check_scores,
+    check_weights,
+    normalized_weights,
+    unmasked,
+)
 from hmeasure_stream.metrics import auc
 
 __all__ = ["multiclass_auc"]
@@ -23,6 +28,7 @@ _AVERAGES = ("macro", "weighted", None)
 
 def _as_label_array(y_true):
     """``y_true`` as a 1-d array; a list of tuples (hashable labels) becomes an object array."""
+    y_true = unmasked(y_true, "y_true")
     try:
         array = np.asarray(y_true)
     except (TypeError, ValueError):
@@ -140,9 +146,10 @@ def _encode_given(array, labels):
 
 def _check_score_matrix(y_score, n_points):
     """``y_score`` as a Fortran-ordered float64 (n, c) matrix (contiguous columns), finite."""
+    y_score = unmasked(y_score, "y_score")
     try:
         matrix = np.asarray(y_score)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"y_score could not be read as an array: {exc}") from None
     if matrix.ndim != 2:
         raise ValueError(
@@ -217,7 +224,13 @@ def _ovo_matrix(codes, scores, class_sizes, weights):
                 low, low_weight = ranked[parts[j]], ranked_weights[parts[j]]
                 twice_u = twice_u_sorted_weighted(high, high_weight, low, low_weight)
                 result[i, j] = twice_u / (2.0 * mass_i * math.fsum(low_weight))
-    return result
+    # Rounding with weights may leave a probability an ulp outside [0, 1].
+    return np.clip(result, 0.0, 1.0)
+
+
+def _unit(value):
+    """A probability as a float in [0, 1]: rounding may leave it an ulp outside."""
+    return min(max(float(value), 0.0), 1.0)
 
 
 def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=None,
@@ -343,7 +356,8 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
     weights = None
     class_sizes = np.bincount(codes, minlength=n_classes)
     if sample_weight is not None:
-        weights = check_weights(sample_weight, array.shape[0])
+        # One power of two for all: the results do not depend on the weights' scale.
+        weights = normalized_weights(check_weights(sample_weight, array.shape[0]))
         class_mass = np.bincount(codes, weights=weights, minlength=n_classes)
     else:
         class_mass = class_sizes.astype(np.float64)
@@ -362,14 +376,14 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
         if average is None:
             return per_class
         if average == "macro":
-            return float(np.mean(per_class))
-        return float(np.average(per_class, weights=class_mass))
+            return _unit(np.mean(per_class))
+        return _unit(np.average(per_class, weights=class_mass))
     pairwise = _ovo_matrix(codes, scores, class_sizes, weights)
     if average is None:
         return pairwise
     upper = np.triu_indices(n_classes, 1)
     pair_values = (pairwise[upper] + pairwise.T[upper]) / 2
     if average == "macro":
-        return float(np.mean(pair_values))
+        return _unit(np.mean(pair_values))
     pair_mass = class_mass[upper[0]] + class_mass[upper[1]]
-    return float(np.average(pair_values, weights=pair_mass))
+    return _unit(np.average(pair_values, weights=pair_mass))

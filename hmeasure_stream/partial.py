@@ -26,6 +26,7 @@ from hmeasure_stream._validation import (
     check_same_length,
     check_scores,
     check_weights,
+    normalized_weights,
     labels_as_is_pos,
     raise_bad_score,
 )
@@ -79,7 +80,8 @@ def _validated(y_true, y_score, sample_weight, metric):
         check_both_classes(scores.shape[0] - np.count_nonzero(is_pos),
                            np.count_nonzero(is_pos), metric)
     else:
-        weights = check_weights(sample_weight, scores.shape[0])
+        # One power of two for all: the results do not depend on the weights' scale.
+        weights = normalized_weights(check_weights(sample_weight, scores.shape[0]))
         check_both_classes(weights[~is_pos].sum(), weights[is_pos].sum(), metric)
     return is_pos, scores, weights
 
@@ -229,7 +231,7 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     _check_correction(correction, fpr_range, tpr_range)
     area = _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box)
     if correction is None or (fpr_range is None and tpr_range is None):
-        return area
+        return min(max(area, 0.0), 1.0)
     # (1 + (A - A_min) / (A_max - A_min)) / 2 divided through by the width, with
     # A_max - A_min in closed form: no cancellation however narrow the range.
     if tpr_range is None:
@@ -242,7 +244,7 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
         mean = area / (high - low)
         excess = mean - 1.0 + (low + high) / 2.0  # the diagonal's mean of 1 - t
         twice_room = low + high
-    return 0.5 + excess / twice_room
+    return min(max(0.5 + excess / twice_room, 0.0), 1.0)
 
 
 def _check_weight_values(values, points):
