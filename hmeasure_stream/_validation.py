@@ -385,7 +385,7 @@ def check_weight_value(value, name="weight"):
     except OverflowError:
         weight = math.inf
     if not (math.isfinite(weight) and weight >= 0):
-        raise ValueError(f"{name} must be finite (as a float64) and >= 0, got {value!r}")
+        raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
     return weight
 
 

@@ -27,9 +27,9 @@ from hmeasure_stream._validation import (
     check_scores,
     check_weights,
     normalized_weights,
-    weight_exponent,
     raise_bad_label,
     raise_bad_score,
+    weight_exponent,
 )
 
 __all__ = ["BinnedAUCResult", "binned_auc", "loglog_transform"]
@@ -426,8 +426,9 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
         / (3.0 * total)
     )
     if weighted and sample_weight is not None and scale_exponent:
-        counts_neg = np.ldexp(counts_neg, scale_exponent)
-        counts_pos = np.ldexp(counts_pos, scale_exponent)
+        with np.errstate(over="ignore"):  # (totals beyond the float64 range are inf)
+            counts_neg = np.ldexp(counts_neg, scale_exponent)
+            counts_pos = np.ldexp(counts_pos, scale_exponent)
     for array in (counts_neg, counts_pos):
         array.setflags(write=False)
     edges = _edges(m, lo, hi, transform, alpha)

@@ -26,8 +26,8 @@ from hmeasure_stream._validation import (
     check_same_length,
     check_scores,
     check_weights,
-    normalized_weights,
     labels_as_is_pos,
+    normalized_weights,
     raise_bad_score,
 )
 from hmeasure_stream.metrics import roc_points
@@ -244,7 +244,7 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
         mean = area / (high - low)
         excess = mean - 1.0 + (low + high) / 2.0  # the diagonal's mean of 1 - t
         twice_room = low + high
-    return min(max(0.5 + excess / twice_room, 0.0), 1.0)
+    return 0.5 + excess / twice_room  # (pROC's McClish value may leave [0, 1] by definition)
 
 
 def _check_weight_values(values, points):

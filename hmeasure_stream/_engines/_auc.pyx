@@ -208,7 +208,8 @@ cdef class AUCEngine:
             positive = np.flatnonzero(weights > 0.0)
             if positive.size:
                 inverse[0] = _inverse_scale_of(weights[positive[0]])
-        stored = weights * inverse[0]
+        with np.errstate(over="ignore", under="ignore"):  # such weights are refused below
+            stored = weights * inverse[0]
         bad = np.flatnonzero((weights != 0.0)
                              & ~((stored >= _SMALLEST_STORED) & (stored <= _LARGEST_STORED)))
         if bad.size:

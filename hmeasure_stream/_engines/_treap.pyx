@@ -498,7 +498,7 @@ cdef class ScoreTreap(SlotPool):
         cdef int32_t child
         order = self._in_order()
         keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
-        if keys.size and not np.all(np.diff(keys) > 0):
+        if keys.size and not np.all(keys[1:] > keys[:-1]):  # (no overflow at +-1e308)
             raise AssertionError("in-order scores are not strictly increasing")
         if not np.all(np.isfinite(keys)):
             raise AssertionError("a score is not finite")

@@ -125,9 +125,7 @@ def _check_counts(engine, is_pos, scores):
         mask = is_pos == label
         if not mask.any():
             continue
-        distinct, inverse, needed = np.unique(
-            scores[mask], return_inverse=True, return_counts=True
-        )
+        distinct, needed = np.unique(scores[mask], return_counts=True)
         held = engine.counts_at(distinct, bool(label))
         short = np.flatnonzero(needed > held)
         if short.size:
@@ -170,11 +168,12 @@ class PointSet:
             of the structure; nothing changes.
         """
         status = self._engine.add(y_true, y_score, weight)
-        if status == Status.UNCHECKED:
-            y_true, y_score, weight = checked_point(y_true, y_score, weight)
-            status = self._engine.add(y_true, y_score, weight)
-        if status == Status.OUT_OF_RANGE:
-            raise ValueError(out_of_range_message(self._engine, weight, 0, "weight"))
+        if status:  # (DONE is 0: no enum comparison on the hot path)
+            if status == Status.UNCHECKED:
+                y_true, y_score, weight = checked_point(y_true, y_score, weight)
+                status = self._engine.add(y_true, y_score, weight)
+            if status == Status.OUT_OF_RANGE:
+                raise ValueError(out_of_range_message(self._engine, weight, 0, "weight"))
 
     def remove(self, y_true, y_score, weight=1.0):
         """Remove one point: one update (see the class for its cost).

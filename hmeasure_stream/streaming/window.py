@@ -6,8 +6,8 @@ The one place where an engine is chosen for a window of a stream.
 import numpy as np
 
 from hmeasure_stream._engines._auc import AUCEngine, sliding_auc_ranked
-from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._hull import HullEngine
+from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._validation import check_cost, check_positive, dense_ranks
 from hmeasure_stream.streaming._base import (

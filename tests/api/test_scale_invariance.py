@@ -172,7 +172,7 @@ def test_structures(data, k, operations):
                     for label, score, weight in chosen:
                         getattr(tracker, operation)(label, score, float(np.ldexp(weight, factor)))
                 elif chosen:
-                    labels, scores, weights = (np.array(column) for column in zip(*chosen))
+                    labels, scores, weights = (np.array(column) for column in zip(*chosen, strict=True))
                     getattr(tracker, operation)(labels, scores, np.ldexp(weights, factor))
             if operation.startswith("remove"):
                 for point in chosen:

@@ -41,7 +41,7 @@ def weights(request):
         (Y, ["a", "b", "c", "d"], r"y_score must be numeric, got an array of dtype <U1"),
         (Y, np.array(S) * 1j, r"y_score must be real"),
         (Y, np.array([0.1, None, 0.3, 0.2], dtype=object), r"y_score must be numeric; found None at position 1"),
-        (Y, pd.Series(S, dtype="Float64").where([True, False, True, True]), r"y_score must be numeric; found <NA> at position 1"),
+        (Y, pd.Series(S, dtype="Float64").where([True, False, True, True]), r"found nan at position 1"),
     ],
 )
 def test_bad_data_is_refused(metric, weights, y, s, message):

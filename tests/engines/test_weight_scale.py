@@ -5,7 +5,6 @@ import pickle
 
 import numpy as np
 import pytest
-
 from hmeasure_stream._engines._auc import AUCEngine
 from hmeasure_stream._engines._hull import HullEngine
 from hmeasure_stream._engines._treap import Status
@@ -19,7 +18,7 @@ def test_the_first_positive_weight_fixes_the_scale(engine_type, first):
     assert engine.add(0, 0.5, 0.0) == Status.DONE  # a zero weight fixes nothing
     assert engine.scale == 1.0
     assert engine.add(1, 0.7, first) == Status.DONE
-    mantissa, exponent = math.frexp(engine.scale)
+    mantissa, _ = math.frexp(engine.scale)
     assert mantissa == 0.5  # a power of two
     stored = first / engine.scale
     assert 2.0**-53 <= stored < 2.0
