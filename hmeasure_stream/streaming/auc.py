@@ -42,7 +42,8 @@ class DynamicAUC(PointSet):
     for a distinct score (80 once a weight other than the first is added);
     slots are added by doubling, so between 40 and 80 bytes (80 and 160) per
     distinct score: ``nbytes / n`` is 41.9 at 10^6 distinct scores (1,048,576
-    slots; ``asv_benchmarks/ratios.py --part streaming``).  Reading the ROC points or the hull is O(n).
+    slots; ``asv_benchmarks/ratios.py --part streaming``).  Reading the ROC
+    points or the hull is O(n).
 
     With unit weights twice the statistic is an exact integer, so ``auc``
     equals the from-scratch value exactly, after any number of updates.  With
