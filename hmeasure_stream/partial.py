@@ -215,7 +215,7 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
 def _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction):
     """The partial area ``area`` of the box, McClish-standardised if asked (checked options)."""
     if correction is None or (fpr_range is None and tpr_range is None):
-        return area
+        return min(max(area, 0.0), 1.0)
     # (1 + (A - A_min) / (A_max - A_min)) / 2 divided through by the width, with
     # A_max - A_min in closed form: no cancellation however narrow the range.
     if tpr_range is None:
@@ -228,7 +228,7 @@ def _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction):
         mean = area / (high - low)
         excess = mean - 1.0 + (low + high) / 2.0  # the diagonal's mean of 1 - t
         twice_room = low + high
-    return 0.5 + excess / twice_room
+    return 0.5 + excess / twice_room  # (pROC's McClish value may leave [0, 1] by definition)
 
 
 def _check_weight_values(values, points):
