@@ -505,15 +505,18 @@ def sorted_classes(y_true, y_score, metric, score_name="y_score"):
     return neg, pos
 
 
-def weighted_input(y_true, y_score, sample_weight, metric):
+def weighted_input(y_true, y_score, sample_weight, metric, *, normalize=True):
     """Validated weighted input: class 1 as uint8, scores, weights (ones without weights).
 
-    Refuses input in which one class has no positive weight.
+    Refuses input in which one class has no positive weight.  With
+    ``normalize``, the weights are scaled by a power of two (for metrics that
+    do not depend on their scale); without, they stay as given (frequency
+    weights, as DeLong's variance reads them).
     """
     labels, scores, weights = binary_input(y_true, y_score, sample_weight)
     if weights is None:
         weights = np.ones(scores.shape[0])
-    else:
+    elif normalize:
         # One power of two for all: the results do not depend on the weights' scale.
         weights = normalized_weights(weights)
     is_pos = labels_as_is_pos(labels)
@@ -530,13 +533,14 @@ def weighted_groups(y_true, y_score, sample_weight, metric):
     return _scratch.groups_weighted(order, scores, is_pos, weights)
 
 
-def weighted_classes(y_true, y_score, sample_weight, metric):
+def weighted_classes(y_true, y_score, sample_weight, metric, *, normalize=True):
     """Validated weighted input split by class: ``(neg, neg_weight, pos, pos_weight)``.
 
     Each class's scores ascending (ties in input order) with their weights;
-    one sort of all the points.
+    one sort of all the points.  ``normalize`` as for :func:`weighted_input`.
     """
-    is_pos, scores, weights = weighted_input(y_true, y_score, sample_weight, metric)
+    is_pos, scores, weights = weighted_input(y_true, y_score, sample_weight, metric,
+                                             normalize=normalize)
     order = np.argsort(scores, kind="stable")
     ordered_pos = is_pos.view(bool)[order]
     neg_order, pos_order = order[~ordered_pos], order[ordered_pos]
