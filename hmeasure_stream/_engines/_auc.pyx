@@ -32,11 +32,15 @@ empties.
 
 import numpy as np
 
-from libc.math cimport NAN, fabs, frexp, isfinite, ldexp
+from libc.math cimport NAN, fabs, isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from hmeasure_stream._engines._fenwick cimport RankCounts
-from hmeasure_stream._engines._numeric cimport compensated_add
+from hmeasure_stream._engines._numeric cimport (
+    compensated_add,
+    inverse_scale_of,
+    stored_weight,
+)
 from hmeasure_stream._engines._ring cimport PointRing
 from hmeasure_stream._engines._treap cimport (
     DONE,
@@ -79,28 +83,32 @@ cdef inline bint _plain_weight(object value, double* weight):
     return False
 
 
-# Stored positive weights lie within 2**-400 .. 2**400: sums of 2**31 of them and
-# their products stay far inside the float64 range.
-cdef double _SMALLEST_STORED = 2.0 ** -400
-cdef double _LARGEST_STORED = 2.0 ** 400
+def stored_batch(weights, Py_ssize_t n, bint adding, double inverse_scale):
+    """A batch's weights in a structure's units; reads only (shared by the engines).
 
-
-cdef inline double _inverse_scale_of(double weight) noexcept nogil:
-    """The power of two that brings a positive weight into [1, 2) (within 2**+-1022)."""
-    cdef int exponent
-    frexp(weight, &exponent)
-    exponent -= 1
-    if exponent < -1022:
-        exponent = -1022
-    elif exponent > 1022:
-        exponent = 1022
-    return ldexp(1.0, -exponent)
-
-
-cdef inline bint _stored_weight(double weight, double inverse, double* stored) noexcept nogil:
-    """``weight`` in the structure's units; False if it cannot be stored (zero always can)."""
-    stored[0] = weight * inverse
-    return weight == 0.0 or _SMALLEST_STORED <= stored[0] <= _LARGEST_STORED
+    Returns ``(stored, inverse, refused)``: the weights times ``inverse``
+    (None: all 1), the inverse scale to store them with (an addition's first
+    positive weight fixes it while ``inverse_scale`` is 0: no scale yet), and
+    the index of the first weight that cannot be stored, or -1.
+    """
+    cdef double inverse = inverse_scale
+    if weights is None:
+        if n == 0 or inverse == 1.0:
+            return None, inverse, -1
+        if inverse == 0.0:
+            if adding:
+                return None, 1.0, -1
+            return None, inverse, 0  # unit weights, but nothing of positive weight is held
+        weights = np.ones(n)
+    weights = np.asarray(weights, dtype=np.float64)
+    if inverse == 0.0 and adding:
+        positive = np.flatnonzero(weights > 0.0)
+        if positive.size:
+            inverse = inverse_scale_of(weights[positive[0]])
+    with np.errstate(over="ignore", under="ignore"):  # such weights are refused below
+        stored = weights * inverse
+    bad = np.flatnonzero((weights != 0.0) & ~((stored >= 2.0 ** -400) & (stored <= 2.0 ** 400)))
+    return stored, inverse, (bad[0] if bad.size else -1)
 
 
 cdef class AUCEngine:
@@ -170,8 +178,8 @@ cdef class AUCEngine:
             return UNCHECKED
         if point_weight != 1.0 or inverse != 1.0:
             if inverse == 0.0 and adding and point_weight > 0.0:
-                inverse = _inverse_scale_of(point_weight)
-            if not _stored_weight(point_weight, inverse, &point_weight):
+                inverse = inverse_scale_of(point_weight)
+            if not stored_weight(point_weight, inverse, &point_weight):
                 if adding:
                     return OUT_OF_RANGE
                 return WEIGHT_EXCEEDS if self.tree.count_at(score, is_pos) else NOT_PRESENT
@@ -185,35 +193,8 @@ cdef class AUCEngine:
 
     cdef object _stored_weights(self, object weights, Py_ssize_t n, bint adding,
                                 double* inverse, Py_ssize_t* refused):
-        """A batch's weights in the structure's units (None: all 1), reading only.
-
-        ``inverse`` receives the scale to store them with (an addition's first
-        positive weight fixes it when none is), ``refused`` the index of the
-        first weight that cannot be stored, or -1.
-        """
-        inverse[0] = self.inverse_scale
-        refused[0] = -1
-        if weights is None:
-            if n == 0 or inverse[0] == 1.0:
-                return None
-            if inverse[0] == 0.0:
-                if adding:
-                    inverse[0] = 1.0
-                    return None
-                refused[0] = 0  # unit weights, but nothing of positive weight is held
-                return None
-            weights = np.ones(n)
-        weights = np.asarray(weights, dtype=np.float64)
-        if inverse[0] == 0.0 and adding:
-            positive = np.flatnonzero(weights > 0.0)
-            if positive.size:
-                inverse[0] = _inverse_scale_of(weights[positive[0]])
-        with np.errstate(over="ignore", under="ignore"):  # such weights are refused below
-            stored = weights * inverse[0]
-        bad = np.flatnonzero((weights != 0.0)
-                             & ~((stored >= _SMALLEST_STORED) & (stored <= _LARGEST_STORED)))
-        if bad.size:
-            refused[0] = bad[0]
+        """A batch's weights in the structure's units (``stored_batch``), reading only."""
+        stored, inverse[0], refused[0] = stored_batch(weights, n, adding, self.inverse_scale)
         return stored
 
     cdef Py_ssize_t _batch(self, object is_pos_array, object scores_array,
@@ -418,7 +399,7 @@ cdef class AUCEngine:
         cdef double held, stored
         if node < 0 or (self.tree.count_pos[node] if is_pos else self.tree.count_neg[node]) == 0:
             return False
-        if not _stored_weight(weight, self.inverse_scale, &stored):
+        if not stored_weight(weight, self.inverse_scale, &stored):
             return False
         if not self.tree.weighted:
             return stored == 1.0

@@ -281,10 +281,10 @@ class SlidingWindow:
                 # The log-log alpha, estimated from the first chunk, then frozen.
                 engine.set_binning(engine.lo, engine.span, engine.transform,
                                    _estimate_alpha(scores, engine.lo, engine.lo + engine.span))
-        scaled = next((e for e in self._engines if isinstance(e, AUCEngine)), None)
+        scaled = next((e for e in self._engines if isinstance(e, (AUCEngine, BinTree))), None)
         if scaled is not None and weights is not None:
-            # Every exact engine has the same history, so one answers for all,
-            # before any of them changes.
+            # Every engine stores weights in units of a power of two fixed by the
+            # same history, so one answers for all, before any of them changes.
             refused = scaled.stored_weights(weights, scores.shape[0], True)[1]
             if refused >= 0:
                 raise ValueError(out_of_range_message(scaled, weights, refused, "sample_weight"))
