@@ -30,7 +30,9 @@ from hypothesis import strategies as st
 from reference_impl import brute_auc
 
 from hmeasure_stream import (
+    ApproxAUC,
     ApproxH,
+    BinnedAUC,
     DynamicAUC,
     DynamicH,
     SlidingWindow,
@@ -549,3 +551,53 @@ def test_structures_refuse_a_weight_far_from_their_scale(values, kind):
     with pytest.raises(ValueError, match="weight"):
         tracker.add(1, 0.5, 2.0**-500)
     assert pickle.dumps(tracker) == before
+
+
+# The other structures: a batch is taken as its canonical meaning or refused,
+# naming a bad argument, with the structure byte-identical.
+
+OTHER_STRUCTURES = {
+    "BinnedAUC": (lambda: BinnedAUC(4, score_range=(-2.0, 2.0)),
+                  lambda t: [t.auc, t.max_error, t.expected_error, len(t)]),
+    "ApproxAUC": (lambda: ApproxAUC(0.1, seed=2), lambda t: [t.auc, len(t)]),
+    "SlidingWindow": (lambda: SlidingWindow(3, ("auc", "auc_binned"), bins=4,
+                                            score_range=(-2.0, 2.0), seed=2),
+                      lambda t: [t.auc, t.auc_binned, len(t)]),
+}
+
+
+@settings(max_examples=200)
+@given(batches=st.lists(arguments(), min_size=1, max_size=3),
+       name=st.sampled_from(sorted(OTHER_STRUCTURES)))
+def test_other_structures_take_or_refuse_a_batch(batches, name):
+    make, readings_of = OTHER_STRUCTURES[name]
+    tracker, twin = make(), make()
+    exponent = None
+    for values, kinds in batches:
+        if values[2] is not None and contain(values[2], kinds[2]) is None:
+            values = (values[0], values[1], None)  # the scalar None: no weights
+        labels, scores, weights, bad = meaning(values, kinds, exact_float=True)
+        if not bad and scores:
+            ones = [1.0] * len(scores) if weights is None else weights
+            new_exponent, fits = stored_exponent(ones, exponent)
+            if not fits or (name == "ApproxAUC" and any(w != 1.0 for w in ones)):
+                bad = {"sample_weight"}
+        odd = [contain(value, kind) if value is not None else None
+               for value, kind in zip(values, kinds, strict=True)]
+        before = pickle.dumps(tracker)
+        call = tracker.update if name == "SlidingWindow" else tracker.add_many
+        try:
+            call(*odd)
+        except ValueError as error:
+            assert bad, f"refused valid input: {error}"
+            assert any(argument in str(error) for argument in bad), (str(error), bad)
+            assert pickle.dumps(tracker) == before
+            continue
+        assert not bad, f"accepted input invalid in {bad}"
+        canonical = [np.array(labels, dtype=np.int64), np.array(scores, dtype=np.float64),
+                     None if weights is None else np.array(weights)]
+        (twin.update if name == "SlidingWindow" else twin.add_many)(*canonical)
+        if scores:
+            exponent = new_exponent
+        tracker._check()
+        np.testing.assert_array_equal(readings_of(tracker), readings_of(twin), strict=True)
