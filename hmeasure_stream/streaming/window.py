@@ -282,7 +282,7 @@ class SlidingWindow:
                 engine.set_binning(engine.lo, engine.span, engine.transform,
                                    _estimate_alpha(scores, engine.lo, engine.lo + engine.span))
         scaled = next((e for e in self._engines if isinstance(e, (AUCEngine, BinTree))), None)
-        if scaled is not None and weights is not None:
+        if scaled is not None:
             # Every engine stores weights in units of a power of two fixed by the
             # same history, so one answers for all, before any of them changes.
             refused = scaled.stored_weights(weights, scores.shape[0], True)[1]

@@ -445,6 +445,20 @@ def stored_exponent(weights, exponent):
     return exponent, fits
 
 
+def takes_or_refuses(call, arguments, bad, tracker, before):
+    """Call; True if taken (as it must be when nothing is ``bad``), False if refused with
+    a ValueError naming a bad argument and ``tracker`` pickled as ``before``."""
+    try:
+        call(*arguments)
+    except ValueError as error:
+        assert bad, f"refused valid input: {error}"
+        assert any(name in str(error) for name in bad), (str(error), bad)
+        assert pickle.dumps(tracker) == before
+        return False
+    assert not bad, f"accepted input invalid in {bad}"
+    return True
+
+
 @settings(max_examples=120)
 @given(steps=st.lists(st.tuples(st.sampled_from(["add_many", "add", "remove", "remove_many"]),
                                 arguments(), st.integers(0, 10**6)), min_size=1, max_size=6),
@@ -464,14 +478,8 @@ def test_structures(steps, which):
                     [1.0] * len(scores) if weights is None else weights, exponent)
                 if not fits:
                     bad = {"sample_weight"}
-            try:
-                tracker.add_many(*odd)
-            except ValueError as error:
-                assert bad, f"refused valid input: {error}"
-                assert any(name in str(error) for name in bad), (str(error), bad)
-                assert pickle.dumps(tracker) == before
+            if not takes_or_refuses(tracker.add_many, odd, bad, tracker, before):
                 continue
-            assert not bad, f"accepted input invalid in {bad}"
             canonical = [np.array(labels), np.array(scores, dtype=np.float64),
                          None if weights is None else np.array(weights)]
             twin.add_many(*canonical)
@@ -586,14 +594,8 @@ def test_other_structures_take_or_refuse_a_batch(batches, name):
                for value, kind in zip(values, kinds, strict=True)]
         before = pickle.dumps(tracker)
         call = tracker.update if name == "SlidingWindow" else tracker.add_many
-        try:
-            call(*odd)
-        except ValueError as error:
-            assert bad, f"refused valid input: {error}"
-            assert any(argument in str(error) for argument in bad), (str(error), bad)
-            assert pickle.dumps(tracker) == before
+        if not takes_or_refuses(call, odd, bad, tracker, before):
             continue
-        assert not bad, f"accepted input invalid in {bad}"
         canonical = [np.array(labels, dtype=np.int64), np.array(scores, dtype=np.float64),
                      None if weights is None else np.array(weights)]
         (twin.update if name == "SlidingWindow" else twin.add_many)(*canonical)
