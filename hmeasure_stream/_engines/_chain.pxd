@@ -3,6 +3,7 @@
 # difference d to the previous vertex and the subtree sum cd of d.
 
 cimport cython
+from libc.math cimport fma
 from libc.stdint cimport int32_t
 
 from hmeasure_stream._engines._cost cimport edge_loss
@@ -11,10 +12,15 @@ from hmeasure_stream._engines._pool cimport SlotPool
 
 cdef struct Cursor:
     # A vertex reached by descending a chain's tree, with what the descent knows.
+    # Only sums of non-negative d are kept, never differences of coordinates, so
+    # every vector between two vertices is accurate relative to its own size,
+    # whatever the spread of the weights (see ``ChainPool.cursor``).
     int32_t node
     int32_t rank          # 1-based position of the vertex in its chain
-    double x              # its coordinates in the frame the descent started in
-    double y
+    double before_x       # sum of d before the vertex's subtree
+    double before_y
+    double beyond_x       # sum of d after the vertex's subtree
+    double beyond_y
     double after_x        # d of the nearest ancestor that follows it (its successor
     double after_y        # when it has no right subtree), if any
     bint has_after
@@ -32,8 +38,19 @@ cdef struct Merge:
 
 
 cdef inline bint at_least_as_steep(double ux, double uy, double vx, double vy) noexcept nogil:
-    """slope(u) >= slope(v) for vectors with non-negative components, neither zero."""
-    return uy * vx >= vy * ux
+    """slope(u) >= slope(v) for vectors with non-negative components, neither zero; exact.
+
+    The sign of uy vx - vy ux exactly, whatever the spread of the weights:
+    rounding is monotone, so two rounded products that differ are ordered as
+    the exact ones; when they are equal, the exact products differ by the
+    difference of their rounding errors, which ``fma`` gives exactly (stored
+    weights lie within 2**-400 .. 2**400, so nothing underflows).  The second
+    branch is rare: the test costs two products and a comparison.
+    """
+    cdef double first = uy * vx, second = vy * ux
+    if first != second:
+        return first > second
+    return fma(uy, vx, -first) >= fma(vy, ux, -second)
 
 
 cdef struct SubsetWalk:
@@ -122,12 +139,14 @@ cdef class ChainPool(SlotPool):
                     int32_t* out_left, int32_t* out_right,
                     bint first_changed=*) noexcept nogil
     cdef int32_t chain_size(self, int32_t root) noexcept nogil
-    cdef Cursor cursor(self, int32_t root, double origin_x, double origin_y) noexcept nogil
+    cdef Cursor cursor(self, int32_t root) noexcept nogil
+    cdef void prefix(self, Cursor* cursor, double* out_x, double* out_y) noexcept nogil
+    cdef void suffix(self, Cursor* cursor, double* out_x, double* out_y) noexcept nogil
     cdef void go_left(self, Cursor* cursor) noexcept nogil
     cdef void go_right(self, Cursor* cursor) noexcept nogil
     cdef bint out_edge(self, Cursor* cursor, double* out_x, double* out_y) noexcept nogil
-    cdef Cursor tangent(self, int32_t root, double origin_x, double origin_y,
-                        double point_x, double point_y) noexcept nogil
+    cdef Cursor tangent(self, int32_t root, double offset_x, double offset_y,
+                        double* touch_x, double* touch_y) noexcept nogil
     cdef void last_edge(self, int32_t root, double* out_x, double* out_y) noexcept nogil
     cdef void bridge(self, int32_t left_root, int32_t right_root,
                      int32_t* keep_left, int32_t* first_right) noexcept nogil

@@ -270,32 +270,61 @@ cdef class ChainPool(SlotPool):
     # ------------------------------------------------------------------
     # Descents with coordinates (Tatti, Sec. 5.2: a child's coordinates
     # follow from its parent's in O(1)).
+    #
+    # The orientation tests compare vectors between two vertices.  Taken as a
+    # difference of coordinates from a chain's start, such a vector cancels:
+    # with weights spread over more than 2**53, a small edge after a large
+    # prefix is lost entirely and the tests decide at random (a wrong hull).
+    # So a cursor keeps only sums of non-negative d: what lies before its
+    # subtree and what lies after it.  A vertex's prefix (from the start) and
+    # suffix (to the end) are such sums, and so is every vector the tests
+    # use: between two chains, the left vertex's suffix plus the right
+    # vertex's prefix.  Each component is then accurate to a few ulp of
+    # itself, at any spread of the weights, and a test errs only on turns
+    # within about 1e-15 relative of straight.
 
-    cdef Cursor cursor(self, int32_t root, double origin_x, double origin_y) noexcept nogil:
-        """The root vertex of a chain that starts at (origin_x, origin_y)."""
+    cdef Cursor cursor(self, int32_t root) noexcept nogil:
+        """The root vertex of a chain."""
         cdef Cursor position
-        cdef int32_t child = self.left[root]
         position.node = root
-        position.rank = self.chain_size(child) + 1
-        position.x = origin_x + self.d[2 * root]
-        position.y = origin_y + self.d[2 * root + 1]
-        if child >= 0:
-            position.x += self.cd[2 * child]
-            position.y += self.cd[2 * child + 1]
+        position.rank = self.chain_size(self.left[root]) + 1
+        position.before_x = 0.0
+        position.before_y = 0.0
+        position.beyond_x = 0.0
+        position.beyond_y = 0.0
         position.has_after = False
         position.after_x = 0.0
         position.after_y = 0.0
         return position
 
+    cdef void prefix(self, Cursor* position, double* out_x, double* out_y) noexcept nogil:
+        """The cursor vertex's coordinates from the chain's start: d summed up to it."""
+        cdef int32_t node = position.node, child = self.left[node]
+        out_x[0] = position.before_x + self.d[2 * node]
+        out_y[0] = position.before_y + self.d[2 * node + 1]
+        if child >= 0:
+            out_x[0] += self.cd[2 * child]
+            out_y[0] += self.cd[2 * child + 1]
+
+    cdef void suffix(self, Cursor* position, double* out_x, double* out_y) noexcept nogil:
+        """From the cursor vertex to the chain's end: d summed after it."""
+        cdef int32_t child = self.right[position.node]
+        out_x[0] = position.beyond_x
+        out_y[0] = position.beyond_y
+        if child >= 0:
+            out_x[0] += self.cd[2 * child]
+            out_y[0] += self.cd[2 * child + 1]
+
     cdef void go_left(self, Cursor* position) noexcept nogil:
-        cdef int32_t node = position.node, child = self.left[node], grandchild
-        grandchild = self.right[child]
-        position.x -= self.d[2 * node]
-        position.y -= self.d[2 * node + 1]
+        cdef int32_t node = position.node, child = self.left[node], sibling = self.right[node]
+        cdef int32_t grandchild = self.right[child]
+        position.beyond_x = position.beyond_x + self.d[2 * node]
+        position.beyond_y = position.beyond_y + self.d[2 * node + 1]
+        if sibling >= 0:
+            position.beyond_x += self.cd[2 * sibling]
+            position.beyond_y += self.cd[2 * sibling + 1]
         position.rank -= 1
         if grandchild >= 0:
-            position.x -= self.cd[2 * grandchild]
-            position.y -= self.cd[2 * grandchild + 1]
             position.rank -= self.size[grandchild]
         position.after_x = self.d[2 * node]
         position.after_y = self.d[2 * node + 1]
@@ -303,14 +332,15 @@ cdef class ChainPool(SlotPool):
         position.node = child
 
     cdef void go_right(self, Cursor* position) noexcept nogil:
-        cdef int32_t child = self.right[position.node], grandchild
-        grandchild = self.left[child]
-        position.x += self.d[2 * child]
-        position.y += self.d[2 * child + 1]
+        cdef int32_t node = position.node, child = self.right[node], sibling = self.left[node]
+        cdef int32_t grandchild = self.left[child]
+        position.before_x = position.before_x + self.d[2 * node]
+        position.before_y = position.before_y + self.d[2 * node + 1]
+        if sibling >= 0:
+            position.before_x += self.cd[2 * sibling]
+            position.before_y += self.cd[2 * sibling + 1]
         position.rank += 1
         if grandchild >= 0:
-            position.x += self.cd[2 * grandchild]
-            position.y += self.cd[2 * grandchild + 1]
             position.rank += self.size[grandchild]
         position.node = child
 
@@ -333,29 +363,40 @@ cdef class ChainPool(SlotPool):
         out_x[0] = self.d[2 * root]
         out_y[0] = self.d[2 * root + 1]
 
-    cdef Cursor tangent(self, int32_t root, double origin_x, double origin_y,
-                        double point_x, double point_y) noexcept nogil:
+    cdef Cursor tangent(self, int32_t root, double offset_x, double offset_y,
+                        double* touch_x, double* touch_y) noexcept nogil:
         """The vertex of a chain where the upper tangent from a point to its left touches.
 
-        The first vertex b whose outgoing edge lies strictly below the line from
-        the point to b (the last vertex when none does): a lower-bound descent.
+        ``offset`` is the vector from the point to the chain's start (both
+        components non-negative); ``touch`` receives the vector from the point
+        to the vertex returned.  That vertex is the first vertex b whose
+        outgoing edge lies strictly below the line from the point to b (the
+        last vertex when none does): a lower-bound descent.
         """
-        cdef Cursor position = self.cursor(root, origin_x, origin_y), best = position
-        cdef double out_x, out_y
+        cdef Cursor position = self.cursor(root), best = position
+        cdef double out_x, out_y, x, y
         cdef bint found = False
         while True:
-            if self.out_edge(&position, &out_x, &out_y) and at_least_as_steep(
-                    out_x, out_y, position.x - point_x, position.y - point_y):
+            self.prefix(&position, &x, &y)
+            x = offset_x + x
+            y = offset_y + y
+            if self.out_edge(&position, &out_x, &out_y) and at_least_as_steep(out_x, out_y, x, y):
                 if self.right[position.node] < 0:
                     break
                 self.go_right(&position)
             else:
                 best = position
+                touch_x[0] = x
+                touch_y[0] = y
                 found = True
                 if self.left[position.node] < 0:
                     break
                 self.go_left(&position)
-        return best if found else position
+        if not found:
+            touch_x[0] = x
+            touch_y[0] = y
+            return position
+        return best
 
     cdef bint _bridge_at_origin(self, int32_t left_root, int32_t right_root,
                                 int32_t* keep_left, int32_t* first_right) noexcept nogil:
@@ -364,9 +405,10 @@ cdef class ChainPool(SlotPool):
         It does when the first left edge does not rise above the tangent from
         the origin to the right chain.
         """
+        cdef double touch_x, touch_y
         cdef Cursor touch = self.tangent(right_root, self.cd[2 * left_root],
-                                         self.cd[2 * left_root + 1], 0.0, 0.0)
-        if not at_least_as_steep(touch.x, touch.y, self.first[2 * left_root],
+                                         self.cd[2 * left_root + 1], &touch_x, &touch_y)
+        if not at_least_as_steep(touch_x, touch_y, self.first[2 * left_root],
                                  self.first[2 * left_root + 1]):
             return False
         keep_left[0] = 0
@@ -383,23 +425,23 @@ cdef class ChainPool(SlotPool):
         neighbour says on which side the end lies.  The origin is the end when
         the first edge does not rise above its own tangent line.
         """
-        cdef double junction_x = self.cd[2 * left_root], junction_y = self.cd[2 * left_root + 1]
         cdef Cursor position, touch
-        cdef double out_x, out_y
+        cdef double out_x, out_y, rest_x, rest_y, line_x, line_y
         if self._bridge_at_origin(left_root, right_root, keep_left, first_right):
             return
-        position = self.cursor(left_root, 0.0, 0.0)
+        position = self.cursor(left_root)
         while True:
-            touch = self.tangent(right_root, junction_x, junction_y, position.x, position.y)
+            self.suffix(&position, &rest_x, &rest_y)
+            touch = self.tangent(right_root, rest_x, rest_y, &line_x, &line_y)
             # With float weights rounding can point past a leaf; the vertex
             # reached is then the end, up to that rounding.
-            if at_least_as_steep(touch.x - position.x, touch.y - position.y,
+            if at_least_as_steep(line_x, line_y,
                                  self.d[2 * position.node], self.d[2 * position.node + 1]):
                 if self.left[position.node] < 0:
                     break
                 self.go_left(&position)  # the previous vertex is on or above the line
             elif self.out_edge(&position, &out_x, &out_y) and not at_least_as_steep(
-                    touch.x - position.x, touch.y - position.y, out_x, out_y):
+                    line_x, line_y, out_x, out_y):
                 if self.right[position.node] < 0:
                     break
                 self.go_right(&position)  # the next vertex is strictly above the line
@@ -426,8 +468,8 @@ cdef class ChainPool(SlotPool):
         the origin); ``first_right``: 1-based position of the right chain's
         vertex where the bridge ends.
         """
-        cdef double junction_x = self.cd[2 * left_root], junction_y = self.cd[2 * left_root + 1]
         cdef double last_x, last_y, in_x, in_y, out_x, out_y, line_x, line_y
+        cdef double rest_x, rest_y, reach_x, reach_y
         cdef double cross, numerator
         cdef Cursor left_end, right_end
         cdef bint left_has_out, right_has_out, left_moves_left, right_moves_right
@@ -440,11 +482,15 @@ cdef class ChainPool(SlotPool):
             return
         if self._bridge_at_origin(left_root, right_root, keep_left, first_right):
             return
-        left_end = self.cursor(left_root, 0.0, 0.0)
-        right_end = self.cursor(right_root, junction_x, junction_y)
+        left_end = self.cursor(left_root)
+        right_end = self.cursor(right_root)
         while True:
-            line_x = right_end.x - left_end.x
-            line_y = right_end.y - left_end.y
+            # The line from a to b: a's suffix in the left chain plus b's
+            # prefix in the right one, never a difference (see ``cursor``).
+            self.suffix(&left_end, &rest_x, &rest_y)
+            self.prefix(&right_end, &reach_x, &reach_y)
+            line_x = rest_x + reach_x
+            line_y = rest_y + reach_y
             left_has_out = self.out_edge(&left_end, &out_x, &out_y)
             right_has_out = self.out_edge(&right_end, &in_x, &in_y)  # b's outgoing edge
             left_moves_left = self.left[left_end.node] >= 0 and at_least_as_steep(
@@ -472,7 +518,7 @@ cdef class ChainPool(SlotPool):
                 # x of the crossing = a.x + numerator / cross; cross < 0 here.
                 # A crossing exactly at the junction moves b: with collinear
                 # vertices, moving a there can step past the bridge's end.
-                crossing_left = numerator > (junction_x - left_end.x) * cross
+                crossing_left = numerator > rest_x * cross
                 if crossing_left:
                     self.go_right(&left_end)
                 else:
@@ -489,8 +535,10 @@ cdef class ChainPool(SlotPool):
         # a turns clockwise before the line and nothing after a or before b
         # rises to it, and b's next vertex is strictly below it.  Should the
         # descent ever have stopped short, the nested search settles it.
-        line_x = right_end.x - left_end.x
-        line_y = right_end.y - left_end.y
+        self.suffix(&left_end, &rest_x, &rest_y)
+        self.prefix(&right_end, &reach_x, &reach_y)
+        line_x = rest_x + reach_x
+        line_y = rest_y + reach_y
         if (not at_least_as_steep(line_x, line_y,
                                   self.d[2 * left_end.node], self.d[2 * left_end.node + 1])
                 and not (self.out_edge(&left_end, &out_x, &out_y)
