@@ -2,12 +2,18 @@
 
 from hmeasure_stream._engines._hull import HullEngine
 from hmeasure_stream._validation import check_cost, check_positive
-from hmeasure_stream.streaming._base import PointSet, check_capacity, merge_points
+from hmeasure_stream.streaming._base import (
+    PointSet,
+    WindowedPointSet,
+    check_capacity,
+    make_forgetting,
+    merge_points,
+)
 
 __all__ = ["ApproxH", "DynamicH"]
 
 
-class _HullPointSet(PointSet):
+class _HullPointSet(WindowedPointSet):
     """What DynamicH and ApproxH share: the maintained ROC hull (HullEngine) and its AUCH."""
 
     __slots__ = ()
@@ -46,6 +52,17 @@ class DynamicH(_HullPointSet):
         R hmeasure's parameterisation: Beta(2, 1 + 1/SR).  ``"prior"`` (R's
         default, SR = pi1/pi0) is refused: it changes the cost distribution
         whenever the class balance changes, so it cannot be maintained exactly.
+    window : int, str, datetime.timedelta or numpy.timedelta64, optional
+        Keep only a window of the points: an int keeps the last ``window``
+        points added (adding one more evicts the oldest); a duration
+        (``"15min"``, ``"24h"``, ``"7d"``, a timedelta) keeps the points whose
+        time is in (t - window, t], t the newest time (every point then needs
+        a time).  None (default): every point is kept until removed.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        Exponential decay: a point of age a weighs 2^(-a / half_life) times
+        its weight, relative to the newest point; the age counts points
+        added after it (a number) or time (a duration, with times).  Combines
+        with ``window``.
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional
@@ -82,6 +99,25 @@ class DynamicH(_HullPointSet):
     With unit weights every hull vertex is exact and ``hull()`` returns what
     :func:`~hmeasure_stream.roc_hull` returns.
 
+    Windows and decay: with ``window`` or ``half_life`` each point is kept,
+    oldest first, with its time in a ring (25 bytes a point, growing by
+    doubling); the points that leave go in the same compiled call as the
+    point that makes them leave, one O(log n) update each (amortised: each
+    point leaves once).  With decay a point's weight is stored times
+    2^((x - x0) / half_life) (x its step or time, x0 an anchor), so the
+    newest points weigh most and nothing already stored changes; when that
+    factor passes 2^64 every stored weight is multiplied by 2^-k (exact in
+    floating point) and x0 moves k half-lives: the metrics, which do not
+    depend on a common scale of the weights, equal the from-scratch values
+    with ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-12.
+    Points older than 60 half-lives (factor below 2^-60, about 8.7e-19 of the
+    newest) leave, so memory stays bounded: with points arriving at a
+    steady rate the weight they carry is below 1e-15 of their class's, and
+    so is their effect on the metrics.  ``remove`` then retracts a point
+    before it leaves (the oldest in the window with that label, score and
+    weight), in O(w) for w points in the window.  Times must not go
+    backwards.
+
     References
     ----------
     N. Tatti, "Maintaining AUC and H-measure over time".
@@ -107,7 +143,9 @@ class DynamicH(_HullPointSet):
 
     __slots__ = ()
 
-    def __init__(self, alpha=2.0, beta=2.0, severity_ratio=None, *, capacity=16, seed=None):
+    def __init__(self, alpha=2.0, beta=2.0, severity_ratio=None, *, window=None, half_life=None,
+                 capacity=16, seed=None):
+        self._forgetting = make_forgetting(window, half_life)
         if isinstance(severity_ratio, str) and severity_ratio == "prior":
             raise ValueError(
                 'severity_ratio="prior" cannot be maintained exactly: the cost '
@@ -217,6 +255,17 @@ class ApproxH(_HullPointSet):
     severity_ratio : float or "prior", optional
         R hmeasure's Beta(2, 1 + 1/SR); ``"prior"`` (R's default) is
         SR = pi1 / pi0, with the priors above or those of the current points.
+    window : int, str, datetime.timedelta or numpy.timedelta64, optional
+        Keep only a window of the points: an int keeps the last ``window``
+        points added (adding one more evicts the oldest); a duration
+        (``"15min"``, ``"24h"``, ``"7d"``, a timedelta) keeps the points whose
+        time is in (t - window, t], t the newest time (every point then needs
+        a time).  None (default): every point is kept until removed.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        Exponential decay: a point of age a weighs 2^(-a / half_life) times
+        its weight, relative to the newest point; the age counts points
+        added after it (a number) or time (a duration, with times).  Combines
+        with ``window``.
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional
@@ -250,6 +299,25 @@ class ApproxH(_HullPointSet):
     which is random (``seed``): two structures holding the same points may
     return different values, both within the bound.
 
+    Windows and decay: with ``window`` or ``half_life`` each point is kept,
+    oldest first, with its time in a ring (25 bytes a point, growing by
+    doubling); the points that leave go in the same compiled call as the
+    point that makes them leave, one O(log n) update each (amortised: each
+    point leaves once).  With decay a point's weight is stored times
+    2^((x - x0) / half_life) (x its step or time, x0 an anchor), so the
+    newest points weigh most and nothing already stored changes; when that
+    factor passes 2^64 every stored weight is multiplied by 2^-k (exact in
+    floating point) and x0 moves k half-lives: the metrics, which do not
+    depend on a common scale of the weights, equal the from-scratch values
+    with ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-12.
+    Points older than 60 half-lives (factor below 2^-60, about 8.7e-19 of the
+    newest) leave, so memory stays bounded: with points arriving at a
+    steady rate the weight they carry is below 1e-15 of their class's, and
+    so is their effect on the metrics.  ``remove`` then retracts a point
+    before it leaves (the oldest in the window with that label, score and
+    weight), in O(w) for w points in the window.  Times must not go
+    backwards.
+
     References
     ----------
     N. Tatti, "Maintaining AUC and H-measure over time", Sec. 6.
@@ -271,7 +339,8 @@ class ApproxH(_HullPointSet):
     __slots__ = ()
 
     def __init__(self, epsilon, priors=None, alpha=2.0, beta=2.0, severity_ratio=None, *,
-                 capacity=16, seed=None):
+                 window=None, half_life=None, capacity=16, seed=None):
+        self._forgetting = make_forgetting(window, half_life)
         epsilon = check_positive(epsilon, "epsilon")
         rule = check_cost(alpha, beta, severity_ratio, priors)
         self._engine = HullEngine(2.0, 2.0, check_capacity(capacity), seed)
