@@ -9,9 +9,12 @@ cdef enum:
     # ``is_pos`` of a point retracted before it left the window (``Forgetting``).
     RETRACTED = 2
     # Decay: points whose factor falls below 2^-DROP_EXPONENT relative to the
-    # newest leave; stored weights are rescaled by a power of two when the
-    # newest factor passes 2^RESCALE_EXPONENT.
+    # newest leave (2^-HULL_DROP_EXPONENT in the hull engines, whose geometry
+    # needs the weights held within float64's 53-bit mantissa of each other);
+    # stored weights are rescaled by a power of two when the newest factor
+    # passes 2^RESCALE_EXPONENT.
     DROP_EXPONENT = 60
+    HULL_DROP_EXPONENT = 40
     RESCALE_EXPONENT = 64
 
 
@@ -52,6 +55,7 @@ cdef class Forgetting:
     cdef readonly int64_t period         # time window in nanoseconds (0: none)
     cdef readonly double half_life       # in points or nanoseconds (0: no decay)
     cdef readonly bint decay_by_time     # half_life in nanoseconds (else in points)
+    cdef readonly double drop_exponent   # decay: points older than this many half-lives leave
     cdef readonly bint needs_time        # every point must come with a time
     cdef readonly int64_t step           # points added so far (the next point's step)
     cdef readonly int64_t newest_time

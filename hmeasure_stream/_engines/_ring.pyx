@@ -142,8 +142,10 @@ def _rebuild_ring(capacity, head, size, is_pos, score, weight, time=None):
 
 
 #: Points whose decay factor falls below 2^-DROP_EXPONENTS relative to the
-#: newest leave the structure (see ``_ring.pxd``).
+#: newest leave the structure (2^-HULL_DROP_EXPONENTS in the hull engines;
+#: see ``_ring.pxd``).
 DROP_EXPONENTS = DROP_EXPONENT
+HULL_DROP_EXPONENTS = HULL_DROP_EXPONENT
 #: The stored weights are rescaled when the newest decay factor passes 2^this.
 RESCALE_EXPONENTS = RESCALE_EXPONENT
 
@@ -155,7 +157,7 @@ cdef class Forgetting:
     > 0 (nanoseconds) keeps the points whose time is in (t - period, t] for
     the newest time t; ``half_life`` > 0 weighs a point of age a (in steps,
     or in nanoseconds with ``decay_by_time``) 2^(-a / half_life) relative to
-    the newest, and drops it once a > DROP_EXPONENT half-lives.  The engine
+    the newest, and drops it once a > ``drop_exponent`` half-lives.  The engine
     (``AUCEngine.forget_*``) adds and removes the points; this object keeps
     them in order in ``ring`` (retracted ones marked ``RETRACTED`` until
     they reach the oldest end) and decides which leave.  Times are int64
@@ -163,13 +165,15 @@ cdef class Forgetting:
     """
 
     def __cinit__(self, int64_t count=0, int64_t period=0, double half_life=0.0,
-                  bint decay_by_time=False, bint needs_time=False):
+                  bint decay_by_time=False, bint needs_time=False,
+                  double drop_exponent=DROP_EXPONENT):
         self.ring = PointRing(0, True)
         self.count = count
         self.period = period
         self.half_life = half_life
         self.decay_by_time = decay_by_time
         self.needs_time = needs_time
+        self.drop_exponent = drop_exponent
         self.step = 0
         self.newest_time = 0
         self.has_time = False
@@ -201,8 +205,15 @@ cdef class Forgetting:
             return True
         if self.half_life > 0.0:
             newest = self.newest_time if self.decay_by_time else self.step
-            return <double>(newest - self.position(0)) > <double>DROP_EXPONENT * self.half_life
+            return <double>(newest - self.position(0)) > self.drop_exponent * self.half_life
         return False
+
+    def newest_factor(self):
+        """The decay factor the newest point is stored with (1 without decay or points):
+        stored weights divided by it are relative to the newest point."""
+        if self.half_life == 0.0 or self.live == 0:
+            return 1.0
+        return 2.0 ** self.exponent(self.newest_time if self.decay_by_time else self.step - 1)
 
     def positions(self):
         """Decay positions (times or steps) of the ring's points, oldest first."""
@@ -212,14 +223,16 @@ cdef class Forgetting:
 
     def __reduce__(self):
         state = (self.count, self.period, self.half_life, self.decay_by_time, self.needs_time,
-                 self.step, self.newest_time, self.has_time, self.live, self.anchor,
+                 self.drop_exponent, self.step, self.newest_time, self.has_time, self.live, self.anchor,
                  self.anchor_fraction, self.rescales, self.ring)
         return (_rebuild_forgetting, state)
 
 
-def _rebuild_forgetting(count, period, half_life, decay_by_time, needs_time, step,
-                        newest_time, has_time, live, anchor, anchor_fraction, rescales, ring):
-    cdef Forgetting forgetting = Forgetting(count, period, half_life, decay_by_time, needs_time)
+def _rebuild_forgetting(count, period, half_life, decay_by_time, needs_time, drop_exponent,
+                        step, newest_time, has_time, live, anchor, anchor_fraction, rescales,
+                        ring):
+    cdef Forgetting forgetting = Forgetting(count, period, half_life, decay_by_time, needs_time,
+                                            drop_exponent)
     forgetting.step = step
     forgetting.newest_time = newest_time
     forgetting.has_time = has_time

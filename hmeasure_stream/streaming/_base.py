@@ -9,7 +9,7 @@ import pickle
 import numpy as np
 
 from hmeasure_stream._engines._pool import MAX_CAPACITY
-from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting
+from hmeasure_stream._engines._ring import DROP_EXPONENTS, HULL_DROP_EXPONENTS, Forgetting
 from hmeasure_stream._engines._scratch import upper_hull
 from hmeasure_stream._engines._treap import Status
 from hmeasure_stream._validation import (
@@ -136,8 +136,14 @@ def merge_points(structure, other):
 
     The smaller point set is added to the larger: when ``other`` holds more
     points and has the same kind of engine, ``structure`` takes a copy of
-    its engine and adds its own points to it.
+    its engine and adds its own points to it.  Structures with a window or
+    decay are refused: their points have ages and times.
     """
+    for owner in (structure, other):
+        if getattr(owner, "_forgetting", None) is not None:
+            raise ValueError(
+                f"cannot merge a {type(owner).__name__} with a window or half-life: its "
+                "points have ages and times; merge structures that keep every point")
     if len(other) > len(structure) and type(other._engine) is type(structure._engine):
         engine = pickle.loads(pickle.dumps(other._engine))
         engine.add_many(*points_batch(structure._engine))
@@ -312,12 +318,13 @@ class PointSet:
         return self._engine._check()
 
 
-def make_forgetting(window, half_life, owner="the structure"):
+def make_forgetting(window, half_life, hull=False):
     """The ``Forgetting`` of a window and a half-life as the public API takes them, or None.
 
     ``window``: None, an int (a count of points) or a duration (see
     ``check_duration``); ``half_life``: None, a positive number of points or a
-    duration.  Durations need a time with every point.
+    duration.  Durations need a time with every point.  ``hull``: for a hull
+    engine, whose decayed points leave at 2^-HULL_DROP_EXPONENTS.
     """
     if window is None and half_life is None:
         return None
@@ -347,7 +354,8 @@ def make_forgetting(window, half_life, owner="the structure"):
                 f"datetime.timedelta or a numpy.timedelta64, or None; got {half_life!r}"
             )
         decay = float(half_life)
-    return Forgetting(count, period, decay, decay_by_time, period > 0 or decay_by_time)
+    return Forgetting(count, period, decay, decay_by_time, period > 0 or decay_by_time,
+                      HULL_DROP_EXPONENTS if hull else DROP_EXPONENTS)
 
 
 def forgetting_times(forgetting, times, n, name="times"):
@@ -416,7 +424,7 @@ def check_forgetting(engine, forgetting):
     if forgetting.half_life and ring.size:
         positions = forgetting.positions()
         newest = forgetting.newest_time if forgetting.decay_by_time else forgetting.step - 1
-        if newest - positions[0] > DROP_EXPONENTS * forgetting.half_life:
+        if newest - positions[0] > forgetting.drop_exponent * forgetting.half_life:
             raise AssertionError("a point past the drop age is still held")
         if live.any():
             last = np.flatnonzero(live)[-1]
@@ -594,6 +602,20 @@ class WindowedPointSet(PointSet):
                 raise KeyError(f"no point with {point} in the window to remove")
             raise KeyError(f"no point with {point} and weight {weight!r} in the window to "
                            "remove (pass the weight it was added with)")
+
+    @property
+    def n_neg(self):
+        """Total weight of class 0 (with decay: decayed, relative to the newest point)."""
+        if self._forgetting is None:
+            return self._engine.weight_neg
+        return self._engine.weight_neg / self._forgetting.newest_factor()
+
+    @property
+    def n_pos(self):
+        """Total weight of class 1 (with decay: decayed, relative to the newest point)."""
+        if self._forgetting is None:
+            return self._engine.weight_pos
+        return self._engine.weight_pos / self._forgetting.newest_factor()
 
     @property
     def window(self):
