@@ -487,7 +487,8 @@ def check_duration(value, name):
         if nanoseconds is None:
             raise ValueError(
                 f"{name} {value!r} is not a duration: give a number and a unit such as "
-                "'15min', '24h', '7d' or '1h30min' (units ns, us, ms, s, min, h, d, w)"
+                "'15min', '24h', '7d' or '1h30min' (units ns, us, ms, s, min, h, d, w); "
+                "a number of points is an int, not a string"
             )
     elif isinstance(value, np.timedelta64):
         if np.isnat(value) or np.datetime_data(value.dtype)[0] in ("Y", "M", "generic"):
