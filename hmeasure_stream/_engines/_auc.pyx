@@ -304,7 +304,8 @@ cdef class AUCEngine:
         while forgetting.expired():
             slot = forgetting.ring.head
             if forgetting.ring.is_pos[slot] != RETRACTED:
-                self._update(forgetting.ring.is_pos[slot], forgetting.ring.score[slot], forgetting.ring.weight[slot], False)
+                self._update(forgetting.ring.is_pos[slot], forgetting.ring.score[slot],
+                             forgetting.ring.weight[slot], False)
                 forgetting.live -= 1
             forgetting.ring.pop_oldest()
         if forgetting.half_life > 0.0:
@@ -352,8 +353,9 @@ cdef class AUCEngine:
                            object is_pos_array, object scores_array,
                            object weights_array) except -1:
         """A checked batch through ``forgetting``; ``out[i]`` (unless None) gets the metrics
-        after point i and ``held[i]`` (unless None) the number of points then held.  In blocks, so that a long batch on a short window reserves room
-        for one block only: memory follows the window, not the batch."""
+        after point i and ``held[i]`` (unless None) the number of points then held.  In
+        blocks, so that a long batch on a short window reserves room for one block only:
+        memory follows the window, not the batch."""
         cdef const uint8_t[::1] is_pos = is_pos_array
         cdef const double[::1] scores = scores_array
         cdef const double[::1] weights = weights_array

@@ -223,7 +223,8 @@ cdef class Forgetting:
 
     def __reduce__(self):
         state = (self.count, self.period, self.half_life, self.decay_by_time, self.needs_time,
-                 self.drop_exponent, self.step, self.newest_time, self.has_time, self.live, self.anchor,
+                 self.drop_exponent, self.step, self.newest_time, self.has_time, self.live,
+                 self.anchor,
                  self.anchor_fraction, self.rescales, self.ring)
         return (_rebuild_forgetting, state)
 

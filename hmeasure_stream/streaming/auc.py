@@ -107,6 +107,19 @@ class DynamicAUC(WindowedPointSet):
     >>> tracker.remove(0, 0.4)
     >>> tracker.auc, len(tracker), tracker.n_neg, tracker.n_pos
     (1.0, 4, 1.0, 3.0)
+
+    A time window and decay (a point of age a weighs 2^(-a / half_life)):
+
+    >>> recent = DynamicAUC(window="1h")
+    >>> recent.add_many([0, 1, 0, 1], [0.2, 0.9, 0.4, 0.3],
+    ...                 times=["2024-05-01T09:00", "2024-05-01T09:30",
+    ...                        "2024-05-01T10:00", "2024-05-01T10:10"])
+    >>> len(recent), recent.auc     # the points in (09:10, 10:10]
+    (3, 0.5)
+    >>> decayed = DynamicAUC(half_life=1)
+    >>> decayed.add_many([1, 0, 1], [0.2, 0.5, 0.9])
+    >>> decayed.auc, decayed.n_pos  # weights 1/4, 1/2 and 1
+    (0.8, 1.25)
     """
 
     # The single-point methods validate in compiled code (fast path for Python

@@ -13,12 +13,12 @@ from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._validation import (
     check_cost,
     check_integer,
-    check_times,
-    is_duration,
     check_positive,
     check_relative_to,
+    check_times,
     check_unit_weights,
     dense_ranks,
+    is_duration,
 )
 from hmeasure_stream.binned import (
     _TRANSFORMS,

@@ -209,7 +209,7 @@ def test_sliding_window_object_refusals_change_nothing():
     for window in (0, -1, 2.5, True):
         with pytest.raises(ValueError, match="window must be a positive integer or None"):
             SlidingWindow(window)
-    with pytest.raises(ValueError, match="window '3' is not a duration.* an int, not a string"):
+    with pytest.raises(ValueError, match=r"window .3. is not a duration.* an int, not a string"):
         SlidingWindow("3")
     with pytest.raises(ValueError, match="pass epsilon= for the approximate H"):
         SlidingWindow(10, "h", priors=(0.5, 0.5))
