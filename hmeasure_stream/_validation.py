@@ -4,6 +4,7 @@ Each check raises ``ValueError`` with a message that names the argument, says
 what is wrong and, for a bad element, gives its position and value.
 """
 
+import datetime
 import math
 import numbers
 
@@ -479,8 +480,6 @@ def check_duration(value, name):
     """A positive duration as int nanoseconds: a string such as ``"15min"``, ``"24h"`` or
     ``"7d"`` (units ns, us, ms, s, min, h, d, w and their long names), a
     ``datetime.timedelta`` (``pandas.Timedelta`` too) or a ``numpy.timedelta64``."""
-    import datetime
-
     nanoseconds = None
     if isinstance(value, str):
         nanoseconds = _parse_duration_string(value)
@@ -509,8 +508,6 @@ def check_duration(value, name):
 
 def is_duration(value):
     """Whether ``value`` is meant as a duration (a string, timedelta or timedelta64)."""
-    import datetime
-
     return isinstance(value, (str, datetime.timedelta, np.timedelta64))
 
 
@@ -534,8 +531,6 @@ def check_time_value(value, name="time"):
     ``datetime.datetime`` or ``pandas.Timestamp`` (naive ones are taken as
     UTC, aware ones converted), or an ISO 8601 string.
     """
-    import datetime
-
     if isinstance(value, (bool, np.bool_)):
         raise ValueError(f"{name} must be a time, got {value!r}")
     if isinstance(value, numbers.Real):

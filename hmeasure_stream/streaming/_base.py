@@ -494,7 +494,13 @@ class WindowedPointSet(PointSet):
             if time is not None:
                 check_time_value(time)
             return
-        if time is not None or forgetting.needs_time:
+        if type(time) is float and -9.2e9 < time < 9.2e9:
+            # The fast path of epoch seconds (as check_time_value converts them).
+            nanoseconds = round(time * 1e9)
+            if nanoseconds < forgetting.newest_time and forgetting.has_time:
+                forgetting_time(forgetting, time)  # raises, with the message
+            time = nanoseconds
+        elif time is not None or forgetting.needs_time:
             time = forgetting_time(forgetting, time)
         if self._engine.forget_add(forgetting, y_true, y_score, weight, time):
             self._engine.forget_add(forgetting, *checked_point(y_true, y_score, weight), time)
