@@ -9,6 +9,7 @@ from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._auc import AUCEngine, sliding_auc_ranked
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._hull import HullEngine
+from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._validation import (
     check_cost,
@@ -27,11 +28,12 @@ from hmeasure_stream.binned import (
     _estimate_alpha,
 )
 from hmeasure_stream.streaming._base import (
-    check_capacity,
     check_forgetting,
+    check_structure_options,
     checked_batch,
     forgetting_times,
     make_forgetting,
+    out_of_range_message,
 )
 
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
@@ -45,14 +47,19 @@ def _check_window(window):
     if is_duration(window):
         return window  # checked by make_forgetting
     if window is not None and (
-        isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1
-        or window > 2**62
+        isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer))
+        or not 1 <= window <= MAX_CAPACITY
     ):
-        raise ValueError(f"window must be a positive integer or None, got {window!r}")
+        raise ValueError(
+            f"window must be a positive integer or None, got {window!r} (at most "
+            f"{MAX_CAPACITY}, the most points a structure holds)"
+        )
     return None if window is None else int(window)
 
 
 def _check_metrics(metrics):
+    if metrics is None:
+        raise ValueError("metrics must be a metric name or a sequence of them, got None")
     if isinstance(metrics, str):
         metrics = (metrics,)
     try:
@@ -210,6 +217,12 @@ class SlidingWindow:
     the engine's structure and the window's points (17 bytes each) to know
     which point leaves.  Scores are float64: integers beyond 2**53 are
     refused (:func:`sliding_window`, which sees the whole array, ranks them).
+    Weights are kept as :class:`DynamicAUC` keeps them: the metrics do not
+    depend on their common scale.
+
+    Threads: call :meth:`update` from one thread at a time; an update (or a
+    read of ``h``) that finds another one running raises RuntimeError.
+    Reading ``auc`` and ``auch`` is safe from any thread.
 
     References
     ----------
@@ -251,12 +264,13 @@ class SlidingWindow:
                 raise ValueError("a window given as a duration is not available with "
                                  "'auc_binned'")
             make_forgetting(window, half_life)  # checks both before anything is built
+        capacity, seed = check_structure_options(capacity, seed)
         self._engines = _window_engines(
             self._metrics, alpha=alpha, beta=beta, severity_ratio=severity_ratio,
             priors=priors, epsilon=epsilon, epsilon_auc=epsilon_auc,
             auc_relative_to=auc_relative_to, bins=bins, transform=transform,
             loglog_alpha=loglog_alpha, score_range=score_range,
-            capacity=check_capacity(capacity), seed=seed)
+            capacity=capacity, seed=seed)
         if is_duration(window) or half_life is not None:
             self._forgettings = [make_forgetting(window, half_life, isinstance(engine, HullEngine))
                                 for engine in self._engines]
@@ -298,8 +312,10 @@ class SlidingWindow:
         ------
         ValueError
             On invalid input (as for :func:`~hmeasure_stream.auc`), weights
-            other than 1 with ``"auc_approx"``, or times that go backwards
-            (the message names the position); nothing changes.
+            other than 1 with ``"auc_approx"``, a weight more than 2**400 times
+            larger or smaller than the first positive weight of the window, or
+            times that go backwards (the message names the position); nothing
+            changes.
         """
         batch = checked_batch(y_true, y_score, sample_weight)
         return self._slide(*batch, times=self._times(times, batch[1].shape[0]))
@@ -322,6 +338,13 @@ class SlidingWindow:
                 # The log-log alpha, estimated from the first chunk, then frozen.
                 engine.set_binning(engine.lo, engine.span, engine.transform,
                                    _estimate_alpha(scores, engine.lo, engine.lo + engine.span))
+        scaled = next((e for e in self._engines if isinstance(e, AUCEngine)), None)
+        if scaled is not None and weights is not None:
+            # Every exact engine has the same history, so one answers for all,
+            # before any of them changes.
+            refused = scaled.stored_weights(weights, scores.shape[0], True)[1]
+            if refused >= 0:
+                raise ValueError(out_of_range_message(scaled, weights, refused, "sample_weight"))
         values = {}
         for engine, ring in zip(self._engines, self._rings, strict=True):
             out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
@@ -345,11 +368,22 @@ class SlidingWindow:
         """A chunk through each engine's ``Forgetting`` (duration windows, decay)."""
         if "auc_approx" in self._metrics:
             check_unit_weights(weights, "the metric 'auc_approx'")
+        if weights is not None:
+            # Every engine has the same history: the first answers for all, before any
+            # of them changes.
+            refused = self._engines[0].stored_weights(weights, scores.shape[0], True)[1]
+            if refused >= 0:
+                raise ValueError(
+                    out_of_range_message(self._engines[0], weights, refused, "sample_weight"))
         values = {}
         held = np.empty(scores.shape[0], dtype=np.int64)
         for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
             out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
-            engine.forget_add_many(forgetting, is_pos, scores, weights, times, out, held)
+            refused = engine.forget_add_many(forgetting, is_pos, scores, weights, times, out,
+                                             held)
+            if refused >= 0:
+                # (Every engine has the same history, so the first refuses or none does.)
+                raise ValueError(out_of_range_message(engine, weights, refused, "sample_weight"))
             for column, name in enumerate(engine.columns):
                 values.setdefault(name, out[:, column])
         values = {name: values[name].copy() for name in self._metrics}
@@ -611,13 +645,19 @@ def sliding_window(
     array([       nan, 1.        , 1.        , 0.75      , 0.83333333,
            0.88888889])
     """
-    tracker = SlidingWindow(window, metrics, alpha=alpha, beta=beta,
-                            severity_ratio=severity_ratio, priors=priors, epsilon=epsilon,
-                            epsilon_auc=epsilon_auc, auc_relative_to=auc_relative_to,
-                            bins=bins, transform=transform, loglog_alpha=loglog_alpha,
-                            score_range=score_range, half_life=half_life,
-                            min_periods=min_periods)
+    window = _check_window(window)
+    options = {"alpha": alpha, "beta": beta, "severity_ratio": severity_ratio,
+               "priors": priors, "epsilon": epsilon, "epsilon_auc": epsilon_auc,
+               "auc_relative_to": auc_relative_to, "bins": bins, "transform": transform,
+               "loglog_alpha": loglog_alpha, "score_range": score_range,
+               "half_life": half_life, "min_periods": min_periods}
+    # The options are checked before the data; a count window of at least the
+    # whole stream keeps every point (each window is a prefix) and needs no ring.
+    by_count = window is not None and not is_duration(window)
+    tracker = SlidingWindow(None if by_count else window, metrics, **options)
     is_pos, scores, weights = checked_batch(
         y_true, y_score, sample_weight, allow_empty=False, ranks=True
     )
+    if by_count and window < scores.shape[0]:
+        tracker = SlidingWindow(window, metrics, **options)
     return tracker._one_shot(is_pos, scores, weights, tracker._times(times, scores.shape[0]))
