@@ -608,7 +608,9 @@ class WindowedPointSet(PointSet):
         With a window or decay this retracts a point before it leaves: the
         oldest point in the window with this label, score and weight (the
         weight it was added with, before decay) leaves now; O(w) for the w
-        points of the window (a scan of them) plus one update.
+        points of the window (a scan of them) plus one update.  A count
+        window still covers the last ``window`` points added, the retracted
+        ones among them: it then holds fewer points.
 
         Parameters
         ----------
