@@ -12,6 +12,7 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part multiclass --sizes 1000000
     python asv_benchmarks/ratios.py --part approx_auc
     python asv_benchmarks/ratios.py --part dask --dask-sizes 10000000 30000000
+    python asv_benchmarks/ratios.py --part windows
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC),
@@ -645,10 +646,154 @@ def dask_part(args):
     return met
 
 
+class _Feeder:
+    """One Python-level step per call of ``step`` over a pre-generated stream (cycled):
+    the structures keep their state from round to round, in their steady state."""
+
+    def __init__(self, n, seed, period):
+        rng = np.random.default_rng(seed)
+        self.labels = rng.integers(0, 2, n).tolist()
+        self.scores = rng.random(n).tolist()
+        # Irregular times: on average ``period / 1000`` seconds apart, ties included.
+        gaps = rng.choice([0.0, 0.5, 1.0, 2.5], size=n) * period / 1000
+        self.times = (1.7e9 + np.cumsum(gaps)).tolist()
+        self.n = n
+        self.position = 0
+
+    def chunk(self, steps):
+        start = self.position
+        self.position = (start + steps) % (self.n - steps)
+        return range(start, start + steps)
+
+
+def windows_part(args):
+    """Windows and decay on the structures against the same loop with manual removals."""
+    from collections import deque
+
+    from hmeasure_stream import DynamicH
+
+    steps, rounds = 5_000, max(7, args.rounds)
+    window, period, half_life = 1000, 1000.0, 1000 / 60  # ~1000 points held by each
+    print(f"\nwindows and decay on the structures, per step "
+          f"(median of {rounds} interleaved rounds of {steps} steps)")
+    met = True
+    for name, make in (("DynamicAUC", DynamicAUC), ("DynamicH", DynamicH)):
+        feeder = {key: _Feeder(200_000, args.seed, period) for key in
+                  ("count", "manual count", "time", "manual time", "decay", "plain")}
+        count, time_window = make(window=window), make(window=f"{int(period)}s")
+        decay, plain = make(half_life=half_life), make()
+        manual_count, manual_time, plain_queue = make(), make(), deque()
+        count_queue, time_queue = deque(), deque()
+        held_by_decay = int(60 * half_life) if name == "DynamicAUC" else int(40 * half_life)
+
+        def structure_count(feed=feeder["count"], tracker=count):
+            labels, scores = feed.labels, feed.scores
+            for i in feed.chunk(steps):
+                tracker.add(labels[i], scores[i])
+                _ = tracker.auc
+
+        def manual_count_loop(feed=feeder["manual count"], tracker=manual_count,
+                              queue=count_queue):
+            labels, scores = feed.labels, feed.scores
+            for i in feed.chunk(steps):
+                tracker.add(labels[i], scores[i])
+                queue.append((labels[i], scores[i]))
+                if len(queue) > window:
+                    tracker.remove(*queue.popleft())
+                _ = tracker.auc
+
+        def structure_time(feed=feeder["time"], tracker=time_window):
+            labels, scores, times = feed.labels, feed.scores, feed.times
+            for i in feed.chunk(steps):
+                tracker.add(labels[i], scores[i], time=times[i])
+                _ = tracker.auc
+
+        def manual_time_loop(feed=feeder["manual time"], tracker=manual_time,
+                             queue=time_queue):
+            labels, scores, times = feed.labels, feed.scores, feed.times
+            for i in feed.chunk(steps):
+                now = times[i]
+                if now < (queue[-1][0] if queue else now):
+                    raise ValueError("times go backwards")  # what the structure checks
+                while queue and queue[0][0] <= now - period:
+                    _, label, score = queue.popleft()
+                    tracker.remove(label, score)
+                tracker.add(labels[i], scores[i])
+                queue.append((now, labels[i], scores[i]))
+                _ = tracker.auc
+
+        def structure_decay(feed=feeder["decay"], tracker=decay):
+            labels, scores = feed.labels, feed.scores
+            for i in feed.chunk(steps):
+                tracker.add(labels[i], scores[i])
+                _ = tracker.auc
+
+        def plain_window(feed=feeder["plain"], tracker=plain, queue=plain_queue,
+                         held_by_decay=held_by_decay):
+            # The plain update: the same number of points held, unit weights.
+            labels, scores = feed.labels, feed.scores
+            for i in feed.chunk(steps):
+                tracker.add(labels[i], scores[i])
+                queue.append((labels[i], scores[i]))
+                if len(queue) > held_by_decay:
+                    tracker.remove(*queue.popleft())
+                _ = tracker.auc
+
+        functions = {"count window": structure_count, "manual count": manual_count_loop,
+                     "time window": structure_time, "manual time": manual_time_loop,
+                     "decay": structure_decay, "plain": plain_window}
+        for function in functions.values():  # fill the windows
+            for _ in range(3):
+                function()
+        medians = time_interleaved(functions, rounds, rounds)
+        for key, seconds in medians.items():
+            print(f"  {name} {key:<14} {seconds / steps * 1e6:8.3f} us")
+        print(f"  {name} points held: count {len(count)}, time {len(time_window)}, "
+              f"decay {len(decay)}, plain {len(plain)}")
+        met &= report_target(f"{name} count window / manual removals",
+                             medians["count window"] / medians["manual count"], "<=", 1.2)
+        met &= report_target(f"{name} time window / manual removals",
+                             medians["time window"] / medians["manual time"], "<=", 1.2)
+        met &= report_target(f"{name} decay / plain update",
+                             medians["decay"] / medians["plain"], "<=", 1.5)
+    # Batches: add_many through a window against add_many + remove_many by hand.
+    y, s = make_data(2_000_000, args.seed)
+    batch = 10_000
+
+    def windowed_batches():
+        tracker = DynamicAUC(window=window)
+        for start in range(0, y.shape[0], batch):
+            tracker.add_many(y[start:start + batch], s[start:start + batch])
+
+    def manual_batches():
+        tracker = DynamicAUC()
+        for start in range(0, y.shape[0], batch):
+            tracker.add_many(y[start:start + batch], s[start:start + batch])
+            low = max(0, start + batch - window)
+            old = max(0, start - window)
+            tracker.remove_many(y[old:low], s[old:low])
+
+    def decayed_batches():
+        tracker = DynamicAUC(half_life=half_life)
+        for start in range(0, y.shape[0], batch):
+            tracker.add_many(y[start:start + batch], s[start:start + batch])
+
+    medians = time_interleaved({"windowed add_many": windowed_batches,
+                                "manual add_many + remove_many": manual_batches,
+                                "decayed add_many": decayed_batches}, max(3, rounds // 3), 3)
+    for key, seconds in medians.items():
+        print(f"  DynamicAUC {key:<30} {seconds / y.shape[0] * 1e9:8.1f} ns/point")
+    met &= report_target("DynamicAUC windowed add_many / manual",
+                         medians["windowed add_many"] / medians["manual add_many + remove_many"],
+                         "<=", 1.2)
+    return met
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
-                                           "multiclass", "binned", "approx_auc", "dask"],
+                                           "multiclass", "binned", "approx_auc", "dask",
+                                           "windows"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -679,6 +824,8 @@ def main(argv=None):
         all_met &= approx_auc_part(args)
     if args.part == "dask":
         all_met &= dask_part(args)
+    if args.part in ("all", "windows"):
+        all_met &= windows_part(args)
     return 0 if all_met else 1
 
 

@@ -32,7 +32,7 @@ empties.
 
 import numpy as np
 
-from libc.math cimport NAN, fabs, isfinite
+from libc.math cimport NAN, exp2, fabs, floor, isfinite, ldexp
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from hmeasure_stream._engines._fenwick cimport RankCounts
@@ -41,7 +41,13 @@ from hmeasure_stream._engines._numeric cimport (
     inverse_scale_of,
     stored_weight,
 )
-from hmeasure_stream._engines._ring cimport PointRing
+from hmeasure_stream._engines._ring cimport (
+    RESCALE_EXPONENT,
+    RETRACTED,
+    Forgetting,
+    PointRing,
+    ring_slot,
+)
 from hmeasure_stream._engines._treap cimport (
     DONE,
     NOT_PRESENT,
@@ -111,6 +117,10 @@ def stored_batch(weights, Py_ssize_t n, bint adding, double inverse_scale):
     return stored, inverse, (bad[0] if bad.size else -1)
 
 
+# Batches through a window (``Forgetting``) reserve room for _BLOCK points at a time.
+cdef Py_ssize_t _BLOCK = 4096
+
+
 cdef class AUCEngine:
     """Exact AUC under insertion and deletion; see the module docstring."""
 
@@ -150,6 +160,13 @@ cdef class AUCEngine:
                 result = self._batch(first, second, third, operation == ADD_BATCH)
             elif operation == SLIDE:
                 result = self._slide(first[0], first[1], first[2], second, third)
+            elif operation == FORGET_POINT:
+                result = self._forget_point(first[0], first[1], second, third, fourth)
+            elif operation == FORGET_BATCH:
+                result = self._forget_batch(first[0], first[1], first[2], first[3], second,
+                                            third, fourth)
+            elif operation == FORGET_REMOVE:
+                result = self._forget_remove(first, second, third, fourth)
             else:
                 result = self._read()
             if self.tree.n_points == 0:
@@ -307,6 +324,208 @@ cdef class AUCEngine:
             twice_u = self.twice_u + self.twice_u_compensation
         # Rounding with float weights may leave 2U a few ulps outside [0, 2 N P].
         return min(max(twice_u / (2.0 * weight_neg * weight_pos), 0.0), 1.0)
+
+    # ------------------------------------------------------------------
+    # Windows and decay: the points of a ``Forgetting`` leave here.
+
+    cdef void _scale_weights(self, double factor) noexcept nogil:
+        """Multiply every stored weight by ``factor``, a power of two (exact).
+
+        Weighted mode only; quantities of degree 2 in the weights (the pair
+        weights) by ``factor`` squared.  Engines with more weighted state
+        override and call this.
+        """
+        cdef Py_ssize_t slot
+        cdef int field
+        cdef double* fields[6]
+        cdef double* pairs = self.tree.subtree_pairs
+        if not self.tree.weighted:
+            return
+        fields[0] = self.tree.weight_neg
+        fields[1] = self.tree.weight_pos
+        fields[2] = self.tree.weight_neg_comp
+        fields[3] = self.tree.weight_pos_comp
+        fields[4] = self.tree.subtree_neg
+        fields[5] = self.tree.subtree_pos
+        for slot in range(self.tree.capacity):
+            for field in range(6):
+                fields[field][slot] *= factor
+            pairs[slot] *= factor * factor
+
+    cdef int _forget_one(self, Forgetting forgetting, uint8_t is_pos, double score,
+                         double weight, int64_t time, bint has_time) except -1 nogil:
+        """One point in, through ``forgetting`` (a slot and a ring slot reserved).
+
+        The points that leave before it arrives go first (oldest first; the
+        retracted ones are only dropped from the ring); with decay its weight
+        is stored times its decay factor, after rescaling every stored weight
+        by 2^-k when that factor would pass 2^RESCALE_EXPONENT.
+        """
+        cdef Py_ssize_t slot
+        cdef int64_t position
+        cdef double exponent, shift, whole, factor
+        cdef double* ring_weights
+        if has_time:
+            forgetting.newest_time = time
+            forgetting.has_time = True
+        else:
+            time = forgetting.newest_time
+        while forgetting.expired():
+            slot = forgetting.ring.head
+            if forgetting.ring.is_pos[slot] != RETRACTED:
+                self._update(forgetting.ring.is_pos[slot], forgetting.ring.score[slot],
+                             forgetting.ring.weight[slot], False)
+                forgetting.live -= 1
+            forgetting.ring.pop_oldest()
+        if forgetting.half_life > 0.0:
+            position = time if forgetting.decay_by_time else forgetting.step
+            if forgetting.live == 0:
+                forgetting.anchor = position
+                forgetting.anchor_fraction = 0.0
+            exponent = forgetting.exponent(position)
+            if exponent > RESCALE_EXPONENT:
+                whole = floor(exponent)
+                factor = ldexp(1.0, -<int>whole)
+                self._scale_weights(factor)
+                ring_weights = forgetting.ring.weight
+                for slot in range(forgetting.ring.slots):
+                    ring_weights[slot] *= factor
+                # The anchor moves by ``whole`` half-lives: an integer part and a
+                # fraction below 1 (0 when the half-life is an integer).
+                shift = forgetting.anchor_fraction + whole * forgetting.half_life
+                forgetting.anchor += <int64_t>floor(shift)
+                forgetting.anchor_fraction = shift - floor(shift)
+                forgetting.rescales += 1
+                exponent = forgetting.exponent(position)
+            weight = weight * exp2(exponent)
+        self._update(is_pos, score, weight, True)
+        forgetting.ring.append(is_pos, score, weight, time)
+        forgetting.step += 1
+        forgetting.live += 1
+        return 0
+
+    cdef object _forget_point(self, Forgetting forgetting, object time, object y_true,
+                              object y_score, object weight):
+        """One point given as plain Python values (``time``: int nanoseconds or None)."""
+        cdef bint is_pos
+        cdef double score, point_weight, inverse = self.inverse_scale
+        if not (_plain_label(y_true, &is_pos) and _plain_score(y_score, &score)
+                and _plain_weight(weight, &point_weight)):
+            return UNCHECKED
+        if point_weight != 1.0 or inverse != 1.0:
+            if inverse == 0.0 and point_weight > 0.0:
+                inverse = inverse_scale_of(point_weight)
+            if not stored_weight(point_weight, inverse, &point_weight):
+                return OUT_OF_RANGE
+        self._reserve(1, point_weight != 1.0 or forgetting.half_life > 0.0)
+        self.inverse_scale = inverse
+        forgetting.ring.reserve(1)
+        self._forget_one(forgetting, is_pos, score, point_weight,
+                         0 if time is None else time, time is not None)
+        return DONE
+
+    cdef Py_ssize_t _forget_batch(self, Forgetting forgetting, object times, object out,
+                                  object held, object is_pos_array, object scores_array,
+                                  object weights_array) except -2:
+        """A checked batch through ``forgetting``; ``out[i]`` (unless None) gets the metrics
+        after point i and ``held[i]`` (unless None) the number of points then held.  In
+        blocks, so that a long batch on a short window reserves room for one block only:
+        memory follows the window, not the batch.  Weights are stored in the structure's
+        units (as ``_batch``); returns -1, or the index of a weight that cannot be
+        stored (nothing done)."""
+        cdef const uint8_t[::1] is_pos = is_pos_array
+        cdef const double[::1] scores = scores_array
+        cdef const int64_t[::1] time_view = times
+        cdef double[:, ::1] out_view = out
+        cdef int64_t[::1] held_view = held
+        cdef Py_ssize_t index, start, stop, n = scores.shape[0], refused
+        cdef double inverse
+        cdef bint timed = times is not None, record = out is not None
+        cdef bint count = held is not None
+        stored = self._stored_weights(weights_array, n, True, &inverse, &refused)
+        if refused >= 0:
+            return refused
+        cdef bint unit = stored is None
+        cdef const double[::1] weights = stored
+        self._reserve(0, forgetting.half_life > 0.0
+                      or (not unit and bool(np.any(stored != 1.0))))
+        self.inverse_scale = inverse
+        for start in range(0, n, _BLOCK):
+            stop = min(start + _BLOCK, n)
+            self._reserve(stop - start, False)
+            forgetting.ring.reserve(stop - start)
+            with nogil:
+                for index in range(start, stop):
+                    self._forget_one(forgetting, is_pos[index], scores[index],
+                                     1.0 if unit else weights[index],
+                                     time_view[index] if timed else 0, timed)
+                    if record:
+                        self._record(out_view, index)
+                    if count:
+                        held_view[index] = forgetting.live
+        return -1
+
+    cdef object _forget_remove(self, Forgetting forgetting, object is_pos_array,
+                               object scores_array, object weights_array):
+        """Retract a checked batch from the window: each point is the oldest one there with
+        its label, score and weight, not yet retracted.  Returns (-1, DONE), or (index,
+        status) of the first point not found (nothing retracted)."""
+        cdef const uint8_t[::1] is_pos = is_pos_array
+        cdef const double[::1] scores = scores_array
+        cdef const double[::1] weights = weights_array
+        cdef PointRing ring = forgetting.ring
+        cdef Py_ssize_t index, offset, slot, n = scores.shape[0]
+        cdef double expected, stored
+        cdef bint seen
+        taken = np.zeros(ring.slots, dtype=np.uint8)
+        cdef uint8_t[::1] taken_view = taken
+        found = np.empty(n, dtype=np.intp)
+        for index in range(n):
+            seen = False
+            found[index] = -1
+            for offset in range(ring.size):
+                slot = ring_slot(ring, offset)
+                if (ring.is_pos[slot] != is_pos[index] or ring.score[slot] != scores[index]
+                        or taken_view[slot]):
+                    continue
+                seen = True
+                stored = ring.weight[slot]
+                expected = (1.0 if weights is None else weights[index]) * self.inverse_scale
+                if forgetting.half_life > 0.0:
+                    expected *= exp2(forgetting.exponent(forgetting.position(offset)))
+                if stored == expected or fabs(stored - expected) <= 1e-9 * max(stored, expected):
+                    taken_view[slot] = 1
+                    found[index] = slot
+                    break
+            if found[index] < 0:
+                return index, WEIGHT_EXCEEDS if seen else NOT_PRESENT
+        for index in range(n):
+            slot = found[index]
+            self._update(ring.is_pos[slot], ring.score[slot], ring.weight[slot], False)
+            ring.is_pos[slot] = RETRACTED
+            forgetting.live -= 1
+        return -1, DONE
+
+    def forget_add(self, Forgetting forgetting, y_true, y_score, weight=1.0, time=None):
+        """Add one point (plain Python values) through ``forgetting``: DONE, UNCHECKED or
+        OUT_OF_RANGE.
+
+        ``time``: int nanoseconds, not before ``forgetting.newest_time`` (the
+        caller checks), or None.
+        """
+        return self._guarded(FORGET_POINT, (forgetting, time), y_true, y_score, weight)
+
+    def forget_add_many(self, Forgetting forgetting, is_pos, scores, weights=None, times=None,
+                        out=None, held=None):
+        """Add a checked batch through ``forgetting`` (``times``: int64 ns, non-decreasing
+        from ``forgetting.newest_time``, or None); ``out[i]`` gets the metrics after point i
+        (as ``slide``), ``held[i]`` (int64) the number of points then held.  Returns -1,
+        or the index of a weight out of range (nothing is done)."""
+        return self._guarded(FORGET_BATCH, (forgetting, times, out, held), is_pos, scores, weights)
+
+    def forget_remove_many(self, Forgetting forgetting, is_pos, scores, weights=None):
+        """Retract a checked batch from the window: (-1, DONE) or (index, Status)."""
+        return self._guarded(FORGET_REMOVE, forgetting, is_pos, scores, weights)
 
     # ------------------------------------------------------------------
     # Entry points for the validated public layer.

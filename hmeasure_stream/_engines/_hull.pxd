@@ -46,3 +46,4 @@ cdef class HullEngine(AUCEngine):
     cdef double _approx_h(self, int32_t* subset_edges, double* record_x=*,
                           double* record_y=*) noexcept nogil
     cdef double _auch(self) noexcept nogil
+    cdef void _scale_weights(self, double factor) noexcept nogil

@@ -259,6 +259,34 @@ cdef class HullEngine(AUCEngine):
         self._sync()
         return 0
 
+    cdef void _scale_weights(self, double factor) noexcept nogil:
+        """Every stored weight times ``factor``, a power of two: the treap's, the chains'
+        (the areas, of degree 2, by its square; pending loss terms stay NaN) and the
+        undo records'.  Exact, so every maintained value is the scaled one bit for bit."""
+        cdef Py_ssize_t slot
+        cdef double* d = self.chains.d
+        cdef double* cd = self.chains.cd
+        cdef double* first = self.chains.first
+        cdef double* h = self.chains.h
+        cdef double* ch = self.chains.ch
+        cdef double* area = self.chains.area
+        AUCEngine._scale_weights(self, factor)
+        for slot in range(2 * <Py_ssize_t>self.chains.capacity):
+            d[slot] *= factor
+            cd[slot] *= factor
+            first[slot] *= factor
+        for slot in range(self.chains.capacity):
+            h[slot] *= factor
+            ch[slot] *= factor
+            area[slot] *= factor * factor
+        for slot in range(self.slots):
+            self.merge_inner[slot].saved_neg *= factor
+            self.merge_inner[slot].saved_pos *= factor
+            self.merge_inner[slot].saved_h *= factor
+            self.merge_outer[slot].saved_neg *= factor
+            self.merge_outer[slot].saved_pos *= factor
+            self.merge_outer[slot].saved_h *= factor
+
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
         """AUC, H and AUCH of the current points into ``out[row]``."""
         cdef int32_t subset_edges

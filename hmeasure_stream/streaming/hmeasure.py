@@ -2,12 +2,18 @@
 
 from hmeasure_stream._engines._hull import HullEngine
 from hmeasure_stream._validation import check_cost, check_positive
-from hmeasure_stream.streaming._base import PointSet, check_structure_options, merge_points
+from hmeasure_stream.streaming._base import (
+    PointSet,
+    WindowedPointSet,
+    check_structure_options,
+    make_forgetting,
+    merge_points,
+)
 
 __all__ = ["ApproxH", "DynamicH"]
 
 
-class _HullPointSet(PointSet):
+class _HullPointSet(WindowedPointSet):
     """What DynamicH and ApproxH share: the maintained ROC hull (HullEngine) and its AUCH."""
 
     __slots__ = ()
@@ -46,6 +52,17 @@ class DynamicH(_HullPointSet):
         R hmeasure's parameterisation: Beta(2, 1 + 1/SR).  ``"prior"`` (R's
         default, SR = pi1/pi0) is refused: it changes the cost distribution
         whenever the class balance changes, so it cannot be maintained exactly.
+    window : int, str, datetime.timedelta or numpy.timedelta64, optional
+        Keep only a window of the points: an int keeps the last ``window``
+        points added (adding one more evicts the oldest); a duration
+        (``"15min"``, ``"24h"``, ``"7d"``, a timedelta) keeps the points whose
+        time is in (t - window, t], t the newest time (every point then needs
+        a time).  None (default): every point is kept until removed.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        Exponential decay: a point of age a weighs 2^(-a / half_life) times
+        its weight, relative to the newest point; the age counts points
+        added after it (a number) or time (a duration, with times).  Combines
+        with ``window``.
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional
@@ -90,6 +107,27 @@ class DynamicH(_HullPointSet):
     reading ``h`` at once may get RuntimeError (use a lock); ``auc``,
     ``auch``, ``n_neg`` and ``n_pos`` are plain reads, safe from any thread.
 
+    Windows and decay: with ``window`` or ``half_life`` each point is kept,
+    oldest first, with its time in a ring (25 bytes a point, growing by
+    doubling); the points that leave go in the same compiled call as the
+    point that makes them leave, one O(log n) update each (amortised: each
+    point leaves once).  With decay a point's weight is stored times
+    2^((x - x0) / half_life) (x its step or time, x0 an anchor), so the
+    newest points weigh most and nothing already stored changes; when that
+    factor passes 2^64 every stored weight is multiplied by 2^-k (exact in
+    floating point) and x0 moves k half-lives: the metrics, which do not
+    depend on a common scale of the weights, equal the from-scratch values
+    with ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-11.
+    Points older than 40 half-lives (factor below 2^-40, about 9.1e-13 of the
+    newest) leave, so memory stays bounded: with points arriving at a
+    steady rate the weight they carry is below 1e-12 of their class's, and
+    so is their effect on the metrics.  (40, not the 60 of
+    :class:`DynamicAUC`: the hull's geometry needs the weights it holds
+    within float64's 53-bit mantissa of each other.)  ``remove`` then retracts a point
+    before it leaves (the oldest in the window with that label, score and
+    weight), in O(w) for w points in the window.  Times must not go
+    backwards.
+
     References
     ----------
     N. Tatti, "Maintaining AUC and H-measure over time".
@@ -115,7 +153,9 @@ class DynamicH(_HullPointSet):
 
     __slots__ = ()
 
-    def __init__(self, alpha=2.0, beta=2.0, severity_ratio=None, *, capacity=16, seed=None):
+    def __init__(self, alpha=2.0, beta=2.0, severity_ratio=None, *, window=None, half_life=None,
+                 capacity=16, seed=None):
+        self._forgetting = make_forgetting(window, half_life, hull=True)
         if isinstance(severity_ratio, str) and severity_ratio == "prior":
             raise ValueError(
                 'severity_ratio="prior" cannot be maintained exactly: the cost '
@@ -225,6 +265,17 @@ class ApproxH(_HullPointSet):
     severity_ratio : float or "prior", optional
         R hmeasure's Beta(2, 1 + 1/SR); ``"prior"`` (R's default) is
         SR = pi1 / pi0, with the priors above or those of the current points.
+    window : int, str, datetime.timedelta or numpy.timedelta64, optional
+        Keep only a window of the points: an int keeps the last ``window``
+        points added (adding one more evicts the oldest); a duration
+        (``"15min"``, ``"24h"``, ``"7d"``, a timedelta) keeps the points whose
+        time is in (t - window, t], t the newest time (every point then needs
+        a time).  None (default): every point is kept until removed.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        Exponential decay: a point of age a weighs 2^(-a / half_life) times
+        its weight, relative to the newest point; the age counts points
+        added after it (a number) or time (a duration, with times).  Combines
+        with ``window``.
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional
@@ -258,6 +309,27 @@ class ApproxH(_HullPointSet):
     which is random (``seed``): two structures holding the same points may
     return different values, both within the bound.
 
+    Windows and decay: with ``window`` or ``half_life`` each point is kept,
+    oldest first, with its time in a ring (25 bytes a point, growing by
+    doubling); the points that leave go in the same compiled call as the
+    point that makes them leave, one O(log n) update each (amortised: each
+    point leaves once).  With decay a point's weight is stored times
+    2^((x - x0) / half_life) (x its step or time, x0 an anchor), so the
+    newest points weigh most and nothing already stored changes; when that
+    factor passes 2^64 every stored weight is multiplied by 2^-k (exact in
+    floating point) and x0 moves k half-lives: the metrics, which do not
+    depend on a common scale of the weights, equal the from-scratch values
+    with ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-11.
+    Points older than 40 half-lives (factor below 2^-40, about 9.1e-13 of the
+    newest) leave, so memory stays bounded: with points arriving at a
+    steady rate the weight they carry is below 1e-12 of their class's, and
+    so is their effect on the metrics.  (40, not the 60 of
+    :class:`DynamicAUC`: the hull's geometry needs the weights it holds
+    within float64's 53-bit mantissa of each other.)  ``remove`` then retracts a point
+    before it leaves (the oldest in the window with that label, score and
+    weight), in O(w) for w points in the window.  Times must not go
+    backwards.
+
     Threads: mutate from one thread at a time; a mutation (or a read of
     ``h``, which claims the structure while it walks the hull) that finds
     another one running raises RuntimeError.  ``auc``, ``auch``, ``n_neg``
@@ -284,7 +356,8 @@ class ApproxH(_HullPointSet):
     __slots__ = ()
 
     def __init__(self, epsilon, priors=None, alpha=2.0, beta=2.0, severity_ratio=None, *,
-                 capacity=16, seed=None):
+                 window=None, half_life=None, capacity=16, seed=None):
+        self._forgetting = make_forgetting(window, half_life, hull=True)
         epsilon = check_positive(epsilon, "epsilon")
         rule = check_cost(alpha, beta, severity_ratio, priors)
         self._engine = HullEngine(2.0, 2.0, *check_structure_options(capacity, seed))

@@ -16,8 +16,10 @@ from hmeasure_stream._validation import (
     check_integer,
     check_positive,
     check_relative_to,
+    check_times,
     check_unit_weights,
     dense_ranks,
+    is_duration,
 )
 from hmeasure_stream.binned import (
     _TRANSFORMS,
@@ -26,8 +28,11 @@ from hmeasure_stream.binned import (
     _estimate_alpha,
 )
 from hmeasure_stream.streaming._base import (
+    check_forgetting,
     check_structure_options,
     checked_batch,
+    forgetting_times,
+    make_forgetting,
     out_of_range_message,
 )
 
@@ -39,6 +44,8 @@ _HULL_METRICS = frozenset(("h", "auch"))
 
 
 def _check_window(window):
+    if is_duration(window):
+        return window  # checked by make_forgetting
     if window is not None and (
         isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer))
         or not 1 <= window <= MAX_CAPACITY
@@ -139,9 +146,12 @@ class SlidingWindow:
 
     Parameters
     ----------
-    window : int or None
-        Number of points in the window (>= 1), or None for every prefix
-        (nothing is ever evicted: the learning curve).
+    window : int, str, datetime.timedelta, numpy.timedelta64 or None
+        Number of points in the window (>= 1); a duration (``"15min"``,
+        ``"24h"``, ``"7d"``, a timedelta): the points whose time is in
+        (t - window, t], t the newest time (``update`` then needs
+        ``times``); or None for every prefix (nothing is ever evicted: the
+        learning curve).
     metrics : str or sequence of str, default=("auc",)
         ``"auc"``, ``"h"`` (the H-measure), ``"auch"`` (area under the
         ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`) and
@@ -167,6 +177,14 @@ class SlidingWindow:
         (default 1000 linear bins over (0, 1)); a log-log ``loglog_alpha`` of
         None is estimated from the first chunk and then frozen.  Ignored
         without ``"auc_binned"``.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        Exponential decay, as for :class:`DynamicAUC`: a point of age a
+        weighs 2^(-a / half_life), the age in points (a number) or in time
+        (a duration, with ``times``).  Combines with ``window``.  Not with
+        ``"auc_approx"`` or ``"auc_binned"``.
+    min_periods : int, default=1
+        The metrics are nan until the window holds this many points (as
+        pandas' ``rolling``).
     capacity : int, default=16
         Initial room, in distinct scores, of the engine (doubles as needed).
     seed : int, optional
@@ -226,14 +244,26 @@ class SlidingWindow:
 
     # One ring of the window's points per engine: each engine removes the
     # points that leave its own window.
-    __slots__ = ("_engines", "_metrics", "_rings", "_window")
+    # With a duration window or a half-life, one ``Forgetting`` per engine instead.
+    __slots__ = ("_engines", "_forgettings", "_metrics", "_min_periods", "_rings", "_window")
 
     def __init__(self, window, metrics=("auc",), *, alpha=2.0, beta=2.0, severity_ratio=None,
                  priors=None, epsilon=None, epsilon_auc=None, auc_relative_to="auc",
                  bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
-                 capacity=16, seed=None):
+                 half_life=None, min_periods=1, capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
+        self._min_periods = check_integer(min_periods, "min_periods", 1)
+        self._forgettings = None
+        if is_duration(window) or half_life is not None:
+            refused = {"auc_approx", "auc_binned"}.intersection(self._metrics)
+            if refused and half_life is not None:
+                raise ValueError(f"half_life is not available with the metric(s) "
+                                 f"{sorted(refused)}: their engines take unit weights")
+            if "auc_binned" in self._metrics:
+                raise ValueError("a window given as a duration is not available with "
+                                 "'auc_binned'")
+            make_forgetting(window, half_life)  # checks both before anything is built
         capacity, seed = check_structure_options(capacity, seed)
         self._engines = _window_engines(
             self._metrics, alpha=alpha, beta=beta, severity_ratio=severity_ratio,
@@ -241,10 +271,18 @@ class SlidingWindow:
             auc_relative_to=auc_relative_to, bins=bins, transform=transform,
             loglog_alpha=loglog_alpha, score_range=score_range,
             capacity=capacity, seed=seed)
-        self._rings = [PointRing(0 if self._window is None else self._window)
-                       for _ in self._engines]
+        if is_duration(window) or half_life is not None:
+            self._forgettings = [make_forgetting(window, half_life, isinstance(engine, HullEngine))
+                                for engine in self._engines]
+            self._window = self._forgettings[0].count or (
+                np.timedelta64(int(self._forgettings[0].period), "ns")
+                if self._forgettings[0].period else None)
+            self._rings = []
+        else:
+            self._rings = [PointRing(0 if self._window is None else self._window)
+                           for _ in self._engines]
 
-    def update(self, y_true, y_score, sample_weight=None):
+    def update(self, y_true, y_score, sample_weight=None, *, times=None):
         """Feed the next chunk of the stream; the metrics after each of its points.
 
         Parameters
@@ -255,25 +293,44 @@ class SlidingWindow:
             Scores, finite real numbers.
         sample_weight : array-like of shape (k,), optional
             Weights, finite and >= 0 (default 1).
+        times : array-like of shape (k,), optional
+            The points' times, non-decreasing across chunks (numbers of
+            seconds since the epoch, datetime64, datetimes, Timestamps or
+            ISO 8601 strings, as for :meth:`DynamicAUC.add_many`).  Required
+            with a duration window or half-life; otherwise checked and not
+            used.
 
         Returns
         -------
         dict of str to ndarray
             For each metric a float64 array of length k: entry i is the metric
             over the window ending at the chunk's point i; nan where a class is
-            absent from that window.
+            absent from that window or it holds fewer than ``min_periods``
+            points.
 
         Raises
         ------
         ValueError
             On invalid input (as for :func:`~hmeasure_stream.auc`), weights
-            other than 1 with ``"auc_approx"``, or a weight more than 2**400 times
-            larger or smaller than the first positive weight of the window;
-            nothing changes.
+            other than 1 with ``"auc_approx"``, a weight more than 2**400 times
+            larger or smaller than the first positive weight of the window, or
+            times that go backwards (the message names the position); nothing
+            changes.
         """
-        return self._slide(*checked_batch(y_true, y_score, sample_weight))
+        batch = checked_batch(y_true, y_score, sample_weight)
+        return self._slide(*batch, times=self._times(times, batch[1].shape[0]))
 
-    def _slide(self, is_pos, scores, weights):
+    def _times(self, times, n):
+        if self._forgettings is not None:
+            return forgetting_times(self._forgettings[0], times, n)
+        if times is not None:
+            check_times(times, n)
+        return None
+
+    def _slide(self, is_pos, scores, weights, times=None):
+        if self._forgettings is not None:
+            return self._forget(is_pos, scores, weights, times)
+        held_before = len(self)
         if "auc_approx" in self._metrics:
             check_unit_weights(weights, "the metric 'auc_approx'")
         for engine in self._engines:
@@ -294,9 +351,46 @@ class SlidingWindow:
             engine.slide(ring, is_pos, scores, weights, out)
             for column, name in enumerate(engine.columns):
                 values.setdefault(name, out[:, column])
-        return {name: values[name].copy() for name in self._metrics}
+        values = {name: values[name].copy() for name in self._metrics}
+        if self._min_periods > 1:
+            held = held_before + np.arange(1, scores.shape[0] + 1)
+            if self._window is not None:
+                held = np.minimum(held, self._window)
+            self._mask_short(values, held)
+        return values
 
-    def _one_shot(self, is_pos, scores, weights):
+    def _mask_short(self, values, held):
+        short = held < self._min_periods
+        for column in values.values():
+            column[short] = np.nan
+
+    def _forget(self, is_pos, scores, weights, times):
+        """A chunk through each engine's ``Forgetting`` (duration windows, decay)."""
+        if "auc_approx" in self._metrics:
+            check_unit_weights(weights, "the metric 'auc_approx'")
+        # Every engine has the same history: the first answers for all, before any of
+        # them changes (unit weights too: against the scale of those held).
+        refused = self._engines[0].stored_weights(weights, scores.shape[0], True)[1]
+        if refused >= 0:
+            raise ValueError(
+                out_of_range_message(self._engines[0], weights, refused, "sample_weight"))
+        values = {}
+        held = np.empty(scores.shape[0], dtype=np.int64)
+        for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
+            out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
+            refused = engine.forget_add_many(forgetting, is_pos, scores, weights, times, out,
+                                             held)
+            if refused >= 0:
+                # (Every engine has the same history, so the first refuses or none does.)
+                raise ValueError(out_of_range_message(engine, weights, refused, "sample_weight"))
+            for column, name in enumerate(engine.columns):
+                values.setdefault(name, out[:, column])
+        values = {name: values[name].copy() for name in self._metrics}
+        if self._min_periods > 1:
+            self._mask_short(values, held)
+        return values
+
+    def _one_shot(self, is_pos, scores, weights, times=None):
         """The metrics of every window of a whole stream (``sliding_window``).
 
         With the AUC alone and unit weights, the whole stream is known: the
@@ -305,12 +399,17 @@ class SlidingWindow:
         """
         n = scores.shape[0]
         if (self._metrics == ("auc",) and len(self) == 0 and n < 2**31
+                and self._forgettings is None
                 and (weights is None or np.all(weights == 1.0))):
             ranks, n_ranks = dense_ranks(scores)
-            values = np.empty(n, dtype=np.float64)
-            sliding_auc_ranked(is_pos, ranks, n_ranks, self._window or 0, values)
-            return {"auc": values}
-        return self._slide(is_pos, scores, weights)
+            values = {"auc": np.empty(n, dtype=np.float64)}
+            sliding_auc_ranked(is_pos, ranks, n_ranks, self._window or 0, values["auc"])
+            if self._min_periods > 1:
+                held = np.arange(1, n + 1)
+                self._mask_short(values, held if self._window is None
+                                 else np.minimum(held, self._window))
+            return values
+        return self._slide(is_pos, scores, weights, times)
 
     def _metric(self, name):
         if name not in self._metrics:
@@ -349,8 +448,24 @@ class SlidingWindow:
 
     @property
     def window(self):
-        """The window length (None: every prefix)."""
+        """The window: a number of points, a duration (``numpy.timedelta64``), or None
+        (every prefix)."""
         return self._window
+
+    @property
+    def half_life(self):
+        """The half-life: a number of points, a duration (``numpy.timedelta64``), or None."""
+        if self._forgettings is None or not self._forgettings[0].half_life:
+            return None
+        forgetting = self._forgettings[0]
+        if forgetting.decay_by_time:
+            return np.timedelta64(int(forgetting.half_life), "ns")
+        return forgetting.half_life
+
+    @property
+    def min_periods(self):
+        """The fewest points a window needs for its metrics (nan before)."""
+        return self._min_periods
 
     @property
     def metrics(self):
@@ -360,9 +475,12 @@ class SlidingWindow:
     @property
     def nbytes(self):
         """Bytes held by the engine's buffers and the window's points."""
+        rings = self._rings if self._forgettings is None else [
+            forgetting.ring for forgetting in self._forgettings]
         return sum(engine.nbytes for engine in self._engines) + sum(
-            buffer.nbytes for ring in self._rings
-            for buffer in (ring.is_pos_buffer, ring.score_buffer, ring.weight_buffer))
+            buffer.nbytes for ring in rings
+            for buffer in (ring.is_pos_buffer, ring.score_buffer, ring.weight_buffer,
+                           ring.time_buffer) if buffer is not None)
 
     def __len__(self):
         return int(self._engines[0].n_points)
@@ -371,8 +489,20 @@ class SlidingWindow:
         return (f"SlidingWindow(window={self._window!r}, metrics={self._metrics!r}, "
                 f"points={len(self)})")
 
+    def __setstate__(self, state):
+        # Pickles from before duration windows and decay hold neither.
+        self._forgettings = None
+        self._min_periods = 1
+        for name, value in (state[1] if isinstance(state, tuple) else state or {}).items():
+            setattr(self, name, value)
+
     def _check(self):
         """Verify the engine's invariants and that it holds the ring's points (for tests)."""
+        if self._forgettings is not None:
+            for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
+                engine._check()
+                check_forgetting(engine, forgetting)
+            return True
         for engine, ring in zip(self._engines, self._rings, strict=True):
             engine._check()
             if engine.n_points != len(self):
@@ -400,6 +530,9 @@ def sliding_window(
     transform=None,
     loglog_alpha=None,
     score_range=(0.0, 1.0),
+    times=None,
+    half_life=None,
+    min_periods=1,
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -412,8 +545,11 @@ def sliding_window(
         Labels, 0/1 or bool, in stream order.
     y_score : array-like of shape (n,)
         Scores, finite real numbers.
-    window : int or None
-        Number of points in the window (>= 1), or None for every prefix.
+    window : int, str, datetime.timedelta, numpy.timedelta64 or None
+        Number of points in the window (>= 1); a duration (``"15min"``,
+        ``"24h"``, ``"7d"``, a timedelta) for the points whose time is in
+        (t - window, t], t the time of the point the window ends at (needs
+        ``times``); or None for every prefix.
     metrics : sequence of str, default=("auc",)
         Which metrics to compute: ``"auc"``, ``"h"`` (the H-measure with
         priors from the window), ``"auch"`` (area under the ROC hull) and
@@ -440,6 +576,19 @@ def sliding_window(
         The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`;
         a log-log ``loglog_alpha`` of None is estimated from the whole array.
         With ``window=None`` this is Bouckaert's binned learning curve.
+    times : array-like of shape (n,), optional
+        The points' times, non-decreasing: numbers of seconds since the
+        epoch, datetime64, datetimes, pandas Timestamps or ISO 8601 strings
+        (a pandas column with a time zone is converted to UTC).  Required
+        with a duration ``window`` or ``half_life``.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        Exponential decay as for :class:`DynamicAUC`: a point of age a
+        weighs 2^(-a / half_life) times its weight; the age in points (a
+        number) or in time (a duration, with ``times``).  Combines with
+        ``window``.
+    min_periods : int, default=1
+        Entries whose window holds fewer points are nan (as pandas'
+        ``rolling``).
 
     Returns
     -------
@@ -499,13 +648,15 @@ def sliding_window(
     options = {"alpha": alpha, "beta": beta, "severity_ratio": severity_ratio,
                "priors": priors, "epsilon": epsilon, "epsilon_auc": epsilon_auc,
                "auc_relative_to": auc_relative_to, "bins": bins, "transform": transform,
-               "loglog_alpha": loglog_alpha, "score_range": score_range}
-    # The options are checked before the data; a window of at least the whole
-    # stream keeps every point (each window is a prefix) and needs no ring.
-    tracker = SlidingWindow(None, metrics, **options)
+               "loglog_alpha": loglog_alpha, "score_range": score_range,
+               "half_life": half_life, "min_periods": min_periods}
+    # The options are checked before the data; a count window of at least the
+    # whole stream keeps every point (each window is a prefix) and needs no ring.
+    by_count = window is not None and not is_duration(window)
+    tracker = SlidingWindow(None if by_count else window, metrics, **options)
     is_pos, scores, weights = checked_batch(
         y_true, y_score, sample_weight, allow_empty=False, ranks=True
     )
-    if window is not None and window < scores.shape[0]:
+    if by_count and window < scores.shape[0]:
         tracker = SlidingWindow(window, metrics, **options)
-    return tracker._one_shot(is_pos, scores, weights)
+    return tracker._one_shot(is_pos, scores, weights, tracker._times(times, scores.shape[0]))
