@@ -1,0 +1,131 @@
+"""DynamicH.report against hmeasure_report of the current points, after every operation."""
+
+import math
+import pickle
+
+import numpy as np
+import pytest
+from reference_impl import r_misclass_counts, r_style_report
+
+from hmeasure_stream import DynamicH, hmeasure_report
+
+
+def assert_report_matches(tracker, points, levels=(0.95,), threshold=0.5, alpha=2.0, beta=2.0,
+                          exact=True):
+    report = tracker.report(list(levels), threshold=threshold)
+    y = np.array([p[0] for p in points], dtype=int)
+    s = np.array([p[1] for p in points], dtype=float)
+    w = np.array([p[2] for p in points], dtype=float)
+    if not points or not (w[y == 0].sum() > 0 and w[y == 1].sum() > 0):
+        assert all(math.isnan(value) for value in report.values())
+        return report
+    expected = hmeasure_report(y, s, sample_weight=None if exact else w, alpha=alpha,
+                               beta=beta, level=list(levels), threshold=threshold)
+    assert list(report) == list(expected)
+    for key, value in expected.items():
+        if math.isnan(value):
+            assert math.isnan(report[key]), key
+        elif exact and key not in ("H", "AUCH", "KS", "MER", "MWL"):
+            # Unit weights: the same comparisons and float expressions.  (H and
+            # AUCH are sums formed differently; KS, MER and MWL may be reached
+            # at two points whose rounded values differ by an ulp.)
+            assert report[key] == value, (key, report[key], value)
+        else:
+            assert report[key] == pytest.approx(value, rel=1e-9, abs=1e-12), key
+    return report
+
+
+def random_operations(seed, steps, weighted, distinct):
+    """A random sequence of ("add" | "remove", point) with ties, weights and emptying."""
+    rng = np.random.default_rng(seed)
+    present, operations = [], []
+    for _ in range(steps):
+        if present and rng.random() < 0.4:
+            point = present.pop(int(rng.integers(len(present))))
+            operations.append(("remove", point))
+        else:
+            weight = float(rng.choice([0.5, 1.0, 2.0, 3.25])) if weighted else 1.0
+            point = (int(rng.integers(2)), float(rng.integers(-distinct, distinct + 1)) / 4,
+                     weight)
+            present.append(point)
+            operations.append(("add", point))
+    return operations
+
+
+@pytest.mark.parametrize("seed", range(8))
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("first_report", ["start", "late"])
+def test_report_after_every_operation(seed, weighted, first_report):
+    """Capacity 1; the lower hull tracked from the start, or built from 30 points."""
+    tracker = DynamicH(capacity=1, seed=seed)
+    if first_report == "start":
+        assert all(math.isnan(value) for value in tracker.report().values())
+    points = []
+    for step, (kind, point) in enumerate(random_operations(seed, 90, weighted, [2, 6, 40][seed % 3])):
+        if kind == "add":
+            tracker.add(*point)
+            points.append(point)
+        else:
+            tracker.remove(*point)
+            points.remove(point)
+        if first_report == "late" and step < 30:
+            continue
+        threshold = [0.5, 0.0, -0.25, 1.0][step % 4]
+        assert_report_matches(tracker, points, levels=(0.95, 0.5, 0.295), threshold=threshold,
+                              exact=not weighted)
+        tracker._check()
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_report_batches_cost_and_pickle(seed):
+    rng = np.random.default_rng(100 + seed)
+    n = 400
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.normal(size=n) + y * rng.uniform(-1, 2), 1)
+    tracker = DynamicH(alpha=3.0, beta=1.5)
+    tracker.add_many(y[:200], s[:200])
+    assert_report_matches(tracker, [(a, b, 1.0) for a, b in zip(y[:200], s[:200])],
+                          alpha=3.0, beta=1.5)
+    tracker.add_many(y[200:], s[200:])
+    tracker.remove_many(y[:150], s[:150])
+    points = [(a, b, 1.0) for a, b in zip(y[150:], s[150:])]
+    report = assert_report_matches(tracker, points, alpha=3.0, beta=1.5)
+    copy = pickle.loads(pickle.dumps(tracker))
+    copy._check()
+    assert copy.report() == report
+    # The copy keeps maintaining its lower hull.
+    copy.add_many(y[:10], s[:10])
+    copy._check()
+    assert_report_matches(copy, points + [(a, b, 1.0) for a, b in zip(y[:10], s[:10])],
+                          alpha=3.0, beta=1.5)
+
+
+def test_report_against_independent_r_definitions():
+    rng = np.random.default_rng(7)
+    y = rng.integers(0, 2, 300)
+    s = np.round(rng.uniform(size=300) * 0.6 + y * 0.3, 2)
+    tracker = DynamicH(severity_ratio=0.5)
+    tracker.add_many(y, s)
+    report = tracker.report(level=[0.9, 0.95])
+    for level in (0.9, 0.95):
+        reference = r_style_report(y, s, severity_ratio=0.5, level=level)
+        percent = math.floor(level * 100)
+        assert report[f"Spec.Sens{percent}"] == pytest.approx(reference["Spec.Sens"], rel=1e-12)
+        assert report[f"Sens.Spec{percent}"] == pytest.approx(reference["Sens.Spec"], rel=1e-12)
+    for key in ("KS", "MER", "MWL"):
+        assert report[key] == pytest.approx(reference[key], rel=1e-12), key
+    for key, value in r_misclass_counts(y, s, 0.5).items():
+        assert report[key] == pytest.approx(value, rel=1e-12), key
+
+
+def test_report_refuses_bad_arguments_and_changes_nothing():
+    tracker = DynamicH()
+    tracker.add_many([0, 1, 1, 0], [0.1, 0.7, 0.3, 0.4])
+    before = pickle.dumps(tracker)
+    for bad in (0, 1.0, "0.9", [0.5, 2.0]):
+        with pytest.raises(ValueError, match="level"):
+            tracker.report(bad)
+    for bad in (np.nan, "0.5", None):
+        with pytest.raises(ValueError, match="threshold"):
+            tracker.report(threshold=bad)
+    assert pickle.dumps(tracker) == before
