@@ -497,6 +497,18 @@ cdef class HullEngine(AUCEngine):
         self.lower = lower
         self.has_lower = True
 
+    @property
+    def ks(self):
+        return self.extremes(self.report_cost)[0]
+
+    @property
+    def mer(self):
+        return self.extremes(self.report_cost)[1]
+
+    @property
+    def mwl(self):
+        return self.extremes(self.report_cost)[2]
+
     def record_report(self, double cost):
         """Record KS, MER and MWL (at cost c) in ``slide``'s ``out`` as well (columns 3-5)."""
         self.track_lower()

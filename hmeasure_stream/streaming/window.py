@@ -8,6 +8,7 @@ import numpy as np
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._auc import AUCEngine, sliding_auc_ranked
 from hmeasure_stream._engines._bin_tree import BinTree
+from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._hull import HullEngine
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._validation import (
@@ -29,8 +30,9 @@ from hmeasure_stream.streaming._base import check_capacity, checked_batch
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
 #: The metrics a window can follow.
-WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned")
-_HULL_METRICS = frozenset(("h", "auch"))
+WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned", "ks", "mer", "mwl")
+_REPORT_METRICS = frozenset(("ks", "mer", "mwl"))
+_HULL_METRICS = frozenset(("h", "auch")) | _REPORT_METRICS
 
 
 def _check_window(window):
@@ -104,6 +106,11 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
         return [*engines, AUCEngine(capacity, seed)] if exact_needed or not engines else engines
     rule = check_cost(alpha, beta, severity_ratio, priors)
     if epsilon is not None:
+        if _REPORT_METRICS.intersection(metrics):
+            raise ValueError(
+                "the metrics 'ks', 'mer' and 'mwl' come from the exact hull: they cannot be "
+                "combined with epsilon="
+            )
         epsilon = check_positive(epsilon, "epsilon")
         # A fixed seed by default: the subset, hence H', depends on the trees'
         # random shape, and the same stream should give the same values.
@@ -116,7 +123,12 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
             "exactly: pass epsilon= for the approximate H (within epsilon * (1 - H)), "
             "or call h_measure on each window"
         )
-    return [HullEngine(*rule.shape, capacity, seed), *engines]
+    engine = HullEngine(*rule.shape, capacity, seed)
+    if _REPORT_METRICS.intersection(metrics):
+        # R hmeasure's KS, MER and MWL (priors from the window, MWL at the
+        # Beta's mode): hull descents, KS with the lower hull as well.
+        engine.record_report(mwl_cost(*rule.shape, None))
+    return [engine, *engines]
 
 
 class SlidingWindow:
@@ -134,13 +146,18 @@ class SlidingWindow:
         (nothing is ever evicted: the learning curve).
     metrics : str or sequence of str, default=("auc",)
         ``"auc"``, ``"h"`` (the H-measure), ``"auch"`` (area under the
-        ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`) and
-        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`).
+        ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`),
+        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`) and R
+        hmeasure's ``"ks"``, ``"mer"`` and ``"mwl"`` (as
+        :func:`~hmeasure_stream.hmeasure_report` computes them with the
+        window's class proportions as priors; ``"ks"`` maintains a second,
+        lower, hull, which doubles the cost of a step).
     alpha, beta, severity_ratio, priors
         The H-measure's cost distribution and class priors, as for
         :func:`~hmeasure_stream.h_measure`; ignored when neither ``"h"`` nor
-        ``"auch"`` is asked for.  Fixed ``priors`` and
-        ``severity_ratio="prior"`` need ``epsilon``.
+        ``"auch"`` nor ``"mwl"`` is asked for.  Fixed ``priors`` and
+        ``severity_ratio="prior"`` need ``epsilon``, and cannot be combined
+        with ``"ks"``, ``"mer"`` or ``"mwl"``.
     epsilon : float, optional
         Follow ``"h"`` within ``epsilon * (1 - H)`` as :class:`ApproxH`
         does.  None: the exact H of :class:`DynamicH`.
@@ -320,6 +337,21 @@ class SlidingWindow:
     def auc_binned(self):
         """The binned AUC of the current window; nan while a class is absent.  O(1)."""
         return self._metric("auc_binned")
+
+    @property
+    def ks(self):
+        """R hmeasure's KS of the current window; nan while a class is absent.  O(log w)."""
+        return self._metric("ks")
+
+    @property
+    def mer(self):
+        """R hmeasure's minimum error rate of the current window (its priors).  O(log w)."""
+        return self._metric("mer")
+
+    @property
+    def mwl(self):
+        """R hmeasure's minimum weighted loss of the current window (its priors).  O(log w)."""
+        return self._metric("mwl")
 
     @property
     def window(self):

@@ -129,3 +129,28 @@ def test_report_refuses_bad_arguments_and_changes_nothing():
         with pytest.raises(ValueError, match="threshold"):
             tracker.report(threshold=bad)
     assert pickle.dumps(tracker) == before
+
+
+@pytest.mark.parametrize("window", [1, 7, 40])
+def test_window_ks_mer_mwl_match_the_report_of_every_window(window):
+    from hmeasure_stream import SlidingWindow, sliding_window
+
+    rng = np.random.default_rng(window)
+    n = 160
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.normal(size=n) + y * 0.8, 1)
+    values = sliding_window(y, s, window=window, metrics=("ks", "auc", "mer", "mwl"),
+                            severity_ratio=0.5)
+    for end in range(n):
+        part = slice(max(0, end + 1 - window), end + 1)
+        if len(set(y[part].tolist())) < 2:
+            assert all(np.isnan(values[key][end]) for key in ("ks", "mer", "mwl"))
+            continue
+        expected = hmeasure_report(y[part], s[part], severity_ratio=0.5)
+        for key in ("KS", "MER", "MWL"):
+            assert values[key.lower()][end] == pytest.approx(expected[key], rel=1e-12), (end, key)
+    tracker = SlidingWindow(window, metrics=("mwl", "ks"), severity_ratio=0.5)
+    tracker.update(y, s)
+    np.testing.assert_equal([tracker.ks, tracker.mwl], [values["ks"][-1], values["mwl"][-1]])
+    with pytest.raises(ValueError, match="epsilon"):
+        SlidingWindow(window, metrics=("ks",), epsilon=0.1)
