@@ -467,8 +467,10 @@ def hmeasure_report(
     flipped when the AUC is below 0.5, and MER/MWL use ``priors`` when given
     (R always uses the class proportions).  The fixed-level values keep R's
     lookup rule, whose interpolation weights are reversed with respect to
-    linear interpolation between the two ROC points around the level.  The
-    threshold metrics are those of the scores as given (R computes them after
+    linear interpolation between the two ROC points around the level; where a
+    class's empirical CDF equals the level itself (e.g. 190 of 200 points at
+    0.95), R's running sum of rounded fractions falls on either side of it by
+    chance, and here the correctly rounded CDF decides.  The threshold metrics are those of the scores as given (R computes them after
     flipping the scores of a classifier whose AUC is below 0.5); with
     ``sample_weight`` they are sums of weights.
 

@@ -84,11 +84,11 @@ def test_report_batches_cost_and_pickle(seed):
     s = np.round(rng.normal(size=n) + y * rng.uniform(-1, 2), 1)
     tracker = DynamicH(alpha=3.0, beta=1.5)
     tracker.add_many(y[:200], s[:200])
-    assert_report_matches(tracker, [(a, b, 1.0) for a, b in zip(y[:200], s[:200])],
+    assert_report_matches(tracker, [(a, b, 1.0) for a, b in zip(y[:200], s[:200], strict=True)],
                           alpha=3.0, beta=1.5)
     tracker.add_many(y[200:], s[200:])
     tracker.remove_many(y[:150], s[:150])
-    points = [(a, b, 1.0) for a, b in zip(y[150:], s[150:])]
+    points = [(a, b, 1.0) for a, b in zip(y[150:], s[150:], strict=True)]
     report = assert_report_matches(tracker, points, alpha=3.0, beta=1.5)
     copy = pickle.loads(pickle.dumps(tracker))
     copy._check()
@@ -96,7 +96,7 @@ def test_report_batches_cost_and_pickle(seed):
     # The copy keeps maintaining its lower hull.
     copy.add_many(y[:10], s[:10])
     copy._check()
-    assert_report_matches(copy, points + [(a, b, 1.0) for a, b in zip(y[:10], s[:10])],
+    assert_report_matches(copy, points + [(a, b, 1.0) for a, b in zip(y[:10], s[:10], strict=True)],
                           alpha=3.0, beta=1.5)
 
 
