@@ -470,8 +470,9 @@ def hmeasure_report(
     linear interpolation between the two ROC points around the level; where a
     class's empirical CDF equals the level itself (e.g. 190 of 200 points at
     0.95), R's running sum of rounded fractions falls on either side of it by
-    chance, and here the correctly rounded CDF decides.  The threshold metrics are those of the scores as given (R computes them after
-    flipping the scores of a classifier whose AUC is below 0.5); with
+    chance, and here the correctly rounded CDF decides.  The threshold
+    metrics are those of the scores as given (R computes them after flipping
+    the scores of a classifier whose AUC is below 0.5); with
     ``sample_weight`` they are sums of weights.
 
     O(n log n) time, O(n) memory.
