@@ -5,6 +5,7 @@ import pickle
 
 import numpy as np
 import pytest
+from machines import PointSetMachine
 from reference_impl import r_misclass_counts, r_style_report
 
 from hmeasure_stream import DynamicH, hmeasure_report
@@ -154,3 +155,18 @@ def test_window_ks_mer_mwl_match_the_report_of_every_window(window):
     np.testing.assert_equal([tracker.ks, tracker.mwl], [values["ks"][-1], values["mwl"][-1]])
     with pytest.raises(ValueError, match="epsilon"):
         SlidingWindow(window, metrics=("ks",), epsilon=0.1)
+
+
+class DynamicHReportMachine(PointSetMachine):
+    """Random updates (weights 0 and 1e-3 included), batches, pickles: report() each step."""
+
+    def make(self):
+        tracker = DynamicH(capacity=1, seed=5)
+        tracker.report()  # the lower hull is maintained from the start
+        return tracker
+
+    def matches(self, tracker, points, exact):
+        assert_report_matches(tracker, points, levels=(0.95, 0.5), threshold=0.75, exact=exact)
+
+
+TestDynamicHReportMachine = pytest.mark.slow(DynamicHReportMachine.TestCase)
