@@ -475,10 +475,20 @@ cdef class HullEngine(AUCEngine):
         later update: its upper hull is this engine's lower hull.  Building it
         costs O(n log^2 n) once; afterwards each update costs twice as much.
         """
-        cdef HullEngine lower
         self._check_idle()
         if self.has_lower:
             return
+        # Claimed while building: the lower engine's batches release the GIL.
+        self.busy = True
+        try:
+            self.lower = self._swapped_copy()
+            self.has_lower = True
+        finally:
+            self.busy = False
+
+    def _swapped_copy(self):
+        """A new engine holding this engine's points with the classes swapped."""
+        cdef HullEngine lower
         keys, weight_neg, weight_pos, count_neg, count_pos = self.tree.items()
         lower = HullEngine(self.alpha, self.beta, max(self.tree.n_used, 1))
         for label, weights, counts in ((1, weight_neg, count_neg), (0, weight_pos, count_pos)):
@@ -494,8 +504,7 @@ cdef class HullEngine(AUCEngine):
                 lower.add_many(is_pos, scores, point_weights)
             else:
                 lower.add_many(is_pos, scores, None)
-        self.lower = lower
-        self.has_lower = True
+        return lower
 
     @property
     def ks(self):
