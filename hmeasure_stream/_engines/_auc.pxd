@@ -41,3 +41,10 @@ cdef class AUCEngine:
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil
     cdef object _read(self)
     cdef double _auc(self) noexcept nogil
+
+
+cdef class ThresholdEngine(AUCEngine):
+    # R hmeasure's metrics of the rule "class 1 when score > threshold".
+    cdef readonly double threshold
+
+    cdef void _threshold_metrics(self, double* out) noexcept nogil

@@ -472,6 +472,107 @@ def _rebuild_auc_engine(tree, twice_u, compensation):
     return engine
 
 
+cdef class ThresholdEngine(AUCEngine):
+    """The AUC and R hmeasure's metrics at a threshold (``misclassCounts``) under updates.
+
+    Records, after every step of ``slide``, the AUC and ER, Sens, Spec,
+    Precision, F and Youden of the rule "class 1 when score > threshold":
+    one descent of the treap, O(log n).  nan while a class is absent (and
+    Precision and F where R has 0/0).
+    """
+
+    def __init__(self, double threshold, Py_ssize_t capacity=16, seed=None):
+        AUCEngine.__init__(self, capacity, seed)
+        self.threshold = threshold
+
+    cdef void _threshold_metrics(self, double* out) noexcept nogil:
+        """ER, Sens, Spec, Precision, F, Youden into out[0..5]."""
+        cdef double below_neg, below_pos, total_neg, total_pos, tp, fp, tn, fn
+        cdef double sens, spec, precision
+        cdef int32_t root = self.tree.root, node
+        cdef int k
+        if root < 0 or not (self.tree.subtree_neg[root] > 0.0
+                            and self.tree.subtree_pos[root] > 0.0):
+            for k in range(6):
+                out[k] = NAN
+            return
+        total_neg = self.tree.subtree_neg[root]
+        total_pos = self.tree.subtree_pos[root]
+        node = self.tree.lcount(self.threshold, &below_neg, &below_pos)
+        if node >= 0:
+            below_neg += self.tree.node_neg(node)
+            below_pos += self.tree.node_pos(node)
+        fp = max(total_neg - below_neg, 0.0)
+        tp = max(total_pos - below_pos, 0.0)
+        tn = total_neg - fp
+        fn = total_pos - tp
+        sens = tp / (tp + fn)
+        spec = tn / (tn + fp)
+        precision = tp / (tp + fp) if tp + fp > 0.0 else NAN
+        out[0] = (fp + fn) / (tp + fp + tn + fn)
+        out[1] = sens
+        out[2] = spec
+        out[3] = precision
+        if precision != precision:
+            out[4] = NAN
+        elif precision == 0.0 or sens == 0.0:
+            out[4] = 0.0
+        else:
+            out[4] = 2.0 / (1.0 / precision + 1.0 / sens)
+        out[5] = sens + spec - 1.0
+
+    cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
+        out[row, 0] = self._auc()
+        self._threshold_metrics(&out[row, 1])
+
+    def _metrics(self):
+        cdef double values[6]
+        self._threshold_metrics(values)
+        return dict(zip(self.columns[1:], [values[k] for k in range(6)], strict=True))
+
+    @property
+    def columns(self):
+        return ("auc", "er", "sens", "spec", "precision", "f", "youden")
+
+    @property
+    def er(self):
+        return self._metrics()["er"]
+
+    @property
+    def sens(self):
+        return self._metrics()["sens"]
+
+    @property
+    def spec(self):
+        return self._metrics()["spec"]
+
+    @property
+    def precision(self):
+        return self._metrics()["precision"]
+
+    @property
+    def f(self):
+        return self._metrics()["f"]
+
+    @property
+    def youden(self):
+        return self._metrics()["youden"]
+
+    def __reduce__(self):
+        self._check_idle()
+        return (_rebuild_threshold_engine, (self.threshold, self.tree, self.twice_u,
+                                            self.twice_u_compensation))
+
+
+def _rebuild_threshold_engine(threshold, tree, twice_u, compensation):
+    cdef ThresholdEngine engine = ThresholdEngine.__new__(ThresholdEngine)
+    engine.threshold = threshold
+    engine.tree = tree
+    engine.twice_u = twice_u
+    engine.twice_u_compensation = compensation
+    return engine
+
+
 def sliding_auc_ranked(const uint8_t[::1] is_pos, const int64_t[::1] ranks,
                        Py_ssize_t n_ranks, Py_ssize_t window, double[::1] auc_out):
     """The AUC of every window with unit weights when the whole stream is known.

@@ -41,9 +41,11 @@ from hmeasure_stream.cli._reading import (
     open_source,
 )
 
-AVAILABLE_METRICS = ("auc", "h", "ks", "mer", "mwl")
-# R hmeasure's KS, MER, MWL over the window: the maintained hulls.
+AVAILABLE_METRICS = ("auc", "h", "ks", "mer", "mwl", "er", "sens", "spec", "precision", "f",
+                     "youden")
+# R hmeasure's KS, MER, MWL (the maintained hulls) and metrics at --threshold (the treap).
 _REPORT_METRICS = ("ks", "mer", "mwl")
+_THRESHOLD_METRICS = ("er", "sens", "spec", "precision", "f", "youden")
 #: The largest --window and --every (no stream is longer).
 MAX_COUNT = 2**62
 MAX_CHUNK = 2**24
@@ -51,11 +53,11 @@ MAX_CHUNK = 2**24
 # Options that shape the monitor's output: given without FILE, the monitor
 # runs on the embedded stream instead of the demo's summary.
 _MONITOR_OPTIONS = ("out", "metrics", "every", "plot", "alpha", "beta", "severity_ratio",
-                    "priors", "epsilon", "alert", "fail_on_alert")
+                    "priors", "epsilon", "alert", "fail_on_alert", "threshold")
 # Options that describe FILE: refused without it.
 _FILE_OPTIONS = ("label_col", "score_col", "encoding", "delimiter", "decimal_comma")
 _DEFAULTS = {"metrics": ("auc",), "every": 1, "alpha": 2.0, "beta": 2.0, "alert": [],
-             "fail_on_alert": False,
+             "fail_on_alert": False, "threshold": 0.5,
              "label_col": "label", "score_col": "score", "decimal_comma": False}
 
 
@@ -79,7 +81,7 @@ class Monitor:
     window, and its values are those of every prefix.
     """
 
-    def __init__(self, window, metrics, every=1, h_options=None, epsilon=None):
+    def __init__(self, window, metrics, every=1, h_options=None, epsilon=None, threshold=0.5):
         h_options = h_options or {}
         self.window = window
         self.metrics = metrics
@@ -88,8 +90,9 @@ class Monitor:
         self.recompute_h = "h" in metrics and epsilon is None and (
             h_options.get("priors") is not None or h_options.get("severity_ratio") == "prior")
         self.tracked = ("auc", *(["h"] if "h" in metrics and not self.recompute_h else []),
-                        *[name for name in _REPORT_METRICS if name in metrics])
-        self.tracker_options = {"epsilon": epsilon, **h_options}
+                        *[name for name in (*_REPORT_METRICS, *_THRESHOLD_METRICS)
+                          if name in metrics])
+        self.tracker_options = {"epsilon": epsilon, "threshold": threshold, **h_options}
         self.tracker = SlidingWindow(None, self.tracked, **self.tracker_options)
         # While the window is not full: the points so far (the tracker follows the prefix).
         self.filling = window is not None
@@ -230,6 +233,16 @@ class _Alert:
         return lines
 
 
+def _finite_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
 def _count(text, limit=MAX_COUNT):
     """A whole number of rows from 1 to ``limit``: 5000, 5_000 or 5e3."""
     try:
@@ -321,7 +334,11 @@ def build_parser():
                              "until the stream fills it, the values are those of the prefix")
     parser.add_argument("--metrics", type=_metrics,
                         help="comma-separated metrics: auc, h, and R hmeasure's ks, mer, mwl "
+                             "and er, sens, spec, precision, f, youden at --threshold "
                              "(default: auc)")
+    parser.add_argument("--threshold", type=_finite_float, metavar="T",
+                        help="threshold of er, sens, spec, precision, f, youden: class 1 when "
+                             "score > T (default: 0.5)")
     parser.add_argument("--out", metavar="OUT.csv",
                         help="write the metrics to this CSV (default: standard output); "
                              "replaced only when the run succeeds")
@@ -550,7 +567,8 @@ def _interrupted(rows, output, out):
 
 def run(args, stdout):
     h_options = _h_options(args)
-    monitor = Monitor(args.window, args.metrics, args.every, h_options, args.epsilon)
+    monitor = Monitor(args.window, args.metrics, args.every, h_options, args.epsilon,
+                      args.threshold)
     if args.out is not None:
         _check_target(args.out, "--out", [(args.file, "the input file")])
     if args.plot is not None:

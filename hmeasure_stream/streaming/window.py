@@ -6,7 +6,7 @@ The one place where an engine is chosen for a window of a stream.
 import numpy as np
 
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
-from hmeasure_stream._engines._auc import AUCEngine, sliding_auc_ranked
+from hmeasure_stream._engines._auc import AUCEngine, ThresholdEngine, sliding_auc_ranked
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._hull import HullEngine
@@ -16,6 +16,7 @@ from hmeasure_stream._validation import (
     check_integer,
     check_positive,
     check_relative_to,
+    check_score_value,
     check_unit_weights,
     dense_ranks,
 )
@@ -30,8 +31,10 @@ from hmeasure_stream.streaming._base import check_capacity, checked_batch
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
 #: The metrics a window can follow.
-WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned", "ks", "mer", "mwl")
+WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned", "ks", "mer", "mwl",
+                  "er", "sens", "spec", "precision", "f", "youden")
 _REPORT_METRICS = frozenset(("ks", "mer", "mwl"))
+_THRESHOLD_METRICS = frozenset(("er", "sens", "spec", "precision", "f", "youden"))
 _HULL_METRICS = frozenset(("h", "auch")) | _REPORT_METRICS
 
 
@@ -76,7 +79,7 @@ def _binned_engine(bins, transform, loglog_alpha, score_range):
 
 def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, epsilon_auc,
                     auc_relative_to, bins, transform, loglog_alpha, score_range, capacity,
-                    seed):
+                    seed, threshold=0.5):
     """The engines for these metrics: the one place where a window's engines are chosen.
 
     Each engine computes the metrics it names in ``columns``; every metric
@@ -87,9 +90,14 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
     not depend on them, the approximate H of ``epsilon`` otherwise.  The
     estimate ``"auc_approx"`` needs the compressed list of ``epsilon_auc``
     (its options are ignored without it), ``"auc_binned"`` the tree over the
-    bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``.
+    bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``, the
+    metrics at ``threshold`` a score treap that descends to it.
     """
     engines = []
+    if _THRESHOLD_METRICS.intersection(metrics):
+        # R hmeasure's metrics at a threshold: one treap descent per step.
+        engines.append(ThresholdEngine(check_score_value(threshold, "threshold"), capacity,
+                                       seed))
     if "auc_binned" in metrics:
         engines.append(_binned_engine(bins, transform, loglog_alpha, score_range))
     if "auc_approx" in metrics:
@@ -151,7 +159,9 @@ class SlidingWindow:
         hmeasure's ``"ks"``, ``"mer"`` and ``"mwl"`` (as
         :func:`~hmeasure_stream.hmeasure_report` computes them with the
         window's class proportions as priors; ``"ks"`` maintains a second,
-        lower, hull, which doubles the cost of a step).
+        lower, hull, which doubles the cost of a step), and R's metrics at
+        ``threshold``: ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
+        ``"f"``, ``"youden"`` (as in :func:`~hmeasure_stream.hmeasure_report`).
     alpha, beta, severity_ratio, priors
         The H-measure's cost distribution and class priors, as for
         :func:`~hmeasure_stream.h_measure`; ignored when neither ``"h"`` nor
@@ -174,6 +184,9 @@ class SlidingWindow:
         (default 1000 linear bins over (0, 1)); a log-log ``loglog_alpha`` of
         None is estimated from the first chunk and then frozen.  Ignored
         without ``"auc_binned"``.
+    threshold : float, default=0.5
+        The threshold of ``"er"``, ``"sens"``, ..., ``"youden"`` (class 1
+        when score > threshold); ignored without them.
     capacity : int, default=16
         Initial room, in distinct scores, of the engine (doubles as needed).
     seed : int, optional
@@ -232,7 +245,7 @@ class SlidingWindow:
     def __init__(self, window, metrics=("auc",), *, alpha=2.0, beta=2.0, severity_ratio=None,
                  priors=None, epsilon=None, epsilon_auc=None, auc_relative_to="auc",
                  bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
-                 capacity=16, seed=None):
+                 threshold=0.5, capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
         self._engines = _window_engines(
@@ -240,7 +253,7 @@ class SlidingWindow:
             priors=priors, epsilon=epsilon, epsilon_auc=epsilon_auc,
             auc_relative_to=auc_relative_to, bins=bins, transform=transform,
             loglog_alpha=loglog_alpha, score_range=score_range,
-            capacity=check_capacity(capacity), seed=seed)
+            capacity=check_capacity(capacity), seed=seed, threshold=threshold)
         self._rings = [PointRing(0 if self._window is None else self._window)
                        for _ in self._engines]
 
@@ -353,6 +366,15 @@ class SlidingWindow:
         """R hmeasure's minimum weighted loss of the current window (its priors).  O(log w)."""
         return self._metric("mwl")
 
+    def threshold_metrics(self):
+        """R hmeasure's metrics at the threshold of the current window, by name.
+
+        The window's ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
+        ``"f"`` and ``"youden"`` that are among its metrics; O(log w).
+        """
+        return {name: self._metric(name) for name in self._metrics
+                if name in _THRESHOLD_METRICS}
+
     @property
     def window(self):
         """The window length (None: every prefix)."""
@@ -406,6 +428,7 @@ def sliding_window(
     transform=None,
     loglog_alpha=None,
     score_range=(0.0, 1.0),
+    threshold=0.5,
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -446,6 +469,9 @@ def sliding_window(
         The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`;
         a log-log ``loglog_alpha`` of None is estimated from the whole array.
         With ``window=None`` this is Bouckaert's binned learning curve.
+    threshold : float, default=0.5
+        The threshold of R's metrics ``"er"``, ..., ``"youden"`` (see
+        :class:`SlidingWindow`).
 
     Returns
     -------
@@ -505,8 +531,10 @@ def sliding_window(
                             severity_ratio=severity_ratio, priors=priors, epsilon=epsilon,
                             epsilon_auc=epsilon_auc, auc_relative_to=auc_relative_to,
                             bins=bins, transform=transform, loglog_alpha=loglog_alpha,
-                            score_range=score_range)
+                            score_range=score_range, threshold=threshold)
+    # Ranks keep every comparison between scores, not with a threshold.
     is_pos, scores, weights = checked_batch(
-        y_true, y_score, sample_weight, allow_empty=False, ranks=True
+        y_true, y_score, sample_weight, allow_empty=False,
+        ranks=not _THRESHOLD_METRICS.intersection(tracker.metrics)
     )
     return tracker._one_shot(is_pos, scores, weights)

@@ -11,6 +11,39 @@ from reference_impl import r_misclass_counts, r_style_report
 from hmeasure_stream import DynamicH, hmeasure_report
 
 
+def fixed_level_candidates(y, s, w, key, level):
+    """R's lookup for a Spec.Sens/Sens.Spec key, a class CDF equal to the level decided both ways.
+
+    With weights that are not exact binary fractions the class CDFs are sums
+    rounded in different orders by the structure and from scratch; where a
+    CDF equals the level exactly, either may fall on either side of it.  The
+    CDFs here are exact (Fractions of the float weights), compared with the
+    level up to 1e-12 in each direction.
+    """
+    from fractions import Fraction
+
+    weights = [Fraction(float(v)) for v in w]
+    totals = [sum(v for a, v in zip(y, weights, strict=True) if a == label) for label in (0, 1)]
+    cdf = {0: [Fraction(0)], 1: [Fraction(0)]}
+    for t in sorted(set(s.tolist())):
+        for label in (0, 1):
+            cdf[label].append(cdf[label][-1] + sum(
+                v for a, b, v in zip(y, s, weights, strict=True) if a == label and b == t))
+    f0 = [float(v / totals[0]) for v in cdf[0]]
+    f1 = [float(v / totals[1]) for v in cdf[1]]
+    if key.startswith("Spec.Sens"):
+        xcurve, ycurve, x = f1, f0, 1 - level
+    else:
+        xcurve, ycurve, x = f0, [1 - v for v in f1], level
+    values = []
+    for margin in (1e-12, -1e-12):
+        i = next(k for k in range(len(xcurve)) if xcurve[k] > x + margin)
+        x1, x2, y1, y2 = xcurve[i - 1], xcurve[i], ycurve[i - 1], ycurve[i]
+        weight_y2 = (x2 - x) / (x2 - x1) if x2 - x1 > 0 else 1.0
+        values.append((1 - weight_y2) * y1 + weight_y2 * y2)
+    return values
+
+
 def assert_report_matches(tracker, points, levels=(0.95,), threshold=0.5, alpha=2.0, beta=2.0,
                           exact=True):
     report = tracker.report(list(levels), threshold=threshold)
@@ -26,6 +59,11 @@ def assert_report_matches(tracker, points, levels=(0.95,), threshold=0.5, alpha=
     for key, value in expected.items():
         if math.isnan(value):
             assert math.isnan(report[key]), key
+        elif not exact and key.startswith(("Spec.Sens", "Sens.Spec")):
+            level = next(value for value in levels if key[9:] == str(math.floor(value * 100)))
+            candidates = fixed_level_candidates(y, s, w, key, level)
+            assert any(report[key] == pytest.approx(value, rel=1e-9, abs=1e-12)
+                       for value in candidates), (key, report[key], candidates)
         elif exact and key not in ("H", "AUCH", "KS", "MER", "MWL"):
             # Unit weights: the same comparisons and float expressions.  (H and
             # AUCH are sums formed differently; KS, MER and MWL may be reached
@@ -170,3 +208,40 @@ class DynamicHReportMachine(PointSetMachine):
 
 
 TestDynamicHReportMachine = pytest.mark.slow(DynamicHReportMachine.TestCase)
+
+
+@pytest.mark.parametrize(("window", "threshold", "weighted"),
+                         [(1, 0.5, False), (9, 0.0, False), (40, 0.25, True), (None, 0.5, True)])
+def test_window_threshold_metrics_match_r_definitions(window, threshold, weighted):
+    from hmeasure_stream import SlidingWindow, sliding_window
+
+    names = ("er", "sens", "spec", "precision", "f", "youden")
+    keys = ("ER", "Sens", "Spec", "Precision", "F", "Youden")
+    rng = np.random.default_rng(3 if window is None else window)
+    n = 120
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.normal(size=n) * 0.5 + y * 0.5, 1)
+    w = rng.choice([0.5, 1.0, 2.0], n) if weighted else None
+    values = sliding_window(y, s, window=window, metrics=("auc", *names), sample_weight=w,
+                            threshold=threshold)
+    for end in range(n):
+        part = slice(0 if window is None else max(0, end + 1 - window), end + 1)
+        if len(set(y[part].tolist())) < 2:
+            assert all(np.isnan(values[name][end]) for name in names)
+            continue
+        reference = r_misclass_counts(y[part], s[part], threshold,
+                                      None if w is None else w[part])
+        for name, key in zip(names, keys, strict=True):
+            if np.isnan(reference[key]):
+                assert np.isnan(values[name][end]), (end, name)
+            else:
+                assert values[name][end] == pytest.approx(reference[key], rel=1e-12,
+                                                          abs=1e-15), (end, name)
+    tracker = SlidingWindow(window, metrics=("f", "er"), threshold=threshold)
+    tracker.update(y, s, w)
+    np.testing.assert_equal(tracker.threshold_metrics(),
+                            {"f": values["f"][-1], "er": values["er"][-1]})
+    copy = pickle.loads(pickle.dumps(tracker))
+    np.testing.assert_equal(copy.threshold_metrics(), tracker.threshold_metrics())
+    with pytest.raises(ValueError, match="threshold"):
+        SlidingWindow(window, metrics=("er",), threshold=np.inf)

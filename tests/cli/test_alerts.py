@@ -109,3 +109,28 @@ def test_report_metrics_refuse_approximate_or_fixed_priors(tmp_path):
         code, _, err = run(["in.csv", "--metrics", "auc,mer", *extra], tmp_path)
         assert code == 2 and len(err.strip().splitlines()) == 1, err
         assert "exact hull" in err
+
+
+def test_threshold_metrics_and_an_alert_on_one(tmp_path):
+    y, s = drifting_stream(n=90)
+    (tmp_path / "in.csv").write_text(csv_text(y, s))
+    code, out, err = run(["in.csv", "--window", 30, "--metrics", "auc,er,f", "--threshold", 1.0,
+                          "--alert", "er>0.3"], tmp_path)
+    assert code == 0, err
+    rows, table = read_table(out)
+    for row, er, f_score in zip(rows, table["er"], table["f"], strict=True):
+        part = slice(max(0, row + 1 - 30), row + 1)
+        if len(set(y[part].tolist())) < 2:
+            assert np.isnan(er) and np.isnan(f_score)
+            continue
+        predicted = s[part] > 1.0
+        errors = np.sum(predicted != (y[part] == 1))
+        assert er == errors / len(y[part])
+        tp, fp = np.sum(predicted & (y[part] == 1)), np.sum(predicted & (y[part] == 0))
+        fn = np.sum(~predicted & (y[part] == 1))
+        expected_f = 2 * tp / (2 * tp + fp + fn)
+        assert f_score == pytest.approx(expected_f, rel=1e-12) or (np.isnan(f_score) and tp + fp == 0)
+    assert expected_lines(table["er"], rows, "er", ">", 0.3, "er>0.3") == [
+        line for line in err.splitlines() if ": alert" in line]
+    code, _, err = run(["in.csv", "--metrics", "er", "--threshold", "high"], tmp_path)
+    assert code == 2 and "--threshold" in err and len(err.strip().splitlines()) == 1
