@@ -14,11 +14,11 @@ from hmeasure_stream._engines._cost import h_from_hull, mwl_cost
 from hmeasure_stream._validation import (
     check_cost,
     check_labels,
-    check_probability_level,
     check_score_value,
     check_weights,
     exact_path,
     labels_as_is_pos,
+    level_names,
     sorted_classes,
     weighted_groups,
 )
@@ -113,7 +113,7 @@ def auc(y_true, y_score, *, sample_weight=None):
         return twice_u / (2 * neg.shape[0] * pos.shape[0])
     group_neg, group_pos = _weighted_groups(y_true, y_score, sample_weight, "AUC")
     twice_u = _scratch.auc2_groups(group_neg, group_pos)
-    return float(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
+    return _unit(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
 
 
 def roc_points(y_true, y_score, *, sample_weight=None):
@@ -328,7 +328,12 @@ def h_measure(
     spec = check_cost(alpha, beta, severity_ratio, priors)
     _, _, hull_fp, hull_tp, cost = _hull_and_cost(y_true, y_score, sample_weight, spec)
     pi0, pi1, alpha, beta, _ = cost
-    return h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta)
+    return _unit(h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta))
+
+
+def _unit(value):
+    """A rate or area as a float in [0, 1]: rounding may leave it an ulp outside."""
+    return min(max(float(value), 0.0), 1.0)
 
 
 def _r_lookup(xcurve, ycurve, x):
@@ -347,9 +352,16 @@ def _r_lookup(xcurve, ycurve, x):
 
 
 def _report_levels(level):
-    """The report's sensitivity/specificity levels, each checked to lie in (0, 1)."""
-    levels = [level] if np.ndim(level) == 0 else list(level)
-    return [check_probability_level(value, "level") for value in levels]
+    """The report's sensitivity/specificity levels, checked, by the name R gives them."""
+    if isinstance(level, (str, bytes)) or level is None:
+        raise ValueError(f"level must be a number in (0, 1) or a sequence of them, got {level!r}")
+    if isinstance(level, np.ndarray):
+        levels = list(level.ravel())  # numpy scalars of its own dtype
+    else:
+        levels = [level] if np.ndim(level) == 0 else list(level)
+    if not levels:
+        raise ValueError("level must name at least one level")
+    return level_names(levels)
 
 
 def _threshold_metrics(tp, fp, tn, fn):
@@ -448,11 +460,19 @@ def hmeasure_report(
           denominator 0 (no point above the threshold: Precision) is nan, as
           in R.
 
+        XX is R's name, the whole percent of the level as written, computed
+        exactly (``0.29`` gives ``Spec.Sens29``, where R's
+        ``floor(100 * 0.29)`` gives 28), unless two levels share it: then
+        each of those has its percent with decimals (``[0.951, 0.959]``
+        give ``Spec.Sens95.1`` and ``Spec.Sens95.9``, which R names alike).
+        A level is read as the decimal its type prints (``np.float32(0.95)``
+        is 0.95); a repeated level is reported once.
+
     Raises
     ------
     ValueError
-        As for :func:`h_measure`, if a level is not in (0, 1), or if the
-        threshold is not a finite number.
+        As for :func:`h_measure`, if a level is not in (0, 1) (or no level
+        is given), or if the threshold is not a finite number.
     ImportError
         If ``as_frame=True`` and pandas is not installed.
 
@@ -517,21 +537,20 @@ def hmeasure_report(
 
     roc_auc = float(_scratch.auc2_groups(group_neg, group_pos) / (2.0 * weight_neg * weight_pos))
     cost = mwl_cost(alpha, beta, ratio)
+    roc_auc = _unit(roc_auc)
     report = {
-        "H": h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta),
+        "H": _unit(h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta)),
         "Gini": 2.0 * roc_auc - 1.0,
         "AUC": roc_auc,
-        "AUCH": float(np.sum(np.diff(hull_fpr) * (hull_tpr[1:] + hull_tpr[:-1])) / 2.0),
-        "KS": float(np.max(np.abs(tpr - fpr))),
-        "MER": float(np.min(pi0 * fpr + pi1 * (1.0 - tpr))),
-        "MWL": float(2.0 * np.min(cost * pi0 * fpr + (1.0 - cost) * pi1 * (1.0 - tpr))),
+        "AUCH": _unit(np.sum(np.diff(hull_fpr) * (hull_tpr[1:] + hull_tpr[:-1])) / 2.0),
+        "KS": _unit(np.max(np.abs(tpr - fpr))),
+        "MER": _unit(np.min(pi0 * fpr + pi1 * (1.0 - tpr))),
+        "MWL": _unit(2.0 * np.min(cost * pi0 * fpr + (1.0 - cost) * pi1 * (1.0 - tpr))),
     }
-    for value in levels:
-        percent = math.floor(value * 100)
-        report[f"Spec.Sens{percent}"] = _r_lookup(cdf_pos, cdf_neg, 1.0 - value)
-    for value in levels:
-        percent = math.floor(value * 100)
-        report[f"Sens.Spec{percent}"] = _r_lookup(cdf_neg, 1.0 - cdf_pos, value)
+    for percent, value in levels.items():
+        report[f"Spec.Sens{percent}"] = _unit(_r_lookup(cdf_pos, cdf_neg, 1.0 - value))
+    for percent, value in levels.items():
+        report[f"Sens.Spec{percent}"] = _unit(_r_lookup(cdf_neg, 1.0 - cdf_pos, value))
     # The input passed every check above; the threshold is compared with the
     # scores as given (not their float64 ranks).
     is_pos = labels_as_is_pos(check_labels(y_true)).astype(bool)

@@ -37,6 +37,7 @@ from hmeasure_stream._engines._cost cimport (
 )
 from hmeasure_stream._engines._treap cimport DONE, NOT_PRESENT
 
+from hmeasure_stream._engines._auc import stored_scale
 from hmeasure_stream._engines._cost import h_from_hull
 from hmeasure_stream._engines._pool import grown_buffer
 from hmeasure_stream._engines._scratch import upper_hull
@@ -255,6 +256,8 @@ cdef class HullEngine(AUCEngine):
             self.opened[node] = 0
         self._close_opened(self.tree.root)
         if self.has_lower and status == DONE:
+            # Weights arrive in our units: the lower engine keeps the same scale.
+            self.lower.inverse_scale = self.inverse_scale
             self.lower._update(not is_pos, score, weight, adding)
         return status
 
@@ -267,6 +270,7 @@ cdef class HullEngine(AUCEngine):
                 # The emptied-structure rule, applied to the lower engine too.
                 self.lower.twice_u = 0.0
                 self.lower.twice_u_compensation = 0.0
+                self.lower.inverse_scale = 0.0
                 if self.lower.tree.weighted:
                     self.lower.tree.make_unit()
             self.lower._reserve(new_points, weighted)
@@ -371,7 +375,9 @@ cdef class HullEngine(AUCEngine):
         cdef double weight_neg, weight_pos
         if not self._class_weights(&weight_neg, &weight_pos):
             return NAN
-        return self.chains.area[self.hull[self.tree.root]] / (weight_neg * weight_pos)
+        # Rounding with float weights may leave the ratio an ulp outside [0, 1].
+        return min(max(self.chains.area[self.hull[self.tree.root]]
+                       / (weight_neg * weight_pos), 0.0), 1.0)
 
     @property
     def h(self):
@@ -487,23 +493,24 @@ cdef class HullEngine(AUCEngine):
             self.busy = False
 
     def _swapped_copy(self):
-        """A new engine holding this engine's points with the classes swapped."""
-        cdef HullEngine lower
+        """A new engine holding this engine's points with the classes swapped.
+
+        Fed through its ``_update`` with our stored weights and our scale, so
+        that both keep the same units: one point per (score, class) with the
+        total weight there, the others with weight 0 (the same counts).
+        """
+        cdef HullEngine lower = HullEngine(self.alpha, self.beta, max(self.tree.n_used, 1))
+        cdef Py_ssize_t k, repeat
         keys, weight_neg, weight_pos, count_neg, count_pos = self.tree.items()
-        lower = HullEngine(self.alpha, self.beta, max(self.tree.n_used, 1))
-        for label, weights, counts in ((1, weight_neg, count_neg), (0, weight_pos, count_pos)):
-            present = counts > 0
-            counts = counts[present].astype(np.int64)
-            scores = np.repeat(keys[present], counts)
-            is_pos = np.full(scores.shape[0], label, dtype=np.uint8)
-            if self.tree.weighted:
-                # One point with the total weight of a (score, class), the others
-                # with weight 0: the same counts and weights.
-                point_weights = np.zeros(scores.shape[0])
-                point_weights[np.cumsum(counts) - 1] = weights[present]
-                lower.add_many(is_pos, scores, point_weights)
-            else:
-                lower.add_many(is_pos, scores, None)
+        lower._reserve(int(count_neg.sum() + count_pos.sum()), self.tree.weighted)
+        lower.inverse_scale = self.inverse_scale
+        for swapped, weights, counts in ((True, weight_neg, count_neg),
+                                         (False, weight_pos, count_pos)):
+            for k in np.flatnonzero(counts > 0):
+                lower._update(swapped, keys[k],
+                              weights[k] if self.tree.weighted else 1.0, True)
+                for repeat in range(1, counts[k]):
+                    lower._update(swapped, keys[k], 0.0 if self.tree.weighted else 1.0, True)
         return lower
 
     @property
@@ -539,8 +546,8 @@ cdef class HullEngine(AUCEngine):
             "outer_right_buffer", "opened_buffer")}
         return (_rebuild_hull_engine, (self.alpha, self.beta, self.tree, self.twice_u,
                                        self.twice_u_compensation, self.chains, self.slots,
-                                       buffers, self.epsilon, self.cost_rule, self.lower,
-                                       self.report_cost))
+                                       buffers, self.epsilon, self.cost_rule,
+                                       self.inverse_scale, self.lower, self.report_cost))
 
     def hull_vertices(self):
         """Cumulative (class 0, class 1) weights of the hull vertices, from (0, 0)."""
@@ -616,11 +623,12 @@ cdef class HullEngine(AUCEngine):
 
 
 def _rebuild_hull_engine(alpha, beta, tree, twice_u, compensation, chains, slots, buffers,
-                         epsilon, cost_rule, lower=None, report_cost=NAN):
+                         epsilon, cost_rule, inverse_scale=None, lower=None, report_cost=NAN):
     cdef HullEngine engine = HullEngine.__new__(HullEngine)
     engine.tree = tree
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
+    engine.inverse_scale = stored_scale(tree, inverse_scale)
     engine.alpha = alpha
     engine.beta = beta
     engine.chains = chains

@@ -5,8 +5,8 @@ import math
 from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._hull import HullEngine
 from hmeasure_stream._validation import check_cost, check_positive, check_score_value
-from hmeasure_stream.metrics import _report_levels, _threshold_metrics
-from hmeasure_stream.streaming._base import PointSet, check_capacity, merge_points
+from hmeasure_stream.metrics import _report_levels, _threshold_metrics, _unit
+from hmeasure_stream.streaming._base import PointSet, check_structure_options, merge_points
 
 __all__ = ["ApproxH", "DynamicH"]
 
@@ -84,7 +84,15 @@ class DynamicH(_HullPointSet):
     the edge alone (Sec. 5.3, Eq. 7), and the area under the hull.  O(n) memory.
 
     With unit weights every hull vertex is exact and ``hull()`` returns what
-    :func:`~hmeasure_stream.roc_hull` returns.
+    :func:`~hmeasure_stream.roc_hull` returns.  Weights are kept as
+    :class:`DynamicAUC` keeps them: the metrics do not depend on their common
+    scale, bit for bit.
+
+    Threads: mutate from one thread at a time; a mutation that finds another
+    one running raises RuntimeError.  Reading ``h`` computes the loss terms
+    still pending and so claims the structure like a mutation: two threads
+    reading ``h`` at once may get RuntimeError (use a lock); ``auc``,
+    ``auch``, ``n_neg`` and ``n_pos`` are plain reads, safe from any thread.
 
     References
     ----------
@@ -121,7 +129,7 @@ class DynamicH(_HullPointSet):
                 "epsilon (1 - H)"
             )
         alpha, beta = check_cost(alpha, beta, severity_ratio).shape
-        self._engine = HullEngine(alpha, beta, check_capacity(capacity), seed)
+        self._engine = HullEngine(alpha, beta, *check_structure_options(capacity, seed))
 
 
     @property
@@ -261,12 +269,14 @@ class DynamicH(_HullPointSet):
         ks, mer, mwl = engine.extremes(mwl_cost(engine.alpha, engine.beta, None))
         auc = self.auc
         report = {"H": self.h, "Gini": 2.0 * auc - 1.0, "AUC": auc, "AUCH": self.auch,
-                  "KS": ks, "MER": mer, "MWL": mwl}
-        for value in levels:
-            report[f"Spec.Sens{math.floor(value * 100)}"] = engine.fixed_level(True, value)
-        for value in levels:
-            report[f"Sens.Spec{math.floor(value * 100)}"] = engine.fixed_level(False, value)
-        above_neg, above_pos, total_neg, total_pos = engine.weights_above(threshold)
+                  "KS": _unit(ks), "MER": _unit(mer), "MWL": _unit(mwl)}
+        for percent, value in levels.items():
+            report[f"Spec.Sens{percent}"] = _unit(engine.fixed_level(True, value))
+        for percent, value in levels.items():
+            report[f"Sens.Spec{percent}"] = _unit(engine.fixed_level(False, value))
+        # In the caller's units: the engine stores weights scaled by a power of two.
+        above_neg, above_pos, total_neg, total_pos = (
+            value * engine.scale for value in engine.weights_above(threshold))
         metrics = _threshold_metrics(above_pos, above_neg, total_neg - above_neg,
                                      total_pos - above_pos)
         if not (total_neg > 0 and total_pos > 0):
@@ -340,6 +350,11 @@ class ApproxH(_HullPointSet):
     which is random (``seed``): two structures holding the same points may
     return different values, both within the bound.
 
+    Threads: mutate from one thread at a time; a mutation (or a read of
+    ``h``, which claims the structure while it walks the hull) that finds
+    another one running raises RuntimeError.  ``auc``, ``auch``, ``n_neg``
+    and ``n_pos`` are plain reads, safe from any thread.
+
     References
     ----------
     N. Tatti, "Maintaining AUC and H-measure over time", Sec. 6.
@@ -364,7 +379,7 @@ class ApproxH(_HullPointSet):
                  capacity=16, seed=None):
         epsilon = check_positive(epsilon, "epsilon")
         rule = check_cost(alpha, beta, severity_ratio, priors)
-        self._engine = HullEngine(2.0, 2.0, check_capacity(capacity), seed)
+        self._engine = HullEngine(2.0, 2.0, *check_structure_options(capacity, seed))
         self._engine.set_reading(epsilon, rule)
 
     @property
