@@ -500,7 +500,7 @@ cdef class HullEngine(AUCEngine):
         total weight there, the others with weight 0 (the same counts).
         """
         cdef HullEngine lower = HullEngine(self.alpha, self.beta, max(self.tree.n_used, 1))
-        cdef Py_ssize_t k, repeat
+        cdef Py_ssize_t k, _repeat
         keys, weight_neg, weight_pos, count_neg, count_pos = self.tree.items()
         lower._reserve(int(count_neg.sum() + count_pos.sum()), self.tree.weighted)
         lower.inverse_scale = self.inverse_scale
@@ -509,7 +509,7 @@ cdef class HullEngine(AUCEngine):
             for k in np.flatnonzero(counts > 0):
                 lower._update(swapped, keys[k],
                               weights[k] if self.tree.weighted else 1.0, True)
-                for repeat in range(1, counts[k]):
+                for _repeat in range(1, counts[k]):
                     lower._update(swapped, keys[k], 0.0 if self.tree.weighted else 1.0, True)
         return lower
 
