@@ -235,7 +235,7 @@ class DynamicH(_HullPointSet):
         descent of the maintained hull's tree each, O(log n).  KS's side
         max(FPR - TPR) lies on the *lower* hull: the first call of ``report``
         builds it (O(n log^2 n), once) and from then on every update
-        maintains it as well, which doubles the cost of an update (a second
+        maintains it as well, which about doubles the cost of an update (a second
         hull over the same points with the classes swapped).
         Spec.SensXX and Sens.SpecXX are R's lookup on the empirical ROC
         curve: an order-statistic descent of the score treap, O(log n); the
