@@ -8,6 +8,7 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part scratch --sizes 1000000 --rounds 15
     python asv_benchmarks/ratios.py --part streaming
     python asv_benchmarks/ratios.py --part hull
+    python asv_benchmarks/ratios.py --part report
     python asv_benchmarks/ratios.py --part partial --sizes 1000000
     python asv_benchmarks/ratios.py --part multiclass --sizes 1000000
     python asv_benchmarks/ratios.py --part approx_auc
@@ -55,6 +56,7 @@ from hmeasure_stream import (
     auc,
     binned_auc,
     h_measure,
+    hmeasure_report,
     multiclass_auc,
     partial_auc,
     sliding_window,
@@ -315,6 +317,45 @@ def hull_part(args):
     met &= report_target("h_measure / ApproxH(0.1) loop at 10^5", scratch / loop_approx, ">=",
                          100)
     epsilon_table((0.01, 0.1, 0.5, 1.0, 2.0), 300)
+    return met
+
+
+def report_read_seconds(tracker, reads):
+    """Median seconds of one ``report()`` read, over batches of ``reads`` reads."""
+    def batch():
+        for _ in range(reads):
+            tracker.report()
+    return median_of(lambda: _seconds(batch), 7) / reads
+
+
+def report_part(args):
+    """DynamicH.report(): reads against hmeasure_report from scratch, and their growth."""
+    print("\nDynamicH.report() read (median of 7 batches) vs hmeasure_report from scratch")
+    reads, scratch = {}, {}
+    for n in (10**4, 10**5, 10**6):
+        y, s = make_data(n, args.seed)
+        tracker = DynamicH()
+        tracker.add_many(y, s)
+        tracker.report()  # builds the lower hull once
+        reads[n] = report_read_seconds(tracker, 2000)
+        scratch[n] = median_of(lambda y=y, s=s: _seconds(lambda: hmeasure_report(y, s)),
+                               max(3, args.slow_rounds))
+        print(f"  n = {n:<9,} report() {reads[n] * 1e6:9.2f} us   "
+              f"hmeasure_report {scratch[n] * 1e3:9.2f} ms   ratio {scratch[n] / reads[n]:10.0f}")
+    window = 10**5
+    plain = median_of(lambda: loop_h_seconds(DynamicH(), window, 20_000, args.seed), 3)
+    def tracked():
+        tracker = DynamicH()
+        tracker.report()  # from now on the lower hull is maintained as well
+        return tracker
+
+    with_lower = median_of(lambda: loop_h_seconds(tracked(), window, 20_000, args.seed), 3)
+    print(f"  DynamicH step (add + remove + h), window 10^5: {plain * 1e6:.2f} us; "
+          f"with the report's lower hull {with_lower * 1e6:.2f} us")
+    print("  targets:")
+    met = report_target("hmeasure_report / report() at 10^6", scratch[10**6] / reads[10**6],
+                        ">=", 1000)
+    met &= report_target("report() growth 10^4 -> 10^6", reads[10**6] / reads[10**4], "<=", 4)
     return met
 
 
@@ -793,7 +834,7 @@ def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
                                            "multiclass", "binned", "approx_auc", "dask",
-                                           "windows"],
+                                           "windows", "report"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -813,6 +854,8 @@ def main(argv=None):
         all_met &= streaming_part(args)
     if args.part in ("all", "hull"):
         all_met &= hull_part(args)
+    if args.part in ("all", "report"):
+        all_met &= report_part(args)
     if args.part in ("all", "partial"):
         all_met &= partial_part(args)
     if args.part in ("all", "multiclass"):

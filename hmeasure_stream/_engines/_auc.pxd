@@ -61,3 +61,10 @@ cdef class AUCEngine:
                                   object weights_array) except -2
     cdef object _forget_remove(self, Forgetting forgetting, object is_pos_array,
                                object scores_array, object weights_array)
+
+
+cdef class ThresholdEngine(AUCEngine):
+    # R hmeasure's metrics of the rule "class 1 when score > threshold".
+    cdef readonly double threshold
+
+    cdef void _threshold_metrics(self, double* out) noexcept nogil

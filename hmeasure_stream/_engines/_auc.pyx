@@ -625,6 +625,92 @@ cdef class AUCEngine:
         held = self.tree.node_pos(node) if is_pos else self.tree.node_neg(node)
         return not removal_exceeds(stored, held)
 
+    def fixed_level(self, bint spec_at_sens, double level):
+        """R hmeasure's ``Spec.Sens`` (``spec_at_sens``) or ``Sens.Spec`` at ``level``.
+
+        R's lookup (``Look.Up.AUC``) on the empirical class CDFs, read from the
+        lowest score up: the first group where the CDF of one class exceeds
+        its level, and the reversed interpolation weights R uses with the group
+        below.  An order-statistic descent of the treap on the subtree class
+        weights: O(log n).  The CDF values are formed as the from-scratch
+        report forms them (1 - (N - prefix) / N), so that with unit weights
+        every comparison, hence the value, is the same.  nan while a class
+        is absent.
+        """
+        cdef int32_t node = self.tree.root, child
+        cdef double total_neg, total_pos, total, x, prefix
+        cdef double below_neg = 0.0, below_pos = 0.0, with_neg, with_pos
+        cdef double x1, x2, y1, y2, weight_y2
+        cdef bint found = False
+        if node < 0:
+            return NAN
+        total_neg = self.tree.subtree_neg[node]
+        total_pos = self.tree.subtree_pos[node]
+        if not (total_neg > 0.0 and total_pos > 0.0):
+            return NAN
+        # Spec.Sens: the class 1 CDF against 1 - level; Sens.Spec: class 0 against level.
+        total = total_pos if spec_at_sens else total_neg
+        x = 1.0 - level if spec_at_sens else level
+        while node >= 0:
+            child = self.tree.left[node]
+            with_neg = below_neg
+            with_pos = below_pos
+            if child >= 0:
+                with_neg += self.tree.subtree_neg[child]
+                with_pos += self.tree.subtree_pos[child]
+                prefix = with_pos if spec_at_sens else with_neg
+                if 1.0 - (total - prefix) / total > x:
+                    node = child
+                    continue
+            below_neg = with_neg
+            below_pos = with_pos
+            with_neg += self.tree.node_neg(node)
+            with_pos += self.tree.node_pos(node)
+            prefix = with_pos if spec_at_sens else with_neg
+            if 1.0 - (total - prefix) / total > x:
+                found = True
+                break
+            below_neg = with_neg
+            below_pos = with_pos
+            node = self.tree.right[node]
+        if not found:  # not reached for a level in (0, 1): the CDF ends at 1
+            return NAN
+        if spec_at_sens:
+            x1 = 1.0 - (total_pos - below_pos) / total_pos
+            x2 = 1.0 - (total_pos - with_pos) / total_pos
+            y1 = 1.0 - (total_neg - below_neg) / total_neg
+            y2 = 1.0 - (total_neg - with_neg) / total_neg
+        else:
+            x1 = 1.0 - (total_neg - below_neg) / total_neg
+            x2 = 1.0 - (total_neg - with_neg) / total_neg
+            y1 = 1.0 - (1.0 - (total_pos - below_pos) / total_pos)
+            y2 = 1.0 - (1.0 - (total_pos - with_pos) / total_pos)
+        if x2 - x1 > 0.0:
+            weight_y2 = (x2 - x) / (x2 - x1)
+            return (1.0 - weight_y2) * y1 + weight_y2 * y2
+        return y2
+
+    def weights_above(self, double threshold):
+        """Class weights of the scores strictly above ``threshold``, and the class totals.
+
+        ``(above_neg, above_pos, total_neg, total_pos)``.  What R hmeasure
+        predicts as class 1 at a threshold (``s > threshold``): the treap's
+        class weights below and at the threshold subtracted from the class
+        totals.  O(log n).
+        """
+        cdef double below_neg, below_pos, total_neg, total_pos
+        cdef int32_t node
+        if self.tree.root < 0:
+            return 0.0, 0.0, 0.0, 0.0
+        node = self.tree.lcount(threshold, &below_neg, &below_pos)
+        total_neg = self.tree.subtree_neg[self.tree.root]
+        total_pos = self.tree.subtree_pos[self.tree.root]
+        if node >= 0:
+            below_neg += self.tree.node_neg(node)
+            below_pos += self.tree.node_pos(node)
+        return (max(total_neg - below_neg, 0.0), max(total_pos - below_pos, 0.0),
+                total_neg, total_pos)
+
     def score_groups(self):
         """Distinct scores from the highest down with their class weights: the ROC's groups.
 
@@ -714,6 +800,108 @@ def stored_scale(ScoreTreap tree, inverse_scale):
     if inverse_scale is None:
         return 1.0 if tree.n_points else 0.0
     return inverse_scale
+
+
+cdef class ThresholdEngine(AUCEngine):
+    """The AUC and R hmeasure's metrics at a threshold (``misclassCounts``) under updates.
+
+    Records, after every step of ``slide``, the AUC and ER, Sens, Spec,
+    Precision, F and Youden of the rule "class 1 when score > threshold":
+    one descent of the treap, O(log n).  nan while a class is absent (and
+    Precision and F where R has 0/0).
+    """
+
+    def __init__(self, double threshold, Py_ssize_t capacity=16, seed=None):
+        AUCEngine.__init__(self, capacity, seed)
+        self.threshold = threshold
+
+    cdef void _threshold_metrics(self, double* out) noexcept nogil:
+        """ER, Sens, Spec, Precision, F, Youden into out[0..5]."""
+        cdef double below_neg, below_pos, total_neg, total_pos, tp, fp, tn, fn
+        cdef double sens, spec, precision
+        cdef int32_t root = self.tree.root, node
+        cdef int k
+        if root < 0 or not (self.tree.subtree_neg[root] > 0.0
+                            and self.tree.subtree_pos[root] > 0.0):
+            for k in range(6):
+                out[k] = NAN
+            return
+        total_neg = self.tree.subtree_neg[root]
+        total_pos = self.tree.subtree_pos[root]
+        node = self.tree.lcount(self.threshold, &below_neg, &below_pos)
+        if node >= 0:
+            below_neg += self.tree.node_neg(node)
+            below_pos += self.tree.node_pos(node)
+        fp = max(total_neg - below_neg, 0.0)
+        tp = max(total_pos - below_pos, 0.0)
+        tn = total_neg - fp
+        fn = total_pos - tp
+        sens = tp / (tp + fn)
+        spec = tn / (tn + fp)
+        precision = tp / (tp + fp) if tp + fp > 0.0 else NAN
+        out[0] = (fp + fn) / (tp + fp + tn + fn)
+        out[1] = sens
+        out[2] = spec
+        out[3] = precision
+        if precision != precision:
+            out[4] = NAN
+        elif precision == 0.0 or sens == 0.0:
+            out[4] = 0.0
+        else:
+            out[4] = 2.0 / (1.0 / precision + 1.0 / sens)
+        out[5] = sens + spec - 1.0
+
+    cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
+        out[row, 0] = self._auc()
+        self._threshold_metrics(&out[row, 1])
+
+    def _metrics(self):
+        cdef double values[6]
+        self._threshold_metrics(values)
+        return dict(zip(self.columns[1:], [values[k] for k in range(6)], strict=True))
+
+    @property
+    def columns(self):
+        return ("auc", "er", "sens", "spec", "precision", "f", "youden")
+
+    @property
+    def er(self):
+        return self._metrics()["er"]
+
+    @property
+    def sens(self):
+        return self._metrics()["sens"]
+
+    @property
+    def spec(self):
+        return self._metrics()["spec"]
+
+    @property
+    def precision(self):
+        return self._metrics()["precision"]
+
+    @property
+    def f(self):
+        return self._metrics()["f"]
+
+    @property
+    def youden(self):
+        return self._metrics()["youden"]
+
+    def __reduce__(self):
+        self._check_idle()
+        return (_rebuild_threshold_engine, (self.threshold, self.tree, self.twice_u,
+                                            self.twice_u_compensation, self.inverse_scale))
+
+
+def _rebuild_threshold_engine(threshold, tree, twice_u, compensation, inverse_scale):
+    cdef ThresholdEngine engine = ThresholdEngine.__new__(ThresholdEngine)
+    engine.threshold = threshold
+    engine.tree = tree
+    engine.twice_u = twice_u
+    engine.twice_u_compensation = compensation
+    engine.inverse_scale = stored_scale(tree, inverse_scale)
+    return engine
 
 
 def sliding_auc_ranked(const uint8_t[::1] is_pos, const int64_t[::1] ranks,

@@ -6,8 +6,9 @@ The one place where an engine is chosen for a window of a stream.
 import numpy as np
 
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
-from hmeasure_stream._engines._auc import AUCEngine, sliding_auc_ranked
+from hmeasure_stream._engines._auc import AUCEngine, ThresholdEngine, sliding_auc_ranked
 from hmeasure_stream._engines._bin_tree import BinTree
+from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._hull import HullEngine
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._ring import PointRing
@@ -17,6 +18,7 @@ from hmeasure_stream._validation import (
     check_positive,
     check_relative_to,
     check_times,
+    check_score_value,
     check_unit_weights,
     dense_ranks,
     is_duration,
@@ -39,8 +41,11 @@ from hmeasure_stream.streaming._base import (
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
 #: The metrics a window can follow.
-WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned")
-_HULL_METRICS = frozenset(("h", "auch"))
+WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned", "ks", "mer", "mwl",
+                  "er", "sens", "spec", "precision", "f", "youden")
+_REPORT_METRICS = frozenset(("ks", "mer", "mwl"))
+_THRESHOLD_METRICS = frozenset(("er", "sens", "spec", "precision", "f", "youden"))
+_HULL_METRICS = frozenset(("h", "auch")) | _REPORT_METRICS
 
 
 def _check_window(window):
@@ -91,7 +96,7 @@ def _binned_engine(bins, transform, loglog_alpha, score_range):
 
 def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, epsilon_auc,
                     auc_relative_to, bins, transform, loglog_alpha, score_range, capacity,
-                    seed):
+                    seed, threshold=0.5):
     """The engines for these metrics: the one place where a window's engines are chosen.
 
     Each engine computes the metrics it names in ``columns``; every metric
@@ -102,9 +107,14 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
     not depend on them, the approximate H of ``epsilon`` otherwise.  The
     estimate ``"auc_approx"`` needs the compressed list of ``epsilon_auc``
     (its options are ignored without it), ``"auc_binned"`` the tree over the
-    bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``.
+    bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``, the
+    metrics at ``threshold`` a score treap that descends to it.
     """
     engines = []
+    if _THRESHOLD_METRICS.intersection(metrics):
+        # R hmeasure's metrics at a threshold: one treap descent per step.
+        engines.append(ThresholdEngine(check_score_value(threshold, "threshold"), capacity,
+                                       seed))
     if "auc_binned" in metrics:
         engines.append(_binned_engine(bins, transform, loglog_alpha, score_range))
     if "auc_approx" in metrics:
@@ -121,6 +131,11 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
         return [*engines, AUCEngine(capacity, seed)] if exact_needed or not engines else engines
     rule = check_cost(alpha, beta, severity_ratio, priors)
     if epsilon is not None:
+        if _REPORT_METRICS.intersection(metrics):
+            raise ValueError(
+                "the metrics 'ks', 'mer' and 'mwl' come from the exact hull: they cannot be "
+                "combined with epsilon="
+            )
         epsilon = check_positive(epsilon, "epsilon")
         # A fixed seed by default: the subset, hence H', depends on the trees'
         # random shape, and the same stream should give the same values.
@@ -133,7 +148,12 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
             "exactly: pass epsilon= for the approximate H (within epsilon * (1 - H)), "
             "or call h_measure on each window"
         )
-    return [HullEngine(*rule.shape, capacity, seed), *engines]
+    engine = HullEngine(*rule.shape, capacity, seed)
+    if _REPORT_METRICS.intersection(metrics):
+        # R hmeasure's KS, MER and MWL (priors from the window, MWL at the
+        # Beta's mode): hull descents, KS with the lower hull as well.
+        engine.record_report(mwl_cost(*rule.shape, None))
+    return [engine, *engines]
 
 
 class SlidingWindow:
@@ -154,13 +174,20 @@ class SlidingWindow:
         learning curve).
     metrics : str or sequence of str, default=("auc",)
         ``"auc"``, ``"h"`` (the H-measure), ``"auch"`` (area under the
-        ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`) and
-        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`).
+        ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`),
+        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`) and R
+        hmeasure's ``"ks"``, ``"mer"`` and ``"mwl"`` (as
+        :func:`~hmeasure_stream.hmeasure_report` computes them with the
+        window's class proportions as priors; ``"ks"`` maintains a second,
+        lower, hull, which doubles the cost of a step), and R's metrics at
+        ``threshold``: ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
+        ``"f"``, ``"youden"`` (as in :func:`~hmeasure_stream.hmeasure_report`).
     alpha, beta, severity_ratio, priors
         The H-measure's cost distribution and class priors, as for
         :func:`~hmeasure_stream.h_measure`; ignored when neither ``"h"`` nor
-        ``"auch"`` is asked for.  Fixed ``priors`` and
-        ``severity_ratio="prior"`` need ``epsilon``.
+        ``"auch"`` nor ``"mwl"`` is asked for.  Fixed ``priors`` and
+        ``severity_ratio="prior"`` need ``epsilon``, and cannot be combined
+        with ``"ks"``, ``"mer"`` or ``"mwl"``.
     epsilon : float, optional
         Follow ``"h"`` within ``epsilon * (1 - H)`` as :class:`ApproxH`
         does.  None: the exact H of :class:`DynamicH`.
@@ -185,6 +212,9 @@ class SlidingWindow:
     min_periods : int, default=1
         The metrics are nan until the window holds this many points (as
         pandas' ``rolling``).
+    threshold : float, default=0.5
+        The threshold of ``"er"``, ``"sens"``, ..., ``"youden"`` (class 1
+        when score > threshold); ignored without them.
     capacity : int, default=16
         Initial room, in distinct scores, of the engine (doubles as needed).
     seed : int, optional
@@ -250,7 +280,7 @@ class SlidingWindow:
     def __init__(self, window, metrics=("auc",), *, alpha=2.0, beta=2.0, severity_ratio=None,
                  priors=None, epsilon=None, epsilon_auc=None, auc_relative_to="auc",
                  bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
-                 half_life=None, min_periods=1, capacity=16, seed=None):
+                 half_life=None, min_periods=1, threshold=0.5, capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
         self._min_periods = check_integer(min_periods, "min_periods", 1)
@@ -270,7 +300,7 @@ class SlidingWindow:
             priors=priors, epsilon=epsilon, epsilon_auc=epsilon_auc,
             auc_relative_to=auc_relative_to, bins=bins, transform=transform,
             loglog_alpha=loglog_alpha, score_range=score_range,
-            capacity=capacity, seed=seed)
+            capacity=capacity, seed=seed, threshold=threshold)
         if is_duration(window) or half_life is not None:
             self._forgettings = [make_forgetting(window, half_life, isinstance(engine, HullEngine))
                                 for engine in self._engines]
@@ -447,6 +477,30 @@ class SlidingWindow:
         return self._metric("auc_binned")
 
     @property
+    def ks(self):
+        """R hmeasure's KS of the current window; nan while a class is absent.  O(log w)."""
+        return self._metric("ks")
+
+    @property
+    def mer(self):
+        """R hmeasure's minimum error rate of the current window (its priors).  O(log w)."""
+        return self._metric("mer")
+
+    @property
+    def mwl(self):
+        """R hmeasure's minimum weighted loss of the current window (its priors).  O(log w)."""
+        return self._metric("mwl")
+
+    def threshold_metrics(self):
+        """R hmeasure's metrics at the threshold of the current window, by name.
+
+        The window's ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
+        ``"f"`` and ``"youden"`` that are among its metrics; O(log w).
+        """
+        return {name: self._metric(name) for name in self._metrics
+                if name in _THRESHOLD_METRICS}
+
+    @property
     def window(self):
         """The window: a number of points, a duration (``numpy.timedelta64``), or None
         (every prefix)."""
@@ -533,6 +587,7 @@ def sliding_window(
     times=None,
     half_life=None,
     min_periods=1,
+    threshold=0.5,
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -589,6 +644,9 @@ def sliding_window(
     min_periods : int, default=1
         Entries whose window holds fewer points are nan (as pandas'
         ``rolling``).
+    threshold : float, default=0.5
+        The threshold of R's metrics ``"er"``, ..., ``"youden"`` (see
+        :class:`SlidingWindow`).
 
     Returns
     -------
@@ -649,13 +707,15 @@ def sliding_window(
                "priors": priors, "epsilon": epsilon, "epsilon_auc": epsilon_auc,
                "auc_relative_to": auc_relative_to, "bins": bins, "transform": transform,
                "loglog_alpha": loglog_alpha, "score_range": score_range,
-               "half_life": half_life, "min_periods": min_periods}
+               "half_life": half_life, "min_periods": min_periods, "threshold": threshold}
     # The options are checked before the data; a count window of at least the
     # whole stream keeps every point (each window is a prefix) and needs no ring.
     by_count = window is not None and not is_duration(window)
     tracker = SlidingWindow(None if by_count else window, metrics, **options)
+    # Ranks keep every comparison between scores, not with a threshold.
     is_pos, scores, weights = checked_batch(
-        y_true, y_score, sample_weight, allow_empty=False, ranks=True
+        y_true, y_score, sample_weight, allow_empty=False,
+        ranks=not _THRESHOLD_METRICS.intersection(tracker.metrics)
     )
     if by_count and window < scores.shape[0]:
         tracker = SlidingWindow(window, metrics, **options)
