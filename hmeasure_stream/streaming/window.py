@@ -24,7 +24,9 @@ from hmeasure_stream.binned import (
     _check_transform,
     _estimate_alpha,
 )
+from hmeasure_stream.multiclass import _as_label_array, _encode_sorted
 from hmeasure_stream.streaming._base import check_capacity, checked_batch
+from hmeasure_stream.streaming.multiclass import MulticlassWindow
 
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
@@ -72,9 +74,14 @@ def _binned_engine(bins, transform, loglog_alpha, score_range):
     return engine
 
 
+#: The metric of 2-d scores (one column per class), alone in its window.
+_MULTICLASS = "multiclass_auc"
+WINDOW_METRICS += (_MULTICLASS,)
+
+
 def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, epsilon_auc,
                     auc_relative_to, bins, transform, loglog_alpha, score_range, capacity,
-                    seed):
+                    seed, window=None, labels=None, method="ovr", average="macro"):
     """The engines for these metrics: the one place where a window's engines are chosen.
 
     Each engine computes the metrics it names in ``columns``; every metric
@@ -86,7 +93,18 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
     estimate ``"auc_approx"`` needs the compressed list of ``epsilon_auc``
     (its options are ignored without it), ``"auc_binned"`` the tree over the
     bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``.
+    ``"multiclass_auc"`` takes 2-d scores, so it is alone in its window: its
+    engine (one binary engine per class or per ordered pair of classes, of
+    ``labels``, ``method`` and ``average``) keeps the window's points itself.
     """
+    if _MULTICLASS in metrics:
+        if len(metrics) > 1:
+            raise ValueError(
+                "the metric 'multiclass_auc' takes 2-d scores (one column per class) and "
+                "cannot be combined with the binary metrics "
+                f"{[m for m in metrics if m != _MULTICLASS]}: use one window per kind of score"
+            )
+        return [MulticlassWindow(window, labels, method, average, capacity, seed)]
     engines = []
     if "auc_binned" in metrics:
         engines.append(_binned_engine(bins, transform, loglog_alpha, score_range))
@@ -135,7 +153,10 @@ class SlidingWindow:
     metrics : str or sequence of str, default=("auc",)
         ``"auc"``, ``"h"`` (the H-measure), ``"auch"`` (area under the
         ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`) and
-        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`).
+        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`).  Or
+        ``"multiclass_auc"`` alone, for labels of c classes and 2-d scores
+        (one column per class): the AUC of
+        :func:`~hmeasure_stream.multiclass_auc`.
     alpha, beta, severity_ratio, priors
         The H-measure's cost distribution and class priors, as for
         :func:`~hmeasure_stream.h_measure`; ignored when neither ``"h"`` nor
@@ -157,6 +178,11 @@ class SlidingWindow:
         (default 1000 linear bins over (0, 1)); a log-log ``loglog_alpha`` of
         None is estimated from the first chunk and then frozen.  Ignored
         without ``"auc_binned"``.
+    labels, method, average
+        The classes in the column order of the scores (required), one-vs-rest
+        ``"ovr"`` or one-vs-one ``"ovo"``, and ``"macro"`` or ``"weighted"``,
+        as for :func:`~hmeasure_stream.multiclass_auc`; ignored without
+        ``"multiclass_auc"``.
     capacity : int, default=16
         Initial room, in distinct scores, of the engine (doubles as needed).
     seed : int, optional
@@ -165,7 +191,7 @@ class SlidingWindow:
 
     Attributes
     ----------
-    auc, h, auch, auc_approx, auc_binned : float
+    auc, h, auch, auc_approx, auc_binned, multiclass_auc : float
         The metrics of the current window (each when asked for); nan while a
         class is absent from the window.
     window : int or None
@@ -185,7 +211,9 @@ class SlidingWindow:
     O(log w + log w / epsilon_auc) with ``"auc_approx"`` (which takes unit
     weights only), for a window of w points; reading the properties is O(1)
     (O(log w / epsilon_auc) for ``auc_approx``); O(log m) per point for
-    ``"auc_binned"`` with m bins.  Memory O(w):
+    ``"auc_binned"`` with m bins; O(c log w) for ``"multiclass_auc"`` over c
+    classes (one-vs-rest: c compiled loops per chunk; one-vs-one: 4 (c - 1)
+    engine updates per point from Python).  Memory O(w):
     the engine's structure and the window's points (17 bytes each) to know
     which point leaves.  Scores are float64: integers beyond 2**53 are
     refused (:func:`sliding_window`, which sees the whole array, ranks them).
@@ -206,6 +234,10 @@ class SlidingWindow:
     array([0.5, 0.5, 1. ])
     >>> len(monitor), monitor.auc, monitor.h
     (3, 1.0, 1.0)
+    >>> classes = SlidingWindow(3, "multiclass_auc", labels=["a", "b", "c"])
+    >>> classes.update(["a", "b", "c", "a"], [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3],
+    ...                                       [0.3, 0.3, 0.4], [0.1, 0.6, 0.3]])["multiclass_auc"]
+    array([nan, nan, 1. , 0.5])
     """
 
     # One ring of the window's points per engine: each engine removes the
@@ -215,7 +247,7 @@ class SlidingWindow:
     def __init__(self, window, metrics=("auc",), *, alpha=2.0, beta=2.0, severity_ratio=None,
                  priors=None, epsilon=None, epsilon_auc=None, auc_relative_to="auc",
                  bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
-                 capacity=16, seed=None):
+                 labels=None, method="ovr", average="macro", capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
         self._engines = _window_engines(
@@ -223,9 +255,11 @@ class SlidingWindow:
             priors=priors, epsilon=epsilon, epsilon_auc=epsilon_auc,
             auc_relative_to=auc_relative_to, bins=bins, transform=transform,
             loglog_alpha=loglog_alpha, score_range=score_range,
-            capacity=check_capacity(capacity), seed=seed)
-        self._rings = [PointRing(0 if self._window is None else self._window)
-                       for _ in self._engines]
+            capacity=check_capacity(capacity), seed=seed, window=self._window,
+            labels=labels, method=method, average=average)
+        self._rings = [None if getattr(engine, "own_window", False)
+                       else PointRing(0 if self._window is None else self._window)
+                       for engine in self._engines]
 
     def update(self, y_true, y_score, sample_weight=None):
         """Feed the next chunk of the stream; the metrics after each of its points.
@@ -233,9 +267,11 @@ class SlidingWindow:
         Parameters
         ----------
         y_true : array-like of shape (k,)
-            Labels, 0/1 or bool, in stream order.
+            Labels, 0/1 or bool, in stream order (with ``"multiclass_auc"``:
+            each one of ``labels``).
         y_score : array-like of shape (k,)
-            Scores, finite real numbers.
+            Scores, finite real numbers (with ``"multiclass_auc"``: of shape
+            (k, c), one column per class).
         sample_weight : array-like of shape (k,), optional
             Weights, finite and >= 0 (default 1).
 
@@ -252,6 +288,9 @@ class SlidingWindow:
             On invalid input (as for :func:`~hmeasure_stream.auc`), or weights
             other than 1 with ``"auc_approx"``; nothing changes.
         """
+        if self._metrics == (_MULTICLASS,):
+            engine = self._engines[0]
+            return {_MULTICLASS: engine.slide(*engine.checked(y_true, y_score, sample_weight))}
         return self._slide(*checked_batch(y_true, y_score, sample_weight))
 
     def _slide(self, is_pos, scores, weights):
@@ -322,6 +361,11 @@ class SlidingWindow:
         return self._metric("auc_binned")
 
     @property
+    def multiclass_auc(self):
+        """The multi-class AUC of the current window; nan while a class is absent.  O(c^2)."""
+        return self._metric(_MULTICLASS)
+
+    @property
     def window(self):
         """The window length (None: every prefix)."""
         return self._window
@@ -335,7 +379,7 @@ class SlidingWindow:
     def nbytes(self):
         """Bytes held by the engine's buffers and the window's points."""
         return sum(engine.nbytes for engine in self._engines) + sum(
-            buffer.nbytes for ring in self._rings
+            buffer.nbytes for ring in self._rings if ring is not None
             for buffer in (ring.is_pos_buffer, ring.score_buffer, ring.weight_buffer))
 
     def __len__(self):
@@ -351,7 +395,7 @@ class SlidingWindow:
             engine._check()
             if engine.n_points != len(self):
                 raise AssertionError(f"engines hold {engine.n_points} and {len(self)} points")
-            if self._window is not None and ring.size != len(self):
+            if self._window is not None and ring is not None and ring.size != len(self):
                 raise AssertionError(f"{ring.size} points in the ring, {len(self)} held")
         return True
 
@@ -374,6 +418,9 @@ def sliding_window(
     transform=None,
     loglog_alpha=None,
     score_range=(0.0, 1.0),
+    labels=None,
+    method="ovr",
+    average="macro",
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -391,7 +438,8 @@ def sliding_window(
     metrics : sequence of str, default=("auc",)
         Which metrics to compute: ``"auc"``, ``"h"`` (the H-measure with
         priors from the window), ``"auch"`` (area under the ROC hull) and
-        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`).
+        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`); or
+        ``"multiclass_auc"`` alone, for 2-d scores.
     sample_weight : array-like of shape (n,), optional
         Weights, finite and >= 0.
     alpha, beta, severity_ratio
@@ -414,6 +462,11 @@ def sliding_window(
         The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`;
         a log-log ``loglog_alpha`` of None is estimated from the whole array.
         With ``window=None`` this is Bouckaert's binned learning curve.
+    labels, method, average
+        With ``"multiclass_auc"`` (alone; ``y_score`` of shape (n, c)), as for
+        :func:`~hmeasure_stream.multiclass_auc`: the class of each column
+        (default: the sorted distinct labels of ``y_true``), ``"ovr"`` or
+        ``"ovo"``, ``"macro"`` or ``"weighted"``.
 
     Returns
     -------
@@ -426,7 +479,8 @@ def sliding_window(
     ValueError
         On invalid input (as for :func:`hmeasure_stream.auc`), a window that
         is not a positive integer, an unknown metric, ``"auc_approx"``
-        without ``epsilon_auc`` or with weights other than 1.
+        without ``epsilon_auc`` or with weights other than 1,
+        ``"multiclass_auc"`` with another metric or ``average=None``.
 
     See Also
     --------
@@ -469,11 +523,18 @@ def sliding_window(
     array([       nan, 1.        , 1.        , 0.75      , 0.83333333,
            0.88888889])
     """
+    if _MULTICLASS in _check_metrics(metrics) and labels is None:
+        labels = _encode_sorted(_as_label_array(y_true))[0]
     tracker = SlidingWindow(window, metrics, alpha=alpha, beta=beta,
                             severity_ratio=severity_ratio, priors=priors, epsilon=epsilon,
                             epsilon_auc=epsilon_auc, auc_relative_to=auc_relative_to,
                             bins=bins, transform=transform, loglog_alpha=loglog_alpha,
-                            score_range=score_range)
+                            score_range=score_range, labels=labels, method=method,
+                            average=average)
+    if tracker.metrics == (_MULTICLASS,):
+        engine = tracker._engines[0]
+        return {_MULTICLASS: engine.slide(*engine.checked(y_true, y_score, sample_weight,
+                                                          allow_empty=False))}
     is_pos, scores, weights = checked_batch(
         y_true, y_score, sample_weight, allow_empty=False, ranks=True
     )
