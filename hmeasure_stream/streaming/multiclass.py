@@ -519,16 +519,14 @@ class MulticlassWindow:
 
     def checked(self, y_true, y_score, sample_weight, allow_empty=True):
         """A validated chunk: (codes, Fortran (k, c) scores, weights or None)."""
+        if allow_empty and _is_empty(y_true):
+            if not _is_empty(y_score) or not (sample_weight is None
+                                              or _is_empty(sample_weight)):
+                raise ValueError("y_true is empty but y_score or sample_weight is not")
+            return (np.empty(0, dtype=np.intp), np.empty((0, len(self._classes)), order="F"),
+                    None)
         labels = _as_label_array(y_true)
-        if labels.shape[0] == 0 and not allow_empty:
-            raise ValueError("y_true is empty")
         codes = _encode_given(labels, self._classes)[1]
-        if labels.shape[0] == 0:
-            scores = np.asarray(y_score, dtype=np.float64)
-            if scores.size:
-                raise ValueError(
-                    f"y_true and y_score have different lengths: 0 and {scores.shape[0]}")
-            return codes, np.empty((0, len(self._classes)), order="F"), None
         scores = _check_score_matrix(y_score, labels.shape[0])
         if scores.shape[1] != len(self._classes):
             raise ValueError(
@@ -697,6 +695,13 @@ class MulticlassWindow:
                                rtol=1e-9, atol=1e-12):
                 raise AssertionError(f"ring's class weights differ from {self._mass}")
         return True
+
+
+def _is_empty(values):
+    try:
+        return len(values) == 0
+    except TypeError:
+        return False
 
 
 def _removed(status):

@@ -10,6 +10,8 @@ import pickle
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
 from hmeasure_stream import SlidingWindow, multiclass_auc, sliding_window
@@ -134,6 +136,11 @@ def test_refusals_leave_the_window_unchanged(rng):
         tracker.update([0], [0.1, 0.2, 0.3])
     with pytest.raises(ValueError, match="weight"):
         tracker.update([0], s[:1], [-1.0])
+    with pytest.raises(ValueError, match="y_true is empty but y_score"):
+        tracker.update([], s[:1])
+    with pytest.raises(ValueError, match="y_true is empty"):
+        sliding_window([], np.empty((0, 3)), 3, "multiclass_auc", labels=[0, 1, 2])
+    assert tracker.update([], np.empty((0, 3)))["multiclass_auc"].shape == (0,)
     assert pickle.dumps(tracker) == before
     tracker._check()
 
@@ -157,3 +164,31 @@ def test_option_refusals():
         _ = SlidingWindow(5).multiclass_auc
     # The binary metrics keep working as before.
     assert SlidingWindow(5).update([0, 1], [0.1, 0.9])["auc"][1] == 1.0
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(2, 4), st.one_of(st.none(), st.integers(1, 8)),
+       st.sampled_from(["ovr", "ovo"]), st.sampled_from(["macro", "weighted"]),
+       st.booleans(), st.integers(0, 2**32 - 1))
+def test_random_streams_in_random_chunks(c, window, method, average, weighted, seed):
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(1, 30))
+    y = rng.integers(0, c, n)
+    s = rng.integers(0, 3, (n, c)).astype(float)  # heavy ties
+    w = rng.choice([0.0, 0.5, 1.0, 2.0], n) if weighted else None
+    expected = _expected(y, s, w, window, method, average, list(range(c)))
+    tracker = SlidingWindow(window, "multiclass_auc", labels=range(c), method=method,
+                            average=average, capacity=1)
+    got = []
+    start = 0
+    while start < n:
+        stop = start + int(rng.integers(0, 5))
+        got.append(tracker.update(y[start:stop], s[start:stop].reshape(-1, c),
+                                  None if w is None else w[start:stop])["multiclass_auc"])
+        tracker._check()
+        if rng.random() < 0.3:
+            tracker = pickle.loads(pickle.dumps(tracker))
+        start = stop
+    got = np.concatenate(got)
+    assert np.array_equal(np.isnan(got), np.isnan(expected))
+    np.testing.assert_allclose(got, expected, rtol=1e-12, atol=1e-14)
