@@ -63,7 +63,10 @@ def _check_correction(correction, fpr_range, tpr_range):
 
 
 def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
-    """Area of the ROC curve inside the box fpr_box x tpr_box, as a fraction of the unit square."""
+    """Area of the ROC curve inside the box fpr_box x tpr_box, as a fraction of the unit square.
+
+    Exact (a Fraction) with unit weights, a float with weights.
+    """
     (a, b), (c, d) = fpr_box, tpr_box
     if exact_path(y_score, sample_weight):
         neg, pos = sorted_classes(y_true, y_score, "The partial AUC")
@@ -82,7 +85,7 @@ def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
             + (Fraction(d_count) - Fraction(c_count)) * width_above
             + Fraction(rest)
         )
-        return float(area / (n_neg * n_pos))
+        return area / (n_neg * n_pos)
     group_neg, group_pos = weighted_groups(y_true, y_score, sample_weight, "The partial AUC")
     total_neg, total_pos = math.fsum(group_neg), math.fsum(group_pos)
     area = _partial.box_area_groups(
@@ -180,6 +183,13 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     sorted once and the segments' areas (each >= 0) are summed with
     compensation.  O(n) extra memory.
 
+    The McClish correction of a range of width w divides by
+    A_max - A_min, which is of order w**2 at the far end of the curve: the
+    rounding of the interpolated segments, relative to the area, is then
+    amplified by about 1 / w.  Ranges narrower than about 1e-8 give
+    corrected values of little accuracy (the uncorrected area stays
+    accurate).
+
     References
     ----------
     .. [1] D. K. McClish, "Analyzing a portion of the ROC curve", Medical
@@ -213,22 +223,34 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
 
 
 def _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction):
-    """The partial area ``area`` of the box, McClish-standardised if asked (checked options)."""
+    """The partial area ``area`` of the box, McClish-standardised if asked (checked options).
+
+    ``area`` is a Fraction (exact, unit weights; the correction is then exact
+    too, rounded once: a narrow range's A - A_min is not lost to cancellation)
+    or a float.
+    """
     if correction is None or (fpr_range is None and tpr_range is None):
-        return area
+        return min(max(float(area), 0.0), 1.0)
     # (1 + (A - A_min) / (A_max - A_min)) / 2 divided through by the width, with
-    # A_max - A_min in closed form: no cancellation however narrow the range.
+    # A_max - A_min in closed form.
+    number = Fraction if isinstance(area, Fraction) else float
     if tpr_range is None:
-        low, high = fpr_box
+        low, high = map(number, fpr_box)
         mean = area / (high - low)
-        excess = mean - (low + high) / 2.0  # the diagonal's mean height is (low + high) / 2
-        twice_room = (1.0 - low) + (1.0 - high)
+        excess = mean - (low + high) / 2  # the diagonal's mean height is (low + high) / 2
+        twice_room = (1 - low) + (1 - high)
     else:
-        low, high = tpr_box
+        low, high = map(number, tpr_box)
         mean = area / (high - low)
-        excess = mean - 1.0 + (low + high) / 2.0  # the diagonal's mean of 1 - t
+        excess = mean - 1 + (low + high) / 2  # the diagonal's mean of 1 - t
         twice_room = low + high
-    return 0.5 + excess / twice_room
+    # (pROC's McClish value may leave [0, 1] by definition; a range of
+    # subnormal width may even take it beyond the float range.)
+    value = number(1) / 2 + excess / twice_room
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _check_weight_values(values, points):

@@ -21,7 +21,12 @@ from hmeasure_stream.multiclass import (
     _encode_given,
     averaged,
 )
-from hmeasure_stream.streaming._base import _check_removable, check_capacity, points_batch
+from hmeasure_stream.streaming._base import (
+    _check_removable,
+    check_structure_options,
+    out_of_range_message,
+    points_batch,
+)
 
 __all__ = ["DynamicMulticlassAUC", "MulticlassWindow"]
 
@@ -109,7 +114,7 @@ class DynamicMulticlassAUC:
         classes, _ = _encode_given(np.empty(0), classes)
         if len(classes) < 2:
             raise ValueError(f"classes must name at least 2 classes, got {classes!r}")
-        capacity = check_capacity(capacity)
+        capacity, seed = check_structure_options(capacity, seed)
         self._classes = classes
         self._index = {label: k for k, label in enumerate(classes)}
         self._method = method
@@ -319,12 +324,17 @@ class DynamicMulticlassAUC:
                 f"cannot merge a DynamicMulticlassAUC with method={other._method!r} into one "
                 f"with method={self._method!r}"
             )
-        batches = None
-        if len(other) > len(self):
-            batches = [points_batch(engine) for engine in self._engines]
+        larger, smaller = (other, self) if len(other) > len(self) else (self, other)
+        batches = [points_batch(engine) for engine in smaller._engines]
+        for engine, (_, scores, weights) in zip(larger._engines, batches, strict=True):
+            if weights is not None and engine.stored_weights(weights, scores.shape[0],
+                                                             True)[1] >= 0:
+                raise ValueError(
+                    "cannot merge: the weights of the two structures lie more than a factor "
+                    "2**400 apart"
+                )
+        if larger is other:
             self._engines = [pickle.loads(pickle.dumps(engine)) for engine in other._engines]
-        else:
-            batches = [points_batch(engine) for engine in other._engines]
         for engine, batch in zip(self._engines, batches, strict=True):
             engine.add_many(*batch)
         self._sizes = self._sizes + other._sizes
@@ -535,7 +545,26 @@ class MulticlassWindow:
             )
         weights = None if sample_weight is None else check_weights(sample_weight,
                                                                    labels.shape[0])
+        if weights is not None:
+            self._check_scale(codes, weights)
         return codes, scores, weights
+
+    def _check_scale(self, codes, weights):
+        """Refuse (ValueError) a weight an engine cannot store next to those it holds."""
+        c = len(self._classes)
+        if self._method == "ovr":
+            # Every point enters every engine: one answers for all.
+            checks = [(self._engines[0], np.arange(codes.shape[0]))]
+        else:
+            checks = [(self._engines[i * c + j], np.flatnonzero((codes == i) | (codes == j)))
+                      for i in range(c) for j in range(c) if i != j]
+        for engine, positions in checks:
+            if positions.size:
+                refused = engine.stored_weights(np.ascontiguousarray(weights[positions]),
+                                                positions.shape[0], True)[1]
+                if refused >= 0:
+                    raise ValueError(out_of_range_message(engine, weights, positions[refused],
+                                                          "sample_weight"))
 
     def slide(self, codes, scores, weights):
         """Feed a checked chunk; the averaged AUC of the window after each of its points."""
