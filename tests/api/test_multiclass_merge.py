@@ -146,3 +146,14 @@ def test_numeric_labels_of_another_type_are_refused():
     with pytest.raises(ValueError, match="over classes"):
         a.merge(b)
     assert pickle.dumps(a) == before
+
+
+def test_weights_too_far_apart_are_refused_before_any_change():
+    a = DynamicMulticlassAUC(CLASSES)
+    a.add_many(CLASSES, np.eye(3), [1.0, 2.0, 3.0])
+    b = DynamicMulticlassAUC(CLASSES)
+    b.add_many(CLASSES, np.eye(3), [1e-130, 1e-130, 1e-130])
+    before, other_before = pickle.dumps(a), pickle.dumps(b)
+    with pytest.raises(ValueError, match="2\\*\\*400"):
+        a.merge(b)
+    assert pickle.dumps(a) == before and pickle.dumps(b) == other_before
