@@ -145,7 +145,7 @@ def test_refusals_leave_the_window_unchanged(rng):
         weighted = SlidingWindow(5, "multiclass_auc", labels=[0, 1, 2], method=method)
         weighted.update(y, s, np.full(20, 2.0))
         state = pickle.dumps(weighted)
-        with pytest.raises(ValueError, match="2\\*\\*400.*position 1"):
+        with pytest.raises(ValueError, match=r"2\*\*400.*position 1"):
             weighted.update(y[:3], s[:3], [1.0, 1e-130, 1.0])
         assert pickle.dumps(weighted) == state
     assert pickle.dumps(tracker) == before
