@@ -22,7 +22,9 @@ time and actual error of ApproxH against epsilon on the embedded real stream),
 ``partial`` (partial_auc and weighted_auc against auc and scikit-learn's
 ``max_fpr``, on distinct and on tied scores), ``multiclass`` (multiclass_auc
 against c calls of auc; a streaming one-vs-rest step against scikit-learn on
-the window), ``binned`` (binned_auc against one searchsorted pass,
+the window; also alone as ``multiclass_window``: SlidingWindow's
+"multiclass_auc" per step against the binary window), ``binned`` (binned_auc
+against one searchsorted pass,
 BinnedAUC's step from 10^3 to 10^6 bins), ``approx_auc`` (the table of
 Section 6 of Tatti's "Efficient estimation of AUC in a sliding window":
 ApproxAUC's actual error and time per step against epsilon, next to the
@@ -37,6 +39,7 @@ Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 
 import argparse
 import os
+import pickle
 import statistics
 import time
 import warnings
@@ -460,6 +463,51 @@ def multiclass_stream_part(args):
     return report_target("roc_auc_score / streaming step", peer / step, ">=", 1000)
 
 
+def multiclass_window_part(args):
+    """SlidingWindow's "multiclass_auc" (ovr and ovo, c = 5, window 10^5) per step, in chunks
+    of 1000 points, against the binary "auc" window on the same stream (a step of the ovr
+    window is c binary steps, so the target is within 1.5 c of one binary step)."""
+    window, classes, steps, chunk = 10**5, 5, 20_000, 1000
+    rng = np.random.default_rng(args.seed)
+    y = rng.integers(0, classes, window + steps)
+    logits = rng.normal(size=(window + steps, classes)) + 1.5 * np.eye(classes)[y]
+    p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    binary = (y == 0).astype(np.int64)
+    filled = {}
+    for name, options in (("auc", {}), ("ovr", {"method": "ovr"}), ("ovo", {"method": "ovo"})):
+        if name == "auc":
+            tracker = SlidingWindow(window)
+            tracker.update(binary[:window], p[:window, 0])
+        else:
+            tracker = SlidingWindow(window, "multiclass_auc", labels=range(classes), **options)
+            tracker.update(y[:window], p[:window])
+        filled[name] = pickle.dumps(tracker)
+    rounds = max(3, args.rounds // 2)
+    times = {name: [] for name in filled}
+    for round_index in range(rounds):
+        start_step = window + (round_index % (steps // chunk)) * chunk
+        part = slice(start_step, start_step + chunk)
+        for name, state in filled.items():
+            tracker = pickle.loads(state)
+            begin = time.perf_counter()
+            if name == "auc":
+                tracker.update(binary[part], p[part, 0])
+            else:
+                tracker.update(y[part], p[part])
+            times[name].append((time.perf_counter() - begin) / chunk)
+    step = {name: statistics.median(values) for name, values in times.items()}
+    print(f"\nSlidingWindow per step, window 10^5, chunks of {chunk}, {classes} classes "
+          f"(median of {rounds} rounds)")
+    print(f"  binary 'auc'                   {step['auc'] * 1e6:9.2f} us")
+    print(f"  'multiclass_auc' ovr           {step['ovr'] * 1e6:9.2f} us "
+          f"({step['ovr'] / step['auc']:.1f}x binary)")
+    print(f"  'multiclass_auc' ovo           {step['ovo'] * 1e6:9.2f} us "
+          f"({step['ovo'] / step['auc']:.1f}x binary)")
+    print("  targets:")
+    return report_target("ovr step / (c x binary step)", step["ovr"] / (classes * step["auc"]),
+                         "<=", 1.5)
+
+
 def binned_part(args):
     """binned_auc at 10^7 points against one searchsorted / bincount pass; BinnedAUC
     update + read from 10^3 to 10^6 bins."""
@@ -833,8 +881,8 @@ def windows_part(args):
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
-                                           "multiclass", "binned", "approx_auc", "dask",
-                                           "windows", "report"],
+                                           "multiclass", "multiclass_window", "binned",
+                                           "approx_auc", "dask", "windows", "report"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -861,6 +909,8 @@ def main(argv=None):
     if args.part in ("all", "multiclass"):
         all_met &= multiclass_part(args)
         all_met &= multiclass_stream_part(args)
+    if args.part in ("all", "multiclass", "multiclass_window"):
+        all_met &= multiclass_window_part(args)
     if args.part in ("all", "binned"):
         all_met &= binned_part(args)
     if args.part in ("all", "approx_auc"):

@@ -1338,6 +1338,7 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
     See Also
     --------
     hmeasure_stream.multiclass_auc : the same on arrays in memory.
+    hmeasure_stream.DynamicMulticlassAUC : per-shard monitors, combined by ``merge``.
 
     Notes
     -----

@@ -29,6 +29,7 @@ from hmeasure_stream.binned import (
     _check_transform,
     _estimate_alpha,
 )
+from hmeasure_stream.multiclass import _as_label_array, _encode_sorted
 from hmeasure_stream.streaming._base import (
     check_forgetting,
     check_structure_options,
@@ -37,6 +38,7 @@ from hmeasure_stream.streaming._base import (
     make_forgetting,
     out_of_range_message,
 )
+from hmeasure_stream.streaming.multiclass import MulticlassWindow
 
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
@@ -94,9 +96,15 @@ def _binned_engine(bins, transform, loglog_alpha, score_range):
     return engine
 
 
+#: The metric of 2-d scores (one column per class), alone in its window.
+_MULTICLASS = "multiclass_auc"
+WINDOW_METRICS += (_MULTICLASS,)
+
+
 def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, epsilon_auc,
                     auc_relative_to, bins, transform, loglog_alpha, score_range, capacity,
-                    seed, threshold=0.5):
+                    seed, threshold=0.5, window=None, labels=None, method="ovr",
+                    average="macro"):
     """The engines for these metrics: the one place where a window's engines are chosen.
 
     Each engine computes the metrics it names in ``columns``; every metric
@@ -109,7 +117,18 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
     (its options are ignored without it), ``"auc_binned"`` the tree over the
     bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``, the
     metrics at ``threshold`` a score treap that descends to it.
+    ``"multiclass_auc"`` takes 2-d scores, so it is alone in its window: its
+    engine (one binary engine per class or per ordered pair of classes, of
+    ``labels``, ``method`` and ``average``) keeps the window's points itself.
     """
+    if _MULTICLASS in metrics:
+        if len(metrics) > 1:
+            raise ValueError(
+                "the metric 'multiclass_auc' takes 2-d scores (one column per class) and "
+                "cannot be combined with the binary metrics "
+                f"{[m for m in metrics if m != _MULTICLASS]}: use one window per kind of score"
+            )
+        return [MulticlassWindow(window, labels, method, average, capacity, seed)]
     engines = []
     if _THRESHOLD_METRICS.intersection(metrics):
         # R hmeasure's metrics at a threshold: one treap descent per step.
@@ -182,6 +201,9 @@ class SlidingWindow:
         lower, hull, which doubles the cost of a step), and R's metrics at
         ``threshold``: ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
         ``"f"``, ``"youden"`` (as in :func:`~hmeasure_stream.hmeasure_report`).
+        Or ``"multiclass_auc"`` alone, for labels of c classes and 2-d
+        scores (one column per class): the AUC of
+        :func:`~hmeasure_stream.multiclass_auc` (count windows only).
     alpha, beta, severity_ratio, priors
         The H-measure's cost distribution and class priors, as for
         :func:`~hmeasure_stream.h_measure`; ignored when neither ``"h"`` nor
@@ -215,6 +237,11 @@ class SlidingWindow:
     threshold : float, default=0.5
         The threshold of ``"er"``, ``"sens"``, ..., ``"youden"`` (class 1
         when score > threshold); ignored without them.
+    labels, method, average
+        The classes in the column order of the scores (required), one-vs-rest
+        ``"ovr"`` or one-vs-one ``"ovo"``, and ``"macro"`` or ``"weighted"``,
+        as for :func:`~hmeasure_stream.multiclass_auc`; ignored without
+        ``"multiclass_auc"``.
     capacity : int, default=16
         Initial room, in distinct scores, of the engine (doubles as needed).
     seed : int, optional
@@ -223,7 +250,7 @@ class SlidingWindow:
 
     Attributes
     ----------
-    auc, h, auch, auc_approx, auc_binned : float
+    auc, h, auch, auc_approx, auc_binned, multiclass_auc : float
         The metrics of the current window (each when asked for); nan while a
         class is absent from the window.
     window : int or None
@@ -243,7 +270,9 @@ class SlidingWindow:
     O(log w + log w / epsilon_auc) with ``"auc_approx"`` (which takes unit
     weights only), for a window of w points; reading the properties is O(1)
     (O(log w / epsilon_auc) for ``auc_approx``); O(log m) per point for
-    ``"auc_binned"`` with m bins.  Memory O(w):
+    ``"auc_binned"`` with m bins; O(c log w) for ``"multiclass_auc"`` over c
+    classes (one-vs-rest: c compiled loops per chunk; one-vs-one: 4 (c - 1)
+    engine updates per point from Python).  Memory O(w):
     the engine's structure and the window's points (17 bytes each) to know
     which point leaves.  Scores are float64: integers beyond 2**53 are
     refused (:func:`sliding_window`, which sees the whole array, ranks them).
@@ -270,6 +299,10 @@ class SlidingWindow:
     array([0.5, 0.5, 1. ])
     >>> len(monitor), monitor.auc, monitor.h
     (3, 1.0, 1.0)
+    >>> classes = SlidingWindow(3, "multiclass_auc", labels=["a", "b", "c"])
+    >>> classes.update(["a", "b", "c", "a"], [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3],
+    ...                                       [0.3, 0.3, 0.4], [0.1, 0.6, 0.3]])["multiclass_auc"]
+    array([nan, nan, 1. , 0.5])
     """
 
     # One ring of the window's points per engine: each engine removes the
@@ -280,11 +313,16 @@ class SlidingWindow:
     def __init__(self, window, metrics=("auc",), *, alpha=2.0, beta=2.0, severity_ratio=None,
                  priors=None, epsilon=None, epsilon_auc=None, auc_relative_to="auc",
                  bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
-                 half_life=None, min_periods=1, threshold=0.5, capacity=16, seed=None):
+                 half_life=None, min_periods=1, threshold=0.5, labels=None, method="ovr",
+                 average="macro", capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
         self._min_periods = check_integer(min_periods, "min_periods", 1)
         self._forgettings = None
+        if _MULTICLASS in self._metrics and (
+                is_duration(window) or half_life is not None or self._min_periods > 1):
+            raise ValueError("the metric 'multiclass_auc' takes a count window (an int or "
+                             "None) without half_life or min_periods")
         if is_duration(window) or half_life is not None:
             refused = {"auc_approx", "auc_binned"}.intersection(self._metrics)
             if refused and half_life is not None:
@@ -300,7 +338,8 @@ class SlidingWindow:
             priors=priors, epsilon=epsilon, epsilon_auc=epsilon_auc,
             auc_relative_to=auc_relative_to, bins=bins, transform=transform,
             loglog_alpha=loglog_alpha, score_range=score_range,
-            capacity=capacity, seed=seed, threshold=threshold)
+            capacity=capacity, seed=seed, threshold=threshold, window=self._window,
+            labels=labels, method=method, average=average)
         if is_duration(window) or half_life is not None:
             self._forgettings = [make_forgetting(window, half_life, isinstance(engine, HullEngine))
                                 for engine in self._engines]
@@ -309,8 +348,9 @@ class SlidingWindow:
                 if self._forgettings[0].period else None)
             self._rings = []
         else:
-            self._rings = [PointRing(0 if self._window is None else self._window)
-                           for _ in self._engines]
+            self._rings = [None if getattr(engine, "own_window", False)
+                           else PointRing(0 if self._window is None else self._window)
+                           for engine in self._engines]
 
     def update(self, y_true, y_score, sample_weight=None, *, times=None):
         """Feed the next chunk of the stream; the metrics after each of its points.
@@ -318,9 +358,11 @@ class SlidingWindow:
         Parameters
         ----------
         y_true : array-like of shape (k,)
-            Labels, 0/1 or bool, in stream order.
+            Labels, 0/1 or bool, in stream order (with ``"multiclass_auc"``:
+            each one of ``labels``).
         y_score : array-like of shape (k,)
-            Scores, finite real numbers.
+            Scores, finite real numbers (with ``"multiclass_auc"``: of shape
+            (k, c), one column per class).
         sample_weight : array-like of shape (k,), optional
             Weights, finite and >= 0 (default 1).
         times : array-like of shape (k,), optional
@@ -347,6 +389,11 @@ class SlidingWindow:
             times that go backwards (the message names the position); nothing
             changes.
         """
+        if self._metrics == (_MULTICLASS,):
+            engine = self._engines[0]
+            batch = engine.checked(y_true, y_score, sample_weight)
+            self._times(times, batch[0].shape[0])  # checked, not used by a count window
+            return {_MULTICLASS: engine.slide(*batch)}
         batch = checked_batch(y_true, y_score, sample_weight)
         return self._slide(*batch, times=self._times(times, batch[1].shape[0]))
 
@@ -501,6 +548,11 @@ class SlidingWindow:
                 if name in _THRESHOLD_METRICS}
 
     @property
+    def multiclass_auc(self):
+        """The multi-class AUC of the current window; nan while a class is absent.  O(c^2)."""
+        return self._metric(_MULTICLASS)
+
+    @property
     def window(self):
         """The window: a number of points, a duration (``numpy.timedelta64``), or None
         (every prefix)."""
@@ -532,7 +584,7 @@ class SlidingWindow:
         rings = self._rings if self._forgettings is None else [
             forgetting.ring for forgetting in self._forgettings]
         return sum(engine.nbytes for engine in self._engines) + sum(
-            buffer.nbytes for ring in rings
+            buffer.nbytes for ring in rings if ring is not None
             for buffer in (ring.is_pos_buffer, ring.score_buffer, ring.weight_buffer,
                            ring.time_buffer) if buffer is not None)
 
@@ -561,7 +613,7 @@ class SlidingWindow:
             engine._check()
             if engine.n_points != len(self):
                 raise AssertionError(f"engines hold {engine.n_points} and {len(self)} points")
-            if self._window is not None and ring.size != len(self):
+            if self._window is not None and ring is not None and ring.size != len(self):
                 raise AssertionError(f"{ring.size} points in the ring, {len(self)} held")
         return True
 
@@ -588,6 +640,9 @@ def sliding_window(
     half_life=None,
     min_periods=1,
     threshold=0.5,
+    labels=None,
+    method="ovr",
+    average="macro",
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -608,7 +663,8 @@ def sliding_window(
     metrics : sequence of str, default=("auc",)
         Which metrics to compute: ``"auc"``, ``"h"`` (the H-measure with
         priors from the window), ``"auch"`` (area under the ROC hull) and
-        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`).
+        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`); or
+        ``"multiclass_auc"`` alone, for 2-d scores.
     sample_weight : array-like of shape (n,), optional
         Weights, finite and >= 0.
     alpha, beta, severity_ratio
@@ -647,6 +703,11 @@ def sliding_window(
     threshold : float, default=0.5
         The threshold of R's metrics ``"er"``, ..., ``"youden"`` (see
         :class:`SlidingWindow`).
+    labels, method, average
+        With ``"multiclass_auc"`` (alone; ``y_score`` of shape (n, c)), as for
+        :func:`~hmeasure_stream.multiclass_auc`: the class of each column
+        (default: the sorted distinct labels of ``y_true``), ``"ovr"`` or
+        ``"ovo"``, ``"macro"`` or ``"weighted"``.
 
     Returns
     -------
@@ -659,7 +720,8 @@ def sliding_window(
     ValueError
         On invalid input (as for :func:`hmeasure_stream.auc`), a window that
         is not a positive integer, an unknown metric, ``"auc_approx"``
-        without ``epsilon_auc`` or with weights other than 1.
+        without ``epsilon_auc`` or with weights other than 1,
+        ``"multiclass_auc"`` with another metric or ``average=None``.
 
     See Also
     --------
@@ -708,6 +770,18 @@ def sliding_window(
                "auc_relative_to": auc_relative_to, "bins": bins, "transform": transform,
                "loglog_alpha": loglog_alpha, "score_range": score_range,
                "half_life": half_life, "min_periods": min_periods, "threshold": threshold}
+    if _MULTICLASS in _check_metrics(metrics):
+        label_array = _as_label_array(y_true)
+        if labels is None:
+            labels = _encode_sorted(label_array)[0]
+        if window is not None and not is_duration(window) and window >= label_array.shape[0]:
+            window = None  # every window is a prefix
+        tracker = SlidingWindow(window, metrics, labels=labels, method=method,
+                                average=average, **options)
+        engine = tracker._engines[0]
+        batch = engine.checked(y_true, y_score, sample_weight, allow_empty=False)
+        tracker._times(times, batch[0].shape[0])  # checked, not used by a count window
+        return {_MULTICLASS: engine.slide(*batch)}
     # The options are checked before the data; a count window of at least the
     # whole stream keeps every point (each window is a prefix) and needs no ring.
     by_count = window is not None and not is_duration(window)
