@@ -283,8 +283,9 @@ ORDER_ONLY = {
     "roc_points": lambda y, s, w: roc_points(y, s, sample_weight=w),
     "roc_hull": lambda y, s, w: roc_hull(y, s, sample_weight=w),
     "h_measure": lambda y, s, w: h_measure(y, s, sample_weight=w),
-    "hmeasure_report": lambda y, s, w: hmeasure_report(y, s, level=[0.9, 0.5],
-                                                       sample_weight=w),
+    # Its metrics at a threshold depend on the scores' values: left out here.
+    "hmeasure_report": lambda y, s, w: dict(list(hmeasure_report(
+        y, s, level=[0.9, 0.5], sample_weight=w).items())[:11]),
     "partial_auc": lambda y, s, w: partial_auc(y, s, fpr_range=(0, 0.5), sample_weight=w),
     "weighted_auc": lambda y, s, w: weighted_auc(y, s, lambda v: 1 + v, sample_weight=w),
     "auc_variance": lambda y, s, w: auc_variance(y, s, sample_weight=w),

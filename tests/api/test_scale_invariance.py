@@ -70,8 +70,11 @@ FROM_SCRATCH = {
         y, s, severity_ratio="prior", sample_weight=sample_weight),
     "h_measure priors": lambda y, s, sample_weight: h_measure(
         y, s, priors=(0.3, 0.7), alpha=1.5, beta=3.0, sample_weight=sample_weight),
-    "hmeasure_report": lambda y, s, sample_weight: hmeasure_report(
-        y, s, severity_ratio="prior", level=[0.5, 0.95], sample_weight=sample_weight),
+    # The confusion weights TP, FP, TN, FN are sums of weights: they scale with them.
+    "hmeasure_report": lambda y, s, sample_weight: {
+        key: value for key, value in hmeasure_report(
+            y, s, severity_ratio="prior", level=[0.5, 0.95], sample_weight=sample_weight,
+            threshold=0.25).items() if key not in ("TP", "FP", "TN", "FN")},
     "partial fpr": lambda y, s, sample_weight: partial_auc(
         y, s, fpr_range=(0.1, 0.6), correction="mcclish", sample_weight=sample_weight),
     "partial tpr": lambda y, s, sample_weight: partial_auc(
