@@ -443,12 +443,11 @@ cdef class HullEngine(AUCEngine):
         y[0] = 0.0
         if root < 0 or self.hull[root] < 0:
             return
-        position = self.chains.cursor(self.hull[root], 0.0, 0.0)
+        position = self.chains.cursor(self.hull[root])
         while True:
             node = position.node
             if a * self.chains.d[2 * node + 1] > b * self.chains.d[2 * node]:
-                x[0] = position.x
-                y[0] = position.y
+                self.chains.prefix(&position, x, y)
                 if self.chains.right[node] < 0:
                     return
                 self.chains.go_right(&position)
