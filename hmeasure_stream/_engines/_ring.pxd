@@ -9,12 +9,9 @@ cdef enum:
     # ``is_pos`` of a point retracted before it left the window (``Forgetting``).
     RETRACTED = 2
     # Decay: points whose factor falls below 2^-DROP_EXPONENT relative to the
-    # newest leave (2^-HULL_DROP_EXPONENT in the hull engines, whose geometry
-    # needs the weights held within float64's 53-bit mantissa of each other);
-    # stored weights are rescaled by a power of two when the newest factor
-    # passes 2^RESCALE_EXPONENT.
+    # newest leave, in every engine; stored weights are rescaled by a power of
+    # two when the newest factor passes 2^RESCALE_EXPONENT.
     DROP_EXPONENT = 60
-    HULL_DROP_EXPONENT = 40
     RESCALE_EXPONENT = 64
 
 

@@ -142,10 +142,8 @@ def _rebuild_ring(capacity, head, size, is_pos, score, weight, time=None):
 
 
 #: Points whose decay factor falls below 2^-DROP_EXPONENTS relative to the
-#: newest leave the structure (2^-HULL_DROP_EXPONENTS in the hull engines;
-#: see ``_ring.pxd``).
+#: newest leave the structure, in every engine (see ``_ring.pxd``).
 DROP_EXPONENTS = DROP_EXPONENT
-HULL_DROP_EXPONENTS = HULL_DROP_EXPONENT
 #: The stored weights are rescaled when the newest decay factor passes 2^this.
 RESCALE_EXPONENTS = RESCALE_EXPONENT
 

@@ -9,7 +9,7 @@ import pickle
 import numpy as np
 
 from hmeasure_stream._engines._pool import MAX_CAPACITY
-from hmeasure_stream._engines._ring import DROP_EXPONENTS, HULL_DROP_EXPONENTS, Forgetting
+from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting
 from hmeasure_stream._engines._scratch import upper_hull
 from hmeasure_stream._engines._treap import Status
 from hmeasure_stream._validation import (
@@ -375,13 +375,13 @@ class PointSet:
         return self._engine._check()
 
 
-def make_forgetting(window, half_life, hull=False):
+def make_forgetting(window, half_life):
     """The ``Forgetting`` of a window and a half-life as the public API takes them, or None.
 
     ``window``: None, an int (a count of points) or a duration (see
     ``check_duration``); ``half_life``: None, a positive number of points or a
-    duration.  Durations need a time with every point.  ``hull``: for a hull
-    engine, whose decayed points leave at 2^-HULL_DROP_EXPONENTS.
+    duration.  Durations need a time with every point.  Decayed points leave at
+    2^-DROP_EXPONENTS relative to the newest, in every engine.
     """
     if window is None and half_life is None:
         return None
@@ -412,7 +412,7 @@ def make_forgetting(window, half_life, hull=False):
             )
         decay = float(half_life)
     return Forgetting(count, period, decay, decay_by_time, period > 0 or decay_by_time,
-                      HULL_DROP_EXPONENTS if hull else DROP_EXPONENTS)
+                      DROP_EXPONENTS)
 
 
 def forgetting_times(forgetting, times, n, name="times"):

@@ -122,12 +122,13 @@ class DynamicH(_HullPointSet):
     floating point) and x0 moves k half-lives: the metrics, which do not
     depend on a common scale of the weights, equal the from-scratch values
     with ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-11.
-    Points older than 40 half-lives (factor below 2^-40, about 9.1e-13 of the
-    newest) leave, so memory stays bounded: with points arriving at a
-    steady rate the weight they carry is below 1e-12 of their class's, and
-    so is their effect on the metrics.  (40, not the 60 of
-    :class:`DynamicAUC`: the hull's geometry needs the weights it holds
-    within float64's 53-bit mantissa of each other.)  ``remove`` then retracts a point
+    Points older than 60 half-lives (factor below 2^-60, about 8.7e-19 of the
+    newest) leave, as in :class:`DynamicAUC`, so memory stays bounded: with
+    points arriving at a steady rate the weight they carry is below 1e-15 of
+    their class's, and so is their effect on the metrics.  The hull's
+    orientation tests compare vectors summed from non-negative weights, never
+    differences of coordinates, so they hold at any spread of the weights it
+    holds.  ``remove`` then retracts a point
     before it leaves (the oldest in the window with that label, score and
     weight), in O(w) for w points in the window.  Times must not go
     backwards.
@@ -159,7 +160,7 @@ class DynamicH(_HullPointSet):
 
     def __init__(self, alpha=2.0, beta=2.0, severity_ratio=None, *, window=None, half_life=None,
                  capacity=16, seed=None):
-        self._forgetting = make_forgetting(window, half_life, hull=True)
+        self._forgetting = make_forgetting(window, half_life)
         if isinstance(severity_ratio, str) and severity_ratio == "prior":
             raise ValueError(
                 'severity_ratio="prior" cannot be maintained exactly: the cost '
@@ -412,12 +413,13 @@ class ApproxH(_HullPointSet):
     floating point) and x0 moves k half-lives: the metrics, which do not
     depend on a common scale of the weights, equal the from-scratch values
     with ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-11.
-    Points older than 40 half-lives (factor below 2^-40, about 9.1e-13 of the
-    newest) leave, so memory stays bounded: with points arriving at a
-    steady rate the weight they carry is below 1e-12 of their class's, and
-    so is their effect on the metrics.  (40, not the 60 of
-    :class:`DynamicAUC`: the hull's geometry needs the weights it holds
-    within float64's 53-bit mantissa of each other.)  ``remove`` then retracts a point
+    Points older than 60 half-lives (factor below 2^-60, about 8.7e-19 of the
+    newest) leave, as in :class:`DynamicAUC`, so memory stays bounded: with
+    points arriving at a steady rate the weight they carry is below 1e-15 of
+    their class's, and so is their effect on the metrics.  The hull's
+    orientation tests compare vectors summed from non-negative weights, never
+    differences of coordinates, so they hold at any spread of the weights it
+    holds.  ``remove`` then retracts a point
     before it leaves (the oldest in the window with that label, score and
     weight), in O(w) for w points in the window.  Times must not go
     backwards.
@@ -449,7 +451,7 @@ class ApproxH(_HullPointSet):
 
     def __init__(self, epsilon, priors=None, alpha=2.0, beta=2.0, severity_ratio=None, *,
                  window=None, half_life=None, capacity=16, seed=None):
-        self._forgetting = make_forgetting(window, half_life, hull=True)
+        self._forgetting = make_forgetting(window, half_life)
         epsilon = check_positive(epsilon, "epsilon")
         rule = check_cost(alpha, beta, severity_ratio, priors)
         self._engine = HullEngine(2.0, 2.0, *check_structure_options(capacity, seed))

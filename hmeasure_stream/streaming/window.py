@@ -341,8 +341,7 @@ class SlidingWindow:
             capacity=capacity, seed=seed, threshold=threshold, window=self._window,
             labels=labels, method=method, average=average)
         if is_duration(window) or half_life is not None:
-            self._forgettings = [make_forgetting(window, half_life, isinstance(engine, HullEngine))
-                                for engine in self._engines]
+            self._forgettings = [make_forgetting(window, half_life) for _ in self._engines]
             self._window = self._forgettings[0].count or (
                 np.timedelta64(int(self._forgettings[0].period), "ns")
                 if self._forgettings[0].period else None)

@@ -16,8 +16,8 @@ import pytest
 from hmeasure_stream import ApproxH, DynamicAUC, DynamicH, h_measure
 from tests.reference_impl import brute_auc
 
-# Decayed points leave after this many half-lives (2^-60 of the newest; 2^-40 in the hulls).
-DROP = {"auc": 60, "h": 40, "approx_h": 40}
+# Decayed points leave after this many half-lives (2^-60 of the newest), in every structure.
+DROP = 60
 
 STRUCTURES = {
     "auc": lambda **kw: DynamicAUC(**kw),
@@ -188,7 +188,7 @@ def test_decay_in_points_equals_weighted_from_scratch(kind, half_life, rng):
         if i % 37 == 0 or i == len(y) - 1:
             tracker._check()
             age = i - np.arange(i + 1)
-            held = age <= DROP[kind] * half_life
+            held = age <= DROP * half_life
             decayed = w[:i + 1] * 2.0 ** (-age / half_life)
             assert len(tracker) == held.sum()
             # The AUC against every point ever added (the dropped ones weigh < 2^-60) ...
@@ -200,7 +200,7 @@ def test_decay_in_points_equals_weighted_from_scratch(kind, half_life, rng):
     assert tracker._forgetting.rescales > 0
     # The class weights as decayed relative to the newest point.
     age = len(y) - 1 - np.arange(len(y))
-    decayed = w * 2.0 ** (-age / half_life) * (age <= DROP[kind] * half_life)
+    decayed = w * 2.0 ** (-age / half_life) * (age <= DROP * half_life)
     assert tracker.n_pos == pytest.approx(decayed[y == 1].sum(), rel=1e-12)
     assert tracker.n_neg == pytest.approx(decayed[y == 0].sum(), rel=1e-12)
 
@@ -218,7 +218,7 @@ def test_decay_in_time_with_a_window_equals_weighted_from_scratch(kind, rng):
         tracker._check()
         newest = t[stop - 1]
         rows = ((np.arange(len(y)) < stop) & (t > newest - 600)
-                & (newest - t <= DROP[kind] * 20))
+                & (newest - t <= DROP * 20))
         assert_values(tracker, kind, y[rows], s[rows], 2.0 ** (-(newest - t[rows]) / 20))
         start = stop
     assert tracker._forgetting.rescales > 0
@@ -494,7 +494,7 @@ def covered(row, options, now, step):
     if half_life is not None:
         age = (now - row[3]) / pd.Timedelta(half_life).total_seconds() if isinstance(
             half_life, str) else (step - 1 - row[4]) / half_life
-        return age <= DROP["h"]
+        return age <= DROP
     return True
 
 
@@ -548,7 +548,7 @@ def test_sliding_window_with_decay(window, rng):
         rows = reference_rows(i, t, window_seconds=30 if window == "30s" else None,
                               count=window if isinstance(window, int) else None)
         age = i - np.arange(len(y))
-        rows_h = rows & (age <= DROP["h"] * 6)
+        rows_h = rows & (age <= DROP * 6)
         weights = 2.0 ** (-age / 6)
         if len(set(y[rows_h].tolist())) < 2:
             continue
