@@ -112,10 +112,11 @@ def growing_stream(seed, steps, growth, sequential_scores):
 # (seed, steps, growth, window, sequential scores): the newest point weighs
 # 2^(growth window) times the oldest one held, 2^62 .. 2^65.  Each of these
 # kept a wrong hull before the orientation tests were made independent of
-# the coordinates' magnitude (the first failed _check at step 114).
+# the coordinates' magnitude (their _check failed first at steps 76, 182,
+# 346 and about 1150).
 SPREADS = [
-    (0, 199, 2.0, 31, False),
-    (1, 199, 2.0, 31, True),
+    (6, 199, 2.0, 31, False),
+    (3, 199, 2.0, 31, True),
     (0, 399, 1.0, 64, False),
     (1, 1400, 0.25, 260, True),
 ]
