@@ -773,7 +773,7 @@ def windows_part(args):
         decay, plain = make(half_life=half_life), make()
         manual_count, manual_time, plain_queue = make(), make(), deque()
         count_queue, time_queue = deque(), deque()
-        held_by_decay = int(60 * half_life) if name == "DynamicAUC" else int(40 * half_life)
+        held_by_decay = int(60 * half_life)
 
         def structure_count(feed=feeder["count"], tracker=count):
             labels, scores = feed.labels, feed.scores

@@ -9,6 +9,7 @@ Fractions, the Beta(2, 2) cost integrated in closed form), and against the
 package's from-scratch ``h_measure``.
 """
 
+import itertools
 from fractions import Fraction
 
 import numpy as np
@@ -75,7 +76,7 @@ def exact_h(y, s, w, priors=None):
     points = [(pi0 * fp / n0, pi1 * tp / n1) for fp, tp in hull]
     # Critical costs: vertex k is optimal on (cuts[k + 1], cuts[k]).
     cuts = [Fraction(1)]
-    for (ax, ay), (bx, by) in zip(points, points[1:], strict=False):
+    for (ax, ay), (bx, by) in itertools.pairwise(points):
         cuts.append((by - ay) / ((bx - ax) + (by - ay)))
     cuts.append(Fraction(0))
     loss = sum(_integral(x, pi1 - yk, cuts[k + 1], cuts[k])
