@@ -17,13 +17,12 @@ cdef struct Cursor:
     # whatever the spread of the weights (see ``ChainPool.cursor``).
     int32_t node
     int32_t rank          # 1-based position of the vertex in its chain
-    double before_x       # sum of d before the vertex's subtree
-    double before_y
-    double beyond_x       # sum of d after the vertex's subtree
-    double beyond_y
+    double outside_x      # sum of d before the vertex's subtree (after it if from_end)
+    double outside_y
     double after_x        # d of the nearest ancestor that follows it (its successor
     double after_y        # when it has no right subtree), if any
     bint has_after
+    bint from_end         # the cursor measures to the chain's end (suffix), not from its start
 
 
 cdef struct Merge:
@@ -139,7 +138,7 @@ cdef class ChainPool(SlotPool):
                     int32_t* out_left, int32_t* out_right,
                     bint first_changed=*) noexcept nogil
     cdef int32_t chain_size(self, int32_t root) noexcept nogil
-    cdef Cursor cursor(self, int32_t root) noexcept nogil
+    cdef Cursor cursor(self, int32_t root, bint from_end) noexcept nogil
     cdef void prefix(self, Cursor* cursor, double* out_x, double* out_y) noexcept nogil
     cdef void suffix(self, Cursor* cursor, double* out_x, double* out_y) noexcept nogil
     cdef void go_left(self, Cursor* cursor) noexcept nogil

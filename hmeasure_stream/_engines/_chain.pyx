@@ -276,53 +276,58 @@ cdef class ChainPool(SlotPool):
     # with weights spread over more than 2**53, a small edge after a large
     # prefix is lost entirely and the tests decide at random (a wrong hull).
     # So a cursor keeps only sums of non-negative d: what lies before its
-    # subtree and what lies after it.  A vertex's prefix (from the start) and
-    # suffix (to the end) are such sums, and so is every vector the tests
-    # use: between two chains, the left vertex's suffix plus the right
-    # vertex's prefix.  Each component is then accurate to a few ulp of
+    # subtree, or (``from_end``) what lies after it.  A vertex's prefix (from
+    # the start) and suffix (to the end) are such sums, and so is every vector
+    # the tests use: from a point to a vertex, the point's offset plus the
+    # vertex's prefix; between two chains, the left vertex's suffix plus the
+    # right vertex's prefix.  Each component is then accurate to a few ulp of
     # itself, at any spread of the weights, and a test errs only on turns
-    # within about 1e-15 relative of straight.
+    # within about 1e-15 relative of straight.  A descent keeps only the one
+    # sum it needs: the same work as keeping coordinates.
 
-    cdef Cursor cursor(self, int32_t root) noexcept nogil:
-        """The root vertex of a chain."""
+    cdef Cursor cursor(self, int32_t root, bint from_end) noexcept nogil:
+        """The root vertex of a chain, for ``suffix`` if ``from_end``, else ``prefix``."""
         cdef Cursor position
         position.node = root
         position.rank = self.chain_size(self.left[root]) + 1
-        position.before_x = 0.0
-        position.before_y = 0.0
-        position.beyond_x = 0.0
-        position.beyond_y = 0.0
+        position.outside_x = 0.0
+        position.outside_y = 0.0
         position.has_after = False
         position.after_x = 0.0
         position.after_y = 0.0
+        position.from_end = from_end
         return position
 
     cdef void prefix(self, Cursor* position, double* out_x, double* out_y) noexcept nogil:
-        """The cursor vertex's coordinates from the chain's start: d summed up to it."""
+        """The vertex's coordinates from the chain's start: d summed up to it
+        (a cursor not ``from_end``)."""
         cdef int32_t node = position.node, child = self.left[node]
-        out_x[0] = position.before_x + self.d[2 * node]
-        out_y[0] = position.before_y + self.d[2 * node + 1]
+        out_x[0] = position.outside_x + self.d[2 * node]
+        out_y[0] = position.outside_y + self.d[2 * node + 1]
         if child >= 0:
             out_x[0] += self.cd[2 * child]
             out_y[0] += self.cd[2 * child + 1]
 
     cdef void suffix(self, Cursor* position, double* out_x, double* out_y) noexcept nogil:
-        """From the cursor vertex to the chain's end: d summed after it."""
+        """From the vertex to the chain's end: d summed after it (a ``from_end`` cursor)."""
         cdef int32_t child = self.right[position.node]
-        out_x[0] = position.beyond_x
-        out_y[0] = position.beyond_y
+        out_x[0] = position.outside_x
+        out_y[0] = position.outside_y
         if child >= 0:
             out_x[0] += self.cd[2 * child]
             out_y[0] += self.cd[2 * child + 1]
 
     cdef void go_left(self, Cursor* position) noexcept nogil:
-        cdef int32_t node = position.node, child = self.left[node], sibling = self.right[node]
+        cdef int32_t node = position.node, child = self.left[node], sibling
         cdef int32_t grandchild = self.right[child]
-        position.beyond_x = position.beyond_x + self.d[2 * node]
-        position.beyond_y = position.beyond_y + self.d[2 * node + 1]
-        if sibling >= 0:
-            position.beyond_x += self.cd[2 * sibling]
-            position.beyond_y += self.cd[2 * sibling + 1]
+        if position.from_end:
+            # The vertex and its right subtree now follow the cursor's subtree.
+            sibling = self.right[node]
+            position.outside_x = position.outside_x + self.d[2 * node]
+            position.outside_y = position.outside_y + self.d[2 * node + 1]
+            if sibling >= 0:
+                position.outside_x += self.cd[2 * sibling]
+                position.outside_y += self.cd[2 * sibling + 1]
         position.rank -= 1
         if grandchild >= 0:
             position.rank -= self.size[grandchild]
@@ -332,13 +337,16 @@ cdef class ChainPool(SlotPool):
         position.node = child
 
     cdef void go_right(self, Cursor* position) noexcept nogil:
-        cdef int32_t node = position.node, child = self.right[node], sibling = self.left[node]
+        cdef int32_t node = position.node, child = self.right[node], sibling
         cdef int32_t grandchild = self.left[child]
-        position.before_x = position.before_x + self.d[2 * node]
-        position.before_y = position.before_y + self.d[2 * node + 1]
-        if sibling >= 0:
-            position.before_x += self.cd[2 * sibling]
-            position.before_y += self.cd[2 * sibling + 1]
+        if not position.from_end:
+            # The vertex and its left subtree now precede the cursor's subtree.
+            sibling = self.left[node]
+            position.outside_x = position.outside_x + self.d[2 * node]
+            position.outside_y = position.outside_y + self.d[2 * node + 1]
+            if sibling >= 0:
+                position.outside_x += self.cd[2 * sibling]
+                position.outside_y += self.cd[2 * sibling + 1]
         position.rank += 1
         if grandchild >= 0:
             position.rank += self.size[grandchild]
@@ -373,7 +381,7 @@ cdef class ChainPool(SlotPool):
         outgoing edge lies strictly below the line from the point to b (the
         last vertex when none does): a lower-bound descent.
         """
-        cdef Cursor position = self.cursor(root), best = position
+        cdef Cursor position = self.cursor(root, False), best = position
         cdef double out_x, out_y, x, y
         cdef bint found = False
         while True:
@@ -429,7 +437,7 @@ cdef class ChainPool(SlotPool):
         cdef double out_x, out_y, rest_x, rest_y, line_x, line_y
         if self._bridge_at_origin(left_root, right_root, keep_left, first_right):
             return
-        position = self.cursor(left_root)
+        position = self.cursor(left_root, True)
         while True:
             self.suffix(&position, &rest_x, &rest_y)
             touch = self.tangent(right_root, rest_x, rest_y, &line_x, &line_y)
@@ -482,8 +490,8 @@ cdef class ChainPool(SlotPool):
             return
         if self._bridge_at_origin(left_root, right_root, keep_left, first_right):
             return
-        left_end = self.cursor(left_root)
-        right_end = self.cursor(right_root)
+        left_end = self.cursor(left_root, True)
+        right_end = self.cursor(right_root, False)
         while True:
             # The line from a to b: a's suffix in the left chain plus b's
             # prefix in the right one, never a difference (see ``cursor``).

@@ -443,7 +443,7 @@ cdef class HullEngine(AUCEngine):
         y[0] = 0.0
         if root < 0 or self.hull[root] < 0:
             return
-        position = self.chains.cursor(self.hull[root])
+        position = self.chains.cursor(self.hull[root], False)
         while True:
             node = position.node
             if a * self.chains.d[2 * node + 1] > b * self.chains.d[2 * node]:
