@@ -12,6 +12,17 @@ file in the same directory, renamed over ``--out`` only when the run succeeds.
 Ctrl-C ends with one line, exit code 130, and ``--out`` holding the output of
 the rows read so far.
 
+A live input (``-`` for standard input, a FIFO, or a file read with
+``--follow`` like ``tail -f``) may never end: its rows are handed out as soon
+as they are read, each output row is written and flushed at once, and
+``--out`` is written as ``OUT.partial`` (a visible name, refused if it
+exists), renamed to ``OUT`` when the run ends (end of input,
+``--follow-timeout``, Ctrl-C) and removed on an error.
+
+``--time-col`` gives the rows' times, for ``--window 24h`` and a
+``--half-life`` in time; ``--id-col`` and ``--keep-cols`` are copied to the
+output rows.
+
 ``--alert METRIC<VALUE`` (or ``>``) watches a written metric: a line on stderr
 each time the condition becomes true and each time it clears, and with
 ``--fail-on-alert`` exit code 3 at the end of a run in which one fired.
