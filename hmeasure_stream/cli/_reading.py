@@ -742,9 +742,9 @@ def open_source(path, options, follow=False, follow_timeout=None):
                 f"{shown}: named {suffix} but it is {described} (its first bytes are {prefix!r})"
             )
         if kind in ("npz", "parquet"):
-            if not regular:
-                raise InputError(f"{shown}: {kind} data can only be read from a file (it is "
-                                 "read by seeking): save it to a file and give its path")
+            if not regular or str(path) == STDIN:
+                raise InputError(f"{shown}: {kind} data can only be read from a file given "
+                                 "by its path (it is read by seeking)")
             if following:
                 raise InputError(f"{shown}: --follow reads CSV text; a {kind} file cannot grow")
             handle.close()

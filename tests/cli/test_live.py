@@ -502,3 +502,61 @@ def test_the_progress_bar_counts_rows_on_a_terminal(tmp_path, rng):
         os.close(controller)
     # The bar of a stream counts rows.
     assert re.search(rb"hmeasure-stream: \d+ rows", shown), shown
+
+
+def test_the_progress_bar_of_a_file_counts_bytes_and_rows(tmp_path, rng):
+    y = rng.integers(0, 2, 200_000)
+    path = tmp_path / "rows.csv"
+    path.write_text(csv_text(y, rng.normal(size=y.shape[0])))
+    controller, terminal = pty.openpty()
+    fcntl.ioctl(terminal, termios.TIOCSWINSZ, struct.pack("HHHH", 24, 120, 0, 0))
+    try:
+        process = subprocess.Popen(command(path, "--window", 10, "--out", tmp_path / "m.csv"),
+                                   stdout=subprocess.DEVNULL, stderr=terminal)
+        os.close(terminal)
+        shown = b""
+        while True:
+            ready, _, _ = select.select([controller], [], [], 0.5)
+            if ready:
+                try:
+                    part = os.read(controller, 1 << 16)
+                except OSError:
+                    break
+                if not part:
+                    break
+                shown += part
+            elif process.poll() is not None:
+                break
+        assert process.wait(TIMEOUT) == 0
+    finally:
+        os.close(controller)
+    # Against the file's size in bytes, with the rows read beside it.
+    total = f"{path.stat().st_size / 2**20:.2f}M".encode()
+    assert re.search(rb"\| *[\d.]+[kM]?/" + total + rb" \[[^]]*, [1-9]\d* rows\]", shown), shown
+
+
+def test_npz_columns_copied_and_times_as_datetime64(tmp_path, capsys, rng, stream):
+    y, s = stream
+    t = irregular_times(rng, len(y))
+    path = tmp_path / "rows.npz"
+    np.savez(path, label=y, score=s, ts=t.astype("datetime64[s]"), rid=np.arange(len(y)) * 3)
+    code, out, err = run_cli([path, "--time-col", "ts", "--window", "90min", "--id-col", "rid",
+                              "--chunk-size", 64, "--no-progress"], capsys)
+    assert code == 0, err
+    body = [line.split(",") for line in out.splitlines()]
+    assert body[0] == ["row", "ts", "rid", "auc"]
+    assert [row[1] for row in body[1:]] == [str(u) for u in t.astype("datetime64[s]")]
+    assert [int(row[2]) for row in body[1:]] == list(range(0, 3 * len(y), 3))
+    np.testing.assert_allclose([float(row[3]) for row in body[1:]],
+                               time_window_aucs(y, s, t, 5400), rtol=1e-13, atol=0)
+
+
+def test_npz_on_standard_input_is_refused(tmp_path):
+    path = tmp_path / "rows.npz"
+    np.savez(path, label=np.array([0, 1]), score=np.array([0.1, 0.2]))
+    with open(path, "rb") as handle:
+        done = subprocess.run(command("-"), stdin=handle, capture_output=True, text=True,
+                              timeout=TIMEOUT, check=False)
+    assert (done.returncode, done.stdout) == (2, "")
+    assert done.stderr == ("hmeasure-stream: error: <stdin>: npz data can only be read from a "
+                           "file given by its path (it is read by seeking)\n")
