@@ -456,8 +456,8 @@ def build_parser():
     parser.add_argument("--out", metavar="OUT.csv",
                         help="write the metrics to this CSV (default: standard output); "
                              "replaced only when the run succeeds (or is interrupted); "
-                             "while a live input (--follow, '-', a FIFO) is read, the rows "
-                             "are in OUT.partial as they come")
+                             "while a live input (--follow, a FIFO, '-' from a pipe) is read, "
+                             "the rows are in OUT.partial as they come")
     parser.add_argument("--every", type=_count, metavar="K",
                         help="write every K-th row only (default: every row)")
     parser.add_argument("--label-col", help="label column (default: label)")
@@ -863,7 +863,7 @@ def run(args, stdout):
                         now = time.monotonic()
                         per_row = (now - started) / max(chunk.labels.shape[0], 1)
                         args.chunk_size = int(min(largest_chunk, max(
-                            64, _PROGRESS_PACE / max(per_row, 1e-9))))
+                            1, _PROGRESS_PACE / max(per_row, 1e-9))))
                         started = now
             if progress is not None:
                 progress.close()

@@ -348,17 +348,24 @@ def weighted_auc(y, s, w):
     return float(wp @ pairs @ wn / (wp.sum() * wn.sum()))
 
 
-def test_half_life_in_rows_against_weighted_pairs(tmp_path, capsys, stream):
+@pytest.mark.parametrize(("window", "span"), [("all", "every prefix"),
+                                              ("40", "window of 40 rows")])
+def test_half_life_in_rows_against_weighted_pairs(tmp_path, capsys, stream, window, span):
     y, s = stream
     path = tmp_path / "rows.csv"
     path.write_text(csv_text(y, s))
-    code, out, err = run_cli([path, "--window", "all", "--half-life", 25, "--chunk-size", 77,
+    code, out, err = run_cli([path, "--window", window, "--half-life", 25, "--chunk-size", 77,
                               "--no-progress"], capsys)
     assert code == 0, err
-    expected = [weighted_auc(y[:end + 1], s[:end + 1], 2.0 ** (-(end - np.arange(end + 1)) / 25))
-                for end in range(len(y))]
-    assert_auc_column(out, np.array(expected))
-    assert "every prefix, half-life 25 rows" in err
+    expected = []
+    for end in range(len(y)):
+        begin = 0 if window == "all" else max(0, end + 1 - int(window))
+        ages = end - np.arange(begin, end + 1)
+        expected.append(weighted_auc(y[begin:end + 1], s[begin:end + 1], 2.0 ** (-ages / 25)))
+    got_rows, values = read_table(out)
+    np.testing.assert_array_equal(got_rows, np.arange(len(y)))
+    np.testing.assert_allclose(values["auc"], expected, rtol=1e-10, atol=0)
+    assert f"{span}, half-life 25 rows" in err
 
 
 def test_half_life_in_time_with_a_window_of_time(tmp_path, capsys, rng, stream):
