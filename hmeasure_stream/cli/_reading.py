@@ -224,19 +224,24 @@ class _Lines:
                     f"{_MAX_LINE} characters: not a CSV file?"
                 )
             line = self.line
-            kept = []
+            # Each kept line is handed out once the next one is found, so that the last
+            # whole line read so far is known as such (at_block_end): a live reader hands
+            # out its rows then, before waiting for more.
+            held = None
+            self.at_block_end = False
             for part in parts:
                 line += 1
                 head = part[:1]
                 # Blank lines and comments: a first character that is blank or "#".
                 if (head and head not in _BLANK_OR_COMMENT) or (
                         part.strip() and not part.lstrip().startswith("#")):
-                    kept.append((line, part))
-            for index, (number, part) in enumerate(kept):
-                self.line = number
-                # The last whole line read so far: a live reader hands out its rows now.
-                self.at_block_end = index == len(kept) - 1
-                yield part + "\n"
+                    if held is not None:
+                        yield held
+                    self.line = line
+                    held = part + "\n"
+            if held is not None:
+                self.at_block_end = True
+                yield held
             self.line = line
             if not block:
                 break
@@ -379,6 +384,7 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
             return [], [], [], {name: [] for name, _ in extra}
 
         label_texts, score_texts, numbers, extras = fresh()
+        limit = options.chunk_size
         try:
             for row in reader:
                 if len(row) < needed:
@@ -387,13 +393,15 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
                     )
                 label_texts.append(row[label_index])
                 score_texts.append(row[score_index])
-                for name, index in extra:
-                    extras[name].append(row[index])
+                if extra:
+                    for name, index in extra:
+                        extras[name].append(row[index])
                 numbers.append(lines.line)
-                # The chunk size is read at every row: the caller may change it between chunks.
-                if len(numbers) >= options.chunk_size or (live and lines.at_block_end):
+                if len(numbers) >= limit or (live and lines.at_block_end):
                     yield chunk()
                     label_texts, score_texts, numbers, extras = fresh()
+                    # The caller may change the chunk size between chunks.
+                    limit = options.chunk_size
         except csv.Error as error:
             raise InputError(f"{path}:{lines.line}: {error}") from None
         if numbers:
