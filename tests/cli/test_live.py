@@ -416,6 +416,9 @@ def test_times_going_backwards_across_chunks(tmp_path, capsys):
     (["--half-life", "1h"], "--half-life 1h is a duration: give the column of the rows' times "
                             "with --time-col"),
     (["--follow-timeout", "3"], "--follow-timeout goes with --follow"),
+    (["--half-life", "10", "--metrics", "h", "--severity-ratio", "prior"],
+     "H with --priors or --severity-ratio prior over a window of time or with --half-life "
+     "needs --epsilon"),
     (["--keep-cols", "auc"], "the copied column 'auc' would have the name of an output column "
                              "(row or a metric)"),
 ])
