@@ -30,6 +30,7 @@ The streaming structures update the metrics as points arrive and leave:
 - :func:`sliding_window` -- the metrics over every window of an array.
 """
 
+from hmeasure_stream._validation import InvertedScoresWarning
 from hmeasure_stream.binned import binned_auc, loglog_transform
 from hmeasure_stream.crisp import crisp_auc_approximations, crisp_vus
 from hmeasure_stream.metrics import auc, h_measure, hmeasure_report, roc_hull, roc_points
@@ -56,6 +57,7 @@ __all__ = [
     "DynamicAUC",
     "DynamicH",
     "DynamicMulticlassAUC",
+    "InvertedScoresWarning",
     "SlidingWindow",
     "__version__",
     "auc",
