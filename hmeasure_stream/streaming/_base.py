@@ -147,6 +147,17 @@ def _check_counts(engine, is_pos, scores):
             )
 
 
+def add_point(engine, y_true, y_score, weight):
+    """Add one point to an engine, validating what its fast path does not take."""
+    status = engine.add(y_true, y_score, weight)
+    if status:
+        if status == Status.UNCHECKED:
+            y_true, y_score, weight = checked_point(y_true, y_score, weight)
+            status = engine.add(y_true, y_score, weight)
+        if status == Status.OUT_OF_RANGE:
+            raise ValueError(out_of_range_message(engine, weight, 0, "weight"))
+
+
 def remove_checked(engine, is_pos, scores, weights):
     """Remove a checked batch from an engine: all of it, or nothing and KeyError."""
     _check_removable(engine, is_pos, scores, weights)
@@ -239,9 +250,11 @@ class PointSet:
             than 2**400 times larger or smaller than the first positive weight
             of the structure; nothing changes.
         """
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.one(y_true)
+        if self._labels is not None:  # (one test on the hot path of labels 0/1)
+            is_pos, labels = self._labels.one(y_true)
+            add_point(self._engine, is_pos, y_score, weight)
+            self._labels = labels
+            return
         status = self._engine.add(y_true, y_score, weight)
         if status:  # (DONE is 0: no enum comparison on the hot path)
             if status == Status.UNCHECKED:
@@ -249,8 +262,6 @@ class PointSet:
                 status = self._engine.add(y_true, y_score, weight)
             if status == Status.OUT_OF_RANGE:
                 raise ValueError(out_of_range_message(self._engine, weight, 0, "weight"))
-        if labels is not None:
-            self._labels = labels
 
     def remove(self, y_true, y_score, weight=1.0):
         """Remove one point: one update (see the class for its cost).
