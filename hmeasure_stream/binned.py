@@ -306,6 +306,13 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
         0/1, a score or weight is not finite, a weight is negative, only one
         class is present (with positive weight), or a parameter is invalid.
 
+    Warns
+    -----
+    InvertedScoresWarning
+        If the AUC is below 0.5 (the scores rank class 0 above class 1); the
+        value is not flipped.  Silence it with ``warnings.filterwarnings(
+        "ignore", category=hmeasure_stream.InvertedScoresWarning)``.
+
     See Also
     --------
     auc : the exact AUC, O(n log n).

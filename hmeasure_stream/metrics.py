@@ -321,6 +321,13 @@ def h_measure(
         ratio is not a finite number > 0, the priors are not two probabilities
         summing to 1, or severity_ratio is combined with alpha/beta.
 
+    Warns
+    -----
+    InvertedScoresWarning
+        If the AUC is below 0.5 (the scores rank class 0 above class 1); the
+        value is not flipped.  Silence it with ``warnings.filterwarnings(
+        "ignore", category=hmeasure_stream.InvertedScoresWarning)``.
+
     See Also
     --------
     hmeasure_report : H with R hmeasure's other summaries.
@@ -520,6 +527,13 @@ def hmeasure_report(
         is given), or if the threshold is not a finite number.
     ImportError
         If ``as_frame=True`` and pandas is not installed.
+
+    Warns
+    -----
+    InvertedScoresWarning
+        If the AUC is below 0.5 (the scores rank class 0 above class 1); the
+        value is not flipped.  Silence it with ``warnings.filterwarnings(
+        "ignore", category=hmeasure_stream.InvertedScoresWarning)``.
 
     See Also
     --------

@@ -446,6 +446,13 @@ def auc_ci(
         ``random_state`` is not a valid seed (both checked for either method),
         or ``sample_weight`` is given with ``method="bootstrap"``.
 
+    Warns
+    -----
+    InvertedScoresWarning
+        If the AUC is below 0.5 (the scores rank class 0 above class 1); the
+        value is not flipped.  Silence it with ``warnings.filterwarnings(
+        "ignore", category=hmeasure_stream.InvertedScoresWarning)``.
+
     See Also
     --------
     auc_variance : DeLong's variance used here.
