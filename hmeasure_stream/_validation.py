@@ -29,6 +29,24 @@ class InvertedScoresWarning(UserWarning):
     Silence it with ``warnings.filterwarnings("ignore",
     category=hmeasure_stream.InvertedScoresWarning)`` (or inside a
     ``warnings.catch_warnings()`` block) when a low AUC is expected.
+
+    See Also
+    --------
+    hmeasure_stream.auc : one of the functions that issue it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from hmeasure_stream import InvertedScoresWarning, auc
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     value = auc([0, 0, 1, 1], [0.9, 0.8, 0.2, 0.1])
+    >>> value, caught[0].category is InvertedScoresWarning
+    (0.0, True)
+    >>> with warnings.catch_warnings():
+    ...     warnings.filterwarnings("ignore", category=InvertedScoresWarning)
+    ...     auc([0, 0, 1, 1], [0.9, 0.8, 0.2, 0.1])  # silenced; the value is not flipped
+    0.0
     """
 
 

@@ -48,6 +48,10 @@ def _make(score, pos_label, options):
 def h_scorer(*, alpha=2.0, beta=2.0, severity_ratio=None, priors=None, pos_label=None):
     """A scikit-learn scorer of Hand's H-measure on ``predict_proba``.
 
+    The scorer asks the fitted classifier for ``predict_proba(X)``, takes the
+    column of class 1 and returns :func:`~hmeasure_stream.h_measure` of it
+    against ``y``; pass it as ``scoring=`` to cross-validation and searches.
+
     Parameters
     ----------
     alpha, beta, severity_ratio, priors
@@ -104,6 +108,10 @@ def h_scorer(*, alpha=2.0, beta=2.0, severity_ratio=None, priors=None, pos_label
 
 def partial_auc_scorer(*, fpr_range=None, tpr_range=None, correction=None, pos_label=None):
     """A scikit-learn scorer of the partial AUC on ``predict_proba``.
+
+    The scorer asks the fitted classifier for ``predict_proba(X)``, takes the
+    column of class 1 and returns :func:`~hmeasure_stream.partial_auc` of it
+    against ``y`` over the given range.
 
     Parameters
     ----------
