@@ -215,6 +215,15 @@ def _equal_mask(array, label):
         if kind in "mM":
             return np.asarray(array == label, dtype=bool)
         return np.zeros(array.shape[0], dtype=bool)
+    if isinstance(label, (str, bytes, numbers.Number, np.generic)):
+        # An object array against a scalar label: numpy compares element by element
+        # in compiled code (unless an element does not compare, as pandas.NA).
+        try:
+            equal = array == label
+            if isinstance(equal, np.ndarray) and equal.dtype == bool:
+                return equal
+        except (TypeError, ValueError):
+            pass
     return np.fromiter((_same_label(value, label) for value in array.tolist()), dtype=bool,
                        count=array.shape[0])
 

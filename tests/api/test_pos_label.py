@@ -5,6 +5,7 @@ import pickle
 import warnings
 
 import numpy as np
+import pandas as pd
 import pytest
 from reference_impl import brute_auc, h_by_integration
 from sklearn.metrics import roc_auc_score
@@ -126,6 +127,10 @@ def test_other_labels_without_pos_label_ask_for_it(labels, message):
         (["pos", None, *NAMES[2:]], "pos", r"y_true has a missing label \(None\) at position 1"),
         ([1.0, np.nan, 0.0, *Y01[3:]], 1.0, r"y_true has a missing label \(nan\) at position 1"),
         ([1.0, 0.0, np.nan, *Y01[3:]], 1.0, r"y_true has a missing label \(nan\) at position 2"),
+        (np.array(["pos", "neg", pd.NA, *NAMES[3:]], dtype=object), "pos",
+         r"y_true has a missing label \(<NA>\) at position 2"),
+        (pd.Series(["pos", "neg", None, *NAMES[3:]], dtype="string"), "pos",
+         r"y_true has a missing label \(<NA>\) at position 2"),
         (NAMES, ["pos"], r"pos_label must be hashable \(a label\), got \['pos'\]"),
         (NAMES, float("nan"), r"pos_label must be a label, got the missing value nan"),
         (["pos"] * 10, "pos", r"only one class is present: y_true has no points of class 0"),
