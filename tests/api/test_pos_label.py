@@ -90,6 +90,13 @@ def test_values_against_independent_references():
         h_by_integration(Y01, S, 2.0, 2.0), abs=1e-9)
 
 
+@pytest.mark.parametrize("name", sorted(FROM_SCRATCH))
+def test_minus_one_and_one_read_as_0_1_by_every_from_scratch_function(name):
+    signed = np.array([1 if y else -1 for y in Y01], dtype=np.int8)
+    same(FROM_SCRATCH[name](signed, S), FROM_SCRATCH[name](Y01, S))
+    same(FROM_SCRATCH[name](signed.astype(float).tolist(), S), FROM_SCRATCH[name](Y01, S))
+
+
 def test_minus_one_and_one_are_accepted_without_pos_label():
     signed = [1 if y else -1 for y in Y01]
     assert hs.auc(signed, S) == hs.auc(Y01, S) == float(brute_auc(Y01, S))
