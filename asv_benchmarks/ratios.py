@@ -14,6 +14,7 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part approx_auc
     python asv_benchmarks/ratios.py --part dask --dask-sizes 10000000 30000000
     python asv_benchmarks/ratios.py --part windows
+    python asv_benchmarks/ratios.py --part labels
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC),
@@ -878,11 +879,58 @@ def windows_part(args):
     return met
 
 
+def labels_part(args):
+    """pos_label on the single-point path, and the river adapter against river's own metric."""
+    from river import metrics
+
+    from hmeasure_stream.river import ROCAUC
+
+    n, window = 200_000, 1000
+    y, s = make_data(n, args.seed)
+    ints, strings = y.tolist(), np.where(y == 1, "pos", "neg").tolist()
+    scores, flags = s.tolist(), y.astype(bool).tolist()
+
+    def add_loop(labels, **options):
+        def run():
+            add = DynamicAUC(**options).add
+            for label, score in zip(labels, scores, strict=True):
+                add(label, score)
+        return run
+
+    def metric_loop(metric):
+        def run():
+            fresh = metric()
+            update, get = fresh.update, fresh.get
+            for label, score in zip(flags[:50_000], scores[:50_000], strict=True):
+                update(label, score)
+                get()
+        return run
+
+    seconds = time_interleaved({
+        "ints": add_loop(ints), "strings": add_loop(strings, pos_label="pos"),
+        "ours": metric_loop(lambda: ROCAUC(window=window)),
+        "river": metric_loop(lambda: metrics.RollingROCAUC(window_size=window)),
+    }, args.rounds, args.rounds)
+    print(f"\nlabels: DynamicAUC.add loop of {n:,} points (median of {args.rounds} interleaved)")
+    print(f"  labels 0/1 (no pos_label)        {seconds['ints'] / n * 1e9:8.1f} ns/add")
+    print(f"  strings with pos_label=\"pos\"     {seconds['strings'] / n * 1e9:8.1f} ns/add")
+    print(f"river metrics, update + get per step, window {window}")
+    print(f"  hmeasure_stream.river.ROCAUC     {seconds['ours'] / 50_000 * 1e6:8.3f} us")
+    print(f"  river RollingROCAUC              {seconds['river'] / 50_000 * 1e6:8.3f} us")
+    print("  targets:")
+    met = report_target("pos_label strings / 0-1 ints", seconds["strings"] / seconds["ints"],
+                        "<=", 2.0)
+    met &= report_target("river RollingROCAUC / ROCAUC", seconds["river"] / seconds["ours"],
+                         ">=", 1.0)
+    return met
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
                                            "multiclass", "multiclass_window", "binned",
-                                           "approx_auc", "dask", "windows", "report"],
+                                           "approx_auc", "dask", "windows", "report",
+                                           "labels"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -919,6 +967,8 @@ def main(argv=None):
         all_met &= dask_part(args)
     if args.part in ("all", "windows"):
         all_met &= windows_part(args)
+    if args.part in ("all", "labels"):
+        all_met &= labels_part(args)
     return 0 if all_met else 1
 
 

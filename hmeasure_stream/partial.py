@@ -29,6 +29,7 @@ from hmeasure_stream._validation import (
     sorted_classes,
     weighted_classes,
     weighted_groups,
+    with_pos_label,
 )
 
 __all__ = ["partial_auc", "weighted_auc", "weighted_auc_error_bound"]
@@ -95,7 +96,7 @@ def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
 
 
 def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=None,
-                sample_weight=None):
+                sample_weight=None, pos_label=None):
     """Partial area under the ROC curve, exactly, from scratch; R pROC's ``partial.auc``.
 
     The area under the empirical ROC curve (ties as diagonal segments, as in
@@ -134,6 +135,10 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     sample_weight : array-like of shape (n,), optional
         Non-negative finite weight of each point: the ROC curve of the
         weighted points, as in :func:`roc_points`.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -215,6 +220,7 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     >>> partial_auc(y, s)  # no range: the AUC
     0.875
     """
+    y_true = with_pos_label(y_true, pos_label)
     fpr_box = _check_range(fpr_range, "fpr_range")
     tpr_box = _check_range(tpr_range, "tpr_range")
     _check_correction(correction, fpr_range, tpr_range)
@@ -278,7 +284,7 @@ def _check_weight_values(values, points):
     return array
 
 
-def weighted_auc(y_true, y_score, weight, *, sample_weight=None):
+def weighted_auc(y_true, y_score, weight, *, sample_weight=None, pos_label=None):
     r"""Weighted area under the ROC curve: Maurer and Pontil's plug-in estimator.
 
     The plug-in estimator of Maurer and Pontil (Sec. 2.1) with the step
@@ -314,6 +320,10 @@ def weighted_auc(y_true, y_score, weight, *, sample_weight=None):
         n1 n0, and v_j is the weight of the class 0 points scoring at most
         X_j over W0.  Integer weights give the same value as repeating the
         points.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -366,6 +376,7 @@ def weighted_auc(y_true, y_score, weight, *, sample_weight=None):
     >>> weighted_auc([0, 0, 1], [0.5, 0.5, 0.5], lambda v: v)  # ties count one half
     0.5
     """
+    y_true = with_pos_label(y_true, pos_label)
     if not callable(weight):
         raise ValueError(f"weight must be a callable W(v) on [0, 1], got {weight!r}")
     if exact_path(y_score, sample_weight):

@@ -39,12 +39,13 @@ import stat
 import sys
 import threading
 import time
+import warnings
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-from hmeasure_stream import SlidingWindow, __version__, h_measure
+from hmeasure_stream import InvertedScoresWarning, SlidingWindow, __version__, h_measure
 from hmeasure_stream._validation import (
     check_cost,
     check_duration,
@@ -189,7 +190,9 @@ class Monitor:
         part_labels = labels[begin:end + 1]
         if part_labels.min() == part_labels.max():
             return np.nan
-        return h_measure(part_labels, scores[begin:end + 1], **self.h_options)
+        with warnings.catch_warnings():  # a window below AUC 0.5 is a value to report
+            warnings.simplefilter("ignore", InvertedScoresWarning)
+            return h_measure(part_labels, scores[begin:end + 1], **self.h_options)
 
     @property
     def last_auc(self):

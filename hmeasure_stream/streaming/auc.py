@@ -1,6 +1,7 @@
 """Exact AUC of a changing set of points: ``DynamicAUC``, O(log n) per update."""
 
 from hmeasure_stream._engines._auc import AUCEngine
+from hmeasure_stream._validation import label_map
 from hmeasure_stream.streaming._base import (
     PointSet,
     WindowedPointSet,
@@ -32,6 +33,11 @@ class DynamicAUC(WindowedPointSet):
         its weight, relative to the newest point; the age counts points
         added after it (a number) or time (a duration, with times).  Combines
         with ``window``.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...), fixed for
+        ``add``, ``remove``, ``add_many`` and ``remove_many``: the first other
+        label added is class 0 from then on and a third one is refused.
+        Default: labels 0/1 or booleans.
     capacity : int, default=16
         Initial number of distinct scores the structure has room for; it
         doubles as needed.
@@ -137,7 +143,8 @@ class DynamicAUC(WindowedPointSet):
     # bools, ints and floats; anything else goes through _validation).
     __slots__ = ()
 
-    def __init__(self, *, window=None, half_life=None, capacity=16, seed=None):
+    def __init__(self, *, window=None, half_life=None, pos_label=None, capacity=16, seed=None):
+        self._labels = label_map(pos_label)
         self._forgetting = make_forgetting(window, half_life)
         self._engine = AUCEngine(*check_structure_options(capacity, seed))
 

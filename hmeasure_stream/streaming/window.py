@@ -22,6 +22,8 @@ from hmeasure_stream._validation import (
     check_unit_weights,
     dense_ranks,
     is_duration,
+    label_map,
+    with_pos_label,
 )
 from hmeasure_stream.binned import (
     _TRANSFORMS,
@@ -242,6 +244,10 @@ class SlidingWindow:
         ``"ovr"`` or one-vs-one ``"ovo"``, and ``"macro"`` or ``"weighted"``,
         as for :func:`~hmeasure_stream.multiclass_auc`; ignored without
         ``"multiclass_auc"``.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...), fixed for every
+        :meth:`update`: the first other label is class 0 from then on and a
+        third one is refused.  Default: labels 0/1 or booleans.
     capacity : int, default=16
         Initial room, in distinct scores, of the engine (doubles as needed).
     seed : int, optional
@@ -308,15 +314,20 @@ class SlidingWindow:
     # One ring of the window's points per engine: each engine removes the
     # points that leave its own window.
     # With a duration window or a half-life, one ``Forgetting`` per engine instead.
-    __slots__ = ("_engines", "_forgettings", "_metrics", "_min_periods", "_rings", "_window")
+    __slots__ = ("_engines", "_forgettings", "_labels", "_metrics", "_min_periods", "_rings",
+                 "_window")
 
     def __init__(self, window, metrics=("auc",), *, alpha=2.0, beta=2.0, severity_ratio=None,
                  priors=None, epsilon=None, epsilon_auc=None, auc_relative_to="auc",
                  bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
                  half_life=None, min_periods=1, threshold=0.5, labels=None, method="ovr",
-                 average="macro", capacity=16, seed=None):
+                 average="macro", pos_label=None, capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
+        self._labels = label_map(pos_label)
+        if self._labels is not None and _MULTICLASS in self._metrics:
+            raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "
+                             "the classes (see labels=)")
         self._min_periods = check_integer(min_periods, "min_periods", 1)
         self._forgettings = None
         if _MULTICLASS in self._metrics and (
@@ -394,8 +405,14 @@ class SlidingWindow:
             batch = engine.checked(y_true, y_score, sample_weight)
             self._times(times, batch[0].shape[0])  # checked, not used by a count window
             return {_MULTICLASS: engine.slide(*batch)}
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.many(y_true)
         batch = checked_batch(y_true, y_score, sample_weight)
-        return self._slide(*batch, times=self._times(times, batch[1].shape[0]))
+        values = self._slide(*batch, times=self._times(times, batch[1].shape[0]))
+        if labels is not None:
+            self._labels = labels
+        return values
 
     def _times(self, times, n):
         if self._forgettings is not None:
@@ -599,6 +616,7 @@ class SlidingWindow:
         # Pickles from before duration windows and decay hold neither.
         self._forgettings = None
         self._min_periods = 1
+        self._labels = None
         for name, value in (state[1] if isinstance(state, tuple) else state or {}).items():
             setattr(self, name, value)
 
@@ -643,6 +661,7 @@ def sliding_window(
     labels=None,
     method="ovr",
     average="macro",
+    pos_label=None,
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -708,6 +727,10 @@ def sliding_window(
         :func:`~hmeasure_stream.multiclass_auc`: the class of each column
         (default: the sorted distinct labels of ``y_true``), ``"ovr"`` or
         ``"ovo"``, ``"macro"`` or ``"weighted"``.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -771,6 +794,9 @@ def sliding_window(
                "loglog_alpha": loglog_alpha, "score_range": score_range,
                "half_life": half_life, "min_periods": min_periods, "threshold": threshold}
     if _MULTICLASS in _check_metrics(metrics):
+        if pos_label is not None:
+            raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "
+                             "the classes (see labels=)")
         label_array = _as_label_array(y_true)
         if labels is None:
             labels = _encode_sorted(label_array)[0]
@@ -786,9 +812,10 @@ def sliding_window(
     # whole stream keeps every point (each window is a prefix) and needs no ring.
     by_count = window is not None and not is_duration(window)
     tracker = SlidingWindow(None if by_count else window, metrics, **options)
+    y_true = with_pos_label(y_true, pos_label)
     # Ranks keep every comparison between scores, not with a threshold.
     is_pos, scores, weights = checked_batch(
-        y_true, y_score, sample_weight, allow_empty=False,
+        y_true, y_score, sample_weight, allow_empty=False, signed=True,
         ranks=not _THRESHOLD_METRICS.intersection(tracker.metrics)
     )
     if by_count and window < scores.shape[0]:

@@ -131,6 +131,7 @@ def test_proc_reference_file_records_versions():
     assert any(case["pauc_mcclish_r_default"] is None for case in PROC["cases"])
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @pytest.mark.parametrize(
     "case",
     PROC["cases"],
@@ -290,6 +291,7 @@ def test_two_way_area_on_real_stream_equals_quadrature():
 # ---------------------------------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @given(labelled_scores(weighted=True))
 def test_without_range_partial_auc_is_auc(data):
     y, s, w = data
@@ -373,6 +375,7 @@ def test_weighted_auc_with_sample_weight_equals_double_sum_definition(name, data
     assert got == pytest.approx(float(expected), rel=1e-12, abs=1e-15)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @given(labelled_scores(weighted=True))
 def test_weighted_auc_with_constant_weight_is_auc(data):
     y, s, w = data
@@ -543,7 +546,7 @@ def test_partial_auc_refuses_bad_options(kwargs, message):
          "y_true has no points of class 0 (with positive weight), only of class 1"),
         ([0, 1], [0.1, 0.2], {"sample_weight": [1, 0]}, "The partial AUC is undefined when only "
          "one class is present: y_true has no points of class 1 (with positive weight), only of class 0"),
-        ([0, 2], [0.1, 0.2], {}, "y_true must contain only labels 0 and 1 (or booleans); found 2 at position 1"),
+        ([0, 2], [0.1, 0.2], {}, "y_true must contain only labels 0 and 1 (or booleans); found 2 at position 1; it holds the two labels 0 and 2: pass pos_label=<the label of class 1>"),
         ([0, 1], [0.1, np.inf], {}, "y_score must contain only finite values; found inf at position 1"),
         ([0, 1], [0.1], {}, "y_true and y_score have different lengths: 2 and 1"),
         ([0, 1], [0.1, 0.2], {"sample_weight": [1, -1]}, "sample_weight must be non-negative; found -1.0 at position 1"),
