@@ -444,3 +444,34 @@ def check_unit_weights(weights, owner, name="sample_weight"):
             f"{name}: {owner} takes unit weights only (its compressed list counts points "
             f"one by one), got {weights[k].item()!r} at position {k}"
         )
+
+
+def check_rate_range(value, name):
+    """``value`` as a pair of floats (low, high) with 0 <= low < high <= 1; None is (0, 1).
+
+    The range of false or true positive rates of a partial AUC.
+    """
+    if value is None:
+        return 0.0, 1.0
+    if isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != 2:
+        raise ValueError(f"{name} must be a pair (low, high) of numbers, got {value!r}")
+    pair = []
+    for bound in value:
+        if isinstance(bound, (bool, np.bool_)) or not isinstance(bound, numbers.Real):
+            raise ValueError(f"{name} must be a pair (low, high) of numbers, got {value!r}")
+        pair.append(float(bound))
+    low, high = pair
+    if not 0.0 <= low < high <= 1.0:
+        raise ValueError(f"{name} must satisfy 0 <= low < high <= 1, got ({low!r}, {high!r})")
+    return low, high
+
+
+def check_partial_correction(correction, fpr_range, tpr_range):
+    """The correction of a partial AUC: None or "mcclish", the latter over one range only."""
+    check_option(correction, "correction", (None, "mcclish"))
+    if correction == "mcclish" and fpr_range is not None and tpr_range is not None:
+        raise ValueError(
+            "correction='mcclish' standardises a partial area over one range; it is not "
+            "defined for the two-way area (both fpr_range and tpr_range given)"
+        )
+    return correction

@@ -14,7 +14,6 @@ page "Partial and weighted AUC".
 """
 
 import math
-import numbers
 from fractions import Fraction
 
 import numpy as np
@@ -22,7 +21,6 @@ import numpy as np
 from hmeasure_stream._engines import _partial, _scratch
 from hmeasure_stream._validation import (
     check_integer,
-    check_option,
     check_probability_level,
     check_weight_value,
     exact_path,
@@ -30,36 +28,25 @@ from hmeasure_stream._validation import (
     weighted_classes,
     weighted_groups,
 )
+from hmeasure_stream._validation import check_partial_correction as _check_correction
+from hmeasure_stream._validation import check_rate_range as _check_range
 
 __all__ = ["partial_auc", "weighted_auc", "weighted_auc_error_bound"]
 
-_CORRECTIONS = (None, "mcclish")
 
+def _exact_fraction(twice_inside, width_inside, width_above, rest, c_count, d_count, n_neg,
+                    n_pos):
+    """The unit-weight box area from its parts (``_partial.box_area_groups``) over n_neg n_pos.
 
-def _check_range(value, name):
-    """``value`` as a pair of floats (low, high) with 0 <= low < high <= 1; None is (0, 1)."""
-    if value is None:
-        return 0.0, 1.0
-    if isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != 2:
-        raise ValueError(f"{name} must be a pair (low, high) of numbers, got {value!r}")
-    pair = []
-    for bound in value:
-        if isinstance(bound, (bool, np.bool_)) or not isinstance(bound, numbers.Real):
-            raise ValueError(f"{name} must be a pair (low, high) of numbers, got {value!r}")
-        pair.append(float(bound))
-    low, high = pair
-    if not 0.0 <= low < high <= 1.0:
-        raise ValueError(f"{name} must satisfy 0 <= low < high <= 1, got ({low!r}, {high!r})")
-    return low, high
-
-
-def _check_correction(correction, fpr_range, tpr_range):
-    check_option(correction, "correction", _CORRECTIONS)
-    if correction == "mcclish" and fpr_range is not None and tpr_range is not None:
-        raise ValueError(
-            "correction='mcclish' standardises a partial area over one range; it is not "
-            "defined for the two-way area (both fpr_range and tpr_range given)"
-        )
+    Exact rational arithmetic, rounded once (shared with ``DynamicAUC.partial_auc``).
+    """
+    area = (
+        Fraction(twice_inside, 2)
+        - Fraction(c_count) * width_inside
+        + (Fraction(d_count) - Fraction(c_count)) * width_above
+        + Fraction(rest)
+    )
+    return float(area / (n_neg * n_pos))
 
 
 def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
@@ -76,13 +63,8 @@ def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
         twice_inside, width_inside, width_above, rest = _partial.box_area_groups(
             group_neg, group_pos, a * n_neg, b * n_neg, c_count, d_count
         )
-        area = (
-            Fraction(twice_inside, 2)
-            - Fraction(c_count) * width_inside
-            + (Fraction(d_count) - Fraction(c_count)) * width_above
-            + Fraction(rest)
-        )
-        return float(area / (n_neg * n_pos))
+        return _exact_fraction(twice_inside, width_inside, width_above, rest, c_count, d_count,
+                               n_neg, n_pos)
     group_neg, group_pos = weighted_groups(y_true, y_score, sample_weight, "The partial AUC")
     total_neg, total_pos = math.fsum(group_neg), math.fsum(group_pos)
     area = _partial.box_area_groups(

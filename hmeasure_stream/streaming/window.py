@@ -10,10 +10,13 @@ from hmeasure_stream._engines._auc import AUCEngine, sliding_auc_ranked
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._hull import HullEngine
 from hmeasure_stream._engines._ring import PointRing
+from hmeasure_stream._engines._tree_partial import PartialAUCEngine
 from hmeasure_stream._validation import (
     check_cost,
     check_integer,
+    check_partial_correction,
     check_positive,
+    check_rate_range,
     check_relative_to,
     check_unit_weights,
     dense_ranks,
@@ -29,7 +32,7 @@ from hmeasure_stream.streaming._base import check_capacity, checked_batch
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
 #: The metrics a window can follow.
-WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned")
+WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned", "pauc")
 _HULL_METRICS = frozenset(("h", "auch"))
 
 
@@ -72,9 +75,20 @@ def _binned_engine(bins, transform, loglog_alpha, score_range):
     return engine
 
 
+def _partial_engine(fpr_range, tpr_range, correction, capacity, seed):
+    """The treap of ``"pauc"``: the box and correction of :func:`~hmeasure_stream.partial_auc`."""
+    a, b = check_rate_range(fpr_range, "fpr_range")
+    c, d = check_rate_range(tpr_range, "tpr_range")
+    correction = check_partial_correction(correction, fpr_range, tpr_range)
+    engine = PartialAUCEngine(capacity, seed)
+    engine.set_box(a, b, c, d, fpr_range is not None, tpr_range is not None,
+                   correction == "mcclish")
+    return engine
+
+
 def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, epsilon_auc,
-                    auc_relative_to, bins, transform, loglog_alpha, score_range, capacity,
-                    seed):
+                    auc_relative_to, bins, transform, loglog_alpha, score_range, fpr_range,
+                    tpr_range, correction, capacity, seed):
     """The engines for these metrics: the one place where a window's engines are chosen.
 
     Each engine computes the metrics it names in ``columns``; every metric
@@ -85,9 +99,13 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
     not depend on them, the approximate H of ``epsilon`` otherwise.  The
     estimate ``"auc_approx"`` needs the compressed list of ``epsilon_auc``
     (its options are ignored without it), ``"auc_binned"`` the tree over the
-    bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``.
+    bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``,
+    ``"pauc"`` the score treap reading the partial area of ``fpr_range``,
+    ``tpr_range`` and ``correction`` after each point (also the exact AUC).
     """
     engines = []
+    if "pauc" in metrics:
+        engines.append(_partial_engine(fpr_range, tpr_range, correction, capacity, seed))
     if "auc_binned" in metrics:
         engines.append(_binned_engine(bins, transform, loglog_alpha, score_range))
     if "auc_approx" in metrics:
@@ -134,8 +152,9 @@ class SlidingWindow:
         (nothing is ever evicted: the learning curve).
     metrics : str or sequence of str, default=("auc",)
         ``"auc"``, ``"h"`` (the H-measure), ``"auch"`` (area under the
-        ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`) and
-        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`).
+        ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`),
+        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`) and
+        ``"pauc"`` (the partial AUC of :meth:`DynamicAUC.partial_auc`).
     alpha, beta, severity_ratio, priors
         The H-measure's cost distribution and class priors, as for
         :func:`~hmeasure_stream.h_measure`; ignored when neither ``"h"`` nor
@@ -157,6 +176,10 @@ class SlidingWindow:
         (default 1000 linear bins over (0, 1)); a log-log ``loglog_alpha`` of
         None is estimated from the first chunk and then frozen.  Ignored
         without ``"auc_binned"``.
+    fpr_range, tpr_range, correction
+        The range(s) and correction of ``"pauc"``, as for
+        :func:`~hmeasure_stream.partial_auc` (default: no range, the AUC).
+        Ignored without ``"pauc"``.
     capacity : int, default=16
         Initial room, in distinct scores, of the engine (doubles as needed).
     seed : int, optional
@@ -165,7 +188,7 @@ class SlidingWindow:
 
     Attributes
     ----------
-    auc, h, auch, auc_approx, auc_binned : float
+    auc, h, auch, auc_approx, auc_binned, pauc : float
         The metrics of the current window (each when asked for); nan while a
         class is absent from the window.
     window : int or None
@@ -185,7 +208,8 @@ class SlidingWindow:
     O(log w + log w / epsilon_auc) with ``"auc_approx"`` (which takes unit
     weights only), for a window of w points; reading the properties is O(1)
     (O(log w / epsilon_auc) for ``auc_approx``); O(log m) per point for
-    ``"auc_binned"`` with m bins.  Memory O(w):
+    ``"auc_binned"`` with m bins; O(log w) per point for ``"pauc"`` (a
+    second treap, which reads the partial area after each point).  Memory O(w):
     the engine's structure and the window's points (17 bytes each) to know
     which point leaves.  Scores are float64: integers beyond 2**53 are
     refused (:func:`sliding_window`, which sees the whole array, ranks them).
@@ -215,15 +239,16 @@ class SlidingWindow:
     def __init__(self, window, metrics=("auc",), *, alpha=2.0, beta=2.0, severity_ratio=None,
                  priors=None, epsilon=None, epsilon_auc=None, auc_relative_to="auc",
                  bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
-                 capacity=16, seed=None):
+                 fpr_range=None, tpr_range=None, correction=None, capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
         self._engines = _window_engines(
             self._metrics, alpha=alpha, beta=beta, severity_ratio=severity_ratio,
             priors=priors, epsilon=epsilon, epsilon_auc=epsilon_auc,
             auc_relative_to=auc_relative_to, bins=bins, transform=transform,
-            loglog_alpha=loglog_alpha, score_range=score_range,
-            capacity=check_capacity(capacity), seed=seed)
+            loglog_alpha=loglog_alpha, score_range=score_range, fpr_range=fpr_range,
+            tpr_range=tpr_range, correction=correction, capacity=check_capacity(capacity),
+            seed=seed)
         self._rings = [PointRing(0 if self._window is None else self._window)
                        for _ in self._engines]
 
@@ -322,6 +347,11 @@ class SlidingWindow:
         return self._metric("auc_binned")
 
     @property
+    def pauc(self):
+        """The partial AUC of the current window; nan while a class is absent.  O(log w)."""
+        return self._metric("pauc")
+
+    @property
     def window(self):
         """The window length (None: every prefix)."""
         return self._window
@@ -374,6 +404,9 @@ def sliding_window(
     transform=None,
     loglog_alpha=None,
     score_range=(0.0, 1.0),
+    fpr_range=None,
+    tpr_range=None,
+    correction=None,
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -391,7 +424,8 @@ def sliding_window(
     metrics : sequence of str, default=("auc",)
         Which metrics to compute: ``"auc"``, ``"h"`` (the H-measure with
         priors from the window), ``"auch"`` (area under the ROC hull) and
-        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`).
+        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`), ``"auc_binned"``
+        (the binned AUC) and ``"pauc"`` (the partial AUC).
     sample_weight : array-like of shape (n,), optional
         Weights, finite and >= 0.
     alpha, beta, severity_ratio
@@ -414,6 +448,9 @@ def sliding_window(
         The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`;
         a log-log ``loglog_alpha`` of None is estimated from the whole array.
         With ``window=None`` this is Bouckaert's binned learning curve.
+    fpr_range, tpr_range, correction
+        The range(s) and correction of ``"pauc"``, as for
+        :func:`~hmeasure_stream.partial_auc`; ignored without ``"pauc"``.
 
     Returns
     -------
@@ -447,7 +484,10 @@ def sliding_window(
     engine of :class:`DynamicH`: O(n log^2 w) time, O(w) memory (plus
     O(n (1 + 1/epsilon) log^2 w) with ``epsilon``).  With
     ``"auc_approx"``, the compressed list of :class:`ApproxAUC` over the
-    treap: O(n (log w + log w / epsilon_auc)).  Each step
+    treap: O(n (log w + log w / epsilon_auc)).  With ``"pauc"``, the score
+    treap read by :meth:`DynamicAUC.partial_auc` after each step: O(n log w)
+    (within an ulp or two of the from-scratch value with unit weights, whose
+    integer parts it shares).  Each step
     adds a point and removes the one leaving the window.  Values equal the
     from-scratch metric of each window (exactly for unit weights), and
     ``"auc_approx"`` is within its bound of the exact AUC.
@@ -473,7 +513,8 @@ def sliding_window(
                             severity_ratio=severity_ratio, priors=priors, epsilon=epsilon,
                             epsilon_auc=epsilon_auc, auc_relative_to=auc_relative_to,
                             bins=bins, transform=transform, loglog_alpha=loglog_alpha,
-                            score_range=score_range)
+                            score_range=score_range, fpr_range=fpr_range,
+                            tpr_range=tpr_range, correction=correction)
     is_pos, scores, weights = checked_batch(
         y_true, y_score, sample_weight, allow_empty=False, ranks=True
     )
