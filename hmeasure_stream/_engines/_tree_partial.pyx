@@ -26,8 +26,6 @@ integer parts are equal and the cut segments are the same calls in the same
 order, so the result is the same bit for bit.
 """
 
-import numpy as np
-
 from libc.math cimport INFINITY, NAN, fma
 from libc.stdint cimport int32_t, int64_t
 

@@ -43,8 +43,8 @@ class DynamicAUC(PointSet):
     Each update costs O(log n) time for n distinct scores: the treap returns
     the class weights below and above the score on its way down and the
     Mann-Whitney statistic changes by Props 1-2 of the paper below.  Reading
-    ``auc`` is O(1).  Memory is O(n): 40 bytes per distinct score (80 with weights), one
-    buffer per field.  Reading the ROC points or the hull is O(n).
+    ``auc`` is O(1); ``partial_auc`` O(log n).  Memory is O(n): 48 bytes per
+    distinct score (80 with weights), one buffer per field.  Reading the ROC points or the hull is O(n).
 
     With unit weights twice the statistic is an exact integer, so ``auc``
     equals the from-scratch value exactly, after any number of updates.  With
@@ -161,8 +161,8 @@ class DynamicAUC(PointSet):
         >>> tracker.partial_auc(fpr_range=(0, 0.5), tpr_range=(0.5, 1))  # two-way
         0.125
         >>> tracker.remove(0, 0.4)
-        >>> tracker.partial_auc(tpr_range=(0.5, 1))
-        0.5
+        >>> tracker.partial_auc(tpr_range=(0.5, 1))  # 1/4 + (1/4)(2/3)
+        0.4166666666666667
         """
         fpr_box = check_rate_range(fpr_range, "fpr_range")
         tpr_box = check_rate_range(tpr_range, "tpr_range")

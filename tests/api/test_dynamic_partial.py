@@ -4,6 +4,7 @@ Unit weights: equal bit for bit to ``partial_auc`` (the same exact parts),
 and to an independent exact rational integration of the clamped curve.
 """
 
+import itertools
 import pickle
 from fractions import Fraction
 
@@ -53,7 +54,7 @@ def _clamped_area(u0, t0, u1, t1, a, b, c, d):
                 cuts.add(u)
     cuts = sorted(cuts)
     total = Fraction(0)
-    for left, right in zip(cuts, cuts[1:], strict=False):
+    for left, right in itertools.pairwise(cuts):
         heights = [min(max(height(u), c), d) - c for u in (left, right)]
         total += (right - left) * (heights[0] + heights[1]) / 2
     return total
