@@ -453,7 +453,9 @@ def check_rate_range(value, name):
     """
     if value is None:
         return 0.0, 1.0
-    if isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != 2:
+    if not (isinstance(value, (tuple, list)) and len(value) == 2) and (
+        isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != 2
+    ):
         raise ValueError(f"{name} must be a pair (low, high) of numbers, got {value!r}")
     pair = []
     for bound in value:

@@ -14,7 +14,6 @@ page "Partial and weighted AUC".
 """
 
 import math
-from fractions import Fraction
 
 import numpy as np
 
@@ -38,15 +37,22 @@ def _exact_fraction(twice_inside, width_inside, width_above, rest, c_count, d_co
                     n_pos):
     """The unit-weight box area from its parts (``_partial.box_area_groups``) over n_neg n_pos.
 
-    Exact rational arithmetic, rounded once (shared with ``DynamicAUC.partial_auc``).
+    Exact rational arithmetic, rounded once (shared with ``DynamicAUC.partial_auc``):
+    the floats are fractions over powers of two, brought to the largest of
+    their denominators, and Python's division of two ints rounds correctly.
     """
-    area = (
-        Fraction(twice_inside, 2)
-        - Fraction(c_count) * width_inside
-        + (Fraction(d_count) - Fraction(c_count)) * width_above
-        + Fraction(rest)
+    c_num, c_den = float(c_count).as_integer_ratio()
+    d_num, d_den = float(d_count).as_integer_ratio()
+    rest_num, rest_den = float(rest).as_integer_ratio()
+    den = max(2, c_den, d_den, rest_den)  # all powers of two
+    c_scaled = c_num * (den // c_den)
+    numerator = (
+        twice_inside * (den // 2)
+        - c_scaled * width_inside
+        + (d_num * (den // d_den) - c_scaled) * width_above
+        + rest_num * (den // rest_den)
     )
-    return float(area / (n_neg * n_pos))
+    return numerator / (den * n_neg * n_pos)
 
 
 def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):

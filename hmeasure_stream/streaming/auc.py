@@ -44,7 +44,8 @@ class DynamicAUC(PointSet):
     the class weights below and above the score on its way down and the
     Mann-Whitney statistic changes by Props 1-2 of the paper below.  Reading
     ``auc`` is O(1); ``partial_auc`` O(log n).  Memory is O(n): 48 bytes per
-    distinct score (80 with weights), one buffer per field.  Reading the ROC points or the hull is O(n).
+    distinct score (80 with weights), one buffer per field.  Reading the ROC
+    points or the hull is O(n).
 
     With unit weights twice the statistic is an exact integer, so ``auc``
     equals the from-scratch value exactly, after any number of updates.  With
