@@ -6,6 +6,8 @@ what is wrong and, for a bad element, gives its position and value.
 
 import math
 import numbers
+from collections.abc import Iterator
+from decimal import Decimal
 
 import numpy as np
 
@@ -17,10 +19,16 @@ from hmeasure_stream._engines._scratch import LABEL_DTYPES
 _EXACT_INT_LIMIT = 2**53
 
 def _as_1d(values, name, allow_empty=False):
-    """``values`` as a 1-d numpy array, refusing scalars, matrices and (by default) empty input."""
+    """``values`` as a 1-d numpy array, refusing scalars, matrices and (by default) empty input.
+
+    Masked arrays with masked entries are refused (the mask would otherwise be
+    dropped silently), and so are iterators, which numpy would wrap as one
+    opaque object.
+    """
+    values = unmasked(values, name)
     try:
         array = np.asarray(values)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{name} could not be read as an array: {exc}") from None
     if array.ndim != 1:
         if array.ndim == 0:
@@ -31,19 +39,71 @@ def _as_1d(values, name, allow_empty=False):
     return array
 
 
+def unmasked(values, name):
+    """``values`` unless numpy would misread them: None, iterators, masked entries.
+
+    A masked array without masked entries gives its data.
+    """
+    if values is None:
+        raise ValueError(f"{name} must be array-like, got None")
+    if isinstance(values, np.ma.MaskedArray):
+        if np.ma.count_masked(values):
+            raise ValueError(
+                f"{name} is a masked array with {np.ma.count_masked(values)} masked "
+                "entries: masks are not honoured; drop the masked points from every "
+                "argument (e.g. with the mask's inverse) first"
+            )
+        values = np.ma.getdata(values)
+    elif isinstance(values, Iterator):
+        raise ValueError(
+            f"{name} must be array-like (a list, numpy array or pandas Series), got "
+            f"an iterator ({type(values).__name__}): pass list(...) of it"
+        )
+    return values
+
+
+def _is_number(value):
+    """A real number: bools, Python and numpy integers and floats, Fractions, Decimals."""
+    return isinstance(value, (numbers.Real, np.bool_, Decimal))
+
+
+def _object_numbers(array, name):
+    """An object array (Python ints beyond int64, a pandas nullable column, ...) checked.
+
+    Every element must be a real number; ``None``, ``pd.NA`` and strings are
+    refused with their position.  Returns (float64 array, exact) where
+    ``exact`` tells whether every element is exactly its float64 value (so
+    that the float64 array keeps every comparison and tie).
+    """
+    for position, value in enumerate(array):
+        if not _is_number(value):
+            raise ValueError(f"{name} must be numeric; found {value!r} at position {position}")
+    as_float = np.empty(array.shape[0], dtype=np.float64)
+    for position, value in enumerate(array):
+        try:
+            as_float[position] = float(value)
+        except OverflowError:
+            as_float[position] = (math.inf if value > 0 else -math.inf)
+    exact = all(
+        math.isfinite(rounded) and rounded == value
+        for rounded, value in zip(as_float.tolist(), array.tolist(), strict=True)
+        if not (isinstance(value, float) and not math.isfinite(value))
+    )
+    return as_float, exact
+
+
 def _object_to_float(array, name):
-    """Numeric conversion of an object array (e.g. a pandas nullable column)."""
-    try:
-        return array.astype(np.float64)
-    except (TypeError, ValueError):
-        for position, value in enumerate(array):
-            try:
-                float(value)
-            except (TypeError, ValueError):
-                raise ValueError(
-                    f"{name} must be numeric; found {value!r} at position {position}"
-                ) from None
-        raise
+    """Numeric conversion of an object array; a number too large for float64 is refused."""
+    as_float, _ = _object_numbers(array, name)
+    for position, value in enumerate(array.tolist()):
+        if math.isinf(as_float[position]) and not (
+            isinstance(value, float) and math.isinf(value)
+        ):
+            raise ValueError(
+                f"{name} must contain only values finite as float64; found "
+                f"{value!r} at position {position}"
+            )
+    return as_float
 
 
 def check_labels(y_true, name="y_true", allow_empty=False):
@@ -83,8 +143,7 @@ def check_scores(y_score, name="y_score", allow_empty=False, ranks=True):
         return np.empty(0, dtype=np.float64)
     kind = array.dtype.kind
     if kind == "O":
-        array = _object_to_float(array, name)
-        kind = "f"
+        return np.ascontiguousarray(_object_scores(array, name, ranks))
     if kind == "b":
         array = array.astype(np.float64)
     elif kind in "iu":
@@ -113,6 +172,56 @@ def check_scores(y_score, name="y_score", allow_empty=False, ranks=True):
     else:
         raise ValueError(f"{name} must be numeric, got an array of dtype {array.dtype}")
     return np.ascontiguousarray(array)
+
+
+def _object_scores(array, name, ranks):
+    """Scores given as an object array (Python ints beyond int64, Fractions, ...).
+
+    Exact as float64: converted.  Otherwise, with ``ranks``, replaced by their
+    dense ranks under Python's exact comparisons.  Without ``ranks`` (points
+    a structure keeps), integers beyond 2**53 are refused, as for integer
+    arrays, and other values are rounded to float64.
+    """
+    as_float, exact = _object_numbers(array, name)
+    values = array.tolist()
+    for position, value in enumerate(values):
+        if not _finite_number(value):
+            raise ValueError(
+                f"{name} must contain only finite values; found {value!r} at position {position}"
+            )
+    if not ranks:
+        for position, value in enumerate(values):
+            if not math.isfinite(as_float[position]) or (
+                isinstance(value, (numbers.Integral, np.integer))
+                and abs(value) > _EXACT_INT_LIMIT
+            ):
+                raise ValueError(
+                    f"{name} must hold integers of magnitude <= 2**53 (exact as float64) and "
+                    f"values finite as float64; found {value!r} at position {position}"
+                )
+        return as_float
+    if exact:
+        return as_float
+    # Python's comparisons of ints, floats, Fractions and Decimals are exact.
+    values = [value.item() if isinstance(value, np.generic) else value for value in values]
+    order = sorted(range(len(values)), key=values.__getitem__)
+    result = np.empty(len(values), dtype=np.float64)
+    rank = -1
+    previous = None
+    for index in order:
+        if rank < 0 or values[index] != previous:
+            rank += 1
+            previous = values[index]
+        result[index] = rank
+    return result
+
+
+def _finite_number(value):
+    if isinstance(value, Decimal):
+        return value.is_finite()
+    if isinstance(value, (float, np.floating)):
+        return math.isfinite(value)
+    return True
 
 
 def dense_ranks(values):
@@ -199,11 +308,19 @@ def check_both_classes(weight_neg, weight_pos, metric, name="y_true"):
             )
 
 
+def _as_float(value):
+    """float(value), or a signed infinity for a number beyond the float64 range."""
+    try:
+        return float(value)
+    except OverflowError:
+        return (math.inf if value > 0 else -math.inf)
+
+
 def check_positive(value, name):
     """A finite real number > 0, returned as float."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a positive number, got {value!r}")
-    value = float(value)
+    value = _as_float(value)
     if not (math.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a finite number > 0, got {value!r}")
     return value
@@ -213,7 +330,7 @@ def check_probability_level(value, name):
     """A number strictly between 0 and 1, returned as float."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number in (0, 1), got {value!r}")
-    value = float(value)
+    value = _as_float(value)
     if not 0 < value < 1:
         raise ValueError(f"{name} must be in (0, 1), got {value!r}")
     return value
@@ -233,11 +350,16 @@ def check_label_value(value, name="y_true"):
 
 def check_score_value(value, name="y_score"):
     """One finite real score as a float64; integers must be exact as float64."""
-    if not isinstance(value, (numbers.Real, np.bool_)):
+    if not _is_number(value):
         raise ValueError(f"{name} must be a real number, got {value!r}")
-    score = float(value)
-    if not math.isfinite(score):
+    if not _finite_number(value):
         raise ValueError(f"{name} must be finite, got {value!r}")
+    try:
+        score = float(value)
+    except OverflowError:
+        score = math.inf
+    if not math.isfinite(score):
+        raise ValueError(f"{name} must be finite as a float64, got {value!r}")
     if isinstance(value, (numbers.Integral, np.integer)) and abs(int(value)) > _EXACT_INT_LIMIT:
         raise ValueError(
             f"{name} must be exact as float64: the integer {value!r} exceeds 2**53"
@@ -247,12 +369,37 @@ def check_score_value(value, name="y_score"):
 
 def check_weight_value(value, name="weight"):
     """One finite weight >= 0 as a float."""
-    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+    if isinstance(value, (bool, np.bool_)) or not _is_number(value):
         raise ValueError(f"{name} must be a non-negative number, got {value!r}")
-    weight = float(value)
+    try:
+        weight = float(value)
+    except OverflowError:
+        weight = math.inf
     if not (math.isfinite(weight) and weight >= 0):
         raise ValueError(f"{name} must be finite and >= 0, got {value!r}")
     return weight
+
+
+def normalized_weights(weights):
+    """Checked weights times the power of two that brings the largest into [1, 2).
+
+    Every metric of the package is invariant under multiplying all weights by
+    one constant; scaling by a power of two is exact, so the scaled weights,
+    and every result computed from them, are the same bit for bit whatever
+    the constant (from 1e-300 to 1e300), and products of weights neither
+    overflow nor underflow.  Weights below 2**-1022 times the largest may
+    lose bits (they are negligible next to it).
+    """
+    exponent = weight_exponent(weights)
+    if exponent == 0:
+        return weights
+    return np.ldexp(weights, -exponent)
+
+
+def weight_exponent(weights):
+    """The binary exponent of the largest weight (0 when none is positive)."""
+    largest = float(weights.max()) if weights.shape[0] else 0.0
+    return math.frexp(largest)[1] - 1 if largest > 0 else 0
 
 
 def check_cost(alpha=2.0, beta=2.0, severity_ratio=None, priors=None):
@@ -290,7 +437,7 @@ def check_priors(priors):
     try:
         pi0, pi1 = priors
         pi0, pi1 = float(pi0), float(pi1)
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):
         raise ValueError(f"priors must be a pair (pi0, pi1) of numbers, got {priors!r}") from None
     if not (0 < pi0 < 1 and 0 < pi1 < 1):
         raise ValueError(f"priors must both lie in (0, 1), got ({pi0!r}, {pi1!r})")
@@ -358,14 +505,20 @@ def sorted_classes(y_true, y_score, metric, score_name="y_score"):
     return neg, pos
 
 
-def weighted_input(y_true, y_score, sample_weight, metric):
+def weighted_input(y_true, y_score, sample_weight, metric, *, normalize=True):
     """Validated weighted input: class 1 as uint8, scores, weights (ones without weights).
 
-    Refuses input in which one class has no positive weight.
+    Refuses input in which one class has no positive weight.  With
+    ``normalize``, the weights are scaled by a power of two (for metrics that
+    do not depend on their scale); without, they stay as given (frequency
+    weights, as DeLong's variance reads them).
     """
     labels, scores, weights = binary_input(y_true, y_score, sample_weight)
     if weights is None:
         weights = np.ones(scores.shape[0])
+    elif normalize:
+        # One power of two for all: the results do not depend on the weights' scale.
+        weights = normalized_weights(weights)
     is_pos = labels_as_is_pos(labels)
     raise_bad_score(scores)
     pos_mask = is_pos.view(bool)
@@ -380,13 +533,14 @@ def weighted_groups(y_true, y_score, sample_weight, metric):
     return _scratch.groups_weighted(order, scores, is_pos, weights)
 
 
-def weighted_classes(y_true, y_score, sample_weight, metric):
+def weighted_classes(y_true, y_score, sample_weight, metric, *, normalize=True):
     """Validated weighted input split by class: ``(neg, neg_weight, pos, pos_weight)``.
 
     Each class's scores ascending (ties in input order) with their weights;
-    one sort of all the points.
+    one sort of all the points.  ``normalize`` as for :func:`weighted_input`.
     """
-    is_pos, scores, weights = weighted_input(y_true, y_score, sample_weight, metric)
+    is_pos, scores, weights = weighted_input(y_true, y_score, sample_weight, metric,
+                                             normalize=normalize)
     order = np.argsort(scores, kind="stable")
     ordered_pos = is_pos.view(bool)[order]
     neg_order, pos_order = order[~ordered_pos], order[ordered_pos]
@@ -444,6 +598,52 @@ def check_unit_weights(weights, owner, name="sample_weight"):
             f"{name}: {owner} takes unit weights only (its compressed list counts points "
             f"one by one), got {weights[k].item()!r} at position {k}"
         )
+
+
+def check_seed(seed):
+    """``seed``: None or an integer (numpy integers included), returned as a Python int."""
+    if seed is None:
+        return None
+    if isinstance(seed, (bool, np.bool_)) or not isinstance(seed, (int, np.integer)):
+        raise ValueError(f"seed must be an integer or None, got {seed!r}")
+    return int(seed)
+
+
+def level_names(levels):
+    """Levels in (0, 1) by the names of their percentages in report keys.
+
+    A level is read as the decimal its own type prints (``np.float32(0.95)``
+    is 0.95, not 0.949999988...).  Its name is R's, the whole part of that
+    decimal times 100 computed exactly (``0.29`` -> ``"29"``, where R's
+    ``floor(0.29 * 100)`` gives 28), unless another level has the same whole
+    part: then each of them is named by its percentage with its decimals
+    (``0.951`` -> ``"95.1"``, ``0.959`` -> ``"95.9"``).  A repeated level is
+    kept once.  Returns a dict name -> level, in the given order.
+    """
+    percents = {}
+    for given in levels:
+        value, percent = _level_percent(given)
+        percents.setdefault(percent, value)
+    whole = [int(percent) for percent in percents]
+    names = {}
+    for (percent, value), integral in zip(percents.items(), whole, strict=True):
+        if whole.count(integral) == 1:
+            names[str(integral)] = value
+        else:
+            names[format(percent.normalize(), "f")] = value
+    return names
+
+
+def _level_percent(value):
+    """A level as a float in (0, 1) and as the exact decimal percentage it was written as."""
+    check_probability_level(value, "level")
+    text = str(value) if isinstance(value, (np.floating, Decimal)) else repr(_as_float(value))
+    try:
+        decimal = Decimal(text)
+    except ArithmeticError:
+        decimal = Decimal(_as_float(value))
+    value = check_probability_level(float(decimal), "level")
+    return value, decimal * 100
 
 
 def check_rate_range(value, name):

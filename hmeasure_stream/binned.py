@@ -26,7 +26,9 @@ from hmeasure_stream._validation import (
     check_positive,
     check_scores,
     exact_path,
+    normalized_weights,
     raise_flagged,
+    weight_exponent,
 )
 
 __all__ = ["BinnedAUCResult", "binned_auc", "loglog_transform"]
@@ -371,6 +373,11 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     if weighted:
         if weights is None:
             weights = np.ones(scores.shape[0])
+        # Counted in units of a power of two (undone in the result): sums and
+        # products of counts then neither overflow nor underflow, whatever the
+        # weights' scale.
+        scale_exponent = weight_exponent(weights)
+        weights = normalized_weights(weights)
         counts = np.zeros(2 * m, dtype=np.float64)
         flags = _binning.count_bins_weighted(
             labels, scores, weights, lo, span, hi, m, code, kernel_alpha, counts
@@ -381,12 +388,15 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     bad_label, bad_score, n_below, n_above = flags
     raise_flagged(labels, scores, bad_label, bad_score)
     return _result_from_counts(counts[:m], counts[m:], int(n_below), int(n_above), weighted,
-                               lo, hi, transform, alpha)
+                               lo, hi, transform, alpha, scale_exponent if weighted else 0)
 
 
 def _result_from_counts(counts_neg, counts_pos, n_below, n_above, weighted, lo, hi, transform,
-                        alpha):
+                        alpha, scale_exponent=0):
     """The result of the histograms ``counts_neg``, ``counts_pos`` (int64, float64 if weighted).
+
+    Weighted histograms may be counted in units of ``2**scale_exponent``;
+    the counts of the result are given in the caller's units.
 
     Histograms of disjoint parts made with the same parameters add up; this
     is the one place the AUC, the bound and the estimate are computed from
@@ -403,7 +413,7 @@ def _result_from_counts(counts_neg, counts_pos, n_below, n_above, weighted, lo, 
     if weighted:
         pairs = float(total_neg) * float(total_pos)
         area = float(np.dot(counts_neg, above) + 0.5 * np.dot(counts_neg, counts_pos))
-        auc_value = area / pairs
+        auc_value = min(max(area / pairs, 0.0), 1.0)
         max_error = 0.5 * float(np.dot(counts_neg, counts_pos)) / pairs
     else:
         # Exact integers: twice the area and twice the triangles (2 P N < 2**63).
@@ -418,6 +428,10 @@ def _result_from_counts(counts_neg, counts_pos, n_below, n_above, weighted, lo, 
         np.sum(np.sqrt(neg_f * neg_f + pos_f * pos_f) * np.sqrt((neg_f + pos_f) / total))
         / (3.0 * total)
     )
+    if scale_exponent:
+        with np.errstate(over="ignore"):  # (totals beyond the float64 range are inf)
+            counts_neg = np.ldexp(counts_neg, scale_exponent)
+            counts_pos = np.ldexp(counts_pos, scale_exponent)
     for array in (counts_neg, counts_pos):
         array.setflags(write=False)
     edges = _edges(m, lo, hi, transform, alpha)

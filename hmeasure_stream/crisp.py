@@ -28,7 +28,12 @@ from typing import NamedTuple
 import numpy as np
 from scipy.spatial import ConvexHull, HalfspaceIntersection, QhullError
 
-from hmeasure_stream._validation import check_integer, check_option, check_random_state
+from hmeasure_stream._validation import (
+    check_integer,
+    check_option,
+    check_random_state,
+    unmasked,
+)
 
 __all__ = ["CrispVUS", "crisp_auc_approximations", "crisp_vus"]
 
@@ -81,9 +86,10 @@ class CrispVUS(NamedTuple):
 
 def _check_confusion(confusion, allow_set):
     """Rates of shape (m, c, c), each row normalised, and whether a set was given."""
+    confusion = unmasked(confusion, "confusion")
     try:
         array = np.asarray(confusion)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"confusion could not be read as an array: {exc}") from None
     if array.dtype.kind == "O":
         try:

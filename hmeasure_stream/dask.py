@@ -818,7 +818,7 @@ def _partial_of(options, context, box, *pieces):
                 + (d_count - c_count) * width_above
                 + Fraction(rest)
             )
-        return _corrected(float(area / (weight_neg * weight_pos)), *options)
+        return _corrected(area / (weight_neg * weight_pos), *options)
     area = math.fsum(parts for parts, _ in pieces)
     return _corrected(area / weight_neg / weight_pos, *options)
 

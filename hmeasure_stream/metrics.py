@@ -13,8 +13,8 @@ from hmeasure_stream._engines import _scratch
 from hmeasure_stream._engines._cost import h_from_hull, mwl_cost
 from hmeasure_stream._validation import (
     check_cost,
-    check_probability_level,
     exact_path,
+    level_names,
     sorted_classes,
     weighted_groups,
 )
@@ -109,7 +109,7 @@ def auc(y_true, y_score, *, sample_weight=None):
         return twice_u / (2 * neg.shape[0] * pos.shape[0])
     group_neg, group_pos = _weighted_groups(y_true, y_score, sample_weight, "AUC")
     twice_u = _scratch.auc2_groups(group_neg, group_pos)
-    return float(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
+    return _unit(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
 
 
 def roc_points(y_true, y_score, *, sample_weight=None):
@@ -324,7 +324,12 @@ def h_measure(
     spec = check_cost(alpha, beta, severity_ratio, priors)
     _, _, hull_fp, hull_tp, cost = _hull_and_cost(y_true, y_score, sample_weight, spec)
     pi0, pi1, alpha, beta, _ = cost
-    return h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta)
+    return _unit(h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta))
+
+
+def _unit(value):
+    """A rate or area as a float in [0, 1]: rounding may leave it an ulp outside."""
+    return min(max(float(value), 0.0), 1.0)
 
 
 def _r_lookup(xcurve, ycurve, x):
@@ -388,10 +393,19 @@ def hmeasure_report(
         - ``Spec.SensXX``: specificity where sensitivity reaches XX %;
         - ``Sens.SpecXX``: sensitivity where specificity reaches XX %.
 
+        XX is R's name, the whole percent of the level as written, computed
+        exactly (``0.29`` gives ``Spec.Sens29``, where R's
+        ``floor(100 * 0.29)`` gives 28), unless two levels share it: then
+        each of those has its percent with decimals (``[0.951, 0.959]``
+        give ``Spec.Sens95.1`` and ``Spec.Sens95.9``, which R names alike).
+        A level is read as the decimal its type prints (``np.float32(0.95)``
+        is 0.95); a repeated level is reported once.
+
     Raises
     ------
     ValueError
-        As for :func:`h_measure`, or if a level is not in (0, 1).
+        As for :func:`h_measure`, or if a level is not in (0, 1) (or no level
+        is given).
     ImportError
         If ``as_frame=True`` and pandas is not installed.
 
@@ -430,8 +444,15 @@ def hmeasure_report(
     (0.875, 0.75, 0.9375, 0.75)
     """
     spec = check_cost(alpha, beta, severity_ratio, priors)
-    levels = [level] if np.ndim(level) == 0 else list(level)
-    levels = [check_probability_level(value, "level") for value in levels]
+    if isinstance(level, (str, bytes)) or level is None:
+        raise ValueError(f"level must be a number in (0, 1) or a sequence of them, got {level!r}")
+    if isinstance(level, np.ndarray):
+        levels = list(level.ravel())  # numpy scalars of its own dtype
+    else:
+        levels = [level] if np.ndim(level) == 0 else list(level)
+    if not levels:
+        raise ValueError("level must name at least one level")
+    levels = level_names(levels)
     group_neg, group_pos, hull_fp, hull_tp, cost = _hull_and_cost(
         y_true, y_score, sample_weight, spec
     )
@@ -448,21 +469,20 @@ def hmeasure_report(
 
     roc_auc = float(_scratch.auc2_groups(group_neg, group_pos) / (2.0 * weight_neg * weight_pos))
     cost = mwl_cost(alpha, beta, ratio)
+    roc_auc = _unit(roc_auc)
     report = {
-        "H": h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta),
+        "H": _unit(h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta)),
         "Gini": 2.0 * roc_auc - 1.0,
         "AUC": roc_auc,
-        "AUCH": float(np.sum(np.diff(hull_fpr) * (hull_tpr[1:] + hull_tpr[:-1])) / 2.0),
-        "KS": float(np.max(np.abs(tpr - fpr))),
-        "MER": float(np.min(pi0 * fpr + pi1 * (1.0 - tpr))),
-        "MWL": float(2.0 * np.min(cost * pi0 * fpr + (1.0 - cost) * pi1 * (1.0 - tpr))),
+        "AUCH": _unit(np.sum(np.diff(hull_fpr) * (hull_tpr[1:] + hull_tpr[:-1])) / 2.0),
+        "KS": _unit(np.max(np.abs(tpr - fpr))),
+        "MER": _unit(np.min(pi0 * fpr + pi1 * (1.0 - tpr))),
+        "MWL": _unit(2.0 * np.min(cost * pi0 * fpr + (1.0 - cost) * pi1 * (1.0 - tpr))),
     }
-    for value in levels:
-        percent = math.floor(value * 100)
-        report[f"Spec.Sens{percent}"] = _r_lookup(cdf_pos, cdf_neg, 1.0 - value)
-    for value in levels:
-        percent = math.floor(value * 100)
-        report[f"Sens.Spec{percent}"] = _r_lookup(cdf_neg, 1.0 - cdf_pos, value)
+    for percent, value in levels.items():
+        report[f"Spec.Sens{percent}"] = _unit(_r_lookup(cdf_pos, cdf_neg, 1.0 - value))
+    for percent, value in levels.items():
+        report[f"Sens.Spec{percent}"] = _unit(_r_lookup(cdf_neg, 1.0 - cdf_pos, value))
     if as_frame:
         try:
             import pandas as pd

@@ -11,7 +11,14 @@ import math
 import numpy as np
 
 from hmeasure_stream._engines import _scratch
-from hmeasure_stream._validation import _as_1d, check_option, check_scores, check_weights
+from hmeasure_stream._validation import (
+    _as_1d,
+    check_option,
+    check_scores,
+    check_weights,
+    normalized_weights,
+    unmasked,
+)
 from hmeasure_stream.metrics import auc
 
 __all__ = ["multiclass_auc"]
@@ -22,6 +29,7 @@ _AVERAGES = ("macro", "weighted", None)
 
 def _as_label_array(y_true):
     """``y_true`` as a 1-d array; a list of tuples (hashable labels) becomes an object array."""
+    y_true = unmasked(y_true, "y_true")
     try:
         array = np.asarray(y_true)
     except (TypeError, ValueError):
@@ -133,9 +141,10 @@ def _encode_given(array, labels):
 
 def _check_score_matrix(y_score, n_points):
     """``y_score`` as a Fortran-ordered float64 (n, c) matrix (contiguous columns), finite."""
+    y_score = unmasked(y_score, "y_score")
     try:
         matrix = np.asarray(y_score)
-    except (TypeError, ValueError) as exc:
+    except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"y_score could not be read as an array: {exc}") from None
     if matrix.ndim != 2:
         raise ValueError(
@@ -341,7 +350,8 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
     weights = None
     class_sizes = np.bincount(codes, minlength=n_classes)
     if sample_weight is not None:
-        weights = check_weights(sample_weight, array.shape[0])
+        # One power of two for all: the results do not depend on the weights' scale.
+        weights = normalized_weights(check_weights(sample_weight, array.shape[0]))
         class_mass = np.bincount(codes, weights=weights, minlength=n_classes)
     else:
         class_mass = class_sizes.astype(np.float64)

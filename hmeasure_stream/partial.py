@@ -14,6 +14,7 @@ page "Partial and weighted AUC".
 """
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
@@ -37,9 +38,9 @@ def _exact_fraction(twice_inside, width_inside, width_above, rest, c_count, d_co
                     n_pos):
     """The unit-weight box area from its parts (``_partial.box_area_groups``) over n_neg n_pos.
 
-    Exact rational arithmetic, rounded once (shared with ``DynamicAUC.partial_auc``):
+    The exact rational, a Fraction (shared with ``DynamicAUC.partial_auc``):
     the floats are fractions over powers of two, brought to the largest of
-    their denominators, and Python's division of two ints rounds correctly.
+    their denominators, so the sum is one integer over one power of two.
     """
     c_num, c_den = float(c_count).as_integer_ratio()
     d_num, d_den = float(d_count).as_integer_ratio()
@@ -52,11 +53,14 @@ def _exact_fraction(twice_inside, width_inside, width_above, rest, c_count, d_co
         + (d_num * (den // d_den) - c_scaled) * width_above
         + rest_num * (den // rest_den)
     )
-    return numerator / (den * n_neg * n_pos)
+    return Fraction(numerator, den * n_neg * n_pos)
 
 
 def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
-    """Area of the ROC curve inside the box fpr_box x tpr_box, as a fraction of the unit square."""
+    """Area of the ROC curve inside the box fpr_box x tpr_box, as a fraction of the unit square.
+
+    Exact (a Fraction) with unit weights, a float with weights.
+    """
     (a, b), (c, d) = fpr_box, tpr_box
     if exact_path(y_score, sample_weight):
         neg, pos = sorted_classes(y_true, y_score, "The partial AUC")
@@ -168,6 +172,13 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     sorted once and the segments' areas (each >= 0) are summed with
     compensation.  O(n) extra memory.
 
+    The McClish correction of a range of width w divides by
+    A_max - A_min, which is of order w**2 at the far end of the curve: the
+    rounding of the interpolated segments, relative to the area, is then
+    amplified by about 1 / w.  Ranges narrower than about 1e-8 give
+    corrected values of little accuracy (the uncorrected area stays
+    accurate).
+
     References
     ----------
     .. [1] D. K. McClish, "Analyzing a portion of the ROC curve", Medical
@@ -201,22 +212,34 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
 
 
 def _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction):
-    """The partial area ``area`` of the box, McClish-standardised if asked (checked options)."""
+    """The partial area ``area`` of the box, McClish-standardised if asked (checked options).
+
+    ``area`` is a Fraction (exact, unit weights; the correction is then exact
+    too, rounded once: a narrow range's A - A_min is not lost to cancellation)
+    or a float.
+    """
     if correction is None or (fpr_range is None and tpr_range is None):
-        return area
+        return min(max(float(area), 0.0), 1.0)
     # (1 + (A - A_min) / (A_max - A_min)) / 2 divided through by the width, with
-    # A_max - A_min in closed form: no cancellation however narrow the range.
+    # A_max - A_min in closed form.
+    number = Fraction if isinstance(area, Fraction) else float
     if tpr_range is None:
-        low, high = fpr_box
+        low, high = map(number, fpr_box)
         mean = area / (high - low)
-        excess = mean - (low + high) / 2.0  # the diagonal's mean height is (low + high) / 2
-        twice_room = (1.0 - low) + (1.0 - high)
+        excess = mean - (low + high) / 2  # the diagonal's mean height is (low + high) / 2
+        twice_room = (1 - low) + (1 - high)
     else:
-        low, high = tpr_box
+        low, high = map(number, tpr_box)
         mean = area / (high - low)
-        excess = mean - 1.0 + (low + high) / 2.0  # the diagonal's mean of 1 - t
+        excess = mean - 1 + (low + high) / 2  # the diagonal's mean of 1 - t
         twice_room = low + high
-    return 0.5 + excess / twice_room
+    # (pROC's McClish value may leave [0, 1] by definition; a range of
+    # subnormal width may even take it beyond the float range.)
+    value = number(1) / 2 + excess / twice_room
+    try:
+        return float(value)
+    except OverflowError:
+        return math.inf if value > 0 else -math.inf
 
 
 def _check_weight_values(values, points):

@@ -211,7 +211,9 @@ def _variance_and_auc(y_true, y_score, sample_weight, metric, with_auc):
         _check_class_sizes(n, m, metric, weighted=False)
         f, e, twice_u = _centred_unit(neg, pos)
         return _sum_squares_over(f, e, n, m), twice_u / (2 * m * n)
-    neg, w_neg, pos, w_pos = weighted_classes(y_true, y_score, sample_weight, metric)
+    # Frequency weights: their scale is the sample size, so they stay as given.
+    neg, w_neg, pos, w_pos = weighted_classes(y_true, y_score, sample_weight, metric,
+                                              normalize=False)
     total_neg, total_pos = math.fsum(w_neg), math.fsum(w_pos)
     _check_class_sizes(total_neg, total_pos, metric, weighted=True)
     variance = _weighted_variance(neg, w_neg, pos, w_pos, total_neg, total_pos)

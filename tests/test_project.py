@@ -49,7 +49,7 @@ def test_docs_build_nitpicky_offline(tmp_path):
     result = run(
         [sys.executable, "-c", OFFLINE_SPHINX, "-W", "-n", "--keep-going", "-q", "-b", "html",
          "-d", str(tmp_path / "doctrees"), "docs", str(html)],
-        timeout=900,
+        timeout=2400,  # generous: the machine may be shared
     )
     assert result.returncode == 0, result.stdout + result.stderr
     pages = {path.relative_to(html).as_posix(): path.read_text() for path in html.rglob("*.html")}

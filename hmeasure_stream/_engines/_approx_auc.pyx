@@ -63,6 +63,7 @@ from hmeasure_stream._engines._approx_auc cimport (
     within,
 )
 from hmeasure_stream._engines._auc cimport AUCEngine
+from hmeasure_stream._engines._auc import stored_scale
 from hmeasure_stream._engines._treap cimport DONE, NOT_PRESENT, WEIGHT_EXCEEDS
 
 from hmeasure_stream._engines._pool import grown_buffer
@@ -595,15 +596,17 @@ cdef class ApproxAUCEngine(AUCEngine):
         self._check_idle()
         return (_rebuild_approx_auc_engine,
                 (self.epsilon, self.flip, self.tree, self.twice_u, self.twice_u_compensation,
-                 self.entries, self.compressed_entries, self._list_buffers()))
+                 self.entries, self.compressed_entries, self._list_buffers(),
+                 self.inverse_scale))
 
 
 def _rebuild_approx_auc_engine(epsilon, flip, tree, twice_u, compensation, entries,
-                               compressed_entries, buffers):
+                               compressed_entries, buffers, inverse_scale=None):
     cdef ApproxAUCEngine engine = ApproxAUCEngine.__new__(ApproxAUCEngine)
     engine.tree = tree
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
+    engine.inverse_scale = stored_scale(tree, inverse_scale)
     engine.epsilon = epsilon
     engine.alpha = 1.0 + epsilon
     engine.flip = flip

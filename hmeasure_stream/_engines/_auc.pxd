@@ -24,15 +24,21 @@ cdef class AUCEngine:
     cdef double twice_u_compensation
     # Set while an operation runs: other threads may not mutate then.
     cdef bint busy
+    # Weights are stored times ``inverse_scale``, a power of two fixed by the
+    # first positive weight (0 until then, and again once emptied): every
+    # result is the same whatever the scale of the weights.
+    cdef double inverse_scale
 
     cdef int _check_idle(self) except -1
     cdef object _guarded(self, Operation operation, object first, object second, object third,
                          object fourth)
     cdef int _point(self, object y_true, object y_score, object weight, bint adding) except -1
+    cdef object _stored_weights(self, object weights, Py_ssize_t n, bint adding,
+                                double* inverse, Py_ssize_t* refused)
     cdef Py_ssize_t _batch(self, object is_pos_array, object scores_array,
                            object weights_array, bint adding) except -2
-    cdef int _slide(self, PointRing ring, object is_pos_array, object scores_array,
-                    object weights_array, object out_array) except -1
+    cdef Py_ssize_t _slide(self, PointRing ring, object is_pos_array, object scores_array,
+                           object weights_array, object out_array) except -2
     cdef int _reserve(self, Py_ssize_t new_points, bint weighted) except -1
     cdef int _update(self, bint is_pos, double score, double weight,
                      bint adding) except -1 nogil

@@ -19,11 +19,20 @@ structure, one compiled fast path for single points.  A value the fast path
 does not take comes back as ``Status.UNCHECKED``; the public layer then
 validates it and calls again with plain Python values (engines never import
 the public layer).
+
+Weights are stored in the structure's own units: times a power of two fixed
+by the first positive weight, which brings it into [1, 2).  Multiplying by a
+power of two is exact, so multiplying every weight by one constant changes
+nothing that is stored, and every metric is the same bit for bit; products
+of weights never overflow or underflow.  A later weight more than 2**400
+(about 1e120) times larger or smaller than that first one is refused
+(``Status.OUT_OF_RANGE``).  The scale is forgotten when the structure
+empties.
 """
 
 import numpy as np
 
-from libc.math cimport NAN, fabs, isfinite
+from libc.math cimport NAN, fabs, frexp, isfinite, ldexp
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from hmeasure_stream._engines._fenwick cimport RankCounts
@@ -32,6 +41,7 @@ from hmeasure_stream._engines._ring cimport PointRing
 from hmeasure_stream._engines._treap cimport (
     DONE,
     NOT_PRESENT,
+    OUT_OF_RANGE,
     UNCHECKED,
     WEIGHT_EXCEEDS,
     ScoreTreap,
@@ -69,6 +79,30 @@ cdef inline bint _plain_weight(object value, double* weight):
     return False
 
 
+# Stored positive weights lie within 2**-400 .. 2**400: sums of 2**31 of them and
+# their products stay far inside the float64 range.
+cdef double _SMALLEST_STORED = 2.0 ** -400
+cdef double _LARGEST_STORED = 2.0 ** 400
+
+
+cdef inline double _inverse_scale_of(double weight) noexcept nogil:
+    """The power of two that brings a positive weight into [1, 2) (within 2**+-1022)."""
+    cdef int exponent
+    frexp(weight, &exponent)
+    exponent -= 1
+    if exponent < -1022:
+        exponent = -1022
+    elif exponent > 1022:
+        exponent = 1022
+    return ldexp(1.0, -exponent)
+
+
+cdef inline bint _stored_weight(double weight, double inverse, double* stored) noexcept nogil:
+    """``weight`` in the structure's units; False if it cannot be stored (zero always can)."""
+    stored[0] = weight * inverse
+    return weight == 0.0 or _SMALLEST_STORED <= stored[0] <= _LARGEST_STORED
+
+
 cdef class AUCEngine:
     """Exact AUC under insertion and deletion; see the module docstring."""
 
@@ -76,6 +110,7 @@ cdef class AUCEngine:
         self.twice_u = 0.0
         self.twice_u_compensation = 0.0
         self.busy = False
+        self.inverse_scale = 0.0
 
     def __init__(self, Py_ssize_t capacity=16, seed=None):
         self.tree = ScoreTreap(capacity, seed)
@@ -113,6 +148,7 @@ cdef class AUCEngine:
                 # The one emptied-structure rule: back to exact unit mode.
                 self.twice_u = 0.0
                 self.twice_u_compensation = 0.0
+                self.inverse_scale = 0.0
                 if self.tree.weighted:
                     self.tree.make_unit()
         finally:
@@ -128,66 +164,118 @@ cdef class AUCEngine:
 
     cdef int _point(self, object y_true, object y_score, object weight, bint adding) except -1:
         cdef bint is_pos
-        cdef double score, point_weight
+        cdef double score, point_weight, inverse = self.inverse_scale
         if not (_plain_label(y_true, &is_pos) and _plain_score(y_score, &score)
                 and _plain_weight(weight, &point_weight)):
             return UNCHECKED
+        if point_weight != 1.0 or inverse != 1.0:
+            if inverse == 0.0 and adding and point_weight > 0.0:
+                inverse = _inverse_scale_of(point_weight)
+            if not _stored_weight(point_weight, inverse, &point_weight):
+                if adding:
+                    return OUT_OF_RANGE
+                return WEIGHT_EXCEEDS if self.tree.count_at(score, is_pos) else NOT_PRESENT
         if adding:
             self._reserve(1, point_weight != 1.0)
+            self.inverse_scale = inverse
         elif point_weight != 1.0 and not self.tree.weighted:
             # Every point present weighs 1.
             return WEIGHT_EXCEEDS if self.tree.count_at(score, is_pos) else NOT_PRESENT
         return self._update(is_pos, score, point_weight, adding)
 
+    cdef object _stored_weights(self, object weights, Py_ssize_t n, bint adding,
+                                double* inverse, Py_ssize_t* refused):
+        """A batch's weights in the structure's units (None: all 1), reading only.
+
+        ``inverse`` receives the scale to store them with (an addition's first
+        positive weight fixes it when none is), ``refused`` the index of the
+        first weight that cannot be stored, or -1.
+        """
+        inverse[0] = self.inverse_scale
+        refused[0] = -1
+        if weights is None:
+            if n == 0 or inverse[0] == 1.0:
+                return None
+            if inverse[0] == 0.0:
+                if adding:
+                    inverse[0] = 1.0
+                    return None
+                refused[0] = 0  # unit weights, but nothing of positive weight is held
+                return None
+            weights = np.ones(n)
+        weights = np.asarray(weights, dtype=np.float64)
+        if inverse[0] == 0.0 and adding:
+            positive = np.flatnonzero(weights > 0.0)
+            if positive.size:
+                inverse[0] = _inverse_scale_of(weights[positive[0]])
+        with np.errstate(over="ignore", under="ignore"):  # such weights are refused below
+            stored = weights * inverse[0]
+        bad = np.flatnonzero((weights != 0.0)
+                             & ~((stored >= _SMALLEST_STORED) & (stored <= _LARGEST_STORED)))
+        if bad.size:
+            refused[0] = bad[0]
+        return stored
+
     cdef Py_ssize_t _batch(self, object is_pos_array, object scores_array,
                            object weights_array, bint adding) except -2:
-        """A checked batch; returns -1, or the index of a refused removal (the rest not run).
+        """A checked batch; returns -1, or the index of a refused point (none of the batch
+        run for a weight out of range; the rest not run for a refused removal).
 
         The arrays are taken as objects and viewed here, so that ``_guarded``,
         on every single point's path, holds no buffer views of its own.
         """
         cdef const uint8_t[::1] is_pos = is_pos_array
         cdef const double[::1] scores = scores_array
-        cdef const double[::1] weights = weights_array
-        cdef Py_ssize_t index, n = scores.shape[0]
-        cdef bint unit = weights is None
+        cdef Py_ssize_t index, n = scores.shape[0], refused
+        cdef double inverse
         cdef int status = DONE
+        stored = self._stored_weights(weights_array, n, adding, &inverse, &refused)
+        if refused >= 0:
+            return refused
+        cdef bint unit = stored is None
+        cdef const double[::1] stored_view = None if unit else stored
         if adding:
-            self._reserve(n, not unit and bool(np.any(np.asarray(weights) != 1.0)))
+            self._reserve(n, not unit and bool(np.any(stored != 1.0)))
+            self.inverse_scale = inverse
         with nogil:
             for index in range(n):
                 status = self._update(is_pos[index], scores[index],
-                                      1.0 if unit else weights[index], adding)
+                                      1.0 if unit else stored_view[index], adding)
                 if status != DONE:
                     break
         return index if status != DONE else -1
 
-    cdef int _slide(self, PointRing ring, object is_pos_array, object scores_array,
-                    object weights_array, object out_array) except -1:
+    cdef Py_ssize_t _slide(self, PointRing ring, object is_pos_array, object scores_array,
+                           object weights_array, object out_array) except -2:
         """Add each point, remove the one it evicts from ``ring``, record the metrics.
 
         ``out[i]`` receives the metrics after point i (``_record``; ``columns``
-        names them).
+        names them).  The ring keeps the weights in the structure's units.
+        Returns -1, or the index of a weight that cannot be stored (nothing done).
         """
         cdef const uint8_t[::1] is_pos = is_pos_array
         cdef const double[::1] scores = scores_array
-        cdef const double[::1] weights = weights_array
         cdef double[:, ::1] out = out_array
-        cdef Py_ssize_t index, n = scores.shape[0]
-        cdef bint unit = weights is None
-        cdef double weight, left_score, left_weight
+        cdef Py_ssize_t index, n = scores.shape[0], refused
+        cdef double weight, left_score, left_weight, inverse
         cdef uint8_t left_is_pos
+        stored = self._stored_weights(weights_array, n, True, &inverse, &refused)
+        if refused >= 0:
+            return refused
+        cdef bint unit = stored is None
+        cdef const double[::1] stored_view = None if unit else stored
         self._reserve(n if ring.capacity == 0 else min(n, ring.capacity + 1),
-                      not unit and bool(np.any(np.asarray(weights) != 1.0)))
+                      not unit and bool(np.any(stored != 1.0)))
+        self.inverse_scale = inverse
         with nogil:
             for index in range(n):
-                weight = 1.0 if unit else weights[index]
+                weight = 1.0 if unit else stored_view[index]
                 self._update(is_pos[index], scores[index], weight, True)
                 if ring.push(is_pos[index], scores[index], weight,
                              &left_is_pos, &left_score, &left_weight):
                     self._update(left_is_pos, left_score, left_weight, False)
                 self._record(out, index)
-        return 0
+        return -1
 
     cdef int _update(self, bint is_pos, double score, double weight,
                      bint adding) except -1 nogil:
@@ -251,16 +339,22 @@ cdef class AUCEngine:
         return self._guarded(REMOVE_POINT, y_true, y_score, weight, None)
 
     def add_many(self, is_pos, scores, weights=None):
-        """Add a checked batch (uint8 labels, float64 scores, float64 weights or None)."""
-        self._guarded(ADD_BATCH, is_pos, scores, weights, None)
+        """Add a checked batch (uint8 labels, float64 scores, float64 weights or None).
+
+        Returns -1, or the index of a weight out of range (nothing is added).
+        """
+        return self._guarded(ADD_BATCH, is_pos, scores, weights, None)
 
     def remove_many(self, is_pos, scores, weights=None):
         """Remove a checked batch; returns -1, or the index of the first refusal."""
         return self._guarded(REMOVE_BATCH, is_pos, scores, weights, None)
 
     def slide(self, PointRing ring, is_pos, scores, weights, out):
-        """Feed a checked chunk through a window ``ring``; ``out[i]`` gets the metrics."""
-        self._guarded(SLIDE, (ring, is_pos, scores), weights, out, None)
+        """Feed a checked chunk through a window ``ring``; ``out[i]`` gets the metrics.
+
+        Returns -1, or the index of a weight out of range (nothing is done).
+        """
+        return self._guarded(SLIDE, (ring, is_pos, scores), weights, out, None)
 
     def read(self):
         """The engine's main metric, read under the claim (the AUC here)."""
@@ -276,8 +370,21 @@ cdef class AUCEngine:
                 out[index] = self.tree.count_at(scores[index], is_pos)
         return counts
 
+    def stored_weights(self, weights, Py_ssize_t n, bint adding):
+        """(weights in the structure's units or None for all 1, index of the first that
+        cannot be stored or -1); reads only."""
+        cdef double inverse
+        cdef Py_ssize_t refused
+        stored = self._stored_weights(weights, n, adding, &inverse, &refused)
+        return stored, refused
+
+    @property
+    def scale(self):
+        """What a stored weight of 1 stands for (a power of two; 1 while none is fixed)."""
+        return 1.0 / self.inverse_scale if self.inverse_scale > 0.0 else 1.0
+
     def weights_at(self, const double[::1] scores, bint is_pos):
-        """Weight of one class at each of ``scores`` (0 where absent)."""
+        """Weight of one class at each of ``scores`` (0 where absent), in the caller's units."""
         weights = np.zeros(scores.shape[0], dtype=np.float64)
         cdef double[::1] out = weights
         cdef Py_ssize_t index
@@ -287,36 +394,42 @@ cdef class AUCEngine:
                 node = self.tree.find(scores[index])
                 if node >= 0:
                     out[index] = self.tree.node_pos(node) if is_pos else self.tree.node_neg(node)
-        return weights
+        return weights * self.scale
 
     def first_excess(self, const double[::1] scores, bint is_pos, const double[::1] removed):
-        """The first index whose ``removed`` weight exceeds what its score holds, or -1."""
+        """The first index whose ``removed`` weight (stored units) exceeds what its score
+        holds, or -1."""
         cdef Py_ssize_t index
         cdef int32_t node
-        cdef double held, total = self.tree.class_total(is_pos)
+        cdef double held
         for index in range(scores.shape[0]):
             node = self.tree.find(scores[index])
             held = 0.0
             if node >= 0:
                 held = self.tree.node_pos(node) if is_pos else self.tree.node_neg(node)
-            if removal_exceeds(removed[index], held, total):
+            if removal_exceeds(removed[index], held):
                 return index
         return -1
 
     def holds(self, bint is_pos, double score, double weight=1.0):
         """Whether ``remove`` would take this point: a point of that class at that score,
-        and the weight there (1 for every point in unit mode)."""
+        and the weight there (``weight`` in the caller's units)."""
         cdef int32_t node = self.tree.find(score)
-        cdef double held
+        cdef double held, stored
         if node < 0 or (self.tree.count_pos[node] if is_pos else self.tree.count_neg[node]) == 0:
             return False
+        if not _stored_weight(weight, self.inverse_scale, &stored):
+            return False
         if not self.tree.weighted:
-            return weight == 1.0
+            return stored == 1.0
         held = self.tree.node_pos(node) if is_pos else self.tree.node_neg(node)
-        return not removal_exceeds(weight, held, self.tree.class_total(is_pos))
+        return not removal_exceeds(stored, held)
 
     def score_groups(self):
-        """Distinct scores from the highest down with their class weights: the ROC's groups."""
+        """Distinct scores from the highest down with their class weights: the ROC's groups.
+
+        Weights in the structure's units (``scale`` times them in the caller's).
+        """
         keys, weight_neg, weight_pos, _, _ = self.tree.items()
         return keys[::-1].copy(), weight_neg[::-1].copy(), weight_pos[::-1].copy()
 
@@ -331,11 +444,11 @@ cdef class AUCEngine:
 
     @property
     def weight_neg(self):
-        return self.tree.class_total(False)
+        return self.tree.class_total(False) * self.scale
 
     @property
     def weight_pos(self):
-        return self.tree.class_total(True)
+        return self.tree.class_total(True) * self.scale
 
     @property
     def n_points(self):
@@ -371,19 +484,36 @@ cdef class AUCEngine:
                 raise AssertionError(f"exact 2U {maintained!r} != recomputed {recomputed}")
         if self.tree.n_points == 0 and self.tree.weighted:
             raise AssertionError("an empty structure must be back in unit mode")
+        if self.tree.n_points == 0 and self.inverse_scale != 0.0:
+            raise AssertionError("an empty structure must have forgotten its weights' scale")
+        if self.inverse_scale != 0.0 and (
+                np.frexp(self.inverse_scale)[0] != 0.5 or not np.isfinite(self.inverse_scale)):
+            raise AssertionError(f"the weights' scale {self.inverse_scale!r} is not a power of two")
+        if self.inverse_scale == 0.0 and (np.any(weight_neg != 0) or np.any(weight_pos != 0)):
+            raise AssertionError("positive weight stored without a scale")
         return True
 
     def __reduce__(self):
         self._check_idle()
-        return (_rebuild_auc_engine, (self.tree, self.twice_u, self.twice_u_compensation))
+        return (_rebuild_auc_engine, (self.tree, self.twice_u, self.twice_u_compensation,
+                                      self.inverse_scale))
 
 
-def _rebuild_auc_engine(tree, twice_u, compensation):
+def _rebuild_auc_engine(tree, twice_u, compensation, inverse_scale=None):
     cdef AUCEngine engine = AUCEngine.__new__(AUCEngine)
     engine.tree = tree
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
+    engine.inverse_scale = stored_scale(tree, inverse_scale)
     return engine
+
+
+def stored_scale(ScoreTreap tree, inverse_scale):
+    """``inverse_scale`` of a pickle; None (a pickle from before weights were scaled,
+    stored as given): 1 when there are points."""
+    if inverse_scale is None:
+        return 1.0 if tree.n_points else 0.0
+    return inverse_scale
 
 
 def sliding_auc_ranked(const uint8_t[::1] is_pos, const int64_t[::1] ranks,

@@ -25,7 +25,13 @@ from hmeasure_stream._engines._binning cimport bin_of
 from hmeasure_stream._engines._ring cimport PointRing
 
 from hmeasure_stream._engines._numeric cimport compensated_add
-from hmeasure_stream._engines._treap cimport DONE, NOT_PRESENT, WEIGHT_EXCEEDS, removal_exceeds
+from hmeasure_stream._engines._treap cimport (
+    DONE,
+    NOT_PRESENT,
+    WEIGHT_EXCEEDS,
+    removal_exceeds,
+    removal_leaves_weight,
+)
 
 
 cdef class BinTree:
@@ -82,20 +88,25 @@ cdef class BinTree:
                     bint adding) noexcept nogil:
         """One point in or out of a bin; its Status (nothing changes unless DONE)."""
         cdef Py_ssize_t slot = 2 * bin_index + is_pos, node
+        cdef double held = self.weight[slot] + self.compensation[slot]
+        cdef bint leaves = True
         if not adding:
             if self.count[slot] == 0:
                 return NOT_PRESENT
-            if removal_exceeds(weight, self.weight[slot] + self.compensation[slot],
-                               self.sums[1].pos if is_pos else self.sums[1].neg):
+            if removal_exceeds(weight, held):
                 return WEIGHT_EXCEEDS
-        self.count[slot] += 1 if adding else -1
-        self.n_points += 1 if adding else -1
+            # As in the score treap: the last point of a bin leaves only with its
+            # whole weight, so counts and weights stay in step.
+            leaves = self.count[slot] > 1 or not removal_leaves_weight(weight, held)
+        if leaves:
+            self.count[slot] += 1 if adding else -1
+            self.n_points += 1 if adding else -1
         if self.count[slot] == 0:
             self.weight[slot] = 0.0
             self.compensation[slot] = 0.0
         else:
             compensated_add(&self.weight[slot], &self.compensation[slot],
-                            weight if adding else -weight)
+                            weight if adding else -min(weight, held))
         self.leaf(bin_index)
         node = (self.size + bin_index) // 2
         while node >= 1:
@@ -169,8 +180,7 @@ cdef class BinTree:
     def holds(self, Py_ssize_t bin_index, bint is_pos, double weight):
         cdef Py_ssize_t slot = 2 * bin_index + is_pos
         return self.count[slot] > 0 and not removal_exceeds(
-            weight, self.weight[slot] + self.compensation[slot],
-            self.sums[1].pos if is_pos else self.sums[1].neg)
+            weight, self.weight[slot] + self.compensation[slot])
 
     def add_counts(self, BinTree other):
         """Add another tree's bins (same number of bins): O(m)."""

@@ -37,6 +37,7 @@ from hmeasure_stream._engines._cost cimport (
 )
 from hmeasure_stream._engines._treap cimport NOT_PRESENT
 
+from hmeasure_stream._engines._auc import stored_scale
 from hmeasure_stream._engines._cost import h_from_hull
 from hmeasure_stream._engines._pool import grown_buffer
 from hmeasure_stream._engines._scratch import upper_hull
@@ -351,7 +352,9 @@ cdef class HullEngine(AUCEngine):
         cdef double weight_neg, weight_pos
         if not self._class_weights(&weight_neg, &weight_pos):
             return NAN
-        return self.chains.area[self.hull[self.tree.root]] / (weight_neg * weight_pos)
+        # Rounding with float weights may leave the ratio an ulp outside [0, 1].
+        return min(max(self.chains.area[self.hull[self.tree.root]]
+                       / (weight_neg * weight_pos), 0.0), 1.0)
 
     @property
     def h(self):
@@ -382,7 +385,8 @@ cdef class HullEngine(AUCEngine):
             "outer_right_buffer", "opened_buffer")}
         return (_rebuild_hull_engine, (self.alpha, self.beta, self.tree, self.twice_u,
                                        self.twice_u_compensation, self.chains, self.slots,
-                                       buffers, self.epsilon, self.cost_rule))
+                                       buffers, self.epsilon, self.cost_rule,
+                                       self.inverse_scale))
 
     def hull_vertices(self):
         """Cumulative (class 0, class 1) weights of the hull vertices, from (0, 0)."""
@@ -442,11 +446,12 @@ cdef class HullEngine(AUCEngine):
 
 
 def _rebuild_hull_engine(alpha, beta, tree, twice_u, compensation, chains, slots, buffers,
-                         epsilon, cost_rule):
+                         epsilon, cost_rule, inverse_scale=None):
     cdef HullEngine engine = HullEngine.__new__(HullEngine)
     engine.tree = tree
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
+    engine.inverse_scale = stored_scale(tree, inverse_scale)
     engine.alpha = alpha
     engine.beta = beta
     engine.chains = chains

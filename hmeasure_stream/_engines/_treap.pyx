@@ -390,22 +390,33 @@ cdef class ScoreTreap(SlotPool):
         ``key``, or WEIGHT_EXCEEDS if ``weight`` is not what the points there
         can give: in unit mode anything but 1; in weighted mode more than their
         weight (``removal_exceeds``).  Nothing changes unless DONE is returned.
+
+        Point counts and weights stay in step: the last point of its class
+        at ``key`` leaves only with its whole weight; removing less takes the
+        weight and leaves the point there with the rest.
         """
         cdef int32_t depth
         cdef int32_t node = self._descend(key, &depth, below_neg, above_pos, at_neg, at_pos)
+        cdef int32_t count
         cdef double remaining
-        if node < 0 or (self.count_pos[node] if is_pos else self.count_neg[node]) == 0:
+        cdef bint leaves
+        if node < 0:
+            return NOT_PRESENT
+        count = self.count_pos[node] if is_pos else self.count_neg[node]
+        if count == 0:
             return NOT_PRESENT
         remaining = at_pos[0] if is_pos else at_neg[0]
         if not self.weighted:
             if weight != 1.0:
                 return WEIGHT_EXCEEDS
-        elif removal_exceeds(weight, remaining, self.class_total(is_pos)):
+        elif removal_exceeds(weight, remaining):
             return WEIGHT_EXCEEDS
-        if is_pos:
-            self.count_pos[node] -= 1
-        else:
-            self.count_neg[node] -= 1
+        leaves = count > 1 or not self.weighted or not removal_leaves_weight(weight, remaining)
+        if leaves:
+            if is_pos:
+                self.count_pos[node] -= 1
+            else:
+                self.count_neg[node] -= 1
         if self.weighted:
             self._add_weight(node, is_pos, -min(weight, remaining))
         if self.count_neg[node] + self.count_pos[node] == 0:
@@ -415,7 +426,8 @@ cdef class ScoreTreap(SlotPool):
             self.pull(node)
         self._update_ancestors(depth, key, is_pos, -1.0, below_neg[0], above_pos[0],
                                at_pos[0] if not is_pos else at_neg[0])
-        self.n_points -= 1
+        if leaves:
+            self.n_points -= 1
         return DONE
 
     cdef double class_total(self, bint is_pos) noexcept nogil:
@@ -532,7 +544,7 @@ cdef class ScoreTreap(SlotPool):
         cdef int32_t child
         order = self._in_order()
         keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
-        if keys.size and not np.all(np.diff(keys) > 0):
+        if keys.size and not np.all(keys[1:] > keys[:-1]):  # (no overflow at +-1e308)
             raise AssertionError("in-order scores are not strictly increasing")
         if not np.all(np.isfinite(keys)):
             raise AssertionError("a score is not finite")

@@ -30,6 +30,8 @@ from libc.math cimport INFINITY, NAN, fma
 from libc.stdint cimport int32_t, int64_t
 
 from hmeasure_stream._engines._auc cimport AUCEngine
+
+from hmeasure_stream._engines._auc import stored_scale
 from hmeasure_stream._engines._numeric cimport compensated_add
 from hmeasure_stream._engines._partial cimport segment_box_area
 from hmeasure_stream._engines._treap cimport ScoreTreap
@@ -325,7 +327,7 @@ cdef class PartialAUCEngine(AUCEngine):
         cdef double area = box_fraction(self.tree, self.a, self.b, self.c, self.d)
         if self.corrected and (self.has_fpr or self.has_tpr) and area == area:
             return mcclish(area, self.a, self.b, self.c, self.d, self.has_fpr, self.has_tpr)
-        return area
+        return min(max(area, 0.0), 1.0) if area == area else area
 
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
         out[row, 0] = self._auc()
@@ -342,14 +344,15 @@ cdef class PartialAUCEngine(AUCEngine):
     def __reduce__(self):
         self._check_idle()
         return (_rebuild_partial_engine,
-                (self.tree, self.twice_u, self.twice_u_compensation,
+                (self.tree, self.twice_u, self.twice_u_compensation, self.inverse_scale,
                  (self.a, self.b, self.c, self.d, self.has_fpr, self.has_tpr, self.corrected)))
 
 
-def _rebuild_partial_engine(tree, twice_u, compensation, box):
+def _rebuild_partial_engine(tree, twice_u, compensation, inverse_scale, box):
     cdef PartialAUCEngine engine = PartialAUCEngine.__new__(PartialAUCEngine)
     engine.tree = tree
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
+    engine.inverse_scale = stored_scale(tree, inverse_scale)
     engine.set_box(*box)
     return engine

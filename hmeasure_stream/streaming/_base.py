@@ -17,6 +17,7 @@ from hmeasure_stream._validation import (
     check_same_length,
     check_score_value,
     check_scores,
+    check_seed,
     check_weight_value,
     check_weights,
     labels_as_is_pos,
@@ -41,6 +42,27 @@ def checked_point(y_true, y_score, weight):
     return check_label_value(y_true), check_score_value(y_score), check_weight_value(weight)
 
 
+def check_structure_options(capacity, seed):
+    """The options every structure takes: (capacity, seed as an int or None)."""
+    return check_capacity(capacity), check_seed(seed)
+
+
+def out_of_range_message(engine, weights, index, name):
+    """The refusal of a weight the structure cannot store next to those it holds."""
+    if weights is None or np.ndim(weights) == 0:
+        weight = 1.0 if weights is None else weights
+        where = ""
+    else:
+        weight = np.asarray(weights)[index].item()
+        where = f" at position {index}"
+    return (
+        f"{name} must lie within a factor 2**400 (about 1e120) of the weights the "
+        f"structure holds (its scale is set by the first positive weight added, here "
+        f"{engine.scale!r}); found {weight!r}{where}. Weights of any common scale are "
+        "fine: an emptied structure starts afresh"
+    )
+
+
 def check_capacity(capacity):
     if (isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer))
             or not 1 <= capacity <= MAX_CAPACITY):
@@ -63,23 +85,49 @@ def _missing_message(engine, is_pos, score, weight, status):
 
 def _check_removable(engine, is_pos, scores, weights):
     """Refuse a batch that removes more points or weight than a (label, score) holds."""
-    if weights is None:
-        weights = np.ones(scores.shape[0])
-    elif engine.exact:
-        odd = np.flatnonzero(weights != 1.0)
+    stored, refused = engine.stored_weights(weights, scores.shape[0], False)
+    if stored is None:
+        stored = np.ones(scores.shape[0])
+    _check_counts(engine, is_pos, scores)
+    if refused >= 0:
+        weight = 1.0 if weights is None else weights[refused].item()
+        raise KeyError(
+            f"remove_many: position {refused} removes weight {weight!r}, but no point "
+            "present weighs that: the structure holds weights of scale "
+            f"{engine.scale!r} (within a factor 2**400), or none of positive weight"
+        )
+    if engine.exact:
+        odd = np.flatnonzero(stored != 1.0)
         if odd.size:
             k = odd[0]
+            weight = 1.0 if weights is None else weights[k].item()
             raise KeyError(
-                f"remove_many: every point present has weight 1, but position {k} "
-                f"removes weight {weights[k].item()!r}"
+                f"remove_many: every point present has weight {engine.scale!r}, but "
+                f"position {k} removes weight {weight!r}"
             )
     for label in (0, 1):
         mask = is_pos == label
         if not mask.any():
             continue
-        distinct, inverse, needed = np.unique(
-            scores[mask], return_inverse=True, return_counts=True
-        )
+        distinct, inverse = np.unique(scores[mask], return_inverse=True)
+        removed = np.bincount(inverse, weights=stored[mask])
+        k = engine.first_excess(distinct, bool(label), removed)
+        if k >= 0:
+            held_weight = engine.weights_at(distinct[k:k + 1], bool(label))[0]
+            raise KeyError(
+                f"remove_many: the batch removes weight {float(removed[k] * engine.scale)!r} from "
+                f"the points with y_true={label}, y_score={distinct[k].item()!r}, which "
+                f"weigh {held_weight.item()!r}"
+            )
+
+
+def _check_counts(engine, is_pos, scores):
+    """Refuse a batch that removes more points than a (label, score) holds."""
+    for label in (0, 1):
+        mask = is_pos == label
+        if not mask.any():
+            continue
+        distinct, needed = np.unique(scores[mask], return_counts=True)
         held = engine.counts_at(distinct, bool(label))
         short = np.flatnonzero(needed > held)
         if short.size:
@@ -88,15 +136,6 @@ def _check_removable(engine, is_pos, scores, weights):
                 f"remove_many: the batch removes {needed[k]} point(s) with "
                 f"y_true={label}, y_score={distinct[k].item()!r}, but {held[k]} "
                 "are present"
-            )
-        removed = np.bincount(inverse, weights=weights[mask])
-        k = engine.first_excess(distinct, bool(label), removed)
-        if k >= 0:
-            held_weight = engine.weights_at(distinct[k:k + 1], bool(label))[0]
-            raise KeyError(
-                f"remove_many: the batch removes weight {removed[k].item()!r} from the "
-                f"points with y_true={label}, y_score={distinct[k].item()!r}, which "
-                f"weigh {held_weight.item()!r}"
             )
 
 
@@ -121,9 +160,11 @@ def points_batch(engine):
         parts.append((np.full(scores.shape[0], label, dtype=np.uint8), scores, batch_weights))
     is_pos = np.concatenate([part[0] for part in parts])
     scores = np.concatenate([part[1] for part in parts])
+    # The engine stores weights in units of ``scale`` (a power of two: exact).
+    scale = engine.scale
     if engine.exact:
-        return is_pos, scores, None
-    return is_pos, scores, np.concatenate([part[2] for part in parts])
+        return is_pos, scores, None if scale == 1.0 else np.full(scores.shape[0], scale)
+    return is_pos, scores, np.concatenate([part[2] for part in parts]) * scale
 
 
 def merge_points(structure, other):
@@ -167,10 +208,17 @@ class PointSet:
         Raises
         ------
         ValueError
-            If the label, score or weight is invalid; nothing changes.
+            If the label, score or weight is invalid, or the weight is more
+            than 2**400 times larger or smaller than the first positive weight
+            of the structure; nothing changes.
         """
-        if self._engine.add(y_true, y_score, weight):
-            self._engine.add(*checked_point(y_true, y_score, weight))
+        status = self._engine.add(y_true, y_score, weight)
+        if status:  # (DONE is 0: no enum comparison on the hot path)
+            if status == Status.UNCHECKED:
+                y_true, y_score, weight = checked_point(y_true, y_score, weight)
+                status = self._engine.add(y_true, y_score, weight)
+            if status == Status.OUT_OF_RANGE:
+                raise ValueError(out_of_range_message(self._engine, weight, 0, "weight"))
 
     def remove(self, y_true, y_score, weight=1.0):
         """Remove one point: one update (see the class for its cost).
@@ -182,7 +230,10 @@ class PointSet:
         y_score : float
             Its score.
         weight : float, default=1.0
-            The weight it was added with.
+            The weight it was added with.  The last point of a label at a
+            score leaves only with its whole weight (within a relative 1e-9 of
+            the weight): removing less takes that weight and leaves the point
+            there with the rest.
 
         Raises
         ------
@@ -215,9 +266,15 @@ class PointSet:
         Raises
         ------
         ValueError
-            If any entry is invalid; nothing is added.
+            If any entry is invalid, or a weight is more than 2**400 times
+            larger or smaller than the first positive weight of the
+            structure; nothing is added.
         """
-        self._engine.add_many(*checked_batch(y_true, y_score, sample_weight))
+        is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
+        refused = self._engine.add_many(is_pos, scores, weights)
+        if refused >= 0:
+            raise ValueError(
+                out_of_range_message(self._engine, weights, refused, "sample_weight"))
 
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points, in one compiled loop: k updates for k points.

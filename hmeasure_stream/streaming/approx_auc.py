@@ -7,7 +7,7 @@ from hmeasure_stream._validation import (
     check_unit_weights,
     check_weight_value,
 )
-from hmeasure_stream.streaming._base import PointSet, check_capacity, checked_batch
+from hmeasure_stream.streaming._base import PointSet, check_structure_options, checked_batch
 
 __all__ = ["ApproxAUC"]
 
@@ -124,7 +124,7 @@ class ApproxAUC(PointSet):
     def __init__(self, epsilon, *, relative_to="auc", capacity=16, seed=None):
         epsilon = check_positive(epsilon, "epsilon")
         flip = check_relative_to(relative_to) == "1-auc"
-        self._engine = ApproxAUCEngine(epsilon, flip, check_capacity(capacity), seed)
+        self._engine = ApproxAUCEngine(epsilon, flip, *check_structure_options(capacity, seed))
 
     def add(self, y_true, y_score, weight=1.0):
         """Add one point: O(log n + m) for m = ``compressed_size``.

@@ -2,7 +2,7 @@
 
 from hmeasure_stream._engines._hull import HullEngine
 from hmeasure_stream._validation import check_cost, check_positive
-from hmeasure_stream.streaming._base import PointSet, check_capacity, merge_points
+from hmeasure_stream.streaming._base import PointSet, check_structure_options, merge_points
 
 __all__ = ["ApproxH", "DynamicH"]
 
@@ -80,7 +80,15 @@ class DynamicH(_HullPointSet):
     the edge alone (Sec. 5.3, Eq. 7), and the area under the hull.  O(n) memory.
 
     With unit weights every hull vertex is exact and ``hull()`` returns what
-    :func:`~hmeasure_stream.roc_hull` returns.
+    :func:`~hmeasure_stream.roc_hull` returns.  Weights are kept as
+    :class:`DynamicAUC` keeps them: the metrics do not depend on their common
+    scale, bit for bit.
+
+    Threads: mutate from one thread at a time; a mutation that finds another
+    one running raises RuntimeError.  Reading ``h`` computes the loss terms
+    still pending and so claims the structure like a mutation: two threads
+    reading ``h`` at once may get RuntimeError (use a lock); ``auc``,
+    ``auch``, ``n_neg`` and ``n_pos`` are plain reads, safe from any thread.
 
     References
     ----------
@@ -117,7 +125,7 @@ class DynamicH(_HullPointSet):
                 "epsilon (1 - H)"
             )
         alpha, beta = check_cost(alpha, beta, severity_ratio).shape
-        self._engine = HullEngine(alpha, beta, check_capacity(capacity), seed)
+        self._engine = HullEngine(alpha, beta, *check_structure_options(capacity, seed))
 
 
     @property
@@ -250,6 +258,11 @@ class ApproxH(_HullPointSet):
     which is random (``seed``): two structures holding the same points may
     return different values, both within the bound.
 
+    Threads: mutate from one thread at a time; a mutation (or a read of
+    ``h``, which claims the structure while it walks the hull) that finds
+    another one running raises RuntimeError.  ``auc``, ``auch``, ``n_neg``
+    and ``n_pos`` are plain reads, safe from any thread.
+
     References
     ----------
     N. Tatti, "Maintaining AUC and H-measure over time", Sec. 6.
@@ -274,7 +287,7 @@ class ApproxH(_HullPointSet):
                  capacity=16, seed=None):
         epsilon = check_positive(epsilon, "epsilon")
         rule = check_cost(alpha, beta, severity_ratio, priors)
-        self._engine = HullEngine(2.0, 2.0, check_capacity(capacity), seed)
+        self._engine = HullEngine(2.0, 2.0, *check_structure_options(capacity, seed))
         self._engine.set_reading(epsilon, rule)
 
     @property

@@ -18,7 +18,7 @@ from hmeasure_stream.multiclass import (
     _encode_given,
     averaged,
 )
-from hmeasure_stream.streaming._base import _check_removable, check_capacity
+from hmeasure_stream.streaming._base import _check_removable, check_structure_options
 
 __all__ = ["DynamicMulticlassAUC"]
 
@@ -106,7 +106,7 @@ class DynamicMulticlassAUC:
         classes, _ = _encode_given(np.empty(0), classes)
         if len(classes) < 2:
             raise ValueError(f"classes must name at least 2 classes, got {classes!r}")
-        capacity = check_capacity(capacity)
+        capacity, seed = check_structure_options(capacity, seed)
         self._classes = classes
         self._index = {label: k for k, label in enumerate(classes)}
         self._method = method

@@ -9,6 +9,7 @@ from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._auc import AUCEngine, sliding_auc_ranked
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._hull import HullEngine
+from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._engines._tree_partial import PartialAUCEngine
 from hmeasure_stream._validation import (
@@ -27,7 +28,11 @@ from hmeasure_stream.binned import (
     _check_transform,
     _estimate_alpha,
 )
-from hmeasure_stream.streaming._base import check_capacity, checked_batch
+from hmeasure_stream.streaming._base import (
+    check_structure_options,
+    checked_batch,
+    out_of_range_message,
+)
 
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
@@ -38,14 +43,19 @@ _HULL_METRICS = frozenset(("h", "auch"))
 
 def _check_window(window):
     if window is not None and (
-        isinstance(window, bool) or not isinstance(window, (int, np.integer)) or window < 1
-        or window > 2**62
+        isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer))
+        or not 1 <= window <= MAX_CAPACITY
     ):
-        raise ValueError(f"window must be a positive integer or None, got {window!r}")
+        raise ValueError(
+            f"window must be a positive integer or None, got {window!r} (at most "
+            f"{MAX_CAPACITY}, the most points a structure holds)"
+        )
     return None if window is None else int(window)
 
 
 def _check_metrics(metrics):
+    if metrics is None:
+        raise ValueError("metrics must be a metric name or a sequence of them, got None")
     if isinstance(metrics, str):
         metrics = (metrics,)
     try:
@@ -213,6 +223,12 @@ class SlidingWindow:
     the engine's structure and the window's points (17 bytes each) to know
     which point leaves.  Scores are float64: integers beyond 2**53 are
     refused (:func:`sliding_window`, which sees the whole array, ranks them).
+    Weights are kept as :class:`DynamicAUC` keeps them: the metrics do not
+    depend on their common scale.
+
+    Threads: call :meth:`update` from one thread at a time; an update (or a
+    read of ``h``) that finds another one running raises RuntimeError.
+    Reading ``auc`` and ``auch`` is safe from any thread.
 
     References
     ----------
@@ -242,13 +258,13 @@ class SlidingWindow:
                  fpr_range=None, tpr_range=None, correction=None, capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
+        capacity, seed = check_structure_options(capacity, seed)
         self._engines = _window_engines(
             self._metrics, alpha=alpha, beta=beta, severity_ratio=severity_ratio,
             priors=priors, epsilon=epsilon, epsilon_auc=epsilon_auc,
             auc_relative_to=auc_relative_to, bins=bins, transform=transform,
             loglog_alpha=loglog_alpha, score_range=score_range, fpr_range=fpr_range,
-            tpr_range=tpr_range, correction=correction, capacity=check_capacity(capacity),
-            seed=seed)
+            tpr_range=tpr_range, correction=correction, capacity=capacity, seed=seed)
         self._rings = [PointRing(0 if self._window is None else self._window)
                        for _ in self._engines]
 
@@ -274,8 +290,10 @@ class SlidingWindow:
         Raises
         ------
         ValueError
-            On invalid input (as for :func:`~hmeasure_stream.auc`), or weights
-            other than 1 with ``"auc_approx"``; nothing changes.
+            On invalid input (as for :func:`~hmeasure_stream.auc`), weights
+            other than 1 with ``"auc_approx"``, or a weight more than 2**400 times
+            larger or smaller than the first positive weight of the window;
+            nothing changes.
         """
         return self._slide(*checked_batch(y_true, y_score, sample_weight))
 
@@ -287,6 +305,13 @@ class SlidingWindow:
                 # The log-log alpha, estimated from the first chunk, then frozen.
                 engine.set_binning(engine.lo, engine.span, engine.transform,
                                    _estimate_alpha(scores, engine.lo, engine.lo + engine.span))
+        scaled = next((e for e in self._engines if isinstance(e, AUCEngine)), None)
+        if scaled is not None and weights is not None:
+            # Every exact engine has the same history, so one answers for all,
+            # before any of them changes.
+            refused = scaled.stored_weights(weights, scores.shape[0], True)[1]
+            if refused >= 0:
+                raise ValueError(out_of_range_message(scaled, weights, refused, "sample_weight"))
         values = {}
         for engine, ring in zip(self._engines, self._rings, strict=True):
             out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
@@ -509,13 +534,18 @@ def sliding_window(
     array([       nan, 1.        , 1.        , 0.75      , 0.83333333,
            0.88888889])
     """
-    tracker = SlidingWindow(window, metrics, alpha=alpha, beta=beta,
-                            severity_ratio=severity_ratio, priors=priors, epsilon=epsilon,
-                            epsilon_auc=epsilon_auc, auc_relative_to=auc_relative_to,
-                            bins=bins, transform=transform, loglog_alpha=loglog_alpha,
-                            score_range=score_range, fpr_range=fpr_range,
-                            tpr_range=tpr_range, correction=correction)
+    window = _check_window(window)
+    options = {"alpha": alpha, "beta": beta, "severity_ratio": severity_ratio,
+               "priors": priors, "epsilon": epsilon, "epsilon_auc": epsilon_auc,
+               "auc_relative_to": auc_relative_to, "bins": bins, "transform": transform,
+               "loglog_alpha": loglog_alpha, "score_range": score_range,
+               "fpr_range": fpr_range, "tpr_range": tpr_range, "correction": correction}
+    # The options are checked before the data; a window of at least the whole
+    # stream keeps every point (each window is a prefix) and needs no ring.
+    tracker = SlidingWindow(None, metrics, **options)
     is_pos, scores, weights = checked_batch(
         y_true, y_score, sample_weight, allow_empty=False, ranks=True
     )
+    if window is not None and window < scores.shape[0]:
+        tracker = SlidingWindow(window, metrics, **options)
     return tracker._one_shot(is_pos, scores, weights)

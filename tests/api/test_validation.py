@@ -40,7 +40,7 @@ def weights(request):
         (["a", "b", "a", "b"], S, r"y_true must contain labels 0/1 or booleans, got an array of dtype <U1"),
         (Y, ["a", "b", "c", "d"], r"y_score must be numeric, got an array of dtype <U1"),
         (Y, np.array(S) * 1j, r"y_score must be real"),
-        (Y, np.array([0.1, None, 0.3, 0.2], dtype=object), r"y_score must contain only finite values; found nan at position 1"),
+        (Y, np.array([0.1, None, 0.3, 0.2], dtype=object), r"y_score must be numeric; found None at position 1"),
         (Y, pd.Series(S, dtype="Float64").where([True, False, True, True]), r"found nan at position 1"),
     ],
 )
