@@ -8,11 +8,13 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part scratch --sizes 1000000 --rounds 15
     python asv_benchmarks/ratios.py --part streaming
     python asv_benchmarks/ratios.py --part hull
+    python asv_benchmarks/ratios.py --part report
     python asv_benchmarks/ratios.py --part partial --sizes 1000000
     python asv_benchmarks/ratios.py --part partial_stream
     python asv_benchmarks/ratios.py --part multiclass --sizes 1000000
     python asv_benchmarks/ratios.py --part approx_auc
     python asv_benchmarks/ratios.py --part dask --dask-sizes 10000000 30000000
+    python asv_benchmarks/ratios.py --part windows
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC),
@@ -24,7 +26,9 @@ time and actual error of ApproxH against epsilon on the embedded real stream),
 random ranges of both foci and two-way, against ``partial_auc`` from scratch
 on the same points), ``multiclass`` (multiclass_auc
 against c calls of auc; a streaming one-vs-rest step against scikit-learn on
-the window), ``binned`` (binned_auc against one searchsorted pass,
+the window; also alone as ``multiclass_window``: SlidingWindow's
+"multiclass_auc" per step against the binary window), ``binned`` (binned_auc
+against one searchsorted pass,
 BinnedAUC's step from 10^3 to 10^6 bins), ``approx_auc`` (the table of
 Section 6 of Tatti's "Efficient estimation of AUC in a sliding window":
 ApproxAUC's actual error and time per step against epsilon, next to the
@@ -39,6 +43,7 @@ Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 
 import argparse
 import os
+import pickle
 import statistics
 import time
 import warnings
@@ -58,6 +63,7 @@ from hmeasure_stream import (
     auc,
     binned_auc,
     h_measure,
+    hmeasure_report,
     multiclass_auc,
     partial_auc,
     sliding_window,
@@ -321,6 +327,45 @@ def hull_part(args):
     return met
 
 
+def report_read_seconds(tracker, reads):
+    """Median seconds of one ``report()`` read, over batches of ``reads`` reads."""
+    def batch():
+        for _ in range(reads):
+            tracker.report()
+    return median_of(lambda: _seconds(batch), 7) / reads
+
+
+def report_part(args):
+    """DynamicH.report(): reads against hmeasure_report from scratch, and their growth."""
+    print("\nDynamicH.report() read (median of 7 batches) vs hmeasure_report from scratch")
+    reads, scratch = {}, {}
+    for n in (10**4, 10**5, 10**6):
+        y, s = make_data(n, args.seed)
+        tracker = DynamicH()
+        tracker.add_many(y, s)
+        tracker.report()  # builds the lower hull once
+        reads[n] = report_read_seconds(tracker, 2000)
+        scratch[n] = median_of(lambda y=y, s=s: _seconds(lambda: hmeasure_report(y, s)),
+                               max(3, args.slow_rounds))
+        print(f"  n = {n:<9,} report() {reads[n] * 1e6:9.2f} us   "
+              f"hmeasure_report {scratch[n] * 1e3:9.2f} ms   ratio {scratch[n] / reads[n]:10.0f}")
+    window = 10**5
+    plain = median_of(lambda: loop_h_seconds(DynamicH(), window, 20_000, args.seed), 3)
+    def tracked():
+        tracker = DynamicH()
+        tracker.report()  # from now on the lower hull is maintained as well
+        return tracker
+
+    with_lower = median_of(lambda: loop_h_seconds(tracked(), window, 20_000, args.seed), 3)
+    print(f"  DynamicH step (add + remove + h), window 10^5: {plain * 1e6:.2f} us; "
+          f"with the report's lower hull {with_lower * 1e6:.2f} us")
+    print("  targets:")
+    met = report_target("hmeasure_report / report() at 10^6", scratch[10**6] / reads[10**6],
+                        ">=", 1000)
+    met &= report_target("report() growth 10^4 -> 10^6", reads[10**6] / reads[10**4], "<=", 4)
+    return met
+
+
 def partial_contenders(y, s, w):
     return {
         "auc": lambda: auc(y, s),
@@ -477,6 +522,51 @@ def multiclass_stream_part(args):
     print(f"  roc_auc_score(multi_class='ovr') window {peer * 1e3:10.2f} ms")
     print("  targets:")
     return report_target("roc_auc_score / streaming step", peer / step, ">=", 1000)
+
+
+def multiclass_window_part(args):
+    """SlidingWindow's "multiclass_auc" (ovr and ovo, c = 5, window 10^5) per step, in chunks
+    of 1000 points, against the binary "auc" window on the same stream (a step of the ovr
+    window is c binary steps, so the target is within 1.5 c of one binary step)."""
+    window, classes, steps, chunk = 10**5, 5, 20_000, 1000
+    rng = np.random.default_rng(args.seed)
+    y = rng.integers(0, classes, window + steps)
+    logits = rng.normal(size=(window + steps, classes)) + 1.5 * np.eye(classes)[y]
+    p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+    binary = (y == 0).astype(np.int64)
+    filled = {}
+    for name, options in (("auc", {}), ("ovr", {"method": "ovr"}), ("ovo", {"method": "ovo"})):
+        if name == "auc":
+            tracker = SlidingWindow(window)
+            tracker.update(binary[:window], p[:window, 0])
+        else:
+            tracker = SlidingWindow(window, "multiclass_auc", labels=range(classes), **options)
+            tracker.update(y[:window], p[:window])
+        filled[name] = pickle.dumps(tracker)
+    rounds = max(3, args.rounds // 2)
+    times = {name: [] for name in filled}
+    for round_index in range(rounds):
+        start_step = window + (round_index % (steps // chunk)) * chunk
+        part = slice(start_step, start_step + chunk)
+        for name, state in filled.items():
+            tracker = pickle.loads(state)
+            begin = time.perf_counter()
+            if name == "auc":
+                tracker.update(binary[part], p[part, 0])
+            else:
+                tracker.update(y[part], p[part])
+            times[name].append((time.perf_counter() - begin) / chunk)
+    step = {name: statistics.median(values) for name, values in times.items()}
+    print(f"\nSlidingWindow per step, window 10^5, chunks of {chunk}, {classes} classes "
+          f"(median of {rounds} rounds)")
+    print(f"  binary 'auc'                   {step['auc'] * 1e6:9.2f} us")
+    print(f"  'multiclass_auc' ovr           {step['ovr'] * 1e6:9.2f} us "
+          f"({step['ovr'] / step['auc']:.1f}x binary)")
+    print(f"  'multiclass_auc' ovo           {step['ovo'] * 1e6:9.2f} us "
+          f"({step['ovo'] / step['auc']:.1f}x binary)")
+    print("  targets:")
+    return report_target("ovr step / (c x binary step)", step["ovr"] / (classes * step["auc"]),
+                         "<=", 1.5)
 
 
 def binned_part(args):
@@ -706,11 +796,154 @@ def dask_part(args):
     return met
 
 
+class _Feeder:
+    """One Python-level step per call of ``step`` over a pre-generated stream (cycled):
+    the structures keep their state from round to round, in their steady state."""
+
+    def __init__(self, n, seed, period):
+        rng = np.random.default_rng(seed)
+        self.labels = rng.integers(0, 2, n).tolist()
+        self.scores = rng.random(n).tolist()
+        # Irregular times: on average ``period / 1000`` seconds apart, ties included.
+        gaps = rng.choice([0.0, 0.5, 1.0, 2.5], size=n) * period / 1000
+        self.times = (1.7e9 + np.cumsum(gaps)).tolist()
+        self.n = n
+        self.position = 0
+
+    def chunk(self, steps):
+        start = self.position
+        self.position = (start + steps) % (self.n - steps)
+        return range(start, start + steps)
+
+
+def windows_part(args):
+    """Windows and decay on the structures against the same loop with manual removals."""
+    from collections import deque
+
+    from hmeasure_stream import DynamicH
+
+    steps, rounds = 5_000, max(7, args.rounds)
+    window, period, half_life = 1000, 1000.0, 1000 / 60  # ~1000 points held by each
+    print(f"\nwindows and decay on the structures, per step "
+          f"(median of {rounds} interleaved rounds of {steps} steps)")
+    met = True
+    for name, make in (("DynamicAUC", DynamicAUC), ("DynamicH", DynamicH)):
+        feeder = {key: _Feeder(200_000, args.seed, period) for key in
+                  ("count", "manual count", "time", "manual time", "decay", "plain")}
+        count, time_window = make(window=window), make(window=f"{int(period)}s")
+        decay, plain = make(half_life=half_life), make()
+        manual_count, manual_time, plain_queue = make(), make(), deque()
+        count_queue, time_queue = deque(), deque()
+        held_by_decay = int(60 * half_life) if name == "DynamicAUC" else int(40 * half_life)
+
+        def structure_count(feed=feeder["count"], tracker=count):
+            labels, scores = feed.labels, feed.scores
+            for i in feed.chunk(steps):
+                tracker.add(labels[i], scores[i])
+                _ = tracker.auc
+
+        def manual_count_loop(feed=feeder["manual count"], tracker=manual_count,
+                              queue=count_queue):
+            labels, scores = feed.labels, feed.scores
+            for i in feed.chunk(steps):
+                tracker.add(labels[i], scores[i])
+                queue.append((labels[i], scores[i]))
+                if len(queue) > window:
+                    tracker.remove(*queue.popleft())
+                _ = tracker.auc
+
+        def structure_time(feed=feeder["time"], tracker=time_window):
+            labels, scores, times = feed.labels, feed.scores, feed.times
+            for i in feed.chunk(steps):
+                tracker.add(labels[i], scores[i], time=times[i])
+                _ = tracker.auc
+
+        def manual_time_loop(feed=feeder["manual time"], tracker=manual_time,
+                             queue=time_queue):
+            labels, scores, times = feed.labels, feed.scores, feed.times
+            for i in feed.chunk(steps):
+                now = times[i]
+                if now < (queue[-1][0] if queue else now):
+                    raise ValueError("times go backwards")  # what the structure checks
+                while queue and queue[0][0] <= now - period:
+                    _, label, score = queue.popleft()
+                    tracker.remove(label, score)
+                tracker.add(labels[i], scores[i])
+                queue.append((now, labels[i], scores[i]))
+                _ = tracker.auc
+
+        def structure_decay(feed=feeder["decay"], tracker=decay):
+            labels, scores = feed.labels, feed.scores
+            for i in feed.chunk(steps):
+                tracker.add(labels[i], scores[i])
+                _ = tracker.auc
+
+        def plain_window(feed=feeder["plain"], tracker=plain, queue=plain_queue,
+                         held_by_decay=held_by_decay):
+            # The plain update: the same number of points held, unit weights.
+            labels, scores = feed.labels, feed.scores
+            for i in feed.chunk(steps):
+                tracker.add(labels[i], scores[i])
+                queue.append((labels[i], scores[i]))
+                if len(queue) > held_by_decay:
+                    tracker.remove(*queue.popleft())
+                _ = tracker.auc
+
+        functions = {"count window": structure_count, "manual count": manual_count_loop,
+                     "time window": structure_time, "manual time": manual_time_loop,
+                     "decay": structure_decay, "plain": plain_window}
+        for function in functions.values():  # fill the windows
+            for _ in range(3):
+                function()
+        medians = time_interleaved(functions, rounds, rounds)
+        for key, seconds in medians.items():
+            print(f"  {name} {key:<14} {seconds / steps * 1e6:8.3f} us")
+        print(f"  {name} points held: count {len(count)}, time {len(time_window)}, "
+              f"decay {len(decay)}, plain {len(plain)}")
+        met &= report_target(f"{name} count window / manual removals",
+                             medians["count window"] / medians["manual count"], "<=", 1.2)
+        met &= report_target(f"{name} time window / manual removals",
+                             medians["time window"] / medians["manual time"], "<=", 1.2)
+        met &= report_target(f"{name} decay / plain update",
+                             medians["decay"] / medians["plain"], "<=", 1.5)
+    # Batches: add_many through a window against add_many + remove_many by hand.
+    y, s = make_data(2_000_000, args.seed)
+    batch = 10_000
+
+    def windowed_batches():
+        tracker = DynamicAUC(window=window)
+        for start in range(0, y.shape[0], batch):
+            tracker.add_many(y[start:start + batch], s[start:start + batch])
+
+    def manual_batches():
+        tracker = DynamicAUC()
+        for start in range(0, y.shape[0], batch):
+            tracker.add_many(y[start:start + batch], s[start:start + batch])
+            low = max(0, start + batch - window)
+            old = max(0, start - window)
+            tracker.remove_many(y[old:low], s[old:low])
+
+    def decayed_batches():
+        tracker = DynamicAUC(half_life=half_life)
+        for start in range(0, y.shape[0], batch):
+            tracker.add_many(y[start:start + batch], s[start:start + batch])
+
+    medians = time_interleaved({"windowed add_many": windowed_batches,
+                                "manual add_many + remove_many": manual_batches,
+                                "decayed add_many": decayed_batches}, max(3, rounds // 3), 3)
+    for key, seconds in medians.items():
+        print(f"  DynamicAUC {key:<30} {seconds / y.shape[0] * 1e9:8.1f} ns/point")
+    met &= report_target("DynamicAUC windowed add_many / manual",
+                         medians["windowed add_many"] / medians["manual add_many + remove_many"],
+                         "<=", 1.2)
+    return met
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
-                                           "partial_stream", "multiclass", "binned",
-                                           "approx_auc", "dask"],
+                                           "partial_stream", "multiclass", "multiclass_window",
+                                           "binned", "approx_auc", "dask", "windows", "report"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -730,6 +963,8 @@ def main(argv=None):
         all_met &= streaming_part(args)
     if args.part in ("all", "hull"):
         all_met &= hull_part(args)
+    if args.part in ("all", "report"):
+        all_met &= report_part(args)
     if args.part in ("all", "partial"):
         all_met &= partial_part(args)
     if args.part in ("all", "partial", "partial_stream"):
@@ -737,12 +972,16 @@ def main(argv=None):
     if args.part in ("all", "multiclass"):
         all_met &= multiclass_part(args)
         all_met &= multiclass_stream_part(args)
+    if args.part in ("all", "multiclass", "multiclass_window"):
+        all_met &= multiclass_window_part(args)
     if args.part in ("all", "binned"):
         all_met &= binned_part(args)
     if args.part in ("all", "approx_auc"):
         all_met &= approx_auc_part(args)
     if args.part == "dask":
         all_met &= dask_part(args)
+    if args.part in ("all", "windows"):
+        all_met &= windows_part(args)
     return 0 if all_met else 1
 
 

@@ -4,6 +4,7 @@ Each check raises ``ValueError`` with a message that names the argument, says
 what is wrong and, for a bad element, gives its position and value.
 """
 
+import datetime
 import math
 import numbers
 from collections.abc import Iterator
@@ -677,3 +678,173 @@ def check_partial_correction(correction, fpr_range, tpr_range):
             "defined for the two-way area (both fpr_range and tpr_range given)"
         )
     return correction
+
+
+# ----------------------------------------------------------------------
+# Times and durations of windows and decay: int64 nanoseconds since the epoch.
+
+_NS = {"ns": 1, "nanosecond": 1, "us": 10**3, "microsecond": 10**3, "ms": 10**6,
+       "millisecond": 10**6, "s": 10**9, "sec": 10**9, "second": 10**9, "m": 60 * 10**9,
+       "min": 60 * 10**9, "minute": 60 * 10**9, "h": 3600 * 10**9, "hour": 3600 * 10**9,
+       "d": 86400 * 10**9, "day": 86400 * 10**9, "w": 604800 * 10**9, "week": 604800 * 10**9}
+_INT64_MAX = 2**63 - 1
+
+
+def _parse_duration_string(text):
+    """``"15min"``, ``"24h"``, ``"1h30min"``, ``"1.5 days"`` as nanoseconds, or None."""
+    import re
+
+    parts = re.findall(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-zA-Z]+)\s*", text)
+    if not parts or "".join(re.findall(r"\s*(?:\d+(?:\.\d*)?|\.\d+)\s*[a-zA-Z]+\s*", text)) \
+            != text:
+        return None
+    total = 0
+    for number, unit in parts:
+        unit = unit.lower()
+        if unit not in _NS and unit.endswith("s") and unit[:-1] in _NS:
+            unit = unit[:-1]
+        if unit not in _NS:
+            return None
+        total += round(float(number) * _NS[unit]) if "." in number else int(number) * _NS[unit]
+    return total
+
+
+def check_duration(value, name):
+    """A positive duration as int nanoseconds: a string such as ``"15min"``, ``"24h"`` or
+    ``"7d"`` (units ns, us, ms, s, min, h, d, w and their long names), a
+    ``datetime.timedelta`` (``pandas.Timedelta`` too) or a ``numpy.timedelta64``."""
+    nanoseconds = None
+    if isinstance(value, str):
+        nanoseconds = _parse_duration_string(value)
+        if nanoseconds is None:
+            raise ValueError(
+                f"{name} {value!r} is not a duration: give a number and a unit such as "
+                "'15min', '24h', '7d' or '1h30min' (units ns, us, ms, s, min, h, d, w); "
+                "a number of points is an int, not a string"
+            )
+    elif isinstance(value, np.timedelta64):
+        if np.isnat(value) or np.datetime_data(value.dtype)[0] in ("Y", "M", "generic"):
+            raise ValueError(f"{name} must be a fixed duration, got {value!r}")
+        nanoseconds = int(value.astype("timedelta64[ns]").astype(np.int64))
+    elif isinstance(value, datetime.timedelta):
+        nanoseconds = getattr(value, "value", None)  # pandas.Timedelta: exact nanoseconds
+        if not isinstance(nanoseconds, (int, np.integer)):
+            nanoseconds = ((value.days * 86400 + value.seconds) * 10**6
+                           + value.microseconds) * 1000
+        nanoseconds = int(nanoseconds)
+    if nanoseconds is None:
+        raise ValueError(f"{name} must be a duration, got {value!r}")
+    if not 0 < nanoseconds <= _INT64_MAX:
+        raise ValueError(f"{name} must be a positive duration, got {value!r}")
+    return nanoseconds
+
+
+def is_duration(value):
+    """Whether ``value`` is meant as a duration (a string, timedelta or timedelta64)."""
+    return isinstance(value, (str, datetime.timedelta, np.timedelta64))
+
+
+def _seconds_to_ns(seconds, name):
+    if isinstance(seconds, (int, np.integer)):
+        nanoseconds = int(seconds) * 10**9
+    else:
+        seconds = float(seconds)
+        if not math.isfinite(seconds):
+            raise ValueError(f"{name} must be a finite number of seconds, got {seconds!r}")
+        nanoseconds = round(seconds * 1e9)
+    if not -_INT64_MAX <= nanoseconds <= _INT64_MAX:
+        raise ValueError(f"{name} {seconds!r} is out of the range of datetime64[ns]")
+    return nanoseconds
+
+
+def check_time_value(value, name="time"):
+    """One point's time as int nanoseconds since the epoch (UTC).
+
+    Accepted: a number (seconds since the epoch), a ``numpy.datetime64``, a
+    ``datetime.datetime`` or ``pandas.Timestamp`` (naive ones are taken as
+    UTC, aware ones converted), or an ISO 8601 string.
+    """
+    if isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be a time, got {value!r}")
+    if isinstance(value, numbers.Real):
+        return _seconds_to_ns(value, name)
+    if isinstance(value, np.datetime64):
+        if np.isnat(value):
+            raise ValueError(f"{name} is NaT: every point needs a time")
+        return int(value.astype("datetime64[ns]").astype(np.int64))
+    if isinstance(value, datetime.datetime):
+        exact = getattr(value, "value", None)  # pandas.Timestamp: nanoseconds since the epoch
+        if isinstance(exact, (int, np.integer)):
+            return int(exact)
+        if value.tzinfo is not None:
+            value = value.astimezone(datetime.timezone.utc).replace(tzinfo=None)
+        delta = value - datetime.datetime(1970, 1, 1)
+        return ((delta.days * 86400 + delta.seconds) * 10**6 + delta.microseconds) * 1000
+    if isinstance(value, datetime.date):
+        return check_time_value(datetime.datetime(value.year, value.month, value.day), name)
+    if isinstance(value, str):
+        return int(_parse_time_strings(np.array([value]), name)[0])
+    raise ValueError(
+        f"{name} must be a time (seconds since the epoch, datetime64, datetime, Timestamp "
+        f"or an ISO 8601 string), got {value!r}"
+    )
+
+
+def _parse_time_strings(array, name):
+    try:
+        import pandas
+    except ImportError:  # pragma: no cover - pandas is installed with the tests
+        pandas = None
+
+    def parse(values):
+        if pandas is not None:
+            return pandas.to_datetime(values, utc=True, format="ISO8601").as_unit("ns").asi8
+        return values.astype("datetime64[ns]").astype(np.int64)
+
+    try:
+        return parse(array)
+    except (ValueError, TypeError):
+        for position, value in enumerate(array.tolist()):
+            try:
+                parse(np.array([value]))
+            except (ValueError, TypeError):
+                raise ValueError(
+                    f"{name}[{position}] = {value!r} is not an ISO 8601 time") from None
+        raise
+
+
+def check_times(times, n_points, name="times"):
+    """Times of a batch as an int64 array of nanoseconds (see ``check_time_value``)."""
+    timezone = getattr(getattr(times, "dtype", None), "tz", None)
+    if timezone is not None:  # a tz-aware pandas column: its UTC instants
+        times = times.dt.tz_convert("UTC").dt.tz_localize(None)
+    array = _as_1d(times, name, allow_empty=True)
+    if array.shape[0] != n_points:
+        raise ValueError(f"{name} has {array.shape[0]} entries for {n_points} points")
+    kind = array.dtype.kind
+    if kind == "M":
+        if np.datetime_data(array.dtype)[0] == "generic" and array.size:
+            raise ValueError(f"{name} are datetime64 without a unit")
+        nat = np.isnat(array)
+        if nat.any():
+            raise ValueError(f"{name}[{np.flatnonzero(nat)[0]}] is NaT: every point needs a time")
+        return array.astype("datetime64[ns]").astype(np.int64)
+    if kind in "iu":
+        big = np.abs(array.astype(np.float64)) > _INT64_MAX / 1e9
+        if big.any():
+            k = np.flatnonzero(big)[0]
+            raise ValueError(f"{name}[{k}] = {array[k]!r} seconds is out of range")
+        return array.astype(np.int64) * 10**9
+    if kind == "f":
+        bad = ~np.isfinite(array) | (np.abs(array) > _INT64_MAX / 1e9)
+        if bad.any():
+            k = np.flatnonzero(bad)[0]
+            raise ValueError(
+                f"{name}[{k}] = {array[k]!r} is not a finite time in seconds since the epoch")
+        return np.round(array.astype(np.float64) * 1e9).astype(np.int64)
+    if kind in "US":
+        return np.asarray(_parse_time_strings(array.astype(str), name), dtype=np.int64)
+    if kind == "O":
+        return np.array([check_time_value(value, f"{name}[{position}]")
+                         for position, value in enumerate(array.tolist())], dtype=np.int64)
+    raise ValueError(f"{name} must be times, got an array of dtype {array.dtype}")

@@ -57,6 +57,7 @@ from hmeasure_stream._validation import (
     check_option,
     check_probability_level,
     check_same_length,
+    check_score_value,
     check_scores,
     check_weights,
     labels_as_is_pos,
@@ -70,7 +71,7 @@ from hmeasure_stream.binned import (
     _estimate_alpha,
     _result_from_counts,
 )
-from hmeasure_stream.metrics import _r_lookup
+from hmeasure_stream.metrics import _r_lookup, _threshold_metrics
 from hmeasure_stream.multiclass import (
     _AVERAGES,
     _METHODS,
@@ -634,7 +635,7 @@ def _report_context(levels, *summaries):
     return _whole(summaries, "The H-measure").context(levels=levels)
 
 
-def _lookup_candidates(groups, context, r):
+def _lookup_candidates(groups, context, r, threshold):
     """This range's candidates for R's fixed-level lookups: (global index, value) or None.
 
     R's ``Look.Up.AUC`` on the ascending class CDFs finds the first point
@@ -665,6 +666,11 @@ def _lookup_candidates(groups, context, r):
             pair_x = np.array([xcurve[k + 1], xcurve[k]])
             pair_y = np.array([ycurve[k + 1], ycurve[k]])
             out[kind, value] = (context["group_offsets"][r] + k, _r_lookup(pair_x, pair_y, x))
+    # This range's class weights above and not above the report's threshold.
+    keys, neg, pos = groups
+    above = keys > threshold
+    out["threshold"] = tuple(float(math.fsum(part)) for part in (
+        pos[above], neg[above], neg[~above], pos[~above]))
     return out
 
 
@@ -703,25 +709,29 @@ def _report_of(spec, levels, as_frame, summaries, *candidates):
         for value in levels:
             found = [c[kind, value] for c in candidates if c[kind, value] is not None]
             report[f"{name}{math.floor(value * 100)}"] = max(found)[1]
+    # TP, FP, TN, FN summed over the ranges.
+    report.update(_threshold_metrics(*(
+        math.fsum(c["threshold"][i] for c in candidates) for i in range(4))))
     if as_frame:
         return pd.DataFrame([report])
     return report
 
 
 def hmeasure_report(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None, priors=None,
-                    sample_weight=None, level=0.95, as_frame=False, n_ranges=None,
-                    compute=True):
+                    sample_weight=None, level=0.95, threshold=0.5, as_frame=False,
+                    n_ranges=None, compute=True):
     """R hmeasure's summary of one classifier on a dask collection.
 
     The same keys and values as :func:`hmeasure_stream.hmeasure_report` of
-    the data in memory: H, Gini, AUC, AUCH, KS, MER, MWL and the
-    fixed-level specificities and sensitivities.
+    the data in memory: H, Gini, AUC, AUCH, KS, MER, MWL, the
+    fixed-level specificities and sensitivities and the metrics at
+    ``threshold``.
 
     Parameters
     ----------
     y_true, y_score, sample_weight, n_ranges, compute
         As for :func:`auc`.
-    alpha, beta, severity_ratio, priors, level, as_frame
+    alpha, beta, severity_ratio, priors, level, threshold, as_frame
         As for :func:`hmeasure_stream.hmeasure_report`.
 
     Returns
@@ -745,7 +755,8 @@ def hmeasure_report(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None
     at a vertex of its upper or of its lower hull: both hulls come from the
     ranges' own (see :func:`h_measure`).  The fixed-level values are read at
     single ROC points: a second step hands every range the class weights
-    above it and the range holding the level answers.
+    above it and the range holding the level answers.  Each range also sums
+    its class weights above and below the threshold.
 
     References
     ----------
@@ -765,10 +776,12 @@ def hmeasure_report(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None
     spec = check_cost(alpha, beta, severity_ratio, priors)
     levels = [level] if np.ndim(level) == 0 else list(level)
     levels = [check_probability_level(value, "level") for value in levels]
+    threshold = check_score_value(threshold, "threshold")
     ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, lower=True)
     context = dask.delayed(_report_context, pure=True)(levels, *summaries)
     candidates = [
-        dask.delayed(_lookup_candidates, pure=True)(g, context, r) for r, g in enumerate(ranges)
+        dask.delayed(_lookup_candidates, pure=True)(g, context, r, threshold)
+        for r, g in enumerate(ranges)
     ]
     report = dask.delayed(_report_of, pure=True)(
         spec, levels, bool(as_frame), summaries, *candidates
@@ -1325,6 +1338,7 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
     See Also
     --------
     hmeasure_stream.multiclass_auc : the same on arrays in memory.
+    hmeasure_stream.DynamicMulticlassAUC : per-shard monitors, combined by ``merge``.
 
     Notes
     -----

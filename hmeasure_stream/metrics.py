@@ -13,7 +13,11 @@ from hmeasure_stream._engines import _scratch
 from hmeasure_stream._engines._cost import h_from_hull, mwl_cost
 from hmeasure_stream._validation import (
     check_cost,
+    check_labels,
+    check_score_value,
+    check_weights,
     exact_path,
+    labels_as_is_pos,
     level_names,
     sorted_classes,
     weighted_groups,
@@ -347,6 +351,56 @@ def _r_lookup(xcurve, ycurve, x):
     return float(y2)
 
 
+def _report_levels(level):
+    """The report's sensitivity/specificity levels, checked, by the name R gives them."""
+    if isinstance(level, (str, bytes)) or level is None:
+        raise ValueError(f"level must be a number in (0, 1) or a sequence of them, got {level!r}")
+    if isinstance(level, np.ndarray):
+        levels = list(level.ravel())  # numpy scalars of its own dtype
+    else:
+        levels = [level] if np.ndim(level) == 0 else list(level)
+    if not levels:
+        raise ValueError("level must name at least one level")
+    return level_names(levels)
+
+
+def _threshold_metrics(tp, fp, tn, fn):
+    """R hmeasure's ``misclassCounts`` metrics from a threshold's confusion weights.
+
+    A ratio whose denominator is 0 is nan (R's 0/0); F is 0 when precision or
+    sensitivity is 0 (R's 2 / (1/0 + ...)).  Shared by :func:`hmeasure_report`
+    and ``DynamicH.report``.
+    """
+
+    def ratio(numerator, denominator):
+        return numerator / denominator if denominator > 0 else math.nan
+
+    sens = ratio(tp, tp + fn)
+    spec = ratio(tn, tn + fp)
+    precision = ratio(tp, tp + fp)
+    if math.isnan(precision) or math.isnan(sens):
+        f_score = math.nan
+    elif precision == 0 or sens == 0:
+        f_score = 0.0
+    else:
+        f_score = 2.0 / (1.0 / precision + 1.0 / sens)
+    return {
+        "ER": ratio(fp + fn, tp + fp + tn + fn),
+        "Sens": sens,
+        "Spec": spec,
+        "Precision": precision,
+        "Recall": sens,
+        "TPR": sens,
+        "FPR": 1.0 - spec,
+        "F": f_score,
+        "Youden": sens + spec - 1.0,
+        "TP": float(tp),
+        "FP": float(fp),
+        "TN": float(tn),
+        "FN": float(fn),
+    }
+
+
 def hmeasure_report(
     y_true,
     y_score,
@@ -357,6 +411,7 @@ def hmeasure_report(
     priors=None,
     sample_weight=None,
     level=0.95,
+    threshold=0.5,
     as_frame=False,
 ):
     """R hmeasure's summary of one classifier: H, Gini, AUC, AUCH, KS, MER, MWL, ...
@@ -371,6 +426,10 @@ def hmeasure_report(
     level : float or sequence of float, default=0.95
         The sensitivity (specificity) levels at which specificity
         (sensitivity) is reported, each in (0, 1).
+    threshold : float, default=0.5
+        The threshold of the crisp rule "class 1 when the score is greater
+        than ``threshold``" whose confusion matrix gives the metrics from
+        ``ER`` on (R's ``threshold``).
     as_frame : bool, default=False
         Return a one-row :class:`pandas.DataFrame` (requires pandas) instead
         of a dict.
@@ -391,7 +450,15 @@ def hmeasure_report(
           at c = SR / (1 + SR) (for alpha/beta: the mode of the Beta, or its mean
           when alpha <= 1 or beta <= 1);
         - ``Spec.SensXX``: specificity where sensitivity reaches XX %;
-        - ``Sens.SpecXX``: sensitivity where specificity reaches XX %.
+        - ``Sens.SpecXX``: sensitivity where specificity reaches XX %;
+        - at ``threshold`` (class 1 when score > threshold), R's
+          ``misclassCounts``: ``ER`` (error rate, (FP + FN) / N), ``Sens``,
+          ``Spec``, ``Precision``, ``Recall`` (= Sens), ``TPR`` (= Sens),
+          ``FPR`` (1 - Spec), ``F`` (2 / (1/Precision + 1/Sens)), ``Youden``
+          (Sens + Spec - 1) and the confusion weights ``TP``, ``FP``, ``TN``,
+          ``FN`` (point counts with unit weights), as floats.  A ratio with
+          denominator 0 (no point above the threshold: Precision) is nan, as
+          in R.
 
         XX is R's name, the whole percent of the level as written, computed
         exactly (``0.29`` gives ``Spec.Sens29``, where R's
@@ -404,8 +471,8 @@ def hmeasure_report(
     Raises
     ------
     ValueError
-        As for :func:`h_measure`, or if a level is not in (0, 1) (or no level
-        is given).
+        As for :func:`h_measure`, if a level is not in (0, 1) (or no level
+        is given), or if the threshold is not a finite number.
     ImportError
         If ``as_frame=True`` and pandas is not installed.
 
@@ -420,7 +487,13 @@ def hmeasure_report(
     flipped when the AUC is below 0.5, and MER/MWL use ``priors`` when given
     (R always uses the class proportions).  The fixed-level values keep R's
     lookup rule, whose interpolation weights are reversed with respect to
-    linear interpolation between the two ROC points around the level.
+    linear interpolation between the two ROC points around the level; where a
+    class's empirical CDF equals the level itself (e.g. 190 of 200 points at
+    0.95), R's running sum of rounded fractions falls on either side of it by
+    chance, and here the correctly rounded CDF decides.  The threshold
+    metrics are those of the scores as given (R computes them after flipping
+    the scores of a classifier whose AUC is below 0.5); with
+    ``sample_weight`` they are sums of weights.
 
     O(n log n) time, O(n) memory.
 
@@ -438,21 +511,16 @@ def hmeasure_report(
     >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
     >>> s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8]
     >>> report = hmeasure_report(y, s, severity_ratio="prior")
-    >>> list(report)
+    >>> list(report)[:9]
     ['H', 'Gini', 'AUC', 'AUCH', 'KS', 'MER', 'MWL', 'Spec.Sens95', 'Sens.Spec95']
     >>> report["AUC"], report["Gini"], report["AUCH"], report["KS"]
     (0.875, 0.75, 0.9375, 0.75)
+    >>> {key: report[key] for key in ("ER", "Precision", "TP", "FP", "TN", "FN")}
+    {'ER': 0.25, 'Precision': 1.0, 'TP': 2.0, 'FP': 0.0, 'TN': 4.0, 'FN': 2.0}
     """
     spec = check_cost(alpha, beta, severity_ratio, priors)
-    if isinstance(level, (str, bytes)) or level is None:
-        raise ValueError(f"level must be a number in (0, 1) or a sequence of them, got {level!r}")
-    if isinstance(level, np.ndarray):
-        levels = list(level.ravel())  # numpy scalars of its own dtype
-    else:
-        levels = [level] if np.ndim(level) == 0 else list(level)
-    if not levels:
-        raise ValueError("level must name at least one level")
-    levels = level_names(levels)
+    levels = _report_levels(level)
+    threshold = check_score_value(threshold, "threshold")
     group_neg, group_pos, hull_fp, hull_tp, cost = _hull_and_cost(
         y_true, y_score, sample_weight, spec
     )
@@ -483,6 +551,15 @@ def hmeasure_report(
         report[f"Spec.Sens{percent}"] = _unit(_r_lookup(cdf_pos, cdf_neg, 1.0 - value))
     for percent, value in levels.items():
         report[f"Sens.Spec{percent}"] = _unit(_r_lookup(cdf_neg, 1.0 - cdf_pos, value))
+    # The input passed every check above; the threshold is compared with the
+    # scores as given (not their float64 ranks).
+    is_pos = labels_as_is_pos(check_labels(y_true)).astype(bool)
+    above = np.asarray(y_score) > threshold
+    weights = (np.ones(is_pos.shape[0]) if sample_weight is None
+               else check_weights(sample_weight, is_pos.shape[0]))
+    report.update(_threshold_metrics(
+        math.fsum(weights[is_pos & above]), math.fsum(weights[~is_pos & above]),
+        math.fsum(weights[~is_pos & ~above]), math.fsum(weights[is_pos & ~above])))
     if as_frame:
         try:
             import pandas as pd

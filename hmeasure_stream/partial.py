@@ -196,7 +196,7 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     >>> partial_auc(y, s, fpr_range=(0, 0.5))
     0.375
     >>> partial_auc(y, s, fpr_range=(0, 0.5), correction="mcclish")  # sklearn's max_fpr=0.5
-    0.8333333333333333
+    0.8333333333333334
     >>> partial_auc(y, s, tpr_range=(0.5, 1))
     0.375
     >>> partial_auc(y, s, fpr_range=(0, 0.5), tpr_range=(0.5, 1))  # two-way

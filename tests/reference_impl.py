@@ -223,6 +223,35 @@ def r_style_report(y, s, severity_ratio=None, level=0.95):
     }
 
 
+def r_misclass_counts(y, s, threshold=0.5, w=None):
+    """R hmeasure's ``misclassCounts(as.numeric(s > threshold), y)``, transcribed naively.
+
+    Point by point over the confusion matrix of "class 1 when s > threshold";
+    with ``w`` every point counts with its weight.  R's 0/0 is nan and its
+    1/0 infinite (numpy float64 arithmetic).
+    """
+    tp = fp = tn = fn = np.float64(0.0)
+    w = [1.0] * len(y) if w is None else w
+    for label, score, weight in zip(y, s, w, strict=True):
+        predicted = 1 if score > threshold else 0
+        if predicted == 1 and label == 1:
+            tp += weight
+        elif predicted == 1 and label == 0:
+            fp += weight
+        elif predicted == 0 and label == 0:
+            tn += weight
+        else:
+            fn += weight
+    with np.errstate(divide="ignore", invalid="ignore"):
+        sens = tp / (tp + fn)
+        spec = tn / (tn + fp)
+        precision = tp / (tp + fp)
+        f_score = 2 / (1 / precision + 1 / sens)
+    return {"ER": (fp + fn) / (tp + fp + tn + fn), "Sens": sens, "Spec": spec,
+            "Precision": precision, "Recall": sens, "TPR": sens, "FPR": 1 - spec,
+            "F": f_score, "Youden": sens + spec - 1, "TP": tp, "FP": fp, "TN": tn, "FN": fn}
+
+
 def to_unit_interval(s):
     """A strictly increasing map of real scores into (0, 1), for the hmeasure port.
 

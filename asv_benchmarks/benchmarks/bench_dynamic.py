@@ -148,3 +148,20 @@ class DynamicHMemory:
         return tracker.nbytes / n
 
     track_structure_bytes_per_point.unit = "bytes/point"
+
+
+class DynamicHReport:
+    """Reading DynamicH.report() (R hmeasure's summary) of n points, against its growth."""
+
+    params = [10**4, 10**5, 10**6]
+    param_names = ["n"]
+    timeout = 300
+
+    def setup(self, n):
+        y, s = _stream(n)
+        self.tracker = DynamicH()
+        self.tracker.add_many(y, s)
+        self.tracker.report()  # builds the lower hull once
+
+    def time_report(self, n):
+        self.tracker.report()

@@ -29,3 +29,28 @@ class MulticlassAuc:
 
     def time_ovo_weighted(self, n, classes):
         multiclass_auc(self.y, self.s, method="ovo", sample_weight=self.w)
+
+
+class MulticlassWindow:
+    """sliding_window's "multiclass_auc" (window 10^4, 5 classes) against the binary window."""
+
+    params = [["ovr", "ovo"]]
+    param_names = ["method"]
+
+    def setup(self, method):
+        from hmeasure_stream import sliding_window
+
+        self.sliding_window = sliding_window
+        rng = np.random.default_rng(0)
+        n, classes = 50_000, 5
+        self.y = rng.integers(0, classes, n)
+        self.s = rng.normal(size=(n, classes)) + np.eye(classes)[self.y]
+        self.binary = (self.y == 0).astype(np.int64)
+        self.weights = np.full(n, 1.5)
+
+    def time_binary_auc_baseline(self, method):
+        # Weights keep the treap path (unit weights would take the Fenwick tree).
+        self.sliding_window(self.binary, self.s[:, 0], 10_000, sample_weight=self.weights)
+
+    def time_multiclass_auc(self, method):
+        self.sliding_window(self.y, self.s, 10_000, "multiclass_auc", method=method)

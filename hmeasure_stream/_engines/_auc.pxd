@@ -2,9 +2,9 @@
 # "Maintaining AUC and H-measure over time", Sec. 4), the base of every
 # engine that keeps points in the score treap.
 
-from libc.stdint cimport uint8_t
+from libc.stdint cimport int64_t, uint8_t
 
-from hmeasure_stream._engines._ring cimport PointRing
+from hmeasure_stream._engines._ring cimport Forgetting, PointRing
 from hmeasure_stream._engines._treap cimport ScoreTreap
 
 cdef enum Operation:
@@ -15,6 +15,9 @@ cdef enum Operation:
     REMOVE_BATCH
     SLIDE
     READ
+    FORGET_POINT
+    FORGET_BATCH
+    FORGET_REMOVE
 
 
 cdef class AUCEngine:
@@ -47,3 +50,21 @@ cdef class AUCEngine:
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil
     cdef object _read(self)
     cdef double _auc(self) noexcept nogil
+    # Windows and decay (``Forgetting``): the points leave here.
+    cdef void _scale_weights(self, double factor) noexcept nogil
+    cdef int _forget_one(self, Forgetting forgetting, uint8_t is_pos, double score,
+                         double weight, int64_t time, bint has_time) except -1 nogil
+    cdef object _forget_point(self, Forgetting forgetting, object time, object y_true,
+                              object y_score, object weight)
+    cdef Py_ssize_t _forget_batch(self, Forgetting forgetting, object times, object out,
+                                  object held, object is_pos_array, object scores_array,
+                                  object weights_array) except -2
+    cdef object _forget_remove(self, Forgetting forgetting, object is_pos_array,
+                               object scores_array, object weights_array)
+
+
+cdef class ThresholdEngine(AUCEngine):
+    # R hmeasure's metrics of the rule "class 1 when score > threshold".
+    cdef readonly double threshold
+
+    cdef void _threshold_metrics(self, double* out) noexcept nogil

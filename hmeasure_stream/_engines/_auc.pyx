@@ -32,12 +32,22 @@ empties.
 
 import numpy as np
 
-from libc.math cimport NAN, fabs, frexp, isfinite, ldexp
+from libc.math cimport NAN, exp2, fabs, floor, isfinite, ldexp
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from hmeasure_stream._engines._fenwick cimport RankCounts
-from hmeasure_stream._engines._numeric cimport compensated_add
-from hmeasure_stream._engines._ring cimport PointRing
+from hmeasure_stream._engines._numeric cimport (
+    compensated_add,
+    inverse_scale_of,
+    stored_weight,
+)
+from hmeasure_stream._engines._ring cimport (
+    RESCALE_EXPONENT,
+    RETRACTED,
+    Forgetting,
+    PointRing,
+    ring_slot,
+)
 from hmeasure_stream._engines._treap cimport (
     DONE,
     NOT_PRESENT,
@@ -79,28 +89,36 @@ cdef inline bint _plain_weight(object value, double* weight):
     return False
 
 
-# Stored positive weights lie within 2**-400 .. 2**400: sums of 2**31 of them and
-# their products stay far inside the float64 range.
-cdef double _SMALLEST_STORED = 2.0 ** -400
-cdef double _LARGEST_STORED = 2.0 ** 400
+def stored_batch(weights, Py_ssize_t n, bint adding, double inverse_scale):
+    """A batch's weights in a structure's units; reads only (shared by the engines).
+
+    Returns ``(stored, inverse, refused)``: the weights times ``inverse``
+    (None: all 1), the inverse scale to store them with (an addition's first
+    positive weight fixes it while ``inverse_scale`` is 0: no scale yet), and
+    the index of the first weight that cannot be stored, or -1.
+    """
+    cdef double inverse = inverse_scale
+    if weights is None:
+        if n == 0 or inverse == 1.0:
+            return None, inverse, -1
+        if inverse == 0.0:
+            if adding:
+                return None, 1.0, -1
+            return None, inverse, 0  # unit weights, but nothing of positive weight is held
+        weights = np.ones(n)
+    weights = np.asarray(weights, dtype=np.float64)
+    if inverse == 0.0 and adding:
+        positive = np.flatnonzero(weights > 0.0)
+        if positive.size:
+            inverse = inverse_scale_of(weights[positive[0]])
+    with np.errstate(over="ignore", under="ignore"):  # such weights are refused below
+        stored = weights * inverse
+    bad = np.flatnonzero((weights != 0.0) & ~((stored >= 2.0 ** -400) & (stored <= 2.0 ** 400)))
+    return stored, inverse, (bad[0] if bad.size else -1)
 
 
-cdef inline double _inverse_scale_of(double weight) noexcept nogil:
-    """The power of two that brings a positive weight into [1, 2) (within 2**+-1022)."""
-    cdef int exponent
-    frexp(weight, &exponent)
-    exponent -= 1
-    if exponent < -1022:
-        exponent = -1022
-    elif exponent > 1022:
-        exponent = 1022
-    return ldexp(1.0, -exponent)
-
-
-cdef inline bint _stored_weight(double weight, double inverse, double* stored) noexcept nogil:
-    """``weight`` in the structure's units; False if it cannot be stored (zero always can)."""
-    stored[0] = weight * inverse
-    return weight == 0.0 or _SMALLEST_STORED <= stored[0] <= _LARGEST_STORED
+# Batches through a window (``Forgetting``) reserve room for _BLOCK points at a time.
+cdef Py_ssize_t _BLOCK = 4096
 
 
 cdef class AUCEngine:
@@ -142,6 +160,13 @@ cdef class AUCEngine:
                 result = self._batch(first, second, third, operation == ADD_BATCH)
             elif operation == SLIDE:
                 result = self._slide(first[0], first[1], first[2], second, third)
+            elif operation == FORGET_POINT:
+                result = self._forget_point(first[0], first[1], second, third, fourth)
+            elif operation == FORGET_BATCH:
+                result = self._forget_batch(first[0], first[1], first[2], first[3], second,
+                                            third, fourth)
+            elif operation == FORGET_REMOVE:
+                result = self._forget_remove(first, second, third, fourth)
             else:
                 result = self._read()
             if self.tree.n_points == 0:
@@ -170,8 +195,8 @@ cdef class AUCEngine:
             return UNCHECKED
         if point_weight != 1.0 or inverse != 1.0:
             if inverse == 0.0 and adding and point_weight > 0.0:
-                inverse = _inverse_scale_of(point_weight)
-            if not _stored_weight(point_weight, inverse, &point_weight):
+                inverse = inverse_scale_of(point_weight)
+            if not stored_weight(point_weight, inverse, &point_weight):
                 if adding:
                     return OUT_OF_RANGE
                 return WEIGHT_EXCEEDS if self.tree.count_at(score, is_pos) else NOT_PRESENT
@@ -185,35 +210,8 @@ cdef class AUCEngine:
 
     cdef object _stored_weights(self, object weights, Py_ssize_t n, bint adding,
                                 double* inverse, Py_ssize_t* refused):
-        """A batch's weights in the structure's units (None: all 1), reading only.
-
-        ``inverse`` receives the scale to store them with (an addition's first
-        positive weight fixes it when none is), ``refused`` the index of the
-        first weight that cannot be stored, or -1.
-        """
-        inverse[0] = self.inverse_scale
-        refused[0] = -1
-        if weights is None:
-            if n == 0 or inverse[0] == 1.0:
-                return None
-            if inverse[0] == 0.0:
-                if adding:
-                    inverse[0] = 1.0
-                    return None
-                refused[0] = 0  # unit weights, but nothing of positive weight is held
-                return None
-            weights = np.ones(n)
-        weights = np.asarray(weights, dtype=np.float64)
-        if inverse[0] == 0.0 and adding:
-            positive = np.flatnonzero(weights > 0.0)
-            if positive.size:
-                inverse[0] = _inverse_scale_of(weights[positive[0]])
-        with np.errstate(over="ignore", under="ignore"):  # such weights are refused below
-            stored = weights * inverse[0]
-        bad = np.flatnonzero((weights != 0.0)
-                             & ~((stored >= _SMALLEST_STORED) & (stored <= _LARGEST_STORED)))
-        if bad.size:
-            refused[0] = bad[0]
+        """A batch's weights in the structure's units (``stored_batch``), reading only."""
+        stored, inverse[0], refused[0] = stored_batch(weights, n, adding, self.inverse_scale)
         return stored
 
     cdef Py_ssize_t _batch(self, object is_pos_array, object scores_array,
@@ -328,6 +326,208 @@ cdef class AUCEngine:
         return min(max(twice_u / (2.0 * weight_neg * weight_pos), 0.0), 1.0)
 
     # ------------------------------------------------------------------
+    # Windows and decay: the points of a ``Forgetting`` leave here.
+
+    cdef void _scale_weights(self, double factor) noexcept nogil:
+        """Multiply every stored weight by ``factor``, a power of two (exact).
+
+        Weighted mode only; quantities of degree 2 in the weights (the pair
+        weights) by ``factor`` squared.  Engines with more weighted state
+        override and call this.
+        """
+        cdef Py_ssize_t slot
+        cdef int field
+        cdef double* fields[6]
+        cdef double* pairs = self.tree.subtree_pairs
+        if not self.tree.weighted:
+            return
+        fields[0] = self.tree.weight_neg
+        fields[1] = self.tree.weight_pos
+        fields[2] = self.tree.weight_neg_comp
+        fields[3] = self.tree.weight_pos_comp
+        fields[4] = self.tree.subtree_neg
+        fields[5] = self.tree.subtree_pos
+        for slot in range(self.tree.capacity):
+            for field in range(6):
+                fields[field][slot] *= factor
+            pairs[slot] *= factor * factor
+
+    cdef int _forget_one(self, Forgetting forgetting, uint8_t is_pos, double score,
+                         double weight, int64_t time, bint has_time) except -1 nogil:
+        """One point in, through ``forgetting`` (a slot and a ring slot reserved).
+
+        The points that leave before it arrives go first (oldest first; the
+        retracted ones are only dropped from the ring); with decay its weight
+        is stored times its decay factor, after rescaling every stored weight
+        by 2^-k when that factor would pass 2^RESCALE_EXPONENT.
+        """
+        cdef Py_ssize_t slot
+        cdef int64_t position
+        cdef double exponent, shift, whole, factor
+        cdef double* ring_weights
+        if has_time:
+            forgetting.newest_time = time
+            forgetting.has_time = True
+        else:
+            time = forgetting.newest_time
+        while forgetting.expired():
+            slot = forgetting.ring.head
+            if forgetting.ring.is_pos[slot] != RETRACTED:
+                self._update(forgetting.ring.is_pos[slot], forgetting.ring.score[slot],
+                             forgetting.ring.weight[slot], False)
+                forgetting.live -= 1
+            forgetting.ring.pop_oldest()
+        if forgetting.half_life > 0.0:
+            position = time if forgetting.decay_by_time else forgetting.step
+            if forgetting.live == 0:
+                forgetting.anchor = position
+                forgetting.anchor_fraction = 0.0
+            exponent = forgetting.exponent(position)
+            if exponent > RESCALE_EXPONENT:
+                whole = floor(exponent)
+                factor = ldexp(1.0, -<int>whole)
+                self._scale_weights(factor)
+                ring_weights = forgetting.ring.weight
+                for slot in range(forgetting.ring.slots):
+                    ring_weights[slot] *= factor
+                # The anchor moves by ``whole`` half-lives: an integer part and a
+                # fraction below 1 (0 when the half-life is an integer).
+                shift = forgetting.anchor_fraction + whole * forgetting.half_life
+                forgetting.anchor += <int64_t>floor(shift)
+                forgetting.anchor_fraction = shift - floor(shift)
+                forgetting.rescales += 1
+                exponent = forgetting.exponent(position)
+            weight = weight * exp2(exponent)
+        self._update(is_pos, score, weight, True)
+        forgetting.ring.append(is_pos, score, weight, time)
+        forgetting.step += 1
+        forgetting.live += 1
+        return 0
+
+    cdef object _forget_point(self, Forgetting forgetting, object time, object y_true,
+                              object y_score, object weight):
+        """One point given as plain Python values (``time``: int nanoseconds or None)."""
+        cdef bint is_pos
+        cdef double score, point_weight, inverse = self.inverse_scale
+        if not (_plain_label(y_true, &is_pos) and _plain_score(y_score, &score)
+                and _plain_weight(weight, &point_weight)):
+            return UNCHECKED
+        if point_weight != 1.0 or inverse != 1.0:
+            if inverse == 0.0 and point_weight > 0.0:
+                inverse = inverse_scale_of(point_weight)
+            if not stored_weight(point_weight, inverse, &point_weight):
+                return OUT_OF_RANGE
+        self._reserve(1, point_weight != 1.0 or forgetting.half_life > 0.0)
+        self.inverse_scale = inverse
+        forgetting.ring.reserve(1)
+        self._forget_one(forgetting, is_pos, score, point_weight,
+                         0 if time is None else time, time is not None)
+        return DONE
+
+    cdef Py_ssize_t _forget_batch(self, Forgetting forgetting, object times, object out,
+                                  object held, object is_pos_array, object scores_array,
+                                  object weights_array) except -2:
+        """A checked batch through ``forgetting``; ``out[i]`` (unless None) gets the metrics
+        after point i and ``held[i]`` (unless None) the number of points then held.  In
+        blocks, so that a long batch on a short window reserves room for one block only:
+        memory follows the window, not the batch.  Weights are stored in the structure's
+        units (as ``_batch``); returns -1, or the index of a weight that cannot be
+        stored (nothing done)."""
+        cdef const uint8_t[::1] is_pos = is_pos_array
+        cdef const double[::1] scores = scores_array
+        cdef const int64_t[::1] time_view = times
+        cdef double[:, ::1] out_view = out
+        cdef int64_t[::1] held_view = held
+        cdef Py_ssize_t index, start, stop, n = scores.shape[0], refused
+        cdef double inverse
+        cdef bint timed = times is not None, record = out is not None
+        cdef bint count = held is not None
+        stored = self._stored_weights(weights_array, n, True, &inverse, &refused)
+        if refused >= 0:
+            return refused
+        cdef bint unit = stored is None
+        cdef const double[::1] weights = stored
+        self._reserve(0, forgetting.half_life > 0.0
+                      or (not unit and bool(np.any(stored != 1.0))))
+        self.inverse_scale = inverse
+        for start in range(0, n, _BLOCK):
+            stop = min(start + _BLOCK, n)
+            self._reserve(stop - start, False)
+            forgetting.ring.reserve(stop - start)
+            with nogil:
+                for index in range(start, stop):
+                    self._forget_one(forgetting, is_pos[index], scores[index],
+                                     1.0 if unit else weights[index],
+                                     time_view[index] if timed else 0, timed)
+                    if record:
+                        self._record(out_view, index)
+                    if count:
+                        held_view[index] = forgetting.live
+        return -1
+
+    cdef object _forget_remove(self, Forgetting forgetting, object is_pos_array,
+                               object scores_array, object weights_array):
+        """Retract a checked batch from the window: each point is the oldest one there with
+        its label, score and weight, not yet retracted.  Returns (-1, DONE), or (index,
+        status) of the first point not found (nothing retracted)."""
+        cdef const uint8_t[::1] is_pos = is_pos_array
+        cdef const double[::1] scores = scores_array
+        cdef const double[::1] weights = weights_array
+        cdef PointRing ring = forgetting.ring
+        cdef Py_ssize_t index, offset, slot, n = scores.shape[0]
+        cdef double expected, stored
+        cdef bint seen
+        taken = np.zeros(ring.slots, dtype=np.uint8)
+        cdef uint8_t[::1] taken_view = taken
+        found = np.empty(n, dtype=np.intp)
+        for index in range(n):
+            seen = False
+            found[index] = -1
+            for offset in range(ring.size):
+                slot = ring_slot(ring, offset)
+                if (ring.is_pos[slot] != is_pos[index] or ring.score[slot] != scores[index]
+                        or taken_view[slot]):
+                    continue
+                seen = True
+                stored = ring.weight[slot]
+                expected = (1.0 if weights is None else weights[index]) * self.inverse_scale
+                if forgetting.half_life > 0.0:
+                    expected *= exp2(forgetting.exponent(forgetting.position(offset)))
+                if stored == expected or fabs(stored - expected) <= 1e-9 * max(stored, expected):
+                    taken_view[slot] = 1
+                    found[index] = slot
+                    break
+            if found[index] < 0:
+                return index, WEIGHT_EXCEEDS if seen else NOT_PRESENT
+        for index in range(n):
+            slot = found[index]
+            self._update(ring.is_pos[slot], ring.score[slot], ring.weight[slot], False)
+            ring.is_pos[slot] = RETRACTED
+            forgetting.live -= 1
+        return -1, DONE
+
+    def forget_add(self, Forgetting forgetting, y_true, y_score, weight=1.0, time=None):
+        """Add one point (plain Python values) through ``forgetting``: DONE, UNCHECKED or
+        OUT_OF_RANGE.
+
+        ``time``: int nanoseconds, not before ``forgetting.newest_time`` (the
+        caller checks), or None.
+        """
+        return self._guarded(FORGET_POINT, (forgetting, time), y_true, y_score, weight)
+
+    def forget_add_many(self, Forgetting forgetting, is_pos, scores, weights=None, times=None,
+                        out=None, held=None):
+        """Add a checked batch through ``forgetting`` (``times``: int64 ns, non-decreasing
+        from ``forgetting.newest_time``, or None); ``out[i]`` gets the metrics after point i
+        (as ``slide``), ``held[i]`` (int64) the number of points then held.  Returns -1,
+        or the index of a weight out of range (nothing is done)."""
+        return self._guarded(FORGET_BATCH, (forgetting, times, out, held), is_pos, scores, weights)
+
+    def forget_remove_many(self, Forgetting forgetting, is_pos, scores, weights=None):
+        """Retract a checked batch from the window: (-1, DONE) or (index, Status)."""
+        return self._guarded(FORGET_REMOVE, forgetting, is_pos, scores, weights)
+
+    # ------------------------------------------------------------------
     # Entry points for the validated public layer.
 
     def add(self, y_true, y_score, weight=1.0):
@@ -418,12 +618,98 @@ cdef class AUCEngine:
         cdef double held, stored
         if node < 0 or (self.tree.count_pos[node] if is_pos else self.tree.count_neg[node]) == 0:
             return False
-        if not _stored_weight(weight, self.inverse_scale, &stored):
+        if not stored_weight(weight, self.inverse_scale, &stored):
             return False
         if not self.tree.weighted:
             return stored == 1.0
         held = self.tree.node_pos(node) if is_pos else self.tree.node_neg(node)
         return not removal_exceeds(stored, held)
+
+    def fixed_level(self, bint spec_at_sens, double level):
+        """R hmeasure's ``Spec.Sens`` (``spec_at_sens``) or ``Sens.Spec`` at ``level``.
+
+        R's lookup (``Look.Up.AUC``) on the empirical class CDFs, read from the
+        lowest score up: the first group where the CDF of one class exceeds
+        its level, and the reversed interpolation weights R uses with the group
+        below.  An order-statistic descent of the treap on the subtree class
+        weights: O(log n).  The CDF values are formed as the from-scratch
+        report forms them (1 - (N - prefix) / N), so that with unit weights
+        every comparison, hence the value, is the same.  nan while a class
+        is absent.
+        """
+        cdef int32_t node = self.tree.root, child
+        cdef double total_neg, total_pos, total, x, prefix
+        cdef double below_neg = 0.0, below_pos = 0.0, with_neg, with_pos
+        cdef double x1, x2, y1, y2, weight_y2
+        cdef bint found = False
+        if node < 0:
+            return NAN
+        total_neg = self.tree.subtree_neg[node]
+        total_pos = self.tree.subtree_pos[node]
+        if not (total_neg > 0.0 and total_pos > 0.0):
+            return NAN
+        # Spec.Sens: the class 1 CDF against 1 - level; Sens.Spec: class 0 against level.
+        total = total_pos if spec_at_sens else total_neg
+        x = 1.0 - level if spec_at_sens else level
+        while node >= 0:
+            child = self.tree.left[node]
+            with_neg = below_neg
+            with_pos = below_pos
+            if child >= 0:
+                with_neg += self.tree.subtree_neg[child]
+                with_pos += self.tree.subtree_pos[child]
+                prefix = with_pos if spec_at_sens else with_neg
+                if 1.0 - (total - prefix) / total > x:
+                    node = child
+                    continue
+            below_neg = with_neg
+            below_pos = with_pos
+            with_neg += self.tree.node_neg(node)
+            with_pos += self.tree.node_pos(node)
+            prefix = with_pos if spec_at_sens else with_neg
+            if 1.0 - (total - prefix) / total > x:
+                found = True
+                break
+            below_neg = with_neg
+            below_pos = with_pos
+            node = self.tree.right[node]
+        if not found:  # not reached for a level in (0, 1): the CDF ends at 1
+            return NAN
+        if spec_at_sens:
+            x1 = 1.0 - (total_pos - below_pos) / total_pos
+            x2 = 1.0 - (total_pos - with_pos) / total_pos
+            y1 = 1.0 - (total_neg - below_neg) / total_neg
+            y2 = 1.0 - (total_neg - with_neg) / total_neg
+        else:
+            x1 = 1.0 - (total_neg - below_neg) / total_neg
+            x2 = 1.0 - (total_neg - with_neg) / total_neg
+            y1 = 1.0 - (1.0 - (total_pos - below_pos) / total_pos)
+            y2 = 1.0 - (1.0 - (total_pos - with_pos) / total_pos)
+        if x2 - x1 > 0.0:
+            weight_y2 = (x2 - x) / (x2 - x1)
+            return (1.0 - weight_y2) * y1 + weight_y2 * y2
+        return y2
+
+    def weights_above(self, double threshold):
+        """Class weights of the scores strictly above ``threshold``, and the class totals.
+
+        ``(above_neg, above_pos, total_neg, total_pos)``.  What R hmeasure
+        predicts as class 1 at a threshold (``s > threshold``): the treap's
+        class weights below and at the threshold subtracted from the class
+        totals.  O(log n).
+        """
+        cdef double below_neg, below_pos, total_neg, total_pos
+        cdef int32_t node
+        if self.tree.root < 0:
+            return 0.0, 0.0, 0.0, 0.0
+        node = self.tree.lcount(threshold, &below_neg, &below_pos)
+        total_neg = self.tree.subtree_neg[self.tree.root]
+        total_pos = self.tree.subtree_pos[self.tree.root]
+        if node >= 0:
+            below_neg += self.tree.node_neg(node)
+            below_pos += self.tree.node_pos(node)
+        return (max(total_neg - below_neg, 0.0), max(total_pos - below_pos, 0.0),
+                total_neg, total_pos)
 
     def score_groups(self):
         """Distinct scores from the highest down with their class weights: the ROC's groups.
@@ -514,6 +800,108 @@ def stored_scale(ScoreTreap tree, inverse_scale):
     if inverse_scale is None:
         return 1.0 if tree.n_points else 0.0
     return inverse_scale
+
+
+cdef class ThresholdEngine(AUCEngine):
+    """The AUC and R hmeasure's metrics at a threshold (``misclassCounts``) under updates.
+
+    Records, after every step of ``slide``, the AUC and ER, Sens, Spec,
+    Precision, F and Youden of the rule "class 1 when score > threshold":
+    one descent of the treap, O(log n).  nan while a class is absent (and
+    Precision and F where R has 0/0).
+    """
+
+    def __init__(self, double threshold, Py_ssize_t capacity=16, seed=None):
+        AUCEngine.__init__(self, capacity, seed)
+        self.threshold = threshold
+
+    cdef void _threshold_metrics(self, double* out) noexcept nogil:
+        """ER, Sens, Spec, Precision, F, Youden into out[0..5]."""
+        cdef double below_neg, below_pos, total_neg, total_pos, tp, fp, tn, fn
+        cdef double sens, spec, precision
+        cdef int32_t root = self.tree.root, node
+        cdef int k
+        if root < 0 or not (self.tree.subtree_neg[root] > 0.0
+                            and self.tree.subtree_pos[root] > 0.0):
+            for k in range(6):
+                out[k] = NAN
+            return
+        total_neg = self.tree.subtree_neg[root]
+        total_pos = self.tree.subtree_pos[root]
+        node = self.tree.lcount(self.threshold, &below_neg, &below_pos)
+        if node >= 0:
+            below_neg += self.tree.node_neg(node)
+            below_pos += self.tree.node_pos(node)
+        fp = max(total_neg - below_neg, 0.0)
+        tp = max(total_pos - below_pos, 0.0)
+        tn = total_neg - fp
+        fn = total_pos - tp
+        sens = tp / (tp + fn)
+        spec = tn / (tn + fp)
+        precision = tp / (tp + fp) if tp + fp > 0.0 else NAN
+        out[0] = (fp + fn) / (tp + fp + tn + fn)
+        out[1] = sens
+        out[2] = spec
+        out[3] = precision
+        if precision != precision:
+            out[4] = NAN
+        elif precision == 0.0 or sens == 0.0:
+            out[4] = 0.0
+        else:
+            out[4] = 2.0 / (1.0 / precision + 1.0 / sens)
+        out[5] = sens + spec - 1.0
+
+    cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
+        out[row, 0] = self._auc()
+        self._threshold_metrics(&out[row, 1])
+
+    def _metrics(self):
+        cdef double values[6]
+        self._threshold_metrics(values)
+        return dict(zip(self.columns[1:], [values[k] for k in range(6)], strict=True))
+
+    @property
+    def columns(self):
+        return ("auc", "er", "sens", "spec", "precision", "f", "youden")
+
+    @property
+    def er(self):
+        return self._metrics()["er"]
+
+    @property
+    def sens(self):
+        return self._metrics()["sens"]
+
+    @property
+    def spec(self):
+        return self._metrics()["spec"]
+
+    @property
+    def precision(self):
+        return self._metrics()["precision"]
+
+    @property
+    def f(self):
+        return self._metrics()["f"]
+
+    @property
+    def youden(self):
+        return self._metrics()["youden"]
+
+    def __reduce__(self):
+        self._check_idle()
+        return (_rebuild_threshold_engine, (self.threshold, self.tree, self.twice_u,
+                                            self.twice_u_compensation, self.inverse_scale))
+
+
+def _rebuild_threshold_engine(threshold, tree, twice_u, compensation, inverse_scale):
+    cdef ThresholdEngine engine = ThresholdEngine.__new__(ThresholdEngine)
+    engine.threshold = threshold
+    engine.tree = tree
+    engine.twice_u = twice_u
+    engine.twice_u_compensation = compensation
+    engine.inverse_scale = stored_scale(tree, inverse_scale)
+    return engine
 
 
 def sliding_auc_ranked(const uint8_t[::1] is_pos, const int64_t[::1] ranks,

@@ -27,6 +27,9 @@ cdef class BinTree:
     cdef readonly Py_ssize_t bins
     cdef readonly Py_ssize_t size        # leaves: the power of two >= bins
     cdef readonly int64_t n_points
+    # Weights are stored times ``inverse_scale``, a power of two fixed by the
+    # first positive weight (0: none yet), as in the AUC engine (``_numeric``).
+    cdef readonly double inverse_scale
     # The bins of a window (``slide``): the frozen rule of _binning.
     cdef readonly double lo
     cdef readonly double span
@@ -39,3 +42,4 @@ cdef class BinTree:
     cdef int update(self, Py_ssize_t bin_index, bint is_pos, double weight,
                     bint adding) noexcept nogil
     cdef double _auc(self) noexcept nogil
+    cdef void _forget_emptied(self) noexcept

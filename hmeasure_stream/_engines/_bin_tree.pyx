@@ -13,7 +13,11 @@ Better than the paper's O(sqrt m) anchor points.
 
 A bin's weights are kept with Neumaier compensation and return to exactly
 zero with the bin's last point of a class; with unit weights every sum is
-an integer, exact below 2^53.
+an integer, exact below 2^53.  Weights are stored in units of a power of two
+fixed by the first positive weight, as in the AUC engine (``_auc``): every
+metric is the same bit for bit whatever the weights' common scale, and a
+weight more than 2**400 times larger or smaller than that first one is
+refused (``Status.OUT_OF_RANGE``).
 """
 
 import numpy as np
@@ -24,10 +28,13 @@ from libc.stdint cimport int64_t, uint8_t
 from hmeasure_stream._engines._binning cimport bin_of
 from hmeasure_stream._engines._ring cimport PointRing
 
-from hmeasure_stream._engines._numeric cimport compensated_add
+from hmeasure_stream._engines._auc import stored_batch
+
+from hmeasure_stream._engines._numeric cimport compensated_add, inverse_scale_of, stored_weight
 from hmeasure_stream._engines._treap cimport (
     DONE,
     NOT_PRESENT,
+    OUT_OF_RANGE,
     WEIGHT_EXCEEDS,
     removal_exceeds,
     removal_leaves_weight,
@@ -43,6 +50,7 @@ cdef class BinTree:
         while self.size < bins:
             self.size *= 2
         self.n_points = 0
+        self.inverse_scale = 0.0
         self.lo, self.span, self.transform, self.alpha = 0.0, 1.0, 0, 0.0
         self.sums_buffer = np.zeros((2 * self.size, 5), dtype=np.float64)
         self.count_buffer = np.zeros((bins, 2), dtype=np.int64)
@@ -138,15 +146,20 @@ cdef class BinTree:
 
     def slide(self, PointRing ring, is_pos_array, scores_array, weights_array, out_array):
         """A window's protocol (as the treap engines'): add each point, remove the one it
-        evicts from ``ring``, record the binned AUC in ``out[i, 0]``."""
+        evicts from ``ring``, record the binned AUC in ``out[i, 0]``.  Returns -1, or
+        the index of a weight that cannot be stored (nothing done)."""
         cdef const uint8_t[::1] is_pos = is_pos_array
         cdef const double[::1] scores = scores_array
-        cdef const double[::1] weights = weights_array
         cdef double[:, ::1] out = out_array
         cdef Py_ssize_t index, n = scores.shape[0]
-        cdef bint unit = weights is None
         cdef double weight, left_score, left_weight
         cdef uint8_t left_is_pos
+        stored, inverse, refused = stored_batch(weights_array, n, True, self.inverse_scale)
+        if refused >= 0:
+            return refused
+        cdef bint unit = stored is None
+        cdef const double[::1] weights = stored
+        self.inverse_scale = inverse
         with nogil:
             for index in range(n):
                 weight = 1.0 if unit else weights[index]
@@ -158,52 +171,115 @@ cdef class BinTree:
                                        self.transform, self.alpha),
                                 left_is_pos, left_weight, False)
                 out[index, 0] = self._auc()
+        self._forget_emptied()
+        return -1
+
+    cdef void _forget_emptied(self) noexcept:
+        """An emptied structure forgets its scale (as the AUC engine)."""
+        if self.n_points == 0:
+            self.inverse_scale = 0.0
+
+    def stored_weights(self, weights, Py_ssize_t n, bint adding):
+        """(weights in stored units or None for all 1, index of the first that cannot be
+        stored or -1); reads only."""
+        stored, _, refused = stored_batch(weights, n, adding, self.inverse_scale)
+        return stored, refused
+
+    @property
+    def scale(self):
+        """What a stored weight of 1 stands for (a power of two; 1 while none is fixed)."""
+        return 1.0 / self.inverse_scale if self.inverse_scale > 0.0 else 1.0
 
     def apply(self, const int64_t[::1] bin_indices, const unsigned char[::1] is_pos,
-              const double[::1] weights, bint adding):
-        """A checked batch of bin indices; returns -1, or the index of a refused removal."""
+              weights_array, bint adding):
+        """A checked batch of bin indices, weights in the caller's units; returns -1, or
+        the index of a refused point (none run for a weight that cannot be stored, the
+        rest not run for a refused removal)."""
         cdef Py_ssize_t index, n = bin_indices.shape[0]
-        cdef bint unit = weights is None
         cdef int status = DONE
+        stored, inverse, refused = stored_batch(weights_array, n, adding, self.inverse_scale)
+        if refused >= 0:
+            return refused
+        cdef bint unit = stored is None
+        cdef const double[::1] weights = stored
+        if adding:
+            self.inverse_scale = inverse
         with nogil:
             for index in range(n):
                 status = self.update(bin_indices[index], is_pos[index],
                                      1.0 if unit else weights[index], adding)
                 if status != DONE:
                     break
+        self._forget_emptied()
         return index if status != DONE else -1
 
     def point(self, Py_ssize_t bin_index, bint is_pos, double weight, bint adding):
-        """One checked point in or out of a bin; its Status (nothing changes unless DONE)."""
-        return self.update(bin_index, is_pos, weight, adding)
+        """One checked point in or out of a bin (weight in the caller's units); its Status
+        (nothing changes unless DONE)."""
+        cdef double inverse = self.inverse_scale
+        cdef double stored
+        if inverse == 0.0 and adding and weight > 0.0:
+            inverse = inverse_scale_of(weight)
+        if not stored_weight(weight, inverse, &stored):
+            return OUT_OF_RANGE if adding else WEIGHT_EXCEEDS
+        status = self.update(bin_index, is_pos, stored, adding)
+        if status == DONE and adding:
+            self.inverse_scale = inverse
+        self._forget_emptied()
+        return status
 
     def holds(self, Py_ssize_t bin_index, bint is_pos, double weight):
+        """Whether a bin holds a point of the class and ``weight`` (caller's units)."""
         cdef Py_ssize_t slot = 2 * bin_index + is_pos
-        return self.count[slot] > 0 and not removal_exceeds(
-            weight, self.weight[slot] + self.compensation[slot])
+        cdef double stored
+        return (self.count[slot] > 0 and stored_weight(weight, self.inverse_scale, &stored)
+                and not removal_exceeds(stored, self.weight[slot] + self.compensation[slot]))
 
     def add_counts(self, BinTree other):
-        """Add another tree's bins (same number of bins): O(m)."""
+        """Add another tree's bins (same number of bins): O(m).  Returns False, changing
+        nothing, if its weights cannot be stored in this tree's units."""
         cdef Py_ssize_t slot, node
+        cdef double factor
+        if other.inverse_scale == 0.0:
+            factor = 1.0  # nothing of positive weight
+        elif self.inverse_scale == 0.0:
+            factor = 1.0
+            self.inverse_scale = other.inverse_scale
+        else:
+            # Both scales are powers of two: their ratio is exact (as an exponent,
+            # since it may leave the float range when the weights are far apart).
+            shift = np.frexp(self.inverse_scale)[1] - np.frexp(other.inverse_scale)[1]
+            with np.errstate(over="ignore", under="ignore"):
+                theirs = np.ldexp(other.class_weights_stored(), shift)
+            if np.any((theirs != 0.0) & ~((theirs >= 2.0 ** -400) & (theirs <= 2.0 ** 400))):
+                return False
+            factor = np.ldexp(1.0, shift)
         for slot in range(2 * self.bins):
             self.count[slot] += other.count[slot]
-            compensated_add(&self.weight[slot], &self.compensation[slot], other.weight[slot])
             compensated_add(&self.weight[slot], &self.compensation[slot],
-                            other.compensation[slot])
+                            other.weight[slot] * factor)
+            compensated_add(&self.weight[slot], &self.compensation[slot],
+                            other.compensation[slot] * factor)
         self.n_points += other.n_points
         for slot in range(self.bins):
             self.leaf(slot)
         for node in range(self.size - 1, 0, -1):
             self.pull(node)
+        return True
 
     def root(self):
         """(class 0 weight, class 1 weight, 2 x area, 2 x bound numerator, walk sum)."""
         cdef BinSums* top = &self.sums[1]
         return top.neg, top.pos, top.twice_area, top.ties, top.walk
 
-    def class_weights(self):
-        """(bins, 2) class weights of the bins."""
+    def class_weights_stored(self):
+        """(bins, 2) class weights of the bins in stored units."""
         return self.weight_buffer + self.compensation_buffer
+
+    def class_weights(self):
+        """(bins, 2) class weights of the bins in the caller's units."""
+        with np.errstate(over="ignore"):  # (totals beyond the float64 range are inf)
+            return self.class_weights_stored() * self.scale
 
     @property
     def nbytes(self):
@@ -216,7 +292,13 @@ cdef class BinTree:
         cdef BinSums expected
         cdef Py_ssize_t node
         counts = self.count_buffer
-        weights = self.class_weights()
+        weights = self.class_weights_stored()
+        if self.inverse_scale == 0.0 and np.any(weights > 0):
+            raise AssertionError("positive weight stored without a scale")
+        if self.inverse_scale != 0.0 and (np.frexp(self.inverse_scale)[0] != 0.5
+                                          or self.n_points == 0):
+            raise AssertionError(f"inverse scale {self.inverse_scale!r} (power of two, "
+                                 "0 when empty)")
         if np.any(counts < 0) or np.any(weights < 0):
             raise AssertionError("a negative count or weight")
         if np.any(weights[counts == 0] != 0):
@@ -243,13 +325,17 @@ cdef class BinTree:
         return (_rebuild_bin_tree, (self.bins, self.n_points, self.sums_buffer,
                                     self.count_buffer, self.weight_buffer,
                                     self.compensation_buffer,
-                                    (self.lo, self.span, self.transform, self.alpha)))
+                                    (self.lo, self.span, self.transform, self.alpha),
+                                    self.inverse_scale))
 
 
-def _rebuild_bin_tree(bins, n_points, sums, count, weight, compensation, binning):
+def _rebuild_bin_tree(bins, n_points, sums, count, weight, compensation, binning,
+                      inverse_scale=None):
     cdef BinTree tree = BinTree(bins)
     tree.set_binning(*binning)
     tree.n_points = n_points
+    # (A pickle from before weights were scaled stored them as given.)
+    tree.inverse_scale = (1.0 if n_points else 0.0) if inverse_scale is None else inverse_scale
     tree.sums_buffer = np.array(sums, copy=True)
     tree.count_buffer = np.array(count, copy=True)
     tree.weight_buffer = np.array(weight, copy=True)

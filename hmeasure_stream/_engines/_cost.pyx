@@ -159,6 +159,10 @@ def h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta):
     hull_tp = np.asarray(hull_tp, dtype=np.float64)
     step_neg = pi0 * (np.diff(hull_fp) / hull_fp[hull_fp.shape[0] - 1])
     step_pos = pi1 * (np.diff(hull_tp) / hull_tp[hull_tp.shape[0] - 1])
+    # An edge of length zero (a weight below the rounding of the cumulative sums,
+    # e.g. a point decayed by 2^-60) has no loss.
+    edge = (step_neg + step_pos) > 0.0
+    step_neg, step_pos = step_neg[edge], step_pos[edge]
     edge_cost = step_pos / (step_neg + step_pos)
     loss = np.sum(
         step_neg * integral_cost(edge_cost, alpha, beta)

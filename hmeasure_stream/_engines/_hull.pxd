@@ -33,6 +33,12 @@ cdef class HullEngine(AUCEngine):
     cdef readonly double epsilon
     cdef readonly object cost_rule
     cdef Cost cost
+    # The report's lower hull (``track_lower``): None, or an engine holding the
+    # same points with the classes swapped, whose upper hull is our lower hull.
+    cdef readonly HullEngine lower
+    cdef bint has_lower
+    # MWL's cost c while the report's KS, MER and MWL are recorded (nan: not).
+    cdef readonly double report_cost
 
     cdef void _hand_out(self, int32_t node, int32_t left_hull, int32_t right_hull) noexcept nogil
     cdef void _open(self, int32_t node) noexcept nogil
@@ -46,3 +52,7 @@ cdef class HullEngine(AUCEngine):
     cdef double _approx_h(self, int32_t* subset_edges, double* record_x=*,
                           double* record_y=*) noexcept nogil
     cdef double _auch(self) noexcept nogil
+    cdef void _scale_weights(self, double factor) noexcept nogil
+    cdef void _hull_argmax(self, double a, double b, double* x, double* y) noexcept nogil
+    cdef void _extremes(self, double cost, double* ks, double* mer,
+                        double* mwl) noexcept nogil

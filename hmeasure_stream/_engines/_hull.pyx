@@ -24,18 +24,18 @@ area under the hull, so H and the AUCH are read at the root in O(1).
 
 import numpy as np
 
-from libc.math cimport NAN
+from libc.math cimport NAN, fabs
 from libc.stdint cimport int32_t, uint8_t
 
 from hmeasure_stream._engines._auc cimport AUCEngine
-from hmeasure_stream._engines._chain cimport ChainPool, Merge, SubsetWalk, subset_edge
+from hmeasure_stream._engines._chain cimport ChainPool, Cursor, Merge, SubsetWalk, subset_edge
 from hmeasure_stream._engines._cost cimport (
     CostRule,
     edge_loss,
     integer_order_of,
     resolve_cost,
 )
-from hmeasure_stream._engines._treap cimport NOT_PRESENT
+from hmeasure_stream._engines._treap cimport DONE, NOT_PRESENT
 
 from hmeasure_stream._engines._auc import stored_scale
 from hmeasure_stream._engines._cost import h_from_hull
@@ -52,6 +52,10 @@ cdef enum:
 
 cdef class HullEngine(AUCEngine):
     """Exact ROC hull, H-measure (priors from the data), AUCH and AUC under updates."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.has_lower = False
+        self.report_cost = NAN
 
     def __init__(self, double alpha=2.0, double beta=2.0, Py_ssize_t capacity=16, seed=None):
         AUCEngine.__init__(self, capacity, seed)
@@ -251,20 +255,70 @@ cdef class HullEngine(AUCEngine):
             self.own[node] = -1
             self.opened[node] = 0
         self._close_opened(self.tree.root)
+        if self.has_lower and status == DONE:
+            # Weights arrive in our units: the lower engine keeps the same scale.
+            self.lower.inverse_scale = self.inverse_scale
+            self.lower._update(not is_pos, score, weight, adding)
         return status
 
     cdef int _reserve(self, Py_ssize_t new_points, bint weighted) except -1:
         AUCEngine._reserve(self, new_points, weighted)
         self.chains.reserve(new_points)
         self._sync()
+        if self.has_lower:
+            if self.lower.tree.n_points == 0:
+                # The emptied-structure rule, applied to the lower engine too.
+                self.lower.twice_u = 0.0
+                self.lower.twice_u_compensation = 0.0
+                self.lower.inverse_scale = 0.0
+                if self.lower.tree.weighted:
+                    self.lower.tree.make_unit()
+            self.lower._reserve(new_points, weighted)
         return 0
+
+    cdef void _scale_weights(self, double factor) noexcept nogil:
+        """Every stored weight times ``factor``, a power of two: the treap's, the chains'
+        (the areas, of degree 2, by its square; pending loss terms stay NaN) and the
+        undo records'.  Exact, so every maintained value is the scaled one bit for bit."""
+        cdef Py_ssize_t slot
+        cdef double* d = self.chains.d
+        cdef double* cd = self.chains.cd
+        cdef double* first = self.chains.first
+        cdef double* h = self.chains.h
+        cdef double* ch = self.chains.ch
+        cdef double* area = self.chains.area
+        AUCEngine._scale_weights(self, factor)
+        for slot in range(2 * <Py_ssize_t>self.chains.capacity):
+            d[slot] *= factor
+            cd[slot] *= factor
+            first[slot] *= factor
+        for slot in range(self.chains.capacity):
+            h[slot] *= factor
+            ch[slot] *= factor
+            area[slot] *= factor * factor
+        for slot in range(self.slots):
+            self.merge_inner[slot].saved_neg *= factor
+            self.merge_inner[slot].saved_pos *= factor
+            self.merge_inner[slot].saved_h *= factor
+            self.merge_outer[slot].saved_neg *= factor
+            self.merge_outer[slot].saved_pos *= factor
+            self.merge_outer[slot].saved_h *= factor
+        if self.has_lower:
+            # The lower engine holds the same points in the same units.
+            self.lower._scale_weights(factor)
 
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
         """AUC, H and AUCH of the current points into ``out[row]``."""
         cdef int32_t subset_edges
+        cdef double ks, mer, mwl
         out[row, 0] = self._auc()
         out[row, 1] = self._h() if self.epsilon == 0.0 else self._approx_h(&subset_edges)
         out[row, 2] = self._auch()
+        if self.report_cost == self.report_cost:
+            self._extremes(self.report_cost, &ks, &mer, &mwl)
+            out[row, 3] = ks
+            out[row, 4] = mer
+            out[row, 5] = mwl
 
     cdef object _read(self):
         cdef int32_t subset_edges
@@ -368,7 +422,144 @@ cdef class HullEngine(AUCEngine):
 
     @property
     def columns(self):
+        if self.report_cost == self.report_cost:
+            return ("auc", "h", "auch", "ks", "mer", "mwl")
         return ("auc", "h", "auch")
+
+    # ------------------------------------------------------------------
+    # The report's extremes of linear functions over the ROC points.
+
+    cdef void _hull_argmax(self, double a, double b, double* x, double* y) noexcept nogil:
+        """The hull vertex (x, y) (class weights from the origin) maximising a y - b x.
+
+        a, b >= 0.  The hull's edges have strictly decreasing slopes, so the
+        edges with a dy > b dx are a prefix of the chain: a descent of the
+        root chain's tree finds the last of them, whose end is the maximum
+        (the origin when there is none).  O(log n).
+        """
+        cdef int32_t root = self.tree.root, node
+        cdef Cursor position
+        x[0] = 0.0
+        y[0] = 0.0
+        if root < 0 or self.hull[root] < 0:
+            return
+        position = self.chains.cursor(self.hull[root], 0.0, 0.0)
+        while True:
+            node = position.node
+            if a * self.chains.d[2 * node + 1] > b * self.chains.d[2 * node]:
+                x[0] = position.x
+                y[0] = position.y
+                if self.chains.right[node] < 0:
+                    return
+                self.chains.go_right(&position)
+            else:
+                if self.chains.left[node] < 0:
+                    return
+                self.chains.go_left(&position)
+
+    cdef void _extremes(self, double cost, double* ks, double* mer,
+                        double* mwl) noexcept nogil:
+        """R hmeasure's KS, MER and MWL (at cost c) of the current points, priors from the data.
+
+        Each is the extreme of a linear function of (FPR, TPR) over the ROC
+        points, so it is reached at a vertex of the upper hull (MER, MWL and
+        max TPR - FPR) or of the lower hull (max FPR - TPR, from ``lower``:
+        nan without it).  The values are formed as the from-scratch report
+        forms them.  O(log n).
+        """
+        cdef double weight_neg, weight_pos, pi0, pi1, x, y, fpr, tpr, upper
+        if not self._class_weights(&weight_neg, &weight_pos):
+            ks[0] = NAN
+            mer[0] = NAN
+            mwl[0] = NAN
+            return
+        pi0 = weight_neg / (weight_neg + weight_pos)
+        pi1 = weight_pos / (weight_neg + weight_pos)
+        # max TPR - FPR: a = 1 / N1, b = 1 / N0, scaled by N0 N1.
+        self._hull_argmax(weight_neg, weight_pos, &x, &y)
+        upper = fabs(y / weight_pos - x / weight_neg)
+        if self.has_lower:
+            # The lower engine's x is our class 1 weight, its y our class 0 weight.
+            self.lower._hull_argmax(weight_pos, weight_neg, &x, &y)
+            ks[0] = max(upper, fabs(x / weight_pos - y / weight_neg))
+        else:
+            ks[0] = NAN
+        # min pi0 FPR + pi1 (1 - TPR) = pi1 - max (pi1 TPR - pi0 FPR).
+        self._hull_argmax(pi1 * weight_neg, pi0 * weight_pos, &x, &y)
+        fpr = x / weight_neg
+        tpr = y / weight_pos
+        mer[0] = pi0 * fpr + pi1 * (1.0 - tpr)
+        self._hull_argmax((1.0 - cost) * pi1 * weight_neg, cost * pi0 * weight_pos, &x, &y)
+        fpr = x / weight_neg
+        tpr = y / weight_pos
+        mwl[0] = 2.0 * (cost * pi0 * fpr + (1.0 - cost) * pi1 * (1.0 - tpr))
+
+    def extremes(self, double cost):
+        """(KS, MER, MWL) of the current points, MWL at cost c; nan while a class is absent.
+
+        KS needs the lower hull (``track_lower``); it is nan without it.
+        O(log n) for n distinct scores.
+        """
+        cdef double ks, mer, mwl
+        self._check_idle()
+        self._extremes(cost, &ks, &mer, &mwl)
+        return ks, mer, mwl
+
+    def track_lower(self):
+        """Maintain the lower ROC hull from now on, for KS (built once from the current points).
+
+        An engine holding the same points with the classes swapped, fed every
+        later update: its upper hull is this engine's lower hull.  Building it
+        costs O(n log^2 n) once; afterwards each update costs twice as much.
+        """
+        self._check_idle()
+        if self.has_lower:
+            return
+        # Claimed while building: the lower engine's batches release the GIL.
+        self.busy = True
+        try:
+            self.lower = self._swapped_copy()
+            self.has_lower = True
+        finally:
+            self.busy = False
+
+    def _swapped_copy(self):
+        """A new engine holding this engine's points with the classes swapped.
+
+        Fed through its ``_update`` with our stored weights and our scale, so
+        that both keep the same units: one point per (score, class) with the
+        total weight there, the others with weight 0 (the same counts).
+        """
+        cdef HullEngine lower = HullEngine(self.alpha, self.beta, max(self.tree.n_used, 1))
+        cdef Py_ssize_t k, _repeat
+        keys, weight_neg, weight_pos, count_neg, count_pos = self.tree.items()
+        lower._reserve(int(count_neg.sum() + count_pos.sum()), self.tree.weighted)
+        lower.inverse_scale = self.inverse_scale
+        for swapped, weights, counts in ((True, weight_neg, count_neg),
+                                         (False, weight_pos, count_pos)):
+            for k in np.flatnonzero(counts > 0):
+                lower._update(swapped, keys[k],
+                              weights[k] if self.tree.weighted else 1.0, True)
+                for _repeat in range(1, counts[k]):
+                    lower._update(swapped, keys[k], 0.0 if self.tree.weighted else 1.0, True)
+        return lower
+
+    @property
+    def ks(self):
+        return self.extremes(self.report_cost)[0]
+
+    @property
+    def mer(self):
+        return self.extremes(self.report_cost)[1]
+
+    @property
+    def mwl(self):
+        return self.extremes(self.report_cost)[2]
+
+    def record_report(self, double cost):
+        """Record KS, MER and MWL (at cost c) in ``slide``'s ``out`` as well (columns 3-5)."""
+        self.track_lower()
+        self.report_cost = cost
 
     @property
     def nbytes(self):
@@ -376,7 +567,8 @@ cdef class HullEngine(AUCEngine):
         own = sum(buffer.nbytes for buffer in (
             self.own_buffer, self.hull_buffer, self.merge_inner_buffer,
             self.merge_outer_buffer, self.outer_right_buffer, self.opened_buffer))
-        return self.tree.nbytes + self.chains.nbytes + own
+        return (self.tree.nbytes + self.chains.nbytes + own
+                + (self.lower.nbytes if self.has_lower else 0))
 
     def __reduce__(self):
         self._check_idle()
@@ -386,7 +578,7 @@ cdef class HullEngine(AUCEngine):
         return (_rebuild_hull_engine, (self.alpha, self.beta, self.tree, self.twice_u,
                                        self.twice_u_compensation, self.chains, self.slots,
                                        buffers, self.epsilon, self.cost_rule,
-                                       self.inverse_scale))
+                                       self.inverse_scale, self.lower, self.report_cost))
 
     def hull_vertices(self):
         """Cumulative (class 0, class 1) weights of the hull vertices, from (0, 0)."""
@@ -442,11 +634,27 @@ cdef class HullEngine(AUCEngine):
                                 / self.chains.loss_term(weight_neg, weight_pos))
             if abs(maintained - expected) > 1e-9 * max(abs(expected), 1e-3):
                 raise AssertionError(f"maintained H {maintained!r} != from scratch {expected!r}")
+        if self.has_lower:
+            self._check_lower()
         return True
+
+    def _check_lower(self):
+        """The lower engine holds our points with the classes swapped, and is sound."""
+        keys, weight_neg, weight_pos, count_neg, count_pos = self.tree.items()
+        lower_keys, lower_neg, lower_pos, lower_count_neg, lower_count_pos = self.lower.tree.items()
+        if not (np.array_equal(keys, lower_keys) and np.array_equal(count_neg, lower_count_pos)
+                and np.array_equal(count_pos, lower_count_neg)):
+            raise AssertionError("the lower engine's points differ from ours, classes swapped")
+        tolerance = 1e-12 * max(float(np.sum(weight_neg) + np.sum(weight_pos)), 1.0)
+        if (np.max(np.abs(weight_neg - lower_pos), initial=0.0) > tolerance
+                or np.max(np.abs(weight_pos - lower_neg), initial=0.0) > tolerance):
+            raise AssertionError("the lower engine's weights differ from ours, classes swapped")
+        if self.lower.tree.n_points:
+            self.lower._check()
 
 
 def _rebuild_hull_engine(alpha, beta, tree, twice_u, compensation, chains, slots, buffers,
-                         epsilon, cost_rule, inverse_scale=None):
+                         epsilon, cost_rule, inverse_scale=None, lower=None, report_cost=NAN):
     cdef HullEngine engine = HullEngine.__new__(HullEngine)
     engine.tree = tree
     engine.twice_u = twice_u
@@ -460,4 +668,7 @@ def _rebuild_hull_engine(alpha, beta, tree, twice_u, compensation, chains, slots
     engine.slots = slots
     engine._bind()
     engine.set_reading(epsilon, cost_rule)
+    engine.lower = lower
+    engine.has_lower = lower is not None
+    engine.report_cost = report_cost
     return engine

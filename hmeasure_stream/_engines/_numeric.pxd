@@ -1,7 +1,9 @@
 # Numeric helpers and fused types shared by every engine: the label and
-# count types the kernels accept, the exact orientation test of the ROC hull
-# and compensated summation.  Declarations only (inline), no module of its own.
+# count types the kernels accept, the exact orientation test of the ROC hull,
+# compensated summation and the storage of weights in units of a power of
+# two.  Declarations only (inline), no module of its own.
 
+from libc.math cimport frexp, ldexp
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 
@@ -53,3 +55,31 @@ cdef inline void compensated_add(double* total, double* compensation,
     else:
         compensation[0] += (value - t) + total[0]
     total[0] = t
+
+
+# Weights are stored in a structure's own units: times a power of two fixed by
+# the first positive weight, which brings it into [1, 2) (exact: only the
+# exponent changes).  Stored positive weights lie within 2**-400 .. 2**400, so
+# sums of 2**31 of them and their products stay far inside the float64 range.
+
+cdef inline bint storable(double stored) noexcept nogil:
+    """Whether a positive weight in stored units is within 2**-400 .. 2**400."""
+    return 3.8725919148493183e-121 <= stored <= 2.5822498780869086e+120  # 2**-400, 2**400
+
+
+cdef inline double inverse_scale_of(double weight) noexcept nogil:
+    """The power of two that brings a positive weight into [1, 2) (within 2**+-1022)."""
+    cdef int exponent
+    frexp(weight, &exponent)
+    exponent -= 1
+    if exponent < -1022:
+        exponent = -1022
+    elif exponent > 1022:
+        exponent = 1022
+    return ldexp(1.0, -exponent)
+
+
+cdef inline bint stored_weight(double weight, double inverse, double* stored) noexcept nogil:
+    """``weight`` in the structure's units; False if it cannot be stored (zero always can)."""
+    stored[0] = weight * inverse
+    return weight == 0.0 or storable(stored[0])

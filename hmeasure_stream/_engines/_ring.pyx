@@ -1,35 +1,82 @@
-"""The points of a count window, oldest first, in a fixed ring of buffers.
+"""The points of a window, oldest first, in a ring of buffers; the rules that make them leave.
 
 A window of w points evicts its oldest point when a new one arrives: the
-ring hands it back so that the engine can remove it.  One buffer per field,
-allocated once at the window's size (17 bytes a point); capacity 0 stands
-for an unbounded window (every prefix), which stores nothing.
+ring hands it back so that the engine can remove it (``push``).  One buffer
+per field, allocated once at the window's size (17 bytes a point); capacity 0
+stands for an unbounded window (every prefix), which stores nothing.
+
+A structure with a window or decay (``Forgetting``) keeps its points in a
+ring that grows by doubling (``reserve``, ``append``, ``pop_oldest``) with
+their times (25 bytes a point): points leave from the oldest end only, so
+each leaves in O(1) here plus one engine update.
 """
 
 import numpy as np
 
-from libc.stdint cimport uint8_t
+from libc.stdint cimport int64_t, uint8_t
 
 
 cdef class PointRing:
     """The last ``capacity`` points (label, score, weight); see the module docstring."""
 
-    def __cinit__(self, Py_ssize_t capacity):
+    def __cinit__(self, Py_ssize_t capacity, bint timed=False):
         self.capacity = capacity
+        self.slots = max(capacity, 1)
         self.head = 0
         self.size = 0
-        self.is_pos_buffer = np.zeros(max(capacity, 1), dtype=np.uint8)
-        self.score_buffer = np.zeros(max(capacity, 1), dtype=np.float64)
-        self.weight_buffer = np.zeros(max(capacity, 1), dtype=np.float64)
+        self.is_pos_buffer = np.zeros(self.slots, dtype=np.uint8)
+        self.score_buffer = np.zeros(self.slots, dtype=np.float64)
+        self.weight_buffer = np.zeros(self.slots, dtype=np.float64)
+        self.time_buffer = np.zeros(self.slots, dtype=np.int64) if timed else None
         self._bind()
 
     def _bind(self):
         cdef uint8_t[::1] is_pos = self.is_pos_buffer
         cdef double[::1] score = self.score_buffer
         cdef double[::1] weight = self.weight_buffer
+        cdef int64_t[::1] time
+        self.slots = self.score_buffer.shape[0]
         self.is_pos = &is_pos[0]
         self.score = &score[0]
         self.weight = &weight[0]
+        self.time = NULL
+        if self.time_buffer is not None:
+            time = self.time_buffer
+            self.time = &time[0]
+
+    cdef int reserve(self, Py_ssize_t extra) except -1:
+        """Room for ``extra`` more points (growing rings only): the buffers double as needed."""
+        cdef Py_ssize_t slots = self.slots
+        if self.size + extra <= slots:
+            return 0
+        while slots < self.size + extra:
+            slots *= 2
+        order = (self.head + np.arange(self.size)) % self.slots
+        for name in ("is_pos_buffer", "score_buffer", "weight_buffer", "time_buffer"):
+            old = getattr(self, name)
+            if old is not None:
+                new = np.zeros(slots, dtype=old.dtype)
+                new[:self.size] = old[order]
+                setattr(self, name, new)
+        self.head = 0
+        self._bind()
+        return 0
+
+    cdef void append(self, uint8_t is_pos, double score, double weight,
+                     int64_t time) noexcept nogil:
+        """Store a point as the newest (room reserved)."""
+        cdef Py_ssize_t slot = ring_slot(self, self.size)
+        self.is_pos[slot] = is_pos
+        self.score[slot] = score
+        self.weight[slot] = weight
+        if self.time != NULL:
+            self.time[slot] = time
+        self.size += 1
+
+    cdef void pop_oldest(self) noexcept nogil:
+        """Forget the oldest point (there is one)."""
+        self.head = self.head + 1 if self.head + 1 < self.slots else 0
+        self.size -= 1
 
     cdef bint push(self, uint8_t is_pos, double score, double weight, uint8_t* out_is_pos,
                    double* out_score, double* out_weight) noexcept nogil:
@@ -66,22 +113,133 @@ cdef class PointRing:
 
     def points(self):
         """(is_pos, scores, weights) of the stored points, oldest first (copies)."""
-        order = (self.head + np.arange(self.size)) % max(self.capacity, 1)
+        order = (self.head + np.arange(self.size)) % self.slots
         return (self.is_pos_buffer[order].copy(), self.score_buffer[order].copy(),
                 self.weight_buffer[order].copy())
 
+    def times(self):
+        """The stored points' times, oldest first (a copy; None if the ring keeps none)."""
+        if self.time_buffer is None:
+            return None
+        return self.time_buffer[(self.head + np.arange(self.size)) % self.slots].copy()
+
     def __reduce__(self):
         state = (self.capacity, self.head, self.size,
-                 self.is_pos_buffer, self.score_buffer, self.weight_buffer)
+                 self.is_pos_buffer, self.score_buffer, self.weight_buffer, self.time_buffer)
         return (_rebuild_ring, state)
 
 
-def _rebuild_ring(capacity, head, size, is_pos, score, weight):
+def _rebuild_ring(capacity, head, size, is_pos, score, weight, time=None):
     cdef PointRing ring = PointRing(capacity)
     ring.head = head
     ring.size = size
     ring.is_pos_buffer = np.array(is_pos, copy=True)
     ring.score_buffer = np.array(score, copy=True)
     ring.weight_buffer = np.array(weight, copy=True)
+    ring.time_buffer = None if time is None else np.array(time, copy=True)
     ring._bind()
     return ring
+
+
+#: Points whose decay factor falls below 2^-DROP_EXPONENTS relative to the
+#: newest leave the structure (2^-HULL_DROP_EXPONENTS in the hull engines;
+#: see ``_ring.pxd``).
+DROP_EXPONENTS = DROP_EXPONENT
+HULL_DROP_EXPONENTS = HULL_DROP_EXPONENT
+#: The stored weights are rescaled when the newest decay factor passes 2^this.
+RESCALE_EXPONENTS = RESCALE_EXPONENT
+
+
+cdef class Forgetting:
+    """When a structure's points leave: a count window, a time window, decay.
+
+    ``count`` > 0 keeps the last ``count`` points added (steps); ``period``
+    > 0 (nanoseconds) keeps the points whose time is in (t - period, t] for
+    the newest time t; ``half_life`` > 0 weighs a point of age a (in steps,
+    or in nanoseconds with ``decay_by_time``) 2^(-a / half_life) relative to
+    the newest, and drops it once a > ``drop_exponent`` half-lives.  The engine
+    (``AUCEngine.forget_*``) adds and removes the points; this object keeps
+    them in order in ``ring`` (retracted ones marked ``RETRACTED`` until
+    they reach the oldest end) and decides which leave.  Times are int64
+    nanoseconds, checked non-decreasing by the caller.
+    """
+
+    def __cinit__(self, int64_t count=0, int64_t period=0, double half_life=0.0,
+                  bint decay_by_time=False, bint needs_time=False,
+                  double drop_exponent=DROP_EXPONENT):
+        self.ring = PointRing(0, True)
+        self.count = count
+        self.period = period
+        self.half_life = half_life
+        self.decay_by_time = decay_by_time
+        self.needs_time = needs_time
+        self.drop_exponent = drop_exponent
+        self.step = 0
+        self.newest_time = 0
+        self.has_time = False
+        self.live = 0
+        self.anchor = 0
+        self.anchor_fraction = 0.0
+        self.rescales = 0
+
+    cdef double exponent(self, int64_t x) noexcept nogil:
+        """log2 of the decay factor a point at ``x`` (step or time) is stored with."""
+        return (<double>(x - self.anchor) - self.anchor_fraction) / self.half_life
+
+    cdef int64_t position(self, Py_ssize_t offset) noexcept nogil:
+        """The decay position (time or step) of the ``offset``-th oldest point."""
+        if self.decay_by_time:
+            return self.ring.time[ring_slot(self.ring, offset)]
+        return self.step - self.ring.size + offset
+
+    cdef bint expired(self) noexcept nogil:
+        """Whether the oldest point leaves before the next one (``step``, ``newest_time``)
+        arrives."""
+        cdef int64_t newest
+        if self.ring.size == 0:
+            return False
+        if self.count > 0 and self.ring.size >= self.count:
+            return True
+        if self.period > 0 and self.has_time and (
+                self.ring.time[self.ring.head] <= self.newest_time - self.period):
+            return True
+        if self.half_life > 0.0:
+            newest = self.newest_time if self.decay_by_time else self.step
+            return <double>(newest - self.position(0)) > self.drop_exponent * self.half_life
+        return False
+
+    def newest_factor(self):
+        """The decay factor the newest point is stored with (1 without decay or points):
+        stored weights divided by it are relative to the newest point."""
+        if self.half_life == 0.0 or self.live == 0:
+            return 1.0
+        return 2.0 ** self.exponent(self.newest_time if self.decay_by_time else self.step - 1)
+
+    def positions(self):
+        """Decay positions (times or steps) of the ring's points, oldest first."""
+        if self.decay_by_time:
+            return self.ring.times()
+        return self.step - self.ring.size + np.arange(self.ring.size, dtype=np.int64)
+
+    def __reduce__(self):
+        state = (self.count, self.period, self.half_life, self.decay_by_time, self.needs_time,
+                 self.drop_exponent, self.step, self.newest_time, self.has_time, self.live,
+                 self.anchor,
+                 self.anchor_fraction, self.rescales, self.ring)
+        return (_rebuild_forgetting, state)
+
+
+def _rebuild_forgetting(count, period, half_life, decay_by_time, needs_time, drop_exponent,
+                        step, newest_time, has_time, live, anchor, anchor_fraction, rescales,
+                        ring):
+    cdef Forgetting forgetting = Forgetting(count, period, half_life, decay_by_time, needs_time,
+                                            drop_exponent)
+    forgetting.step = step
+    forgetting.newest_time = newest_time
+    forgetting.has_time = has_time
+    forgetting.live = live
+    forgetting.anchor = anchor
+    forgetting.anchor_fraction = anchor_fraction
+    forgetting.rescales = rescales
+    forgetting.ring = ring
+    return forgetting

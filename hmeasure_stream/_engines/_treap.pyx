@@ -648,9 +648,10 @@ def _rebuild_score_treap(seed, root, n_points, weighted, pool_state):
     tree._restore(*pool_state)
     tree.root = root
     tree.n_points = n_points
-    if tree.subtree_pairs_buffer is None:
+    if "subtree_pairs_buffer" not in pool_state[3]:
         # A pickle from before unit mode kept the pair weights: recompute them,
-        # children before parents (the reversed pre-order).
+        # children before parents (the reversed pre-order).  (The buffer of
+        # ``__new__`` has one slot: replaced.)
         tree.subtree_pairs_buffer = np.zeros(tree.capacity, dtype=np.float64)
         tree._bind()
         order = tree._subtree_slots(tree.root)

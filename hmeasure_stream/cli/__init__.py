@@ -11,12 +11,18 @@ stderr and exit code 2, and never costs a file: the output goes to a temporary
 file in the same directory, renamed over ``--out`` only when the run succeeds.
 Ctrl-C ends with one line, exit code 130, and ``--out`` holding the output of
 the rows read so far.
+
+``--alert METRIC<VALUE`` (or ``>``) watches a written metric: a line on stderr
+each time the condition becomes true and each time it clears, and with
+``--fail-on-alert`` exit code 3 at the end of a run in which one fired.
 """
 
 import argparse
 import contextlib
 import decimal
+import math
 import os
+import re
 import signal
 import stat
 import sys
@@ -35,7 +41,11 @@ from hmeasure_stream.cli._reading import (
     open_source,
 )
 
-AVAILABLE_METRICS = ("auc", "h")
+AVAILABLE_METRICS = ("auc", "h", "ks", "mer", "mwl", "er", "sens", "spec", "precision", "f",
+                     "youden")
+# R hmeasure's KS, MER, MWL (the maintained hulls) and metrics at --threshold (the treap).
+_REPORT_METRICS = ("ks", "mer", "mwl")
+_THRESHOLD_METRICS = ("er", "sens", "spec", "precision", "f", "youden")
 #: The largest --window and --every (no stream is longer).
 MAX_COUNT = 2**62
 MAX_CHUNK = 2**24
@@ -43,10 +53,11 @@ MAX_CHUNK = 2**24
 # Options that shape the monitor's output: given without FILE, the monitor
 # runs on the embedded stream instead of the demo's summary.
 _MONITOR_OPTIONS = ("out", "metrics", "every", "plot", "alpha", "beta", "severity_ratio",
-                    "priors", "epsilon")
+                    "priors", "epsilon", "alert", "fail_on_alert", "threshold")
 # Options that describe FILE: refused without it.
 _FILE_OPTIONS = ("label_col", "score_col", "encoding", "delimiter", "decimal_comma")
-_DEFAULTS = {"metrics": ("auc",), "every": 1, "alpha": 2.0, "beta": 2.0,
+_DEFAULTS = {"metrics": ("auc",), "every": 1, "alpha": 2.0, "beta": 2.0, "alert": [],
+             "fail_on_alert": False, "threshold": 0.5,
              "label_col": "label", "score_col": "score", "decimal_comma": False}
 
 
@@ -70,7 +81,7 @@ class Monitor:
     window, and its values are those of every prefix.
     """
 
-    def __init__(self, window, metrics, every=1, h_options=None, epsilon=None):
+    def __init__(self, window, metrics, every=1, h_options=None, epsilon=None, threshold=0.5):
         h_options = h_options or {}
         self.window = window
         self.metrics = metrics
@@ -78,8 +89,10 @@ class Monitor:
         self.h_options = h_options
         self.recompute_h = "h" in metrics and epsilon is None and (
             h_options.get("priors") is not None or h_options.get("severity_ratio") == "prior")
-        self.tracked = ("auc", *(["h"] if "h" in metrics and not self.recompute_h else []))
-        self.tracker_options = {"epsilon": epsilon, **h_options}
+        self.tracked = ("auc", *(["h"] if "h" in metrics and not self.recompute_h else []),
+                        *[name for name in (*_REPORT_METRICS, *_THRESHOLD_METRICS)
+                          if name in metrics])
+        self.tracker_options = {"epsilon": epsilon, "threshold": threshold, **h_options}
         self.tracker = SlidingWindow(None, self.tracked, **self.tracker_options)
         # While the window is not full: the points so far (the tracker follows the prefix).
         self.filling = window is not None
@@ -173,6 +186,63 @@ def _metrics(text):
     return names
 
 
+class _Alert:
+    """``--alert``: a metric, ``<`` or ``>``, a limit; it fires when the condition
+    becomes true on a written row and clears when it becomes false (nan: no change)."""
+
+    _SYNTAX = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*([<>])\s*(\S+)\s*")
+
+    def __init__(self, text):
+        match = self._SYNTAX.fullmatch(text)
+        if match is None:
+            raise argparse.ArgumentTypeError(
+                f"bad alert {text!r}: write METRIC<VALUE or METRIC>VALUE, e.g. 'auc<0.8'")
+        self.metric, self.operator, limit = match.groups()
+        if self.metric not in AVAILABLE_METRICS:
+            raise argparse.ArgumentTypeError(
+                f"unknown metric {self.metric!r} in alert {text!r}; "
+                f"available: {', '.join(AVAILABLE_METRICS)}")
+        try:
+            self.limit = float(limit)
+        except ValueError:
+            self.limit = math.nan
+        if not math.isfinite(self.limit):
+            raise argparse.ArgumentTypeError(
+                f"bad alert {text!r}: the limit {limit!r} is not a finite number")
+        self.text = f"{self.metric}{self.operator}{limit}"
+        self.active = False
+        self.fired = 0
+
+    def check(self, rows, column):
+        """The stderr lines of this chunk's crossings (rows and values as written)."""
+        known = ~np.isnan(column)
+        with np.errstate(invalid="ignore"):
+            holds = column < self.limit if self.operator == "<" else column > self.limit
+        states = holds[known]
+        if states.size == 0:
+            return []
+        previous = np.concatenate(([self.active], states[:-1]))
+        lines = []
+        for index in np.flatnonzero(states != previous):
+            row, value = int(rows[known][index]), float(column[known][index])
+            event = "alert" if states[index] else "alert cleared"
+            lines.append(f"hmeasure-stream: {event}: {self.text} at row {row} "
+                         f"({self.metric}={value!r})")
+        self.fired += int(np.count_nonzero(states & ~previous))
+        self.active = bool(states[-1])
+        return lines
+
+
+def _finite_float(text):
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not math.isfinite(value):
+        raise argparse.ArgumentTypeError(f"must be a finite number, got {text!r}")
+    return value
+
+
 def _count(text, limit=MAX_COUNT):
     """A whole number of rows from 1 to ``limit``: 5000, 5_000 or 5e3."""
     try:
@@ -263,7 +333,12 @@ def build_parser():
                         help="window length in rows, or 'all' for every prefix (default: 1000); "
                              "until the stream fills it, the values are those of the prefix")
     parser.add_argument("--metrics", type=_metrics,
-                        help="comma-separated metrics: auc, h (default: auc)")
+                        help="comma-separated metrics: auc, h, and R hmeasure's ks, mer, mwl "
+                             "and er, sens, spec, precision, f, youden at --threshold "
+                             "(default: auc)")
+    parser.add_argument("--threshold", type=_finite_float, metavar="T",
+                        help="threshold of er, sens, spec, precision, f, youden: class 1 when "
+                             "score > T (default: 0.5)")
     parser.add_argument("--out", metavar="OUT.csv",
                         help="write the metrics to this CSV (default: standard output); "
                              "replaced only when the run succeeds")
@@ -289,6 +364,12 @@ def build_parser():
                         help="H: approximate within EPS * (1 - H), O(log^2 w) per row for any "
                              "priors (without it, H with --priors or --severity-ratio prior "
                              "is recomputed from the window for each written row)")
+    parser.add_argument("--alert", type=_Alert, action="append", metavar="METRIC<VALUE",
+                        help="write a line to stderr when a written metric crosses a limit "
+                             "(METRIC<VALUE or METRIC>VALUE, e.g. 'auc<0.8'; the metric must "
+                             "be in --metrics; repeatable), and another when it clears")
+    parser.add_argument("--fail-on-alert", action="store_true", default=None,
+                        help="exit with code 3 if any alert fired (for cron and CI)")
     parser.add_argument("--chunk-size", type=_chunk_size, default=65536, help=argparse.SUPPRESS)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
@@ -486,7 +567,8 @@ def _interrupted(rows, output, out):
 
 def run(args, stdout):
     h_options = _h_options(args)
-    monitor = Monitor(args.window, args.metrics, args.every, h_options, args.epsilon)
+    monitor = Monitor(args.window, args.metrics, args.every, h_options, args.epsilon,
+                      args.threshold)
     if args.out is not None:
         _check_target(args.out, "--out", [(args.file, "the input file")])
     if args.plot is not None:
@@ -507,6 +589,9 @@ def run(args, stdout):
                 for labels, scores in source.chunks():
                     rows, values = monitor.process(labels, scores)
                     columns = [values[name] for name in args.metrics]
+                    for alert in args.alert:
+                        for line in alert.check(rows, values[alert.metric]):
+                            print(line, file=sys.stderr)
                     with interrupts.deferred():
                         output.write(_format_rows(rows, columns))
                         committed = monitor.rows
@@ -547,6 +632,8 @@ def run(args, stdout):
             raise
     summary = stdout if args.out else sys.stderr
     print(_summary(args, monitor), file=summary)
+    if args.fail_on_alert and any(alert.fired for alert in args.alert):
+        return 3
     return 0
 
 
@@ -597,6 +684,18 @@ def _complete(args):
     for name, value in _DEFAULTS.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
+    for alert in args.alert:
+        if alert.metric not in args.metrics:
+            raise _UsageError(
+                f"--alert {alert.text!r} watches {alert.metric!r}, which is not in --metrics "
+                f"({','.join(args.metrics)}): add it there")
+    report = [name for name in args.metrics if name in _REPORT_METRICS]
+    if report and (args.epsilon is not None or args.priors is not None
+                   or args.severity_ratio == "prior"):
+        raise _UsageError(
+            f"--metrics {','.join(report)} come from the exact hull, with the window's class "
+            "proportions: they cannot be combined with --epsilon, --priors or "
+            "--severity-ratio prior")
     return bool(given) or args.window is None
 
 

@@ -9,17 +9,22 @@ import pickle
 import numpy as np
 
 from hmeasure_stream._engines._pool import MAX_CAPACITY
+from hmeasure_stream._engines._ring import DROP_EXPONENTS, HULL_DROP_EXPONENTS, Forgetting
 from hmeasure_stream._engines._scratch import upper_hull
 from hmeasure_stream._engines._treap import Status
 from hmeasure_stream._validation import (
+    check_duration,
     check_label_value,
     check_labels,
     check_same_length,
     check_score_value,
     check_scores,
     check_seed,
+    check_time_value,
+    check_times,
     check_weight_value,
     check_weights,
+    is_duration,
     labels_as_is_pos,
     raise_bad_score,
 )
@@ -172,8 +177,14 @@ def merge_points(structure, other):
 
     The smaller point set is added to the larger: when ``other`` holds more
     points and has the same kind of engine, ``structure`` takes a copy of
-    its engine and adds its own points to it.
+    its engine and adds its own points to it.  Structures with a window or
+    decay are refused: their points have ages and times.
     """
+    for owner in (structure, other):
+        if getattr(owner, "_forgetting", None) is not None:
+            raise ValueError(
+                f"cannot merge a {type(owner).__name__} with a window or half-life: its "
+                "points have ages and times; merge structures that keep every point")
     if len(other) > len(structure) and type(other._engine) is type(structure._engine):
         engine = pickle.loads(pickle.dumps(other._engine))
         engine.add_many(*points_batch(structure._engine))
@@ -362,3 +373,351 @@ class PointSet:
     def _check(self):
         """Verify every invariant of the structure in O(n), reading only (for tests)."""
         return self._engine._check()
+
+
+def make_forgetting(window, half_life, hull=False):
+    """The ``Forgetting`` of a window and a half-life as the public API takes them, or None.
+
+    ``window``: None, an int (a count of points) or a duration (see
+    ``check_duration``); ``half_life``: None, a positive number of points or a
+    duration.  Durations need a time with every point.  ``hull``: for a hull
+    engine, whose decayed points leave at 2^-HULL_DROP_EXPONENTS.
+    """
+    if window is None and half_life is None:
+        return None
+    count = period = 0
+    if is_duration(window):
+        period = check_duration(window, "window")
+    elif window is not None:
+        if (isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer))
+                or not 1 <= window <= MAX_CAPACITY):
+            raise ValueError(
+                f"window must be a positive integer (a number of points, at most "
+                f"{MAX_CAPACITY}), a duration such as '24h', a datetime.timedelta or a "
+                f"numpy.timedelta64, or None; got {window!r}"
+            )
+        count = int(window)
+    decay = 0.0
+    decay_by_time = False
+    if is_duration(half_life):
+        decay, decay_by_time = float(check_duration(half_life, "half_life")), True
+    elif half_life is not None:
+        if (isinstance(half_life, (bool, np.bool_)) or not isinstance(half_life, (int, float,
+                                                                                np.integer,
+                                                                                np.floating))
+                or not 0 < half_life < float("inf")):
+            raise ValueError(
+                "half_life must be a positive number of points, a duration such as '1h', a "
+                f"datetime.timedelta or a numpy.timedelta64, or None; got {half_life!r}"
+            )
+        decay = float(half_life)
+    return Forgetting(count, period, decay, decay_by_time, period > 0 or decay_by_time,
+                      HULL_DROP_EXPONENTS if hull else DROP_EXPONENTS)
+
+
+def forgetting_times(forgetting, times, n, name="times"):
+    """A batch's times (int64 ns, or None) checked against a structure's ``Forgetting``."""
+    if times is None:
+        if forgetting is not None and forgetting.needs_time and n:
+            raise ValueError(
+                f"{name} is required: the structure's window or half-life is a duration")
+        return None
+    times = check_times(times, n, name)
+    if forgetting is None or not n:
+        return times
+    back = np.flatnonzero(np.diff(times) < 0)
+    if back.size:
+        k = back[0] + 1
+        raise ValueError(
+            f"{name} must not go backwards: {name}[{k}] ({_as_time(times[k])}) is before "
+            f"{name}[{k - 1}] ({_as_time(times[k - 1])})"
+        )
+    if forgetting.has_time and times[0] < forgetting.newest_time:
+        raise ValueError(
+            f"{name} must not go backwards: {name}[0] ({_as_time(times[0])}) is before the "
+            f"newest time of the structure ({_as_time(forgetting.newest_time)})"
+        )
+    return times
+
+
+def _as_time(nanoseconds):
+    return str(np.datetime64(int(nanoseconds), "ns"))
+
+
+def forgetting_time(forgetting, time):
+    """One point's time (int ns, or None) checked against a ``Forgetting``."""
+    if time is None:
+        if forgetting.needs_time:
+            raise ValueError("time is required: the structure's window or half-life is a "
+                             "duration")
+        return None
+    nanoseconds = check_time_value(time)
+    if forgetting.has_time and nanoseconds < forgetting.newest_time:
+        raise ValueError(
+            f"time must not go backwards: {time!r} ({_as_time(nanoseconds)}) is before the "
+            f"newest time of the structure ({_as_time(forgetting.newest_time)})"
+        )
+    return nanoseconds
+
+
+def check_forgetting(engine, forgetting):
+    """The window's points are exactly the engine's: counts per label and score equal,
+    weights within 1e-9; the ring in time order; nothing left that should have left."""
+    ring = forgetting.ring
+    is_pos, scores, weights = ring.points()
+    live = is_pos != 2
+    if int(live.sum()) != forgetting.live or forgetting.live != engine.n_points:
+        raise AssertionError(
+            f"{int(live.sum())} live points in the ring, {forgetting.live} counted, "
+            f"{engine.n_points} in the engine")
+    times = ring.times()
+    if times.size and (np.any(np.diff(times) < 0)
+                       or (forgetting.has_time and times[-1] > forgetting.newest_time)):
+        raise AssertionError("the ring's times go backwards")
+    if forgetting.count and ring.size > forgetting.count:
+        raise AssertionError(f"{ring.size} points in a window of {forgetting.count}")
+    if forgetting.period and times.size and times[0] <= forgetting.newest_time - forgetting.period:
+        raise AssertionError("a point older than the time window is still held")
+    if forgetting.half_life and ring.size:
+        positions = forgetting.positions()
+        newest = forgetting.newest_time if forgetting.decay_by_time else forgetting.step - 1
+        if newest - positions[0] > forgetting.drop_exponent * forgetting.half_life:
+            raise AssertionError("a point past the drop age is still held")
+        if live.any():
+            last = np.flatnonzero(live)[-1]
+            exponent = (float(positions[last] - forgetting.anchor) - forgetting.anchor_fraction
+                        ) / forgetting.half_life
+            if not -DROP_EXPONENTS - 2 <= exponent <= 2 * DROP_EXPONENTS + 8:
+                raise AssertionError(f"the newest decay exponent {exponent} drifted")
+    keys, weight_neg, weight_pos, count_neg, count_pos = engine.tree.items()
+    for label, held_counts, held_weights in ((0, count_neg, weight_neg),
+                                             (1, count_pos, weight_pos)):
+        mask = live & (is_pos == label)
+        position = np.searchsorted(keys, scores[mask])
+        if np.any(position >= keys.size) or np.any(keys[np.minimum(position, keys.size - 1)]
+                                                    != scores[mask]):
+            raise AssertionError("a point of the window is not in the engine")
+        counts = np.bincount(position, minlength=keys.size)
+        if not np.array_equal(counts, held_counts):
+            raise AssertionError(f"class {label}: the window's counts differ from the engine's")
+        if engine.exact:
+            continue
+        summed = np.bincount(position, weights=weights[mask], minlength=keys.size)
+        if np.any(np.abs(summed - held_weights) > 1e-9 * np.maximum(summed.max(initial=0), 1e-300)):
+            raise AssertionError(f"class {label}: the window's weights differ from the engine's")
+    return True
+
+
+class WindowedPointSet(PointSet):
+    """A point set that may forget: a count or time window, exponential decay.
+
+    ``_forgetting`` is None for a structure that keeps every point (the
+    methods are then those of ``PointSet``); otherwise every addition goes
+    through it and the engine's ``forget_*`` entry points, which remove the
+    points leaving the window in the same compiled call.
+    """
+
+    __slots__ = ("_forgetting",)
+
+    def add(self, y_true, y_score, weight=1.0, *, time=None):
+        """Add one point: one update, plus one per point it makes leave.
+
+        Parameters
+        ----------
+        y_true : int or bool
+            Its label, 0/1 or a boolean.
+        y_score : float
+            Its score, a finite real number.
+        weight : float, default=1.0
+            Its weight, finite and >= 0.
+        time : optional
+            Its time: seconds since the epoch (a number), a
+            ``numpy.datetime64``, a ``datetime.datetime`` or
+            ``pandas.Timestamp`` (naive ones are UTC), or an ISO 8601 string.
+            Required when the window or the half-life is a duration; must not
+            be before the newest time added.  Ignored by a structure without
+            a window or decay.
+
+        Raises
+        ------
+        ValueError
+            If the label, score, weight or time is invalid, or the time goes
+            backwards; nothing changes.
+        """
+        forgetting = self._forgetting
+        if forgetting is None:
+            if time is not None:
+                check_time_value(time)
+            PointSet.add(self, y_true, y_score, weight)
+            return
+        if type(time) is float and -9.2e9 < time < 9.2e9:
+            # The fast path of epoch seconds (as check_time_value converts them).
+            nanoseconds = round(time * 1e9)
+            if nanoseconds < forgetting.newest_time and forgetting.has_time:
+                forgetting_time(forgetting, time)  # raises, with the message
+            time = nanoseconds
+        elif time is not None or forgetting.needs_time:
+            time = forgetting_time(forgetting, time)
+        status = self._engine.forget_add(forgetting, y_true, y_score, weight, time)
+        if status:  # (DONE is 0: no enum comparison on the hot path)
+            if status == Status.UNCHECKED:
+                y_true, y_score, weight = checked_point(y_true, y_score, weight)
+                status = self._engine.forget_add(forgetting, y_true, y_score, weight, time)
+            if status == Status.OUT_OF_RANGE:
+                raise ValueError(out_of_range_message(self._engine, weight, 0, "weight"))
+
+    def add_many(self, y_true, y_score, sample_weight=None, *, times=None):
+        """Add a batch of points, in one compiled loop: k updates for k points (plus one per
+        point that leaves the window).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (k,)
+            Labels, 0/1 or bool.
+        y_score : array-like of shape (k,)
+            Scores, finite real numbers.
+        sample_weight : array-like of shape (k,), optional
+            Weights, finite and >= 0 (default 1).
+        times : array-like of shape (k,), optional
+            The points' times, non-decreasing (as ``time`` of :meth:`add`:
+            numbers of seconds since the epoch, datetime64, datetimes,
+            Timestamps or ISO 8601 strings; a pandas column with a time zone
+            is converted to UTC).  Required when the window or the half-life
+            is a duration.  Without times each row is one step.
+
+        Raises
+        ------
+        ValueError
+            If any entry is invalid, or the times go backwards (the message
+            names the position); nothing is added.
+        """
+        batch = checked_batch(y_true, y_score, sample_weight)
+        forgetting = self._forgetting
+        times = forgetting_times(forgetting, times, batch[1].shape[0])
+        if forgetting is None:
+            refused = self._engine.add_many(*batch)
+        else:
+            refused = self._engine.forget_add_many(forgetting, *batch, times)
+        if refused >= 0:
+            raise ValueError(
+                out_of_range_message(self._engine, batch[2], refused, "sample_weight"))
+
+    def remove(self, y_true, y_score, weight=1.0):
+        """Remove one point: one update (see the class for its cost).
+
+        With a window or decay this retracts a point before it leaves: the
+        oldest point in the window with this label, score and weight (the
+        weight it was added with, before decay) leaves now; O(w) for the w
+        points of the window (a scan of them) plus one update.  A count
+        window still covers the last ``window`` points added, the retracted
+        ones among them: it then holds fewer points.
+
+        Parameters
+        ----------
+        y_true : int or bool
+            Its label, 0/1 or a boolean.
+        y_score : float
+            Its score.
+        weight : float, default=1.0
+            The weight it was added with.
+
+        Raises
+        ------
+        KeyError
+            If no such point is present (in the window); nothing changes.
+        ValueError
+            If the label, score or weight is invalid; nothing changes.
+        """
+        if self._forgetting is None:
+            PointSet.remove(self, y_true, y_score, weight)
+        else:
+            is_pos, score, weight = checked_point(y_true, y_score, weight)
+            self._retract(np.array([is_pos], dtype=np.uint8), np.array([score]),
+                          np.array([weight]))
+
+    def remove_many(self, y_true, y_score, sample_weight=None):
+        """Remove a batch of points, in one compiled loop: k updates for k points.
+
+        With a window or decay each point is retracted as :meth:`remove`
+        does (O(k w)).
+
+        Parameters
+        ----------
+        y_true : array-like of shape (k,)
+            Labels, 0/1 or bool.
+        y_score : array-like of shape (k,)
+            Scores.
+        sample_weight : array-like of shape (k,), optional
+            The weights the points were added with (default 1).
+
+        Raises
+        ------
+        KeyError
+            If the batch removes a point that is not present (counting
+            repeats) or more weight than a label and score hold; nothing is
+            removed.
+        ValueError
+            If any entry is invalid; nothing is removed.
+        """
+        if self._forgetting is None:
+            PointSet.remove_many(self, y_true, y_score, sample_weight)
+        else:
+            self._retract(*checked_batch(y_true, y_score, sample_weight))
+
+    def _retract(self, is_pos, scores, weights):
+        index, status = self._engine.forget_remove_many(self._forgetting, is_pos, scores,
+                                                        weights)
+        if index >= 0:
+            weight = 1.0 if weights is None else float(weights[index])
+            point = f"y_true={int(is_pos[index])}, y_score={float(scores[index])!r}"
+            if status == Status.NOT_PRESENT:
+                raise KeyError(f"no point with {point} in the window to remove")
+            raise KeyError(f"no point with {point} and weight {weight!r} in the window to "
+                           "remove (pass the weight it was added with)")
+
+    @property
+    def n_neg(self):
+        """Total weight of class 0 (with decay: decayed, relative to the newest point)."""
+        if self._forgetting is None:
+            return self._engine.weight_neg
+        return self._engine.weight_neg / self._forgetting.newest_factor()
+
+    @property
+    def n_pos(self):
+        """Total weight of class 1 (with decay: decayed, relative to the newest point)."""
+        if self._forgetting is None:
+            return self._engine.weight_pos
+        return self._engine.weight_pos / self._forgetting.newest_factor()
+
+    @property
+    def window(self):
+        """The window: a number of points, a duration (``numpy.timedelta64``), or None."""
+        forgetting = self._forgetting
+        if forgetting is None or not (forgetting.count or forgetting.period):
+            return None
+        if forgetting.count:
+            return int(forgetting.count)
+        return np.timedelta64(int(forgetting.period), "ns")
+
+    @property
+    def half_life(self):
+        """The half-life: a number of points, a duration (``numpy.timedelta64``), or None."""
+        forgetting = self._forgetting
+        if forgetting is None or not forgetting.half_life:
+            return None
+        if forgetting.decay_by_time:
+            return np.timedelta64(int(forgetting.half_life), "ns")
+        return forgetting.half_life
+
+    def _check(self):
+        """Verify every invariant of the structure in O(n), reading only (for tests)."""
+        self._engine._check()
+        if self._forgetting is not None:
+            check_forgetting(self._engine, self._forgetting)
+        return True
+
+    def __setstate__(self, state):
+        # Pickles from before windows existed hold no ``_forgetting``.
+        self._forgetting = None
+        for name, value in (state[1] if isinstance(state, tuple) else state or {}).items():
+            setattr(self, name, value)

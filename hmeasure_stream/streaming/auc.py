@@ -6,12 +6,18 @@ from hmeasure_stream._engines._auc import AUCEngine
 from hmeasure_stream._engines._tree_partial import box_area_parts
 from hmeasure_stream._validation import check_partial_correction, check_rate_range
 from hmeasure_stream.partial import _corrected, _exact_fraction
-from hmeasure_stream.streaming._base import PointSet, check_structure_options, merge_points
+from hmeasure_stream.streaming._base import (
+    PointSet,
+    WindowedPointSet,
+    check_structure_options,
+    make_forgetting,
+    merge_points,
+)
 
 __all__ = ["DynamicAUC"]
 
 
-class DynamicAUC(PointSet):
+class DynamicAUC(WindowedPointSet):
     """Exact AUC of a set of points that changes one point (or batch) at a time.
 
     Points are (label, score, weight) triples; the AUC is the weighted
@@ -20,6 +26,17 @@ class DynamicAUC(PointSet):
 
     Parameters
     ----------
+    window : int, str, datetime.timedelta or numpy.timedelta64, optional
+        Keep only a window of the points: an int keeps the last ``window``
+        points added (adding one more evicts the oldest); a duration
+        (``"15min"``, ``"24h"``, ``"7d"``, a timedelta) keeps the points whose
+        time is in (t - window, t], t the newest time (every point then needs
+        a time).  None (default): every point is kept until removed.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        Exponential decay: a point of age a weighs 2^(-a / half_life) times
+        its weight, relative to the newest point; the age counts points
+        added after it (a number) or time (a duration, with times).  Combines
+        with ``window``.
     capacity : int, default=16
         Initial number of distinct scores the structure has room for; it
         doubles as needed.
@@ -72,6 +89,25 @@ class DynamicAUC(PointSet):
     before or after a concurrent update).  Pickling copies the buffers (and
     is refused while an update runs).
 
+    Windows and decay: with ``window`` or ``half_life`` each point is kept,
+    oldest first, with its time in a ring (25 bytes a point, growing by
+    doubling); the points that leave go in the same compiled call as the
+    point that makes them leave, one O(log n) update each (amortised: each
+    point leaves once).  With decay a point's weight is stored times
+    2^((x - x0) / half_life) (x its step or time, x0 an anchor), so the
+    newest points weigh most and nothing already stored changes; when that
+    factor passes 2^64 every stored weight is multiplied by 2^-k (exact in
+    floating point) and x0 moves k half-lives: the metrics, which do not
+    depend on a common scale of the weights, equal the from-scratch values
+    with ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-12.
+    Points older than 60 half-lives (factor below 2^-60, about 8.7e-19 of the
+    newest) leave, so memory stays bounded: with points arriving at a
+    steady rate the weight they carry is below 1e-15 of their class's, and
+    so is their effect on the metrics.  ``remove`` then retracts a point
+    before it leaves (the oldest in the window with that label, score and
+    weight), in O(w) for w points in the window.  Times must not go
+    backwards.
+
     References
     ----------
     N. Tatti, "Maintaining AUC and H-measure over time", Sec. 4.
@@ -87,13 +123,27 @@ class DynamicAUC(PointSet):
     >>> tracker.remove(0, 0.4)
     >>> tracker.auc, len(tracker), tracker.n_neg, tracker.n_pos
     (1.0, 4, 1.0, 3.0)
+
+    A time window and decay (a point of age a weighs 2^(-a / half_life)):
+
+    >>> recent = DynamicAUC(window="1h")
+    >>> recent.add_many([0, 1, 0, 1], [0.2, 0.9, 0.4, 0.3],
+    ...                 times=["2024-05-01T09:00", "2024-05-01T09:30",
+    ...                        "2024-05-01T10:00", "2024-05-01T10:10"])
+    >>> len(recent), recent.auc     # the points in (09:10, 10:10]
+    (3, 0.5)
+    >>> decayed = DynamicAUC(half_life=1)
+    >>> decayed.add_many([1, 0, 1], [0.2, 0.5, 0.9])
+    >>> decayed.auc, decayed.n_pos  # weights 1/4, 1/2 and 1
+    (0.8, 1.25)
     """
 
     # The single-point methods validate in compiled code (fast path for Python
     # bools, ints and floats; anything else goes through _validation).
     __slots__ = ()
 
-    def __init__(self, *, capacity=16, seed=None):
+    def __init__(self, *, window=None, half_life=None, capacity=16, seed=None):
+        self._forgetting = make_forgetting(window, half_life)
         self._engine = AUCEngine(*check_structure_options(capacity, seed))
 
     def partial_auc(self, fpr_range=None, tpr_range=None, correction=None):

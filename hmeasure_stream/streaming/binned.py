@@ -4,6 +4,7 @@ import numpy as np
 
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._binning import bin_indices, bin_of_score
+from hmeasure_stream._engines._treap import Status
 from hmeasure_stream._validation import check_integer
 from hmeasure_stream.binned import (
     _TRANSFORMS,
@@ -13,7 +14,7 @@ from hmeasure_stream.binned import (
     _edges,
     _estimate_alpha,
 )
-from hmeasure_stream.streaming._base import checked_batch, checked_point
+from hmeasure_stream.streaming._base import checked_batch, checked_point, out_of_range_message
 
 __all__ = ["BinnedAUC"]
 
@@ -111,10 +112,16 @@ class BinnedAUC:
         Raises
         ------
         ValueError
-            If an entry is invalid; nothing is added.
+            If an entry is invalid, or a weight is more than 2**400 times
+            larger or smaller than the first positive weight held (weights of
+            any common scale give the same values); nothing is added.
         """
+        alpha = self._alpha
         bins, is_pos, weights, outside = self._binned(y_true, y_score, sample_weight)
-        self._tree.apply(bins, is_pos, weights, True)
+        refused = self._tree.apply(bins, is_pos, weights, True)
+        if refused >= 0:
+            self._alpha = alpha
+            raise ValueError(out_of_range_message(self._tree, weights, refused, "sample_weight"))
         self._outside += outside
 
     def remove_many(self, y_true, y_score, sample_weight=None):
@@ -157,7 +164,10 @@ class BinnedAUC:
         lo, hi = self._range
         bin_index = bin_of_score(score, lo, hi - lo, self._bins, _TRANSFORMS[self._transform],
                                  0.0 if self._alpha is None else self._alpha)
-        if self._tree.point(bin_index, is_pos, weight, adding):
+        status = self._tree.point(bin_index, is_pos, weight, adding)
+        if status == Status.OUT_OF_RANGE:
+            raise ValueError(out_of_range_message(self._tree, weight, 0, "weight"))
+        if status != Status.DONE:
             raise KeyError(self._missing(bin_index, int(is_pos), 1, weight))
         if score < lo or score > hi:
             self._outside[0 if score < lo else 1] += 1 if adding else -1
@@ -192,7 +202,12 @@ class BinnedAUC:
                 f"cannot merge different bins: (bins, score_range, transform, loglog_alpha) "
                 f"{mine} and {theirs}"
             )
-        self._tree.add_counts(other._tree)
+        if not self._tree.add_counts(other._tree):
+            raise ValueError(
+                f"cannot merge: the other structure's weights (scale {other._tree.scale!r}) "
+                f"are more than 2**400 times larger or smaller than this one's "
+                f"(scale {self._tree.scale!r})"
+            )
         self._outside += other._outside
 
     @property

@@ -1,13 +1,23 @@
 """The maintained ROC hull: ``DynamicH`` (exact H-measure) and ``ApproxH`` (fixed priors)."""
 
+import math
+
+from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._hull import HullEngine
-from hmeasure_stream._validation import check_cost, check_positive
-from hmeasure_stream.streaming._base import PointSet, check_structure_options, merge_points
+from hmeasure_stream._validation import check_cost, check_positive, check_score_value
+from hmeasure_stream.metrics import _report_levels, _threshold_metrics, _unit
+from hmeasure_stream.streaming._base import (
+    PointSet,
+    WindowedPointSet,
+    check_structure_options,
+    make_forgetting,
+    merge_points,
+)
 
 __all__ = ["ApproxH", "DynamicH"]
 
 
-class _HullPointSet(PointSet):
+class _HullPointSet(WindowedPointSet):
     """What DynamicH and ApproxH share: the maintained ROC hull (HullEngine) and its AUCH."""
 
     __slots__ = ()
@@ -46,6 +56,17 @@ class DynamicH(_HullPointSet):
         R hmeasure's parameterisation: Beta(2, 1 + 1/SR).  ``"prior"`` (R's
         default, SR = pi1/pi0) is refused: it changes the cost distribution
         whenever the class balance changes, so it cannot be maintained exactly.
+    window : int, str, datetime.timedelta or numpy.timedelta64, optional
+        Keep only a window of the points: an int keeps the last ``window``
+        points added (adding one more evicts the oldest); a duration
+        (``"15min"``, ``"24h"``, ``"7d"``, a timedelta) keeps the points whose
+        time is in (t - window, t], t the newest time (every point then needs
+        a time).  None (default): every point is kept until removed.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        Exponential decay: a point of age a weighs 2^(-a / half_life) times
+        its weight, relative to the newest point; the age counts points
+        added after it (a number) or time (a duration, with times).  Combines
+        with ``window``.
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional
@@ -90,6 +111,27 @@ class DynamicH(_HullPointSet):
     reading ``h`` at once may get RuntimeError (use a lock); ``auc``,
     ``auch``, ``n_neg`` and ``n_pos`` are plain reads, safe from any thread.
 
+    Windows and decay: with ``window`` or ``half_life`` each point is kept,
+    oldest first, with its time in a ring (25 bytes a point, growing by
+    doubling); the points that leave go in the same compiled call as the
+    point that makes them leave, one O(log n) update each (amortised: each
+    point leaves once).  With decay a point's weight is stored times
+    2^((x - x0) / half_life) (x its step or time, x0 an anchor), so the
+    newest points weigh most and nothing already stored changes; when that
+    factor passes 2^64 every stored weight is multiplied by 2^-k (exact in
+    floating point) and x0 moves k half-lives: the metrics, which do not
+    depend on a common scale of the weights, equal the from-scratch values
+    with ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-11.
+    Points older than 40 half-lives (factor below 2^-40, about 9.1e-13 of the
+    newest) leave, so memory stays bounded: with points arriving at a
+    steady rate the weight they carry is below 1e-12 of their class's, and
+    so is their effect on the metrics.  (40, not the 60 of
+    :class:`DynamicAUC`: the hull's geometry needs the weights it holds
+    within float64's 53-bit mantissa of each other.)  ``remove`` then retracts a point
+    before it leaves (the oldest in the window with that label, score and
+    weight), in O(w) for w points in the window.  Times must not go
+    backwards.
+
     References
     ----------
     N. Tatti, "Maintaining AUC and H-measure over time".
@@ -115,7 +157,9 @@ class DynamicH(_HullPointSet):
 
     __slots__ = ()
 
-    def __init__(self, alpha=2.0, beta=2.0, severity_ratio=None, *, capacity=16, seed=None):
+    def __init__(self, alpha=2.0, beta=2.0, severity_ratio=None, *, window=None, half_life=None,
+                 capacity=16, seed=None):
+        self._forgetting = make_forgetting(window, half_life, hull=True)
         if isinstance(severity_ratio, str) and severity_ratio == "prior":
             raise ValueError(
                 'severity_ratio="prior" cannot be maintained exactly: the cost '
@@ -192,6 +236,94 @@ class DynamicH(_HullPointSet):
             )
         merge_points(self, other)
 
+    def report(self, level=0.95, *, threshold=0.5):
+        """R hmeasure's summary of the current points, as :func:`~hmeasure_stream.hmeasure_report`.
+
+        Parameters
+        ----------
+        level : float or sequence of float, default=0.95
+            The sensitivity (specificity) levels at which specificity
+            (sensitivity) is reported, each in (0, 1).
+        threshold : float, default=0.5
+            The threshold of the crisp rule "class 1 when score > threshold"
+            of the metrics from ``ER`` on.
+
+        Returns
+        -------
+        dict
+            The keys and values of ``hmeasure_report(y, s, alpha=alpha,
+            beta=beta, sample_weight=w, level=level, threshold=threshold)`` of
+            the current points (H, Gini, AUC, AUCH, KS, MER, MWL,
+            Spec.SensXX, Sens.SpecXX, ER, Sens, Spec, Precision, Recall,
+            TPR, FPR, F, Youden, TP, FP, TN, FN); every value is nan while a
+            class is absent.
+
+        Raises
+        ------
+        ValueError
+            If a level is not in (0, 1) or the threshold is not a finite number.
+
+        See Also
+        --------
+        hmeasure_stream.hmeasure_report : the same summary from scratch.
+
+        Notes
+        -----
+        Nothing is recomputed from the points.  H, AUCH and the AUC are
+        maintained (O(1) to read).  KS, MER and MWL are extremes of linear
+        functions of (FPR, TPR), reached at vertices of the ROC hull: one
+        descent of the maintained hull's tree each, O(log n).  KS's side
+        max(FPR - TPR) lies on the *lower* hull: the first call of ``report``
+        builds it (O(n log^2 n), once) and from then on every update
+        maintains it as well, which about doubles the cost of an update (a second
+        hull over the same points with the classes swapped).
+        Spec.SensXX and Sens.SpecXX are R's lookup on the empirical ROC
+        curve: an order-statistic descent of the score treap, O(log n); the
+        threshold metrics one more descent, O(log n).  With unit weights every
+        value equals the from-scratch one; with weights up to rounding.
+
+        References
+        ----------
+        D. J. Hand, "Measuring classifier performance: a coherent alternative
+        to the area under the ROC curve", Machine Learning 77, 2009.
+
+        N. Tatti, "Maintaining AUC and H-measure over time".
+
+        Examples
+        --------
+        >>> from hmeasure_stream import DynamicH, hmeasure_report
+        >>> y, s = [0, 0, 1, 0, 1, 1, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8]
+        >>> tracker = DynamicH()
+        >>> tracker.add_many(y, s)
+        >>> report = tracker.report()
+        >>> report == hmeasure_report(y, s)
+        True
+        >>> report["KS"], report["MER"], report["Sens.Spec95"], report["ER"]
+        (0.75, 0.125, 0.75, 0.25)
+        """
+        levels = _report_levels(level)
+        threshold = check_score_value(threshold, "threshold")
+        engine = self._engine
+        if engine.lower is None:
+            engine.track_lower()
+        ks, mer, mwl = engine.extremes(mwl_cost(engine.alpha, engine.beta, None))
+        auc = self.auc
+        report = {"H": self.h, "Gini": 2.0 * auc - 1.0, "AUC": auc, "AUCH": self.auch,
+                  "KS": _unit(ks), "MER": _unit(mer), "MWL": _unit(mwl)}
+        for percent, value in levels.items():
+            report[f"Spec.Sens{percent}"] = _unit(engine.fixed_level(True, value))
+        for percent, value in levels.items():
+            report[f"Sens.Spec{percent}"] = _unit(engine.fixed_level(False, value))
+        # In the caller's units: the engine stores weights scaled by a power of two.
+        above_neg, above_pos, total_neg, total_pos = (
+            value * engine.scale for value in engine.weights_above(threshold))
+        metrics = _threshold_metrics(above_pos, above_neg, total_neg - above_neg,
+                                     total_pos - above_pos)
+        if not (total_neg > 0 and total_pos > 0):
+            metrics = dict.fromkeys(metrics, math.nan)
+        report.update(metrics)
+        return report
+
     def __repr__(self):
         return (
             f"DynamicH(points={len(self)}, alpha={self._engine.alpha!r}, "
@@ -225,6 +357,17 @@ class ApproxH(_HullPointSet):
     severity_ratio : float or "prior", optional
         R hmeasure's Beta(2, 1 + 1/SR); ``"prior"`` (R's default) is
         SR = pi1 / pi0, with the priors above or those of the current points.
+    window : int, str, datetime.timedelta or numpy.timedelta64, optional
+        Keep only a window of the points: an int keeps the last ``window``
+        points added (adding one more evicts the oldest); a duration
+        (``"15min"``, ``"24h"``, ``"7d"``, a timedelta) keeps the points whose
+        time is in (t - window, t], t the newest time (every point then needs
+        a time).  None (default): every point is kept until removed.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        Exponential decay: a point of age a weighs 2^(-a / half_life) times
+        its weight, relative to the newest point; the age counts points
+        added after it (a number) or time (a duration, with times).  Combines
+        with ``window``.
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional
@@ -258,6 +401,27 @@ class ApproxH(_HullPointSet):
     which is random (``seed``): two structures holding the same points may
     return different values, both within the bound.
 
+    Windows and decay: with ``window`` or ``half_life`` each point is kept,
+    oldest first, with its time in a ring (25 bytes a point, growing by
+    doubling); the points that leave go in the same compiled call as the
+    point that makes them leave, one O(log n) update each (amortised: each
+    point leaves once).  With decay a point's weight is stored times
+    2^((x - x0) / half_life) (x its step or time, x0 an anchor), so the
+    newest points weigh most and nothing already stored changes; when that
+    factor passes 2^64 every stored weight is multiplied by 2^-k (exact in
+    floating point) and x0 moves k half-lives: the metrics, which do not
+    depend on a common scale of the weights, equal the from-scratch values
+    with ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-11.
+    Points older than 40 half-lives (factor below 2^-40, about 9.1e-13 of the
+    newest) leave, so memory stays bounded: with points arriving at a
+    steady rate the weight they carry is below 1e-12 of their class's, and
+    so is their effect on the metrics.  (40, not the 60 of
+    :class:`DynamicAUC`: the hull's geometry needs the weights it holds
+    within float64's 53-bit mantissa of each other.)  ``remove`` then retracts a point
+    before it leaves (the oldest in the window with that label, score and
+    weight), in O(w) for w points in the window.  Times must not go
+    backwards.
+
     Threads: mutate from one thread at a time; a mutation (or a read of
     ``h``, which claims the structure while it walks the hull) that finds
     another one running raises RuntimeError.  ``auc``, ``auch``, ``n_neg``
@@ -284,7 +448,8 @@ class ApproxH(_HullPointSet):
     __slots__ = ()
 
     def __init__(self, epsilon, priors=None, alpha=2.0, beta=2.0, severity_ratio=None, *,
-                 capacity=16, seed=None):
+                 window=None, half_life=None, capacity=16, seed=None):
+        self._forgetting = make_forgetting(window, half_life, hull=True)
         epsilon = check_positive(epsilon, "epsilon")
         rule = check_cost(alpha, beta, severity_ratio, priors)
         self._engine = HullEngine(2.0, 2.0, *check_structure_options(capacity, seed))

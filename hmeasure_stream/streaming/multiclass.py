@@ -6,9 +6,12 @@ two classes.  Every engine is the score treap of :class:`DynamicAUC`, so each
 binary AUC is exact and a point costs O(c log n) for c classes.
 """
 
+import pickle
+
 import numpy as np
 
 from hmeasure_stream._engines._auc import AUCEngine
+from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._validation import check_option, check_weight_value, check_weights
 from hmeasure_stream.multiclass import (
     _AVERAGES,
@@ -18,9 +21,14 @@ from hmeasure_stream.multiclass import (
     _encode_given,
     averaged,
 )
-from hmeasure_stream.streaming._base import _check_removable, check_structure_options
+from hmeasure_stream.streaming._base import (
+    _check_removable,
+    check_structure_options,
+    out_of_range_message,
+    points_batch,
+)
 
-__all__ = ["DynamicMulticlassAUC"]
+__all__ = ["DynamicMulticlassAUC", "MulticlassWindow"]
 
 
 class DynamicMulticlassAUC:
@@ -253,6 +261,85 @@ class DynamicMulticlassAUC:
         if self._sizes[code] == 0:
             self._mass[code] = 0.0
 
+    def merge(self, other):
+        """Add the points of another structure: the union of both point sets.
+
+        Per-shard trackers combine into one global view; ``other`` is not
+        changed.
+
+        Parameters
+        ----------
+        other : DynamicMulticlassAUC
+            A structure over the same ``classes`` (in the same column order)
+            and the same ``method``; its ``average``, a reading option, may
+            differ.
+
+        Raises
+        ------
+        ValueError
+            If ``other`` is not a DynamicMulticlassAUC, or its classes or
+            method differ; nothing changes.
+
+        Notes
+        -----
+        Engine by engine, as ``DynamicAUC.merge``: the points of the smaller
+        of the two (m of them) are added to the larger (n), O(m c log(n + m))
+        (one-vs-one: each engine holds the points of its two classes); when
+        ``other`` is the larger, this structure first takes an O(n c) copy of
+        its engines.  Exact: with unit weights every per-class and pairwise
+        AUC equals that of the union from scratch; with weights each score's
+        points keep their count and total weight.
+
+        Examples
+        --------
+        >>> from hmeasure_stream import DynamicMulticlassAUC, multiclass_auc
+        >>> east = DynamicMulticlassAUC([0, 1, 2])
+        >>> west = DynamicMulticlassAUC([0, 1, 2])
+        >>> east.add_many([0, 1, 2], [[0.7, 0.2, 0.1], [0.3, 0.4, 0.3], [0.1, 0.3, 0.6]])
+        >>> west.add_many([0, 2, 1], [[0.2, 0.5, 0.3], [0.4, 0.4, 0.2], [0.3, 0.6, 0.1]])
+        >>> east.merge(west)
+        >>> east.auc == multiclass_auc(
+        ...     [0, 1, 2, 0, 2, 1], [[0.7, 0.2, 0.1], [0.3, 0.4, 0.3], [0.1, 0.3, 0.6],
+        ...                          [0.2, 0.5, 0.3], [0.4, 0.4, 0.2], [0.3, 0.6, 0.1]])
+        True
+        >>> len(east), len(west)
+        (6, 3)
+        >>> east.merge(DynamicMulticlassAUC([0, 1, 2], method="ovo"))
+        Traceback (most recent call last):
+        ...
+        ValueError: cannot merge a DynamicMulticlassAUC with method='ovo' into one with method='ovr'
+        """
+        if not isinstance(other, DynamicMulticlassAUC):
+            raise ValueError(
+                f"merge takes a DynamicMulticlassAUC, got {type(other).__name__}"
+            )
+        if other._classes != self._classes or [type(k) for k in other._classes] != [
+                type(k) for k in self._classes]:
+            raise ValueError(
+                f"cannot merge a DynamicMulticlassAUC over classes {other._classes!r} into one "
+                f"over {self._classes!r}: the classes (in column order) must be the same"
+            )
+        if other._method != self._method:
+            raise ValueError(
+                f"cannot merge a DynamicMulticlassAUC with method={other._method!r} into one "
+                f"with method={self._method!r}"
+            )
+        larger, smaller = (other, self) if len(other) > len(self) else (self, other)
+        batches = [points_batch(engine) for engine in smaller._engines]
+        for engine, (_, scores, weights) in zip(larger._engines, batches, strict=True):
+            if weights is not None and engine.stored_weights(weights, scores.shape[0],
+                                                             True)[1] >= 0:
+                raise ValueError(
+                    "cannot merge: the weights of the two structures lie more than a factor "
+                    "2**400 apart"
+                )
+        if larger is other:
+            self._engines = [pickle.loads(pickle.dumps(engine)) for engine in other._engines]
+        for engine, batch in zip(self._engines, batches, strict=True):
+            engine.add_many(*batch)
+        self._sizes = self._sizes + other._sizes
+        self._mass = self._mass + other._mass
+
     # ------------------------------------------------------------------
 
     def _values(self):
@@ -330,3 +417,322 @@ class DynamicMulticlassAUC:
         if not np.allclose(masses, self._mass, rtol=1e-12, atol=1e-12):
             raise AssertionError(f"class weights {self._mass} != engines' {masses}")
         return True
+
+
+class _LabelRing:
+    """The labels, weights (and, for one-vs-one, score rows) of a count window, oldest first.
+
+    ``push`` takes a chunk and returns what it evicts, in eviction order: the
+    points leave at the chunk's last ``e`` steps, one per step.
+    """
+
+    __slots__ = ("codes", "head", "rows", "size", "weights")
+
+    def __init__(self, window, n_classes, keep_rows):
+        self.codes = np.zeros(window, dtype=np.intp)
+        self.weights = np.zeros(window)
+        self.rows = np.zeros((window, n_classes)) if keep_rows else None
+        self.head = 0
+        self.size = 0
+
+    def _oldest(self, count):
+        """Slots of the ``count`` oldest points."""
+        return (self.head + np.arange(count)) % self.codes.shape[0]
+
+    def push(self, codes, weights, rows):
+        """Append a chunk; returns (codes, weights, rows or None) of the evicted points."""
+        window, n = self.codes.shape[0], codes.shape[0]
+        evicted = max(0, self.size + n - window)
+        from_ring = self._oldest(min(evicted, self.size))
+        from_chunk = evicted - from_ring.shape[0]
+        out_codes = np.concatenate([self.codes[from_ring], codes[:from_chunk]])
+        out_weights = np.concatenate([self.weights[from_ring], weights[:from_chunk]])
+        out_rows = None
+        if self.rows is not None:
+            out_rows = np.concatenate([self.rows[from_ring], rows[:from_chunk]])
+        kept = min(n, window)
+        slots = (self.head + self.size + np.arange(n - kept, n)) % window
+        self.codes[slots] = codes[n - kept:]
+        self.weights[slots] = weights[n - kept:]
+        if self.rows is not None:
+            self.rows[slots] = rows[n - kept:]
+        self.head = (self.head + evicted) % window
+        self.size = min(window, self.size + n)
+        return out_codes, out_weights, out_rows
+
+    def points(self):
+        """(codes, weights, rows or None) in the window, oldest first."""
+        slots = self._oldest(self.size)
+        return (self.codes[slots], self.weights[slots],
+                None if self.rows is None else self.rows[slots])
+
+    @property
+    def nbytes(self):
+        return sum(a.nbytes for a in (self.codes, self.weights, self.rows) if a is not None)
+
+
+class MulticlassWindow:
+    """The window engine of the metric ``"multiclass_auc"`` of :class:`SlidingWindow`.
+
+    One-vs-rest: class k's exact binary engine follows the window in its own
+    compiled loop (its own ring of the points' column k), one call per class
+    and chunk.  One-vs-one: the pair engines of :class:`DynamicMulticlassAUC`,
+    each point added to and the leaving one removed from the 2 (c - 1) engines
+    of its class, in a Python loop over the chunk.  The window's labels and
+    weights are kept (and, for one-vs-one, its score rows) to know which
+    point leaves and the class weights of each window.
+
+    The class weights of each window are exact integers with unit weights;
+    with weights they are kept incrementally and recomputed from the window's
+    points at the end of a chunk once max(w, 1024) steps have passed since
+    the last recomputation, so they do not drift.
+    """
+
+    #: The engine keeps its own window (SlidingWindow gives it no PointRing).
+    own_window = True
+    columns = ("multiclass_auc",)
+
+    __slots__ = ("_average", "_classes", "_counts", "_engines", "_mass", "_method", "_ring",
+                 "_rings", "_since_exact", "_window")
+
+    def __init__(self, window, labels, method, average, capacity, seed):
+        check_option(method, "method", _METHODS)
+        if average is None:
+            raise ValueError(
+                "average=None is not available in a window (one value per step): pass "
+                "'macro' or 'weighted', or use DynamicMulticlassAUC for the per-class and "
+                "pairwise values"
+            )
+        check_option(average, "average", tuple(a for a in _AVERAGES if a is not None))
+        if labels is None:
+            raise ValueError(
+                "the metric 'multiclass_auc' needs labels=, the classes in the column order "
+                "of the score rows (a window may not hold every class)"
+            )
+        classes, _ = _encode_given(np.empty(0), labels)
+        if len(classes) < 2:
+            raise ValueError(f"labels must name at least 2 classes, got {classes!r}")
+        c = len(classes)
+        self._classes = classes
+        self._method = method
+        self._average = average
+        self._window = window
+        pairs = c if method == "ovr" else c * c
+        self._engines = [AUCEngine(capacity, None if seed is None else seed + k)
+                         for k in range(pairs)]
+        self._rings = ([PointRing(0 if window is None else window) for _ in range(c)]
+                       if method == "ovr" else None)
+        self._ring = None if window is None else _LabelRing(window, c, method == "ovo")
+        self._counts = np.zeros(c, dtype=np.int64)
+        self._mass = np.zeros(c)
+        self._since_exact = 0
+
+    def checked(self, y_true, y_score, sample_weight, allow_empty=True):
+        """A validated chunk: (codes, Fortran (k, c) scores, weights or None)."""
+        if allow_empty and _is_empty(y_true):
+            if not _is_empty(y_score) or not (sample_weight is None
+                                              or _is_empty(sample_weight)):
+                raise ValueError("y_true is empty but y_score or sample_weight is not")
+            return (np.empty(0, dtype=np.intp), np.empty((0, len(self._classes)), order="F"),
+                    None)
+        labels = _as_label_array(y_true)
+        codes = _encode_given(labels, self._classes)[1]
+        scores = _check_score_matrix(y_score, labels.shape[0])
+        if scores.shape[1] != len(self._classes):
+            raise ValueError(
+                f"y_score has {scores.shape[1]} columns but labels names "
+                f"{len(self._classes)} classes"
+            )
+        weights = None if sample_weight is None else check_weights(sample_weight,
+                                                                   labels.shape[0])
+        if weights is not None:
+            self._check_scale(codes, weights)
+        return codes, scores, weights
+
+    def _check_scale(self, codes, weights):
+        """Refuse (ValueError) a weight an engine cannot store next to those it holds."""
+        c = len(self._classes)
+        if self._method == "ovr":
+            # Every point enters every engine: one answers for all.
+            checks = [(self._engines[0], np.arange(codes.shape[0]))]
+        else:
+            checks = [(self._engines[i * c + j], np.flatnonzero((codes == i) | (codes == j)))
+                      for i in range(c) for j in range(c) if i != j]
+        for engine, positions in checks:
+            if positions.size:
+                refused = engine.stored_weights(np.ascontiguousarray(weights[positions]),
+                                                positions.shape[0], True)[1]
+                if refused >= 0:
+                    raise ValueError(out_of_range_message(engine, weights, positions[refused],
+                                                          "sample_weight"))
+
+    def slide(self, codes, scores, weights):
+        """Feed a checked chunk; the averaged AUC of the window after each of its points."""
+        n, c = codes.shape[0], len(self._classes)
+        unit_weights = np.ones(n)
+        point_weights = unit_weights if weights is None else weights
+        if self._ring is None:
+            left_codes, left_weights = np.empty(0, dtype=np.intp), np.empty(0)
+            left_rows = None
+        else:
+            left_codes, left_weights, left_rows = self._ring.push(
+                codes, point_weights, np.ascontiguousarray(scores) if self._method == "ovo"
+                else None)
+        if self._method == "ovr":
+            values = np.empty((n, c))
+            out = np.empty((n, 1))
+            for k in range(c):
+                self._engines[k].slide(self._rings[k], (codes == k).view(np.uint8),
+                                       np.ascontiguousarray(scores[:, k]),
+                                       None if weights is None else weights, out)
+                values[:, k] = out[:, 0]
+        else:
+            values = self._slide_pairs(codes, scores, point_weights, left_codes, left_weights,
+                                       left_rows)
+        masses = self._masses(codes, point_weights, left_codes, left_weights, weights is None)
+        return self._averages(values, masses)
+
+    def _slide_pairs(self, codes, scores, weights, left_codes, left_weights, left_rows):
+        """One-vs-one: the c x c values of A(i|j) after each point (flattened rows)."""
+        n, c = codes.shape[0], len(self._classes)
+        engines = self._engines
+        current = np.array([engine.auc for engine in engines])
+        values = np.empty((n, c * c))
+        first_left = n - left_codes.shape[0]
+        rows = scores.tolist()
+        code_list, weight_list = codes.tolist(), weights.tolist()
+        left_rows = [] if left_rows is None else left_rows.tolist()
+        left_code_list, left_weight_list = left_codes.tolist(), left_weights.tolist()
+        others = [[j for j in range(c) if j != y] for y in range(c)]
+        for t in range(n):
+            y, row, weight = code_list[t], rows[t], weight_list[t]
+            for j in others[y]:
+                engines[y * c + j].add(True, row[y], weight)
+                engines[j * c + y].add(False, row[j], weight)
+            touched = [y]
+            if t >= first_left:
+                k = t - first_left
+                x, old, old_weight = left_code_list[k], left_rows[k], left_weight_list[k]
+                for j in others[x]:
+                    _removed(engines[x * c + j].remove(True, old[x], old_weight))
+                    _removed(engines[j * c + x].remove(False, old[j], old_weight))
+                touched.append(x)
+            for x in touched:
+                for j in others[x]:
+                    current[x * c + j] = engines[x * c + j].auc
+                    current[j * c + x] = engines[j * c + x].auc
+            values[t] = current
+        return values
+
+    def _masses(self, codes, weights, left_codes, left_weights, unit):
+        """Each class's count (and weight) in the window after each point: (n, c) arrays."""
+        n, c = codes.shape[0], len(self._classes)
+        steps = np.zeros((n, c))
+        counts = np.zeros((n, c), dtype=np.int64)
+        counts[np.arange(n), codes] = 1
+        first_left = n - left_codes.shape[0]
+        counts[np.arange(first_left, n), left_codes] -= 1
+        counts = self._counts + np.cumsum(counts, axis=0)
+        if unit:
+            masses = counts.astype(np.float64)
+        else:
+            np.add.at(steps, (np.arange(n), codes), weights)
+            np.subtract.at(steps, (np.arange(first_left, n), left_codes), left_weights)
+            masses = self._mass + np.cumsum(steps, axis=0)
+            masses[counts == 0] = 0.0
+        if n:
+            self._counts = counts[-1].copy()
+            self._mass = masses[-1].copy()
+            self._since_exact += n
+            if not unit and self._ring is not None and self._since_exact >= max(
+                    self._ring.codes.shape[0], 1024):
+                held_codes, held_weights, _ = self._ring.points()
+                self._mass = np.bincount(held_codes, weights=held_weights, minlength=c)
+                self._since_exact = 0
+        return masses
+
+    def _averages(self, values, masses):
+        """The macro or weighted average of each step's values; nan while a class is absent."""
+        n, c = masses.shape
+        if self._method == "ovo":
+            upper = np.triu_indices(c, 1)
+            cube = values.reshape(n, c, c)
+            terms = (cube[:, upper[0], upper[1]] + cube[:, upper[1], upper[0]]) / 2
+            weights = masses[:, upper[0]] + masses[:, upper[1]]
+        else:
+            terms, weights = values, masses
+        undefined = np.isnan(terms).any(axis=1) | ~(masses > 0).all(axis=1)
+        if self._average == "macro":
+            result = terms.mean(axis=1)
+        else:
+            with np.errstate(invalid="ignore", divide="ignore"):
+                result = (terms * weights).sum(axis=1) / weights.sum(axis=1)
+        result[undefined] = np.nan
+        return result
+
+    @property
+    def multiclass_auc(self):
+        """The averaged AUC of the current window; nan while a class is absent."""
+        c = len(self._classes)
+        values = np.array([engine.auc for engine in self._engines])[None, :]
+        if self._method == "ovo":
+            values = values.reshape(1, c * c)
+        return float(self._averages(values, self._mass[None, :])[0])
+
+    @property
+    def classes(self):
+        return list(self._classes)
+
+    @property
+    def n_points(self):
+        return int(self._counts.sum())
+
+    @property
+    def nbytes(self):
+        held = sum(engine.nbytes for engine in self._engines)
+        if self._rings is not None:
+            held += sum(buffer.nbytes for ring in self._rings
+                        for buffer in (ring.is_pos_buffer, ring.score_buffer,
+                                       ring.weight_buffer))
+        return held + (0 if self._ring is None else self._ring.nbytes)
+
+    def _check(self):
+        """The engines' invariants, and the class counts against the engines and the ring."""
+        c = len(self._classes)
+        for index, engine in enumerate(self._engines):
+            engine._check()
+            i, j = divmod(index, c)
+            expected = (self._counts.sum() if self._method == "ovr"
+                        else 0 if i == j else self._counts[i] + self._counts[j])
+            if engine.n_points != expected:
+                raise AssertionError(f"engine {index} holds {engine.n_points} points, "
+                                     f"the class counts say {expected}")
+        if self._method == "ovr":
+            held = [int(engine.tree.items()[4].sum()) for engine in self._engines]
+            if held != self._counts.tolist():
+                raise AssertionError(f"class counts {self._counts} != engines' {held}")
+            if self._window is not None:
+                for ring in self._rings:
+                    if ring.size != self._counts.sum():
+                        raise AssertionError(f"a ring holds {ring.size} points")
+        if self._ring is not None:
+            codes, weights, _ = self._ring.points()
+            counts = np.bincount(codes, minlength=c)
+            if counts.tolist() != self._counts.tolist():
+                raise AssertionError(f"ring's class counts {counts} != {self._counts}")
+            if not np.allclose(np.bincount(codes, weights=weights, minlength=c), self._mass,
+                               rtol=1e-9, atol=1e-12):
+                raise AssertionError(f"ring's class weights differ from {self._mass}")
+        return True
+
+
+def _is_empty(values):
+    try:
+        return len(values) == 0
+    except TypeError:
+        return False
+
+
+def _removed(status):
+    if status:
+        raise AssertionError(f"a window's point was not in its engine (status {status})")

@@ -6,8 +6,9 @@ The one place where an engine is chosen for a window of a stream.
 import numpy as np
 
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
-from hmeasure_stream._engines._auc import AUCEngine, sliding_auc_ranked
+from hmeasure_stream._engines._auc import AUCEngine, ThresholdEngine, sliding_auc_ranked
 from hmeasure_stream._engines._bin_tree import BinTree
+from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._hull import HullEngine
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._ring import PointRing
@@ -19,8 +20,11 @@ from hmeasure_stream._validation import (
     check_positive,
     check_rate_range,
     check_relative_to,
+    check_score_value,
+    check_times,
     check_unit_weights,
     dense_ranks,
+    is_duration,
 )
 from hmeasure_stream.binned import (
     _TRANSFORMS,
@@ -28,20 +32,30 @@ from hmeasure_stream.binned import (
     _check_transform,
     _estimate_alpha,
 )
+from hmeasure_stream.multiclass import _as_label_array, _encode_sorted
 from hmeasure_stream.streaming._base import (
+    check_forgetting,
     check_structure_options,
     checked_batch,
+    forgetting_times,
+    make_forgetting,
     out_of_range_message,
 )
+from hmeasure_stream.streaming.multiclass import MulticlassWindow
 
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
 #: The metrics a window can follow.
-WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned", "pauc")
-_HULL_METRICS = frozenset(("h", "auch"))
+WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned", "pauc", "ks", "mer", "mwl",
+                  "er", "sens", "spec", "precision", "f", "youden")
+_REPORT_METRICS = frozenset(("ks", "mer", "mwl"))
+_THRESHOLD_METRICS = frozenset(("er", "sens", "spec", "precision", "f", "youden"))
+_HULL_METRICS = frozenset(("h", "auch")) | _REPORT_METRICS
 
 
 def _check_window(window):
+    if is_duration(window):
+        return window  # checked by make_forgetting
     if window is not None and (
         isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer))
         or not 1 <= window <= MAX_CAPACITY
@@ -96,9 +110,15 @@ def _partial_engine(fpr_range, tpr_range, correction, capacity, seed):
     return engine
 
 
+#: The metric of 2-d scores (one column per class), alone in its window.
+_MULTICLASS = "multiclass_auc"
+WINDOW_METRICS += (_MULTICLASS,)
+
+
 def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, epsilon_auc,
-                    auc_relative_to, bins, transform, loglog_alpha, score_range, fpr_range,
-                    tpr_range, correction, capacity, seed):
+                    auc_relative_to, bins, transform, loglog_alpha, score_range, capacity,
+                    seed, threshold=0.5, window=None, labels=None, method="ovr",
+                    average="macro", fpr_range=None, tpr_range=None, correction=None):
     """The engines for these metrics: the one place where a window's engines are chosen.
 
     Each engine computes the metrics it names in ``columns``; every metric
@@ -109,13 +129,29 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
     not depend on them, the approximate H of ``epsilon`` otherwise.  The
     estimate ``"auc_approx"`` needs the compressed list of ``epsilon_auc``
     (its options are ignored without it), ``"auc_binned"`` the tree over the
-    bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``,
-    ``"pauc"`` the score treap reading the partial area of ``fpr_range``,
-    ``tpr_range`` and ``correction`` after each point (also the exact AUC).
+    bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``, the
+    metrics at ``threshold`` a score treap that descends to it, ``"pauc"`` the
+    score treap reading the partial area of ``fpr_range``, ``tpr_range`` and
+    ``correction`` after each point (also the exact AUC).
+    ``"multiclass_auc"`` takes 2-d scores, so it is alone in its window: its
+    engine (one binary engine per class or per ordered pair of classes, of
+    ``labels``, ``method`` and ``average``) keeps the window's points itself.
     """
+    if _MULTICLASS in metrics:
+        if len(metrics) > 1:
+            raise ValueError(
+                "the metric 'multiclass_auc' takes 2-d scores (one column per class) and "
+                "cannot be combined with the binary metrics "
+                f"{[m for m in metrics if m != _MULTICLASS]}: use one window per kind of score"
+            )
+        return [MulticlassWindow(window, labels, method, average, capacity, seed)]
     engines = []
     if "pauc" in metrics:
         engines.append(_partial_engine(fpr_range, tpr_range, correction, capacity, seed))
+    if _THRESHOLD_METRICS.intersection(metrics):
+        # R hmeasure's metrics at a threshold: one treap descent per step.
+        engines.append(ThresholdEngine(check_score_value(threshold, "threshold"), capacity,
+                                       seed))
     if "auc_binned" in metrics:
         engines.append(_binned_engine(bins, transform, loglog_alpha, score_range))
     if "auc_approx" in metrics:
@@ -132,6 +168,11 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
         return [*engines, AUCEngine(capacity, seed)] if exact_needed or not engines else engines
     rule = check_cost(alpha, beta, severity_ratio, priors)
     if epsilon is not None:
+        if _REPORT_METRICS.intersection(metrics):
+            raise ValueError(
+                "the metrics 'ks', 'mer' and 'mwl' come from the exact hull: they cannot be "
+                "combined with epsilon="
+            )
         epsilon = check_positive(epsilon, "epsilon")
         # A fixed seed by default: the subset, hence H', depends on the trees'
         # random shape, and the same stream should give the same values.
@@ -144,7 +185,12 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
             "exactly: pass epsilon= for the approximate H (within epsilon * (1 - H)), "
             "or call h_measure on each window"
         )
-    return [HullEngine(*rule.shape, capacity, seed), *engines]
+    engine = HullEngine(*rule.shape, capacity, seed)
+    if _REPORT_METRICS.intersection(metrics):
+        # R hmeasure's KS, MER and MWL (priors from the window, MWL at the
+        # Beta's mode): hull descents, KS with the lower hull as well.
+        engine.record_report(mwl_cost(*rule.shape, None))
+    return [engine, *engines]
 
 
 class SlidingWindow:
@@ -157,19 +203,32 @@ class SlidingWindow:
 
     Parameters
     ----------
-    window : int or None
-        Number of points in the window (>= 1), or None for every prefix
-        (nothing is ever evicted: the learning curve).
+    window : int, str, datetime.timedelta, numpy.timedelta64 or None
+        Number of points in the window (>= 1); a duration (``"15min"``,
+        ``"24h"``, ``"7d"``, a timedelta): the points whose time is in
+        (t - window, t], t the newest time (``update`` then needs
+        ``times``); or None for every prefix (nothing is ever evicted: the
+        learning curve).
     metrics : str or sequence of str, default=("auc",)
         ``"auc"``, ``"h"`` (the H-measure), ``"auch"`` (area under the
         ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`),
-        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`) and
-        ``"pauc"`` (the partial AUC of :meth:`DynamicAUC.partial_auc`).
+        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`), ``"pauc"``
+        (the partial AUC of :meth:`DynamicAUC.partial_auc`) and R
+        hmeasure's ``"ks"``, ``"mer"`` and ``"mwl"`` (as
+        :func:`~hmeasure_stream.hmeasure_report` computes them with the
+        window's class proportions as priors; ``"ks"`` maintains a second,
+        lower, hull, which doubles the cost of a step), and R's metrics at
+        ``threshold``: ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
+        ``"f"``, ``"youden"`` (as in :func:`~hmeasure_stream.hmeasure_report`).
+        Or ``"multiclass_auc"`` alone, for labels of c classes and 2-d
+        scores (one column per class): the AUC of
+        :func:`~hmeasure_stream.multiclass_auc` (count windows only).
     alpha, beta, severity_ratio, priors
         The H-measure's cost distribution and class priors, as for
         :func:`~hmeasure_stream.h_measure`; ignored when neither ``"h"`` nor
-        ``"auch"`` is asked for.  Fixed ``priors`` and
-        ``severity_ratio="prior"`` need ``epsilon``.
+        ``"auch"`` nor ``"mwl"`` is asked for.  Fixed ``priors`` and
+        ``severity_ratio="prior"`` need ``epsilon``, and cannot be combined
+        with ``"ks"``, ``"mer"`` or ``"mwl"``.
     epsilon : float, optional
         Follow ``"h"`` within ``epsilon * (1 - H)`` as :class:`ApproxH`
         does.  None: the exact H of :class:`DynamicH`.
@@ -190,6 +249,22 @@ class SlidingWindow:
         The range(s) and correction of ``"pauc"``, as for
         :func:`~hmeasure_stream.partial_auc` (default: no range, the AUC).
         Ignored without ``"pauc"``.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        Exponential decay, as for :class:`DynamicAUC`: a point of age a
+        weighs 2^(-a / half_life), the age in points (a number) or in time
+        (a duration, with ``times``).  Combines with ``window``.  Not with
+        ``"auc_approx"`` or ``"auc_binned"``.
+    min_periods : int, default=1
+        The metrics are nan until the window holds this many points (as
+        pandas' ``rolling``).
+    threshold : float, default=0.5
+        The threshold of ``"er"``, ``"sens"``, ..., ``"youden"`` (class 1
+        when score > threshold); ignored without them.
+    labels, method, average
+        The classes in the column order of the scores (required), one-vs-rest
+        ``"ovr"`` or one-vs-one ``"ovo"``, and ``"macro"`` or ``"weighted"``,
+        as for :func:`~hmeasure_stream.multiclass_auc`; ignored without
+        ``"multiclass_auc"``.
     capacity : int, default=16
         Initial room, in distinct scores, of the engine (doubles as needed).
     seed : int, optional
@@ -198,7 +273,7 @@ class SlidingWindow:
 
     Attributes
     ----------
-    auc, h, auch, auc_approx, auc_binned, pauc : float
+    auc, h, auch, auc_approx, auc_binned, pauc, multiclass_auc : float
         The metrics of the current window (each when asked for); nan while a
         class is absent from the window.
     window : int or None
@@ -219,7 +294,10 @@ class SlidingWindow:
     weights only), for a window of w points; reading the properties is O(1)
     (O(log w / epsilon_auc) for ``auc_approx``); O(log m) per point for
     ``"auc_binned"`` with m bins; O(log w) per point for ``"pauc"`` (a
-    second treap, which reads the partial area after each point).  Memory O(w):
+    second treap, which reads the partial area after each point); O(c log w)
+    for ``"multiclass_auc"`` over c classes (one-vs-rest: c compiled loops
+    per chunk; one-vs-one: 4 (c - 1) engine updates per point from Python).
+    Memory O(w):
     the engine's structure and the window's points (17 bytes each) to know
     which point leaves.  Scores are float64: integers beyond 2**53 are
     refused (:func:`sliding_window`, which sees the whole array, ranks them).
@@ -246,58 +324,117 @@ class SlidingWindow:
     array([0.5, 0.5, 1. ])
     >>> len(monitor), monitor.auc, monitor.h
     (3, 1.0, 1.0)
+    >>> classes = SlidingWindow(3, "multiclass_auc", labels=["a", "b", "c"])
+    >>> classes.update(["a", "b", "c", "a"], [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3],
+    ...                                       [0.3, 0.3, 0.4], [0.1, 0.6, 0.3]])["multiclass_auc"]
+    array([nan, nan, 1. , 0.5])
     """
 
     # One ring of the window's points per engine: each engine removes the
     # points that leave its own window.
-    __slots__ = ("_engines", "_metrics", "_rings", "_window")
+    # With a duration window or a half-life, one ``Forgetting`` per engine instead.
+    __slots__ = ("_engines", "_forgettings", "_metrics", "_min_periods", "_rings", "_window")
 
     def __init__(self, window, metrics=("auc",), *, alpha=2.0, beta=2.0, severity_ratio=None,
                  priors=None, epsilon=None, epsilon_auc=None, auc_relative_to="auc",
                  bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
-                 fpr_range=None, tpr_range=None, correction=None, capacity=16, seed=None):
+                 half_life=None, min_periods=1, threshold=0.5, labels=None, method="ovr",
+                 average="macro", fpr_range=None, tpr_range=None, correction=None,
+                 capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
+        self._min_periods = check_integer(min_periods, "min_periods", 1)
+        self._forgettings = None
+        if _MULTICLASS in self._metrics and (
+                is_duration(window) or half_life is not None or self._min_periods > 1):
+            raise ValueError("the metric 'multiclass_auc' takes a count window (an int or "
+                             "None) without half_life or min_periods")
+        if is_duration(window) or half_life is not None:
+            refused = {"auc_approx", "auc_binned"}.intersection(self._metrics)
+            if refused and half_life is not None:
+                raise ValueError(f"half_life is not available with the metric(s) "
+                                 f"{sorted(refused)}: their engines take unit weights")
+            if "auc_binned" in self._metrics:
+                raise ValueError("a window given as a duration is not available with "
+                                 "'auc_binned'")
+            make_forgetting(window, half_life)  # checks both before anything is built
         capacity, seed = check_structure_options(capacity, seed)
         self._engines = _window_engines(
             self._metrics, alpha=alpha, beta=beta, severity_ratio=severity_ratio,
             priors=priors, epsilon=epsilon, epsilon_auc=epsilon_auc,
             auc_relative_to=auc_relative_to, bins=bins, transform=transform,
-            loglog_alpha=loglog_alpha, score_range=score_range, fpr_range=fpr_range,
-            tpr_range=tpr_range, correction=correction, capacity=capacity, seed=seed)
-        self._rings = [PointRing(0 if self._window is None else self._window)
-                       for _ in self._engines]
+            loglog_alpha=loglog_alpha, score_range=score_range,
+            capacity=capacity, seed=seed, threshold=threshold, window=self._window,
+            labels=labels, method=method, average=average, fpr_range=fpr_range,
+            tpr_range=tpr_range, correction=correction)
+        if is_duration(window) or half_life is not None:
+            self._forgettings = [make_forgetting(window, half_life, isinstance(engine, HullEngine))
+                                for engine in self._engines]
+            self._window = self._forgettings[0].count or (
+                np.timedelta64(int(self._forgettings[0].period), "ns")
+                if self._forgettings[0].period else None)
+            self._rings = []
+        else:
+            self._rings = [None if getattr(engine, "own_window", False)
+                           else PointRing(0 if self._window is None else self._window)
+                           for engine in self._engines]
 
-    def update(self, y_true, y_score, sample_weight=None):
+    def update(self, y_true, y_score, sample_weight=None, *, times=None):
         """Feed the next chunk of the stream; the metrics after each of its points.
 
         Parameters
         ----------
         y_true : array-like of shape (k,)
-            Labels, 0/1 or bool, in stream order.
+            Labels, 0/1 or bool, in stream order (with ``"multiclass_auc"``:
+            each one of ``labels``).
         y_score : array-like of shape (k,)
-            Scores, finite real numbers.
+            Scores, finite real numbers (with ``"multiclass_auc"``: of shape
+            (k, c), one column per class).
         sample_weight : array-like of shape (k,), optional
             Weights, finite and >= 0 (default 1).
+        times : array-like of shape (k,), optional
+            The points' times, non-decreasing across chunks (numbers of
+            seconds since the epoch, datetime64, datetimes, Timestamps or
+            ISO 8601 strings, as for :meth:`DynamicAUC.add_many`).  Required
+            with a duration window or half-life; otherwise checked and not
+            used.
 
         Returns
         -------
         dict of str to ndarray
             For each metric a float64 array of length k: entry i is the metric
             over the window ending at the chunk's point i; nan where a class is
-            absent from that window.
+            absent from that window or it holds fewer than ``min_periods``
+            points.
 
         Raises
         ------
         ValueError
             On invalid input (as for :func:`~hmeasure_stream.auc`), weights
-            other than 1 with ``"auc_approx"``, or a weight more than 2**400 times
-            larger or smaller than the first positive weight of the window;
-            nothing changes.
+            other than 1 with ``"auc_approx"``, a weight more than 2**400 times
+            larger or smaller than the first positive weight of the window, or
+            times that go backwards (the message names the position); nothing
+            changes.
         """
-        return self._slide(*checked_batch(y_true, y_score, sample_weight))
+        if self._metrics == (_MULTICLASS,):
+            engine = self._engines[0]
+            batch = engine.checked(y_true, y_score, sample_weight)
+            self._times(times, batch[0].shape[0])  # checked, not used by a count window
+            return {_MULTICLASS: engine.slide(*batch)}
+        batch = checked_batch(y_true, y_score, sample_weight)
+        return self._slide(*batch, times=self._times(times, batch[1].shape[0]))
 
-    def _slide(self, is_pos, scores, weights):
+    def _times(self, times, n):
+        if self._forgettings is not None:
+            return forgetting_times(self._forgettings[0], times, n)
+        if times is not None:
+            check_times(times, n)
+        return None
+
+    def _slide(self, is_pos, scores, weights, times=None):
+        if self._forgettings is not None:
+            return self._forget(is_pos, scores, weights, times)
+        held_before = len(self)
         if "auc_approx" in self._metrics:
             check_unit_weights(weights, "the metric 'auc_approx'")
         for engine in self._engines:
@@ -305,10 +442,10 @@ class SlidingWindow:
                 # The log-log alpha, estimated from the first chunk, then frozen.
                 engine.set_binning(engine.lo, engine.span, engine.transform,
                                    _estimate_alpha(scores, engine.lo, engine.lo + engine.span))
-        scaled = next((e for e in self._engines if isinstance(e, AUCEngine)), None)
-        if scaled is not None and weights is not None:
-            # Every exact engine has the same history, so one answers for all,
-            # before any of them changes.
+        scaled = next((e for e in self._engines if isinstance(e, (AUCEngine, BinTree))), None)
+        if scaled is not None:
+            # Every engine stores weights in units of a power of two fixed by the
+            # same history, so one answers for all, before any of them changes.
             refused = scaled.stored_weights(weights, scores.shape[0], True)[1]
             if refused >= 0:
                 raise ValueError(out_of_range_message(scaled, weights, refused, "sample_weight"))
@@ -318,9 +455,46 @@ class SlidingWindow:
             engine.slide(ring, is_pos, scores, weights, out)
             for column, name in enumerate(engine.columns):
                 values.setdefault(name, out[:, column])
-        return {name: values[name].copy() for name in self._metrics}
+        values = {name: values[name].copy() for name in self._metrics}
+        if self._min_periods > 1:
+            held = held_before + np.arange(1, scores.shape[0] + 1)
+            if self._window is not None:
+                held = np.minimum(held, self._window)
+            self._mask_short(values, held)
+        return values
 
-    def _one_shot(self, is_pos, scores, weights):
+    def _mask_short(self, values, held):
+        short = held < self._min_periods
+        for column in values.values():
+            column[short] = np.nan
+
+    def _forget(self, is_pos, scores, weights, times):
+        """A chunk through each engine's ``Forgetting`` (duration windows, decay)."""
+        if "auc_approx" in self._metrics:
+            check_unit_weights(weights, "the metric 'auc_approx'")
+        # Every engine has the same history: the first answers for all, before any of
+        # them changes (unit weights too: against the scale of those held).
+        refused = self._engines[0].stored_weights(weights, scores.shape[0], True)[1]
+        if refused >= 0:
+            raise ValueError(
+                out_of_range_message(self._engines[0], weights, refused, "sample_weight"))
+        values = {}
+        held = np.empty(scores.shape[0], dtype=np.int64)
+        for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
+            out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
+            refused = engine.forget_add_many(forgetting, is_pos, scores, weights, times, out,
+                                             held)
+            if refused >= 0:
+                # (Every engine has the same history, so the first refuses or none does.)
+                raise ValueError(out_of_range_message(engine, weights, refused, "sample_weight"))
+            for column, name in enumerate(engine.columns):
+                values.setdefault(name, out[:, column])
+        values = {name: values[name].copy() for name in self._metrics}
+        if self._min_periods > 1:
+            self._mask_short(values, held)
+        return values
+
+    def _one_shot(self, is_pos, scores, weights, times=None):
         """The metrics of every window of a whole stream (``sliding_window``).
 
         With the AUC alone and unit weights, the whole stream is known: the
@@ -329,12 +503,17 @@ class SlidingWindow:
         """
         n = scores.shape[0]
         if (self._metrics == ("auc",) and len(self) == 0 and n < 2**31
+                and self._forgettings is None
                 and (weights is None or np.all(weights == 1.0))):
             ranks, n_ranks = dense_ranks(scores)
-            values = np.empty(n, dtype=np.float64)
-            sliding_auc_ranked(is_pos, ranks, n_ranks, self._window or 0, values)
-            return {"auc": values}
-        return self._slide(is_pos, scores, weights)
+            values = {"auc": np.empty(n, dtype=np.float64)}
+            sliding_auc_ranked(is_pos, ranks, n_ranks, self._window or 0, values["auc"])
+            if self._min_periods > 1:
+                held = np.arange(1, n + 1)
+                self._mask_short(values, held if self._window is None
+                                 else np.minimum(held, self._window))
+            return values
+        return self._slide(is_pos, scores, weights, times)
 
     def _metric(self, name):
         if name not in self._metrics:
@@ -377,9 +556,54 @@ class SlidingWindow:
         return self._metric("pauc")
 
     @property
+    def ks(self):
+        """R hmeasure's KS of the current window; nan while a class is absent.  O(log w)."""
+        return self._metric("ks")
+
+    @property
+    def mer(self):
+        """R hmeasure's minimum error rate of the current window (its priors).  O(log w)."""
+        return self._metric("mer")
+
+    @property
+    def mwl(self):
+        """R hmeasure's minimum weighted loss of the current window (its priors).  O(log w)."""
+        return self._metric("mwl")
+
+    def threshold_metrics(self):
+        """R hmeasure's metrics at the threshold of the current window, by name.
+
+        The window's ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
+        ``"f"`` and ``"youden"`` that are among its metrics; O(log w).
+        """
+        return {name: self._metric(name) for name in self._metrics
+                if name in _THRESHOLD_METRICS}
+
+    @property
+    def multiclass_auc(self):
+        """The multi-class AUC of the current window; nan while a class is absent.  O(c^2)."""
+        return self._metric(_MULTICLASS)
+
+    @property
     def window(self):
-        """The window length (None: every prefix)."""
+        """The window: a number of points, a duration (``numpy.timedelta64``), or None
+        (every prefix)."""
         return self._window
+
+    @property
+    def half_life(self):
+        """The half-life: a number of points, a duration (``numpy.timedelta64``), or None."""
+        if self._forgettings is None or not self._forgettings[0].half_life:
+            return None
+        forgetting = self._forgettings[0]
+        if forgetting.decay_by_time:
+            return np.timedelta64(int(forgetting.half_life), "ns")
+        return forgetting.half_life
+
+    @property
+    def min_periods(self):
+        """The fewest points a window needs for its metrics (nan before)."""
+        return self._min_periods
 
     @property
     def metrics(self):
@@ -389,9 +613,12 @@ class SlidingWindow:
     @property
     def nbytes(self):
         """Bytes held by the engine's buffers and the window's points."""
+        rings = self._rings if self._forgettings is None else [
+            forgetting.ring for forgetting in self._forgettings]
         return sum(engine.nbytes for engine in self._engines) + sum(
-            buffer.nbytes for ring in self._rings
-            for buffer in (ring.is_pos_buffer, ring.score_buffer, ring.weight_buffer))
+            buffer.nbytes for ring in rings if ring is not None
+            for buffer in (ring.is_pos_buffer, ring.score_buffer, ring.weight_buffer,
+                           ring.time_buffer) if buffer is not None)
 
     def __len__(self):
         return int(self._engines[0].n_points)
@@ -400,13 +627,25 @@ class SlidingWindow:
         return (f"SlidingWindow(window={self._window!r}, metrics={self._metrics!r}, "
                 f"points={len(self)})")
 
+    def __setstate__(self, state):
+        # Pickles from before duration windows and decay hold neither.
+        self._forgettings = None
+        self._min_periods = 1
+        for name, value in (state[1] if isinstance(state, tuple) else state or {}).items():
+            setattr(self, name, value)
+
     def _check(self):
         """Verify the engine's invariants and that it holds the ring's points (for tests)."""
+        if self._forgettings is not None:
+            for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
+                engine._check()
+                check_forgetting(engine, forgetting)
+            return True
         for engine, ring in zip(self._engines, self._rings, strict=True):
             engine._check()
             if engine.n_points != len(self):
                 raise AssertionError(f"engines hold {engine.n_points} and {len(self)} points")
-            if self._window is not None and ring.size != len(self):
+            if self._window is not None and ring is not None and ring.size != len(self):
                 raise AssertionError(f"{ring.size} points in the ring, {len(self)} held")
         return True
 
@@ -429,6 +668,13 @@ def sliding_window(
     transform=None,
     loglog_alpha=None,
     score_range=(0.0, 1.0),
+    times=None,
+    half_life=None,
+    min_periods=1,
+    threshold=0.5,
+    labels=None,
+    method="ovr",
+    average="macro",
     fpr_range=None,
     tpr_range=None,
     correction=None,
@@ -444,13 +690,18 @@ def sliding_window(
         Labels, 0/1 or bool, in stream order.
     y_score : array-like of shape (n,)
         Scores, finite real numbers.
-    window : int or None
-        Number of points in the window (>= 1), or None for every prefix.
+    window : int, str, datetime.timedelta, numpy.timedelta64 or None
+        Number of points in the window (>= 1); a duration (``"15min"``,
+        ``"24h"``, ``"7d"``, a timedelta) for the points whose time is in
+        (t - window, t], t the time of the point the window ends at (needs
+        ``times``); or None for every prefix.
     metrics : sequence of str, default=("auc",)
         Which metrics to compute: ``"auc"``, ``"h"`` (the H-measure with
         priors from the window), ``"auch"`` (area under the ROC hull) and
         ``"auc_approx"`` (the estimate of :class:`ApproxAUC`), ``"auc_binned"``
-        (the binned AUC) and ``"pauc"`` (the partial AUC).
+        (the binned AUC), ``"pauc"`` (the partial AUC) and the others of
+        :class:`SlidingWindow`; or
+        ``"multiclass_auc"`` alone, for 2-d scores.
     sample_weight : array-like of shape (n,), optional
         Weights, finite and >= 0.
     alpha, beta, severity_ratio
@@ -473,6 +724,27 @@ def sliding_window(
         The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`;
         a log-log ``loglog_alpha`` of None is estimated from the whole array.
         With ``window=None`` this is Bouckaert's binned learning curve.
+    times : array-like of shape (n,), optional
+        The points' times, non-decreasing: numbers of seconds since the
+        epoch, datetime64, datetimes, pandas Timestamps or ISO 8601 strings
+        (a pandas column with a time zone is converted to UTC).  Required
+        with a duration ``window`` or ``half_life``.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        Exponential decay as for :class:`DynamicAUC`: a point of age a
+        weighs 2^(-a / half_life) times its weight; the age in points (a
+        number) or in time (a duration, with ``times``).  Combines with
+        ``window``.
+    min_periods : int, default=1
+        Entries whose window holds fewer points are nan (as pandas'
+        ``rolling``).
+    threshold : float, default=0.5
+        The threshold of R's metrics ``"er"``, ..., ``"youden"`` (see
+        :class:`SlidingWindow`).
+    labels, method, average
+        With ``"multiclass_auc"`` (alone; ``y_score`` of shape (n, c)), as for
+        :func:`~hmeasure_stream.multiclass_auc`: the class of each column
+        (default: the sorted distinct labels of ``y_true``), ``"ovr"`` or
+        ``"ovo"``, ``"macro"`` or ``"weighted"``.
     fpr_range, tpr_range, correction
         The range(s) and correction of ``"pauc"``, as for
         :func:`~hmeasure_stream.partial_auc`; ignored without ``"pauc"``.
@@ -488,7 +760,8 @@ def sliding_window(
     ValueError
         On invalid input (as for :func:`hmeasure_stream.auc`), a window that
         is not a positive integer, an unknown metric, ``"auc_approx"``
-        without ``epsilon_auc`` or with weights other than 1.
+        without ``epsilon_auc`` or with weights other than 1,
+        ``"multiclass_auc"`` with another metric or ``average=None``.
 
     See Also
     --------
@@ -539,13 +812,29 @@ def sliding_window(
                "priors": priors, "epsilon": epsilon, "epsilon_auc": epsilon_auc,
                "auc_relative_to": auc_relative_to, "bins": bins, "transform": transform,
                "loglog_alpha": loglog_alpha, "score_range": score_range,
+               "half_life": half_life, "min_periods": min_periods, "threshold": threshold,
                "fpr_range": fpr_range, "tpr_range": tpr_range, "correction": correction}
-    # The options are checked before the data; a window of at least the whole
-    # stream keeps every point (each window is a prefix) and needs no ring.
-    tracker = SlidingWindow(None, metrics, **options)
+    if _MULTICLASS in _check_metrics(metrics):
+        label_array = _as_label_array(y_true)
+        if labels is None:
+            labels = _encode_sorted(label_array)[0]
+        if window is not None and not is_duration(window) and window >= label_array.shape[0]:
+            window = None  # every window is a prefix
+        tracker = SlidingWindow(window, metrics, labels=labels, method=method,
+                                average=average, **options)
+        engine = tracker._engines[0]
+        batch = engine.checked(y_true, y_score, sample_weight, allow_empty=False)
+        tracker._times(times, batch[0].shape[0])  # checked, not used by a count window
+        return {_MULTICLASS: engine.slide(*batch)}
+    # The options are checked before the data; a count window of at least the
+    # whole stream keeps every point (each window is a prefix) and needs no ring.
+    by_count = window is not None and not is_duration(window)
+    tracker = SlidingWindow(None if by_count else window, metrics, **options)
+    # Ranks keep every comparison between scores, not with a threshold.
     is_pos, scores, weights = checked_batch(
-        y_true, y_score, sample_weight, allow_empty=False, ranks=True
+        y_true, y_score, sample_weight, allow_empty=False,
+        ranks=not _THRESHOLD_METRICS.intersection(tracker.metrics)
     )
-    if window is not None and window < scores.shape[0]:
+    if by_count and window < scores.shape[0]:
         tracker = SlidingWindow(window, metrics, **options)
-    return tracker._one_shot(is_pos, scores, weights)
+    return tracker._one_shot(is_pos, scores, weights, tracker._times(times, scores.shape[0]))

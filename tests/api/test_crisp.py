@@ -388,9 +388,11 @@ def test_crisp_vus_bad_input(confusion, kwargs, message):
         crisp_vus(confusion, **kwargs)
 
 
-def test_crisp_vus_set_of_four_classes_is_not_implemented():
-    with pytest.raises(NotImplementedError, match="set of classifiers"):
-        crisp_vus([np.eye(4), np.eye(4)])
+def test_crisp_vus_set_of_four_classes_is_a_monte_carlo_estimate():
+    # The set's Monte Carlo is tested in test_crisp_monte_carlo.py.
+    result = crisp_vus([np.eye(4), np.full((4, 4), 0.25)], n_samples=500, random_state=0)
+    assert result.method == "monte carlo" and result.n_samples == 500
+    assert result.vus == (1 / 6) ** 4 and result.std_error == 0.0
 
 
 @pytest.mark.parametrize(

@@ -14,7 +14,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 from reference_impl import roc_points_exact
 from sklearn.metrics import roc_auc_score
@@ -211,6 +211,9 @@ def test_large_inputs_match_scikit_learn(rng, n, decimals):
 
 
 @given(labelled_scores(), ranges(), ranges())
+# A narrow range at the far end: the bound 0.99999 rounds when scaled to counts.
+@example(data=(np.array([0, 1, 0, 0]), np.zeros(4)), fpr_range=(0.99999, 1.0),
+         tpr_range=(0.0, 1.0))
 def test_partial_areas_equal_exact_integration(data, fpr_range, tpr_range):
     y, s = data
     points = exact_roc_polyline(list(y), list(s))
@@ -228,9 +231,12 @@ def test_partial_areas_equal_exact_integration(data, fpr_range, tpr_range):
         # the range at the far end of the curve: rounding errors grow as its inverse.
         room = (high - low) - (mcclish_diagonal(low, high, focus))
         # The correction's condition number: the cut segments' rounding, relative
-        # to the width, is amplified by width / room (astronomical for ranges of
-        # subnormal width, where the ratio may even overflow a float).
-        tolerance = 1e-12 * max(1.0, float(min((high - low) / room, Fraction(10**300))))
+        # to the width, and the bounds' rounding when scaled to class counts (an
+        # absolute ~eps of the unit square), are amplified by 1 / room
+        # (astronomical for ranges of subnormal width, where the ratio may even
+        # overflow a float).
+        amplified = (Fraction(1, 10**12) * (high - low) + Fraction(1, 10**15)) / room
+        tolerance = max(1e-12, float(min(amplified, Fraction(10**300))))
         if abs(expected) > Fraction(np.finfo(np.float64).max):
             # A correction of a range of subnormal width can exceed the float range.
             assert got == (np.inf if expected > 0 else -np.inf)

@@ -4,13 +4,20 @@ import numpy as np
 import pandas as pd
 import pytest
 from hmeasure import h_score
-from reference_impl import h_by_integration, r_style_report, to_unit_interval
+from reference_impl import (
+    h_by_integration,
+    r_misclass_counts,
+    r_style_report,
+    to_unit_interval,
+)
 from scipy.stats import ks_2samp
 from sklearn.metrics import roc_auc_score
 
 from hmeasure_stream import h_measure, hmeasure_report, roc_hull
 
 KEYS = ["H", "Gini", "AUC", "AUCH", "KS", "MER", "MWL", "Spec.Sens95", "Sens.Spec95"]
+THRESHOLD_KEYS = ["ER", "Sens", "Spec", "Precision", "Recall", "TPR", "FPR", "F", "Youden",
+                  "TP", "FP", "TN", "FN"]
 
 
 def classifier(seed, n, decimals):
@@ -25,7 +32,7 @@ def classifier(seed, n, decimals):
 def test_report_matches_r_definitions(seed):
     y, s = classifier(seed, [5, 40, 300][seed % 3], [None, 1, 0][seed % 4 % 3])
     report = hmeasure_report(y, s, severity_ratio="prior")
-    assert list(report) == KEYS
+    assert list(report) == KEYS + THRESHOLD_KEYS
     reference = r_style_report(y, s)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
@@ -66,7 +73,7 @@ def test_report_alpha_beta_use_the_mode_for_mwl():
 def test_report_several_levels_and_names():
     y, s = classifier(5, 300, None)
     report = hmeasure_report(y, s, level=[0.9, 0.99, 0.295])
-    assert list(report)[7:] == [
+    assert list(report)[7:13] == [
         "Spec.Sens90", "Spec.Sens99", "Spec.Sens29",
         "Sens.Spec90", "Sens.Spec99", "Sens.Spec29",
     ]
@@ -80,8 +87,8 @@ def test_report_as_frame():
     y, s = classifier(6, 100, None)
     frame = hmeasure_report(y, s, as_frame=True)
     assert isinstance(frame, pd.DataFrame)
-    assert list(frame.columns) == KEYS
-    assert frame.shape == (1, len(KEYS))
+    assert list(frame.columns) == KEYS + THRESHOLD_KEYS
+    assert frame.shape == (1, len(KEYS + THRESHOLD_KEYS))
     assert frame.iloc[0].to_dict() == hmeasure_report(y, s)
 
 
@@ -90,7 +97,7 @@ def test_report_with_weights_equals_repetition():
     w = np.random.default_rng(8).integers(1, 4, 120)
     weighted = hmeasure_report(y, s, sample_weight=w)
     repeated = hmeasure_report(np.repeat(y, w), np.repeat(s, w))
-    for key in KEYS:
+    for key in KEYS + THRESHOLD_KEYS:
         assert weighted[key] == pytest.approx(repeated[key], rel=1e-12, abs=1e-15), key
 
 
@@ -98,3 +105,35 @@ def test_report_with_weights_equals_repetition():
 def test_report_refuses_bad_level(level):
     with pytest.raises(ValueError, match="level"):
         hmeasure_report([0, 1], [0.1, 0.2], level=level)
+
+
+@pytest.mark.parametrize("seed", range(12))
+@pytest.mark.parametrize("threshold", [0.5, 0.0, -1.0, 2.0])
+def test_threshold_metrics_match_r_definitions(seed, threshold):
+    y, s = classifier(seed, [6, 40, 200][seed % 3], [None, 1, 0][seed % 4 % 3])
+    w = None if seed % 2 else np.random.default_rng(seed).integers(0, 4, len(y)) + 0.5
+    report = hmeasure_report(y, s, sample_weight=w, threshold=threshold)
+    reference = r_misclass_counts(y, s, threshold, w)
+    for key in THRESHOLD_KEYS:
+        if np.isnan(reference[key]):
+            assert np.isnan(report[key]), key
+        else:
+            assert report[key] == pytest.approx(reference[key], rel=1e-12, abs=1e-15), key
+
+
+def test_threshold_metrics_edge_cases():
+    # Nothing above the threshold: precision 0/0 is nan in R, F too.
+    report = hmeasure_report([0, 1, 1], [0.1, 0.2, 0.5])
+    assert (report["TP"], report["FP"], report["TN"], report["FN"]) == (0.0, 0.0, 1.0, 2.0)
+    assert np.isnan(report["Precision"]) and np.isnan(report["F"])
+    assert report["ER"] == 2 / 3 and report["Sens"] == 0.0 and report["Spec"] == 1.0
+    # Only class 0 above: precision 0, F = 2 / (1/0 + 1/0) = 0 as in R.
+    report = hmeasure_report([0, 1, 1], [0.9, 0.2, 0.3])
+    assert report["Precision"] == 0.0 and report["F"] == 0.0
+    assert report["Youden"] == -1.0 and report["FPR"] == 1.0
+
+
+@pytest.mark.parametrize("threshold", [np.nan, np.inf, "0.5", None])
+def test_report_refuses_bad_threshold(threshold):
+    with pytest.raises(ValueError, match="threshold"):
+        hmeasure_report([0, 1], [0.1, 0.2], threshold=threshold)

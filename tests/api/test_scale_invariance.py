@@ -8,14 +8,17 @@ as frequencies and is not scale-invariant by definition.)
 """
 
 import numpy as np
+import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 from strategies import labelled_scores
 
 from hmeasure_stream import (
     ApproxH,
+    BinnedAUC,
     DynamicAUC,
     DynamicH,
+    DynamicMulticlassAUC,
     SlidingWindow,
     auc,
     binned_auc,
@@ -67,8 +70,11 @@ FROM_SCRATCH = {
         y, s, severity_ratio="prior", sample_weight=sample_weight),
     "h_measure priors": lambda y, s, sample_weight: h_measure(
         y, s, priors=(0.3, 0.7), alpha=1.5, beta=3.0, sample_weight=sample_weight),
-    "hmeasure_report": lambda y, s, sample_weight: hmeasure_report(
-        y, s, severity_ratio="prior", level=[0.5, 0.95], sample_weight=sample_weight),
+    # The confusion weights TP, FP, TN, FN are sums of weights: they scale with them.
+    "hmeasure_report": lambda y, s, sample_weight: {
+        key: value for key, value in hmeasure_report(
+            y, s, severity_ratio="prior", level=[0.5, 0.95], sample_weight=sample_weight,
+            threshold=0.25).items() if key not in ("TP", "FP", "TN", "FN")},
     "partial fpr": lambda y, s, sample_weight: partial_auc(
         y, s, fpr_range=(0.1, 0.6), correction="mcclish", sample_weight=sample_weight),
     "partial tpr": lambda y, s, sample_weight: partial_auc(
@@ -195,3 +201,68 @@ def test_sliding_window_in_chunks(data, k, cut, metrics):
         got = scaled.update(y[part], s[part], np.ldexp(w[part], k))
         same(got, plain.update(y[part], s[part], w[part]))
     scaled._check()
+
+
+@given(data=labelled_scores(weighted=True, max_size=30), k=EXPONENTS,
+       cut=st.integers(0, 30), drop=st.integers(0, 30))
+def test_binned_and_multiclass_structures(data, k, cut, drop):
+    y, s, w = data
+    s = (s - s.min()) / (np.ptp(s) or 1.0)
+    scores = np.column_stack([-s, s])
+    made = {factor: (BinnedAUC(6), DynamicMulticlassAUC([0, 1], average="weighted", seed=3),
+                     DynamicMulticlassAUC([0, 1], method="ovo", seed=3))
+            for factor in (0, k)}
+    for factor, (binned, ovr, ovo) in made.items():
+        for part in (slice(0, cut), slice(cut, None)):
+            if not y[part].size:
+                continue
+            binned.add_many(y[part], s[part], np.ldexp(w[part], factor))
+            ovr.add_many(y[part], scores[part], np.ldexp(w[part], factor))
+            ovo.add_many(y[part], scores[part], np.ldexp(w[part], factor))
+        # Remove one point again, with its weight in the structure's scale.
+        j = drop % len(y)
+        binned.remove(int(y[j]), float(s[j]), float(np.ldexp(w[j], factor)))
+        ovr.remove(int(y[j]), scores[j], float(np.ldexp(w[j], factor)))
+        binned._check()
+    (b0, r0, o0), (b1, r1, o1) = made[0], made[k]
+    same((b1.auc, b1.max_error, b1.expected_error), (b0.auc, b0.max_error, b0.expected_error))
+    if not np.isnan(b0.auc):
+        # (Counts are integers while every weight held is 1.)
+        result0, result1 = b0.result(), b1.result()
+        for field in ("counts_neg", "counts_pos"):
+            same(np.asarray(getattr(result1, field), dtype=np.float64),
+                 np.ldexp(getattr(result0, field), k))
+    same((r1.auc, r1.per_class(), o1.auc, o1.pairwise()),
+         (r0.auc, r0.per_class(), o0.auc, o0.pairwise()))
+
+
+@given(data=labelled_scores(weighted=True, max_size=30), k=EXPONENTS)
+def test_sliding_window_binned(data, k):
+    y, s, w = data
+    s = (s - s.min()) / (np.ptp(s) or 1.0)
+    plain = SlidingWindow(4, ("auc_binned",), bins=5).update(y, s, w)
+    scaled = SlidingWindow(4, ("auc_binned",), bins=5).update(y, s, np.ldexp(w, k))
+    same(scaled, plain)
+
+
+def test_binned_structure_refuses_a_weight_far_from_its_scale():
+    import pickle
+
+    tracker = BinnedAUC(4)
+    tracker.add(1, 0.5, 1e-200)
+    before = pickle.dumps(tracker)
+    for call in (lambda: tracker.add(0, 0.2, 1e200),
+                 lambda: tracker.add_many([0, 1], [0.1, 0.2], [1e-199, 1e200])):
+        with pytest.raises(ValueError, match=r"weight.*2\*\*400.*found 1e\+200"):
+            call()
+        assert pickle.dumps(tracker) == before
+    other = BinnedAUC(4)
+    other.add(0, 0.1, 1e200)
+    with pytest.raises(ValueError, match="cannot merge"):
+        tracker.merge(other)
+    assert pickle.dumps(tracker) == before
+    # Emptied, the structure takes any scale again.
+    tracker.remove(1, 0.5, 1e-200)
+    tracker.add(0, 0.2, 1e200)
+    tracker._check()
+    assert len(tracker) == 1
