@@ -34,26 +34,69 @@ from hmeasure_stream._validation import check_rate_range as _check_range
 __all__ = ["partial_auc", "weighted_auc", "weighted_auc_error_bound"]
 
 
-def _exact_fraction(twice_inside, width_inside, width_above, rest, c_count, d_count, n_neg,
-                    n_pos):
-    """The unit-weight box area from its parts (``_partial.box_area_groups``) over n_neg n_pos.
+def _sides(fpr_box, tpr_box, n_neg, n_pos):
+    """The box's sides A, B, C, D in class counts, exactly: four integers over one power of two.
 
-    The exact rational, a Fraction (shared with ``DynamicAUC.partial_auc``):
-    the floats are fractions over powers of two, brought to the largest of
-    their denominators, so the sum is one integer over one power of two.
+    Returns ``(A, B, C, D, den)`` with the sides A / den, ..., D / den (the
+    float rates are fractions over powers of two).
     """
-    c_num, c_den = float(c_count).as_integer_ratio()
-    d_num, d_den = float(d_count).as_integer_ratio()
-    rest_num, rest_den = float(rest).as_integer_ratio()
-    den = max(2, c_den, d_den, rest_den)  # all powers of two
-    c_scaled = c_num * (den // c_den)
-    numerator = (
-        twice_inside * (den // 2)
-        - c_scaled * width_inside
-        + (d_num * (den // d_den) - c_scaled) * width_above
-        + rest_num * (den // rest_den)
-    )
-    return Fraction(numerator, den * n_neg * n_pos)
+    (a, b), (c, d) = fpr_box, tpr_box
+    ratios = [float(rate).as_integer_ratio() for rate in (a, b, c, d)]
+    den = max(rate_den for _, rate_den in ratios)
+    counts = (n_neg, n_neg, n_pos, n_pos)
+    return (*(num * (den // rate_den) * count
+              for (num, rate_den), count in zip(ratios, counts, strict=True)), den)
+
+
+def _cut_area(u0, t0, g0, g1, low_a, high_b, low_c, high_d, den):
+    """The exact area in the box under the segment (u0, t0) -> (u0 + g0, t0 + g1), g0 > 0.
+
+    The sides are ``low_a / den``, ..., ``high_d / den`` (``_sides``).  The
+    integral over u in [A, B] of the segment's height clamped to [C, D],
+    minus C: zero where the height is at most C, a trapezoid where it is
+    between C and D, D - C beyond.  Returned as ``(numerator, denominator)``
+    of integers: in units of 1 / den the corners are integers, and the points
+    where the segment reaches C and D are integers over g1.
+    """
+    u0, t0, g0 = u0 * den, t0 * den, g0 * den
+    low = max(low_a, u0)
+    high = min(high_b, u0 + g0)
+    if not high > low:
+        return 0, 1
+    g0 //= den
+    if g1 == 0:
+        return (min(max(t0, low_c), high_d) - low_c) * (high - low), den * den
+    # u in units of 1 / (den g1), heights in units of 1 / (den g0).
+    start, low, high = u0 * g1, low * g1, high * g1
+    at_c = min(max(start + (low_c - t0) * g0, low), high)
+    at_d = min(max(start + (high_d - t0) * g0, low), high)
+    height_c = t0 * g0 + at_c - start
+    height_d = t0 * g0 + at_d - start
+    numerator = ((at_d - at_c) * (height_c + height_d - 2 * low_c * g0)
+                 + 2 * g0 * (high_d - low_c) * (high - at_d))
+    return numerator, 2 * den * den * g0 * g1
+
+
+def _exact_area(twice_inside, width_inside, width_above, cuts, fpr_box, tpr_box, n_neg,
+                n_pos):
+    """The unit-weight box area over n_neg n_pos, exact (a Fraction), from its integer parts.
+
+    The parts of ``_partial.box_area_counts`` (shared with
+    ``DynamicAUC.partial_auc``): the segments inside the box and at or above
+    its top summed in integers, and the few segments crossing a side, which
+    are cut here in exact rational arithmetic (integer numerators and
+    denominators, one Fraction at the end).
+    """
+    low_a, high_b, low_c, high_d, den = _sides(fpr_box, tpr_box, n_neg, n_pos)
+    # twice_inside / 2 - C width_inside + (D - C) width_above, over 2 den^2.
+    numerator = den * (twice_inside * den - 2 * low_c * width_inside
+                       + 2 * (high_d - low_c) * width_above)
+    denominator = 2 * den * den
+    for cut in cuts:
+        cut_numerator, cut_denominator = _cut_area(*cut, low_a, high_b, low_c, high_d, den)
+        numerator = numerator * cut_denominator + cut_numerator * denominator
+        denominator *= cut_denominator
+    return Fraction(numerator, denominator * n_neg * n_pos)
 
 
 def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
@@ -66,15 +109,18 @@ def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
         neg, pos = sorted_classes(y_true, y_score, "The partial AUC")
         group_neg, group_pos = _scratch.groups_sorted_classes(neg, pos)
         n_neg, n_pos = neg.shape[0], pos.shape[0]
-        # The box in class counts.  The kernel sums the segments wholly inside
-        # it as exact integers; the combination below is exact rational
-        # arithmetic, rounded once.
-        c_count, d_count = c * n_pos, d * n_pos
-        twice_inside, width_inside, width_above, rest = _partial.box_area_groups(
-            group_neg, group_pos, a * n_neg, b * n_neg, c_count, d_count
-        )
-        return _exact_fraction(twice_inside, width_inside, width_above, rest, c_count, d_count,
-                               n_neg, n_pos)
+        # The box's sides in class counts, exact, as their floors and ceilings:
+        # the kernel classifies the segments in integers and sums those wholly
+        # inside or above the box as integers; the ones crossing a side are cut
+        # in exact rational arithmetic, and the area is rounded once.
+        *sides, den = _sides(fpr_box, tpr_box, n_neg, n_pos)
+        bounds = []
+        for side in sides:
+            bounds += [side // den, -(-side // den)]  # floor and ceiling
+        twice_inside, width_inside, width_above, cuts = _partial.box_area_counts(
+            group_neg, group_pos, *bounds)
+        return _exact_area(twice_inside, width_inside, width_above, cuts, fpr_box, tpr_box,
+                           n_neg, n_pos)
     group_neg, group_pos = weighted_groups(y_true, y_score, sample_weight, "The partial AUC")
     total_neg, total_pos = math.fsum(group_neg), math.fsum(group_pos)
     area = _partial.box_area_groups(
@@ -165,18 +211,22 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     O(n log n) time: each class is sorted, the two are merged into the
     class counts of each distinct score (the points of :func:`roc_points`)
     and one compiled pass from the highest score down stops at the end of
-    the FPR range.  Without weights the segments wholly inside the box are
-    summed as exact integers and only the at most four segments crossing a
-    side of the box are interpolated in floating point; without ranges the
-    result is exactly :func:`auc`.  With ``sample_weight`` the points are
-    sorted once and the segments' areas (each >= 0) are summed with
-    compensation.  O(n) extra memory.
+    the FPR range.  Without weights the result is the exact area correctly
+    rounded (and so is the McClish value, however narrow the range): the
+    sides of the box are exact rationals in class counts (the float bounds
+    times the class sizes), the segments are classified against their
+    floors and ceilings in integers, those wholly inside the box or above it
+    are summed as exact integers, and the at most four segments crossing a
+    side are cut in exact rational arithmetic; without ranges the result is
+    exactly :func:`auc`.  With ``sample_weight`` the points are sorted once
+    and the segments' areas (each >= 0) are summed with compensation.  O(n)
+    extra memory.
 
-    The McClish correction of a range of width w divides by
-    A_max - A_min, which is of order w**2 at the far end of the curve: the
-    rounding of the interpolated segments, relative to the area, is then
-    amplified by about 1 / w.  Ranges narrower than about 1e-8 give
-    corrected values of little accuracy (the uncorrected area stays
+    With ``sample_weight`` the McClish correction of a range of width w
+    divides by A_max - A_min, which is of order w**2 at the far end of the
+    curve: the rounding of the interpolated segments, relative to the area,
+    is then amplified by about 1 / w, and ranges narrower than about 1e-8
+    give corrected values of little accuracy (the uncorrected area stays
     accurate).
 
     References

@@ -11,7 +11,9 @@ cdef struct BoxParts:
     # weights, split as the from-scratch kernel splits it (_partial.pyx):
     # twice_inside / 2 - C * width_inside + (D - C) * width_above + rest.
     # With unit weights the first three are exact integers (held as doubles,
-    # exact below 2**53).  ``area`` is that sum, from non-negative pieces.
+    # exact below 2**53), the segments are classified against the exact sides
+    # (their floors and ceilings) and ``rest`` is the cut segments' area in
+    # floating point.  ``area`` is that sum, from non-negative pieces.
     double twice_inside
     double width_inside
     double width_above
@@ -19,6 +21,10 @@ cdef struct BoxParts:
     double area
     double total_neg
     double total_pos
+    # With unit weights, the segments crossing a side (u0, t0, g0, g1), exact
+    # integers, for an exact rational cut (``partial._exact_area``).
+    int n_cuts
+    double cuts[4][4]
 
 
 cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,

@@ -21,9 +21,11 @@ treats alike form runs of consecutive scores between such boundaries:
   is ``segment_box_area`` of ``_partial.pxd``, as from scratch.
 
 So the area is summed without visiting the points in between, and it is
-split exactly as the from-scratch kernel splits it: with unit weights the
-integer parts are equal and the cut segments are the same calls in the same
-order, so the result is the same bit for bit.
+split as the from-scratch kernel splits it.  With unit weights the corners
+are integers, the sides are compared through their floors and ceilings, and
+the segments crossing a side are returned as integers: ``DynamicAUC`` cuts
+them in exact rational arithmetic (``partial._exact_area``), so its value is
+the exact area correctly rounded, the same as from scratch.
 """
 
 from libc.math cimport INFINITY, NAN, fma
@@ -33,7 +35,7 @@ from hmeasure_stream._engines._auc cimport AUCEngine
 
 from hmeasure_stream._engines._auc import stored_scale
 from hmeasure_stream._engines._numeric cimport compensated_add
-from hmeasure_stream._engines._partial cimport segment_box_area
+from hmeasure_stream._engines._partial cimport exact_floor_ceil, segment_box_area
 from hmeasure_stream._engines._treap cimport ScoreTreap
 
 
@@ -162,9 +164,16 @@ cdef inline Found* _later(Found* first, Found* second) noexcept nogil:
 
 
 cdef inline void _cut(Found* segment, double a, double b, double c, double d,
-                      double* rest, double* rest_comp) noexcept nogil:
+                      double* rest, double* rest_comp, BoxParts* parts) noexcept nogil:
+    cdef int k = parts.n_cuts
     compensated_add(rest, rest_comp, segment_box_area(segment.u0, segment.t0, segment.g0,
                                                       segment.g1, a, b, c, d))
+    if k < 4:
+        parts.cuts[k][0] = segment.u0
+        parts.cuts[k][1] = segment.t0
+        parts.cuts[k][2] = segment.g0
+        parts.cuts[k][3] = segment.g1
+        parts.n_cuts = k + 1
 
 
 cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
@@ -172,7 +181,10 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     """The area of the curve in the box [a, b] x [c, d] (rates), split as from scratch.
 
     Returns False (``parts`` untouched but the totals) when a class has no
-    weight.  Nine descents: O(log n).
+    weight.  Seven descents and two range sums: O(log n).  With unit weights
+    the corners are integers and each side is compared through its floor or
+    ceiling (``exact_floor_ceil``), so the segments are classified exactly, as
+    ``_partial.box_area_counts`` does.
     """
     cdef Found cross_a, start_a, cross_b, cross_c, start_c, cross_d, start_d
     cdef Found* start
@@ -180,6 +192,7 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     cdef Aggregate inside, above
     cdef double total_neg = 0.0, total_pos = 0.0, rest = 0.0, rest_comp = 0.0
     cdef double low_a, high_b, low_c, high_d, area = 0.0, area_comp = 0.0
+    cdef double floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d
     cdef bint cut_a, cut_c
     if tree.root >= 0:
         total_neg = tree.subtree_neg[tree.root]
@@ -193,30 +206,42 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     high_b = b * total_neg
     low_c = c * total_pos
     high_d = d * total_pos
-    _first(tree, False, True, True, low_a, &cross_a)     # u0 + g0 > A
-    _first(tree, False, False, False, low_a, &start_a)   # u0 >= A
-    _first(tree, False, True, True, high_b, &cross_b)    # u0 + g0 > B
-    _first(tree, True, True, True, low_c, &cross_c)      # t0 + g1 > C
-    _first(tree, True, False, False, low_c, &start_c)    # t0 >= C
-    _first(tree, True, True, True, high_d, &cross_d)     # t0 + g1 > D
-    _first(tree, True, False, False, high_d, &start_d)   # t0 >= D
+    if tree.weighted:
+        floor_a = ceil_a = low_a
+        floor_b = ceil_b = high_b
+        floor_c = ceil_c = low_c
+        floor_d = ceil_d = high_d
+    else:
+        # Integer corners: u > A iff u > floor(A), u >= A iff u >= ceil(A), ...
+        exact_floor_ceil(a, total_neg, &floor_a, &ceil_a)
+        exact_floor_ceil(b, total_neg, &floor_b, &ceil_b)
+        exact_floor_ceil(c, total_pos, &floor_c, &ceil_c)
+        exact_floor_ceil(d, total_pos, &floor_d, &ceil_d)
+    parts.n_cuts = 0
+    _first(tree, False, True, True, floor_a, &cross_a)     # u0 + g0 > A
+    _first(tree, False, False, False, ceil_a, &start_a)    # u0 >= A
+    _first(tree, False, True, True, floor_b, &cross_b)     # u0 + g0 > B
+    _first(tree, True, True, True, floor_c, &cross_c)      # t0 + g1 > C
+    _first(tree, True, False, False, ceil_c, &start_c)     # t0 >= C
+    _first(tree, True, True, True, floor_d, &cross_d)      # t0 + g1 > D
+    _first(tree, True, False, False, ceil_d, &start_d)     # t0 >= D
     # The segments cut by a side, from the highest score down (the order of
     # the kernel's sum).  Between start_a and cross_b lie the segments wholly
     # within [A, B]: the run where C and D are looked at.
-    cut_a = cross_a.node >= 0 and cross_a.u0 < low_a
+    cut_a = cross_a.node >= 0 and cross_a.u0 < ceil_a  # u0 < A
     if cut_a:
-        _cut(&cross_a, low_a, high_b, low_c, high_d, &rest, &rest_comp)
-    cut_c = (cross_c.node >= 0 and cross_c.t0 < low_c and cross_c.g0 > 0.0
+        _cut(&cross_a, low_a, high_b, low_c, high_d, &rest, &rest_comp, parts)
+    cut_c = (cross_c.node >= 0 and cross_c.t0 < ceil_c and cross_c.g0 > 0.0
              and start_a.node >= 0 and cross_c.key <= start_a.key and cross_c.key > cross_b.key)
     if cut_c:
-        _cut(&cross_c, low_a, high_b, low_c, high_d, &rest, &rest_comp)
-    if (cross_d.node >= 0 and cross_d.t0 < high_d and cross_d.g0 > 0.0
+        _cut(&cross_c, low_a, high_b, low_c, high_d, &rest, &rest_comp, parts)
+    if (cross_d.node >= 0 and cross_d.t0 < ceil_d and cross_d.g0 > 0.0
             and not (cut_c and cross_d.node == cross_c.node)
             and start_a.node >= 0 and cross_d.key <= start_a.key
             and cross_d.key > cross_b.key):
-        _cut(&cross_d, low_a, high_b, low_c, high_d, &rest, &rest_comp)
-    if cross_b.node >= 0 and cross_b.u0 < high_b and not (cut_a and cross_b.node == cross_a.node):
-        _cut(&cross_b, low_a, high_b, low_c, high_d, &rest, &rest_comp)
+        _cut(&cross_d, low_a, high_b, low_c, high_d, &rest, &rest_comp, parts)
+    if cross_b.node >= 0 and cross_b.u0 < ceil_b and not (cut_a and cross_b.node == cross_a.node):
+        _cut(&cross_b, low_a, high_b, low_c, high_d, &rest, &rest_comp, parts)
     parts.rest = rest + rest_comp
     # Inside: from the later of start_a, start_c to before the earlier of cross_b, cross_d.
     parts.twice_inside = 0.0
@@ -291,18 +316,21 @@ def box_area_parts(ScoreTreap tree, double a, double b, double c, double d):
     """The area of the curve in the box [a, b] x [c, d] (rates) from the treap, O(log n).
 
     None when a class has no weight.  With unit weights the tuple
-    ``(twice_inside, width_inside, width_above, rest, total_neg, total_pos)``
-    of ``_partial.box_area_groups`` (the first three and the totals as ints)
-    for the exact combination; with weights ``(area, total_neg,
-    total_pos)``, the area in class weights.
+    ``(twice_inside, width_inside, width_above, cuts, total_neg, total_pos)``
+    of ``_partial.box_area_counts`` (ints; ``cuts`` the segments crossing a
+    side, as tuples of ints) for the exact combination; with weights
+    ``(area, total_neg, total_pos)``, the area in class weights.
     """
     cdef BoxParts parts
+    cdef int k
     if not box_parts(tree, a, b, c, d, &parts):
         return None
     if tree.weighted:
         return parts.area, parts.total_neg, parts.total_pos
+    cuts = [tuple(<int64_t>parts.cuts[k][field] for field in range(4))
+            for k in range(parts.n_cuts)]
     return (<int64_t>parts.twice_inside, <int64_t>parts.width_inside,
-            <int64_t>parts.width_above, parts.rest,
+            <int64_t>parts.width_above, cuts,
             <int64_t>parts.total_neg, <int64_t>parts.total_pos)
 
 

@@ -5,7 +5,7 @@ import math
 from hmeasure_stream._engines._auc import AUCEngine
 from hmeasure_stream._engines._tree_partial import box_area_parts
 from hmeasure_stream._validation import check_partial_correction, check_rate_range
-from hmeasure_stream.partial import _corrected, _exact_fraction
+from hmeasure_stream.partial import _corrected, _exact_area
 from hmeasure_stream.streaming._base import (
     PointSet,
     WindowedPointSet,
@@ -195,8 +195,10 @@ class DynamicAUC(WindowedPointSet):
         at most four segments crossing a side are cut as from scratch.
 
         With unit weights the parts are the from-scratch function's, exact
-        integers (below 2**53, beyond 10^7 points of each class), combined
-        in exact rational arithmetic: the result is equal to
+        integers (below 2**53, beyond 10^7 points of each class): the
+        segments are classified against the exact sides of the box, and the
+        at most four crossing a side are cut in exact rational arithmetic,
+        so the result is the exact area correctly rounded, equal to
         :func:`~hmeasure_stream.partial_auc` bit for bit.  With other
         weights it is a sum of non-negative terms over the class totals
         (relative error of order depth times 1e-16).
@@ -217,8 +219,8 @@ class DynamicAUC(WindowedPointSet):
         >>> tracker.add_many([0, 0, 1, 0, 1, 1, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8])
         >>> tracker.partial_auc(fpr_range=(0, 0.5))
         0.375
-        >>> tracker.partial_auc(fpr_range=(0, 0.5), correction="mcclish")
-        0.8333333333333333
+        >>> tracker.partial_auc(fpr_range=(0, 0.5), correction="mcclish")  # 5/6, rounded
+        0.8333333333333334
         >>> tracker.partial_auc(fpr_range=(0, 0.5), tpr_range=(0.5, 1))  # two-way
         0.125
         >>> tracker.remove(0, 0.4)
@@ -232,9 +234,8 @@ class DynamicAUC(WindowedPointSet):
         if parts is None:
             return math.nan
         if len(parts) == 6:
-            *exact, rest, n_neg, n_pos = parts
-            area = _exact_fraction(*exact, rest, tpr_box[0] * n_pos, tpr_box[1] * n_pos,
-                                   n_neg, n_pos)
+            *exact, n_neg, n_pos = parts
+            area = _exact_area(*exact, fpr_box, tpr_box, n_neg, n_pos)
         else:
             weighted_area, total_neg, total_pos = parts
             area = weighted_area / total_neg / total_pos

@@ -784,8 +784,10 @@ def sliding_window(
     ``"auc_approx"``, the compressed list of :class:`ApproxAUC` over the
     treap: O(n (log w + log w / epsilon_auc)).  With ``"pauc"``, the score
     treap read by :meth:`DynamicAUC.partial_auc` after each step: O(n log w)
-    (within an ulp or two of the from-scratch value with unit weights, whose
-    integer parts it shares).  Each step
+    (the area within an ulp or two of the from-scratch value with unit
+    weights, whose integer parts it shares, the cut segments in floating
+    point; its McClish value divides that by A_max - A_min, of order w**2
+    for a range of width w at the far end of the curve).  Each step
     adds a point and removes the one leaving the window.  Values equal the
     from-scratch metric of each window (exactly for unit weights), and
     ``"auc_approx"`` is within its bound of the exact AUC.

@@ -1,7 +1,7 @@
 """DynamicAUC.partial_auc and the window metric "pauc" against the from-scratch partial_auc.
 
-Unit weights: equal bit for bit to ``partial_auc`` (the same exact parts),
-and to an independent exact rational integration of the clamped curve.
+Unit weights: equal bit for bit to ``partial_auc`` and to an independent exact
+rational integration of the clamped curve, correctly rounded.
 """
 
 import itertools
@@ -116,13 +116,38 @@ def assert_partial_matches(tracker, points, exact):
         if np.isnan(expected):
             assert np.isnan(got)
             continue
+        reference = exact_partial(points, fpr_range, tpr_range, correction)
         if exact:
-            assert got == expected, (fpr_range, tpr_range, correction)
+            # The exact area (or McClish value) correctly rounded, as from scratch.
+            assert got == expected == reference, (fpr_range, tpr_range, correction)
         else:
             assert got == pytest.approx(expected, rel=1e-12, abs=1e-13), (
                 fpr_range, tpr_range, correction)
+            assert got == pytest.approx(reference, rel=1e-12, abs=1e-13)
+
+
+@pytest.mark.parametrize("fpr_range", [(0.1, 0.7), (0.3, 0.9), (0.99999, 1.0), (0.0, 0.6)])
+@pytest.mark.parametrize("tpr_range", [None, (0.1, 0.7), (0.3, 0.6)])
+def test_sides_that_floats_round_onto_a_corner(fpr_range, tpr_range):
+    # 0.1 * 10 and 0.7 * 10 round to the integers 1.0 and 7.0, but the exact sides
+    # (the float rates times 10) are just above 1 and just below 7: the segments from
+    # 1 to 2 and from 6 to 7 cross them and are cut, exactly.
+    y = np.repeat([0, 1], 10)
+    s = np.concatenate([np.arange(10.0), np.arange(10.0) + 0.5])
+    s[[3, 13]] = 7.0  # and a tie: a diagonal segment
+    tracker = DynamicAUC()
+    tracker.add_many(y, s)
+    points = list(zip(y, s, np.ones(20), strict=True))
+    for correction in (None, "mcclish") if tpr_range is None else (None,):
         reference = exact_partial(points, fpr_range, tpr_range, correction)
-        assert got == pytest.approx(reference, rel=1e-12, abs=1e-13)
+        options = {"fpr_range": fpr_range, "tpr_range": tpr_range, "correction": correction}
+        assert partial_auc(y, s, **options) == reference
+        assert tracker.partial_auc(**options) == reference
+        if correction is None:
+            # The window's compiled combination: within an ulp or two (its McClish
+            # value amplifies that by the inverse of the range's room, documented).
+            window = sliding_window(y, s, None, metrics="pauc", **options)["pauc"][-1]
+            assert window == pytest.approx(reference, rel=1e-15)
 
 
 @pytest.mark.parametrize("seed", range(10))
