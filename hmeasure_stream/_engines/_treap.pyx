@@ -37,12 +37,6 @@ from hmeasure_stream._engines._pool import normalized_seed
 
 cdef int32_t _INITIAL_PATH = 64
 
-cdef extern from *:
-    """
-    #define HMS_PREFETCH(address, for_write) __builtin_prefetch((address), (for_write), 3)
-    """
-    void HMS_PREFETCH(const void* address, int for_write) noexcept nogil
-
 
 cdef inline void _subtree_sums(ScoreTreap self, int32_t node, double* total_neg,
                                double* total_pos, double* pairs) noexcept nogil:
@@ -296,9 +290,6 @@ cdef class ScoreTreap(SlotPool):
                 self._grow_path()
             self.path[ancestors] = node
             ancestors += 1
-            # The pair weight of every ancestor is written after the search
-            # (_update_ancestors): fetch it meanwhile, off the search's chain.
-            HMS_PREFETCH(&self.subtree_pairs[node], 1)
             if key < self.key[node]:
                 total_above_pos += self.node_pos(node)
                 child = self.right[node]
@@ -317,12 +308,9 @@ cdef class ScoreTreap(SlotPool):
             child = self.left[node]
             if child >= 0:
                 total_below_neg += self.subtree_neg[child]
-                HMS_PREFETCH(&self.subtree_pairs[child], 0)  # read by pull(node)
             child = self.right[node]
             if child >= 0:
                 total_above_pos += self.subtree_pos[child]
-                HMS_PREFETCH(&self.subtree_pairs[child], 0)
-            HMS_PREFETCH(&self.subtree_pairs[node], 1)
             at_neg[0] = self.node_neg(node)
             at_pos[0] = self.node_pos(node)
         depth[0] = ancestors
