@@ -79,13 +79,14 @@ def _cut_area(u0, t0, g0, g1, low_a, high_b, low_c, high_d, den):
 
 def _exact_area(twice_inside, width_inside, width_above, cuts, fpr_box, tpr_box, n_neg,
                 n_pos):
-    """The unit-weight box area over n_neg n_pos, exact (a Fraction), from its integer parts.
+    """The unit-weight box area over n_neg n_pos, exact, from its integer parts.
 
     The parts of ``_partial.box_area_counts`` (shared with
     ``DynamicAUC.partial_auc``): the segments inside the box and at or above
     its top summed in integers, and the few segments crossing a side, which
-    are cut here in exact rational arithmetic (integer numerators and
-    denominators, one Fraction at the end).
+    are cut here in exact rational arithmetic.  Returns the pair
+    ``(numerator, denominator)`` of ints (for ``_corrected``, which rounds
+    once).
     """
     low_a, high_b, low_c, high_d, den = _sides(fpr_box, tpr_box, n_neg, n_pos)
     # twice_inside / 2 - C width_inside + (D - C) width_above, over 2 den^2.
@@ -96,13 +97,13 @@ def _exact_area(twice_inside, width_inside, width_above, cuts, fpr_box, tpr_box,
         cut_numerator, cut_denominator = _cut_area(*cut, low_a, high_b, low_c, high_d, den)
         numerator = numerator * cut_denominator + cut_numerator * denominator
         denominator *= cut_denominator
-    return Fraction(numerator, denominator * n_neg * n_pos)
+    return numerator, denominator * n_neg * n_pos
 
 
 def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
     """Area of the ROC curve inside the box fpr_box x tpr_box, as a fraction of the unit square.
 
-    Exact (a Fraction) with unit weights, a float with weights.
+    Exact with unit weights (a pair of ints, ``_exact_area``), a float with weights.
     """
     (a, b), (c, d) = fpr_box, tpr_box
     if exact_path(y_score, sample_weight):
@@ -264,32 +265,63 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
 def _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction):
     """The partial area ``area`` of the box, McClish-standardised if asked (checked options).
 
-    ``area`` is a Fraction (exact, unit weights; the correction is then exact
-    too, rounded once: a narrow range's A - A_min is not lost to cancellation)
-    or a float.
+    ``area`` is exact, a pair ``(numerator, denominator)`` of ints
+    (``_exact_area``) or a Fraction (unit weights; the correction is then
+    exact too, rounded once: a narrow range's A - A_min is not lost to
+    cancellation), or a float.
     """
+    if isinstance(area, Fraction):
+        area = area.numerator, area.denominator
+    if isinstance(area, tuple):
+        return _corrected_exact(*area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
     if correction is None or (fpr_range is None and tpr_range is None):
         return min(max(float(area), 0.0), 1.0)
     # (1 + (A - A_min) / (A_max - A_min)) / 2 divided through by the width, with
     # A_max - A_min in closed form.
-    number = Fraction if isinstance(area, Fraction) else float
     if tpr_range is None:
-        low, high = map(number, fpr_box)
+        low, high = fpr_box
         mean = area / (high - low)
         excess = mean - (low + high) / 2  # the diagonal's mean height is (low + high) / 2
         twice_room = (1 - low) + (1 - high)
     else:
-        low, high = map(number, tpr_box)
+        low, high = tpr_box
         mean = area / (high - low)
         excess = mean - 1 + (low + high) / 2  # the diagonal's mean of 1 - t
         twice_room = low + high
+    return float(0.5 + excess / twice_room)
+
+
+def _corrected_exact(numerator, denominator, fpr_box, tpr_box, fpr_range, tpr_range,
+                     correction):
+    """``_corrected`` of the exact area numerator / denominator (ints, denominator > 0).
+
+    In integers, with one correctly rounded division (Python's int / int) at
+    the end: the bounds l = p / q and h = r / q over one power of two q, A the
+    area, the McClish value is
+
+    - over FPRs: 1/2 + (A / (h - l) - (l + h) / 2) / ((1 - l) + (1 - h));
+    - over TPRs: 1/2 + (A / (h - l) - 1 + (l + h) / 2) / (l + h).
+    """
+    if correction is None or (fpr_range is None and tpr_range is None):
+        return min(max(numerator / denominator, 0.0), 1.0)
+    low, high = fpr_box if tpr_range is None else tpr_box
+    (p, p_den), (r, r_den) = float(low).as_integer_ratio(), float(high).as_integer_ratio()
+    q = max(p_den, r_den)
+    p, r = p * (q // p_den), r * (q // r_den)
+    width = denominator * (r - p)  # (h - l) q times the area's denominator
+    if tpr_range is None:
+        room = 2 * q - p - r  # ((1 - l) + (1 - h)) q
+        top = width * room + 2 * q * q * numerator - width * (p + r)
+    else:
+        room = p + r  # (l + h) q
+        top = width * room + 2 * q * q * numerator - 2 * q * width + width * (p + r)
+    bottom = 2 * width * room
     # (pROC's McClish value may leave [0, 1] by definition; a range of
     # subnormal width may even take it beyond the float range.)
-    value = number(1) / 2 + excess / twice_room
     try:
-        return float(value)
+        return top / bottom
     except OverflowError:
-        return math.inf if value > 0 else -math.inf
+        return math.inf if top > 0 else -math.inf
 
 
 def _check_weight_values(values, points):
