@@ -930,6 +930,40 @@ def _level_percent(value):
     value = check_probability_level(float(decimal), "level")
     return value, decimal * 100
 
+
+def check_rate_range(value, name):
+    """``value`` as a pair of floats (low, high) with 0 <= low < high <= 1; None is (0, 1).
+
+    The range of false or true positive rates of a partial AUC.
+    """
+    if value is None:
+        return 0.0, 1.0
+    if not (isinstance(value, (tuple, list)) and len(value) == 2) and (
+        isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != 2
+    ):
+        raise ValueError(f"{name} must be a pair (low, high) of numbers, got {value!r}")
+    pair = []
+    for bound in value:
+        if isinstance(bound, (bool, np.bool_)) or not isinstance(bound, numbers.Real):
+            raise ValueError(f"{name} must be a pair (low, high) of numbers, got {value!r}")
+        pair.append(float(bound))
+    low, high = pair
+    if not 0.0 <= low < high <= 1.0:
+        raise ValueError(f"{name} must satisfy 0 <= low < high <= 1, got ({low!r}, {high!r})")
+    return low, high
+
+
+def check_partial_correction(correction, fpr_range, tpr_range):
+    """The correction of a partial AUC: None or "mcclish", the latter over one range only."""
+    check_option(correction, "correction", (None, "mcclish"))
+    if correction == "mcclish" and fpr_range is not None and tpr_range is not None:
+        raise ValueError(
+            "correction='mcclish' standardises a partial area over one range; it is not "
+            "defined for the two-way area (both fpr_range and tpr_range given)"
+        )
+    return correction
+
+
 # ----------------------------------------------------------------------
 # Times and durations of windows and decay: int64 nanoseconds since the epoch.
 
