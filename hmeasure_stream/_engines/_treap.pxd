@@ -42,13 +42,13 @@ cdef class ScoreTreap(SlotPool):
     cdef public object count_pos_buffer
     cdef public object subtree_neg_buffer
     cdef public object subtree_pos_buffer
+    cdef public object subtree_pairs_buffer
     # Weighted mode only (None with unit weights, where a node's weight is its
-    # point count): compensated class weights and the subtree pair weight.
+    # point count): compensated class weights.
     cdef public object weight_neg_buffer
     cdef public object weight_pos_buffer
     cdef public object weight_neg_comp_buffer
     cdef public object weight_pos_comp_buffer
-    cdef public object subtree_pairs_buffer
 
     cdef double* key
     cdef int32_t* count_neg     # class 0 points at this score
@@ -59,7 +59,7 @@ cdef class ScoreTreap(SlotPool):
     cdef double* weight_pos
     cdef double* weight_neg_comp  # ... plus its Neumaier compensation
     cdef double* weight_pos_comp
-    cdef double* subtree_pairs  # weighted mode: 2U of the subtree (see pull)
+    cdef double* subtree_pairs  # 2U of the subtree (see pull)
 
     cdef readonly int32_t root
     cdef readonly int64_t n_points
@@ -91,7 +91,9 @@ cdef class ScoreTreap(SlotPool):
     cdef int remove(self, double key, bint is_pos, double weight,
                     double* below_neg, double* above_pos,
                     double* at_neg, double* at_pos) except -1 nogil
-    cdef void _update_ancestors(self, int32_t depth, bint is_pos, double change) noexcept nogil
+    cdef void _update_ancestors(self, int32_t depth, double key, bint is_pos, double change,
+                                double below_neg, double above_pos,
+                                double at_other) noexcept nogil
     cdef int32_t count_at(self, double key, bint is_pos) noexcept nogil
     cdef double class_total(self, bint is_pos) noexcept nogil
     cdef double twice_u(self) noexcept nogil

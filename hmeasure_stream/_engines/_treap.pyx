@@ -7,13 +7,18 @@ weights, recomputed from the children whenever a node changes (never
 accumulated, so they do not drift).  ``lcount`` is Alg. 2 of the paper.
 Nodes live in a slot pool (``_pool``): one buffer per field, a free list.
 
+Every node also keeps the subtree pair weight ``subtree_pairs`` (twice the
+Mann-Whitney statistic of the subtree), from which the partial areas of any
+range of scores are summed without visiting the points in it
+(``_tree_partial``).
+
 With unit weights a node's class weight is its point count and nothing else
-is stored (40 bytes a node).  The first other weight switches the tree to
-weighted mode (``make_weighted``): class weights kept with Neumaier
+is stored (48 bytes a node); the subtree sums, integers, are kept by exact
+increments along the search path.  The first other weight switches the tree
+to weighted mode (``make_weighted``): class weights kept with Neumaier
 compensation, so repeated additions and removals at one score do not drift,
-and the subtree pair weight ``subtree_pairs`` (twice the Mann-Whitney
-statistic of the subtree), a sum of non-negative terms recomputed from the
-children (80 bytes a node).  An emptied tree returns to unit mode.
+and every aggregate a sum of non-negative terms recomputed from the children
+(80 bytes a node).  An emptied tree returns to unit mode.
 
 Mutating methods assume the caller reserved a free slot (``reserve``) while
 holding the GIL, so they can run without it.
@@ -38,8 +43,8 @@ cdef inline void _subtree_sums(ScoreTreap self, int32_t node, double* total_neg,
     """The subtree aggregates of ``node`` computed from its children (fixed order).
 
     Reads only (``pull`` stores them; ``_check`` compares).  The pair
-    weight (weighted mode) counts each class 0 / class 1 pair of the
-    subtree twice when class 1 scores higher and once on a tie:
+    weight counts each class 0 / class 1 pair of the subtree twice when
+    class 1 scores higher and once on a tie:
     pairs(L) + pairs(R) + 2 neg(L) (pos(v) + pos(R)) + neg(v) (pos(v) + 2 pos(R)).
     """
     cdef int32_t left_child = self.left[node], right_child = self.right[node]
@@ -55,15 +60,13 @@ cdef inline void _subtree_sums(ScoreTreap self, int32_t node, double* total_neg,
         right_pos = self.subtree_pos[right_child]
         total_neg[0] = total_neg[0] + self.subtree_neg[right_child]
         total_pos[0] = total_pos[0] + right_pos
-    pairs[0] = 0.0
-    if self.weighted:
-        subtree_pairs = (2.0 * left_neg * (at_pos + right_pos)
-                         + at_neg * (at_pos + 2.0 * right_pos))
-        if left_child >= 0:
-            subtree_pairs = self.subtree_pairs[left_child] + subtree_pairs
-        if right_child >= 0:
-            subtree_pairs = subtree_pairs + self.subtree_pairs[right_child]
-        pairs[0] = subtree_pairs
+    subtree_pairs = (2.0 * left_neg * (at_pos + right_pos)
+                     + at_neg * (at_pos + 2.0 * right_pos))
+    if left_child >= 0:
+        subtree_pairs = self.subtree_pairs[left_child] + subtree_pairs
+    if right_child >= 0:
+        subtree_pairs = subtree_pairs + self.subtree_pairs[right_child]
+    pairs[0] = subtree_pairs
 
 
 cdef void _pull_slot(SlotPool pool, int32_t slot) noexcept nogil:
@@ -111,7 +114,7 @@ cdef class ScoreTreap(SlotPool):
         fields = SlotPool._fields(self) + [
             ("key_buffer", np.float64, 1), ("count_neg_buffer", np.int32, 1),
             ("count_pos_buffer", np.int32, 1), ("subtree_neg_buffer", np.float64, 1),
-            ("subtree_pos_buffer", np.float64, 1),
+            ("subtree_pos_buffer", np.float64, 1), ("subtree_pairs_buffer", np.float64, 1),
         ]
         if self.weighted:
             fields += [(name, np.float64, 1) for name in _WEIGHTED_FIELDS]
@@ -140,7 +143,6 @@ cdef class ScoreTreap(SlotPool):
         self.weight_pos_buffer = self.count_pos_buffer.astype(np.float64)
         self.weight_neg_comp_buffer = np.zeros(self.capacity, dtype=np.float64)
         self.weight_pos_comp_buffer = np.zeros(self.capacity, dtype=np.float64)
-        self.subtree_pairs_buffer = np.zeros(self.capacity, dtype=np.float64)
         self.weighted = True
         self._bind()
         # Children before parents: the reversed pre-order of the tree.
@@ -166,12 +168,12 @@ cdef class ScoreTreap(SlotPool):
         self.count_pos[node] = 0
         self.subtree_neg[node] = 0.0
         self.subtree_pos[node] = 0.0
+        self.subtree_pairs[node] = 0.0
         if self.weighted:
             self.weight_neg[node] = 0.0
             self.weight_pos[node] = 0.0
             self.weight_neg_comp[node] = 0.0
             self.weight_pos_comp[node] = 0.0
-            self.subtree_pairs[node] = 0.0
         return node
 
     cdef double node_neg(self, int32_t node) noexcept nogil:
@@ -215,12 +217,11 @@ cdef class ScoreTreap(SlotPool):
         _subtree_sums(self, node, &total_neg, &total_pos, &pairs)
         self.subtree_neg[node] = total_neg
         self.subtree_pos[node] = total_pos
-        if self.weighted:
-            self.subtree_pairs[node] = pairs
+        self.subtree_pairs[node] = pairs
 
     cdef double twice_u(self) noexcept nogil:
-        """Weighted mode: 2U of the whole tree (nan in unit mode, or when empty)."""
-        if not self.weighted or self.root < 0:
+        """2U of the whole tree (nan when empty); exact in unit mode below 2**53."""
+        if self.root < 0:
             return NAN
         return self.subtree_pairs[self.root]
 
@@ -363,7 +364,8 @@ cdef class ScoreTreap(SlotPool):
             self._replace_child(index, key, node)
             depth = index
         self.pull(node)
-        self._update_ancestors(depth, is_pos, 1.0)
+        self._update_ancestors(depth, key, is_pos, 1.0, below_neg[0], above_pos[0],
+                               at_pos[0] if not is_pos else at_neg[0])
         self.n_points += 1
         return 0
 
@@ -410,7 +412,8 @@ cdef class ScoreTreap(SlotPool):
             self.release_slot(node)
         else:
             self.pull(node)
-        self._update_ancestors(depth, is_pos, -1.0)
+        self._update_ancestors(depth, key, is_pos, -1.0, below_neg[0], above_pos[0],
+                               at_pos[0] if not is_pos else at_neg[0])
         if leaves:
             self.n_points -= 1
         return DONE
@@ -421,23 +424,48 @@ cdef class ScoreTreap(SlotPool):
             return 0.0
         return self.subtree_pos[self.root] if is_pos else self.subtree_neg[self.root]
 
-    cdef void _update_ancestors(self, int32_t depth, bint is_pos, double change) noexcept nogil:
+    cdef void _update_ancestors(self, int32_t depth, double key, bint is_pos, double change,
+                                double below_neg, double above_pos,
+                                double at_other) noexcept nogil:
         """Bring the aggregates of ``path[:depth]`` up to date after a change below them.
 
-        With unit weights the subtree sums are exact integers, so one point more
-        or less is an exact increment of each ancestor, reading nothing else.
-        With float weights every ancestor is recomputed from its children
-        instead, so no rounding ever accumulates.
+        With unit weights the subtree sums are exact integers, so one point
+        more or less at ``key`` is an exact increment of each ancestor: its
+        class sum by ``change`` and its pair weight by ``change`` times the
+        pairs the point makes inside the ancestor's subtree (Props 1-2 of
+        Tatti within the subtree): 2 (class 0 below ``key`` in it) + ``at_other``
+        for class 1, 2 (class 1 above ``key`` in it) + ``at_other`` for class 0.
+        ``below_neg``, ``above_pos`` (over the whole tree, from ``_descend``)
+        minus what lies outside the subtree, found on the way down from the
+        root reading only nodes the search read.  ``at_other`` is the other
+        class's weight at ``key``.  With float weights every ancestor is
+        recomputed from its children instead, so no rounding ever accumulates.
         """
         cdef double* subtree = self.subtree_pos if is_pos else self.subtree_neg
+        cdef double outside = 0.0
+        cdef int32_t index, node, child
         if self.weighted:
             while depth > 0:
                 depth -= 1
                 self.pull(self.path[depth])
-        else:
-            while depth > 0:
-                depth -= 1
-                subtree[self.path[depth]] += change
+            return
+        for index in range(depth):
+            node = self.path[index]
+            subtree[node] += change
+            if is_pos:
+                self.subtree_pairs[node] += change * (2.0 * (below_neg - outside) + at_other)
+                if key > self.key[node]:
+                    outside += self.count_neg[node]
+                    child = self.left[node]
+                    if child >= 0:
+                        outside += self.subtree_neg[child]
+            else:
+                self.subtree_pairs[node] += change * (2.0 * (above_pos - outside) + at_other)
+                if key < self.key[node]:
+                    outside += self.count_pos[node]
+                    child = self.right[node]
+                    if child >= 0:
+                        outside += self.subtree_pos[child]
 
     cdef int32_t count_at(self, double key, bint is_pos) noexcept nogil:
         cdef int32_t node = self.find(key)
@@ -540,7 +568,7 @@ cdef class ScoreTreap(SlotPool):
                 raise AssertionError(f"stale class 0 subtree aggregate at slot {node}")
             if total_pos != self.subtree_pos[node]:
                 raise AssertionError(f"stale class 1 subtree aggregate at slot {node}")
-            if self.weighted and pairs != self.subtree_pairs[node]:
+            if pairs != self.subtree_pairs[node]:
                 raise AssertionError(f"stale pair subtree aggregate at slot {node}")
 
     def _split_join_check(self, double key):
@@ -581,7 +609,7 @@ cdef class ScoreTreap(SlotPool):
 
 _WEIGHTED_FIELDS = (
     "weight_neg_buffer", "weight_pos_buffer", "weight_neg_comp_buffer",
-    "weight_pos_comp_buffer", "subtree_pairs_buffer",
+    "weight_pos_comp_buffer",
 )
 
 
@@ -604,7 +632,17 @@ cdef int32_t* _int_pointer(buffer):
 def _rebuild_score_treap(seed, root, n_points, weighted, pool_state):
     cdef ScoreTreap tree = ScoreTreap.__new__(ScoreTreap, 1, seed)
     tree.weighted = weighted
+    cdef Py_ssize_t index
     tree._restore(*pool_state)
     tree.root = root
     tree.n_points = n_points
+    if "subtree_pairs_buffer" not in pool_state[3]:
+        # A pickle from before unit mode kept the pair weights: recompute them,
+        # children before parents (the reversed pre-order).  (The buffer of
+        # ``__new__`` has one slot: replaced.)
+        tree.subtree_pairs_buffer = np.zeros(tree.capacity, dtype=np.float64)
+        tree._bind()
+        order = tree._subtree_slots(tree.root)
+        for index in range(order.shape[0] - 1, -1, -1):
+            tree.pull(order[index])
     return tree

@@ -17,6 +17,10 @@ import pytest
 
 from hmeasure_stream import ApproxH, DynamicH, h_measure
 
+# h_measure is a reference here, on random data whose AUC may be below 0.5: its
+# InvertedScoresWarning is tested in test_pos_label.py.
+pytestmark = pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
+
 
 def _exact_upper_hull(y, s, w):
     """Vertices (F, T) of the upper ROC hull in exact class weights, from (0, 0).
