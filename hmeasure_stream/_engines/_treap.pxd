@@ -49,6 +49,12 @@ cdef class ScoreTreap(SlotPool):
     cdef public object weight_neg_comp_buffer
     cdef public object weight_pos_comp_buffer
     cdef public object subtree_pairs_buffer
+    # With ``placements`` (DeLong's variance): unit mode, 2U of the subtree as
+    # an exact integer; weighted mode, each class's sum of weight times squared
+    # placement numerator within the subtree (see _subtree_squares).
+    cdef public object pairs_exact_buffer
+    cdef public object square_pos_buffer
+    cdef public object square_neg_buffer
 
     cdef double* key
     cdef int32_t* count_neg     # class 0 points at this score
@@ -60,16 +66,27 @@ cdef class ScoreTreap(SlotPool):
     cdef double* weight_neg_comp  # ... plus its Neumaier compensation
     cdef double* weight_pos_comp
     cdef double* subtree_pairs  # weighted mode: 2U of the subtree (see pull)
+    cdef int64_t* pairs_exact   # unit mode with placements: 2U of the subtree
+    cdef double* square_pos     # weighted mode with placements
+    cdef double* square_neg
 
     cdef readonly int32_t root
     cdef readonly int64_t n_points
     cdef readonly bint weighted
+    cdef readonly bint placements
+    # Unit mode with placements, set by every descent: 2U of the points below
+    # and of the points above the key searched (within each side).
+    cdef int64_t pairs_below
+    cdef int64_t pairs_above
 
     cdef int32_t* path
+    cdef int64_t* path_below    # unit mode with placements: class 0 count below the key
+    cdef int64_t* path_above    # ... and class 1 count above it, on reaching path[d]
     cdef int32_t path_capacity
 
     cdef int make_weighted(self) except -1
     cdef int make_unit(self) except -1
+    cdef int track_placements(self) except -1
     cdef int _grow_path(self) except -1 nogil
     cdef int32_t _new_node(self, double key) noexcept nogil
     cdef double node_neg(self, int32_t node) noexcept nogil
@@ -84,6 +101,9 @@ cdef class ScoreTreap(SlotPool):
                     int32_t* out_left, int32_t* out_right) noexcept nogil
     cdef int32_t _descend(self, double key, int32_t* depth, double* below_neg,
                           double* above_pos, double* at_neg, double* at_pos) except -2 nogil
+    cdef int32_t _descend_pairs(self, double key, int32_t* depth, double* below_neg,
+                                double* above_pos, double* at_neg,
+                                double* at_pos) except -2 nogil
     cdef void _replace_child(self, int32_t depth, double key, int32_t node) noexcept nogil
     cdef int add(self, double key, bint is_pos, double weight,
                  double* below_neg, double* above_pos,
@@ -91,7 +111,9 @@ cdef class ScoreTreap(SlotPool):
     cdef int remove(self, double key, bint is_pos, double weight,
                     double* below_neg, double* above_pos,
                     double* at_neg, double* at_pos) except -1 nogil
-    cdef void _update_ancestors(self, int32_t depth, bint is_pos, double change) noexcept nogil
+    cdef void _update_ancestors(self, int32_t depth, bint is_pos, double change,
+                                double below_neg, double above_pos, double at_neg,
+                                double at_pos) noexcept nogil
     cdef int32_t count_at(self, double key, bint is_pos) noexcept nogil
     cdef double class_total(self, bint is_pos) noexcept nogil
     cdef double twice_u(self) noexcept nogil

@@ -15,6 +15,12 @@ and the subtree pair weight ``subtree_pairs`` (twice the Mann-Whitney
 statistic of the subtree), a sum of non-negative terms recomputed from the
 children (80 bytes a node).  An emptied tree returns to unit mode.
 
+With ``placements`` (``track_placements``: what DeLong's variance needs) the
+tree also keeps, in unit mode, each subtree's 2U as an exact int64 (48 bytes a
+node), which the descent combines into 2U of the points below and above the
+key searched, and in weighted mode each subtree's two sums of squared
+placement numerators (``_subtree_squares``, 96 bytes a node).
+
 Mutating methods assume the caller reserved a free slot (``reserve``) while
 holding the GIL, so they can run without it.
 """
@@ -23,7 +29,7 @@ import numpy as np
 
 from libc.math cimport NAN
 from libc.stdlib cimport realloc, free
-from libc.stdint cimport int32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 
 from hmeasure_stream._engines._numeric cimport compensated_add
 from hmeasure_stream._engines._pool cimport SlotPool, slot_priority
@@ -66,6 +72,62 @@ cdef inline void _subtree_sums(ScoreTreap self, int32_t node, double* total_neg,
         pairs[0] = subtree_pairs
 
 
+cdef inline int64_t _exact_pairs(ScoreTreap self, int32_t node) noexcept nogil:
+    """Unit mode with placements: 2U of ``node``'s subtree from its children, exactly.
+
+    The pair weight of ``_subtree_sums`` in int64 (counts are exact integers).
+    """
+    cdef int32_t left_child = self.left[node], right_child = self.right[node]
+    cdef int64_t at_neg = self.count_neg[node], at_pos = self.count_pos[node]
+    cdef int64_t left_neg = 0, right_pos = 0, pairs = 0
+    if left_child >= 0:
+        left_neg = <int64_t>self.subtree_neg[left_child]
+        pairs += self.pairs_exact[left_child]
+    if right_child >= 0:
+        right_pos = <int64_t>self.subtree_pos[right_child]
+        pairs += self.pairs_exact[right_child]
+    return pairs + 2 * left_neg * (at_pos + right_pos) + at_neg * (at_pos + 2 * right_pos)
+
+
+cdef inline void _subtree_squares(ScoreTreap self, int32_t node, double* square_pos,
+                                  double* square_neg) noexcept nogil:
+    """Weighted mode with placements: the subtree's sums of squared placements (fixed order).
+
+    Within a subtree, a class 1 point of weight u at score x has the placement
+    numerator a = 2 W0[< x] + W0[= x] (class 0 weight of the subtree), a class 0
+    point of weight v at y has b = 2 W1[> y] + W1[= y]; ``square_pos`` is
+    sum u a^2, ``square_neg`` sum v b^2, and sum u a = sum v b = pairs.  Every
+    class 0 point of L and of the node lies below the right subtree R, so the
+    numerators of R's class 1 points grow by k = 2 (W0(L) + W0(node)) in the
+    parent: sum u (a + k)^2 = square_pos(R) + k (2 pairs(R) + k W1(R)).
+    Likewise for L's class 0 points with the class 1 weight of the node and R.
+    Sums of non-negative terms: nothing cancels.
+    """
+    cdef int32_t left_child = self.left[node], right_child = self.right[node]
+    cdef double at_neg = self.node_neg(node), at_pos = self.node_pos(node)
+    cdef double left_neg = 0.0, right_pos = 0.0, shift, own
+    if left_child >= 0:
+        left_neg = self.subtree_neg[left_child]
+    if right_child >= 0:
+        right_pos = self.subtree_pos[right_child]
+    own = 2.0 * left_neg + at_neg
+    square_pos[0] = at_pos * own * own
+    own = 2.0 * right_pos + at_pos
+    square_neg[0] = at_neg * own * own
+    if left_child >= 0:
+        square_pos[0] = self.square_pos[left_child] + square_pos[0]
+        shift = 2.0 * (at_pos + right_pos)
+        square_neg[0] = (self.square_neg[left_child]
+                         + shift * (2.0 * self.subtree_pairs[left_child] + shift * left_neg)
+                         + square_neg[0])
+    if right_child >= 0:
+        shift = 2.0 * (left_neg + at_neg)
+        square_pos[0] = (square_pos[0] + self.square_pos[right_child]
+                         + shift * (2.0 * self.subtree_pairs[right_child]
+                                    + shift * right_pos))
+        square_neg[0] = square_neg[0] + self.square_neg[right_child]
+
+
 cdef void _pull_slot(SlotPool pool, int32_t slot) noexcept nogil:
     (<ScoreTreap>pool).pull(slot)
 
@@ -85,24 +147,42 @@ cdef class ScoreTreap(SlotPool):
         self.root = -1
         self.n_points = 0
         self.weighted = False
+        self.placements = False
+        self.pairs_below = 0
+        self.pairs_above = 0
         self.seed = <uint64_t>normalized_seed(seed)
         self.pull_slot = _pull_slot
         self.pool_name = "the score treap"
         self.path = NULL
+        self.path_below = NULL
+        self.path_above = NULL
         self.path_capacity = 0
         self._grow_path()
         self.grow(max(capacity, 1))
 
     def __dealloc__(self):
         free(self.path)
+        free(self.path_below)
+        free(self.path_above)
 
     cdef int _grow_path(self) except -1 nogil:
         cdef int32_t new_capacity = max(2 * self.path_capacity, _INITIAL_PATH)
         cdef int32_t* grown = <int32_t*>realloc(self.path, new_capacity * sizeof(int32_t))
+        cdef int64_t* grown_count
         if grown == NULL:
             with gil:
                 raise MemoryError("cannot grow the treap's path buffer")
         self.path = grown
+        grown_count = <int64_t*>realloc(self.path_below, new_capacity * sizeof(int64_t))
+        if grown_count == NULL:
+            with gil:
+                raise MemoryError("cannot grow the treap's path buffer")
+        self.path_below = grown_count
+        grown_count = <int64_t*>realloc(self.path_above, new_capacity * sizeof(int64_t))
+        if grown_count == NULL:
+            with gil:
+                raise MemoryError("cannot grow the treap's path buffer")
+        self.path_above = grown_count
         self.path_capacity = new_capacity
         return 0
 
@@ -115,6 +195,10 @@ cdef class ScoreTreap(SlotPool):
         ]
         if self.weighted:
             fields += [(name, np.float64, 1) for name in _WEIGHTED_FIELDS]
+            if self.placements:
+                fields += [(name, np.float64, 1) for name in _SQUARE_FIELDS]
+        elif self.placements:
+            fields.append(("pairs_exact_buffer", np.int64, 1))
         return fields
 
     def _bind(self):
@@ -130,10 +214,12 @@ cdef class ScoreTreap(SlotPool):
         self.weight_neg_comp = _double_pointer(self.weight_neg_comp_buffer)
         self.weight_pos_comp = _double_pointer(self.weight_pos_comp_buffer)
         self.subtree_pairs = _double_pointer(self.subtree_pairs_buffer)
+        self.pairs_exact = _int64_pointer(self.pairs_exact_buffer)
+        self.square_pos = _double_pointer(self.square_pos_buffer)
+        self.square_neg = _double_pointer(self.square_neg_buffer)
 
     cdef int make_weighted(self) except -1:
         """Switch to weighted mode: O(n) once, before the first non-unit weight."""
-        cdef Py_ssize_t index
         if self.weighted:
             return 0
         self.weight_neg_buffer = self.count_neg_buffer.astype(np.float64)
@@ -141,20 +227,44 @@ cdef class ScoreTreap(SlotPool):
         self.weight_neg_comp_buffer = np.zeros(self.capacity, dtype=np.float64)
         self.weight_pos_comp_buffer = np.zeros(self.capacity, dtype=np.float64)
         self.subtree_pairs_buffer = np.zeros(self.capacity, dtype=np.float64)
+        if self.placements:
+            self.pairs_exact_buffer = None
+            for name in _SQUARE_FIELDS:
+                setattr(self, name, np.zeros(self.capacity, dtype=np.float64))
         self.weighted = True
         self._bind()
-        # Children before parents: the reversed pre-order of the tree.
+        self._pull_all()
+        return 0
+
+    cdef int track_placements(self) except -1:
+        """Keep the aggregates of DeLong's variance from now on: O(n) once."""
+        if self.placements:
+            return 0
+        if self.weighted:
+            for name in _SQUARE_FIELDS:
+                setattr(self, name, np.zeros(self.capacity, dtype=np.float64))
+        else:
+            self.pairs_exact_buffer = np.zeros(self.capacity, dtype=np.int64)
+        self.placements = True
+        self._bind()
+        self._pull_all()
+        return 0
+
+    def _pull_all(self):
+        """Recompute every aggregate, children before parents (the reversed pre-order)."""
+        cdef Py_ssize_t index
         order = self._subtree_slots(self.root)
         for index in range(order.shape[0] - 1, -1, -1):
             self.pull(order[index])
-        return 0
 
     cdef int make_unit(self) except -1:
         """Return an empty tree to unit mode, releasing the weighted buffers."""
         if self.n_points != 0:
             raise ValueError("only an empty treap can return to unit weights")
-        for name in _WEIGHTED_FIELDS:
+        for name in _WEIGHTED_FIELDS + _SQUARE_FIELDS:
             setattr(self, name, None)
+        if self.placements:
+            self.pairs_exact_buffer = np.zeros(self.capacity, dtype=np.int64)
         self.weighted = False
         self._bind()
         return 0
@@ -172,6 +282,11 @@ cdef class ScoreTreap(SlotPool):
             self.weight_neg_comp[node] = 0.0
             self.weight_pos_comp[node] = 0.0
             self.subtree_pairs[node] = 0.0
+            if self.placements:
+                self.square_pos[node] = 0.0
+                self.square_neg[node] = 0.0
+        elif self.placements:
+            self.pairs_exact[node] = 0
         return node
 
     cdef double node_neg(self, int32_t node) noexcept nogil:
@@ -217,6 +332,10 @@ cdef class ScoreTreap(SlotPool):
         self.subtree_pos[node] = total_pos
         if self.weighted:
             self.subtree_pairs[node] = pairs
+            if self.placements:
+                _subtree_squares(self, node, &self.square_pos[node], &self.square_neg[node])
+        elif self.placements:
+            self.pairs_exact[node] = _exact_pairs(self, node)
 
     cdef double twice_u(self) noexcept nogil:
         """Weighted mode: 2U of the whole tree (nan in unit mode, or when empty)."""
@@ -284,6 +403,8 @@ cdef class ScoreTreap(SlotPool):
         """
         cdef int32_t node = self.root, child, ancestors = 0
         cdef double total_below_neg = 0.0, total_above_pos = 0.0
+        if self.placements and not self.weighted:
+            return self._descend_pairs(key, depth, below_neg, above_pos, at_neg, at_pos)
         while node >= 0 and self.key[node] != key:
             if ancestors == self.path_capacity:
                 self._grow_path()
@@ -315,6 +436,76 @@ cdef class ScoreTreap(SlotPool):
         depth[0] = ancestors
         below_neg[0] = total_below_neg
         above_pos[0] = total_above_pos
+        return node
+
+    cdef int32_t _descend_pairs(self, double key, int32_t* depth, double* below_neg,
+                                double* above_pos, double* at_neg,
+                                double* at_pos) except -2 nogil:
+        """``_descend`` in unit mode with placements, in exact integers.
+
+        Also records, for each ancestor, the class 0 count below ``key`` and
+        the class 1 count above it found before reaching it (``path_below``,
+        ``path_above``: the rest lies in its subtree), and sets
+        ``pairs_below`` / ``pairs_above`` to 2U of the points with scores
+        below / above ``key``.  The points below are the pieces L + node
+        passed on the way down (each higher than those before it), the points
+        above the pieces node + R (each lower): joining a piece adds its own
+        pairs and 2 (class 0 below) x (class 1 above) between it and the rest.
+        """
+        cdef int32_t node = self.root, child, ancestors = 0
+        cdef int64_t below = 0, above = 0, pairs_below = 0, pairs_above = 0
+        cdef int64_t node_neg, node_pos, child_neg, child_pos, child_pairs
+        while node >= 0 and self.key[node] != key:
+            if ancestors == self.path_capacity:
+                self._grow_path()
+            self.path[ancestors] = node
+            self.path_below[ancestors] = below
+            self.path_above[ancestors] = above
+            ancestors += 1
+            node_neg = self.count_neg[node]
+            node_pos = self.count_pos[node]
+            if key < self.key[node]:
+                child = self.right[node]
+                child_neg = child_pos = child_pairs = 0
+                if child >= 0:
+                    child_neg = <int64_t>self.subtree_neg[child]
+                    child_pos = <int64_t>self.subtree_pos[child]
+                    child_pairs = self.pairs_exact[child]
+                pairs_above += (child_pairs + node_neg * (2 * child_pos + node_pos)
+                                + 2 * (node_neg + child_neg) * above)
+                above += node_pos + child_pos
+                node = self.left[node]
+            else:
+                child = self.left[node]
+                child_neg = child_pos = child_pairs = 0
+                if child >= 0:
+                    child_neg = <int64_t>self.subtree_neg[child]
+                    child_pos = <int64_t>self.subtree_pos[child]
+                    child_pairs = self.pairs_exact[child]
+                pairs_below += (child_pairs + node_pos * (2 * child_neg + node_neg)
+                                + 2 * below * (child_pos + node_pos))
+                below += node_neg + child_neg
+                node = self.right[node]
+        at_neg[0] = 0.0
+        at_pos[0] = 0.0
+        if node >= 0:
+            child = self.left[node]
+            if child >= 0:
+                pairs_below += (self.pairs_exact[child]
+                                + 2 * below * <int64_t>self.subtree_pos[child])
+                below += <int64_t>self.subtree_neg[child]
+            child = self.right[node]
+            if child >= 0:
+                pairs_above += (self.pairs_exact[child]
+                                + 2 * <int64_t>self.subtree_neg[child] * above)
+                above += <int64_t>self.subtree_pos[child]
+            at_neg[0] = self.count_neg[node]
+            at_pos[0] = self.count_pos[node]
+        depth[0] = ancestors
+        below_neg[0] = <double>below
+        above_pos[0] = <double>above
+        self.pairs_below = pairs_below
+        self.pairs_above = pairs_above
         return node
 
     cdef void _replace_child(self, int32_t depth, double key, int32_t node) noexcept nogil:
@@ -363,7 +554,8 @@ cdef class ScoreTreap(SlotPool):
             self._replace_child(index, key, node)
             depth = index
         self.pull(node)
-        self._update_ancestors(depth, is_pos, 1.0)
+        self._update_ancestors(depth, is_pos, 1.0, below_neg[0], above_pos[0], at_neg[0],
+                               at_pos[0])
         self.n_points += 1
         return 0
 
@@ -410,7 +602,8 @@ cdef class ScoreTreap(SlotPool):
             self.release_slot(node)
         else:
             self.pull(node)
-        self._update_ancestors(depth, is_pos, -1.0)
+        self._update_ancestors(depth, is_pos, -1.0, below_neg[0], above_pos[0], at_neg[0],
+                               at_pos[0])
         if leaves:
             self.n_points -= 1
         return DONE
@@ -421,19 +614,38 @@ cdef class ScoreTreap(SlotPool):
             return 0.0
         return self.subtree_pos[self.root] if is_pos else self.subtree_neg[self.root]
 
-    cdef void _update_ancestors(self, int32_t depth, bint is_pos, double change) noexcept nogil:
+    cdef void _update_ancestors(self, int32_t depth, bint is_pos, double change,
+                                double below_neg, double above_pos, double at_neg,
+                                double at_pos) noexcept nogil:
         """Bring the aggregates of ``path[:depth]`` up to date after a change below them.
 
         With unit weights the subtree sums are exact integers, so one point more
-        or less is an exact increment of each ancestor, reading nothing else.
-        With float weights every ancestor is recomputed from its children
-        instead, so no rounding ever accumulates.
+        or less is an exact increment of each ancestor, reading nothing else;
+        so is each ancestor's 2U with placements: the pairs the point makes in
+        its subtree, from the counts around ``key`` (before the change) less
+        those found before reaching it (``_descend_pairs``).  With float
+        weights every ancestor is recomputed from its children instead, so no
+        rounding ever accumulates.
         """
         cdef double* subtree = self.subtree_pos if is_pos else self.subtree_neg
+        cdef int32_t node
+        cdef int64_t pairs, around, opposite_at
         if self.weighted:
             while depth > 0:
                 depth -= 1
                 self.pull(self.path[depth])
+        elif self.placements:
+            # A class 1 point pairs with the class 0 points below it (2 each) and
+            # at its score (1 each); a class 0 point with the class 1 points above.
+            around = <int64_t>(below_neg if is_pos else above_pos)
+            opposite_at = <int64_t>(at_neg if is_pos else at_pos)
+            while depth > 0:
+                depth -= 1
+                node = self.path[depth]
+                subtree[node] += change
+                pairs = 2 * (around - (self.path_below[depth] if is_pos
+                                       else self.path_above[depth])) + opposite_at
+                self.pairs_exact[node] += pairs if change > 0.0 else -pairs
         else:
             while depth > 0:
                 depth -= 1
@@ -520,6 +732,9 @@ cdef class ScoreTreap(SlotPool):
                 raise AssertionError("a class weight is negative or left behind by its points")
         if self.weighted != (self.weight_neg_buffer is not None):
             raise AssertionError("weighted flag and buffers disagree")
+        if (self.placements and self.weighted) != (self.square_pos_buffer is not None) or (
+                self.placements and not self.weighted) != (self.pairs_exact_buffer is not None):
+            raise AssertionError("placements flag and buffers disagree")
         for node in order:
             for child in (self.left[node], self.right[node]):
                 if child >= 0 and slot_priority(self.seed, child) > slot_priority(self.seed, node):
@@ -532,7 +747,7 @@ cdef class ScoreTreap(SlotPool):
         return True
 
     def _check_aggregates(self, order):
-        cdef double total_neg, total_pos, pairs
+        cdef double total_neg, total_pos, pairs, square_pos, square_neg
         cdef int32_t node
         for node in order:
             self.aggregate(node, &total_neg, &total_pos, &pairs)
@@ -542,6 +757,14 @@ cdef class ScoreTreap(SlotPool):
                 raise AssertionError(f"stale class 1 subtree aggregate at slot {node}")
             if self.weighted and pairs != self.subtree_pairs[node]:
                 raise AssertionError(f"stale pair subtree aggregate at slot {node}")
+            if not self.placements:
+                continue
+            if self.weighted:
+                _subtree_squares(self, node, &square_pos, &square_neg)
+                if square_pos != self.square_pos[node] or square_neg != self.square_neg[node]:
+                    raise AssertionError(f"stale squared placements at slot {node}")
+            elif _exact_pairs(self, node) != self.pairs_exact[node]:
+                raise AssertionError(f"stale exact pair aggregate at slot {node}")
 
     def _split_join_check(self, double key):
         """Split the whole tree around ``key`` (absent), verify both parts, join back."""
@@ -575,7 +798,7 @@ cdef class ScoreTreap(SlotPool):
 
     def __reduce__(self):
         state = (int(self.seed), self.root, self.n_points, self.weighted,
-                 (self.capacity, self.n_used, self.free_head, self._buffers()))
+                 (self.capacity, self.n_used, self.free_head, self._buffers()), self.placements)
         return (_rebuild_score_treap, state)
 
 
@@ -583,10 +806,19 @@ _WEIGHTED_FIELDS = (
     "weight_neg_buffer", "weight_pos_buffer", "weight_neg_comp_buffer",
     "weight_pos_comp_buffer", "subtree_pairs_buffer",
 )
+_SQUARE_FIELDS = ("square_pos_buffer", "square_neg_buffer")
 
 
 cdef double* _double_pointer(buffer):
     cdef double[::1] view
+    if buffer is None:
+        return NULL
+    view = buffer
+    return &view[0]
+
+
+cdef int64_t* _int64_pointer(buffer):
+    cdef int64_t[::1] view
     if buffer is None:
         return NULL
     view = buffer
@@ -601,9 +833,10 @@ cdef int32_t* _int_pointer(buffer):
     return &view[0]
 
 
-def _rebuild_score_treap(seed, root, n_points, weighted, pool_state):
+def _rebuild_score_treap(seed, root, n_points, weighted, pool_state, placements=False):
     cdef ScoreTreap tree = ScoreTreap.__new__(ScoreTreap, 1, seed)
     tree.weighted = weighted
+    tree.placements = placements
     tree._restore(*pool_state)
     tree.root = root
     tree.n_points = n_points
