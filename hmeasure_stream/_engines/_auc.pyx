@@ -322,27 +322,34 @@ cdef class AUCEngine:
                              double above_pos, double at_neg, double at_pos) noexcept nogil:
         """Unit mode: the sums of squared placement numerators after one point in or out.
 
-        The counts around the score are from before the change; a removal is
-        the addition to the points without it, undone.  Adding a class 1
+        Called after 2U is updated.  The counts around the score are from
+        before the change; a removal is the addition to the points without
+        it, undone.  Adding a class 1
         point at s gives it a = 2 N< + N= (squared into ``square_pos``) and
         raises b by 2 for each class 0 point below s and by 1 for those at s:
         sum (b + 2)^2 - b^2 = 4 B + 4 N< over those below, where
-        B = sum b = 2U(< s) + 2 N< (P> + P=) (the 2U of the points below s is
-        the treap's ``pairs_below``), and N= (2 b= + 1) at s.  A class 0 point
-        likewise with the class 1 points above it.  Exact modulo 2**64 per
+        B = sum b = 2U(< s) + 2 N< (P> + P=), and N= (2 b= + 1) at s.  A class 0
+        point likewise with the class 1 points above it, with the treap's
+        ``pairs_above`` = 2U(> s).  The whole 2U (before the change) is
+        2U(< s) + 2U(> s) + 2 N< (P> + P=) + N= (2 P> + P=), so
+        B = 2U - 2U(> s) - N= (2 P> + P=).  Exact modulo 2**64 per
         term and 2**128 in the sums: the true values are below both for
         fewer than 2**31 points.
         """
         cdef uint64_t below = <uint64_t>below_neg, above = <uint64_t>above_pos
-        cdef uint64_t at_n = <uint64_t>at_neg, at_p = <uint64_t>at_pos, own, other
+        cdef uint64_t at_n = <uint64_t>at_neg, at_p = <uint64_t>at_pos, own, other, pairs
         cdef wide_uint* own_sum
         cdef wide_uint* other_sum
         if is_pos:
             if not adding:
                 at_p -= 1
             own = 2 * below + at_n
-            other = (4 * (<uint64_t>self.tree.pairs_below + 2 * (above + at_p) * below)
-                     + 4 * below + at_n * (2 * (2 * above + at_p) + 1))
+            # 2U of the points without this one (2U is already updated).
+            pairs = <uint64_t>(<int64_t>self.twice_u + <int64_t>self.twice_u_compensation)
+            if adding:
+                pairs -= own
+            pairs -= <uint64_t>self.tree.pairs_above + at_n * (2 * above + at_p)
+            other = 4 * pairs + 4 * below + at_n * (2 * (2 * above + at_p) + 1)
             own_sum = &self.square_pos
             other_sum = &self.square_neg
         else:

@@ -74,9 +74,8 @@ cdef class ScoreTreap(SlotPool):
     cdef readonly int64_t n_points
     cdef readonly bint weighted
     cdef readonly bint placements
-    # Unit mode with placements, set by every descent: 2U of the points below
-    # and of the points above the key searched (within each side).
-    cdef int64_t pairs_below
+    # Unit mode with placements, set by every descent: 2U of the points above
+    # the key searched (among themselves).
     cdef int64_t pairs_above
 
     cdef int32_t* path

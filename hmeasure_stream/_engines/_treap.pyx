@@ -148,7 +148,6 @@ cdef class ScoreTreap(SlotPool):
         self.n_points = 0
         self.weighted = False
         self.placements = False
-        self.pairs_below = 0
         self.pairs_above = 0
         self.seed = <uint64_t>normalized_seed(seed)
         self.pull_slot = _pull_slot
@@ -446,14 +445,14 @@ cdef class ScoreTreap(SlotPool):
         Also records, for each ancestor, the class 0 count below ``key`` and
         the class 1 count above it found before reaching it (``path_below``,
         ``path_above``: the rest lies in its subtree), and sets
-        ``pairs_below`` / ``pairs_above`` to 2U of the points with scores
-        below / above ``key``.  The points below are the pieces L + node
-        passed on the way down (each higher than those before it), the points
-        above the pieces node + R (each lower): joining a piece adds its own
-        pairs and 2 (class 0 below) x (class 1 above) between it and the rest.
+        ``pairs_above`` to 2U of the points with scores above ``key``: the
+        pieces node + R passed on the way down, each lower than those before
+        it; joining a piece adds its own pairs and 2 (its class 0) x (the
+        class 1 above it).  (2U of the points below follows from the whole
+        2U, ``AUCEngine._track_squares``: only one of them is summed here.)
         """
         cdef int32_t node = self.root, child, ancestors = 0
-        cdef int64_t below = 0, above = 0, pairs_below = 0, pairs_above = 0
+        cdef int64_t below = 0, above = 0, pairs_above = 0
         cdef int64_t node_neg, node_pos, child_neg, child_pos, child_pairs
         while node >= 0 and self.key[node] != key:
             if ancestors == self.path_capacity:
@@ -463,8 +462,8 @@ cdef class ScoreTreap(SlotPool):
             self.path_above[ancestors] = above
             ancestors += 1
             node_neg = self.count_neg[node]
-            node_pos = self.count_pos[node]
             if key < self.key[node]:
+                node_pos = self.count_pos[node]
                 child = self.right[node]
                 child_neg = child_pos = child_pairs = 0
                 if child >= 0:
@@ -477,22 +476,15 @@ cdef class ScoreTreap(SlotPool):
                 node = self.left[node]
             else:
                 child = self.left[node]
-                child_neg = child_pos = child_pairs = 0
+                below += node_neg
                 if child >= 0:
-                    child_neg = <int64_t>self.subtree_neg[child]
-                    child_pos = <int64_t>self.subtree_pos[child]
-                    child_pairs = self.pairs_exact[child]
-                pairs_below += (child_pairs + node_pos * (2 * child_neg + node_neg)
-                                + 2 * below * (child_pos + node_pos))
-                below += node_neg + child_neg
+                    below += <int64_t>self.subtree_neg[child]
                 node = self.right[node]
         at_neg[0] = 0.0
         at_pos[0] = 0.0
         if node >= 0:
             child = self.left[node]
             if child >= 0:
-                pairs_below += (self.pairs_exact[child]
-                                + 2 * below * <int64_t>self.subtree_pos[child])
                 below += <int64_t>self.subtree_neg[child]
             child = self.right[node]
             if child >= 0:
@@ -504,7 +496,6 @@ cdef class ScoreTreap(SlotPool):
         depth[0] = ancestors
         below_neg[0] = <double>below
         above_pos[0] = <double>above
-        self.pairs_below = pairs_below
         self.pairs_above = pairs_above
         return node
 
