@@ -973,7 +973,7 @@ cdef class AUCEngine:
 
     def _check_squares(self):
         """The variance's aggregates against a recomputation from the tree's contents:
-        unit mode exactly (Python integers), weighted mode the root's sums to 1e-12."""
+        unit mode exactly (Python integers), weighted mode the root's sums to 1e-11."""
         _, weight_neg, weight_pos, _, _ = self.tree.items()
         if not self.tree.weighted:
             expected = _exact_squares(self.tree)
@@ -983,14 +983,15 @@ cdef class AUCEngine:
             return
         if self.tree.root < 0:
             return
-        below = np.cumsum(weight_neg) - weight_neg
-        above = weight_pos.sum() - np.cumsum(weight_pos)
+        # Exclusive prefix and suffix sums, without subtractions (no cancellation).
+        below = np.concatenate(([0.0], np.cumsum(weight_neg)[:-1]))
+        above = np.concatenate((np.cumsum(weight_pos[::-1])[::-1][1:], [0.0]))
         for name, weights, numerators, held in (
                 ("class 1", weight_pos, 2.0 * below + weight_neg, self.tree.square_pos_buffer),
                 ("class 0", weight_neg, 2.0 * above + weight_pos, self.tree.square_neg_buffer)):
             recomputed = float(np.sum(weights * numerators * numerators))
             maintained = float(held[self.tree.root])
-            if fabs(maintained - recomputed) > 1e-12 * max(recomputed, 1e-300):
+            if fabs(maintained - recomputed) > 1e-11 * max(recomputed, 1e-300):
                 raise AssertionError(
                     f"{name} squared placements {maintained!r} != recomputed {recomputed!r}")
 

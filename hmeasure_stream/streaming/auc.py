@@ -1,6 +1,7 @@
 """Exact AUC of a changing set of points: ``DynamicAUC``, O(log n) per update."""
 
 from hmeasure_stream._engines._auc import AUCEngine
+from hmeasure_stream._validation import check_probability_level
 from hmeasure_stream.streaming._base import (
     PointSet,
     WindowedPointSet,
@@ -8,6 +9,7 @@ from hmeasure_stream.streaming._base import (
     make_forgetting,
     merge_points,
 )
+from hmeasure_stream.uncertainty import _delong_interval
 
 __all__ = ["DynamicAUC"]
 
@@ -42,6 +44,10 @@ class DynamicAUC(WindowedPointSet):
     ----------
     auc : float
         The current AUC; nan while a class is absent (or has zero weight).
+    auc_variance : float
+        DeLong's variance of the current AUC (as
+        :func:`~hmeasure_stream.auc_variance`); nan while a class has fewer
+        than two points (total weight <= 1).  See also :meth:`auc_ci`.
     n_neg, n_pos : float
         Total weight of class 0 and of class 1.
 
@@ -49,6 +55,8 @@ class DynamicAUC(WindowedPointSet):
     --------
     sliding_window : the AUC over every window of an array, in one compiled loop.
     hmeasure_stream.auc : the same value from scratch.
+    hmeasure_stream.auc_variance, hmeasure_stream.auc_ci : DeLong's variance and
+        interval from scratch.
 
     Notes
     -----
@@ -83,6 +91,30 @@ class DynamicAUC(WindowedPointSet):
     ``n_neg``, ``n_pos`` and ``len`` is safe from any thread (a value from
     before or after a concurrent update).  Pickling copies the buffers (and
     is refused while an update runs).
+
+    DeLong's variance is maintained with the AUC, also in O(log n) per update
+    and O(1) per read.  It needs, besides 2U, the sums over each class of the
+    squared placement numerators: for a class 1 point a = 2 (class 0 weight
+    below it) + (class 0 weight at its score), for a class 0 point b = 2
+    (class 1 weight above it) + (class 1 weight at its score).  With unit
+    weights these sums are kept exactly, in 128-bit integers: adding a class 1
+    point at s adds its a^2 and raises b by 2 for each class 0 point below s
+    (by 1 at s), which changes their sum of squares by 4 (sum of those b) +
+    4 (their number) (+ the same at s); sum b over the class 0 points below s
+    is 2U minus 2U of the points above s minus the pairs at s, and 2U of the
+    points above s is summed on the way down from each subtree's exact 2U
+    (one int64 more per node: 48 bytes a slot).  So the variance is formed
+    from exact integers and rounded once: it never drifts, after any number
+    of updates, for fewer than 2**31 points.  With other weights each
+    subtree keeps its sums of weight times squared numerator, recomputed
+    from the children (a subtree's numerators shifted by k become
+    Q + 2 k U + k^2 W), sums of non-negative terms like 2U (96 bytes a slot);
+    the variance is then their difference with the squared AUC, with a
+    relative error of about depth x 1e-16 of the mean squared placement.
+    Weights count as frequencies, as for
+    :func:`~hmeasure_stream.auc_variance`: unlike the AUC, the variance
+    depends on their scale (with decay, that of weights relative to the
+    newest point).
 
     Windows and decay: with ``window`` or ``half_life`` each point is kept,
     oldest first, with its time in a ring (25 bytes a point, growing by
@@ -119,6 +151,16 @@ class DynamicAUC(WindowedPointSet):
     >>> tracker.auc, len(tracker), tracker.n_neg, tracker.n_pos
     (1.0, 4, 1.0, 3.0)
 
+    DeLong's variance and interval, maintained (equal to the from-scratch
+    :func:`~hmeasure_stream.auc_variance` and :func:`~hmeasure_stream.auc_ci`):
+
+    >>> tracker.add_many([0, 0], [0.5, 0.95])
+    >>> round(tracker.auc, 6), round(tracker.auc_variance, 6)
+    (0.555556, 0.098765)
+    >>> low, high, _ = tracker.auc_ci(level=0.9)
+    >>> round(low, 6), high
+    (0.038628, 1.0)
+
     A time window and decay (a point of age a weighs 2^(-a / half_life)):
 
     >>> recent = DynamicAUC(window="1h")
@@ -140,6 +182,75 @@ class DynamicAUC(WindowedPointSet):
     def __init__(self, *, window=None, half_life=None, capacity=16, seed=None):
         self._forgetting = make_forgetting(window, half_life)
         self._engine = AUCEngine(*check_structure_options(capacity, seed))
+        self._engine.track_variance()
+
+    @property
+    def auc_variance(self):
+        """DeLong's variance of the current AUC, maintained: O(1).
+
+        Equal to :func:`~hmeasure_stream.auc_variance` of the current points
+        (weights as frequencies; with decay, the decayed weights relative to
+        the newest point); nan while a class has fewer than two points (total
+        weight <= 1).
+        """
+        engine = self._engine
+        if not engine.tracks_variance:
+            engine.track_variance()  # a pickle from before the variance: O(n) once
+        scale = engine.scale
+        if self._forgetting is not None:
+            scale /= self._forgetting.newest_factor()
+        return engine.variance(scale)
+
+    def auc_ci(self, level=0.95):
+        """DeLong's confidence interval of the current AUC, maintained: O(1).
+
+        The AUC -+ z sqrt(:attr:`auc_variance`), z the standard normal
+        quantile of (1 + level) / 2, clipped to [0, 1]: the same as
+        :func:`~hmeasure_stream.auc_ci` of the current points.
+
+        Parameters
+        ----------
+        level : float, default=0.95
+            Confidence level, in (0, 1).
+
+        Returns
+        -------
+        AUCInterval
+            Named tuple ``(low, high, auc)``; nan ends while a class has
+            fewer than two points (total weight <= 1).
+
+        Raises
+        ------
+        ValueError
+            If ``level`` is not in (0, 1).
+
+        See Also
+        --------
+        hmeasure_stream.auc_ci : the same interval from scratch.
+
+        Notes
+        -----
+        O(1): the maintained variance (see the class's Notes) and one normal
+        quantile.
+
+        References
+        ----------
+        E. R. DeLong, D. M. DeLong and D. L. Clarke-Pearson, "Comparing the
+        areas under two or more correlated receiver operating characteristic
+        curves: a nonparametric approach", Biometrics 44, 1988.
+
+        Examples
+        --------
+        >>> from hmeasure_stream import DynamicAUC
+        >>> tracker = DynamicAUC()
+        >>> tracker.add_many([0, 0, 1, 0, 1, 1, 0, 1],
+        ...                  [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8])
+        >>> low, high, auc = tracker.auc_ci()
+        >>> round(low, 6), high, auc
+        (0.592104, 1.0, 0.875)
+        """
+        level = check_probability_level(level, "level")
+        return _delong_interval(self.auc, self.auc_variance, level)
 
     def merge(self, other):
         """Add the points of another structure: the union of both point sets.
@@ -186,6 +297,7 @@ class DynamicAUC(WindowedPointSet):
                 f"{type(other).__name__}"
             )
         merge_points(self, other)
+        self._engine.track_variance()  # (a no-op unless the engine came from ``other``)
 
     def __repr__(self):
         return (

@@ -4,6 +4,7 @@ The one place where an engine is chosen for a window of a stream.
 """
 
 import numpy as np
+from scipy import special
 
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._auc import AUCEngine, ThresholdEngine, sliding_auc_ranked
@@ -16,6 +17,7 @@ from hmeasure_stream._validation import (
     check_cost,
     check_integer,
     check_positive,
+    check_probability_level,
     check_relative_to,
     check_score_value,
     check_times,
@@ -44,10 +46,12 @@ __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
 #: The metrics a window can follow.
 WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned", "ks", "mer", "mwl",
-                  "er", "sens", "spec", "precision", "f", "youden")
+                  "er", "sens", "spec", "precision", "f", "youden", "auc_var", "auc_lo",
+                  "auc_hi")
 _REPORT_METRICS = frozenset(("ks", "mer", "mwl"))
 _THRESHOLD_METRICS = frozenset(("er", "sens", "spec", "precision", "f", "youden"))
 _HULL_METRICS = frozenset(("h", "auch")) | _REPORT_METRICS
+_VARIANCE_METRICS = frozenset(("auc_var", "auc_lo", "auc_hi"))
 
 
 def _check_window(window):
@@ -104,7 +108,7 @@ WINDOW_METRICS += (_MULTICLASS,)
 def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, epsilon_auc,
                     auc_relative_to, bins, transform, loglog_alpha, score_range, capacity,
                     seed, threshold=0.5, window=None, labels=None, method="ovr",
-                    average="macro"):
+                    average="macro", level=0.95):
     """The engines for these metrics: the one place where a window's engines are chosen.
 
     Each engine computes the metrics it names in ``columns``; every metric
@@ -116,7 +120,8 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
     estimate ``"auc_approx"`` needs the compressed list of ``epsilon_auc``
     (its options are ignored without it), ``"auc_binned"`` the tree over the
     bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``, the
-    metrics at ``threshold`` a score treap that descends to it.
+    metrics at ``threshold`` a score treap that descends to it, DeLong's
+    variance and interval at ``level`` a score treap that maintains it.
     ``"multiclass_auc"`` takes 2-d scores, so it is alone in its window: its
     engine (one binary engine per class or per ordered pair of classes, of
     ``labels``, ``method`` and ``average``) keeps the window's points itself.
@@ -134,6 +139,13 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
         # R hmeasure's metrics at a threshold: one treap descent per step.
         engines.append(ThresholdEngine(check_score_value(threshold, "threshold"), capacity,
                                        seed))
+    if _VARIANCE_METRICS.intersection(metrics):
+        # DeLong's variance, maintained with the AUC; the interval as auc_ci's.
+        level = check_probability_level(level, "level")
+        engine = AUCEngine(capacity, seed)
+        engine.record_interval(float(special.ndtri((1.0 - level) / 2.0)),
+                               float(special.ndtri(1.0 - (1.0 - level) / 2.0)))
+        engines.append(engine)
     if "auc_binned" in metrics:
         engines.append(_binned_engine(bins, transform, loglog_alpha, score_range))
     if "auc_approx" in metrics:
@@ -200,7 +212,12 @@ class SlidingWindow:
         window's class proportions as priors; ``"ks"`` maintains a second,
         lower, hull, which doubles the cost of a step), and R's metrics at
         ``threshold``: ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
-        ``"f"``, ``"youden"`` (as in :func:`~hmeasure_stream.hmeasure_report`).
+        ``"f"``, ``"youden"`` (as in :func:`~hmeasure_stream.hmeasure_report`),
+        and DeLong's variance of the AUC ``"auc_var"`` and interval
+        ``"auc_lo"``, ``"auc_hi"`` at ``level`` (as
+        :func:`~hmeasure_stream.auc_variance` and
+        :func:`~hmeasure_stream.auc_ci`; nan while a class has fewer than two
+        points, or total weight <= 1).
         Or ``"multiclass_auc"`` alone, for labels of c classes and 2-d
         scores (one column per class): the AUC of
         :func:`~hmeasure_stream.multiclass_auc` (count windows only).
@@ -237,6 +254,9 @@ class SlidingWindow:
     threshold : float, default=0.5
         The threshold of ``"er"``, ``"sens"``, ..., ``"youden"`` (class 1
         when score > threshold); ignored without them.
+    level : float, default=0.95
+        The confidence level of ``"auc_lo"`` and ``"auc_hi"``, in (0, 1);
+        ignored without them.
     labels, method, average
         The classes in the column order of the scores (required), one-vs-rest
         ``"ovr"`` or one-vs-one ``"ovo"``, and ``"macro"`` or ``"weighted"``,
@@ -250,7 +270,7 @@ class SlidingWindow:
 
     Attributes
     ----------
-    auc, h, auch, auc_approx, auc_binned, multiclass_auc : float
+    auc, h, auch, auc_approx, auc_binned, auc_var, auc_lo, auc_hi, multiclass_auc : float
         The metrics of the current window (each when asked for); nan while a
         class is absent from the window.
     window : int or None
@@ -272,7 +292,9 @@ class SlidingWindow:
     (O(log w / epsilon_auc) for ``auc_approx``); O(log m) per point for
     ``"auc_binned"`` with m bins; O(c log w) for ``"multiclass_auc"`` over c
     classes (one-vs-rest: c compiled loops per chunk; one-vs-one: 4 (c - 1)
-    engine updates per point from Python).  Memory O(w):
+    engine updates per point from Python); DeLong's variance and interval
+    add O(log w) per point (the maintained variance of :class:`DynamicAUC`,
+    in a treap of their own).  Memory O(w):
     the engine's structure and the window's points (17 bytes each) to know
     which point leaves.  Scores are float64: integers beyond 2**53 are
     refused (:func:`sliding_window`, which sees the whole array, ranks them).
@@ -314,7 +336,7 @@ class SlidingWindow:
                  priors=None, epsilon=None, epsilon_auc=None, auc_relative_to="auc",
                  bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
                  half_life=None, min_periods=1, threshold=0.5, labels=None, method="ovr",
-                 average="macro", capacity=16, seed=None):
+                 average="macro", level=0.95, capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
         self._min_periods = check_integer(min_periods, "min_periods", 1)
@@ -339,7 +361,7 @@ class SlidingWindow:
             auc_relative_to=auc_relative_to, bins=bins, transform=transform,
             loglog_alpha=loglog_alpha, score_range=score_range,
             capacity=capacity, seed=seed, threshold=threshold, window=self._window,
-            labels=labels, method=method, average=average)
+            labels=labels, method=method, average=average, level=level)
         if is_duration(window) or half_life is not None:
             self._forgettings = [make_forgetting(window, half_life, isinstance(engine, HullEngine))
                                 for engine in self._engines]
@@ -524,6 +546,22 @@ class SlidingWindow:
         return self._metric("auc_binned")
 
     @property
+    def auc_var(self):
+        """DeLong's variance of the current window's AUC (nan while a class has fewer than
+        two points).  O(1)."""
+        return self._metric("auc_var")
+
+    @property
+    def auc_lo(self):
+        """The lower end of DeLong's interval of the current window's AUC.  O(1)."""
+        return self._metric("auc_lo")
+
+    @property
+    def auc_hi(self):
+        """The upper end of DeLong's interval of the current window's AUC.  O(1)."""
+        return self._metric("auc_hi")
+
+    @property
     def ks(self):
         """R hmeasure's KS of the current window; nan while a class is absent.  O(log w)."""
         return self._metric("ks")
@@ -643,6 +681,7 @@ def sliding_window(
     labels=None,
     method="ovr",
     average="macro",
+    level=0.95,
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -663,8 +702,10 @@ def sliding_window(
     metrics : sequence of str, default=("auc",)
         Which metrics to compute: ``"auc"``, ``"h"`` (the H-measure with
         priors from the window), ``"auch"`` (area under the ROC hull) and
-        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`); or
-        ``"multiclass_auc"`` alone, for 2-d scores.
+        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`), DeLong's
+        ``"auc_var"``, ``"auc_lo"``, ``"auc_hi"`` at ``level``, and the others
+        of :class:`SlidingWindow`; or ``"multiclass_auc"`` alone, for 2-d
+        scores.
     sample_weight : array-like of shape (n,), optional
         Weights, finite and >= 0.
     alpha, beta, severity_ratio
@@ -703,6 +744,10 @@ def sliding_window(
     threshold : float, default=0.5
         The threshold of R's metrics ``"er"``, ..., ``"youden"`` (see
         :class:`SlidingWindow`).
+    level : float, default=0.95
+        The confidence level of ``"auc_lo"`` and ``"auc_hi"`` (DeLong's
+        interval, as :func:`~hmeasure_stream.auc_ci`; ``"auc_var"`` is its
+        variance).
     labels, method, average
         With ``"multiclass_auc"`` (alone; ``y_score`` of shape (n, c)), as for
         :func:`~hmeasure_stream.multiclass_auc`: the class of each column
@@ -769,7 +814,8 @@ def sliding_window(
                "priors": priors, "epsilon": epsilon, "epsilon_auc": epsilon_auc,
                "auc_relative_to": auc_relative_to, "bins": bins, "transform": transform,
                "loglog_alpha": loglog_alpha, "score_range": score_range,
-               "half_life": half_life, "min_periods": min_periods, "threshold": threshold}
+               "half_life": half_life, "min_periods": min_periods, "threshold": threshold,
+               "level": level}
     if _MULTICLASS in _check_metrics(metrics):
         label_array = _as_label_array(y_true)
         if labels is None:
