@@ -18,6 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from hmeasure_stream._engines._auc import AUCEngine
 from hypothesis import strategies as st
 from machines import PointSetMachine
 from reference_impl import placements_exact
@@ -31,7 +32,6 @@ from hmeasure_stream import (
     auc_variance,
     sliding_window,
 )
-from hmeasure_stream._engines._auc import AUCEngine
 from hmeasure_stream.cli import main
 
 PROC = json.loads((Path(__file__).parents[1] / "data" / "proc_delong.json").read_text())
@@ -274,7 +274,7 @@ def test_interval_uses_the_normal_quantiles():
     spread = math.sqrt(float(exact_variance([(a, b, 1) for a, b in zip(y, s, strict=True)])))
     for level in (0.5, 0.9, 0.99):
         z = stats.norm.ppf((1 + level) / 2)
-        low, high, estimate = tracker.auc_ci(level)
+        low, high, _ = tracker.auc_ci(level)
         assert low == pytest.approx(max(tracker.auc - z * spread, 0.0), rel=1e-13)
         assert high == pytest.approx(min(tracker.auc + z * spread, 1.0), rel=1e-13)
 
@@ -424,7 +424,7 @@ def test_sliding_window_chunks_properties_and_other_metrics(rng):
     for name in ("auc_lo", "auc_hi", "auc_var", "sens"):  # exact: the same in any chunks
         np.testing.assert_array_equal(np.concatenate([p[name] for p in parts]), whole[name])
     np.testing.assert_allclose(np.concatenate([p["h"] for p in parts]), whole["h"], rtol=1e-12)
-    variance, (low, high, _) = window_reference(y, s, None, n - 1, 60)
+    variance, (low, _, _) = window_reference(y, s, None, n - 1, 60)
     assert monitor.auc_var == pytest.approx(variance, rel=1e-12)
     assert (monitor.auc_lo, monitor.auc_hi) == (whole["auc_lo"][-1], whole["auc_hi"][-1])
     assert monitor.auc_lo == pytest.approx(low, rel=1e-12)
@@ -432,7 +432,7 @@ def test_sliding_window_chunks_properties_and_other_metrics(rng):
     assert restored.update(y[:10], s[:10])["auc_hi"].tolist() == \
         monitor.update(y[:10], s[:10])["auc_hi"].tolist()
     with pytest.raises(AttributeError, match="auc_var"):
-        SlidingWindow(5).auc_var
+        _ = SlidingWindow(5).auc_var
     with pytest.raises(ValueError, match="level"):
         SlidingWindow(5, metrics="auc_lo", level=1.0)
 
