@@ -14,6 +14,7 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part approx_auc
     python asv_benchmarks/ratios.py --part dask --dask-sizes 10000000 30000000
     python asv_benchmarks/ratios.py --part windows
+    python asv_benchmarks/ratios.py --part variance
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC),
@@ -33,7 +34,9 @@ window, on the embedded real stream and on a larger real stream) and ``dask``
 (not in ``all``: minutes, and gigabytes per worker): ``hmeasure_stream.dask.auc``
 and ``.h_measure`` on a LocalCluster of 2 single-threaded worker processes, rows
 generated on the workers, against ``auc`` / ``h_measure`` on the same rows in
-this process, with each worker's peak memory.
+this process, with each worker's peak memory.  ``variance`` (DeLong's variance
+maintained by DynamicAUC): a window step of the AUC with and without the
+variance, reads of ``auc_variance`` from 10^4 to 10^6 points, and the memory.
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -878,11 +881,59 @@ def windows_part(args):
     return met
 
 
+def variance_part(args):
+    """DeLong's variance maintained: the cost of an update with it, its reads' growth."""
+    rounds = max(7, args.rounds)
+    print(f"\nDeLong's variance on the score treap (median of {rounds} interleaved rounds)")
+    met = True
+    for window in (10**5, 10**6):
+        # The same stream through a window of the AUC alone and of its variance: each
+        # step adds a point, removes the oldest and records the metrics (the variance
+        # read included).  SlidingWindow's treap engine (not sliding_window's Fenwick path).
+        steps = 50_000
+        y, s = make_data(window + steps * (rounds + 1), args.seed)
+        trackers = {name: SlidingWindow(window, metrics) for name, metrics in
+                    (("auc", ("auc",)), ("auc + variance", ("auc", "auc_var")))}
+        for tracker in trackers.values():
+            tracker.update(y[:window], s[:window])
+        samples = {name: [] for name in trackers}
+        for index in range(rounds):
+            part = slice(window + index * steps, window + (index + 1) * steps)
+            for name, tracker in trackers.items():
+                labels, scores = y[part], s[part]
+                samples[name].append(_seconds(lambda t=tracker, a=labels, b=scores: t.update(a, b))
+                                     / steps)
+        medians = {name: statistics.median(values) for name, values in samples.items()}
+        for name, seconds in medians.items():
+            print(f"  window {window:<9,} {name:<16} {seconds * 1e6:8.3f} us/step")
+        met &= report_target(f"step with / without the variance, window {window:,}",
+                             medians["auc + variance"] / medians["auc"], "<=", 1.3)
+    reads = {}
+    for n in (10**4, 10**5, 10**6):
+        y, s = make_data(n, args.seed)
+        tracker = DynamicAUC()
+        tracker.add_many(y, s)
+
+        def read_batch(tracker=tracker):
+            for _ in range(2000):
+                _ = tracker.auc_variance
+
+        reads[n] = median_of(lambda read_batch=read_batch: _seconds(read_batch), 7) / 2000
+        print(f"  n = {n:<9,} auc_variance read {reads[n] * 1e9:8.1f} ns")
+        if n == 10**6:
+            print(f"  DynamicAUC memory at 10^6 points  {tracker.nbytes / n:8.1f} bytes/point "
+                  "(the variance: 8 more per slot)")
+    met &= report_target("auc_variance read growth 10^4 -> 10^6", reads[10**6] / reads[10**4],
+                         "<=", 4)
+    return met
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
                                            "multiclass", "multiclass_window", "binned",
-                                           "approx_auc", "dask", "windows", "report"],
+                                           "approx_auc", "dask", "windows", "report",
+                                           "variance"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -919,6 +970,8 @@ def main(argv=None):
         all_met &= dask_part(args)
     if args.part in ("all", "windows"):
         all_met &= windows_part(args)
+    if args.part in ("all", "variance"):
+        all_met &= variance_part(args)
     return 0 if all_met else 1
 
 
