@@ -402,9 +402,9 @@ cdef class AUCEngine:
         else:
             twice_u = self.tree.subtree_pairs[root]
             auc = twice_u / (2.0 * weight_neg * weight_pos)
-            spread_pos = max(self.tree.square_pos[root] / (4.0 * weight_neg * weight_neg)
+            spread_pos = max(self.tree.squares[2 * root] / (4.0 * weight_neg * weight_neg)
                              / weight_pos - auc * auc, 0.0)
-            spread_neg = max(self.tree.square_neg[root] / (4.0 * weight_pos * weight_pos)
+            spread_neg = max(self.tree.squares[2 * root + 1] / (4.0 * weight_pos * weight_pos)
                              / weight_neg - auc * auc, 0.0)
         return (spread_pos / (scale * weight_pos - 1.0)
                 + spread_neg / (scale * weight_neg - 1.0))
@@ -467,8 +467,7 @@ cdef class AUCEngine:
         cdef double* fields[6]
         cdef double* pairs = self.tree.subtree_pairs
         cdef double cube = factor * factor * factor
-        cdef double* square_pos = self.tree.square_pos
-        cdef double* square_neg = self.tree.square_neg
+        cdef double* squares = self.tree.squares
         if not self.tree.weighted:
             return
         fields[0] = self.tree.weight_neg
@@ -482,8 +481,8 @@ cdef class AUCEngine:
                 fields[field][slot] *= factor
             pairs[slot] *= factor * factor
             if self.tree.placements:
-                square_pos[slot] *= cube
-                square_neg[slot] *= cube
+                squares[2 * slot] *= cube
+                squares[2 * slot + 1] *= cube
 
     cdef int _forget_one(self, Forgetting forgetting, uint8_t is_pos, double score,
                          double weight, int64_t time, bint has_time) except -1 nogil:
@@ -986,11 +985,11 @@ cdef class AUCEngine:
         # Exclusive prefix and suffix sums, without subtractions (no cancellation).
         below = np.concatenate(([0.0], np.cumsum(weight_neg)[:-1]))
         above = np.concatenate((np.cumsum(weight_pos[::-1])[::-1][1:], [0.0]))
-        for name, weights, numerators, held in (
-                ("class 1", weight_pos, 2.0 * below + weight_neg, self.tree.square_pos_buffer),
-                ("class 0", weight_neg, 2.0 * above + weight_pos, self.tree.square_neg_buffer)):
+        for name, weights, numerators, column in (
+                ("class 1", weight_pos, 2.0 * below + weight_neg, 0),
+                ("class 0", weight_neg, 2.0 * above + weight_pos, 1)):
             recomputed = float(np.sum(weights * numerators * numerators))
-            maintained = float(held[self.tree.root])
+            maintained = float(self.tree.squares_buffer[self.tree.root, column])
             if fabs(maintained - recomputed) > 1e-11 * max(recomputed, 1e-300):
                 raise AssertionError(
                     f"{name} squared placements {maintained!r} != recomputed {recomputed!r}")

@@ -51,10 +51,10 @@ cdef class ScoreTreap(SlotPool):
     cdef public object subtree_pairs_buffer
     # With ``placements`` (DeLong's variance): unit mode, 2U of the subtree as
     # an exact integer; weighted mode, each class's sum of weight times squared
-    # placement numerator within the subtree (see _subtree_squares).
+    # placement numerator within the subtree (see _subtree_squares), side by
+    # side (class 1, class 0) so that a node's two share a cache line.
     cdef public object pairs_exact_buffer
-    cdef public object square_pos_buffer
-    cdef public object square_neg_buffer
+    cdef public object squares_buffer
 
     cdef double* key
     cdef int32_t* count_neg     # class 0 points at this score
@@ -67,8 +67,7 @@ cdef class ScoreTreap(SlotPool):
     cdef double* weight_pos_comp
     cdef double* subtree_pairs  # weighted mode: 2U of the subtree (see pull)
     cdef int64_t* pairs_exact   # unit mode with placements: 2U of the subtree
-    cdef double* square_pos     # weighted mode with placements
-    cdef double* square_neg
+    cdef double* squares        # weighted mode with placements: [2 node], [2 node + 1]
 
     cdef readonly int32_t root
     cdef readonly int64_t n_points

@@ -115,17 +115,17 @@ cdef inline void _subtree_squares(ScoreTreap self, int32_t node, double* square_
     own = 2.0 * right_pos + at_pos
     square_neg[0] = at_neg * own * own
     if left_child >= 0:
-        square_pos[0] = self.square_pos[left_child] + square_pos[0]
+        square_pos[0] = self.squares[2 * left_child] + square_pos[0]
         shift = 2.0 * (at_pos + right_pos)
-        square_neg[0] = (self.square_neg[left_child]
+        square_neg[0] = (self.squares[2 * left_child + 1]
                          + shift * (2.0 * self.subtree_pairs[left_child] + shift * left_neg)
                          + square_neg[0])
     if right_child >= 0:
         shift = 2.0 * (left_neg + at_neg)
-        square_pos[0] = (square_pos[0] + self.square_pos[right_child]
+        square_pos[0] = (square_pos[0] + self.squares[2 * right_child]
                          + shift * (2.0 * self.subtree_pairs[right_child]
                                     + shift * right_pos))
-        square_neg[0] = square_neg[0] + self.square_neg[right_child]
+        square_neg[0] = square_neg[0] + self.squares[2 * right_child + 1]
 
 
 cdef void _pull_slot(SlotPool pool, int32_t slot) noexcept nogil:
@@ -195,7 +195,7 @@ cdef class ScoreTreap(SlotPool):
         if self.weighted:
             fields += [(name, np.float64, 1) for name in _WEIGHTED_FIELDS]
             if self.placements:
-                fields += [(name, np.float64, 1) for name in _SQUARE_FIELDS]
+                fields.append(("squares_buffer", np.float64, 2))
         elif self.placements:
             fields.append(("pairs_exact_buffer", np.int64, 1))
         return fields
@@ -214,8 +214,7 @@ cdef class ScoreTreap(SlotPool):
         self.weight_pos_comp = _double_pointer(self.weight_pos_comp_buffer)
         self.subtree_pairs = _double_pointer(self.subtree_pairs_buffer)
         self.pairs_exact = _int64_pointer(self.pairs_exact_buffer)
-        self.square_pos = _double_pointer(self.square_pos_buffer)
-        self.square_neg = _double_pointer(self.square_neg_buffer)
+        self.squares = _squares_pointer(self.squares_buffer)
 
     cdef int make_weighted(self) except -1:
         """Switch to weighted mode: O(n) once, before the first non-unit weight."""
@@ -228,8 +227,7 @@ cdef class ScoreTreap(SlotPool):
         self.subtree_pairs_buffer = np.zeros(self.capacity, dtype=np.float64)
         if self.placements:
             self.pairs_exact_buffer = None
-            for name in _SQUARE_FIELDS:
-                setattr(self, name, np.zeros(self.capacity, dtype=np.float64))
+            self.squares_buffer = np.zeros((self.capacity, 2), dtype=np.float64)
         self.weighted = True
         self._bind()
         self._pull_all()
@@ -240,8 +238,7 @@ cdef class ScoreTreap(SlotPool):
         if self.placements:
             return 0
         if self.weighted:
-            for name in _SQUARE_FIELDS:
-                setattr(self, name, np.zeros(self.capacity, dtype=np.float64))
+            self.squares_buffer = np.zeros((self.capacity, 2), dtype=np.float64)
         else:
             self.pairs_exact_buffer = np.zeros(self.capacity, dtype=np.int64)
         self.placements = True
@@ -260,7 +257,7 @@ cdef class ScoreTreap(SlotPool):
         """Return an empty tree to unit mode, releasing the weighted buffers."""
         if self.n_points != 0:
             raise ValueError("only an empty treap can return to unit weights")
-        for name in _WEIGHTED_FIELDS + _SQUARE_FIELDS:
+        for name in (*_WEIGHTED_FIELDS, "squares_buffer"):
             setattr(self, name, None)
         if self.placements:
             self.pairs_exact_buffer = np.zeros(self.capacity, dtype=np.int64)
@@ -282,8 +279,8 @@ cdef class ScoreTreap(SlotPool):
             self.weight_pos_comp[node] = 0.0
             self.subtree_pairs[node] = 0.0
             if self.placements:
-                self.square_pos[node] = 0.0
-                self.square_neg[node] = 0.0
+                self.squares[2 * node] = 0.0
+                self.squares[2 * node + 1] = 0.0
         elif self.placements:
             self.pairs_exact[node] = 0
         return node
@@ -332,7 +329,8 @@ cdef class ScoreTreap(SlotPool):
         if self.weighted:
             self.subtree_pairs[node] = pairs
             if self.placements:
-                _subtree_squares(self, node, &self.square_pos[node], &self.square_neg[node])
+                _subtree_squares(self, node, &self.squares[2 * node],
+                                 &self.squares[2 * node + 1])
         elif self.placements:
             self.pairs_exact[node] = _exact_pairs(self, node)
 
@@ -723,7 +721,7 @@ cdef class ScoreTreap(SlotPool):
                 raise AssertionError("a class weight is negative or left behind by its points")
         if self.weighted != (self.weight_neg_buffer is not None):
             raise AssertionError("weighted flag and buffers disagree")
-        if (self.placements and self.weighted) != (self.square_pos_buffer is not None) or (
+        if (self.placements and self.weighted) != (self.squares_buffer is not None) or (
                 self.placements and not self.weighted) != (self.pairs_exact_buffer is not None):
             raise AssertionError("placements flag and buffers disagree")
         for node in order:
@@ -752,7 +750,8 @@ cdef class ScoreTreap(SlotPool):
                 continue
             if self.weighted:
                 _subtree_squares(self, node, &square_pos, &square_neg)
-                if square_pos != self.square_pos[node] or square_neg != self.square_neg[node]:
+                if (square_pos != self.squares[2 * node]
+                        or square_neg != self.squares[2 * node + 1]):
                     raise AssertionError(f"stale squared placements at slot {node}")
             elif _exact_pairs(self, node) != self.pairs_exact[node]:
                 raise AssertionError(f"stale exact pair aggregate at slot {node}")
@@ -797,7 +796,6 @@ _WEIGHTED_FIELDS = (
     "weight_neg_buffer", "weight_pos_buffer", "weight_neg_comp_buffer",
     "weight_pos_comp_buffer", "subtree_pairs_buffer",
 )
-_SQUARE_FIELDS = ("square_pos_buffer", "square_neg_buffer")
 
 
 cdef double* _double_pointer(buffer):
@@ -806,6 +804,14 @@ cdef double* _double_pointer(buffer):
         return NULL
     view = buffer
     return &view[0]
+
+
+cdef double* _squares_pointer(buffer):
+    cdef double[:, ::1] view
+    if buffer is None:
+        return NULL
+    view = buffer
+    return &view[0, 0]
 
 
 cdef int64_t* _int64_pointer(buffer):
