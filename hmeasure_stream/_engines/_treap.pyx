@@ -618,23 +618,25 @@ cdef class ScoreTreap(SlotPool):
         """
         cdef double* subtree = self.subtree_pos if is_pos else self.subtree_neg
         cdef int32_t node
-        cdef int64_t pairs, around, opposite_at
+        cdef int64_t pairs, sign
+        cdef int64_t* before
         if self.weighted:
             while depth > 0:
                 depth -= 1
                 self.pull(self.path[depth])
         elif self.placements:
             # A class 1 point pairs with the class 0 points below it (2 each) and
-            # at its score (1 each); a class 0 point with the class 1 points above.
-            around = <int64_t>(below_neg if is_pos else above_pos)
-            opposite_at = <int64_t>(at_neg if is_pos else at_pos)
+            # at its score (1 each); a class 0 point with the class 1 points above:
+            # in path[d]'s subtree, all of them less those found before reaching it.
+            pairs = (<int64_t>(2.0 * below_neg + at_neg) if is_pos
+                     else <int64_t>(2.0 * above_pos + at_pos))
+            before = self.path_below if is_pos else self.path_above
+            sign = 1 if change > 0.0 else -1
             while depth > 0:
                 depth -= 1
                 node = self.path[depth]
                 subtree[node] += change
-                pairs = 2 * (around - (self.path_below[depth] if is_pos
-                                       else self.path_above[depth])) + opposite_at
-                self.pairs_exact[node] += pairs if change > 0.0 else -pairs
+                self.pairs_exact[node] += sign * (pairs - 2 * before[depth])
         else:
             while depth > 0:
                 depth -= 1
