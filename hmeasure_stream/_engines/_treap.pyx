@@ -89,9 +89,11 @@ cdef inline int64_t _exact_pairs(ScoreTreap self, int32_t node) noexcept nogil:
     return pairs + 2 * left_neg * (at_pos + right_pos) + at_neg * (at_pos + 2 * right_pos)
 
 
-cdef inline void _subtree_squares(ScoreTreap self, int32_t node, double* square_pos,
+cdef inline void _subtree_squares(ScoreTreap self, int32_t node, double* total_neg,
+                                  double* total_pos, double* pairs, double* square_pos,
                                   double* square_neg) noexcept nogil:
-    """Weighted mode with placements: the subtree's sums of squared placements (fixed order).
+    """Weighted mode with placements: ``_subtree_sums`` and the subtree's sums of squared
+    placements, from one set of reads (fixed order; ``pull`` stores, ``_check`` compares).
 
     Within a subtree, a class 1 point of weight u at score x has the placement
     numerator a = 2 W0[< x] + W0[= x] (class 0 weight of the subtree), a class 0
@@ -105,11 +107,30 @@ cdef inline void _subtree_squares(ScoreTreap self, int32_t node, double* square_
     """
     cdef int32_t left_child = self.left[node], right_child = self.right[node]
     cdef double at_neg = self.node_neg(node), at_pos = self.node_pos(node)
-    cdef double left_neg = 0.0, right_pos = 0.0, shift, own
+    cdef double left_neg = 0.0, left_pos = 0.0, right_neg = 0.0, right_pos = 0.0
+    cdef double left_pairs = 0.0, right_pairs = 0.0, shift, own
     if left_child >= 0:
         left_neg = self.subtree_neg[left_child]
+        left_pos = self.subtree_pos[left_child]
+        left_pairs = self.subtree_pairs[left_child]
     if right_child >= 0:
+        right_neg = self.subtree_neg[right_child]
         right_pos = self.subtree_pos[right_child]
+        right_pairs = self.subtree_pairs[right_child]
+    # The same operations, in the same order, as _subtree_sums.
+    total_neg[0] = at_neg
+    total_pos[0] = at_pos
+    if left_child >= 0:
+        total_neg[0] = left_neg + total_neg[0]
+        total_pos[0] = left_pos + total_pos[0]
+    if right_child >= 0:
+        total_neg[0] = total_neg[0] + right_neg
+        total_pos[0] = total_pos[0] + right_pos
+    pairs[0] = 2.0 * left_neg * (at_pos + right_pos) + at_neg * (at_pos + 2.0 * right_pos)
+    if left_child >= 0:
+        pairs[0] = left_pairs + pairs[0]
+    if right_child >= 0:
+        pairs[0] = pairs[0] + right_pairs
     own = 2.0 * left_neg + at_neg
     square_pos[0] = at_pos * own * own
     own = 2.0 * right_pos + at_pos
@@ -118,13 +139,11 @@ cdef inline void _subtree_squares(ScoreTreap self, int32_t node, double* square_
         square_pos[0] = self.squares[2 * left_child] + square_pos[0]
         shift = 2.0 * (at_pos + right_pos)
         square_neg[0] = (self.squares[2 * left_child + 1]
-                         + shift * (2.0 * self.subtree_pairs[left_child] + shift * left_neg)
-                         + square_neg[0])
+                         + shift * (2.0 * left_pairs + shift * left_neg) + square_neg[0])
     if right_child >= 0:
         shift = 2.0 * (left_neg + at_neg)
         square_pos[0] = (square_pos[0] + self.squares[2 * right_child]
-                         + shift * (2.0 * self.subtree_pairs[right_child]
-                                    + shift * right_pos))
+                         + shift * (2.0 * right_pairs + shift * right_pos))
         square_neg[0] = square_neg[0] + self.squares[2 * right_child + 1]
 
 
@@ -323,14 +342,16 @@ cdef class ScoreTreap(SlotPool):
     cdef void pull(self, int32_t node) noexcept nogil:
         """Store the subtree aggregates of ``node`` recomputed from its children."""
         cdef double total_neg, total_pos, pairs
+        if self.weighted and self.placements:
+            _subtree_squares(self, node, &self.subtree_neg[node], &self.subtree_pos[node],
+                             &self.subtree_pairs[node], &self.squares[2 * node],
+                             &self.squares[2 * node + 1])
+            return
         _subtree_sums(self, node, &total_neg, &total_pos, &pairs)
         self.subtree_neg[node] = total_neg
         self.subtree_pos[node] = total_pos
         if self.weighted:
             self.subtree_pairs[node] = pairs
-            if self.placements:
-                _subtree_squares(self, node, &self.squares[2 * node],
-                                 &self.squares[2 * node + 1])
         elif self.placements:
             self.pairs_exact[node] = _exact_pairs(self, node)
 
@@ -751,7 +772,11 @@ cdef class ScoreTreap(SlotPool):
             if not self.placements:
                 continue
             if self.weighted:
-                _subtree_squares(self, node, &square_pos, &square_neg)
+                _subtree_squares(self, node, &total_neg, &total_pos, &pairs, &square_pos,
+                                 &square_neg)
+                if (total_neg != self.subtree_neg[node] or total_pos != self.subtree_pos[node]
+                        or pairs != self.subtree_pairs[node]):
+                    raise AssertionError(f"stale weighted aggregates at slot {node}")
                 if (square_pos != self.squares[2 * node]
                         or square_neg != self.squares[2 * node + 1]):
                     raise AssertionError(f"stale squared placements at slot {node}")
