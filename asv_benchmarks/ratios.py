@@ -35,8 +35,8 @@ window, on the embedded real stream and on a larger real stream) and ``dask``
 and ``.h_measure`` on a LocalCluster of 2 single-threaded worker processes, rows
 generated on the workers, against ``auc`` / ``h_measure`` on the same rows in
 this process, with each worker's peak memory.  ``variance`` (DeLong's variance
-maintained by DynamicAUC): a window step of the AUC with and without the
-variance, reads of ``auc_variance`` from 10^4 to 10^6 points, and the memory.
+maintained by DynamicAUC): an update with and without the variance (unit and
+other weights), reads of ``auc_variance`` from 10^4 to 10^6 points, the memory.
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -881,37 +881,42 @@ def windows_part(args):
     return met
 
 
+def fill_and_empty_seconds(variance, y, s, weights, order):
+    """Seconds per update of a DynamicAUC filled with the points, then emptied (``order``)."""
+    tracker = DynamicAUC(variance=variance)
+    start = time.perf_counter()
+    tracker.add_many(y, s, sample_weight=weights)
+    tracker.remove_many(y[order], s[order],
+                        sample_weight=None if weights is None else weights[order])
+    return (time.perf_counter() - start) / (2 * y.shape[0])
+
+
 def variance_part(args):
     """DeLong's variance maintained: the cost of an update with it, its reads' growth."""
     rounds = max(7, args.rounds)
-    print(f"\nDeLong's variance on the score treap (median of {rounds} interleaved rounds)")
+    print(f"\nDeLong's variance maintained by DynamicAUC (median of {rounds} interleaved "
+          "rounds of add_many + remove_many of every point)")
     met = True
-    for window in (10**5, 10**6):
-        # The same stream through a window of the AUC alone and of its variance: each
-        # step adds a point, removes the oldest and records the metrics (the variance
-        # read included).  SlidingWindow's treap engine (not sliding_window's Fenwick path).
-        steps = 50_000
-        y, s = make_data(window + steps * (rounds + 1), args.seed)
-        trackers = {name: SlidingWindow(window, metrics) for name, metrics in
-                    (("auc", ("auc",)), ("auc + variance", ("auc", "auc_var")))}
-        for tracker in trackers.values():
-            tracker.update(y[:window], s[:window])
-        samples = {name: [] for name in trackers}
-        for index in range(rounds):
-            part = slice(window + index * steps, window + (index + 1) * steps)
-            for name, tracker in trackers.items():
-                labels, scores = y[part], s[part]
-                samples[name].append(_seconds(lambda t=tracker, a=labels, b=scores: t.update(a, b))
-                                     / steps)
-        medians = {name: statistics.median(values) for name, values in samples.items()}
-        for name, seconds in medians.items():
-            print(f"  window {window:<9,} {name:<16} {seconds * 1e6:8.3f} us/step")
-        met &= report_target(f"step with / without the variance, window {window:,}",
-                             medians["auc + variance"] / medians["auc"], "<=", 1.3)
+    for n in (10**5, 10**6):
+        y, s = make_data(n, args.seed)
+        order = np.random.default_rng(args.seed).permutation(n)
+        for weights in (None, np.random.default_rng(args.seed).uniform(0.5, 2.0, n)):
+            samples = {False: [], True: []}
+            for _ in range(rounds):
+                for variance in samples:
+                    samples[variance].append(
+                        fill_and_empty_seconds(variance, y, s, weights, order))
+            plain, tracked = (statistics.median(samples[v]) for v in (False, True))
+            kind = "unit weights" if weights is None else "weights"
+            print(f"  n = {n:<9,} {kind:<13} {plain * 1e9:8.1f} ns/update, with the variance "
+                  f"{tracked * 1e9:8.1f} ns/update")
+            bound = 1.3 if weights is None else 1.5
+            met &= report_target(f"update with / without the variance, {kind}, n = {n:,}",
+                                 tracked / plain, "<=", bound)
     reads = {}
     for n in (10**4, 10**5, 10**6):
         y, s = make_data(n, args.seed)
-        tracker = DynamicAUC()
+        tracker = DynamicAUC(variance=True)
         tracker.add_many(y, s)
 
         def read_batch(tracker=tracker):
@@ -921,8 +926,8 @@ def variance_part(args):
         reads[n] = median_of(lambda read_batch=read_batch: _seconds(read_batch), 7) / 2000
         print(f"  n = {n:<9,} auc_variance read {reads[n] * 1e9:8.1f} ns")
         if n == 10**6:
-            print(f"  DynamicAUC memory at 10^6 points  {tracker.nbytes / n:8.1f} bytes/point "
-                  "(the variance: 8 more per slot)")
+            print(f"  DynamicAUC(variance=True) memory at 10^6 points {tracker.nbytes / n:6.1f} "
+                  "bytes/point")
     met &= report_target("auc_variance read growth 10^4 -> 10^6", reads[10**6] / reads[10**4],
                          "<=", 4)
     return met

@@ -176,7 +176,7 @@ class DynamicAUCVariance:
 
     def setup(self, n):
         y, s = _stream(n + STEPS)
-        self.tracker = DynamicAUC()
+        self.tracker = DynamicAUC(variance=True)
         self.tracker.add_many(y[:n], s[:n])
         self.y, self.s = y[n:], s[n:]
 
@@ -202,3 +202,20 @@ class SlidingWindowVariance:
     def time_update(self, window, metrics):
         tracker = SlidingWindow(window, metrics)
         tracker.update(self.y, self.s)
+
+
+class DynamicAUCUpdates:
+    """add_many then remove_many of n points, with and without the variance."""
+
+    params = ([10**5, 10**6], [False, True])
+    param_names = ["n", "variance"]
+    timeout = 300
+
+    def setup(self, n, variance):
+        self.y, self.s = _stream(n)
+        self.order = np.random.default_rng(1).permutation(n)
+
+    def time_add_remove(self, n, variance):
+        tracker = DynamicAUC(variance=variance)
+        tracker.add_many(self.y, self.s)
+        tracker.remove_many(self.y[self.order], self.s[self.order])

@@ -1,5 +1,7 @@
 """Exact AUC of a changing set of points: ``DynamicAUC``, O(log n) per update."""
 
+import numpy as np
+
 from hmeasure_stream._engines._auc import AUCEngine
 from hmeasure_stream._validation import check_probability_level
 from hmeasure_stream.streaming._base import (
@@ -34,6 +36,10 @@ class DynamicAUC(WindowedPointSet):
         its weight, relative to the newest point; the age counts points
         added after it (a number) or time (a duration, with times).  Combines
         with ``window``.
+    variance : bool, default=False
+        Maintain DeLong's variance of the AUC from the start, for O(1) reads
+        of :attr:`auc_variance` and :meth:`auc_ci` (see Notes for its cost).
+        Without it, the first such read starts maintaining it, in O(n) once.
     capacity : int, default=16
         Initial number of distinct scores the structure has room for; it
         doubles as needed.
@@ -92,8 +98,12 @@ class DynamicAUC(WindowedPointSet):
     before or after a concurrent update).  Pickling copies the buffers (and
     is refused while an update runs).
 
-    DeLong's variance is maintained with the AUC, also in O(log n) per update
-    and O(1) per read.  It needs, besides 2U, the sums over each class of the
+    DeLong's variance is maintained with the AUC (with ``variance=True``, or
+    from the first read of :attr:`auc_variance` or :meth:`auc_ci` on), also in
+    O(log n) per update and O(1) per read.  It costs about 10-20 % more per
+    update with unit weights and 35-40 % more with other weights (measured at
+    10^5 and 10^6 points, ``asv_benchmarks/ratios.py --part variance``),
+    hence opt-in.  It needs, besides 2U, the sums over each class of the
     squared placement numerators: for a class 1 point a = 2 (class 0 weight
     below it) + (class 0 weight at its score), for a class 0 point b = 2
     (class 1 weight above it) + (class 1 weight at its score).  With unit
@@ -155,7 +165,7 @@ class DynamicAUC(WindowedPointSet):
     :func:`~hmeasure_stream.auc_variance` and :func:`~hmeasure_stream.auc_ci`):
 
     >>> tracker.add_many([0, 0], [0.5, 0.95])
-    >>> round(tracker.auc, 6), round(tracker.auc_variance, 6)
+    >>> round(tracker.auc, 6), round(tracker.auc_variance, 6)  # maintained from now on
     (0.555556, 0.098765)
     >>> low, high, _ = tracker.auc_ci(level=0.9)
     >>> round(low, 6), high
@@ -179,10 +189,13 @@ class DynamicAUC(WindowedPointSet):
     # bools, ints and floats; anything else goes through _validation).
     __slots__ = ()
 
-    def __init__(self, *, window=None, half_life=None, capacity=16, seed=None):
+    def __init__(self, *, window=None, half_life=None, variance=False, capacity=16, seed=None):
         self._forgetting = make_forgetting(window, half_life)
+        if not isinstance(variance, (bool, np.bool_)):
+            raise ValueError(f"variance must be True or False, got {variance!r}")
         self._engine = AUCEngine(*check_structure_options(capacity, seed))
-        self._engine.track_variance()
+        if variance:
+            self._engine.track_variance()
 
     @property
     def auc_variance(self):
@@ -191,11 +204,13 @@ class DynamicAUC(WindowedPointSet):
         Equal to :func:`~hmeasure_stream.auc_variance` of the current points
         (weights as frequencies; with decay, the decayed weights relative to
         the newest point); nan while a class has fewer than two points (total
-        weight <= 1).
+        weight <= 1).  Without ``variance=True``, the first read starts
+        maintaining it: O(n) once, and every later update costs a little
+        more (see the class's Notes).
         """
         engine = self._engine
         if not engine.tracks_variance:
-            engine.track_variance()  # a pickle from before the variance: O(n) once
+            engine.track_variance()
         scale = engine.scale
         if self._forgetting is not None:
             scale /= self._forgetting.newest_factor()
@@ -242,7 +257,7 @@ class DynamicAUC(WindowedPointSet):
         Examples
         --------
         >>> from hmeasure_stream import DynamicAUC
-        >>> tracker = DynamicAUC()
+        >>> tracker = DynamicAUC(variance=True)
         >>> tracker.add_many([0, 0, 1, 0, 1, 1, 0, 1],
         ...                  [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8])
         >>> low, high, auc = tracker.auc_ci()
@@ -296,8 +311,10 @@ class DynamicAUC(WindowedPointSet):
                 "merge takes a DynamicAUC, DynamicH or ApproxH (a set of points), got "
                 f"{type(other).__name__}"
             )
+        tracking = self._engine.tracks_variance
         merge_points(self, other)
-        self._engine.track_variance()  # (a no-op unless the engine came from ``other``)
+        if tracking:
+            self._engine.track_variance()  # (a no-op unless the engine came from ``other``)
 
     def __repr__(self):
         return (

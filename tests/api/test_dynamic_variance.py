@@ -105,7 +105,7 @@ def test_random_sequences_equal_the_definition_after_every_operation(seed):
     rng = np.random.default_rng(seed)
     weighted = seed % 2 == 1
     distinct = [2, 4, 15, None][seed % 4]
-    tracker = DynamicAUC(capacity=1, seed=seed)
+    tracker = DynamicAUC(variance=True, capacity=1, seed=seed)
     points = []
     for step in range(160):
         if points and rng.random() < 0.4:
@@ -190,7 +190,7 @@ def test_decayed_weights_relative_to_the_newest_point():
     rng = np.random.default_rng(3)
     y = rng.integers(0, 2, 300)
     s = np.round(rng.normal(size=300) + y, 1)
-    tracker = DynamicAUC(half_life=40.0)
+    tracker = DynamicAUC(half_life=40.0, variance=True)
     for chunk in np.array_split(np.arange(300), 7):
         tracker.add_many(y[chunk], s[chunk])
         end = chunk[-1] + 1
@@ -204,7 +204,7 @@ def test_count_window_and_merge_and_pickle():
     rng = np.random.default_rng(8)
     y = rng.integers(0, 2, 400)
     s = rng.integers(0, 30, 400) / 10
-    windowed = DynamicAUC(window=100)
+    windowed = DynamicAUC(window=100, variance=True)
     windowed.add_many(y, s)
     assert windowed.auc_variance == pytest.approx(auc_variance(y[-100:], s[-100:]), rel=1e-13)
     copy = pickle.loads(pickle.dumps(windowed))
@@ -214,7 +214,7 @@ def test_count_window_and_merge_and_pickle():
     assert copy.auc_variance == windowed.auc_variance
     # merge: the larger side's engine is copied, or the smaller one's points added.
     for first, second in ((slice(0, 50), slice(50, 400)), (slice(0, 350), slice(350, 400))):
-        east, west = DynamicAUC(), DynamicAUC()
+        east, west = DynamicAUC(variance=True), DynamicAUC(variance=bool(first.stop > 100))
         east.add_many(y[first], s[first])
         west.add_many(y[second], s[second])
         east.merge(west)
@@ -223,7 +223,7 @@ def test_count_window_and_merge_and_pickle():
     # A DynamicH's points merge in as well.
     hull = DynamicH()
     hull.add_many(y[:200], s[:200])
-    east = DynamicAUC()
+    east = DynamicAUC(variance=True)
     east.add_many(y[200:], s[200:])
     east.merge(hull)
     assert east.auc_variance == pytest.approx(auc_variance(y, s), rel=1e-13)
@@ -252,6 +252,28 @@ def test_variance_enabled_on_a_filled_engine_and_back_to_unit_mode():
     engine.add_many(y, s, None)  # unit mode again, exact
     engine._check()
     assert engine.variance(1.0) == pytest.approx(auc_variance(y, s), rel=1e-14)
+
+
+def test_first_read_starts_maintaining_the_variance():
+    rng = np.random.default_rng(9)
+    y = rng.integers(0, 2, 300)
+    s = rng.integers(0, 20, 300) / 4
+    w = rng.choice([0.5, 1.0, 3.0], 300)
+    for weights in (None, w):
+        tracker = DynamicAUC()
+        tracker.add_many(y[:200], s[:200], sample_weight=None if weights is None else w[:200])
+        assert not tracker._engine.tracks_variance  # opt-in: updates cost nothing more
+        points = [(int(a), float(b), 1.0 if weights is None else float(c))
+                  for a, b, c in zip(y, s, w, strict=True)]
+        assert_variance(tracker, points[:200], exact=weights is None)  # O(n) once
+        assert tracker._engine.tracks_variance
+        for index in range(200, 300):
+            tracker.add(*points[index])
+            tracker.remove(*points[index - 200])
+            tracker._check()
+        assert_variance(tracker, points[100:], exact=weights is None)
+    with pytest.raises(ValueError, match="variance must be True or False"):
+        DynamicAUC(variance="yes")
 
 
 def test_refused_calls_change_nothing():
@@ -286,7 +308,7 @@ class VarianceMachine(PointSetMachine):
     weights = st.sampled_from([1.0, 1.0, 1.0, 0.5, 3.0, 0.0, 2.0])
 
     def make(self):
-        return DynamicAUC(capacity=1, seed=7)
+        return DynamicAUC(variance=True, capacity=1, seed=7)
 
     def matches(self, tracker, points, exact):
         assert_variance(tracker, points, exact)
@@ -329,7 +351,7 @@ def test_no_drift_after_ten_million_updates():
     n, window = 5_000_000, 2000
     y = rng.integers(0, 2, n)
     s = rng.integers(0, 500, n) / 7.0  # many ties
-    tracker = DynamicAUC(window=window)
+    tracker = DynamicAUC(window=window, variance=True)
     for chunk in np.array_split(np.arange(n), 10):
         tracker.add_many(y[chunk], s[chunk])  # 2 updates a point once the window is full
     tracker._check()  # the 128-bit sums equal their recomputation exactly
@@ -339,7 +361,7 @@ def test_no_drift_after_ten_million_updates():
                                                  rel=1e-13)
     # Weighted: the subtree sums are recomputed from the children, nothing accumulates.
     w = rng.uniform(0.1, 10.0, n // 5)
-    weighted = DynamicAUC(window=window)
+    weighted = DynamicAUC(window=window, variance=True)
     weighted.add_many(y[:n // 5], s[:n // 5], sample_weight=w)
     weighted._check()
     assert weighted.auc_variance == pytest.approx(
@@ -352,7 +374,7 @@ def test_large_counts_stay_exact(rng):
     n = 400_000
     y = rng.integers(0, 2, n)
     s = rng.integers(0, 3000, n).astype(np.float64)
-    tracker = DynamicAUC()
+    tracker = DynamicAUC(variance=True)
     tracker.add_many(y, s)
     tracker._check()
     squares = tracker._engine.placement_squares()
@@ -366,7 +388,7 @@ def test_sums_of_squares_beyond_two_to_the_64_stay_exact():
     n = 6_000_000
     y = (rng.random(n) < 1 / 3).astype(np.int64)
     s = rng.integers(0, 3000, n).astype(np.float64)
-    tracker = DynamicAUC()
+    tracker = DynamicAUC(variance=True)
     for chunk in np.array_split(np.arange(n), 4):
         tracker.add_many(y[chunk], s[chunk])
     tracker._check()  # the 128-bit sums equal their recomputation in Python integers
