@@ -867,15 +867,20 @@ cdef class AUCEngine:
     # DeLong's variance.
 
     def track_variance(self):
-        """Maintain DeLong's variance from now on (the tree's placements): O(n) once."""
+        """Maintain DeLong's variance from now on (the tree's placements): O(n) once,
+        claiming the structure as an update does."""
         self._check_idle()
         if self.tree.placements:
             return
-        self.tree.track_placements()
-        if not self.tree.weighted:
-            square_pos, square_neg = _exact_squares(self.tree)
-            _set_wide(&self.square_pos, square_pos)
-            _set_wide(&self.square_neg, square_neg)
+        self.busy = True
+        try:
+            self.tree.track_placements()
+            if not self.tree.weighted:
+                square_pos, square_neg = _exact_squares(self.tree)
+                _set_wide(&self.square_pos, square_pos)
+                _set_wide(&self.square_neg, square_neg)
+        finally:
+            self.busy = False
 
     def record_interval(self, double quantile_low, double quantile_high):
         """Record ``auc_var``, ``auc_lo`` and ``auc_hi`` in ``slide`` too: the AUC plus the
