@@ -10,18 +10,23 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part hull
     python asv_benchmarks/ratios.py --part report
     python asv_benchmarks/ratios.py --part partial --sizes 1000000
+    python asv_benchmarks/ratios.py --part partial_stream
     python asv_benchmarks/ratios.py --part multiclass --sizes 1000000
     python asv_benchmarks/ratios.py --part approx_auc
     python asv_benchmarks/ratios.py --part dask --dask-sizes 10000000 30000000
     python asv_benchmarks/ratios.py --part windows
     python asv_benchmarks/ratios.py --part variance
+    python asv_benchmarks/ratios.py --part labels
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC),
 ``hull`` (DynamicH vs the hmeasure package, ApproxH vs h_measure, and the
 time and actual error of ApproxH against epsilon on the embedded real stream),
 ``partial`` (partial_auc and weighted_auc against auc and scikit-learn's
-``max_fpr``, on distinct and on tied scores), ``multiclass`` (multiclass_auc
+``max_fpr``, on distinct and on tied scores; then ``partial_stream``),
+``partial_stream`` (``DynamicAUC.partial_auc`` read at 10^4 to 10^6 points,
+random ranges of both foci and two-way, against ``partial_auc`` from scratch
+on the same points), ``multiclass`` (multiclass_auc
 against c calls of auc; a streaming one-vs-rest step against scikit-learn on
 the window; also alone as ``multiclass_window``: SlidingWindow's
 "multiclass_auc" per step against the binary window), ``binned`` (binned_auc
@@ -405,6 +410,63 @@ def partial_part(args):
                             if name.startswith("partial_auc") and "weighted" not in name)
                 met &= report_target("slowest unweighted partial_auc / auc at 10^6",
                                      worst / base, "<=", 1.5)
+    return met
+
+
+def partial_reads(tracker, ranges):
+    """One read per range (fpr, tpr, two-way, McClish in turn); seconds per read."""
+    start = time.perf_counter()
+    for index, (low, high) in enumerate(ranges):
+        kind = index % 4
+        if kind == 0:
+            tracker.partial_auc(fpr_range=(low, high))
+        elif kind == 1:
+            tracker.partial_auc(tpr_range=(low, high))
+        elif kind == 2:
+            tracker.partial_auc(fpr_range=(low, high), tpr_range=(low / 2, high))
+        else:
+            tracker.partial_auc(fpr_range=(low, high), correction="mcclish")
+    return (time.perf_counter() - start) / len(ranges)
+
+
+def partial_stream_part(args):
+    """DynamicAUC.partial_auc: >= 1000x faster than from scratch at 10^6, <= 3x growth."""
+    sizes = sorted(set(args.sizes) | {10**4, 10**6})
+    rng = np.random.default_rng(args.seed)
+    bounds = np.sort(rng.random((400, 2)), axis=1)
+    ranges = [(float(a), float(b)) for a, b in bounds if b > a]
+    trackers, scratch = {}, {}
+    for n in sizes:
+        y = rng.integers(0, 2, n)
+        s = rng.normal(size=n) + 0.7 * y
+        tracker = DynamicAUC(seed=args.seed)
+        tracker.add_many(y, s)
+        for low, high in ranges[:20]:  # the same values, read and from scratch
+            assert tracker.partial_auc(fpr_range=(low, high)) == partial_auc(
+                y, s, fpr_range=(low, high))
+        trackers[n] = tracker
+        scratch[n] = (y, s)
+    # Interleaved rounds: every size's reads, then the from-scratch calls.
+    reads = {n: [] for n in sizes}
+    from_scratch = {n: [] for n in sizes}
+    for _ in range(args.rounds):
+        for n in sizes:
+            reads[n].append(partial_reads(trackers[n], ranges))
+        for n in sizes:
+            y, s = scratch[n]
+            start = time.perf_counter()
+            partial_auc(y, s, fpr_range=(0.1, 0.4))
+            from_scratch[n].append(time.perf_counter() - start)
+    print(f"\nDynamicAUC.partial_auc read (random ranges, {len(ranges)} reads per round; "
+          f"median of {args.rounds} rounds)")
+    read = {n: statistics.median(values) for n, values in reads.items()}
+    full = {n: statistics.median(values) for n, values in from_scratch.items()}
+    for n in sizes:
+        print(f"  n = {n:>9,}  read {read[n] * 1e6:8.2f} us   partial_auc from scratch "
+              f"{full[n] * 1e3:9.2f} ms   ratio {full[n] / read[n]:10.0f}")
+    print("  targets:")
+    met = report_target("from scratch / read at 10^6", full[10**6] / read[10**6], ">=", 1000)
+    met &= report_target("read growth 10^4 -> 10^6", read[10**6] / read[10**4], "<=", 3)
     return met
 
 
@@ -933,12 +995,58 @@ def variance_part(args):
     return met
 
 
+def labels_part(args):
+    """pos_label on the single-point path, and the river adapter against river's own metric."""
+    from river import metrics
+
+    from hmeasure_stream.river import ROCAUC
+
+    n, window = 200_000, 1000
+    y, s = make_data(n, args.seed)
+    ints, strings = y.tolist(), np.where(y == 1, "pos", "neg").tolist()
+    scores, flags = s.tolist(), y.astype(bool).tolist()
+
+    def add_loop(labels, **options):
+        def run():
+            add = DynamicAUC(**options).add
+            for label, score in zip(labels, scores, strict=True):
+                add(label, score)
+        return run
+
+    def metric_loop(metric):
+        def run():
+            fresh = metric()
+            update, get = fresh.update, fresh.get
+            for label, score in zip(flags[:50_000], scores[:50_000], strict=True):
+                update(label, score)
+                get()
+        return run
+
+    seconds = time_interleaved({
+        "ints": add_loop(ints), "strings": add_loop(strings, pos_label="pos"),
+        "ours": metric_loop(lambda: ROCAUC(window=window)),
+        "river": metric_loop(lambda: metrics.RollingROCAUC(window_size=window)),
+    }, args.rounds, args.rounds)
+    print(f"\nlabels: DynamicAUC.add loop of {n:,} points (median of {args.rounds} interleaved)")
+    print(f"  labels 0/1 (no pos_label)        {seconds['ints'] / n * 1e9:8.1f} ns/add")
+    print(f"  strings with pos_label=\"pos\"     {seconds['strings'] / n * 1e9:8.1f} ns/add")
+    print(f"river metrics, update + get per step, window {window}")
+    print(f"  hmeasure_stream.river.ROCAUC     {seconds['ours'] / 50_000 * 1e6:8.3f} us")
+    print(f"  river RollingROCAUC              {seconds['river'] / 50_000 * 1e6:8.3f} us")
+    print("  targets:")
+    met = report_target("pos_label strings / 0-1 ints", seconds["strings"] / seconds["ints"],
+                        "<=", 2.0)
+    met &= report_target("river RollingROCAUC / ROCAUC", seconds["river"] / seconds["ours"],
+                         ">=", 1.0)
+    return met
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
-                                           "multiclass", "multiclass_window", "binned",
-                                           "approx_auc", "dask", "windows", "report",
-                                           "variance"],
+                                           "partial_stream", "multiclass", "multiclass_window",
+                                           "binned", "approx_auc", "dask", "windows", "report",
+                                           "labels", "variance"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -962,6 +1070,8 @@ def main(argv=None):
         all_met &= report_part(args)
     if args.part in ("all", "partial"):
         all_met &= partial_part(args)
+    if args.part in ("all", "partial", "partial_stream"):
+        all_met &= partial_stream_part(args)
     if args.part in ("all", "multiclass"):
         all_met &= multiclass_part(args)
         all_met &= multiclass_stream_part(args)
@@ -975,6 +1085,8 @@ def main(argv=None):
         all_met &= dask_part(args)
     if args.part in ("all", "windows"):
         all_met &= windows_part(args)
+    if args.part in ("all", "labels"):
+        all_met &= labels_part(args)
     if args.part in ("all", "variance"):
         all_met &= variance_part(args)
     return 0 if all_met else 1

@@ -15,6 +15,7 @@ The from-scratch reference functions work on whole arrays:
 - :func:`partial_auc` -- area over a range of FPR and/or TPR (pROC's partial AUC);
 - :func:`weighted_auc` -- weighted AUC (Maurer and Pontil's plug-in estimator);
 - :func:`weighted_auc_error_bound` -- its finite-sample error bound;
+- :func:`h_scorer`, :func:`partial_auc_scorer` -- scikit-learn scorers of H and the partial AUC;
 - :func:`binned_auc` -- approximate AUC from binned class counts, with an error bound
   (:func:`loglog_transform` -- the bins' log-log transform).
 
@@ -30,11 +31,13 @@ The streaming structures update the metrics as points arrive and leave:
 - :func:`sliding_window` -- the metrics over every window of an array.
 """
 
+from hmeasure_stream._validation import InvertedScoresWarning
 from hmeasure_stream.binned import binned_auc, loglog_transform
 from hmeasure_stream.crisp import crisp_auc_approximations, crisp_vus
 from hmeasure_stream.metrics import auc, h_measure, hmeasure_report, roc_hull, roc_points
 from hmeasure_stream.multiclass import multiclass_auc
 from hmeasure_stream.partial import partial_auc, weighted_auc, weighted_auc_error_bound
+from hmeasure_stream.scorers import h_scorer, partial_auc_scorer
 from hmeasure_stream.streaming import (
     ApproxAUC,
     ApproxH,
@@ -56,6 +59,7 @@ __all__ = [
     "DynamicAUC",
     "DynamicH",
     "DynamicMulticlassAUC",
+    "InvertedScoresWarning",
     "SlidingWindow",
     "__version__",
     "auc",
@@ -66,10 +70,12 @@ __all__ = [
     "crisp_auc_approximations",
     "crisp_vus",
     "h_measure",
+    "h_scorer",
     "hmeasure_report",
     "loglog_transform",
     "multiclass_auc",
     "partial_auc",
+    "partial_auc_scorer",
     "roc_hull",
     "roc_points",
     "sliding_window",

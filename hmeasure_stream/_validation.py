@@ -7,6 +7,7 @@ what is wrong and, for a bad element, gives its position and value.
 import datetime
 import math
 import numbers
+import warnings
 from collections.abc import Iterator
 from decimal import Decimal
 
@@ -15,6 +16,56 @@ import numpy as np
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._engines._cost import CostRule
 from hmeasure_stream._engines._scratch import LABEL_DTYPES
+
+
+class InvertedScoresWarning(UserWarning):
+    """The scores rank class 0 above class 1: the AUC is below 0.5.
+
+    Issued by the from-scratch functions (:func:`~hmeasure_stream.auc`,
+    :func:`~hmeasure_stream.h_measure`, ...).  Often the scores are those of
+    the other class (``predict_proba(X)[:, 0]`` instead of ``[:, 1]``) or
+    ``pos_label`` names the wrong class.  The value is never flipped (R's
+    hmeasure flips such scores; this package reports what the scores do).
+    Silence it with ``warnings.filterwarnings("ignore",
+    category=hmeasure_stream.InvertedScoresWarning)`` (or inside a
+    ``warnings.catch_warnings()`` block) when a low AUC is expected.
+
+    See Also
+    --------
+    hmeasure_stream.auc : one of the functions that issue it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from hmeasure_stream import InvertedScoresWarning, auc
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     value = auc([0, 0, 1, 1], [0.9, 0.8, 0.2, 0.1])
+    >>> value, caught[0].category is InvertedScoresWarning
+    (0.0, True)
+    >>> with warnings.catch_warnings():
+    ...     warnings.filterwarnings("ignore", category=InvertedScoresWarning)
+    ...     auc([0, 0, 1, 1], [0.9, 0.8, 0.2, 0.1])  # silenced; the value is not flipped
+    0.0
+    """
+
+
+InvertedScoresWarning.__module__ = "hmeasure_stream"
+
+
+def warn_if_inverted(auc_value, function, stacklevel=3):
+    """Issue :class:`InvertedScoresWarning` when ``auc_value`` < 0.5."""
+    if auc_value < 0.5:
+        warnings.warn(
+            f"{function}: the AUC is {auc_value:.6g} < 0.5, so the scores rank class 0 above "
+            "class 1; perhaps they are the other class's scores (predict_proba(X)[:, 0] "
+            "instead of [:, 1]) or pos_label names the wrong class. The value is not flipped. "
+            "To silence: warnings.filterwarnings('ignore', "
+            "category=hmeasure_stream.InvertedScoresWarning)",
+            InvertedScoresWarning,
+            stacklevel=stacklevel,
+        )
+
 
 # Largest magnitude below which every integer is exactly a float64.
 _EXACT_INT_LIMIT = 2**53
@@ -107,25 +158,255 @@ def _object_to_float(array, name):
     return as_float
 
 
-def check_labels(y_true, name="y_true", allow_empty=False):
-    """``y_true`` as a contiguous array the kernels accept; values are checked later.
+class _NoLabel:
+    """The class 0 label of a mapping that has not seen one yet."""
 
-    Booleans are viewed as uint8 (no copy); numeric dtypes outside the kernels'
-    set are converted to float64, where 0 and 1 are still exact.
+    __slots__ = ()
+
+    def __repr__(self):
+        return "NO_LABEL"
+
+    def __reduce__(self):
+        return "NO_LABEL"
+
+
+NO_LABEL = _NoLabel()
+
+
+def check_pos_label(pos_label):
+    """``pos_label``: None or a hashable, non-missing value (returned as a plain Python value)."""
+    if pos_label is None:
+        return None
+    try:
+        hash(pos_label)
+    except TypeError:
+        raise ValueError(f"pos_label must be hashable (a label), got {pos_label!r}") from None
+    if _is_missing(pos_label):
+        raise ValueError(f"pos_label must be a label, got the missing value {pos_label!r}")
+    return pos_label.item() if isinstance(pos_label, np.generic) else pos_label
+
+
+def _is_missing(value):
+    """None, NaN, NaT or pandas' NA."""
+    if value is None:
+        return True
+    try:
+        return bool(value != value)
+    except (TypeError, ValueError):
+        return True  # pandas.NA: its comparisons are NA, which has no truth value
+
+
+def _same_label(value, label):
+    """``value == label`` for two labels, False when they do not compare (pandas.NA, ...)."""
+    try:
+        return bool(value == label)
+    except (TypeError, ValueError):
+        return False
+
+
+def _equal_mask(array, label):
+    """Element-wise ``array == label`` as a bool array, whatever the two types."""
+    kind = array.dtype.kind
+    numeric_label = isinstance(label, (numbers.Number, np.bool_)) and not isinstance(label, str)
+    if (kind in "biuf" and numeric_label) or (kind in "US" and isinstance(label, (str, bytes))):
+        return np.asarray(array == label, dtype=bool)
+    if kind in "biufUSmM":
+        # numpy arrays never equal a label of another kind (1 != "1", as in Python).
+        if kind in "mM":
+            return np.asarray(array == label, dtype=bool)
+        return np.zeros(array.shape[0], dtype=bool)
+    if isinstance(label, (str, bytes, numbers.Number, np.generic)):
+        # An object array against a scalar label: numpy compares element by element
+        # in compiled code (unless an element does not compare, as pandas.NA).
+        try:
+            equal = array == label
+            if isinstance(equal, np.ndarray) and equal.dtype == bool:
+                return equal
+        except (TypeError, ValueError):
+            pass
+    return np.fromiter((_same_label(value, label) for value in array.tolist()), dtype=bool,
+                       count=array.shape[0])
+
+
+def binary_labels(y_true, pos_label=None, *, neg_label=NO_LABEL, name="y_true",
+                  allow_empty=False, signed=True):
+    """THE mapping of labels to the classes 1 and 0; every entry point taking labels calls it.
+
+    With ``pos_label`` (any hashable: a string, a number, a bool, ...) the
+    labels equal to it are class 1 and those equal to ``neg_label`` class 0;
+    while ``neg_label`` is ``NO_LABEL`` the first other label found becomes
+    it.  Any third value (or a missing one: None, NaN, NA) is refused with
+    its position.  Returns ``(labels, neg_label)``: labels as uint8 1/0 and
+    the class 0 label (``NO_LABEL`` when none was seen).
+
+    Without ``pos_label`` the labels must be 0/1 or booleans (the kernels
+    check each value in their own pass), or -1/1 with ``signed`` (as
+    scikit-learn: 1 is class 1); the returned array is then the input in a
+    dtype the kernels take and ``neg_label`` is returned unchanged.  Other
+    labels (strings, two numbers other than these) are refused with a message
+    saying to pass ``pos_label``.
     """
     array = _as_1d(y_true, name, allow_empty)
+    if pos_label is None:
+        return _default_labels(array, name, signed), neg_label
+    is_pos = _equal_mask(array, pos_label)
+    others = np.flatnonzero(~is_pos)
+    if others.size:
+        # pos_label absent from labels that fix the class 0 label: perhaps misspelt.
+        pos_found = neg_label is not NO_LABEL or bool(is_pos.any())
+        if neg_label is NO_LABEL:
+            first = int(others[0])
+            neg_label = array[first]
+            neg_label = neg_label.item() if isinstance(neg_label, np.generic) else neg_label
+            if _is_missing(neg_label):
+                raise ValueError(f"{name} has a missing label ({neg_label!r}) at position {first}")
+        third = others[~_equal_mask(array[others], neg_label)]
+        if third.size:
+            position = int(third[0])
+            value = array[position]
+            value = value.item() if isinstance(value, np.generic) else value
+            raise ValueError(_third_label_message(name, value, position, pos_label, neg_label,
+                                                  pos_found))
+    return np.ascontiguousarray(is_pos).view(np.uint8), neg_label
+
+
+def _third_label_message(name, value, position, pos_label, neg_label, pos_found=True):
+    if _is_missing(value):
+        return f"{name} has a missing label ({value!r}) at position {position}"
+    if not pos_found:
+        return (
+            f"pos_label={pos_label!r} is not a label of {name}, which holds {neg_label!r} and "
+            f"{value!r} (at position {position}) and perhaps more: pos_label must be one of them"
+        )
+    return (
+        f"{name} must hold two labels, pos_label={pos_label!r} (class 1) and one other "
+        f"(class 0, here {neg_label!r}); found a third, {value!r}, at position {position}"
+    )
+
+
+def binary_label_value(value, pos_label=None, neg_label=NO_LABEL, name="y_true"):
+    """One label as ``(is_pos, neg_label)``: the scalar case of :func:`binary_labels`.
+
+    Without ``pos_label``: 0/1 or a boolean.  With it, as
+    :func:`binary_labels` maps each element of an array.
+    """
+    if pos_label is None:
+        return check_label_value(value, name), neg_label
+    if _same_label(value, pos_label):
+        return True, neg_label
+    if isinstance(value, np.generic):
+        value = value.item()
+    if neg_label is NO_LABEL:
+        if _is_missing(value):
+            raise ValueError(f"{name} must be a label, got the missing value {value!r}")
+        return False, value
+    if _same_label(value, neg_label):
+        return False, neg_label
+    raise ValueError(
+        f"{name} must be pos_label={pos_label!r} (class 1) or the other label "
+        f"{neg_label!r} (class 0), got {value!r}"
+    )
+
+
+class LabelMap:
+    """A structure's ``pos_label`` and the class 0 label it has seen (fixed from then on).
+
+    Immutable: mapping labels returns the map to keep once the call succeeds
+    (itself, or a new one that learned the class 0 label), so a refused call
+    leaves the structure as it was.
+    """
+
+    __slots__ = ("neg", "pos")
+
+    def __init__(self, pos, neg=NO_LABEL):
+        self.pos = pos
+        self.neg = neg
+
+    def one(self, value, name="y_true"):
+        """One label as ``(is_pos, map)``."""
+        is_pos, neg = binary_label_value(value, self.pos, self.neg, name)
+        return is_pos, (self if neg is self.neg else LabelMap(self.pos, neg))
+
+    def many(self, y_true, name="y_true", allow_empty=True):
+        """An array of labels as ``(uint8 0/1 array, map)``."""
+        labels, neg = binary_labels(y_true, self.pos, neg_label=self.neg, name=name,
+                                    allow_empty=allow_empty)
+        return labels, (self if neg is self.neg else LabelMap(self.pos, neg))
+
+    def __getstate__(self):
+        return (self.pos, self.neg)
+
+    def __setstate__(self, state):
+        self.pos, self.neg = state
+
+
+def label_map(pos_label):
+    """A structure's :class:`LabelMap` for ``pos_label`` (None without one)."""
+    pos_label = check_pos_label(pos_label)
+    return None if pos_label is None else LabelMap(pos_label)
+
+
+def _pos_label_hint(labels, otherwise=""):
+    """The advice to pass ``pos_label``, naming the labels when there are exactly two."""
+    try:
+        distinct = sorted(set(np.asarray(labels).tolist()), key=repr)
+    except TypeError:
+        distinct = ()
+    if len(distinct) != 2 or any(_is_missing(value) for value in distinct):
+        return otherwise
+    return (
+        f"; it holds the two labels {distinct[0]!r} and {distinct[1]!r}: pass "
+        "pos_label=<the label of class 1>"
+    )
+
+
+def _default_labels(array, name, signed):
+    """Labels without ``pos_label``, as a contiguous array the kernels accept.
+
+    Booleans are viewed as uint8 (no copy); numeric dtypes outside the
+    kernels' set are converted to float64, where 0 and 1 are still exact.
+    With ``signed``, labels that are all -1 or 1 become 0/1.
+    """
     kind = array.dtype.kind
     if kind == "b":
         array = array.view(np.uint8)
     elif kind == "O":
-        array = _object_to_float(array, name)
+        try:
+            array = _object_to_float(array, name)
+        except ValueError as exc:
+            raise ValueError(f"{exc}{_pos_label_hint(array)}") from None
     elif kind not in "iuf":
         raise ValueError(
             f"{name} must contain labels 0/1 or booleans, got an array of dtype {array.dtype}"
+            + _pos_label_hint(array, "; for other labels pass pos_label=<the label of class 1>")
         )
+    if signed and array.dtype.kind in "if" and array.size and array.min() == -1:
+        is_one = array == 1
+        if np.all(is_one | (array == -1)):
+            return np.ascontiguousarray(is_one).view(np.uint8)
     if array.dtype not in LABEL_DTYPES:
         array = array.astype(np.float64)
     return np.ascontiguousarray(array)
+
+
+def check_labels(y_true, name="y_true", allow_empty=False, pos_label=None, signed=True):
+    """``y_true`` as a contiguous array the kernels accept (see :func:`binary_labels`).
+
+    Without ``pos_label`` the values are checked later (by the kernels).
+    """
+    return binary_labels(y_true, pos_label, name=name, allow_empty=allow_empty,
+                         signed=signed)[0]
+
+
+def with_pos_label(y_true, pos_label):
+    """``y_true`` as class labels 0/1 when ``pos_label`` is given, else unchanged.
+
+    The from-scratch functions call this first: their input checks then see
+    labels 0/1 (the mapping is :func:`binary_labels`).
+    """
+    if pos_label is None:
+        return y_true
+    return binary_labels(y_true, check_pos_label(pos_label))[0]
 
 
 def check_scores(y_score, name="y_score", allow_empty=False, ranks=True):
@@ -266,9 +547,12 @@ def _raise_at_first(bad_mask, values, name, requirement, report_count=True):
 
 def raise_bad_label(labels, name="y_true"):
     """Raise for the first label that is neither 0 nor 1 (no-op when all are)."""
-    _raise_at_first(
-        (labels != 0) & (labels != 1), labels, name, "contain only labels 0 and 1 (or booleans)"
-    )
+    bad = (labels != 0) & (labels != 1)
+    if bad.any():
+        try:
+            _raise_at_first(bad, labels, name, "contain only labels 0 and 1 (or booleans)")
+        except ValueError as exc:
+            raise ValueError(f"{exc}{_pos_label_hint(labels)}") from None
 
 
 def raise_bad_score(scores, name="y_score"):
@@ -645,6 +929,40 @@ def _level_percent(value):
         decimal = Decimal(_as_float(value))
     value = check_probability_level(float(decimal), "level")
     return value, decimal * 100
+
+
+def check_rate_range(value, name):
+    """``value`` as a pair of floats (low, high) with 0 <= low < high <= 1; None is (0, 1).
+
+    The range of false or true positive rates of a partial AUC.
+    """
+    if value is None:
+        return 0.0, 1.0
+    if not (isinstance(value, (tuple, list)) and len(value) == 2) and (
+        isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != 2
+    ):
+        raise ValueError(f"{name} must be a pair (low, high) of numbers, got {value!r}")
+    pair = []
+    for bound in value:
+        if isinstance(bound, (bool, np.bool_)) or not isinstance(bound, numbers.Real):
+            raise ValueError(f"{name} must be a pair (low, high) of numbers, got {value!r}")
+        pair.append(float(bound))
+    low, high = pair
+    if not 0.0 <= low < high <= 1.0:
+        raise ValueError(f"{name} must satisfy 0 <= low < high <= 1, got ({low!r}, {high!r})")
+    return low, high
+
+
+def check_partial_correction(correction, fpr_range, tpr_range):
+    """The correction of a partial AUC: None or "mcclish", the latter over one range only."""
+    check_option(correction, "correction", (None, "mcclish"))
+    if correction == "mcclish" and fpr_range is not None and tpr_range is not None:
+        raise ValueError(
+            "correction='mcclish' standardises a partial area over one range; it is not "
+            "defined for the two-way area (both fpr_range and tpr_range given)"
+        )
+    return correction
+
 
 # ----------------------------------------------------------------------
 # Times and durations of windows and decay: int64 nanoseconds since the epoch.

@@ -28,7 +28,9 @@ from hmeasure_stream._validation import (
     exact_path,
     normalized_weights,
     raise_flagged,
+    warn_if_inverted,
     weight_exponent,
+    with_pos_label,
 )
 
 __all__ = ["BinnedAUCResult", "binned_auc", "loglog_transform"]
@@ -256,7 +258,7 @@ def loglog_transform(r, alpha):
 
 
 def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
-               score_range=(0.0, 1.0), sample_weight=None):
+               score_range=(0.0, 1.0), sample_weight=None, pos_label=None):
     """Approximate AUC from binned class counts, with an error bound.
 
     The scores are counted in ``bins`` bins per class; the ROC curve through
@@ -285,6 +287,10 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
         ``r = (s - low) / (high - low)``.
     sample_weight : array-like of shape (n,), optional
         Non-negative finite weight of each point: the bins count weights.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -299,6 +305,13 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
         If the input is not 1-d, is empty, the lengths differ, a label is not
         0/1, a score or weight is not finite, a weight is negative, only one
         class is present (with positive weight), or a parameter is invalid.
+
+    Warns
+    -----
+    InvertedScoresWarning
+        If the AUC is below 0.5 (the scores rank class 0 above class 1); the
+        value is not flipped.  Silence it with ``warnings.filterwarnings(
+        "ignore", category=hmeasure_stream.InvertedScoresWarning)``.
 
     See Also
     --------
@@ -360,6 +373,7 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     >>> result.edges
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
+    y_true = with_pos_label(y_true, pos_label)
     m = check_integer(bins, "bins", 1)
     transform, alpha = _check_transform(transform, loglog_alpha)
     lo, hi = _check_score_range(score_range)
@@ -387,8 +401,10 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
         flags = _binning.count_bins(labels, scores, lo, span, hi, m, code, kernel_alpha, counts)
     bad_label, bad_score, n_below, n_above = flags
     raise_flagged(labels, scores, bad_label, bad_score)
-    return _result_from_counts(counts[:m], counts[m:], int(n_below), int(n_above), weighted,
-                               lo, hi, transform, alpha, scale_exponent if weighted else 0)
+    result = _result_from_counts(counts[:m], counts[m:], int(n_below), int(n_above), weighted,
+                                  lo, hi, transform, alpha, scale_exponent if weighted else 0)
+    warn_if_inverted(result.auc, "binned_auc")
+    return result
 
 
 def _result_from_counts(counts_neg, counts_pos, n_below, n_above, weighted, lo, hi, transform,

@@ -221,7 +221,7 @@ def _in_partition(index, function, *args):
 
 def _binary_groups(index, y_part, s_part, w_part, weighted):
     def run():
-        labels = check_labels(y_part, allow_empty=True)
+        labels = check_labels(y_part, allow_empty=True, signed=False)
         scores = check_scores(s_part, allow_empty=True, ranks=False)
         check_same_length(labels, scores)
         weights = None
@@ -1056,7 +1056,7 @@ def _bin_counts(index, y_part, s_part, w_part, weighted, params, alpha):
     lo, hi, m, code = params
 
     def run():
-        labels = check_labels(y_part, allow_empty=True)
+        labels = check_labels(y_part, allow_empty=True, signed=False)
         scores = check_scores(s_part, allow_empty=True, ranks=False)
         check_same_length(labels, scores)
         kernel_alpha = 0.0 if alpha is None else alpha
@@ -1473,7 +1473,7 @@ def _segment_row(spec, metrics, summaries):
 def _segment_groups(frame, columns, weighted, segment):
     label, score, weight = columns
     try:
-        labels = check_labels(frame[label].to_numpy(), label, allow_empty=True)
+        labels = check_labels(frame[label].to_numpy(), label, allow_empty=True, signed=False)
         scores = check_scores(frame[score].to_numpy(), score, allow_empty=True, ranks=False)
         weights = check_weights(frame[weight].to_numpy(), scores.shape[0], weight) \
             if weighted else None

@@ -20,7 +20,9 @@ from hmeasure_stream._validation import (
     labels_as_is_pos,
     level_names,
     sorted_classes,
+    warn_if_inverted,
     weighted_groups,
+    with_pos_label,
 )
 
 __all__ = ["auc", "h_measure", "hmeasure_report", "roc_hull", "roc_points"]
@@ -52,7 +54,7 @@ def _hull_and_cost(y_true, y_score, sample_weight, spec):
     return group_neg, group_pos, hull_fp, hull_tp, cost
 
 
-def auc(y_true, y_score, *, sample_weight=None):
+def auc(y_true, y_score, *, sample_weight=None, pos_label=None):
     """Area under the ROC curve, exactly, from scratch.
 
     The Mann-Whitney statistic: the probability that a random class 1 point
@@ -67,6 +69,10 @@ def auc(y_true, y_score, *, sample_weight=None):
         Scores, any finite real numbers (any numeric dtype).
     sample_weight : array-like of shape (n,), optional
         Non-negative finite weight of each point.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -79,6 +85,13 @@ def auc(y_true, y_score, *, sample_weight=None):
         If the input is not 1-d, is empty, the lengths differ, a label is not
         0/1, a score or weight is not finite, a weight is negative, or only one
         class is present (with positive weight).
+
+    Warns
+    -----
+    InvertedScoresWarning
+        If the AUC is below 0.5: the scores rank class 0 above class 1.  The
+        value is not flipped; silence with ``warnings.filterwarnings("ignore",
+        category=InvertedScoresWarning)``.
 
     See Also
     --------
@@ -107,6 +120,13 @@ def auc(y_true, y_score, *, sample_weight=None):
     >>> auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], sample_weight=[1, 3, 1, 1])
     0.625
     """
+    value = _auc_value(with_pos_label(y_true, pos_label), y_score, sample_weight)
+    warn_if_inverted(value, "auc")
+    return value
+
+
+def _auc_value(y_true, y_score, sample_weight=None):
+    """:func:`auc` without the warning (for the one-vs-rest AUCs of multiclass_auc)."""
     if _exact_path(y_score, sample_weight):
         neg, pos = _sorted_classes(y_true, y_score, "AUC")
         twice_u = _scratch.auc2_sorted_classes(neg, pos)
@@ -116,7 +136,7 @@ def auc(y_true, y_score, *, sample_weight=None):
     return _unit(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
 
 
-def roc_points(y_true, y_score, *, sample_weight=None):
+def roc_points(y_true, y_score, *, sample_weight=None, pos_label=None):
     """Points of the ROC curve, one per distinct score, from (0, 0) to (1, 1).
 
     The point of a threshold t is (FPR, TPR) of the rule "class 1 when the
@@ -132,6 +152,10 @@ def roc_points(y_true, y_score, *, sample_weight=None):
         Scores, any finite real numbers.
     sample_weight : array-like of shape (n,), optional
         Non-negative finite weight of each point.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -168,13 +192,14 @@ def roc_points(y_true, y_score, *, sample_weight=None):
     >>> tpr
     array([0. , 0.5, 0.5, 1. , 1. ])
     """
+    y_true = with_pos_label(y_true, pos_label)
     group_neg, group_pos = _roc_groups(y_true, y_score, sample_weight, "The ROC curve")
     fp = np.concatenate(([0.0], np.cumsum(group_neg, dtype=np.float64)))
     tp = np.concatenate(([0.0], np.cumsum(group_pos, dtype=np.float64)))
     return fp / fp[-1], tp / tp[-1]
 
 
-def roc_hull(y_true, y_score, *, sample_weight=None):
+def roc_hull(y_true, y_score, *, sample_weight=None, pos_label=None):
     """Vertices of the convex hull of the ROC curve.
 
     The hull is the ROC curve of the best classifiers that randomise between
@@ -189,6 +214,10 @@ def roc_hull(y_true, y_score, *, sample_weight=None):
         Scores, any finite real numbers.
     sample_weight : array-like of shape (n,), optional
         Non-negative finite weight of each point.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -231,6 +260,7 @@ def roc_hull(y_true, y_score, *, sample_weight=None):
     >>> tpr
     array([0.        , 0.66666667, 1.        , 1.        ])
     """
+    y_true = with_pos_label(y_true, pos_label)
     group_neg, group_pos = _roc_groups(y_true, y_score, sample_weight, "The ROC hull")
     hull_fp, hull_tp = _scratch.upper_hull(group_neg, group_pos)
     return hull_fp / hull_fp[-1], hull_tp / hull_tp[-1]
@@ -245,6 +275,7 @@ def h_measure(
     severity_ratio=None,
     priors=None,
     sample_weight=None,
+    pos_label=None,
 ):
     """Hand's H-measure, exactly, from scratch.
 
@@ -272,6 +303,10 @@ def h_measure(
         data (Tatti, Sec. 6).  They must lie in (0, 1) and sum to 1.
     sample_weight : array-like of shape (n,), optional
         Non-negative finite weight of each point.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -285,6 +320,13 @@ def h_measure(
         On invalid input, as for :func:`auc`; if alpha, beta or the severity
         ratio is not a finite number > 0, the priors are not two probabilities
         summing to 1, or severity_ratio is combined with alpha/beta.
+
+    Warns
+    -----
+    InvertedScoresWarning
+        If the AUC is below 0.5 (the scores rank class 0 above class 1); the
+        value is not flipped.  Silence it with ``warnings.filterwarnings(
+        "ignore", category=hmeasure_stream.InvertedScoresWarning)``.
 
     See Also
     --------
@@ -325,9 +367,14 @@ def h_measure(
     >>> h_measure([0, 1], [0.2, 0.7])  # perfectly separated
     1.0
     """
+    y_true = with_pos_label(y_true, pos_label)
     spec = check_cost(alpha, beta, severity_ratio, priors)
-    _, _, hull_fp, hull_tp, cost = _hull_and_cost(y_true, y_score, sample_weight, spec)
+    group_neg, group_pos, hull_fp, hull_tp, cost = _hull_and_cost(
+        y_true, y_score, sample_weight, spec)
     pi0, pi1, alpha, beta, _ = cost
+    # O(n) next to the sorts: the AUC, for the warning about inverted scores.
+    warn_if_inverted(_scratch.auc2_groups(group_neg, group_pos)
+                     / (2.0 * float(hull_fp[-1]) * float(hull_tp[-1])), "h_measure")
     return _unit(h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta))
 
 
@@ -413,6 +460,7 @@ def hmeasure_report(
     level=0.95,
     threshold=0.5,
     as_frame=False,
+    pos_label=None,
 ):
     """R hmeasure's summary of one classifier: H, Gini, AUC, AUCH, KS, MER, MWL, ...
 
@@ -433,6 +481,10 @@ def hmeasure_report(
     as_frame : bool, default=False
         Return a one-row :class:`pandas.DataFrame` (requires pandas) instead
         of a dict.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -476,6 +528,13 @@ def hmeasure_report(
     ImportError
         If ``as_frame=True`` and pandas is not installed.
 
+    Warns
+    -----
+    InvertedScoresWarning
+        If the AUC is below 0.5 (the scores rank class 0 above class 1); the
+        value is not flipped.  Silence it with ``warnings.filterwarnings(
+        "ignore", category=hmeasure_stream.InvertedScoresWarning)``.
+
     See Also
     --------
     h_measure, auc, roc_hull
@@ -518,6 +577,7 @@ def hmeasure_report(
     >>> {key: report[key] for key in ("ER", "Precision", "TP", "FP", "TN", "FN")}
     {'ER': 0.25, 'Precision': 1.0, 'TP': 2.0, 'FP': 0.0, 'TN': 4.0, 'FN': 2.0}
     """
+    y_true = with_pos_label(y_true, pos_label)
     spec = check_cost(alpha, beta, severity_ratio, priors)
     levels = _report_levels(level)
     threshold = check_score_value(threshold, "threshold")
@@ -538,6 +598,7 @@ def hmeasure_report(
     roc_auc = float(_scratch.auc2_groups(group_neg, group_pos) / (2.0 * weight_neg * weight_pos))
     cost = mwl_cost(alpha, beta, ratio)
     roc_auc = _unit(roc_auc)
+    warn_if_inverted(roc_auc, "hmeasure_report")
     report = {
         "H": _unit(h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta)),
         "Gini": 2.0 * roc_auc - 1.0,

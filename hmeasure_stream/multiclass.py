@@ -19,7 +19,7 @@ from hmeasure_stream._validation import (
     normalized_weights,
     unmasked,
 )
-from hmeasure_stream.metrics import auc
+from hmeasure_stream.metrics import _auc_value
 
 __all__ = ["multiclass_auc"]
 
@@ -365,7 +365,7 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
         )
     if method == "ovr":
         values = np.array([
-            auc(codes == k, scores[:, k], sample_weight=weights) for k in range(n_classes)
+            _auc_value(codes == k, scores[:, k], weights) for k in range(n_classes)
         ])
     else:
         values = _ovo_matrix(codes, scores, class_sizes, weights)

@@ -14,7 +14,6 @@ page "Partial and weighted AUC".
 """
 
 import math
-import numbers
 from fractions import Fraction
 
 import numpy as np
@@ -22,70 +21,108 @@ import numpy as np
 from hmeasure_stream._engines import _partial, _scratch
 from hmeasure_stream._validation import (
     check_integer,
-    check_option,
     check_probability_level,
     check_weight_value,
     exact_path,
     sorted_classes,
     weighted_classes,
     weighted_groups,
+    with_pos_label,
 )
+from hmeasure_stream._validation import check_partial_correction as _check_correction
+from hmeasure_stream._validation import check_rate_range as _check_range
 
 __all__ = ["partial_auc", "weighted_auc", "weighted_auc_error_bound"]
 
-_CORRECTIONS = (None, "mcclish")
+
+def _sides(fpr_box, tpr_box, n_neg, n_pos):
+    """The box's sides A, B, C, D in class counts, exactly: four integers over one power of two.
+
+    Returns ``(A, B, C, D, den)`` with the sides A / den, ..., D / den (the
+    float rates are fractions over powers of two).
+    """
+    (a, b), (c, d) = fpr_box, tpr_box
+    ratios = [float(rate).as_integer_ratio() for rate in (a, b, c, d)]
+    den = max(rate_den for _, rate_den in ratios)
+    counts = (n_neg, n_neg, n_pos, n_pos)
+    return (*(num * (den // rate_den) * count
+              for (num, rate_den), count in zip(ratios, counts, strict=True)), den)
 
 
-def _check_range(value, name):
-    """``value`` as a pair of floats (low, high) with 0 <= low < high <= 1; None is (0, 1)."""
-    if value is None:
-        return 0.0, 1.0
-    if isinstance(value, (str, bytes)) or np.ndim(value) != 1 or len(value) != 2:
-        raise ValueError(f"{name} must be a pair (low, high) of numbers, got {value!r}")
-    pair = []
-    for bound in value:
-        if isinstance(bound, (bool, np.bool_)) or not isinstance(bound, numbers.Real):
-            raise ValueError(f"{name} must be a pair (low, high) of numbers, got {value!r}")
-        pair.append(float(bound))
-    low, high = pair
-    if not 0.0 <= low < high <= 1.0:
-        raise ValueError(f"{name} must satisfy 0 <= low < high <= 1, got ({low!r}, {high!r})")
-    return low, high
+def _cut_area(u0, t0, g0, g1, low_a, high_b, low_c, high_d, den):
+    """The exact area in the box under the segment (u0, t0) -> (u0 + g0, t0 + g1), g0 > 0.
+
+    The sides are ``low_a / den``, ..., ``high_d / den`` (``_sides``).  The
+    integral over u in [A, B] of the segment's height clamped to [C, D],
+    minus C: zero where the height is at most C, a trapezoid where it is
+    between C and D, D - C beyond.  Returned as ``(numerator, denominator)``
+    of integers: in units of 1 / den the corners are integers, and the points
+    where the segment reaches C and D are integers over g1.
+    """
+    u0, t0, g0 = u0 * den, t0 * den, g0 * den
+    low = max(low_a, u0)
+    high = min(high_b, u0 + g0)
+    if not high > low:
+        return 0, 1
+    g0 //= den
+    if g1 == 0:
+        return (min(max(t0, low_c), high_d) - low_c) * (high - low), den * den
+    # u in units of 1 / (den g1), heights in units of 1 / (den g0).
+    start, low, high = u0 * g1, low * g1, high * g1
+    at_c = min(max(start + (low_c - t0) * g0, low), high)
+    at_d = min(max(start + (high_d - t0) * g0, low), high)
+    height_c = t0 * g0 + at_c - start
+    height_d = t0 * g0 + at_d - start
+    numerator = ((at_d - at_c) * (height_c + height_d - 2 * low_c * g0)
+                 + 2 * g0 * (high_d - low_c) * (high - at_d))
+    return numerator, 2 * den * den * g0 * g1
 
 
-def _check_correction(correction, fpr_range, tpr_range):
-    check_option(correction, "correction", _CORRECTIONS)
-    if correction == "mcclish" and fpr_range is not None and tpr_range is not None:
-        raise ValueError(
-            "correction='mcclish' standardises a partial area over one range; it is not "
-            "defined for the two-way area (both fpr_range and tpr_range given)"
-        )
+def _exact_area(twice_inside, width_inside, width_above, cuts, fpr_box, tpr_box, n_neg,
+                n_pos):
+    """The unit-weight box area over n_neg n_pos, exact, from its integer parts.
+
+    The parts of ``_partial.box_area_counts`` (shared with
+    ``DynamicAUC.partial_auc``): the segments inside the box and at or above
+    its top summed in integers, and the few segments crossing a side, which
+    are cut here in exact rational arithmetic.  Returns the pair
+    ``(numerator, denominator)`` of ints (for ``_corrected``, which rounds
+    once).
+    """
+    low_a, high_b, low_c, high_d, den = _sides(fpr_box, tpr_box, n_neg, n_pos)
+    # twice_inside / 2 - C width_inside + (D - C) width_above, over 2 den^2.
+    numerator = den * (twice_inside * den - 2 * low_c * width_inside
+                       + 2 * (high_d - low_c) * width_above)
+    denominator = 2 * den * den
+    for cut in cuts:
+        cut_numerator, cut_denominator = _cut_area(*cut, low_a, high_b, low_c, high_d, den)
+        numerator = numerator * cut_denominator + cut_numerator * denominator
+        denominator *= cut_denominator
+    return numerator, denominator * n_neg * n_pos
 
 
 def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
     """Area of the ROC curve inside the box fpr_box x tpr_box, as a fraction of the unit square.
 
-    Exact (a Fraction) with unit weights, a float with weights.
+    Exact with unit weights (a pair of ints, ``_exact_area``), a float with weights.
     """
     (a, b), (c, d) = fpr_box, tpr_box
     if exact_path(y_score, sample_weight):
         neg, pos = sorted_classes(y_true, y_score, "The partial AUC")
         group_neg, group_pos = _scratch.groups_sorted_classes(neg, pos)
         n_neg, n_pos = neg.shape[0], pos.shape[0]
-        # The box in class counts.  The kernel sums the segments wholly inside
-        # it as exact integers; the combination below is exact rational
-        # arithmetic, rounded once.
-        c_count, d_count = c * n_pos, d * n_pos
-        twice_inside, width_inside, width_above, rest = _partial.box_area_groups(
-            group_neg, group_pos, a * n_neg, b * n_neg, c_count, d_count
-        )
-        area = (
-            Fraction(twice_inside, 2)
-            - Fraction(c_count) * width_inside
-            + (Fraction(d_count) - Fraction(c_count)) * width_above
-            + Fraction(rest)
-        )
-        return area / (n_neg * n_pos)
+        # The box's sides in class counts, exact, as their floors and ceilings:
+        # the kernel classifies the segments in integers and sums those wholly
+        # inside or above the box as integers; the ones crossing a side are cut
+        # in exact rational arithmetic, and the area is rounded once.
+        *sides, den = _sides(fpr_box, tpr_box, n_neg, n_pos)
+        bounds = []
+        for side in sides:
+            bounds += [side // den, -(-side // den)]  # floor and ceiling
+        twice_inside, width_inside, width_above, cuts = _partial.box_area_counts(
+            group_neg, group_pos, *bounds)
+        return _exact_area(twice_inside, width_inside, width_above, cuts, fpr_box, tpr_box,
+                           n_neg, n_pos)
     group_neg, group_pos = weighted_groups(y_true, y_score, sample_weight, "The partial AUC")
     total_neg, total_pos = math.fsum(group_neg), math.fsum(group_pos)
     area = _partial.box_area_groups(
@@ -95,7 +132,7 @@ def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
 
 
 def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=None,
-                sample_weight=None):
+                sample_weight=None, pos_label=None):
     """Partial area under the ROC curve, exactly, from scratch; R pROC's ``partial.auc``.
 
     The area under the empirical ROC curve (ties as diagonal segments, as in
@@ -134,6 +171,10 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     sample_weight : array-like of shape (n,), optional
         Non-negative finite weight of each point: the ROC curve of the
         weighted points, as in :func:`roc_points`.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -176,18 +217,22 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     O(n log n) time: each class is sorted, the two are merged into the
     class counts of each distinct score (the points of :func:`roc_points`)
     and one compiled pass from the highest score down stops at the end of
-    the FPR range.  Without weights the segments wholly inside the box are
-    summed as exact integers and only the at most four segments crossing a
-    side of the box are interpolated in floating point; without ranges the
-    result is exactly :func:`auc`.  With ``sample_weight`` the points are
-    sorted once and the segments' areas (each >= 0) are summed with
-    compensation.  O(n) extra memory.
+    the FPR range.  Without weights the result is the exact area correctly
+    rounded (and so is the McClish value, however narrow the range): the
+    sides of the box are exact rationals in class counts (the float bounds
+    times the class sizes), the segments are classified against their
+    floors and ceilings in integers, those wholly inside the box or above it
+    are summed as exact integers, and the at most four segments crossing a
+    side are cut in exact rational arithmetic; without ranges the result is
+    exactly :func:`auc`.  With ``sample_weight`` the points are sorted once
+    and the segments' areas (each >= 0) are summed with compensation.  O(n)
+    extra memory.
 
-    The McClish correction of a range of width w divides by
-    A_max - A_min, which is of order w**2 at the far end of the curve: the
-    rounding of the interpolated segments, relative to the area, is then
-    amplified by about 1 / w.  Ranges narrower than about 1e-8 give
-    corrected values of little accuracy (the uncorrected area stays
+    With ``sample_weight`` the McClish correction of a range of width w
+    divides by A_max - A_min, which is of order w**2 at the far end of the
+    curve: the rounding of the interpolated segments, relative to the area,
+    is then amplified by about 1 / w, and ranges narrower than about 1e-8
+    give corrected values of little accuracy (the uncorrected area stays
     accurate).
 
     References
@@ -215,6 +260,7 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     >>> partial_auc(y, s)  # no range: the AUC
     0.875
     """
+    y_true = with_pos_label(y_true, pos_label)
     fpr_box = _check_range(fpr_range, "fpr_range")
     tpr_box = _check_range(tpr_range, "tpr_range")
     _check_correction(correction, fpr_range, tpr_range)
@@ -225,32 +271,63 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
 def _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction):
     """The partial area ``area`` of the box, McClish-standardised if asked (checked options).
 
-    ``area`` is a Fraction (exact, unit weights; the correction is then exact
-    too, rounded once: a narrow range's A - A_min is not lost to cancellation)
-    or a float.
+    ``area`` is exact, a pair ``(numerator, denominator)`` of ints
+    (``_exact_area``) or a Fraction (unit weights; the correction is then
+    exact too, rounded once: a narrow range's A - A_min is not lost to
+    cancellation), or a float.
     """
+    if isinstance(area, Fraction):
+        area = area.numerator, area.denominator
+    if isinstance(area, tuple):
+        return _corrected_exact(*area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
     if correction is None or (fpr_range is None and tpr_range is None):
         return min(max(float(area), 0.0), 1.0)
     # (1 + (A - A_min) / (A_max - A_min)) / 2 divided through by the width, with
     # A_max - A_min in closed form.
-    number = Fraction if isinstance(area, Fraction) else float
     if tpr_range is None:
-        low, high = map(number, fpr_box)
+        low, high = fpr_box
         mean = area / (high - low)
         excess = mean - (low + high) / 2  # the diagonal's mean height is (low + high) / 2
         twice_room = (1 - low) + (1 - high)
     else:
-        low, high = map(number, tpr_box)
+        low, high = tpr_box
         mean = area / (high - low)
         excess = mean - 1 + (low + high) / 2  # the diagonal's mean of 1 - t
         twice_room = low + high
+    return float(0.5 + excess / twice_room)
+
+
+def _corrected_exact(numerator, denominator, fpr_box, tpr_box, fpr_range, tpr_range,
+                     correction):
+    """``_corrected`` of the exact area numerator / denominator (ints, denominator > 0).
+
+    In integers, with one correctly rounded division (Python's int / int) at
+    the end: the bounds l = p / q and h = r / q over one power of two q, A the
+    area, the McClish value is
+
+    - over FPRs: 1/2 + (A / (h - l) - (l + h) / 2) / ((1 - l) + (1 - h));
+    - over TPRs: 1/2 + (A / (h - l) - 1 + (l + h) / 2) / (l + h).
+    """
+    if correction is None or (fpr_range is None and tpr_range is None):
+        return min(max(numerator / denominator, 0.0), 1.0)
+    low, high = fpr_box if tpr_range is None else tpr_box
+    (p, p_den), (r, r_den) = float(low).as_integer_ratio(), float(high).as_integer_ratio()
+    q = max(p_den, r_den)
+    p, r = p * (q // p_den), r * (q // r_den)
+    width = denominator * (r - p)  # (h - l) q times the area's denominator
+    if tpr_range is None:
+        room = 2 * q - p - r  # ((1 - l) + (1 - h)) q
+        top = width * room + 2 * q * q * numerator - width * (p + r)
+    else:
+        room = p + r  # (l + h) q
+        top = width * room + 2 * q * q * numerator - 2 * q * width + width * (p + r)
+    bottom = 2 * width * room
     # (pROC's McClish value may leave [0, 1] by definition; a range of
     # subnormal width may even take it beyond the float range.)
-    value = number(1) / 2 + excess / twice_room
     try:
-        return float(value)
+        return top / bottom
     except OverflowError:
-        return math.inf if value > 0 else -math.inf
+        return math.inf if top > 0 else -math.inf
 
 
 def _check_weight_values(values, points):
@@ -278,7 +355,7 @@ def _check_weight_values(values, points):
     return array
 
 
-def weighted_auc(y_true, y_score, weight, *, sample_weight=None):
+def weighted_auc(y_true, y_score, weight, *, sample_weight=None, pos_label=None):
     r"""Weighted area under the ROC curve: Maurer and Pontil's plug-in estimator.
 
     The plug-in estimator of Maurer and Pontil (Sec. 2.1) with the step
@@ -314,6 +391,10 @@ def weighted_auc(y_true, y_score, weight, *, sample_weight=None):
         n1 n0, and v_j is the weight of the class 0 points scoring at most
         X_j over W0.  Integer weights give the same value as repeating the
         points.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -366,6 +447,7 @@ def weighted_auc(y_true, y_score, weight, *, sample_weight=None):
     >>> weighted_auc([0, 0, 1], [0.5, 0.5, 0.5], lambda v: v)  # ties count one half
     0.5
     """
+    y_true = with_pos_label(y_true, pos_label)
     if not callable(weight):
         raise ValueError(f"weight must be a callable W(v) on [0, 1], got {weight!r}")
     if exact_path(y_score, sample_weight):

@@ -123,7 +123,8 @@ class RocDisplay:
 
     @classmethod
     def from_predictions(cls, y_true, y_score, *, sample_weight=None, h=False, label=None,
-                         ax=None, hull=True, color=None, chance=True, **kwargs):
+                         ax=None, hull=True, color=None, chance=True, pos_label=None,
+                         **kwargs):
         """Compute the ROC curve, hull and AUC of labels and scores, and plot them.
 
         Parameters
@@ -140,6 +141,8 @@ class RocDisplay:
             options (``alpha``, ``beta``, ``severity_ratio``, ``priors``).
         label, ax, hull, color, chance, **kwargs
             As for :meth:`plot`.
+        pos_label : hashable, optional
+            The label of class 1, as for :func:`~hmeasure_stream.auc`.
 
         Returns
         -------
@@ -152,14 +155,15 @@ class RocDisplay:
             If the labels or scores are invalid or a class is absent.
         """
         h_options = _check_h(h)
-        fpr, tpr = roc_points(y_true, y_score, sample_weight=sample_weight)
-        hull_fpr, hull_tpr = roc_hull(y_true, y_score, sample_weight=sample_weight)
+        common = {"sample_weight": sample_weight, "pos_label": pos_label}
+        fpr, tpr = roc_points(y_true, y_score, **common)
+        hull_fpr, hull_tpr = roc_hull(y_true, y_score, **common)
         h_value = None
         if h_options is not False:
             options = {} if h_options is True else h_options
-            h_value = h_measure(y_true, y_score, sample_weight=sample_weight, **options)
+            h_value = h_measure(y_true, y_score, **common, **options)
         display = cls(fpr, tpr, hull_fpr, hull_tpr, label=label, h=h_value,
-                      roc_auc=auc(y_true, y_score, sample_weight=sample_weight))
+                      roc_auc=auc(y_true, y_score, **common))
         return display.plot(ax, hull=hull, color=color, chance=chance, **kwargs)
 
     @classmethod
@@ -296,7 +300,7 @@ def _roc_legend(ax):
 
 
 def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, label=None,
-             color=None, h=False, chance=True, **kwargs):
+             color=None, h=False, chance=True, pos_label=None, **kwargs):
     """Plot the ROC curve and its convex hull, with the AUC (and H) in the legend.
 
     The curve joins the ROC points of the distinct scores (ties as diagonal
@@ -326,6 +330,8 @@ def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, la
         dict of ``h_measure`` options (arrays only).
     chance : bool, default=True
         Draw the diagonal of a random classifier (once per axes).
+    pos_label : hashable, optional
+        With arrays, the label of class 1, as for :func:`~hmeasure_stream.auc`.
     **kwargs
         Passed to :meth:`matplotlib.axes.Axes.plot` for the curve.
 
@@ -373,7 +379,7 @@ def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, la
         raise ValueError("y_score is required with arrays (y_true, y_score)")
     display = RocDisplay.from_predictions(y_true, y_score, sample_weight=sample_weight, h=h,
                                           label=label, ax=ax, hull=hull, color=color,
-                                          chance=chance, **kwargs)
+                                          chance=chance, pos_label=pos_label, **kwargs)
     return display.ax_
 
 

@@ -33,7 +33,9 @@ from hmeasure_stream._validation import (
     exact_path,
     sorted_classes,
     split_classes,
+    warn_if_inverted,
     weighted_classes,
+    with_pos_label,
 )
 
 __all__ = ["AUCInterval", "AUCTestResult", "auc_ci", "auc_test", "auc_variance"]
@@ -225,7 +227,7 @@ def _variance_and_auc(y_true, y_score, sample_weight, metric, with_auc):
     return variance, float(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
 
 
-def auc_variance(y_true, y_score, *, sample_weight=None):
+def auc_variance(y_true, y_score, *, sample_weight=None, pos_label=None):
     """DeLong's estimate of the variance of the AUC.
 
     The variance of the empirical AUC (the Mann-Whitney statistic) estimated
@@ -241,6 +243,10 @@ def auc_variance(y_true, y_score, *, sample_weight=None):
     sample_weight : array-like of shape (n,), optional
         Non-negative finite weight of each point, read as a frequency: a point
         of weight k counts as k copies of the point (see Notes).
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -316,6 +322,7 @@ def auc_variance(y_true, y_score, *, sample_weight=None):
     >>> round(auc_variance([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], sample_weight=[2, 1, 1, 3]), 6)
     0.013889
     """
+    y_true = with_pos_label(y_true, pos_label)
     return _variance_and_auc(y_true, y_score, sample_weight, "DeLong's variance", False)[0]
 
 
@@ -386,6 +393,7 @@ def auc_ci(
     n_boot=2000,
     random_state=None,
     sample_weight=None,
+    pos_label=None,
 ):
     """Confidence interval for the AUC: DeLong's or a stratified bootstrap.
 
@@ -415,6 +423,10 @@ def auc_ci(
     sample_weight : array-like of shape (n,), optional
         Frequency weight of each point, as in :func:`auc_variance`
         (``method="delong"`` only).
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -433,6 +445,13 @@ def auc_ci(
         ``method`` is unknown, ``n_boot`` is not a positive integer,
         ``random_state`` is not a valid seed (both checked for either method),
         or ``sample_weight`` is given with ``method="bootstrap"``.
+
+    Warns
+    -----
+    InvertedScoresWarning
+        If the AUC is below 0.5 (the scores rank class 0 above class 1); the
+        value is not flipped.  Silence it with ``warnings.filterwarnings(
+        "ignore", category=hmeasure_stream.InvertedScoresWarning)``.
 
     See Also
     --------
@@ -485,6 +504,7 @@ def auc_ci(
     >>> auc_ci(y, s, method="bootstrap", random_state=0)
     AUCInterval(low=0.5, high=1.0, auc=0.875)
     """
+    y_true = with_pos_label(y_true, pos_label)
     level = check_probability_level(level, "level")
     method = check_option(method, "method", ("delong", "bootstrap"))
     n_boot = check_integer(n_boot, "n_boot", 1)
@@ -493,6 +513,7 @@ def auc_ci(
         variance, estimate = _variance_and_auc(
             y_true, y_score, sample_weight, "DeLong's confidence interval", True
         )
+        warn_if_inverted(estimate, "auc_ci")
         return _delong_interval(estimate, variance, level)
     if sample_weight is not None:
         raise ValueError(
@@ -505,14 +526,16 @@ def auc_ci(
     aucs = _bootstrap_aucs(neg, pos, n_boot, rng)
     low, high = np.quantile(aucs, [(1.0 - level) / 2.0, 1.0 - (1.0 - level) / 2.0])
     twice_u = _scratch.auc2_sorted_classes(np.sort(neg), np.sort(pos))
-    return AUCInterval(float(low), float(high), twice_u / (2 * neg.shape[0] * pos.shape[0]))
+    estimate = twice_u / (2 * neg.shape[0] * pos.shape[0])
+    warn_if_inverted(estimate, "auc_ci")
+    return AUCInterval(float(low), float(high), estimate)
 
 
 # ---------------------------------------------------------------------------
 # Paired test
 
 
-def auc_test(y_true, y_score1, y_score2):
+def auc_test(y_true, y_score1, y_score2, *, pos_label=None):
     """DeLong's test of the difference between two correlated AUCs.
 
     Two classifiers scored the same points (same labels): is the difference of
@@ -529,6 +552,10 @@ def auc_test(y_true, y_score1, y_score2):
         Scores of the first classifier, any finite real numbers.
     y_score2 : array-like of shape (n,)
         Scores of the second classifier on the same points.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -580,6 +607,7 @@ def auc_test(y_true, y_score1, y_score2):
     >>> round(result.statistic, 6), round(result.pvalue, 6)
     (1.732051, 0.083265)
     """
+    y_true = with_pos_label(y_true, pos_label)
     # Both classifiers' scores split by the same labels (converted once; the
     # split flags a bad label in its own pass): point k of a class is the
     # same point for both, so the classifiers pair up.

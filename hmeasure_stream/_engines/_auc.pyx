@@ -334,7 +334,8 @@ cdef class AUCEngine:
         2U(< s) + 2U(> s) + 2 N< (P> + P=) + N= (2 P> + P=), so
         B = 2U - 2U(> s) - N= (2 P> + P=).  Exact modulo 2**64 per
         term and 2**128 in the sums: the true values are below both for
-        fewer than 2**31 points.
+        fewer than 2**31 points; 2U(> s) comes from the subtree pair weights,
+        integers in doubles, exact while n0 n1 < 2**52.
         """
         cdef uint64_t below = <uint64_t>below_neg, above = <uint64_t>above_pos
         cdef uint64_t at_n = <uint64_t>at_neg, at_p = <uint64_t>at_pos, own, other, pairs

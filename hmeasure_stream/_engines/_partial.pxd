@@ -1,6 +1,9 @@
 # Declarations of the partial-area kernels: the area inside a box under one
 # straight segment of a ROC curve, shared by the from-scratch kernel and the
-# structures that will report a partial AUC.
+# structures that will report a partial AUC; the floor and ceiling of a side
+# of the box in class counts.
+
+from libc.math cimport ceil, floor, fma
 
 
 cdef inline double segment_box_area(double u0, double t0, double du, double dt,
@@ -37,3 +40,24 @@ cdef inline double segment_box_area(double u0, double t0, double du, double dt,
     if u_d < u_c:  # rounding only
         u_d = u_c
     return (u_d - u_c) * (0.5 * (height_c + height_d) - c) + (d - c) * (hi - u_d)
+
+
+cdef inline void exact_floor_ceil(double rate, double count, double* low,
+                                  double* high) noexcept nogil:
+    """The floor and ceiling of the exact product ``rate * count``.
+
+    ``count`` a non-negative integer below 2**53, ``rate`` in [0, 1].  The
+    rounded product p has the exact one's floor and ceiling unless p is an
+    integer, which the sign of the product's rounding error (exact, by fma)
+    then settles: an integer strictly between the exact product and p would
+    be nearer to the product than p.
+    """
+    cdef double product = rate * count
+    cdef double error = fma(rate, count, -product)
+    low[0] = floor(product)
+    high[0] = ceil(product)
+    if low[0] == product:
+        if error < 0.0:
+            low[0] = product - 1.0
+        elif error > 0.0:
+            high[0] = product + 1.0

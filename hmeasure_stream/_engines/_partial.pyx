@@ -11,9 +11,19 @@ positives, reached at (F, T), is the straight segment from (F, T) to
 (the region under the curve, above t = c and at most d, between u = a and
 u = b) in the units of the groups: class counts, or class weights.  The area
 under one segment is ``segment_box_area`` (``_partial.pxd``).
+
+With class counts, ``box_area_counts`` takes the box's sides as the floor
+and ceiling of their exact values in counts, so every comparison of an
+integer corner with a side is exact, and returns the few segments crossing a
+side instead of their area, for ``partial.py`` to cut in exact rational
+arithmetic.
 """
 
 from hmeasure_stream._engines._numeric cimport compensated_add, count_t, int64_t
+
+# The most segments that cross a side of the box: one per side.
+cdef enum:
+    MAX_CUTS = 4
 
 
 def box_area_groups(const count_t[::1] group_neg, const count_t[::1] group_pos,
@@ -81,3 +91,59 @@ def box_area_groups(const count_t[::1] group_neg, const count_t[::1] group_pos,
     if count_t is int64_t:
         return twice_inside, width_inside, width_above, rest + rest_comp
     return rest + rest_comp
+
+
+def box_area_counts(const int64_t[::1] group_neg, const int64_t[::1] group_pos,
+                    int64_t floor_a, int64_t ceil_a, int64_t floor_b, int64_t ceil_b,
+                    int64_t floor_c, int64_t ceil_c, int64_t floor_d, int64_t ceil_d):
+    """The box's area of the ROC curve of class counts, exactly, in integer parts.
+
+    The sides A, B (class 0 counts) and C, D (class 1 counts) are given by
+    the floor and ceiling of their exact values (equal when a side is an
+    integer), 0 <= A < B <= N0 and 0 <= C < D <= N1.  A corner of the curve
+    is a pair of integers, so each comparison with a side is exact in
+    integers: u >= A iff u >= ceil(A), u > A iff u > floor(A), and so on.
+    One pass from the highest score down, stopped at the first segment
+    starting at or beyond B, as ``box_area_groups``.
+
+    Returns ``(twice_inside, width_inside, width_above, cuts)``: the area is
+    ``twice_inside / 2 - C * width_inside + (D - C) * width_above`` plus the
+    area in the box under each segment ``(u0, t0, g0, g1)`` of ``cuts`` (at
+    most four: those crossing a side, in integers, for an exact rational
+    cut).
+    """
+    cdef Py_ssize_t k, m = group_neg.shape[0]
+    cdef int64_t g0, g1, fp = 0, tp = 0
+    cdef int64_t twice_inside = 0, width_inside = 0, width_above = 0
+    cdef int64_t cuts[MAX_CUTS][4]
+    cdef int n_cuts = 0, extra = 0
+    with nogil:
+        for k in range(m):
+            if fp >= ceil_b:  # u0 >= B
+                break
+            g0 = group_neg[k]
+            g1 = group_pos[k]
+            # Vertical segments have no area; the others need u0 + g0 > A and
+            # a height above C somewhere (t0 + g1 > C).
+            if g0 > 0 and fp + g0 > floor_a and tp + g1 > floor_c:
+                if fp >= ceil_a and fp + g0 <= floor_b and (
+                        (tp >= ceil_c and tp + g1 <= floor_d) or tp >= ceil_d):
+                    if tp >= ceil_d:  # at or above D over its whole width
+                        width_above += g0
+                    else:  # inside the box
+                        twice_inside += g0 * (2 * tp + g1)
+                        width_inside += g0
+                elif n_cuts < MAX_CUTS:
+                    cuts[n_cuts][0] = fp
+                    cuts[n_cuts][1] = tp
+                    cuts[n_cuts][2] = g0
+                    cuts[n_cuts][3] = g1
+                    n_cuts += 1
+                else:
+                    extra += 1
+            fp += g0
+            tp += g1
+    if extra:
+        raise AssertionError("more than four segments cross a side of the box")
+    return (twice_inside, width_inside, width_above,
+            [(cuts[k][0], cuts[k][1], cuts[k][2], cuts[k][3]) for k in range(n_cuts)])

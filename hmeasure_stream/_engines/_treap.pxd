@@ -42,18 +42,18 @@ cdef class ScoreTreap(SlotPool):
     cdef public object count_pos_buffer
     cdef public object subtree_neg_buffer
     cdef public object subtree_pos_buffer
+    cdef public object subtree_pairs_buffer
     # Weighted mode only (None with unit weights, where a node's weight is its
-    # point count): compensated class weights and the subtree pair weight.
+    # point count): compensated class weights.
     cdef public object weight_neg_buffer
     cdef public object weight_pos_buffer
     cdef public object weight_neg_comp_buffer
     cdef public object weight_pos_comp_buffer
-    cdef public object subtree_pairs_buffer
-    # With ``placements`` (DeLong's variance): unit mode, 2U of the subtree as
-    # an exact integer; weighted mode, each class's sum of weight times squared
-    # placement numerator within the subtree (see _subtree_squares), side by
-    # side (class 1, class 0) so that a node's two share a cache line.
-    cdef public object pairs_exact_buffer
+    # With ``placements`` (DeLong's variance), weighted mode only: each class's
+    # sum of weight times squared placement numerator within the subtree (see
+    # _subtree_squares), side by side (class 1, class 0) so that a node's two
+    # share a cache line.  (In unit mode the variance needs only the subtree
+    # pair weight ``subtree_pairs``, kept in both modes.)
     cdef public object squares_buffer
 
     cdef double* key
@@ -65,8 +65,7 @@ cdef class ScoreTreap(SlotPool):
     cdef double* weight_pos
     cdef double* weight_neg_comp  # ... plus its Neumaier compensation
     cdef double* weight_pos_comp
-    cdef double* subtree_pairs  # weighted mode: 2U of the subtree (see pull)
-    cdef int64_t* pairs_exact   # unit mode with placements: 2U of the subtree
+    cdef double* subtree_pairs  # 2U of the subtree (see pull); exact in unit mode
     cdef double* squares        # weighted mode with placements: [2 node], [2 node + 1]
 
     cdef readonly int32_t root
@@ -109,7 +108,7 @@ cdef class ScoreTreap(SlotPool):
     cdef int remove(self, double key, bint is_pos, double weight,
                     double* below_neg, double* above_pos,
                     double* at_neg, double* at_pos) except -1 nogil
-    cdef void _update_ancestors(self, int32_t depth, bint is_pos, double change,
+    cdef void _update_ancestors(self, int32_t depth, double key, bint is_pos, double change,
                                 double below_neg, double above_pos, double at_neg,
                                 double at_pos) noexcept nogil
     cdef int32_t count_at(self, double key, bint is_pos) noexcept nogil

@@ -7,19 +7,24 @@ weights, recomputed from the children whenever a node changes (never
 accumulated, so they do not drift).  ``lcount`` is Alg. 2 of the paper.
 Nodes live in a slot pool (``_pool``): one buffer per field, a free list.
 
+Every node also keeps the subtree pair weight ``subtree_pairs`` (twice the
+Mann-Whitney statistic of the subtree), from which the partial areas of any
+range of scores are summed without visiting the points in it
+(``_tree_partial``).
+
 With unit weights a node's class weight is its point count and nothing else
-is stored (40 bytes a node).  The first other weight switches the tree to
-weighted mode (``make_weighted``): class weights kept with Neumaier
+is stored (48 bytes a node); the subtree sums, integers, are kept by exact
+increments along the search path.  The first other weight switches the tree
+to weighted mode (``make_weighted``): class weights kept with Neumaier
 compensation, so repeated additions and removals at one score do not drift,
-and the subtree pair weight ``subtree_pairs`` (twice the Mann-Whitney
-statistic of the subtree), a sum of non-negative terms recomputed from the
-children (80 bytes a node).  An emptied tree returns to unit mode.
+and every aggregate a sum of non-negative terms recomputed from the children
+(80 bytes a node).  An emptied tree returns to unit mode.
 
 With ``placements`` (``track_placements``: what DeLong's variance needs) the
-tree also keeps, in unit mode, each subtree's 2U as an exact int64 (48 bytes a
-node), which the descent combines into 2U of the points below and above the
-key searched, and in weighted mode each subtree's two sums of squared
-placement numerators (``_subtree_squares``, 96 bytes a node).
+descent in unit mode also combines the subtree pair weights into 2U of the
+points above the key searched (nothing more is stored), and in weighted mode
+every node also keeps its subtree's two sums of squared placement numerators
+(``_subtree_squares``, 96 bytes a node).
 
 Mutating methods assume the caller reserved a free slot (``reserve``) while
 holding the GIL, so they can run without it.
@@ -44,8 +49,8 @@ cdef inline void _subtree_sums(ScoreTreap self, int32_t node, double* total_neg,
     """The subtree aggregates of ``node`` computed from its children (fixed order).
 
     Reads only (``pull`` stores them; ``_check`` compares).  The pair
-    weight (weighted mode) counts each class 0 / class 1 pair of the
-    subtree twice when class 1 scores higher and once on a tie:
+    weight counts each class 0 / class 1 pair of the subtree twice when
+    class 1 scores higher and once on a tie:
     pairs(L) + pairs(R) + 2 neg(L) (pos(v) + pos(R)) + neg(v) (pos(v) + 2 pos(R)).
     """
     cdef int32_t left_child = self.left[node], right_child = self.right[node]
@@ -61,32 +66,13 @@ cdef inline void _subtree_sums(ScoreTreap self, int32_t node, double* total_neg,
         right_pos = self.subtree_pos[right_child]
         total_neg[0] = total_neg[0] + self.subtree_neg[right_child]
         total_pos[0] = total_pos[0] + right_pos
-    pairs[0] = 0.0
-    if self.weighted:
-        subtree_pairs = (2.0 * left_neg * (at_pos + right_pos)
-                         + at_neg * (at_pos + 2.0 * right_pos))
-        if left_child >= 0:
-            subtree_pairs = self.subtree_pairs[left_child] + subtree_pairs
-        if right_child >= 0:
-            subtree_pairs = subtree_pairs + self.subtree_pairs[right_child]
-        pairs[0] = subtree_pairs
-
-
-cdef inline int64_t _exact_pairs(ScoreTreap self, int32_t node) noexcept nogil:
-    """Unit mode with placements: 2U of ``node``'s subtree from its children, exactly.
-
-    The pair weight of ``_subtree_sums`` in int64 (counts are exact integers).
-    """
-    cdef int32_t left_child = self.left[node], right_child = self.right[node]
-    cdef int64_t at_neg = self.count_neg[node], at_pos = self.count_pos[node]
-    cdef int64_t left_neg = 0, right_pos = 0, pairs = 0
+    subtree_pairs = (2.0 * left_neg * (at_pos + right_pos)
+                     + at_neg * (at_pos + 2.0 * right_pos))
     if left_child >= 0:
-        left_neg = <int64_t>self.subtree_neg[left_child]
-        pairs += self.pairs_exact[left_child]
+        subtree_pairs = self.subtree_pairs[left_child] + subtree_pairs
     if right_child >= 0:
-        right_pos = <int64_t>self.subtree_pos[right_child]
-        pairs += self.pairs_exact[right_child]
-    return pairs + 2 * left_neg * (at_pos + right_pos) + at_neg * (at_pos + 2 * right_pos)
+        subtree_pairs = subtree_pairs + self.subtree_pairs[right_child]
+    pairs[0] = subtree_pairs
 
 
 cdef inline void _subtree_squares(ScoreTreap self, int32_t node, double* total_neg,
@@ -209,14 +195,12 @@ cdef class ScoreTreap(SlotPool):
         fields = SlotPool._fields(self) + [
             ("key_buffer", np.float64, 1), ("count_neg_buffer", np.int32, 1),
             ("count_pos_buffer", np.int32, 1), ("subtree_neg_buffer", np.float64, 1),
-            ("subtree_pos_buffer", np.float64, 1),
+            ("subtree_pos_buffer", np.float64, 1), ("subtree_pairs_buffer", np.float64, 1),
         ]
         if self.weighted:
             fields += [(name, np.float64, 1) for name in _WEIGHTED_FIELDS]
             if self.placements:
                 fields.append(("squares_buffer", np.float64, 2))
-        elif self.placements:
-            fields.append(("pairs_exact_buffer", np.int64, 1))
         return fields
 
     def _bind(self):
@@ -232,7 +216,6 @@ cdef class ScoreTreap(SlotPool):
         self.weight_neg_comp = _double_pointer(self.weight_neg_comp_buffer)
         self.weight_pos_comp = _double_pointer(self.weight_pos_comp_buffer)
         self.subtree_pairs = _double_pointer(self.subtree_pairs_buffer)
-        self.pairs_exact = _int64_pointer(self.pairs_exact_buffer)
         self.squares = _squares_pointer(self.squares_buffer)
 
     cdef int make_weighted(self) except -1:
@@ -243,9 +226,7 @@ cdef class ScoreTreap(SlotPool):
         self.weight_pos_buffer = self.count_pos_buffer.astype(np.float64)
         self.weight_neg_comp_buffer = np.zeros(self.capacity, dtype=np.float64)
         self.weight_pos_comp_buffer = np.zeros(self.capacity, dtype=np.float64)
-        self.subtree_pairs_buffer = np.zeros(self.capacity, dtype=np.float64)
         if self.placements:
-            self.pairs_exact_buffer = None
             self.squares_buffer = np.zeros((self.capacity, 2), dtype=np.float64)
         self.weighted = True
         self._bind()
@@ -256,11 +237,11 @@ cdef class ScoreTreap(SlotPool):
         """Keep the aggregates of DeLong's variance from now on: O(n) once."""
         if self.placements:
             return 0
-        if self.weighted:
-            self.squares_buffer = np.zeros((self.capacity, 2), dtype=np.float64)
-        else:
-            self.pairs_exact_buffer = np.zeros(self.capacity, dtype=np.int64)
         self.placements = True
+        if not self.weighted:
+            # Unit mode: the subtree pair weights, always kept, are all it needs.
+            return 0
+        self.squares_buffer = np.zeros((self.capacity, 2), dtype=np.float64)
         self._bind()
         self._pull_all()
         return 0
@@ -278,8 +259,6 @@ cdef class ScoreTreap(SlotPool):
             raise ValueError("only an empty treap can return to unit weights")
         for name in (*_WEIGHTED_FIELDS, "squares_buffer"):
             setattr(self, name, None)
-        if self.placements:
-            self.pairs_exact_buffer = np.zeros(self.capacity, dtype=np.int64)
         self.weighted = False
         self._bind()
         return 0
@@ -291,17 +270,15 @@ cdef class ScoreTreap(SlotPool):
         self.count_pos[node] = 0
         self.subtree_neg[node] = 0.0
         self.subtree_pos[node] = 0.0
+        self.subtree_pairs[node] = 0.0
         if self.weighted:
             self.weight_neg[node] = 0.0
             self.weight_pos[node] = 0.0
             self.weight_neg_comp[node] = 0.0
             self.weight_pos_comp[node] = 0.0
-            self.subtree_pairs[node] = 0.0
             if self.placements:
                 self.squares[2 * node] = 0.0
                 self.squares[2 * node + 1] = 0.0
-        elif self.placements:
-            self.pairs_exact[node] = 0
         return node
 
     cdef double node_neg(self, int32_t node) noexcept nogil:
@@ -350,14 +327,11 @@ cdef class ScoreTreap(SlotPool):
         _subtree_sums(self, node, &total_neg, &total_pos, &pairs)
         self.subtree_neg[node] = total_neg
         self.subtree_pos[node] = total_pos
-        if self.weighted:
-            self.subtree_pairs[node] = pairs
-        elif self.placements:
-            self.pairs_exact[node] = _exact_pairs(self, node)
+        self.subtree_pairs[node] = pairs
 
     cdef double twice_u(self) noexcept nogil:
-        """Weighted mode: 2U of the whole tree (nan in unit mode, or when empty)."""
-        if not self.weighted or self.root < 0:
+        """2U of the whole tree (nan when empty); exact in unit mode below 2**53."""
+        if self.root < 0:
             return NAN
         return self.subtree_pairs[self.root]
 
@@ -488,7 +462,7 @@ cdef class ScoreTreap(SlotPool):
                 if child >= 0:
                     child_neg = <int64_t>self.subtree_neg[child]
                     child_pos = <int64_t>self.subtree_pos[child]
-                    child_pairs = self.pairs_exact[child]
+                    child_pairs = <int64_t>self.subtree_pairs[child]
                 pairs_above += (child_pairs + node_neg * (2 * child_pos + node_pos)
                                 + 2 * (node_neg + child_neg) * above)
                 above += node_pos + child_pos
@@ -507,7 +481,7 @@ cdef class ScoreTreap(SlotPool):
                 below += <int64_t>self.subtree_neg[child]
             child = self.right[node]
             if child >= 0:
-                pairs_above += (self.pairs_exact[child]
+                pairs_above += (<int64_t>self.subtree_pairs[child]
                                 + 2 * <int64_t>self.subtree_neg[child] * above)
                 above += <int64_t>self.subtree_pos[child]
             at_neg[0] = self.count_neg[node]
@@ -564,7 +538,7 @@ cdef class ScoreTreap(SlotPool):
             self._replace_child(index, key, node)
             depth = index
         self.pull(node)
-        self._update_ancestors(depth, is_pos, 1.0, below_neg[0], above_pos[0], at_neg[0],
+        self._update_ancestors(depth, key, is_pos, 1.0, below_neg[0], above_pos[0], at_neg[0],
                                at_pos[0])
         self.n_points += 1
         return 0
@@ -612,8 +586,8 @@ cdef class ScoreTreap(SlotPool):
             self.release_slot(node)
         else:
             self.pull(node)
-        self._update_ancestors(depth, is_pos, -1.0, below_neg[0], above_pos[0], at_neg[0],
-                               at_pos[0])
+        self._update_ancestors(depth, key, is_pos, -1.0, below_neg[0], above_pos[0],
+                               at_neg[0], at_pos[0])
         if leaves:
             self.n_points -= 1
         return DONE
@@ -624,44 +598,60 @@ cdef class ScoreTreap(SlotPool):
             return 0.0
         return self.subtree_pos[self.root] if is_pos else self.subtree_neg[self.root]
 
-    cdef void _update_ancestors(self, int32_t depth, bint is_pos, double change,
+    cdef void _update_ancestors(self, int32_t depth, double key, bint is_pos, double change,
                                 double below_neg, double above_pos, double at_neg,
                                 double at_pos) noexcept nogil:
         """Bring the aggregates of ``path[:depth]`` up to date after a change below them.
 
-        With unit weights the subtree sums are exact integers, so one point more
-        or less is an exact increment of each ancestor, reading nothing else;
-        so is each ancestor's 2U with placements: the pairs the point makes in
-        its subtree, from the counts around ``key`` (before the change) less
-        those found before reaching it (``_descend_pairs``).  With float
-        weights every ancestor is recomputed from its children instead, so no
-        rounding ever accumulates.
+        With unit weights the subtree sums are exact integers, so one point
+        more or less at ``key`` is an exact increment of each ancestor: its
+        class sum by ``change`` and its pair weight by ``change`` times the
+        pairs the point makes inside the ancestor's subtree (Props 1-2 of
+        Tatti within the subtree): for class 1, 2 (class 0 below ``key`` in
+        it) + (class 0 at ``key``); for class 0: 2 (class 1 above ``key`` in
+        it) + (class 1 at ``key``).  ``below_neg``, ``above_pos`` (over the
+        whole tree, from ``_descend``, before the change) minus what lies
+        outside the subtree: with placements the descent recorded it for
+        each ancestor (``_descend_pairs``: ``path_below``, ``path_above``);
+        otherwise it is found on the way down from the root reading only
+        nodes the search read.  With float weights every ancestor is
+        recomputed from its children instead, so no rounding ever accumulates.
         """
         cdef double* subtree = self.subtree_pos if is_pos else self.subtree_neg
-        cdef int32_t node
-        cdef int64_t pairs, sign
+        cdef double outside = 0.0, pairs
+        cdef int32_t index, node, child
         cdef int64_t* before
+        cdef double at_other = at_neg if is_pos else at_pos
         if self.weighted:
             while depth > 0:
                 depth -= 1
                 self.pull(self.path[depth])
-        elif self.placements:
-            # A class 1 point pairs with the class 0 points below it (2 each) and
-            # at its score (1 each); a class 0 point with the class 1 points above:
-            # in path[d]'s subtree, all of them less those found before reaching it.
-            pairs = (<int64_t>(2.0 * below_neg + at_neg) if is_pos
-                     else <int64_t>(2.0 * above_pos + at_pos))
+            return
+        if self.placements:
+            pairs = 2.0 * below_neg + at_other if is_pos else 2.0 * above_pos + at_other
             before = self.path_below if is_pos else self.path_above
-            sign = 1 if change > 0.0 else -1
-            while depth > 0:
-                depth -= 1
-                node = self.path[depth]
+            for index in range(depth):
+                node = self.path[index]
                 subtree[node] += change
-                self.pairs_exact[node] += sign * (pairs - 2 * before[depth])
-        else:
-            while depth > 0:
-                depth -= 1
-                subtree[self.path[depth]] += change
+                self.subtree_pairs[node] += change * (pairs - 2.0 * <double>before[index])
+            return
+        for index in range(depth):
+            node = self.path[index]
+            subtree[node] += change
+            if is_pos:
+                self.subtree_pairs[node] += change * (2.0 * (below_neg - outside) + at_other)
+                if key > self.key[node]:
+                    outside += self.count_neg[node]
+                    child = self.left[node]
+                    if child >= 0:
+                        outside += self.subtree_neg[child]
+            else:
+                self.subtree_pairs[node] += change * (2.0 * (above_pos - outside) + at_other)
+                if key < self.key[node]:
+                    outside += self.count_pos[node]
+                    child = self.right[node]
+                    if child >= 0:
+                        outside += self.subtree_pos[child]
 
     cdef int32_t count_at(self, double key, bint is_pos) noexcept nogil:
         cdef int32_t node = self.find(key)
@@ -744,8 +734,7 @@ cdef class ScoreTreap(SlotPool):
                 raise AssertionError("a class weight is negative or left behind by its points")
         if self.weighted != (self.weight_neg_buffer is not None):
             raise AssertionError("weighted flag and buffers disagree")
-        if (self.placements and self.weighted) != (self.squares_buffer is not None) or (
-                self.placements and not self.weighted) != (self.pairs_exact_buffer is not None):
+        if (self.placements and self.weighted) != (self.squares_buffer is not None):
             raise AssertionError("placements flag and buffers disagree")
         for node in order:
             for child in (self.left[node], self.right[node]):
@@ -767,7 +756,7 @@ cdef class ScoreTreap(SlotPool):
                 raise AssertionError(f"stale class 0 subtree aggregate at slot {node}")
             if total_pos != self.subtree_pos[node]:
                 raise AssertionError(f"stale class 1 subtree aggregate at slot {node}")
-            if self.weighted and pairs != self.subtree_pairs[node]:
+            if pairs != self.subtree_pairs[node]:
                 raise AssertionError(f"stale pair subtree aggregate at slot {node}")
             if not self.placements:
                 continue
@@ -780,8 +769,6 @@ cdef class ScoreTreap(SlotPool):
                 if (square_pos != self.squares[2 * node]
                         or square_neg != self.squares[2 * node + 1]):
                     raise AssertionError(f"stale squared placements at slot {node}")
-            elif _exact_pairs(self, node) != self.pairs_exact[node]:
-                raise AssertionError(f"stale exact pair aggregate at slot {node}")
 
     def _split_join_check(self, double key):
         """Split the whole tree around ``key`` (absent), verify both parts, join back."""
@@ -821,7 +808,7 @@ cdef class ScoreTreap(SlotPool):
 
 _WEIGHTED_FIELDS = (
     "weight_neg_buffer", "weight_pos_buffer", "weight_neg_comp_buffer",
-    "weight_pos_comp_buffer", "subtree_pairs_buffer",
+    "weight_pos_comp_buffer",
 )
 
 
@@ -841,14 +828,6 @@ cdef double* _squares_pointer(buffer):
     return &view[0, 0]
 
 
-cdef int64_t* _int64_pointer(buffer):
-    cdef int64_t[::1] view
-    if buffer is None:
-        return NULL
-    view = buffer
-    return &view[0]
-
-
 cdef int32_t* _int_pointer(buffer):
     cdef int32_t[::1] view
     if buffer is None:
@@ -864,4 +843,11 @@ def _rebuild_score_treap(seed, root, n_points, weighted, pool_state, placements=
     tree._restore(*pool_state)
     tree.root = root
     tree.n_points = n_points
+    if "subtree_pairs_buffer" not in pool_state[3]:
+        # A pickle from before unit mode kept the pair weights: recompute them,
+        # children before parents (the reversed pre-order).  (The buffer of
+        # ``__new__`` has one slot: replaced.)
+        tree.subtree_pairs_buffer = np.zeros(tree.capacity, dtype=np.float64)
+        tree._bind()
+        tree._pull_all()
     return tree

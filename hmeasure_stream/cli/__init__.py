@@ -12,6 +12,17 @@ file in the same directory, renamed over ``--out`` only when the run succeeds.
 Ctrl-C ends with one line, exit code 130, and ``--out`` holding the output of
 the rows read so far.
 
+A live input (``-`` for standard input, a FIFO, or a file read with
+``--follow`` like ``tail -f``) may never end: its rows are handed out as soon
+as they are read, each output row is written and flushed at once, and
+``--out`` is written as ``OUT.partial`` (a visible name, refused if it
+exists), renamed to ``OUT`` when the run ends (end of input,
+``--follow-timeout``, Ctrl-C) and removed on an error.
+
+``--time-col`` gives the rows' times, for ``--window 24h`` and a
+``--half-life`` in time; ``--id-col`` and ``--keep-cols`` are copied to the
+output rows.
+
 ``--alert METRIC<VALUE`` (or ``>``) watches a written metric: a line on stderr
 each time the condition becomes true and each time it clears, and with
 ``--fail-on-alert`` exit code 3 at the end of a run in which one fired.
@@ -27,21 +38,30 @@ import signal
 import stat
 import sys
 import threading
+import time
+import warnings
 from importlib import resources
 from pathlib import Path
 
 import numpy as np
 
-from hmeasure_stream import SlidingWindow, __version__, h_measure
-from hmeasure_stream._validation import check_cost, check_positive, check_priors
+from hmeasure_stream import InvertedScoresWarning, SlidingWindow, __version__, h_measure
+from hmeasure_stream._validation import (
+    check_cost,
+    check_duration,
+    check_positive,
+    check_priors,
+    is_duration,
+)
 from hmeasure_stream.cli._reading import (
     DELIMITERS,
+    STDIN,
     InputError,
     check_encoding,
     open_source,
 )
 
-AVAILABLE_METRICS = ("auc", "h", "ks", "mer", "mwl", "er", "sens", "spec", "precision", "f",
+AVAILABLE_METRICS = ("auc", "h", "auch", "ks", "mer", "mwl", "er", "sens", "spec", "precision", "f",
                      "youden", "auc_var", "auc_lo", "auc_hi")
 # R hmeasure's KS, MER, MWL (the maintained hulls) and metrics at --threshold (the treap).
 _REPORT_METRICS = ("ks", "mer", "mwl")
@@ -55,12 +75,16 @@ MAX_CHUNK = 2**24
 # Options that shape the monitor's output: given without FILE, the monitor
 # runs on the embedded stream instead of the demo's summary.
 _MONITOR_OPTIONS = ("out", "metrics", "every", "plot", "alpha", "beta", "severity_ratio",
-                    "priors", "epsilon", "alert", "fail_on_alert", "threshold")
+                    "priors", "epsilon", "alert", "fail_on_alert", "threshold", "half_life")
 # Options that describe FILE: refused without it.
-_FILE_OPTIONS = ("label_col", "score_col", "encoding", "delimiter", "decimal_comma")
+_FILE_OPTIONS = ("label_col", "score_col", "encoding", "delimiter", "decimal_comma",
+                 "time_col", "id_col", "keep_cols", "follow", "follow_timeout")
 _DEFAULTS = {"metrics": ("auc",), "every": 1, "alpha": 2.0, "beta": 2.0, "alert": [],
              "fail_on_alert": False, "threshold": 0.5,
-             "label_col": "label", "score_col": "score", "decimal_comma": False}
+             "label_col": "label", "score_col": "score", "decimal_comma": False,
+             "keep_cols": (), "follow": False}
+#: Seconds of work a chunk is cut to while the progress bar shows (it refreshes after each).
+_PROGRESS_PACE = 0.2
 
 
 # ----------------------------------------------------------------------------
@@ -81,24 +105,40 @@ class Monitor:
     window's structure is built from them only when the window is full.  So a
     window longer than the stream costs memory for the rows read, not for the
     window, and its values are those of every prefix.
+
+    A window given as a duration (``"24h"``) or a ``half_life`` needs the
+    rows' times (``process(..., times=...)``); the window's structure then
+    forgets points itself, from the first row.
     """
 
-    def __init__(self, window, metrics, every=1, h_options=None, epsilon=None, threshold=0.5):
+    def __init__(self, window, metrics, every=1, h_options=None, epsilon=None, threshold=0.5,
+                 half_life=None):
         h_options = h_options or {}
+        self.timed = is_duration(window) or half_life is not None
         self.window = window
         self.metrics = metrics
         self.every = every
         self.h_options = h_options
         self.recompute_h = "h" in metrics and epsilon is None and (
             h_options.get("priors") is not None or h_options.get("severity_ratio") == "prior")
+        if self.recompute_h and self.timed:
+            raise InputError("H with --priors or --severity-ratio prior over a window of time "
+                             "or with --half-life needs --epsilon")
         self.tracked = ("auc", *(["h"] if "h" in metrics and not self.recompute_h else []),
-                        *[name for name in (*_REPORT_METRICS, *_THRESHOLD_METRICS,
+                        *[name for name in ("auch", *_REPORT_METRICS, *_THRESHOLD_METRICS,
                                             *_VARIANCE_METRICS)
                           if name in metrics])
         self.tracker_options = {"epsilon": epsilon, "threshold": threshold, **h_options}
-        self.tracker = SlidingWindow(None, self.tracked, **self.tracker_options)
+        if self.timed:
+            try:
+                self.tracker = SlidingWindow(window, self.tracked, half_life=half_life,
+                                             **self.tracker_options)
+            except ValueError as error:
+                raise InputError(str(error)) from None
+        else:
+            self.tracker = SlidingWindow(None, self.tracked, **self.tracker_options)
         # While the window is not full: the points so far (the tracker follows the prefix).
-        self.filling = window is not None
+        self.filling = window is not None and not self.timed
         self.kept = []
         self.rows = 0
         self.class_counts = np.zeros(2, dtype=np.int64)
@@ -106,7 +146,9 @@ class Monitor:
         self.tail_labels = np.empty(0, dtype=np.int8)
         self.tail_scores = np.empty(0, dtype=np.float64)
 
-    def _update(self, labels, scores):
+    def _update(self, labels, scores, times):
+        if self.timed:
+            return self.tracker.update(labels, scores, times=times)
         if not self.filling:
             return self.tracker.update(labels, scores)
         room = self.window - self.rows
@@ -122,9 +164,12 @@ class Monitor:
         rest = self.tracker.update(labels[room:], scores[room:])
         return {name: np.concatenate([head[name], rest[name]]) for name in head}
 
-    def process(self, labels, scores):
-        """Feed one chunk; return (rows emitted, {metric: values}) for it."""
-        values = self._update(labels, scores)
+    def process(self, labels, scores, times=None):
+        """Feed one chunk; return (rows emitted, {metric: values}) for it.
+
+        ``times``: the rows' times (int64 nanoseconds since the epoch),
+        required with a window of time or a half-life."""
+        values = self._update(labels, scores, times)
         rows = np.arange(self.rows, self.rows + labels.shape[0])
         emitted = (rows + 1) % self.every == 0
         result = {name: values[name][emitted] for name in self.metrics if name in values}
@@ -148,7 +193,9 @@ class Monitor:
         part_labels = labels[begin:end + 1]
         if part_labels.min() == part_labels.max():
             return np.nan
-        return h_measure(part_labels, scores[begin:end + 1], **self.h_options)
+        with warnings.catch_warnings():  # a window below AUC 0.5 is a value to report
+            warnings.simplefilter("ignore", InvertedScoresWarning)
+            return h_measure(part_labels, scores[begin:end + 1], **self.h_options)
 
     @property
     def last_auc(self):
@@ -260,10 +307,56 @@ def _count(text, limit=MAX_COUNT):
     return int(value)
 
 
+def _duration(text):
+    """A duration such as 15min, 24h, 7d: the text itself, checked."""
+    try:
+        check_duration(text.strip(), "the duration")
+    except ValueError:
+        return None
+    return text.strip()
+
+
 def _window(text):
     if text.strip().lower() in ("none", "all", "prefix"):
         return None
-    return _count(text)
+    duration = _duration(text)
+    if duration is not None:
+        return duration
+    try:
+        return _count(text)
+    except argparse.ArgumentTypeError as error:
+        raise argparse.ArgumentTypeError(
+            f"{error}; give a number of rows, a duration such as 15min, 24h or 7d (with "
+            "--time-col), or 'all'") from None
+
+
+def _half_life(text):
+    duration = _duration(text)
+    if duration is not None:
+        return duration
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not (math.isfinite(value) and value > 0):
+        raise argparse.ArgumentTypeError(
+            f"must be a number of rows > 0 or a duration such as 30min, 12h or 2d (with "
+            f"--time-col), got {text!r}")
+    return value
+
+
+def _column_names(text):
+    names = [name.strip() for name in text.split(",")]
+    if not all(names):
+        raise argparse.ArgumentTypeError(f"give column names separated by commas, got {text!r}")
+    return tuple(dict.fromkeys(names))
+
+
+def _seconds(text):
+    value = _finite_float(text)
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
+    return value
 
 
 def _chunk_size(text):
@@ -331,12 +424,36 @@ def build_parser():
     parser.add_argument(
         "file", nargs="?", metavar="FILE",
         help="CSV with a header row (optionally gzip/bzip2/xz-compressed), .npz, or "
-             ".parquet (with pyarrow); recognised by content")
+             ".parquet (with pyarrow); recognised by content. '-' is standard input; "
+             "standard input and FIFOs are read as rows arrive, and each output row is "
+             "written as soon as its input row is read")
     parser.add_argument("--window", type=_window, default=1000,
-                        help="window length in rows, or 'all' for every prefix (default: 1000); "
-                             "until the stream fills it, the values are those of the prefix")
+                        help="window length in rows, 'all' for every prefix, or a duration "
+                             "such as 15min, 24h or 7d (with --time-col: the rows whose time "
+                             "is in (t - duration, t], t the row's time) (default: 1000 rows); "
+                             "until the stream fills a window of rows, the values are those "
+                             "of the prefix")
+    parser.add_argument("--half-life", type=_half_life, metavar="H",
+                        help="exponential decay: a row of age a weighs 2^(-a/H) against the "
+                             "newest; H in rows, or a duration such as 30min with --time-col; "
+                             "combines with --window (give --window all for decay alone)")
+    parser.add_argument("--time-col", metavar="TS",
+                        help="column of the rows' times: ISO 8601 (2026-11-22T21:00:00Z) or "
+                             "seconds since the epoch; they must not go backwards; copied to "
+                             "the output")
+    parser.add_argument("--id-col", metavar="COL",
+                        help="column copied to each output row (e.g. a request id)")
+    parser.add_argument("--keep-cols", type=_column_names, metavar="A,B",
+                        help="more columns copied to each output row")
+    parser.add_argument("--follow", action="store_true", default=None,
+                        help="like tail -f: at the end of FILE, wait for more rows (stop "
+                             "with Ctrl-C); with --out the output is written to OUT.partial "
+                             "as it comes and renamed to OUT at the end")
+    parser.add_argument("--follow-timeout", type=_seconds, metavar="SECONDS",
+                        help="with --follow: stop after SECONDS without new data")
     parser.add_argument("--metrics", type=_metrics,
-                        help="comma-separated metrics: auc, h, and R hmeasure's ks, mer, mwl "
+                        help="comma-separated metrics: auc, h, auch (area under the ROC "
+                             "convex hull), and R hmeasure's ks, mer, mwl "
                              "and er, sens, spec, precision, f, youden at --threshold, "
                              "DeLong's variance auc_var and 95%% interval auc_lo, auc_hi of "
                              "the AUC (default: auc)")
@@ -345,7 +462,9 @@ def build_parser():
                              "score > T (default: 0.5)")
     parser.add_argument("--out", metavar="OUT.csv",
                         help="write the metrics to this CSV (default: standard output); "
-                             "replaced only when the run succeeds")
+                             "replaced only when the run succeeds (or is interrupted); "
+                             "while a live input (--follow, a FIFO, '-' from a pipe) is read, "
+                             "the rows are in OUT.partial as they come")
     parser.add_argument("--every", type=_count, metavar="K",
                         help="write every K-th row only (default: every row)")
     parser.add_argument("--label-col", help="label column (default: label)")
@@ -473,11 +592,29 @@ def _check_target(path, option, others):
 
 
 class _Target:
-    """A file written under a temporary name in its directory, renamed when complete."""
+    """A file written under a temporary name in its directory, renamed when complete.
 
-    def __init__(self, path, option):
+    ``partial``: the temporary name is ``OUT.partial`` (for a live input,
+    whose output is followed as it comes), refused if it exists.
+    """
+
+    def __init__(self, path, option, partial=False):
         self.path = os.path.realpath(path)
         directory, name = os.path.split(self.path)
+        if partial:
+            temporary = f"{path}.partial"
+            try:
+                self.descriptor = os.open(temporary, os.O_WRONLY | os.O_CREAT | os.O_EXCL,
+                                          0o666)
+            except FileExistsError:
+                raise InputError(
+                    f"{option} {path}: {temporary} exists (another run writing there, or "
+                    "one that was killed): remove it") from None
+            except OSError as error:
+                raise InputError(f"{option} {path}: cannot write {temporary}: "
+                                 f"{error.strerror}") from None
+            self.temporary = temporary
+            return
         for attempt in range(100):
             temporary = os.path.join(directory, f".{name}.{os.getpid()}.{attempt}.tmp")
             try:
@@ -509,12 +646,12 @@ class _Target:
 class _Output:
     """The metrics' CSV: ``--out`` through a temporary file, or standard output."""
 
-    def __init__(self, path, stdout):
+    def __init__(self, path, stdout, partial=False):
         self.target = None
         if path is None:
             self.handle, self.name = stdout, "standard output"
             return
-        self.target = _Target(path, "--out")
+        self.target = _Target(path, "--out", partial)
         self.handle = open(self.target.descriptor, "w", newline="", encoding="utf-8")
         self.name = path
 
@@ -537,15 +674,26 @@ class _Output:
             self.target.discard()
 
 
-def _format_rows(rows, columns):
-    """CSV lines: the row number and each metric's shortest round-trip repr."""
+def _csv_field(value):
+    """A copied value as a CSV field (quoted when it holds a comma, quote or newline)."""
+    text = value if isinstance(value, str) else str(value)
+    if any(character in text for character in ',"\r\n'):
+        return '"' + text.replace('"', '""') + '"'
+    return text
+
+
+def _format_rows(rows, columns, copied=()):
+    """CSV lines: the row number, the copied columns and each metric's shortest round-trip
+    repr."""
     if rows.shape[0] == 0:
         return ""
-    fields = [map(str, rows.tolist()), *(map(repr, column.tolist()) for column in columns)]
+    fields = [map(str, rows.tolist()), *(map(_csv_field, values) for values in copied),
+              *(map(repr, column.tolist()) for column in columns)]
     return "\n".join(map(",".join, zip(*fields, strict=True))) + "\n"
 
 
 def _progress(source, enabled):
+    """A tqdm bar on stderr: rows read, and the bytes of a regular file against its size."""
     if not enabled:
         return None
     try:
@@ -554,8 +702,96 @@ def _progress(source, enabled):
         return None
     if source.position is None:
         return tqdm(unit=" rows", desc="hmeasure-stream", file=sys.stderr, leave=False)
-    return tqdm(total=source.size, unit="B", unit_scale=True, desc="hmeasure-stream",
-                file=sys.stderr, leave=False)
+    return tqdm(total=source.size, unit="B", unit_scale=True, unit_divisor=1024,
+                desc="hmeasure-stream", file=sys.stderr, leave=False)
+
+
+def _advance(progress, source, rows_read, rows):
+    if source.position is None:
+        progress.update(rows)
+    else:
+        progress.set_postfix_str(f"{rows_read} rows", refresh=False)
+        progress.update(source.position - progress.n)
+
+
+class _Times:
+    """The rows' times (``--time-col``) as int64 nanoseconds since the epoch, checked.
+
+    The first value decides how the column is read: seconds since the epoch
+    when it is a number, ISO 8601 otherwise (with pandas when installed).
+    Times must not go backwards, across chunks too.
+    """
+
+    def __init__(self, column, source):
+        self.column = column
+        self.source = source
+        self.epoch = None
+        self.last = None  # (nanoseconds, text, where) of the previous row
+
+    def _bad(self, values, lines):
+        for value, line in zip(values, lines, strict=True):
+            try:
+                self._convert([value])
+            except (ValueError, TypeError, OverflowError):
+                kind = "seconds since the epoch" if self.epoch else "an ISO 8601 time"
+                raise InputError(
+                    f"{self.source.where(line)}: time {value!r} (--time-col "
+                    f"{self.column}) is not {kind}") from None
+        raise InputError(f"{self.source.path}: the times of column {self.column!r} "
+                         "cannot be read")
+
+    def _convert(self, values):
+        array = np.asarray(values)
+        if array.dtype.kind == "M":
+            if np.isnat(array).any():
+                raise ValueError("NaT")
+            return array.astype("datetime64[ns]").astype(np.int64)
+        if self.epoch:
+            seconds = array.astype(np.float64)
+            if not (np.isfinite(seconds).all() and (np.abs(seconds) < 9.2e9).all()):
+                raise ValueError("out of range")
+            return np.round(seconds * 1e9).astype(np.int64)
+        try:
+            import pandas
+        except ImportError:  # pragma: no cover - pandas comes with the cli extra
+            return array.astype(str).astype("datetime64[ns]").astype(np.int64)
+        return np.asarray(pandas.to_datetime(array.astype(str), utc=True, format="ISO8601")
+                          .as_unit("ns").asi8, dtype=np.int64)
+
+    def parse(self, values, lines):
+        if len(values) == 0:
+            return np.empty(0, dtype=np.int64)
+        if self.epoch is None:
+            first = values[0]
+            if isinstance(first, (str, np.str_)):
+                try:
+                    float(first)
+                    self.epoch = True
+                except ValueError:
+                    self.epoch = False
+            else:
+                self.epoch = np.asarray(values).dtype.kind in "biuf"
+        try:
+            times = self._convert(values)
+        except (ValueError, TypeError, OverflowError):
+            self._bad(values, lines)
+        previous = np.concatenate(([self.last[0]], times[:-1])) if self.last else times[:-1]
+        later = times if self.last else times[1:]
+        back = np.flatnonzero(later < previous)
+        if back.size:
+            k = int(back[0]) + (0 if self.last else 1)
+            before = self.last if k == 0 else (times[k - 1], values[k - 1],
+                                               self.source.where(lines[k - 1]))
+            raise InputError(
+                f"{self.source.where(lines[k])}: time {_shown(values[k])} is before the time "
+                f"of the row before it ({_shown(before[1])} at {before[2]}): times must not "
+                "go backwards")
+        self.last = (times[-1], values[-1], self.source.where(lines[-1]))
+        return times
+
+
+def _shown(value):
+    return repr(str(value))
 
 
 def _interrupted(rows, output, out):
@@ -569,47 +805,77 @@ def _interrupted(rows, output, out):
     return f"interrupted after {rows} rows; {output.name} holds the output for rows 0..{rows - 1}"
 
 
+def _copied_columns(args):
+    """The input columns copied to the output rows: the time, the id, --keep-cols."""
+    return list(dict.fromkeys(name for name in (args.time_col, args.id_col, *args.keep_cols)
+                              if name is not None))
+
+
 def run(args, stdout):
     h_options = _h_options(args)
     monitor = Monitor(args.window, args.metrics, args.every, h_options, args.epsilon,
-                      args.threshold)
+                      args.threshold, args.half_life)
+    is_file = args.file != STDIN
     if args.out is not None:
-        _check_target(args.out, "--out", [(args.file, "the input file")])
+        _check_target(args.out, "--out", [(args.file if is_file else None, "the input file")])
     if args.plot is not None:
-        _check_target(args.plot, "--plot", [(args.file, "the input file"),
+        _check_target(args.plot, "--plot", [(args.file if is_file else None, "the input file"),
                                              (args.out, "the --out file")])
+    copied = _copied_columns(args)
+    options = {args.time_col: "--time-col", args.id_col: "--id-col",
+               **{name: "--keep-cols" for name in args.keep_cols}}
+    args.extra_columns = [(name, options[name]) for name in copied]
     plotted_rows, plotted = [], {name: [] for name in args.metrics}
     committed = 0
     with _Interrupts() as interrupts:
         output = plot_target = progress = None
         try:
-            with contextlib.closing(open_source(args.file, args)) as source:
-                output = _Output(args.out, stdout)
+            with contextlib.closing(open_source(args.file, args, args.follow,
+                                                args.follow_timeout)) as source:
+                times = _Times(args.time_col, source) if args.time_col is not None else None
+                output = _Output(args.out, stdout, partial=source.live)
                 if args.plot is not None:
                     plot_target = _Target(args.plot, "--plot")
                     os.close(plot_target.descriptor)
                 progress = _progress(source, not args.no_progress and sys.stderr.isatty())
-                output.write(",".join(["row", *args.metrics]) + "\n")
-                for labels, scores in source.chunks():
-                    rows, values = monitor.process(labels, scores)
+                output.write(",".join(["row", *copied, *args.metrics]) + "\n")
+                largest_chunk, started = args.chunk_size, time.monotonic()
+                if progress is not None:
+                    args.chunk_size = min(largest_chunk, 1024)  # then paced
+                for chunk in source.chunks():
+                    first_row = monitor.rows
+                    chunk_times = (None if times is None
+                                   else times.parse(chunk.extras[args.time_col], chunk.lines)
+                                   .view("datetime64[ns]"))
+                    try:
+                        rows, values = monitor.process(chunk.labels, chunk.scores, chunk_times)
+                    except ValueError as error:
+                        raise InputError(f"{source.path}: {error}") from None
                     columns = [values[name] for name in args.metrics]
+                    emitted = (rows - first_row).tolist()
+                    kept = [[chunk.extras[name][index] for index in emitted] for name in copied]
                     for alert in args.alert:
                         for line in alert.check(rows, values[alert.metric]):
                             print(line, file=sys.stderr)
                     with interrupts.deferred():
-                        output.write(_format_rows(rows, columns))
+                        output.write(_format_rows(rows, columns, kept))
                         committed = monitor.rows
                     if args.plot is not None:
                         plotted_rows.append(rows)
                         for name, column in zip(args.metrics, columns, strict=True):
                             plotted[name].append(column)
                     if progress is not None:
-                        progress.update(labels.shape[0] if source.position is None
-                                        else source.position - progress.n)
+                        _advance(progress, source, monitor.rows, chunk.labels.shape[0])
+                        # Chunks of about _PROGRESS_PACE seconds of work, so the bar moves.
+                        now = time.monotonic()
+                        per_row = (now - started) / max(chunk.labels.shape[0], 1)
+                        args.chunk_size = int(min(largest_chunk, max(
+                            1, _PROGRESS_PACE / max(per_row, 1e-9))))
+                        started = now
             if progress is not None:
                 progress.close()
             if monitor.rows == 0:
-                raise InputError(f"{args.file}: no data rows")
+                raise InputError(f"{source.path}: no data rows")
             if plot_target is not None:
                 _plot(plot_target.temporary, Path(args.plot).suffix.lstrip(".").lower(),
                       plotted_rows, plotted, args.window)
@@ -644,11 +910,16 @@ def run(args, stdout):
 def _summary(args, monitor):
     if args.window is None:
         span = "every prefix"
+    elif is_duration(args.window):
+        span = f"window of {args.window} (by {args.time_col})"
     elif args.window > monitor.rows:
         span = (f"window of {args.window} rows, longer than the stream "
                 "(every value is over the prefix)")
     else:
         span = f"window of {args.window} rows"
+    if args.half_life is not None:
+        span += (f", half-life {args.half_life}" if is_duration(args.half_life)
+                 else f", half-life {args.half_life:g} rows")
     final = [f"AUC {monitor.last_auc:.6f}"]
     if "h" in args.metrics:
         final.append(f"H {monitor.final_h():.6f}")
@@ -688,6 +959,16 @@ def _complete(args):
     for name, value in _DEFAULTS.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
+    for option, value in (("--window", args.window), ("--half-life", args.half_life)):
+        if is_duration(value) and args.time_col is None:
+            raise _UsageError(f"{option} {value} is a duration: give the column of the rows' "
+                              "times with --time-col")
+    if args.follow_timeout is not None and not args.follow:
+        raise _UsageError("--follow-timeout goes with --follow")
+    for name in _copied_columns(args):
+        if name == "row" or name in args.metrics:
+            raise _UsageError(f"the copied column {name!r} would have the name of an output "
+                              "column (row or a metric)")
     for alert in args.alert:
         if alert.metric not in args.metrics:
             raise _UsageError(

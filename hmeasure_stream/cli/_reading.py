@@ -20,10 +20,15 @@ import csv
 import gzip
 import io
 import lzma
+import os
 import re
+import stat
+import sys
+import time
 import zipfile
 import zlib
 from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 
@@ -157,6 +162,7 @@ class _Lines:
         self.errors = (EOFError, OSError, *decompression_errors)
         self.compressed = compressed
         self.line = 0
+        self.at_block_end = False
 
     def _where(self, offset):
         kind = " of the decompressed text" if self.compressed else ""
@@ -218,14 +224,24 @@ class _Lines:
                     f"{_MAX_LINE} characters: not a CSV file?"
                 )
             line = self.line
+            # Each kept line is handed out once the next one is found, so that the last
+            # whole line read so far is known as such (at_block_end): a live reader hands
+            # out its rows then, before waiting for more.
+            held = None
+            self.at_block_end = False
             for part in parts:
                 line += 1
                 head = part[:1]
                 # Blank lines and comments: a first character that is blank or "#".
                 if (head and head not in _BLANK_OR_COMMENT) or (
                         part.strip() and not part.lstrip().startswith("#")):
+                    if held is not None:
+                        yield held
                     self.line = line
-                    yield part + "\n"
+                    held = part + "\n"
+            if held is not None:
+                self.at_block_end = True
+                yield held
             self.line = line
             if not block:
                 break
@@ -313,7 +329,35 @@ def _choose_delimiter(header_line, wanted):
     return best[0]
 
 
-def _csv_rows(stream, path, options, compressed, decompression_errors, handle):
+def _header_indices(header, header_number, path, options):
+    """The positions of the label, score and extra columns in the header."""
+    wanted = [(options.label_col, "--label-col"), (options.score_col, "--score-col"),
+              *((name, option) for name, option in _extra_columns(options))]
+    indices = {}
+    for name, option in wanted:
+        if name not in header:
+            hint = (" (pass --delimiter if the columns are separated by another character)"
+                    if len(header) == 1 else "")
+            raise InputError(
+                f"{path}:{header_number}: no column {name!r} ({option}); the header has "
+                f"{len(header)} column(s): {', '.join(map(repr, header))}{hint}"
+            )
+        if header.count(name) > 1:
+            raise InputError(
+                f"{path}:{header_number}: the header names column {name!r} "
+                f"{header.count(name)} times"
+            )
+        indices[name] = header.index(name)
+    return indices
+
+
+def _extra_columns(options):
+    """(name, option) of the columns read besides the labels and scores, in order."""
+    extra = getattr(options, "extra_columns", None) or ()
+    return list(extra)
+
+
+def _csv_rows(stream, path, options, compressed, decompression_errors, handle, live):
     lines = _Lines(stream, path, options.encoding or "utf-8", decompression_errors, compressed)
     source = iter(lines)
     try:
@@ -324,26 +368,23 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle):
         delimiter = options.delimiter or _choose_delimiter(header_line, wanted)
         header_number = lines.line
         header = [name.strip() for name in next(csv.reader([header_line], delimiter=delimiter))]
-        indices = []
-        for name, option in zip(wanted, ("--label-col", "--score-col"), strict=True):
-            if name not in header:
-                hint = (" (pass --delimiter if the columns are separated by another character)"
-                        if len(header) == 1 else "")
-                raise InputError(
-                    f"{path}:{header_number}: no column {name!r} ({option}); the header has "
-                    f"{len(header)} column(s): {', '.join(map(repr, header))}{hint}"
-                )
-            if header.count(name) > 1:
-                raise InputError(
-                    f"{path}:{header_number}: the header names column {name!r} "
-                    f"{header.count(name)} times"
-                )
-            indices.append(header.index(name))
-        label_index, score_index = indices
-        needed = max(indices) + 1
+        indices = _header_indices(header, header_number, path, options)
+        label_index, score_index = indices[options.label_col], indices[options.score_col]
+        extra = [(name, indices[name]) for name, _ in _extra_columns(options)]
+        needed = max(indices.values()) + 1
         yield None
         reader = csv.reader(source, delimiter=delimiter)
-        label_texts, score_texts, numbers = [], [], []
+
+        def chunk():
+            return Chunk(_parse_labels(label_texts, numbers, path),
+                         _parse_scores(score_texts, numbers, path, options.decimal_comma),
+                         np.array(numbers, dtype=np.int64), extras)
+
+        def fresh():
+            return [], [], [], {name: [] for name, _ in extra}
+
+        label_texts, score_texts, numbers, extras = fresh()
+        limit = options.chunk_size
         try:
             for row in reader:
                 if len(row) < needed:
@@ -352,16 +393,19 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle):
                     )
                 label_texts.append(row[label_index])
                 score_texts.append(row[score_index])
+                if extra:
+                    for name, index in extra:
+                        extras[name].append(row[index])
                 numbers.append(lines.line)
-                if len(numbers) == options.chunk_size:
-                    yield (_parse_labels(label_texts, numbers, path),
-                           _parse_scores(score_texts, numbers, path, options.decimal_comma))
-                    label_texts, score_texts, numbers = [], [], []
+                if len(numbers) >= limit or (live and lines.at_block_end):
+                    yield chunk()
+                    label_texts, score_texts, numbers, extras = fresh()
+                    # The caller may change the chunk size between chunks.
+                    limit = options.chunk_size
         except csv.Error as error:
             raise InputError(f"{path}:{lines.line}: {error}") from None
         if numbers:
-            yield (_parse_labels(label_texts, numbers, path),
-                   _parse_scores(score_texts, numbers, path, options.decimal_comma))
+            yield chunk()
     finally:
         stream.close()
         handle.close()
@@ -430,7 +474,7 @@ def _npz_arrays(handle, path, options):
     arrays = {}
     with archive:
         for name, option in ((options.label_col, "--label-col"),
-                             (options.score_col, "--score-col")):
+                             (options.score_col, "--score-col"), *_extra_columns(options)):
             if name not in archive.files:
                 raise InputError(
                     f"{path}: no array {name!r} ({option}); the archive holds "
@@ -447,27 +491,32 @@ def _npz_arrays(handle, path, options):
                 raise InputError(f"{path}: array {name!r} cannot be read: {error}") from None
             except _NPZ_ERRORS as error:
                 raise InputError(f"{path}: array {name!r} cannot be read: {error}") from None
-    return arrays[options.label_col], arrays[options.score_col]
+    return arrays
 
 
 def _npz_rows(path, options):
     # The archive is read whole (np.load cannot read an .npy member in parts).
     with open(path, "rb") as handle:
-        labels, scores = _npz_arrays(handle, path, options)
-    for name, array in ((options.label_col, labels), (options.score_col, scores)):
+        arrays = _npz_arrays(handle, path, options)
+    labels, scores = arrays[options.label_col], arrays[options.score_col]
+    for name, array in arrays.items():
         if array.ndim != 1:
             raise InputError(f"{path}: array {name!r} must be 1-d, got shape {array.shape}")
-    if labels.shape != scores.shape:
-        raise InputError(
-            f"{path}: arrays {options.label_col!r} and {options.score_col!r} have different "
-            f"lengths: {labels.shape[0]} and {scores.shape[0]}"
-        )
+        if array.shape != labels.shape:
+            raise InputError(
+                f"{path}: arrays {options.label_col!r} and {name!r} have different "
+                f"lengths: {labels.shape[0]} and {array.shape[0]}"
+            )
     labels = _array_labels(labels, path, f"array {options.label_col!r}")
     scores = _array_scores(scores, path, f"array {options.score_col!r}", ranks=True)
     yield None
-    for start in range(0, labels.shape[0], options.chunk_size):
+    start = 0
+    while start < labels.shape[0]:
         part = slice(start, start + options.chunk_size)
-        yield labels[part], scores[part]
+        positions = np.arange(start, min(start + options.chunk_size, labels.shape[0]))
+        yield Chunk(labels[part], scores[part], positions,
+                    {name: arrays[name][part] for name, _ in _extra_columns(options)})
+        start = part.stop
 
 
 def _parquet_rows(path, options):
@@ -484,7 +533,7 @@ def _parquet_rows(path, options):
         raise InputError(f"{path}: not a readable parquet file: {error}") from None
     with reader:
         for name, option in ((options.label_col, "--label-col"),
-                             (options.score_col, "--score-col")):
+                             (options.score_col, "--score-col"), *_extra_columns(options)):
             if name not in schema.names:
                 raise InputError(
                     f"{path}: no column {name!r} ({option}); columns are: "
@@ -500,8 +549,10 @@ def _parquet_rows(path, options):
                 )
         yield None
         start = 0
+        extra = [name for name, _ in _extra_columns(options)]
         batches = reader.iter_batches(batch_size=options.chunk_size,
-                                      columns=[options.label_col, options.score_col])
+                                      columns=list(dict.fromkeys(
+                                          [options.label_col, options.score_col, *extra])))
         while True:
             try:
                 batch = next(batches, None)
@@ -521,8 +572,17 @@ def _parquet_rows(path, options):
                     # Decimal scores are rounded to float64, as a CSV's decimal text is.
                     column = column.cast(pyarrow.float64())
                 columns.append(column.to_numpy(zero_copy_only=False))
-            yield (_array_labels(columns[0], path, f"column {options.label_col!r}", start),
-                   _array_scores(columns[1], path, f"column {options.score_col!r}", start))
+            extras = {}
+            for name in extra:
+                column = batch.column(name)
+                if column.null_count:
+                    position = start + column.is_null().index(True).as_py()
+                    raise InputError(f"{path}: column {name!r} at position {position}: "
+                                     "the value is missing (null)")
+                extras[name] = column.to_numpy(zero_copy_only=False)
+            yield Chunk(_array_labels(columns[0], path, f"column {options.label_col!r}", start),
+                        _array_scores(columns[1], path, f"column {options.score_col!r}", start),
+                        np.arange(start, start + batch.num_rows), extras)
             start += batch.num_rows
 
 
@@ -530,42 +590,116 @@ def _parquet_rows(path, options):
 # The source
 
 
+class Chunk(NamedTuple):
+    """Consecutive rows: labels (int8), scores (float64), where each row is in
+    the file (CSV line numbers, or positions in the arrays), and the extra
+    columns asked for (name -> the rows' values: text for CSV)."""
+
+    labels: np.ndarray
+    scores: np.ndarray
+    lines: np.ndarray
+    extras: dict
+
+
+class _FollowingReader(io.RawIOBase):
+    """A regular file read like ``tail -f``: at its end, wait for it to grow.
+
+    Polls every ``poll`` seconds; ends (returns no bytes) after ``timeout``
+    seconds without growth, or never when ``timeout`` is None (Ctrl-C stops
+    the run).  A file that shrinks (truncated, or replaced by a shorter one)
+    is an error.
+    """
+
+    def __init__(self, raw, path, timeout, poll=0.1):
+        self._raw = raw
+        self._path = path
+        self._timeout = timeout
+        self._poll = poll
+        self._read = 0
+        self._ended = False
+
+    def readable(self):
+        return True
+
+    def readinto(self, buffer):
+        if self._ended:
+            return 0
+        quiet_since = time.monotonic()
+        while True:
+            count = self._raw.readinto(buffer) or 0
+            if count:
+                self._read += count
+                return count
+            if os.fstat(self._raw.fileno()).st_size < self._read:
+                raise InputError(
+                    f"{self._path}: the file shrank while it was followed (truncated or "
+                    f"replaced?) after {self._read} bytes"
+                )
+            if self._timeout is not None and time.monotonic() - quiet_since >= self._timeout:
+                self._ended = True
+                return 0
+            time.sleep(self._poll)
+
+    def fileno(self):
+        return self._raw.fileno()
+
+    def close(self):
+        self._raw.close()
+        super().close()
+
+
 class Source:
     """An input file whose format and header are checked; ``chunks()`` reads its rows.
 
     ``position`` and ``size`` measure the progress in bytes of the file (None
-    when unknown).
+    when unknown: a stream, or a followed file, which grows).  ``live``: the
+    input may never end (standard input, a FIFO, a followed file); its rows are
+    handed out as soon as they are read.
     """
 
-    def __init__(self, path, rows, counter=None):
+    def __init__(self, path, rows, counter=None, live=False, kind="text"):
         self.path = path
         self._rows = rows
         self._counter = counter
-        try:
-            self.size = Path(path).stat().st_size or None
-        except OSError:
-            self.size = None
+        self.live = live
+        self.kind = kind
+        self.size = None
+        if not live:
+            try:
+                self.size = Path(path).stat().st_size or None
+            except OSError:
+                self.size = None
 
     @property
     def position(self):
-        return None if self._counter is None else self._counter.position
+        return None if self._counter is None or self.size is None else self._counter.position
+
+    def where(self, line):
+        """Where a row of a chunk is, for messages: ``path:line`` or ``path: position k``."""
+        if self.kind == "text":
+            return f"{self.path}:{line}"
+        return f"{self.path}: row at position {line}"
 
     def chunks(self):
-        """Yield the stream in file order as (labels int8, scores float64) chunks."""
+        """Yield the stream in file order as :class:`Chunk` s."""
         yield from self._rows
 
     def close(self):
         self._rows.close()
 
 
-def open_source(path, options):
-    """Open ``path``, recognise its format and check its header or arrays.
+STDIN = "-"
+STDIN_NAME = "<stdin>"
 
-    ``options`` carries ``label_col``, ``score_col``, ``chunk_size``,
-    ``encoding``, ``delimiter`` and ``decimal_comma``.  Raises
-    :class:`InputError` for anything wrong found so far; later rows are
-    checked as they are read.
-    """
+
+def _open_raw(path):
+    """The file (or standard input for ``-``) unbuffered, and whether it is a regular file."""
+    if str(path) == STDIN:
+        try:
+            handle = open(sys.stdin.fileno(), "rb", buffering=0, closefd=False)
+        except (OSError, ValueError, AttributeError):
+            raise InputError("standard input cannot be read (it is closed)") from None
+        return handle, stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
     path = Path(path)
     if path.is_dir():
         raise InputError(f"{path}: is a directory; give a file")
@@ -575,32 +709,61 @@ def open_source(path, options):
         raise InputError(f"{path}: no such file") from None
     except OSError as error:
         raise InputError(f"{path}: cannot be read: {error.strerror or error}") from None
+    return handle, stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
+
+
+def open_source(path, options, follow=False, follow_timeout=None):
+    """Open ``path``, recognise its format and check its header or arrays.
+
+    ``path`` ``-`` is standard input.  ``options`` carries ``label_col``,
+    ``score_col``, ``chunk_size``, ``encoding``, ``delimiter``,
+    ``decimal_comma`` and ``extra_columns`` ((name, option) of other columns
+    to read).  ``follow``: a regular file is read like ``tail -f`` (ending
+    after ``follow_timeout`` seconds without growth, if given); standard
+    input and FIFOs are read as they come whether followed or not.  Raises
+    :class:`InputError` for anything wrong found so far; later rows are
+    checked as they are read.
+    """
+    handle, regular = _open_raw(path)
+    shown = STDIN_NAME if str(path) == STDIN else Path(path)
+    following = follow and regular
+    live = following or not regular
     try:
-        prefix = _read_prefix(handle, 8)
+        raw = _FollowingReader(handle, shown, follow_timeout) if following else handle
+        prefix = _read_prefix(raw, 8)
         if not prefix:
-            raise InputError(f"{path}: the file is empty")
+            raise InputError(f"{shown}: the file is empty" if regular else
+                             f"{shown}: the stream ended before any data")
         kind = _sniff(prefix)
-        suffix = path.suffix.lower()
+        suffix = "" if str(path) == STDIN else Path(path).suffix.lower()
         promised = {".npz": "npz", ".parquet": "parquet"}.get(suffix)
         if suffix == ".npy" and kind != "refused":
-            raise InputError(f"{path}: not a .npy array (its first bytes are {prefix!r})")
+            raise InputError(f"{shown}: not a .npy array (its first bytes are {prefix!r})")
         if kind == "refused":
-            raise InputError(f"{path}: {_refusal(prefix)}")
+            raise InputError(f"{shown}: {_refusal(prefix)}")
         if suffix in (".xlsx", ".xlsm", ".ods"):
-            raise InputError(f"{path}: a spreadsheet workbook: save it as CSV")
+            raise InputError(f"{shown}: a spreadsheet workbook: save it as CSV")
         if promised is not None and kind != promised:
             described = {"text": "text", "npz": "a zip archive",
                          "parquet": "a parquet file"}.get(kind, f"{kind}-compressed")
             raise InputError(
-                f"{path}: named {suffix} but it is {described} (its first bytes are {prefix!r})"
+                f"{shown}: named {suffix} but it is {described} (its first bytes are {prefix!r})"
             )
         if kind in ("npz", "parquet"):
+            if not regular or str(path) == STDIN:
+                raise InputError(f"{shown}: {kind} data can only be read from a file given "
+                                 "by its path (it is read by seeking)")
+            if following:
+                raise InputError(f"{shown}: --follow reads CSV text; a {kind} file cannot grow")
             handle.close()
             reader = _npz_rows if kind == "npz" else _parquet_rows
-            rows = reader(path, options)
+            rows = reader(Path(path), options)
             next(rows)
-            return Source(path, rows)
-        counter = _CountingReader(prefix, handle)
+            return Source(shown, rows, kind=kind)
+        if following and kind in _COMPRESSIONS:
+            raise InputError(f"{shown}: --follow reads plain CSV text, and this file is "
+                             f"{kind}-compressed")
+        counter = _CountingReader(prefix, raw)
         stream = io.BufferedReader(counter, _BLOCK)
         compressed, errors = None, ()
         if kind in _COMPRESSIONS:
@@ -610,15 +773,15 @@ def open_source(path, options):
             try:
                 inner = stream.peek(8)[:8]
             except (EOFError, OSError, *errors) as error:
-                raise InputError(f"{path}: corrupt {kind} data: {error}") from None
+                raise InputError(f"{shown}: corrupt {kind} data: {error}") from None
             if _sniff(inner) != "text":
                 raise InputError(
-                    f"{path}: {kind}-compressed binary data (its first bytes are {inner!r}): "
+                    f"{shown}: {kind}-compressed binary data (its first bytes are {inner!r}): "
                     "only text is read compressed; decompress .npz or parquet files first"
                 )
-        rows = _csv_rows(stream, path, options, compressed, errors, handle)
+        rows = _csv_rows(stream, shown, options, compressed, errors, handle, live)
         next(rows)
-        return Source(path, rows, counter)
+        return Source(shown, rows, counter, live=live)
     except BaseException:
         handle.close()
         raise

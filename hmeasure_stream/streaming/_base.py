@@ -30,9 +30,12 @@ from hmeasure_stream._validation import (
 )
 
 
-def checked_batch(y_true, y_score, sample_weight, allow_empty=True, ranks=False):
-    """Validated batch as (is_pos uint8, scores float64, weights float64 or None for unit)."""
-    labels = check_labels(y_true, allow_empty=allow_empty)
+def checked_batch(y_true, y_score, sample_weight, allow_empty=True, ranks=False, signed=False):
+    """Validated batch as (is_pos uint8, scores float64, weights float64 or None for unit).
+
+    ``signed``: labels -1/1 are read as 0/1 (for whole arrays, not the structures' batches).
+    """
+    labels = check_labels(y_true, allow_empty=allow_empty, signed=signed)
     scores = check_scores(y_score, allow_empty=allow_empty, ranks=ranks)
     check_same_length(labels, scores)
     is_pos = labels_as_is_pos(labels)
@@ -144,6 +147,30 @@ def _check_counts(engine, is_pos, scores):
             )
 
 
+def add_point(engine, y_true, y_score, weight):
+    """Add one point to an engine, validating what its fast path does not take."""
+    status = engine.add(y_true, y_score, weight)
+    if status:
+        if status == Status.UNCHECKED:
+            y_true, y_score, weight = checked_point(y_true, y_score, weight)
+            status = engine.add(y_true, y_score, weight)
+        if status == Status.OUT_OF_RANGE:
+            raise ValueError(out_of_range_message(engine, weight, 0, "weight"))
+
+
+def remove_checked(engine, is_pos, scores, weights):
+    """Remove a checked batch from an engine: all of it, or nothing and KeyError."""
+    _check_removable(engine, is_pos, scores, weights)
+    failed = engine.remove_many(is_pos, scores, weights)
+    if failed >= 0:
+        # Not reachable after the check above; undo rather than leave half a batch.
+        done = None if weights is None else weights[:failed]
+        engine.add_many(is_pos[:failed], scores[:failed], done)
+        weight = 1.0 if weights is None else float(weights[failed])
+        raise KeyError(_missing_message(engine, bool(is_pos[failed]), float(scores[failed]),
+                                        weight, Status.WEIGHT_EXCEEDS))
+
+
 def points_batch(engine):
     """A batch (is_pos, scores, weights or None) whose addition re-creates the engine's points.
 
@@ -202,7 +229,7 @@ class PointSet:
     and sent again.
     """
 
-    __slots__ = ("_engine",)
+    __slots__ = ("_engine", "_labels")
 
     def add(self, y_true, y_score, weight=1.0):
         """Add one point: one update (see the class for its cost).
@@ -210,7 +237,7 @@ class PointSet:
         Parameters
         ----------
         y_true : int or bool
-            Its label, 0/1 or a boolean.
+            Its label: 0/1 or a boolean, or with ``pos_label`` one of two labels.
         y_score : float
             Its score, a finite real number.
         weight : float, default=1.0
@@ -223,6 +250,11 @@ class PointSet:
             than 2**400 times larger or smaller than the first positive weight
             of the structure; nothing changes.
         """
+        if self._labels is not None:  # (one test on the hot path of labels 0/1)
+            is_pos, labels = self._labels.one(y_true)
+            add_point(self._engine, is_pos, y_score, weight)
+            self._labels = labels
+            return
         status = self._engine.add(y_true, y_score, weight)
         if status:  # (DONE is 0: no enum comparison on the hot path)
             if status == Status.UNCHECKED:
@@ -237,7 +269,7 @@ class PointSet:
         Parameters
         ----------
         y_true : int or bool
-            Its label, 0/1 or a boolean.
+            Its label: 0/1 or a boolean, or with ``pos_label`` one of two labels.
         y_score : float
             Its score.
         weight : float, default=1.0
@@ -254,6 +286,9 @@ class PointSet:
         ValueError
             If the label, score or weight is invalid; nothing changes.
         """
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.one(y_true)
         status = self._engine.remove(y_true, y_score, weight)
         if status:  # the rare paths, off the hot one
             y_true, y_score, weight = checked_point(y_true, y_score, weight)
@@ -261,6 +296,8 @@ class PointSet:
                 status = self._engine.remove(y_true, y_score, weight)
             if status:
                 raise KeyError(_missing_message(self._engine, y_true, y_score, weight, status))
+        if labels is not None:
+            self._labels = labels
 
     def add_many(self, y_true, y_score, sample_weight=None):
         """Add a batch of points, in one compiled loop: k updates for k points.
@@ -268,7 +305,7 @@ class PointSet:
         Parameters
         ----------
         y_true : array-like of shape (k,)
-            Labels, 0/1 or bool.
+            Labels: 0/1 or bool, or with ``pos_label`` two labels.
         y_score : array-like of shape (k,)
             Scores, finite real numbers.
         sample_weight : array-like of shape (k,), optional
@@ -281,11 +318,16 @@ class PointSet:
             larger or smaller than the first positive weight of the
             structure; nothing is added.
         """
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.many(y_true)
         is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
         refused = self._engine.add_many(is_pos, scores, weights)
         if refused >= 0:
             raise ValueError(
                 out_of_range_message(self._engine, weights, refused, "sample_weight"))
+        if labels is not None:
+            self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points, in one compiled loop: k updates for k points.
@@ -293,7 +335,7 @@ class PointSet:
         Parameters
         ----------
         y_true : array-like of shape (k,)
-            Labels, 0/1 or bool.
+            Labels: 0/1 or bool, or with ``pos_label`` two labels.
         y_score : array-like of shape (k,)
             Scores.
         sample_weight : array-like of shape (k,), optional
@@ -308,17 +350,12 @@ class PointSet:
         ValueError
             If any entry is invalid; nothing is removed.
         """
-        is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
-        _check_removable(self._engine, is_pos, scores, weights)
-        failed = self._engine.remove_many(is_pos, scores, weights)
-        if failed >= 0:
-            # Not reachable after the check above; undo rather than leave half a batch.
-            done = None if weights is None else weights[:failed]
-            self._engine.add_many(is_pos[:failed], scores[:failed], done)
-            weight = 1.0 if weights is None else float(weights[failed])
-            raise KeyError(_missing_message(self._engine, bool(is_pos[failed]),
-                                            float(scores[failed]), weight,
-                                            Status.WEIGHT_EXCEEDS))
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.many(y_true)
+        remove_checked(self._engine, *checked_batch(y_true, y_score, sample_weight))
+        if labels is not None:
+            self._labels = labels
 
     def roc_points(self):
         """(fpr, tpr) of the current points' ROC curve, as :func:`~hmeasure_stream.roc_points`.
@@ -367,12 +404,23 @@ class PointSet:
         """Bytes held by the structure's buffers."""
         return self._engine.nbytes
 
+    @property
+    def pos_label(self):
+        """The label of class 1 given at construction (None: labels are 0/1 or booleans)."""
+        return None if self._labels is None else self._labels.pos
+
     def __len__(self):
         return int(self._engine.n_points)
 
     def _check(self):
         """Verify every invariant of the structure in O(n), reading only (for tests)."""
         return self._engine._check()
+
+    def __setstate__(self, state):
+        # Pickles from before ``pos_label`` existed hold no ``_labels``.
+        self._labels = None
+        for name, value in (state[1] if isinstance(state, tuple) else state or {}).items():
+            setattr(self, name, value)
 
 
 def make_forgetting(window, half_life, hull=False):
@@ -525,7 +573,7 @@ class WindowedPointSet(PointSet):
         Parameters
         ----------
         y_true : int or bool
-            Its label, 0/1 or a boolean.
+            Its label: 0/1 or a boolean, or with ``pos_label`` one of two labels.
         y_score : float
             Its score, a finite real number.
         weight : float, default=1.0
@@ -550,6 +598,9 @@ class WindowedPointSet(PointSet):
                 check_time_value(time)
             PointSet.add(self, y_true, y_score, weight)
             return
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.one(y_true)
         if type(time) is float and -9.2e9 < time < 9.2e9:
             # The fast path of epoch seconds (as check_time_value converts them).
             nanoseconds = round(time * 1e9)
@@ -565,6 +616,8 @@ class WindowedPointSet(PointSet):
                 status = self._engine.forget_add(forgetting, y_true, y_score, weight, time)
             if status == Status.OUT_OF_RANGE:
                 raise ValueError(out_of_range_message(self._engine, weight, 0, "weight"))
+        if labels is not None:
+            self._labels = labels
 
     def add_many(self, y_true, y_score, sample_weight=None, *, times=None):
         """Add a batch of points, in one compiled loop: k updates for k points (plus one per
@@ -573,7 +626,7 @@ class WindowedPointSet(PointSet):
         Parameters
         ----------
         y_true : array-like of shape (k,)
-            Labels, 0/1 or bool.
+            Labels: 0/1 or bool, or with ``pos_label`` two labels.
         y_score : array-like of shape (k,)
             Scores, finite real numbers.
         sample_weight : array-like of shape (k,), optional
@@ -591,6 +644,9 @@ class WindowedPointSet(PointSet):
             If any entry is invalid, or the times go backwards (the message
             names the position); nothing is added.
         """
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.many(y_true)
         batch = checked_batch(y_true, y_score, sample_weight)
         forgetting = self._forgetting
         times = forgetting_times(forgetting, times, batch[1].shape[0])
@@ -601,6 +657,8 @@ class WindowedPointSet(PointSet):
         if refused >= 0:
             raise ValueError(
                 out_of_range_message(self._engine, batch[2], refused, "sample_weight"))
+        if labels is not None:
+            self._labels = labels
 
     def remove(self, y_true, y_score, weight=1.0):
         """Remove one point: one update (see the class for its cost).
@@ -615,7 +673,7 @@ class WindowedPointSet(PointSet):
         Parameters
         ----------
         y_true : int or bool
-            Its label, 0/1 or a boolean.
+            Its label: 0/1 or a boolean, or with ``pos_label`` one of two labels.
         y_score : float
             Its score.
         weight : float, default=1.0
@@ -630,10 +688,15 @@ class WindowedPointSet(PointSet):
         """
         if self._forgetting is None:
             PointSet.remove(self, y_true, y_score, weight)
-        else:
-            is_pos, score, weight = checked_point(y_true, y_score, weight)
-            self._retract(np.array([is_pos], dtype=np.uint8), np.array([score]),
-                          np.array([weight]))
+            return
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.one(y_true)
+        is_pos, score, weight = checked_point(y_true, y_score, weight)
+        self._retract(np.array([is_pos], dtype=np.uint8), np.array([score]),
+                      np.array([weight]))
+        if labels is not None:
+            self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points, in one compiled loop: k updates for k points.
@@ -644,7 +707,7 @@ class WindowedPointSet(PointSet):
         Parameters
         ----------
         y_true : array-like of shape (k,)
-            Labels, 0/1 or bool.
+            Labels: 0/1 or bool, or with ``pos_label`` two labels.
         y_score : array-like of shape (k,)
             Scores.
         sample_weight : array-like of shape (k,), optional
@@ -661,8 +724,13 @@ class WindowedPointSet(PointSet):
         """
         if self._forgetting is None:
             PointSet.remove_many(self, y_true, y_score, sample_weight)
-        else:
-            self._retract(*checked_batch(y_true, y_score, sample_weight))
+            return
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.many(y_true)
+        self._retract(*checked_batch(y_true, y_score, sample_weight))
+        if labels is not None:
+            self._labels = labels
 
     def _retract(self, is_pos, scores, weights):
         index, status = self._engine.forget_remove_many(self._forgetting, is_pos, scores,
@@ -717,7 +785,8 @@ class WindowedPointSet(PointSet):
         return True
 
     def __setstate__(self, state):
-        # Pickles from before windows existed hold no ``_forgetting``.
+        # Pickles from before windows (or ``pos_label``) existed hold no ``_forgetting``.
         self._forgetting = None
+        self._labels = None
         for name, value in (state[1] if isinstance(state, tuple) else state or {}).items():
             setattr(self, name, value)

@@ -6,8 +6,14 @@ from hmeasure_stream._validation import (
     check_relative_to,
     check_unit_weights,
     check_weight_value,
+    label_map,
 )
-from hmeasure_stream.streaming._base import PointSet, check_structure_options, checked_batch
+from hmeasure_stream.streaming._base import (
+    PointSet,
+    check_structure_options,
+    checked_batch,
+    remove_checked,
+)
 
 __all__ = ["ApproxAUC"]
 
@@ -50,6 +56,11 @@ class ApproxAUC(PointSet):
         What the error is relative to.  ``"1-auc"`` builds the list over
         class 1 instead of class 0 and returns one minus the estimate of
         1 - auc: the tighter bound for good classifiers, whose AUC is near 1.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...), fixed for
+        ``add``, ``remove``, ``add_many`` and ``remove_many``: the first other
+        label added is class 0 from then on and a third one is refused.
+        Default: labels 0/1 or booleans.
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional
@@ -121,7 +132,8 @@ class ApproxAUC(PointSet):
 
     __slots__ = ()
 
-    def __init__(self, epsilon, *, relative_to="auc", capacity=16, seed=None):
+    def __init__(self, epsilon, *, relative_to="auc", pos_label=None, capacity=16, seed=None):
+        self._labels = label_map(pos_label)
         epsilon = check_positive(epsilon, "epsilon")
         flip = check_relative_to(relative_to) == "1-auc"
         self._engine = ApproxAUCEngine(epsilon, flip, *check_structure_options(capacity, seed))
@@ -132,7 +144,7 @@ class ApproxAUC(PointSet):
         Parameters
         ----------
         y_true : int or bool
-            Its label, 0/1 or a boolean.
+            Its label: 0/1 or a boolean, or with ``pos_label`` one of two labels.
         y_score : float
             Its score, a finite real number.
         weight : float, default=1.0
@@ -152,7 +164,7 @@ class ApproxAUC(PointSet):
         Parameters
         ----------
         y_true : int or bool
-            Its label, 0/1 or a boolean.
+            Its label: 0/1 or a boolean, or with ``pos_label`` one of two labels.
         y_score : float
             Its score.
         weight : float, default=1.0
@@ -174,7 +186,7 @@ class ApproxAUC(PointSet):
         Parameters
         ----------
         y_true : array-like of shape (k,)
-            Labels, 0/1 or bool.
+            Labels: 0/1 or bool, or with ``pos_label`` two labels.
         y_score : array-like of shape (k,)
             Scores, finite real numbers.
         sample_weight : array-like of shape (k,), optional
@@ -185,9 +197,14 @@ class ApproxAUC(PointSet):
         ValueError
             If any entry is invalid or a weight is not 1; nothing is added.
         """
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.many(y_true)
         is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
         check_unit_weights(weights, "ApproxAUC")
         self._engine.add_many(is_pos, scores, None)
+        if labels is not None:
+            self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points in one compiled loop: k updates for k points.
@@ -195,7 +212,7 @@ class ApproxAUC(PointSet):
         Parameters
         ----------
         y_true : array-like of shape (k,)
-            Labels, 0/1 or bool.
+            Labels: 0/1 or bool, or with ``pos_label`` two labels.
         y_score : array-like of shape (k,)
             Scores.
         sample_weight : array-like of shape (k,), optional
@@ -209,9 +226,14 @@ class ApproxAUC(PointSet):
         ValueError
             If any entry is invalid or a weight is not 1; nothing is removed.
         """
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.many(y_true)
         is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
         check_unit_weights(weights, "ApproxAUC")
-        PointSet.remove_many(self, is_pos, scores)
+        remove_checked(self._engine, is_pos, scores, None)
+        if labels is not None:
+            self._labels = labels
 
     @property
     def auc(self):

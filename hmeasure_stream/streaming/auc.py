@@ -1,9 +1,18 @@
 """Exact AUC of a changing set of points: ``DynamicAUC``, O(log n) per update."""
 
+import math
+
 import numpy as np
 
 from hmeasure_stream._engines._auc import AUCEngine
-from hmeasure_stream._validation import check_probability_level
+from hmeasure_stream._engines._tree_partial import box_area_parts
+from hmeasure_stream._validation import (
+    check_partial_correction,
+    check_probability_level,
+    check_rate_range,
+    label_map,
+)
+from hmeasure_stream.partial import _corrected, _exact_area
 from hmeasure_stream.streaming._base import (
     PointSet,
     WindowedPointSet,
@@ -40,6 +49,11 @@ class DynamicAUC(WindowedPointSet):
         Maintain DeLong's variance of the AUC from the start, for O(1) reads
         of :attr:`auc_variance` and :meth:`auc_ci` (see Notes for its cost).
         Without it, the first such read starts maintaining it, in O(n) once.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...), fixed for
+        ``add``, ``remove``, ``add_many`` and ``remove_many``: the first other
+        label added is class 0 from then on and a third one is refused.
+        Default: labels 0/1 or booleans.
     capacity : int, default=16
         Initial number of distinct scores the structure has room for; it
         doubles as needed.
@@ -69,11 +83,11 @@ class DynamicAUC(WindowedPointSet):
     Each update costs O(log n) time for n distinct scores: the treap returns
     the class weights below and above the score on its way down and the
     Mann-Whitney statistic changes by Props 1-2 of the paper below.  Reading
-    ``auc`` is O(1).  Memory is O(n), one buffer per field: 40 bytes per slot
-    for a distinct score (80 once a weight other than the first is added);
-    slots are added by doubling, so between 40 and 80 bytes (80 and 160) per
-    distinct score: ``nbytes / n`` is 41.9 at 10^6 distinct scores (1,048,576
-    slots; ``asv_benchmarks/ratios.py --part streaming``).  Reading the ROC
+    ``auc`` is O(1); ``partial_auc`` O(log n).  Memory is O(n), one buffer per
+    field: 48 bytes per slot for a distinct score (80 once a weight other than
+    the first is added); slots are added by doubling, so between 48 and 96
+    bytes (80 and 160) per distinct score: ``nbytes / n`` is 50.3 at 10^6
+    distinct scores (1,048,576 slots).  Reading the ROC
     points or the hull is O(n).
 
     With unit weights twice the statistic is an exact integer, so ``auc``
@@ -112,10 +126,11 @@ class DynamicAUC(WindowedPointSet):
     (by 1 at s), which changes their sum of squares by 4 (sum of those b) +
     4 (their number) (+ the same at s); sum b over the class 0 points below s
     is 2U minus 2U of the points above s minus the pairs at s, and 2U of the
-    points above s is summed on the way down from each subtree's exact 2U
-    (one int64 more per node: 48 bytes a slot).  So the variance is formed
-    from exact integers and rounded once: it never drifts, after any number
-    of updates, for fewer than 2**31 points.  With other weights each
+    points above s is summed on the way down from each subtree's 2U (the
+    pair weight that :meth:`partial_auc` reads: nothing more is stored).  So
+    the variance is formed from exact integers and rounded once: it never
+    drifts, after any number of updates, while n0 n1 < 2**52 (the subtree
+    pair weights are integers in doubles).  With other weights each
     subtree keeps its sums of weight times squared numerator, recomputed
     from the children (a subtree's numerators shifted by k become
     Q + 2 k U + k^2 W), sums of non-negative terms like 2U (96 bytes a slot);
@@ -189,7 +204,9 @@ class DynamicAUC(WindowedPointSet):
     # bools, ints and floats; anything else goes through _validation).
     __slots__ = ()
 
-    def __init__(self, *, window=None, half_life=None, variance=False, capacity=16, seed=None):
+    def __init__(self, *, window=None, half_life=None, variance=False, pos_label=None,
+                 capacity=16, seed=None):
+        self._labels = label_map(pos_label)
         self._forgetting = make_forgetting(window, half_life)
         if not isinstance(variance, (bool, np.bool_)):
             raise ValueError(f"variance must be True or False, got {variance!r}")
@@ -266,6 +283,101 @@ class DynamicAUC(WindowedPointSet):
         """
         level = check_probability_level(level, "level")
         return _delong_interval(self.auc, self.auc_variance, level)
+
+    def partial_auc(self, fpr_range=None, tpr_range=None, correction=None):
+        """The partial AUC of the current points, read in O(log n).
+
+        The same value as :func:`hmeasure_stream.partial_auc` computes from
+        scratch on the points held: the area of the ROC curve (ties as
+        diagonal segments) over a range of false positive rates, of true
+        positive rates (pROC's two foci), or both (the two-way area), with
+        McClish's correction if asked.
+
+        Parameters
+        ----------
+        fpr_range : (float, float), optional
+            False positive rates (a, b), 0 <= a < b <= 1.  Default: (0, 1).
+        tpr_range : (float, float), optional
+            True positive rates (c, d), 0 <= c < d <= 1.  Default: (0, 1).
+        correction : {None, "mcclish"}, default=None
+            McClish's standardisation over one range, as for
+            :func:`~hmeasure_stream.partial_auc`.
+
+        Returns
+        -------
+        float
+            The partial area (or its standardised value); nan while a class
+            is absent (or has zero weight).
+
+        Raises
+        ------
+        ValueError
+            If a range is not a pair of numbers with 0 <= low < high <= 1, or
+            ``correction`` is not None or "mcclish", or is "mcclish" with
+            both ranges (the message names the argument).
+
+        See Also
+        --------
+        hmeasure_stream.partial_auc : the same value from scratch, O(n log n).
+        SlidingWindow : the metric ``"pauc"`` over a sliding window.
+
+        Notes
+        -----
+        O(log n) for n distinct scores, whatever the range: the curve's
+        class weights never decrease from the highest score down, so the
+        first segment reaching each side of the box is found by one descent
+        of the treap (seven in all); the segments wholly inside the box are
+        summed from the subtree aggregates of the class weights and of the
+        pair weight (twice the Mann-Whitney statistic of the subtree) over
+        O(log n) subtrees, without visiting the points between the sides;
+        at most four segments crossing a side are cut as from scratch.
+
+        With unit weights the parts are the from-scratch function's, exact
+        integers (below 2**53, beyond 10^7 points of each class): the
+        segments are classified against the exact sides of the box, and the
+        at most four crossing a side are cut in exact rational arithmetic,
+        so the result is the exact area correctly rounded, equal to
+        :func:`~hmeasure_stream.partial_auc` bit for bit.  With other
+        weights it is a sum of non-negative terms over the class totals
+        (relative error of order depth times 1e-16).
+
+        References
+        ----------
+        .. [1] N. Tatti, "Maintaining AUC and H-measure over time", Sec. 4
+           (the treap).
+        .. [2] D. K. McClish, "Analyzing a portion of the ROC curve", Medical
+           Decision Making 9, 1989.
+        .. [3] X. Robin et al., "pROC: an open-source package for R and S+ to
+           analyze and compare ROC curves", BMC Bioinformatics 12, 2011.
+
+        Examples
+        --------
+        >>> from hmeasure_stream import DynamicAUC
+        >>> tracker = DynamicAUC()
+        >>> tracker.add_many([0, 0, 1, 0, 1, 1, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8])
+        >>> tracker.partial_auc(fpr_range=(0, 0.5))
+        0.375
+        >>> tracker.partial_auc(fpr_range=(0, 0.5), correction="mcclish")  # 5/6, rounded
+        0.8333333333333334
+        >>> tracker.partial_auc(fpr_range=(0, 0.5), tpr_range=(0.5, 1))  # two-way
+        0.125
+        >>> tracker.remove(0, 0.4)
+        >>> tracker.partial_auc(tpr_range=(0.5, 1))  # 1/4 + (1/4)(2/3)
+        0.4166666666666667
+        """
+        fpr_box = check_rate_range(fpr_range, "fpr_range")
+        tpr_box = check_rate_range(tpr_range, "tpr_range")
+        check_partial_correction(correction, fpr_range, tpr_range)
+        parts = box_area_parts(self._engine.tree, *fpr_box, *tpr_box)
+        if parts is None:
+            return math.nan
+        if len(parts) == 6:
+            *exact, n_neg, n_pos = parts
+            area = _exact_area(*exact, fpr_box, tpr_box, n_neg, n_pos)
+        else:
+            weighted_area, total_neg, total_pos = parts
+            area = weighted_area / total_neg / total_pos
+        return _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
 
     def merge(self, other):
         """Add the points of another structure: the union of both point sets.

@@ -5,7 +5,7 @@ import numpy as np
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._binning import bin_indices, bin_of_score
 from hmeasure_stream._engines._treap import Status
-from hmeasure_stream._validation import check_integer
+from hmeasure_stream._validation import check_integer, label_map
 from hmeasure_stream.binned import (
     _TRANSFORMS,
     BinnedAUCResult,
@@ -41,6 +41,10 @@ class BinnedAUC:
     score_range : (float, float), default (0.0, 1.0)
         The scores' range mapped to [0, 1]; scores outside it go to the end
         bins (counted in ``n_below`` / ``n_above``).
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...): the first other
+        label added is class 0 from then on and a third one is refused.
+        Default: labels 0/1 or booleans.
 
     Attributes
     ----------
@@ -84,9 +88,11 @@ class BinnedAUC:
     True
     """
 
-    __slots__ = ("_alpha", "_bins", "_outside", "_range", "_transform", "_tree")
+    __slots__ = ("_alpha", "_bins", "_labels", "_outside", "_range", "_transform", "_tree")
 
-    def __init__(self, bins, *, transform=None, loglog_alpha=None, score_range=(0.0, 1.0)):
+    def __init__(self, bins, *, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
+                 pos_label=None):
+        self._labels = label_map(pos_label)
         self._bins = check_integer(bins, "bins", 1)
         self._transform, self._alpha = _check_transform(transform, loglog_alpha)
         self._range = _check_score_range(score_range)
@@ -116,6 +122,9 @@ class BinnedAUC:
             larger or smaller than the first positive weight held (weights of
             any common scale give the same values); nothing is added.
         """
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.many(y_true)
         alpha = self._alpha
         bins, is_pos, weights, outside = self._binned(y_true, y_score, sample_weight)
         refused = self._tree.apply(bins, is_pos, weights, True)
@@ -123,6 +132,8 @@ class BinnedAUC:
             self._alpha = alpha
             raise ValueError(out_of_range_message(self._tree, weights, refused, "sample_weight"))
         self._outside += outside
+        if labels is not None:
+            self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points: O(k log m).
@@ -135,6 +146,9 @@ class BinnedAUC:
         ValueError
             If an entry is invalid; nothing is removed.
         """
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.many(y_true)
         bins, is_pos, weights, outside = self._binned(y_true, y_score, sample_weight)
         w = np.ones(bins.shape[0]) if weights is None else weights
         for label in (0, 1):
@@ -149,6 +163,8 @@ class BinnedAUC:
         failed = self._tree.apply(bins, is_pos, weights, False)
         assert failed < 0  # checked above
         self._outside -= outside
+        if labels is not None:
+            self._labels = labels
 
     def _missing(self, bin_index, label, count, weight):
         held = self._tree.class_weights()[bin_index, label]
@@ -158,6 +174,9 @@ class BinnedAUC:
 
     def _point(self, y_true, y_score, weight, adding):
         """One point: validated, binned and applied without building arrays."""
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.one(y_true)
         is_pos, score, weight = checked_point(y_true, y_score, weight)
         if self._transform is not None and self._alpha is None:
             return False  # the alpha is estimated from a batch
@@ -171,6 +190,8 @@ class BinnedAUC:
             raise KeyError(self._missing(bin_index, int(is_pos), 1, weight))
         if score < lo or score > hi:
             self._outside[0 if score < lo else 1] += 1 if adding else -1
+        if labels is not None:
+            self._labels = labels
         return True
 
     def add(self, y_true, y_score, weight=1.0):
@@ -182,6 +203,17 @@ class BinnedAUC:
         """Remove one point: O(log m).  See :meth:`remove_many`."""
         if not self._point(y_true, y_score, weight, False):
             self.remove_many([y_true], [y_score], [weight])
+
+    @property
+    def pos_label(self):
+        """The label of class 1 given at construction (None: labels are 0/1 or booleans)."""
+        return None if self._labels is None else self._labels.pos
+
+    def __setstate__(self, state):
+        # Pickles from before ``pos_label`` existed hold no ``_labels``.
+        self._labels = None
+        for name, value in (state[1] if isinstance(state, tuple) else state or {}).items():
+            setattr(self, name, value)
 
     def merge(self, other):
         """Add another structure's points (the same bins required): O(m).

@@ -4,7 +4,7 @@ import math
 
 from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._hull import HullEngine
-from hmeasure_stream._validation import check_cost, check_positive, check_score_value
+from hmeasure_stream._validation import check_cost, check_positive, check_score_value, label_map
 from hmeasure_stream.metrics import _report_levels, _threshold_metrics, _unit
 from hmeasure_stream.streaming._base import (
     PointSet,
@@ -67,6 +67,11 @@ class DynamicH(_HullPointSet):
         its weight, relative to the newest point; the age counts points
         added after it (a number) or time (a duration, with times).  Combines
         with ``window``.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...), fixed for
+        ``add``, ``remove``, ``add_many`` and ``remove_many``: the first other
+        label added is class 0 from then on and a third one is refused.
+        Default: labels 0/1 or booleans.
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional
@@ -158,7 +163,8 @@ class DynamicH(_HullPointSet):
     __slots__ = ()
 
     def __init__(self, alpha=2.0, beta=2.0, severity_ratio=None, *, window=None, half_life=None,
-                 capacity=16, seed=None):
+                 pos_label=None, capacity=16, seed=None):
+        self._labels = label_map(pos_label)
         self._forgetting = make_forgetting(window, half_life, hull=True)
         if isinstance(severity_ratio, str) and severity_ratio == "prior":
             raise ValueError(
@@ -368,6 +374,11 @@ class ApproxH(_HullPointSet):
         its weight, relative to the newest point; the age counts points
         added after it (a number) or time (a duration, with times).  Combines
         with ``window``.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...), fixed for
+        ``add``, ``remove``, ``add_many`` and ``remove_many``: the first other
+        label added is class 0 from then on and a third one is refused.
+        Default: labels 0/1 or booleans.
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional
@@ -448,7 +459,8 @@ class ApproxH(_HullPointSet):
     __slots__ = ()
 
     def __init__(self, epsilon, priors=None, alpha=2.0, beta=2.0, severity_ratio=None, *,
-                 window=None, half_life=None, capacity=16, seed=None):
+                 window=None, half_life=None, pos_label=None, capacity=16, seed=None):
+        self._labels = label_map(pos_label)
         self._forgetting = make_forgetting(window, half_life, hull=True)
         epsilon = check_positive(epsilon, "epsilon")
         rule = check_cost(alpha, beta, severity_ratio, priors)

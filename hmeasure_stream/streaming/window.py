@@ -13,17 +13,22 @@ from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._hull import HullEngine
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._ring import PointRing
+from hmeasure_stream._engines._tree_partial import PartialAUCEngine
 from hmeasure_stream._validation import (
     check_cost,
     check_integer,
+    check_partial_correction,
     check_positive,
     check_probability_level,
+    check_rate_range,
     check_relative_to,
     check_score_value,
     check_times,
     check_unit_weights,
     dense_ranks,
     is_duration,
+    label_map,
+    with_pos_label,
 )
 from hmeasure_stream.binned import (
     _TRANSFORMS,
@@ -45,7 +50,7 @@ from hmeasure_stream.streaming.multiclass import MulticlassWindow
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
 #: The metrics a window can follow.
-WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned", "ks", "mer", "mwl",
+WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned", "pauc", "ks", "mer", "mwl",
                   "er", "sens", "spec", "precision", "f", "youden", "auc_var", "auc_lo",
                   "auc_hi")
 _REPORT_METRICS = frozenset(("ks", "mer", "mwl"))
@@ -100,6 +105,17 @@ def _binned_engine(bins, transform, loglog_alpha, score_range):
     return engine
 
 
+def _partial_engine(fpr_range, tpr_range, correction, capacity, seed):
+    """The treap of ``"pauc"``: the box and correction of :func:`~hmeasure_stream.partial_auc`."""
+    a, b = check_rate_range(fpr_range, "fpr_range")
+    c, d = check_rate_range(tpr_range, "tpr_range")
+    correction = check_partial_correction(correction, fpr_range, tpr_range)
+    engine = PartialAUCEngine(capacity, seed)
+    engine.set_box(a, b, c, d, fpr_range is not None, tpr_range is not None,
+                   correction == "mcclish")
+    return engine
+
+
 #: The metric of 2-d scores (one column per class), alone in its window.
 _MULTICLASS = "multiclass_auc"
 WINDOW_METRICS += (_MULTICLASS,)
@@ -108,7 +124,8 @@ WINDOW_METRICS += (_MULTICLASS,)
 def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, epsilon_auc,
                     auc_relative_to, bins, transform, loglog_alpha, score_range, capacity,
                     seed, threshold=0.5, window=None, labels=None, method="ovr",
-                    average="macro", level=0.95):
+                    average="macro", fpr_range=None, tpr_range=None, correction=None,
+                    level=0.95):
     """The engines for these metrics: the one place where a window's engines are chosen.
 
     Each engine computes the metrics it names in ``columns``; every metric
@@ -120,8 +137,10 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
     estimate ``"auc_approx"`` needs the compressed list of ``epsilon_auc``
     (its options are ignored without it), ``"auc_binned"`` the tree over the
     bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``, the
-    metrics at ``threshold`` a score treap that descends to it, DeLong's
-    variance and interval at ``level`` a score treap that maintains it.
+    metrics at ``threshold`` a score treap that descends to it, ``"pauc"`` the
+    score treap reading the partial area of ``fpr_range``, ``tpr_range`` and
+    ``correction`` after each point (also the exact AUC), DeLong's variance
+    and interval at ``level`` a score treap that maintains it.
     ``"multiclass_auc"`` takes 2-d scores, so it is alone in its window: its
     engine (one binary engine per class or per ordered pair of classes, of
     ``labels``, ``method`` and ``average``) keeps the window's points itself.
@@ -135,6 +154,8 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
             )
         return [MulticlassWindow(window, labels, method, average, capacity, seed)]
     engines = []
+    if "pauc" in metrics:
+        engines.append(_partial_engine(fpr_range, tpr_range, correction, capacity, seed))
     if _THRESHOLD_METRICS.intersection(metrics):
         # R hmeasure's metrics at a threshold: one treap descent per step.
         engines.append(ThresholdEngine(check_score_value(threshold, "threshold"), capacity,
@@ -206,7 +227,8 @@ class SlidingWindow:
     metrics : str or sequence of str, default=("auc",)
         ``"auc"``, ``"h"`` (the H-measure), ``"auch"`` (area under the
         ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`),
-        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`) and R
+        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`), ``"pauc"``
+        (the partial AUC of :meth:`DynamicAUC.partial_auc`) and R
         hmeasure's ``"ks"``, ``"mer"`` and ``"mwl"`` (as
         :func:`~hmeasure_stream.hmeasure_report` computes them with the
         window's class proportions as priors; ``"ks"`` maintains a second,
@@ -243,6 +265,10 @@ class SlidingWindow:
         (default 1000 linear bins over (0, 1)); a log-log ``loglog_alpha`` of
         None is estimated from the first chunk and then frozen.  Ignored
         without ``"auc_binned"``.
+    fpr_range, tpr_range, correction
+        The range(s) and correction of ``"pauc"``, as for
+        :func:`~hmeasure_stream.partial_auc` (default: no range, the AUC).
+        Ignored without ``"pauc"``.
     half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
         Exponential decay, as for :class:`DynamicAUC`: a point of age a
         weighs 2^(-a / half_life), the age in points (a number) or in time
@@ -262,6 +288,10 @@ class SlidingWindow:
         ``"ovr"`` or one-vs-one ``"ovo"``, and ``"macro"`` or ``"weighted"``,
         as for :func:`~hmeasure_stream.multiclass_auc`; ignored without
         ``"multiclass_auc"``.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...), fixed for every
+        :meth:`update`: the first other label is class 0 from then on and a
+        third one is refused.  Default: labels 0/1 or booleans.
     capacity : int, default=16
         Initial room, in distinct scores, of the engine (doubles as needed).
     seed : int, optional
@@ -270,7 +300,7 @@ class SlidingWindow:
 
     Attributes
     ----------
-    auc, h, auch, auc_approx, auc_binned, auc_var, auc_lo, auc_hi, multiclass_auc : float
+    auc, h, auch, auc_approx, auc_binned, pauc, auc_var, auc_lo, auc_hi, multiclass_auc : float
         The metrics of the current window (each when asked for); nan while a
         class is absent from the window.
     window : int or None
@@ -290,11 +320,12 @@ class SlidingWindow:
     O(log w + log w / epsilon_auc) with ``"auc_approx"`` (which takes unit
     weights only), for a window of w points; reading the properties is O(1)
     (O(log w / epsilon_auc) for ``auc_approx``); O(log m) per point for
-    ``"auc_binned"`` with m bins; O(c log w) for ``"multiclass_auc"`` over c
-    classes (one-vs-rest: c compiled loops per chunk; one-vs-one: 4 (c - 1)
-    engine updates per point from Python); DeLong's variance and interval
-    add O(log w) per point (the maintained variance of :class:`DynamicAUC`,
-    in a treap of their own).  Memory O(w):
+    ``"auc_binned"`` with m bins; O(log w) per point for ``"pauc"`` (a
+    second treap, which reads the partial area after each point); O(c log w)
+    for ``"multiclass_auc"`` over c classes (one-vs-rest: c compiled loops
+    per chunk; one-vs-one: 4 (c - 1) engine updates per point from Python);
+    DeLong's variance and interval add O(log w) per point (the maintained
+    variance of :class:`DynamicAUC`, in a treap of their own).  Memory O(w):
     the engine's structure and the window's points (17 bytes each) to know
     which point leaves.  Scores are float64: integers beyond 2**53 are
     refused (:func:`sliding_window`, which sees the whole array, ranks them).
@@ -330,15 +361,21 @@ class SlidingWindow:
     # One ring of the window's points per engine: each engine removes the
     # points that leave its own window.
     # With a duration window or a half-life, one ``Forgetting`` per engine instead.
-    __slots__ = ("_engines", "_forgettings", "_metrics", "_min_periods", "_rings", "_window")
+    __slots__ = ("_engines", "_forgettings", "_labels", "_metrics", "_min_periods", "_rings",
+                 "_window")
 
     def __init__(self, window, metrics=("auc",), *, alpha=2.0, beta=2.0, severity_ratio=None,
                  priors=None, epsilon=None, epsilon_auc=None, auc_relative_to="auc",
                  bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
                  half_life=None, min_periods=1, threshold=0.5, labels=None, method="ovr",
-                 average="macro", level=0.95, capacity=16, seed=None):
+                 average="macro", fpr_range=None, tpr_range=None, correction=None,
+                 level=0.95, pos_label=None, capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
+        self._labels = label_map(pos_label)
+        if self._labels is not None and _MULTICLASS in self._metrics:
+            raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "
+                             "the classes (see labels=)")
         self._min_periods = check_integer(min_periods, "min_periods", 1)
         self._forgettings = None
         if _MULTICLASS in self._metrics and (
@@ -361,7 +398,8 @@ class SlidingWindow:
             auc_relative_to=auc_relative_to, bins=bins, transform=transform,
             loglog_alpha=loglog_alpha, score_range=score_range,
             capacity=capacity, seed=seed, threshold=threshold, window=self._window,
-            labels=labels, method=method, average=average, level=level)
+            labels=labels, method=method, average=average, fpr_range=fpr_range,
+            tpr_range=tpr_range, correction=correction, level=level)
         if is_duration(window) or half_life is not None:
             self._forgettings = [make_forgetting(window, half_life, isinstance(engine, HullEngine))
                                 for engine in self._engines]
@@ -416,8 +454,14 @@ class SlidingWindow:
             batch = engine.checked(y_true, y_score, sample_weight)
             self._times(times, batch[0].shape[0])  # checked, not used by a count window
             return {_MULTICLASS: engine.slide(*batch)}
+        labels = self._labels
+        if labels is not None:
+            y_true, labels = labels.many(y_true)
         batch = checked_batch(y_true, y_score, sample_weight)
-        return self._slide(*batch, times=self._times(times, batch[1].shape[0]))
+        values = self._slide(*batch, times=self._times(times, batch[1].shape[0]))
+        if labels is not None:
+            self._labels = labels
+        return values
 
     def _times(self, times, n):
         if self._forgettings is not None:
@@ -562,6 +606,11 @@ class SlidingWindow:
         return self._metric("auc_hi")
 
     @property
+    def pauc(self):
+        """The partial AUC of the current window; nan while a class is absent.  O(log w)."""
+        return self._metric("pauc")
+
+    @property
     def ks(self):
         """R hmeasure's KS of the current window; nan while a class is absent.  O(log w)."""
         return self._metric("ks")
@@ -637,6 +686,7 @@ class SlidingWindow:
         # Pickles from before duration windows and decay hold neither.
         self._forgettings = None
         self._min_periods = 1
+        self._labels = None
         for name, value in (state[1] if isinstance(state, tuple) else state or {}).items():
             setattr(self, name, value)
 
@@ -681,7 +731,11 @@ def sliding_window(
     labels=None,
     method="ovr",
     average="macro",
+    fpr_range=None,
+    tpr_range=None,
+    correction=None,
     level=0.95,
+    pos_label=None,
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -702,10 +756,10 @@ def sliding_window(
     metrics : sequence of str, default=("auc",)
         Which metrics to compute: ``"auc"``, ``"h"`` (the H-measure with
         priors from the window), ``"auch"`` (area under the ROC hull) and
-        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`), DeLong's
-        ``"auc_var"``, ``"auc_lo"``, ``"auc_hi"`` at ``level``, and the others
-        of :class:`SlidingWindow`; or ``"multiclass_auc"`` alone, for 2-d
-        scores.
+        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`), ``"auc_binned"``
+        (the binned AUC), ``"pauc"`` (the partial AUC), DeLong's ``"auc_var"``,
+        ``"auc_lo"``, ``"auc_hi"`` at ``level``, and the others of
+        :class:`SlidingWindow`; or ``"multiclass_auc"`` alone, for 2-d scores.
     sample_weight : array-like of shape (n,), optional
         Weights, finite and >= 0.
     alpha, beta, severity_ratio
@@ -744,15 +798,22 @@ def sliding_window(
     threshold : float, default=0.5
         The threshold of R's metrics ``"er"``, ..., ``"youden"`` (see
         :class:`SlidingWindow`).
-    level : float, default=0.95
-        The confidence level of ``"auc_lo"`` and ``"auc_hi"`` (DeLong's
-        interval, as :func:`~hmeasure_stream.auc_ci`; ``"auc_var"`` is its
-        variance).
     labels, method, average
         With ``"multiclass_auc"`` (alone; ``y_score`` of shape (n, c)), as for
         :func:`~hmeasure_stream.multiclass_auc`: the class of each column
         (default: the sorted distinct labels of ``y_true``), ``"ovr"`` or
         ``"ovo"``, ``"macro"`` or ``"weighted"``.
+    fpr_range, tpr_range, correction
+        The range(s) and correction of ``"pauc"``, as for
+        :func:`~hmeasure_stream.partial_auc`; ignored without ``"pauc"``.
+    level : float, default=0.95
+        The confidence level of ``"auc_lo"`` and ``"auc_hi"`` (DeLong's
+        interval, as :func:`~hmeasure_stream.auc_ci`; ``"auc_var"`` is its
+        variance).
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
@@ -787,7 +848,12 @@ def sliding_window(
     engine of :class:`DynamicH`: O(n log^2 w) time, O(w) memory (plus
     O(n (1 + 1/epsilon) log^2 w) with ``epsilon``).  With
     ``"auc_approx"``, the compressed list of :class:`ApproxAUC` over the
-    treap: O(n (log w + log w / epsilon_auc)).  Each step
+    treap: O(n (log w + log w / epsilon_auc)).  With ``"pauc"``, the score
+    treap read by :meth:`DynamicAUC.partial_auc` after each step: O(n log w)
+    (the area within an ulp or two of the from-scratch value with unit
+    weights, whose integer parts it shares, the cut segments in floating
+    point; its McClish value divides that by A_max - A_min, of order w**2
+    for a range of width w at the far end of the curve).  Each step
     adds a point and removes the one leaving the window.  Values equal the
     from-scratch metric of each window (exactly for unit weights), and
     ``"auc_approx"`` is within its bound of the exact AUC.
@@ -815,8 +881,12 @@ def sliding_window(
                "auc_relative_to": auc_relative_to, "bins": bins, "transform": transform,
                "loglog_alpha": loglog_alpha, "score_range": score_range,
                "half_life": half_life, "min_periods": min_periods, "threshold": threshold,
+               "fpr_range": fpr_range, "tpr_range": tpr_range, "correction": correction,
                "level": level}
     if _MULTICLASS in _check_metrics(metrics):
+        if pos_label is not None:
+            raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "
+                             "the classes (see labels=)")
         label_array = _as_label_array(y_true)
         if labels is None:
             labels = _encode_sorted(label_array)[0]
@@ -832,9 +902,10 @@ def sliding_window(
     # whole stream keeps every point (each window is a prefix) and needs no ring.
     by_count = window is not None and not is_duration(window)
     tracker = SlidingWindow(None if by_count else window, metrics, **options)
+    y_true = with_pos_label(y_true, pos_label)
     # Ranks keep every comparison between scores, not with a threshold.
     is_pos, scores, weights = checked_batch(
-        y_true, y_score, sample_weight, allow_empty=False,
+        y_true, y_score, sample_weight, allow_empty=False, signed=True,
         ranks=not _THRESHOLD_METRICS.intersection(tracker.metrics)
     )
     if by_count and window < scores.shape[0]:

@@ -90,6 +90,7 @@ def binned_inputs(draw, weighted=False):
     return data, m, (lo, hi)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @given(binned_inputs(), st.sampled_from([None, 0.05, 0.2, 0.7]))
 def test_binned_auc_equals_pairwise_auc_of_naive_bins(case, alpha):
     (y, s), m, (lo, hi) = case
@@ -110,6 +111,7 @@ def test_binned_auc_equals_pairwise_auc_of_naive_bins(case, alpha):
     assert abs(exact - exact_binned) <= bound
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @given(binned_inputs(weighted=True), st.sampled_from([None, 0.1]))
 def test_weighted_binned_auc_against_naive_weighted_bins(case, alpha):
     (y, s, w), m, (lo, hi) = case
@@ -180,6 +182,7 @@ def test_exact_auc_within_max_error_on_large_random_data(rng, bins, transform, t
     assert unit.max_error == pytest.approx(result.max_error, rel=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @pytest.mark.parametrize("alpha", [1e-4, 3e-4])
 def test_tiny_loglog_alpha_bins_without_overflow_warnings(rng, alpha):
     # exp((1/2 - u) / alpha) overflows for the outer edges: they are 0 and 1.
@@ -200,6 +203,7 @@ def test_tiny_loglog_alpha_bins_without_overflow_warnings(rng, alpha):
     assert edges[m // 2] == pytest.approx(0.5, abs=1e-15)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 def test_halves_add_up_to_the_whole(rng):
     n = 50_001
     y = rng.integers(0, 2, n)

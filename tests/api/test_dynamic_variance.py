@@ -30,9 +30,13 @@ from hmeasure_stream import (
     SlidingWindow,
     auc_ci,
     auc_variance,
+    partial_auc,
     sliding_window,
 )
 from hmeasure_stream.cli import main
+
+# Random data: the from-scratch references may see an AUC below 0.5.
+pytestmark = pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 
 PROC = json.loads((Path(__file__).parents[1] / "data" / "proc_delong.json").read_text())
 INTERVAL = ("auc", "auc_var", "auc_lo", "auc_hi")
@@ -135,6 +139,39 @@ def test_random_sequences_equal_the_definition_after_every_operation(seed):
     tracker.add_many([0, 0, 1, 1], [1.0, 2.0, 1.5, 3.0])
     assert_variance(tracker, [(0, 1.0, 1.0), (0, 2.0, 1.0), (1, 1.5, 1.0), (1, 3.0, 1.0)],
                     exact=True)
+
+
+@pytest.mark.parametrize("seed", range(4))
+def test_one_pair_weight_serves_the_variance_and_the_partial_area(seed):
+    # The subtree pair weight (2U of each subtree) is the partial area's and the
+    # variance's: kept by the variance's increments, it must still give the
+    # from-scratch partial area, and the variance the definition's value.
+    rng = np.random.default_rng(seed)
+    tracker = DynamicAUC(variance=True, capacity=1, seed=seed)
+    plain = DynamicAUC(capacity=1, seed=seed)
+    points = []
+    for step in range(150):
+        if points and rng.random() < 0.4:
+            label, score, _ = points.pop(int(rng.integers(len(points))))
+            tracker.remove(label, score)
+            plain.remove(label, score)
+        else:
+            label, score = int(rng.integers(2)), float(rng.integers(1 + seed * 6))
+            tracker.add(label, score)
+            plain.add(label, score)
+            points.append((label, score, 1.0))
+        tracker._check()
+        if step == 75:
+            tracker = pickle.loads(pickle.dumps(tracker))
+        y = [p[0] for p in points]
+        if 0 < sum(y) < len(y):
+            for fpr_range in ((0.1, 0.7), (0.0, 0.35)):
+                assert tracker.partial_auc(fpr_range=fpr_range) == partial_auc(
+                    y, [p[1] for p in points], fpr_range=fpr_range)
+        if step % 5 == 0:
+            assert_variance(tracker, points, exact=True)
+    # Nothing is stored for the variance in unit mode beyond the pair weights.
+    assert tracker.nbytes == plain.nbytes
 
 
 def test_all_ties_and_separated_classes_are_exact():

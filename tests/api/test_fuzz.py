@@ -203,8 +203,18 @@ def arguments(draw, n_min=0):
     return (labels, scores, weights), kinds
 
 
-def meaning(values, kinds, exact_float):
-    """(labels, scores, weights, bad argument names) as the test understands them."""
+def signed_labels(labels):
+    """Labels all -1 or 1, some -1: the from-scratch functions read them as scikit-learn."""
+    return (all(is_number(v) and not (isinstance(v, float) and math.isnan(v))
+                and (v == 1 or v == -1) for v in labels)
+            and any(v == -1 for v in labels))
+
+
+def meaning(values, kinds, exact_float, signed=False):
+    """(labels, scores, weights, bad argument names) as the test understands them.
+
+    ``signed``: labels -1/1 are read as 0/1 (the from-scratch functions, not the structures).
+    """
     names = ("y_true", "y_score", "sample_weight")
     read_values, bad = [], set()
     for name, value, kind in zip(names, values, kinds, strict=True):
@@ -218,6 +228,8 @@ def meaning(values, kinds, exact_float):
             read_values.append(None)
     labels, scores, weights = read_values
     converters = (label_of, lambda v: score_of(v, exact_float), weight_of)
+    if signed and labels is not None and signed_labels(labels):
+        converters = (lambda v: float(v == 1), *converters[1:])
     for index, (name, converter) in enumerate(zip(names, converters, strict=True)):
         if read_values[index] is None:
             continue
@@ -235,7 +247,7 @@ def meaning(values, kinds, exact_float):
 
 def function_meaning(values, kinds, exact_float=False):
     """As ``meaning``, for a from-scratch function: empty input is refused too."""
-    labels, scores, weights, bad = meaning(values, kinds, exact_float)
+    labels, scores, weights, bad = meaning(values, kinds, exact_float, signed=True)
     if labels is not None and len(labels) == 0:
         bad.add("y_true")
     if scores is not None and len(scores) == 0:
@@ -297,6 +309,7 @@ ORDER_ONLY = {
 }
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @settings(max_examples=300)
 @given(drawn=arguments())
 def test_functions_of_the_order(drawn):
@@ -337,6 +350,7 @@ def test_functions_of_the_order(drawn):
                             dense_ranks(second_scores(scores))))
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @given(drawn=arguments())
 def test_binned_auc(drawn):
     values, kinds = drawn

@@ -9,7 +9,7 @@ from reference_impl import h_by_integration, to_unit_interval
 from sklearn.metrics import roc_auc_score
 from strategies import labelled_scores
 
-from hmeasure_stream import h_measure
+from hmeasure_stream import InvertedScoresWarning, h_measure
 
 SEVERITY_RATIOS = [0.05, 0.3, 1.0, 2.5, 20.0]
 
@@ -30,6 +30,7 @@ def random_classifier(rng, n, decimals=None):
     return y, s
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @pytest.mark.parametrize("seed", range(40))
 def test_h_measure_equals_r_port(seed):
     rng = np.random.default_rng(seed)
@@ -47,6 +48,7 @@ def test_h_measure_equals_r_port(seed):
     assert h_measure(y, s) == pytest.approx(port_h(y, s, 1.0), rel=1e-11, abs=1e-12)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @pytest.mark.parametrize("n", [10_000, 200_000])
 def test_h_measure_equals_r_port_on_large_input(rng, n):
     y, s = random_classifier(rng, n, decimals=2)
@@ -68,12 +70,14 @@ def test_h_measure_is_not_flipped_below_half(rng):
     y, s = random_classifier(rng, 500)
     s = -s - 2.0 * y  # clearly worse than random
     assert roc_auc_score(y, s) < 0.3
-    ours = h_measure(y, s, severity_ratio="prior")
+    with pytest.warns(InvertedScoresWarning, match="the scores rank class 0 above class 1"):
+        ours = h_measure(y, s, severity_ratio="prior")
     # The port does not flip either; R would report H(y, -s).
     assert ours == pytest.approx(port_h(y, s), rel=1e-11, abs=1e-12)
     assert ours < 0.05 < h_measure(y, -s, severity_ratio="prior")
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @given(
     labelled_scores(max_size=25),
     st.floats(0.3, 6.0),
@@ -89,6 +93,7 @@ def test_h_measure_equals_numerical_integration(data, alpha, beta, pi1):
     )
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @given(labelled_scores(max_size=20, weighted=True), st.floats(0.5, 4.0), st.floats(0.5, 4.0))
 def test_weighted_h_measure_equals_numerical_integration(data, alpha, beta):
     y, s, w = data
@@ -105,6 +110,7 @@ def test_severity_ratio_prior_uses_the_priors_in_effect(rng):
     assert got == pytest.approx(expected, rel=1e-7)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 def test_priors_equal_to_class_proportions_change_nothing(rng):
     y, s = random_classifier(rng, 400, decimals=1)
     pi1 = y.mean()
@@ -125,6 +131,7 @@ def test_h_measure_depends_only_on_the_order_of_scores(rng):
     assert h_measure(y, s) == h_measure(y, np.exp(s / 4)) == h_measure(y, 10 * s - 3)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @pytest.mark.parametrize(
     ("y", "s", "expected"),
     [

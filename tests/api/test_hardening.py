@@ -38,6 +38,7 @@ def _same(got, expected, scale):
         np.testing.assert_allclose(got, expected, rtol=1e-14, atol=1e-15)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @pytest.mark.parametrize("scale", [1e160, 1e-200, 1e307, 1e-300, 2.0**-1000, 2.0**1000])
 def test_from_scratch_results_do_not_depend_on_a_common_weight_scale(scale):
     weights, unit = [scale] * 6, [1.0] * 6
@@ -108,6 +109,7 @@ def test_a_weight_far_from_the_structures_scale_is_refused_and_changes_nothing()
 # --- Row 3: Python ints beyond int64 ------------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 def test_integers_beyond_int64_are_ranked_exactly_from_scratch():
     scores = [0, 2**64 + 1, 2**64, 5]
     assert auc([0, 1, 0, 1], scores) == 0.75
@@ -163,6 +165,7 @@ def test_the_removal_tolerance_is_relative_to_the_points_own_weight(kind):
 # --- Row 11: results inside [0, 1] -----------------------------------------------
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 def test_results_stay_inside_the_unit_interval():
     value = auc([1, 0, 0, 0], [3, 0, 2, 1], sample_weight=[0.4, 0.9, 0.5, 1])
     assert value == 1.0
@@ -173,6 +176,7 @@ def test_results_stay_inside_the_unit_interval():
                if key not in ("Gini", "Youden", "TP", "FP", "TN", "FN"))
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 def test_results_inside_the_unit_interval_on_random_weighted_input():
     rng = np.random.default_rng(11)
     for _ in range(300):

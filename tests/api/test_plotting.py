@@ -59,6 +59,7 @@ def test_plot_roc_draws_the_roc_curve_and_the_hull(data):
     assert ax.get_ylabel() == "true positive rate"
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 def test_plot_roc_legend_shows_the_auc_and_h_once_per_classifier(data):
     y, s = data
     ax = plot_roc(y, s, label="model A", h=True)
@@ -101,6 +102,7 @@ def test_hull_is_distinct_from_its_curve_in_colour_and_style(data):
     assert handle is not None
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 def test_plot_roc_uses_the_axes_colour_cycle_and_passes_keywords(data):
     y, s = data
     fig, ax = plt.subplots()

@@ -28,6 +28,7 @@ def classifier(seed, n, decimals):
     return y, (s if decimals is None else np.round(s, decimals))
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @pytest.mark.parametrize("seed", range(25))
 def test_report_matches_r_definitions(seed):
     y, s = classifier(seed, [5, 40, 300][seed % 3], [None, 1, 0][seed % 4 % 3])
@@ -107,6 +108,7 @@ def test_report_refuses_bad_level(level):
         hmeasure_report([0, 1], [0.1, 0.2], level=level)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @pytest.mark.parametrize("seed", range(12))
 @pytest.mark.parametrize("threshold", [0.5, 0.0, -1.0, 2.0])
 def test_threshold_metrics_match_r_definitions(seed, threshold):
@@ -121,6 +123,7 @@ def test_threshold_metrics_match_r_definitions(seed, threshold):
             assert report[key] == pytest.approx(reference[key], rel=1e-12, abs=1e-15), key
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 def test_threshold_metrics_edge_cases():
     # Nothing above the threshold: precision 0/0 is nan in R, F too.
     report = hmeasure_report([0, 1, 1], [0.1, 0.2, 0.5])

@@ -108,6 +108,7 @@ def with_zeros(data, zeros):
     return y, s, w
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @given(data=labelled_scores(weighted=True), k=EXPONENTS,
        zeros=st.lists(st.booleans(), max_size=40))
 def test_from_scratch_functions(data, k, zeros):
@@ -122,6 +123,7 @@ def test_from_scratch_functions(data, k, zeros):
             same(got, expected)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @given(data=labelled_scores(weighted=True), k=EXPONENTS)
 def test_binned_auc(data, k):
     y, s, w = data

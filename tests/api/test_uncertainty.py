@@ -198,6 +198,7 @@ def test_weighted_variance_equals_exact_definition(data):
     assert auc_variance(y, s, sample_weight=w) == pytest.approx(expected, rel=1e-11, abs=0)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @given(two_classes(), st.data())
 def test_integer_weights_equal_repeated_points(data, draw):
     y, s = data
@@ -211,6 +212,7 @@ def test_integer_weights_equal_repeated_points(data, draw):
     assert weighted_ci == pytest.approx(repeated_ci, rel=1e-12, abs=1e-15)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @given(two_classes(), st.floats(0.5, 0.999))
 def test_delong_interval_is_normal_interval_around_auc(data, level):
     y, s = data

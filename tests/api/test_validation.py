@@ -99,6 +99,7 @@ def test_parameters_are_checked_before_the_data():
         h_measure([1, 1], [np.nan, 0.0], alpha=-1)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 def test_input_arrays_are_not_modified():
     y = np.array([0, 1, 0, 1, 1])
     s = np.array([0.5, 0.1, 0.9, 0.3, 0.3])

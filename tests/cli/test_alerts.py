@@ -42,6 +42,7 @@ def expected_lines(values, rows, metric, operator, limit, text):
     return lines
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @pytest.mark.parametrize("every", [1, 7])
 def test_alert_lines_at_each_crossing_and_exit_codes(tmp_path, every):
     y, s = drifting_stream()

@@ -84,6 +84,7 @@ def test_monitor_h_with_every_cost_option(tmp_path, stream, options):
         assert h_value == pytest.approx(h_measure(y[part], s[part], **kwargs), rel=1e-11)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @pytest.mark.parametrize("options", [["--severity-ratio", "prior"], ["--priors", "0.9,0.1"],
                                      ["--priors", "0.3,0.7", "--severity-ratio", "prior"]])
 @pytest.mark.parametrize("epsilon", ["0.05", "1"])

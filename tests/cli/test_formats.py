@@ -129,6 +129,7 @@ def test_csv_integers_up_to_2_53_and_exactly_representable_ones_are_read(tmp_pat
     assert read_table(out)[1]["auc"][-1] == 1.0
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 def test_duplicate_metrics_give_one_column(tmp_path, capsys, stream):
     y, s = stream
     path = tmp_path / "s.csv"

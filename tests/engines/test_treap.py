@@ -1,5 +1,7 @@
 """The score treap engine itself: lcount, split/join, growth, invariants."""
 
+import pickle
+
 import numpy as np
 import pytest
 
@@ -59,3 +61,41 @@ def test_check_detects_a_corrupted_aggregate():
     tree.subtree_neg_buffer[tree.root] += 1.0
     with pytest.raises(AssertionError, match="stale class 0 subtree aggregate"):
         tracker._check()
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_pair_weight_of_every_subtree_is_its_twice_mann_whitney(weighted):
+    tracker, y, s, w = build(3, weighted=weighted)
+    tree = tracker._engine.tree
+    keys = tree.key_buffer
+    for slot in tree._in_order():
+        subtree_keys = keys[tree._subtree_slots(int(slot))]
+        members = np.isin(s, subtree_keys)
+        neg, pos = (y == 0) & members, (y == 1) & members
+        # Brute force over the pairs: 2 for class 1 above, 1 for a tie.
+        twice_u = sum(w[i] * w[j] * (2.0 if s[j] > s[i] else 1.0 if s[j] == s[i] else 0.0)
+                      for i in np.flatnonzero(neg) for j in np.flatnonzero(pos))
+        assert tree.subtree_pairs_buffer[slot] == pytest.approx(twice_u, rel=1e-12)
+
+
+def test_check_detects_a_stale_pair_weight_in_unit_mode():
+    tracker, _, _, _ = build(1)
+    tree = tracker._engine.tree
+    assert not tree.weighted
+    tree.subtree_pairs_buffer[tree.root] += 1.0
+    with pytest.raises(AssertionError, match="stale pair subtree aggregate"):
+        tracker._check()
+
+
+def test_a_pickle_without_pair_weights_gets_them_recomputed():
+    tracker, _, _, _ = build(2)
+    tree = tracker._engine.tree
+    # (A pickle of then had no ``placements`` either: the five fields of then.)
+    rebuild, (seed, root, n_points, weighted, (capacity, n_used, free_head, buffers), _) = (
+        tree.__reduce__())
+    buffers = {name: value for name, value in buffers.items() if name != "subtree_pairs_buffer"}
+    old = rebuild(seed, root, n_points, weighted, (capacity, n_used, free_head, buffers))
+    assert old._check()
+    np.testing.assert_array_equal(old.subtree_pairs_buffer[old._in_order()],
+                                  tree.subtree_pairs_buffer[tree._in_order()])
+    assert pickle.loads(pickle.dumps(old))._check()

@@ -1,0 +1,41 @@
+# Declarations of the partial areas read from the score treap: the area of
+# the ROC curve inside a box in O(log n), and the engine of the window
+# metric "pauc".
+
+from hmeasure_stream._engines._auc cimport AUCEngine
+from hmeasure_stream._engines._treap cimport ScoreTreap
+
+
+cdef struct BoxParts:
+    # The area of the curve inside the box, in the units of the class
+    # weights, split as the from-scratch kernel splits it (_partial.pyx):
+    # twice_inside / 2 - C * width_inside + (D - C) * width_above + rest.
+    # With unit weights the first three are exact integers (held as doubles,
+    # exact below 2**53), the segments are classified against the exact sides
+    # (their floors and ceilings) and ``rest`` is the cut segments' area in
+    # floating point.  ``area`` is that sum, from non-negative pieces.
+    double twice_inside
+    double width_inside
+    double width_above
+    double rest
+    double area
+    double total_neg
+    double total_pos
+    # With unit weights, the segments crossing a side (u0, t0, g0, g1), exact
+    # integers, for an exact rational cut (``partial._exact_area``).
+    int n_cuts
+    double cuts[4][4]
+
+
+cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
+                    BoxParts* parts) noexcept nogil
+cdef double box_fraction(ScoreTreap tree, double a, double b, double c, double d) noexcept nogil
+cdef double mcclish(double area, double a, double b, double c, double d,
+                    bint has_fpr, bint has_tpr) noexcept nogil
+
+
+cdef class PartialAUCEngine(AUCEngine):
+    cdef readonly double a, b, c, d
+    cdef readonly bint has_fpr, has_tpr, corrected
+
+    cdef double _pauc(self) noexcept nogil

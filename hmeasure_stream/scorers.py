@@ -1,0 +1,162 @@
+"""scikit-learn scorers for the H-measure and the partial AUC.
+
+Each factory returns a scorer made by :func:`sklearn.metrics.make_scorer`
+with ``response_method="predict_proba"`` (scikit-learn >= 1.4), so it goes
+where a ``scoring=`` string goes: :func:`~sklearn.model_selection.cross_val_score`,
+:class:`~sklearn.model_selection.GridSearchCV`, ...  scikit-learn is
+imported when a scorer is made, not with ``hmeasure_stream``.
+"""
+
+import numpy as np
+
+from hmeasure_stream.metrics import h_measure
+from hmeasure_stream.partial import partial_auc
+
+__all__ = ["h_scorer", "partial_auc_scorer"]
+
+
+def _class_one(y_true, pos_label):
+    """The label of class 1: ``pos_label``, or as scikit-learn picks the probability column.
+
+    For a binary classifier scikit-learn scores with the column of
+    ``classes_[1]``, the larger of the two sorted labels; without
+    ``pos_label`` that label is class 1 here too.
+    """
+    if pos_label is not None:
+        return pos_label
+    return np.unique(np.asarray(y_true))[-1].item()
+
+
+def _h_score(y_true, y_score, *, pos_label=None, **options):
+    return h_measure(y_true, y_score, pos_label=_class_one(y_true, pos_label), **options)
+
+
+def _partial_auc_score(y_true, y_score, *, pos_label=None, **options):
+    return partial_auc(y_true, y_score, pos_label=_class_one(y_true, pos_label), **options)
+
+
+def _make(score, pos_label, options):
+    try:
+        from sklearn.metrics import make_scorer
+    except ImportError:  # pragma: no cover - scikit-learn is installed with the tests
+        raise ImportError("the scorers need scikit-learn >= 1.4") from None
+    if pos_label is not None:
+        options["pos_label"] = pos_label
+    return make_scorer(score, response_method="predict_proba", **options)
+
+
+def h_scorer(*, alpha=2.0, beta=2.0, severity_ratio=None, priors=None, pos_label=None):
+    """A scikit-learn scorer of Hand's H-measure on ``predict_proba``.
+
+    The scorer asks the fitted classifier for ``predict_proba(X)``, takes the
+    column of class 1 and returns :func:`~hmeasure_stream.h_measure` of it
+    against ``y``; pass it as ``scoring=`` to cross-validation and searches.
+
+    Parameters
+    ----------
+    alpha, beta, severity_ratio, priors
+        As for :func:`~hmeasure_stream.h_measure`.
+    pos_label : hashable, optional
+        The label of class 1 (its probability column is scored).  Default:
+        the larger of the two labels, the column scikit-learn scores
+        (``classes_[1]``).
+
+    Returns
+    -------
+    callable
+        A scorer ``scorer(estimator, X, y)``, greater is better.
+
+    Raises
+    ------
+    ImportError
+        If scikit-learn (>= 1.4) is not installed.
+
+    See Also
+    --------
+    partial_auc_scorer : the partial AUC's scorer.
+    hmeasure_stream.h_measure : the metric it computes.
+
+    Notes
+    -----
+    Each call costs one ``predict_proba`` and one
+    :func:`~hmeasure_stream.h_measure`, O(n log n).  The options are checked
+    when the scorer runs.
+
+    References
+    ----------
+    D. J. Hand, "Measuring classifier performance: a coherent alternative to
+    the area under the ROC curve", Machine Learning 77, 2009.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.model_selection import cross_val_score
+    >>> from hmeasure_stream import h_measure
+    >>> from hmeasure_stream.scorers import h_scorer
+    >>> X = [[0.0], [0.2], [0.4], [0.5], [0.6], [0.8], [0.1], [0.9]]
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
+    >>> model = LogisticRegression().fit(X, y)
+    >>> h_scorer()(model, X, y) == h_measure(y, model.predict_proba(X)[:, 1])
+    True
+    >>> cross_val_score(LogisticRegression(), X, y, cv=2, scoring=h_scorer()).shape
+    (2,)
+    """
+    options = {"alpha": alpha, "beta": beta, "severity_ratio": severity_ratio,
+               "priors": priors}
+    return _make(_h_score, pos_label, options)
+
+
+def partial_auc_scorer(*, fpr_range=None, tpr_range=None, correction=None, pos_label=None):
+    """A scikit-learn scorer of the partial AUC on ``predict_proba``.
+
+    The scorer asks the fitted classifier for ``predict_proba(X)``, takes the
+    column of class 1 and returns :func:`~hmeasure_stream.partial_auc` of it
+    against ``y`` over the given range.
+
+    Parameters
+    ----------
+    fpr_range, tpr_range, correction
+        As for :func:`~hmeasure_stream.partial_auc`.
+    pos_label : hashable, optional
+        The label of class 1, as for :func:`h_scorer`.
+
+    Returns
+    -------
+    callable
+        A scorer ``scorer(estimator, X, y)``, greater is better.
+
+    Raises
+    ------
+    ImportError
+        If scikit-learn (>= 1.4) is not installed.
+
+    See Also
+    --------
+    h_scorer : the H-measure's scorer.
+    hmeasure_stream.partial_auc : the metric it computes.
+
+    Notes
+    -----
+    Each call costs one ``predict_proba`` and one
+    :func:`~hmeasure_stream.partial_auc`, O(n log n).
+
+    References
+    ----------
+    D. K. McClish, "Analyzing a portion of the ROC curve", Medical Decision
+    Making 9, 1989.
+
+    Examples
+    --------
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from hmeasure_stream import partial_auc
+    >>> from hmeasure_stream.scorers import partial_auc_scorer
+    >>> X = [[0.0], [0.2], [0.4], [0.5], [0.6], [0.8], [0.1], [0.9]]
+    >>> y = ["no", "no", "yes", "no", "yes", "yes", "no", "yes"]
+    >>> model = LogisticRegression().fit(X, y)
+    >>> scorer = partial_auc_scorer(fpr_range=(0.0, 0.5))
+    >>> scorer(model, X, y) == partial_auc(y, model.predict_proba(X)[:, 1],
+    ...                                    fpr_range=(0.0, 0.5), pos_label="yes")
+    True
+    """
+    options = {"fpr_range": fpr_range, "tpr_range": tpr_range, "correction": correction}
+    return _make(_partial_auc_score, pos_label, options)
