@@ -114,10 +114,10 @@ class DynamicAUC(WindowedPointSet):
 
     DeLong's variance is maintained with the AUC (with ``variance=True``, or
     from the first read of :attr:`auc_variance` or :meth:`auc_ci` on), also in
-    O(log n) per update and O(1) per read.  It costs about 10-20 % more per
-    update with unit weights and 35-40 % more with other weights (measured at
-    10^5 and 10^6 points, ``asv_benchmarks/ratios.py --part variance``),
-    hence opt-in.  It needs, besides 2U, the sums over each class of the
+    O(log n) per update and O(1) per read.  With unit weights it costs no
+    measurable time or memory; with other weights about 15-35 % more per
+    update (measured at 10^5 and 10^6 points, ``asv_benchmarks/ratios.py
+    --part variance``), hence opt-in.  It needs, besides 2U, the sums over each class of the
     squared placement numerators: for a class 1 point a = 2 (class 0 weight
     below it) + (class 0 weight at its score), for a class 0 point b = 2
     (class 1 weight above it) + (class 1 weight at its score).  With unit
