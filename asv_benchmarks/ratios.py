@@ -15,6 +15,7 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part approx_auc
     python asv_benchmarks/ratios.py --part dask --dask-sizes 10000000 30000000
     python asv_benchmarks/ratios.py --part windows
+    python asv_benchmarks/ratios.py --part variance
     python asv_benchmarks/ratios.py --part labels
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
@@ -38,7 +39,9 @@ window, on the embedded real stream and on a larger real stream) and ``dask``
 (not in ``all``: minutes, and gigabytes per worker): ``hmeasure_stream.dask.auc``
 and ``.h_measure`` on a LocalCluster of 2 single-threaded worker processes, rows
 generated on the workers, against ``auc`` / ``h_measure`` on the same rows in
-this process, with each worker's peak memory.
+this process, with each worker's peak memory.  ``variance`` (DeLong's variance
+maintained by DynamicAUC): an update with and without the variance (unit and
+other weights), reads of ``auc_variance`` from 10^4 to 10^6 points, the memory.
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -940,6 +943,58 @@ def windows_part(args):
     return met
 
 
+def fill_and_empty_seconds(variance, y, s, weights, order):
+    """Seconds per update of a DynamicAUC filled with the points, then emptied (``order``)."""
+    tracker = DynamicAUC(variance=variance)
+    start = time.perf_counter()
+    tracker.add_many(y, s, sample_weight=weights)
+    tracker.remove_many(y[order], s[order],
+                        sample_weight=None if weights is None else weights[order])
+    return (time.perf_counter() - start) / (2 * y.shape[0])
+
+
+def variance_part(args):
+    """DeLong's variance maintained: the cost of an update with it, its reads' growth."""
+    rounds = max(7, args.rounds)
+    print(f"\nDeLong's variance maintained by DynamicAUC (median of {rounds} interleaved "
+          "rounds of add_many + remove_many of every point)")
+    met = True
+    for n in (10**5, 10**6):
+        y, s = make_data(n, args.seed)
+        order = np.random.default_rng(args.seed).permutation(n)
+        for weights in (None, np.random.default_rng(args.seed).uniform(0.5, 2.0, n)):
+            samples = {False: [], True: []}
+            for _ in range(rounds):
+                for variance in samples:
+                    samples[variance].append(
+                        fill_and_empty_seconds(variance, y, s, weights, order))
+            plain, tracked = (statistics.median(samples[v]) for v in (False, True))
+            kind = "unit weights" if weights is None else "weights"
+            print(f"  n = {n:<9,} {kind:<13} {plain * 1e9:8.1f} ns/update, with the variance "
+                  f"{tracked * 1e9:8.1f} ns/update")
+            bound = 1.3 if weights is None else 1.5
+            met &= report_target(f"update with / without the variance, {kind}, n = {n:,}",
+                                 tracked / plain, "<=", bound)
+    reads = {}
+    for n in (10**4, 10**5, 10**6):
+        y, s = make_data(n, args.seed)
+        tracker = DynamicAUC(variance=True)
+        tracker.add_many(y, s)
+
+        def read_batch(tracker=tracker):
+            for _ in range(2000):
+                _ = tracker.auc_variance
+
+        reads[n] = median_of(lambda read_batch=read_batch: _seconds(read_batch), 7) / 2000
+        print(f"  n = {n:<9,} auc_variance read {reads[n] * 1e9:8.1f} ns")
+        if n == 10**6:
+            print(f"  DynamicAUC(variance=True) memory at 10^6 points {tracker.nbytes / n:6.1f} "
+                  "bytes/point")
+    met &= report_target("auc_variance read growth 10^4 -> 10^6", reads[10**6] / reads[10**4],
+                         "<=", 4)
+    return met
+
+
 def labels_part(args):
     """pos_label on the single-point path, and the river adapter against river's own metric."""
     from river import metrics
@@ -991,7 +1046,7 @@ def main(argv=None):
     parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
                                            "partial_stream", "multiclass", "multiclass_window",
                                            "binned", "approx_auc", "dask", "windows", "report",
-                                           "labels"],
+                                           "labels", "variance"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -1032,6 +1087,8 @@ def main(argv=None):
         all_met &= windows_part(args)
     if args.part in ("all", "labels"):
         all_met &= labels_part(args)
+    if args.part in ("all", "variance"):
+        all_met &= variance_part(args)
     return 0 if all_met else 1
 
 

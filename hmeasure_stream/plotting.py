@@ -515,6 +515,10 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
         Shaded bands, e.g. the confidence interval of a metric: each bound an
         array of the metrics' length or a number.  A band named like a metric
         takes that metric's colour (and hides with it under ``min_periods``).
+        When ``metrics`` holds both ``"auc_lo"`` and ``"auc_hi"`` (the DeLong
+        interval of :func:`~hmeasure_stream.sliding_window`), they are drawn
+        as the band of ``"auc"`` rather than as lines, unless ``bands``
+        already has one for ``"auc"`` (or they are the only metrics).
     colors : dict of str to color, optional
         The colour of some or all metrics (default: the axes' colour cycle).
     legend : bool, default=True
@@ -579,6 +583,12 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     if colors is not None and not isinstance(colors, dict):
         raise ValueError(f"colors must be a dict of metric name to colour; got {colors!r}")
     band_bounds = {name: _band(name, bounds, n) for name, bounds in (bands or {}).items()}
+    interval = {name: values for name, _, values in columns if name in ("auc_lo", "auc_hi")}
+    if len(interval) == 2 and "auc" not in band_bounds and len(columns) > 2:
+        # The window's DeLong interval: a band around the AUC.
+        band_bounds["auc"] = (interval["auc_lo"].astype(np.float64),
+                              interval["auc_hi"].astype(np.float64))
+        columns = [column for column in columns if column[0] not in interval]
 
     plt = _pyplot()
     if ax is None:

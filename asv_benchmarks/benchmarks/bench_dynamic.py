@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from hmeasure_stream import ApproxH, DynamicAUC, DynamicH, sliding_window
+from hmeasure_stream import ApproxH, DynamicAUC, DynamicH, SlidingWindow, sliding_window
 
 STEPS = 20_000
 
@@ -165,3 +165,57 @@ class DynamicHReport:
 
     def time_report(self, n):
         self.tracker.report()
+
+
+class DynamicAUCVariance:
+    """DeLong's variance maintained by DynamicAUC: reads, and window steps with it."""
+
+    params = [10**4, 10**5, 10**6]
+    param_names = ["n"]
+    timeout = 300
+
+    def setup(self, n):
+        y, s = _stream(n + STEPS)
+        self.tracker = DynamicAUC(variance=True)
+        self.tracker.add_many(y[:n], s[:n])
+        self.y, self.s = y[n:], s[n:]
+
+    def time_read_auc_variance(self, n):
+        _ = self.tracker.auc_variance
+
+    def time_read_auc_ci(self, n):
+        self.tracker.auc_ci(0.95)
+
+
+class SlidingWindowVariance:
+    """A window step (add, remove, record) of the AUC with and without its variance."""
+
+    params = ([10**3, 10**5], [("auc",), ("auc", "auc_var", "auc_lo", "auc_hi")])
+    param_names = ["window", "metrics"]
+    timeout = 300
+
+    def setup(self, window, metrics):
+        self.y, self.s = _stream(window + STEPS)
+        self.window = window
+        self.metrics = metrics
+
+    def time_update(self, window, metrics):
+        tracker = SlidingWindow(window, metrics)
+        tracker.update(self.y, self.s)
+
+
+class DynamicAUCUpdates:
+    """add_many then remove_many of n points, with and without the variance."""
+
+    params = ([10**5, 10**6], [False, True])
+    param_names = ["n", "variance"]
+    timeout = 300
+
+    def setup(self, n, variance):
+        self.y, self.s = _stream(n)
+        self.order = np.random.default_rng(1).permutation(n)
+
+    def time_add_remove(self, n, variance):
+        tracker = DynamicAUC(variance=variance)
+        tracker.add_many(self.y, self.s)
+        tracker.remove_many(self.y[self.order], self.s[self.order])

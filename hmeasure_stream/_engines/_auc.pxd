@@ -4,6 +4,7 @@
 
 from libc.stdint cimport int64_t, uint8_t
 
+from hmeasure_stream._engines._numeric cimport wide_uint
 from hmeasure_stream._engines._ring cimport Forgetting, PointRing
 from hmeasure_stream._engines._treap cimport ScoreTreap
 
@@ -31,6 +32,17 @@ cdef class AUCEngine:
     # first positive weight (0 until then, and again once emptied): every
     # result is the same whatever the scale of the weights.
     cdef double inverse_scale
+    # DeLong's variance (with the tree's placements), unit mode: the sums over
+    # class 1 of a^2, a = 2 (class 0 below) + (class 0 at its score), and over
+    # class 0 of b^2, b = 2 (class 1 above) + (class 1 at its score); exact.
+    cdef wide_uint square_pos
+    cdef wide_uint square_neg
+    # The decay factor the newest point was stored with (1 without decay).
+    cdef double newest_decay
+    # Record auc_var, auc_lo, auc_hi in ``slide`` (the interval's normal quantiles).
+    cdef readonly bint interval
+    cdef double quantile_low
+    cdef double quantile_high
 
     cdef int _check_idle(self) except -1
     cdef object _guarded(self, Operation operation, object first, object second, object third,
@@ -47,7 +59,11 @@ cdef class AUCEngine:
                      bint adding) except -1 nogil
     cdef int _tree_update(self, bint is_pos, double score, double weight,
                           bint adding) except -1 nogil
+    cdef void _track_squares(self, bint is_pos, bint adding, double below_neg,
+                             double above_pos, double at_neg, double at_pos) noexcept nogil
+    cdef double _variance(self, double scale) noexcept nogil
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil
+    cdef void _interval_into(self, double auc, double* out) noexcept nogil
     cdef object _read(self)
     cdef double _auc(self) noexcept nogil
     # Windows and decay (``Forgetting``): the points leave here.

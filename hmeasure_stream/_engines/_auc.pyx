@@ -32,14 +32,20 @@ empties.
 
 import numpy as np
 
-from libc.math cimport NAN, exp2, fabs, floor, isfinite, ldexp
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.math cimport NAN, exp2, fabs, floor, isfinite, ldexp, sqrt
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 from hmeasure_stream._engines._fenwick cimport RankCounts
 from hmeasure_stream._engines._numeric cimport (
     compensated_add,
     inverse_scale_of,
     stored_weight,
+    wide_add,
+    wide_difference,
+    wide_product,
+    wide_subtract,
+    wide_times,
+    wide_uint,
 )
 from hmeasure_stream._engines._ring cimport (
     RESCALE_EXPONENT,
@@ -129,6 +135,12 @@ cdef class AUCEngine:
         self.twice_u_compensation = 0.0
         self.busy = False
         self.inverse_scale = 0.0
+        self.square_pos.low = self.square_pos.high = 0
+        self.square_neg.low = self.square_neg.high = 0
+        self.newest_decay = 1.0
+        self.interval = False
+        self.quantile_low = NAN
+        self.quantile_high = NAN
 
     def __init__(self, Py_ssize_t capacity=16, seed=None):
         self.tree = ScoreTreap(capacity, seed)
@@ -174,6 +186,8 @@ cdef class AUCEngine:
                 self.twice_u = 0.0
                 self.twice_u_compensation = 0.0
                 self.inverse_scale = 0.0
+                self.square_pos.low = self.square_pos.high = 0
+                self.square_neg.low = self.square_neg.high = 0
                 if self.tree.weighted:
                     self.tree.make_unit()
         finally:
@@ -297,14 +311,128 @@ cdef class AUCEngine:
             compensated_add(&self.twice_u, &self.twice_u_compensation,
                             (1.0 if adding else -1.0)
                             * (2.0 * below_neg + at_neg if is_pos else 2.0 * above_pos + at_pos))
+            if self.tree.placements:
+                self._track_squares(is_pos, adding, below_neg, above_pos, at_neg, at_pos)
             if self.tree.n_points == 0:
                 self.twice_u = 0.0
                 self.twice_u_compensation = 0.0
         return DONE
 
+    cdef void _track_squares(self, bint is_pos, bint adding, double below_neg,
+                             double above_pos, double at_neg, double at_pos) noexcept nogil:
+        """Unit mode: the sums of squared placement numerators after one point in or out.
+
+        Called after 2U is updated.  The counts around the score are from
+        before the change; a removal is the addition to the points without
+        it, undone.  Adding a class 1
+        point at s gives it a = 2 N< + N= (squared into ``square_pos``) and
+        raises b by 2 for each class 0 point below s and by 1 for those at s:
+        sum (b + 2)^2 - b^2 = 4 B + 4 N< over those below, where
+        B = sum b = 2U(< s) + 2 N< (P> + P=), and N= (2 b= + 1) at s.  A class 0
+        point likewise with the class 1 points above it, with the treap's
+        ``pairs_above`` = 2U(> s).  The whole 2U (before the change) is
+        2U(< s) + 2U(> s) + 2 N< (P> + P=) + N= (2 P> + P=), so
+        B = 2U - 2U(> s) - N= (2 P> + P=).  Exact modulo 2**64 per
+        term and 2**128 in the sums: the true values are below both for
+        fewer than 2**31 points; 2U(> s) comes from the subtree pair weights,
+        integers in doubles, exact while n0 n1 < 2**52.
+        """
+        cdef uint64_t below = <uint64_t>below_neg, above = <uint64_t>above_pos
+        cdef uint64_t at_n = <uint64_t>at_neg, at_p = <uint64_t>at_pos, own, other, pairs
+        cdef wide_uint* own_sum
+        cdef wide_uint* other_sum
+        if is_pos:
+            if not adding:
+                at_p -= 1
+            own = 2 * below + at_n
+            # 2U of the points without this one (2U is already updated).
+            pairs = <uint64_t>(<int64_t>self.twice_u + <int64_t>self.twice_u_compensation)
+            if adding:
+                pairs -= own
+            pairs -= <uint64_t>self.tree.pairs_above + at_n * (2 * above + at_p)
+            other = 4 * pairs + 4 * below + at_n * (2 * (2 * above + at_p) + 1)
+            own_sum = &self.square_pos
+            other_sum = &self.square_neg
+        else:
+            if not adding:
+                at_n -= 1
+            own = 2 * above + at_p
+            other = (4 * (<uint64_t>self.tree.pairs_above + 2 * (below + at_n) * above)
+                     + 4 * above + at_p * (2 * (2 * below + at_n) + 1))
+            own_sum = &self.square_neg
+            other_sum = &self.square_pos
+        if adding:
+            wide_add(own_sum, own * own)
+            wide_add(other_sum, other)
+        else:
+            wide_subtract(own_sum, own * own)
+            wide_subtract(other_sum, other)
+
+    cdef double _variance(self, double scale) noexcept nogil:
+        """DeLong's variance of the AUC, weights as frequencies in units of ``scale``.
+
+        With totals W1, W0 (stored units), placements V of mean A (the AUC)
+        and q1 = sum u V^2 / W1: var = (q1 - A^2) / (scale W1 - 1) +
+        (q0 - A^2) / (scale W0 - 1).  Unit mode: q1 - A^2 = (m Q1 - T^2) /
+        (4 m^2 n^2), Q1 the exact ``square_pos``, T = 2U, formed exactly in 128
+        bits and rounded once.  Weighted mode: from the root's aggregates.
+        nan while a class holds a total weight <= 1 (in caller units), or
+        without the tree's placements.
+        """
+        cdef int32_t root = self.tree.root
+        cdef double weight_neg, weight_pos, twice_u, auc, denominator
+        cdef double spread_pos, spread_neg
+        cdef uint64_t count_neg, count_pos, pairs
+        cdef wide_uint pairs_squared
+        if root < 0 or not self.tree.placements:
+            return NAN
+        weight_neg = self.tree.subtree_neg[root]
+        weight_pos = self.tree.subtree_pos[root]
+        if not (scale * weight_neg > 1.0 and scale * weight_pos > 1.0):
+            return NAN
+        if not self.tree.weighted:
+            count_neg = <uint64_t>weight_neg
+            count_pos = <uint64_t>weight_pos
+            pairs = <uint64_t>(<int64_t>self.twice_u + <int64_t>self.twice_u_compensation)
+            pairs_squared = wide_product(pairs, pairs)
+            denominator = 4.0 * (weight_neg * weight_pos) * (weight_neg * weight_pos)
+            spread_pos = wide_difference(wide_times(self.square_pos, count_pos),
+                                         pairs_squared) / denominator
+            spread_neg = wide_difference(wide_times(self.square_neg, count_neg),
+                                         pairs_squared) / denominator
+        else:
+            twice_u = self.tree.subtree_pairs[root]
+            auc = twice_u / (2.0 * weight_neg * weight_pos)
+            spread_pos = max(self.tree.squares[2 * root] / (4.0 * weight_neg * weight_neg)
+                             / weight_pos - auc * auc, 0.0)
+            spread_neg = max(self.tree.squares[2 * root + 1] / (4.0 * weight_pos * weight_pos)
+                             / weight_neg - auc * auc, 0.0)
+        return (spread_pos / (scale * weight_pos - 1.0)
+                + spread_neg / (scale * weight_neg - 1.0))
+
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
-        """The metrics of the current points into ``out[row]``: the AUC in column 0."""
-        out[row, 0] = self._auc()
+        """The metrics of the current points into ``out[row]``: the AUC in column 0
+        (with ``interval``: then DeLong's variance and interval, as ``auc_ci``)."""
+        cdef double auc = self._auc()
+        out[row, 0] = auc
+        if self.interval:
+            self._interval_into(auc, &out[row, 1])
+
+    cdef void _interval_into(self, double auc, double* out) noexcept nogil:
+        """DeLong's variance, and the AUC -+ the quantiles times its root clipped to [0, 1]
+        (as ``auc_ci``), into out[0..2]; weights in the caller's units (with decay
+        relative to the newest point)."""
+        cdef double variance = NAN, spread
+        if self.inverse_scale > 0.0:
+            variance = self._variance(1.0 / (self.inverse_scale * self.newest_decay))
+        out[0] = variance
+        if variance != variance:
+            out[1] = NAN
+            out[2] = NAN
+            return
+        spread = sqrt(variance)
+        out[1] = min(max(auc + spread * self.quantile_low, 0.0), 1.0)
+        out[2] = min(max(auc + spread * self.quantile_high, 0.0), 1.0)
 
     cdef object _read(self):
         return self._auc()
@@ -339,6 +467,8 @@ cdef class AUCEngine:
         cdef int field
         cdef double* fields[6]
         cdef double* pairs = self.tree.subtree_pairs
+        cdef double cube = factor * factor * factor
+        cdef double* squares = self.tree.squares
         if not self.tree.weighted:
             return
         fields[0] = self.tree.weight_neg
@@ -351,6 +481,9 @@ cdef class AUCEngine:
             for field in range(6):
                 fields[field][slot] *= factor
             pairs[slot] *= factor * factor
+            if self.tree.placements:
+                squares[2 * slot] *= cube
+                squares[2 * slot + 1] *= cube
 
     cdef int _forget_one(self, Forgetting forgetting, uint8_t is_pos, double score,
                          double weight, int64_t time, bint has_time) except -1 nogil:
@@ -398,6 +531,7 @@ cdef class AUCEngine:
                 forgetting.rescales += 1
                 exponent = forgetting.exponent(position)
             weight = weight * exp2(exponent)
+            self.newest_decay = exp2(exponent)
         self._update(is_pos, score, weight, True)
         forgetting.ring.append(is_pos, score, weight, time)
         forgetting.step += 1
@@ -722,11 +856,72 @@ cdef class AUCEngine:
     @property
     def columns(self):
         """The metrics ``_record`` writes, in the column order of ``slide``'s ``out``."""
+        if self.interval:
+            return ("auc", "auc_var", "auc_lo", "auc_hi")
         return ("auc",)
 
     @property
     def auc(self):
         return self._auc()
+
+    # ------------------------------------------------------------------
+    # DeLong's variance.
+
+    def track_variance(self):
+        """Maintain DeLong's variance from now on (the tree's placements): O(n) once,
+        claiming the structure as an update does."""
+        self._check_idle()
+        if self.tree.placements:
+            return
+        self.busy = True
+        try:
+            self.tree.track_placements()
+            if not self.tree.weighted:
+                square_pos, square_neg = _exact_squares(self.tree)
+                _set_wide(&self.square_pos, square_pos)
+                _set_wide(&self.square_neg, square_neg)
+        finally:
+            self.busy = False
+
+    def record_interval(self, double quantile_low, double quantile_high):
+        """Record ``auc_var``, ``auc_lo`` and ``auc_hi`` in ``slide`` too: the AUC plus the
+        normal quantiles ``quantile_low`` and ``quantile_high`` times DeLong's standard
+        error, clipped to [0, 1]."""
+        self.track_variance()
+        self.interval = True
+        self.quantile_low = quantile_low
+        self.quantile_high = quantile_high
+
+    @property
+    def tracks_variance(self):
+        return self.tree.placements
+
+    def variance(self, double scale):
+        """DeLong's variance with weights as frequencies, a stored weight of 1 counting
+        ``scale`` (nan without ``track_variance``, or while a class has total weight
+        <= 1)."""
+        return self._variance(scale)
+
+    def _interval_values(self):
+        cdef double values[3]
+        self._interval_into(self._auc(), values)
+        return values[0], values[1], values[2]
+
+    @property
+    def auc_var(self):
+        return self._interval_values()[0]
+
+    @property
+    def auc_lo(self):
+        return self._interval_values()[1]
+
+    @property
+    def auc_hi(self):
+        return self._interval_values()[2]
+
+    def placement_squares(self):
+        """Unit mode: the exact sums of squared placement numerators (class 1, class 0)."""
+        return _wide_value(self.square_pos), _wide_value(self.square_neg)
 
     @property
     def weight_neg(self):
@@ -768,6 +963,8 @@ cdef class AUCEngine:
             maintained = self.twice_u + self.twice_u_compensation
             if maintained != recomputed:
                 raise AssertionError(f"exact 2U {maintained!r} != recomputed {recomputed}")
+        if self.tree.placements:
+            self._check_squares()
         if self.tree.n_points == 0 and self.tree.weighted:
             raise AssertionError("an empty structure must be back in unit mode")
         if self.tree.n_points == 0 and self.inverse_scale != 0.0:
@@ -779,19 +976,81 @@ cdef class AUCEngine:
             raise AssertionError("positive weight stored without a scale")
         return True
 
+    def _check_squares(self):
+        """The variance's aggregates against a recomputation from the tree's contents:
+        unit mode exactly (Python integers), weighted mode the root's sums to 1e-11."""
+        _, weight_neg, weight_pos, _, _ = self.tree.items()
+        if not self.tree.weighted:
+            expected = _exact_squares(self.tree)
+            if self.placement_squares() != expected:
+                raise AssertionError(
+                    f"squared placements {self.placement_squares()} != recomputed {expected}")
+            return
+        if self.tree.root < 0:
+            return
+        # Exclusive prefix and suffix sums, without subtractions (no cancellation).
+        below = np.concatenate(([0.0], np.cumsum(weight_neg)[:-1]))
+        above = np.concatenate((np.cumsum(weight_pos[::-1])[::-1][1:], [0.0]))
+        for name, weights, numerators, column in (
+                ("class 1", weight_pos, 2.0 * below + weight_neg, 0),
+                ("class 0", weight_neg, 2.0 * above + weight_pos, 1)):
+            recomputed = float(np.sum(weights * numerators * numerators))
+            maintained = float(self.tree.squares_buffer[self.tree.root, column])
+            if fabs(maintained - recomputed) > 1e-11 * max(recomputed, 1e-300):
+                raise AssertionError(
+                    f"{name} squared placements {maintained!r} != recomputed {recomputed!r}")
+
+    def _variance_state(self):
+        return (_wide_value(self.square_pos), _wide_value(self.square_neg), self.interval,
+                self.quantile_low, self.quantile_high, self.newest_decay)
+
+    def _restore_variance(self, state):
+        if state is None:
+            return
+        square_pos, square_neg, self.interval, self.quantile_low, self.quantile_high, \
+            self.newest_decay = state
+        _set_wide(&self.square_pos, square_pos)
+        _set_wide(&self.square_neg, square_neg)
+
     def __reduce__(self):
         self._check_idle()
         return (_rebuild_auc_engine, (self.tree, self.twice_u, self.twice_u_compensation,
-                                      self.inverse_scale))
+                                      self.inverse_scale, self._variance_state()))
 
 
-def _rebuild_auc_engine(tree, twice_u, compensation, inverse_scale=None):
+def _rebuild_auc_engine(tree, twice_u, compensation, inverse_scale=None, variance=None):
     cdef AUCEngine engine = AUCEngine.__new__(AUCEngine)
     engine.tree = tree
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
     engine.inverse_scale = stored_scale(tree, inverse_scale)
+    engine._restore_variance(variance)
     return engine
+
+
+cdef object _wide_value(wide_uint value):
+    return (int(value.high) << 64) | int(value.low)
+
+
+cdef void _set_wide(wide_uint* target, object value):
+    target.low = value & 0xFFFFFFFFFFFFFFFF
+    target.high = (value >> 64) & 0xFFFFFFFFFFFFFFFF
+
+
+def _exact_squares(ScoreTreap tree):
+    """Unit mode: sum over class 1 of a^2 and over class 0 of b^2 (placement numerators,
+    see ``_track_squares``), in Python integers from the tree's contents; O(n)."""
+    _, _, _, count_neg, count_pos = tree.items()
+    square_pos = square_neg = 0
+    below = 0
+    for negatives, positives in zip(count_neg.tolist(), count_pos.tolist()):
+        square_pos += positives * (2 * below + negatives) ** 2
+        below += negatives
+    above = 0
+    for negatives, positives in zip(reversed(count_neg.tolist()), reversed(count_pos.tolist())):
+        square_neg += negatives * (2 * above + positives) ** 2
+        above += positives
+    return square_pos, square_neg
 
 
 def stored_scale(ScoreTreap tree, inverse_scale):
@@ -891,16 +1150,19 @@ cdef class ThresholdEngine(AUCEngine):
     def __reduce__(self):
         self._check_idle()
         return (_rebuild_threshold_engine, (self.threshold, self.tree, self.twice_u,
-                                            self.twice_u_compensation, self.inverse_scale))
+                                            self.twice_u_compensation, self.inverse_scale,
+                                            self._variance_state()))
 
 
-def _rebuild_threshold_engine(threshold, tree, twice_u, compensation, inverse_scale):
+def _rebuild_threshold_engine(threshold, tree, twice_u, compensation, inverse_scale,
+                              variance=None):
     cdef ThresholdEngine engine = ThresholdEngine.__new__(ThresholdEngine)
     engine.threshold = threshold
     engine.tree = tree
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
     engine.inverse_scale = stored_scale(tree, inverse_scale)
+    engine._restore_variance(variance)
     return engine
 
 

@@ -83,3 +83,58 @@ cdef inline bint stored_weight(double weight, double inverse, double* stored) no
     """``weight`` in the structure's units; False if it cannot be stored (zero always can)."""
     stored[0] = weight * inverse
     return weight == 0.0 or storable(stored[0])
+
+
+# Exact unsigned 128-bit integers for sums of squared placement counts
+# (DeLong's variance with unit weights), portable C: two 64-bit halves,
+# arithmetic modulo 2**128.
+
+ctypedef struct wide_uint:
+    uint64_t low
+    uint64_t high
+
+
+cdef inline void wide_add(wide_uint* total, uint64_t value) noexcept nogil:
+    """``total += value`` (modulo 2**128)."""
+    cdef uint64_t low = total.low + value
+    if low < value:
+        total.high += 1
+    total.low = low
+
+
+cdef inline void wide_subtract(wide_uint* total, uint64_t value) noexcept nogil:
+    """``total -= value`` (modulo 2**128)."""
+    if total.low < value:
+        total.high -= 1
+    total.low -= value
+
+
+cdef inline wide_uint wide_product(uint64_t first, uint64_t second) noexcept nogil:
+    """The exact 128-bit product of two 64-bit integers (by 32-bit halves)."""
+    cdef uint64_t mask = 0xFFFFFFFF
+    cdef uint64_t first_low = first & mask, first_high = first >> 32
+    cdef uint64_t second_low = second & mask, second_high = second >> 32
+    cdef uint64_t low_low = first_low * second_low
+    cdef uint64_t low_high = first_low * second_high
+    cdef uint64_t high_low = first_high * second_low
+    cdef uint64_t middle = (low_low >> 32) + (low_high & mask) + (high_low & mask)
+    cdef wide_uint product
+    product.low = (middle << 32) | (low_low & mask)
+    product.high = (first_high * second_high + (low_high >> 32) + (high_low >> 32)
+                    + (middle >> 32))
+    return product
+
+
+cdef inline wide_uint wide_times(wide_uint value, uint64_t factor) noexcept nogil:
+    """``value * factor`` (modulo 2**128)."""
+    cdef wide_uint product = wide_product(value.low, factor)
+    product.high += value.high * factor
+    return product
+
+
+cdef inline double wide_difference(wide_uint first, wide_uint second) noexcept nogil:
+    """``first - second`` as a double (correct to an ulp); ``first >= second``."""
+    cdef uint64_t high = first.high - second.high
+    if first.low < second.low:
+        high -= 1
+    return <double>high * 18446744073709551616.0 + <double>(first.low - second.low)

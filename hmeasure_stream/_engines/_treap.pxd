@@ -49,6 +49,12 @@ cdef class ScoreTreap(SlotPool):
     cdef public object weight_pos_buffer
     cdef public object weight_neg_comp_buffer
     cdef public object weight_pos_comp_buffer
+    # With ``placements`` (DeLong's variance), weighted mode only: each class's
+    # sum of weight times squared placement numerator within the subtree (see
+    # _subtree_squares), side by side (class 1, class 0) so that a node's two
+    # share a cache line.  (In unit mode the variance needs only the subtree
+    # pair weight ``subtree_pairs``, kept in both modes.)
+    cdef public object squares_buffer
 
     cdef double* key
     cdef int32_t* count_neg     # class 0 points at this score
@@ -59,17 +65,25 @@ cdef class ScoreTreap(SlotPool):
     cdef double* weight_pos
     cdef double* weight_neg_comp  # ... plus its Neumaier compensation
     cdef double* weight_pos_comp
-    cdef double* subtree_pairs  # 2U of the subtree (see pull)
+    cdef double* subtree_pairs  # 2U of the subtree (see pull); exact in unit mode
+    cdef double* squares        # weighted mode with placements: [2 node], [2 node + 1]
 
     cdef readonly int32_t root
     cdef readonly int64_t n_points
     cdef readonly bint weighted
+    cdef readonly bint placements
+    # Unit mode with placements, set by every descent: 2U of the points above
+    # the key searched (among themselves).
+    cdef int64_t pairs_above
 
     cdef int32_t* path
+    cdef int64_t* path_below    # unit mode with placements: class 0 count below the key
+    cdef int64_t* path_above    # ... and class 1 count above it, on reaching path[d]
     cdef int32_t path_capacity
 
     cdef int make_weighted(self) except -1
     cdef int make_unit(self) except -1
+    cdef int track_placements(self) except -1
     cdef int _grow_path(self) except -1 nogil
     cdef int32_t _new_node(self, double key) noexcept nogil
     cdef double node_neg(self, int32_t node) noexcept nogil
@@ -84,6 +98,9 @@ cdef class ScoreTreap(SlotPool):
                     int32_t* out_left, int32_t* out_right) noexcept nogil
     cdef int32_t _descend(self, double key, int32_t* depth, double* below_neg,
                           double* above_pos, double* at_neg, double* at_pos) except -2 nogil
+    cdef int32_t _descend_pairs(self, double key, int32_t* depth, double* below_neg,
+                                double* above_pos, double* at_neg,
+                                double* at_pos) except -2 nogil
     cdef void _replace_child(self, int32_t depth, double key, int32_t node) noexcept nogil
     cdef int add(self, double key, bint is_pos, double weight,
                  double* below_neg, double* above_pos,
@@ -92,8 +109,8 @@ cdef class ScoreTreap(SlotPool):
                     double* below_neg, double* above_pos,
                     double* at_neg, double* at_pos) except -1 nogil
     cdef void _update_ancestors(self, int32_t depth, double key, bint is_pos, double change,
-                                double below_neg, double above_pos,
-                                double at_other) noexcept nogil
+                                double below_neg, double above_pos, double at_neg,
+                                double at_pos) noexcept nogil
     cdef int32_t count_at(self, double key, bint is_pos) noexcept nogil
     cdef double class_total(self, bint is_pos) noexcept nogil
     cdef double twice_u(self) noexcept nogil

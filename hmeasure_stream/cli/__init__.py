@@ -62,10 +62,12 @@ from hmeasure_stream.cli._reading import (
 )
 
 AVAILABLE_METRICS = ("auc", "h", "auch", "ks", "mer", "mwl", "er", "sens", "spec", "precision", "f",
-                     "youden")
+                     "youden", "auc_var", "auc_lo", "auc_hi")
 # R hmeasure's KS, MER, MWL (the maintained hulls) and metrics at --threshold (the treap).
 _REPORT_METRICS = ("ks", "mer", "mwl")
 _THRESHOLD_METRICS = ("er", "sens", "spec", "precision", "f", "youden")
+# DeLong's variance of the AUC and its 95% interval (maintained with the AUC).
+_VARIANCE_METRICS = ("auc_var", "auc_lo", "auc_hi")
 #: The largest --window and --every (no stream is longer).
 MAX_COUNT = 2**62
 MAX_CHUNK = 2**24
@@ -123,7 +125,8 @@ class Monitor:
             raise InputError("H with --priors or --severity-ratio prior over a window of time "
                              "or with --half-life needs --epsilon")
         self.tracked = ("auc", *(["h"] if "h" in metrics and not self.recompute_h else []),
-                        *[name for name in ("auch", *_REPORT_METRICS, *_THRESHOLD_METRICS)
+                        *[name for name in ("auch", *_REPORT_METRICS, *_THRESHOLD_METRICS,
+                                            *_VARIANCE_METRICS)
                           if name in metrics])
         self.tracker_options = {"epsilon": epsilon, "threshold": threshold, **h_options}
         if self.timed:
@@ -451,8 +454,9 @@ def build_parser():
     parser.add_argument("--metrics", type=_metrics,
                         help="comma-separated metrics: auc, h, auch (area under the ROC "
                              "convex hull), and R hmeasure's ks, mer, mwl "
-                             "and er, sens, spec, precision, f, youden at --threshold "
-                             "(default: auc)")
+                             "and er, sens, spec, precision, f, youden at --threshold, "
+                             "DeLong's variance auc_var and 95%% interval auc_lo, auc_hi of "
+                             "the AUC (default: auc)")
     parser.add_argument("--threshold", type=_finite_float, metavar="T",
                         help="threshold of er, sens, spec, precision, f, youden: class 1 when "
                              "score > T (default: 0.5)")

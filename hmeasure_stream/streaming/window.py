@@ -4,6 +4,7 @@ The one place where an engine is chosen for a window of a stream.
 """
 
 import numpy as np
+from scipy import special
 
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._auc import AUCEngine, ThresholdEngine, sliding_auc_ranked
@@ -18,6 +19,7 @@ from hmeasure_stream._validation import (
     check_integer,
     check_partial_correction,
     check_positive,
+    check_probability_level,
     check_rate_range,
     check_relative_to,
     check_score_value,
@@ -49,10 +51,12 @@ __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
 #: The metrics a window can follow.
 WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned", "pauc", "ks", "mer", "mwl",
-                  "er", "sens", "spec", "precision", "f", "youden")
+                  "er", "sens", "spec", "precision", "f", "youden", "auc_var", "auc_lo",
+                  "auc_hi")
 _REPORT_METRICS = frozenset(("ks", "mer", "mwl"))
 _THRESHOLD_METRICS = frozenset(("er", "sens", "spec", "precision", "f", "youden"))
 _HULL_METRICS = frozenset(("h", "auch")) | _REPORT_METRICS
+_VARIANCE_METRICS = frozenset(("auc_var", "auc_lo", "auc_hi"))
 
 
 def _check_window(window):
@@ -120,7 +124,8 @@ WINDOW_METRICS += (_MULTICLASS,)
 def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, epsilon_auc,
                     auc_relative_to, bins, transform, loglog_alpha, score_range, capacity,
                     seed, threshold=0.5, window=None, labels=None, method="ovr",
-                    average="macro", fpr_range=None, tpr_range=None, correction=None):
+                    average="macro", fpr_range=None, tpr_range=None, correction=None,
+                    level=0.95):
     """The engines for these metrics: the one place where a window's engines are chosen.
 
     Each engine computes the metrics it names in ``columns``; every metric
@@ -134,7 +139,8 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
     bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``, the
     metrics at ``threshold`` a score treap that descends to it, ``"pauc"`` the
     score treap reading the partial area of ``fpr_range``, ``tpr_range`` and
-    ``correction`` after each point (also the exact AUC).
+    ``correction`` after each point (also the exact AUC), DeLong's variance
+    and interval at ``level`` a score treap that maintains it.
     ``"multiclass_auc"`` takes 2-d scores, so it is alone in its window: its
     engine (one binary engine per class or per ordered pair of classes, of
     ``labels``, ``method`` and ``average``) keeps the window's points itself.
@@ -154,6 +160,13 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
         # R hmeasure's metrics at a threshold: one treap descent per step.
         engines.append(ThresholdEngine(check_score_value(threshold, "threshold"), capacity,
                                        seed))
+    if _VARIANCE_METRICS.intersection(metrics):
+        # DeLong's variance, maintained with the AUC; the interval as auc_ci's.
+        level = check_probability_level(level, "level")
+        engine = AUCEngine(capacity, seed)
+        engine.record_interval(float(special.ndtri((1.0 - level) / 2.0)),
+                               float(special.ndtri(1.0 - (1.0 - level) / 2.0)))
+        engines.append(engine)
     if "auc_binned" in metrics:
         engines.append(_binned_engine(bins, transform, loglog_alpha, score_range))
     if "auc_approx" in metrics:
@@ -221,7 +234,12 @@ class SlidingWindow:
         window's class proportions as priors; ``"ks"`` maintains a second,
         lower, hull, which doubles the cost of a step), and R's metrics at
         ``threshold``: ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
-        ``"f"``, ``"youden"`` (as in :func:`~hmeasure_stream.hmeasure_report`).
+        ``"f"``, ``"youden"`` (as in :func:`~hmeasure_stream.hmeasure_report`),
+        and DeLong's variance of the AUC ``"auc_var"`` and interval
+        ``"auc_lo"``, ``"auc_hi"`` at ``level`` (as
+        :func:`~hmeasure_stream.auc_variance` and
+        :func:`~hmeasure_stream.auc_ci`; nan while a class has fewer than two
+        points, or total weight <= 1).
         Or ``"multiclass_auc"`` alone, for labels of c classes and 2-d
         scores (one column per class): the AUC of
         :func:`~hmeasure_stream.multiclass_auc` (count windows only).
@@ -262,6 +280,9 @@ class SlidingWindow:
     threshold : float, default=0.5
         The threshold of ``"er"``, ``"sens"``, ..., ``"youden"`` (class 1
         when score > threshold); ignored without them.
+    level : float, default=0.95
+        The confidence level of ``"auc_lo"`` and ``"auc_hi"``, in (0, 1);
+        ignored without them.
     labels, method, average
         The classes in the column order of the scores (required), one-vs-rest
         ``"ovr"`` or one-vs-one ``"ovo"``, and ``"macro"`` or ``"weighted"``,
@@ -279,7 +300,7 @@ class SlidingWindow:
 
     Attributes
     ----------
-    auc, h, auch, auc_approx, auc_binned, pauc, multiclass_auc : float
+    auc, h, auch, auc_approx, auc_binned, pauc, auc_var, auc_lo, auc_hi, multiclass_auc : float
         The metrics of the current window (each when asked for); nan while a
         class is absent from the window.
     window : int or None
@@ -302,8 +323,9 @@ class SlidingWindow:
     ``"auc_binned"`` with m bins; O(log w) per point for ``"pauc"`` (a
     second treap, which reads the partial area after each point); O(c log w)
     for ``"multiclass_auc"`` over c classes (one-vs-rest: c compiled loops
-    per chunk; one-vs-one: 4 (c - 1) engine updates per point from Python).
-    Memory O(w):
+    per chunk; one-vs-one: 4 (c - 1) engine updates per point from Python);
+    DeLong's variance and interval add O(log w) per point (the maintained
+    variance of :class:`DynamicAUC`, in a treap of their own).  Memory O(w):
     the engine's structure and the window's points (17 bytes each) to know
     which point leaves.  Scores are float64: integers beyond 2**53 are
     refused (:func:`sliding_window`, which sees the whole array, ranks them).
@@ -347,7 +369,7 @@ class SlidingWindow:
                  bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
                  half_life=None, min_periods=1, threshold=0.5, labels=None, method="ovr",
                  average="macro", fpr_range=None, tpr_range=None, correction=None,
-                 pos_label=None, capacity=16, seed=None):
+                 level=0.95, pos_label=None, capacity=16, seed=None):
         self._window = _check_window(window)
         self._metrics = _check_metrics(metrics)
         self._labels = label_map(pos_label)
@@ -377,7 +399,7 @@ class SlidingWindow:
             loglog_alpha=loglog_alpha, score_range=score_range,
             capacity=capacity, seed=seed, threshold=threshold, window=self._window,
             labels=labels, method=method, average=average, fpr_range=fpr_range,
-            tpr_range=tpr_range, correction=correction)
+            tpr_range=tpr_range, correction=correction, level=level)
         if is_duration(window) or half_life is not None:
             self._forgettings = [make_forgetting(window, half_life) for _ in self._engines]
             self._window = self._forgettings[0].count or (
@@ -567,6 +589,22 @@ class SlidingWindow:
         return self._metric("auc_binned")
 
     @property
+    def auc_var(self):
+        """DeLong's variance of the current window's AUC (nan while a class has fewer than
+        two points).  O(1)."""
+        return self._metric("auc_var")
+
+    @property
+    def auc_lo(self):
+        """The lower end of DeLong's interval of the current window's AUC.  O(1)."""
+        return self._metric("auc_lo")
+
+    @property
+    def auc_hi(self):
+        """The upper end of DeLong's interval of the current window's AUC.  O(1)."""
+        return self._metric("auc_hi")
+
+    @property
     def pauc(self):
         """The partial AUC of the current window; nan while a class is absent.  O(log w)."""
         return self._metric("pauc")
@@ -695,6 +733,7 @@ def sliding_window(
     fpr_range=None,
     tpr_range=None,
     correction=None,
+    level=0.95,
     pos_label=None,
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
@@ -717,9 +756,9 @@ def sliding_window(
         Which metrics to compute: ``"auc"``, ``"h"`` (the H-measure with
         priors from the window), ``"auch"`` (area under the ROC hull) and
         ``"auc_approx"`` (the estimate of :class:`ApproxAUC`), ``"auc_binned"``
-        (the binned AUC), ``"pauc"`` (the partial AUC) and the others of
-        :class:`SlidingWindow`; or
-        ``"multiclass_auc"`` alone, for 2-d scores.
+        (the binned AUC), ``"pauc"`` (the partial AUC), DeLong's ``"auc_var"``,
+        ``"auc_lo"``, ``"auc_hi"`` at ``level``, and the others of
+        :class:`SlidingWindow`; or ``"multiclass_auc"`` alone, for 2-d scores.
     sample_weight : array-like of shape (n,), optional
         Weights, finite and >= 0.
     alpha, beta, severity_ratio
@@ -766,6 +805,10 @@ def sliding_window(
     fpr_range, tpr_range, correction
         The range(s) and correction of ``"pauc"``, as for
         :func:`~hmeasure_stream.partial_auc`; ignored without ``"pauc"``.
+    level : float, default=0.95
+        The confidence level of ``"auc_lo"`` and ``"auc_hi"`` (DeLong's
+        interval, as :func:`~hmeasure_stream.auc_ci`; ``"auc_var"`` is its
+        variance).
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...); the one other
         label in ``y_true`` is class 0 and a third one is refused.  Default:
@@ -837,7 +880,8 @@ def sliding_window(
                "auc_relative_to": auc_relative_to, "bins": bins, "transform": transform,
                "loglog_alpha": loglog_alpha, "score_range": score_range,
                "half_life": half_life, "min_periods": min_periods, "threshold": threshold,
-               "fpr_range": fpr_range, "tpr_range": tpr_range, "correction": correction}
+               "fpr_range": fpr_range, "tpr_range": tpr_range, "correction": correction,
+               "level": level}
     if _MULTICLASS in _check_metrics(metrics):
         if pos_label is not None:
             raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "

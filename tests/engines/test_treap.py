@@ -90,7 +90,8 @@ def test_check_detects_a_stale_pair_weight_in_unit_mode():
 def test_a_pickle_without_pair_weights_gets_them_recomputed():
     tracker, _, _, _ = build(2)
     tree = tracker._engine.tree
-    rebuild, (seed, root, n_points, weighted, (capacity, n_used, free_head, buffers)) = (
+    # (A pickle of then had no ``placements`` either: the five fields of then.)
+    rebuild, (seed, root, n_points, weighted, (capacity, n_used, free_head, buffers), _) = (
         tree.__reduce__())
     buffers = {name: value for name, value in buffers.items() if name != "subtree_pairs_buffer"}
     old = rebuild(seed, root, n_points, weighted, (capacity, n_used, free_head, buffers))
