@@ -6,11 +6,13 @@ two classes.  Every engine is the score treap of :class:`DynamicAUC`, so each
 binary AUC is exact and a point costs O(c log n) for c classes.
 """
 
+import math
 import pickle
 
 import numpy as np
 
 from hmeasure_stream._engines._auc import AUCEngine
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._validation import check_option, check_weight_value, check_weights
 from hmeasure_stream.multiclass import (
@@ -121,7 +123,7 @@ class DynamicMulticlassAUC:
         self._average = average
         c = len(classes)
         pairs = c if method == "ovr" else c * c
-        self._engines = [AUCEngine(capacity, None if seed is None else seed + k)
+        self._engines = [BlockedAUCEngine(capacity, None if seed is None else seed + k)
                          for k in range(pairs)]
         self._mass = np.zeros(c)
         self._sizes = np.zeros(c, dtype=np.int64)
@@ -214,23 +216,32 @@ class DynamicMulticlassAUC:
         self._count(codes, weights, -1)
 
     def _point_entries(self, y_true, y_score):
-        """(engine, is_pos, score) of a plain point's entries, or None to take the batch path."""
+        """(code, [(engine, is_pos, score), ...]) of a plain point, or (None, None) to take
+        the batch path (which validates and names the problem)."""
         try:
             code = self._index.get(y_true)
         except TypeError:
             return None, None
         if code is None:
             return None, None
-        row = np.asarray(y_score, dtype=np.float64)
-        if row.shape != (len(self._classes),) or not np.isfinite(row).all():
-            return None, None
-        scores = row.tolist()
         c = len(self._classes)
+        kind = type(y_score)
+        if (kind is list or kind is tuple) and len(y_score) == c and all(
+                type(score) is float for score in y_score):
+            scores = y_score
+        else:
+            row = np.asarray(y_score, dtype=np.float64)
+            if row.shape != (c,):
+                return None, None
+            scores = row.tolist()
+        if not all(map(math.isfinite, scores)):
+            return None, None
+        engines = self._engines
         if self._method == "ovr":
-            return code, [(self._engines[k], k == code, scores[k]) for k in range(c)]
+            return code, list(zip(engines, [k == code for k in range(c)], scores))
         return code, [entry for j in range(c) if j != code
-                      for entry in ((self._engines[code * c + j], True, scores[code]),
-                                    (self._engines[j * c + code], False, scores[j]))]
+                      for entry in ((engines[code * c + j], True, scores[code]),
+                                    (engines[j * c + code], False, scores[j]))]
 
     def add(self, y_true, y_score, weight=1.0):
         """Add one point: O(c log n).  See :meth:`add_many`."""
@@ -354,6 +365,13 @@ class DynamicMulticlassAUC:
     @property
     def auc(self):
         """The averaged AUC; nan while undefined.  O(c) (ovr) or O(c^2) (ovo)."""
+        if self._method == "ovr":
+            # Without numpy for c scalars: the same terms and sums as ``averaged``.
+            values = [engine.auc for engine in self._engines]
+            if not all(mass > 0 for mass in self._mass.tolist()) or any(
+                    value != value for value in values):
+                return float("nan")
+            return averaged(values, self._method, self._average, self._mass)
         values = self._values()
         if not all(mass > 0 for mass in self._mass.tolist()):
             return float("nan")
