@@ -279,7 +279,8 @@ cdef class BlockedAUCEngine:
             tree[3 * node + 1] = tree[left + 1] + tree[left + 4]
             if self.weighted:
                 # The treap's rule: the right part's class 1 weight pairs with the left's class 0.
-                tree[3 * node + 2] = tree[left + 2] + tree[left + 5] + 2.0 * tree[left + 4] * tree[left]
+                tree[3 * node + 2] = (tree[left + 2] + tree[left + 5]
+                                      + 2.0 * tree[left + 4] * tree[left])
             else:
                 tree[3 * node + 2] = 0.0
             node >>= 1

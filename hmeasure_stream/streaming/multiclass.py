@@ -229,6 +229,8 @@ class DynamicMulticlassAUC:
         if (kind is list or kind is tuple) and len(y_score) == c and all(
                 type(score) is float for score in y_score):
             scores = y_score
+        elif kind is np.ndarray and y_score.shape == (c,) and y_score.dtype.kind == "f":
+            scores = y_score.tolist()
         else:
             row = np.asarray(y_score, dtype=np.float64)
             if row.shape != (c,):
@@ -238,7 +240,7 @@ class DynamicMulticlassAUC:
             return None, None
         engines = self._engines
         if self._method == "ovr":
-            return code, list(zip(engines, [k == code for k in range(c)], scores))
+            return code, list(zip(engines, [k == code for k in range(c)], scores, strict=True))
         return code, [entry for j in range(c) if j != code
                       for entry in ((engines[code * c + j], True, scores[code]),
                                     (engines[j * c + code], False, scores[j]))]

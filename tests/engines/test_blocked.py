@@ -5,12 +5,11 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
+from hmeasure_stream._engines._treap import Status
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-
-from hmeasure_stream._engines._blocked import BlockedAUCEngine
-from hmeasure_stream._engines._treap import Status
 
 
 def brute_auc(points):
@@ -77,7 +76,7 @@ def test_batches_and_points_export(rng):
     assert engine.add_many(is_pos, scores) == -1
     points = [(bool(p), float(s), 1.0) for p, s in zip(is_pos, scores, strict=True)]
     assert_matches(engine, points, False)
-    keys, weight_neg, weight_pos, count_neg, count_pos = engine.items()
+    keys, weight_neg, _, count_neg, count_pos = engine.items()
     assert np.array_equal(keys, np.unique(scores))
     assert np.array_equal(count_pos, [np.sum((scores == k) & (is_pos == 1)) for k in keys])
     assert np.array_equal(weight_neg, count_neg)
