@@ -67,4 +67,7 @@ cdef class BlockedAUCEngine:
                      bint adding) except -1 nogil
     cdef int32_t _find(self, double score) noexcept nogil
     cdef double _auc(self) noexcept nogil
+    cdef int _add_point(self, bint is_pos, double score, double weight, bint apply) except -1
+    cdef int _remove_point(self, bint is_pos, double score, double weight,
+                           bint apply) except -1
     cdef double _class_total(self, bint is_pos) noexcept nogil

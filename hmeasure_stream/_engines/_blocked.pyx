@@ -564,18 +564,19 @@ cdef class BlockedAUCEngine:
     # ------------------------------------------------------------------
     # Entry points (the subset of AUCEngine's that the public layer uses).
 
-    def add(self, bint is_pos, double score, double weight=1.0):
-        """Add one point; DONE, UNCHECKED (a score or weight to validate in Python) or
-        OUT_OF_RANGE (nothing changes unless DONE)."""
+    cdef int _add_point(self, bint is_pos, double score, double weight,
+                        bint apply) except -1:
+        """Add one point (finite score, weight >= 0); with ``apply`` False only say whether
+        it would be taken: DONE or OUT_OF_RANGE (nothing changes unless DONE)."""
         cdef double inverse = self.inverse_scale, stored = weight
-        if not (isfinite(score) and isfinite(weight) and weight >= 0.0):
-            return UNCHECKED
         self._check_idle()
         if weight != 1.0 or inverse != 1.0:
             if inverse == 0.0 and weight > 0.0:
                 inverse = inverse_scale_of(weight)
             if not stored_weight(weight, inverse, &stored):
                 return OUT_OF_RANGE
+        if not apply:
+            return DONE
         self.busy = True
         try:
             if stored != 1.0 and not self.weighted:
@@ -586,16 +587,24 @@ cdef class BlockedAUCEngine:
             self._emptied()
             self.busy = False
 
-    def remove(self, bint is_pos, double score, double weight=1.0):
-        """Remove one point; returns its Status (nothing changes unless DONE)."""
+    cdef int _remove_point(self, bint is_pos, double score, double weight,
+                           bint apply) except -1:
+        """Remove one point; with ``apply`` False only say whether it would be taken
+        (its Status; nothing changes unless DONE)."""
         cdef double stored
         cdef int status
-        if not (isfinite(score) and isfinite(weight) and weight >= 0.0):
-            return UNCHECKED
+        cdef int32_t slot
         self._check_idle()
         if not stored_weight(weight, self.inverse_scale, &stored) or (
                 stored != 1.0 and not self.weighted):
             return WEIGHT_EXCEEDS if self._count_at(score, is_pos) else NOT_PRESENT
+        if not apply:
+            slot = self._find(score)
+            if slot < 0 or (self.count_pos[slot] if is_pos else self.count_neg[slot]) == 0:
+                return NOT_PRESENT
+            if self.weighted and removal_exceeds(stored, self._held(slot, is_pos)):
+                return WEIGHT_EXCEEDS
+            return DONE
         self.busy = True
         try:
             status = self._update(is_pos, score, stored, False)
@@ -603,6 +612,19 @@ cdef class BlockedAUCEngine:
             self._emptied()
             self.busy = False
         return status
+
+    def add(self, bint is_pos, double score, double weight=1.0):
+        """Add one point; DONE, UNCHECKED (a score or weight to validate in Python) or
+        OUT_OF_RANGE (nothing changes unless DONE)."""
+        if not (isfinite(score) and isfinite(weight) and weight >= 0.0):
+            return UNCHECKED
+        return self._add_point(is_pos, score, weight, True)
+
+    def remove(self, bint is_pos, double score, double weight=1.0):
+        """Remove one point; returns its Status (nothing changes unless DONE)."""
+        if not (isfinite(score) and isfinite(weight) and weight >= 0.0):
+            return UNCHECKED
+        return self._remove_point(is_pos, score, weight, True)
 
     cdef int32_t _count_at(self, double score, bint is_pos) noexcept nogil:
         cdef int32_t slot = self._find(score)
@@ -873,3 +895,47 @@ def _rebuild_blocked(buffers, block_capacity, n_blocks, n_free, leaves, n_points
     engine.inverse_scale = inverse_scale
     engine._bind()
     return engine
+
+
+def update_row(list engines, Py_ssize_t code, list scores, double weight, bint adding,
+               bint pairs):
+    """One point's entries in the engines of a multi-class structure, all or nothing.
+
+    One-vs-rest (``pairs`` False): engine k takes the point at ``scores[k]``,
+    positive when k is its class ``code``.  One-vs-one (c x c engines, row-major):
+    for every other class j, engine (code, j) takes it positive at
+    ``scores[code]`` and engine (j, code) negative at ``scores[j]``.  Every entry
+    is checked before any engine changes: returns DONE, or the Status of the
+    first entry refused (nothing changed).  Scores finite, weight >= 0.
+    """
+    cdef Py_ssize_t c = len(scores), k, round_index
+    cdef int status
+    cdef BlockedAUCEngine engine
+    if not (isfinite(weight) and weight >= 0.0):
+        return UNCHECKED
+    for k in range(c):
+        if not isfinite(<double>scores[k]):
+            return UNCHECKED
+    for round_index in range(2):  # check every entry, then apply them
+        for k in range(c):
+            if pairs and k == code:
+                continue
+            if pairs:
+                engine = engines[code * c + k]
+                status = (engine._add_point(True, scores[code], weight, round_index == 1)
+                          if adding else
+                          engine._remove_point(True, scores[code], weight, round_index == 1))
+                if status != DONE:
+                    return status
+                engine = engines[k * c + code]
+                status = (engine._add_point(False, scores[k], weight, round_index == 1)
+                          if adding else
+                          engine._remove_point(False, scores[k], weight, round_index == 1))
+            else:
+                engine = engines[k]
+                status = (engine._add_point(k == code, scores[k], weight, round_index == 1)
+                          if adding else
+                          engine._remove_point(k == code, scores[k], weight, round_index == 1))
+            if status != DONE:
+                return status
+    return DONE

@@ -12,8 +12,9 @@ import pickle
 import numpy as np
 
 from hmeasure_stream._engines._auc import AUCEngine
-from hmeasure_stream._engines._blocked import BlockedAUCEngine
+from hmeasure_stream._engines._blocked import BlockedAUCEngine, update_row
 from hmeasure_stream._engines._ring import PointRing
+from hmeasure_stream._engines._treap import Status
 from hmeasure_stream._validation import check_option, check_weight_value, check_weights
 from hmeasure_stream.multiclass import (
     _AVERAGES,
@@ -215,9 +216,9 @@ class DynamicMulticlassAUC:
             engine.remove_many(is_pos, column, entry_weights)
         self._count(codes, weights, -1)
 
-    def _point_entries(self, y_true, y_score):
-        """(code, [(engine, is_pos, score), ...]) of a plain point, or (None, None) to take
-        the batch path (which validates and names the problem)."""
+    def _plain_row(self, y_true, y_score):
+        """(class code, list of c finite float scores) of a plain point, or (None, None) to
+        take the batch path (which validates and names the problem)."""
         try:
             code = self._index.get(y_true)
         except TypeError:
@@ -228,7 +229,7 @@ class DynamicMulticlassAUC:
         kind = type(y_score)
         if (kind is list or kind is tuple) and len(y_score) == c and all(
                 type(score) is float for score in y_score):
-            scores = y_score
+            scores = list(y_score)
         elif kind is np.ndarray and y_score.shape == (c,) and y_score.dtype.kind == "f":
             scores = y_score.tolist()
         else:
@@ -238,37 +239,30 @@ class DynamicMulticlassAUC:
             scores = row.tolist()
         if not all(map(math.isfinite, scores)):
             return None, None
-        engines = self._engines
-        if self._method == "ovr":
-            return code, list(zip(engines, [k == code for k in range(c)], scores, strict=True))
-        return code, [entry for j in range(c) if j != code
-                      for entry in ((engines[code * c + j], True, scores[code]),
-                                    (engines[j * c + code], False, scores[j]))]
+        return code, scores
 
     def add(self, y_true, y_score, weight=1.0):
         """Add one point: O(c log n).  See :meth:`add_many`."""
         weight = check_weight_value(weight)
-        code, entries = self._point_entries(y_true, y_score)
-        if entries is None:
-            # Not the plain case: the batch path validates and names the problem.
+        code, scores = self._plain_row(y_true, y_score)
+        # All entries checked, then all applied, in one compiled call.
+        if scores is None or update_row(self._engines, code, scores, weight, True,
+                                        self._method == "ovo") != Status.DONE:
+            # Not the plain case, or refused: the batch path validates and names the problem.
             self.add_many([y_true], [y_score], [weight])
             return
-        for engine, is_pos, score in entries:
-            engine.add(is_pos, score, weight)
         self._sizes[code] += 1
         self._mass[code] += weight
 
     def remove(self, y_true, y_score, weight=1.0):
         """Remove one point: O(c log n).  See :meth:`remove_many`."""
         weight = check_weight_value(weight)
-        code, entries = self._point_entries(y_true, y_score)
-        if entries is None or not all(engine.holds(is_pos, score, weight)
-                                      for engine, is_pos, score in entries):
+        code, scores = self._plain_row(y_true, y_score)
+        if scores is None or update_row(self._engines, code, scores, weight, False,
+                                        self._method == "ovo") != Status.DONE:
             # Not there, or not the plain case: the batch path refuses with the reason.
             self.remove_many([y_true], [y_score], [weight])
             return
-        for engine, is_pos, score in entries:
-            engine.remove(is_pos, score, weight)
         self._sizes[code] -= 1
         self._mass[code] -= weight
         if self._sizes[code] == 0:

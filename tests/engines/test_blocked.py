@@ -216,3 +216,26 @@ def test_million_updates_no_drift(rng):
     assert engine.n_points == window == fresh.n_points
     assert engine.auc == fresh.auc == twice_u / (2 * len(neg) * len(pos))
     engine._check()
+
+
+def test_update_row_is_all_or_nothing():
+    from hmeasure_stream._engines._blocked import update_row
+
+    engines = [BlockedAUCEngine(1) for _ in range(3)]
+    assert update_row(engines, 1, [0.2, 0.5, 0.3], 1.0, True, False) == Status.DONE
+    assert [e.n_points for e in engines] == [1, 1, 1]
+    assert [e.weight_pos for e in engines] == [0.0, 1.0, 0.0]
+    before = [pickle.dumps(e) for e in engines]
+    # The last entry is not there: nothing is removed from the first two.
+    assert update_row(engines, 1, [0.2, 0.5, 0.9], 1.0, False, False) == Status.NOT_PRESENT
+    # A weight too far from the scale: nothing is added anywhere.
+    assert update_row(engines, 0, [0.2, 0.5, 0.9], 1e300, True, False) == Status.OUT_OF_RANGE
+    assert [pickle.dumps(e) for e in engines] == before
+    assert update_row(engines, 1, [0.2, 0.5, 0.3], 1.0, False, False) == Status.DONE
+    assert [e.n_points for e in engines] == [0, 0, 0]
+    # One-vs-one: engine (i, j) of a 2-class structure; the diagonal is untouched.
+    pairs = [BlockedAUCEngine(1) for _ in range(4)]
+    assert update_row(pairs, 0, [0.7, 0.1], 1.0, True, True) == Status.DONE
+    assert [e.n_points for e in pairs] == [0, 1, 1, 0]
+    assert pairs[1].weight_pos == 1.0 and pairs[2].weight_neg == 1.0
+    assert pairs[1].items()[0].tolist() == [0.7] and pairs[2].items()[0].tolist() == [0.1]
