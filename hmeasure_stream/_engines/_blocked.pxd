@@ -46,6 +46,7 @@ cdef class BlockedAUCEngine:
     cdef double inverse_scale
 
     cdef int _bind(self) except -1
+    cdef int _reserve_blocks(self, Py_ssize_t needed) except -1
     cdef int _grow(self) except -1
     cdef int _check_idle(self) except -1
     cdef int _make_weighted(self) except -1

@@ -113,6 +113,12 @@ cdef class BlockedAUCEngine:
         self.tree = &tree[0, 0]
         return 0
 
+    cdef int _reserve_blocks(self, Py_ssize_t needed) except -1:
+        """At least ``needed`` free blocks (growing by doubling; MemoryError otherwise)."""
+        while self.n_free < needed:
+            self._grow()
+        return 0
+
     cdef int _grow(self) except -1:
         """Double the block capacity (MemoryError when impossible; nothing changes then)."""
         cdef Py_ssize_t old = self.block_capacity, new, slots, index
@@ -646,6 +652,11 @@ cdef class BlockedAUCEngine:
         self.busy = True
         try:
             if adding:
+                # Room for every split the batch can cause, taken before anything
+                # changes, so that a MemoryError leaves the engine as it was: a split
+                # needs a full block and leaves two half-full ones, so n insertions
+                # split at most min(n, n_blocks + 2 n / BLOCK) times.
+                self._reserve_blocks(min(n, self.n_blocks + 2 * n // BLOCK + 1))
                 if not unit and not self.weighted and bool(np.any(stored != 1.0)):
                     self._make_weighted()
                 self.inverse_scale = inverse
@@ -749,11 +760,6 @@ cdef class BlockedAUCEngine:
             weight_pos = self.count_pos_buffer[slots].astype(np.float64)
         return (self.key_buffer[slots].copy(), weight_neg, weight_pos,
                 self.count_neg_buffer[slots].copy(), self.count_pos_buffer[slots].copy())
-
-    @property
-    def tree(self):
-        """The engine itself: ``items()`` where ``AUCEngine`` has ``tree.items()``."""
-        return self
 
     @property
     def scale(self):

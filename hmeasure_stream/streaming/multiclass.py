@@ -725,7 +725,7 @@ class MulticlassWindow:
                 raise AssertionError(f"engine {index} holds {engine.n_points} points, "
                                      f"the class counts say {expected}")
         if self._method == "ovr":
-            held = [int(engine.tree.items()[4].sum()) for engine in self._engines]
+            held = [int(engine.items()[4].sum()) for engine in self._engines]
             if held != self._counts.tolist():
                 raise AssertionError(f"class counts {self._counts} != engines' {held}")
             if self._window is not None:
