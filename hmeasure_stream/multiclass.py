@@ -384,7 +384,7 @@ def averaged(values, method, average, class_mass):
         return values
     mass = [float(m) for m in class_mass]
     if method == "ovr":
-        terms, weights = values.tolist(), mass
+        terms, weights = (values.tolist() if isinstance(values, np.ndarray) else values), mass
     else:
         matrix, c = values.tolist(), len(mass)
         pairs = [(i, j) for i in range(c) for j in range(i + 1, c)]

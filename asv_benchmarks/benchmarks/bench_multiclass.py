@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from hmeasure_stream import auc, multiclass_auc
+from hmeasure_stream import DynamicMulticlassAUC, auc, multiclass_auc
 
 
 class MulticlassAuc:
@@ -54,3 +54,32 @@ class MulticlassWindow:
 
     def time_multiclass_auc(self, method):
         self.sliding_window(self.y, self.s, 10_000, "multiclass_auc", method=method)
+
+
+class DynamicMulticlassStep:
+    """A DynamicMulticlassAUC step (add + remove + read, c = 5) at several window sizes: the
+    per-class engines are BlockedAUCEngine (sorted blocks), whose step should grow slowly."""
+
+    params = ([10**3, 10**4, 10**5, 10**6], ["ovr", "ovo"])
+    param_names = ["window", "method"]
+    timeout = 300
+
+    def setup(self, window, method):
+        rng = np.random.default_rng(0)
+        classes, self.steps = 5, 2000
+        y = rng.integers(0, classes, window + self.steps)
+        logits = rng.normal(size=(window + self.steps, classes)) + 1.5 * np.eye(classes)[y]
+        p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
+        self.tracker = DynamicMulticlassAUC(list(range(classes)), method=method)
+        self.tracker.add_many(y[:window], p[:window])
+        self.labels, self.rows, self.window = y.tolist(), list(p), window
+
+    def time_steps(self, window, method):
+        tracker, labels, rows = self.tracker, self.labels, self.rows
+        for i in range(window, window + self.steps):
+            tracker.add(labels[i], rows[i])
+            tracker.remove(labels[i - window], rows[i - window])
+            _ = tracker.auc
+        for i in range(window + self.steps - 1, window - 1, -1):  # back to the start
+            tracker.add(labels[i - window], rows[i - window])
+            tracker.remove(labels[i], rows[i])

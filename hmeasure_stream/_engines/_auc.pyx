@@ -745,6 +745,10 @@ cdef class AUCEngine:
                 return index
         return -1
 
+    def items(self):
+        """Keys in increasing order with their class weights (stored units) and counts."""
+        return self.tree.items()
+
     def holds(self, bint is_pos, double score, double weight=1.0):
         """Whether ``remove`` would take this point: a point of that class at that score,
         and the weight there (``weight`` in the caller's units)."""

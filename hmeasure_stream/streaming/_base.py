@@ -179,7 +179,7 @@ def points_batch(engine):
     as one point carrying their total weight and the others with weight 0,
     which leaves the same counts and weights in a structure.
     """
-    keys, weight_neg, weight_pos, count_neg, count_pos = engine.tree.items()
+    keys, weight_neg, weight_pos, count_neg, count_pos = engine.items()
     parts = []
     for label, weights, counts in ((0, weight_neg, count_neg), (1, weight_pos, count_pos)):
         present = counts > 0
@@ -537,7 +537,7 @@ def check_forgetting(engine, forgetting):
                         ) / forgetting.half_life
             if not -DROP_EXPONENTS - 2 <= exponent <= 2 * DROP_EXPONENTS + 8:
                 raise AssertionError(f"the newest decay exponent {exponent} drifted")
-    keys, weight_neg, weight_pos, count_neg, count_pos = engine.tree.items()
+    keys, weight_neg, weight_pos, count_neg, count_pos = engine.items()
     for label, held_counts, held_weights in ((0, count_neg, weight_neg),
                                              (1, count_pos, weight_pos)):
         mask = live & (is_pos == label)

@@ -2,16 +2,22 @@
 
 One-vs-rest keeps one exact binary AUC engine per class; Hand and Till's
 one-vs-one keeps one per ordered pair of classes, over the points of those
-two classes.  Every engine is the score treap of :class:`DynamicAUC`, so each
-binary AUC is exact and a point costs O(c log n) for c classes.
+two classes.  Every engine of ``DynamicMulticlassAUC`` is a blocked exact
+binary engine (``BlockedAUCEngine``: sorted blocks of scores, the semantics of
+the score treap of :class:`DynamicAUC`), so each binary AUC is exact and a
+point costs O(c log n) for c classes; a single point enters all its engines in
+one compiled all-or-nothing call.  The window engine keeps the score treap.
 """
 
+import math
 import pickle
 
 import numpy as np
 
 from hmeasure_stream._engines._auc import AUCEngine
+from hmeasure_stream._engines._blocked import BlockedAUCEngine, update_row
 from hmeasure_stream._engines._ring import PointRing
+from hmeasure_stream._engines._treap import Status
 from hmeasure_stream._validation import check_option, check_weight_value, check_weights
 from hmeasure_stream.multiclass import (
     _AVERAGES,
@@ -121,7 +127,7 @@ class DynamicMulticlassAUC:
         self._average = average
         c = len(classes)
         pairs = c if method == "ovr" else c * c
-        self._engines = [AUCEngine(capacity, None if seed is None else seed + k)
+        self._engines = [BlockedAUCEngine(capacity, None if seed is None else seed + k)
                          for k in range(pairs)]
         self._mass = np.zeros(c)
         self._sizes = np.zeros(c, dtype=np.int64)
@@ -213,49 +219,53 @@ class DynamicMulticlassAUC:
             engine.remove_many(is_pos, column, entry_weights)
         self._count(codes, weights, -1)
 
-    def _point_entries(self, y_true, y_score):
-        """(engine, is_pos, score) of a plain point's entries, or None to take the batch path."""
+    def _plain_row(self, y_true, y_score):
+        """(class code, list of c finite float scores) of a plain point, or (None, None) to
+        take the batch path (which validates and names the problem)."""
         try:
             code = self._index.get(y_true)
         except TypeError:
             return None, None
         if code is None:
             return None, None
-        row = np.asarray(y_score, dtype=np.float64)
-        if row.shape != (len(self._classes),) or not np.isfinite(row).all():
-            return None, None
-        scores = row.tolist()
         c = len(self._classes)
-        if self._method == "ovr":
-            return code, [(self._engines[k], k == code, scores[k]) for k in range(c)]
-        return code, [entry for j in range(c) if j != code
-                      for entry in ((self._engines[code * c + j], True, scores[code]),
-                                    (self._engines[j * c + code], False, scores[j]))]
+        kind = type(y_score)
+        if (kind is list or kind is tuple) and len(y_score) == c and all(
+                type(score) is float for score in y_score):
+            scores = list(y_score)
+        elif kind is np.ndarray and y_score.shape == (c,) and y_score.dtype.kind == "f":
+            scores = y_score.tolist()
+        else:
+            row = np.asarray(y_score, dtype=np.float64)
+            if row.shape != (c,):
+                return None, None
+            scores = row.tolist()
+        if not all(map(math.isfinite, scores)):
+            return None, None
+        return code, scores
 
     def add(self, y_true, y_score, weight=1.0):
         """Add one point: O(c log n).  See :meth:`add_many`."""
         weight = check_weight_value(weight)
-        code, entries = self._point_entries(y_true, y_score)
-        if entries is None:
-            # Not the plain case: the batch path validates and names the problem.
+        code, scores = self._plain_row(y_true, y_score)
+        # All entries checked, then all applied, in one compiled call.
+        if scores is None or update_row(self._engines, code, scores, weight, True,
+                                        self._method == "ovo") != Status.DONE:
+            # Not the plain case, or refused: the batch path validates and names the problem.
             self.add_many([y_true], [y_score], [weight])
             return
-        for engine, is_pos, score in entries:
-            engine.add(is_pos, score, weight)
         self._sizes[code] += 1
         self._mass[code] += weight
 
     def remove(self, y_true, y_score, weight=1.0):
         """Remove one point: O(c log n).  See :meth:`remove_many`."""
         weight = check_weight_value(weight)
-        code, entries = self._point_entries(y_true, y_score)
-        if entries is None or not all(engine.holds(is_pos, score, weight)
-                                      for engine, is_pos, score in entries):
+        code, scores = self._plain_row(y_true, y_score)
+        if scores is None or update_row(self._engines, code, scores, weight, False,
+                                        self._method == "ovo") != Status.DONE:
             # Not there, or not the plain case: the batch path refuses with the reason.
             self.remove_many([y_true], [y_score], [weight])
             return
-        for engine, is_pos, score in entries:
-            engine.remove(is_pos, score, weight)
         self._sizes[code] -= 1
         self._mass[code] -= weight
         if self._sizes[code] == 0:
@@ -354,6 +364,13 @@ class DynamicMulticlassAUC:
     @property
     def auc(self):
         """The averaged AUC; nan while undefined.  O(c) (ovr) or O(c^2) (ovo)."""
+        if self._method == "ovr":
+            # Without numpy for c scalars: the same terms and sums as ``averaged``.
+            values = [engine.auc for engine in self._engines]
+            if not all(mass > 0 for mass in self._mass.tolist()) or any(
+                    value != value for value in values):
+                return float("nan")
+            return averaged(values, self._method, self._average, self._mass)
         values = self._values()
         if not all(mass > 0 for mass in self._mass.tolist()):
             return float("nan")
@@ -708,7 +725,7 @@ class MulticlassWindow:
                 raise AssertionError(f"engine {index} holds {engine.n_points} points, "
                                      f"the class counts say {expected}")
         if self._method == "ovr":
-            held = [int(engine.tree.items()[4].sum()) for engine in self._engines]
+            held = [int(engine.items()[4].sum()) for engine in self._engines]
             if held != self._counts.tolist():
                 raise AssertionError(f"class counts {self._counts} != engines' {held}")
             if self._window is not None:

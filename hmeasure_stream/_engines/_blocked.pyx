@@ -1,0 +1,947 @@
+"""Exact AUC under insertion and deletion on sorted blocks: a cache-friendly AUCEngine.
+
+The same Mann-Whitney bookkeeping as ``AUCEngine`` (Tatti, "Maintaining
+AUC and H-measure over time", Sec. 4, Props 1-2), on another structure: the
+distinct scores in increasing order, cut into blocks of at most ``BLOCK``
+keys stored contiguously (struct of arrays: keys, class counts, class
+weights), a directory of the blocks in score order (their ids and first
+keys, one flat array each) and a perfect segment tree over the directory's
+positions holding each block's class weights (and, in weighted mode, its 2U,
+combined as the treap combines its subtrees).  An update is a binary search
+of the directory, one of the block, a scan of the block's prefix and a walk
+up the segment tree: a few cache lines, where a treap descent pays a memory
+latency per level.  A full block splits in halves and a block under a
+quarter full merges with a neighbour; both shift the directory and rebuild
+the segment tree from that position, amortised O(n / BLOCK^2) per update.
+
+Semantics are those of ``AUCEngine`` for what its single-point and batch
+entry points do: the same ``Status`` values, unit mode with 2U an exact
+integer kept by increments, weighted mode (from the first weight other than
+1) with 2U the root of non-negative aggregates recomputed from the stored
+weights (no increments), weights stored in units of a power of two fixed by
+the first positive weight (``stored_weight``, ``inverse_scale_of``,
+``stored_batch``), the same removal tolerance, the same emptied-structure rule
+and the same refusal of concurrent use.
+"""
+
+import numpy as np
+
+from libc.math cimport NAN, fabs, isfinite
+from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.string cimport memcpy, memmove
+
+from hmeasure_stream._engines._auc import stored_batch
+from hmeasure_stream._engines._numeric cimport (
+    compensated_add,
+    inverse_scale_of,
+    stored_weight,
+)
+from hmeasure_stream._engines._pool import doubled_capacity, grown_buffer
+from hmeasure_stream._engines._treap cimport (
+    DONE,
+    NOT_PRESENT,
+    OUT_OF_RANGE,
+    UNCHECKED,
+    WEIGHT_EXCEEDS,
+    removal_exceeds,
+    removal_leaves_weight,
+)
+
+# Blocks are addressed by int32 slots: at most this many blocks.
+cdef Py_ssize_t _MAX_BLOCKS = 2147483647 // BLOCK
+
+
+cdef inline int32_t _power_of_two_at_least(Py_ssize_t n) noexcept nogil:
+    cdef int32_t leaves = 1
+    while leaves < n:
+        leaves *= 2
+    return leaves
+
+
+cdef class BlockedAUCEngine:
+    """Exact AUC under insertion and deletion on sorted blocks; see the module docstring."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.twice_u = 0.0
+        self.twice_u_compensation = 0.0
+        self.busy = False
+        self.inverse_scale = 0.0
+        self.weighted = False
+        self.n_points = 0
+        self.n_blocks = 0
+
+    def __init__(self, Py_ssize_t capacity=16, seed=None):
+        # ``seed`` is taken for the interface of ``AUCEngine``: nothing here is random.
+        cdef Py_ssize_t blocks = max(1, (capacity + BLOCK - 1) // BLOCK)
+        if blocks > _MAX_BLOCKS:
+            raise MemoryError(f"the blocked engine holds at most {_MAX_BLOCKS} blocks")
+        self.block_capacity = blocks
+        self.leaves = _power_of_two_at_least(blocks)
+        self.key_buffer = np.zeros(blocks * BLOCK)
+        self.count_neg_buffer = np.zeros(blocks * BLOCK, dtype=np.int32)
+        self.count_pos_buffer = np.zeros(blocks * BLOCK, dtype=np.int32)
+        self.weight_buffer = np.zeros((blocks * BLOCK, 4))
+        self.size_buffer = np.zeros(blocks, dtype=np.int32)
+        self.aggregate_buffer = np.zeros((blocks, 3))
+        self.order_buffer = np.zeros(blocks, dtype=np.int32)
+        self.first_buffer = np.zeros(blocks)
+        self.free_buffer = np.arange(blocks - 1, -1, -1, dtype=np.int32)
+        self.n_free = blocks
+        self.tree_buffer = np.zeros((2 * self.leaves, 3))
+        self._bind()
+
+    cdef int _bind(self) except -1:
+        cdef double[::1] keys = self.key_buffer
+        cdef int32_t[::1] count_neg = self.count_neg_buffer
+        cdef int32_t[::1] count_pos = self.count_pos_buffer
+        cdef double[:, ::1] weights = self.weight_buffer
+        cdef int32_t[::1] sizes = self.size_buffer
+        cdef double[:, ::1] aggregates = self.aggregate_buffer
+        cdef int32_t[::1] order = self.order_buffer
+        cdef double[::1] first = self.first_buffer
+        cdef int32_t[::1] free_ids = self.free_buffer
+        cdef double[:, ::1] tree = self.tree_buffer
+        self.key = &keys[0]
+        self.count_neg = &count_neg[0]
+        self.count_pos = &count_pos[0]
+        self.weight = &weights[0, 0]
+        self.size = &sizes[0]
+        self.aggregate = &aggregates[0, 0]
+        self.order = &order[0]
+        self.first = &first[0]
+        self.free_ids = &free_ids[0]
+        self.tree = &tree[0, 0]
+        return 0
+
+    cdef int _reserve_blocks(self, Py_ssize_t needed) except -1:
+        """At least ``needed`` free blocks (growing by doubling; MemoryError otherwise)."""
+        while self.n_free < needed:
+            self._grow()
+        return 0
+
+    cdef int _grow(self) except -1:
+        """Double the block capacity (MemoryError when impossible; nothing changes then)."""
+        cdef Py_ssize_t old = self.block_capacity, new, slots, index
+        new = doubled_capacity(old, old + 1, "the blocked engine")
+        new = min(new, _MAX_BLOCKS)
+        if new <= old:
+            raise MemoryError(f"the blocked engine holds at most {_MAX_BLOCKS} blocks")
+        slots = new * BLOCK
+        leaves = _power_of_two_at_least(new)
+        try:
+            buffers = (
+                grown_buffer(self.key_buffer, slots, np.float64, 0.0),
+                grown_buffer(self.count_neg_buffer, slots, np.int32, 0),
+                grown_buffer(self.count_pos_buffer, slots, np.int32, 0),
+                grown_buffer(self.weight_buffer, (slots, 4), np.float64, 0.0),
+                grown_buffer(self.size_buffer, new, np.int32, 0),
+                grown_buffer(self.aggregate_buffer, (new, 3), np.float64, 0.0),
+                grown_buffer(self.order_buffer, new, np.int32, 0),
+                grown_buffer(self.first_buffer, new, np.float64, 0.0),
+                grown_buffer(self.free_buffer, new, np.int32, 0),
+                (self.tree_buffer if leaves == self.leaves
+                 else np.zeros((2 * leaves, 3))),
+            )
+        except MemoryError:
+            raise MemoryError(f"the blocked engine cannot grow to {new} blocks") from None
+        (self.key_buffer, self.count_neg_buffer, self.count_pos_buffer, self.weight_buffer,
+         self.size_buffer, self.aggregate_buffer, self.order_buffer, self.first_buffer,
+         self.free_buffer, self.tree_buffer) = buffers
+        # The new ids are free, the lowest on top of the stack.
+        for index in range(new - 1, old - 1, -1):
+            self.free_buffer[self.n_free] = index
+            self.n_free += 1
+        self.block_capacity = new
+        self._bind()
+        if leaves != self.leaves:
+            self.leaves = leaves
+            self._rebuild_from(0, self.n_blocks)
+        return 0
+
+    cdef int _check_idle(self) except -1:
+        """Refuse while an operation (perhaps in another thread) holds the structure."""
+        if self.busy:
+            raise RuntimeError(
+                "the structure is being modified by another thread (a batch operation "
+                "is running); share it between threads only under a lock"
+            )
+        return 0
+
+    cdef int _make_weighted(self) except -1:
+        """Every point present weighs 1: its class weights become its counts."""
+        cdef int32_t position, block, index, slot
+        self.weighted = True
+        for position in range(self.n_blocks):
+            block = self.order[position]
+            for index in range(self.size[block]):
+                slot = block * BLOCK + index
+                self.weight[4 * slot] = self.count_neg[slot]
+                self.weight[4 * slot + 1] = self.count_pos[slot]
+                self.weight[4 * slot + 2] = 0.0
+                self.weight[4 * slot + 3] = 0.0
+            self._block_aggregate(block)
+        self._rebuild_from(0, self.n_blocks)
+        return 0
+
+    cdef void _make_unit(self) noexcept nogil:
+        self.weighted = False
+
+    cdef void _emptied(self) noexcept nogil:
+        """The one emptied-structure rule: back to exact unit mode, no scale."""
+        if self.n_points == 0:
+            self.twice_u = 0.0
+            self.twice_u_compensation = 0.0
+            self.inverse_scale = 0.0
+            self._make_unit()
+
+    # ------------------------------------------------------------------
+    # Searches and aggregates.
+
+    cdef int32_t _locate(self, double key) noexcept nogil:
+        """The directory position whose block holds (or would hold) ``key``."""
+        cdef int32_t low = 0, high = self.n_blocks - 1, middle
+        # The last position whose first key is <= key (0 if none).
+        while low < high:
+            middle = (low + high + 1) >> 1
+            if self.first[middle] <= key:
+                low = middle
+            else:
+                high = middle - 1
+        return low
+
+    cdef int32_t _lower(self, int32_t block, double key) noexcept nogil:
+        """The index of the first key >= ``key`` in ``block``."""
+        cdef double* keys = self.key + block * BLOCK
+        cdef int32_t low = 0, high = self.size[block], middle
+        while low < high:
+            middle = (low + high) >> 1
+            if keys[middle] < key:
+                low = middle + 1
+            else:
+                high = middle
+        return low
+
+    cdef int32_t _find(self, double score) noexcept nogil:
+        """The slot of ``score``, or -1."""
+        cdef int32_t block, index
+        if self.n_blocks == 0:
+            return -1
+        block = self.order[self._locate(score)]
+        index = self._lower(block, score)
+        if index < self.size[block] and self.key[block * BLOCK + index] == score:
+            return block * BLOCK + index
+        return -1
+
+    cdef double _held(self, int32_t slot, bint is_pos) noexcept nogil:
+        """One class's weight at a slot (its count in unit mode)."""
+        if self.weighted:
+            return (self.weight[4 * slot + is_pos]
+                    + self.weight[4 * slot + 2 + is_pos])
+        return self.count_pos[slot] if is_pos else self.count_neg[slot]
+
+    cdef void _block_aggregate(self, int32_t block) noexcept nogil:
+        """Recompute a block's class weights (and, weighted, its 2U) from its keys."""
+        cdef int32_t index, slot = block * BLOCK
+        cdef double neg = 0.0, pos = 0.0, pairs = 0.0, at_neg, at_pos
+        cdef int64_t count_neg = 0, count_pos = 0
+        if self.weighted:
+            for index in range(self.size[block]):
+                at_neg = self.weight[4 * (slot + index)] + self.weight[4 * (slot + index) + 2]
+                at_pos = (self.weight[4 * (slot + index) + 1]
+                          + self.weight[4 * (slot + index) + 3])
+                pairs += at_pos * (2.0 * neg + at_neg)
+                neg += at_neg
+                pos += at_pos
+        else:
+            for index in range(self.size[block]):
+                count_neg += self.count_neg[slot + index]
+                count_pos += self.count_pos[slot + index]
+            neg = <double>count_neg
+            pos = <double>count_pos
+        self.aggregate[3 * block] = neg
+        self.aggregate[3 * block + 1] = pos
+        self.aggregate[3 * block + 2] = pairs
+
+    cdef void _set_leaf(self, int32_t position) noexcept nogil:
+        cdef Py_ssize_t node = self.leaves + position
+        cdef int32_t block
+        if position < self.n_blocks:
+            block = self.order[position]
+            self.tree[3 * node] = self.aggregate[3 * block]
+            self.tree[3 * node + 1] = self.aggregate[3 * block + 1]
+            self.tree[3 * node + 2] = self.aggregate[3 * block + 2]
+        else:
+            self.tree[3 * node] = 0.0
+            self.tree[3 * node + 1] = 0.0
+            self.tree[3 * node + 2] = 0.0
+
+    cdef void _pull_up(self, int32_t node) noexcept nogil:
+        """Recompute ``node`` and its ancestors from their children."""
+        cdef double* tree = self.tree
+        cdef Py_ssize_t left
+        while node >= 1:
+            left = 6 * <Py_ssize_t>node
+            tree[3 * node] = tree[left] + tree[left + 3]
+            tree[3 * node + 1] = tree[left + 1] + tree[left + 4]
+            if self.weighted:
+                # The treap's rule: the right part's class 1 weight pairs with the left's class 0.
+                tree[3 * node + 2] = (tree[left + 2] + tree[left + 5]
+                                      + 2.0 * tree[left + 4] * tree[left])
+            else:
+                tree[3 * node + 2] = 0.0
+            node >>= 1
+
+    cdef void _rebuild_from(self, int32_t position, int32_t stop) noexcept nogil:
+        """Leaves ``position .. stop - 1`` from the directory, then their ancestors."""
+        cdef int32_t low, high, node, left
+        cdef double* tree = self.tree
+        if stop <= position:
+            return
+        for node in range(position, stop):
+            self._set_leaf(node)
+        low = (self.leaves + position) >> 1
+        high = (self.leaves + stop - 1) >> 1
+        while low >= 1:
+            for node in range(low, high + 1):
+                left = 6 * node
+                tree[3 * node] = tree[left] + tree[left + 3]
+                tree[3 * node + 1] = tree[left + 1] + tree[left + 4]
+                tree[3 * node + 2] = (tree[left + 2] + tree[left + 5]
+                                      + 2.0 * tree[left + 4] * tree[left]) if self.weighted else 0.0
+            if low == 1:
+                break
+            low >>= 1
+            high >>= 1
+
+    cdef void _prefix(self, int32_t position, double* neg, double* pos) noexcept nogil:
+        """Class weights of the blocks before ``position``."""
+        cdef Py_ssize_t node = self.leaves + position
+        neg[0] = 0.0
+        pos[0] = 0.0
+        while node > 1:
+            if node & 1:
+                neg[0] += self.tree[3 * (node - 1)]
+                pos[0] += self.tree[3 * (node - 1) + 1]
+            node >>= 1
+
+    cdef double _class_total(self, bint is_pos) noexcept nogil:
+        return self.tree[3 + is_pos] if self.n_blocks else 0.0
+
+    # ------------------------------------------------------------------
+    # Structure changes.
+
+    cdef int _split(self, int32_t position) except -1 nogil:
+        """Split the (full) block at ``position`` in halves; the upper half goes after it."""
+        cdef int32_t block, new_block, half, moved
+        if self.n_free == 0:
+            with gil:
+                self._grow()
+        block = self.order[position]
+        self.n_free -= 1
+        new_block = self.free_ids[self.n_free]
+        half = self.size[block] // 2
+        moved = self.size[block] - half
+        memcpy(self.key + new_block * BLOCK, self.key + block * BLOCK + half,
+               moved * sizeof(double))
+        memcpy(self.count_neg + new_block * BLOCK, self.count_neg + block * BLOCK + half,
+               moved * sizeof(int32_t))
+        memcpy(self.count_pos + new_block * BLOCK, self.count_pos + block * BLOCK + half,
+               moved * sizeof(int32_t))
+        memcpy(self.weight + 4 * new_block * BLOCK, self.weight + 4 * (block * BLOCK + half),
+               4 * moved * sizeof(double))
+        self.size[block] = half
+        self.size[new_block] = moved
+        memmove(self.order + position + 2, self.order + position + 1,
+                (self.n_blocks - position - 1) * sizeof(int32_t))
+        memmove(self.first + position + 2, self.first + position + 1,
+                (self.n_blocks - position - 1) * sizeof(double))
+        self.order[position + 1] = new_block
+        self.first[position + 1] = self.key[new_block * BLOCK]
+        self.n_blocks += 1
+        self._block_aggregate(block)
+        self._block_aggregate(new_block)
+        self._rebuild_from(position, self.n_blocks)
+        return 0
+
+    cdef void _drop_key(self, int32_t position, int32_t index) noexcept nogil:
+        """Remove an emptied key; drop an emptied block, merge a sparse one with a neighbour."""
+        cdef int32_t block = self.order[position], other, left, right, stop
+        cdef int32_t left_block, right_block, moved
+        cdef int32_t slot = block * BLOCK + index, rest = self.size[block] - index - 1
+        memmove(self.key + slot, self.key + slot + 1, rest * sizeof(double))
+        memmove(self.count_neg + slot, self.count_neg + slot + 1, rest * sizeof(int32_t))
+        memmove(self.count_pos + slot, self.count_pos + slot + 1, rest * sizeof(int32_t))
+        memmove(self.weight + 4 * slot, self.weight + 4 * (slot + 1), 4 * rest * sizeof(double))
+        self.size[block] -= 1
+        if self.size[block] == 0:
+            stop = self.n_blocks
+            self._remove_position(position)
+            self._rebuild_from(position, stop)
+            return
+        if index == 0:
+            self.first[position] = self.key[block * BLOCK]
+        if self.size[block] < BLOCK // 4 and self.n_blocks > 1:
+            other = position + 1 if position + 1 < self.n_blocks else position - 1
+            if self.size[block] + self.size[self.order[other]] <= 3 * BLOCK // 4:
+                left = min(position, other)
+                right = max(position, other)
+                left_block = self.order[left]
+                right_block = self.order[right]
+                moved = self.size[right_block]
+                slot = left_block * BLOCK + self.size[left_block]
+                memcpy(self.key + slot, self.key + right_block * BLOCK, moved * sizeof(double))
+                memcpy(self.count_neg + slot, self.count_neg + right_block * BLOCK,
+                       moved * sizeof(int32_t))
+                memcpy(self.count_pos + slot, self.count_pos + right_block * BLOCK,
+                       moved * sizeof(int32_t))
+                memcpy(self.weight + 4 * slot, self.weight + 4 * right_block * BLOCK,
+                       4 * moved * sizeof(double))
+                self.size[left_block] += moved
+                self.size[right_block] = 0
+                stop = self.n_blocks
+                self._remove_position(right)
+                self._block_aggregate(left_block)
+                self._rebuild_from(left, stop)
+                return
+        self._block_aggregate(block)
+        self._set_leaf(position)
+        self._pull_up(<int32_t>((self.leaves + position) >> 1))
+
+    cdef void _remove_position(self, int32_t position) noexcept nogil:
+        """Take an emptied block out of the directory and free its id."""
+        cdef int32_t block = self.order[position]
+        memmove(self.order + position, self.order + position + 1,
+                (self.n_blocks - position - 1) * sizeof(int32_t))
+        memmove(self.first + position, self.first + position + 1,
+                (self.n_blocks - position - 1) * sizeof(double))
+        self.n_blocks -= 1
+        self.aggregate[3 * block] = 0.0
+        self.aggregate[3 * block + 1] = 0.0
+        self.aggregate[3 * block + 2] = 0.0
+        self.free_ids[self.n_free] = block
+        self.n_free += 1
+
+    # ------------------------------------------------------------------
+    # One point.
+
+    cdef int _update(self, bint is_pos, double score, double weight,
+                     bint adding) except -1 nogil:
+        """One point in or out by Props 1-2; returns its Status (nothing changes unless DONE).
+
+        As the score treap: a removal takes a point of that class at that
+        score; in unit mode only with weight 1, in weighted mode not more than
+        the weight there (``removal_exceeds``); the last point of its class at
+        a score leaves only with its whole weight, and removing less leaves it
+        there with the rest.
+        """
+        cdef int32_t position, block, index, slot, count, node, column
+        cdef double below_neg, below_pos, at_neg = 0.0, at_pos = 0.0, remaining, change
+        cdef bint found, leaves
+        cdef double* keys
+        if self.n_blocks == 0:
+            if not adding:
+                return NOT_PRESENT
+            self.n_free -= 1
+            block = self.free_ids[self.n_free]
+            self.order[0] = block
+            self.size[block] = 0
+            self.first[0] = score
+            self.n_blocks = 1
+        position = self._locate(score)
+        block = self.order[position]
+        index = self._lower(block, score)
+        found = index < self.size[block] and self.key[block * BLOCK + index] == score
+        if not found:
+            if not adding:
+                return NOT_PRESENT
+            if self.size[block] == BLOCK:
+                self._split(position)
+                position = self._locate(score)
+                block = self.order[position]
+                index = self._lower(block, score)
+        slot = block * BLOCK + index
+        if not adding:
+            count = self.count_pos[slot] if is_pos else self.count_neg[slot]
+            if count == 0:
+                return NOT_PRESENT
+            remaining = self._held(slot, is_pos)
+            if not self.weighted:
+                if weight != 1.0:
+                    return WEIGHT_EXCEEDS
+            elif removal_exceeds(weight, remaining):
+                return WEIGHT_EXCEEDS
+        if not self.weighted:
+            # The pairs the point takes part in, counted without it (Props 1-2).
+            self._prefix(position, &below_neg, &below_pos)
+            for node in range(index):
+                below_neg += self.count_neg[block * BLOCK + node]
+                below_pos += self.count_pos[block * BLOCK + node]
+            if found:
+                at_neg = self.count_neg[slot]
+                at_pos = self.count_pos[slot]
+            if is_pos:
+                change = 2.0 * below_neg + at_neg
+            else:
+                change = 2.0 * (self.tree[4] - below_pos - at_pos) + at_pos
+            compensated_add(&self.twice_u, &self.twice_u_compensation,
+                            change if adding else -change)
+        if adding:
+            if not found:
+                keys = self.key + block * BLOCK
+                count = self.size[block] - index
+                memmove(keys + index + 1, keys + index, count * sizeof(double))
+                memmove(self.count_neg + slot + 1, self.count_neg + slot,
+                        count * sizeof(int32_t))
+                memmove(self.count_pos + slot + 1, self.count_pos + slot,
+                        count * sizeof(int32_t))
+                memmove(self.weight + 4 * (slot + 1), self.weight + 4 * slot,
+                        4 * count * sizeof(double))
+                keys[index] = score
+                self.count_neg[slot] = 0
+                self.count_pos[slot] = 0
+                for column in range(4):
+                    self.weight[4 * slot + column] = 0.0
+                self.size[block] += 1
+                if index == 0:
+                    self.first[position] = score
+            if is_pos:
+                self.count_pos[slot] += 1
+            else:
+                self.count_neg[slot] += 1
+            self.n_points += 1
+            if self.weighted:
+                compensated_add(&self.weight[4 * slot + is_pos],
+                                &self.weight[4 * slot + 2 + is_pos], weight)
+        else:
+            leaves = (count > 1 or not self.weighted
+                      or not removal_leaves_weight(weight, remaining))
+            if leaves:
+                if is_pos:
+                    self.count_pos[slot] -= 1
+                else:
+                    self.count_neg[slot] -= 1
+                self.n_points -= 1
+            if self.weighted:
+                if (self.count_pos[slot] if is_pos else self.count_neg[slot]) == 0:
+                    # A class whose last point left gets exactly zero weight back.
+                    self.weight[4 * slot + is_pos] = 0.0
+                    self.weight[4 * slot + 2 + is_pos] = 0.0
+                else:
+                    compensated_add(&self.weight[4 * slot + is_pos],
+                                    &self.weight[4 * slot + 2 + is_pos],
+                                    -min(weight, remaining))
+            if self.count_neg[slot] + self.count_pos[slot] == 0:
+                self._drop_key(position, index)
+                if self.n_points == 0 and not self.weighted:
+                    self.twice_u = 0.0
+                    self.twice_u_compensation = 0.0
+                return DONE
+        if self.weighted:
+            self._block_aggregate(block)
+            self._set_leaf(position)
+            self._pull_up(<int32_t>((self.leaves + position) >> 1))
+        else:
+            change = 1.0 if adding else -1.0
+            self.aggregate[3 * block + is_pos] += change
+            node = self.leaves + position
+            while node >= 1:
+                self.tree[3 * node + is_pos] += change
+                node >>= 1
+        if self.n_points == 0 and not self.weighted:
+            self.twice_u = 0.0
+            self.twice_u_compensation = 0.0
+        return DONE
+
+    cdef double _auc(self) noexcept nogil:
+        cdef double weight_neg, weight_pos, twice_u
+        if self.n_blocks == 0:
+            return NAN
+        weight_neg = self.tree[3]
+        weight_pos = self.tree[4]
+        if not (weight_neg > 0.0 and weight_pos > 0.0):
+            return NAN
+        if self.weighted:
+            twice_u = self.tree[5]
+        else:
+            twice_u = self.twice_u + self.twice_u_compensation
+        # Rounding with float weights may leave 2U a few ulps outside [0, 2 N P].
+        return min(max(twice_u / (2.0 * weight_neg * weight_pos), 0.0), 1.0)
+
+    # ------------------------------------------------------------------
+    # Entry points (the subset of AUCEngine's that the public layer uses).
+
+    cdef int _add_point(self, bint is_pos, double score, double weight,
+                        bint apply) except -1:
+        """Add one point (finite score, weight >= 0); with ``apply`` False only say whether
+        it would be taken: DONE or OUT_OF_RANGE (nothing changes unless DONE)."""
+        cdef double inverse = self.inverse_scale, stored = weight
+        self._check_idle()
+        if weight != 1.0 or inverse != 1.0:
+            if inverse == 0.0 and weight > 0.0:
+                inverse = inverse_scale_of(weight)
+            if not stored_weight(weight, inverse, &stored):
+                return OUT_OF_RANGE
+        if not apply:
+            return DONE
+        self.busy = True
+        try:
+            if stored != 1.0 and not self.weighted:
+                self._make_weighted()
+            self.inverse_scale = inverse
+            return self._update(is_pos, score, stored, True)
+        finally:
+            self._emptied()
+            self.busy = False
+
+    cdef int _remove_point(self, bint is_pos, double score, double weight,
+                           bint apply) except -1:
+        """Remove one point; with ``apply`` False only say whether it would be taken
+        (its Status; nothing changes unless DONE)."""
+        cdef double stored
+        cdef int status
+        cdef int32_t slot
+        self._check_idle()
+        if not stored_weight(weight, self.inverse_scale, &stored) or (
+                stored != 1.0 and not self.weighted):
+            return WEIGHT_EXCEEDS if self._count_at(score, is_pos) else NOT_PRESENT
+        if not apply:
+            slot = self._find(score)
+            if slot < 0 or (self.count_pos[slot] if is_pos else self.count_neg[slot]) == 0:
+                return NOT_PRESENT
+            if self.weighted and removal_exceeds(stored, self._held(slot, is_pos)):
+                return WEIGHT_EXCEEDS
+            return DONE
+        self.busy = True
+        try:
+            status = self._update(is_pos, score, stored, False)
+        finally:
+            self._emptied()
+            self.busy = False
+        return status
+
+    def add(self, bint is_pos, double score, double weight=1.0):
+        """Add one point; DONE, UNCHECKED (a score or weight to validate in Python) or
+        OUT_OF_RANGE (nothing changes unless DONE)."""
+        if not (isfinite(score) and isfinite(weight) and weight >= 0.0):
+            return UNCHECKED
+        return self._add_point(is_pos, score, weight, True)
+
+    def remove(self, bint is_pos, double score, double weight=1.0):
+        """Remove one point; returns its Status (nothing changes unless DONE)."""
+        if not (isfinite(score) and isfinite(weight) and weight >= 0.0):
+            return UNCHECKED
+        return self._remove_point(is_pos, score, weight, True)
+
+    cdef int32_t _count_at(self, double score, bint is_pos) noexcept nogil:
+        cdef int32_t slot = self._find(score)
+        if slot < 0:
+            return 0
+        return self.count_pos[slot] if is_pos else self.count_neg[slot]
+
+    def _many(self, is_pos_array, scores_array, weights, bint adding):
+        cdef const uint8_t[::1] is_pos = is_pos_array
+        cdef const double[::1] scores = scores_array
+        cdef Py_ssize_t index = 0, n = scores.shape[0]
+        cdef int status = DONE
+        self._check_idle()
+        stored, inverse, refused = stored_batch(weights, n, adding, self.inverse_scale)
+        if refused >= 0:
+            return refused
+        cdef bint unit = stored is None
+        cdef const double[::1] stored_view = None if unit else stored
+        self.busy = True
+        try:
+            if adding:
+                # Room for every split the batch can cause, taken before anything
+                # changes, so that a MemoryError leaves the engine as it was: a split
+                # needs a full block and leaves two half-full ones, so n insertions
+                # split at most min(n, n_blocks + 2 n / BLOCK) times.
+                self._reserve_blocks(min(n, self.n_blocks + 2 * n // BLOCK + 1))
+                if not unit and not self.weighted and bool(np.any(stored != 1.0)):
+                    self._make_weighted()
+                self.inverse_scale = inverse
+            with nogil:
+                for index in range(n):
+                    status = self._update(is_pos[index], scores[index],
+                                          1.0 if unit else stored_view[index], adding)
+                    if status != DONE:
+                        break
+        finally:
+            self._emptied()
+            self.busy = False
+        return index if status != DONE else -1
+
+    def add_many(self, is_pos, scores, weights=None):
+        """Add a checked batch (uint8 labels, float64 scores, float64 weights or None).
+
+        Returns -1, or the index of a weight out of range (nothing is added).
+        """
+        return self._many(is_pos, scores, weights, True)
+
+    def remove_many(self, is_pos, scores, weights=None):
+        """Remove a checked batch; returns -1, or the index of the first refusal."""
+        return self._many(is_pos, scores, weights, False)
+
+    def read(self):
+        """The AUC, read under the claim."""
+        self._check_idle()
+        return self._auc()
+
+    def holds(self, bint is_pos, double score, double weight=1.0):
+        """Whether ``remove`` would take this point (``weight`` in the caller's units)."""
+        cdef int32_t slot = self._find(score)
+        cdef double stored
+        if slot < 0 or (self.count_pos[slot] if is_pos else self.count_neg[slot]) == 0:
+            return False
+        if not stored_weight(weight, self.inverse_scale, &stored):
+            return False
+        if not self.weighted:
+            return stored == 1.0
+        return not removal_exceeds(stored, self._held(slot, is_pos))
+
+    def counts_at(self, const double[::1] scores, bint is_pos):
+        """Number of points of one class at each of ``scores``."""
+        counts = np.empty(scores.shape[0], dtype=np.int64)
+        cdef int64_t[::1] out = counts
+        cdef Py_ssize_t index
+        with nogil:
+            for index in range(scores.shape[0]):
+                out[index] = self._count_at(scores[index], is_pos)
+        return counts
+
+    def weights_at(self, const double[::1] scores, bint is_pos):
+        """Weight of one class at each of ``scores`` (0 where absent), in the caller's units."""
+        weights = np.zeros(scores.shape[0], dtype=np.float64)
+        cdef double[::1] out = weights
+        cdef Py_ssize_t index
+        cdef int32_t slot
+        with nogil:
+            for index in range(scores.shape[0]):
+                slot = self._find(scores[index])
+                if slot >= 0:
+                    out[index] = self._held(slot, is_pos)
+        return weights * self.scale
+
+    def first_excess(self, const double[::1] scores, bint is_pos, const double[::1] removed):
+        """The first index whose ``removed`` weight (stored units) exceeds what its score
+        holds, or -1."""
+        cdef Py_ssize_t index
+        cdef int32_t slot
+        cdef double held
+        for index in range(scores.shape[0]):
+            slot = self._find(scores[index])
+            held = self._held(slot, is_pos) if slot >= 0 else 0.0
+            if removal_exceeds(removed[index], held):
+                return index
+        return -1
+
+    def stored_weights(self, weights, Py_ssize_t n, bint adding):
+        """(weights in the structure's units or None for all 1, index of the first that
+        cannot be stored or -1); reads only."""
+        stored, _, refused = stored_batch(weights, n, adding, self.inverse_scale)
+        return stored, refused
+
+    def _slots(self):
+        """Slots of the keys in increasing score order."""
+        sizes = self.size_buffer[self.order_buffer[:self.n_blocks]]
+        starts = self.order_buffer[:self.n_blocks].astype(np.int64) * BLOCK
+        total = int(sizes.sum())
+        offsets = np.arange(total) - np.repeat(np.cumsum(sizes) - sizes, sizes)
+        return np.repeat(starts, sizes) + offsets
+
+    def items(self):
+        """Keys in increasing order with their class weights (stored units) and counts."""
+        slots = self._slots()
+        if self.weighted:
+            weight_neg = self.weight_buffer[slots, 0] + self.weight_buffer[slots, 2]
+            weight_pos = self.weight_buffer[slots, 1] + self.weight_buffer[slots, 3]
+        else:
+            weight_neg = self.count_neg_buffer[slots].astype(np.float64)
+            weight_pos = self.count_pos_buffer[slots].astype(np.float64)
+        return (self.key_buffer[slots].copy(), weight_neg, weight_pos,
+                self.count_neg_buffer[slots].copy(), self.count_pos_buffer[slots].copy())
+
+    @property
+    def scale(self):
+        """What a stored weight of 1 stands for (a power of two; 1 while none is fixed)."""
+        return 1.0 / self.inverse_scale if self.inverse_scale > 0.0 else 1.0
+
+    @property
+    def auc(self):
+        return self._auc()
+
+    @property
+    def weight_neg(self):
+        return self._class_total(False) * self.scale
+
+    @property
+    def weight_pos(self):
+        return self._class_total(True) * self.scale
+
+    @property
+    def exact(self):
+        """True while every weight is 1: the AUC is then exactly the from-scratch value."""
+        return not self.weighted
+
+    @property
+    def nbytes(self):
+        return sum(buffer.nbytes for buffer in self._buffers())
+
+    def _buffers(self):
+        return (self.key_buffer, self.count_neg_buffer, self.count_pos_buffer,
+                self.weight_buffer, self.size_buffer, self.aggregate_buffer, self.order_buffer,
+                self.first_buffer, self.free_buffer, self.tree_buffer)
+
+    def _check(self):
+        """Every invariant, in O(n): blocks, directory, free ids, aggregates, 2U, scale."""
+        cdef Py_ssize_t position, node
+        n_blocks, capacity = self.n_blocks, self.block_capacity
+        order = self.order_buffer[:n_blocks]
+        free = self.free_buffer[:self.n_free]
+        if n_blocks + self.n_free != capacity:
+            raise AssertionError("blocks in use and free do not add up to the capacity")
+        ids = np.concatenate([order, free])
+        if not np.array_equal(np.sort(ids), np.arange(capacity)):
+            raise AssertionError("a block id is lost or both used and free")
+        sizes = self.size_buffer[order]
+        if np.any(sizes < 1) or np.any(sizes > BLOCK):
+            raise AssertionError(f"block sizes out of 1..{BLOCK}: {sizes}")
+        if self.leaves < capacity or self.leaves & (self.leaves - 1):
+            raise AssertionError("the segment tree's leaves are not a power of two >= capacity")
+        keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
+        if keys.size and not (np.all(np.diff(keys) > 0) and np.all(np.isfinite(keys))):
+            raise AssertionError("keys are not finite and strictly increasing")
+        if not np.array_equal(self.first_buffer[:n_blocks],
+                              self.key_buffer[order.astype(np.int64) * BLOCK]):
+            raise AssertionError("the directory's first keys are stale")
+        if np.any(count_neg < 0) or np.any(count_pos < 0) or np.any(count_neg + count_pos == 0):
+            raise AssertionError("a key with a negative count or no point")
+        if int(count_neg.sum()) + int(count_pos.sum()) != self.n_points:
+            raise AssertionError("n_points differs from the counts")
+        if np.any(weight_neg[count_neg == 0] != 0) or np.any(weight_pos[count_pos == 0] != 0):
+            raise AssertionError("weight stored for a class without points")
+        if np.any(weight_neg < 0) or np.any(weight_pos < 0):
+            raise AssertionError("negative weight")
+        tree = self.tree_buffer
+        relative = 1e-12
+        # Block aggregates, then leaves, then inner nodes.
+        starts = np.cumsum(sizes) - sizes
+        for position in range(n_blocks):
+            block = order[position]
+            part = slice(starts[position], starts[position] + sizes[position])
+            neg, pos = weight_neg[part], weight_pos[part]
+            below = np.cumsum(neg) - neg
+            expected = (neg.sum(), pos.sum(),
+                        float(np.sum(pos * (2.0 * below + neg))) if self.weighted else 0.0)
+            for column in range(3):
+                got = self.aggregate_buffer[block, column]
+                if abs(got - expected[column]) > relative * max(abs(expected[column]), 1.0):
+                    raise AssertionError(f"block {block} aggregate {column}: {got} != "
+                                         f"{expected[column]}")
+                if tree[self.leaves + position, column] != got:
+                    raise AssertionError(f"leaf {position} differs from its block")
+        if np.any(tree[self.leaves + n_blocks:2 * self.leaves] != 0):
+            raise AssertionError("an unused leaf is not zero")
+        for node in range(1, self.leaves):
+            left, right = tree[2 * node], tree[2 * node + 1]
+            expected = (left[0] + right[0], left[1] + right[1],
+                        left[2] + right[2] + 2.0 * right[1] * left[0] if self.weighted else 0.0)
+            for column in range(3):
+                if abs(tree[node, column] - expected[column]) > relative * max(
+                        abs(expected[column]), 1.0):
+                    raise AssertionError(f"segment node {node} column {column} is stale")
+        if self.weighted:
+            below = np.cumsum(weight_neg) - weight_neg
+            recomputed = float(np.sum(weight_pos * (2.0 * below + weight_neg)))
+            maintained = tree[1, 2] if n_blocks else 0.0
+            if fabs(maintained - recomputed) > 1e-12 * max(abs(recomputed), 1e-300):
+                raise AssertionError(f"2U {maintained!r} != recomputed {recomputed!r}")
+        else:
+            below = 0
+            recomputed = 0
+            for negatives, positives in zip(count_neg.tolist(), count_pos.tolist(), strict=True):
+                recomputed += positives * (2 * below + negatives)
+                below += negatives
+            maintained = self.twice_u + self.twice_u_compensation
+            if maintained != recomputed:
+                raise AssertionError(f"exact 2U {maintained!r} != recomputed {recomputed}")
+        if self.n_points == 0 and (self.weighted or n_blocks):
+            raise AssertionError("an empty structure must hold no block and be in unit mode")
+        if self.n_points == 0 and self.inverse_scale != 0.0:
+            raise AssertionError("an empty structure must have forgotten its weights' scale")
+        if self.inverse_scale != 0.0 and (
+                np.frexp(self.inverse_scale)[0] != 0.5 or not np.isfinite(self.inverse_scale)):
+            raise AssertionError(f"the weights' scale {self.inverse_scale!r} is not a power of two")
+        if self.inverse_scale == 0.0 and (np.any(weight_neg != 0) or np.any(weight_pos != 0)):
+            raise AssertionError("positive weight stored without a scale")
+        return True
+
+    def __reduce__(self):
+        self._check_idle()
+        return (_rebuild_blocked, (self._buffers(), self.block_capacity, self.n_blocks,
+                                   self.n_free, self.leaves, self.n_points, self.weighted,
+                                   self.twice_u, self.twice_u_compensation,
+                                   self.inverse_scale))
+
+
+def _rebuild_blocked(buffers, block_capacity, n_blocks, n_free, leaves, n_points, weighted,
+                     twice_u, compensation, inverse_scale):
+    cdef BlockedAUCEngine engine = BlockedAUCEngine.__new__(BlockedAUCEngine)
+    (engine.key_buffer, engine.count_neg_buffer, engine.count_pos_buffer, engine.weight_buffer,
+     engine.size_buffer, engine.aggregate_buffer, engine.order_buffer, engine.first_buffer,
+     engine.free_buffer, engine.tree_buffer) = (np.array(buffer) for buffer in buffers)
+    engine.block_capacity = block_capacity
+    engine.n_blocks = n_blocks
+    engine.n_free = n_free
+    engine.leaves = leaves
+    engine.n_points = n_points
+    engine.weighted = weighted
+    engine.twice_u = twice_u
+    engine.twice_u_compensation = compensation
+    engine.inverse_scale = inverse_scale
+    engine._bind()
+    return engine
+
+
+def update_row(list engines, Py_ssize_t code, list scores, double weight, bint adding,
+               bint pairs):
+    """One point's entries in the engines of a multi-class structure, all or nothing.
+
+    One-vs-rest (``pairs`` False): engine k takes the point at ``scores[k]``,
+    positive when k is its class ``code``.  One-vs-one (c x c engines, row-major):
+    for every other class j, engine (code, j) takes it positive at
+    ``scores[code]`` and engine (j, code) negative at ``scores[j]``.  Every entry
+    is checked before any engine changes: returns DONE, or the Status of the
+    first entry refused (nothing changed).  Scores finite, weight >= 0.
+    """
+    cdef Py_ssize_t c = len(scores), k, round_index
+    cdef int status
+    cdef BlockedAUCEngine engine
+    if not (isfinite(weight) and weight >= 0.0):
+        return UNCHECKED
+    for k in range(c):
+        if not isfinite(<double>scores[k]):
+            return UNCHECKED
+    for round_index in range(2):  # check every entry, then apply them
+        for k in range(c):
+            if pairs and k == code:
+                continue
+            if pairs:
+                engine = engines[code * c + k]
+                status = (engine._add_point(True, scores[code], weight, round_index == 1)
+                          if adding else
+                          engine._remove_point(True, scores[code], weight, round_index == 1))
+                if status != DONE:
+                    return status
+                engine = engines[k * c + code]
+                status = (engine._add_point(False, scores[k], weight, round_index == 1)
+                          if adding else
+                          engine._remove_point(False, scores[k], weight, round_index == 1))
+            else:
+                engine = engines[k]
+                status = (engine._add_point(k == code, scores[k], weight, round_index == 1)
+                          if adding else
+                          engine._remove_point(k == code, scores[k], weight, round_index == 1))
+            if status != DONE:
+                return status
+    return DONE
