@@ -543,3 +543,22 @@ def test_grouped_with_pos_label(client, rng):
     with pytest.raises(ValueError, match=r"found a third, 'maybe'.*\(in partition \d\)"):
         hsd.grouped(dd.from_pandas(bad, npartitions=5, sort=False), by="seg", label="label",
                     score="score", pos_label="yes")
+
+
+def test_pos_label_class_one_only_in_the_first_partitions(client):
+    # Sorted descending: the first partitions hold "spam" (class 1) only, so the class 0
+    # label is learned from a later partition; one partition holds both labels.
+    y, s = DATASETS["class_absent_in_partitions"]
+    y, s = y[::-1].copy(), s[::-1].copy()
+    words = _words(y)
+    yd, sd, _ = _as_arrays(words, s, chunks=400)
+    assert hsd.auc(yd, sd, pos_label="spam") == hs.auc(y, s)
+    assert hsd.auc(yd, sd, pos_label="spam") == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+    assert hsd.h_measure(yd, sd, pos_label="ham") == pytest.approx(
+        hs.h_measure(1 - y, s), abs=H_TOL)
+    words[-1] = "eggs"  # the last partition: a third label after the agreed pair
+    yd, sd, _ = _as_arrays(words, s, chunks=400)
+    last = (len(y) - 1) // 400
+    with pytest.raises(ValueError, match=rf"found a third, 'eggs', at position "
+                                         rf"{(len(y) - 1) % 400} \(in partition {last}\)"):
+        hsd.auc(yd, sd, pos_label="spam")
