@@ -50,11 +50,18 @@ from hmeasure_stream._engines import _binning, _partial, _ranges, _scratch
 from hmeasure_stream._engines._cost import h_from_hull, mwl_cost
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
+    NO_LABEL,
+    _as_1d,
+    _equal_mask,
+    _is_missing,
+    _third_label_message,
+    binary_labels,
     check_both_classes,
     check_cost,
     check_integer,
     check_labels,
     check_option,
+    check_pos_label,
     check_probability_level,
     check_same_length,
     check_score_value,
@@ -219,9 +226,82 @@ def _in_partition(index, function, *args):
         raise ValueError(f"{exc} (in partition {index})") from None
 
 
-def _binary_groups(index, y_part, s_part, w_part, weighted):
+def _other_labels(index, y_part, pos_label, name="y_true"):
+    """Whether a partition holds ``pos_label``, and its first two other labels.
+
+    Returns ``(index, pos_found, [(label, position), ...])``: at most two
+    distinct labels other than ``pos_label``, in order of first appearance,
+    each with its position in the partition.
+    """
     def run():
-        labels = check_labels(y_part, allow_empty=True, signed=False)
+        array = _as_1d(y_part, name, True)
+        is_pos = _equal_mask(array, pos_label)
+        others = np.flatnonzero(~is_pos)
+        found = []
+        while others.size and len(found) < 2:
+            position = int(others[0])
+            value = array[position]
+            value = value.item() if isinstance(value, np.generic) else value
+            found.append((value, position))
+            if _is_missing(value):
+                break
+            others = others[~_equal_mask(array[others], value)]
+        return index, bool(is_pos.any()), found
+
+    return _in_partition(index, run)
+
+
+def _agreed_neg_label(pos_label, name, *per_partition):
+    """The class 0 label of the whole: the first label other than ``pos_label``.
+
+    A second other label (or a missing one) anywhere is a ValueError naming
+    it, its position and its partition; ``NO_LABEL`` when every label is
+    ``pos_label``.
+    """
+    pos_found = any(found for _, found, _ in per_partition)
+    neg_label = NO_LABEL
+    for index, _, labels in per_partition:
+        for value, position in labels:
+            if neg_label is NO_LABEL and not _is_missing(value):
+                neg_label = value
+                continue
+            if neg_label is not NO_LABEL and _same(value, neg_label):
+                continue
+            message = _third_label_message(name, value, position, pos_label, neg_label,
+                                           pos_found)
+            raise ValueError(f"{message} (in partition {index})")
+    return neg_label
+
+
+def _same(value, label):
+    try:
+        return bool(value == label)
+    except (TypeError, ValueError):
+        return False
+
+
+def _neg_label(parts, pos_label, column=0, name="y_true"):
+    """Delayed class 0 label agreed by all partitions (None without ``pos_label``)."""
+    if pos_label is None:
+        return None
+    per_partition = [
+        dask.delayed(_other_labels, pure=True)(k, part[column], pos_label, name)
+        for k, part in enumerate(parts)
+    ]
+    return dask.delayed(_agreed_neg_label, pure=True)(pos_label, name, *per_partition)
+
+
+def _part_labels(y_part, pos_label, neg_label, name="y_true"):
+    """A partition's labels for the kernels: as is, or 0/1 against the agreed labels."""
+    if pos_label is None:
+        return check_labels(y_part, name, allow_empty=True, signed=False)
+    return binary_labels(y_part, pos_label, neg_label=neg_label, name=name,
+                         allow_empty=True)[0]
+
+
+def _binary_groups(index, y_part, s_part, w_part, weighted, pos_label=None, neg_label=None):
+    def run():
+        labels = _part_labels(y_part, pos_label, neg_label)
         scores = check_scores(s_part, allow_empty=True, ranks=False)
         check_same_length(labels, scores)
         weights = None
@@ -408,12 +488,15 @@ def _pipeline(groups, n_ranges, lower=False, hull=True):
     return ranges, summaries
 
 
-def _binary_pipeline(y_true, y_score, sample_weight, n_ranges, lower=False, hull=True):
+def _binary_pipeline(y_true, y_score, sample_weight, n_ranges, lower=False, hull=True,
+                     pos_label=None):
+    pos_label = check_pos_label(pos_label)
     parts = _aligned([("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)])
     n_ranges = _check_n_ranges(n_ranges, len(parts))
     weighted = sample_weight is not None
+    neg_label = _neg_label(parts, pos_label)
     groups = [
-        dask.delayed(_binary_groups, pure=True)(k, y, s, w, weighted)
+        dask.delayed(_binary_groups, pure=True)(k, y, s, w, weighted, pos_label, neg_label)
         for k, (y, s, w) in enumerate(parts)
     ]
     return _pipeline(groups, n_ranges, lower, hull)
@@ -427,7 +510,7 @@ def _auc_of(metric, *summaries):
     return _whole(summaries, metric).auc
 
 
-def auc(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True):
+def auc(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True, pos_label=None):
     """Area under the ROC curve of a dask collection, exactly.
 
     Equal to :func:`hmeasure_stream.auc` of the same data in memory (with
@@ -436,7 +519,8 @@ def auc(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True):
     Parameters
     ----------
     y_true : dask array or dask Series of shape (n,)
-        Labels, 0/1 or bool; class 1 is the class expected to score higher.
+        Labels, 0/1 or bool (or any two labels with ``pos_label``); class 1
+        is the class expected to score higher.
     y_score : dask array or dask Series of shape (n,)
         Scores, finite real numbers (integers beyond 2**53 are refused,
         extended-precision floats rounded to float64).
@@ -448,6 +532,15 @@ def auc(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True):
         distinct scores as a partition.
     compute : bool, default=True
         False: return a ``dask.delayed.Delayed`` of the float instead.
+    pos_label : hashable, optional
+        The label of class 1 (a string, a number, ...); the one other label
+        of ``y_true`` is class 0, whichever partitions hold it.  A partition
+        sees only its own labels, so the labels are then read twice: a
+        light first pass per partition finds its labels other than
+        ``pos_label`` and one small task agrees on the class 0 label (a
+        third label anywhere is an error naming it, its position and its
+        partition); every partition's points are then mapped against the
+        agreed labels.  Without ``pos_label`` there is no extra pass.
 
     Returns
     -------
@@ -495,8 +588,12 @@ def auc(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True):
     >>> lazy = hsd.auc(y, s, compute=False)
     >>> lazy.compute()
     0.875
+    >>> words = da.from_array(["no", "no", "yes", "no", "yes", "yes", "no", "yes"], chunks=3)
+    >>> hsd.auc(words, s, pos_label="yes")
+    0.875
     """
-    _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False)
+    _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False,
+                                    pos_label=pos_label)
     return _finish(dask.delayed(_auc_of, pure=True)("AUC", *summaries), compute)
 
 
@@ -508,7 +605,7 @@ def _h_of(spec, *summaries):
 
 
 def h_measure(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None, priors=None,
-              sample_weight=None, n_ranges=None, compute=True):
+              sample_weight=None, n_ranges=None, compute=True, pos_label=None):
     """Hand's H-measure of a dask collection, exactly.
 
     Equal to :func:`hmeasure_stream.h_measure` of the same data in memory
@@ -517,7 +614,7 @@ def h_measure(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None, prio
 
     Parameters
     ----------
-    y_true, y_score, sample_weight, n_ranges, compute
+    y_true, y_score, sample_weight, n_ranges, compute, pos_label
         As for :func:`auc`.
     alpha, beta, severity_ratio, priors
         The cost distribution and the priors, as for
@@ -565,7 +662,7 @@ def h_measure(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None, prio
     0.674074
     """
     spec = check_cost(alpha, beta, severity_ratio, priors)
-    _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges)
+    _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, pos_label=pos_label)
     return _finish(dask.delayed(_h_of, pure=True)(spec, *summaries), compute)
 
 
@@ -574,14 +671,15 @@ def _hull_of(*summaries):
     return hull_fp / hull_fp[-1], hull_tp / hull_tp[-1]
 
 
-def roc_hull(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True):
+def roc_hull(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True,
+             pos_label=None):
     """Vertices of the ROC convex hull of a dask collection.
 
     Equal to :func:`hmeasure_stream.roc_hull` of the same data in memory.
 
     Parameters
     ----------
-    y_true, y_score, sample_weight, n_ranges, compute
+    y_true, y_score, sample_weight, n_ranges, compute, pos_label
         As for :func:`auc`.
 
     Returns
@@ -623,7 +721,7 @@ def roc_hull(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True
     >>> tpr
     array([0.        , 0.66666667, 1.        , 1.        ])
     """
-    _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges)
+    _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, pos_label=pos_label)
     return _finish(dask.delayed(_hull_of, pure=True)(*summaries), compute)
 
 
@@ -719,7 +817,7 @@ def _report_of(spec, levels, as_frame, summaries, *candidates):
 
 def hmeasure_report(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None, priors=None,
                     sample_weight=None, level=0.95, threshold=0.5, as_frame=False,
-                    n_ranges=None, compute=True):
+                    n_ranges=None, compute=True, pos_label=None):
     """R hmeasure's summary of one classifier on a dask collection.
 
     The same keys and values as :func:`hmeasure_stream.hmeasure_report` of
@@ -729,7 +827,7 @@ def hmeasure_report(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None
 
     Parameters
     ----------
-    y_true, y_score, sample_weight, n_ranges, compute
+    y_true, y_score, sample_weight, n_ranges, compute, pos_label
         As for :func:`auc`.
     alpha, beta, severity_ratio, priors, level, threshold, as_frame
         As for :func:`hmeasure_stream.hmeasure_report`.
@@ -777,7 +875,8 @@ def hmeasure_report(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None
     levels = [level] if np.ndim(level) == 0 else list(level)
     levels = [check_probability_level(value, "level") for value in levels]
     threshold = check_score_value(threshold, "threshold")
-    ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, lower=True)
+    ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, lower=True,
+                                         pos_label=pos_label)
     context = dask.delayed(_report_context, pure=True)(levels, *summaries)
     candidates = [
         dask.delayed(_lookup_candidates, pure=True)(g, context, r, threshold)
@@ -837,7 +936,7 @@ def _partial_of(options, context, box, *pieces):
 
 
 def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=None,
-                sample_weight=None, n_ranges=None, compute=True):
+                sample_weight=None, n_ranges=None, compute=True, pos_label=None):
     """Partial area under the ROC curve of a dask collection; pROC's ``partial.auc``.
 
     Equal (to a relative 1e-12) to :func:`hmeasure_stream.partial_auc` of
@@ -845,7 +944,7 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
 
     Parameters
     ----------
-    y_true, y_score, sample_weight, n_ranges, compute
+    y_true, y_score, sample_weight, n_ranges, compute, pos_label
         As for :func:`auc`.
     fpr_range, tpr_range, correction
         As for :func:`hmeasure_stream.partial_auc`.
@@ -891,7 +990,8 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     fpr_box = _check_range(fpr_range, "fpr_range")
     tpr_box = _check_range(tpr_range, "tpr_range")
     _check_correction(correction, fpr_range, tpr_range)
-    ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False)
+    ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False,
+                                         pos_label=pos_label)
     context = dask.delayed(_box_context, pure=True)(*summaries)
     box = (*fpr_box, *tpr_box)
     pieces = [
@@ -952,7 +1052,7 @@ def _interval_of(context, level, *pieces):
 
 
 def auc_ci(y_true, y_score, *, level=0.95, method="delong", sample_weight=None, n_ranges=None,
-           compute=True):
+           compute=True, pos_label=None):
     """DeLong's confidence interval for the AUC of a dask collection.
 
     Equal (to a relative 1e-12) to :func:`hmeasure_stream.auc_ci` with
@@ -960,7 +1060,7 @@ def auc_ci(y_true, y_score, *, level=0.95, method="delong", sample_weight=None, 
 
     Parameters
     ----------
-    y_true, y_score, n_ranges, compute
+    y_true, y_score, n_ranges, compute, pos_label
         As for :func:`auc`.
     level : float, default=0.95
         Confidence level, in (0, 1).
@@ -1015,7 +1115,8 @@ def auc_ci(y_true, y_score, *, level=0.95, method="delong", sample_weight=None, 
         )
     if method != "delong":
         raise ValueError(f'method must be "delong", got {method!r}')
-    ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False)
+    ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False,
+                                         pos_label=pos_label)
     context = dask.delayed(_delong_context, pure=True)(*summaries)
     pieces = [dask.delayed(_delong_piece, pure=True)(g, context, r) for r, g in enumerate(ranges)]
     return _finish(dask.delayed(_interval_of, pure=True)(context, level, *pieces), compute)
@@ -1052,11 +1153,12 @@ def _sample_plan(lengths):
     return step, offsets
 
 
-def _bin_counts(index, y_part, s_part, w_part, weighted, params, alpha):
+def _bin_counts(index, y_part, s_part, w_part, weighted, params, alpha, pos_label=None,
+                neg_label=None):
     lo, hi, m, code = params
 
     def run():
-        labels = check_labels(y_part, allow_empty=True, signed=False)
+        labels = _part_labels(y_part, pos_label, neg_label)
         scores = check_scores(s_part, allow_empty=True, ranks=False)
         check_same_length(labels, scores)
         kernel_alpha = 0.0 if alpha is None else alpha
@@ -1096,7 +1198,7 @@ def _binned_of(params, weighted, transform, alpha, *parts):
 
 
 def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
-               score_range=(0.0, 1.0), sample_weight=None, compute=True):
+               score_range=(0.0, 1.0), sample_weight=None, compute=True, pos_label=None):
     """Binned AUC of a dask collection, with its error bound: one histogram per partition.
 
     Equal to :func:`hmeasure_stream.binned_auc` of the data in memory: the
@@ -1104,7 +1206,7 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
 
     Parameters
     ----------
-    y_true, y_score, sample_weight, compute
+    y_true, y_score, sample_weight, compute, pos_label
         As for :func:`auc`.
     bins, transform, loglog_alpha, score_range
         As for :func:`hmeasure_stream.binned_auc`.
@@ -1151,9 +1253,11 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     m = check_integer(bins, "bins", 1)
     transform, alpha = _check_transform(transform, loglog_alpha)
     lo, hi = _check_score_range(score_range)
+    pos_label = check_pos_label(pos_label)
     parts = _aligned([("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)])
     weighted = sample_weight is not None
     params = (lo, hi, m, _TRANSFORMS[transform])
+    neg_label = _neg_label(parts, pos_label)
     if transform is not None and alpha is None:
         lengths = [dask.delayed(_length, pure=True)(s) for _, s, _ in parts]
         plan = dask.delayed(_sample_plan, pure=True)(lengths)
@@ -1164,7 +1268,8 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
         ]
         alpha = dask.delayed(_alpha_of, pure=True)(lo, hi, *samples)
     counts = [
-        dask.delayed(_bin_counts, pure=True)(k, y, s, w, weighted, params, alpha)
+        dask.delayed(_bin_counts, pure=True)(k, y, s, w, weighted, params, alpha, pos_label,
+                                             neg_label)
         for k, (y, s, w) in enumerate(parts)
     ]
     result = dask.delayed(_binned_of, pure=True)(params, weighted, transform, alpha, *counts)
@@ -1470,10 +1575,10 @@ def _segment_row(spec, metrics, summaries):
     return row
 
 
-def _segment_groups(frame, columns, weighted, segment):
+def _segment_groups(frame, columns, weighted, segment, labels_of=(None, None)):
     label, score, weight = columns
     try:
-        labels = check_labels(frame[label].to_numpy(), label, allow_empty=True, signed=False)
+        labels = _part_labels(frame[label].to_numpy(), *labels_of, label)
         scores = check_scores(frame[score].to_numpy(), score, allow_empty=True, ranks=False)
         weights = check_weights(frame[weight].to_numpy(), scores.shape[0], weight) \
             if weighted else None
@@ -1494,19 +1599,20 @@ def _split_rows(part, by, assignment, n_targets):
     return [rows.iloc[cuts[k]:cuts[k + 1]] for k in range(n_targets)]
 
 
-def _large_groups(part, by, assignment, n_large, columns, weighted, names):
+def _large_groups(part, by, assignment, n_large, columns, weighted, names, labels_of):
     frames = _split_rows(part, by, assignment, n_large)
     return tuple(
-        _segment_groups(frame, columns, weighted, names[k]) for k, frame in enumerate(frames)
+        _segment_groups(frame, columns, weighted, names[k], labels_of)
+        for k, frame in enumerate(frames)
     )
 
 
-def _small_bucket(by, columns, weighted, spec, metrics, lower, *frames):
+def _small_bucket(by, columns, weighted, spec, metrics, lower, labels_of, *frames):
     """Every small segment of one bucket, gathered: {segment: row}."""
     frame = pd.concat(frames)
     rows = {}
     for segment, rows_of in frame.groupby(by, sort=False):
-        groups = _segment_groups(rows_of, columns, weighted, segment)
+        groups = _segment_groups(rows_of, columns, weighted, segment, labels_of)
         rows[segment] = _segment_row(spec, metrics, [_summarise(groups, lower)])
     return rows
 
@@ -1528,7 +1634,7 @@ def _buckets(sizes, capacity):
 
 
 def grouped(df, *, by, label, score, weight=None, metrics=("auc", "h"), alpha=2.0, beta=2.0,
-            severity_ratio=None, priors=None, small_rows=None):
+            severity_ratio=None, priors=None, small_rows=None, pos_label=None):
     """Exact metrics of every segment of a dask DataFrame, as a pandas DataFrame.
 
     For each value of the column ``by``, the metrics of its rows, equal to
@@ -1545,7 +1651,8 @@ def grouped(df, *, by, label, score, weight=None, metrics=("auc", "h"), alpha=2.
         Column of the segments (any hashable values; rows whose segment is
         missing are left out, as pandas' ``groupby`` does).
     label, score : str
-        Columns of the labels (0/1 or bool) and the scores.
+        Columns of the labels (0/1 or bool, or any two labels with
+        ``pos_label``) and the scores.
     weight : str, optional
         Column of the sample weights.
     metrics : sequence of str, default=("auc", "h")
@@ -1556,6 +1663,12 @@ def grouped(df, *, by, label, score, weight=None, metrics=("auc", "h"), alpha=2.
     small_rows : int, optional
         Segments with at most this many rows are small; default the mean
         number of rows of a partition.
+    pos_label : hashable, optional
+        The label of class 1 in ``label``; the one other label of the whole
+        column is class 0, agreed over all partitions by a light pass of its
+        own over the label column (a third label is an error naming it and
+        its partition).  A segment holding only one of the two labels has
+        nan metrics.
 
     Returns
     -------
@@ -1616,16 +1729,23 @@ def grouped(df, *, by, label, score, weight=None, metrics=("auc", "h"), alpha=2.
             raise ValueError(f"{name}={column!r} is not a column of df: {list(df.columns)}")
     if small_rows is not None:
         small_rows = check_integer(small_rows, "small_rows", 1)
+    pos_label = check_pos_label(pos_label)
     weighted = weight is not None
     columns = (label, score, weight)
     used = [c for c in dict.fromkeys((by, label, score, weight)) if c is not None]
     frame = df[used]
+    parts = frame.to_delayed()
     sizes, lengths = dask.compute(frame[by].value_counts(), frame.map_partitions(len))
+    neg_label = None
+    if pos_label is not None:
+        # The class 0 label of the whole column, agreed by all partitions (a pass of its own).
+        neg_label = _neg_label([(part[label],) for part in parts], pos_label, name=label)
+        neg_label = dask.compute(neg_label)[0]
+    labels_of = (pos_label, neg_label)
     capacity = int(small_rows) if small_rows is not None else max(
         1, -(-int(np.sum(lengths)) // max(1, len(lengths)))
     )
     lower = "ks" in metrics
-    parts = frame.to_delayed()
     small = sizes[sizes <= capacity]
     large = sizes[sizes > capacity]
     results = []
@@ -1637,7 +1757,8 @@ def grouped(df, *, by, label, score, weight=None, metrics=("auc", "h"), alpha=2.
         ]
         results += [
             dask.delayed(_small_bucket, pure=True)(
-                by, columns, weighted, spec, metrics, lower, *[pieces[b] for pieces in cut]
+                by, columns, weighted, spec, metrics, lower, labels_of,
+                *[pieces[b] for pieces in cut]
             )
             for b in range(n_buckets)
         ]
@@ -1646,7 +1767,7 @@ def grouped(df, *, by, label, score, weight=None, metrics=("auc", "h"), alpha=2.
         assignment = {segment: k for k, segment in enumerate(names)}
         per_part = [
             dask.delayed(_large_groups, pure=True, nout=len(names))(
-                p, by, assignment, len(names), columns, weighted, names
+                p, by, assignment, len(names), columns, weighted, names, labels_of
             )
             for p in parts
         ]

@@ -77,8 +77,8 @@ MAX_CHUNK = 2**24
 _MONITOR_OPTIONS = ("out", "metrics", "every", "plot", "alpha", "beta", "severity_ratio",
                     "priors", "epsilon", "alert", "fail_on_alert", "threshold", "half_life")
 # Options that describe FILE: refused without it.
-_FILE_OPTIONS = ("label_col", "score_col", "encoding", "delimiter", "decimal_comma",
-                 "time_col", "id_col", "keep_cols", "follow", "follow_timeout")
+_FILE_OPTIONS = ("label_col", "pos_label", "score_col", "encoding", "delimiter",
+                 "decimal_comma", "time_col", "id_col", "keep_cols", "follow", "follow_timeout")
 _DEFAULTS = {"metrics": ("auc",), "every": 1, "alpha": 2.0, "beta": 2.0, "alert": [],
              "fail_on_alert": False, "threshold": 0.5,
              "label_col": "label", "score_col": "score", "decimal_comma": False,
@@ -345,6 +345,12 @@ def _half_life(text):
     return value
 
 
+def _pos_label(text):
+    if not text.strip():
+        raise argparse.ArgumentTypeError("--pos-label needs a label (it is empty)")
+    return text
+
+
 def _column_names(text):
     names = [name.strip() for name in text.split(",")]
     if not all(names):
@@ -468,6 +474,14 @@ def build_parser():
     parser.add_argument("--every", type=_count, metavar="K",
                         help="write every K-th row only (default: every row)")
     parser.add_argument("--label-col", help="label column (default: label)")
+    parser.add_argument("--pos-label", metavar="VALUE", type=_pos_label,
+                        help="the label of class 1, for labels other than 0/1 (e.g. spam); "
+                             "the first other label read is class 0 and any third label is "
+                             "an error. CSV: labels and VALUE are compared as numbers when "
+                             "both are numbers (1 matches 1.0), else as text (case-sensitive, "
+                             "surrounding spaces ignored); .npz/parquet: VALUE is converted "
+                             "to the label column's type (default: labels 0/1 or "
+                             "true/false)")
     parser.add_argument("--score-col", help="score column (default: score)")
     parser.add_argument("--delimiter", type=_delimiter,
                         help="CSV delimiter (default: whichever of comma, semicolon and tab "

@@ -20,6 +20,7 @@ import csv
 import gzip
 import io
 import lzma
+import math
 import os
 import re
 import stat
@@ -261,7 +262,9 @@ class _Lines:
         )
 
 
-def _parse_labels(texts, lines, path):
+def _parse_labels(texts, lines, path, classes=None):
+    if classes is not None:
+        return classes.text(texts, lines)
     codes = list(map(_LABELS.get, texts))
     if None in codes:
         for index, code in enumerate(codes):
@@ -270,10 +273,132 @@ def _parse_labels(texts, lines, path):
                 if code is None:
                     raise InputError(
                         f"{path}:{lines[index]}: label {texts[index]!r} is not 0/1 "
-                        "(or true/false)"
+                        "(or true/false); for other labels give the label of class 1 "
+                        "with --pos-label"
                     )
                 codes[index] = code
     return np.array(codes, dtype=np.int8)
+
+
+def _label_key(text):
+    """A CSV label as compared with --pos-label: a finite number by its value, else its text.
+
+    Surrounding whitespace is ignored; text is compared case-sensitively.
+    """
+    stripped = text.strip()
+    try:
+        value = float(stripped)
+    except ValueError:
+        return stripped
+    return value if math.isfinite(value) else stripped
+
+
+def _array_key(value, array, path, name):
+    """--pos-label VALUE as an element of ``array``'s type (npz, parquet), or InputError."""
+    kind = array.dtype.kind
+    if kind in "US" or kind == "O":
+        return value
+    if kind == "b":
+        lowered = value.strip().lower()
+        if lowered in ("true", "1"):
+            return True
+        if lowered in ("false", "0"):
+            return False
+    else:
+        try:
+            number = float(value)
+        except ValueError:
+            number = None
+        if number is not None and math.isfinite(number):
+            if kind == "f":
+                return number
+            if number.is_integer():
+                return int(number)
+    raise InputError(
+        f"{path}: --pos-label {value!r} is not a value of {name}, whose labels are "
+        f"{array.dtype} values"
+    )
+
+
+class PositiveLabel:
+    """``--pos-label``: labels equal to it are class 1; the first other one is class 0.
+
+    The class 0 label is learned from the first row that is not class 1 and
+    kept for the rest of the stream (every chunk); any third label is an
+    :class:`InputError` naming where it is and its value.
+    """
+
+    def __init__(self, value, path):
+        self.value = value
+        self.path = path
+        self.key = _label_key(value)
+        self.neg = None  # (key, value as read, where)
+        self.seen_pos = False
+
+    def text(self, texts, lines):
+        """CSV labels (text) as int8 0/1; ``lines``: their line numbers."""
+        table = {text: _label_key(text) for text in set(texts)}
+        empty = [index for index, text in enumerate(texts) if table[text] == ""]
+        if empty:
+            raise InputError(f"{self.path}:{lines[empty[0]]}: the label is empty")
+        keys = np.empty(len(texts), dtype=object)
+        keys[:] = [table[text] for text in texts]
+        return self._map(keys, keys == self.key, texts,
+                         [f"{self.path}:{line}" for line in lines])
+
+    def array(self, labels, name, start):
+        """npz/parquet labels as int8 0/1; ``start``: the position of the first."""
+        key = _array_key(self.value, labels, self.path, name)
+        is_pos = np.asarray(labels == key, dtype=bool)
+        if labels.dtype.kind == "f":
+            missing = np.flatnonzero(np.isnan(labels))
+            if missing.size:
+                raise InputError(f"{self.path}: {name} at position {start + int(missing[0])}: "
+                                 "the label is missing (nan)")
+        where = _Positions(self.path, name, start)
+        return self._map(labels, is_pos, labels, where)
+
+    def _map(self, keys, is_pos, shown, where):
+        is_pos = np.asarray(is_pos, dtype=bool)
+        others = np.flatnonzero(~is_pos)
+        if others.size:
+            if self.neg is None:
+                first = int(others[0])
+                value = shown[first]
+                value = value.item() if isinstance(value, np.generic) else value
+                key = keys[first]
+                self.neg = (key.item() if isinstance(key, np.generic) else key, value,
+                            where[first])
+            third = others[np.asarray(keys[others] != self.neg[0], dtype=bool)]
+            if third.size:
+                index = int(third[0])
+                value = shown[index]
+                value = value.item() if isinstance(value, np.generic) else value
+                seen = self.seen_pos or bool(is_pos[:index].any())
+                _, neg_value, neg_where = self.neg
+                if not seen:
+                    raise InputError(
+                        f"{where[index]}: label {value!r}: no label so far is --pos-label "
+                        f"{self.value!r} and this is a second other label besides "
+                        f"{neg_value!r} (at {neg_where}): is --pos-label the label of class 1 "
+                        "as it is written in the file?"
+                    )
+                raise InputError(
+                    f"{where[index]}: a third label {value!r}: --pos-label {self.value!r} is "
+                    f"class 1 and {neg_value!r} (first at {neg_where}) class 0"
+                )
+        self.seen_pos = self.seen_pos or bool(is_pos.any())
+        return is_pos.astype(np.int8)
+
+
+class _Positions:
+    """``where[k]``: the row at ``start + k`` of an array, for messages."""
+
+    def __init__(self, path, name, start):
+        self.path, self.name, self.start = path, name, start
+
+    def __getitem__(self, index):
+        return f"{self.path}: {self.name} at position {self.start + index}"
 
 
 def _parse_score(text, where, decimal_comma):
@@ -375,8 +500,10 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
         yield None
         reader = csv.reader(source, delimiter=delimiter)
 
+        classes = _classes(options, path)
+
         def chunk():
-            return Chunk(_parse_labels(label_texts, numbers, path),
+            return Chunk(_parse_labels(label_texts, numbers, path, classes),
                          _parse_scores(score_texts, numbers, path, options.decimal_comma),
                          np.array(numbers, dtype=np.int64), extras)
 
@@ -415,10 +542,19 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
 # Arrays: npz and parquet
 
 
-def _array_labels(labels, path, name, start=0):
+def _classes(options, path):
+    """The stream's :class:`PositiveLabel` with --pos-label, else None."""
+    value = getattr(options, "pos_label", None)
+    return None if value is None else PositiveLabel(value, path)
+
+
+def _array_labels(labels, path, name, start=0, classes=None):
+    if classes is not None:
+        return classes.array(labels, name, start)
     if labels.dtype.kind not in "biuf":
         raise InputError(
-            f"{path}: {name}: labels must be 0/1 or booleans, got values of type {labels.dtype}"
+            f"{path}: {name}: labels must be 0/1 or booleans, got values of type {labels.dtype}; "
+            "for other labels give the label of class 1 with --pos-label"
         )
     bad = np.flatnonzero((labels != 0) & (labels != 1))
     if bad.size:
@@ -507,7 +643,8 @@ def _npz_rows(path, options):
                 f"{path}: arrays {options.label_col!r} and {name!r} have different "
                 f"lengths: {labels.shape[0]} and {array.shape[0]}"
             )
-    labels = _array_labels(labels, path, f"array {options.label_col!r}")
+    labels = _array_labels(labels, path, f"array {options.label_col!r}",
+                           classes=_classes(options, path))
     scores = _array_scores(scores, path, f"array {options.score_col!r}", ranks=True)
     yield None
     start = 0
@@ -539,13 +676,20 @@ def _parquet_rows(path, options):
                     f"{path}: no column {name!r} ({option}); columns are: "
                     f"{', '.join(map(repr, schema.names))}"
                 )
+        classes = _classes(options, path)
         for name, role in ((options.label_col, "labels"), (options.score_col, "scores")):
             kind = schema.field(name).type
             if not (pyarrow.types.is_integer(kind) or pyarrow.types.is_floating(kind)
                     or pyarrow.types.is_boolean(kind)
-                    or (role == "scores" and pyarrow.types.is_decimal(kind))):
+                    or (role == "scores" and pyarrow.types.is_decimal(kind))
+                    or (role == "labels" and classes is not None
+                        and (pyarrow.types.is_string(kind)
+                             or pyarrow.types.is_large_string(kind)))):
+                hint = ("; for text labels give the label of class 1 with --pos-label"
+                        if role == "labels" and pyarrow.types.is_string(kind) else "")
                 raise InputError(
-                    f"{path}: column {name!r} holds {kind} values; {role} must be numbers"
+                    f"{path}: column {name!r} holds {kind} values; {role} must be "
+                    f"numbers{hint}"
                 )
         yield None
         start = 0
@@ -580,7 +724,8 @@ def _parquet_rows(path, options):
                     raise InputError(f"{path}: column {name!r} at position {position}: "
                                      "the value is missing (null)")
                 extras[name] = column.to_numpy(zero_copy_only=False)
-            yield Chunk(_array_labels(columns[0], path, f"column {options.label_col!r}", start),
+            yield Chunk(_array_labels(columns[0], path, f"column {options.label_col!r}", start,
+                                      classes),
                         _array_scores(columns[1], path, f"column {options.score_col!r}", start),
                         np.arange(start, start + batch.num_rows), extras)
             start += batch.num_rows

@@ -413,3 +413,152 @@ def test_grouped_default_threshold_and_refusals(client, rng):
                                          r"\(in segment 'big'\)"):
         hsd.grouped(dd.from_pandas(bad, npartitions=4, sort=False), by="seg", label="label",
                     score="score", small_rows=1000)
+
+
+# ---------------------------------------------------------------------------
+# pos_label: the class 0 label agreed over all partitions
+
+
+def _words(y, pos="spam", neg="ham"):
+    return np.where(y == 1, pos, neg).astype(object)
+
+
+@pytest.mark.parametrize("name", ["cancer_ties", "class_absent_in_partitions"])
+@pytest.mark.parametrize("weighted", [False, True])
+def test_pos_label_string_labels_equal_in_memory(client, name, weighted):
+    # "class_absent_in_partitions": the first partitions hold "ham" only, the last "spam"
+    # only, so no partition alone sees both labels.
+    y, s = DATASETS[name]
+    words = _words(y)
+    w = _weights(len(y), seed=19) if weighted else None
+    box = {"fpr_range": (0.0, 0.3), "correction": "mcclish"}
+    options = {"severity_ratio": 0.4}
+    for yd, sd, wd in (_as_arrays(words, s, w, chunks=149), _as_columns(words, s, w)):
+        got = dask.compute(
+            hsd.auc(yd, sd, sample_weight=wd, pos_label="spam", compute=False),
+            hsd.h_measure(yd, sd, sample_weight=wd, pos_label="spam", compute=False, **options),
+            hsd.roc_hull(yd, sd, sample_weight=wd, pos_label="spam", compute=False),
+            hsd.hmeasure_report(yd, sd, sample_weight=wd, pos_label="spam", compute=False),
+            hsd.partial_auc(yd, sd, sample_weight=wd, pos_label="spam", compute=False, **box),
+            hsd.auc_ci(yd, sd, sample_weight=wd, pos_label="spam", compute=False),
+            hsd.binned_auc(yd, sd, sample_weight=wd, pos_label="spam", bins=16,
+                           compute=False),
+        )
+        auc, h, (fpr, tpr), report, partial, (low, high, estimate), binned = got
+        expected = hs.auc(words, s, sample_weight=w, pos_label="spam")
+        # The in-memory function with the same pos_label, and the 0/1 labels directly.
+        assert expected == pytest.approx(roc_auc_score(y, s, sample_weight=w), abs=1e-12)
+        assert auc == pytest.approx(expected, rel=AUC_TOL, abs=AUC_TOL)
+        if not weighted:
+            assert auc == expected
+        assert h == pytest.approx(
+            hs.h_measure(words, s, sample_weight=w, pos_label="spam", **options), abs=H_TOL)
+        fpr_mem, tpr_mem = hs.roc_hull(words, s, sample_weight=w, pos_label="spam")
+        np.testing.assert_allclose(fpr, fpr_mem, atol=1e-12)
+        np.testing.assert_allclose(tpr, tpr_mem, atol=1e-12)
+        report_mem = hs.hmeasure_report(words, s, sample_weight=w, pos_label="spam")
+        assert list(report) == list(report_mem)
+        for key, value in report_mem.items():
+            assert report[key] == pytest.approx(value, abs=H_TOL), key
+        assert partial == pytest.approx(
+            hs.partial_auc(words, s, sample_weight=w, pos_label="spam", **box), abs=AUC_TOL)
+        interval = hs.auc_ci(words, s, sample_weight=w, pos_label="spam")
+        assert estimate == pytest.approx(interval.auc, abs=AUC_TOL)
+        assert (low, high) == pytest.approx((interval.low, interval.high), rel=1e-10)
+        binned_mem = hs.binned_auc(words, s, sample_weight=w, pos_label="spam", bins=16)
+        np.testing.assert_allclose(binned.counts_neg, binned_mem.counts_neg, rtol=1e-12)
+        np.testing.assert_allclose(binned.counts_pos, binned_mem.counts_pos, rtol=1e-12)
+        assert binned.auc == pytest.approx(binned_mem.auc, rel=AUC_TOL)
+
+
+def test_pos_label_numeric_and_class_zero_choice(client):
+    y, s = DATASETS["digits"]
+    # pos_label=0 on 0/1 labels: class 1 is the label 0, so the AUC is 1 - AUC.
+    yd, sd, _ = _as_arrays(y, s, chunks=300)
+    assert hsd.auc(yd, sd, pos_label=0) == pytest.approx(1.0 - roc_auc_score(y, s), abs=1e-12)
+    # Labels 7/3 (neither 0/1): refused without pos_label, read with it.
+    sevens = np.where(y == 1, 7, 3)
+    yd, sd, _ = _as_arrays(sevens, s, chunks=300)
+    assert hsd.auc(yd, sd, pos_label=7) == hs.auc(y, s)
+    with pytest.raises(ValueError, match="y_true must contain only labels 0 and 1"):
+        hsd.auc(yd, sd)
+
+
+def test_pos_label_third_label_names_it_and_its_partition(client):
+    y, s = DATASETS["digits"]
+    words = _words(y)
+    words[600] = "eggs"  # partition 2 of chunks of 257, position 86
+    for yd, sd, _ in (_as_arrays(words, s, chunks=257),):
+        for function in (hsd.auc, hsd.h_measure, hsd.roc_hull, hsd.hmeasure_report,
+                         hsd.partial_auc, hsd.auc_ci, hsd.binned_auc):
+            with pytest.raises(ValueError, match=r"found a third, 'eggs', at position 86 "
+                                                 r"\(in partition 2\)"):
+                function(yd, sd, pos_label="spam")
+    # A missing label is named too.
+    words = _words(y)
+    words[300] = None
+    yd, sd, _ = _as_arrays(words, s, chunks=257)
+    with pytest.raises(ValueError, match=r"missing label \(None\) at position 43 "
+                                         r"\(in partition 1\)"):
+        hsd.auc(yd, sd, pos_label="spam")
+
+
+def test_pos_label_absent_everywhere(client):
+    y, s = DATASETS["digits"]
+    words = _words(y)
+    yd, sd, _ = _as_arrays(words, s, chunks=257)
+    # Misspelt: "spam" and "ham" are both other labels.
+    with pytest.raises(ValueError, match=r"pos_label='Spam' is not a label of y_true, which "
+                                         r"holds '(ham|spam)' and '(ham|spam)'"):
+        hsd.auc(yd, sd, pos_label="Spam")
+    # Only one label at all: one class.
+    yd, sd, _ = _as_arrays(np.full(len(y), "ham", dtype=object), s, chunks=257)
+    with pytest.raises(ValueError, match="only one class is present"):
+        hsd.auc(yd, sd, pos_label="spam")
+    with pytest.raises(ValueError, match="pos_label must be hashable"):
+        hsd.auc(yd, sd, pos_label=["spam"])
+
+
+def test_grouped_with_pos_label(client, rng):
+    frame = _segments_frame(rng)
+    frame["label"] = np.where(frame["label"] == 1, "yes", "no")
+    df = dd.from_pandas(frame, npartitions=5, sort=False)
+    table = hsd.grouped(df, by="seg", label="label", score="score", metrics=("auc", "h"),
+                        small_rows=1000, pos_label="yes")
+    for segment, rows in frame.groupby("seg"):
+        y = (rows["label"] == "yes").to_numpy().astype(int)
+        assert table.loc[segment, "n_pos"] == y.sum()
+        assert table.loc[segment, "n_neg"] == len(y) - y.sum()
+        if segment == "onlyneg":
+            assert table.loc[segment, ["auc", "h"]].isna().all()
+            continue
+        assert table.loc[segment, "auc"] == pytest.approx(
+            roc_auc_score(y, rows["score"]), abs=1e-12)
+        assert table.loc[segment, "auc"] == hs.auc(rows["label"], rows["score"],
+                                                    pos_label="yes")
+        assert table.loc[segment, "h"] == pytest.approx(
+            hs.h_measure(rows["label"], rows["score"], pos_label="yes"), abs=H_TOL)
+    bad = frame.copy()
+    bad.loc[bad.index[bad["seg"] == "tiny"][0], "label"] = "maybe"
+    with pytest.raises(ValueError, match=r"found a third, 'maybe'.*\(in partition \d\)"):
+        hsd.grouped(dd.from_pandas(bad, npartitions=5, sort=False), by="seg", label="label",
+                    score="score", pos_label="yes")
+
+
+def test_pos_label_class_one_only_in_the_first_partitions(client):
+    # Sorted descending: the first partitions hold "spam" (class 1) only, so the class 0
+    # label is learned from a later partition; one partition holds both labels.
+    y, s = DATASETS["class_absent_in_partitions"]
+    y, s = y[::-1].copy(), s[::-1].copy()
+    words = _words(y)
+    yd, sd, _ = _as_arrays(words, s, chunks=400)
+    assert hsd.auc(yd, sd, pos_label="spam") == hs.auc(y, s)
+    assert hsd.auc(yd, sd, pos_label="spam") == pytest.approx(roc_auc_score(y, s), abs=1e-12)
+    assert hsd.h_measure(yd, sd, pos_label="ham") == pytest.approx(
+        hs.h_measure(1 - y, s), abs=H_TOL)
+    words[-1] = "eggs"  # the last partition: a third label after the agreed pair
+    yd, sd, _ = _as_arrays(words, s, chunks=400)
+    last = (len(y) - 1) // 400
+    with pytest.raises(ValueError, match=rf"found a third, 'eggs', at position "
+                                         rf"{(len(y) - 1) % 400} \(in partition {last}\)"):
+        hsd.auc(yd, sd, pos_label="spam")
