@@ -340,6 +340,16 @@ class LabelMap:
         self.pos, self.neg = state
 
 
+def labels_many(label_map, y_true):
+    """``(y_true as 0/1, the map to keep once the call succeeds)``; unchanged without a map."""
+    return (y_true, None) if label_map is None else label_map.many(y_true)
+
+
+def label_one(label_map, value):
+    """``(the label as class 1/0, the map to keep)``: the scalar case of :func:`labels_many`."""
+    return (value, None) if label_map is None else label_map.one(value)
+
+
 def label_map(pos_label):
     """A structure's :class:`LabelMap` for ``pos_label`` (None without one)."""
     pos_label = check_pos_label(pos_label)

@@ -25,7 +25,9 @@ from hmeasure_stream._validation import (
     check_weight_value,
     check_weights,
     is_duration,
+    label_one,
     labels_as_is_pos,
+    labels_many,
     raise_bad_score,
 )
 
@@ -286,9 +288,7 @@ class PointSet:
         ValueError
             If the label, score or weight is invalid; nothing changes.
         """
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.one(y_true)
+        y_true, labels = label_one(self._labels, y_true)
         status = self._engine.remove(y_true, y_score, weight)
         if status:  # the rare paths, off the hot one
             y_true, y_score, weight = checked_point(y_true, y_score, weight)
@@ -296,8 +296,7 @@ class PointSet:
                 status = self._engine.remove(y_true, y_score, weight)
             if status:
                 raise KeyError(_missing_message(self._engine, y_true, y_score, weight, status))
-        if labels is not None:
-            self._labels = labels
+        self._labels = labels
 
     def add_many(self, y_true, y_score, sample_weight=None):
         """Add a batch of points, in one compiled loop: k updates for k points.
@@ -318,16 +317,13 @@ class PointSet:
             larger or smaller than the first positive weight of the
             structure; nothing is added.
         """
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.many(y_true)
+        y_true, labels = labels_many(self._labels, y_true)
         is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
         refused = self._engine.add_many(is_pos, scores, weights)
         if refused >= 0:
             raise ValueError(
                 out_of_range_message(self._engine, weights, refused, "sample_weight"))
-        if labels is not None:
-            self._labels = labels
+        self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points, in one compiled loop: k updates for k points.
@@ -350,12 +346,9 @@ class PointSet:
         ValueError
             If any entry is invalid; nothing is removed.
         """
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.many(y_true)
+        y_true, labels = labels_many(self._labels, y_true)
         remove_checked(self._engine, *checked_batch(y_true, y_score, sample_weight))
-        if labels is not None:
-            self._labels = labels
+        self._labels = labels
 
     def roc_points(self):
         """(fpr, tpr) of the current points' ROC curve, as :func:`~hmeasure_stream.roc_points`.
@@ -598,9 +591,7 @@ class WindowedPointSet(PointSet):
                 check_time_value(time)
             PointSet.add(self, y_true, y_score, weight)
             return
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.one(y_true)
+        y_true, labels = label_one(self._labels, y_true)
         if type(time) is float and -9.2e9 < time < 9.2e9:
             # The fast path of epoch seconds (as check_time_value converts them).
             nanoseconds = round(time * 1e9)
@@ -616,8 +607,7 @@ class WindowedPointSet(PointSet):
                 status = self._engine.forget_add(forgetting, y_true, y_score, weight, time)
             if status == Status.OUT_OF_RANGE:
                 raise ValueError(out_of_range_message(self._engine, weight, 0, "weight"))
-        if labels is not None:
-            self._labels = labels
+        self._labels = labels
 
     def add_many(self, y_true, y_score, sample_weight=None, *, times=None):
         """Add a batch of points, in one compiled loop: k updates for k points (plus one per
@@ -644,9 +634,7 @@ class WindowedPointSet(PointSet):
             If any entry is invalid, or the times go backwards (the message
             names the position); nothing is added.
         """
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.many(y_true)
+        y_true, labels = labels_many(self._labels, y_true)
         batch = checked_batch(y_true, y_score, sample_weight)
         forgetting = self._forgetting
         times = forgetting_times(forgetting, times, batch[1].shape[0])
@@ -657,8 +645,7 @@ class WindowedPointSet(PointSet):
         if refused >= 0:
             raise ValueError(
                 out_of_range_message(self._engine, batch[2], refused, "sample_weight"))
-        if labels is not None:
-            self._labels = labels
+        self._labels = labels
 
     def remove(self, y_true, y_score, weight=1.0):
         """Remove one point: one update (see the class for its cost).
@@ -689,14 +676,11 @@ class WindowedPointSet(PointSet):
         if self._forgetting is None:
             PointSet.remove(self, y_true, y_score, weight)
             return
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.one(y_true)
+        y_true, labels = label_one(self._labels, y_true)
         is_pos, score, weight = checked_point(y_true, y_score, weight)
         self._retract(np.array([is_pos], dtype=np.uint8), np.array([score]),
                       np.array([weight]))
-        if labels is not None:
-            self._labels = labels
+        self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points, in one compiled loop: k updates for k points.
@@ -725,12 +709,9 @@ class WindowedPointSet(PointSet):
         if self._forgetting is None:
             PointSet.remove_many(self, y_true, y_score, sample_weight)
             return
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.many(y_true)
+        y_true, labels = labels_many(self._labels, y_true)
         self._retract(*checked_batch(y_true, y_score, sample_weight))
-        if labels is not None:
-            self._labels = labels
+        self._labels = labels
 
     def _retract(self, is_pos, scores, weights):
         index, status = self._engine.forget_remove_many(self._forgetting, is_pos, scores,

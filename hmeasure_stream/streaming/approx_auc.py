@@ -7,6 +7,7 @@ from hmeasure_stream._validation import (
     check_unit_weights,
     check_weight_value,
     label_map,
+    labels_many,
 )
 from hmeasure_stream.streaming._base import (
     PointSet,
@@ -197,14 +198,11 @@ class ApproxAUC(PointSet):
         ValueError
             If any entry is invalid or a weight is not 1; nothing is added.
         """
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.many(y_true)
+        y_true, labels = labels_many(self._labels, y_true)
         is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
         check_unit_weights(weights, "ApproxAUC")
         self._engine.add_many(is_pos, scores, None)
-        if labels is not None:
-            self._labels = labels
+        self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points in one compiled loop: k updates for k points.
@@ -226,14 +224,11 @@ class ApproxAUC(PointSet):
         ValueError
             If any entry is invalid or a weight is not 1; nothing is removed.
         """
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.many(y_true)
+        y_true, labels = labels_many(self._labels, y_true)
         is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
         check_unit_weights(weights, "ApproxAUC")
         remove_checked(self._engine, is_pos, scores, None)
-        if labels is not None:
-            self._labels = labels
+        self._labels = labels
 
     @property
     def auc(self):

@@ -5,7 +5,7 @@ import numpy as np
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._binning import bin_indices, bin_of_score
 from hmeasure_stream._engines._treap import Status
-from hmeasure_stream._validation import check_integer, label_map
+from hmeasure_stream._validation import check_integer, label_map, label_one, labels_many
 from hmeasure_stream.binned import (
     _TRANSFORMS,
     BinnedAUCResult,
@@ -122,9 +122,7 @@ class BinnedAUC:
             larger or smaller than the first positive weight held (weights of
             any common scale give the same values); nothing is added.
         """
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.many(y_true)
+        y_true, labels = labels_many(self._labels, y_true)
         alpha = self._alpha
         bins, is_pos, weights, outside = self._binned(y_true, y_score, sample_weight)
         refused = self._tree.apply(bins, is_pos, weights, True)
@@ -132,8 +130,7 @@ class BinnedAUC:
             self._alpha = alpha
             raise ValueError(out_of_range_message(self._tree, weights, refused, "sample_weight"))
         self._outside += outside
-        if labels is not None:
-            self._labels = labels
+        self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points: O(k log m).
@@ -146,9 +143,7 @@ class BinnedAUC:
         ValueError
             If an entry is invalid; nothing is removed.
         """
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.many(y_true)
+        y_true, labels = labels_many(self._labels, y_true)
         bins, is_pos, weights, outside = self._binned(y_true, y_score, sample_weight)
         w = np.ones(bins.shape[0]) if weights is None else weights
         for label in (0, 1):
@@ -163,8 +158,7 @@ class BinnedAUC:
         failed = self._tree.apply(bins, is_pos, weights, False)
         assert failed < 0  # checked above
         self._outside -= outside
-        if labels is not None:
-            self._labels = labels
+        self._labels = labels
 
     def _missing(self, bin_index, label, count, weight):
         held = self._tree.class_weights()[bin_index, label]
@@ -174,9 +168,7 @@ class BinnedAUC:
 
     def _point(self, y_true, y_score, weight, adding):
         """One point: validated, binned and applied without building arrays."""
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.one(y_true)
+        y_true, labels = label_one(self._labels, y_true)
         is_pos, score, weight = checked_point(y_true, y_score, weight)
         if self._transform is not None and self._alpha is None:
             return False  # the alpha is estimated from a batch
@@ -190,8 +182,7 @@ class BinnedAUC:
             raise KeyError(self._missing(bin_index, int(is_pos), 1, weight))
         if score < lo or score > hi:
             self._outside[0 if score < lo else 1] += 1 if adding else -1
-        if labels is not None:
-            self._labels = labels
+        self._labels = labels
         return True
 
     def add(self, y_true, y_score, weight=1.0):

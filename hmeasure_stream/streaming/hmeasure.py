@@ -116,27 +116,15 @@ class DynamicH(_HullPointSet):
     reading ``h`` at once may get RuntimeError (use a lock); ``auc``,
     ``auch``, ``n_neg`` and ``n_pos`` are plain reads, safe from any thread.
 
-    Windows and decay: with ``window`` or ``half_life`` each point is kept,
-    oldest first, with its time in a ring (25 bytes a point, growing by
-    doubling); the points that leave go in the same compiled call as the
-    point that makes them leave, one O(log n) update each (amortised: each
-    point leaves once).  With decay a point's weight is stored times
-    2^((x - x0) / half_life) (x its step or time, x0 an anchor), so the
-    newest points weigh most and nothing already stored changes; when that
-    factor passes 2^64 every stored weight is multiplied by 2^-k (exact in
-    floating point) and x0 moves k half-lives: the metrics, which do not
-    depend on a common scale of the weights, equal the from-scratch values
-    with ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-11.
-    Points older than 60 half-lives (factor below 2^-60, about 8.7e-19 of the
-    newest) leave, as in :class:`DynamicAUC`, so memory stays bounded: with
-    points arriving at a steady rate the weight they carry is below 1e-15 of
-    their class's, and so is their effect on the metrics.  The hull's
-    orientation tests compare vectors summed from non-negative weights, never
-    differences of coordinates, so they hold at any spread of the weights it
-    holds.  ``remove`` then retracts a point
-    before it leaves (the oldest in the window with that label, score and
-    weight), in O(w) for w points in the window.  Times must not go
-    backwards.
+    Windows and decay: as in :class:`DynamicAUC` (a ring of the points, 25
+    bytes each; the points leaving go in the same compiled call, one
+    O(log^2 n) update each, amortised; decay stores weights times
+    2^((x - x0) / half_life), rescaled by powers of two; points older than 60
+    half-lives leave; ``remove`` retracts a point before it leaves, in O(w)).
+    The hull's orientation tests compare vectors summed from non-negative
+    weights, never differences of coordinates, so they hold at any spread of
+    the weights it holds; values equal the from-scratch ones with
+    ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-11.
 
     References
     ----------
@@ -413,27 +401,15 @@ class ApproxH(_HullPointSet):
     which is random (``seed``): two structures holding the same points may
     return different values, both within the bound.
 
-    Windows and decay: with ``window`` or ``half_life`` each point is kept,
-    oldest first, with its time in a ring (25 bytes a point, growing by
-    doubling); the points that leave go in the same compiled call as the
-    point that makes them leave, one O(log n) update each (amortised: each
-    point leaves once).  With decay a point's weight is stored times
-    2^((x - x0) / half_life) (x its step or time, x0 an anchor), so the
-    newest points weigh most and nothing already stored changes; when that
-    factor passes 2^64 every stored weight is multiplied by 2^-k (exact in
-    floating point) and x0 moves k half-lives: the metrics, which do not
-    depend on a common scale of the weights, equal the from-scratch values
-    with ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-11.
-    Points older than 60 half-lives (factor below 2^-60, about 8.7e-19 of the
-    newest) leave, as in :class:`DynamicAUC`, so memory stays bounded: with
-    points arriving at a steady rate the weight they carry is below 1e-15 of
-    their class's, and so is their effect on the metrics.  The hull's
-    orientation tests compare vectors summed from non-negative weights, never
-    differences of coordinates, so they hold at any spread of the weights it
-    holds.  ``remove`` then retracts a point
-    before it leaves (the oldest in the window with that label, score and
-    weight), in O(w) for w points in the window.  Times must not go
-    backwards.
+    Windows and decay: as in :class:`DynamicAUC` (a ring of the points, 25
+    bytes each; the points leaving go in the same compiled call, one
+    O(log^2 n) update each, amortised; decay stores weights times
+    2^((x - x0) / half_life), rescaled by powers of two; points older than 60
+    half-lives leave; ``remove`` retracts a point before it leaves, in O(w)).
+    The hull's orientation tests compare vectors summed from non-negative
+    weights, never differences of coordinates, so they hold at any spread of
+    the weights it holds; values equal the from-scratch ones with
+    ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-11.
 
     Threads: mutate from one thread at a time; a mutation (or a read of
     ``h``, which claims the structure while it walks the hull) that finds

@@ -28,6 +28,7 @@ from hmeasure_stream._validation import (
     dense_ranks,
     is_duration,
     label_map,
+    labels_many,
     with_pos_label,
 )
 from hmeasure_stream.binned import (
@@ -453,13 +454,10 @@ class SlidingWindow:
             batch = engine.checked(y_true, y_score, sample_weight)
             self._times(times, batch[0].shape[0])  # checked, not used by a count window
             return {_MULTICLASS: engine.slide(*batch)}
-        labels = self._labels
-        if labels is not None:
-            y_true, labels = labels.many(y_true)
+        y_true, labels = labels_many(self._labels, y_true)
         batch = checked_batch(y_true, y_score, sample_weight)
         values = self._slide(*batch, times=self._times(times, batch[1].shape[0]))
-        if labels is not None:
-            self._labels = labels
+        self._labels = labels
         return values
 
     def _times(self, times, n):
