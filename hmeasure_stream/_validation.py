@@ -70,7 +70,7 @@ def warn_if_inverted(auc_value, function, stacklevel=3):
 # Largest magnitude below which every integer is exactly a float64.
 _EXACT_INT_LIMIT = 2**53
 
-def _as_1d(values, name, allow_empty=False):
+def as_1d(values, name, allow_empty=False):
     """``values`` as a 1-d numpy array, refusing scalars, matrices and (by default) empty input.
 
     Masked arrays with masked entries are refused (the mask would otherwise be
@@ -181,12 +181,12 @@ def check_pos_label(pos_label):
         hash(pos_label)
     except TypeError:
         raise ValueError(f"pos_label must be hashable (a label), got {pos_label!r}") from None
-    if _is_missing(pos_label):
+    if is_missing(pos_label):
         raise ValueError(f"pos_label must be a label, got the missing value {pos_label!r}")
     return pos_label.item() if isinstance(pos_label, np.generic) else pos_label
 
 
-def _is_missing(value):
+def is_missing(value):
     """None, NaN, NaT or pandas' NA."""
     if value is None:
         return True
@@ -196,7 +196,7 @@ def _is_missing(value):
         return True  # pandas.NA: its comparisons are NA, which has no truth value
 
 
-def _same_label(value, label):
+def same_label(value, label):
     """``value == label`` for two labels, False when they do not compare (pandas.NA, ...)."""
     try:
         return bool(value == label)
@@ -204,7 +204,7 @@ def _same_label(value, label):
         return False
 
 
-def _equal_mask(array, label):
+def equal_mask(array, label):
     """Element-wise ``array == label`` as a bool array, whatever the two types."""
     kind = array.dtype.kind
     numeric_label = isinstance(label, (numbers.Number, np.bool_)) and not isinstance(label, str)
@@ -224,8 +224,30 @@ def _equal_mask(array, label):
                 return equal
         except (TypeError, ValueError):
             pass
-    return np.fromiter((_same_label(value, label) for value in array.tolist()), dtype=bool,
+    return np.fromiter((same_label(value, label) for value in array.tolist()), dtype=bool,
                        count=array.shape[0])
+
+
+def first_other_labels(array, excluded, limit=2):
+    """The first ``limit`` distinct labels of ``array`` where ``excluded`` is False.
+
+    In order of first appearance, each as ``(value, position)`` with numpy
+    scalars as plain Python values; a missing label (None, NaN, NA) ends the
+    list, since nothing equals it.  The one search for "the class 0 label and
+    a third one" of :func:`binary_labels`, the CLI's ``--pos-label`` and the
+    per-partition pass of :mod:`hmeasure_stream.dask`.
+    """
+    candidates = np.flatnonzero(~np.asarray(excluded, dtype=bool))
+    found = []
+    while candidates.size and len(found) < limit:
+        position = int(candidates[0])
+        value = array[position]
+        value = value.item() if isinstance(value, np.generic) else value
+        found.append((value, position))
+        if is_missing(value):
+            break
+        candidates = candidates[~equal_mask(array[candidates], value)]
+    return found
 
 
 def binary_labels(y_true, pos_label=None, *, neg_label=NO_LABEL, name="y_true",
@@ -246,32 +268,31 @@ def binary_labels(y_true, pos_label=None, *, neg_label=NO_LABEL, name="y_true",
     labels (strings, two numbers other than these) are refused with a message
     saying to pass ``pos_label``.
     """
-    array = _as_1d(y_true, name, allow_empty)
+    array = as_1d(y_true, name, allow_empty)
     if pos_label is None:
         return _default_labels(array, name, signed), neg_label
-    is_pos = _equal_mask(array, pos_label)
-    others = np.flatnonzero(~is_pos)
-    if others.size:
-        # pos_label absent from labels that fix the class 0 label: perhaps misspelt.
-        pos_found = neg_label is not NO_LABEL or bool(is_pos.any())
-        if neg_label is NO_LABEL:
-            first = int(others[0])
-            neg_label = array[first]
-            neg_label = neg_label.item() if isinstance(neg_label, np.generic) else neg_label
-            if _is_missing(neg_label):
+    is_pos = equal_mask(array, pos_label)
+    if neg_label is NO_LABEL:
+        others = first_other_labels(array, is_pos)
+        if others:
+            neg_label, first = others[0]
+            if is_missing(neg_label):
                 raise ValueError(f"{name} has a missing label ({neg_label!r}) at position {first}")
-        third = others[~_equal_mask(array[others], neg_label)]
-        if third.size:
-            position = int(third[0])
-            value = array[position]
-            value = value.item() if isinstance(value, np.generic) else value
-            raise ValueError(_third_label_message(name, value, position, pos_label, neg_label,
-                                                  pos_found))
+        third = others[1:]
+        # pos_label absent from labels that fix the class 0 label: perhaps misspelt.
+        pos_found = bool(is_pos.any())
+    else:
+        third = first_other_labels(array, is_pos | equal_mask(array, neg_label), limit=1)
+        pos_found = True
+    if third:
+        value, position = third[0]
+        raise ValueError(third_label_message(name, value, position, pos_label, neg_label,
+                                             pos_found))
     return np.ascontiguousarray(is_pos).view(np.uint8), neg_label
 
 
-def _third_label_message(name, value, position, pos_label, neg_label, pos_found=True):
-    if _is_missing(value):
+def third_label_message(name, value, position, pos_label, neg_label, pos_found=True):
+    if is_missing(value):
         return f"{name} has a missing label ({value!r}) at position {position}"
     if not pos_found:
         return (
@@ -292,15 +313,15 @@ def binary_label_value(value, pos_label=None, neg_label=NO_LABEL, name="y_true")
     """
     if pos_label is None:
         return check_label_value(value, name), neg_label
-    if _same_label(value, pos_label):
+    if same_label(value, pos_label):
         return True, neg_label
     if isinstance(value, np.generic):
         value = value.item()
     if neg_label is NO_LABEL:
-        if _is_missing(value):
+        if is_missing(value):
             raise ValueError(f"{name} must be a label, got the missing value {value!r}")
         return False, value
-    if _same_label(value, neg_label):
+    if same_label(value, neg_label):
         return False, neg_label
     raise ValueError(
         f"{name} must be pos_label={pos_label!r} (class 1) or the other label "
@@ -340,6 +361,30 @@ class LabelMap:
         self.pos, self.neg = state
 
 
+def merged_label_map(mine, theirs):
+    """The label map of the union of two structures' points, or ValueError.
+
+    Both must have the same ``pos_label`` (or none); the class 0 labels they
+    learned must agree, and one that only ``theirs`` learned is kept.
+    """
+    if mine is None and theirs is None:
+        return None
+    if mine is None or theirs is None or not same_label(mine.pos, theirs.pos):
+        raise ValueError(
+            "cannot merge structures with different pos_label: "
+            f"{None if mine is None else mine.pos!r} and "
+            f"{None if theirs is None else theirs.pos!r}"
+        )
+    if theirs.neg is NO_LABEL or (mine.neg is not NO_LABEL and same_label(mine.neg, theirs.neg)):
+        return mine
+    if mine.neg is NO_LABEL:
+        return theirs
+    raise ValueError(
+        f"cannot merge: with pos_label={mine.pos!r} the class 0 label is {mine.neg!r} here "
+        f"and {theirs.neg!r} in the other structure"
+    )
+
+
 def labels_many(label_map, y_true):
     """``(y_true as 0/1, the map to keep once the call succeeds)``; unchanged without a map."""
     return (y_true, None) if label_map is None else label_map.many(y_true)
@@ -362,7 +407,7 @@ def _pos_label_hint(labels, otherwise=""):
         distinct = sorted(set(np.asarray(labels).tolist()), key=repr)
     except TypeError:
         distinct = ()
-    if len(distinct) != 2 or any(_is_missing(value) for value in distinct):
+    if len(distinct) != 2 or any(is_missing(value) for value in distinct):
         return otherwise
     return (
         f"; it holds the two labels {distinct[0]!r} and {distinct[1]!r}: pass "
@@ -430,7 +475,7 @@ def check_scores(y_score, name="y_score", allow_empty=False, ranks=True):
     refused and extended-precision floats are rounded to float64.
     Finiteness is checked separately (``raise_bad_score`` / the split kernel).
     """
-    array = _as_1d(y_score, name, allow_empty)
+    array = as_1d(y_score, name, allow_empty)
     if array.size == 0:
         return np.empty(0, dtype=np.float64)
     kind = array.dtype.kind
@@ -578,7 +623,7 @@ def labels_as_is_pos(labels, name="y_true"):
 
 def check_weights(sample_weight, n_points, name="sample_weight"):
     """``sample_weight`` as contiguous float64 of length ``n_points``, finite and >= 0."""
-    weights = _as_1d(sample_weight, name, allow_empty=n_points == 0)
+    weights = as_1d(sample_weight, name, allow_empty=n_points == 0)
     if weights.dtype.kind == "O":
         weights = _object_to_float(weights, name)
     elif weights.dtype.kind not in "biuf":
@@ -1112,7 +1157,7 @@ def check_times(times, n_points, name="times"):
     timezone = getattr(getattr(times, "dtype", None), "tz", None)
     if timezone is not None:  # a tz-aware pandas column: its UTC instants
         times = times.dt.tz_convert("UTC").dt.tz_localize(None)
-    array = _as_1d(times, name, allow_empty=True)
+    array = as_1d(times, name, allow_empty=True)
     if array.shape[0] != n_points:
         raise ValueError(f"{name} has {array.shape[0]} entries for {n_points} points")
     kind = array.dtype.kind

@@ -51,10 +51,7 @@ from hmeasure_stream._engines._cost import h_from_hull, mwl_cost
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
     NO_LABEL,
-    _as_1d,
-    _equal_mask,
-    _is_missing,
-    _third_label_message,
+    as_1d,
     binary_labels,
     check_both_classes,
     check_cost,
@@ -67,9 +64,14 @@ from hmeasure_stream._validation import (
     check_score_value,
     check_scores,
     check_weights,
+    equal_mask,
+    first_other_labels,
+    is_missing,
     labels_as_is_pos,
     raise_bad_label,
     raise_bad_score,
+    same_label,
+    third_label_message,
 )
 from hmeasure_stream.binned import (
     _TRANSFORMS,
@@ -234,19 +236,9 @@ def _other_labels(index, y_part, pos_label, name="y_true"):
     each with its position in the partition.
     """
     def run():
-        array = _as_1d(y_part, name, True)
-        is_pos = _equal_mask(array, pos_label)
-        others = np.flatnonzero(~is_pos)
-        found = []
-        while others.size and len(found) < 2:
-            position = int(others[0])
-            value = array[position]
-            value = value.item() if isinstance(value, np.generic) else value
-            found.append((value, position))
-            if _is_missing(value):
-                break
-            others = others[~_equal_mask(array[others], value)]
-        return index, bool(is_pos.any()), found
+        array = as_1d(y_part, name, True)
+        is_pos = equal_mask(array, pos_label)
+        return index, bool(is_pos.any()), first_other_labels(array, is_pos)
 
     return _in_partition(index, run)
 
@@ -262,22 +254,16 @@ def _agreed_neg_label(pos_label, name, *per_partition):
     neg_label = NO_LABEL
     for index, _, labels in per_partition:
         for value, position in labels:
-            if neg_label is NO_LABEL and not _is_missing(value):
+            if neg_label is NO_LABEL and not is_missing(value):
                 neg_label = value
                 continue
-            if neg_label is not NO_LABEL and _same(value, neg_label):
+            if neg_label is not NO_LABEL and same_label(value, neg_label):
                 continue
-            message = _third_label_message(name, value, position, pos_label, neg_label,
-                                           pos_found)
+            message = third_label_message(name, value, position, pos_label, neg_label,
+                                          pos_found)
             raise ValueError(f"{message} (in partition {index})")
     return neg_label
 
-
-def _same(value, label):
-    try:
-        return bool(value == label)
-    except (TypeError, ValueError):
-        return False
 
 
 def _neg_label(parts, pos_label, column=0, name="y_true"):

@@ -12,7 +12,7 @@ import numpy as np
 
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._validation import (
-    _as_1d,
+    as_1d,
     check_option,
     check_scores,
     check_weights,
@@ -47,7 +47,7 @@ def _as_label_array(y_true):
             array = np.empty(len(values), dtype=object)
             array[:] = values
     # The shape checks (and, for what numpy cannot read, the reason) of every input.
-    array = _as_1d(y_true if array is None else array, "y_true")
+    array = as_1d(y_true if array is None else array, "y_true")
     if array.dtype.kind == "f":
         nan = np.flatnonzero(np.isnan(array))
         if nan.size:

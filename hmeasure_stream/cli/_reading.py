@@ -33,7 +33,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from hmeasure_stream._validation import check_scores
+from hmeasure_stream._validation import check_scores, equal_mask, first_other_labels
 
 #: Integers beyond this magnitude are not all exact as float64.
 EXACT_INT_LIMIT = 2**53
@@ -360,20 +360,16 @@ class PositiveLabel:
 
     def _map(self, keys, is_pos, shown, where):
         is_pos = np.asarray(is_pos, dtype=bool)
-        others = np.flatnonzero(~is_pos)
-        if others.size:
-            if self.neg is None:
-                first = int(others[0])
-                value = shown[first]
-                value = value.item() if isinstance(value, np.generic) else value
-                key = keys[first]
-                self.neg = (key.item() if isinstance(key, np.generic) else key, value,
-                            where[first])
-            third = others[np.asarray(keys[others] != self.neg[0], dtype=bool)]
-            if third.size:
-                index = int(third[0])
-                value = shown[index]
-                value = value.item() if isinstance(value, np.generic) else value
+        if self.neg is None:
+            first = first_other_labels(keys, is_pos, limit=1)
+            if first:
+                key, index = first[0]
+                self.neg = (key, _plain(shown[index]), where[index])
+        if self.neg is not None:
+            third = first_other_labels(keys, is_pos | equal_mask(keys, self.neg[0]), limit=1)
+            if third:
+                index = third[0][1]
+                value = _plain(shown[index])
                 seen = self.seen_pos or bool(is_pos[:index].any())
                 _, neg_value, neg_where = self.neg
                 if not seen:
@@ -389,6 +385,10 @@ class PositiveLabel:
                 )
         self.seen_pos = self.seen_pos or bool(is_pos.any())
         return is_pos.astype(np.int8)
+
+
+def _plain(value):
+    return value.item() if isinstance(value, np.generic) else value
 
 
 class _Positions:

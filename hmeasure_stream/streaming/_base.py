@@ -28,6 +28,7 @@ from hmeasure_stream._validation import (
     label_one,
     labels_as_is_pos,
     labels_many,
+    merged_label_map,
     raise_bad_score,
 )
 
@@ -214,12 +215,14 @@ def merge_points(structure, other):
             raise ValueError(
                 f"cannot merge a {type(owner).__name__} with a window or half-life: its "
                 "points have ages and times; merge structures that keep every point")
+    labels = merged_label_map(structure._labels, other._labels)
     if len(other) > len(structure) and type(other._engine) is type(structure._engine):
         engine = pickle.loads(pickle.dumps(other._engine))
         engine.add_many(*points_batch(structure._engine))
         structure._engine = engine
-        return
-    structure._engine.add_many(*points_batch(other._engine))
+    else:
+        structure._engine.add_many(*points_batch(other._engine))
+    structure._labels = labels
 
 
 class PointSet:

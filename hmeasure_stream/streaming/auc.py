@@ -394,7 +394,9 @@ class DynamicAUC(WindowedPointSet):
         ------
         ValueError
             If ``other`` is not such a structure (a ``SlidingWindow`` keeps
-            a window, not a set of points); nothing changes.
+            a window, not a set of points), either has a window or decay, or
+            their ``pos_label`` (or the class 0 labels they learned) differ;
+            nothing changes.
 
         Notes
         -----

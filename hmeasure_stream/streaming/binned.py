@@ -5,7 +5,13 @@ import numpy as np
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._binning import bin_indices, bin_of_score
 from hmeasure_stream._engines._treap import Status
-from hmeasure_stream._validation import check_integer, label_map, label_one, labels_many
+from hmeasure_stream._validation import (
+    check_integer,
+    label_map,
+    label_one,
+    labels_many,
+    merged_label_map,
+)
 from hmeasure_stream.binned import (
     _TRANSFORMS,
     BinnedAUCResult,
@@ -212,13 +218,16 @@ class BinnedAUC:
         Raises
         ------
         ValueError
-            If the bins differ (number, range, transform or alpha).
+            If the bins differ (number, range, transform or alpha), or the
+            ``pos_label`` or class 0 labels of the two differ.
         """
         if not isinstance(other, BinnedAUC):
             raise ValueError(f"can only merge a BinnedAUC, got {type(other).__name__}")
-        if self._alpha is None and other._alpha is not None and len(self) == 0:
-            self._alpha = other._alpha
-        mine = (self._bins, self._range, self._transform, self._alpha)
+        labels = merged_label_map(self._labels, other._labels)
+        alpha = self._alpha
+        if alpha is None and other._alpha is not None and len(self) == 0:
+            alpha = other._alpha
+        mine = (self._bins, self._range, self._transform, alpha)
         theirs = (other._bins, other._range, other._transform, other._alpha)
         if mine != theirs and len(other):
             raise ValueError(
@@ -232,6 +241,8 @@ class BinnedAUC:
                 f"(scale {self._tree.scale!r})"
             )
         self._outside += other._outside
+        self._alpha = alpha
+        self._labels = labels
 
     @property
     def auc(self):

@@ -187,8 +187,10 @@ class DynamicH(_HullPointSet):
         Raises
         ------
         ValueError
-            If ``other`` is another kind of structure, or a DynamicH whose
-            alpha or beta differ; nothing changes.
+            If ``other`` is another kind of structure, a DynamicH whose
+            alpha or beta differ, either has a window or decay, or their
+            ``pos_label`` (or the class 0 labels they learned) differ;
+            nothing changes.
 
         Notes
         -----

@@ -174,3 +174,31 @@ def test_window_metric_equals_binned_auc_of_every_window(window, options):
     tracker._check()
     np.testing.assert_array_equal(np.concatenate([first, rest]), values["auc_binned"])
     assert tracker.auc_binned == values["auc_binned"][-1] or np.isnan(tracker.auc_binned)
+
+
+def test_refused_merge_leaves_an_empty_structure_unchanged():
+    # An empty loglog structure takes the other's alpha only when the merge succeeds.
+    empty = BinnedAUC(10, transform="loglog")
+    before = pickle.dumps(empty)
+    with pytest.raises(ValueError, match="cannot merge different bins"):
+        empty.merge(_filled(BinnedAUC(20, transform="loglog", loglog_alpha=0.3)))
+    assert pickle.dumps(empty) == before
+    assert empty.loglog_alpha is None
+
+
+def test_merge_checks_pos_label():
+    spam, ham = BinnedAUC(10, pos_label="spam"), BinnedAUC(10, pos_label="spam")
+    spam.add_many(["spam", "ham"], [0.75, 0.25])
+    ham.add_many(["spam", "eggs"], [0.65, 0.35])
+    plain = _filled(BinnedAUC(10))
+    for other, message in ((ham, "class 0 label is 'ham' here and 'eggs'"),
+                           (plain, "different pos_label: 'spam' and None")):
+        before = pickle.dumps(spam)
+        with pytest.raises(ValueError, match=message):
+            spam.merge(other)
+        assert pickle.dumps(spam) == before
+    learner = BinnedAUC(10, pos_label="spam")
+    learner.merge(spam)
+    assert learner.auc == binned_auc([1, 0], [0.75, 0.25], bins=10).auc
+    with pytest.raises(ValueError, match="'eggs'"):
+        learner.add("eggs", 0.5)

@@ -151,3 +151,49 @@ def test_refusals_leave_both_unchanged(rng):
     with pytest.raises(ValueError, match="merge takes a DynamicAUC, DynamicH or ApproxH"):
         a.merge([(0, 0.5)])
     assert pickle.dumps(a) == a_before
+
+
+@pytest.mark.parametrize("kind", [DynamicAUC, DynamicH])
+def test_merge_with_pos_label_learns_and_checks_labels(kind):
+    spam = kind(pos_label="spam")
+    spam.add_many(["spam", "ham", "spam"], [0.9, 0.2, 0.4])
+    fresh = kind(pos_label="spam")
+    fresh.add_many(["spam"], [0.7])  # no class 0 label learned yet
+    fresh.merge(spam)
+    # The union's AUC, from scratch on 0/1 labels: class 1 = "spam".
+    assert fresh.auc == auc([1, 1, 0, 1], [0.7, 0.9, 0.2, 0.4])
+    # The class 0 label learned from the other structure is kept: a third label is refused.
+    with pytest.raises(ValueError, match="'eggs'"):
+        fresh.add("eggs", 0.5)
+    fresh.add("ham", 0.5)
+    assert len(fresh) == 5
+
+
+@pytest.mark.parametrize("kind", [DynamicAUC, DynamicH])
+@pytest.mark.parametrize(
+    ("mine", "theirs", "message"),
+    [
+        ({"pos_label": "spam"}, {}, "different pos_label: 'spam' and None"),
+        ({}, {"pos_label": 1}, "different pos_label: None and 1"),
+        ({"pos_label": "spam"}, {"pos_label": "ham"}, "different pos_label: 'spam' and 'ham'"),
+    ],
+)
+def test_merge_refuses_other_pos_label(kind, mine, theirs, message):
+    first, second = kind(**mine), kind(**theirs)
+    first.add_many([mine.get("pos_label", 1)] * 2, [0.3, 0.6])
+    second.add_many([theirs.get("pos_label", 1)], [0.5])
+    before = pickle.dumps(first), pickle.dumps(second)
+    with pytest.raises(ValueError, match=message):
+        first.merge(second)
+    assert (pickle.dumps(first), pickle.dumps(second)) == before
+
+
+@pytest.mark.parametrize("kind", [DynamicAUC, DynamicH])
+def test_merge_refuses_other_class_0_label(kind):
+    first, second = kind(pos_label="spam"), kind(pos_label="spam")
+    first.add_many(["spam", "ham"], [0.6, 0.2])
+    second.add_many(["spam", "eggs"], [0.5, 0.4])
+    before = pickle.dumps(first), pickle.dumps(second)
+    with pytest.raises(ValueError, match="class 0 label is 'ham' here and 'eggs' in the other"):
+        first.merge(second)
+    assert (pickle.dumps(first), pickle.dumps(second)) == before
