@@ -291,6 +291,10 @@ class PointSet:
         ValueError
             If the label, score or weight is invalid; nothing changes.
         """
+        if self._labels is None:  # the hot path of labels 0/1: no label map to apply
+            status = self._engine.remove(y_true, y_score, weight)
+            if not status:
+                return
         y_true, labels = label_one(self._labels, y_true)
         status = self._engine.remove(y_true, y_score, weight)
         if status:  # the rare paths, off the hot one
@@ -590,7 +594,13 @@ class WindowedPointSet(PointSet):
         """
         forgetting = self._forgetting
         if forgetting is None:
-            if time is not None:
+            if time is None and self._labels is None:
+                # The hot path (a structure keeping every point, labels 0/1), without the
+                # call to PointSet.add; a status other than DONE changed nothing, so
+                # PointSet.add below runs the point again on its checked path.
+                if not self._engine.add(y_true, y_score, weight):
+                    return
+            elif time is not None:
                 check_time_value(time)
             PointSet.add(self, y_true, y_score, weight)
             return
@@ -677,6 +687,8 @@ class WindowedPointSet(PointSet):
             If the label, score or weight is invalid; nothing changes.
         """
         if self._forgetting is None:
+            if self._labels is None and not self._engine.remove(y_true, y_score, weight):
+                return  # the hot path, as in add
             PointSet.remove(self, y_true, y_score, weight)
             return
         y_true, labels = label_one(self._labels, y_true)
