@@ -28,7 +28,7 @@ from libc.stdint cimport int64_t, uint8_t
 from hmeasure_stream._engines._binning cimport bin_of
 from hmeasure_stream._engines._ring cimport PointRing
 
-from hmeasure_stream._engines._auc import stored_batch
+from hmeasure_stream._engines._protocol import stored_batch
 
 from hmeasure_stream._engines._numeric cimport compensated_add, inverse_scale_of, stored_weight
 from hmeasure_stream._engines._treap cimport (

@@ -30,7 +30,7 @@ from libc.math cimport NAN, fabs, isfinite
 from libc.stdint cimport int32_t, int64_t, uint8_t
 from libc.string cimport memcpy, memmove
 
-from hmeasure_stream._engines._auc import stored_batch
+from hmeasure_stream._engines._protocol import stored_batch
 from hmeasure_stream._engines._numeric cimport (
     compensated_add,
     inverse_scale_of,

@@ -1,0 +1,63 @@
+# Declarations of the entry points every engine of points shares (see _protocol.pyx):
+# the claim against concurrent use, single points, batches, window rings, windows and
+# decay, weights in the structure's units.  A subclass keeps the points and fills in
+# the hooks.
+
+from libc.stdint cimport int32_t, int64_t, uint8_t
+
+from hmeasure_stream._engines._ring cimport Forgetting, PointRing
+
+cdef enum Operation:
+    # What ``_guarded`` runs for an entry point.
+    ADD_POINT
+    REMOVE_POINT
+    ADD_BATCH
+    REMOVE_BATCH
+    SLIDE
+    READ
+    FORGET_POINT
+    FORGET_BATCH
+    FORGET_REMOVE
+
+
+cdef class PointEngine:
+    # Set while an operation runs: other threads may not mutate then.
+    cdef bint busy
+    # Weights are stored times ``inverse_scale``, a power of two fixed by the
+    # first positive weight (0 until then, and again once emptied): every
+    # result is the same whatever the scale of the weights.
+    cdef double inverse_scale
+    # The decay factor the newest point was stored with (1 without decay).
+    cdef double newest_decay
+
+    cdef int _check_idle(self) except -1
+    cdef object _guarded(self, Operation operation, object first, object second, object third,
+                         object fourth)
+    cdef int _point(self, object y_true, object y_score, object weight, bint adding) except -1
+    cdef object _stored_weights(self, object weights, Py_ssize_t n, bint adding,
+                                double* inverse, Py_ssize_t* refused)
+    cdef Py_ssize_t _batch(self, object is_pos_array, object scores_array,
+                           object weights_array, bint adding) except -2
+    cdef Py_ssize_t _slide(self, PointRing ring, object is_pos_array, object scores_array,
+                           object weights_array, object out_array) except -2
+    cdef int _forget_one(self, Forgetting forgetting, uint8_t is_pos, double score,
+                         double weight, int64_t time, bint has_time) except -1 nogil
+    cdef object _forget_point(self, Forgetting forgetting, object time, object y_true,
+                              object y_score, object weight)
+    cdef Py_ssize_t _forget_batch(self, Forgetting forgetting, object times, object out,
+                                  object held, object is_pos_array, object scores_array,
+                                  object weights_array) except -2
+    cdef object _forget_remove(self, Forgetting forgetting, object is_pos_array,
+                               object scores_array, object weights_array)
+
+    # Hooks (virtual): what a subclass keeping the points provides.
+    cdef int _reserve(self, Py_ssize_t new_points, bint weighted) except -1
+    cdef int _update(self, bint is_pos, double score, double weight,
+                     bint adding) except -1 nogil
+    cdef Py_ssize_t _held_points(self) noexcept nogil
+    cdef bint _stores_weights(self) noexcept nogil
+    cdef int32_t _count_at(self, double score, bint is_pos) noexcept nogil
+    cdef int _emptied(self) except -1
+    cdef void _scale_weights(self, double factor) noexcept nogil
+    cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil
+    cdef object _read(self)
