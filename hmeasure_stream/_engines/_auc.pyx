@@ -13,12 +13,10 @@ recomputed from the children on every update: no increment is accumulated,
 so nothing can drift or cancel.
 
 ``AUCEngine`` is also the base of every engine that keeps its points in the
-score treap (the hull engine): one set of entry points, each run by
-``_guarded`` (claim the structure, run, release), one rule for an emptied
-structure, one compiled fast path for single points.  A value the fast path
-does not take comes back as ``Status.UNCHECKED``; the public layer then
-validates it and calls again with plain Python values (engines never import
-the public layer).
+score treap (the hull engine).  Its entry points are those of
+``PointEngine`` (``_protocol``): each run by ``_guarded`` (claim the
+structure, run, release), one rule for an emptied structure, one compiled
+fast path for single points; ``AUCEngine`` fills in its hooks on the treap.
 
 Weights are stored in the structure's own units: times a power of two fixed
 by the first positive weight, which brings it into [1, 2).  Multiplying by a
