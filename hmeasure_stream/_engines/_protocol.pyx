@@ -6,11 +6,11 @@ the ROC hull and H-measure of its Sec. 5).  ``PointEngine`` holds what does
 not depend on how the points are ordered: the claim that refuses concurrent
 use (``_guarded``: claim, run, release), the compiled fast path for single
 points given as plain Python values (``Status.UNCHECKED`` for anything it
-does not take: the public layer then validates and calls again), batches,
-the window ring of ``slide``, windows and decay (``Forgetting``: points
-leave, weights decay by powers of two), weights stored in the structure's
-own units (a power of two fixed by the first positive weight) and the rule
-for an emptied structure.
+does not take: the public layer then validates and calls again; engines
+never import the public layer), batches, the window ring of ``slide``,
+windows and decay (``Forgetting``: points leave, weights decay by powers of
+two), weights stored in the structure's own units (a power of two fixed by
+the first positive weight) and the rule for an emptied structure.
 
 A subclass keeps the points (a score treap, sorted blocks, ...) and fills
 in the hooks declared in ``_protocol.pxd``: ``_update`` (one point in or
