@@ -70,6 +70,28 @@ cdef inline bint _plain_weight(object value, double* weight):
     return False
 
 
+cdef inline int _plain_point(object y_true, object y_score, object weight,
+                             double inverse_scale, bint adding, bint* is_pos, double* score,
+                             double* stored, double* inverse):
+    """A point given as plain Python values, its weight in the structure's units.
+
+    Returns DONE, UNCHECKED (not plain values: the public layer validates
+    them) or OUT_OF_RANGE (the weight cannot be stored in these units).  An
+    addition's first positive weight fixes the units while ``inverse_scale``
+    is 0; ``inverse`` receives the units to keep.
+    """
+    inverse[0] = inverse_scale
+    if not (_plain_label(y_true, is_pos) and _plain_score(y_score, score)
+            and _plain_weight(weight, stored)):
+        return UNCHECKED
+    if stored[0] != 1.0 or inverse_scale != 1.0:
+        if inverse_scale == 0.0 and adding and stored[0] > 0.0:
+            inverse[0] = inverse_scale_of(stored[0])
+        if not stored_weight(stored[0], inverse[0], stored):
+            return OUT_OF_RANGE
+    return DONE
+
+
 def stored_batch(weights, Py_ssize_t n, bint adding, double inverse_scale):
     """A batch's weights in a structure's units; reads only (shared by the engines).
 
@@ -200,17 +222,13 @@ cdef class PointEngine:
 
     cdef int _point(self, object y_true, object y_score, object weight, bint adding) except -1:
         cdef bint is_pos
-        cdef double score, point_weight, inverse = self.inverse_scale
-        if not (_plain_label(y_true, &is_pos) and _plain_score(y_score, &score)
-                and _plain_weight(weight, &point_weight)):
-            return UNCHECKED
-        if point_weight != 1.0 or inverse != 1.0:
-            if inverse == 0.0 and adding and point_weight > 0.0:
-                inverse = inverse_scale_of(point_weight)
-            if not stored_weight(point_weight, inverse, &point_weight):
-                if adding:
-                    return OUT_OF_RANGE
-                return WEIGHT_EXCEEDS if self._count_at(score, is_pos) else NOT_PRESENT
+        cdef double score, point_weight, inverse
+        cdef int status = _plain_point(y_true, y_score, weight, self.inverse_scale, adding,
+                                       &is_pos, &score, &point_weight, &inverse)
+        if status == OUT_OF_RANGE and not adding:
+            return WEIGHT_EXCEEDS if self._count_at(score, is_pos) else NOT_PRESENT
+        if status != DONE:
+            return status
         if adding:
             self._reserve(1, point_weight != 1.0)
             self.inverse_scale = inverse
@@ -346,15 +364,11 @@ cdef class PointEngine:
                               object y_score, object weight):
         """One point given as plain Python values (``time``: int nanoseconds or None)."""
         cdef bint is_pos
-        cdef double score, point_weight, inverse = self.inverse_scale
-        if not (_plain_label(y_true, &is_pos) and _plain_score(y_score, &score)
-                and _plain_weight(weight, &point_weight)):
-            return UNCHECKED
-        if point_weight != 1.0 or inverse != 1.0:
-            if inverse == 0.0 and point_weight > 0.0:
-                inverse = inverse_scale_of(point_weight)
-            if not stored_weight(point_weight, inverse, &point_weight):
-                return OUT_OF_RANGE
+        cdef double score, point_weight, inverse
+        cdef int status = _plain_point(y_true, y_score, weight, self.inverse_scale, True,
+                                       &is_pos, &score, &point_weight, &inverse)
+        if status != DONE:
+            return status
         self._reserve(1, point_weight != 1.0 or forgetting.half_life > 0.0)
         self.inverse_scale = inverse
         forgetting.ring.reserve(1)
