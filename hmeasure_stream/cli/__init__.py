@@ -118,7 +118,7 @@ class Monitor:
         self.timed = is_duration(window) or half_life is not None
         if not self.timed and window is not None and min_periods > window:
             raise InputError(f"--min-periods {min_periods} is more than the --window of "
-                             f"{window} rows holds: every value would be empty")
+                             f"{window} rows holds: every value would be nan")
         self.min_periods = min_periods
         self.window = window
         self.metrics = metrics
@@ -460,7 +460,7 @@ def build_parser():
                              "newest; H in rows, or a duration such as 30min with --time-col; "
                              "combines with --window (give --window all for decay alone)")
     parser.add_argument("--min-periods", type=_count, default=1, metavar="N",
-                        help="the metrics are empty until the window holds N rows (as "
+                        help="the metrics are nan until the window holds N rows (as "
                              "pandas' rolling min_periods; default: 1)")
     parser.add_argument("--time-col", metavar="TS",
                         help="column of the rows' times: ISO 8601 (2026-11-22T21:00:00Z) or "

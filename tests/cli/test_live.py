@@ -613,5 +613,5 @@ def test_min_periods_longer_than_the_window_is_refused(tmp_path, capsys, stream)
                                 capsys)
     assert (code, stdout) == (2, "")
     assert err == ("hmeasure-stream: error: --min-periods 31 is more than the --window of 30 "
-                   "rows holds: every value would be empty\n")
+                   "rows holds: every value would be nan\n")
     assert out.read_text() == PRECIOUS
