@@ -44,6 +44,10 @@ cdef class BlockedAUCEngine:
     cdef double twice_u_compensation
     cdef bint busy
     cdef double inverse_scale
+    # Diagnostics for benchmarks (always on, not pickled): segment-tree leaves and
+    # inner nodes recomputed (or changed in place) since construction; see ``_counters``.
+    cdef int64_t leaf_changes
+    cdef int64_t node_changes
 
     cdef int _bind(self) except -1
     cdef int _reserve_blocks(self, Py_ssize_t needed) except -1

@@ -69,6 +69,8 @@ cdef class BlockedAUCEngine:
         self.weighted = False
         self.n_points = 0
         self.n_blocks = 0
+        self.leaf_changes = 0
+        self.node_changes = 0
 
     def __init__(self, Py_ssize_t capacity=16, seed=None):
         # ``seed`` is taken for the interface of ``AUCEngine``: nothing here is random.
@@ -265,6 +267,7 @@ cdef class BlockedAUCEngine:
     cdef void _set_leaf(self, int32_t position) noexcept nogil:
         cdef Py_ssize_t node = self.leaves + position
         cdef int32_t block
+        self.leaf_changes += 1
         if position < self.n_blocks:
             block = self.order[position]
             self.tree[3 * node] = self.aggregate[3 * block]
@@ -280,6 +283,7 @@ cdef class BlockedAUCEngine:
         cdef double* tree = self.tree
         cdef Py_ssize_t left
         while node >= 1:
+            self.node_changes += 1
             left = 6 * <Py_ssize_t>node
             tree[3 * node] = tree[left] + tree[left + 3]
             tree[3 * node + 1] = tree[left + 1] + tree[left + 4]
@@ -302,6 +306,7 @@ cdef class BlockedAUCEngine:
         low = (self.leaves + position) >> 1
         high = (self.leaves + stop - 1) >> 1
         while low >= 1:
+            self.node_changes += high + 1 - low
             for node in range(low, high + 1):
                 left = 6 * node
                 tree[3 * node] = tree[left] + tree[left + 3]
@@ -544,9 +549,11 @@ cdef class BlockedAUCEngine:
             change = 1.0 if adding else -1.0
             self.aggregate[3 * block + is_pos] += change
             node = self.leaves + position
+            self.leaf_changes += 1
             while node >= 1:
                 self.tree[3 * node + is_pos] += change
                 node >>= 1
+                self.node_changes += node >= 1
         if self.n_points == 0 and not self.weighted:
             self.twice_u = 0.0
             self.twice_u_compensation = 0.0
@@ -786,6 +793,11 @@ cdef class BlockedAUCEngine:
     @property
     def nbytes(self):
         return sum(buffer.nbytes for buffer in self._buffers())
+
+    def _counters(self):
+        """(segment-tree leaves, inner nodes) recomputed or changed since construction: a
+        diagnostic for benchmarks, not part of the state (not pickled)."""
+        return int(self.leaf_changes), int(self.node_changes)
 
     def _buffers(self):
         return (self.key_buffer, self.count_neg_buffer, self.count_pos_buffer,
