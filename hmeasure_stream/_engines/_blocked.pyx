@@ -940,7 +940,7 @@ cdef class BlockedAUCEngine:
 
     def _check(self):
         """Every invariant, in O(n): blocks, directory, free ids, aggregates, 2U, scale."""
-        cdef Py_ssize_t position, node
+        cdef Py_ssize_t position
         n_blocks, capacity = self.n_blocks, self.block_capacity
         order = self.order_buffer[:n_blocks]
         free = self.free_buffer[:self.n_free]
