@@ -4,7 +4,8 @@ A maintainer's diagnostic (it reads the engine's private counters, so it is not 
 asv benchmark): for each window size, fill the engine with random points, run
 ``--warmup`` steps of "add one random point, remove the oldest" to reach a steady
 state, then report per update (an add or a remove) the segment-tree leaves changed
-and the inner nodes recomputed (``_counters``), and the median time per step of a
+and the inner nodes recomputed (``_counters``: mean, and the most in one update), and
+the median time per step of a
 Python loop add + remove + auc, rounds interleaved between the engines compared.
 
 Compare with another build of the engine (e.g. the one before gapped leaves,
@@ -51,12 +52,22 @@ def counts(engines, window, warmup, measured, seed):
     for name, cls in engines:
         engine = filled(cls, labels, scores, window)
         run(engine, labels, scores, window, 0, warmup)
-        leaves_before, nodes_before = engine._counters()
-        run(engine, labels, scores, window, warmup, measured)
-        leaves, nodes = engine._counters()
+        start_leaves, start_nodes = engine._counters()
+        most_leaves = most_nodes = 0
+        last_leaves, last_nodes = start_leaves, start_nodes
+        for t in range(2 * warmup, 2 * (warmup + measured)):
+            if t % 2 == 0:
+                engine.add(labels[window + t // 2], scores[window + t // 2])
+            else:
+                engine.remove(labels[t // 2], scores[t // 2])
+            leaves, nodes = engine._counters()
+            most_leaves = max(most_leaves, leaves - last_leaves)
+            most_nodes = max(most_nodes, nodes - last_nodes)
+            last_leaves, last_nodes = leaves, nodes
         updates = 2 * measured
         rows.append((name, window, engine.n_blocks, engine.leaves,
-                     (leaves - leaves_before) / updates, (nodes - nodes_before) / updates))
+                     (last_leaves - start_leaves) / updates, (last_nodes - start_nodes) / updates,
+                     most_leaves, most_nodes))
     return rows
 
 
@@ -90,11 +101,11 @@ def main(argv=None):
         sys.path.insert(0, args.before_dir)
         engines.insert(0, ("before", importlib.import_module("_blocked_before").BlockedAUCEngine))
     for window in args.windows:
-        for name, w, blocks, leaves, leaf_rate, node_rate in counts(
+        for name, w, blocks, leaves, leaf_rate, node_rate, most_leaves, most_nodes in counts(
                 engines, window, args.warmup, args.measured, args.seed):
             print(f"{name:6s} window {w:>8d}  blocks {blocks:6d}  leaves {leaves:7d}  "
-                  f"per update: leaves changed {leaf_rate:8.4f}  nodes recomputed "
-                  f"{node_rate:9.3f}", flush=True)
+                  f"per update: leaves changed {leaf_rate:8.4f} (max {most_leaves:6d})  "
+                  f"nodes recomputed {node_rate:9.3f} (max {most_nodes:6d})", flush=True)
     for window in args.time_windows:
         medians = times(engines, window, min(args.warmup, 5 * window), args.steps, args.rounds,
                         args.seed)

@@ -5,14 +5,25 @@ AUC and H-measure over time", Sec. 4, Props 1-2), on another structure: the
 distinct scores in increasing order, cut into blocks of at most ``BLOCK``
 keys stored contiguously (struct of arrays: keys, class counts, class
 weights), a directory of the blocks in score order (their ids and first
-keys, one flat array each) and a perfect segment tree over the directory's
-positions holding each block's class weights (and, in weighted mode, its 2U,
-combined as the treap combines its subtrees).  An update is a binary search
-of the directory, one of the block, a scan of the block's prefix and a walk
-up the segment tree: a few cache lines, where a treap descent pays a memory
-latency per level.  A full block splits in halves and a block under a
-quarter full merges with a neighbour; both shift the directory and rebuild
-the segment tree from that position, amortised O(n / BLOCK^2) per update.
+keys, one flat array each) and a perfect segment tree holding each block's
+class weights (and, in weighted mode, its 2U, combined as the treap combines
+its subtrees).  An update is a binary search of the directory, one of the
+block, a scan of the block's prefix and a walk up the segment tree: a few
+cache lines, where a treap descent pays a memory latency per level.  A full
+block splits in halves and a block under a quarter full merges with a
+neighbour; both shift the directory (a memmove of ids and first keys).
+
+The segment tree's leaves are gapped slots, as in a packed-memory array: the
+blocks sit in score order among empty slots (neutral leaves), at most half
+the leaves used.  A split puts the new block in a gap next to its parent's
+slot (moving the parent one slot left if only that side is free), else
+respreads evenly the smallest aligned window around it whose density stays
+under its threshold (from 1 for the smallest windows to 1/2 for the root); a
+merge or an emptied block leaves a gap; doubling the capacity doubles the
+leaves and respreads them all.  Only the leaves that changed and their
+ancestors are recomputed, each once (``_refresh``; the hooks ``_set_leaf``
+and ``_pull_node`` are what a subclass keeping more per node overrides): a
+split or merge changes O(1) leaves amortised instead of every later position.
 
 Semantics are those of ``AUCEngine`` for what its single-point and batch
 entry points do: the same ``Status`` values, unit mode with 2U an exact
