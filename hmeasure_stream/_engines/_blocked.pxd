@@ -19,6 +19,11 @@
 #   leaf and node is recomputed; ``_grow_tree(leaves)`` is called first (before
 #   anything changes) so that a subclass allocates its per-node storage for the
 #   new size, replacing the old only once every allocation succeeded.
+# - ``sum_nodes``: True only for the base class itself (set in __cinit__).  While
+#   it holds, a unit-mode point update adds +-1 to the class count along its
+#   leaf's path (``_add_on_path``) instead of recomputing it: the same result for
+#   nodes that are plain sums.  Subclasses have it False, so every change of a
+#   leaf reaches their hooks.
 
 from libc.stdint cimport int32_t, int64_t
 
@@ -70,6 +75,7 @@ cdef class BlockedAUCEngine:
     cdef double twice_u_compensation
     cdef bint busy
     cdef double inverse_scale
+    cdef bint sum_nodes
     # Diagnostics for benchmarks (always on, not pickled): segment-tree leaves and
     # inner nodes recomputed (or changed in place) since construction; see ``_counters``.
     cdef int64_t leaf_changes
@@ -90,6 +96,7 @@ cdef class BlockedAUCEngine:
     cdef int _set_leaf(self, int32_t slot) except -1 nogil
     cdef int _pull_node(self, int32_t node) except -1 nogil
     cdef int _refresh(self, int32_t* slots, int32_t count) except -1 nogil
+    cdef void _add_on_path(self, int32_t slot, bint is_pos, double change) noexcept nogil
     cdef int _spread_all(self) except -1 nogil
     cdef int _place_after(self, int32_t block, int32_t new_block) except -1 nogil
     cdef int _spread(self, int32_t low, int32_t width, int32_t after,

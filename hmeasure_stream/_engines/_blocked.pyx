@@ -91,6 +91,8 @@ cdef class BlockedAUCEngine:
         self.n_blocks = 0
         self.leaf_changes = 0
         self.node_changes = 0
+        # Subclasses keep more than sums in their nodes: every change goes to their hooks.
+        self.sum_nodes = type(self) is BlockedAUCEngine
 
     def __init__(self, Py_ssize_t capacity=16, seed=None, int block_limit=BLOCK):
         # ``seed`` is taken for the interface of ``AUCEngine``: nothing here is random.
@@ -378,6 +380,19 @@ cdef class BlockedAUCEngine:
                 return 0
             for index in range(count):
                 slots[index] >>= 1
+
+    cdef void _add_on_path(self, int32_t slot, bint is_pos, double change) noexcept nogil:
+        """The base's shortcut for a unit-mode count change at ``slot``'s block (its
+        aggregate already changed): add ``change`` along the path, as ``_refresh`` of
+        that leaf would give for nodes that are plain sums (``sum_nodes``)."""
+        cdef Py_ssize_t node = <Py_ssize_t>self.leaves + slot
+        self.leaf_changes += 1
+        self.tree[3 * node + is_pos] += change
+        node >>= 1
+        while node >= 1:
+            self.tree[3 * node + is_pos] += change
+            self.node_changes += 1
+            node >>= 1
 
     cdef int _spread_all(self) except -1 nogil:
         """Spread the blocks evenly over all the leaves (after they doubled) and recompute
@@ -692,12 +707,16 @@ cdef class BlockedAUCEngine:
                     self.twice_u = 0.0
                     self.twice_u_compensation = 0.0
                 return DONE
+        leaf = self.leaf_of_block[block]
         if self.weighted:
             self._block_aggregate(block)
         else:
             self.aggregate[3 * block + is_pos] += 1.0 if adding else -1.0
-        leaf = self.leaf_of_block[block]
-        self._refresh(&leaf, 1)
+            if self.sum_nodes:
+                self._add_on_path(leaf, is_pos, 1.0 if adding else -1.0)
+                leaf = -1
+        if leaf >= 0:
+            self._refresh(&leaf, 1)
         if self.n_points == 0 and not self.weighted:
             self.twice_u = 0.0
             self.twice_u_compensation = 0.0
@@ -937,6 +956,12 @@ cdef class BlockedAUCEngine:
     @property
     def nbytes(self):
         return sum(buffer.nbytes for buffer in self._buffers()) + self.scratch_buffer.nbytes
+
+    def _hooks_only(self):
+        """For tests: route every unit-mode point update through ``_refresh`` and the hooks,
+        as in a subclass (``sum_nodes`` False); returns the engine."""
+        self.sum_nodes = False
+        return self
 
     def _counters(self):
         """(segment-tree leaves, inner nodes) recomputed or changed since construction: a
