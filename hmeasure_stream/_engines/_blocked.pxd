@@ -15,8 +15,9 @@
 #   may fail (-1 with an exception set, e.g. MemoryError); the base never does.
 # - Every change of leaves goes through ``_refresh``: ``_set_leaf`` once per
 #   changed slot, then ``_pull_node`` once per distinct ancestor, bottom-up, and
-#   for no node with nothing changed below it.  When the leaves double, every
-#   leaf and node is recomputed; ``_grow_tree(leaves)`` is called first (before
+#   for no node with nothing changed below it.  When unit mode turns weighted,
+#   every block's leaf and their ancestors are recomputed; when the leaves
+#   double, every leaf and node, ``_grow_tree(leaves)`` being called first (before
 #   anything changes) so that a subclass allocates its per-node storage for the
 #   new size, replacing the old only once every allocation succeeded.
 # - ``sum_nodes``: True only for the base class itself (set in __cinit__).  While
@@ -24,6 +25,8 @@
 #   leaf's path (``_add_on_path``) instead of recomputing it: the same result for
 #   nodes that are plain sums.  Subclasses have it False, so every change of a
 #   leaf reaches their hooks.
+# - Pickling (``__reduce__``) rebuilds a base engine from the base's buffers: a
+#   subclass with more state pickles it itself.
 
 from libc.stdint cimport int32_t, int64_t
 
@@ -103,7 +106,7 @@ cdef class BlockedAUCEngine:
                      int32_t new_block) except -1 nogil
     cdef void _prefix(self, int32_t position, double* neg, double* pos) noexcept nogil
     cdef int _split(self, int32_t position) except -1 nogil
-    cdef int _drop_key(self, int32_t position, int32_t index) except -1 nogil
+    cdef int _drop_key(self, int32_t position, int32_t index, bint is_pos) except -1 nogil
     cdef int32_t _remove_position(self, int32_t position) noexcept nogil
     cdef int32_t _count_at(self, double score, bint is_pos) noexcept nogil
     cdef int _update(self, bint is_pos, double score, double weight,

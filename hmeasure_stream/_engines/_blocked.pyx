@@ -528,9 +528,10 @@ cdef class BlockedAUCEngine:
         self._block_aggregate(new_block)
         return self._place_after(block, new_block)
 
-    cdef int _drop_key(self, int32_t position, int32_t index) except -1 nogil:
-        """Remove an emptied key; drop an emptied block, merge a sparse one with a neighbour
-        (the block emptied leaves a gap among the leaves)."""
+    cdef int _drop_key(self, int32_t position, int32_t index, bint is_pos) except -1 nogil:
+        """Remove a key emptied by taking a point of class ``is_pos`` (not yet in the
+        aggregates); drop an emptied block, merge a sparse one with a neighbour (the block
+        emptied leaves a gap among the leaves)."""
         cdef int32_t block = self.order[position], other, left, right
         cdef int32_t left_block, right_block, moved
         cdef int32_t slot = block * BLOCK + index, rest = self.size[block] - index - 1
@@ -568,8 +569,12 @@ cdef class BlockedAUCEngine:
                 changed[1] = self._remove_position(right)
                 self._block_aggregate(left_block)
                 return self._refresh(changed, 2)
-        self._block_aggregate(block)
         changed[0] = self.leaf_of_block[block]
+        if self.sum_nodes and not self.weighted:
+            self.aggregate[3 * block + is_pos] -= 1.0
+            self._add_on_path(changed[0], is_pos, -1.0)
+            return 0
+        self._block_aggregate(block)
         return self._refresh(changed, 1)
 
     cdef int32_t _remove_position(self, int32_t position) noexcept nogil:
@@ -702,7 +707,7 @@ cdef class BlockedAUCEngine:
                                     &self.weight[4 * slot + 2 + is_pos],
                                     -min(weight, remaining))
             if self.count_neg[slot] + self.count_pos[slot] == 0:
-                self._drop_key(position, index)
+                self._drop_key(position, index, is_pos)
                 if self.n_points == 0 and not self.weighted:
                     self.twice_u = 0.0
                     self.twice_u_compensation = 0.0
@@ -1000,7 +1005,7 @@ cdef class BlockedAUCEngine:
             raise AssertionError("the leaf maps or the tree have the wrong size")
         slots = leaf_of_block[order]
         if n_blocks and (np.any(np.diff(slots) <= 0) or slots[0] < 0
-                         or slots[-1] >= self.leaves):
+                         or slots[n_blocks - 1] >= self.leaves):
             raise AssertionError("the blocks' slots are not increasing in directory order")
         if np.any(leaf_of_block[free] != -1):
             raise AssertionError("a free block id has a slot")
