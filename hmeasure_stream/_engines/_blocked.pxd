@@ -22,9 +22,10 @@
 #   new size, replacing the old only once every allocation succeeded.
 # - ``sum_nodes``: True only for the base class itself (set in __cinit__).  While
 #   it holds, a unit-mode point update adds +-1 to the class count along its
-#   leaf's path (``_add_on_path``) instead of recomputing it: the same result for
-#   nodes that are plain sums.  Subclasses have it False, so every change of a
-#   leaf reaches their hooks.
+#   leaf's path (``_add_on_path``) instead of recomputing it, the same result for
+#   nodes that are plain sums, and ``_refresh`` of one leaf runs the base's
+#   recomputation inline instead of the virtual hooks.  Subclasses have it
+#   False, so every change of a leaf reaches their hooks.
 # - Pickling (``__reduce__``) rebuilds a base engine from the base's buffers: a
 #   subclass with more state pickles it itself.
 

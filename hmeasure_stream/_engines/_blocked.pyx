@@ -69,6 +69,32 @@ cdef inline int32_t _power_of_two_at_least(Py_ssize_t n) noexcept nogil:
     return leaves
 
 
+cdef inline void _sum_leaf(double* tree, const double* aggregate, int32_t leaves,
+                           int32_t slot, int32_t block) noexcept nogil:
+    """The base's leaf: its block's aggregate row, zeros for a gap (block -1)."""
+    cdef Py_ssize_t node = 3 * (<Py_ssize_t>leaves + slot)
+    if block >= 0:
+        tree[node] = aggregate[3 * block]
+        tree[node + 1] = aggregate[3 * block + 1]
+        tree[node + 2] = aggregate[3 * block + 2]
+    else:
+        tree[node] = 0.0
+        tree[node + 1] = 0.0
+        tree[node + 2] = 0.0
+
+
+cdef inline void _sum_node(double* tree, int32_t node, bint weighted) noexcept nogil:
+    """The base's inner node from its children: class weights, and weighted 2U."""
+    cdef Py_ssize_t left = 6 * <Py_ssize_t>node
+    tree[3 * node] = tree[left] + tree[left + 3]
+    tree[3 * node + 1] = tree[left + 1] + tree[left + 4]
+    if weighted:
+        # The treap's rule: the right part's class 1 weight pairs with the left's class 0.
+        tree[3 * node + 2] = tree[left + 2] + tree[left + 5] + 2.0 * tree[left + 4] * tree[left]
+    else:
+        tree[3 * node + 2] = 0.0
+
+
 cdef inline int32_t _log2(int32_t power) noexcept nogil:
     """log2 of a power of two."""
     cdef int32_t result = 0
@@ -320,30 +346,12 @@ cdef class BlockedAUCEngine:
 
     cdef int _set_leaf(self, int32_t slot) except -1 nogil:
         """Hook: the leaf of ``slot`` from its block's aggregate, or zero for a gap."""
-        cdef Py_ssize_t node = 3 * (<Py_ssize_t>self.leaves + slot)
-        cdef int32_t block = self.block_at_leaf[slot]
-        if block >= 0:
-            self.tree[node] = self.aggregate[3 * block]
-            self.tree[node + 1] = self.aggregate[3 * block + 1]
-            self.tree[node + 2] = self.aggregate[3 * block + 2]
-        else:
-            self.tree[node] = 0.0
-            self.tree[node + 1] = 0.0
-            self.tree[node + 2] = 0.0
+        _sum_leaf(self.tree, self.aggregate, self.leaves, slot, self.block_at_leaf[slot])
         return 0
 
     cdef int _pull_node(self, int32_t node) except -1 nogil:
         """Hook: inner ``node`` from its children (class weights; weighted, also 2U)."""
-        cdef double* tree = self.tree
-        cdef Py_ssize_t left = 6 * <Py_ssize_t>node
-        tree[3 * node] = tree[left] + tree[left + 3]
-        tree[3 * node + 1] = tree[left + 1] + tree[left + 4]
-        if self.weighted:
-            # The treap's rule: the right part's class 1 weight pairs with the left's class 0.
-            tree[3 * node + 2] = (tree[left + 2] + tree[left + 5]
-                                  + 2.0 * tree[left + 4] * tree[left])
-        else:
-            tree[3 * node + 2] = 0.0
+        _sum_node(self.tree, node, self.weighted)
         return 0
 
     cdef int _refresh(self, int32_t* slots, int32_t count) except -1 nogil:
@@ -354,6 +362,16 @@ cdef class BlockedAUCEngine:
         if count == 0:
             return 0
         self.leaf_changes += count
+        if count == 1 and self.sum_nodes:
+            # The base's own hooks, called directly (one path, no virtual calls).
+            _sum_leaf(self.tree, self.aggregate, self.leaves, slots[0],
+                      self.block_at_leaf[slots[0]])
+            node = (self.leaves + slots[0]) >> 1
+            while node >= 1:
+                _sum_node(self.tree, node, self.weighted)
+                self.node_changes += 1
+                node >>= 1
+            return 0
         if count == 1:
             self._set_leaf(slots[0])
             node = (self.leaves + slots[0]) >> 1
