@@ -23,7 +23,8 @@ merge or an emptied block leaves a gap; doubling the capacity doubles the
 leaves and respreads them all.  Only the leaves that changed and their
 ancestors are recomputed, each once (``_refresh``; the hooks ``_set_leaf``
 and ``_pull_node`` are what a subclass keeping more per node overrides): a
-split or merge changes O(1) leaves amortised instead of every later position.
+split or merge changes a few leaves amortised instead of every later position
+(a respread of a large window is rare, but one update may move every block).
 
 Semantics are those of ``AUCEngine`` for what its single-point and batch
 entry points do: the same ``Status`` values, unit mode with 2U an exact
