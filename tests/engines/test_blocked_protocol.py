@@ -24,7 +24,7 @@ def _expected(y, s, end, window, half_life):
     labels = y[start:end + 1][kept]
     if labels.min() == labels.max():
         return np.nan  # one class absent
-    return brute_auc(labels, s[start:end + 1][kept], weights[kept])
+    return float(brute_auc(labels, s[start:end + 1][kept], weights[kept]))
 
 
 @pytest.mark.parametrize(("window", "half_life"), [(40, None), (None, 3.0), (200, 1.5)])
@@ -62,7 +62,7 @@ def test_slide_records_the_window_auc(rng):
     out = np.empty((n, 1))
     assert engine.slide(PointRing(window), y, s, None, out) == -1
     engine._check()
-    expected = [_expected(y, s, end, window, None) for end in range(n)]
+    expected = [_expected(y, s, end, window, None) for end in range(n)]  # floats, nan
     np.testing.assert_array_equal(out[:, 0], expected)
 
 
@@ -71,7 +71,7 @@ def test_plain_values_fast_path_and_unchecked():
     assert engine.add(True, 0.5) == 0
     assert engine.add(0, 2) == 0  # an int score exact as a float
     assert engine.add(1, 0.7, 2.0) == 0
-    assert engine.auc == brute_auc([1, 0, 1], [0.5, 2.0, 0.7], [1.0, 1.0, 2.0])
+    assert engine.auc == float(brute_auc([1, 0, 1], [0.5, 2.0, 0.7], [1.0, 1.0, 2.0]))
     # Values the compiled path does not take come back unchecked, nothing changed.
     for args in (("1", 0.5), (1, "0.5"), (1, 0.5, 1), (2, 0.5), (1, float("nan"))):
         assert engine.add(*args) == 3  # Status.UNCHECKED
