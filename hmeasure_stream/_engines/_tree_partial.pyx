@@ -8,8 +8,9 @@ distinct score starts at (u0, t0) = (class 0, class 1 weight above it) and
 ends g0, g1 (its class weights) further.  Along the curve u0, u0 + g0, t0 and
 t0 + g1 never decrease, so each of "the first segment whose u0 reaches A",
 "the first whose u0 + g0 passes B", ... is found by one order-statistic
-descent from the root (``_first``), and the segments the from-scratch kernel
-treats alike form runs of consecutive scores between such boundaries:
+descent from the root (``_first_all``: the seven descents advance in
+lockstep, so their cache misses overlap), and the segments the from-scratch
+kernel treats alike form runs of consecutive scores between such boundaries:
 
 - the runs wholly inside the box add g0 (t0 + g1 / 2 - C) each: over a run of
   scores with class 1 weight T above it, 2 T (its class 0 weight) + its pair
