@@ -856,11 +856,25 @@ def split_classes(y_true, y_score, metric=None, score_name="y_score"):
     return buffer[:n_neg], buffer[n_neg:]
 
 
+# From this many scores on a class is sorted by the compiled radix sort (eight
+# linear passes), below by numpy's sort.  At 10^5 floats the radix sort took a
+# quarter of numpy's time on the development VM, at 10^3 about as long.
+RADIX_SORT_MIN = 2**16
+
+
+def sort_scores(values):
+    """Sort validated (finite) float64 scores ascending, in place."""
+    if values.shape[0] >= RADIX_SORT_MIN:
+        _scratch.radix_sort(values)
+    else:
+        values.sort()
+
+
 def sorted_classes(y_true, y_score, metric, score_name="y_score"):
     """Validated unit-weight input split by class, each class's scores sorted ascending."""
     neg, pos = split_classes(y_true, y_score, metric, score_name)
-    neg.sort()
-    pos.sort()
+    sort_scores(neg)
+    sort_scores(pos)
     return neg, pos
 
 

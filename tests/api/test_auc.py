@@ -195,3 +195,24 @@ def test_auc_zero_weights_drop_points():
     w = np.array([1.0, 1.0, 0.0, 1.0, 1.0])
     keep = w > 0
     assert auc(y, s, sample_weight=w) == auc(y[keep], s[keep])
+
+
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
+@pytest.mark.parametrize("kind", ["ties", "continuous", "float32"])
+def test_auc_long_classes_exact(rng, kind):
+    # Classes long enough for the radix sort; 2U counted by numpy's searchsorted.
+    n = 300_000
+    y = rng.integers(0, 2, n)
+    if kind == "ties":
+        s = rng.choice([-1e300, -0.0, 0.0, 5e-324, 0.25, 1e300], n)
+    else:
+        s = rng.normal(size=n) + 0.3 * y
+    if kind == "float32":
+        s = s.astype(np.float32)
+    neg = np.sort(s[y == 0].astype(np.float64))
+    pos = np.sort(s[y == 1].astype(np.float64))
+    above = pos.shape[0] - np.searchsorted(pos, neg, side="right")
+    equal = np.searchsorted(pos, neg, side="right") - np.searchsorted(pos, neg, side="left")
+    twice_u = 2 * int(above.sum()) + int(equal.sum())
+    assert auc(y, s) == float(Fraction(twice_u, 2 * neg.shape[0] * pos.shape[0]))
+    assert auc(y.astype(bool), s) == auc(2 * y - 1, s) == auc(y, s)

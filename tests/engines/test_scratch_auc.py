@@ -76,3 +76,39 @@ def test_long_runs_straddling_every_cut(rng):
     neg = np.sort(np.repeat([0.0, 1.0, 2.0], [900, 5, 1100]))
     pos = np.sort(np.repeat([-1.0, 1.0, 2.0, 3.0], [3, 1000, 700, 2]))
     assert _scratch.auc2_sorted_classes(neg, pos) == all_pairs_2u(neg, pos)
+
+
+# The radix sort of the class scores (_scratch.radix_sort).
+finite = st.floats(allow_nan=False, allow_infinity=False)
+
+
+@given(st.lists(st.one_of(finite, values), max_size=200))
+def test_radix_sort_orders_like_sorted(scores):
+    array = np.array(scores, dtype=np.float64)
+    _scratch.radix_sort(array)
+    # Equal as numbers to Python's sort (-0.0 == 0.0), and nondecreasing.
+    assert array.tolist() == sorted(scores)
+    assert np.all(array[1:] >= array[:-1])
+
+
+@pytest.mark.parametrize("kind", ["normal", "unit", "ties", "signed zeros", "extremes"])
+def test_radix_sort_long_inputs(rng, kind):
+    n = 70_000
+    scores = {
+        "normal": rng.normal(size=n) * 1e3,
+        "unit": rng.random(n),  # shared high bytes: passes skipped
+        "ties": rng.integers(-3, 3, n) * 0.5,
+        "signed zeros": rng.choice([-0.0, 0.0, 1.0], n),
+        "extremes": rng.choice(SPECIAL, n) * rng.random(n),
+    }[kind]
+    expected = np.sort(scores)
+    _scratch.radix_sort(scores)
+    np.testing.assert_array_equal(scores, expected)  # -0.0 == 0.0 here too
+    assert np.all(scores[1:] >= scores[:-1])
+
+
+def test_radix_sort_short_inputs():
+    for scores in ([], [2.0], [2.0, -2.0], [-0.0, 0.0, -0.0]):
+        array = np.array(scores, dtype=np.float64)
+        _scratch.radix_sort(array)
+        assert array.tolist() == sorted(scores)
