@@ -1,6 +1,33 @@
 # Declarations of the blocked exact AUC engine: the distinct scores in sorted
-# blocks of at most BLOCK keys, a segment tree of class aggregates over the
-# blocks' positions (see _blocked.pyx).
+# blocks of at most BLOCK keys, a segment tree of class aggregates whose leaves
+# are gapped slots holding the blocks in score order (see _blocked.pyx).
+#
+# Contract for subclasses (cdef methods are virtual):
+# - The segment tree is perfect: ``leaves`` (a power of two, at least twice the
+#   block capacity) leaf slots, node ``leaves + slot`` for a slot, inner nodes
+#   1 <= node < leaves with children 2 node and 2 node + 1, the root 1.  Slot
+#   ``leaf_of_block[block]`` holds a block in use (-1 for a free id);
+#   ``block_at_leaf[slot]`` is its block or -1 for a gap.  Blocks occupy slots
+#   in directory (score) order; a gap's leaf is neutral (weights 0, empty).
+# - ``_set_leaf(slot)`` recomputes the leaf of ``slot`` from its block (its
+#   keys and ``aggregate`` row are current) or makes it neutral for a gap;
+#   ``_pull_node(node)`` recomputes inner ``node`` from its two children.  Both
+#   may fail (-1 with an exception set, e.g. MemoryError); the base never does.
+# - Every change of leaves goes through ``_refresh``: ``_set_leaf`` once per
+#   changed slot, then ``_pull_node`` once per distinct ancestor, bottom-up, and
+#   for no node with nothing changed below it.  When unit mode turns weighted,
+#   every block's leaf and their ancestors are recomputed; when the leaves
+#   double, every leaf and node, ``_grow_tree(leaves)`` being called first (before
+#   anything changes) so that a subclass allocates its per-node storage for the
+#   new size, replacing the old only once every allocation succeeded.
+# - ``sum_nodes``: True only for the base class itself (set in __cinit__).  While
+#   it holds, a unit-mode point update adds +-1 to the class count along its
+#   leaf's path (``_add_on_path``) instead of recomputing it, the same result for
+#   nodes that are plain sums, and ``_refresh`` of one leaf runs the base's
+#   recomputation inline instead of the virtual hooks.  Subclasses have it
+#   False, so every change of a leaf reaches their hooks.
+# - Pickling (``__reduce__``) rebuilds a base engine from the base's buffers: a
+#   subclass with more state pickles it itself.
 
 from libc.stdint cimport int32_t, int64_t
 
@@ -20,7 +47,10 @@ cdef class BlockedAUCEngine:
     cdef public object order_buffer         # (blocks,) int32: block id at each position
     cdef public object first_buffer         # (blocks,) first key of the block at each position
     cdef public object free_buffer          # (blocks,) int32: stack of free block ids
-    cdef public object tree_buffer          # (2 * leaves, 3): segment tree over positions
+    cdef public object tree_buffer          # (2 * leaves, 3): segment tree over leaf slots
+    cdef public object leaf_of_block_buffer  # (blocks,) int32: slot of each block id, -1 if free
+    cdef public object block_at_leaf_buffer  # (leaves,) int32: block at each slot, -1: a gap
+    cdef object scratch_buffer              # (2 * leaves,) int32: work space (not state)
 
     cdef double* key
     cdef int32_t* count_neg
@@ -32,11 +62,16 @@ cdef class BlockedAUCEngine:
     cdef double* first
     cdef int32_t* free_ids
     cdef double* tree
+    cdef int32_t* leaf_of_block
+    cdef int32_t* block_at_leaf
+    cdef int32_t* scratch
 
     cdef readonly int32_t block_capacity
     cdef readonly int32_t n_blocks
     cdef int32_t n_free
-    cdef readonly int32_t leaves            # power of two >= block_capacity
+    cdef readonly int32_t leaves            # power of two >= 2 * block_capacity
+    # Keys per block before it splits: BLOCK, or less to test splits and merges.
+    cdef readonly int32_t block_limit
     cdef readonly int64_t n_points
     cdef readonly bint weighted
     # Unit weights: 2U as an exact integer (compensated pair).
@@ -44,10 +79,16 @@ cdef class BlockedAUCEngine:
     cdef double twice_u_compensation
     cdef bint busy
     cdef double inverse_scale
+    cdef bint sum_nodes
+    # Diagnostics for benchmarks (always on, not pickled): segment-tree leaves and
+    # inner nodes recomputed (or changed in place) since construction; see ``_counters``.
+    cdef int64_t leaf_changes
+    cdef int64_t node_changes
 
     cdef int _bind(self) except -1
     cdef int _reserve_blocks(self, Py_ssize_t needed) except -1
     cdef int _grow(self) except -1
+    cdef int _grow_tree(self, int32_t leaves) except -1
     cdef int _check_idle(self) except -1
     cdef int _make_weighted(self) except -1
     cdef void _make_unit(self) noexcept nogil
@@ -56,13 +97,18 @@ cdef class BlockedAUCEngine:
     cdef int32_t _lower(self, int32_t block, double key) noexcept nogil
     cdef double _held(self, int32_t slot, bint is_pos) noexcept nogil
     cdef void _block_aggregate(self, int32_t block) noexcept nogil
-    cdef void _set_leaf(self, int32_t position) noexcept nogil
-    cdef void _pull_up(self, int32_t node) noexcept nogil
-    cdef void _rebuild_from(self, int32_t position, int32_t stop) noexcept nogil
+    cdef int _set_leaf(self, int32_t slot) except -1 nogil
+    cdef int _pull_node(self, int32_t node) except -1 nogil
+    cdef int _refresh(self, int32_t* slots, int32_t count) except -1 nogil
+    cdef void _add_on_path(self, int32_t slot, bint is_pos, double change) noexcept nogil
+    cdef int _spread_all(self) except -1 nogil
+    cdef int _place_after(self, int32_t block, int32_t new_block) except -1 nogil
+    cdef int _spread(self, int32_t low, int32_t width, int32_t after,
+                     int32_t new_block) except -1 nogil
     cdef void _prefix(self, int32_t position, double* neg, double* pos) noexcept nogil
     cdef int _split(self, int32_t position) except -1 nogil
-    cdef void _drop_key(self, int32_t position, int32_t index) noexcept nogil
-    cdef void _remove_position(self, int32_t position) noexcept nogil
+    cdef int _drop_key(self, int32_t position, int32_t index, bint is_pos) except -1 nogil
+    cdef int32_t _remove_position(self, int32_t position) noexcept nogil
     cdef int32_t _count_at(self, double score, bint is_pos) noexcept nogil
     cdef int _update(self, bint is_pos, double score, double weight,
                      bint adding) except -1 nogil

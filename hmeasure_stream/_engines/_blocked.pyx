@@ -5,14 +5,26 @@ AUC and H-measure over time", Sec. 4, Props 1-2), on another structure: the
 distinct scores in increasing order, cut into blocks of at most ``BLOCK``
 keys stored contiguously (struct of arrays: keys, class counts, class
 weights), a directory of the blocks in score order (their ids and first
-keys, one flat array each) and a perfect segment tree over the directory's
-positions holding each block's class weights (and, in weighted mode, its 2U,
-combined as the treap combines its subtrees).  An update is a binary search
-of the directory, one of the block, a scan of the block's prefix and a walk
-up the segment tree: a few cache lines, where a treap descent pays a memory
-latency per level.  A full block splits in halves and a block under a
-quarter full merges with a neighbour; both shift the directory and rebuild
-the segment tree from that position, amortised O(n / BLOCK^2) per update.
+keys, one flat array each) and a perfect segment tree holding each block's
+class weights (and, in weighted mode, its 2U, combined as the treap combines
+its subtrees).  An update is a binary search of the directory, one of the
+block, a scan of the block's prefix and a walk up the segment tree: a few
+cache lines, where a treap descent pays a memory latency per level.  A full
+block splits in halves and a block under a quarter full merges with a
+neighbour; both shift the directory (a memmove of ids and first keys).
+
+The segment tree's leaves are gapped slots, as in a packed-memory array: the
+blocks sit in score order among empty slots (neutral leaves), at most half
+the leaves used.  A split puts the new block in a gap next to its parent's
+slot (moving the parent one slot left if only that side is free), else
+respreads evenly the smallest aligned window around it whose density stays
+under its threshold (from 1 for the smallest windows to 1/2 for the root); a
+merge or an emptied block leaves a gap; doubling the capacity doubles the
+leaves and respreads them all.  Only the leaves that changed and their
+ancestors are recomputed, each once (``_refresh``; the hooks ``_set_leaf``
+and ``_pull_node`` are what a subclass keeping more per node overrides): a
+split or merge changes a few leaves amortised instead of every later position
+(a respread of a large window is rare, but one update may move every block).
 
 Semantics are those of ``AUCEngine`` for what its single-point and batch
 entry points do: the same ``Status`` values, unit mode with 2U an exact
@@ -58,6 +70,41 @@ cdef inline int32_t _power_of_two_at_least(Py_ssize_t n) noexcept nogil:
     return leaves
 
 
+cdef inline void _sum_leaf(double* tree, const double* aggregate, int32_t leaves,
+                           int32_t slot, int32_t block) noexcept nogil:
+    """The base's leaf: its block's aggregate row, zeros for a gap (block -1)."""
+    cdef Py_ssize_t node = 3 * (<Py_ssize_t>leaves + slot)
+    if block >= 0:
+        tree[node] = aggregate[3 * block]
+        tree[node + 1] = aggregate[3 * block + 1]
+        tree[node + 2] = aggregate[3 * block + 2]
+    else:
+        tree[node] = 0.0
+        tree[node + 1] = 0.0
+        tree[node + 2] = 0.0
+
+
+cdef inline void _sum_node(double* tree, int32_t node, bint weighted) noexcept nogil:
+    """The base's inner node from its children: class weights, and weighted 2U."""
+    cdef Py_ssize_t left = 6 * <Py_ssize_t>node
+    tree[3 * node] = tree[left] + tree[left + 3]
+    tree[3 * node + 1] = tree[left + 1] + tree[left + 4]
+    if weighted:
+        # The treap's rule: the right part's class 1 weight pairs with the left's class 0.
+        tree[3 * node + 2] = tree[left + 2] + tree[left + 5] + 2.0 * tree[left + 4] * tree[left]
+    else:
+        tree[3 * node + 2] = 0.0
+
+
+cdef inline int32_t _log2(int32_t power) noexcept nogil:
+    """log2 of a power of two."""
+    cdef int32_t result = 0
+    while power > 1:
+        power >>= 1
+        result += 1
+    return result
+
+
 cdef class BlockedAUCEngine:
     """Exact AUC under insertion and deletion on sorted blocks; see the module docstring."""
 
@@ -69,14 +116,23 @@ cdef class BlockedAUCEngine:
         self.weighted = False
         self.n_points = 0
         self.n_blocks = 0
+        self.leaf_changes = 0
+        self.node_changes = 0
+        # Subclasses keep more than sums in their nodes: every change goes to their hooks.
+        self.sum_nodes = type(self) is BlockedAUCEngine
 
-    def __init__(self, Py_ssize_t capacity=16, seed=None):
+    def __init__(self, Py_ssize_t capacity=16, seed=None, int block_limit=BLOCK):
         # ``seed`` is taken for the interface of ``AUCEngine``: nothing here is random.
-        cdef Py_ssize_t blocks = max(1, (capacity + BLOCK - 1) // BLOCK)
+        # ``block_limit`` (2..BLOCK keys per block) is for tests: small blocks split and
+        # merge often.
+        if not 2 <= block_limit <= BLOCK:
+            raise ValueError(f"block_limit must be in 2..{BLOCK}, got {block_limit}")
+        cdef Py_ssize_t blocks = max(1, (capacity + block_limit - 1) // block_limit)
         if blocks > _MAX_BLOCKS:
             raise MemoryError(f"the blocked engine holds at most {_MAX_BLOCKS} blocks")
+        self.block_limit = block_limit
         self.block_capacity = blocks
-        self.leaves = _power_of_two_at_least(blocks)
+        self.leaves = 2 * _power_of_two_at_least(blocks)
         self.key_buffer = np.zeros(blocks * BLOCK)
         self.count_neg_buffer = np.zeros(blocks * BLOCK, dtype=np.int32)
         self.count_pos_buffer = np.zeros(blocks * BLOCK, dtype=np.int32)
@@ -88,6 +144,9 @@ cdef class BlockedAUCEngine:
         self.free_buffer = np.arange(blocks - 1, -1, -1, dtype=np.int32)
         self.n_free = blocks
         self.tree_buffer = np.zeros((2 * self.leaves, 3))
+        self.leaf_of_block_buffer = np.full(blocks, -1, dtype=np.int32)
+        self.block_at_leaf_buffer = np.full(self.leaves, -1, dtype=np.int32)
+        self.scratch_buffer = np.zeros(2 * self.leaves, dtype=np.int32)
         self._bind()
 
     cdef int _bind(self) except -1:
@@ -101,6 +160,9 @@ cdef class BlockedAUCEngine:
         cdef double[::1] first = self.first_buffer
         cdef int32_t[::1] free_ids = self.free_buffer
         cdef double[:, ::1] tree = self.tree_buffer
+        cdef int32_t[::1] leaf_of_block = self.leaf_of_block_buffer
+        cdef int32_t[::1] block_at_leaf = self.block_at_leaf_buffer
+        cdef int32_t[::1] scratch = self.scratch_buffer
         self.key = &keys[0]
         self.count_neg = &count_neg[0]
         self.count_pos = &count_pos[0]
@@ -111,6 +173,9 @@ cdef class BlockedAUCEngine:
         self.first = &first[0]
         self.free_ids = &free_ids[0]
         self.tree = &tree[0, 0]
+        self.leaf_of_block = &leaf_of_block[0]
+        self.block_at_leaf = &block_at_leaf[0]
+        self.scratch = &scratch[0]
         return 0
 
     cdef int _reserve_blocks(self, Py_ssize_t needed) except -1:
@@ -120,14 +185,16 @@ cdef class BlockedAUCEngine:
         return 0
 
     cdef int _grow(self) except -1:
-        """Double the block capacity (MemoryError when impossible; nothing changes then)."""
+        """Double the block capacity and the leaves, spreading the blocks over the new leaves
+        (MemoryError when impossible; nothing changes then)."""
         cdef Py_ssize_t old = self.block_capacity, new, slots, index
+        cdef int32_t leaves
         new = doubled_capacity(old, old + 1, "the blocked engine")
         new = min(new, _MAX_BLOCKS)
         if new <= old:
             raise MemoryError(f"the blocked engine holds at most {_MAX_BLOCKS} blocks")
         slots = new * BLOCK
-        leaves = _power_of_two_at_least(new)
+        leaves = 2 * _power_of_two_at_least(new)
         try:
             buffers = (
                 grown_buffer(self.key_buffer, slots, np.float64, 0.0),
@@ -139,23 +206,37 @@ cdef class BlockedAUCEngine:
                 grown_buffer(self.order_buffer, new, np.int32, 0),
                 grown_buffer(self.first_buffer, new, np.float64, 0.0),
                 grown_buffer(self.free_buffer, new, np.int32, 0),
-                (self.tree_buffer if leaves == self.leaves
-                 else np.zeros((2 * leaves, 3))),
+                grown_buffer(self.leaf_of_block_buffer, new, np.int32, -1),
             )
+            if leaves != self.leaves:
+                leaf_buffers = (np.zeros((2 * leaves, 3)),
+                                np.full(leaves, -1, dtype=np.int32),
+                                np.zeros(2 * leaves, dtype=np.int32))
+                self._grow_tree(leaves)
         except MemoryError:
             raise MemoryError(f"the blocked engine cannot grow to {new} blocks") from None
         (self.key_buffer, self.count_neg_buffer, self.count_pos_buffer, self.weight_buffer,
          self.size_buffer, self.aggregate_buffer, self.order_buffer, self.first_buffer,
-         self.free_buffer, self.tree_buffer) = buffers
+         self.free_buffer, self.leaf_of_block_buffer) = buffers
         # The new ids are free, the lowest on top of the stack.
         for index in range(new - 1, old - 1, -1):
             self.free_buffer[self.n_free] = index
             self.n_free += 1
         self.block_capacity = new
-        self._bind()
         if leaves != self.leaves:
+            self.tree_buffer, self.block_at_leaf_buffer, self.scratch_buffer = leaf_buffers
             self.leaves = leaves
-            self._rebuild_from(0, self.n_blocks)
+            self._bind()
+            self._spread_all()
+        else:
+            self._bind()
+        return 0
+
+    cdef int _grow_tree(self, int32_t leaves) except -1:
+        """Hook called by ``_grow`` before anything changes when the leaves become ``leaves``:
+        the base's nodes are in ``tree_buffer`` (allocated by ``_grow``); a subclass allocates
+        its own per-node storage here, replacing the old only when every allocation succeeded
+        (all nodes are recomputed next)."""
         return 0
 
     cdef int _check_idle(self) except -1:
@@ -170,6 +251,7 @@ cdef class BlockedAUCEngine:
     cdef int _make_weighted(self) except -1:
         """Every point present weighs 1: its class weights become its counts."""
         cdef int32_t position, block, index, slot
+        cdef int32_t* changed = self.scratch
         self.weighted = True
         for position in range(self.n_blocks):
             block = self.order[position]
@@ -180,7 +262,8 @@ cdef class BlockedAUCEngine:
                 self.weight[4 * slot + 2] = 0.0
                 self.weight[4 * slot + 3] = 0.0
             self._block_aggregate(block)
-        self._rebuild_from(0, self.n_blocks)
+            changed[position] = self.leaf_of_block[block]
+        self._refresh(changed, self.n_blocks)
         return 0
 
     cdef void _make_unit(self) noexcept nogil:
@@ -262,60 +345,162 @@ cdef class BlockedAUCEngine:
         self.aggregate[3 * block + 1] = pos
         self.aggregate[3 * block + 2] = pairs
 
-    cdef void _set_leaf(self, int32_t position) noexcept nogil:
-        cdef Py_ssize_t node = self.leaves + position
-        cdef int32_t block
-        if position < self.n_blocks:
-            block = self.order[position]
-            self.tree[3 * node] = self.aggregate[3 * block]
-            self.tree[3 * node + 1] = self.aggregate[3 * block + 1]
-            self.tree[3 * node + 2] = self.aggregate[3 * block + 2]
-        else:
-            self.tree[3 * node] = 0.0
-            self.tree[3 * node + 1] = 0.0
-            self.tree[3 * node + 2] = 0.0
+    cdef int _set_leaf(self, int32_t slot) except -1 nogil:
+        """Hook: the leaf of ``slot`` from its block's aggregate, or zero for a gap."""
+        _sum_leaf(self.tree, self.aggregate, self.leaves, slot, self.block_at_leaf[slot])
+        return 0
 
-    cdef void _pull_up(self, int32_t node) noexcept nogil:
-        """Recompute ``node`` and its ancestors from their children."""
-        cdef double* tree = self.tree
-        cdef Py_ssize_t left
+    cdef int _pull_node(self, int32_t node) except -1 nogil:
+        """Hook: inner ``node`` from its children (class weights; weighted, also 2U)."""
+        _sum_node(self.tree, node, self.weighted)
+        return 0
+
+    cdef int _refresh(self, int32_t* slots, int32_t count) except -1 nogil:
+        """The one place where leaves change: ``_set_leaf`` for each of ``slots`` (distinct,
+        increasing; overwritten), then ``_pull_node`` once for each distinct ancestor,
+        level by level bottom-up."""
+        cdef int32_t index, kept, node
+        if count == 0:
+            return 0
+        self.leaf_changes += count
+        if count == 1 and self.sum_nodes:
+            # The base's own hooks, called directly (one path, no virtual calls).
+            _sum_leaf(self.tree, self.aggregate, self.leaves, slots[0],
+                      self.block_at_leaf[slots[0]])
+            node = (self.leaves + slots[0]) >> 1
+            while node >= 1:
+                _sum_node(self.tree, node, self.weighted)
+                self.node_changes += 1
+                node >>= 1
+            return 0
+        if count == 1:
+            self._set_leaf(slots[0])
+            node = (self.leaves + slots[0]) >> 1
+            while node >= 1:
+                self._pull_node(node)
+                self.node_changes += 1
+                node >>= 1
+            return 0
+        for index in range(count):
+            self._set_leaf(slots[index])
+            slots[index] = (self.leaves + slots[index]) >> 1
+        while True:
+            # Parents of increasing nodes are non-decreasing: drop repeats.
+            kept = 1
+            for index in range(1, count):
+                if slots[index] != slots[kept - 1]:
+                    slots[kept] = slots[index]
+                    kept += 1
+            count = kept
+            for index in range(count):
+                self._pull_node(slots[index])
+            self.node_changes += count
+            if slots[0] == 1:
+                return 0
+            for index in range(count):
+                slots[index] >>= 1
+
+    cdef void _add_on_path(self, int32_t slot, bint is_pos, double change) noexcept nogil:
+        """The base's shortcut for a unit-mode count change at ``slot``'s block (its
+        aggregate already changed): add ``change`` along the path, as ``_refresh`` of
+        that leaf would give for nodes that are plain sums (``sum_nodes``)."""
+        cdef Py_ssize_t node = <Py_ssize_t>self.leaves + slot
+        self.leaf_changes += 1
+        self.tree[3 * node + is_pos] += change
+        node >>= 1
         while node >= 1:
-            left = 6 * <Py_ssize_t>node
-            tree[3 * node] = tree[left] + tree[left + 3]
-            tree[3 * node + 1] = tree[left + 1] + tree[left + 4]
-            if self.weighted:
-                # The treap's rule: the right part's class 1 weight pairs with the left's class 0.
-                tree[3 * node + 2] = (tree[left + 2] + tree[left + 5]
-                                      + 2.0 * tree[left + 4] * tree[left])
-            else:
-                tree[3 * node + 2] = 0.0
+            self.tree[3 * node + is_pos] += change
+            self.node_changes += 1
             node >>= 1
 
-    cdef void _rebuild_from(self, int32_t position, int32_t stop) noexcept nogil:
-        """Leaves ``position .. stop - 1`` from the directory, then their ancestors."""
-        cdef int32_t low, high, node, left
-        cdef double* tree = self.tree
-        if stop <= position:
-            return
-        for node in range(position, stop):
-            self._set_leaf(node)
-        low = (self.leaves + position) >> 1
-        high = (self.leaves + stop - 1) >> 1
-        while low >= 1:
-            for node in range(low, high + 1):
-                left = 6 * node
-                tree[3 * node] = tree[left] + tree[left + 3]
-                tree[3 * node + 1] = tree[left + 1] + tree[left + 4]
-                tree[3 * node + 2] = (tree[left + 2] + tree[left + 5]
-                                      + 2.0 * tree[left + 4] * tree[left]) if self.weighted else 0.0
-            if low == 1:
-                break
-            low >>= 1
-            high >>= 1
+    cdef int _spread_all(self) except -1 nogil:
+        """Spread the blocks evenly over all the leaves (after they doubled) and recompute
+        every leaf and node."""
+        cdef int32_t position, slot
+        cdef int64_t leaves = self.leaves, n = self.n_blocks
+        for slot in range(self.leaves):
+            self.block_at_leaf[slot] = -1
+            self.scratch[slot] = slot
+        for position in range(self.n_blocks):
+            slot = <int32_t>(((2 * position + 1) * leaves) // (2 * n))
+            self.block_at_leaf[slot] = self.order[position]
+            self.leaf_of_block[self.order[position]] = slot
+        return self._refresh(self.scratch, self.leaves)
+
+    cdef int _place_after(self, int32_t block, int32_t new_block) except -1 nogil:
+        """Give ``new_block`` (just split from ``block``) the leaf after ``block``'s:
+        a neighbouring gap if there is one, else respread the smallest aligned window
+        around ``block``'s slot whose density stays under its threshold (1 near the
+        leaves down to 1/2 at the root, which always holds: blocks <= leaves / 2)."""
+        cdef int32_t slot = self.leaf_of_block[block], height = _log2(self.leaves)
+        cdef int32_t level, width, low, index, count = 1, scanned_low = slot, scanned_high
+        cdef int32_t* changed = self.scratch
+        if slot + 1 < self.leaves and self.block_at_leaf[slot + 1] < 0:
+            self.block_at_leaf[slot + 1] = new_block
+            self.leaf_of_block[new_block] = slot + 1
+            changed[0] = slot
+            changed[1] = slot + 1
+            return self._refresh(changed, 2)
+        if slot > 0 and self.block_at_leaf[slot - 1] < 0:
+            self.block_at_leaf[slot - 1] = block
+            self.leaf_of_block[block] = slot - 1
+            self.block_at_leaf[slot] = new_block
+            self.leaf_of_block[new_block] = slot
+            changed[0] = slot - 1
+            changed[1] = slot
+            return self._refresh(changed, 2)
+        scanned_high = slot + 1
+        for level in range(1, height + 1):
+            width = 1 << level
+            low = slot & ~(width - 1)
+            # Count the blocks of the window, scanning only the part not seen yet.
+            for index in range(low, scanned_low):
+                count += self.block_at_leaf[index] >= 0
+            for index in range(scanned_high, low + width):
+                count += self.block_at_leaf[index] >= 0
+            scanned_low = low
+            scanned_high = low + width
+            # With the new block: count + 1 <= (1 - level / (2 height)) width.
+            if (<int64_t>count + 1) * 2 * height <= (<int64_t>2 * height - level) * width:
+                return self._spread(low, width, block, new_block)
+        with gil:
+            raise AssertionError("the blocked engine's leaves are over half full")
+
+    cdef int _spread(self, int32_t low, int32_t width, int32_t after,
+                     int32_t new_block) except -1 nogil:
+        """Respread the blocks of the window ``low .. low + width - 1`` evenly, with
+        ``new_block`` inserted after ``after``; refresh only the slots that changed."""
+        cdef int32_t* blocks = self.scratch
+        cdef int32_t* changed = self.scratch + self.leaves
+        cdef int32_t slot, block, occupant, m = 0, taken = 0, n_changed = 0
+        cdef int64_t target
+        for slot in range(low, low + width):
+            block = self.block_at_leaf[slot]
+            if block >= 0:
+                blocks[m] = block
+                m += 1
+                if block == after:
+                    blocks[m] = new_block
+                    m += 1
+        target = ((2 * <int64_t>taken + 1) * width) // (2 * m)
+        for slot in range(low, low + width):
+            occupant = -1
+            if taken < m and slot - low == target:
+                occupant = blocks[taken]
+                taken += 1
+                target = ((2 * <int64_t>taken + 1) * width) // (2 * m)
+            if (occupant != self.block_at_leaf[slot] or occupant == after
+                    or (occupant == new_block and occupant >= 0)):
+                changed[n_changed] = slot
+                n_changed += 1
+                self.block_at_leaf[slot] = occupant
+                if occupant >= 0:
+                    self.leaf_of_block[occupant] = slot
+        return self._refresh(changed, n_changed)
 
     cdef void _prefix(self, int32_t position, double* neg, double* pos) noexcept nogil:
         """Class weights of the blocks before ``position``."""
-        cdef Py_ssize_t node = self.leaves + position
+        cdef Py_ssize_t node = self.leaves + self.leaf_of_block[self.order[position]]
         neg[0] = 0.0
         pos[0] = 0.0
         while node > 1:
@@ -360,29 +545,30 @@ cdef class BlockedAUCEngine:
         self.n_blocks += 1
         self._block_aggregate(block)
         self._block_aggregate(new_block)
-        self._rebuild_from(position, self.n_blocks)
-        return 0
+        return self._place_after(block, new_block)
 
-    cdef void _drop_key(self, int32_t position, int32_t index) noexcept nogil:
-        """Remove an emptied key; drop an emptied block, merge a sparse one with a neighbour."""
-        cdef int32_t block = self.order[position], other, left, right, stop
+    cdef int _drop_key(self, int32_t position, int32_t index, bint is_pos) except -1 nogil:
+        """Remove a key emptied by taking a point of class ``is_pos`` (not yet in the
+        aggregates); drop an emptied block, merge a sparse one with a neighbour (the block
+        emptied leaves a gap among the leaves)."""
+        cdef int32_t block = self.order[position], other, left, right
         cdef int32_t left_block, right_block, moved
         cdef int32_t slot = block * BLOCK + index, rest = self.size[block] - index - 1
+        cdef int32_t limit = self.block_limit
+        cdef int32_t* changed = self.scratch
         memmove(self.key + slot, self.key + slot + 1, rest * sizeof(double))
         memmove(self.count_neg + slot, self.count_neg + slot + 1, rest * sizeof(int32_t))
         memmove(self.count_pos + slot, self.count_pos + slot + 1, rest * sizeof(int32_t))
         memmove(self.weight + 4 * slot, self.weight + 4 * (slot + 1), 4 * rest * sizeof(double))
         self.size[block] -= 1
         if self.size[block] == 0:
-            stop = self.n_blocks
-            self._remove_position(position)
-            self._rebuild_from(position, stop)
-            return
+            changed[0] = self._remove_position(position)
+            return self._refresh(changed, 1)
         if index == 0:
             self.first[position] = self.key[block * BLOCK]
-        if self.size[block] < BLOCK // 4 and self.n_blocks > 1:
+        if self.size[block] < limit // 4 and self.n_blocks > 1:
             other = position + 1 if position + 1 < self.n_blocks else position - 1
-            if self.size[block] + self.size[self.order[other]] <= 3 * BLOCK // 4:
+            if self.size[block] + self.size[self.order[other]] <= 3 * limit // 4:
                 left = min(position, other)
                 right = max(position, other)
                 left_block = self.order[left]
@@ -398,18 +584,22 @@ cdef class BlockedAUCEngine:
                        4 * moved * sizeof(double))
                 self.size[left_block] += moved
                 self.size[right_block] = 0
-                stop = self.n_blocks
-                self._remove_position(right)
+                changed[0] = self.leaf_of_block[left_block]
+                changed[1] = self._remove_position(right)
                 self._block_aggregate(left_block)
-                self._rebuild_from(left, stop)
-                return
+                return self._refresh(changed, 2)
+        changed[0] = self.leaf_of_block[block]
+        if self.sum_nodes and not self.weighted:
+            self.aggregate[3 * block + is_pos] -= 1.0
+            self._add_on_path(changed[0], is_pos, -1.0)
+            return 0
         self._block_aggregate(block)
-        self._set_leaf(position)
-        self._pull_up(<int32_t>((self.leaves + position) >> 1))
+        return self._refresh(changed, 1)
 
-    cdef void _remove_position(self, int32_t position) noexcept nogil:
-        """Take an emptied block out of the directory and free its id."""
-        cdef int32_t block = self.order[position]
+    cdef int32_t _remove_position(self, int32_t position) noexcept nogil:
+        """Take an emptied block out of the directory and its leaf, free its id; returns
+        the slot it leaves (a gap now)."""
+        cdef int32_t block = self.order[position], slot = self.leaf_of_block[block]
         memmove(self.order + position, self.order + position + 1,
                 (self.n_blocks - position - 1) * sizeof(int32_t))
         memmove(self.first + position, self.first + position + 1,
@@ -418,8 +608,11 @@ cdef class BlockedAUCEngine:
         self.aggregate[3 * block] = 0.0
         self.aggregate[3 * block + 1] = 0.0
         self.aggregate[3 * block + 2] = 0.0
+        self.leaf_of_block[block] = -1
+        self.block_at_leaf[slot] = -1
         self.free_ids[self.n_free] = block
         self.n_free += 1
+        return slot
 
     # ------------------------------------------------------------------
     # One point.
@@ -434,7 +627,7 @@ cdef class BlockedAUCEngine:
         a score leaves only with its whole weight, and removing less leaves it
         there with the rest.
         """
-        cdef int32_t position, block, index, slot, count, node, column
+        cdef int32_t position, block, index, slot, count, node, column, leaf
         cdef double below_neg, below_pos, at_neg = 0.0, at_pos = 0.0, remaining, change
         cdef bint found, leaves
         cdef double* keys
@@ -447,6 +640,8 @@ cdef class BlockedAUCEngine:
             self.size[block] = 0
             self.first[0] = score
             self.n_blocks = 1
+            self.leaf_of_block[block] = self.leaves >> 1
+            self.block_at_leaf[self.leaves >> 1] = block
         position = self._locate(score)
         block = self.order[position]
         index = self._lower(block, score)
@@ -454,7 +649,7 @@ cdef class BlockedAUCEngine:
         if not found:
             if not adding:
                 return NOT_PRESENT
-            if self.size[block] == BLOCK:
+            if self.size[block] == self.block_limit:
                 self._split(position)
                 position = self._locate(score)
                 block = self.order[position]
@@ -531,22 +726,21 @@ cdef class BlockedAUCEngine:
                                     &self.weight[4 * slot + 2 + is_pos],
                                     -min(weight, remaining))
             if self.count_neg[slot] + self.count_pos[slot] == 0:
-                self._drop_key(position, index)
+                self._drop_key(position, index, is_pos)
                 if self.n_points == 0 and not self.weighted:
                     self.twice_u = 0.0
                     self.twice_u_compensation = 0.0
                 return DONE
+        leaf = self.leaf_of_block[block]
         if self.weighted:
             self._block_aggregate(block)
-            self._set_leaf(position)
-            self._pull_up(<int32_t>((self.leaves + position) >> 1))
         else:
-            change = 1.0 if adding else -1.0
-            self.aggregate[3 * block + is_pos] += change
-            node = self.leaves + position
-            while node >= 1:
-                self.tree[3 * node + is_pos] += change
-                node >>= 1
+            self.aggregate[3 * block + is_pos] += 1.0 if adding else -1.0
+            if self.sum_nodes:
+                self._add_on_path(leaf, is_pos, 1.0 if adding else -1.0)
+                leaf = -1
+        if leaf >= 0:
+            self._refresh(&leaf, 1)
         if self.n_points == 0 and not self.weighted:
             self.twice_u = 0.0
             self.twice_u_compensation = 0.0
@@ -655,8 +849,8 @@ cdef class BlockedAUCEngine:
                 # Room for every split the batch can cause, taken before anything
                 # changes, so that a MemoryError leaves the engine as it was: a split
                 # needs a full block and leaves two half-full ones, so n insertions
-                # split at most min(n, n_blocks + 2 n / BLOCK) times.
-                self._reserve_blocks(min(n, self.n_blocks + 2 * n // BLOCK + 1))
+                # split at most min(n, n_blocks + 2 n / block_limit) times.
+                self._reserve_blocks(min(n, self.n_blocks + 2 * n // self.block_limit + 1))
                 if not unit and not self.weighted and bool(np.any(stored != 1.0)):
                     self._make_weighted()
                 self.inverse_scale = inverse
@@ -785,16 +979,28 @@ cdef class BlockedAUCEngine:
 
     @property
     def nbytes(self):
-        return sum(buffer.nbytes for buffer in self._buffers())
+        return sum(buffer.nbytes for buffer in self._buffers()) + self.scratch_buffer.nbytes
+
+    def _hooks_only(self):
+        """For tests: route every unit-mode point update through ``_refresh`` and the hooks,
+        as in a subclass (``sum_nodes`` False); returns the engine."""
+        self.sum_nodes = False
+        return self
+
+    def _counters(self):
+        """(segment-tree leaves, inner nodes) recomputed or changed since construction: a
+        diagnostic for benchmarks, not part of the state (not pickled)."""
+        return int(self.leaf_changes), int(self.node_changes)
 
     def _buffers(self):
         return (self.key_buffer, self.count_neg_buffer, self.count_pos_buffer,
                 self.weight_buffer, self.size_buffer, self.aggregate_buffer, self.order_buffer,
-                self.first_buffer, self.free_buffer, self.tree_buffer)
+                self.first_buffer, self.free_buffer, self.tree_buffer,
+                self.leaf_of_block_buffer, self.block_at_leaf_buffer)
 
     def _check(self):
         """Every invariant, in O(n): blocks, directory, free ids, aggregates, 2U, scale."""
-        cdef Py_ssize_t position, node
+        cdef Py_ssize_t position
         n_blocks, capacity = self.n_blocks, self.block_capacity
         order = self.order_buffer[:n_blocks]
         free = self.free_buffer[:self.n_free]
@@ -804,10 +1010,29 @@ cdef class BlockedAUCEngine:
         if not np.array_equal(np.sort(ids), np.arange(capacity)):
             raise AssertionError("a block id is lost or both used and free")
         sizes = self.size_buffer[order]
-        if np.any(sizes < 1) or np.any(sizes > BLOCK):
-            raise AssertionError(f"block sizes out of 1..{BLOCK}: {sizes}")
-        if self.leaves < capacity or self.leaves & (self.leaves - 1):
-            raise AssertionError("the segment tree's leaves are not a power of two >= capacity")
+        if np.any(sizes < 1) or np.any(sizes > self.block_limit):
+            raise AssertionError(f"block sizes out of 1..{self.block_limit}: {sizes}")
+        if self.leaves < 2 * capacity or self.leaves & (self.leaves - 1):
+            raise AssertionError(
+                "the segment tree's leaves are not a power of two >= twice the capacity")
+        # Gapped leaves: the blocks in directory order, each in exactly one slot.
+        leaf_of_block = self.leaf_of_block_buffer
+        block_at_leaf = self.block_at_leaf_buffer
+        if (leaf_of_block.shape != (capacity,) or block_at_leaf.shape != (self.leaves,)
+                or self.tree_buffer.shape != (2 * self.leaves, 3)
+                or self.scratch_buffer.shape != (2 * self.leaves,)):
+            raise AssertionError("the leaf maps or the tree have the wrong size")
+        slots = leaf_of_block[order]
+        if n_blocks and (np.any(np.diff(slots) <= 0) or slots[0] < 0
+                         or slots[n_blocks - 1] >= self.leaves):
+            raise AssertionError("the blocks' slots are not increasing in directory order")
+        if np.any(leaf_of_block[free] != -1):
+            raise AssertionError("a free block id has a slot")
+        occupied = np.flatnonzero(block_at_leaf >= 0)
+        if not (np.array_equal(occupied, slots) and np.array_equal(block_at_leaf[slots], order)):
+            raise AssertionError("the slots and the blocks at the leaves disagree")
+        if np.any(block_at_leaf[block_at_leaf < 0] != -1):
+            raise AssertionError("a gap is not marked -1")
         keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
         if keys.size and not (np.all(np.diff(keys) > 0) and np.all(np.isfinite(keys))):
             raise AssertionError("keys are not finite and strictly increasing")
@@ -838,18 +1063,21 @@ cdef class BlockedAUCEngine:
                 if abs(got - expected[column]) > relative * max(abs(expected[column]), 1.0):
                     raise AssertionError(f"block {block} aggregate {column}: {got} != "
                                          f"{expected[column]}")
-                if tree[self.leaves + position, column] != got:
-                    raise AssertionError(f"leaf {position} differs from its block")
-        if np.any(tree[self.leaves + n_blocks:2 * self.leaves] != 0):
-            raise AssertionError("an unused leaf is not zero")
-        for node in range(1, self.leaves):
-            left, right = tree[2 * node], tree[2 * node + 1]
-            expected = (left[0] + right[0], left[1] + right[1],
-                        left[2] + right[2] + 2.0 * right[1] * left[0] if self.weighted else 0.0)
-            for column in range(3):
-                if abs(tree[node, column] - expected[column]) > relative * max(
-                        abs(expected[column]), 1.0):
-                    raise AssertionError(f"segment node {node} column {column} is stale")
+                if tree[self.leaves + slots[position], column] != got:
+                    raise AssertionError(f"the leaf of block {block} differs from it")
+        gaps = self.leaves + np.flatnonzero(block_at_leaf < 0)
+        if np.any(tree[gaps] != 0):
+            raise AssertionError("a gap's leaf is not zero")
+        # Every inner node is exactly what its children give (nodes are recomputed, never
+        # adjusted, so the same operations give the same bits).
+        left, right = tree[2:2 * self.leaves:2], tree[3:2 * self.leaves:2]
+        expected = np.column_stack([
+            left[:, 0] + right[:, 0], left[:, 1] + right[:, 1],
+            left[:, 2] + right[:, 2] + 2.0 * right[:, 1] * left[:, 0] if self.weighted
+            else np.zeros(self.leaves - 1)])
+        stale = np.flatnonzero(np.any(tree[1:self.leaves] != expected, axis=1))
+        if stale.size:
+            raise AssertionError(f"segment node {stale[0] + 1} is stale")
         if self.weighted:
             below = np.cumsum(weight_neg) - weight_neg
             recomputed = float(np.sum(weight_pos * (2.0 * below + weight_neg)))
@@ -878,18 +1106,21 @@ cdef class BlockedAUCEngine:
 
     def __reduce__(self):
         self._check_idle()
-        return (_rebuild_blocked, (self._buffers(), self.block_capacity, self.n_blocks,
-                                   self.n_free, self.leaves, self.n_points, self.weighted,
-                                   self.twice_u, self.twice_u_compensation,
-                                   self.inverse_scale))
+        return (_rebuild_blocked, (self._buffers(), self.block_capacity,
+                                   self.n_blocks, self.n_free, self.leaves, self.block_limit,
+                                   self.n_points, self.weighted, self.twice_u,
+                                   self.twice_u_compensation, self.inverse_scale))
 
 
-def _rebuild_blocked(buffers, block_capacity, n_blocks, n_free, leaves, n_points, weighted,
-                     twice_u, compensation, inverse_scale):
+def _rebuild_blocked(buffers, block_capacity, n_blocks, n_free, leaves, block_limit,
+                     n_points, weighted, twice_u, compensation, inverse_scale):
     cdef BlockedAUCEngine engine = BlockedAUCEngine.__new__(BlockedAUCEngine)
     (engine.key_buffer, engine.count_neg_buffer, engine.count_pos_buffer, engine.weight_buffer,
      engine.size_buffer, engine.aggregate_buffer, engine.order_buffer, engine.first_buffer,
-     engine.free_buffer, engine.tree_buffer) = (np.array(buffer) for buffer in buffers)
+     engine.free_buffer, engine.tree_buffer, engine.leaf_of_block_buffer,
+     engine.block_at_leaf_buffer) = (np.array(buffer) for buffer in buffers)
+    engine.scratch_buffer = np.zeros(2 * leaves, dtype=np.int32)
+    engine.block_limit = block_limit
     engine.block_capacity = block_capacity
     engine.n_blocks = n_blocks
     engine.n_free = n_free
