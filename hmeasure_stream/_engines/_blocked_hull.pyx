@@ -1,0 +1,376 @@
+"""Exact ROC hull, H-measure and AUCH under insertion and deletion on sorted blocks.
+
+The hull maintenance of Tatti, "Maintaining AUC and H-measure over time"
+(Secs. 5.1-5.3, after Overmars and van Leeuwen: a node's hull is the bridge
+of its children's hulls) on the structure of ``BlockedAUCEngine``: the
+distinct scores in sorted blocks, a perfect segment tree over gapped leaf
+slots.  Every tree node keeps the ROC upper hull of its points as ONE
+contiguous array of edges (``Hull``): per edge its class 0 and class 1
+steps and its H-measure loss term (priors from the data, Eq. 7: the term
+depends on the edge alone), plus the node's end point, the sum of the loss
+terms and twice the area under the hull, recomputed from the edges.
+
+The ROC curve runs from the highest score down and the leaves are in
+increasing score order, so a node's hull is its right child's hull followed
+by its left child's, shifted to start at the right child's end point, with
+the upper hull taken over both.  Working on edge vectors (as
+``_scratch.upper_hull``) nothing is shifted: the right child's edges are
+copied as they are, then the left child's edges are pushed by Andrew's
+monotone chain, each pop merging the popped edge into the run.  The first
+left edge pushed without a pop ends the bridge search: the left child is
+convex, so the rest of its edges are copied as they are, with their loss
+terms.  Only the edge that absorbed pops (the bridge) gets a new loss term.
+A leaf's hull is one monotone-chain scan of its block's groups from the
+highest score down; a gap's hull is empty.  Turns are decided by
+``at_least_as_steep`` (exact on the stored edge vectors); collinear and
+repeated points are dropped, as ``_scratch.upper_hull`` does.
+
+Cost of an update: the base's update, then one leaf scan (<= BLOCK groups)
+and one merge per ancestor, each O(size of the node's hull) in copies (two
+memcpy) and O(bridge search) in turn tests.  With unit weights the ROC
+points are lattice points, so a node of m points has O(m^(2/3)) hull
+vertices (a convex lattice chain in an m x m box), and the copies along a
+path are dominated by the root's hull.  Memory: every node's array holds its
+own hull; with lattice points the total over the tree is O(n).
+
+Storage: ``hulls`` is one calloc'd array of ``Hull`` records indexed by tree
+node; each record owns a malloc'd edge array grown by doubling (realloc,
+MemoryError when it fails), never shrunk, all freed in ``__dealloc__``.  When
+the base doubles its leaves (``_grow_tree``) a new record array is allocated
+first and the old one freed once that succeeded; every node is recomputed
+next by the base.  Pickling stores the base's buffers; hulls are rebuilt on
+load.
+"""
+
+import numpy as np
+
+from cpython.exc cimport PyErr_NoMemory
+from libc.math cimport NAN
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport calloc, free, realloc
+from libc.string cimport memcpy
+
+from hmeasure_stream._engines._blocked cimport BLOCK, BlockedAUCEngine
+from hmeasure_stream._engines._chain cimport at_least_as_steep
+from hmeasure_stream._engines._cost cimport edge_loss, integer_order_of
+
+from hmeasure_stream._engines._blocked import _rebuild_blocked
+
+
+cdef void _free_hulls(Hull* hulls, int32_t count) noexcept nogil:
+    cdef int32_t node
+    if hulls == NULL:
+        return
+    for node in range(count):
+        free(hulls[node].edge)
+    free(hulls)
+
+
+cdef void _finish(Hull* out) noexcept nogil:
+    """End point, loss sum and twice the area of a hull, from its edges (one pass)."""
+    cdef int32_t k
+    cdef double x = 0.0, y = 0.0, loss = 0.0, area2 = 0.0, dx, dy
+    cdef double* edge = out.edge
+    for k in range(out.size):
+        dx = edge[3 * k]
+        dy = edge[3 * k + 1]
+        area2 += dx * (2.0 * y + dy)
+        x += dx
+        y += dy
+        loss += edge[3 * k + 2]
+    out.total_neg = x
+    out.total_pos = y
+    out.loss = loss
+    out.area2 = area2
+
+
+cdef class BlockedHullEngine(BlockedAUCEngine):
+    """Exact ROC hull, H-measure (priors from the data), AUCH and AUC on sorted blocks."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.hulls = NULL
+        self.hull_nodes = 0
+        self.work.edge = NULL
+        self.work.size = 0
+        self.work.capacity = 0
+        self.edges_copied = 0
+        self.loss_calls = 0
+
+    def __init__(self, double alpha=2.0, double beta=2.0, Py_ssize_t capacity=16, seed=None,
+                 int block_limit=BLOCK):
+        BlockedAUCEngine.__init__(self, capacity, seed, block_limit)
+        self.alpha = alpha
+        self.beta = beta
+        self.integer_order = integer_order_of(alpha, beta)
+        self._allocate_nodes(self.leaves)
+
+    def __dealloc__(self):
+        _free_hulls(self.hulls, self.hull_nodes)
+        self.hulls = NULL
+        free(self.work.edge)
+        self.work.edge = NULL
+
+    cdef int _allocate_nodes(self, int32_t leaves) except -1:
+        """Empty hulls for a tree of ``leaves`` leaves; the old ones are freed only then."""
+        cdef Hull* fresh = <Hull*>calloc(2 * <size_t>leaves, sizeof(Hull))
+        if fresh == NULL:
+            raise MemoryError(f"the blocked hull engine cannot hold {2 * leaves} tree nodes")
+        _free_hulls(self.hulls, self.hull_nodes)
+        self.hulls = fresh
+        self.hull_nodes = 2 * leaves
+        return 0
+
+    cdef int _grow_tree(self, int32_t leaves) except -1:
+        return self._allocate_nodes(leaves)
+
+    cdef int _reserve(self, Hull* hull, int32_t size) except -1 nogil:
+        """Room for ``size`` edges (doubling); MemoryError leaves the hull as it was."""
+        cdef int32_t capacity = hull.capacity if hull.capacity > 0 else 4
+        cdef double* grown
+        if size <= hull.capacity:
+            return 0
+        while capacity < size:
+            capacity *= 2
+        grown = <double*>realloc(hull.edge, 3 * sizeof(double) * <size_t>capacity)
+        if grown == NULL:
+            with gil:
+                PyErr_NoMemory()
+            return -1
+        hull.edge = grown
+        hull.capacity = capacity
+        return 0
+
+    # ------------------------------------------------------------------
+    # The hooks of BlockedAUCEngine.
+
+    cdef int _set_leaf(self, int32_t slot) except -1 nogil:
+        BlockedAUCEngine._set_leaf(self, slot)
+        if self.hulls == NULL:
+            return 0
+        return self._leaf_into(slot, &self.hulls[self.leaves + slot])
+
+    cdef int _pull_node(self, int32_t node) except -1 nogil:
+        BlockedAUCEngine._pull_node(self, node)
+        if self.hulls == NULL:
+            return 0
+        return self._merge_into(&self.hulls[2 * node + 1], &self.hulls[2 * node],
+                                &self.hulls[node])
+
+    cdef int _leaf_into(self, int32_t slot, Hull* out) except -1 nogil:
+        """The hull of the block at ``slot`` (empty for a gap): a monotone chain over its
+        groups from the highest score down, then the loss terms of the kept edges."""
+        cdef int32_t block = self.block_at_leaf[slot], index, top = 0, k, at
+        cdef double* work = self.leaf_work
+        cdef double run_neg, run_pos
+        if block < 0:
+            out.size = 0
+            _finish(out)
+            return 0
+        for index in range(self.size[block] - 1, -1, -1):
+            at = block * BLOCK + index
+            if self.weighted:
+                run_neg = self.weight[4 * at] + self.weight[4 * at + 2]
+                run_pos = self.weight[4 * at + 1] + self.weight[4 * at + 3]
+            else:
+                run_neg = self.count_neg[at]
+                run_pos = self.count_pos[at]
+            if run_neg == 0.0 and run_pos == 0.0:
+                continue  # a repeated point
+            while top >= 1 and at_least_as_steep(
+                    run_neg, run_pos, work[3 * top - 3], work[3 * top - 2]):
+                top -= 1
+                run_neg += work[3 * top]
+                run_pos += work[3 * top + 1]
+            work[3 * top] = run_neg
+            work[3 * top + 1] = run_pos
+            top += 1
+        self._reserve(out, top)
+        for k in range(top):
+            out.edge[3 * k] = work[3 * k]
+            out.edge[3 * k + 1] = work[3 * k + 1]
+            out.edge[3 * k + 2] = edge_loss(work[3 * k], work[3 * k + 1], self.alpha,
+                                            self.beta, self.integer_order)
+        out.size = top
+        self.edges_copied += top
+        self.loss_calls += top
+        _finish(out)
+        return 0
+
+    cdef int _merge_into(self, const Hull* right, const Hull* left, Hull* out) except -1 nogil:
+        """The hull of ``right``'s points followed by ``left``'s (the bridge, as the
+        module docstring says); ``out`` is neither of them."""
+        cdef int32_t top = right.size, k
+        cdef double run_neg, run_pos
+        cdef double* edge
+        cdef bint popped
+        self._reserve(out, right.size + left.size)
+        edge = out.edge
+        if right.size:
+            memcpy(edge, right.edge, 3 * sizeof(double) * <size_t>right.size)
+        for k in range(left.size):
+            run_neg = left.edge[3 * k]
+            run_pos = left.edge[3 * k + 1]
+            popped = False
+            while top >= 1 and at_least_as_steep(
+                    run_neg, run_pos, edge[3 * top - 3], edge[3 * top - 2]):
+                top -= 1
+                run_neg += edge[3 * top]
+                run_pos += edge[3 * top + 1]
+                popped = True
+            if not popped:
+                # The left hull is convex from here on: the rest as it is.
+                memcpy(edge + 3 * top, left.edge + 3 * k,
+                       3 * sizeof(double) * <size_t>(left.size - k))
+                top += left.size - k
+                break
+            edge[3 * top] = run_neg
+            edge[3 * top + 1] = run_pos
+            edge[3 * top + 2] = edge_loss(run_neg, run_pos, self.alpha, self.beta,
+                                          self.integer_order)
+            self.loss_calls += 1
+            top += 1
+        out.size = top
+        self.edges_copied += top
+        _finish(out)
+        return 0
+
+    # ------------------------------------------------------------------
+    # Reading.
+
+    cdef double _h(self) noexcept nogil:
+        """1 - L / L_max with L the root hull's loss terms and L_max the term of the one
+        edge from (0, 0) to (N0, N1), both over N (Eq. 7, priors from the data)."""
+        cdef const Hull* root
+        if self.hulls == NULL:
+            return NAN
+        root = &self.hulls[1]
+        if not (root.total_neg > 0.0 and root.total_pos > 0.0):
+            return NAN
+        return min(max(1.0 - root.loss / edge_loss(root.total_neg, root.total_pos, self.alpha,
+                                                   self.beta, self.integer_order), 0.0), 1.0)
+
+    cdef double _auch(self) noexcept nogil:
+        """Area under the hull over the area of the unit square in weights."""
+        cdef const Hull* root
+        if self.hulls == NULL:
+            return NAN
+        root = &self.hulls[1]
+        if not (root.total_neg > 0.0 and root.total_pos > 0.0):
+            return NAN
+        return min(max(root.area2 / (2.0 * root.total_neg * root.total_pos), 0.0), 1.0)
+
+    @property
+    def h(self):
+        """The exact H-measure, priors from the data, Beta(alpha, beta) (nan with one class)."""
+        self._check_idle()
+        return self._h()
+
+    @property
+    def auch(self):
+        """The area under the ROC convex hull (nan with one class)."""
+        self._check_idle()
+        return self._auch()
+
+    def hull_vertices(self):
+        """Cumulative (class 0, class 1) weights of the root hull's vertices from (0, 0),
+        in the caller's units."""
+        self._check_idle()
+        return self._vertices(1)
+
+    def _vertices(self, Py_ssize_t node):
+        cdef const Hull* hull = &self.hulls[node]
+        cdef Py_ssize_t k
+        steps = np.zeros((hull.size + 1, 2))
+        for k in range(hull.size):
+            steps[k + 1, 0] = hull.edge[3 * k]
+            steps[k + 1, 1] = hull.edge[3 * k + 1]
+        points = np.cumsum(steps, axis=0) * self.scale
+        return points[:, 0], points[:, 1]
+
+    def _counters(self):
+        """Diagnostics: (base leaf changes, base node changes, edges copied, loss terms)."""
+        return (self.leaf_changes, self.node_changes, self.edges_copied, self.loss_calls)
+
+    @property
+    def hull_nbytes(self):
+        """Bytes held by the node hulls (records and edge arrays)."""
+        cdef Py_ssize_t node, total = self.hull_nodes * sizeof(Hull)
+        for node in range(self.hull_nodes):
+            total += 3 * sizeof(double) * self.hulls[node].capacity
+        return total
+
+    @property
+    def nbytes(self):
+        return BlockedAUCEngine.nbytes.__get__(self) + self.hull_nbytes
+
+    # ------------------------------------------------------------------
+    # Invariants and pickling.
+
+    def _check(self):
+        """The base's invariants, and every node's hull equal to the one recomputed from its
+        block (leaves) or its children (inner nodes), strictly convex, with its end point,
+        loss sum and area recomputed; O(n + total hull size)."""
+        BlockedAUCEngine._check(self)
+        cdef Py_ssize_t node, k, slot
+        cdef int64_t copied = self.edges_copied, calls = self.loss_calls
+        cdef Hull* hull
+        cdef Hull* root
+        if self.hulls == NULL or self.hull_nodes != 2 * self.leaves:
+            raise AssertionError("the node hulls are not allocated for the tree")
+        try:
+            for node in range(2 * self.leaves - 1, 0, -1):
+                hull = &self.hulls[node]
+                if node >= self.leaves:
+                    slot = node - self.leaves
+                    self._leaf_into(<int32_t>slot, &self.work)
+                else:
+                    self._merge_into(&self.hulls[2 * node + 1], &self.hulls[2 * node],
+                                     &self.work)
+                if hull.size != self.work.size or hull.size > hull.capacity:
+                    raise AssertionError(f"node {node}: {hull.size} edges, recomputed "
+                                         f"{self.work.size}")
+                for k in range(3 * hull.size):
+                    if hull.edge[k] != self.work.edge[k]:
+                        raise AssertionError(f"node {node}: edge value {k} is stale")
+                for k in range(hull.size):
+                    if not (hull.edge[3 * k] >= 0.0 and hull.edge[3 * k + 1] >= 0.0
+                            and hull.edge[3 * k] + hull.edge[3 * k + 1] > 0.0):
+                        raise AssertionError(f"node {node}: edge {k} is not a positive step")
+                    if k and at_least_as_steep(hull.edge[3 * k], hull.edge[3 * k + 1],
+                                               hull.edge[3 * k - 3], hull.edge[3 * k - 2]):
+                        raise AssertionError(f"node {node}: no strict turn at vertex {k}")
+                    if hull.edge[3 * k + 2] != edge_loss(hull.edge[3 * k], hull.edge[3 * k + 1],
+                                                         self.alpha, self.beta,
+                                                         self.integer_order):
+                        raise AssertionError(f"node {node}: loss term {k} is stale")
+                if (hull.total_neg != self.work.total_neg or hull.total_pos
+                        != self.work.total_pos or hull.loss != self.work.loss
+                        or hull.area2 != self.work.area2):
+                    raise AssertionError(f"node {node}: end point, loss or area is stale")
+        finally:
+            self.edges_copied = copied
+            self.loss_calls = calls
+        root = &self.hulls[1]
+        if not self.weighted and (root.total_neg != self.tree[3]
+                                  or root.total_pos != self.tree[4]):
+            raise AssertionError("the root hull does not end at the class totals")
+        return True
+
+    def __reduce__(self):
+        self._check_idle()
+        base = BlockedAUCEngine.__reduce__(self)[1]
+        return (_rebuild_blocked_hull, (base, self.alpha, self.beta))
+
+
+def _rebuild_blocked_hull(base, alpha, beta):
+    cdef BlockedHullEngine engine = _rebuild_blocked(*base, engine_type=BlockedHullEngine)
+    cdef int32_t slot, node
+    engine.alpha = alpha
+    engine.beta = beta
+    engine.integer_order = integer_order_of(alpha, beta)
+    engine._allocate_nodes(engine.leaves)
+    for slot in range(engine.leaves):
+        engine._set_leaf(slot)
+    for node in range(engine.leaves - 1, 0, -1):
+        engine._pull_node(node)
+    return engine
