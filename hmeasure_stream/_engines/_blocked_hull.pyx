@@ -159,7 +159,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     cdef int _leaf_into(self, int32_t slot, Hull* out) except -1 nogil:
         """The hull of the block at ``slot`` (empty for a gap): a monotone chain over its
         groups from the highest score down, then the loss terms of the kept edges."""
-        cdef int32_t block = self.block_at_leaf[slot], index, top = 0, k, at
+        cdef int32_t block = self.block_at_leaf[slot], index, top = 0, k, at, old
         cdef double* work = self.leaf_work
         cdef double run_neg, run_pos
         if block < 0:
@@ -184,22 +184,31 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
             work[3 * top] = run_neg
             work[3 * top + 1] = run_pos
             top += 1
-        self._reserve(out, top)
+        # Loss terms: an edge the old hull had keeps its term (both hulls list their edges
+        # by decreasing slope, so one pass over the old one finds them).
+        old = 0
         for k in range(top):
-            out.edge[3 * k] = work[3 * k]
-            out.edge[3 * k + 1] = work[3 * k + 1]
-            out.edge[3 * k + 2] = edge_loss(work[3 * k], work[3 * k + 1], self.alpha,
+            while old < out.size and not at_least_as_steep(
+                    work[3 * k], work[3 * k + 1], out.edge[3 * old], out.edge[3 * old + 1]):
+                old += 1
+            if (old < out.size and out.edge[3 * old] == work[3 * k]
+                    and out.edge[3 * old + 1] == work[3 * k + 1]):
+                work[3 * k + 2] = out.edge[3 * old + 2]
+            else:
+                work[3 * k + 2] = edge_loss(work[3 * k], work[3 * k + 1], self.alpha,
                                             self.beta, self.integer_order)
+                self.loss_calls += 1
+        self._reserve(out, top)
+        memcpy(out.edge, work, 3 * sizeof(double) * <size_t>top)
         out.size = top
         self.edges_copied += top
-        self.loss_calls += top
         _finish(out)
         return 0
 
     cdef int _merge_into(self, const Hull* right, const Hull* left, Hull* out) except -1 nogil:
         """The hull of ``right``'s points followed by ``left``'s (the bridge, as the
         module docstring says); ``out`` is neither of them."""
-        cdef int32_t top = right.size, k
+        cdef int32_t top = right.size, k, bridge = -1
         cdef double run_neg, run_pos
         cdef double* edge
         cdef bint popped
@@ -223,12 +232,16 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
                        3 * sizeof(double) * <size_t>(left.size - k))
                 top += left.size - k
                 break
+            # A merged edge (the bridge so far); a later pop may absorb it, so only the
+            # last one, which stays, gets its loss term.
             edge[3 * top] = run_neg
             edge[3 * top + 1] = run_pos
-            edge[3 * top + 2] = edge_loss(run_neg, run_pos, self.alpha, self.beta,
-                                          self.integer_order)
-            self.loss_calls += 1
+            bridge = top
             top += 1
+        if bridge >= 0:
+            edge[3 * bridge + 2] = edge_loss(edge[3 * bridge], edge[3 * bridge + 1], self.alpha,
+                                             self.beta, self.integer_order)
+            self.loss_calls += 1
         out.size = top
         self.edges_copied += top
         _finish(out)
