@@ -15,7 +15,7 @@ cdef struct Hull:
     int32_t capacity        # edges the allocation holds (grown by doubling)
     double total_neg        # the node's end point: sums of its edges
     double total_pos
-    double loss             # sum of the edges' loss terms (recomputed, never accumulated)
+    double loss             # sum of the edges' loss terms (from the children, never accumulated)
     double area2            # twice the area under the hull, above the node's start
 
 

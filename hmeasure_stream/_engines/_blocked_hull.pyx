@@ -8,7 +8,12 @@ slots.  Every tree node keeps the ROC upper hull of its points as ONE
 contiguous array of edges (``Hull``): per edge its class 0 and class 1
 steps and its H-measure loss term (priors from the data, Eq. 7: the term
 depends on the edge alone), plus the node's end point, the sum of the loss
-terms and twice the area under the hull, recomputed from the edges.
+terms and twice the area under the hull.  These three are recomputed at each
+change from the children's, less what the edges the bridge replaced held,
+plus the bridge's (O(bridge search), exact integers for unit weights); they
+are never adjusted by increments over time, so nothing drifts.  A leaf takes
+them by a pass over its edges; ``_check`` compares every node with such a
+pass.
 
 The ROC curve runs from the highest score down and the leaves are in
 increasing score order, so a node's hull is its right child's hull followed
@@ -82,6 +87,11 @@ cdef void _finish(Hull* out) noexcept nogil:
     out.total_pos = y
     out.loss = loss
     out.area2 = area2
+
+
+cdef inline bint _close(double maintained, double recomputed, double scale) noexcept:
+    """Equal within 1e-12 of ``scale`` (what the terms of the sums are bounded by)."""
+    return abs(maintained - recomputed) <= 1e-12 * max(abs(recomputed), scale, 1e-300)
 
 
 cdef class BlockedHullEngine(BlockedAUCEngine):
@@ -207,9 +217,17 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
 
     cdef int _merge_into(self, const Hull* right, const Hull* left, Hull* out) except -1 nogil:
         """The hull of ``right``'s points followed by ``left``'s (the bridge, as the
-        module docstring says); ``out`` is neither of them."""
-        cdef int32_t top = right.size, k, bridge = -1
-        cdef double run_neg, run_pos
+        module docstring says); ``out`` is neither of them.
+
+        A pop takes the stack's top first, so the edges popped from ``right`` (its last
+        ones) and the left edges pushed with a pop (its first ``stop``) all end in one
+        edge, the bridge.  The end point, loss sum and area are then the children's, less
+        what the popped and absorbed edges held, plus the bridge's: O(bridge search).
+        """
+        cdef int32_t top = right.size, k, stop = left.size, kept_right = right.size
+        cdef double run_neg, run_pos, y_end, y_start, loss_gone = 0.0, area_gone = 0.0
+        cdef double bridge_neg = 0.0, bridge_pos = 0.0, bridge_h = 0.0, suffix_neg, height
+        cdef double absorbed_neg = 0.0, absorbed_pos = 0.0
         cdef double* edge
         cdef bint popped
         self._reserve(out, right.size + left.size)
@@ -228,23 +246,52 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
                 popped = True
             if not popped:
                 # The left hull is convex from here on: the rest as it is.
+                stop = k
                 memcpy(edge + 3 * top, left.edge + 3 * k,
                        3 * sizeof(double) * <size_t>(left.size - k))
                 top += left.size - k
                 break
-            # A merged edge (the bridge so far); a later pop may absorb it, so only the
-            # last one, which stays, gets its loss term.
+            # A merged edge, the bridge so far (a later pop absorbs it).
             edge[3 * top] = run_neg
             edge[3 * top + 1] = run_pos
-            bridge = top
+            kept_right = min(kept_right, top)
             top += 1
-        if bridge >= 0:
-            edge[3 * bridge + 2] = edge_loss(edge[3 * bridge], edge[3 * bridge + 1], self.alpha,
-                                             self.beta, self.integer_order)
-            self.loss_calls += 1
         out.size = top
         self.edges_copied += top
-        _finish(out)
+        out.total_neg = right.total_neg + left.total_neg
+        out.total_pos = right.total_pos + left.total_pos
+        if stop == 0:
+            out.loss = right.loss + left.loss
+            out.area2 = right.area2 + left.area2 + 2.0 * right.total_pos * left.total_neg
+            return 0
+        bridge_neg = edge[3 * kept_right]
+        bridge_pos = edge[3 * kept_right + 1]
+        bridge_h = edge_loss(bridge_neg, bridge_pos, self.alpha, self.beta, self.integer_order)
+        edge[3 * kept_right + 2] = bridge_h
+        self.loss_calls += 1
+        # The right hull's popped edges, from its end back.
+        y_end = right.total_pos
+        for k in range(right.size - 1, kept_right - 1, -1):
+            y_start = y_end - right.edge[3 * k + 1]
+            area_gone += right.edge[3 * k] * (y_start + y_end)
+            loss_gone += right.edge[3 * k + 2]
+            y_end = y_start
+        height = y_end
+        out.loss = right.loss - loss_gone
+        out.area2 = right.area2 - area_gone + bridge_neg * (2.0 * height + bridge_pos)
+        # The left hull's absorbed edges, from its start.
+        loss_gone = 0.0
+        area_gone = 0.0
+        for k in range(stop):
+            area_gone += left.edge[3 * k] * (2.0 * absorbed_pos + left.edge[3 * k + 1])
+            absorbed_neg += left.edge[3 * k]
+            absorbed_pos += left.edge[3 * k + 1]
+            loss_gone += left.edge[3 * k + 2]
+        suffix_neg = left.total_neg - absorbed_neg
+        out.loss += bridge_h + (left.loss - loss_gone)
+        # The left suffix sat at height absorbed_pos in the left hull and starts at
+        # height + bridge_pos = right.total_pos + absorbed_pos here.
+        out.area2 += left.area2 - area_gone + 2.0 * right.total_pos * suffix_neg
         return 0
 
     # ------------------------------------------------------------------
@@ -360,6 +407,22 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
                         != self.work.total_pos or hull.loss != self.work.loss
                         or hull.area2 != self.work.area2):
                     raise AssertionError(f"node {node}: end point, loss or area is stale")
+                # Independently: a pass over the node's own edges.
+                _finish(&self.work)
+                # A hull's loss is at most the diagonal's, its area at most the box's.
+                if not (_close(hull.total_neg, self.work.total_neg, 0.0)
+                        and _close(hull.total_pos, self.work.total_pos, 0.0)
+                        and _close(hull.loss, self.work.loss, edge_loss(
+                            hull.total_neg, hull.total_pos, self.alpha, self.beta,
+                            self.integer_order))
+                        and _close(hull.area2, self.work.area2,
+                                   2.0 * hull.total_neg * hull.total_pos)):
+                    raise AssertionError(f"node {node}: end point, loss or area differ from "
+                                         "a pass over its edges")
+                if not self.weighted and (hull.total_neg != self.work.total_neg
+                                          or hull.total_pos != self.work.total_pos
+                                          or hull.area2 != self.work.area2):
+                    raise AssertionError(f"node {node}: unit-mode end point or area inexact")
         finally:
             self.edges_copied = copied
             self.loss_calls = calls
