@@ -432,6 +432,20 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
             raise AssertionError("the root hull does not end at the class totals")
         return True
 
+    def _perturb(self, Py_ssize_t node, Py_ssize_t index, double delta, field="edge"):
+        """For tests of ``_check``: add ``delta`` to value ``index`` of a node's edge array,
+        or to its ``loss`` / ``area2``."""
+        if not 1 <= node < self.hull_nodes:
+            raise IndexError(node)
+        if field == "loss":
+            self.hulls[node].loss += delta
+        elif field == "area2":
+            self.hulls[node].area2 += delta
+        else:
+            if not 0 <= index < 3 * self.hulls[node].size:
+                raise IndexError(index)
+            self.hulls[node].edge[index] += delta
+
     def __reduce__(self):
         self._check_idle()
         base = BlockedAUCEngine.__reduce__(self)[1]

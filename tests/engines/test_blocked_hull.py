@@ -173,17 +173,19 @@ def test_refusals_change_nothing():
     assert engine._check()
 
 
-def test_check_detects_a_stale_node():
+@pytest.mark.parametrize(("node", "index", "field", "message"), [
+    (1, 0, "edge", "stale"), (1, 2, "edge", "edge value 2 is stale"), (1, 0, "loss", "stale"),
+    (1, 0, "area2", "stale"), ("leaf", 1, "edge", "stale"), (2, 0, "edge", "stale")])
+def test_check_detects_a_corrupted_hull(node, index, field, message):
     engine = BlockedHullEngine(capacity=1, block_limit=2)
-    for score in range(12):
-        engine.add(score % 2 == 0, float(score))
+    rng = np.random.default_rng(4)
+    for _ in range(40):
+        engine.add(bool(rng.integers(2)), float(rng.integers(30)))
     assert engine._check()
-    # A leaf whose block changed behind the hooks' back.
-    block = int(engine.block_at_leaf_buffer[engine.block_at_leaf_buffer >= 0][0])
-    stride = engine.key_buffer.shape[0] // engine.block_capacity
-    engine.count_pos_buffer[block * stride] += 1
-    engine.aggregate_buffer[block, 1] += 1
-    with pytest.raises(AssertionError):
+    if node == "leaf":
+        node = engine.leaves + int(np.flatnonzero(engine.block_at_leaf_buffer >= 0)[0])
+    engine._perturb(node, index, 0.5, field)
+    with pytest.raises(AssertionError, match=message):
         engine._check()
 
 
