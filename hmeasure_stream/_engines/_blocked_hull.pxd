@@ -27,12 +27,17 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     cdef int integer_order
     cdef Hull work                   # scratch hull for _check
     cdef double leaf_work[3 * BLOCK]
+    # A batch defers the hulls: leaves changed are flagged, recomputed once at its end.
+    cdef bint deferring
+    cdef object dirty_buffer         # (leaves,) uint8: the leaf's hull is stale (batch only)
+    cdef unsigned char* dirty
     # Diagnostic counters (not state): edges copied into node hulls, loss terms computed.
     cdef readonly int64_t edges_copied
     cdef readonly int64_t loss_calls
 
     cdef int _reserve(self, Hull* hull, int32_t size) except -1 nogil
     cdef int _allocate_nodes(self, int32_t leaves) except -1
+    cdef int _flush(self) except -1
     cdef int _leaf_into(self, int32_t slot, Hull* out) except -1 nogil
     cdef int _merge_into(self, const Hull* right, const Hull* left, Hull* out) except -1 nogil
     cdef double _h(self) noexcept nogil

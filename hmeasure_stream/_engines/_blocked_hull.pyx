@@ -105,6 +105,8 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         self.work.capacity = 0
         self.edges_copied = 0
         self.loss_calls = 0
+        self.deferring = False
+        self.dirty = NULL
 
     def __init__(self, double alpha=2.0, double beta=2.0, Py_ssize_t capacity=16, seed=None,
                  int block_limit=BLOCK):
@@ -122,12 +124,16 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
 
     cdef int _allocate_nodes(self, int32_t leaves) except -1:
         """Empty hulls for a tree of ``leaves`` leaves; the old ones are freed only then."""
+        dirty = np.zeros(leaves, dtype=np.uint8)
+        cdef unsigned char[::1] flags = dirty
         cdef Hull* fresh = <Hull*>calloc(2 * <size_t>leaves, sizeof(Hull))
         if fresh == NULL:
             raise MemoryError(f"the blocked hull engine cannot hold {2 * leaves} tree nodes")
         _free_hulls(self.hulls, self.hull_nodes)
         self.hulls = fresh
         self.hull_nodes = 2 * leaves
+        self.dirty_buffer = dirty
+        self.dirty = &flags[0]
         return 0
 
     cdef int _grow_tree(self, int32_t leaves) except -1:
@@ -157,11 +163,14 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         BlockedAUCEngine._set_leaf(self, slot)
         if self.hulls == NULL:
             return 0
+        if self.deferring:
+            self.dirty[slot] = 1
+            return 0
         return self._leaf_into(slot, &self.hulls[self.leaves + slot])
 
     cdef int _pull_node(self, int32_t node) except -1 nogil:
         BlockedAUCEngine._pull_node(self, node)
-        if self.hulls == NULL:
+        if self.hulls == NULL or self.deferring:
             return 0
         return self._merge_into(&self.hulls[2 * node + 1], &self.hulls[2 * node],
                                 &self.hulls[node])
@@ -295,6 +304,29 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         return 0
 
     # ------------------------------------------------------------------
+    # Batches: the base's sums follow every point; the hulls are recomputed once at the
+    # end, each changed leaf and each of their ancestors once.
+
+    def _many(self, is_pos_array, scores_array, weights, bint adding):
+        self._check_idle()
+        self.deferring = True
+        try:
+            return BlockedAUCEngine._many(self, is_pos_array, scores_array, weights, adding)
+        finally:
+            self.deferring = False
+            self._flush()
+
+    cdef int _flush(self) except -1:
+        """Recompute the hulls of the flagged leaves and of their ancestors (``_refresh``)."""
+        slots = np.flatnonzero(self.dirty_buffer).astype(np.int32)
+        if slots.shape[0] == 0:
+            return 0
+        self.dirty_buffer[:] = 0
+        cdef int32_t[::1] changed = slots
+        self._refresh(&changed[0], <int32_t>changed.shape[0])
+        return 0
+
+    # ------------------------------------------------------------------
     # Reading.
 
     cdef double _h(self) noexcept nogil:
@@ -377,6 +409,8 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         cdef Hull* root
         if self.hulls == NULL or self.hull_nodes != 2 * self.leaves:
             raise AssertionError("the node hulls are not allocated for the tree")
+        if self.deferring or np.any(self.dirty_buffer):
+            raise AssertionError("a batch left stale hulls")
         try:
             for node in range(2 * self.leaves - 1, 0, -1):
                 hull = &self.hulls[node]

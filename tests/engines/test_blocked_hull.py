@@ -239,3 +239,38 @@ def test_no_drift_over_a_long_window():
     for label, score in zip(tail_y.tolist(), tail_s.tolist(), strict=True):
         fresh.add(label, score)
     assert engine.h == fresh.h and engine.auch == fresh.auch
+
+
+@pytest.mark.parametrize("block_limit", [2, 4, 128])
+def test_batches_recompute_each_node_once(block_limit):
+    rng = np.random.default_rng(block_limit + 50)
+    engine = BlockedHullEngine(capacity=1, block_limit=block_limit)
+    points = []
+    for round_index in range(12):
+        size = int(rng.integers(1, 40))
+        labels = rng.integers(0, 2, size).astype(np.uint8)
+        scores = rng.integers(0, 25, size).astype(np.float64)
+        weights = None if round_index < 6 else rng.integers(1, 5, size) / 2.0
+        assert engine.add_many(labels, scores, weights) == -1
+        points += [(bool(p), s, w) for p, s, w in zip(
+            labels.tolist(), scores.tolist(),
+            [1.0] * size if weights is None else weights.tolist(), strict=True)]
+        assert_matches(engine, points)
+        take = sorted(rng.choice(len(points), size=len(points) // 3, replace=False).tolist(),
+                      reverse=True)
+        gone = [points.pop(index) for index in take]
+        result = engine.remove_many(np.array([p for p, _, _ in gone], dtype=np.uint8),
+                                    np.array([s for _, s, _ in gone]),
+                                    np.array([w for _, _, w in gone]))
+        assert result == -1
+        assert_matches(engine, points)
+
+
+def test_a_refused_batch_leaves_current_hulls():
+    engine = BlockedHullEngine(capacity=1, block_limit=2)
+    assert engine.add_many(np.array([1, 0, 1, 0], dtype=np.uint8),
+                           np.array([1.0, 2.0, 3.0, 4.0])) == -1
+    # The third removal is refused: the first two are applied, the hulls follow them.
+    assert engine.remove_many(np.array([1, 0, 1], dtype=np.uint8),
+                              np.array([1.0, 2.0, 9.0])) == 2
+    assert_matches(engine, [(True, 3.0, 1.0), (False, 4.0, 1.0)])
