@@ -38,6 +38,10 @@ vertices (a convex lattice chain in an m x m box), and the copies along a
 path are dominated by the root's hull.  Memory: every node's array holds its
 own hull; with lattice points the total over the tree is O(n).
 
+A batch (``add_many``, ``remove_many``) keeps the base's sums current point
+by point but only flags the leaves it changes; at its end the flagged leaves
+and each of their ancestors are recomputed once (``_refresh``).
+
 Storage: ``hulls`` is one calloc'd array of ``Hull`` records indexed by tree
 node; each record owns a malloc'd edge array grown by doubling (realloc,
 MemoryError when it fails), never shrunk, all freed in ``__dealloc__``.  When
