@@ -77,7 +77,7 @@ from hmeasure_stream.datasets import load_default_stream
 
 # (name, speed target on 10^6 points): "a / b <= x" means median(a) <= x * median(b).
 TARGETS = [
-    ("auc", "np.sort", 1.5),
+    ("auc", "np.sort", 1.3),
     ("auc", "roc_auc_score", 1 / 4),
     ("h_measure", "hmeasure.h_score", 1 / 10),
 ]
@@ -92,8 +92,11 @@ def make_data(n, seed):
 
 
 def contenders(y, s):
+    neg, pos = s[y == 0], s[y == 1]
     return {
         "np.sort": lambda: np.sort(s),
+        # The sorts inside auc: each class's scores, copied and sorted in place.
+        "class sorts": lambda: (neg.copy().sort(), pos.copy().sort()),
         "auc": lambda: auc(y, s),
         "roc_auc_score": lambda: roc_auc_score(y, s),
         "h_measure": lambda: h_measure(y, s),
@@ -130,6 +133,10 @@ def scratch_part(args):
             print(f"  {name:<18}{seconds * 1e3:10.2f} ms")
         print("  ratios:")
         print(f"    auc / np.sort              {medians['auc'] / medians['np.sort']:8.2f}")
+        # auc against numpy sorting the two classes (auc radix-sorts classes of
+        # 2**16 scores or more): negative when auc's sort is the faster.
+        overhead = (medians["auc"] - medians["class sorts"]) * 1e3
+        print(f"    auc - class sorts (numpy)  {overhead:8.2f} ms")
         print(f"    roc_auc_score / auc        {medians['roc_auc_score'] / medians['auc']:8.2f}")
         print(
             f"    hmeasure.h_score / h_measure "

@@ -31,12 +31,14 @@
 
 from libc.stdint cimport int32_t, int64_t
 
+from hmeasure_stream._engines._protocol cimport PointEngine
+
 cdef enum:
     # Distinct scores per block (at most); a full block splits in halves.
     BLOCK = 128
 
 
-cdef class BlockedAUCEngine:
+cdef class BlockedAUCEngine(PointEngine):
     # Buffers own the memory; the pointers are refreshed by _bind after growth.
     cdef public object key_buffer           # (blocks * BLOCK,) distinct scores
     cdef public object count_neg_buffer     # (blocks * BLOCK,) int32
@@ -77,8 +79,6 @@ cdef class BlockedAUCEngine:
     # Unit weights: 2U as an exact integer (compensated pair).
     cdef double twice_u
     cdef double twice_u_compensation
-    cdef bint busy
-    cdef double inverse_scale
     cdef bint sum_nodes
     # Diagnostics for benchmarks (always on, not pickled): segment-tree leaves and
     # inner nodes recomputed (or changed in place) since construction; see ``_counters``.
@@ -89,10 +89,8 @@ cdef class BlockedAUCEngine:
     cdef int _reserve_blocks(self, Py_ssize_t needed) except -1
     cdef int _grow(self) except -1
     cdef int _grow_tree(self, int32_t leaves) except -1
-    cdef int _check_idle(self) except -1
     cdef int _make_weighted(self) except -1
     cdef void _make_unit(self) noexcept nogil
-    cdef void _emptied(self) noexcept nogil
     cdef int32_t _locate(self, double key) noexcept nogil
     cdef int32_t _lower(self, int32_t block, double key) noexcept nogil
     cdef double _held(self, int32_t slot, bint is_pos) noexcept nogil
@@ -109,9 +107,6 @@ cdef class BlockedAUCEngine:
     cdef int _split(self, int32_t position) except -1 nogil
     cdef int _drop_key(self, int32_t position, int32_t index, bint is_pos) except -1 nogil
     cdef int32_t _remove_position(self, int32_t position) noexcept nogil
-    cdef int32_t _count_at(self, double score, bint is_pos) noexcept nogil
-    cdef int _update(self, bint is_pos, double score, double weight,
-                     bint adding) except -1 nogil
     cdef int32_t _find(self, double score) noexcept nogil
     cdef double _auc(self) noexcept nogil
     cdef int _add_point(self, bint is_pos, double score, double weight, bint apply) except -1

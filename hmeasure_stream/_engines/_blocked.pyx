@@ -26,29 +26,29 @@ and ``_pull_node`` are what a subclass keeping more per node overrides): a
 split or merge changes a few leaves amortised instead of every later position
 (a respread of a large window is rare, but one update may move every block).
 
-Semantics are those of ``AUCEngine`` for what its single-point and batch
-entry points do: the same ``Status`` values, unit mode with 2U an exact
-integer kept by increments, weighted mode (from the first weight other than
-1) with 2U the root of non-negative aggregates recomputed from the stored
-weights (no increments), weights stored in units of a power of two fixed by
-the first positive weight (``stored_weight``, ``inverse_scale_of``,
-``stored_batch``), the same removal tolerance, the same emptied-structure rule
-and the same refusal of concurrent use.
+The entry points are ``PointEngine``'s (``_protocol``), as for
+``AUCEngine``, with the same semantics: the same ``Status`` values, unit
+mode with 2U an exact integer kept by increments, weighted mode (from the
+first weight other than 1) with 2U the root of non-negative aggregates
+recomputed from the stored weights (no increments), weights stored in units
+of a power of two fixed by the first positive weight, windows and decay,
+the same removal tolerance, the same emptied-structure rule and the same
+refusal of concurrent use.
 """
 
 import numpy as np
 
 from libc.math cimport NAN, fabs, isfinite
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy, memmove
 
-from hmeasure_stream._engines._protocol import stored_batch
 from hmeasure_stream._engines._numeric cimport (
     compensated_add,
     inverse_scale_of,
     stored_weight,
 )
 from hmeasure_stream._engines._pool import doubled_capacity, grown_buffer
+from hmeasure_stream._engines._protocol cimport PointEngine
 from hmeasure_stream._engines._treap cimport (
     DONE,
     NOT_PRESENT,
@@ -105,14 +105,12 @@ cdef inline int32_t _log2(int32_t power) noexcept nogil:
     return result
 
 
-cdef class BlockedAUCEngine:
+cdef class BlockedAUCEngine(PointEngine):
     """Exact AUC under insertion and deletion on sorted blocks; see the module docstring."""
 
     def __cinit__(self, *args, **kwargs):
         self.twice_u = 0.0
         self.twice_u_compensation = 0.0
-        self.busy = False
-        self.inverse_scale = 0.0
         self.weighted = False
         self.n_points = 0
         self.n_blocks = 0
@@ -239,15 +237,6 @@ cdef class BlockedAUCEngine:
         (all nodes are recomputed next)."""
         return 0
 
-    cdef int _check_idle(self) except -1:
-        """Refuse while an operation (perhaps in another thread) holds the structure."""
-        if self.busy:
-            raise RuntimeError(
-                "the structure is being modified by another thread (a batch operation "
-                "is running); share it between threads only under a lock"
-            )
-        return 0
-
     cdef int _make_weighted(self) except -1:
         """Every point present weighs 1: its class weights become its counts."""
         cdef int32_t position, block, index, slot
@@ -269,13 +258,57 @@ cdef class BlockedAUCEngine:
     cdef void _make_unit(self) noexcept nogil:
         self.weighted = False
 
-    cdef void _emptied(self) noexcept nogil:
-        """The one emptied-structure rule: back to exact unit mode, no scale."""
-        if self.n_points == 0:
-            self.twice_u = 0.0
-            self.twice_u_compensation = 0.0
-            self.inverse_scale = 0.0
-            self._make_unit()
+    # ------------------------------------------------------------------
+    # The hooks of ``PointEngine`` on the blocks.
+
+    cdef int _emptied(self) except -1:
+        self.twice_u = 0.0
+        self.twice_u_compensation = 0.0
+        self._make_unit()
+        return 0
+
+    cdef int _reserve(self, Py_ssize_t new_points, bint weighted) except -1:
+        """Room for every split ``new_points`` insertions can cause, taken before anything
+        changes (a MemoryError leaves the engine as it was): a split needs a full block
+        and leaves two half-full ones, so n insertions split at most
+        min(n, n_blocks + 2 n / block_limit) times.  Then weighted mode if needed."""
+        self._reserve_blocks(min(new_points,
+                                 self.n_blocks + 2 * new_points // self.block_limit + 1))
+        if weighted and not self.weighted:
+            self._make_weighted()
+        return 0
+
+    cdef Py_ssize_t _held_points(self) noexcept nogil:
+        return self.n_points
+
+    cdef bint _stores_weights(self) noexcept nogil:
+        return self.weighted
+
+    cdef void _scale_weights(self, double factor) noexcept nogil:
+        """Weighted mode: every stored weight times ``factor`` (a power of two: exact), the
+        pair weights (2U) times its square."""
+        cdef Py_ssize_t index, position
+        cdef int32_t block
+        cdef double square = factor * factor
+        if not self.weighted:
+            return
+        for position in range(self.n_blocks):
+            block = self.order[position]
+            for index in range(4 * block * BLOCK, 4 * (block * BLOCK + self.size[block])):
+                self.weight[index] *= factor
+            self.aggregate[3 * block] *= factor
+            self.aggregate[3 * block + 1] *= factor
+            self.aggregate[3 * block + 2] *= square
+        for index in range(2 * self.leaves):
+            self.tree[3 * index] *= factor
+            self.tree[3 * index + 1] *= factor
+            self.tree[3 * index + 2] *= square
+
+    cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
+        out[row, 0] = self._auc()
+
+    cdef object _read(self):
+        return self._auc()
 
     # ------------------------------------------------------------------
     # Searches and aggregates.
@@ -784,7 +817,7 @@ cdef class BlockedAUCEngine:
             self.inverse_scale = inverse
             return self._update(is_pos, score, stored, True)
         finally:
-            self._emptied()
+            self._emptied_rule()
             self.busy = False
 
     cdef int _remove_point(self, bint is_pos, double score, double weight,
@@ -809,77 +842,15 @@ cdef class BlockedAUCEngine:
         try:
             status = self._update(is_pos, score, stored, False)
         finally:
-            self._emptied()
+            self._emptied_rule()
             self.busy = False
         return status
-
-    def add(self, bint is_pos, double score, double weight=1.0):
-        """Add one point; DONE, UNCHECKED (a score or weight to validate in Python) or
-        OUT_OF_RANGE (nothing changes unless DONE)."""
-        if not (isfinite(score) and isfinite(weight) and weight >= 0.0):
-            return UNCHECKED
-        return self._add_point(is_pos, score, weight, True)
-
-    def remove(self, bint is_pos, double score, double weight=1.0):
-        """Remove one point; returns its Status (nothing changes unless DONE)."""
-        if not (isfinite(score) and isfinite(weight) and weight >= 0.0):
-            return UNCHECKED
-        return self._remove_point(is_pos, score, weight, True)
 
     cdef int32_t _count_at(self, double score, bint is_pos) noexcept nogil:
         cdef int32_t slot = self._find(score)
         if slot < 0:
             return 0
         return self.count_pos[slot] if is_pos else self.count_neg[slot]
-
-    def _many(self, is_pos_array, scores_array, weights, bint adding):
-        cdef const uint8_t[::1] is_pos = is_pos_array
-        cdef const double[::1] scores = scores_array
-        cdef Py_ssize_t index = 0, n = scores.shape[0]
-        cdef int status = DONE
-        self._check_idle()
-        stored, inverse, refused = stored_batch(weights, n, adding, self.inverse_scale)
-        if refused >= 0:
-            return refused
-        cdef bint unit = stored is None
-        cdef const double[::1] stored_view = None if unit else stored
-        self.busy = True
-        try:
-            if adding:
-                # Room for every split the batch can cause, taken before anything
-                # changes, so that a MemoryError leaves the engine as it was: a split
-                # needs a full block and leaves two half-full ones, so n insertions
-                # split at most min(n, n_blocks + 2 n / block_limit) times.
-                self._reserve_blocks(min(n, self.n_blocks + 2 * n // self.block_limit + 1))
-                if not unit and not self.weighted and bool(np.any(stored != 1.0)):
-                    self._make_weighted()
-                self.inverse_scale = inverse
-            with nogil:
-                for index in range(n):
-                    status = self._update(is_pos[index], scores[index],
-                                          1.0 if unit else stored_view[index], adding)
-                    if status != DONE:
-                        break
-        finally:
-            self._emptied()
-            self.busy = False
-        return index if status != DONE else -1
-
-    def add_many(self, is_pos, scores, weights=None):
-        """Add a checked batch (uint8 labels, float64 scores, float64 weights or None).
-
-        Returns -1, or the index of a weight out of range (nothing is added).
-        """
-        return self._many(is_pos, scores, weights, True)
-
-    def remove_many(self, is_pos, scores, weights=None):
-        """Remove a checked batch; returns -1, or the index of the first refusal."""
-        return self._many(is_pos, scores, weights, False)
-
-    def read(self):
-        """The AUC, read under the claim."""
-        self._check_idle()
-        return self._auc()
 
     def holds(self, bint is_pos, double score, double weight=1.0):
         """Whether ``remove`` would take this point (``weight`` in the caller's units)."""
@@ -929,12 +900,6 @@ cdef class BlockedAUCEngine:
                 return index
         return -1
 
-    def stored_weights(self, weights, Py_ssize_t n, bint adding):
-        """(weights in the structure's units or None for all 1, index of the first that
-        cannot be stored or -1); reads only."""
-        stored, _, refused = stored_batch(weights, n, adding, self.inverse_scale)
-        return stored, refused
-
     def _slots(self):
         """Slots of the keys in increasing score order."""
         sizes = self.size_buffer[self.order_buffer[:self.n_blocks]]
@@ -954,11 +919,6 @@ cdef class BlockedAUCEngine:
             weight_pos = self.count_pos_buffer[slots].astype(np.float64)
         return (self.key_buffer[slots].copy(), weight_neg, weight_pos,
                 self.count_neg_buffer[slots].copy(), self.count_pos_buffer[slots].copy())
-
-    @property
-    def scale(self):
-        """What a stored weight of 1 stands for (a power of two; 1 while none is fixed)."""
-        return 1.0 / self.inverse_scale if self.inverse_scale > 0.0 else 1.0
 
     @property
     def auc(self):

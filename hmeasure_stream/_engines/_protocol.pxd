@@ -31,6 +31,7 @@ cdef class PointEngine:
     cdef double newest_decay
 
     cdef int _check_idle(self) except -1
+    cdef int _emptied_rule(self) except -1
     cdef object _guarded(self, Operation operation, object first, object second, object third,
                          object fourth)
     cdef int _point(self, object y_true, object y_score, object weight, bint adding) except -1

@@ -168,13 +168,18 @@ cdef class PointEngine:
                 result = self._forget_remove(first, second, third, fourth)
             else:
                 result = self._read()
-            if self._held_points() == 0:
-                # The one emptied-structure rule: back to exact unit mode, no scale.
-                self.inverse_scale = 0.0
-                self._emptied()
+            self._emptied_rule()
         finally:
             self.busy = False
         return result
+
+    cdef int _emptied_rule(self) except -1:
+        """The one emptied-structure rule: an empty structure returns to exact unit mode
+        and forgets the units of its weights."""
+        if self._held_points() == 0:
+            self.inverse_scale = 0.0
+            self._emptied()
+        return 0
 
     # ------------------------------------------------------------------
     # Hooks: what a subclass keeping the points provides.

@@ -13,7 +13,10 @@ and call these kernels on contiguous arrays.  Conventions:
 
 import numpy as np
 
-from libc.math cimport isfinite
+from libc.math cimport NAN, isfinite
+from libc.stdint cimport uint64_t
+from libc.stdlib cimport calloc, free, malloc
+from libc.string cimport memcpy
 
 from hmeasure_stream._engines._numeric cimport (
     compensated_add,
@@ -62,45 +65,213 @@ def split_by_class(const label_t[::1] labels, const double[::1] scores,
     return lo, bad_label, bad_score
 
 
-cdef int64_t _count_pairs_below(const double[::1] neg, const double[::1] pos,
-                                bint or_equal) noexcept nogil:
-    """Sum over class 0 scores v of #{class 1 scores < v} (or <= v).
+cdef enum:
+    RADIX_BITS = 8
+    RADIX_BUCKETS = 256
+    RADIX_PASSES = 8
 
-    Both inputs are sorted ascending; a branch-free merge in which ``j`` is
-    the number of class 1 scores consumed when class 0 score ``neg[i]`` is.
+
+def radix_sort(double[::1] values):
+    """Sort finite ``values`` ascending, in place: LSD radix sort on their bits.
+
+    Each double is mapped to a 64-bit key whose unsigned order is the
+    numeric order (flip every bit of a negative number, the sign bit of a
+    positive one); eight stable passes of 8 bits, one count of every digit
+    up front, and a pass is skipped when all keys share its digit (scores in
+    a narrow range share their high bits).  -0.0 ends before 0.0; they
+    compare equal, so the result is sorted for ``<=``.  O(n) time, a buffer
+    of n doubles.  Needs no NaN (callers validate).
     """
-    cdef Py_ssize_t n_neg = neg.shape[0], n_pos = pos.shape[0]
-    cdef Py_ssize_t i = 0, j = 0
-    cdef int64_t total = 0
-    cdef int take_pos
-    if or_equal:
-        while i < n_neg and j < n_pos:
-            take_pos = pos[j] <= neg[i]
-            total += j * (1 - take_pos)
-            j += take_pos
-            i += 1 - take_pos
-    else:
-        while i < n_neg and j < n_pos:
-            take_pos = pos[j] < neg[i]
-            total += j * (1 - take_pos)
-            j += take_pos
-            i += 1 - take_pos
-    # The remaining class 0 scores exceed every class 1 score.
-    return total + (n_neg - i) * n_pos
+    cdef Py_ssize_t n = values.shape[0], k, count, total
+    cdef int p, shift, c, skip
+    if n < 2:
+        return
+    cdef uint64_t* keys = <uint64_t*>&values[0]
+    cdef uint64_t* spare = <uint64_t*>malloc(n * sizeof(uint64_t))
+    cdef Py_ssize_t* counts = <Py_ssize_t*>calloc(RADIX_PASSES * RADIX_BUCKETS,
+                                                  sizeof(Py_ssize_t))
+    cdef uint64_t key, sign = (<uint64_t>1) << 63
+    cdef uint64_t* source = keys
+    cdef uint64_t* target = spare
+    cdef uint64_t* swap
+    cdef Py_ssize_t* start
+    if spare == NULL or counts == NULL:
+        free(spare)
+        free(counts)
+        raise MemoryError(f"no memory for a radix sort of {n} scores")
+    with nogil:
+        for k in range(n):
+            key = keys[k]
+            key ^= (0 - (key >> 63)) | sign
+            keys[k] = key
+            for p in range(RADIX_PASSES):
+                counts[p * RADIX_BUCKETS + ((key >> (p * RADIX_BITS)) & (RADIX_BUCKETS - 1))] += 1
+        for p in range(RADIX_PASSES):
+            start = counts + p * RADIX_BUCKETS
+            skip = 0
+            total = 0
+            for c in range(RADIX_BUCKETS):
+                count = start[c]
+                skip |= count == n
+                start[c] = total
+                total += count
+            if skip:
+                continue
+            shift = p * RADIX_BITS
+            for k in range(n):
+                key = source[k]
+                c = (key >> shift) & (RADIX_BUCKETS - 1)
+                target[start[c]] = key
+                start[c] += 1
+            swap = source
+            source = target
+            target = swap
+        if source != keys:
+            memcpy(keys, source, n * sizeof(uint64_t))
+        for k in range(n):
+            key = keys[k]
+            keys[k] = key ^ (((key >> 63) - 1) | sign)
+    free(spare)
+    free(counts)
+
+
+ctypedef struct _MergeRun:
+    # One stretch of the merge of ``auc2_sorted_classes``: class 0 scores
+    # ``neg[i:stop]`` against the class 1 scores from ``pos[j]`` on.
+    Py_ssize_t i, stop, j
+    int64_t below          # sum over the class 0 scores taken of #{class 1 < score}
+    int64_t ties           # sum over the class 0 scores taken of #{class 1 == score}
+    int64_t tie_run        # #{class 1 == tie_value}, cached for runs of tied class 0 scores
+    double tie_value
+
+
+cdef inline Py_ssize_t _lower_bound(const double* values, Py_ssize_t n,
+                                    double value) noexcept nogil:
+    """The number of ``values`` (sorted ascending) below ``value``."""
+    cdef Py_ssize_t lo = 0, hi = n, mid
+    while lo < hi:
+        mid = lo + (hi - lo) // 2
+        if values[mid] < value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+cdef inline void _merge_step(_MergeRun* run, const double* neg, const double* pos,
+                             Py_ssize_t n_pos) noexcept nogil:
+    """Take the smaller of ``neg[i]`` and ``pos[j]`` (class 0 on ties), without branches.
+
+    Needs ``i < stop`` and ``neg[i] <= pos[n_pos - 1]``, so ``j`` stays in range.
+    """
+    cdef double value = neg[run.i], other = pos[run.j]
+    cdef Py_ssize_t take_pos = other < value, r
+    run.below += (1 - take_pos) * run.j
+    if other == value:
+        # Rare for continuous scores; each run of tied class 1 scores is
+        # counted once, then reused by the class 0 scores equal to it.
+        if value != run.tie_value:
+            run.tie_value = value
+            r = run.j
+            while r < n_pos and pos[r] == value:
+                r += 1
+            run.tie_run = r - run.j
+        run.ties += run.tie_run
+    run.j += take_pos
+    run.i += 1 - take_pos
+
+
+cdef enum:
+    MERGE_WAYS = 4  # the lockstep loop below is written out for 4
+
+
+cdef int64_t _twice_u(const double* neg, Py_ssize_t n_neg, const double* pos,
+                      Py_ssize_t n_pos) noexcept nogil:
+    """2U from the sorted classes: one merge, cut into independent stretches.
+
+    2U = sum over class 0 scores v of 2 #{pos > v} + #{pos == v}
+       = 2 n0 n1 - 2 sum_v #{pos < v} - sum_v #{pos == v}       (Tatti, Alg. 1)
+
+    Class 0 scores above every class 1 score only add n1 each to the first
+    sum; the others are merged.  A single merge is one chain of dependent
+    loads and compares; cut at ``MERGE_WAYS`` class 0 scores (never inside a
+    run of equal scores, so no run of ties is split), the stretches advance in
+    lockstep and the processor overlaps their chains.
+    """
+    cdef _MergeRun runs[MERGE_WAYS]
+    cdef Py_ssize_t n_merged, total, target, lo, hi, mid, cut, k
+    cdef int64_t below = 0, ties = 0
+    if n_neg == 0 or n_pos == 0:
+        return 0
+    # neg[n_merged:] > max(pos): each of them has all n_pos class 1 scores below.
+    n_merged = n_neg
+    lo = 0
+    hi = n_neg
+    while lo < hi:
+        mid = lo + (hi - lo) // 2
+        if neg[mid] <= pos[n_pos - 1]:
+            lo = mid + 1
+        else:
+            hi = mid
+    n_merged = lo
+    below = (n_neg - n_merged) * <int64_t>n_pos
+    # Cut the merge of neg[:n_merged] into stretches of about equal length
+    # (class 0 plus class 1 scores taken), each starting at the first of a
+    # run of equal class 0 scores, with j at the class 1 scores below it.
+    total = n_merged + (_lower_bound(pos, n_pos, neg[n_merged - 1]) if n_merged else 0)
+    cut = 0
+    for k in range(MERGE_WAYS):
+        runs[k].i = cut
+        runs[k].j = _lower_bound(pos, n_pos, neg[cut]) if cut < n_merged else n_pos
+        runs[k].below = 0
+        runs[k].ties = 0
+        runs[k].tie_run = 0
+        runs[k].tie_value = NAN  # the tie cache starts empty: NaN equals nothing
+        if k + 1 < MERGE_WAYS:
+            # The first class 0 score at which the merge has taken >= target.
+            target = total * (k + 1) // MERGE_WAYS
+            lo = cut
+            hi = n_merged
+            while lo < hi:
+                mid = lo + (hi - lo) // 2
+                if mid + _lower_bound(pos, n_pos, neg[mid]) < target:
+                    lo = mid + 1
+                else:
+                    hi = mid
+            if lo < n_merged:
+                lo = _lower_bound(neg, lo, neg[lo])  # back to the start of its run
+                if lo < cut:
+                    lo = cut
+            cut = lo
+        else:
+            cut = n_merged
+        runs[k].stop = cut
+    while ((runs[0].i < runs[0].stop) & (runs[1].i < runs[1].stop)
+           & (runs[2].i < runs[2].stop) & (runs[3].i < runs[3].stop)):
+        _merge_step(&runs[0], neg, pos, n_pos)
+        _merge_step(&runs[1], neg, pos, n_pos)
+        _merge_step(&runs[2], neg, pos, n_pos)
+        _merge_step(&runs[3], neg, pos, n_pos)
+    for k in range(MERGE_WAYS):
+        while runs[k].i < runs[k].stop:
+            _merge_step(&runs[k], neg, pos, n_pos)
+        below += runs[k].below
+        ties += runs[k].ties
+    return 2 * <int64_t>n_neg * n_pos - 2 * below - ties
 
 
 def auc2_sorted_classes(const double[::1] neg, const double[::1] pos):
     """Twice the Mann-Whitney U of class 1 over class 0, from each class sorted ascending.
 
-    2U = sum over class 0 scores v of #{pos > v} + #{pos >= v}
-       = 2 n0 n1 - sum_v #{pos < v} - sum_v #{pos <= v}      (Tatti, Alg. 1)
+    Exact (int64); one pass over both arrays (see ``_twice_u``).
     """
-    cdef int64_t below, below_or_equal
-    cdef int64_t n_neg = neg.shape[0], n_pos = pos.shape[0]
+    cdef Py_ssize_t n_neg = neg.shape[0], n_pos = pos.shape[0]
+    cdef int64_t twice_u
+    if n_neg == 0 or n_pos == 0:
+        return 0
     with nogil:
-        below = _count_pairs_below(neg, pos, False)
-        below_or_equal = _count_pairs_below(neg, pos, True)
-    return 2 * n_neg * n_pos - below - below_or_equal
+        twice_u = _twice_u(&neg[0], n_neg, &pos[0], n_pos)
+    return twice_u
 
 
 def groups_sorted_classes(const double[::1] neg, const double[::1] pos, bint with_keys=False):

@@ -8,8 +8,9 @@ distinct score starts at (u0, t0) = (class 0, class 1 weight above it) and
 ends g0, g1 (its class weights) further.  Along the curve u0, u0 + g0, t0 and
 t0 + g1 never decrease, so each of "the first segment whose u0 reaches A",
 "the first whose u0 + g0 passes B", ... is found by one order-statistic
-descent from the root (``_first``), and the segments the from-scratch kernel
-treats alike form runs of consecutive scores between such boundaries:
+descent from the root (``_first_all``: the seven descents advance in
+lockstep, so their cache misses overlap), and the segments the from-scratch
+kernel treats alike form runs of consecutive scores between such boundaries:
 
 - the runs wholly inside the box add g0 (t0 + g1 / 2 - C) each: over a run of
   scores with class 1 weight T above it, 2 T (its class 0 weight) + its pair
@@ -51,44 +52,74 @@ cdef struct Aggregate:
     double neg, pos, pairs
 
 
-cdef void _first(ScoreTreap tree, bint on_pos, bint at_end, bint strict, double threshold,
-                 Found* out) noexcept nogil:
-    """The first segment from the highest score down whose coordinate passes ``threshold``.
+cdef struct Descent:
+    # One search of ``_first_all`` under way: what it looks for and where it is.
+    bint on_pos, at_end, strict
+    double threshold
+    int32_t node
+    double above_neg, above_pos
+
+
+cdef inline void _first_step(ScoreTreap tree, Descent* search, Found* out) noexcept nogil:
+    """One level of a search for the first segment whose coordinate passes a threshold."""
+    cdef int32_t node = search.node
+    cdef int32_t child = tree.right[node]
+    cdef double u0 = search.above_neg, t0 = search.above_pos, g0, g1, value
+    if child >= 0:
+        u0 = u0 + tree.subtree_neg[child]
+        t0 = t0 + tree.subtree_pos[child]
+    g0 = tree.node_neg(node)
+    g1 = tree.node_pos(node)
+    if search.on_pos:
+        value = t0 + g1 if search.at_end else t0
+    else:
+        value = u0 + g0 if search.at_end else u0
+    if value > search.threshold or (not search.strict and value == search.threshold):
+        out.node = node
+        out.key = tree.key[node]
+        out.u0 = u0
+        out.t0 = t0
+        out.g0 = g0
+        out.g1 = g1
+        search.node = child
+    else:
+        search.above_neg = u0 + g0
+        search.above_pos = t0 + g1
+        search.node = tree.left[node]
+
+
+cdef void _first_all(ScoreTreap tree, Descent* searches, Found* out, int count) noexcept nogil:
+    """For each search, the first segment from the highest score down whose coordinate
+    passes its threshold.
 
     The coordinate is u (class 0) or, ``on_pos``, t (class 1), at the start
     of the segment or, ``at_end``, at its end; it passes when > threshold
     (``strict``) or >= threshold.  It never decreases along the curve, so
-    one descent finds the first: O(depth).  ``out.node`` is -1 when none does.
+    one descent finds the first: O(depth).  ``out[k].node`` is -1 when none
+    does.  The descents are independent and advance a level each in turn,
+    so that the memory latencies of their paths overlap instead of adding up.
     """
-    cdef int32_t node = tree.root, child
-    cdef double above_neg = 0.0, above_pos = 0.0, u0, t0, g0, g1, value
-    out.node = -1
-    out.key = -INFINITY
-    while node >= 0:
-        u0 = above_neg
-        t0 = above_pos
-        child = tree.right[node]
-        if child >= 0:
-            u0 = u0 + tree.subtree_neg[child]
-            t0 = t0 + tree.subtree_pos[child]
-        g0 = tree.node_neg(node)
-        g1 = tree.node_pos(node)
-        if on_pos:
-            value = t0 + g1 if at_end else t0
-        else:
-            value = u0 + g0 if at_end else u0
-        if value > threshold or (not strict and value == threshold):
-            out.node = node
-            out.key = tree.key[node]
-            out.u0 = u0
-            out.t0 = t0
-            out.g0 = g0
-            out.g1 = g1
-            node = child
-        else:
-            above_neg = u0 + g0
-            above_pos = t0 + g1
-            node = tree.left[node]
+    cdef int k, active = count
+    for k in range(count):
+        out[k].node = -1
+        out[k].key = -INFINITY
+        searches[k].node = tree.root
+        searches[k].above_neg = 0.0
+        searches[k].above_pos = 0.0
+    while active:
+        active = 0
+        for k in range(count):
+            if searches[k].node >= 0:
+                _first_step(tree, &searches[k], &out[k])
+                active += searches[k].node >= 0
+
+
+cdef inline void _search(Descent* search, bint on_pos, bint at_end, bint strict,
+                         double threshold) noexcept nogil:
+    search.on_pos = on_pos
+    search.at_end = at_end
+    search.strict = strict
+    search.threshold = threshold
 
 
 cdef inline void _append(Aggregate* run, double neg, double pos, double pairs) noexcept nogil:
@@ -187,6 +218,8 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     ``_partial.box_area_counts`` does.
     """
     cdef Found cross_a, start_a, cross_b, cross_c, start_c, cross_d, start_d
+    cdef Found found[7]
+    cdef Descent searches[7]
     cdef Found* start
     cdef Found* end
     cdef Aggregate inside, above
@@ -218,13 +251,16 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
         exact_floor_ceil(c, total_pos, &floor_c, &ceil_c)
         exact_floor_ceil(d, total_pos, &floor_d, &ceil_d)
     parts.n_cuts = 0
-    _first(tree, False, True, True, floor_a, &cross_a)     # u0 + g0 > A
-    _first(tree, False, False, False, ceil_a, &start_a)    # u0 >= A
-    _first(tree, False, True, True, floor_b, &cross_b)     # u0 + g0 > B
-    _first(tree, True, True, True, floor_c, &cross_c)      # t0 + g1 > C
-    _first(tree, True, False, False, ceil_c, &start_c)     # t0 >= C
-    _first(tree, True, True, True, floor_d, &cross_d)      # t0 + g1 > D
-    _first(tree, True, False, False, ceil_d, &start_d)     # t0 >= D
+    _search(&searches[0], False, True, True, floor_a)     # u0 + g0 > A
+    _search(&searches[1], False, False, False, ceil_a)    # u0 >= A
+    _search(&searches[2], False, True, True, floor_b)     # u0 + g0 > B
+    _search(&searches[3], True, True, True, floor_c)      # t0 + g1 > C
+    _search(&searches[4], True, False, False, ceil_c)     # t0 >= C
+    _search(&searches[5], True, True, True, floor_d)      # t0 + g1 > D
+    _search(&searches[6], True, False, False, ceil_d)     # t0 >= D
+    _first_all(tree, searches, found, 7)
+    cross_a, start_a, cross_b = found[0], found[1], found[2]
+    cross_c, start_c, cross_d, start_d = found[3], found[4], found[5], found[6]
     # The segments cut by a side, from the highest score down (the order of
     # the kernel's sum).  Between start_a and cross_b lie the segments wholly
     # within [A, B]: the run where C and D are looked at.

@@ -108,13 +108,18 @@ class Monitor:
 
     A window given as a duration (``"24h"``) or a ``half_life`` needs the
     rows' times (``process(..., times=...)``); the window's structure then
-    forgets points itself, from the first row.
+    forgets points itself, from the first row.  ``min_periods``: the values
+    are nan while the window holds fewer rows.
     """
 
     def __init__(self, window, metrics, every=1, h_options=None, epsilon=None, threshold=0.5,
-                 half_life=None):
+                 half_life=None, min_periods=1):
         h_options = h_options or {}
         self.timed = is_duration(window) or half_life is not None
+        if not self.timed and window is not None and min_periods > window:
+            raise InputError(f"--min-periods {min_periods} is more than the --window of "
+                             f"{window} rows holds: every value would be nan")
+        self.min_periods = min_periods
         self.window = window
         self.metrics = metrics
         self.every = every
@@ -132,7 +137,7 @@ class Monitor:
         if self.timed:
             try:
                 self.tracker = SlidingWindow(window, self.tracked, half_life=half_life,
-                                             **self.tracker_options)
+                                             min_periods=min_periods, **self.tracker_options)
             except ValueError as error:
                 raise InputError(str(error)) from None
         else:
@@ -174,19 +179,30 @@ class Monitor:
         emitted = (rows + 1) % self.every == 0
         result = {name: values[name][emitted] for name in self.metrics if name in values}
         if self.recompute_h:
-            all_labels = np.concatenate([self.tail_labels, labels])
-            all_scores = np.concatenate([self.tail_scores, scores])
-            start = self.tail_labels.shape[0]
-            result["h"] = np.array([
-                self._h_of_window(all_labels, all_scores, start + int(offset))
-                for offset in np.flatnonzero(emitted)
-            ])
-            keep = all_labels.shape[0] if self.window is None else self.window
-            self.tail_labels = all_labels[-keep:].copy()
-            self.tail_scores = all_scores[-keep:].copy()
+            result["h"] = self._recomputed_h(labels, scores, emitted)
+        if self.min_periods > 1 and not self.timed:
+            # A row window (or the prefix) holds min(row + 1, window) rows.
+            held = rows[emitted] + 1 if self.window is None else np.minimum(rows[emitted] + 1,
+                                                                             self.window)
+            for column in result.values():
+                column[held < self.min_periods] = np.nan
         self.rows += labels.shape[0]
         self.class_counts += np.bincount(labels, minlength=2)[:2]
         return rows[emitted], result
+
+    def _recomputed_h(self, labels, scores, emitted):
+        """H with priors fixed from outside, from the window's points for each emitted row."""
+        all_labels = np.concatenate([self.tail_labels, labels])
+        all_scores = np.concatenate([self.tail_scores, scores])
+        start = self.tail_labels.shape[0]
+        values = np.array([
+            self._h_of_window(all_labels, all_scores, start + int(offset))
+            for offset in np.flatnonzero(emitted)
+        ], dtype=np.float64)
+        keep = all_labels.shape[0] if self.window is None else self.window
+        self.tail_labels = all_labels[-keep:].copy()
+        self.tail_scores = all_scores[-keep:].copy()
+        return values
 
     def _h_of_window(self, labels, scores, end):
         begin = 0 if self.window is None else max(0, end + 1 - self.window)
@@ -443,6 +459,9 @@ def build_parser():
                         help="exponential decay: a row of age a weighs 2^(-a/H) against the "
                              "newest; H in rows, or a duration such as 30min with --time-col; "
                              "combines with --window (give --window all for decay alone)")
+    parser.add_argument("--min-periods", type=_count, default=1, metavar="N",
+                        help="the metrics are nan until the window holds N rows (as "
+                             "pandas' rolling min_periods; default: 1)")
     parser.add_argument("--time-col", metavar="TS",
                         help="column of the rows' times: ISO 8601 (2026-11-22T21:00:00Z) or "
                              "seconds since the epoch; they must not go backwards; copied to "
@@ -828,7 +847,7 @@ def _copied_columns(args):
 def run(args, stdout):
     h_options = _h_options(args)
     monitor = Monitor(args.window, args.metrics, args.every, h_options, args.epsilon,
-                      args.threshold, args.half_life)
+                      args.threshold, args.half_life, args.min_periods)
     is_file = args.file != STDIN
     if args.out is not None:
         _check_target(args.out, "--out", [(args.file if is_file else None, "the input file")])

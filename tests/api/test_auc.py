@@ -129,6 +129,41 @@ def test_auc_accepts_lists_series_and_noncontiguous_arrays():
     assert auc(np.array(y), read_only) == expected
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
+@pytest.mark.parametrize("label_dtype", [np.int8, np.int64, np.float32, np.float64])
+def test_auc_signed_labels_equal_zero_one_labels(rng, label_dtype):
+    # Labels -1/1 (scikit-learn's convention) are read as 0/1.
+    y = rng.integers(0, 2, 300)
+    s = rng.integers(0, 9, 300) / 4
+    expected = float(brute_auc(list(y), list(s)))
+    assert auc((2 * y - 1).astype(label_dtype), s) == expected
+    assert auc(y.astype(label_dtype), s) == expected
+
+
+SPECIAL_SCORES = [-1e308, -2.5, -5e-324, -0.0, 0.0, 5e-324, 1.0, 1.0 + 2**-52, 1e308]
+
+
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
+@pytest.mark.parametrize("seed", range(5))
+def test_auc_special_scores_and_ties_exact(seed):
+    # Zeros of both signs tie; extreme magnitudes keep their order; runs of
+    # ties longer than the merge's stretches.  Against the Fraction count.
+    rng = np.random.default_rng(seed)
+    n = 240
+    s = rng.choice(SPECIAL_SCORES, n)
+    y = rng.integers(0, 2, n).astype(bool)
+    assert auc(y, s) == float(brute_auc(list(y.astype(int)), list(s)))
+    # float32: its own extremes (1e308 is not a float32; +-5e-324 become +-0.0).
+    s32 = np.clip(s, -3.0e38, 3.0e38).astype(np.float32)
+    assert auc(y, s32) == float(brute_auc(list(y.astype(int)), [float(v) for v in s32]))
+
+
+@pytest.mark.parametrize("y", [[1, 1, 1], [0, 0], [True, True], [-1, -1]])
+def test_auc_refuses_one_class(y):
+    with pytest.raises(ValueError, match="only one class is present"):
+        auc(y, np.arange(len(y), dtype=float))
+
+
 def test_auc_huge_integer_scores_keep_their_order():
     # 2**60 + 1 and 2**60 are the same float64; the ranks keep them apart.
     base = 2**60
@@ -160,3 +195,24 @@ def test_auc_zero_weights_drop_points():
     w = np.array([1.0, 1.0, 0.0, 1.0, 1.0])
     keep = w > 0
     assert auc(y, s, sample_weight=w) == auc(y[keep], s[keep])
+
+
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
+@pytest.mark.parametrize("kind", ["ties", "continuous", "float32"])
+def test_auc_long_classes_exact(rng, kind):
+    # Classes long enough for the radix sort; 2U counted by numpy's searchsorted.
+    n = 300_000
+    y = rng.integers(0, 2, n)
+    if kind == "ties":
+        s = rng.choice([-1e300, -0.0, 0.0, 5e-324, 0.25, 1e300], n)
+    else:
+        s = rng.normal(size=n) + 0.3 * y
+    if kind == "float32":
+        s = s.astype(np.float32)
+    neg = np.sort(s[y == 0].astype(np.float64))
+    pos = np.sort(s[y == 1].astype(np.float64))
+    above = pos.shape[0] - np.searchsorted(pos, neg, side="right")
+    equal = np.searchsorted(pos, neg, side="right") - np.searchsorted(pos, neg, side="left")
+    twice_u = 2 * int(above.sum()) + int(equal.sum())
+    assert auc(y, s) == float(Fraction(twice_u, 2 * neg.shape[0] * pos.shape[0]))
+    assert auc(y.astype(bool), s) == auc(2 * y - 1, s) == auc(y, s)

@@ -570,3 +570,48 @@ def test_npz_on_standard_input_is_refused(tmp_path):
     assert (done.returncode, done.stdout) == (2, "")
     assert done.stderr == ("hmeasure-stream: error: <stdin>: npz data can only be read from a "
                            "file given by its path (it is read by seeking)\n")
+
+
+@pytest.mark.parametrize(("window", "chunk_size"), [("40", "7"), ("40", "1000"), ("all", "13")])
+def test_min_periods_with_a_row_window(tmp_path, capsys, stream, window, chunk_size):
+    y, s = stream
+    path = tmp_path / "rows.csv"
+    path.write_text("label,score\n" + rows_of(y, s))
+    code, out, err = run_cli([path, "--window", window, "--min-periods", "25", "--chunk-size",
+                              chunk_size, "--metrics", "auc,h", "--no-progress"], capsys)
+    assert code == 0, err
+    rows, values = read_table(out)
+    expected = window_aucs(y, s, None if window == "all" else int(window))
+    expected[:24] = np.nan  # fewer than 25 rows in the window (the prefix) so far
+    np.testing.assert_array_equal(rows, np.arange(len(y)))
+    np.testing.assert_array_equal(values["auc"], expected)
+    assert np.all(np.isnan(values["h"][:24])) and not np.any(np.isnan(values["h"][24:]))
+
+
+def test_min_periods_with_a_time_window(tmp_path, capsys, rng, stream):
+    y, s = stream
+    t = irregular_times(rng, len(y))
+    path = tmp_path / "rows.csv"
+    path.write_text("label,score,t\n" + rows_of(y, s, extra=[str(u) for u in t]))
+    code, out, err = run_cli([path, "--time-col", "t", "--window", "1h", "--min-periods", "20",
+                              "--no-progress"], capsys)
+    assert code == 0, err
+    expected = time_window_aucs(y, s, t, 3600)
+    held = np.array([np.sum(t[:end + 1] > t[end] - 3600) for end in range(len(y))])
+    assert 0 < np.sum(held < 20) < len(y)  # both kinds of rows occur
+    expected[held < 20] = np.nan
+    _, values = read_table(out)
+    np.testing.assert_array_equal(values["auc"], expected)
+
+
+def test_min_periods_longer_than_the_window_is_refused(tmp_path, capsys, stream):
+    y, s = stream
+    path, out = tmp_path / "rows.csv", tmp_path / "m.csv"
+    path.write_text("label,score\n" + rows_of(y, s))
+    out.write_text(PRECIOUS)
+    code, stdout, err = run_cli([path, "--window", "30", "--min-periods", "31", "--out", out],
+                                capsys)
+    assert (code, stdout) == (2, "")
+    assert err == ("hmeasure-stream: error: --min-periods 31 is more than the --window of 30 "
+                   "rows holds: every value would be nan\n")
+    assert out.read_text() == PRECIOUS
