@@ -35,9 +35,12 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     cdef readonly int64_t edges_copied
     cdef readonly int64_t loss_calls
 
-    cdef int _reserve(self, Hull* hull, int32_t size) except -1 nogil
+    cdef int _reserve_edges(self, Hull* hull, int32_t size) except -1 nogil
     cdef int _allocate_nodes(self, int32_t leaves) except -1
     cdef int _flush(self) except -1
+    cdef Py_ssize_t _batch(self, object is_pos_array, object scores_array,
+                           object weights_array, bint adding) except -2
+    cdef void _scale_weights(self, double factor) noexcept nogil
     cdef int _leaf_into(self, int32_t slot, Hull* out) except -1 nogil
     cdef int _merge_into(self, const Hull* right, const Hull* left, Hull* out) except -1 nogil
     cdef double _h(self) noexcept nogil

@@ -143,7 +143,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     cdef int _grow_tree(self, int32_t leaves) except -1:
         return self._allocate_nodes(leaves)
 
-    cdef int _reserve(self, Hull* hull, int32_t size) except -1 nogil:
+    cdef int _reserve_edges(self, Hull* hull, int32_t size) except -1 nogil:
         """Room for ``size`` edges (doubling); MemoryError leaves the hull as it was."""
         cdef int32_t capacity = hull.capacity if hull.capacity > 0 else 4
         cdef double* grown
@@ -221,7 +221,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
                 work[3 * k + 2] = edge_loss(work[3 * k], work[3 * k + 1], self.alpha,
                                             self.beta, self.integer_order)
                 self.loss_calls += 1
-        self._reserve(out, top)
+        self._reserve_edges(out, top)
         memcpy(out.edge, work, 3 * sizeof(double) * <size_t>top)
         out.size = top
         self.edges_copied += top
@@ -243,7 +243,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         cdef double absorbed_neg = 0.0, absorbed_pos = 0.0
         cdef double* edge
         cdef bint popped
-        self._reserve(out, right.size + left.size)
+        self._reserve_edges(out, right.size + left.size)
         edge = out.edge
         if right.size:
             memcpy(edge, right.edge, 3 * sizeof(double) * <size_t>right.size)
@@ -311,14 +311,33 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     # Batches: the base's sums follow every point; the hulls are recomputed once at the
     # end, each changed leaf and each of their ancestors once.
 
-    def _many(self, is_pos_array, scores_array, weights, bint adding):
-        self._check_idle()
+    cdef Py_ssize_t _batch(self, object is_pos_array, object scores_array,
+                           object weights_array, bint adding) except -2:
         self.deferring = True
         try:
-            return BlockedAUCEngine._many(self, is_pos_array, scores_array, weights, adding)
+            return BlockedAUCEngine._batch(self, is_pos_array, scores_array, weights_array,
+                                           adding)
         finally:
             self.deferring = False
             self._flush()
+
+    cdef void _scale_weights(self, double factor) noexcept nogil:
+        """The base's weights times ``factor`` (a power of two: exact), and every hull with
+        them: steps, end points and loss terms (homogeneous of degree 1) times ``factor``,
+        areas times its square."""
+        cdef Py_ssize_t node, k
+        cdef Hull* hull
+        BlockedAUCEngine._scale_weights(self, factor)
+        if not self.weighted or self.hulls == NULL:
+            return
+        for node in range(1, self.hull_nodes):
+            hull = &self.hulls[node]
+            for k in range(3 * hull.size):
+                hull.edge[k] *= factor
+            hull.total_neg *= factor
+            hull.total_pos *= factor
+            hull.loss *= factor
+            hull.area2 *= factor * factor
 
     cdef int _flush(self) except -1:
         """Recompute the hulls of the flagged leaves and of their ancestors (``_refresh``)."""

@@ -23,6 +23,7 @@ from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, 
 from reference_impl import brute_upper_hull, h_by_integration
 
 from hmeasure_stream.metrics import h_measure
+from hmeasure_stream.streaming._base import make_forgetting
 
 
 def brute_hull_points(points):
@@ -274,3 +275,32 @@ def test_a_refused_batch_leaves_current_hulls():
     assert engine.remove_many(np.array([1, 0, 1], dtype=np.uint8),
                               np.array([1.0, 2.0, 9.0])) == 2
     assert_matches(engine, [(True, 3.0, 1.0), (False, 4.0, 1.0)])
+
+
+@pytest.mark.parametrize(("window", "half_life", "chunk"),
+                         [(40, None, 1), (None, 3.0, 1), (200, 1.5, 37), (None, 2.0, 11)])
+def test_windows_and_decay_against_the_treap_hull(window, half_life, chunk):
+    """PointEngine's forgetting (count window, decay with rescaling by powers of two) drives
+    BlockedHullEngine and HullEngine alike: the same H and AUCH after every chunk."""
+    rng = np.random.default_rng(17)
+    n = 700
+    y = rng.integers(0, 2, n).astype(np.uint8)
+    s = np.round(rng.normal(size=n) + y, 1)
+    engine = BlockedHullEngine(capacity=1, block_limit=4)
+    reference = HullEngine(capacity=1, seed=3)
+    forgettings = [make_forgetting(window, half_life), make_forgetting(window, half_life)]
+    for start in range(0, n, chunk):
+        stop = min(start + chunk, n)
+        for structure, forgetting in zip((engine, reference), forgettings, strict=True):
+            if chunk == 1:
+                assert structure.forget_add(forgetting, int(y[start]), float(s[start])) == 0
+            else:
+                assert structure.forget_add_many(forgetting, y[start:stop], s[start:stop]) == -1
+        assert engine._check()
+        if np.isnan(reference.h):
+            assert np.isnan(engine.h)
+            continue
+        assert engine.h == pytest.approx(reference.h, rel=1e-12, abs=1e-13)
+        assert engine.auch == pytest.approx(reference.auch, rel=1e-12, abs=1e-13)
+    if half_life is not None:
+        assert forgettings[0].rescales > 0  # the hulls were rescaled (_scale_weights)
