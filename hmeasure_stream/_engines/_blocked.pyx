@@ -1073,8 +1073,10 @@ cdef class BlockedAUCEngine(PointEngine):
 
 
 def _rebuild_blocked(buffers, block_capacity, n_blocks, n_free, leaves, block_limit,
-                     n_points, weighted, twice_u, compensation, inverse_scale):
-    cdef BlockedAUCEngine engine = BlockedAUCEngine.__new__(BlockedAUCEngine)
+                     n_points, weighted, twice_u, compensation, inverse_scale,
+                     engine_type=BlockedAUCEngine):
+    # ``engine_type``: a subclass rebuilding its base state first (it recomputes its own).
+    cdef BlockedAUCEngine engine = engine_type.__new__(engine_type)
     (engine.key_buffer, engine.count_neg_buffer, engine.count_pos_buffer, engine.weight_buffer,
      engine.size_buffer, engine.aggregate_buffer, engine.order_buffer, engine.first_buffer,
      engine.free_buffer, engine.tree_buffer, engine.leaf_of_block_buffer,

@@ -1,0 +1,523 @@
+"""Exact ROC hull, H-measure and AUCH under insertion and deletion on sorted blocks.
+
+The hull maintenance of Tatti, "Maintaining AUC and H-measure over time"
+(Secs. 5.1-5.3, after Overmars and van Leeuwen: a node's hull is the bridge
+of its children's hulls) on the structure of ``BlockedAUCEngine``: the
+distinct scores in sorted blocks, a perfect segment tree over gapped leaf
+slots.  Every tree node keeps the ROC upper hull of its points as ONE
+contiguous array of edges (``Hull``): per edge its class 0 and class 1
+steps and its H-measure loss term (priors from the data, Eq. 7: the term
+depends on the edge alone), plus the node's end point, the sum of the loss
+terms and twice the area under the hull.  These three are recomputed at each
+change from the children's, less what the edges the bridge replaced held,
+plus the bridge's (O(bridge search), exact integers for unit weights); they
+are never adjusted by increments over time, so nothing drifts.  A leaf takes
+them by a pass over its edges; ``_check`` compares every node with such a
+pass.
+
+The ROC curve runs from the highest score down and the leaves are in
+increasing score order, so a node's hull is its right child's hull followed
+by its left child's, shifted to start at the right child's end point, with
+the upper hull taken over both.  Working on edge vectors (as
+``_scratch.upper_hull``) nothing is shifted: the right child's edges are
+copied as they are, then the left child's edges are pushed by Andrew's
+monotone chain, each pop merging the popped edge into the run.  The first
+left edge pushed without a pop ends the bridge search: the left child is
+convex, so the rest of its edges are copied as they are, with their loss
+terms.  Only the edge that absorbed pops (the bridge) gets a new loss term.
+A leaf's hull is one monotone-chain scan of its block's groups from the
+highest score down; a gap's hull is empty.  Turns are decided by
+``at_least_as_steep`` (exact on the stored edge vectors); collinear and
+repeated points are dropped, as ``_scratch.upper_hull`` does.
+
+Cost of an update: the base's update, then one leaf scan (<= BLOCK groups)
+and one merge per ancestor, each O(size of the node's hull) in copies (two
+memcpy) and O(bridge search) in turn tests.  With unit weights the ROC
+points are lattice points, so a node of m points has O(m^(2/3)) hull
+vertices (a convex lattice chain in an m x m box), and the copies along a
+path are dominated by the root's hull.  Memory: every node's array holds its
+own hull; with lattice points the total over the tree is O(n).
+
+A batch (``add_many``, ``remove_many``) keeps the base's sums current point
+by point but only flags the leaves it changes; at its end the flagged leaves
+and each of their ancestors are recomputed once (``_refresh``).
+
+Storage: ``hulls`` is one calloc'd array of ``Hull`` records indexed by tree
+node; each record owns a malloc'd edge array grown by doubling (realloc,
+MemoryError when it fails), never shrunk, all freed in ``__dealloc__``.  When
+the base doubles its leaves (``_grow_tree``) a new record array is allocated
+first and the old one freed once that succeeded; every node is recomputed
+next by the base.  Pickling stores the base's buffers; hulls are rebuilt on
+load.
+"""
+
+import numpy as np
+
+from cpython.exc cimport PyErr_NoMemory
+from libc.math cimport NAN
+from libc.stdint cimport int32_t, int64_t
+from libc.stdlib cimport calloc, free, realloc
+from libc.string cimport memcpy
+
+from hmeasure_stream._engines._blocked cimport BLOCK, BlockedAUCEngine
+from hmeasure_stream._engines._chain cimport at_least_as_steep
+from hmeasure_stream._engines._cost cimport edge_loss, integer_order_of
+
+from hmeasure_stream._engines._blocked import _rebuild_blocked
+
+
+cdef void _free_hulls(Hull* hulls, int32_t count) noexcept nogil:
+    cdef int32_t node
+    if hulls == NULL:
+        return
+    for node in range(count):
+        free(hulls[node].edge)
+    free(hulls)
+
+
+cdef void _finish(Hull* out) noexcept nogil:
+    """End point, loss sum and twice the area of a hull, from its edges (one pass)."""
+    cdef int32_t k
+    cdef double x = 0.0, y = 0.0, loss = 0.0, area2 = 0.0, dx, dy
+    cdef double* edge = out.edge
+    for k in range(out.size):
+        dx = edge[3 * k]
+        dy = edge[3 * k + 1]
+        area2 += dx * (2.0 * y + dy)
+        x += dx
+        y += dy
+        loss += edge[3 * k + 2]
+    out.total_neg = x
+    out.total_pos = y
+    out.loss = loss
+    out.area2 = area2
+
+
+cdef inline bint _close(double maintained, double recomputed, double scale) noexcept:
+    """Equal within 1e-12 of ``scale`` (what the terms of the sums are bounded by)."""
+    return abs(maintained - recomputed) <= 1e-12 * max(abs(recomputed), scale, 1e-300)
+
+
+cdef class BlockedHullEngine(BlockedAUCEngine):
+    """Exact ROC hull, H-measure (priors from the data), AUCH and AUC on sorted blocks."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.hulls = NULL
+        self.hull_nodes = 0
+        self.work.edge = NULL
+        self.work.size = 0
+        self.work.capacity = 0
+        self.edges_copied = 0
+        self.loss_calls = 0
+        self.deferring = False
+        self.dirty = NULL
+
+    def __init__(self, double alpha=2.0, double beta=2.0, Py_ssize_t capacity=16, seed=None,
+                 int block_limit=BLOCK):
+        BlockedAUCEngine.__init__(self, capacity, seed, block_limit)
+        self.alpha = alpha
+        self.beta = beta
+        self.integer_order = integer_order_of(alpha, beta)
+        self._allocate_nodes(self.leaves)
+
+    def __dealloc__(self):
+        _free_hulls(self.hulls, self.hull_nodes)
+        self.hulls = NULL
+        free(self.work.edge)
+        self.work.edge = NULL
+
+    cdef int _allocate_nodes(self, int32_t leaves) except -1:
+        """Empty hulls for a tree of ``leaves`` leaves; the old ones are freed only then."""
+        dirty = np.zeros(leaves, dtype=np.uint8)
+        cdef unsigned char[::1] flags = dirty
+        cdef Hull* fresh = <Hull*>calloc(2 * <size_t>leaves, sizeof(Hull))
+        if fresh == NULL:
+            raise MemoryError(f"the blocked hull engine cannot hold {2 * leaves} tree nodes")
+        _free_hulls(self.hulls, self.hull_nodes)
+        self.hulls = fresh
+        self.hull_nodes = 2 * leaves
+        self.dirty_buffer = dirty
+        self.dirty = &flags[0]
+        return 0
+
+    cdef int _grow_tree(self, int32_t leaves) except -1:
+        return self._allocate_nodes(leaves)
+
+    cdef int _reserve_edges(self, Hull* hull, int32_t size) except -1 nogil:
+        """Room for ``size`` edges (doubling); MemoryError leaves the hull as it was."""
+        cdef int32_t capacity = hull.capacity if hull.capacity > 0 else 4
+        cdef double* grown
+        if size <= hull.capacity:
+            return 0
+        while capacity < size:
+            capacity *= 2
+        grown = <double*>realloc(hull.edge, 3 * sizeof(double) * <size_t>capacity)
+        if grown == NULL:
+            with gil:
+                PyErr_NoMemory()
+            return -1
+        hull.edge = grown
+        hull.capacity = capacity
+        return 0
+
+    # ------------------------------------------------------------------
+    # The hooks of BlockedAUCEngine.
+
+    cdef int _set_leaf(self, int32_t slot) except -1 nogil:
+        BlockedAUCEngine._set_leaf(self, slot)
+        if self.hulls == NULL:
+            return 0
+        if self.deferring:
+            self.dirty[slot] = 1
+            return 0
+        return self._leaf_into(slot, &self.hulls[self.leaves + slot])
+
+    cdef int _pull_node(self, int32_t node) except -1 nogil:
+        BlockedAUCEngine._pull_node(self, node)
+        if self.hulls == NULL or self.deferring:
+            return 0
+        return self._merge_into(&self.hulls[2 * node + 1], &self.hulls[2 * node],
+                                &self.hulls[node])
+
+    cdef int _leaf_into(self, int32_t slot, Hull* out) except -1 nogil:
+        """The hull of the block at ``slot`` (empty for a gap): a monotone chain over its
+        groups from the highest score down, then the loss terms of the kept edges."""
+        cdef int32_t block = self.block_at_leaf[slot], index, top = 0, k, at, old
+        cdef double* work = self.leaf_work
+        cdef double run_neg, run_pos
+        if block < 0:
+            out.size = 0
+            _finish(out)
+            return 0
+        for index in range(self.size[block] - 1, -1, -1):
+            at = block * BLOCK + index
+            if self.weighted:
+                run_neg = self.weight[4 * at] + self.weight[4 * at + 2]
+                run_pos = self.weight[4 * at + 1] + self.weight[4 * at + 3]
+            else:
+                run_neg = self.count_neg[at]
+                run_pos = self.count_pos[at]
+            if run_neg == 0.0 and run_pos == 0.0:
+                continue  # a repeated point
+            while top >= 1 and at_least_as_steep(
+                    run_neg, run_pos, work[3 * top - 3], work[3 * top - 2]):
+                top -= 1
+                run_neg += work[3 * top]
+                run_pos += work[3 * top + 1]
+            work[3 * top] = run_neg
+            work[3 * top + 1] = run_pos
+            top += 1
+        # Loss terms: an edge the old hull had keeps its term (both hulls list their edges
+        # by decreasing slope, so one pass over the old one finds them).
+        old = 0
+        for k in range(top):
+            while old < out.size and not at_least_as_steep(
+                    work[3 * k], work[3 * k + 1], out.edge[3 * old], out.edge[3 * old + 1]):
+                old += 1
+            if (old < out.size and out.edge[3 * old] == work[3 * k]
+                    and out.edge[3 * old + 1] == work[3 * k + 1]):
+                work[3 * k + 2] = out.edge[3 * old + 2]
+            else:
+                work[3 * k + 2] = edge_loss(work[3 * k], work[3 * k + 1], self.alpha,
+                                            self.beta, self.integer_order)
+                self.loss_calls += 1
+        self._reserve_edges(out, top)
+        memcpy(out.edge, work, 3 * sizeof(double) * <size_t>top)
+        out.size = top
+        self.edges_copied += top
+        _finish(out)
+        return 0
+
+    cdef int _merge_into(self, const Hull* right, const Hull* left, Hull* out) except -1 nogil:
+        """The hull of ``right``'s points followed by ``left``'s (the bridge, as the
+        module docstring says); ``out`` is neither of them.
+
+        A pop takes the stack's top first, so the edges popped from ``right`` (its last
+        ones) and the left edges pushed with a pop (its first ``stop``) all end in one
+        edge, the bridge.  The end point, loss sum and area are then the children's, less
+        what the popped and absorbed edges held, plus the bridge's: O(bridge search).
+        """
+        cdef int32_t top = right.size, k, stop = left.size, kept_right = right.size
+        cdef double run_neg, run_pos, y_end, y_start, loss_gone = 0.0, area_gone = 0.0
+        cdef double bridge_neg = 0.0, bridge_pos = 0.0, bridge_h = 0.0, suffix_neg, height
+        cdef double absorbed_neg = 0.0, absorbed_pos = 0.0
+        cdef double* edge
+        cdef bint popped
+        self._reserve_edges(out, right.size + left.size)
+        edge = out.edge
+        if right.size:
+            memcpy(edge, right.edge, 3 * sizeof(double) * <size_t>right.size)
+        for k in range(left.size):
+            run_neg = left.edge[3 * k]
+            run_pos = left.edge[3 * k + 1]
+            popped = False
+            while top >= 1 and at_least_as_steep(
+                    run_neg, run_pos, edge[3 * top - 3], edge[3 * top - 2]):
+                top -= 1
+                run_neg += edge[3 * top]
+                run_pos += edge[3 * top + 1]
+                popped = True
+            if not popped:
+                # The left hull is convex from here on: the rest as it is.
+                stop = k
+                memcpy(edge + 3 * top, left.edge + 3 * k,
+                       3 * sizeof(double) * <size_t>(left.size - k))
+                top += left.size - k
+                break
+            # A merged edge, the bridge so far (a later pop absorbs it).
+            edge[3 * top] = run_neg
+            edge[3 * top + 1] = run_pos
+            kept_right = min(kept_right, top)
+            top += 1
+        out.size = top
+        self.edges_copied += top
+        out.total_neg = right.total_neg + left.total_neg
+        out.total_pos = right.total_pos + left.total_pos
+        if stop == 0:
+            out.loss = right.loss + left.loss
+            out.area2 = right.area2 + left.area2 + 2.0 * right.total_pos * left.total_neg
+            return 0
+        bridge_neg = edge[3 * kept_right]
+        bridge_pos = edge[3 * kept_right + 1]
+        bridge_h = edge_loss(bridge_neg, bridge_pos, self.alpha, self.beta, self.integer_order)
+        edge[3 * kept_right + 2] = bridge_h
+        self.loss_calls += 1
+        # The right hull's popped edges, from its end back.
+        y_end = right.total_pos
+        for k in range(right.size - 1, kept_right - 1, -1):
+            y_start = y_end - right.edge[3 * k + 1]
+            area_gone += right.edge[3 * k] * (y_start + y_end)
+            loss_gone += right.edge[3 * k + 2]
+            y_end = y_start
+        height = y_end
+        out.loss = right.loss - loss_gone
+        out.area2 = right.area2 - area_gone + bridge_neg * (2.0 * height + bridge_pos)
+        # The left hull's absorbed edges, from its start.
+        loss_gone = 0.0
+        area_gone = 0.0
+        for k in range(stop):
+            area_gone += left.edge[3 * k] * (2.0 * absorbed_pos + left.edge[3 * k + 1])
+            absorbed_neg += left.edge[3 * k]
+            absorbed_pos += left.edge[3 * k + 1]
+            loss_gone += left.edge[3 * k + 2]
+        suffix_neg = left.total_neg - absorbed_neg
+        out.loss += bridge_h + (left.loss - loss_gone)
+        # The left suffix sat at height absorbed_pos in the left hull and starts at
+        # height + bridge_pos = right.total_pos + absorbed_pos here.
+        out.area2 += left.area2 - area_gone + 2.0 * right.total_pos * suffix_neg
+        return 0
+
+    # ------------------------------------------------------------------
+    # Batches: the base's sums follow every point; the hulls are recomputed once at the
+    # end, each changed leaf and each of their ancestors once.
+
+    cdef Py_ssize_t _batch(self, object is_pos_array, object scores_array,
+                           object weights_array, bint adding) except -2:
+        self.deferring = True
+        try:
+            return BlockedAUCEngine._batch(self, is_pos_array, scores_array, weights_array,
+                                           adding)
+        finally:
+            self.deferring = False
+            self._flush()
+
+    cdef void _scale_weights(self, double factor) noexcept nogil:
+        """The base's weights times ``factor`` (a power of two: exact), and every hull with
+        them: steps, end points and loss terms (homogeneous of degree 1) times ``factor``,
+        areas times its square."""
+        cdef Py_ssize_t node, k
+        cdef Hull* hull
+        BlockedAUCEngine._scale_weights(self, factor)
+        if not self.weighted or self.hulls == NULL:
+            return
+        for node in range(1, self.hull_nodes):
+            hull = &self.hulls[node]
+            for k in range(3 * hull.size):
+                hull.edge[k] *= factor
+            hull.total_neg *= factor
+            hull.total_pos *= factor
+            hull.loss *= factor
+            hull.area2 *= factor * factor
+
+    cdef int _flush(self) except -1:
+        """Recompute the hulls of the flagged leaves and of their ancestors (``_refresh``)."""
+        slots = np.flatnonzero(self.dirty_buffer).astype(np.int32)
+        if slots.shape[0] == 0:
+            return 0
+        self.dirty_buffer[:] = 0
+        cdef int32_t[::1] changed = slots
+        self._refresh(&changed[0], <int32_t>changed.shape[0])
+        return 0
+
+    # ------------------------------------------------------------------
+    # Reading.
+
+    cdef double _h(self) noexcept nogil:
+        """1 - L / L_max with L the root hull's loss terms and L_max the term of the one
+        edge from (0, 0) to (N0, N1), both over N (Eq. 7, priors from the data)."""
+        cdef const Hull* root
+        if self.hulls == NULL:
+            return NAN
+        root = &self.hulls[1]
+        if not (root.total_neg > 0.0 and root.total_pos > 0.0):
+            return NAN
+        return min(max(1.0 - root.loss / edge_loss(root.total_neg, root.total_pos, self.alpha,
+                                                   self.beta, self.integer_order), 0.0), 1.0)
+
+    cdef double _auch(self) noexcept nogil:
+        """Area under the hull over the area of the unit square in weights."""
+        cdef const Hull* root
+        if self.hulls == NULL:
+            return NAN
+        root = &self.hulls[1]
+        if not (root.total_neg > 0.0 and root.total_pos > 0.0):
+            return NAN
+        return min(max(root.area2 / (2.0 * root.total_neg * root.total_pos), 0.0), 1.0)
+
+    @property
+    def h(self):
+        """The exact H-measure, priors from the data, Beta(alpha, beta) (nan with one class)."""
+        self._check_idle()
+        return self._h()
+
+    @property
+    def auch(self):
+        """The area under the ROC convex hull (nan with one class)."""
+        self._check_idle()
+        return self._auch()
+
+    def hull_vertices(self):
+        """Cumulative (class 0, class 1) weights of the root hull's vertices from (0, 0),
+        in the caller's units."""
+        self._check_idle()
+        return self._vertices(1)
+
+    def _vertices(self, Py_ssize_t node):
+        cdef const Hull* hull = &self.hulls[node]
+        cdef Py_ssize_t k
+        steps = np.zeros((hull.size + 1, 2))
+        for k in range(hull.size):
+            steps[k + 1, 0] = hull.edge[3 * k]
+            steps[k + 1, 1] = hull.edge[3 * k + 1]
+        points = np.cumsum(steps, axis=0) * self.scale
+        return points[:, 0], points[:, 1]
+
+    def _counters(self):
+        """Diagnostics: (base leaf changes, base node changes, edges copied, loss terms)."""
+        return (self.leaf_changes, self.node_changes, self.edges_copied, self.loss_calls)
+
+    @property
+    def hull_nbytes(self):
+        """Bytes held by the node hulls (records and edge arrays)."""
+        cdef Py_ssize_t node, total = self.hull_nodes * sizeof(Hull)
+        for node in range(self.hull_nodes):
+            total += 3 * sizeof(double) * self.hulls[node].capacity
+        return total
+
+    @property
+    def nbytes(self):
+        return BlockedAUCEngine.nbytes.__get__(self) + self.hull_nbytes
+
+    # ------------------------------------------------------------------
+    # Invariants and pickling.
+
+    def _check(self):
+        """The base's invariants, and every node's hull equal to the one recomputed from its
+        block (leaves) or its children (inner nodes), strictly convex, with its end point,
+        loss sum and area recomputed; O(n + total hull size)."""
+        BlockedAUCEngine._check(self)
+        cdef Py_ssize_t node, k, slot
+        cdef int64_t copied = self.edges_copied, calls = self.loss_calls
+        cdef Hull* hull
+        cdef Hull* root
+        if self.hulls == NULL or self.hull_nodes != 2 * self.leaves:
+            raise AssertionError("the node hulls are not allocated for the tree")
+        if self.deferring or np.any(self.dirty_buffer):
+            raise AssertionError("a batch left stale hulls")
+        try:
+            for node in range(2 * self.leaves - 1, 0, -1):
+                hull = &self.hulls[node]
+                if node >= self.leaves:
+                    slot = node - self.leaves
+                    self._leaf_into(<int32_t>slot, &self.work)
+                else:
+                    self._merge_into(&self.hulls[2 * node + 1], &self.hulls[2 * node],
+                                     &self.work)
+                if hull.size != self.work.size or hull.size > hull.capacity:
+                    raise AssertionError(f"node {node}: {hull.size} edges, recomputed "
+                                         f"{self.work.size}")
+                for k in range(3 * hull.size):
+                    if hull.edge[k] != self.work.edge[k]:
+                        raise AssertionError(f"node {node}: edge value {k} is stale")
+                for k in range(hull.size):
+                    if not (hull.edge[3 * k] >= 0.0 and hull.edge[3 * k + 1] >= 0.0
+                            and hull.edge[3 * k] + hull.edge[3 * k + 1] > 0.0):
+                        raise AssertionError(f"node {node}: edge {k} is not a positive step")
+                    if k and at_least_as_steep(hull.edge[3 * k], hull.edge[3 * k + 1],
+                                               hull.edge[3 * k - 3], hull.edge[3 * k - 2]):
+                        raise AssertionError(f"node {node}: no strict turn at vertex {k}")
+                    if hull.edge[3 * k + 2] != edge_loss(hull.edge[3 * k], hull.edge[3 * k + 1],
+                                                         self.alpha, self.beta,
+                                                         self.integer_order):
+                        raise AssertionError(f"node {node}: loss term {k} is stale")
+                if (hull.total_neg != self.work.total_neg or hull.total_pos
+                        != self.work.total_pos or hull.loss != self.work.loss
+                        or hull.area2 != self.work.area2):
+                    raise AssertionError(f"node {node}: end point, loss or area is stale")
+                # Independently: a pass over the node's own edges.
+                _finish(&self.work)
+                # A hull's loss is at most the diagonal's, its area at most the box's.
+                if not (_close(hull.total_neg, self.work.total_neg, 0.0)
+                        and _close(hull.total_pos, self.work.total_pos, 0.0)
+                        and _close(hull.loss, self.work.loss, edge_loss(
+                            hull.total_neg, hull.total_pos, self.alpha, self.beta,
+                            self.integer_order))
+                        and _close(hull.area2, self.work.area2,
+                                   2.0 * hull.total_neg * hull.total_pos)):
+                    raise AssertionError(f"node {node}: end point, loss or area differ from "
+                                         "a pass over its edges")
+                if not self.weighted and (hull.total_neg != self.work.total_neg
+                                          or hull.total_pos != self.work.total_pos
+                                          or hull.area2 != self.work.area2):
+                    raise AssertionError(f"node {node}: unit-mode end point or area inexact")
+        finally:
+            self.edges_copied = copied
+            self.loss_calls = calls
+        root = &self.hulls[1]
+        if not self.weighted and (root.total_neg != self.tree[3]
+                                  or root.total_pos != self.tree[4]):
+            raise AssertionError("the root hull does not end at the class totals")
+        return True
+
+    def _perturb(self, Py_ssize_t node, Py_ssize_t index, double delta, field="edge"):
+        """For tests of ``_check``: add ``delta`` to value ``index`` of a node's edge array,
+        or to its ``loss`` / ``area2``."""
+        if not 1 <= node < self.hull_nodes:
+            raise IndexError(node)
+        if field == "loss":
+            self.hulls[node].loss += delta
+        elif field == "area2":
+            self.hulls[node].area2 += delta
+        else:
+            if not 0 <= index < 3 * self.hulls[node].size:
+                raise IndexError(index)
+            self.hulls[node].edge[index] += delta
+
+    def __reduce__(self):
+        self._check_idle()
+        base = BlockedAUCEngine.__reduce__(self)[1]
+        return (_rebuild_blocked_hull, (base, self.alpha, self.beta))
+
+
+def _rebuild_blocked_hull(base, alpha, beta):
+    cdef BlockedHullEngine engine = _rebuild_blocked(*base, engine_type=BlockedHullEngine)
+    cdef int32_t slot, node
+    engine.alpha = alpha
+    engine.beta = beta
+    engine.integer_order = integer_order_of(alpha, beta)
+    engine._allocate_nodes(engine.leaves)
+    for slot in range(engine.leaves):
+        engine._set_leaf(slot)
+    for node in range(engine.leaves - 1, 0, -1):
+        engine._pull_node(node)
+    return engine

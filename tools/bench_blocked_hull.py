@@ -1,0 +1,94 @@
+"""Step time and work of BlockedHullEngine against HullEngine on a sliding window.
+
+A maintainer's diagnostic (it drives the private engines and reads their counters, so
+it is not an asv benchmark; the engine is not wired into DynamicH yet).  Data as
+``asv_benchmarks/ratios.py`` ``make_data``.  For each window: both engines are filled
+with the first ``window`` points; a step is the Python loop "add the next point,
+remove the oldest, read H".  Rounds of ``--steps`` steps alternate between the
+engines (interleaved); the median seconds per step is reported, with the load
+average.  Also per update (an add or a remove) of BlockedHullEngine: segment-tree
+leaves and inner nodes recomputed, hull edges copied and loss terms computed; the
+root hull's vertices; and bytes per point of both engines::
+
+    python tools/bench_blocked_hull.py --windows 20000 100000 1000000
+"""
+
+import argparse
+import os
+import statistics
+import sys
+import time
+
+import numpy as np
+from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
+from hmeasure_stream._engines._hull import HullEngine
+
+
+def make_data(n, seed):
+    # As asv_benchmarks/ratios.py make_data.
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    s = 1.0 / (1.0 + np.exp(-(rng.normal(size=n) + y)))
+    return y, s
+
+
+def run_steps(engine, labels, scores, start, window, steps):
+    add, remove = engine.add, engine.remove
+    began = time.perf_counter()
+    for index in range(start, start + steps):
+        add(labels[index + window], scores[index + window])
+        remove(labels[index], scores[index])
+        engine.h  # noqa: B018 (the read is timed)
+    return (time.perf_counter() - began) / steps
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--windows", type=int, nargs="+", default=[20_000, 100_000, 1_000_000])
+    parser.add_argument("--steps", type=int, default=2000)
+    parser.add_argument("--rounds", type=int, default=7)
+    parser.add_argument("--seed", type=int, default=0)
+    args = parser.parse_args()
+    for window in args.windows:
+        total = window + args.steps * (args.rounds + 1)
+        y, s = make_data(total, args.seed)
+        labels, scores = [bool(v) for v in y.tolist()], s.tolist()
+        engines = {"BlockedHullEngine": BlockedHullEngine(capacity=window),
+                   "HullEngine": HullEngine(capacity=window, seed=1)}
+        for engine in engines.values():
+            engine.add_many(y[:window].astype(np.uint8), s[:window])
+        blocked = engines["BlockedHullEngine"]
+        assert abs(blocked.h - engines["HullEngine"].h) < 1e-12
+        start = 0
+        for engine in engines.values():  # warm-up round
+            run_steps(engine, labels, scores, start, window, args.steps)
+        samples = {name: [] for name in engines}
+        counters = []
+        for _ in range(args.rounds):
+            start += args.steps
+            for name, engine in engines.items():
+                before = engine._counters() if name == "BlockedHullEngine" else None
+                samples[name].append(run_steps(engine, labels, scores, start, window,
+                                               args.steps))
+                if before is not None:
+                    after = engine._counters()
+                    counters.append([(b - a) / (2 * args.steps)
+                                     for a, b in zip(before, after, strict=True)])
+        assert abs(blocked.h - engines["HullEngine"].h) < 1e-12
+        load = os.getloadavg()[0]
+        medians = {name: statistics.median(values) * 1e6 for name, values in samples.items()}
+        work = np.median(np.array(counters), axis=0)
+        print(f"window {window}: load {load:.2f}; per step (add+remove+h) median us: "
+              + ", ".join(f"{name} {value:.2f}" for name, value in medians.items())
+              + f"; ratio {medians['HullEngine'] / medians['BlockedHullEngine']:.2f}x")
+        print(f"  per update: leaves {work[0]:.2f}, inner nodes {work[1]:.2f}, "
+              f"edges copied {work[2]:.1f}, loss terms {work[3]:.2f}; "
+              f"root hull {len(blocked.hull_vertices()[0])} vertices, leaves {blocked.leaves}")
+        print(f"  bytes per point: BlockedHullEngine {blocked.nbytes / window:.1f} "
+              f"(hulls {blocked.hull_nbytes / window:.1f}), "
+              f"HullEngine {engines['HullEngine'].nbytes / window:.1f}")
+        sys.stdout.flush()
+
+
+if __name__ == "__main__":
+    main()
