@@ -36,7 +36,6 @@ from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 from hmeasure_stream._engines._fenwick cimport RankCounts
 from hmeasure_stream._engines._numeric cimport (
     compensated_add,
-    stored_weight,
     wide_add,
     wide_difference,
     wide_product,
@@ -45,11 +44,7 @@ from hmeasure_stream._engines._numeric cimport (
     wide_uint,
 )
 from hmeasure_stream._engines._protocol cimport PointEngine
-from hmeasure_stream._engines._treap cimport (
-    DONE,
-    ScoreTreap,
-    removal_exceeds,
-)
+from hmeasure_stream._engines._treap cimport DONE, ScoreTreap
 
 
 cdef class AUCEngine(PointEngine):
@@ -78,6 +73,12 @@ cdef class AUCEngine(PointEngine):
 
     cdef int32_t _count_at(self, double score, bint is_pos) noexcept nogil:
         return self.tree.count_at(score, is_pos)
+
+    cdef double _weight_at(self, double score, bint is_pos) noexcept nogil:
+        cdef int32_t node = self.tree.find(score)
+        if node < 0:
+            return 0.0
+        return self.tree.node_pos(node) if is_pos else self.tree.node_neg(node)
 
     cdef int _emptied(self) except -1:
         self.twice_u = 0.0
@@ -291,61 +292,9 @@ cdef class AUCEngine(PointEngine):
                 squares[2 * slot] *= cube
                 squares[2 * slot + 1] *= cube
 
-    def counts_at(self, const double[::1] scores, bint is_pos):
-        """Number of points of one class at each of ``scores``."""
-        counts = np.empty(scores.shape[0], dtype=np.int64)
-        cdef int64_t[::1] out = counts
-        cdef Py_ssize_t index
-        with nogil:
-            for index in range(scores.shape[0]):
-                out[index] = self.tree.count_at(scores[index], is_pos)
-        return counts
-
-    def weights_at(self, const double[::1] scores, bint is_pos):
-        """Weight of one class at each of ``scores`` (0 where absent), in the caller's units."""
-        weights = np.zeros(scores.shape[0], dtype=np.float64)
-        cdef double[::1] out = weights
-        cdef Py_ssize_t index
-        cdef int32_t node
-        with nogil:
-            for index in range(scores.shape[0]):
-                node = self.tree.find(scores[index])
-                if node >= 0:
-                    out[index] = self.tree.node_pos(node) if is_pos else self.tree.node_neg(node)
-        return weights * self.scale
-
-    def first_excess(self, const double[::1] scores, bint is_pos, const double[::1] removed):
-        """The first index whose ``removed`` weight (stored units) exceeds what its score
-        holds, or -1."""
-        cdef Py_ssize_t index
-        cdef int32_t node
-        cdef double held
-        for index in range(scores.shape[0]):
-            node = self.tree.find(scores[index])
-            held = 0.0
-            if node >= 0:
-                held = self.tree.node_pos(node) if is_pos else self.tree.node_neg(node)
-            if removal_exceeds(removed[index], held):
-                return index
-        return -1
-
     def items(self):
         """Keys in increasing order with their class weights (stored units) and counts."""
         return self.tree.items()
-
-    def holds(self, bint is_pos, double score, double weight=1.0):
-        """Whether ``remove`` would take this point: a point of that class at that score,
-        and the weight there (``weight`` in the caller's units)."""
-        cdef int32_t node = self.tree.find(score)
-        cdef double held, stored
-        if node < 0 or (self.tree.count_pos[node] if is_pos else self.tree.count_neg[node]) == 0:
-            return False
-        if not stored_weight(weight, self.inverse_scale, &stored):
-            return False
-        if not self.tree.weighted:
-            return stored == 1.0
-        held = self.tree.node_pos(node) if is_pos else self.tree.node_neg(node)
-        return not removal_exceeds(stored, held)
 
     def fixed_level(self, bint spec_at_sens, double level):
         """R hmeasure's ``Spec.Sens`` (``spec_at_sens``) or ``Sens.Spec`` at ``level``.

@@ -26,11 +26,9 @@ from libc.math cimport NAN, sqrt
 from libc.stdint cimport int64_t, uint8_t
 
 from hmeasure_stream._engines._binning cimport bin_of
+from hmeasure_stream._engines._numeric cimport compensated_add, stored_weight
+from hmeasure_stream._engines._protocol cimport point_weight
 from hmeasure_stream._engines._ring cimport PointRing
-
-from hmeasure_stream._engines._protocol import stored_batch
-
-from hmeasure_stream._engines._numeric cimport compensated_add, inverse_scale_of, stored_weight
 from hmeasure_stream._engines._treap cimport (
     DONE,
     NOT_PRESENT,
@@ -39,6 +37,8 @@ from hmeasure_stream._engines._treap cimport (
     removal_exceeds,
     removal_leaves_weight,
 )
+
+from hmeasure_stream._engines._protocol import stored_batch
 
 
 cdef class BinTree:
@@ -216,11 +216,8 @@ cdef class BinTree:
     def point(self, Py_ssize_t bin_index, bint is_pos, double weight, bint adding):
         """One checked point in or out of a bin (weight in the caller's units); its Status
         (nothing changes unless DONE)."""
-        cdef double inverse = self.inverse_scale
-        cdef double stored
-        if inverse == 0.0 and adding and weight > 0.0:
-            inverse = inverse_scale_of(weight)
-        if not stored_weight(weight, inverse, &stored):
+        cdef double inverse, stored
+        if point_weight(weight, self.inverse_scale, adding, &stored, &inverse) != DONE:
             return OUT_OF_RANGE if adding else WEIGHT_EXCEEDS
         status = self.update(bin_index, is_pos, stored, adding)
         if status == DONE and adding:

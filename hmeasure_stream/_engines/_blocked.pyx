@@ -42,13 +42,9 @@ from libc.math cimport NAN, fabs, isfinite
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy, memmove
 
-from hmeasure_stream._engines._numeric cimport (
-    compensated_add,
-    inverse_scale_of,
-    stored_weight,
-)
+from hmeasure_stream._engines._numeric cimport compensated_add
 from hmeasure_stream._engines._pool import doubled_capacity, grown_buffer
-from hmeasure_stream._engines._protocol cimport PointEngine
+from hmeasure_stream._engines._protocol cimport PointEngine, point_weight
 from hmeasure_stream._engines._treap cimport (
     DONE,
     NOT_PRESENT,
@@ -801,13 +797,10 @@ cdef class BlockedAUCEngine(PointEngine):
                         bint apply) except -1:
         """Add one point (finite score, weight >= 0); with ``apply`` False only say whether
         it would be taken: DONE or OUT_OF_RANGE (nothing changes unless DONE)."""
-        cdef double inverse = self.inverse_scale, stored = weight
+        cdef double inverse, stored
         self._check_idle()
-        if weight != 1.0 or inverse != 1.0:
-            if inverse == 0.0 and weight > 0.0:
-                inverse = inverse_scale_of(weight)
-            if not stored_weight(weight, inverse, &stored):
-                return OUT_OF_RANGE
+        if point_weight(weight, self.inverse_scale, True, &stored, &inverse) != DONE:
+            return OUT_OF_RANGE
         if not apply:
             return DONE
         self.busy = True
@@ -824,11 +817,11 @@ cdef class BlockedAUCEngine(PointEngine):
                            bint apply) except -1:
         """Remove one point; with ``apply`` False only say whether it would be taken
         (its Status; nothing changes unless DONE)."""
-        cdef double stored
+        cdef double stored, inverse
         cdef int status
         cdef int32_t slot
         self._check_idle()
-        if not stored_weight(weight, self.inverse_scale, &stored) or (
+        if point_weight(weight, self.inverse_scale, False, &stored, &inverse) != DONE or (
                 stored != 1.0 and not self.weighted):
             return WEIGHT_EXCEEDS if self._count_at(score, is_pos) else NOT_PRESENT
         if not apply:
@@ -852,53 +845,9 @@ cdef class BlockedAUCEngine(PointEngine):
             return 0
         return self.count_pos[slot] if is_pos else self.count_neg[slot]
 
-    def holds(self, bint is_pos, double score, double weight=1.0):
-        """Whether ``remove`` would take this point (``weight`` in the caller's units)."""
+    cdef double _weight_at(self, double score, bint is_pos) noexcept nogil:
         cdef int32_t slot = self._find(score)
-        cdef double stored
-        if slot < 0 or (self.count_pos[slot] if is_pos else self.count_neg[slot]) == 0:
-            return False
-        if not stored_weight(weight, self.inverse_scale, &stored):
-            return False
-        if not self.weighted:
-            return stored == 1.0
-        return not removal_exceeds(stored, self._held(slot, is_pos))
-
-    def counts_at(self, const double[::1] scores, bint is_pos):
-        """Number of points of one class at each of ``scores``."""
-        counts = np.empty(scores.shape[0], dtype=np.int64)
-        cdef int64_t[::1] out = counts
-        cdef Py_ssize_t index
-        with nogil:
-            for index in range(scores.shape[0]):
-                out[index] = self._count_at(scores[index], is_pos)
-        return counts
-
-    def weights_at(self, const double[::1] scores, bint is_pos):
-        """Weight of one class at each of ``scores`` (0 where absent), in the caller's units."""
-        weights = np.zeros(scores.shape[0], dtype=np.float64)
-        cdef double[::1] out = weights
-        cdef Py_ssize_t index
-        cdef int32_t slot
-        with nogil:
-            for index in range(scores.shape[0]):
-                slot = self._find(scores[index])
-                if slot >= 0:
-                    out[index] = self._held(slot, is_pos)
-        return weights * self.scale
-
-    def first_excess(self, const double[::1] scores, bint is_pos, const double[::1] removed):
-        """The first index whose ``removed`` weight (stored units) exceeds what its score
-        holds, or -1."""
-        cdef Py_ssize_t index
-        cdef int32_t slot
-        cdef double held
-        for index in range(scores.shape[0]):
-            slot = self._find(scores[index])
-            held = self._held(slot, is_pos) if slot >= 0 else 0.0
-            if removal_exceeds(removed[index], held):
-                return index
-        return -1
+        return self._held(slot, is_pos) if slot >= 0 else 0.0
 
     def _slots(self):
         """Slots of the keys in increasing score order."""

@@ -43,5 +43,6 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     cdef void _scale_weights(self, double factor) noexcept nogil
     cdef int _leaf_into(self, int32_t slot, Hull* out) except -1 nogil
     cdef int _merge_into(self, const Hull* right, const Hull* left, Hull* out) except -1 nogil
+    cdef const Hull* _defined_root(self) noexcept nogil
     cdef double _h(self) noexcept nogil
     cdef double _auch(self) noexcept nogil

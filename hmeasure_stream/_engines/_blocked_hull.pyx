@@ -352,25 +352,30 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     # ------------------------------------------------------------------
     # Reading.
 
+    cdef const Hull* _defined_root(self) noexcept nogil:
+        """The root's hull while both classes have weight (the metrics are defined), else
+        NULL."""
+        cdef const Hull* root
+        if self.hulls == NULL:
+            return NULL
+        root = &self.hulls[1]
+        if not (root.total_neg > 0.0 and root.total_pos > 0.0):
+            return NULL
+        return root
+
     cdef double _h(self) noexcept nogil:
         """1 - L / L_max with L the root hull's loss terms and L_max the term of the one
         edge from (0, 0) to (N0, N1), both over N (Eq. 7, priors from the data)."""
-        cdef const Hull* root
-        if self.hulls == NULL:
-            return NAN
-        root = &self.hulls[1]
-        if not (root.total_neg > 0.0 and root.total_pos > 0.0):
+        cdef const Hull* root = self._defined_root()
+        if root == NULL:
             return NAN
         return min(max(1.0 - root.loss / edge_loss(root.total_neg, root.total_pos, self.alpha,
                                                    self.beta, self.integer_order), 0.0), 1.0)
 
     cdef double _auch(self) noexcept nogil:
         """Area under the hull over the area of the unit square in weights."""
-        cdef const Hull* root
-        if self.hulls == NULL:
-            return NAN
-        root = &self.hulls[1]
-        if not (root.total_neg > 0.0 and root.total_pos > 0.0):
+        cdef const Hull* root = self._defined_root()
+        if root == NULL:
             return NAN
         return min(max(root.area2 / (2.0 * root.total_neg * root.total_pos), 0.0), 1.0)
 

@@ -5,7 +5,9 @@
 
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
+from hmeasure_stream._engines._numeric cimport inverse_scale_of, stored_weight
 from hmeasure_stream._engines._ring cimport Forgetting, PointRing
+from hmeasure_stream._engines._treap cimport DONE, OUT_OF_RANGE
 
 cdef enum Operation:
     # What ``_guarded`` runs for an entry point.
@@ -18,6 +20,24 @@ cdef enum Operation:
     FORGET_POINT
     FORGET_BATCH
     FORGET_REMOVE
+
+
+cdef inline int point_weight(double weight, double inverse_scale, bint adding,
+                             double* stored, double* inverse) noexcept nogil:
+    """A point's weight in a structure's units: DONE, or OUT_OF_RANGE if it cannot be stored.
+
+    While ``inverse_scale`` is 0 (no units yet) an addition's positive weight
+    fixes them; ``inverse`` receives the units to keep.  Shared by every
+    engine's single-point paths.
+    """
+    stored[0] = weight
+    inverse[0] = inverse_scale
+    if weight != 1.0 or inverse_scale != 1.0:
+        if inverse_scale == 0.0 and adding and weight > 0.0:
+            inverse[0] = inverse_scale_of(weight)
+        if not stored_weight(weight, inverse[0], stored):
+            return OUT_OF_RANGE
+    return DONE
 
 
 cdef class PointEngine:
@@ -58,6 +78,7 @@ cdef class PointEngine:
     cdef Py_ssize_t _held_points(self) noexcept nogil
     cdef bint _stores_weights(self) noexcept nogil
     cdef int32_t _count_at(self, double score, bint is_pos) noexcept nogil
+    cdef double _weight_at(self, double score, bint is_pos) noexcept nogil
     cdef int _emptied(self) except -1
     cdef void _scale_weights(self, double factor) noexcept nogil
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil

@@ -37,6 +37,7 @@ from hmeasure_stream._engines._treap cimport (
     OUT_OF_RANGE,
     UNCHECKED,
     WEIGHT_EXCEEDS,
+    removal_exceeds,
 )
 
 
@@ -80,16 +81,12 @@ cdef inline int _plain_point(object y_true, object y_score, object weight,
     addition's first positive weight fixes the units while ``inverse_scale``
     is 0; ``inverse`` receives the units to keep.
     """
+    cdef double weight_value
     inverse[0] = inverse_scale
     if not (_plain_label(y_true, is_pos) and _plain_score(y_score, score)
-            and _plain_weight(weight, stored)):
+            and _plain_weight(weight, &weight_value)):
         return UNCHECKED
-    if stored[0] != 1.0 or inverse_scale != 1.0:
-        if inverse_scale == 0.0 and adding and stored[0] > 0.0:
-            inverse[0] = inverse_scale_of(stored[0])
-        if not stored_weight(stored[0], inverse[0], stored):
-            return OUT_OF_RANGE
-    return DONE
+    return point_weight(weight_value, inverse_scale, adding, stored, inverse)
 
 
 def stored_batch(weights, Py_ssize_t n, bint adding, double inverse_scale):
@@ -205,6 +202,11 @@ cdef class PointEngine:
     cdef int32_t _count_at(self, double score, bint is_pos) noexcept nogil:
         """The number of points of one class at ``score``."""
         return 0
+
+    cdef double _weight_at(self, double score, bint is_pos) noexcept nogil:
+        """The weight of one class at ``score`` in stored units (its count in unit mode),
+        0 where absent."""
+        return 0.0
 
     cdef int _emptied(self) except -1:
         """The structure just emptied: return to exact unit mode (``_guarded`` calls it)."""
@@ -516,6 +518,47 @@ cdef class PointEngine:
     def read(self):
         """The engine's main metric, read under the claim (the AUC here)."""
         return self._guarded(READ, None, None, None, None)
+
+    def counts_at(self, const double[::1] scores, bint is_pos):
+        """Number of points of one class at each of ``scores``."""
+        counts = np.empty(scores.shape[0], dtype=np.int64)
+        cdef int64_t[::1] out = counts
+        cdef Py_ssize_t index
+        with nogil:
+            for index in range(scores.shape[0]):
+                out[index] = self._count_at(scores[index], is_pos)
+        return counts
+
+    def weights_at(self, const double[::1] scores, bint is_pos):
+        """Weight of one class at each of ``scores`` (0 where absent), in the caller's units."""
+        weights = np.zeros(scores.shape[0], dtype=np.float64)
+        cdef double[::1] out = weights
+        cdef Py_ssize_t index
+        with nogil:
+            for index in range(scores.shape[0]):
+                out[index] = self._weight_at(scores[index], is_pos)
+        return weights * self.scale
+
+    def first_excess(self, const double[::1] scores, bint is_pos, const double[::1] removed):
+        """The first index whose ``removed`` weight (stored units) exceeds what its score
+        holds, or -1."""
+        cdef Py_ssize_t index
+        for index in range(scores.shape[0]):
+            if removal_exceeds(removed[index], self._weight_at(scores[index], is_pos)):
+                return index
+        return -1
+
+    def holds(self, bint is_pos, double score, double weight=1.0):
+        """Whether ``remove`` would take this point: a point of that class at that score,
+        and the weight there (``weight`` in the caller's units)."""
+        cdef double stored
+        if self._count_at(score, is_pos) == 0:
+            return False
+        if not stored_weight(weight, self.inverse_scale, &stored):
+            return False
+        if not self._stores_weights():
+            return stored == 1.0
+        return not removal_exceeds(stored, self._weight_at(score, is_pos))
 
     def stored_weights(self, weights, Py_ssize_t n, bint adding):
         """(weights in the structure's units or None for all 1, index of the first that

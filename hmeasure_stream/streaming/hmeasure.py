@@ -403,15 +403,8 @@ class ApproxH(_HullPointSet):
     which is random (``seed``): two structures holding the same points may
     return different values, both within the bound.
 
-    Windows and decay: as in :class:`DynamicAUC` (a ring of the points, 25
-    bytes each; the points leaving go in the same compiled call, one
-    O(log^2 n) update each, amortised; decay stores weights times
-    2^((x - x0) / half_life), rescaled by powers of two; points older than 60
-    half-lives leave; ``remove`` retracts a point before it leaves, in O(w)).
-    The hull's orientation tests compare vectors summed from non-negative
-    weights, never differences of coordinates, so they hold at any spread of
-    the weights it holds; values equal the from-scratch ones with
-    ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-11.
+    Windows and decay: as in :class:`DynamicH` (the same hull, the same
+    cost per point leaving, the same agreement with the from-scratch values).
 
     Threads: mutate from one thread at a time; a mutation (or a read of
     ``h``, which claims the structure while it walks the hull) that finds
