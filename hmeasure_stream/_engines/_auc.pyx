@@ -43,7 +43,7 @@ from hmeasure_stream._engines._numeric cimport (
     wide_times,
     wide_uint,
 )
-from hmeasure_stream._engines._protocol cimport PointEngine
+from hmeasure_stream._engines._protocol cimport PointEngine, level_lookup
 from hmeasure_stream._engines._treap cimport DONE, ScoreTreap
 
 
@@ -311,7 +311,6 @@ cdef class AUCEngine(PointEngine):
         cdef int32_t node = self.tree.root, child
         cdef double total_neg, total_pos, total, x, prefix
         cdef double below_neg = 0.0, below_pos = 0.0, with_neg, with_pos
-        cdef double x1, x2, y1, y2, weight_y2
         cdef bint found = False
         if node < 0:
             return NAN
@@ -346,20 +345,8 @@ cdef class AUCEngine(PointEngine):
             node = self.tree.right[node]
         if not found:  # not reached for a level in (0, 1): the CDF ends at 1
             return NAN
-        if spec_at_sens:
-            x1 = 1.0 - (total_pos - below_pos) / total_pos
-            x2 = 1.0 - (total_pos - with_pos) / total_pos
-            y1 = 1.0 - (total_neg - below_neg) / total_neg
-            y2 = 1.0 - (total_neg - with_neg) / total_neg
-        else:
-            x1 = 1.0 - (total_neg - below_neg) / total_neg
-            x2 = 1.0 - (total_neg - with_neg) / total_neg
-            y1 = 1.0 - (1.0 - (total_pos - below_pos) / total_pos)
-            y2 = 1.0 - (1.0 - (total_pos - with_pos) / total_pos)
-        if x2 - x1 > 0.0:
-            weight_y2 = (x2 - x) / (x2 - x1)
-            return (1.0 - weight_y2) * y1 + weight_y2 * y2
-        return y2
+        return level_lookup(spec_at_sens, x, total_neg, total_pos, below_neg, below_pos,
+                            with_neg, with_pos)
 
     def weights_above(self, double threshold):
         """Class weights of the scores strictly above ``threshold``, and the class totals.

@@ -87,6 +87,7 @@ cdef class BlockedAUCEngine(PointEngine):
 
     cdef int _bind(self) except -1
     cdef int _reserve_blocks(self, Py_ssize_t needed) except -1
+    cdef Py_ssize_t _most_splits(self, Py_ssize_t insertions) noexcept nogil
     cdef int _grow(self) except -1
     cdef int _grow_tree(self, int32_t leaves) except -1
     cdef int _make_weighted(self) except -1

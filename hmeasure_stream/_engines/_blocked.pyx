@@ -44,7 +44,7 @@ from libc.string cimport memcpy, memmove
 
 from hmeasure_stream._engines._numeric cimport compensated_add
 from hmeasure_stream._engines._pool import doubled_capacity, grown_buffer
-from hmeasure_stream._engines._protocol cimport PointEngine, point_weight
+from hmeasure_stream._engines._protocol cimport PointEngine, level_lookup, point_weight
 from hmeasure_stream._engines._treap cimport (
     DONE,
     NOT_PRESENT,
@@ -264,15 +264,38 @@ cdef class BlockedAUCEngine(PointEngine):
         return 0
 
     cdef int _reserve(self, Py_ssize_t new_points, bint weighted) except -1:
-        """Room for every split ``new_points`` insertions can cause, taken before anything
-        changes (a MemoryError leaves the engine as it was): a split needs a full block
-        and leaves two half-full ones, so n insertions split at most
-        min(n, n_blocks + 2 n / block_limit) times.  Then weighted mode if needed."""
-        self._reserve_blocks(min(new_points,
-                                 self.n_blocks + 2 * new_points // self.block_limit + 1))
+        """Room for every split ``new_points`` insertions can cause (``_most_splits``), taken
+        before anything changes (a MemoryError leaves the engine as it was).  Then
+        weighted mode if needed."""
+        self._reserve_blocks(self._most_splits(new_points) + 1)
         if weighted and not self.weighted:
             self._make_weighted()
         return 0
+
+    cdef Py_ssize_t _most_splits(self, Py_ssize_t insertions) noexcept nogil:
+        """The most block splits ``insertions`` insertions can cause (removals only free
+        blocks).  A block of s keys splits at the (limit - s + 1)-th new key it takes,
+        and a half left by a split at the (limit // 2 + 1)-th at the earliest, so the
+        count is at most the number of these costs, cheapest first, that ``insertions``
+        can pay: a pass over the block sizes.  Tight where the old bound (every block
+        splitting once) doubled a large window's storage for one slide."""
+        cdef int32_t limit = self.block_limit, size, position
+        cdef Py_ssize_t again = limit // 2 + 1, splits = 0, left = insertions, take, cost
+        cdef Py_ssize_t by_size[BLOCK + 1]
+        if insertions <= self.n_free:
+            return insertions  # room already: no need to count
+        for size in range(limit + 1):
+            by_size[size] = 0
+        for position in range(self.n_blocks):
+            by_size[self.size[self.order[position]]] += 1
+        for size in range(limit, -1, -1):
+            cost = limit - size + 1
+            if cost >= again or left < cost:
+                break
+            take = min(by_size[size], left // cost)
+            splits += take
+            left -= take * cost
+        return splits + left // again
 
     cdef Py_ssize_t _held_points(self) noexcept nogil:
         return self.n_points
@@ -906,6 +929,100 @@ cdef class BlockedAUCEngine(PointEngine):
                 self.weight_buffer, self.size_buffer, self.aggregate_buffer, self.order_buffer,
                 self.first_buffer, self.free_buffer, self.tree_buffer,
                 self.leaf_of_block_buffer, self.block_at_leaf_buffer)
+
+    # ------------------------------------------------------------------
+    # Readings of R hmeasure's report (as AUCEngine's, on the blocks).
+
+    def score_groups(self):
+        """Distinct scores from the highest down with their class weights: the ROC's groups.
+
+        Weights in the structure's units (``scale`` times them in the caller's).
+        """
+        keys, weight_neg, weight_pos, _, _ = self.items()
+        return keys[::-1].copy(), weight_neg[::-1].copy(), weight_pos[::-1].copy()
+
+    def weights_above(self, double threshold):
+        """Class weights of the scores strictly above ``threshold``, and the class totals.
+
+        ``(above_neg, above_pos, total_neg, total_pos)``: what R hmeasure
+        predicts as class 1 at a threshold (``s > threshold``).  The class
+        weights of the blocks before the threshold's block (a walk up the
+        segment tree) and of its keys up to the threshold are subtracted from
+        the totals.  O(log n + BLOCK).
+        """
+        cdef double below_neg, below_pos, total_neg, total_pos
+        cdef int32_t position, block, index
+        self._check_idle()
+        if self.n_blocks == 0:
+            return 0.0, 0.0, 0.0, 0.0
+        total_neg = self._class_total(False)
+        total_pos = self._class_total(True)
+        position = self._locate(threshold)
+        block = self.order[position]
+        self._prefix(position, &below_neg, &below_pos)
+        for index in range(self.size[block]):
+            if self.key[block * BLOCK + index] > threshold:
+                break
+            below_neg += self._held(block * BLOCK + index, False)
+            below_pos += self._held(block * BLOCK + index, True)
+        return (max(total_neg - below_neg, 0.0), max(total_pos - below_pos, 0.0),
+                total_neg, total_pos)
+
+    def fixed_level(self, bint spec_at_sens, double level):
+        """R hmeasure's ``Spec.Sens`` (``spec_at_sens``) or ``Sens.Spec`` at ``level``.
+
+        R's lookup (``Look.Up.AUC``) on the empirical class CDFs read from the
+        lowest score up, as ``AUCEngine.fixed_level``: the first group where
+        the CDF of one class exceeds its level, interpolated with the group
+        below as R does.  A descent of the segment tree on the class weights to
+        the block where the CDF crosses, then a scan of its keys: O(log n +
+        BLOCK).  The CDF values are formed as the from-scratch report forms them
+        (1 - (N - prefix) / N), so with unit weights the value is the same.
+        nan while a class is absent.
+        """
+        cdef double total_neg, total_pos, total, x, prefix
+        cdef double below_neg = 0.0, below_pos = 0.0, with_neg, with_pos
+        cdef Py_ssize_t node = 1, child
+        cdef int32_t block, index, slot
+        cdef bint found = False
+        self._check_idle()
+        if self.n_blocks == 0:
+            return NAN
+        total_neg = self._class_total(False)
+        total_pos = self._class_total(True)
+        if not (total_neg > 0.0 and total_pos > 0.0):
+            return NAN
+        # Spec.Sens: the class 1 CDF against 1 - level; Sens.Spec: class 0 against level.
+        total = total_pos if spec_at_sens else total_neg
+        x = 1.0 - level if spec_at_sens else level
+        while node < self.leaves:
+            child = 2 * node
+            prefix = below_pos + self.tree[3 * child + 1] if spec_at_sens else (
+                below_neg + self.tree[3 * child])
+            if 1.0 - (total - prefix) / total > x:
+                node = child
+            else:
+                below_neg += self.tree[3 * child]
+                below_pos += self.tree[3 * child + 1]
+                node = child + 1
+        block = self.block_at_leaf[node - self.leaves]
+        with_neg = below_neg
+        with_pos = below_pos
+        if block >= 0:
+            for index in range(self.size[block]):
+                slot = block * BLOCK + index
+                below_neg = with_neg
+                below_pos = with_pos
+                with_neg += self._held(slot, False)
+                with_pos += self._held(slot, True)
+                prefix = with_pos if spec_at_sens else with_neg
+                if 1.0 - (total - prefix) / total > x:
+                    found = True
+                    break
+        if not found:  # not reached for a level in (0, 1): the CDF ends at 1
+            return NAN
+        return level_lookup(spec_at_sens, x, total_neg, total_pos, below_neg, below_pos,
+                            with_neg, with_pos)
 
     def _check(self):
         """Every invariant, in O(n): blocks, directory, free ids, aggregates, 2U, scale."""

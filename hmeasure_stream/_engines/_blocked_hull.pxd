@@ -5,6 +5,7 @@
 from libc.stdint cimport int32_t, int64_t
 
 from hmeasure_stream._engines._blocked cimport BLOCK, BlockedAUCEngine
+from hmeasure_stream._engines._cost cimport Cost
 
 
 cdef struct Hull:
@@ -34,6 +35,20 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     # Diagnostic counters (not state): edges copied into node hulls, loss terms computed.
     cdef readonly int64_t edges_copied
     cdef readonly int64_t loss_calls
+    # How H is read: epsilon 0 is the exact H (priors from the data); epsilon
+    # > 0 the approximate H of Sec. 6 under ``cost`` (``set_reading``).
+    cdef readonly double epsilon
+    cdef readonly object cost_rule
+    cdef Cost cost
+    # Cumulative root vertices for the subset walk, (x, y) per vertex; kept at least
+    # as large as the root's hull (``_pull_node`` of the root reserves it).
+    cdef Hull vertices
+    # The report's lower hull (``track_lower``): None, or an engine holding the
+    # same points with the classes swapped, whose upper hull is our lower hull.
+    cdef readonly BlockedHullEngine lower
+    cdef bint has_lower
+    # MWL's cost c while the report's KS, MER and MWL are recorded (nan: not).
+    cdef readonly double report_cost
 
     cdef int _reserve_edges(self, Hull* hull, int32_t size) except -1 nogil
     cdef int _allocate_nodes(self, int32_t leaves) except -1
@@ -46,3 +61,9 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     cdef const Hull* _defined_root(self) noexcept nogil
     cdef double _h(self) noexcept nogil
     cdef double _auch(self) noexcept nogil
+    cdef double _approx_h(self, int32_t* subset_edges, double* record_x=*,
+                          double* record_y=*) noexcept nogil
+    cdef double _reading(self) noexcept nogil
+    cdef void _hull_argmax(self, double a, double b, double* x, double* y) noexcept nogil
+    cdef void _extremes(self, double cost, double* ks, double* mer,
+                        double* mwl) noexcept nogil

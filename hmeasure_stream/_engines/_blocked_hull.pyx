@@ -54,14 +54,20 @@ load.
 import numpy as np
 
 from cpython.exc cimport PyErr_NoMemory
-from libc.math cimport NAN
+from libc.math cimport NAN, fabs
 from libc.stdint cimport int32_t, int64_t
 from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memcpy
 
 from hmeasure_stream._engines._blocked cimport BLOCK, BlockedAUCEngine
-from hmeasure_stream._engines._chain cimport at_least_as_steep
-from hmeasure_stream._engines._cost cimport edge_loss, integer_order_of
+from hmeasure_stream._engines._chain cimport SubsetWalk, at_least_as_steep, subset_edge
+from hmeasure_stream._engines._cost cimport (
+    CostRule,
+    edge_loss,
+    integer_order_of,
+    resolve_cost,
+)
+from hmeasure_stream._engines._treap cimport DONE
 
 from hmeasure_stream._engines._blocked import _rebuild_blocked
 
@@ -98,6 +104,36 @@ cdef inline bint _close(double maintained, double recomputed, double scale) noex
     return abs(maintained - recomputed) <= 1e-12 * max(abs(recomputed), scale, 1e-300)
 
 
+cdef void _subset_range(const double* point, int32_t low, int32_t high, double start_x,
+                        double start_y, double end_x, double end_y,
+                        SubsetWalk* walk) noexcept nogil:
+    """Subset (Tatti, Sec. 6, Alg. 3) of the hull vertices ``low`` .. ``high - 1``.
+
+    The vertices are taken as a perfectly balanced binary tree, the middle
+    one its root: the same walk as ``ChainPool.subset_walk`` on a chain's
+    treap.  ``point`` holds the cumulative (x, y) of every vertex;
+    (start_x, start_y) is the vertex before ``low`` and (end_x, end_y) a
+    point at or after ``high - 1``, both in Q already (or to be: the end).
+    A range whose vertices all lie between them with end_x <= (1 + eps)
+    start_x and N1 - start_y <= (1 + eps) (N1 - end_y) is skipped (Props
+    5-6, the combined test of Sec. 6), so the H read from Q is within
+    eps (1 - H) of the exact H (Prop. 4).
+    """
+    cdef double factor = 1.0 + walk.epsilon, x, y
+    cdef int32_t middle
+    if low >= high:
+        return
+    if not (end_x > factor * start_x
+            or walk.total_pos - start_y > factor * (walk.total_pos - end_y)):
+        return
+    middle = (low + high) >> 1
+    x = point[2 * middle]
+    y = point[2 * middle + 1]
+    _subset_range(point, low, middle, start_x, start_y, x, y, walk)
+    subset_edge(walk, x, y)
+    _subset_range(point, middle + 1, high, x, y, end_x, end_y, walk)
+
+
 cdef class BlockedHullEngine(BlockedAUCEngine):
     """Exact ROC hull, H-measure (priors from the data), AUCH and AUC on sorted blocks."""
 
@@ -111,6 +147,12 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         self.loss_calls = 0
         self.deferring = False
         self.dirty = NULL
+        self.vertices.edge = NULL
+        self.vertices.size = 0
+        self.vertices.capacity = 0
+        self.has_lower = False
+        self.report_cost = NAN
+        self.epsilon = 0.0
 
     def __init__(self, double alpha=2.0, double beta=2.0, Py_ssize_t capacity=16, seed=None,
                  int block_limit=BLOCK):
@@ -118,6 +160,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         self.alpha = alpha
         self.beta = beta
         self.integer_order = integer_order_of(alpha, beta)
+        self.cost_rule = None
         self._allocate_nodes(self.leaves)
 
     def __dealloc__(self):
@@ -125,6 +168,15 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         self.hulls = NULL
         free(self.work.edge)
         self.work.edge = NULL
+        free(self.vertices.edge)
+        self.vertices.edge = NULL
+
+    def set_reading(self, double epsilon, CostRule rule=None):
+        """How ``h`` is read: exact (epsilon 0), or within epsilon (1 - H) under ``rule``."""
+        self.epsilon = epsilon
+        self.cost_rule = rule
+        if rule is not None:
+            self.cost = rule.cost
 
     cdef int _allocate_nodes(self, int32_t leaves) except -1:
         """Empty hulls for a tree of ``leaves`` leaves; the old ones are freed only then."""
@@ -176,8 +228,37 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         BlockedAUCEngine._pull_node(self, node)
         if self.hulls == NULL or self.deferring:
             return 0
-        return self._merge_into(&self.hulls[2 * node + 1], &self.hulls[2 * node],
-                                &self.hulls[node])
+        self._merge_into(&self.hulls[2 * node + 1], &self.hulls[2 * node], &self.hulls[node])
+        if node == 1:
+            # Room for the subset walk's vertices, so that reading never allocates.
+            self._reserve_edges(&self.vertices, self.hulls[1].size)
+        return 0
+
+    # ------------------------------------------------------------------
+    # The hooks of PointEngine: the lower engine (``track_lower``) follows every update.
+
+    cdef int _update(self, bint is_pos, double score, double weight,
+                     bint adding) except -1 nogil:
+        cdef int status = BlockedAUCEngine._update(self, is_pos, score, weight, adding)
+        if self.has_lower and status == DONE:
+            # Weights arrive in our units: the lower engine keeps the same scale.
+            self.lower.inverse_scale = self.inverse_scale
+            self.lower._update(not is_pos, score, weight, adding)
+        return status
+
+    cdef int _reserve(self, Py_ssize_t new_points, bint weighted) except -1:
+        BlockedAUCEngine._reserve(self, new_points, weighted)
+        if self.has_lower:
+            self.lower._reserve(new_points, weighted)
+        return 0
+
+    cdef int _emptied(self) except -1:
+        BlockedAUCEngine._emptied(self)
+        if self.has_lower:
+            # The emptied-structure rule, applied to the lower engine too.
+            self.lower.inverse_scale = 0.0
+            self.lower._emptied()
+        return 0
 
     cdef int _leaf_into(self, int32_t slot, Hull* out) except -1 nogil:
         """The hull of the block at ``slot`` (empty for a gap): a monotone chain over its
@@ -314,12 +395,17 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     cdef Py_ssize_t _batch(self, object is_pos_array, object scores_array,
                            object weights_array, bint adding) except -2:
         self.deferring = True
+        if self.has_lower:
+            self.lower.deferring = True
         try:
             return BlockedAUCEngine._batch(self, is_pos_array, scores_array, weights_array,
                                            adding)
         finally:
             self.deferring = False
             self._flush()
+            if self.has_lower:
+                self.lower.deferring = False
+                self.lower._flush()
 
     cdef void _scale_weights(self, double factor) noexcept nogil:
         """The base's weights times ``factor`` (a power of two: exact), and every hull with
@@ -328,6 +414,9 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         cdef Py_ssize_t node, k
         cdef Hull* hull
         BlockedAUCEngine._scale_weights(self, factor)
+        if self.has_lower:
+            # The lower engine holds the same points in the same units.
+            self.lower._scale_weights(factor)
         if not self.weighted or self.hulls == NULL:
             return
         for node in range(1, self.hull_nodes):
@@ -379,11 +468,237 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
             return NAN
         return min(max(root.area2 / (2.0 * root.total_neg * root.total_pos), 0.0), 1.0)
 
+    cdef double _approx_h(self, int32_t* subset_edges, double* record_x=NULL,
+                          double* record_y=NULL) noexcept nogil:
+        """H within epsilon (1 - H) of the exact value, for any priors (Sec. 6).
+
+        Subset (Alg. 3) over the root hull's vertices taken as a balanced
+        tree (``_subset_range``), summing the loss over the edges of the subset
+        Q it keeps, with the priors and Beta shape of ``cost``.
+        ``subset_edges`` receives the number of Q's edges.  One pass over the
+        root's edges for the cumulative vertices, then O((1 + 1/eps) log^2 n)
+        loss terms (Prop. 7).  Reads only.
+        """
+        cdef SubsetWalk walk
+        cdef double pi0, pi1, x = 0.0, y = 0.0
+        cdef const Hull* root = self._defined_root()
+        cdef double* point = self.vertices.edge
+        cdef int32_t k
+        subset_edges[0] = 0
+        if root == NULL:
+            return NAN
+        for k in range(root.size):
+            x += root.edge[3 * k]
+            y += root.edge[3 * k + 1]
+            point[2 * k] = x
+            point[2 * k + 1] = y
+        resolve_cost(&self.cost, root.total_neg, root.total_pos, &pi0, &pi1, &walk.alpha,
+                     &walk.beta)
+        walk.integer_order = integer_order_of(walk.alpha, walk.beta)
+        walk.epsilon = self.epsilon
+        walk.total_neg = root.total_neg
+        walk.total_pos = root.total_pos
+        walk.rate_neg = pi0 / root.total_neg
+        walk.rate_pos = pi1 / root.total_pos
+        walk.previous_x = 0.0
+        walk.previous_y = 0.0
+        walk.loss = 0.0
+        walk.count = 0
+        walk.record_x = record_x
+        walk.record_y = record_y
+        _subset_range(point, 0, root.size, 0.0, 0.0, root.total_neg, root.total_pos, &walk)
+        if walk.previous_x != root.total_neg or walk.previous_y != root.total_pos:
+            # The hull's last vertex (N0, N1) is in Q by definition.
+            subset_edge(&walk, root.total_neg, root.total_pos)
+        subset_edges[0] = walk.count
+        return min(max(1.0 - walk.loss / edge_loss(pi0, pi1, walk.alpha, walk.beta,
+                                                   walk.integer_order), 0.0), 1.0)
+
+    cdef double _reading(self) noexcept nogil:
+        """H as ``set_reading`` says: exact, or approximate under its cost."""
+        cdef int32_t subset_edges
+        if self.epsilon == 0.0:
+            return self._h()
+        return self._approx_h(&subset_edges)
+
+    cdef object _read(self):
+        return self._reading()
+
+    cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
+        """AUC, H and AUCH of the current points into ``out[row]`` (and KS, MER, MWL while
+        ``record_report`` holds)."""
+        cdef double ks, mer, mwl
+        out[row, 0] = self._auc()
+        out[row, 1] = self._reading()
+        out[row, 2] = self._auch()
+        if self.report_cost == self.report_cost:
+            self._extremes(self.report_cost, &ks, &mer, &mwl)
+            out[row, 3] = ks
+            out[row, 4] = mer
+            out[row, 5] = mwl
+
+    @property
+    def columns(self):
+        """The metrics ``_record`` writes, in the column order of ``slide``'s ``out``."""
+        if self.report_cost == self.report_cost:
+            return ("auc", "h", "auch", "ks", "mer", "mwl")
+        return ("auc", "h", "auch")
+
     @property
     def h(self):
-        """The exact H-measure, priors from the data, Beta(alpha, beta) (nan with one class)."""
+        """H as set by ``set_reading`` (by default exact, priors from the data,
+        Beta(alpha, beta)); nan with one class."""
         self._check_idle()
-        return self._h()
+        return self._reading()
+
+    def subset_vertices(self):
+        """Cumulative (class 0, class 1) weights of the subset Q's vertices, from (0, 0),
+        in the structure's units: the subset the approximate H is read from."""
+        cdef int32_t subset_edges
+        if self.epsilon == 0.0:
+            raise ValueError("the exact H is read from the whole hull: no subset")
+        self._check_idle()
+        xs, ys = np.zeros(self.hulls[1].size + 2), np.zeros(self.hulls[1].size + 2)
+        cdef double[::1] record_x = xs, record_y = ys
+        self._approx_h(&subset_edges, &record_x[1], &record_y[1])
+        return xs[:subset_edges + 1], ys[:subset_edges + 1]
+
+    # ------------------------------------------------------------------
+    # The report's extremes of linear functions over the ROC points.
+
+    cdef void _hull_argmax(self, double a, double b, double* x, double* y) noexcept nogil:
+        """The root hull's vertex (x, y) (class weights from the origin) maximising
+        a y - b x, for a, b >= 0.  The edges' slopes decrease, so the edges with
+        a dy > b dx are a prefix of the array: its end is the maximum (the origin
+        when the prefix is empty).  O(hull size)."""
+        cdef const Hull* root = &self.hulls[1]
+        cdef int32_t k
+        x[0] = 0.0
+        y[0] = 0.0
+        for k in range(root.size):
+            if not a * root.edge[3 * k + 1] > b * root.edge[3 * k]:
+                return
+            x[0] += root.edge[3 * k]
+            y[0] += root.edge[3 * k + 1]
+
+    cdef void _extremes(self, double cost, double* ks, double* mer,
+                        double* mwl) noexcept nogil:
+        """R hmeasure's KS, MER and MWL (at cost c) of the current points, priors from the
+        data: extremes of linear functions of (FPR, TPR) over the ROC points, reached at a
+        vertex of the upper hull (MER, MWL, max TPR - FPR) or of the lower hull (max FPR -
+        TPR, from ``lower``: KS is nan without it), formed as the from-scratch report forms
+        them."""
+        cdef double weight_neg, weight_pos, pi0, pi1, x, y, fpr, tpr, upper
+        cdef const Hull* root = self._defined_root()
+        if root == NULL:
+            ks[0] = NAN
+            mer[0] = NAN
+            mwl[0] = NAN
+            return
+        weight_neg = root.total_neg
+        weight_pos = root.total_pos
+        pi0 = weight_neg / (weight_neg + weight_pos)
+        pi1 = weight_pos / (weight_neg + weight_pos)
+        # max TPR - FPR: a = 1 / N1, b = 1 / N0, scaled by N0 N1.
+        self._hull_argmax(weight_neg, weight_pos, &x, &y)
+        upper = fabs(y / weight_pos - x / weight_neg)
+        if self.has_lower:
+            # The lower engine's x is our class 1 weight, its y our class 0 weight.
+            self.lower._hull_argmax(weight_pos, weight_neg, &x, &y)
+            ks[0] = max(upper, fabs(x / weight_pos - y / weight_neg))
+        else:
+            ks[0] = NAN
+        # min pi0 FPR + pi1 (1 - TPR) = pi1 - max (pi1 TPR - pi0 FPR).
+        self._hull_argmax(pi1 * weight_neg, pi0 * weight_pos, &x, &y)
+        fpr = x / weight_neg
+        tpr = y / weight_pos
+        mer[0] = pi0 * fpr + pi1 * (1.0 - tpr)
+        self._hull_argmax((1.0 - cost) * pi1 * weight_neg, cost * pi0 * weight_pos, &x, &y)
+        fpr = x / weight_neg
+        tpr = y / weight_pos
+        mwl[0] = 2.0 * (cost * pi0 * fpr + (1.0 - cost) * pi1 * (1.0 - tpr))
+
+    def extremes(self, double cost):
+        """(KS, MER, MWL) of the current points, MWL at cost c; nan while a class is absent.
+
+        KS needs the lower hull (``track_lower``); it is nan without it.
+        O(hull size).
+        """
+        cdef double ks, mer, mwl
+        self._check_idle()
+        self._extremes(cost, &ks, &mer, &mwl)
+        return ks, mer, mwl
+
+    def track_lower(self):
+        """Maintain the lower ROC hull from now on, for KS (built once from the current points).
+
+        An engine holding the same points with the classes swapped, fed every
+        later update: its upper hull is this engine's lower hull.  Each later
+        update costs about twice as much.
+        """
+        self._check_idle()
+        if self.has_lower:
+            return
+        # Claimed while building: the lower engine's batch releases the GIL.
+        self.busy = True
+        try:
+            self.lower = self._swapped_copy()
+            self.has_lower = True
+        finally:
+            self.busy = False
+
+    def _swapped_copy(self):
+        """A new engine holding this engine's points with the classes swapped, in our units:
+        one point per (score, class) with the total weight there, the others with weight
+        0 (the same counts), through one batch."""
+        cdef BlockedHullEngine lower = BlockedHullEngine(
+            self.alpha, self.beta, max(self.n_points, 1), None, self.block_limit)
+        keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
+        is_pos = np.concatenate((np.ones(int(count_neg.sum()), dtype=np.uint8),
+                                 np.zeros(int(count_pos.sum()), dtype=np.uint8)))
+        scores = np.concatenate((np.repeat(keys, count_neg), np.repeat(keys, count_pos)))
+        if self.weighted:
+            weights = []
+            for class_weights, counts in ((weight_neg, count_neg), (weight_pos, count_pos)):
+                repeated = np.zeros(int(counts.sum()))
+                starts = np.cumsum(counts) - counts
+                held = counts > 0
+                repeated[starts[held]] = class_weights[held]
+                weights.append(repeated)
+            stored = np.concatenate(weights)
+        else:
+            stored = np.ones(scores.shape[0])
+        cdef const unsigned char[::1] flags = is_pos
+        cdef const double[::1] at = scores, weight = stored
+        cdef Py_ssize_t k
+        lower.inverse_scale = self.inverse_scale
+        lower._reserve(scores.shape[0], self.weighted)
+        lower.deferring = True
+        try:
+            for k in range(at.shape[0]):
+                if lower._update(flags[k], at[k], weight[k], True) != DONE:
+                    raise AssertionError("the lower engine refused a point of ours")
+        finally:
+            lower.deferring = False
+            lower._flush()
+        return lower
+
+    @property
+    def ks(self):
+        return self.extremes(self.report_cost)[0]
+
+    @property
+    def mer(self):
+        return self.extremes(self.report_cost)[1]
+
+    @property
+    def mwl(self):
+        return self.extremes(self.report_cost)[2]
+
+    def record_report(self, double cost):
+        """Record KS, MER and MWL (at cost c) in ``slide``'s ``out`` as well (columns 3-5)."""
+        self.track_lower()
+        self.report_cost = cost
 
     @property
     def auch(self):
@@ -421,7 +736,11 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
 
     @property
     def nbytes(self):
-        return BlockedAUCEngine.nbytes.__get__(self) + self.hull_nbytes
+        """Bytes of the base's buffers, the node hulls, the reading space and the lower
+        engine."""
+        return (BlockedAUCEngine.nbytes.__get__(self) + self.hull_nbytes
+                + 3 * sizeof(double) * self.vertices.capacity
+                + (self.lower.nbytes if self.has_lower else 0))
 
     # ------------------------------------------------------------------
     # Invariants and pickling.
@@ -492,7 +811,26 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         if not self.weighted and (root.total_neg != self.tree[3]
                                   or root.total_pos != self.tree[4]):
             raise AssertionError("the root hull does not end at the class totals")
+        if self.vertices.capacity < root.size:
+            raise AssertionError("no room for the subset walk over the root hull")
+        if self.has_lower:
+            self._check_lower()
         return True
+
+    def _check_lower(self):
+        """The lower engine holds our points with the classes swapped, and is sound."""
+        keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
+        lower_keys, lower_neg, lower_pos, lower_count_neg, lower_count_pos = self.lower.items()
+        if not (np.array_equal(keys, lower_keys) and np.array_equal(count_neg, lower_count_pos)
+                and np.array_equal(count_pos, lower_count_neg)):
+            raise AssertionError("the lower engine's points differ from ours, classes swapped")
+        tolerance = 1e-12 * max(float(np.sum(weight_neg) + np.sum(weight_pos)), 1.0)
+        if (np.max(np.abs(weight_neg - lower_pos), initial=0.0) > tolerance
+                or np.max(np.abs(weight_pos - lower_neg), initial=0.0) > tolerance):
+            raise AssertionError("the lower engine's weights differ from ours, classes swapped")
+        if self.lower.inverse_scale != self.inverse_scale:
+            raise AssertionError("the lower engine keeps other units")
+        self.lower._check()
 
     def _perturb(self, Py_ssize_t node, Py_ssize_t index, double delta, field="edge"):
         """For tests of ``_check``: add ``delta`` to value ``index`` of a node's edge array,
@@ -511,15 +849,21 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     def __reduce__(self):
         self._check_idle()
         base = BlockedAUCEngine.__reduce__(self)[1]
-        return (_rebuild_blocked_hull, (base, self.alpha, self.beta))
+        return (_rebuild_blocked_hull, (base, self.alpha, self.beta, self.epsilon,
+                                        self.cost_rule, self.lower, self.report_cost))
 
 
-def _rebuild_blocked_hull(base, alpha, beta):
+def _rebuild_blocked_hull(base, alpha, beta, epsilon=0.0, cost_rule=None, lower=None,
+                          report_cost=NAN):
     cdef BlockedHullEngine engine = _rebuild_blocked(*base, engine_type=BlockedHullEngine)
     cdef int32_t slot, node
     engine.alpha = alpha
     engine.beta = beta
     engine.integer_order = integer_order_of(alpha, beta)
+    engine.set_reading(epsilon, cost_rule)
+    engine.lower = lower
+    engine.has_lower = lower is not None
+    engine.report_cost = report_cost
     engine._allocate_nodes(engine.leaves)
     for slot in range(engine.leaves):
         engine._set_leaf(slot)

@@ -3,7 +3,7 @@
 import math
 
 from hmeasure_stream._engines._cost import mwl_cost
-from hmeasure_stream._engines._hull import HullEngine
+from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._validation import check_cost, check_positive, check_score_value, label_map
 from hmeasure_stream.metrics import _report_levels, _threshold_metrics, _unit
 from hmeasure_stream.streaming._base import (
@@ -18,7 +18,7 @@ __all__ = ["ApproxH", "DynamicH"]
 
 
 class _HullPointSet(WindowedPointSet):
-    """What DynamicH and ApproxH share: the maintained ROC hull (HullEngine) and its AUCH."""
+    """What DynamicH and ApproxH share: the maintained ROC hull (BlockedHullEngine) and its AUCH."""
 
     __slots__ = ()
 
@@ -164,7 +164,7 @@ class DynamicH(_HullPointSet):
                 "epsilon (1 - H)"
             )
         alpha, beta = check_cost(alpha, beta, severity_ratio).shape
-        self._engine = HullEngine(alpha, beta, *check_structure_options(capacity, seed))
+        self._engine = BlockedHullEngine(alpha, beta, *check_structure_options(capacity, seed))
 
 
     @property
@@ -437,7 +437,7 @@ class ApproxH(_HullPointSet):
         self._forgetting = make_forgetting(window, half_life)
         epsilon = check_positive(epsilon, "epsilon")
         rule = check_cost(alpha, beta, severity_ratio, priors)
-        self._engine = HullEngine(2.0, 2.0, *check_structure_options(capacity, seed))
+        self._engine = BlockedHullEngine(2.0, 2.0, *check_structure_options(capacity, seed))
         self._engine.set_reading(epsilon, rule)
 
     @property

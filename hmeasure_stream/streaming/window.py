@@ -10,7 +10,7 @@ from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._auc import AUCEngine, ThresholdEngine, sliding_auc_ranked
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._cost import mwl_cost
-from hmeasure_stream._engines._hull import HullEngine
+from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._engines._tree_partial import PartialAUCEngine
@@ -190,9 +190,7 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
                 "combined with epsilon="
             )
         epsilon = check_positive(epsilon, "epsilon")
-        # A fixed seed by default: the subset, hence H', depends on the trees'
-        # random shape, and the same stream should give the same values.
-        engine = HullEngine(2.0, 2.0, capacity, 0 if seed is None else seed)
+        engine = BlockedHullEngine(2.0, 2.0, capacity, seed)
         engine.set_reading(epsilon, rule)
         return [engine, *engines]
     if not rule.exact_on_structures:
@@ -201,7 +199,7 @@ def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, ep
             "exactly: pass epsilon= for the approximate H (within epsilon * (1 - H)), "
             "or call h_measure on each window"
         )
-    engine = HullEngine(*rule.shape, capacity, seed)
+    engine = BlockedHullEngine(*rule.shape, capacity, seed)
     if _REPORT_METRICS.intersection(metrics):
         # R hmeasure's KS, MER and MWL (priors from the window, MWL at the
         # Beta's mode): hull descents, KS with the lower hull as well.
