@@ -28,6 +28,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     cdef int integer_order
     cdef Hull work                   # scratch hull for _check
     cdef double leaf_work[3 * BLOCK]
+    cdef int64_t leaf_counts[2 * BLOCK]
     # A batch defers the hulls: leaves changed are flagged, recomputed once at its end.
     cdef bint deferring
     cdef object dirty_buffer         # (leaves,) uint8: the leaf's hull is stale (batch only)

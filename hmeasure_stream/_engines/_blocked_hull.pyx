@@ -99,6 +99,32 @@ cdef void _finish(Hull* out) noexcept nogil:
     out.area2 = area2
 
 
+cdef int32_t _unit_chain(const int32_t* count_neg, const int32_t* count_pos, int32_t size,
+                        int64_t* stack, double* edge) noexcept nogil:
+    """The upper hull of a block's groups with unit weights, from its highest score down
+    (Andrew's monotone chain on integer steps: every turn test exact in int64, as the
+    counts of a block stay below 2^31); its edges into ``edge`` (stride 3).  Returns the
+    number of edges.  Every group has a point of some class, so no step is zero."""
+    cdef int32_t index, top = 0, k
+    cdef int64_t run_neg, run_pos
+    for index in range(size - 1, -1, -1):
+        run_neg = count_neg[index]
+        run_pos = count_pos[index]
+        # Pop while the run is at least as steep as the top edge: run_pos / run_neg >=
+        # top_pos / top_neg.
+        while top >= 1 and run_pos * stack[2 * top - 2] >= stack[2 * top - 1] * run_neg:
+            top -= 1
+            run_neg += stack[2 * top]
+            run_pos += stack[2 * top + 1]
+        stack[2 * top] = run_neg
+        stack[2 * top + 1] = run_pos
+        top += 1
+    for k in range(top):
+        edge[3 * k] = <double>stack[2 * k]
+        edge[3 * k + 1] = <double>stack[2 * k + 1]
+    return top
+
+
 cdef inline bint _close(double maintained, double recomputed, double scale) noexcept:
     """Equal within 1e-12 of ``scale`` (what the terms of the sums are bounded by)."""
     return abs(maintained - recomputed) <= 1e-12 * max(abs(recomputed), scale, 1e-300)
@@ -270,24 +296,24 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
             out.size = 0
             _finish(out)
             return 0
-        for index in range(self.size[block] - 1, -1, -1):
-            at = block * BLOCK + index
-            if self.weighted:
+        if self.weighted:
+            for index in range(self.size[block] - 1, -1, -1):
+                at = block * BLOCK + index
                 run_neg = self.weight[4 * at] + self.weight[4 * at + 2]
                 run_pos = self.weight[4 * at + 1] + self.weight[4 * at + 3]
-            else:
-                run_neg = self.count_neg[at]
-                run_pos = self.count_pos[at]
-            if run_neg == 0.0 and run_pos == 0.0:
-                continue  # a repeated point
-            while top >= 1 and at_least_as_steep(
-                    run_neg, run_pos, work[3 * top - 3], work[3 * top - 2]):
-                top -= 1
-                run_neg += work[3 * top]
-                run_pos += work[3 * top + 1]
-            work[3 * top] = run_neg
-            work[3 * top + 1] = run_pos
-            top += 1
+                if run_neg == 0.0 and run_pos == 0.0:
+                    continue  # a repeated point
+                while top >= 1 and at_least_as_steep(
+                        run_neg, run_pos, work[3 * top - 3], work[3 * top - 2]):
+                    top -= 1
+                    run_neg += work[3 * top]
+                    run_pos += work[3 * top + 1]
+                work[3 * top] = run_neg
+                work[3 * top + 1] = run_pos
+                top += 1
+        else:
+            top = _unit_chain(self.count_neg + block * BLOCK, self.count_pos + block * BLOCK,
+                              self.size[block], self.leaf_counts, work)
         # Loss terms: an edge the old hull had keeps its term (both hulls list their edges
         # by decreasing slope, so one pass over the old one finds them).
         old = 0
