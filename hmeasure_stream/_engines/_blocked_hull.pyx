@@ -100,7 +100,7 @@ cdef void _finish(Hull* out) noexcept nogil:
 
 
 cdef int32_t _unit_chain(const int32_t* count_neg, const int32_t* count_pos, int32_t size,
-                        int64_t* stack, double* edge) noexcept nogil:
+                         int64_t* stack, double* edge) noexcept nogil:
     """The upper hull of a block's groups with unit weights, from its highest score down
     (Andrew's monotone chain on integer steps: every turn test exact in int64, as the
     counts of a block stay below 2^31); its edges into ``edge`` (stride 3).  Returns the

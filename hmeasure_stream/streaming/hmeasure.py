@@ -2,8 +2,8 @@
 
 import math
 
-from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
+from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._validation import check_cost, check_positive, check_score_value, label_map
 from hmeasure_stream.metrics import _report_levels, _threshold_metrics, _unit
 from hmeasure_stream.streaming._base import (

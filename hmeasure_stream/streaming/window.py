@@ -9,8 +9,8 @@ from scipy import special
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._auc import AUCEngine, ThresholdEngine, sliding_auc_ranked
 from hmeasure_stream._engines._bin_tree import BinTree
-from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
+from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._engines._tree_partial import PartialAUCEngine

@@ -8,18 +8,19 @@ blocks and capacity 1 make splits, merges and tree growth frequent; ``_check()``
 lower engine included) after every operation.
 """
 
+import itertools
 import pickle
 from fractions import Fraction
 
 import numpy as np
 import pytest
-from reference_impl import brute_upper_hull, r_style_report
-
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._cost import CostRule
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._engines._treap import Status
+from reference_impl import brute_upper_hull, r_style_report
+
 from hmeasure_stream.metrics import h_measure
 
 # Random windows can rank class 0 higher: the from-scratch references then warn (the
@@ -144,12 +145,12 @@ def test_fixed_level_and_weights_above_against_r(level, block_limit):
     naively, and ``weights_above`` against a direct count, on tied scores."""
     rng = np.random.default_rng(int(level * 1000) + block_limit)
     engine = BlockedAUCEngine(capacity=1, block_limit=block_limit)
-    for step in range(6):
+    all_y, all_s = np.zeros(0, dtype=np.uint8), np.zeros(0)
+    for _ in range(6):
         y = rng.integers(0, 2, 40).astype(np.uint8)
         s = rng.integers(0, 25, 40) / 8.0
         engine.add_many(y, s)
-        all_y = y if step == 0 else np.concatenate((all_y, y))
-        all_s = s if step == 0 else np.concatenate((all_s, s))
+        all_y, all_s = np.concatenate((all_y, y)), np.concatenate((all_s, s))
         assert engine._check()
         expected = r_style_report(all_y, all_s, level=level)
         assert engine.fixed_level(True, level) == pytest.approx(expected["Spec.Sens"],
@@ -246,7 +247,7 @@ def test_slide_records_auc_h_auch_and_the_report():
             yy += int(np.sum((ws == score) & (wy == 1)))
             cumulative.add((Fraction(x), Fraction(yy)))
         vertices = brute_upper_hull(cumulative)
-        area = sum((b[0] - a[0]) * (a[1] + b[1]) / 2 for a, b in zip(vertices, vertices[1:]))
+        area = sum((b[0] - a[0]) * (a[1] + b[1]) / 2 for a, b in itertools.pairwise(vertices))
         assert out[i, 2] == float(area / (n0 * n1))
 
 
