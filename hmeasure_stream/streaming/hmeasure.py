@@ -75,7 +75,8 @@ class DynamicH(_HullPointSet):
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional
-        Seed of the treaps' random priorities.
+        Accepted for compatibility with :class:`DynamicAUC`; the structure
+        has no randomness.
 
     Attributes
     ----------
@@ -96,34 +97,38 @@ class DynamicH(_HullPointSet):
 
     Notes
     -----
-    O(log^2 n) per update for n distinct scores; reading is O(1).  The treap
-    over the distinct scores stands, at every node, for the hull of its
-    subtree: only the root keeps its hull as a chain, every other node keeps
-    what its hull lost in its parent's two merges.  An update undoes the merges
-    along the score's path, changes the point, and merges again (Overmars and
-    van Leeuwen; Tatti, Secs. 5.1-5.2).  The hull chains carry each edge's
-    term of the H-measure's loss, which with priors from the data depends on
-    the edge alone (Sec. 5.3, Eq. 7), and the area under the hull.  O(n) memory.
+    The distinct scores are kept in sorted blocks of at most 128 under a
+    segment tree whose every node keeps the upper hull of its points as one
+    array of edges, each with its term of the H-measure's loss (with priors
+    from the data it depends on the edge alone: Tatti, Sec. 5.3, Eq. 7).  A
+    node's hull is the bridge of its children's (Overmars and van Leeuwen;
+    Tatti, Secs. 5.1-5.2): the right child's edges, then the left child's
+    pushed through a monotone chain, so only the bridge gets a new loss term.
+    An update costs one scan of a block plus, at each of the O(log n) nodes
+    on its path, a copy of the node's hull and the bridge search: O(B + h
+    log n) for hulls of at most h vertices, where h is O(n^(2/3)) with unit
+    weights (lattice points) and in practice a few hundred (216 at 10^6
+    random points); adversarial real weights (points in convex position) can
+    make it O(n).  H, AUCH and AUC are read in O(1).  O(n) memory with unit
+    weights, about 115 bytes per point.
 
     With unit weights every hull vertex is exact and ``hull()`` returns what
     :func:`~hmeasure_stream.roc_hull` returns.  Weights are kept as
     :class:`DynamicAUC` keeps them: the metrics do not depend on their common
     scale, bit for bit.
 
-    Threads: mutate from one thread at a time; a mutation that finds another
-    one running raises RuntimeError.  Reading ``h`` computes the loss terms
-    still pending and so claims the structure like a mutation: two threads
-    reading ``h`` at once may get RuntimeError (use a lock); ``auc``,
-    ``auch``, ``n_neg`` and ``n_pos`` are plain reads, safe from any thread.
+    Threads: mutate from one thread at a time; a mutation, or a read while
+    one runs, raises RuntimeError.  ``h``, ``auch``, ``auc``, ``n_neg`` and
+    ``n_pos`` are plain reads.
 
     Windows and decay: as in :class:`DynamicAUC` (a ring of the points, 25
     bytes each; the points leaving go in the same compiled call, one
-    O(log^2 n) update each, amortised; decay stores weights times
+    update each, amortised; decay stores weights times
     2^((x - x0) / half_life), rescaled by powers of two; points older than 60
     half-lives leave; ``remove`` retracts a point before it leaves, in O(w)).
-    The hull's orientation tests compare vectors summed from non-negative
-    weights, never differences of coordinates, so they hold at any spread of
-    the weights it holds; values equal the from-scratch ones with
+    The hull's orientation tests compare edge vectors summed from
+    non-negative weights, never differences of coordinates, so they hold at
+    any spread of the weights it holds; values equal the from-scratch ones with
     ``sample_weight = weight * 2^(-age / half_life)`` to about 1e-11.
 
     References
@@ -194,9 +199,8 @@ class DynamicH(_HullPointSet):
 
         Notes
         -----
-        O(m log(n + m)) updates of O(log(n + m)) each, as ``add_many``,
-        for the m points of the smaller of the two (see
-        ``DynamicAUC.merge``).  Exact: the hull, H and AUCH equal those
+        One batch of the m points of the smaller of the two, as
+        ``add_many`` (see ``DynamicAUC.merge``).  Exact: the hull, H and AUCH equal those
         of the union from scratch.
 
         Examples
@@ -269,14 +273,15 @@ class DynamicH(_HullPointSet):
         Nothing is recomputed from the points.  H, AUCH and the AUC are
         maintained (O(1) to read).  KS, MER and MWL are extremes of linear
         functions of (FPR, TPR), reached at vertices of the ROC hull: one
-        descent of the maintained hull's tree each, O(log n).  KS's side
-        max(FPR - TPR) lies on the *lower* hull: the first call of ``report``
-        builds it (O(n log^2 n), once) and from then on every update
-        maintains it as well, which about doubles the cost of an update (a second
-        hull over the same points with the classes swapped).
+        pass over the maintained hull's edges each, O(h) for h vertices.
+        KS's side max(FPR - TPR) lies on the *lower* hull: the first call of
+        ``report`` builds it (one batch of the points, once) and from then on
+        every update maintains it as well, which about doubles the cost of an
+        update (a second hull over the same points with the classes swapped).
         Spec.SensXX and Sens.SpecXX are R's lookup on the empirical ROC
-        curve: an order-statistic descent of the score treap, O(log n); the
-        threshold metrics one more descent, O(log n).  With unit weights every
+        curve: a descent of the score blocks' tree to the block where a class
+        CDF crosses the level, O(log n + B); the threshold metrics one more
+        search, O(log n + B).  With unit weights every
         value equals the from-scratch one; with weights up to rounding.
 
         References
@@ -373,7 +378,8 @@ class ApproxH(_HullPointSet):
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional
-        Seed of the treaps' random priorities.
+        Accepted for compatibility with :class:`DynamicAUC`; the structure
+        has no randomness.
 
     Attributes
     ----------
@@ -391,25 +397,25 @@ class ApproxH(_HullPointSet):
 
     Notes
     -----
-    An update costs O(log^2 n) as in :class:`DynamicH` (the hull is the
-    same).  Reading ``h`` walks the hull's tree with Subset (Alg. 3 of the
-    paper): a subtree whose vertices lie between two kept vertices p, q with
+    An update costs as in :class:`DynamicH` (the hull is the same).
+    Reading ``h`` walks the hull's vertices, taken as a balanced binary tree
+    (the middle vertex its root), with Subset (Alg. 3 of the paper): a
+    subtree whose vertices lie between two kept vertices p, q with
     q_x <= (1 + eps) p_x and N1 - p_y <= (1 + eps) (N1 - q_y) is skipped,
     which keeps both terms of the loss within a factor 1 + eps.  That visits
     O((1 + 1/eps) log^2 n) vertices; :meth:`subset_info` tells how many edges
     the subset kept.  H is then summed over the subset's edges with the
     given priors.  The bound is relative to 1 - H, so it is tightest for good
-    classifiers.  Which vertices are kept depends on the shape of the trees,
-    which is random (``seed``): two structures holding the same points may
-    return different values, both within the bound.
+    classifiers.  The walk is preceded by one pass over the hull's edges
+    (their cumulative sums).  Two structures holding the same points return
+    the same value.
 
     Windows and decay: as in :class:`DynamicH` (the same hull, the same
     cost per point leaving, the same agreement with the from-scratch values).
 
-    Threads: mutate from one thread at a time; a mutation (or a read of
-    ``h``, which claims the structure while it walks the hull) that finds
-    another one running raises RuntimeError.  ``auc``, ``auch``, ``n_neg``
-    and ``n_pos`` are plain reads, safe from any thread.
+    Threads: mutate from one thread at a time; a mutation, or a read while
+    one runs, raises RuntimeError.  ``h``, ``auch``, ``auc``, ``n_neg`` and
+    ``n_pos`` are plain reads.
 
     References
     ----------

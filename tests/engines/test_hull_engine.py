@@ -1,26 +1,25 @@
-"""The hull engine's checker: it only reads, and it catches a corrupted structure."""
+"""The treap hull engine's checker: it only reads, and it catches a corrupted structure."""
 
 import pickle
 
 import numpy as np
 import pytest
 
-from hmeasure_stream import DynamicH
+from hmeasure_stream._engines._hull import HullEngine
 
 
 def fresh():
     rng = np.random.default_rng(21)
-    tracker = DynamicH(capacity=1, seed=2)
-    y, s = rng.integers(0, 2, 300), np.round(rng.normal(size=300), 1)
-    tracker.add_many(y, s)
+    engine = HullEngine(capacity=1, seed=2)
+    y, s = rng.integers(0, 2, 300).astype(np.uint8), np.round(rng.normal(size=300), 1)
+    engine.add_many(y, s)
     for label, score in zip(y[:50], s[:50], strict=True):
-        tracker.remove(int(label), float(score))
-    return tracker
+        engine.remove(bool(label), float(score))
+    return engine
 
 
 def test_check_only_reads_even_with_pending_loss_terms():
-    tracker = fresh()
-    engine = tracker._engine
+    engine = tracker = fresh()
     root_chain = engine.hull_buffer[engine.tree.root]
     assert np.isnan(engine.chains.ch_buffer[root_chain])  # terms are pending
     before = pickle.dumps(tracker)
@@ -35,9 +34,8 @@ def test_check_only_reads_even_with_pending_loss_terms():
 @pytest.mark.parametrize("corruption", ["chain_sum", "own_vertex", "left_open", "hull_holder",
                                         "treap_sum", "loss_term"])
 def test_check_detects_a_corrupted_hull_engine(corruption):
-    tracker = fresh()
+    engine = tracker = fresh()
     assert 0 <= tracker.h <= 1
-    engine = tracker._engine
     root = engine.tree.root
     root_chain = int(engine.hull_buffer[root])
     if corruption == "chain_sum":
