@@ -22,7 +22,7 @@ The from-scratch reference functions work on whole arrays:
 The streaming structures update the metrics as points arrive and leave:
 
 - :class:`DynamicAUC` -- exact AUC, O(log n) per added or removed point;
-- :class:`DynamicH` -- exact H-measure, AUCH and ROC hull, O(log^2 n);
+- :class:`DynamicH` -- exact H-measure, AUCH and ROC hull, O(log n) hull merges per update;
 - :class:`BinnedAUC` -- the binned AUC with its error bound, O(log m) per update, mergeable;
 - :class:`DynamicMulticlassAUC` -- exact one-vs-rest or one-vs-one AUC of c classes;
 - :class:`ApproxH` -- H-measure with fixed priors within a relative error epsilon;

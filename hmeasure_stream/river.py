@@ -168,8 +168,8 @@ class HMeasure(_ExactMetric):
     """Exact H-measure as a river metric, over every point, a window, or with decay.
 
     Hand's H-measure of the points seen, with the class priors of those
-    points, kept in a :class:`~hmeasure_stream.DynamicH`: O(log^2 n) per
-    update.
+    points, kept in a :class:`~hmeasure_stream.DynamicH`: O(log n) hull merges
+    per update.
 
     Parameters
     ----------
@@ -190,7 +190,7 @@ class HMeasure(_ExactMetric):
 
     Notes
     -----
-    Each update costs O(log^2 n) for n points held (the ROC hull changes);
+    Each update costs O(log n) hull merges for n points held (the ROC hull changes);
     :meth:`get` reads the H-measure from the hull in O(h) for h hull
     vertices.  river has no H-measure.
 

@@ -517,7 +517,7 @@ def build_parser():
                         help="H: R's severity ratio, a number or 'prior' (instead of alpha/beta)")
     parser.add_argument("--priors", metavar="P0,P1", help="H: fixed class priors")
     parser.add_argument("--epsilon", type=_positive_float, metavar="EPS",
-                        help="H: approximate within EPS * (1 - H), O(log^2 w) per row for any "
+                        help="H: approximate within EPS * (1 - H), for any "
                              "priors (without it, H with --priors or --severity-ratio prior "
                              "is recomputed from the window for each written row)")
     parser.add_argument("--alert", type=_Alert, action="append", metavar="METRIC<VALUE",

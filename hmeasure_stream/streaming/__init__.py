@@ -4,7 +4,7 @@
 scores with cumulative class weights (Tatti, "Maintaining AUC and H-measure
 over time", Sec. 4): O(log n) per update.  ``DynamicH`` also maintains the
 convex hull of the ROC curve (Sec. 5) and with it the H-measure with priors
-from the data and the AUCH: O(log^2 n).  ``ApproxH`` keeps the same hull and
+from the data and the AUCH: O(log n) hull merges per update.  ``ApproxH`` keeps the same hull and
 computes H for priors not taken from the data within a relative error
 epsilon (Sec. 6).  ``ApproxAUC`` estimates the AUC within a relative error
 epsilon / 2 from a compressed list of score groups (Tatti, "Efficient

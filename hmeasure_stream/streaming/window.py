@@ -294,8 +294,8 @@ class SlidingWindow:
     capacity : int, default=16
         Initial room, in distinct scores, of the engine (doubles as needed).
     seed : int, optional
-        Seed of the engine's random priorities (0 by default with
-        ``epsilon``, so that the same stream gives the same values).
+        Seed of the score treaps' random priorities (the hull engine of
+        ``"h"`` has none).
 
     Attributes
     ----------
@@ -314,8 +314,10 @@ class SlidingWindow:
 
     Notes
     -----
-    Per point: O(log w) with the AUC alone, O(log^2 w) with ``"h"`` or
-    ``"auch"`` (plus O((1 + 1/epsilon) log^2 w) to read the approximate H),
+    Per point: O(log w) with the AUC alone; with ``"h"`` or ``"auch"`` one
+    block scan and O(log w) hull merges, each a copy of a hull of at most h
+    vertices (see :class:`DynamicH`; plus O(h + (1 + 1/epsilon) log^2 w) to
+    read the approximate H),
     O(log w + log w / epsilon_auc) with ``"auc_approx"`` (which takes unit
     weights only), for a window of w points; reading the properties is O(1)
     (O(log w / epsilon_auc) for ``auc_approx``); O(log m) per point for
@@ -840,8 +842,9 @@ def sliding_window(
     distinct score, so a step costs about the same for any window size; O(n)
     memory.  With weights, the score treap of :class:`DynamicAUC`:
     O(n log w) time, O(w) memory.  With ``"h"`` or ``"auch"``, the hull
-    engine of :class:`DynamicH`: O(n log^2 w) time, O(w) memory (plus
-    O(n (1 + 1/epsilon) log^2 w) with ``epsilon``).  With
+    engine of :class:`DynamicH`: O(n (B + h log w)) time for hulls of at
+    most h vertices, O(w) memory (plus O(n (h + (1 + 1/epsilon) log^2 w))
+    with ``epsilon``).  With
     ``"auc_approx"``, the compressed list of :class:`ApproxAUC` over the
     treap: O(n (log w + log w / epsilon_auc)).  With ``"pauc"``, the score
     treap read by :meth:`DynamicAUC.partial_auc` after each step: O(n log w)
