@@ -43,7 +43,7 @@ from hmeasure_stream._engines._numeric cimport (
     wide_times,
     wide_uint,
 )
-from hmeasure_stream._engines._protocol cimport PointEngine, level_lookup
+from hmeasure_stream._engines._protocol cimport PointEngine
 from hmeasure_stream._engines._treap cimport DONE, ScoreTreap
 
 
@@ -295,79 +295,6 @@ cdef class AUCEngine(PointEngine):
     def items(self):
         """Keys in increasing order with their class weights (stored units) and counts."""
         return self.tree.items()
-
-    def fixed_level(self, bint spec_at_sens, double level):
-        """R hmeasure's ``Spec.Sens`` (``spec_at_sens``) or ``Sens.Spec`` at ``level``.
-
-        R's lookup (``Look.Up.AUC``) on the empirical class CDFs, read from the
-        lowest score up: the first group where the CDF of one class exceeds
-        its level, and the reversed interpolation weights R uses with the group
-        below.  An order-statistic descent of the treap on the subtree class
-        weights: O(log n).  The CDF values are formed as the from-scratch
-        report forms them (1 - (N - prefix) / N), so that with unit weights
-        every comparison, hence the value, is the same.  nan while a class
-        is absent.
-        """
-        cdef int32_t node = self.tree.root, child
-        cdef double total_neg, total_pos, total, x, prefix
-        cdef double below_neg = 0.0, below_pos = 0.0, with_neg, with_pos
-        cdef bint found = False
-        if node < 0:
-            return NAN
-        total_neg = self.tree.subtree_neg[node]
-        total_pos = self.tree.subtree_pos[node]
-        if not (total_neg > 0.0 and total_pos > 0.0):
-            return NAN
-        # Spec.Sens: the class 1 CDF against 1 - level; Sens.Spec: class 0 against level.
-        total = total_pos if spec_at_sens else total_neg
-        x = 1.0 - level if spec_at_sens else level
-        while node >= 0:
-            child = self.tree.left[node]
-            with_neg = below_neg
-            with_pos = below_pos
-            if child >= 0:
-                with_neg += self.tree.subtree_neg[child]
-                with_pos += self.tree.subtree_pos[child]
-                prefix = with_pos if spec_at_sens else with_neg
-                if 1.0 - (total - prefix) / total > x:
-                    node = child
-                    continue
-            below_neg = with_neg
-            below_pos = with_pos
-            with_neg += self.tree.node_neg(node)
-            with_pos += self.tree.node_pos(node)
-            prefix = with_pos if spec_at_sens else with_neg
-            if 1.0 - (total - prefix) / total > x:
-                found = True
-                break
-            below_neg = with_neg
-            below_pos = with_pos
-            node = self.tree.right[node]
-        if not found:  # not reached for a level in (0, 1): the CDF ends at 1
-            return NAN
-        return level_lookup(spec_at_sens, x, total_neg, total_pos, below_neg, below_pos,
-                            with_neg, with_pos)
-
-    def weights_above(self, double threshold):
-        """Class weights of the scores strictly above ``threshold``, and the class totals.
-
-        ``(above_neg, above_pos, total_neg, total_pos)``.  What R hmeasure
-        predicts as class 1 at a threshold (``s > threshold``): the treap's
-        class weights below and at the threshold subtracted from the class
-        totals.  O(log n).
-        """
-        cdef double below_neg, below_pos, total_neg, total_pos
-        cdef int32_t node
-        if self.tree.root < 0:
-            return 0.0, 0.0, 0.0, 0.0
-        node = self.tree.lcount(threshold, &below_neg, &below_pos)
-        total_neg = self.tree.subtree_neg[self.tree.root]
-        total_pos = self.tree.subtree_pos[self.tree.root]
-        if node >= 0:
-            below_neg += self.tree.node_neg(node)
-            below_pos += self.tree.node_pos(node)
-        return (max(total_neg - below_neg, 0.0), max(total_pos - below_pos, 0.0),
-                total_neg, total_pos)
 
     def score_groups(self):
         """Distinct scores from the highest down with their class weights: the ROC's groups.

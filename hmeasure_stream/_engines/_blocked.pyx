@@ -44,7 +44,7 @@ from libc.string cimport memcpy, memmove
 
 from hmeasure_stream._engines._numeric cimport compensated_add
 from hmeasure_stream._engines._pool import doubled_capacity, grown_buffer
-from hmeasure_stream._engines._protocol cimport PointEngine, level_lookup, point_weight
+from hmeasure_stream._engines._protocol cimport PointEngine, point_weight
 from hmeasure_stream._engines._treap cimport (
     DONE,
     NOT_PRESENT,
@@ -90,6 +90,34 @@ cdef inline void _sum_node(double* tree, int32_t node, bint weighted) noexcept n
         tree[3 * node + 2] = tree[left + 2] + tree[left + 5] + 2.0 * tree[left + 4] * tree[left]
     else:
         tree[3 * node + 2] = 0.0
+
+
+cdef double _level_lookup(bint spec_at_sens, double x, double total_neg, double total_pos,
+                          double below_neg, double below_pos, double with_neg,
+                          double with_pos) noexcept nogil:
+    """R hmeasure's ``Look.Up.AUC`` value once the crossing group is found (``fixed_level``).
+
+    ``below_*`` are the class weights under the first group where the CDF
+    of one class exceeds ``x`` (the class 1 CDF for ``spec_at_sens``, else
+    the class 0 CDF), ``with_*`` the same including that group.  The CDF
+    values are formed as the from-scratch report forms them, 1 - (N -
+    prefix) / N, and interpolated with R's reversed weights.
+    """
+    cdef double x1, x2, y1, y2, weight_y2
+    if spec_at_sens:
+        x1 = 1.0 - (total_pos - below_pos) / total_pos
+        x2 = 1.0 - (total_pos - with_pos) / total_pos
+        y1 = 1.0 - (total_neg - below_neg) / total_neg
+        y2 = 1.0 - (total_neg - with_neg) / total_neg
+    else:
+        x1 = 1.0 - (total_neg - below_neg) / total_neg
+        x2 = 1.0 - (total_neg - with_neg) / total_neg
+        y1 = 1.0 - (1.0 - (total_pos - below_pos) / total_pos)
+        y2 = 1.0 - (1.0 - (total_pos - with_pos) / total_pos)
+    if x2 - x1 > 0.0:
+        weight_y2 = (x2 - x) / (x2 - x1)
+        return (1.0 - weight_y2) * y1 + weight_y2 * y2
+    return y2
 
 
 cdef inline int32_t _log2(int32_t power) noexcept nogil:
@@ -1021,8 +1049,8 @@ cdef class BlockedAUCEngine(PointEngine):
                     break
         if not found:  # not reached for a level in (0, 1): the CDF ends at 1
             return NAN
-        return level_lookup(spec_at_sens, x, total_neg, total_pos, below_neg, below_pos,
-                            with_neg, with_pos)
+        return _level_lookup(spec_at_sens, x, total_neg, total_pos, below_neg, below_pos,
+                             with_neg, with_pos)
 
     def _check(self):
         """Every invariant, in O(n): blocks, directory, free ids, aggregates, 2U, scale."""

@@ -60,13 +60,15 @@ from libc.stdlib cimport calloc, free, realloc
 from libc.string cimport memcpy
 
 from hmeasure_stream._engines._blocked cimport BLOCK, BlockedAUCEngine
-from hmeasure_stream._engines._chain cimport SubsetWalk, at_least_as_steep, subset_edge
 from hmeasure_stream._engines._cost cimport (
     CostRule,
+    SubsetWalk,
     edge_loss,
     integer_order_of,
     resolve_cost,
+    subset_edge,
 )
+from hmeasure_stream._engines._numeric cimport at_least_as_steep
 from hmeasure_stream._engines._treap cimport DONE
 
 from hmeasure_stream._engines._blocked import _rebuild_blocked
@@ -136,8 +138,7 @@ cdef void _subset_range(const double* point, int32_t low, int32_t high, double s
     """Subset (Tatti, Sec. 6, Alg. 3) of the hull vertices ``low`` .. ``high - 1``.
 
     The vertices are taken as a perfectly balanced binary tree, the middle
-    one its root: the same walk as ``ChainPool.subset_walk`` on a chain's
-    treap.  ``point`` holds the cumulative (x, y) of every vertex;
+    one its root.  ``point`` holds the cumulative (x, y) of every vertex;
     (start_x, start_y) is the vertex before ``low`` and (end_x, end_y) a
     point at or after ``high - 1``, both in Q already (or to be: the end).
     A range whose vertices all lie between them with end_x <= (1 + eps)

@@ -3,6 +3,9 @@
 # (Hand, "Measuring classifier performance"; Tatti, "Maintaining AUC and
 # H-measure over time", Sec. 5.3, Eq. 7).
 
+from libc.stdint cimport int32_t
+
+
 cdef struct Cost:
     # A cost distribution Beta(alpha, beta) and class priors.
     double pi0               # nan: the class proportions of the data
@@ -65,6 +68,41 @@ cdef inline void binomial_tails(int order, int split, double p, double q,
 cdef int integer_order_of(double alpha, double beta) noexcept nogil
 cdef double edge_loss(double rate_neg, double rate_pos, double alpha, double beta,
                       int integer_order) noexcept nogil
+
+
+cdef struct SubsetWalk:
+    # Alg. 3 (Subset) over a hull with its H-measure loss summed on the way.
+    double epsilon
+    double total_neg           # the hull's end point (N0, N1)
+    double total_pos
+    double rate_neg            # pi0 / N0 and pi1 / N1: class weight -> prior-weighted rate
+    double rate_pos
+    double alpha
+    double beta
+    int integer_order
+    double previous_x          # the last vertex put in the subset Q
+    double previous_y
+    double loss                # sum of the loss terms of Q's edges so far
+    int32_t count              # vertices put in Q so far
+    double* record_x           # if not NULL: Q's vertices are written here (for tests)
+    double* record_y
+
+
+cdef inline void subset_edge(SubsetWalk* walk, double x, double y) noexcept nogil:
+    """Put the vertex (x, y) in Q: add the loss term of the edge from Q's previous vertex.
+
+    With float weights, coordinates summed in different orders may differ by
+    an ulp; a difference below zero is rounding and counts as zero.
+    """
+    walk.loss += edge_loss(walk.rate_neg * max(x - walk.previous_x, 0.0),
+                           walk.rate_pos * max(y - walk.previous_y, 0.0),
+                           walk.alpha, walk.beta, walk.integer_order)
+    if walk.record_x != NULL:
+        walk.record_x[walk.count] = x
+        walk.record_y[walk.count] = y
+    walk.previous_x = x
+    walk.previous_y = y
+    walk.count += 1
 
 
 cdef class CostRule:

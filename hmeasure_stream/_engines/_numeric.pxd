@@ -3,7 +3,7 @@
 # compensated summation and the storage of weights in units of a power of
 # two.  Declarations only (inline), no module of its own.
 
-from libc.math cimport frexp, ldexp
+from libc.math cimport fma, frexp, ldexp
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 
@@ -44,6 +44,22 @@ cdef inline bint clockwise(count_t first_x, count_t first_y,
         return cross < 0
     else:
         return cross < -1e-12 * (abs(first_x * second_y) + abs(first_y * second_x))
+
+
+cdef inline bint at_least_as_steep(double ux, double uy, double vx, double vy) noexcept nogil:
+    """slope(u) >= slope(v) for vectors with non-negative components, neither zero; exact.
+
+    The sign of uy vx - vy ux exactly, whatever the spread of the weights:
+    rounding is monotone, so two rounded products that differ are ordered as
+    the exact ones; when they are equal, the exact products differ by the
+    difference of their rounding errors, which ``fma`` gives exactly (stored
+    weights lie within 2**-400 .. 2**400, so nothing underflows).  The second
+    branch is rare: the test costs two products and a comparison.
+    """
+    cdef double first = uy * vx, second = vy * ux
+    if first != second:
+        return first > second
+    return fma(uy, vx, -first) >= fma(vy, ux, -second)
 
 
 cdef inline void compensated_add(double* total, double* compensation,

@@ -40,11 +40,6 @@ cdef inline int point_weight(double weight, double inverse_scale, bint adding,
     return DONE
 
 
-cdef double level_lookup(bint spec_at_sens, double x, double total_neg, double total_pos,
-                         double below_neg, double below_pos, double with_neg,
-                         double with_pos) noexcept nogil
-
-
 cdef class PointEngine:
     # Set while an operation runs: other threads may not mutate then.
     cdef bint busy

@@ -121,35 +121,6 @@ def stored_batch(weights, Py_ssize_t n, bint adding, double inverse_scale):
 cdef Py_ssize_t _BLOCK = 4096
 
 
-cdef double level_lookup(bint spec_at_sens, double x, double total_neg, double total_pos,
-                         double below_neg, double below_pos, double with_neg,
-                         double with_pos) noexcept nogil:
-    """R hmeasure's ``Look.Up.AUC`` value once the crossing group is found (``fixed_level``).
-
-    ``below_*`` are the class weights under the first group where the CDF
-    of one class exceeds ``x`` (the class 1 CDF for ``spec_at_sens``, else
-    the class 0 CDF), ``with_*`` the same including that group.  The CDF
-    values are formed as the from-scratch report forms them, 1 - (N -
-    prefix) / N, and interpolated with R's reversed weights.  Shared by the
-    engines' descents.
-    """
-    cdef double x1, x2, y1, y2, weight_y2
-    if spec_at_sens:
-        x1 = 1.0 - (total_pos - below_pos) / total_pos
-        x2 = 1.0 - (total_pos - with_pos) / total_pos
-        y1 = 1.0 - (total_neg - below_neg) / total_neg
-        y2 = 1.0 - (total_neg - with_neg) / total_neg
-    else:
-        x1 = 1.0 - (total_neg - below_neg) / total_neg
-        x2 = 1.0 - (total_neg - with_neg) / total_neg
-        y1 = 1.0 - (1.0 - (total_pos - below_pos) / total_pos)
-        y2 = 1.0 - (1.0 - (total_pos - with_pos) / total_pos)
-    if x2 - x1 > 0.0:
-        weight_y2 = (x2 - x) / (x2 - x1)
-        return (1.0 - weight_y2) * y1 + weight_y2 * y2
-    return y2
-
-
 cdef class PointEngine:
     """The shared entry points of the engines; see the module docstring."""
 

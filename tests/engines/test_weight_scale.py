@@ -6,11 +6,11 @@ import pickle
 import numpy as np
 import pytest
 from hmeasure_stream._engines._auc import AUCEngine
-from hmeasure_stream._engines._hull import HullEngine
+from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._treap import Status
 
 
-@pytest.mark.parametrize("engine_type", [AUCEngine, HullEngine])
+@pytest.mark.parametrize("engine_type", [AUCEngine, BlockedHullEngine])
 @pytest.mark.parametrize("first", [1.0, 3.0, 1e-300, 1e300, 2.0**-1000, 5e-324])
 def test_the_first_positive_weight_fixes_the_scale(engine_type, first):
     engine = engine_type()
