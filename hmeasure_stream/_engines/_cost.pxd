@@ -35,34 +35,9 @@ cdef inline void resolve_cost(const Cost* cost, double weight_neg, double weight
 
 
 cdef enum:
-    # Closed-form loss terms up to alpha + beta = 40: C(40, j) times j stays
-    # an exact double.
+    # Closed-form loss terms up to alpha + beta = 40: every C(m, j) is an
+    # exact double.
     MAX_INTEGER_ORDER = 40
-
-
-cdef inline void binomial_tails(int order, int split, double p, double q,
-                                double* above, double* below) noexcept nogil:
-    """Sums of C(m, j) p^j q^(m - j) over j > split and over j < split (m = order, q = 1 - p).
-
-    Every term is non-negative, so both sums are accurate to a few ulps.
-    """
-    cdef double p_power[MAX_INTEGER_ORDER + 1]
-    cdef double q_power = 1.0, coefficient = 1.0, term
-    cdef int j
-    p_power[0] = 1.0
-    for j in range(1, order + 1):
-        p_power[j] = p_power[j - 1] * p
-    above[0] = 0.0
-    below[0] = 0.0
-    # From j = m down, so that q^(m - j) is built up by one product per term.
-    for j in range(order, -1, -1):
-        term = coefficient * p_power[j] * q_power
-        if j > split:
-            above[0] += term
-        elif j < split:
-            below[0] += term
-        q_power *= q
-        coefficient = coefficient * j / (order - j + 1)
 
 
 cdef int integer_order_of(double alpha, double beta) noexcept nogil

@@ -40,6 +40,49 @@ from libc.math cimport NAN, floor
 from scipy.special.cython_special cimport betainc, betaincc
 
 
+# C(m, j) for m, j <= MAX_INTEGER_ORDER (Pascal's triangle: exact integers in doubles).
+cdef double _binomial[MAX_INTEGER_ORDER + 1][MAX_INTEGER_ORDER + 1]
+
+
+cdef void _fill_binomial() noexcept:
+    cdef int m, j
+    for m in range(MAX_INTEGER_ORDER + 1):
+        for j in range(MAX_INTEGER_ORDER + 1):
+            _binomial[m][j] = 0.0
+        _binomial[m][0] = 1.0
+        for j in range(1, m + 1):
+            _binomial[m][j] = _binomial[m - 1][j - 1] + _binomial[m - 1][j]
+
+
+_fill_binomial()
+
+
+cdef inline void _binomial_tails(int order, int split, double p, double q,
+                                 double* above, double* below) noexcept nogil:
+    """Sums of C(m, j) p^j q^(m - j) over j > split and over j < split (m = order, q = 1 - p).
+
+    Every term is non-negative, so both sums are accurate to a few ulps.  The
+    coefficients come from the table, so no term waits for a division.
+    """
+    cdef double p_power[MAX_INTEGER_ORDER + 1]
+    cdef double q_power = 1.0, term
+    cdef const double* coefficient = _binomial[order]
+    cdef int j
+    p_power[0] = 1.0
+    for j in range(1, order + 1):
+        p_power[j] = p_power[j - 1] * p
+    above[0] = 0.0
+    below[0] = 0.0
+    # From j = m down, so that q^(m - j) is built up by one product per term.
+    for j in range(order, -1, -1):
+        term = coefficient[j] * p_power[j] * q_power
+        if j > split:
+            above[0] += term
+        elif j < split:
+            below[0] += term
+        q_power *= q
+
+
 cdef int integer_order_of(double alpha, double beta) noexcept nogil:
     """alpha + beta when both are integers >= 1 small enough for the binomial sums, else 0."""
     if (alpha == floor(alpha) and beta == floor(beta) and alpha >= 1.0 and beta >= 1.0
@@ -62,7 +105,7 @@ cdef double edge_loss(double rate_neg, double rate_pos, double alpha, double bet
         # With m = a + b and t_j = C(m, j) c^j (1 - c)^(m - j):
         # betainc(a + 1, b, c) = sum of t_j over j > a and
         # betaincc(a, b + 1, c) = sum over j < a (the binomial tail identities).
-        binomial_tails(integer_order, <int>alpha, cost, rate_neg / total, &upper, &lower)
+        _binomial_tails(integer_order, <int>alpha, cost, rate_neg / total, &upper, &lower)
     else:
         upper = betainc(alpha + 1.0, beta, cost)
         lower = betaincc(alpha, beta + 1.0, cost)
