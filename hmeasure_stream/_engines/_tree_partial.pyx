@@ -420,3 +420,339 @@ def _rebuild_partial_engine(tree, twice_u, compensation, inverse_scale, box):
     engine.inverse_scale = stored_scale(tree, inverse_scale)
     engine.set_box(*box)
     return engine
+
+
+# ----------------------------------------------------------------------
+# The public read in one compiled call: ``DynamicAUC.partial_auc``.
+#
+# With unit weights the area is the rational number that ``partial._exact_area``
+# and ``partial._corrected_exact`` compute in Python integers and round once.
+# Here it is evaluated in double-double arithmetic (about 106 bits) together
+# with a rigorous bound on its error (running error analysis: every operation
+# adds its own rounding bound and propagates the bounds of its operands); when
+# every number within the bound rounds to the same float, that float is the
+# correctly rounded exact value, bit for bit the Python result.  Otherwise
+# (the exact value within about 2**-90 of the midpoint of two floats, an exact
+# zero, extreme magnitudes) the read answers None and the caller takes the
+# Python path.  The bounds are generous (each operation is charged 2**-96 of
+# its operands' magnitude, at least 32 times the published bounds of the
+# double-word algorithms of Joldes, Muller and Popescu, "Tight and rigorous
+# error bounds for basic building blocks of double-word arithmetic", plus
+# 2**-1000 for a possible underflow) and the final bound is doubled to cover
+# the rounding of the bound's own arithmetic.
+
+from libc.math cimport fabs, nextafter
+
+from numpy import float64 as _float64
+
+
+cdef struct Num:
+    # The exact value lies within ``err`` of hi + lo (a normalised double-word:
+    # hi is hi + lo rounded to nearest).
+    double hi, lo, err
+
+
+cdef double _RELATIVE = 1.262177448353619e-29    # 2**-96
+cdef double _TINY = 9.332636185032189e-302       # 2**-1000
+cdef double _SMALLEST_RATE = 3.054936363499605e-151  # 2**-500
+
+
+cdef inline Num _exact(double value) noexcept nogil:
+    cdef Num out
+    out.hi = value
+    out.lo = 0.0
+    out.err = 0.0
+    return out
+
+
+cdef inline Num _two_sum(double x, double y) noexcept nogil:
+    """x + y exactly (Knuth's TwoSum)."""
+    cdef Num out
+    cdef double s = x + y, back = s - x
+    out.hi = s
+    out.lo = (x - (s - back)) + (y - back)
+    out.err = 0.0
+    return out
+
+
+cdef inline Num _two_product(double x, double y) noexcept nogil:
+    """x y exactly (barring underflow), by fma."""
+    cdef Num out
+    out.hi = x * y
+    out.lo = fma(x, y, -out.hi)
+    out.err = 0.0
+    return out
+
+
+cdef inline void _fast_two_sum(double x, double y, double* hi, double* lo) noexcept nogil:
+    """x + y exactly for |x| >= |y| (or x = 0)."""
+    hi[0] = x + y
+    lo[0] = y - (hi[0] - x)
+
+
+cdef inline Num _negative(Num x) noexcept nogil:
+    x.hi = -x.hi
+    x.lo = -x.lo
+    return x
+
+
+cdef inline Num _add(Num x, Num y) noexcept nogil:
+    """x + y (accurate double-word sum, relative error below 3u**2 + 13u**3)."""
+    cdef Num out
+    cdef double s, e, t, f
+    s = x.hi + y.hi
+    f = s - x.hi
+    e = (x.hi - (s - f)) + (y.hi - f)
+    t = x.lo + y.lo
+    f = t - x.lo
+    f = (x.lo - (t - f)) + (y.lo - f)
+    e = e + t
+    _fast_two_sum(s, e, &s, &e)
+    e = e + f
+    _fast_two_sum(s, e, &out.hi, &out.lo)
+    out.err = x.err + y.err + _RELATIVE * (fabs(x.hi) + fabs(y.hi)) + _TINY
+    return out
+
+
+cdef inline Num _times(Num x, double y) noexcept nogil:
+    """x y for an exact double y (relative error below 2u**2)."""
+    cdef Num out
+    cdef double p = x.hi * y
+    cdef double e = fma(x.hi, y, -p)
+    e = fma(x.lo, y, e)
+    _fast_two_sum(p, e, &out.hi, &out.lo)
+    out.err = x.err * fabs(y) + _RELATIVE * 2.0 * fabs(x.hi * y) + _TINY
+    return out
+
+
+cdef inline Num _multiply(Num x, Num y) noexcept nogil:
+    """x y (double-word product, relative error below 5u**2)."""
+    cdef Num out
+    cdef double p = x.hi * y.hi
+    cdef double e = fma(x.hi, y.hi, -p)
+    e = e + fma(x.hi, y.lo, x.lo * y.hi)
+    _fast_two_sum(p, e, &out.hi, &out.lo)
+    out.err = (2.0 * (fabs(x.hi) * y.err + fabs(y.hi) * x.err) + x.err * y.err
+               + _RELATIVE * 2.0 * fabs(x.hi * y.hi) + _TINY)
+    return out
+
+
+cdef inline bint _divide(Num x, Num y, Num* out) noexcept nogil:
+    """x / y (double-word quotient, relative error below 15u**2 + 56u**3).
+
+    False when y may be zero or its error is not small against it.
+    """
+    cdef double quotient, residual_hi, residual_lo, tail
+    cdef Num back
+    if not fabs(y.hi) > 4.0 * y.err or y.hi == 0.0:
+        return False
+    quotient = x.hi / y.hi
+    back = _times(y, quotient)
+    residual_hi = x.hi - back.hi
+    residual_lo = x.lo - back.lo
+    tail = (residual_hi + residual_lo) / y.hi
+    _fast_two_sum(quotient, tail, &out.hi, &out.lo)
+    # |X / Y - x / y| <= (|y| e_x + |x| e_y) / (|Y| |y|) with |Y| >= |y| / 2.
+    out.err = (4.0 * (x.err + 2.0 * fabs(quotient) * y.err) / fabs(y.hi)
+               + _RELATIVE * 4.0 * fabs(quotient) + _TINY)
+    return True
+
+
+cdef inline Num _positive_square(Num x) noexcept nogil:
+    """max(x, 0)**2; where the sign is in doubt both candidates are within 4 e_x**2."""
+    cdef Num out
+    if x.hi > 0.0:
+        out = _multiply(x, x)
+    else:
+        out = _exact(0.0)
+    out.err = out.err + 4.0 * x.err * x.err + _TINY
+    return out
+
+
+cdef inline bint _less(Num x, Num y) noexcept nogil:
+    """x < y for exact normalised double-words (rounding to nearest is monotonic)."""
+    return x.hi < y.hi or (x.hi == y.hi and x.lo < y.lo)
+
+
+cdef inline Num _height(Num t0_minus_side, double g0, Num u, double u0, double g1) noexcept nogil:
+    """g0 (t(u) - side) for the segment's line t: (t0 - side) g0 + (u - u0) g1."""
+    return _add(_times(t0_minus_side, g0), _times(_add(u, _exact(-u0)), g1))
+
+
+cdef inline bint _cut_exact(double u0, double t0, double g0, double g1, Num low_a, Num high_b,
+                            Num low_c, Num high_d, Num* out) noexcept nogil:
+    """``partial._cut_area``: the area in the box under the segment, g0 > 0.
+
+    For g1 > 0 the integral of (t - C)+ - (t - D)+ over [low, high], with
+    the line t of slope g1 / g0, is [y_C(high)+**2 - y_C(low)+**2
+    - y_D(high)+**2 + y_D(low)+**2] / (2 g0 g1), y_S(u) = g0 (t(u) - S): no
+    branch on an inexact comparison.  The comparisons of the ends are exact.
+    """
+    cdef Num low, high, level, t0_c, t0_d, total, scale
+    if not g0 > 0.0:
+        return False
+    low = low_a if _less(_exact(u0), low_a) else _exact(u0)
+    high = high_b if _less(high_b, _exact(u0 + g0)) else _exact(u0 + g0)
+    if not _less(low, high):
+        out[0] = _exact(0.0)
+        return True
+    if g1 == 0.0:
+        level = _exact(t0)
+        if _less(level, low_c):
+            level = low_c
+        if _less(high_d, level):
+            level = high_d
+        out[0] = _multiply(_add(level, _negative(low_c)), _add(high, _negative(low)))
+        return True
+    t0_c = _add(_exact(t0), _negative(low_c))
+    t0_d = _add(_exact(t0), _negative(high_d))
+    total = _add(_add(_positive_square(_height(t0_c, g0, high, u0, g1)),
+                      _negative(_positive_square(_height(t0_c, g0, low, u0, g1)))),
+                 _add(_positive_square(_height(t0_d, g0, low, u0, g1)),
+                      _negative(_positive_square(_height(t0_d, g0, high, u0, g1)))))
+    scale = _two_product(2.0 * g0, g1)
+    return _divide(total, scale, out)
+
+
+cdef inline bint _plain_rate(double rate) noexcept nogil:
+    """Zero or at least 2**-500: the products with counts stay clear of underflow."""
+    return rate == 0.0 or rate >= _SMALLEST_RATE
+
+
+cdef inline bint _rounded(Num value, double* out) noexcept nogil:
+    """The float nearest to every number within the bound of ``value``, if they share one."""
+    cdef double hi = value.hi, half
+    if not (fabs(hi) >= 1e-200 and fabs(hi) <= 1e200):
+        return False
+    half = 0.5 * min(nextafter(hi, INFINITY) - hi, hi - nextafter(hi, -INFINITY))
+    if fabs(value.lo) + 2.0 * value.err < half * (1.0 - 9.313225746154785e-10):  # 1 - 2**-30
+        out[0] = hi
+        return True
+    return False
+
+
+cdef bint exact_fraction(BoxParts* parts, double a, double b, double c, double d,
+                         bint mcclish_over_fpr, bint mcclish_over_tpr,
+                         double* out) noexcept nogil:
+    """The unit-weight area (McClish-corrected over one range if asked), correctly rounded.
+
+    The value of ``partial._exact_area`` followed by ``partial._corrected_exact``;
+    False when the bound leaves the rounding in doubt (then the caller
+    computes it in Python integers).
+    """
+    cdef Num low_a, high_b, low_c, high_d, area, cut, fraction, width, middle, excess
+    cdef Num room, ratio
+    cdef double low, high
+    cdef int k
+    if not (_plain_rate(a) and _plain_rate(b) and _plain_rate(c) and _plain_rate(d)):
+        return False
+    low_a = _two_product(a, parts.total_neg)
+    high_b = _two_product(b, parts.total_neg)
+    low_c = _two_product(c, parts.total_pos)
+    high_d = _two_product(d, parts.total_pos)
+    # twice_inside / 2 - C width_inside + (D - C) width_above + the cuts.
+    area = _add(_add(_exact(0.5 * parts.twice_inside),
+                     _negative(_times(low_c, parts.width_inside))),
+                _times(_add(high_d, _negative(low_c)), parts.width_above))
+    for k in range(parts.n_cuts):
+        if not _cut_exact(parts.cuts[k][0], parts.cuts[k][1], parts.cuts[k][2],
+                          parts.cuts[k][3], low_a, high_b, low_c, high_d, &cut):
+            return False
+        area = _add(area, cut)
+    if not _divide(area, _two_product(parts.total_neg, parts.total_pos), &fraction):
+        return False
+    if not (mcclish_over_fpr or mcclish_over_tpr):
+        return _rounded(fraction, out)
+    low = a if mcclish_over_fpr else c
+    high = b if mcclish_over_fpr else d
+    if high - low < _SMALLEST_RATE:
+        return False
+    width = _two_sum(high, -low)
+    middle = _two_sum(low, high)
+    if not _divide(fraction, width, &ratio):
+        return False
+    if mcclish_over_fpr:
+        # 1/2 + (A / (h - l) - (l + h) / 2) / ((1 - l) + (1 - h))
+        excess = _add(ratio, _times(_negative(middle), 0.5))
+        room = _add(_exact(2.0), _negative(middle))
+    else:
+        # 1/2 + (A / (h - l) - 1 + (l + h) / 2) / (l + h)
+        excess = _add(_add(ratio, _exact(-1.0)), _times(middle, 0.5))
+        room = middle
+    if not _divide(excess, room, &ratio):
+        return False
+    return _rounded(_add(ratio, _exact(0.5)), out)
+
+
+cdef inline int _fast_range(object value, double* low, double* high) noexcept:
+    """1 for a range of two floats (float or numpy.float64; or the ints 0, 1) with 0 <= low < high <= 1, 0 for None,
+    -1 for anything else (left to the full validation of the Python layer)."""
+    cdef object first, second
+    if value is None:
+        low[0] = 0.0
+        high[0] = 1.0
+        return 0
+    if type(value) is tuple:
+        if len(<tuple>value) != 2:
+            return -1
+        first = (<tuple>value)[0]
+        second = (<tuple>value)[1]
+    elif type(value) is list:
+        if len(<list>value) != 2:
+            return -1
+        first = (<list>value)[0]
+        second = (<list>value)[1]
+    else:
+        return -1
+    if not (_fast_bound(first, low) and _fast_bound(second, high)):
+        return -1
+    if not 0.0 <= low[0] < high[0] <= 1.0:
+        return -1
+    return 1
+
+
+cdef inline bint _fast_bound(object value, double* out) noexcept:
+    if type(value) is float or type(value) is _float64:
+        out[0] = <double>value
+        return True
+    if type(value) is int and (value == 0 or value == 1):
+        out[0] = 1.0 if value == 1 else 0.0
+        return True
+    return False
+
+
+def read_partial(ScoreTreap tree, fpr_range, tpr_range, correction):
+    """``DynamicAUC.partial_auc`` in one compiled call, or None for the Python path.
+
+    None when the arguments are not plain (ranges other than None or a tuple
+    or list of two floats in order within [0, 1], a correction other than
+    None or "mcclish", "mcclish" with both ranges: the Python layer validates
+    them and explains), or when, with unit weights, the exact value's
+    rounding is in doubt (``exact_fraction``); otherwise the value the Python
+    path returns, bit for bit.
+    """
+    cdef double a, b, c, d, area, value
+    cdef int has_fpr = _fast_range(fpr_range, &a, &b)
+    cdef int has_tpr = _fast_range(tpr_range, &c, &d)
+    cdef bint corrected
+    cdef BoxParts parts
+    if has_fpr < 0 or has_tpr < 0:
+        return None
+    if correction is None:
+        corrected = False
+    elif isinstance(correction, str) and correction == "mcclish" and not (has_fpr and has_tpr):
+        corrected = has_fpr or has_tpr
+    else:
+        return None
+    if not box_parts(tree, a, b, c, d, &parts):
+        return NAN
+    if tree.weighted:
+        area = parts.area / parts.total_neg / parts.total_pos
+        if corrected:
+            return mcclish(area, a, b, c, d, has_fpr, has_tpr)
+        return min(max(area, 0.0), 1.0)
+    if exact_fraction(&parts, a, b, c, d, corrected and not has_tpr, corrected and has_tpr,
+                      &value):
+        return value
+    return None
+

@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from hmeasure_stream._engines._auc import AUCEngine
-from hmeasure_stream._engines._tree_partial import box_area_parts
+from hmeasure_stream._engines._tree_partial import box_area_parts, read_partial
 from hmeasure_stream._validation import (
     check_partial_correction,
     check_probability_level,
@@ -365,6 +365,9 @@ class DynamicAUC(WindowedPointSet):
         >>> tracker.partial_auc(tpr_range=(0.5, 1))  # 1/4 + (1/4)(2/3)
         0.4166666666666667
         """
+        value = read_partial(self._engine.tree, fpr_range, tpr_range, correction)
+        if value is not None:  # plain arguments, the value settled in compiled code
+            return value
         fpr_box = check_rate_range(fpr_range, "fpr_range")
         tpr_box = check_rate_range(tpr_range, "tpr_range")
         check_partial_correction(correction, fpr_range, tpr_range)
