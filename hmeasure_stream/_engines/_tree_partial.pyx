@@ -41,10 +41,12 @@ from hmeasure_stream._engines._treap cimport ScoreTreap
 
 
 cdef struct Found:
-    # A distinct score's segment of the curve, or node -1 for none.
+    # A distinct score's segment of the curve, or node -1 for none (then the
+    # point beyond the lowest score: key -inf, u0 and t0 the class totals).
+    # ``pairs``: with unit weights, the pair weight of the points above it.
     int32_t node
     double key
-    double u0, t0, g0, g1
+    double u0, t0, g0, g1, pairs
 
 
 cdef struct Aggregate:
@@ -55,9 +57,10 @@ cdef struct Aggregate:
 cdef struct Descent:
     # One search of ``_first_all`` under way: what it looks for and where it is.
     bint on_pos, at_end, strict
+    bint skip  # not needed for this box: left as none
     double threshold
     int32_t node
-    double above_neg, above_pos
+    double above_neg, above_pos, above_pairs
 
 
 cdef inline void _first_step(ScoreTreap tree, Descent* search, Found* out) noexcept nogil:
@@ -65,9 +68,15 @@ cdef inline void _first_step(ScoreTreap tree, Descent* search, Found* out) noexc
     cdef int32_t node = search.node
     cdef int32_t child = tree.right[node]
     cdef double u0 = search.above_neg, t0 = search.above_pos, g0, g1, value
+    cdef double pairs = search.above_pairs
     if child >= 0:
         u0 = u0 + tree.subtree_neg[child]
         t0 = t0 + tree.subtree_pos[child]
+        if not tree.weighted:
+            # The right subtree lies below the points above it: pairs across
+            # are its class 0 times their class 1 (exact integers).
+            pairs = (pairs + tree.subtree_pairs[child]
+                     + 2.0 * tree.subtree_neg[child] * search.above_pos)
     g0 = tree.node_neg(node)
     g1 = tree.node_pos(node)
     if search.on_pos:
@@ -81,10 +90,12 @@ cdef inline void _first_step(ScoreTreap tree, Descent* search, Found* out) noexc
         out.t0 = t0
         out.g0 = g0
         out.g1 = g1
+        out.pairs = pairs
         search.node = child
     else:
         search.above_neg = u0 + g0
         search.above_pos = t0 + g1
+        search.above_pairs = pairs + g0 * g1 + 2.0 * g0 * t0
         search.node = tree.left[node]
 
 
@@ -96,16 +107,23 @@ cdef void _first_all(ScoreTreap tree, Descent* searches, Found* out, int count) 
     of the segment or, ``at_end``, at its end; it passes when > threshold
     (``strict``) or >= threshold.  It never decreases along the curve, so
     one descent finds the first: O(depth).  ``out[k].node`` is -1 when none
-    does.  The descents are independent and advance a level each in turn,
+    does, or when the search is marked ``skip``.  The descents are
+    independent and advance a level each in turn,
     so that the memory latencies of their paths overlap instead of adding up.
     """
     cdef int k, active = count
     for k in range(count):
         out[k].node = -1
         out[k].key = -INFINITY
-        searches[k].node = tree.root
+        out[k].u0 = out[k].t0 = out[k].pairs = 0.0
+        if tree.root >= 0:
+            out[k].u0 = tree.subtree_neg[tree.root]
+            out[k].t0 = tree.subtree_pos[tree.root]
+            out[k].pairs = tree.subtree_pairs[tree.root]
+        searches[k].node = -1 if searches[k].skip else tree.root
         searches[k].above_neg = 0.0
         searches[k].above_pos = 0.0
+        searches[k].above_pairs = 0.0
     while active:
         active = 0
         for k in range(count):
@@ -115,7 +133,8 @@ cdef void _first_all(ScoreTreap tree, Descent* searches, Found* out, int count) 
 
 
 cdef inline void _search(Descent* search, bint on_pos, bint at_end, bint strict,
-                         double threshold) noexcept nogil:
+                         double threshold, bint skip) noexcept nogil:
+    search.skip = skip
     search.on_pos = on_pos
     search.at_end = at_end
     search.strict = strict
@@ -189,6 +208,35 @@ cdef void _range(ScoreTreap tree, double low, double high, Aggregate* run) noexc
             node = tree.left[node]
 
 
+cdef inline void _between(ScoreTreap tree, Found* start, Found* end,
+                          Aggregate* run) noexcept nogil:
+    """The aggregates of the run from ``start`` down to just before ``end`` (lower score).
+
+    With unit weights from what the descents found, in exact integers: the
+    points above ``end`` are the run followed by the points above ``start``,
+    so the run's pair weight is the difference of the two pair weights above
+    less the pairs across (its class 0 times their class 1).  With weights
+    summed from O(depth) subtrees (``_range``), every term >= 0.
+    """
+    if tree.weighted:
+        _range(tree, end.key, start.key, run)
+        return
+    run.neg = end.u0 - start.u0
+    run.pos = end.t0 - start.t0
+    run.pairs = end.pairs - start.pairs - 2.0 * run.neg * start.t0
+
+
+cdef inline void _before_all(ScoreTreap tree, Found* start) noexcept nogil:
+    """The start of the curve, before every score: nothing above it (a tree with points)."""
+    start.node = tree.root
+    start.key = INFINITY
+    start.u0 = 0.0
+    start.t0 = 0.0
+    start.g0 = 0.0
+    start.g1 = 0.0
+    start.pairs = 0.0
+
+
 cdef inline Found* _later(Found* first, Found* second) noexcept nogil:
     """The one further along the curve (lower score; none is beyond every score)."""
     return first if first.key <= second.key else second
@@ -226,7 +274,7 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     cdef double total_neg = 0.0, total_pos = 0.0, rest = 0.0, rest_comp = 0.0
     cdef double low_a, high_b, low_c, high_d, area = 0.0, area_comp = 0.0
     cdef double floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d
-    cdef bint cut_a, cut_c
+    cdef bint cut_a, cut_c, at_zero_a, at_zero_c, at_total_b, at_total_d
     if tree.root >= 0:
         total_neg = tree.subtree_neg[tree.root]
         total_pos = tree.subtree_pos[tree.root]
@@ -251,14 +299,29 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
         exact_floor_ceil(c, total_pos, &floor_c, &ceil_c)
         exact_floor_ceil(d, total_pos, &floor_d, &ceil_d)
     parts.n_cuts = 0
-    _search(&searches[0], False, True, True, floor_a)     # u0 + g0 > A
-    _search(&searches[1], False, False, False, ceil_a)    # u0 >= A
-    _search(&searches[2], False, True, True, floor_b)     # u0 + g0 > B
-    _search(&searches[3], True, True, True, floor_c)      # t0 + g1 > C
-    _search(&searches[4], True, False, False, ceil_c)     # t0 >= C
-    _search(&searches[5], True, True, True, floor_d)      # t0 + g1 > D
-    _search(&searches[6], True, False, False, ceil_d)     # t0 >= D
+    # The searches a side at an end of the axis makes trivial are skipped
+    # (only where that is exact: a side at 0 in both modes, since the sums
+    # are >= 0; a side at the total only with integer counts).  With A = 0
+    # no segment starts before A (no cut), and the first segment at or after
+    # A is the first one, stood for by a start before every score; likewise
+    # C = 0.  With B = the class 0 total (D = the class 1 total) no segment
+    # passes it: none, as the search would find, and nothing is at or above D.
+    at_zero_a = a == 0.0
+    at_zero_c = c == 0.0
+    at_total_b = b == 1.0 and not tree.weighted
+    at_total_d = d == 1.0 and not tree.weighted
+    _search(&searches[0], False, True, True, floor_a, at_zero_a)      # u0 + g0 > A
+    _search(&searches[1], False, False, False, ceil_a, at_zero_a)     # u0 >= A
+    _search(&searches[2], False, True, True, floor_b, at_total_b)     # u0 + g0 > B
+    _search(&searches[3], True, True, True, floor_c, at_zero_c)       # t0 + g1 > C
+    _search(&searches[4], True, False, False, ceil_c, at_zero_c)      # t0 >= C
+    _search(&searches[5], True, True, True, floor_d, at_total_d)      # t0 + g1 > D
+    _search(&searches[6], True, False, False, ceil_d, at_total_d)     # t0 >= D
     _first_all(tree, searches, found, 7)
+    if at_zero_a:
+        _before_all(tree, &found[1])
+    if at_zero_c:
+        _before_all(tree, &found[4])
     cross_a, start_a, cross_b = found[0], found[1], found[2]
     cross_c, start_c, cross_d, start_d = found[3], found[4], found[5], found[6]
     # The segments cut by a side, from the highest score down (the order of
@@ -287,7 +350,7 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     end = &cross_b if cross_b.key >= cross_d.key else &cross_d
     compensated_add(&area, &area_comp, parts.rest)
     if start.node >= 0 and start.key > end.key:
-        _range(tree, end.key, start.key, &inside)
+        _between(tree, start, end, &inside)
         parts.twice_inside = 2.0 * start.t0 * inside.neg + inside.pairs
         parts.width_inside = inside.neg
         compensated_add(&area, &area_comp, (start.t0 - low_c) * inside.neg)
@@ -295,7 +358,7 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     # At or above D: from the latest of start_a, cross_d, start_d to before cross_b.
     start = _later(_later(&start_a, &cross_d), &start_d)
     if start.node >= 0 and start.key > cross_b.key:
-        _range(tree, cross_b.key, start.key, &above)
+        _between(tree, start, &cross_b, &above)
         parts.width_above = above.neg
         compensated_add(&area, &area_comp, (high_d - low_c) * above.neg)
     parts.area = area + area_comp
