@@ -748,8 +748,9 @@ cdef bint exact_fraction(BoxParts* parts, double a, double b, double c, double d
 
 
 cdef inline int _fast_range(object value, double* low, double* high) noexcept:
-    """1 for a range of two floats (float or numpy.float64; or the ints 0, 1) with 0 <= low < high <= 1, 0 for None,
-    -1 for anything else (left to the full validation of the Python layer)."""
+    """1 for a range (a tuple or list) of two floats (float or numpy.float64, or the ints
+    0 and 1) with 0 <= low < high <= 1, 0 for None, -1 for anything else (left to the
+    full validation of the Python layer)."""
     cdef object first, second
     if value is None:
         low[0] = 0.0
@@ -818,4 +819,3 @@ def read_partial(ScoreTreap tree, fpr_range, tpr_range, correction):
                       &value):
         return value
     return None
-
