@@ -85,7 +85,6 @@ cdef inline void _first_step(ScoreTreap tree, Descent* search, Found* out) noexc
         value = u0 + g0 if search.at_end else u0
     if value > search.threshold or (not search.strict and value == search.threshold):
         out.node = node
-        out.key = tree.key[node]
         out.u0 = u0
         out.t0 = t0
         out.g0 = g0
@@ -130,6 +129,9 @@ cdef void _first_all(ScoreTreap tree, Descent* searches, Found* out, int count) 
             if searches[k].node >= 0:
                 _first_step(tree, &searches[k], &out[k])
                 active += searches[k].node >= 0
+    for k in range(count):  # the keys of the segments found only (one load each)
+        if out[k].node >= 0:
+            out[k].key = tree.key[out[k].node]
 
 
 cdef inline void _search(Descent* search, bint on_pos, bint at_end, bint strict,
