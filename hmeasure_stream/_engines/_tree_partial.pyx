@@ -8,15 +8,19 @@ distinct score starts at (u0, t0) = (class 0, class 1 weight above it) and
 ends g0, g1 (its class weights) further.  Along the curve u0, u0 + g0, t0 and
 t0 + g1 never decrease, so each of "the first segment whose u0 reaches A",
 "the first whose u0 + g0 passes B", ... is found by one order-statistic
-descent from the root (``_first_all``: the seven descents advance in
-lockstep, so their cache misses overlap), and the segments the from-scratch
-kernel treats alike form runs of consecutive scores between such boundaries:
+descent from the root (``_first_all``: the descents advance in lockstep,
+so their cache misses overlap; those a side at an end of an axis makes
+trivial are skipped), and the segments the from-scratch kernel treats alike
+form runs of consecutive scores between such boundaries:
 
 - the runs wholly inside the box add g0 (t0 + g1 / 2 - C) each: over a run of
   scores with class 1 weight T above it, 2 T (its class 0 weight) + its pair
-  weight (twice its Mann-Whitney statistic), both summed over O(log n)
-  subtrees (``_range``) from the treap's aggregates ``subtree_neg``,
-  ``subtree_pos`` and ``subtree_pairs``;
+  weight (twice its Mann-Whitney statistic).  With unit weights the descents
+  carry the pair weight of the points above them (from ``subtree_pairs``) and
+  the run's is a difference of two of those, in exact integers; with weights
+  it is summed over O(log n) subtrees (``_range``) from the treap's
+  aggregates ``subtree_neg``, ``subtree_pos`` and ``subtree_pairs``, every
+  term >= 0;
 - the run at or above D adds (D - C) times its class 0 weight;
 - at most four segments cross a side of the box (one per side); their area
   is ``segment_box_area`` of ``_partial.pxd``, as from scratch.
@@ -24,9 +28,15 @@ kernel treats alike form runs of consecutive scores between such boundaries:
 So the area is summed without visiting the points in between, and it is
 split as the from-scratch kernel splits it.  With unit weights the corners
 are integers, the sides are compared through their floors and ceilings, and
-the segments crossing a side are returned as integers: ``DynamicAUC`` cuts
-them in exact rational arithmetic (``partial._exact_area``), so its value is
-the exact area correctly rounded, the same as from scratch.
+the segments crossing a side are returned as integers.  ``read_partial``
+(all of ``DynamicAUC.partial_auc`` for plain arguments) then combines the
+parts, and the McClish correction, in double-double arithmetic with a
+rigorous error bound (``exact_fraction``) and returns the float nearest to
+every value within the bound: the exact area (or McClish value) correctly
+rounded, the same as from scratch.  When the bound leaves that in doubt (an
+exact zero, a value within about 2**-90 of a midpoint between floats, as
+with dyadic sides and small counts) it answers None, and ``DynamicAUC`` cuts
+the segments in exact rational arithmetic (``partial._exact_area``) instead.
 """
 
 from libc.math cimport INFINITY, NAN, fma
