@@ -108,6 +108,40 @@ cdef inline void _first_step(ScoreTreap tree, Descent* search, Found* out) noexc
         search.node = tree.left[node]
 
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define HMS_PREFETCH(address) __builtin_prefetch(address)
+    #else
+    #define HMS_PREFETCH(address) ((void)(address))
+    #endif
+    """
+    # A hint to start loading a cache line (nothing where the compiler has none).
+    void prefetch "HMS_PREFETCH"(const void* address) noexcept nogil
+
+
+cdef inline void _prefetch_step(ScoreTreap tree, int32_t node) noexcept nogil:
+    """Start loading what a search's step at ``node`` reads and the links of its children."""
+    cdef int32_t child = tree.right[node], other = tree.left[node]
+    if child >= 0:
+        prefetch(&tree.subtree_neg[child])
+        prefetch(&tree.subtree_pos[child])
+        if not tree.weighted:
+            prefetch(&tree.subtree_pairs[child])
+        _prefetch_links(tree, child)
+    if other >= 0:
+        _prefetch_links(tree, other)
+
+
+cdef inline void _prefetch_links(ScoreTreap tree, int32_t node) noexcept nogil:
+    """Start loading the children and class counts of ``node``."""
+    prefetch(&tree.right[node])
+    prefetch(&tree.left[node])
+    if not tree.weighted:
+        prefetch(&tree.count_neg[node])
+        prefetch(&tree.count_pos[node])
+
+
 cdef void _first_all(ScoreTreap tree, Descent* searches, Found* out, int count) noexcept nogil:
     """For each search, the first segment from the highest score down whose coordinate
     passes its threshold.
@@ -135,6 +169,12 @@ cdef void _first_all(ScoreTreap tree, Descent* searches, Found* out, int count) 
         searches[k].above_pairs = 0.0
     while active:
         active = 0
+        # First every search's loads of this level are started (and the links
+        # of both children, one of which is the next node), then the steps,
+        # which branch on them: a level waits for about one load, not two.
+        for k in range(count):
+            if searches[k].node >= 0:
+                _prefetch_step(tree, searches[k].node)
         for k in range(count):
             if searches[k].node >= 0:
                 _first_step(tree, &searches[k], &out[k])
