@@ -556,7 +556,7 @@ def _rebuild_partial_engine(tree, twice_u, compensation, inverse_scale, box):
 # 2**-1000 for a possible underflow) and the final bound is doubled to cover
 # the rounding of the bound's own arithmetic.
 
-from libc.math cimport fabs, nextafter
+from libc.math cimport fabs, floor, nextafter
 
 from numpy import float64 as _float64
 
@@ -695,33 +695,41 @@ cdef inline Num _height(Num t0_minus_side, double g0, Num u, double u0, double g
 
 
 cdef inline bint _cut_exact(double u0, double t0, double g0, double g1, Num low_a, Num high_b,
-                            Num low_c, Num high_d, Num* out) noexcept nogil:
+                            Num low_c, Num high_d, Num* out, bint* zero) noexcept nogil:
     """``partial._cut_area``: the area in the box under the segment, g0 > 0.
 
     For g1 > 0 the integral of (t - C)+ - (t - D)+ over [low, high], with
     the line t of slope g1 / g0, is [y_C(high)+**2 - y_C(low)+**2
     - y_D(high)+**2 + y_D(low)+**2] / (2 g0 g1), y_S(u) = g0 (t(u) - S): no
     branch on an inexact comparison.  The comparisons of the ends are exact.
+    ``zero`` tells an area known to be exactly 0 (then ``out`` is 0, no
+    error): the segment misses [A, B], or stays at or below C there.
     """
-    cdef Num low, high, level, t0_c, t0_d, total, scale
+    cdef Num low, high, level, t0_c, t0_d, total, scale, top
+    zero[0] = True
+    out[0] = _exact(0.0)
     if not g0 > 0.0:
         return False
     low = low_a if _less(_exact(u0), low_a) else _exact(u0)
     high = high_b if _less(high_b, _exact(u0 + g0)) else _exact(u0 + g0)
     if not _less(low, high):
-        out[0] = _exact(0.0)
         return True
     if g1 == 0.0:
         level = _exact(t0)
-        if _less(level, low_c):
-            level = low_c
+        if not _less(low_c, level):  # t0 <= C: the segment runs at or below C
+            return True
         if _less(high_d, level):
             level = high_d
+        zero[0] = False
         out[0] = _multiply(_add(level, _negative(low_c)), _add(high, _negative(low)))
         return True
     t0_c = _add(_exact(t0), _negative(low_c))
+    top = _height(t0_c, g0, high, u0, g1)
+    if top.hi < 0.0 and -top.hi > 2.0 * top.err:  # certainly below C at its highest
+        return True
+    zero[0] = False
     t0_d = _add(_exact(t0), _negative(high_d))
-    total = _add(_add(_positive_square(_height(t0_c, g0, high, u0, g1)),
+    total = _add(_add(_positive_square(top),
                       _negative(_positive_square(_height(t0_c, g0, low, u0, g1)))),
                  _add(_positive_square(_height(t0_d, g0, low, u0, g1)),
                       _negative(_positive_square(_height(t0_d, g0, high, u0, g1)))))
@@ -758,6 +766,7 @@ cdef bint exact_fraction(BoxParts* parts, double a, double b, double c, double d
     cdef Num low_a, high_b, low_c, high_d, area, cut, fraction, width, middle, excess
     cdef Num room, ratio
     cdef double low, high
+    cdef bint zero, cut_zero
     cdef int k
     if not (_plain_rate(a) and _plain_rate(b) and _plain_rate(c) and _plain_rate(d)):
         return False
@@ -769,11 +778,26 @@ cdef bint exact_fraction(BoxParts* parts, double a, double b, double c, double d
     area = _add(_add(_exact(0.5 * parts.twice_inside),
                      _negative(_times(low_c, parts.width_inside))),
                 _times(_add(high_d, _negative(low_c)), parts.width_above))
+    # Every part is >= 0, so the area is exactly 0 when each part is known to be:
+    # the segments inside add g0 (t0 + g1 / 2 - C) >= 0 each, 0 in all only if
+    # they run along C, an integer (with |C| < 2**53 hi is an integer and lo 0
+    # exactly when C is), and then twice_inside = 2 C width_inside exactly.
+    zero = parts.width_above == 0.0 and (
+        parts.twice_inside == 0.0 if parts.width_inside == 0.0 else
+        low_c.lo == 0.0 and low_c.hi == floor(low_c.hi)
+        and parts.twice_inside < 9007199254740992.0  # 2**53: the product below is exact
+        and parts.twice_inside == 2.0 * low_c.hi * parts.width_inside)
     for k in range(parts.n_cuts):
         if not _cut_exact(parts.cuts[k][0], parts.cuts[k][1], parts.cuts[k][2],
-                          parts.cuts[k][3], low_a, high_b, low_c, high_d, &cut):
+                          parts.cuts[k][3], low_a, high_b, low_c, high_d, &cut, &cut_zero):
             return False
         area = _add(area, cut)
+        zero = zero and cut_zero
+    if zero:
+        if not (mcclish_over_fpr or mcclish_over_tpr):
+            out[0] = 0.0
+            return True
+        area = _exact(0.0)
     if not _divide(area, _two_product(parts.total_neg, parts.total_pos), &fraction):
         return False
     if not (mcclish_over_fpr or mcclish_over_tpr):

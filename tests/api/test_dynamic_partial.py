@@ -383,18 +383,19 @@ def test_random_ranges_after_every_operation_compiled_and_python_paths(seed, mon
     assert in_python > 0 or weighted
 
 
-def test_exact_zero_and_non_plain_arguments_take_the_python_path():
+def test_exact_zeros_ties_and_non_plain_arguments():
     from hmeasure_stream._engines._tree_partial import read_partial
 
     tracker = DynamicAUC()
     tracker.add_many([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4])
     tree = tracker._engine.tree
     # Curve (0, 0) -> (0, 1/2) -> (1/2, 1/2) -> (1/2, 1) -> (1, 1): nothing of the box
-    # FPR [0, 1/2] x TPR [0.6, 0.9] lies under it.  An exact zero (no error bound tells
-    # it from a tiny area) is left to the exact combination.
-    assert read_partial(tree, (0.0, 0.5), (0.6, 0.9), None) is None
+    # FPR [0, 1/2] x TPR [0.6, 0.9] lies under it, an exact zero (every part known 0).
+    assert read_partial(tree, (0.0, 0.5), (0.6, 0.9), None) == 0.0
     assert tracker.partial_auc(fpr_range=(0.0, 0.5), tpr_range=(0.6, 0.9)) == 0.0
-    # 1/2 * 1/2 (FPR [0, 1/2] at height 1/2) is settled in compiled code.
+    # Under the TPR 1/2 stretch, along its lower side C = 1/2 (1 of 2 class 1 points).
+    assert read_partial(tree, (0.0, 0.5), (0.5, 1.0), None) == 0.0
+    # 1/2 * 1/2 (FPR [0, 1/2] at height 1/2), settled in compiled code.
     assert read_partial(tree, (0.0, 0.5), None, None) == 0.25
     for fpr_range in [(np.float32(0.0), 0.5), (0, np.int64(1)), (False, 0.5), "ab",
                       (0.5, 0.5), (0.0, 0.5, 1.0)]:
@@ -404,3 +405,14 @@ def test_exact_zero_and_non_plain_arguments_take_the_python_path():
     # Through the public method: the same values (or messages) as before.
     assert tracker.partial_auc(fpr_range=(np.float32(0.0), 0.5)) == 0.25
     assert tracker.partial_auc(fpr_range=(0, np.int64(1))) == tracker.auc == 0.75
+
+    # A tie: one point of each class, the box's area is 0.8 - 0.3 (the floats), which is
+    # 1/2 + 2**-54, halfway between two floats.  No error bound settles that: the
+    # exact combination rounds it to even, 1/2.
+    tracker = DynamicAUC()
+    tracker.add_many([0, 1], [0.0, 1.0])
+    options = {"fpr_range": (0.0, 1.0), "tpr_range": (0.3, 0.8)}
+    exact = Fraction(0.8) - Fraction(0.3)
+    assert exact == Fraction(1, 2) + Fraction(1, 2**54)
+    assert read_partial(tracker._engine.tree, *options.values(), None) is None
+    assert tracker.partial_auc(**options) == float(exact) == 0.5
