@@ -33,10 +33,11 @@ the segments crossing a side are returned as integers.  ``read_partial``
 parts, and the McClish correction, in double-double arithmetic with a
 rigorous error bound (``exact_fraction``) and returns the float nearest to
 every value within the bound: the exact area (or McClish value) correctly
-rounded, the same as from scratch.  When the bound leaves that in doubt (an
-exact zero, a value within about 2**-90 of a midpoint between floats, as
-with dyadic sides and small counts) it answers None, and ``DynamicAUC`` cuts
-the segments in exact rational arithmetic (``partial._exact_area``) instead.
+rounded, the same as from scratch (an exact zero is recognised from its
+parts).  When the bound leaves that in doubt (a value within about 2**-90 of
+a midpoint between floats, as with dyadic sides and small counts, or one of
+extreme magnitude) it answers None, and ``DynamicAUC`` cuts the segments in
+exact rational arithmetic (``partial._exact_area``) instead.
 """
 
 from libc.math cimport INFINITY, NAN, fma
@@ -546,15 +547,15 @@ def _rebuild_partial_engine(tree, twice_u, compensation, inverse_scale, box):
 # with a rigorous bound on its error (running error analysis: every operation
 # adds its own rounding bound and propagates the bounds of its operands); when
 # every number within the bound rounds to the same float, that float is the
-# correctly rounded exact value, bit for bit the Python result.  Otherwise
-# (the exact value within about 2**-90 of the midpoint of two floats, an exact
-# zero, extreme magnitudes) the read answers None and the caller takes the
-# Python path.  The bounds are generous (each operation is charged 2**-96 of
-# its operands' magnitude, at least 32 times the published bounds of the
-# double-word algorithms of Joldes, Muller and Popescu, "Tight and rigorous
-# error bounds for basic building blocks of double-word arithmetic", plus
-# 2**-1000 for a possible underflow) and the final bound is doubled to cover
-# the rounding of the bound's own arithmetic.
+# correctly rounded exact value, bit for bit the Python result; an area known
+# to be exactly 0 from its parts is 0.  Otherwise (the exact value within
+# about 2**-90 of the midpoint of two floats, extreme magnitudes) the read
+# answers None and the caller takes the Python path.  The bounds are generous
+# (each operation is charged 2**-96 of its operands' magnitude, at least 32
+# times the published bounds of the double-word algorithms of Joldes, Muller
+# and Popescu, "Tight and rigorous error bounds for basic building blocks of
+# double-word arithmetic", plus 2**-1000 for a possible underflow) and the
+# final bound is doubled to cover the rounding of the bound's own arithmetic.
 
 from libc.math cimport fabs, floor, nextafter
 
