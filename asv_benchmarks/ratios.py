@@ -420,8 +420,15 @@ def partial_part(args):
     return met
 
 
+def partial_options(index, low, high):
+    """The arguments of read ``index``: fpr, tpr, two-way, McClish in turn."""
+    return [{"fpr_range": (low, high)}, {"tpr_range": (low, high)},
+            {"fpr_range": (low, high), "tpr_range": (low / 2, high)},
+            {"fpr_range": (low, high), "correction": "mcclish"}][index % 4]
+
+
 def partial_reads(tracker, ranges):
-    """One read per range (fpr, tpr, two-way, McClish in turn); seconds per read."""
+    """One read per range (``partial_options``' kinds in turn); seconds per read."""
     start = time.perf_counter()
     for index, (low, high) in enumerate(ranges):
         kind = index % 4
@@ -448,9 +455,9 @@ def partial_stream_part(args):
         s = rng.normal(size=n) + 0.7 * y
         tracker = DynamicAUC(seed=args.seed)
         tracker.add_many(y, s)
-        for low, high in ranges[:20]:  # the same values, read and from scratch
-            assert tracker.partial_auc(fpr_range=(low, high)) == partial_auc(
-                y, s, fpr_range=(low, high))
+        for index, (low, high) in enumerate(ranges[:20]):  # the same values, each kind
+            options = partial_options(index, low, high)
+            assert tracker.partial_auc(**options) == partial_auc(y, s, **options), options
         trackers[n] = tracker
         scratch[n] = (y, s)
     # Interleaved rounds: every size's reads, then the from-scratch calls.

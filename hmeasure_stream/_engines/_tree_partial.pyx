@@ -8,15 +8,19 @@ distinct score starts at (u0, t0) = (class 0, class 1 weight above it) and
 ends g0, g1 (its class weights) further.  Along the curve u0, u0 + g0, t0 and
 t0 + g1 never decrease, so each of "the first segment whose u0 reaches A",
 "the first whose u0 + g0 passes B", ... is found by one order-statistic
-descent from the root (``_first_all``: the seven descents advance in
-lockstep, so their cache misses overlap), and the segments the from-scratch
-kernel treats alike form runs of consecutive scores between such boundaries:
+descent from the root (``_first_all``: the descents advance in lockstep,
+so their cache misses overlap; those a side at an end of an axis makes
+trivial are skipped), and the segments the from-scratch kernel treats alike
+form runs of consecutive scores between such boundaries:
 
 - the runs wholly inside the box add g0 (t0 + g1 / 2 - C) each: over a run of
   scores with class 1 weight T above it, 2 T (its class 0 weight) + its pair
-  weight (twice its Mann-Whitney statistic), both summed over O(log n)
-  subtrees (``_range``) from the treap's aggregates ``subtree_neg``,
-  ``subtree_pos`` and ``subtree_pairs``;
+  weight (twice its Mann-Whitney statistic).  With unit weights the descents
+  carry the pair weight of the points above them (from ``subtree_pairs``) and
+  the run's is a difference of two of those, in exact integers; with weights
+  it is summed over O(log n) subtrees (``_range``) from the treap's
+  aggregates ``subtree_neg``, ``subtree_pos`` and ``subtree_pairs``, every
+  term >= 0;
 - the run at or above D adds (D - C) times its class 0 weight;
 - at most four segments cross a side of the box (one per side); their area
   is ``segment_box_area`` of ``_partial.pxd``, as from scratch.
@@ -24,9 +28,16 @@ kernel treats alike form runs of consecutive scores between such boundaries:
 So the area is summed without visiting the points in between, and it is
 split as the from-scratch kernel splits it.  With unit weights the corners
 are integers, the sides are compared through their floors and ceilings, and
-the segments crossing a side are returned as integers: ``DynamicAUC`` cuts
-them in exact rational arithmetic (``partial._exact_area``), so its value is
-the exact area correctly rounded, the same as from scratch.
+the segments crossing a side are returned as integers.  ``read_partial``
+(all of ``DynamicAUC.partial_auc`` for plain arguments) then combines the
+parts, and the McClish correction, in double-double arithmetic with a
+rigorous error bound (``exact_fraction``) and returns the float nearest to
+every value within the bound: the exact area (or McClish value) correctly
+rounded, the same as from scratch (an exact zero is recognised from its
+parts).  When the bound leaves that in doubt (a value within about 2**-90 of
+a midpoint between floats, as with dyadic sides and small counts, or one of
+extreme magnitude) it answers None, and ``DynamicAUC`` cuts the segments in
+exact rational arithmetic (``partial._exact_area``) instead.
 """
 
 from libc.math cimport INFINITY, NAN, fma
@@ -41,10 +52,12 @@ from hmeasure_stream._engines._treap cimport ScoreTreap
 
 
 cdef struct Found:
-    # A distinct score's segment of the curve, or node -1 for none.
+    # A distinct score's segment of the curve, or node -1 for none (then the
+    # point beyond the lowest score: key -inf, u0 and t0 the class totals).
+    # ``pairs``: with unit weights, the pair weight of the points above it.
     int32_t node
     double key
-    double u0, t0, g0, g1
+    double u0, t0, g0, g1, pairs
 
 
 cdef struct Aggregate:
@@ -55,9 +68,10 @@ cdef struct Aggregate:
 cdef struct Descent:
     # One search of ``_first_all`` under way: what it looks for and where it is.
     bint on_pos, at_end, strict
+    bint skip  # not needed for this box: left as none
     double threshold
     int32_t node
-    double above_neg, above_pos
+    double above_neg, above_pos, above_pairs
 
 
 cdef inline void _first_step(ScoreTreap tree, Descent* search, Found* out) noexcept nogil:
@@ -65,9 +79,15 @@ cdef inline void _first_step(ScoreTreap tree, Descent* search, Found* out) noexc
     cdef int32_t node = search.node
     cdef int32_t child = tree.right[node]
     cdef double u0 = search.above_neg, t0 = search.above_pos, g0, g1, value
+    cdef double pairs = search.above_pairs
     if child >= 0:
         u0 = u0 + tree.subtree_neg[child]
         t0 = t0 + tree.subtree_pos[child]
+        if not tree.weighted:
+            # The right subtree lies below the points above it: pairs across
+            # are its class 0 times their class 1 (exact integers).
+            pairs = (pairs + tree.subtree_pairs[child]
+                     + 2.0 * tree.subtree_neg[child] * search.above_pos)
     g0 = tree.node_neg(node)
     g1 = tree.node_pos(node)
     if search.on_pos:
@@ -76,16 +96,51 @@ cdef inline void _first_step(ScoreTreap tree, Descent* search, Found* out) noexc
         value = u0 + g0 if search.at_end else u0
     if value > search.threshold or (not search.strict and value == search.threshold):
         out.node = node
-        out.key = tree.key[node]
         out.u0 = u0
         out.t0 = t0
         out.g0 = g0
         out.g1 = g1
+        out.pairs = pairs
         search.node = child
     else:
         search.above_neg = u0 + g0
         search.above_pos = t0 + g1
+        search.above_pairs = pairs + g0 * g1 + 2.0 * g0 * t0
         search.node = tree.left[node]
+
+
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define HMS_PREFETCH(address) __builtin_prefetch(address)
+    #else
+    #define HMS_PREFETCH(address) ((void)(address))
+    #endif
+    """
+    # A hint to start loading a cache line (nothing where the compiler has none).
+    void prefetch "HMS_PREFETCH"(const void* address) noexcept nogil
+
+
+cdef inline void _prefetch_step(ScoreTreap tree, int32_t node) noexcept nogil:
+    """Start loading what a search's step at ``node`` reads and the links of its children."""
+    cdef int32_t child = tree.right[node], other = tree.left[node]
+    if child >= 0:
+        prefetch(&tree.subtree_neg[child])
+        prefetch(&tree.subtree_pos[child])
+        if not tree.weighted:
+            prefetch(&tree.subtree_pairs[child])
+        _prefetch_links(tree, child)
+    if other >= 0:
+        _prefetch_links(tree, other)
+
+
+cdef inline void _prefetch_links(ScoreTreap tree, int32_t node) noexcept nogil:
+    """Start loading the children and class counts of ``node``."""
+    prefetch(&tree.right[node])
+    prefetch(&tree.left[node])
+    if not tree.weighted:
+        prefetch(&tree.count_neg[node])
+        prefetch(&tree.count_pos[node])
 
 
 cdef void _first_all(ScoreTreap tree, Descent* searches, Found* out, int count) noexcept nogil:
@@ -96,26 +151,43 @@ cdef void _first_all(ScoreTreap tree, Descent* searches, Found* out, int count) 
     of the segment or, ``at_end``, at its end; it passes when > threshold
     (``strict``) or >= threshold.  It never decreases along the curve, so
     one descent finds the first: O(depth).  ``out[k].node`` is -1 when none
-    does.  The descents are independent and advance a level each in turn,
+    does, or when the search is marked ``skip``.  The descents are
+    independent and advance a level each in turn,
     so that the memory latencies of their paths overlap instead of adding up.
     """
     cdef int k, active = count
     for k in range(count):
         out[k].node = -1
         out[k].key = -INFINITY
-        searches[k].node = tree.root
+        out[k].u0 = out[k].t0 = out[k].pairs = 0.0
+        if tree.root >= 0:
+            out[k].u0 = tree.subtree_neg[tree.root]
+            out[k].t0 = tree.subtree_pos[tree.root]
+            out[k].pairs = tree.subtree_pairs[tree.root]
+        searches[k].node = -1 if searches[k].skip else tree.root
         searches[k].above_neg = 0.0
         searches[k].above_pos = 0.0
+        searches[k].above_pairs = 0.0
     while active:
         active = 0
+        # First every search's loads of this level are started (and the links
+        # of both children, one of which is the next node), then the steps,
+        # which branch on them: a level waits for about one load, not two.
+        for k in range(count):
+            if searches[k].node >= 0:
+                _prefetch_step(tree, searches[k].node)
         for k in range(count):
             if searches[k].node >= 0:
                 _first_step(tree, &searches[k], &out[k])
                 active += searches[k].node >= 0
+    for k in range(count):  # the keys of the segments found only (one load each)
+        if out[k].node >= 0:
+            out[k].key = tree.key[out[k].node]
 
 
 cdef inline void _search(Descent* search, bint on_pos, bint at_end, bint strict,
-                         double threshold) noexcept nogil:
+                         double threshold, bint skip) noexcept nogil:
+    search.skip = skip
     search.on_pos = on_pos
     search.at_end = at_end
     search.strict = strict
@@ -189,6 +261,35 @@ cdef void _range(ScoreTreap tree, double low, double high, Aggregate* run) noexc
             node = tree.left[node]
 
 
+cdef inline void _between(ScoreTreap tree, Found* start, Found* end,
+                          Aggregate* run) noexcept nogil:
+    """The aggregates of the run from ``start`` down to just before ``end`` (lower score).
+
+    With unit weights from what the descents found, in exact integers: the
+    points above ``end`` are the run followed by the points above ``start``,
+    so the run's pair weight is the difference of the two pair weights above
+    less the pairs across (its class 0 times their class 1).  With weights
+    summed from O(depth) subtrees (``_range``), every term >= 0.
+    """
+    if tree.weighted:
+        _range(tree, end.key, start.key, run)
+        return
+    run.neg = end.u0 - start.u0
+    run.pos = end.t0 - start.t0
+    run.pairs = end.pairs - start.pairs - 2.0 * run.neg * start.t0
+
+
+cdef inline void _before_all(ScoreTreap tree, Found* start) noexcept nogil:
+    """The start of the curve, before every score: nothing above it (a tree with points)."""
+    start.node = tree.root
+    start.key = INFINITY
+    start.u0 = 0.0
+    start.t0 = 0.0
+    start.g0 = 0.0
+    start.g1 = 0.0
+    start.pairs = 0.0
+
+
 cdef inline Found* _later(Found* first, Found* second) noexcept nogil:
     """The one further along the curve (lower score; none is beyond every score)."""
     return first if first.key <= second.key else second
@@ -226,7 +327,7 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     cdef double total_neg = 0.0, total_pos = 0.0, rest = 0.0, rest_comp = 0.0
     cdef double low_a, high_b, low_c, high_d, area = 0.0, area_comp = 0.0
     cdef double floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d
-    cdef bint cut_a, cut_c
+    cdef bint cut_a, cut_c, at_zero_a, at_zero_c, at_total_b, at_total_d
     if tree.root >= 0:
         total_neg = tree.subtree_neg[tree.root]
         total_pos = tree.subtree_pos[tree.root]
@@ -251,14 +352,29 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
         exact_floor_ceil(c, total_pos, &floor_c, &ceil_c)
         exact_floor_ceil(d, total_pos, &floor_d, &ceil_d)
     parts.n_cuts = 0
-    _search(&searches[0], False, True, True, floor_a)     # u0 + g0 > A
-    _search(&searches[1], False, False, False, ceil_a)    # u0 >= A
-    _search(&searches[2], False, True, True, floor_b)     # u0 + g0 > B
-    _search(&searches[3], True, True, True, floor_c)      # t0 + g1 > C
-    _search(&searches[4], True, False, False, ceil_c)     # t0 >= C
-    _search(&searches[5], True, True, True, floor_d)      # t0 + g1 > D
-    _search(&searches[6], True, False, False, ceil_d)     # t0 >= D
+    # The searches a side at an end of the axis makes trivial are skipped
+    # (only where that is exact: a side at 0 in both modes, since the sums
+    # are >= 0; a side at the total only with integer counts).  With A = 0
+    # no segment starts before A (no cut), and the first segment at or after
+    # A is the first one, stood for by a start before every score; likewise
+    # C = 0.  With B = the class 0 total (D = the class 1 total) no segment
+    # passes it: none, as the search would find, and nothing is at or above D.
+    at_zero_a = a == 0.0
+    at_zero_c = c == 0.0
+    at_total_b = b == 1.0 and not tree.weighted
+    at_total_d = d == 1.0 and not tree.weighted
+    _search(&searches[0], False, True, True, floor_a, at_zero_a)      # u0 + g0 > A
+    _search(&searches[1], False, False, False, ceil_a, at_zero_a)     # u0 >= A
+    _search(&searches[2], False, True, True, floor_b, at_total_b)     # u0 + g0 > B
+    _search(&searches[3], True, True, True, floor_c, at_zero_c)       # t0 + g1 > C
+    _search(&searches[4], True, False, False, ceil_c, at_zero_c)      # t0 >= C
+    _search(&searches[5], True, True, True, floor_d, at_total_d)      # t0 + g1 > D
+    _search(&searches[6], True, False, False, ceil_d, at_total_d)     # t0 >= D
     _first_all(tree, searches, found, 7)
+    if at_zero_a:
+        _before_all(tree, &found[1])
+    if at_zero_c:
+        _before_all(tree, &found[4])
     cross_a, start_a, cross_b = found[0], found[1], found[2]
     cross_c, start_c, cross_d, start_d = found[3], found[4], found[5], found[6]
     # The segments cut by a side, from the highest score down (the order of
@@ -287,7 +403,7 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     end = &cross_b if cross_b.key >= cross_d.key else &cross_d
     compensated_add(&area, &area_comp, parts.rest)
     if start.node >= 0 and start.key > end.key:
-        _range(tree, end.key, start.key, &inside)
+        _between(tree, start, end, &inside)
         parts.twice_inside = 2.0 * start.t0 * inside.neg + inside.pairs
         parts.width_inside = inside.neg
         compensated_add(&area, &area_comp, (start.t0 - low_c) * inside.neg)
@@ -295,7 +411,7 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     # At or above D: from the latest of start_a, cross_d, start_d to before cross_b.
     start = _later(_later(&start_a, &cross_d), &start_d)
     if start.node >= 0 and start.key > cross_b.key:
-        _range(tree, cross_b.key, start.key, &above)
+        _between(tree, start, &cross_b, &above)
         parts.width_above = above.neg
         compensated_add(&area, &area_comp, (high_d - low_c) * above.neg)
     parts.area = area + area_comp
@@ -420,3 +536,363 @@ def _rebuild_partial_engine(tree, twice_u, compensation, inverse_scale, box):
     engine.inverse_scale = stored_scale(tree, inverse_scale)
     engine.set_box(*box)
     return engine
+
+
+# ----------------------------------------------------------------------
+# The public read in one compiled call: ``DynamicAUC.partial_auc``.
+#
+# With unit weights the area is the rational number that ``partial._exact_area``
+# and ``partial._corrected_exact`` compute in Python integers and round once.
+# Here it is evaluated in double-double arithmetic (about 106 bits) together
+# with a rigorous bound on its error (running error analysis: every operation
+# adds its own rounding bound and propagates the bounds of its operands); when
+# every number within the bound rounds to the same float, that float is the
+# correctly rounded exact value, bit for bit the Python result; an area known
+# to be exactly 0 from its parts is 0.  Otherwise (the exact value within
+# about 2**-90 of the midpoint of two floats, extreme magnitudes) the read
+# answers None and the caller takes the Python path.  The bounds are generous
+# (each operation is charged 2**-96 of its operands' magnitude, at least 32
+# times the published bounds of the double-word algorithms of Joldes, Muller
+# and Popescu, "Tight and rigorous error bounds for basic building blocks of
+# double-word arithmetic", plus 2**-1000 for a possible underflow) and the
+# final bound is doubled to cover the rounding of the bound's own arithmetic.
+
+from libc.math cimport fabs, floor, nextafter
+
+from numpy import float64 as _float64
+
+
+cdef struct Num:
+    # The exact value lies within ``err`` of hi + lo (a normalised double-word:
+    # hi is hi + lo rounded to nearest).
+    double hi, lo, err
+
+
+cdef double _RELATIVE = 1.262177448353619e-29    # 2**-96
+cdef double _TINY = 9.332636185032189e-302       # 2**-1000
+cdef double _SMALLEST_RATE = 3.054936363499605e-151  # 2**-500
+
+
+cdef inline Num _exact(double value) noexcept nogil:
+    cdef Num out
+    out.hi = value
+    out.lo = 0.0
+    out.err = 0.0
+    return out
+
+
+cdef inline Num _two_sum(double x, double y) noexcept nogil:
+    """x + y exactly (Knuth's TwoSum)."""
+    cdef Num out
+    cdef double s = x + y, back = s - x
+    out.hi = s
+    out.lo = (x - (s - back)) + (y - back)
+    out.err = 0.0
+    return out
+
+
+cdef inline Num _two_product(double x, double y) noexcept nogil:
+    """x y exactly (barring underflow), by fma."""
+    cdef Num out
+    out.hi = x * y
+    out.lo = fma(x, y, -out.hi)
+    out.err = 0.0
+    return out
+
+
+cdef inline void _fast_two_sum(double x, double y, double* hi, double* lo) noexcept nogil:
+    """x + y exactly for |x| >= |y| (or x = 0)."""
+    hi[0] = x + y
+    lo[0] = y - (hi[0] - x)
+
+
+cdef inline Num _negative(Num x) noexcept nogil:
+    x.hi = -x.hi
+    x.lo = -x.lo
+    return x
+
+
+cdef inline Num _add(Num x, Num y) noexcept nogil:
+    """x + y (accurate double-word sum, relative error below 3u**2 + 13u**3)."""
+    cdef Num out
+    cdef double s, e, t, f
+    s = x.hi + y.hi
+    f = s - x.hi
+    e = (x.hi - (s - f)) + (y.hi - f)
+    t = x.lo + y.lo
+    f = t - x.lo
+    f = (x.lo - (t - f)) + (y.lo - f)
+    e = e + t
+    _fast_two_sum(s, e, &s, &e)
+    e = e + f
+    _fast_two_sum(s, e, &out.hi, &out.lo)
+    out.err = x.err + y.err + _RELATIVE * (fabs(x.hi) + fabs(y.hi)) + _TINY
+    return out
+
+
+cdef inline Num _times(Num x, double y) noexcept nogil:
+    """x y for an exact double y (relative error below 2u**2)."""
+    cdef Num out
+    cdef double p = x.hi * y
+    cdef double e = fma(x.hi, y, -p)
+    e = fma(x.lo, y, e)
+    _fast_two_sum(p, e, &out.hi, &out.lo)
+    out.err = x.err * fabs(y) + _RELATIVE * 2.0 * fabs(x.hi * y) + _TINY
+    return out
+
+
+cdef inline Num _multiply(Num x, Num y) noexcept nogil:
+    """x y (double-word product, relative error below 5u**2)."""
+    cdef Num out
+    cdef double p = x.hi * y.hi
+    cdef double e = fma(x.hi, y.hi, -p)
+    e = e + fma(x.hi, y.lo, x.lo * y.hi)
+    _fast_two_sum(p, e, &out.hi, &out.lo)
+    out.err = (2.0 * (fabs(x.hi) * y.err + fabs(y.hi) * x.err) + x.err * y.err
+               + _RELATIVE * 2.0 * fabs(x.hi * y.hi) + _TINY)
+    return out
+
+
+cdef inline bint _divide(Num x, Num y, Num* out) noexcept nogil:
+    """x / y (double-word quotient, relative error below 15u**2 + 56u**3).
+
+    False when y may be zero or its error is not small against it.
+    """
+    cdef double quotient, residual_hi, residual_lo, tail
+    cdef Num back
+    if not fabs(y.hi) > 4.0 * y.err or y.hi == 0.0:
+        return False
+    quotient = x.hi / y.hi
+    back = _times(y, quotient)
+    residual_hi = x.hi - back.hi
+    residual_lo = x.lo - back.lo
+    tail = (residual_hi + residual_lo) / y.hi
+    _fast_two_sum(quotient, tail, &out.hi, &out.lo)
+    # |X / Y - x / y| <= (|y| e_x + |x| e_y) / (|Y| |y|) with |Y| >= |y| / 2.
+    out.err = (4.0 * (x.err + 2.0 * fabs(quotient) * y.err) / fabs(y.hi)
+               + _RELATIVE * 4.0 * fabs(quotient) + _TINY)
+    return True
+
+
+cdef inline Num _positive_square(Num x) noexcept nogil:
+    """max(x, 0)**2; where the sign is in doubt both candidates are within 4 e_x**2."""
+    cdef Num out
+    if x.hi > 0.0:
+        out = _multiply(x, x)
+    else:
+        out = _exact(0.0)
+    out.err = out.err + 4.0 * x.err * x.err + _TINY
+    return out
+
+
+cdef inline bint _less(Num x, Num y) noexcept nogil:
+    """x < y for exact normalised double-words (rounding to nearest is monotonic)."""
+    return x.hi < y.hi or (x.hi == y.hi and x.lo < y.lo)
+
+
+cdef inline Num _height(Num t0_minus_side, double g0, Num u, double u0, double g1) noexcept nogil:
+    """g0 (t(u) - side) for the segment's line t: (t0 - side) g0 + (u - u0) g1."""
+    return _add(_times(t0_minus_side, g0), _times(_add(u, _exact(-u0)), g1))
+
+
+cdef inline bint _cut_exact(double u0, double t0, double g0, double g1, Num low_a, Num high_b,
+                            Num low_c, Num high_d, Num* out, bint* zero) noexcept nogil:
+    """``partial._cut_area``: the area in the box under the segment, g0 > 0.
+
+    For g1 > 0 the integral of (t - C)+ - (t - D)+ over [low, high], with
+    the line t of slope g1 / g0, is [y_C(high)+**2 - y_C(low)+**2
+    - y_D(high)+**2 + y_D(low)+**2] / (2 g0 g1), y_S(u) = g0 (t(u) - S): no
+    branch on an inexact comparison.  The comparisons of the ends are exact.
+    ``zero`` tells an area known to be exactly 0 (then ``out`` is 0, no
+    error): the segment misses [A, B], or stays at or below C there.
+    """
+    cdef Num low, high, level, t0_c, t0_d, total, scale, top
+    zero[0] = True
+    out[0] = _exact(0.0)
+    if not g0 > 0.0:
+        return False
+    low = low_a if _less(_exact(u0), low_a) else _exact(u0)
+    high = high_b if _less(high_b, _exact(u0 + g0)) else _exact(u0 + g0)
+    if not _less(low, high):
+        return True
+    if g1 == 0.0:
+        level = _exact(t0)
+        if not _less(low_c, level):  # t0 <= C: the segment runs at or below C
+            return True
+        if _less(high_d, level):
+            level = high_d
+        zero[0] = False
+        out[0] = _multiply(_add(level, _negative(low_c)), _add(high, _negative(low)))
+        return True
+    t0_c = _add(_exact(t0), _negative(low_c))
+    top = _height(t0_c, g0, high, u0, g1)
+    if top.hi < 0.0 and -top.hi > 2.0 * top.err:  # certainly below C at its highest
+        return True
+    zero[0] = False
+    t0_d = _add(_exact(t0), _negative(high_d))
+    total = _add(_add(_positive_square(top),
+                      _negative(_positive_square(_height(t0_c, g0, low, u0, g1)))),
+                 _add(_positive_square(_height(t0_d, g0, low, u0, g1)),
+                      _negative(_positive_square(_height(t0_d, g0, high, u0, g1)))))
+    scale = _two_product(2.0 * g0, g1)
+    return _divide(total, scale, out)
+
+
+cdef inline bint _plain_rate(double rate) noexcept nogil:
+    """Zero or at least 2**-500: the products with counts stay clear of underflow."""
+    return rate == 0.0 or rate >= _SMALLEST_RATE
+
+
+cdef inline bint _rounded(Num value, double* out) noexcept nogil:
+    """The float nearest to every number within the bound of ``value``, if they share one."""
+    cdef double hi = value.hi, half
+    if not (fabs(hi) >= 1e-200 and fabs(hi) <= 1e200):
+        return False
+    half = 0.5 * min(nextafter(hi, INFINITY) - hi, hi - nextafter(hi, -INFINITY))
+    if fabs(value.lo) + 2.0 * value.err < half * (1.0 - 9.313225746154785e-10):  # 1 - 2**-30
+        out[0] = hi
+        return True
+    return False
+
+
+cdef bint exact_fraction(BoxParts* parts, double a, double b, double c, double d,
+                         bint mcclish_over_fpr, bint mcclish_over_tpr,
+                         double* out) noexcept nogil:
+    """The unit-weight area (McClish-corrected over one range if asked), correctly rounded.
+
+    The value of ``partial._exact_area`` followed by ``partial._corrected_exact``;
+    False when the bound leaves the rounding in doubt (then the caller
+    computes it in Python integers).
+    """
+    cdef Num low_a, high_b, low_c, high_d, area, cut, fraction, width, middle, excess
+    cdef Num room, ratio
+    cdef double low, high
+    cdef bint zero, cut_zero
+    cdef int k
+    if not (_plain_rate(a) and _plain_rate(b) and _plain_rate(c) and _plain_rate(d)):
+        return False
+    low_a = _two_product(a, parts.total_neg)
+    high_b = _two_product(b, parts.total_neg)
+    low_c = _two_product(c, parts.total_pos)
+    high_d = _two_product(d, parts.total_pos)
+    # twice_inside / 2 - C width_inside + (D - C) width_above + the cuts.
+    area = _add(_add(_exact(0.5 * parts.twice_inside),
+                     _negative(_times(low_c, parts.width_inside))),
+                _times(_add(high_d, _negative(low_c)), parts.width_above))
+    # Every part is >= 0, so the area is exactly 0 when each part is known to be:
+    # the segments inside add g0 (t0 + g1 / 2 - C) >= 0 each, 0 in all only if
+    # they run along C, an integer (with |C| < 2**53 hi is an integer and lo 0
+    # exactly when C is), and then twice_inside = 2 C width_inside exactly.
+    zero = parts.width_above == 0.0 and (
+        parts.twice_inside == 0.0 if parts.width_inside == 0.0 else
+        low_c.lo == 0.0 and low_c.hi == floor(low_c.hi)
+        and parts.twice_inside < 9007199254740992.0  # 2**53: the product below is exact
+        and parts.twice_inside == 2.0 * low_c.hi * parts.width_inside)
+    for k in range(parts.n_cuts):
+        if not _cut_exact(parts.cuts[k][0], parts.cuts[k][1], parts.cuts[k][2],
+                          parts.cuts[k][3], low_a, high_b, low_c, high_d, &cut, &cut_zero):
+            return False
+        area = _add(area, cut)
+        zero = zero and cut_zero
+    if zero:
+        if not (mcclish_over_fpr or mcclish_over_tpr):
+            out[0] = 0.0
+            return True
+        area = _exact(0.0)
+    if not _divide(area, _two_product(parts.total_neg, parts.total_pos), &fraction):
+        return False
+    if not (mcclish_over_fpr or mcclish_over_tpr):
+        return _rounded(fraction, out)
+    low = a if mcclish_over_fpr else c
+    high = b if mcclish_over_fpr else d
+    if high - low < _SMALLEST_RATE:
+        return False
+    width = _two_sum(high, -low)
+    middle = _two_sum(low, high)
+    if not _divide(fraction, width, &ratio):
+        return False
+    if mcclish_over_fpr:
+        # 1/2 + (A / (h - l) - (l + h) / 2) / ((1 - l) + (1 - h))
+        excess = _add(ratio, _times(_negative(middle), 0.5))
+        room = _add(_exact(2.0), _negative(middle))
+    else:
+        # 1/2 + (A / (h - l) - 1 + (l + h) / 2) / (l + h)
+        excess = _add(_add(ratio, _exact(-1.0)), _times(middle, 0.5))
+        room = middle
+    if not _divide(excess, room, &ratio):
+        return False
+    return _rounded(_add(ratio, _exact(0.5)), out)
+
+
+cdef inline int _fast_range(object value, double* low, double* high) noexcept:
+    """1 for a range (a tuple or list) of two floats (float or numpy.float64, or the ints
+    0 and 1) with 0 <= low < high <= 1, 0 for None, -1 for anything else (left to the
+    full validation of the Python layer)."""
+    cdef object first, second
+    if value is None:
+        low[0] = 0.0
+        high[0] = 1.0
+        return 0
+    if type(value) is tuple:
+        if len(<tuple>value) != 2:
+            return -1
+        first = (<tuple>value)[0]
+        second = (<tuple>value)[1]
+    elif type(value) is list:
+        if len(<list>value) != 2:
+            return -1
+        first = (<list>value)[0]
+        second = (<list>value)[1]
+    else:
+        return -1
+    if not (_fast_bound(first, low) and _fast_bound(second, high)):
+        return -1
+    if not 0.0 <= low[0] < high[0] <= 1.0:
+        return -1
+    return 1
+
+
+cdef inline bint _fast_bound(object value, double* out) noexcept:
+    if type(value) is float or type(value) is _float64:
+        out[0] = <double>value
+        return True
+    if type(value) is int and (value == 0 or value == 1):
+        out[0] = 1.0 if value == 1 else 0.0
+        return True
+    return False
+
+
+def read_partial(ScoreTreap tree, fpr_range, tpr_range, correction):
+    """``DynamicAUC.partial_auc`` in one compiled call, or None for the Python path.
+
+    None when the arguments are not plain (ranges other than None or a tuple
+    or list of two floats in order within [0, 1], a correction other than
+    None or "mcclish", "mcclish" with both ranges: the Python layer validates
+    them and explains), or when, with unit weights, the exact value's
+    rounding is in doubt (``exact_fraction``); otherwise the value the Python
+    path returns, bit for bit.
+    """
+    cdef double a, b, c, d, area, value
+    cdef int has_fpr = _fast_range(fpr_range, &a, &b)
+    cdef int has_tpr = _fast_range(tpr_range, &c, &d)
+    cdef bint corrected
+    cdef BoxParts parts
+    if has_fpr < 0 or has_tpr < 0:
+        return None
+    if correction is None:
+        corrected = False
+    elif isinstance(correction, str) and correction == "mcclish" and not (has_fpr and has_tpr):
+        corrected = has_fpr or has_tpr
+    else:
+        return None
+    if not box_parts(tree, a, b, c, d, &parts):
+        return NAN
+    if tree.weighted:
+        area = parts.area / parts.total_neg / parts.total_pos
+        if corrected:
+            return mcclish(area, a, b, c, d, has_fpr, has_tpr)
+        return min(max(area, 0.0), 1.0)
+    if exact_fraction(&parts, a, b, c, d, corrected and not has_tpr, corrected and has_tpr,
+                      &value):
+        return value
+    return None

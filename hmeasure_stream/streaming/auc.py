@@ -5,7 +5,7 @@ import math
 import numpy as np
 
 from hmeasure_stream._engines._auc import AUCEngine
-from hmeasure_stream._engines._tree_partial import box_area_parts
+from hmeasure_stream._engines._tree_partial import box_area_parts, read_partial
 from hmeasure_stream._validation import (
     check_partial_correction,
     check_probability_level,
@@ -326,20 +326,24 @@ class DynamicAUC(WindowedPointSet):
         O(log n) for n distinct scores, whatever the range: the curve's
         class weights never decrease from the highest score down, so the
         first segment reaching each side of the box is found by one descent
-        of the treap (seven in all); the segments wholly inside the box are
-        summed from the subtree aggregates of the class weights and of the
-        pair weight (twice the Mann-Whitney statistic of the subtree) over
-        O(log n) subtrees, without visiting the points between the sides;
-        at most four segments crossing a side are cut as from scratch.
+        of the treap (at most seven, in lockstep; a range ending at 0 or 1
+        needs fewer); the segments wholly inside the box are summed from
+        the subtree aggregates of the class weights and of the pair weight
+        (twice the Mann-Whitney statistic of the subtree), without visiting
+        the points between the sides; at most four segments crossing a side
+        are cut as from scratch.
 
         With unit weights the parts are the from-scratch function's, exact
         integers (below 2**53, beyond 10^7 points of each class): the
         segments are classified against the exact sides of the box, and the
-        at most four crossing a side are cut in exact rational arithmetic,
-        so the result is the exact area correctly rounded, equal to
-        :func:`~hmeasure_stream.partial_auc` bit for bit.  With other
-        weights it is a sum of non-negative terms over the class totals
-        (relative error of order depth times 1e-16).
+        result is the exact area (or McClish value) correctly rounded, equal
+        to :func:`~hmeasure_stream.partial_auc` bit for bit.  The parts are
+        combined in compiled double-double arithmetic with a rigorous bound
+        on its error, which settles the rounding but for values within about
+        2**-90 of a midpoint between floats (as with quarters for ranges and
+        a few points): those are computed in exact rational arithmetic.  With other weights it is a
+        sum of non-negative terms over the class totals (relative error of
+        order depth times 1e-16).
 
         References
         ----------
@@ -365,6 +369,9 @@ class DynamicAUC(WindowedPointSet):
         >>> tracker.partial_auc(tpr_range=(0.5, 1))  # 1/4 + (1/4)(2/3)
         0.4166666666666667
         """
+        value = read_partial(self._engine.tree, fpr_range, tpr_range, correction)
+        if value is not None:  # plain arguments, the value settled in compiled code
+            return value
         fpr_box = check_rate_range(fpr_range, "fpr_range")
         tpr_box = check_rate_range(tpr_range, "tpr_range")
         check_partial_correction(correction, fpr_range, tpr_range)

@@ -307,3 +307,112 @@ def test_window_options_are_checked_and_ignored_without_pauc():
     monitor = SlidingWindow(5, metrics="auc", fpr_range=(0.6, 0.2))
     with pytest.raises(AttributeError, match="'pauc' is not among"):
         monitor.pauc  # noqa: B018
+
+
+def _random_range(rng):
+    """A rate range as users write them: None, random floats, quarters or thirds, the
+    ints 0 and 1, numpy floats, a list."""
+    kind = int(rng.integers(6))
+    if kind == 0:
+        return None
+    if kind == 1:
+        low, high = np.sort(rng.random(2))
+        return (float(low), float(high)) if low < high else None
+    if kind == 2:
+        low, high = sorted(rng.choice(9, 2, replace=False) / 8)
+        return float(low), float(high)
+    if kind == 3:
+        low, high = sorted(rng.choice(4, 2, replace=False) / 3)
+        return low, high
+    if kind == 4:
+        return [0, float(rng.choice([0.25, 0.5, 0.9]))] if rng.random() < 0.5 else (
+            float(rng.choice([0.1, 0.5])), 1)
+    low, high = np.sort(rng.random(2))
+    return (np.float64(low), np.float64(high)) if low < high else None
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_random_ranges_after_every_operation_compiled_and_python_paths(seed, monkeypatch):
+    # The read settles most values in compiled code and leaves the rest (rounding in
+    # doubt, an exact zero) to the exact Python combination; both agree with the
+    # rational reference bit for bit (unit weights), on random ranges of both foci,
+    # two-way and McClish, after every addition and removal (ties included).
+    import hmeasure_stream.streaming.auc as auc_module
+
+    compiled = auc_module.read_partial
+    rng = np.random.default_rng(100 + seed)
+    weighted = seed % 3 == 2
+    distinct = [3, None, 8][seed % 3]
+    tracker = DynamicAUC(capacity=1, seed=seed)
+    points = []
+    settled = in_python = 0
+    for _ in range(70):
+        if points and rng.random() < 0.35:
+            label, score, weight = points.pop(int(rng.integers(len(points))))
+            tracker.remove(label, score, weight)
+        else:
+            label = int(rng.integers(2))
+            score = float(rng.normal()) if distinct is None else float(rng.integers(distinct))
+            weight = float(rng.choice([0.5, 1.0, 3.0, rng.exponential()])) if weighted else 1.0
+            tracker.add(label, score, weight)
+            points.append((label, score, weight))
+        for _ in range(6):
+            fpr_range, tpr_range = _random_range(rng), _random_range(rng)
+            correction = "mcclish" if (fpr_range is None or tpr_range is None) and \
+                rng.random() < 0.5 else None
+            options = {"fpr_range": fpr_range, "tpr_range": tpr_range, "correction": correction}
+            monkeypatch.setattr(auc_module, "read_partial", compiled)
+            got = tracker.partial_auc(**options)
+            if compiled(tracker._engine.tree, fpr_range, tpr_range, correction) is None:
+                in_python += 1
+            else:
+                settled += 1
+            monkeypatch.setattr(auc_module, "read_partial", lambda *args: None)
+            python_path = tracker.partial_auc(**options)
+            expected = from_scratch(points, fpr_range, tpr_range, correction)
+            if np.isnan(expected):
+                assert np.isnan(got) and np.isnan(python_path)
+                continue
+            reference = exact_partial(points, fpr_range, tpr_range, correction)
+            if weighted:
+                assert got == python_path, options  # the same float operations
+                assert got == pytest.approx(reference, rel=1e-12, abs=1e-13), options
+            else:
+                assert got == python_path == expected == reference, options
+    assert settled > 100
+    assert in_python > 0 or weighted
+
+
+def test_exact_zeros_ties_and_non_plain_arguments():
+    from hmeasure_stream._engines._tree_partial import read_partial
+
+    tracker = DynamicAUC()
+    tracker.add_many([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4])
+    tree = tracker._engine.tree
+    # Curve (0, 0) -> (0, 1/2) -> (1/2, 1/2) -> (1/2, 1) -> (1, 1): nothing of the box
+    # FPR [0, 1/2] x TPR [0.6, 0.9] lies under it, an exact zero (every part known 0).
+    assert read_partial(tree, (0.0, 0.5), (0.6, 0.9), None) == 0.0
+    assert tracker.partial_auc(fpr_range=(0.0, 0.5), tpr_range=(0.6, 0.9)) == 0.0
+    # Under the TPR 1/2 stretch, along its lower side C = 1/2 (1 of 2 class 1 points).
+    assert read_partial(tree, (0.0, 0.5), (0.5, 1.0), None) == 0.0
+    # 1/2 * 1/2 (FPR [0, 1/2] at height 1/2), settled in compiled code.
+    assert read_partial(tree, (0.0, 0.5), None, None) == 0.25
+    for fpr_range in [(np.float32(0.0), 0.5), (0, np.int64(1)), (False, 0.5), "ab",
+                      (0.5, 0.5), (0.0, 0.5, 1.0)]:
+        assert read_partial(tree, fpr_range, None, None) is None
+    assert read_partial(tree, (0.0, 0.5), None, "McClish") is None
+    assert read_partial(tree, (0.0, 0.5), (0.5, 1.0), "mcclish") is None
+    # Through the public method: the same values (or messages) as before.
+    assert tracker.partial_auc(fpr_range=(np.float32(0.0), 0.5)) == 0.25
+    assert tracker.partial_auc(fpr_range=(0, np.int64(1))) == tracker.auc == 0.75
+
+    # A tie: one point of each class, the box's area is 0.8 - 0.3 (the floats), which is
+    # 1/2 + 2**-54, halfway between two floats.  No error bound settles that: the
+    # exact combination rounds it to even, 1/2.
+    tracker = DynamicAUC()
+    tracker.add_many([0, 1], [0.0, 1.0])
+    options = {"fpr_range": (0.0, 1.0), "tpr_range": (0.3, 0.8)}
+    exact = Fraction(0.8) - Fraction(0.3)
+    assert exact == Fraction(1, 2) + Fraction(1, 2**54)
+    assert read_partial(tracker._engine.tree, *options.values(), None) is None
+    assert tracker.partial_auc(**options) == float(exact) == 0.5
