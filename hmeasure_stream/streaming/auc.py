@@ -341,9 +341,9 @@ class DynamicAUC(WindowedPointSet):
         combined in compiled double-double arithmetic with a rigorous bound
         on its error, which settles the rounding but for values within about
         2**-90 of a midpoint between floats (as with quarters for ranges and
-        a few points): those are computed in exact rational arithmetic.  With other weights it is a
-        sum of non-negative terms over the class totals (relative error of
-        order depth times 1e-16).
+        a few points): those are computed in exact rational arithmetic.
+        With other weights it is a sum of non-negative terms over the class
+        totals (relative error of order depth times 1e-16).
 
         References
         ----------
