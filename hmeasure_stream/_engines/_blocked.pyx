@@ -42,6 +42,7 @@ from libc.math cimport NAN, fabs, isfinite
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy, memmove
 
+from hmeasure_stream._engines._auc cimport AUCEngine
 from hmeasure_stream._engines._numeric cimport compensated_add
 from hmeasure_stream._engines._pool import doubled_capacity, grown_buffer
 from hmeasure_stream._engines._protocol cimport PointEngine, point_weight
@@ -51,6 +52,7 @@ from hmeasure_stream._engines._treap cimport (
     OUT_OF_RANGE,
     UNCHECKED,
     WEIGHT_EXCEEDS,
+    ScoreTreap,
     removal_exceeds,
     removal_leaves_weight,
 )
@@ -130,7 +132,7 @@ cdef class BlockedAUCEngine(PointEngine):
         self.key_buffer = np.zeros(blocks * BLOCK)
         self.count_neg_buffer = np.zeros(blocks * BLOCK, dtype=np.int32)
         self.count_pos_buffer = np.zeros(blocks * BLOCK, dtype=np.int32)
-        self.weight_buffer = np.zeros((blocks * BLOCK, 4))
+        self.weight_buffer = None  # allocated by _make_weighted
         self.size_buffer = np.zeros(blocks, dtype=np.int32)
         self.aggregate_buffer = np.zeros((blocks, 3))
         self.order_buffer = np.zeros(blocks, dtype=np.int32)
@@ -147,7 +149,7 @@ cdef class BlockedAUCEngine(PointEngine):
         cdef double[::1] keys = self.key_buffer
         cdef int32_t[::1] count_neg = self.count_neg_buffer
         cdef int32_t[::1] count_pos = self.count_pos_buffer
-        cdef double[:, ::1] weights = self.weight_buffer
+        cdef double[:, ::1] weights
         cdef int32_t[::1] sizes = self.size_buffer
         cdef double[:, ::1] aggregates = self.aggregate_buffer
         cdef int32_t[::1] order = self.order_buffer
@@ -160,7 +162,11 @@ cdef class BlockedAUCEngine(PointEngine):
         self.key = &keys[0]
         self.count_neg = &count_neg[0]
         self.count_pos = &count_pos[0]
-        self.weight = &weights[0, 0]
+        if self.weight_buffer is None:
+            self.weight = NULL
+        else:
+            weights = self.weight_buffer
+            self.weight = &weights[0, 0]
         self.size = &sizes[0]
         self.aggregate = &aggregates[0, 0]
         self.order = &order[0]
@@ -194,7 +200,8 @@ cdef class BlockedAUCEngine(PointEngine):
                 grown_buffer(self.key_buffer, slots, np.float64, 0.0),
                 grown_buffer(self.count_neg_buffer, slots, np.int32, 0),
                 grown_buffer(self.count_pos_buffer, slots, np.int32, 0),
-                grown_buffer(self.weight_buffer, (slots, 4), np.float64, 0.0),
+                (None if self.weight_buffer is None
+                 else grown_buffer(self.weight_buffer, (slots, 4), np.float64, 0.0)),
                 grown_buffer(self.size_buffer, new, np.int32, 0),
                 grown_buffer(self.aggregate_buffer, (new, 3), np.float64, 0.0),
                 grown_buffer(self.order_buffer, new, np.int32, 0),
@@ -234,9 +241,12 @@ cdef class BlockedAUCEngine(PointEngine):
         return 0
 
     cdef int _make_weighted(self) except -1:
-        """Every point present weighs 1: its class weights become its counts."""
+        """Allocate the weight buffer (a MemoryError changes nothing); every point present
+        weighs 1: its class weights become its counts."""
         cdef int32_t position, block, index, slot
         cdef int32_t* changed = self.scratch
+        self.weight_buffer = np.zeros((<Py_ssize_t>self.block_capacity * BLOCK, 4))
+        self._bind()
         self.weighted = True
         for position in range(self.n_blocks):
             block = self.order[position]
@@ -251,8 +261,12 @@ cdef class BlockedAUCEngine(PointEngine):
         self._refresh(changed, self.n_blocks)
         return 0
 
-    cdef void _make_unit(self) noexcept nogil:
+    cdef int _make_unit(self) except -1:
+        """Back to unit mode (an emptied engine): the weight buffer is released."""
         self.weighted = False
+        self.weight_buffer = None
+        self._bind()
+        return 0
 
     # ------------------------------------------------------------------
     # The hooks of ``PointEngine`` on the blocks.
@@ -561,8 +575,9 @@ cdef class BlockedAUCEngine(PointEngine):
                moved * sizeof(int32_t))
         memcpy(self.count_pos + new_block * BLOCK, self.count_pos + block * BLOCK + half,
                moved * sizeof(int32_t))
-        memcpy(self.weight + 4 * new_block * BLOCK, self.weight + 4 * (block * BLOCK + half),
-               4 * moved * sizeof(double))
+        if self.weighted:
+            memcpy(self.weight + 4 * new_block * BLOCK, self.weight + 4 * (block * BLOCK + half),
+                   4 * moved * sizeof(double))
         self.size[block] = half
         self.size[new_block] = moved
         memmove(self.order + position + 2, self.order + position + 1,
@@ -588,7 +603,9 @@ cdef class BlockedAUCEngine(PointEngine):
         memmove(self.key + slot, self.key + slot + 1, rest * sizeof(double))
         memmove(self.count_neg + slot, self.count_neg + slot + 1, rest * sizeof(int32_t))
         memmove(self.count_pos + slot, self.count_pos + slot + 1, rest * sizeof(int32_t))
-        memmove(self.weight + 4 * slot, self.weight + 4 * (slot + 1), 4 * rest * sizeof(double))
+        if self.weighted:
+            memmove(self.weight + 4 * slot, self.weight + 4 * (slot + 1),
+                    4 * rest * sizeof(double))
         self.size[block] -= 1
         if self.size[block] == 0:
             changed[0] = self._remove_position(position)
@@ -609,8 +626,9 @@ cdef class BlockedAUCEngine(PointEngine):
                        moved * sizeof(int32_t))
                 memcpy(self.count_pos + slot, self.count_pos + right_block * BLOCK,
                        moved * sizeof(int32_t))
-                memcpy(self.weight + 4 * slot, self.weight + 4 * right_block * BLOCK,
-                       4 * moved * sizeof(double))
+                if self.weighted:
+                    memcpy(self.weight + 4 * slot, self.weight + 4 * right_block * BLOCK,
+                           4 * moved * sizeof(double))
                 self.size[left_block] += moved
                 self.size[right_block] = 0
                 changed[0] = self.leaf_of_block[left_block]
@@ -718,13 +736,14 @@ cdef class BlockedAUCEngine(PointEngine):
                         count * sizeof(int32_t))
                 memmove(self.count_pos + slot + 1, self.count_pos + slot,
                         count * sizeof(int32_t))
-                memmove(self.weight + 4 * (slot + 1), self.weight + 4 * slot,
-                        4 * count * sizeof(double))
                 keys[index] = score
                 self.count_neg[slot] = 0
                 self.count_pos[slot] = 0
-                for column in range(4):
-                    self.weight[4 * slot + column] = 0.0
+                if self.weighted:
+                    memmove(self.weight + 4 * (slot + 1), self.weight + 4 * slot,
+                            4 * count * sizeof(double))
+                    for column in range(4):
+                        self.weight[4 * slot + column] = 0.0
                 self.size[block] += 1
                 if index == 0:
                     self.first[position] = score
@@ -887,8 +906,14 @@ cdef class BlockedAUCEngine(PointEngine):
         return not self.weighted
 
     @property
+    def tracks_variance(self):
+        """False: DeLong's variance is kept by ``AUCEngine`` only (``treap_engine``)."""
+        return False
+
+    @property
     def nbytes(self):
-        return sum(buffer.nbytes for buffer in self._buffers()) + self.scratch_buffer.nbytes
+        return (sum(buffer.nbytes for buffer in self._buffers() if buffer is not None)
+                + self.scratch_buffer.nbytes)
 
     def _hooks_only(self):
         """For tests: route every unit-mode point update through ``_refresh`` and the hooks,
@@ -931,6 +956,11 @@ cdef class BlockedAUCEngine(PointEngine):
                 or self.tree_buffer.shape != (2 * self.leaves, 3)
                 or self.scratch_buffer.shape != (2 * self.leaves,)):
             raise AssertionError("the leaf maps or the tree have the wrong size")
+        # The weight buffer exists in weighted mode only, one row per key slot.
+        if self.weighted != (self.weight_buffer is not None):
+            raise AssertionError("a weight buffer must exist exactly in weighted mode")
+        if self.weighted and self.weight_buffer.shape != (capacity * BLOCK, 4):
+            raise AssertionError("the weight buffer has the wrong size")
         slots = leaf_of_block[order]
         if n_blocks and (np.any(np.diff(slots) <= 0) or slots[0] < 0
                          or slots[n_blocks - 1] >= self.leaves):
@@ -1029,7 +1059,10 @@ def _rebuild_blocked(buffers, block_capacity, n_blocks, n_free, leaves, block_li
     (engine.key_buffer, engine.count_neg_buffer, engine.count_pos_buffer, engine.weight_buffer,
      engine.size_buffer, engine.aggregate_buffer, engine.order_buffer, engine.first_buffer,
      engine.free_buffer, engine.tree_buffer, engine.leaf_of_block_buffer,
-     engine.block_at_leaf_buffer) = (np.array(buffer) for buffer in buffers)
+     engine.block_at_leaf_buffer) = (None if buffer is None else np.array(buffer)
+                                     for buffer in buffers)
+    if not weighted:
+        engine.weight_buffer = None  # (pickles of then kept one in unit mode too)
     engine.scratch_buffer = np.zeros(2 * leaves, dtype=np.int32)
     engine.block_limit = block_limit
     engine.block_capacity = block_capacity
@@ -1042,6 +1075,59 @@ def _rebuild_blocked(buffers, block_capacity, n_blocks, n_free, leaves, block_li
     engine.twice_u_compensation = compensation
     engine.inverse_scale = inverse_scale
     engine._bind()
+    return engine
+
+
+def treap_engine(BlockedAUCEngine blocked, Py_ssize_t capacity=16, seed=None):
+    """An ``AUCEngine`` (score treap, seeded by ``seed``) holding ``blocked``'s points.
+
+    For what only the treap offers (the partial AUC's descents, DeLong's
+    variance): the same keys with the same class counts and stored weights
+    (each class's compensated pair copied as it is), the same units
+    (``inverse_scale``), the same exact 2U in unit mode and the same decay
+    factor of the newest point; the treap's aggregates are recomputed from
+    its nodes.  O(n log n) for n distinct scores (one treap insertion per
+    score, then one O(n) pass); ``blocked`` is claimed while it is read and
+    does not change.
+    """
+    cdef AUCEngine engine
+    cdef ScoreTreap tree
+    cdef Py_ssize_t index, n_keys
+    cdef int32_t node
+    cdef int64_t slot
+    cdef const int64_t[::1] slot_view
+    cdef double below_neg, above_pos, at_neg, at_pos
+    blocked._check_idle()
+    blocked.busy = True
+    try:
+        slots = blocked._slots()
+        slot_view = slots
+        n_keys = slots.shape[0]
+        engine = AUCEngine(max(capacity, n_keys, 1), seed)
+        tree = engine.tree
+        engine._reserve(n_keys, blocked.weighted)
+        with nogil:
+            for index in range(n_keys):
+                slot = slot_view[index]
+                # One insertion per key (it counts one point), then its counts and weights.
+                tree.add(blocked.key[slot], blocked.count_pos[slot] > 0, 1.0,
+                         &below_neg, &above_pos, &at_neg, &at_pos)
+                node = tree.find(blocked.key[slot])
+                tree.count_neg[node] = blocked.count_neg[slot]
+                tree.count_pos[node] = blocked.count_pos[slot]
+                if blocked.weighted:
+                    tree.weight_neg[node] = blocked.weight[4 * slot]
+                    tree.weight_pos[node] = blocked.weight[4 * slot + 1]
+                    tree.weight_neg_comp[node] = blocked.weight[4 * slot + 2]
+                    tree.weight_pos_comp[node] = blocked.weight[4 * slot + 3]
+        tree.n_points = blocked.n_points
+        tree._pull_all()
+        engine.twice_u = blocked.twice_u
+        engine.twice_u_compensation = blocked.twice_u_compensation
+        engine.inverse_scale = blocked.inverse_scale
+        engine.newest_decay = blocked.newest_decay
+    finally:
+        blocked.busy = False
     return engine
 
 
