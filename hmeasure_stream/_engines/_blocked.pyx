@@ -1078,8 +1078,11 @@ def _rebuild_blocked(buffers, block_capacity, n_blocks, n_free, leaves, block_li
     return engine
 
 
-def treap_engine(BlockedAUCEngine blocked, Py_ssize_t capacity=16, seed=None):
+def treap_engine(BlockedAUCEngine blocked, Py_ssize_t capacity=1, seed=None):
     """An ``AUCEngine`` (score treap, seeded by ``seed``) holding ``blocked``'s points.
+
+    The treap has room for ``capacity`` distinct scores, or those held if more
+    (growing by doubling afterwards).
 
     For what only the treap offers (the partial AUC's descents, DeLong's
     variance): the same keys with the same class counts and stored weights
