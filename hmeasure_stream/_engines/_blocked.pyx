@@ -111,6 +111,15 @@ cdef inline void _prefetch_block(const double* keys, const int32_t* count_neg,
         __builtin_prefetch(count_pos + index)
 
 
+cdef inline void _prefetch_path(const double* tree, Py_ssize_t node) noexcept nogil:
+    """Ask for the segment-tree nodes on the path from leaf ``node`` up (and their left
+    siblings, in the same or the previous cache line) before they are read, so that
+    they arrive together with the block's lines."""
+    while node > 1:
+        __builtin_prefetch(tree + 3 * (node - 1))
+        node >>= 1
+
+
 cdef inline int32_t _scan(const double* keys, const int32_t* count_neg,
                           const int32_t* count_pos, int32_t size, double key,
                           double* block_neg, double* block_pos) noexcept nogil:
@@ -728,6 +737,7 @@ cdef class BlockedAUCEngine(PointEngine):
             self.block_at_leaf[self.leaves >> 1] = block
         position = self._locate(score)
         block = self.order[position]
+        _prefetch_path(self.tree, <Py_ssize_t>self.leaves + self.leaf_of_block[block])
         _prefetch_block(self.key + block * BLOCK, self.count_neg + block * BLOCK,
                         self.count_pos + block * BLOCK, self.size[block])
         index = _scan(self.key + block * BLOCK, self.count_neg + block * BLOCK,
