@@ -43,6 +43,7 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef public object key_buffer           # (blocks * BLOCK,) distinct scores
     cdef public object count_neg_buffer     # (blocks * BLOCK,) int32
     cdef public object count_pos_buffer
+    # Weighted mode only (None in unit mode, where a key's weights are its counts):
     cdef public object weight_buffer        # (blocks * BLOCK, 4): neg, pos, neg comp, pos comp
     cdef public object size_buffer          # (blocks,) int32: keys in the block
     cdef public object aggregate_buffer     # (blocks, 3): neg, pos, 2U of the block
@@ -91,7 +92,7 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef int _grow(self) except -1
     cdef int _grow_tree(self, int32_t leaves) except -1
     cdef int _make_weighted(self) except -1
-    cdef void _make_unit(self) noexcept nogil
+    cdef int _make_unit(self) except -1
     cdef int32_t _locate(self, double key) noexcept nogil
     cdef int32_t _lower(self, int32_t block, double key) noexcept nogil
     cdef double _held(self, int32_t slot, bint is_pos) noexcept nogil

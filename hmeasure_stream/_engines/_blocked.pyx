@@ -42,6 +42,7 @@ from libc.math cimport NAN, fabs, isfinite
 from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy, memmove
 
+from hmeasure_stream._engines._auc cimport AUCEngine
 from hmeasure_stream._engines._numeric cimport compensated_add
 from hmeasure_stream._engines._pool import doubled_capacity, grown_buffer
 from hmeasure_stream._engines._protocol cimport PointEngine, point_weight
@@ -51,6 +52,7 @@ from hmeasure_stream._engines._treap cimport (
     OUT_OF_RANGE,
     UNCHECKED,
     WEIGHT_EXCEEDS,
+    ScoreTreap,
     removal_exceeds,
     removal_leaves_weight,
 )
@@ -120,6 +122,50 @@ cdef double _level_lookup(bint spec_at_sens, double x, double total_neg, double 
     return y2
 
 
+cdef extern from *:
+    # (GCC and Clang) a hint to load a cache line ahead of its use.
+    void __builtin_prefetch(const void* address) noexcept nogil
+
+
+cdef inline void _prefetch_block(const double* keys, const int32_t* count_neg,
+                                 const int32_t* count_pos, int32_t size) noexcept nogil:
+    """Ask for every cache line of a block's keys and counts at once: a block not in cache
+    then costs about one memory latency, not one per line the scan reaches."""
+    cdef int32_t index
+    for index in range(0, size, 8):
+        __builtin_prefetch(keys + index)
+    for index in range(0, size, 16):
+        __builtin_prefetch(count_neg + index)
+        __builtin_prefetch(count_pos + index)
+
+
+cdef inline void _prefetch_path(const double* tree, Py_ssize_t node) noexcept nogil:
+    """Ask for the segment-tree nodes on the path from leaf ``node`` up (and their left
+    siblings, in the same or the previous cache line) before they are read, so that
+    they arrive together with the block's lines."""
+    while node > 1:
+        __builtin_prefetch(tree + 3 * (node - 1))
+        node >>= 1
+
+
+cdef inline int32_t _scan(const double* keys, const int32_t* count_neg,
+                          const int32_t* count_pos, int32_t size, double key,
+                          double* block_neg, double* block_pos) noexcept nogil:
+    """The index of the first of a block's ``size`` keys >= ``key``, and the class counts
+    of the keys before it.  A forward scan rather than a binary search: its loads do not
+    depend on one another, so the cache lines of a block not in cache arrive together
+    (a binary search waits for each in turn), and it sums the counts on the way."""
+    cdef int32_t index = 0
+    cdef int64_t neg = 0, pos = 0
+    while index < size and keys[index] < key:
+        neg += count_neg[index]
+        pos += count_pos[index]
+        index += 1
+    block_neg[0] = <double>neg
+    block_pos[0] = <double>pos
+    return index
+
+
 cdef inline int32_t _log2(int32_t power) noexcept nogil:
     """log2 of a power of two."""
     cdef int32_t result = 0
@@ -158,7 +204,7 @@ cdef class BlockedAUCEngine(PointEngine):
         self.key_buffer = np.zeros(blocks * BLOCK)
         self.count_neg_buffer = np.zeros(blocks * BLOCK, dtype=np.int32)
         self.count_pos_buffer = np.zeros(blocks * BLOCK, dtype=np.int32)
-        self.weight_buffer = np.zeros((blocks * BLOCK, 4))
+        self.weight_buffer = None  # allocated by _make_weighted
         self.size_buffer = np.zeros(blocks, dtype=np.int32)
         self.aggregate_buffer = np.zeros((blocks, 3))
         self.order_buffer = np.zeros(blocks, dtype=np.int32)
@@ -175,7 +221,7 @@ cdef class BlockedAUCEngine(PointEngine):
         cdef double[::1] keys = self.key_buffer
         cdef int32_t[::1] count_neg = self.count_neg_buffer
         cdef int32_t[::1] count_pos = self.count_pos_buffer
-        cdef double[:, ::1] weights = self.weight_buffer
+        cdef double[:, ::1] weights
         cdef int32_t[::1] sizes = self.size_buffer
         cdef double[:, ::1] aggregates = self.aggregate_buffer
         cdef int32_t[::1] order = self.order_buffer
@@ -188,7 +234,11 @@ cdef class BlockedAUCEngine(PointEngine):
         self.key = &keys[0]
         self.count_neg = &count_neg[0]
         self.count_pos = &count_pos[0]
-        self.weight = &weights[0, 0]
+        if self.weight_buffer is None:
+            self.weight = NULL
+        else:
+            weights = self.weight_buffer
+            self.weight = &weights[0, 0]
         self.size = &sizes[0]
         self.aggregate = &aggregates[0, 0]
         self.order = &order[0]
@@ -222,7 +272,8 @@ cdef class BlockedAUCEngine(PointEngine):
                 grown_buffer(self.key_buffer, slots, np.float64, 0.0),
                 grown_buffer(self.count_neg_buffer, slots, np.int32, 0),
                 grown_buffer(self.count_pos_buffer, slots, np.int32, 0),
-                grown_buffer(self.weight_buffer, (slots, 4), np.float64, 0.0),
+                (None if self.weight_buffer is None
+                 else grown_buffer(self.weight_buffer, (slots, 4), np.float64, 0.0)),
                 grown_buffer(self.size_buffer, new, np.int32, 0),
                 grown_buffer(self.aggregate_buffer, (new, 3), np.float64, 0.0),
                 grown_buffer(self.order_buffer, new, np.int32, 0),
@@ -262,9 +313,12 @@ cdef class BlockedAUCEngine(PointEngine):
         return 0
 
     cdef int _make_weighted(self) except -1:
-        """Every point present weighs 1: its class weights become its counts."""
+        """Allocate the weight buffer (a MemoryError changes nothing); every point present
+        weighs 1: its class weights become its counts."""
         cdef int32_t position, block, index, slot
         cdef int32_t* changed = self.scratch
+        self.weight_buffer = np.zeros((<Py_ssize_t>self.block_capacity * BLOCK, 4))
+        self._bind()
         self.weighted = True
         for position in range(self.n_blocks):
             block = self.order[position]
@@ -279,8 +333,12 @@ cdef class BlockedAUCEngine(PointEngine):
         self._refresh(changed, self.n_blocks)
         return 0
 
-    cdef void _make_unit(self) noexcept nogil:
+    cdef int _make_unit(self) except -1:
+        """Back to unit mode (an emptied engine): the weight buffer is released."""
         self.weighted = False
+        self.weight_buffer = None
+        self._bind()
+        return 0
 
     # ------------------------------------------------------------------
     # The hooks of ``PointEngine`` on the blocks.
@@ -362,14 +420,13 @@ cdef class BlockedAUCEngine(PointEngine):
 
     cdef int32_t _locate(self, double key) noexcept nogil:
         """The directory position whose block holds (or would hold) ``key``."""
-        cdef int32_t low = 0, high = self.n_blocks - 1, middle
-        # The last position whose first key is <= key (0 if none).
-        while low < high:
-            middle = (low + high + 1) >> 1
-            if self.first[middle] <= key:
-                low = middle
-            else:
-                high = middle - 1
+        cdef int32_t low = 0, n = self.n_blocks, half
+        # The last position whose first key is <= key (0 if none), in [low, low + n):
+        # branch-free halving (no mispredicted branches on random keys).
+        while n > 1:
+            half = n >> 1
+            low += half * (self.first[low + half] <= key)
+            n -= half
         return low
 
     cdef int32_t _lower(self, int32_t block, double key) noexcept nogil:
@@ -581,13 +638,15 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef void _prefix(self, int32_t position, double* neg, double* pos) noexcept nogil:
         """Class weights of the blocks before ``position``."""
         cdef Py_ssize_t node = self.leaves + self.leaf_of_block[self.order[position]]
-        neg[0] = 0.0
-        pos[0] = 0.0
+        cdef double total_neg = 0.0, total_pos = 0.0, right
         while node > 1:
-            if node & 1:
-                neg[0] += self.tree[3 * (node - 1)]
-                pos[0] += self.tree[3 * (node - 1) + 1]
+            # A right child adds its left sibling; branch-free (times 0 or 1, exact).
+            right = <double>(node & 1)
+            total_neg += right * self.tree[3 * (node - 1)]
+            total_pos += right * self.tree[3 * (node - 1) + 1]
             node >>= 1
+        neg[0] = total_neg
+        pos[0] = total_pos
 
     cdef double _class_total(self, bint is_pos) noexcept nogil:
         return self.tree[3 + is_pos] if self.n_blocks else 0.0
@@ -612,8 +671,9 @@ cdef class BlockedAUCEngine(PointEngine):
                moved * sizeof(int32_t))
         memcpy(self.count_pos + new_block * BLOCK, self.count_pos + block * BLOCK + half,
                moved * sizeof(int32_t))
-        memcpy(self.weight + 4 * new_block * BLOCK, self.weight + 4 * (block * BLOCK + half),
-               4 * moved * sizeof(double))
+        if self.weighted:
+            memcpy(self.weight + 4 * new_block * BLOCK, self.weight + 4 * (block * BLOCK + half),
+                   4 * moved * sizeof(double))
         self.size[block] = half
         self.size[new_block] = moved
         memmove(self.order + position + 2, self.order + position + 1,
@@ -639,7 +699,9 @@ cdef class BlockedAUCEngine(PointEngine):
         memmove(self.key + slot, self.key + slot + 1, rest * sizeof(double))
         memmove(self.count_neg + slot, self.count_neg + slot + 1, rest * sizeof(int32_t))
         memmove(self.count_pos + slot, self.count_pos + slot + 1, rest * sizeof(int32_t))
-        memmove(self.weight + 4 * slot, self.weight + 4 * (slot + 1), 4 * rest * sizeof(double))
+        if self.weighted:
+            memmove(self.weight + 4 * slot, self.weight + 4 * (slot + 1),
+                    4 * rest * sizeof(double))
         self.size[block] -= 1
         if self.size[block] == 0:
             changed[0] = self._remove_position(position)
@@ -660,8 +722,9 @@ cdef class BlockedAUCEngine(PointEngine):
                        moved * sizeof(int32_t))
                 memcpy(self.count_pos + slot, self.count_pos + right_block * BLOCK,
                        moved * sizeof(int32_t))
-                memcpy(self.weight + 4 * slot, self.weight + 4 * right_block * BLOCK,
-                       4 * moved * sizeof(double))
+                if self.weighted:
+                    memcpy(self.weight + 4 * slot, self.weight + 4 * right_block * BLOCK,
+                           4 * moved * sizeof(double))
                 self.size[left_block] += moved
                 self.size[right_block] = 0
                 changed[0] = self.leaf_of_block[left_block]
@@ -707,8 +770,9 @@ cdef class BlockedAUCEngine(PointEngine):
         a score leaves only with its whole weight, and removing less leaves it
         there with the rest.
         """
-        cdef int32_t position, block, index, slot, count, node, column, leaf
+        cdef int32_t position, block, index, slot, count, column, leaf
         cdef double below_neg, below_pos, at_neg = 0.0, at_pos = 0.0, remaining, change
+        cdef double block_neg, block_pos
         cdef bint found, leaves
         cdef double* keys
         if self.n_blocks == 0:
@@ -724,7 +788,12 @@ cdef class BlockedAUCEngine(PointEngine):
             self.block_at_leaf[self.leaves >> 1] = block
         position = self._locate(score)
         block = self.order[position]
-        index = self._lower(block, score)
+        _prefetch_path(self.tree, <Py_ssize_t>self.leaves + self.leaf_of_block[block])
+        _prefetch_block(self.key + block * BLOCK, self.count_neg + block * BLOCK,
+                        self.count_pos + block * BLOCK, self.size[block])
+        index = _scan(self.key + block * BLOCK, self.count_neg + block * BLOCK,
+                      self.count_pos + block * BLOCK, self.size[block], score,
+                      &block_neg, &block_pos)
         found = index < self.size[block] and self.key[block * BLOCK + index] == score
         if not found:
             if not adding:
@@ -733,7 +802,9 @@ cdef class BlockedAUCEngine(PointEngine):
                 self._split(position)
                 position = self._locate(score)
                 block = self.order[position]
-                index = self._lower(block, score)
+                index = _scan(self.key + block * BLOCK, self.count_neg + block * BLOCK,
+                              self.count_pos + block * BLOCK, self.size[block], score,
+                              &block_neg, &block_pos)
         slot = block * BLOCK + index
         if not adding:
             count = self.count_pos[slot] if is_pos else self.count_neg[slot]
@@ -748,9 +819,8 @@ cdef class BlockedAUCEngine(PointEngine):
         if not self.weighted:
             # The pairs the point takes part in, counted without it (Props 1-2).
             self._prefix(position, &below_neg, &below_pos)
-            for node in range(index):
-                below_neg += self.count_neg[block * BLOCK + node]
-                below_pos += self.count_pos[block * BLOCK + node]
+            below_neg += block_neg
+            below_pos += block_pos
             if found:
                 at_neg = self.count_neg[slot]
                 at_pos = self.count_pos[slot]
@@ -769,13 +839,14 @@ cdef class BlockedAUCEngine(PointEngine):
                         count * sizeof(int32_t))
                 memmove(self.count_pos + slot + 1, self.count_pos + slot,
                         count * sizeof(int32_t))
-                memmove(self.weight + 4 * (slot + 1), self.weight + 4 * slot,
-                        4 * count * sizeof(double))
                 keys[index] = score
                 self.count_neg[slot] = 0
                 self.count_pos[slot] = 0
-                for column in range(4):
-                    self.weight[4 * slot + column] = 0.0
+                if self.weighted:
+                    memmove(self.weight + 4 * (slot + 1), self.weight + 4 * slot,
+                            4 * count * sizeof(double))
+                    for column in range(4):
+                        self.weight[4 * slot + column] = 0.0
                 self.size[block] += 1
                 if index == 0:
                     self.first[position] = score
@@ -938,8 +1009,14 @@ cdef class BlockedAUCEngine(PointEngine):
         return not self.weighted
 
     @property
+    def tracks_variance(self):
+        """False: DeLong's variance is kept by ``AUCEngine`` only (``treap_engine``)."""
+        return False
+
+    @property
     def nbytes(self):
-        return sum(buffer.nbytes for buffer in self._buffers()) + self.scratch_buffer.nbytes
+        return (sum(buffer.nbytes for buffer in self._buffers() if buffer is not None)
+                + self.scratch_buffer.nbytes)
 
     def _hooks_only(self):
         """For tests: route every unit-mode point update through ``_refresh`` and the hooks,
@@ -1076,6 +1153,11 @@ cdef class BlockedAUCEngine(PointEngine):
                 or self.tree_buffer.shape != (2 * self.leaves, 3)
                 or self.scratch_buffer.shape != (2 * self.leaves,)):
             raise AssertionError("the leaf maps or the tree have the wrong size")
+        # The weight buffer exists in weighted mode only, one row per key slot.
+        if self.weighted != (self.weight_buffer is not None):
+            raise AssertionError("a weight buffer must exist exactly in weighted mode")
+        if self.weighted and self.weight_buffer.shape != (capacity * BLOCK, 4):
+            raise AssertionError("the weight buffer has the wrong size")
         slots = leaf_of_block[order]
         if n_blocks and (np.any(np.diff(slots) <= 0) or slots[0] < 0
                          or slots[n_blocks - 1] >= self.leaves):
@@ -1174,7 +1256,10 @@ def _rebuild_blocked(buffers, block_capacity, n_blocks, n_free, leaves, block_li
     (engine.key_buffer, engine.count_neg_buffer, engine.count_pos_buffer, engine.weight_buffer,
      engine.size_buffer, engine.aggregate_buffer, engine.order_buffer, engine.first_buffer,
      engine.free_buffer, engine.tree_buffer, engine.leaf_of_block_buffer,
-     engine.block_at_leaf_buffer) = (np.array(buffer) for buffer in buffers)
+     engine.block_at_leaf_buffer) = (None if buffer is None else np.array(buffer)
+                                     for buffer in buffers)
+    if not weighted:
+        engine.weight_buffer = None  # (pickles of then kept one in unit mode too)
     engine.scratch_buffer = np.zeros(2 * leaves, dtype=np.int32)
     engine.block_limit = block_limit
     engine.block_capacity = block_capacity
@@ -1187,6 +1272,62 @@ def _rebuild_blocked(buffers, block_capacity, n_blocks, n_free, leaves, block_li
     engine.twice_u_compensation = compensation
     engine.inverse_scale = inverse_scale
     engine._bind()
+    return engine
+
+
+def treap_engine(BlockedAUCEngine blocked, Py_ssize_t capacity=1, seed=None):
+    """An ``AUCEngine`` (score treap, seeded by ``seed``) holding ``blocked``'s points.
+
+    The treap has room for ``capacity`` distinct scores, or those held if more
+    (growing by doubling afterwards).
+
+    For what only the treap offers (the partial AUC's descents, DeLong's
+    variance): the same keys with the same class counts and stored weights
+    (each class's compensated pair copied as it is), the same units
+    (``inverse_scale``), the same exact 2U in unit mode and the same decay
+    factor of the newest point; the treap's aggregates are recomputed from
+    its nodes.  O(n log n) for n distinct scores (one treap insertion per
+    score, then one O(n) pass); ``blocked`` is claimed while it is read and
+    does not change.
+    """
+    cdef AUCEngine engine
+    cdef ScoreTreap tree
+    cdef Py_ssize_t index, n_keys
+    cdef int32_t node
+    cdef int64_t slot
+    cdef const int64_t[::1] slot_view
+    cdef double below_neg, above_pos, at_neg, at_pos
+    blocked._check_idle()
+    blocked.busy = True
+    try:
+        slots = blocked._slots()
+        slot_view = slots
+        n_keys = slots.shape[0]
+        engine = AUCEngine(max(capacity, n_keys, 1), seed)
+        tree = engine.tree
+        engine._reserve(n_keys, blocked.weighted)
+        with nogil:
+            for index in range(n_keys):
+                slot = slot_view[index]
+                # One insertion per key (it counts one point), then its counts and weights.
+                tree.add(blocked.key[slot], blocked.count_pos[slot] > 0, 1.0,
+                         &below_neg, &above_pos, &at_neg, &at_pos)
+                node = tree.find(blocked.key[slot])
+                tree.count_neg[node] = blocked.count_neg[slot]
+                tree.count_pos[node] = blocked.count_pos[slot]
+                if blocked.weighted:
+                    tree.weight_neg[node] = blocked.weight[4 * slot]
+                    tree.weight_pos[node] = blocked.weight[4 * slot + 1]
+                    tree.weight_neg_comp[node] = blocked.weight[4 * slot + 2]
+                    tree.weight_pos_comp[node] = blocked.weight[4 * slot + 3]
+        tree.n_points = blocked.n_points
+        tree._pull_all()
+        engine.twice_u = blocked.twice_u
+        engine.twice_u_compensation = blocked.twice_u_compensation
+        engine.inverse_scale = blocked.inverse_scale
+        engine.newest_decay = blocked.newest_decay
+    finally:
+        blocked.busy = False
     return engine
 
 

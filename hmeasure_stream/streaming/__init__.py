@@ -1,15 +1,18 @@
 """Metrics of a changing set of points, exact, updated in polylogarithmic time.
 
-``DynamicAUC`` keeps the points in an array-backed treap over the distinct
-scores with cumulative class weights (Tatti, "Maintaining AUC and H-measure
-over time", Sec. 4): O(log n) per update.  ``DynamicH`` also maintains the
-convex hull of the ROC curve (Sec. 5) and with it the H-measure with priors
-from the data and the AUCH: O(log n) hull merges per update.  ``ApproxH`` keeps the same hull and
-computes H for priors not taken from the data within a relative error
-epsilon (Sec. 6).  ``ApproxAUC`` estimates the AUC within a relative error
-epsilon / 2 from a compressed list of score groups (Tatti, "Efficient
-estimation of AUC in a sliding window").  ``SlidingWindow`` follows them over a window of a stream
-that arrives in chunks; ``sliding_window`` over a whole array.
+``DynamicAUC`` keeps the distinct scores in sorted blocks under a segment
+tree of class weights, and maintains the Mann-Whitney statistic as Tatti,
+"Maintaining AUC and H-measure over time", Sec. 4 does on a treap (to which
+it moves once for the partial AUC and DeLong's variance): O(log n) per update.
+``DynamicH`` also maintains the convex hull of the ROC curve (Sec. 5) and with
+it the H-measure with priors from the data and the AUCH: O(log n) hull
+merges per update.
+``ApproxH`` keeps the same hull and computes H for priors not taken from the
+data within a relative error epsilon (Sec. 6).  ``ApproxAUC`` estimates the
+AUC within a relative error epsilon / 2 from a compressed list of score groups
+(Tatti, "Efficient estimation of AUC in a sliding window").  ``SlidingWindow``
+follows them over a window of a stream that arrives in chunks;
+``sliding_window`` over a whole array.
 """
 
 from hmeasure_stream.streaming.approx_auc import ApproxAUC

@@ -1,10 +1,15 @@
-"""Exact AUC of a changing set of points: ``DynamicAUC``, O(log n) per update."""
+"""Exact AUC of a changing set of points: ``DynamicAUC``, O(log n) per update.
+
+The points are kept in sorted blocks (``BlockedAUCEngine``) and move once to the
+score treap (``AUCEngine``) for the reads only the treap offers.
+"""
 
 import math
 
 import numpy as np
 
 from hmeasure_stream._engines._auc import AUCEngine
+from hmeasure_stream._engines._blocked import BlockedAUCEngine, treap_engine
 from hmeasure_stream._engines._tree_partial import box_area_parts, read_partial
 from hmeasure_stream._validation import (
     check_partial_correction,
@@ -58,7 +63,9 @@ class DynamicAUC(WindowedPointSet):
         Initial number of distinct scores the structure has room for; it
         doubles as needed.
     seed : int, optional
-        Seed of the treap's random priorities (for reproducible shapes).
+        Seed of the random priorities of the score treap, which holds the
+        points from the first ``partial_auc`` or variance read on (see
+        Notes), for reproducible shapes.
 
     Attributes
     ----------
@@ -80,15 +87,29 @@ class DynamicAUC(WindowedPointSet):
 
     Notes
     -----
-    Each update costs O(log n) time for n distinct scores: the treap returns
-    the class weights below and above the score on its way down and the
-    Mann-Whitney statistic changes by Props 1-2 of the paper below.  Reading
-    ``auc`` is O(1); ``partial_auc`` O(log n).  Memory is O(n), one buffer per
-    field: 48 bytes per slot for a distinct score (80 once a weight other than
-    the first is added); slots are added by doubling, so between 48 and 96
-    bytes (80 and 160) per distinct score: ``nbytes / n`` is 50.3 at 10^6
-    distinct scores (1,048,576 slots).  Reading the ROC
-    points or the hull is O(n).
+    The points are kept in sorted blocks: the distinct scores in increasing
+    order, cut into blocks of at most 128 stored contiguously with their
+    class counts, a directory of the blocks and a segment tree of each
+    block's class weights over gapped leaves.  An update costs O(log n) time
+    for n distinct scores: a binary search of the directory and of one block,
+    a scan of the block's prefix and a walk up the segment tree give the
+    class weights below and above the score, and the Mann-Whitney statistic
+    changes by Props 1-2 of the paper below; a few cache lines, where a
+    search tree pays a memory latency per level.  Reading ``auc`` is O(1).
+    Memory is O(n): 16 bytes per key slot (the score and two counts; 48 once
+    a weight other than the first is added), blocks between a quarter and
+    wholly full and their capacity doubling: ``nbytes / n`` is 36.3 at 10^6
+    distinct random scores.  Reading the ROC points or the hull is O(n).
+
+    ``partial_auc`` and DeLong's variance (``variance=True``,
+    :attr:`auc_variance`, :meth:`auc_ci`) read the score treap of the paper
+    (each node holds its subtree's class weights and pair weight): the
+    first such call moves the points to it, once, in O(n log n) (about a
+    half a second at 10^6 distinct scores), with the same counts, stored weights
+    and units, and the structure stays on the treap (``O(log n)`` per update
+    and per ``partial_auc`` read, 48 bytes per slot, 80 with weights;
+    ``seed`` fixes its random priorities).  With ``variance=True`` it starts
+    there.
 
     With unit weights twice the statistic is an exact integer, so ``auc``
     equals the from-scratch value exactly, after any number of updates.  With
@@ -201,8 +222,9 @@ class DynamicAUC(WindowedPointSet):
     """
 
     # The single-point methods validate in compiled code (fast path for Python
-    # bools, ints and floats; anything else goes through _validation).
-    __slots__ = ()
+    # bools, ints and floats; anything else goes through _validation).  ``_seed``:
+    # the treap's, for the structure's move to the treap (``_on_treap``).
+    __slots__ = ("_seed",)
 
     def __init__(self, *, window=None, half_life=None, variance=False, pos_label=None,
                  capacity=16, seed=None):
@@ -210,9 +232,26 @@ class DynamicAUC(WindowedPointSet):
         self._forgetting = make_forgetting(window, half_life)
         if not isinstance(variance, (bool, np.bool_)):
             raise ValueError(f"variance must be True or False, got {variance!r}")
-        self._engine = AUCEngine(*check_structure_options(capacity, seed))
+        capacity, self._seed = check_structure_options(capacity, seed)
         if variance:
+            self._engine = AUCEngine(capacity, self._seed)
             self._engine.track_variance()
+        else:
+            self._engine = BlockedAUCEngine(capacity)
+
+    def _on_treap(self):
+        """The engine on the score treap, moving the points there on the first call.
+
+        Sorted blocks (``BlockedAUCEngine``) keep the points for the plain
+        uses; what reads the treap (``partial_auc``, DeLong's variance) moves
+        them, once, to an ``AUCEngine`` with the same counts, stored weights,
+        units and exact 2U (O(n log n) once); the structure stays there.
+        """
+        engine = self._engine
+        if isinstance(engine, BlockedAUCEngine):
+            engine = treap_engine(engine, seed=getattr(self, "_seed", None))
+            self._engine = engine
+        return engine
 
     @property
     def auc_variance(self):
@@ -221,11 +260,12 @@ class DynamicAUC(WindowedPointSet):
         Equal to :func:`~hmeasure_stream.auc_variance` of the current points
         (weights as frequencies; with decay, the decayed weights relative to
         the newest point); nan while a class has fewer than two points (total
-        weight <= 1).  Without ``variance=True``, the first read starts
-        maintaining it: O(n) once, and every later update costs a little
-        more (see the class's Notes).
+        weight <= 1).  Without ``variance=True``, the first read moves the
+        points to the score treap and starts maintaining it there: O(n log n)
+        once, and every later update costs a little more (see the class's
+        Notes).
         """
-        engine = self._engine
+        engine = self._on_treap()
         if not engine.tracks_variance:
             engine.track_variance()
         scale = engine.scale
@@ -323,7 +363,9 @@ class DynamicAUC(WindowedPointSet):
 
         Notes
         -----
-        O(log n) for n distinct scores, whatever the range: the curve's
+        O(log n) for n distinct scores, whatever the range (the first call on
+        a structure kept in sorted blocks moves it to the score treap, O(n log
+        n) once: see the class's Notes): the curve's
         class weights never decrease from the highest score down, so the
         first segment reaching each side of the box is found by one descent
         of the treap (at most seven, in lockstep; a range ending at 0 or 1
@@ -369,6 +411,12 @@ class DynamicAUC(WindowedPointSet):
         >>> tracker.partial_auc(tpr_range=(0.5, 1))  # 1/4 + (1/4)(2/3)
         0.4166666666666667
         """
+        if not isinstance(self._engine, AUCEngine):
+            # Checked before the points move, so that a refused call changes nothing.
+            check_rate_range(fpr_range, "fpr_range")
+            check_rate_range(tpr_range, "tpr_range")
+            check_partial_correction(correction, fpr_range, tpr_range)
+            self._on_treap()
         value = read_partial(self._engine.tree, fpr_range, tpr_range, correction)
         if value is not None:  # plain arguments, the value settled in compiled code
             return value
@@ -435,7 +483,8 @@ class DynamicAUC(WindowedPointSet):
         tracking = self._engine.tracks_variance
         merge_points(self, other)
         if tracking:
-            self._engine.track_variance()  # (a no-op unless the engine came from ``other``)
+            # (A no-op unless the engine came from ``other``.)
+            self._on_treap().track_variance()
 
     def __repr__(self):
         return (

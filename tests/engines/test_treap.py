@@ -14,6 +14,7 @@ def build(seed, n=300, distinct=60, weighted=False):
     s = rng.integers(0, distinct, n).astype(float)
     w = rng.exponential(size=n) if weighted else None
     tracker = DynamicAUC(capacity=1, seed=seed)
+    tracker._on_treap()  # (a plain DynamicAUC keeps sorted blocks)
     tracker.add_many(y, s, sample_weight=w)
     return tracker, y, s, (np.ones(n) if w is None else w)
 
@@ -42,7 +43,7 @@ def test_split_and_join_at_every_gap(seed, weighted):
 
 def test_capacity_grows_from_one_slot_and_slots_are_reused():
     tracker = DynamicAUC(capacity=1, seed=0)
-    tree = tracker._engine.tree
+    tree = tracker._on_treap().tree
     for k in range(100):
         tracker.add(k % 2, float(k))
         tracker._check()
