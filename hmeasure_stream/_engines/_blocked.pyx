@@ -353,7 +353,9 @@ cdef class BlockedAUCEngine(PointEngine):
         """Room for every split ``new_points`` insertions can cause (``_most_splits``), taken
         before anything changes (a MemoryError leaves the engine as it was).  Then
         weighted mode if needed."""
-        self._reserve_blocks(self._most_splits(new_points) + 1)
+        # (+ 1: the first point of an empty engine takes a block of its own.)
+        self._reserve_blocks(self._most_splits(new_points)
+                             + (1 if new_points and self.n_blocks == 0 else 0))
         if weighted and not self.weighted:
             self._make_weighted()
         return 0
@@ -1170,7 +1172,7 @@ cdef class BlockedAUCEngine(PointEngine):
         if np.any(block_at_leaf[block_at_leaf < 0] != -1):
             raise AssertionError("a gap is not marked -1")
         keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
-        if keys.size and not (np.all(np.diff(keys) > 0) and np.all(np.isfinite(keys))):
+        if keys.size and not (np.all(keys[1:] > keys[:-1]) and np.all(np.isfinite(keys))):
             raise AssertionError("keys are not finite and strictly increasing")
         if not np.array_equal(self.first_buffer[:n_blocks],
                               self.key_buffer[order.astype(np.int64) * BLOCK]):
