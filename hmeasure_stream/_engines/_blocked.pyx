@@ -43,7 +43,7 @@ from libc.stdint cimport int32_t, int64_t
 from libc.string cimport memcpy, memmove
 
 from hmeasure_stream._engines._auc cimport AUCEngine
-from hmeasure_stream._engines._numeric cimport compensated_add
+from hmeasure_stream._engines._numeric cimport compensated_add, prefetch
 from hmeasure_stream._engines._pool import doubled_capacity, grown_buffer
 from hmeasure_stream._engines._protocol cimport PointEngine, point_weight
 from hmeasure_stream._engines._treap cimport (
@@ -122,21 +122,16 @@ cdef double _level_lookup(bint spec_at_sens, double x, double total_neg, double 
     return y2
 
 
-cdef extern from *:
-    # (GCC and Clang) a hint to load a cache line ahead of its use.
-    void __builtin_prefetch(const void* address) noexcept nogil
-
-
 cdef inline void _prefetch_block(const double* keys, const int32_t* count_neg,
                                  const int32_t* count_pos, int32_t size) noexcept nogil:
     """Ask for every cache line of a block's keys and counts at once: a block not in cache
     then costs about one memory latency, not one per line the scan reaches."""
     cdef int32_t index
     for index in range(0, size, 8):
-        __builtin_prefetch(keys + index)
+        prefetch(keys + index)
     for index in range(0, size, 16):
-        __builtin_prefetch(count_neg + index)
-        __builtin_prefetch(count_pos + index)
+        prefetch(count_neg + index)
+        prefetch(count_pos + index)
 
 
 cdef inline void _prefetch_path(const double* tree, Py_ssize_t node) noexcept nogil:
@@ -144,7 +139,7 @@ cdef inline void _prefetch_path(const double* tree, Py_ssize_t node) noexcept no
     siblings, in the same or the previous cache line) before they are read, so that
     they arrive together with the block's lines."""
     while node > 1:
-        __builtin_prefetch(tree + 3 * (node - 1))
+        prefetch(tree + 3 * (node - 1))
         node >>= 1
 
 

@@ -18,6 +18,11 @@ cdef struct Hull:
     double total_pos
     double loss             # sum of the edges' loss terms (from the children, never accumulated)
     double area2            # twice the area under the hull, above the node's start
+    # Copies saved: the hull's first ``kept`` edges are the right child's first ``kept``
+    # while the right child's ``stamp`` is still ``right_stamp`` (see _merge_into).
+    int64_t stamp           # changes with every recomputation of the hull
+    int64_t right_stamp     # the right child's stamp when this hull was merged
+    int32_t kept
 
 
 cdef class BlockedHullEngine(BlockedAUCEngine):
@@ -36,6 +41,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     # Diagnostic counters (not state): edges copied into node hulls, loss terms computed.
     cdef readonly int64_t edges_copied
     cdef readonly int64_t loss_calls
+    cdef int64_t stamps              # the last stamp given to a recomputed hull
     # How H is read: epsilon 0 is the exact H (priors from the data); epsilon
     # > 0 the approximate H of Sec. 6 under ``cost`` (``set_reading``).
     cdef readonly double epsilon

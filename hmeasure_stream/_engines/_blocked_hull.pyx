@@ -68,7 +68,7 @@ from hmeasure_stream._engines._cost cimport (
     resolve_cost,
     subset_edge,
 )
-from hmeasure_stream._engines._numeric cimport at_least_as_steep
+from hmeasure_stream._engines._numeric cimport at_least_as_steep, prefetch
 from hmeasure_stream._engines._treap cimport DONE
 
 from hmeasure_stream._engines._blocked import _rebuild_blocked
@@ -170,6 +170,8 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         self.work.edge = NULL
         self.work.size = 0
         self.work.capacity = 0
+        self.work.kept = 0
+        self.stamps = 0
         self.edges_copied = 0
         self.loss_calls = 0
         self.deferring = False
@@ -255,6 +257,11 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         BlockedAUCEngine._pull_node(self, node)
         if self.hulls == NULL or self.deferring:
             return 0
+        if node > 1:
+            # The next merge up reads the sibling's hull and writes the parent's: ask for
+            # their first lines now, so that they arrive while this merge runs.
+            prefetch(self.hulls[node ^ 1].edge)
+            prefetch(self.hulls[node >> 1].edge)
         self._merge_into(&self.hulls[2 * node + 1], &self.hulls[2 * node], &self.hulls[node])
         if node == 1:
             # Room for the subset walk's vertices, so that reading never allocates.
@@ -293,6 +300,9 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         cdef int32_t block = self.block_at_leaf[slot], index, top = 0, k, at, old
         cdef double* work = self.leaf_work
         cdef double run_neg, run_pos
+        if out != &self.work:
+            self.stamps += 1
+            out.stamp = self.stamps
         if block < 0:
             out.size = 0
             _finish(out)
@@ -345,16 +355,21 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         edge, the bridge.  The end point, loss sum and area are then the children's, less
         what the popped and absorbed edges held, plus the bridge's: O(bridge search).
         """
-        cdef int32_t top = right.size, k, stop = left.size, kept_right = right.size
+        cdef int32_t top = right.size, k, stop = left.size, kept_right = right.size, same = 0
         cdef double run_neg, run_pos, y_end, y_start, loss_gone = 0.0, area_gone = 0.0
         cdef double bridge_neg = 0.0, bridge_pos = 0.0, bridge_h = 0.0, suffix_neg, height
         cdef double absorbed_neg = 0.0, absorbed_pos = 0.0
         cdef double* edge
-        cdef bint popped
+        cdef bint popped, stored = out != &self.work
         self._reserve_edges(out, right.size + left.size)
         edge = out.edge
-        if right.size:
-            memcpy(edge, right.edge, 3 * sizeof(double) * <size_t>right.size)
+        if stored and out.right_stamp == right.stamp:
+            # The right child has not changed since this hull was merged (the update came
+            # from the left): its first ``kept`` edges are already in place.
+            same = min(out.kept, right.size)
+        if right.size > same:
+            memcpy(edge + 3 * same, right.edge + 3 * same,
+                   3 * sizeof(double) * <size_t>(right.size - same))
         for k in range(left.size):
             run_neg = left.edge[3 * k]
             run_pos = left.edge[3 * k + 1]
@@ -378,9 +393,14 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
             kept_right = min(kept_right, top)
             top += 1
         out.size = top
-        self.edges_copied += top
+        self.edges_copied += top - same
         out.total_neg = right.total_neg + left.total_neg
         out.total_pos = right.total_pos + left.total_pos
+        if stored:
+            self.stamps += 1
+            out.stamp = self.stamps
+            out.right_stamp = right.stamp
+            out.kept = kept_right
         if stop == 0:
             out.loss = right.loss + left.loss
             out.area2 = right.area2 + left.area2 + 2.0 * right.total_pos * left.total_neg

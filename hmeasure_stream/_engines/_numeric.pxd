@@ -28,6 +28,18 @@ ctypedef fused count_t:
     double
 
 
+cdef extern from *:
+    """
+    #if defined(__GNUC__) || defined(__clang__)
+    #define HMS_PREFETCH(address) __builtin_prefetch(address)
+    #else
+    #define HMS_PREFETCH(address) ((void)(address))
+    #endif
+    """
+    # A hint to start loading a cache line (nothing where the compiler has none).
+    void prefetch "HMS_PREFETCH"(const void* address) noexcept nogil
+
+
 cdef inline bint clockwise(count_t first_x, count_t first_y,
                            count_t second_x, count_t second_y) noexcept nogil:
     """Whether edge ``second`` turns strictly clockwise after edge ``first``.

@@ -46,7 +46,7 @@ from libc.stdint cimport int32_t, int64_t
 from hmeasure_stream._engines._auc cimport AUCEngine
 
 from hmeasure_stream._engines._auc import stored_scale
-from hmeasure_stream._engines._numeric cimport compensated_add
+from hmeasure_stream._engines._numeric cimport compensated_add, prefetch
 from hmeasure_stream._engines._partial cimport exact_floor_ceil, segment_box_area
 from hmeasure_stream._engines._treap cimport ScoreTreap
 
@@ -107,18 +107,6 @@ cdef inline void _first_step(ScoreTreap tree, Descent* search, Found* out) noexc
         search.above_pos = t0 + g1
         search.above_pairs = pairs + g0 * g1 + 2.0 * g0 * t0
         search.node = tree.left[node]
-
-
-cdef extern from *:
-    """
-    #if defined(__GNUC__) || defined(__clang__)
-    #define HMS_PREFETCH(address) __builtin_prefetch(address)
-    #else
-    #define HMS_PREFETCH(address) ((void)(address))
-    #endif
-    """
-    # A hint to start loading a cache line (nothing where the compiler has none).
-    void prefetch "HMS_PREFETCH"(const void* address) noexcept nogil
 
 
 cdef inline void _prefetch_step(ScoreTreap tree, int32_t node) noexcept nogil:
