@@ -283,3 +283,18 @@ def naive_bin(s, m, lo=0.0, hi=1.0, alpha=None):
         r = naive_loglog(r, alpha)
         r = min(max(r, 0.0), 1.0)
     return min(max(math.floor(m * r), 0), m - 1)
+
+
+def window_points(y, s, end, window, half_life):
+    """(labels, scores, weights) a count window and decay hold after points 0..end.
+
+    The last ``window`` points (all without a window), weighted 2^(-age / half_life)
+    with the age in points; decayed points leave at 2^-60 of the newest (the
+    DROP_EXPONENT of every engine).
+    """
+    start = 0 if window is None else max(0, end + 1 - window)
+    ages = end - np.arange(start, end + 1)
+    weights = np.ones(ages.size) if half_life is None else 2.0 ** (-ages / half_life)
+    kept = ages / (half_life or np.inf) <= 60
+    return y[start:end + 1][kept], s[start:end + 1][kept], weights[kept]
+

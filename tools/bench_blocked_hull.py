@@ -53,40 +53,29 @@ def main():
         total = window + args.steps * (args.rounds + 1)
         y, s = make_data(total, args.seed)
         labels, scores = [bool(v) for v in y.tolist()], s.tolist()
-        engines = {"BlockedHullEngine": BlockedHullEngine(capacity=window)}
-        for engine in engines.values():
-            engine.add_many(y[:window].astype(np.uint8), s[:window])
-        blocked = engines["BlockedHullEngine"]
-        assert abs(blocked.h - h_measure(y[:window], s[:window])) < 1e-12
+        engine = BlockedHullEngine(capacity=window)
+        engine.add_many(y[:window].astype(np.uint8), s[:window])
+        assert abs(engine.h - h_measure(y[:window], s[:window])) < 1e-12
         start = 0
-        for engine in engines.values():  # warm-up round
-            run_steps(engine, labels, scores, start, window, args.steps)
-        samples = {name: [] for name in engines}
-        counters = []
+        run_steps(engine, labels, scores, start, window, args.steps)  # warm-up round
+        samples, counters = [], []
         for _ in range(args.rounds):
             start += args.steps
-            for name, engine in engines.items():
-                before = engine._counters() if name == "BlockedHullEngine" else None
-                samples[name].append(run_steps(engine, labels, scores, start, window,
-                                               args.steps))
-                if before is not None:
-                    after = engine._counters()
-                    counters.append([(b - a) / (2 * args.steps)
-                                     for a, b in zip(before, after, strict=True)])
+            before = engine._counters()
+            samples.append(run_steps(engine, labels, scores, start, window, args.steps))
+            counters.append([(b - a) / (2 * args.steps)
+                             for a, b in zip(before, engine._counters(), strict=True)])
         end = start + args.steps
-        assert abs(blocked.h - h_measure(y[end:end + window], s[end:end + window])) < 1e-12
-        load = os.getloadavg()[0]
-        medians = {name: statistics.median(values) * 1e6 for name, values in samples.items()}
+        assert abs(engine.h - h_measure(y[end:end + window], s[end:end + window])) < 1e-12
         work = np.median(np.array(counters), axis=0)
-        print(f"window {window}: load {load:.2f}; per step (add+remove+h) median us: "
-              + ", ".join(f"{name} {value:.2f}" for name, value in medians.items()))
+        print(f"window {window}: load {os.getloadavg()[0]:.2f}; per step (add+remove+h) "
+              f"median {statistics.median(samples) * 1e6:.2f} us")
         print(f"  per update: leaves {work[0]:.2f}, inner nodes {work[1]:.2f}, "
               f"edges copied {work[2]:.1f}, loss terms {work[3]:.2f}; "
-              f"root hull {len(blocked.hull_vertices()[0])} vertices, leaves {blocked.leaves}")
-        print(f"  bytes per point: {blocked.nbytes / window:.1f} "
-              f"(hulls {blocked.hull_nbytes / window:.1f})")
+              f"root hull {len(engine.hull_vertices()[0])} vertices, leaves {engine.leaves}")
+        print(f"  bytes per point: {engine.nbytes / window:.1f} "
+              f"(hulls {engine.hull_nbytes / window:.1f})")
         sys.stdout.flush()
-
 
 if __name__ == "__main__":
     main()

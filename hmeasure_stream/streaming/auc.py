@@ -411,18 +411,19 @@ class DynamicAUC(WindowedPointSet):
         >>> tracker.partial_auc(tpr_range=(0.5, 1))  # 1/4 + (1/4)(2/3)
         0.4166666666666667
         """
-        if not isinstance(self._engine, AUCEngine):
-            # Checked before the points move, so that a refused call changes nothing.
-            check_rate_range(fpr_range, "fpr_range")
-            check_rate_range(tpr_range, "tpr_range")
-            check_partial_correction(correction, fpr_range, tpr_range)
-            self._on_treap()
-        value = read_partial(self._engine.tree, fpr_range, tpr_range, correction)
-        if value is not None:  # plain arguments, the value settled in compiled code
-            return value
+        on_treap = isinstance(self._engine, AUCEngine)
+        if on_treap:
+            value = read_partial(self._engine.tree, fpr_range, tpr_range, correction)
+            if value is not None:  # plain arguments, the value settled in compiled code
+                return value
         fpr_box = check_rate_range(fpr_range, "fpr_range")
         tpr_box = check_rate_range(tpr_range, "tpr_range")
         check_partial_correction(correction, fpr_range, tpr_range)
+        if not on_treap:
+            # Checked before the points move, so that a refused call changes nothing.
+            value = read_partial(self._on_treap().tree, fpr_range, tpr_range, correction)
+            if value is not None:
+                return value
         parts = box_area_parts(self._engine.tree, *fpr_box, *tpr_box)
         if parts is None:
             return math.nan

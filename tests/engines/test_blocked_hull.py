@@ -19,7 +19,7 @@ from hmeasure_stream._engines._treap import Status
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-from reference_impl import brute_upper_hull, h_by_integration
+from reference_impl import brute_upper_hull, h_by_integration, window_points
 
 from hmeasure_stream.metrics import h_measure, roc_hull
 from hmeasure_stream.streaming._base import make_forgetting
@@ -298,13 +298,7 @@ def test_windows_and_decay_against_from_scratch(window, half_life, chunk):
         else:
             assert engine.forget_add_many(forgetting, y[start:stop], s[start:stop]) == -1
         assert engine._check()
-        first = 0 if window is None else max(0, stop - window)
-        age = stop - 1 - np.arange(first, stop)
-        weights = np.ones(age.size) if half_life is None else 2.0 ** (-age / half_life)
-        if half_life is not None:
-            kept = age < 60 * half_life  # points older than 60 half-lives leave
-            first, weights = first + int(np.argmax(kept)), weights[kept]
-        wy, ws = y[first:stop], s[first:stop]
+        wy, ws, weights = window_points(y, s, stop - 1, window, half_life)
         if wy.min() == wy.max():
             assert np.isnan(engine.h)
             continue

@@ -9,22 +9,17 @@ import numpy as np
 import pytest
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._ring import PointRing
-from reference_impl import brute_auc
+from reference_impl import brute_auc, window_points
 
 from hmeasure_stream.streaming._base import make_forgetting
 
 
 def _expected(y, s, end, window, half_life):
     """AUC of the points 0..end that a count window and decay hold, by brute force."""
-    start = 0 if window is None else max(0, end + 1 - window)
-    ages = end - np.arange(start, end + 1)
-    weights = np.ones(ages.size) if half_life is None else 2.0 ** (-ages / half_life)
-    # Decayed points leave at 2^-60 of the newest (DROP_EXPONENT of every engine).
-    kept = ages / (half_life or np.inf) <= 60
-    labels = y[start:end + 1][kept]
+    labels, scores, weights = window_points(y, s, end, window, half_life)
     if labels.min() == labels.max():
         return np.nan  # one class absent
-    return float(brute_auc(labels, s[start:end + 1][kept], weights[kept]))
+    return float(brute_auc(labels, scores, weights))
 
 
 @pytest.mark.parametrize(("window", "half_life"), [(40, None), (None, 3.0), (200, 1.5)])
