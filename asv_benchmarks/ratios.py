@@ -204,15 +204,33 @@ def median_of(function, rounds, *args):
     return statistics.median(function(*args) for _ in range(rounds))
 
 
+def interleaved_rounds(measures, rounds):
+    """Median per name of ``measures`` (callables returning seconds), each called once per
+    round in turn, so that contenders compared in a ratio see the same moments of a shared
+    machine (blocks of rounds one contender after another would not)."""
+    samples = {name: [] for name in measures}
+    for _ in range(rounds):
+        for name, measure in measures.items():
+            samples[name].append(measure())
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
 def streaming_part(args):
-    rounds = max(3, args.rounds // 3)
-    print(f"\nstreaming AUC, per step (median of {rounds} runs)")
-    river_small = median_of(river_step_seconds, rounds, 10**3, 20_000, args.seed)
-    river_large = median_of(river_step_seconds, rounds, 10**5, 300, args.seed)
-    sliding = {w: median_of(sliding_step_seconds, rounds, w, 10**6, args.seed)
-               for w in (10**3, 10**4, 10**5, 10**6)}
-    loop_small = median_of(loop_step_seconds, rounds, 10**3, 50_000, args.seed)
-    loop_large = median_of(loop_step_seconds, rounds, 10**6, 50_000, args.seed)
+    rounds = max(5, args.rounds)
+    print(f"\nstreaming AUC, per step (median of {rounds} interleaved rounds)")
+    measures = {
+        "river 10^3": lambda: river_step_seconds(10**3, 20_000, args.seed),
+        "loop 10^3": lambda: loop_step_seconds(10**3, 50_000, args.seed),
+        "loop 10^6": lambda: loop_step_seconds(10**6, 50_000, args.seed),
+        "river 10^5": lambda: river_step_seconds(10**5, 300, args.seed),
+    }
+    for window in (10**3, 10**4, 10**5, 10**6):
+        measures[f"sliding {window}"] = (
+            lambda window=window: sliding_step_seconds(window, 10**6, args.seed))
+    medians = interleaved_rounds(measures, rounds)
+    river_small, river_large = medians["river 10^3"], medians["river 10^5"]
+    loop_small, loop_large = medians["loop 10^3"], medians["loop 10^6"]
+    sliding = {w: medians[f"sliding {w}"] for w in (10**3, 10**4, 10**5, 10**6)}
     print(f"  river RollingROCAUC, window 10^3   {river_small * 1e6:10.3f} us")
     print(f"  river RollingROCAUC, window 10^5   {river_large * 1e6:10.3f} us")
     for window, seconds in sliding.items():
@@ -308,18 +326,32 @@ def tracker_info_at(y, s, end, window, epsilon, priors):
 
 
 def hull_part(args):
-    rounds = max(3, args.rounds // 3)
+    rounds = max(5, args.rounds)
     window = 10**5
-    print(f"\nmaintained H-measure, per step = add + remove + read (median of {rounds} runs)")
-    loop_h = median_of(lambda: loop_h_seconds(DynamicH(), window, 20_000, args.seed), rounds)
-    loop_approx = median_of(
-        lambda: loop_h_seconds(ApproxH(0.1, priors=(0.3, 0.7)), window, 20_000, args.seed),
-        rounds)
-    package = window_seconds(lambda y, s: h_score(y, s, severity_ratio=1.0), window, 7, args.seed)
-    scratch = window_seconds(lambda y, s: h_measure(y, s, priors=(0.3, 0.7)), window, 15,
-                             args.seed)
-    compiled = {w: median_of(compiled_h_seconds, rounds, w, 20_000, args.seed)
-                for w in (2 * 10**4, 10**5, 10**6)}
+    print(f"\nmaintained H-measure, per step = add + remove + read "
+          f"(median of {rounds} interleaved rounds)")
+    data = make_data(window * 2, args.seed)
+    offsets = iter(range(10**9))
+
+    def one_window(function):
+        # Each round takes the next of ``rounds`` windows of the stream of 2 x 10^5 points.
+        offset = next(offsets) % rounds * window // rounds
+        return _seconds(lambda: function(data[0][offset:offset + window],
+                                         data[1][offset:offset + window]))
+
+    measures = {
+        "package": lambda: one_window(lambda y, s: h_score(y, s, severity_ratio=1.0)),
+        "loop h": lambda: loop_h_seconds(DynamicH(), window, 20_000, args.seed),
+        "scratch": lambda: one_window(lambda y, s: h_measure(y, s, priors=(0.3, 0.7))),
+        "loop approx": lambda: loop_h_seconds(ApproxH(0.1, priors=(0.3, 0.7)), window, 20_000,
+                                              args.seed),
+    }
+    for w in (2 * 10**4, 10**5, 10**6):
+        measures[f"compiled {w}"] = lambda w=w: compiled_h_seconds(w, 20_000, args.seed)
+    medians = interleaved_rounds(measures, rounds)
+    package, scratch = medians["package"], medians["scratch"]
+    loop_h, loop_approx = medians["loop h"], medians["loop approx"]
+    compiled = {w: medians[f"compiled {w}"] for w in (2 * 10**4, 10**5, 10**6)}
     print(f"  hmeasure package, one window of 10^5  {package * 1e3:10.2f} ms")
     print(f"  h_measure (priors), window of 10^5    {scratch * 1e3:10.2f} ms")
     print(f"  DynamicH Python loop, window 10^5     {loop_h * 1e6:10.2f} us")
