@@ -13,7 +13,7 @@ Ctrl-C ends with one line, exit code 130, and ``--out`` holding the output of
 the rows read so far.
 
 A live input (``-`` for standard input, a FIFO, or a file read with
-``--follow`` like ``tail -f``) may never end: its rows are handed out as soon
+``--follow`` like ``tail -F``) may never end: its rows are handed out as soon
 as they are read, each output row is written and flushed at once, and
 ``--out`` is written as ``OUT.partial`` (a visible name, refused if it
 exists), renamed to ``OUT`` when the run ends (end of input,
@@ -471,9 +471,11 @@ def build_parser():
     parser.add_argument("--keep-cols", type=_column_names, metavar="A,B",
                         help="more columns copied to each output row")
     parser.add_argument("--follow", action="store_true", default=None,
-                        help="like tail -f: at the end of FILE, wait for more rows (stop "
-                             "with Ctrl-C); with --out the output is written to OUT.partial "
-                             "as it comes and renamed to OUT at the end")
+                        help="like tail -F: at the end of FILE, wait for more rows (stop "
+                             "with Ctrl-C), and go on with the new file when FILE is rotated "
+                             "(renamed and created anew, or truncated); with --out the output "
+                             "is written to OUT.partial as it comes and renamed to OUT at "
+                             "the end")
     parser.add_argument("--follow-timeout", type=_seconds, metavar="SECONDS",
                         help="with --follow: stop after SECONDS without new data")
     parser.add_argument("--metrics", type=_metrics,

@@ -19,6 +19,7 @@ import codecs
 import csv
 import gzip
 import io
+import itertools
 import lzma
 import math
 import os
@@ -482,22 +483,45 @@ def _extra_columns(options):
     return list(extra)
 
 
-def _csv_rows(stream, path, options, compressed, decompression_errors, handle, live):
+class _Layout(NamedTuple):
+    """The header of a CSV stream as read from its first file."""
+
+    line: str           # the header line as read (its line end included)
+    delimiter: str
+    header: list
+    indices: dict       # column name -> position
+
+
+def _csv_rows(stream, path, options, compressed, decompression_errors, handle, live,
+              layout=None):
+    """The chunks of a CSV stream, after its :class:`_Layout` once the header is checked.
+
+    ``layout``: the header of the file this one replaced (``--follow`` after a
+    rotation).  A first line equal to that header line is this file's header;
+    otherwise the file has none, and its first line is a row under the same
+    header.  An empty replacement yields no chunks.
+    """
     lines = _Lines(stream, path, options.encoding or "utf-8", decompression_errors, compressed)
     source = iter(lines)
     try:
-        header_line = next(source, None)
-        if header_line is None:
-            raise InputError(f"{path}: the file is empty (no header row)")
-        wanted = (options.label_col, options.score_col)
-        delimiter = options.delimiter or _choose_delimiter(header_line, wanted)
-        header_number = lines.line
-        header = [name.strip() for name in next(csv.reader([header_line], delimiter=delimiter))]
-        indices = _header_indices(header, header_number, path, options)
+        first_line = next(source, None)
+        if layout is not None:
+            if first_line is not None and first_line.rstrip("\r\n") != layout.line.rstrip("\r\n"):
+                source = itertools.chain([first_line], source)
+        else:
+            if first_line is None:
+                raise InputError(f"{path}: the file is empty (no header row)")
+            wanted = (options.label_col, options.score_col)
+            delimiter = options.delimiter or _choose_delimiter(first_line, wanted)
+            header = [name.strip()
+                      for name in next(csv.reader([first_line], delimiter=delimiter))]
+            indices = _header_indices(header, lines.line, path, options)
+            layout = _Layout(first_line, delimiter, header, indices)
+        delimiter, header, indices = layout.delimiter, layout.header, layout.indices
         label_index, score_index = indices[options.label_col], indices[options.score_col]
         extra = [(name, indices[name]) for name, _ in _extra_columns(options)]
         needed = max(indices.values()) + 1
-        yield None
+        yield layout
         reader = csv.reader(source, delimiter=delimiter)
 
         classes = _classes(options, path)
@@ -747,12 +771,16 @@ class Chunk(NamedTuple):
 
 
 class _FollowingReader(io.RawIOBase):
-    """A regular file read like ``tail -f``: at its end, wait for it to grow.
+    """A regular file read like ``tail -F``: at its end, wait for it to grow.
 
     Polls every ``poll`` seconds; ends (returns no bytes) after ``timeout``
     seconds without growth, or never when ``timeout`` is None (Ctrl-C stops
-    the run).  A file that shrinks (truncated, or replaced by a shorter one)
-    is an error.
+    the run).  It also ends, with ``reopen`` set, once the file at its end
+    was rotated: its path now names another file (renamed away and created
+    anew, as logrotate and Python's rotating log handlers do), or it shrank
+    (truncated in place, logrotate's ``copytruncate``).  The caller then
+    reads the path again from its start.  ``path`` None: standard input
+    redirected from a file, which is only followed as it grows.
     """
 
     def __init__(self, raw, path, timeout, poll=0.1):
@@ -762,9 +790,27 @@ class _FollowingReader(io.RawIOBase):
         self._poll = poll
         self._read = 0
         self._ended = False
+        self.reopen = False
+        status = os.fstat(raw.fileno())
+        self._identity = (status.st_dev, status.st_ino)
 
     def readable(self):
         return True
+
+    def _rotated(self):
+        """Whether the file was truncated, or its path now names another file."""
+        if os.fstat(self._raw.fileno()).st_size < self._read:
+            if self._path is None:
+                raise InputError(f"{STDIN_NAME}: the file shrank while it was followed "
+                                 f"(truncated?) after {self._read} bytes")
+            return True
+        if self._path is None:
+            return False  # standard input: no path to look at again
+        try:
+            status = os.stat(self._path)
+        except OSError:
+            return False  # renamed away, the new one not yet created: wait for it
+        return (status.st_dev, status.st_ino) != self._identity
 
     def readinto(self, buffer):
         if self._ended:
@@ -775,11 +821,15 @@ class _FollowingReader(io.RawIOBase):
             if count:
                 self._read += count
                 return count
-            if os.fstat(self._raw.fileno()).st_size < self._read:
-                raise InputError(
-                    f"{self._path}: the file shrank while it was followed (truncated or "
-                    f"replaced?) after {self._read} bytes"
-                )
+            # At the end of what was written (read again once the rotation is seen, for a
+            # writer that finished the old file between that read and the check).
+            if self._rotated():
+                count = self._raw.readinto(buffer) or 0
+                if count:
+                    self._read += count
+                    return count
+                self._ended = self.reopen = True
+                return 0
             if self._timeout is not None and time.monotonic() - quiet_since >= self._timeout:
                 self._ended = True
                 return 0
@@ -857,15 +907,38 @@ def _open_raw(path):
     return handle, stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
 
 
+def _rotated_rows(rows, reader, path, options, timeout, layout):
+    """The chunks of a followed file, then of each file rotated in at its path after it.
+
+    Every file is read from its start, with the first file's header
+    ``layout``; rows are reported by their line in their own file.
+    """
+    while True:
+        yield from rows
+        if not reader.reopen:
+            return
+        handle, _ = _open_raw(path)
+        try:
+            reader = _FollowingReader(handle, path, timeout)
+            rows = _csv_rows(io.BufferedReader(reader, _BLOCK), path, options, None, (), handle,
+                             True, layout)
+            next(rows)
+        except BaseException:
+            handle.close()
+            raise
+
+
 def open_source(path, options, follow=False, follow_timeout=None):
     """Open ``path``, recognise its format and check its header or arrays.
 
     ``path`` ``-`` is standard input.  ``options`` carries ``label_col``,
     ``score_col``, ``chunk_size``, ``encoding``, ``delimiter``,
     ``decimal_comma`` and ``extra_columns`` ((name, option) of other columns
-    to read).  ``follow``: a regular file is read like ``tail -f`` (ending
-    after ``follow_timeout`` seconds without growth, if given); standard
-    input and FIFOs are read as they come whether followed or not.  Raises
+    to read).  ``follow``: a regular file is read like ``tail -F`` (ending
+    after ``follow_timeout`` seconds without growth, if given), the files
+    rotated in at its path after it (see :class:`_FollowingReader`) read in
+    turn; standard input and FIFOs are read as they come whether followed or
+    not.  Raises
     :class:`InputError` for anything wrong found so far; later rows are
     checked as they are read.
     """
@@ -874,7 +947,8 @@ def open_source(path, options, follow=False, follow_timeout=None):
     following = follow and regular
     live = following or not regular
     try:
-        raw = _FollowingReader(handle, shown, follow_timeout) if following else handle
+        raw = (_FollowingReader(handle, None if str(path) == STDIN else shown, follow_timeout)
+               if following else handle)
         prefix = _read_prefix(raw, 8)
         if not prefix:
             raise InputError(f"{shown}: the file is empty" if regular else
@@ -925,7 +999,9 @@ def open_source(path, options, follow=False, follow_timeout=None):
                     "only text is read compressed; decompress .npz or parquet files first"
                 )
         rows = _csv_rows(stream, shown, options, compressed, errors, handle, live)
-        next(rows)
+        layout = next(rows)
+        if following and str(path) != STDIN:
+            rows = _rotated_rows(rows, raw, shown, options, follow_timeout, layout)
         return Source(shown, rows, counter, live=live)
     except BaseException:
         handle.close()

@@ -9,6 +9,7 @@ import csv
 import datetime
 import fcntl
 import itertools
+import json
 import os
 import pty
 import re
@@ -281,6 +282,113 @@ def test_a_partial_out_file_is_not_overwritten(tmp_path, capsys):
     assert err == (f"hmeasure-stream: error: --out {out}: {out}.partial exists (another run "
                    "writing there, or one that was killed): remove it\n")
     assert (tmp_path / "m.csv.partial").read_text() == PRECIOUS and not out.exists()
+
+
+ROTATOR = textwrap.dedent("""
+    import json, os, sys, time
+    path, flag = sys.argv[1], sys.argv[2]
+    actions = json.load(sys.stdin)
+    # Only once the monitor has read the first file (or the test gave up on it).
+    deadline = time.monotonic() + 120
+    while not os.path.exists(flag) and time.monotonic() < deadline:
+        time.sleep(0.02)
+    for action, argument in actions:
+        if action == "append":
+            with open(path, "a") as handle:
+                handle.write(argument)
+        elif action == "rename":  # logrotate's default, Python's rotating log handlers
+            os.rename(path, argument)
+        elif action == "truncate":  # logrotate's copytruncate
+            os.truncate(path, 0)
+        time.sleep(0.4)
+""")
+
+
+def start_rotator(path, actions, process, out, rows):
+    """Run ``actions`` on ``path`` once ``process`` has answered ``rows`` rows in OUT.partial."""
+    flag = path.parent / "go"
+    rotator = subprocess.Popen([sys.executable, "-c", ROTATOR, str(path), str(flag)],
+                               stdin=subprocess.PIPE, text=True)
+    rotator.stdin.write(json.dumps(actions))
+    rotator.stdin.close()
+    partial = out.parent / (out.name + ".partial")
+    deadline = time.monotonic() + TIMEOUT
+    while not (partial.exists() and partial.read_text().count("\n") >= 1 + rows):
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    flag.touch()
+    return rotator
+
+
+def test_follow_goes_on_through_rotations(tmp_path, stream):
+    # Renamed away and created anew (with and without a header row), then truncated in
+    # place: every row is read once, in order, as one stream.
+    y, s = stream
+    path, out = tmp_path / "live.csv", tmp_path / "metrics.csv"
+    path.write_text("label,score\n" + rows_of(y[:100], s[:100]))
+    text = rows_of(y, s)
+    lines = text.splitlines(keepends=True)
+
+    def rows(start, stop):
+        return "".join(lines[start:stop])
+
+    half = rows(100, 150)[:37]  # a row cut in the middle
+    actions = [
+        ["append", half], ["append", rows(100, 150)[37:]],
+        ["rename", str(tmp_path / "live.csv.1")],
+        ["append", "label,score\n" + rows(150, 220)], ["append", rows(220, 300)],
+        ["rename", str(tmp_path / "live.csv.2")],
+        ["append", rows(300, 450)],  # no header row: the rows go on
+        ["truncate", None],
+        ["append", "label,score\n" + rows(450, 600)],
+    ]
+    process = start(path, "--follow", "--follow-timeout", 3, "--window", 60, "--out", out,
+                    "--no-progress")
+    rotator = start_rotator(path, actions, process, out, 100)
+    assert rotator.wait(TIMEOUT) == 0
+    stdout, err = process.communicate(timeout=TIMEOUT)
+    assert process.returncode == 0, err
+    assert err == b""
+    assert stdout.decode().startswith(f"hmeasure-stream: {len(y)} rows")
+    assert_auc_column(out.read_text(), window_aucs(y, s, 60))
+    assert (tmp_path / "live.csv.1").read_text() == "label,score\n" + rows(0, 150)
+    assert path.read_text() == "label,score\n" + rows(450, 600)
+
+
+def test_follow_reports_a_row_of_a_rotated_file_by_its_own_line(tmp_path, stream):
+    y, s = stream
+    path, out = tmp_path / "live.csv", tmp_path / "metrics.csv"
+    path.write_text("label,score\n" + rows_of(y[:50], s[:50]))
+    out.write_text(PRECIOUS)
+    actions = [["rename", str(tmp_path / "old.csv")],
+               ["append", "label,score\n1,0.5\n# a comment\nspam,0.1\n"]]
+    process = start(path, "--follow", "--follow-timeout", 3, "--out", out, "--no-progress")
+    rotator = start_rotator(path, actions, process, out, 50)
+    assert rotator.wait(TIMEOUT) == 0
+    stdout, err = process.communicate(timeout=TIMEOUT)
+    assert (process.returncode, stdout) == (2, b"")
+    assert err.decode() == (
+        f"hmeasure-stream: error: {path}:4: label 'spam' is not 0/1 (or true/false); for "
+        "other labels give the label of class 1 with --pos-label\n")
+    assert out.read_text() == PRECIOUS and not (tmp_path / "metrics.csv.partial").exists()
+
+
+def test_follow_a_file_rotated_while_empty_waits_for_its_rows(tmp_path, stream):
+    # The new file exists but is still empty (or the path is missing between the rename
+    # and the creation): reading waits for it, and the timeout still ends the run.
+    y, s = stream
+    path, out = tmp_path / "live.csv", tmp_path / "metrics.csv"
+    path.write_text("label,score\n" + rows_of(y[:80], s[:80]))
+    actions = [["rename", str(tmp_path / "live.csv.1")], ["append", ""],
+               ["append", rows_of(y[80:200], s[80:200])]]
+    process = start(path, "--follow", "--follow-timeout", 2, "--window", 30, "--out", out,
+                    "--no-progress")
+    rotator = start_rotator(path, actions, process, out, 80)
+    assert rotator.wait(TIMEOUT) == 0
+    stdout, err = process.communicate(timeout=TIMEOUT)
+    assert process.returncode == 0, err
+    assert stdout.decode().startswith("hmeasure-stream: 200 rows")
+    assert_auc_column(out.read_text(), window_aucs(y[:200], s[:200], 30))
 
 
 # ----------------------------------------------------------------------------
