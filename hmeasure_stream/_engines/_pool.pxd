@@ -1,7 +1,8 @@
 # Declarations of the slot pool shared by every array-backed tree of the
 # package (the score treap, the hull chains): struct-of-arrays storage with
 # int32 slot indices, -1 for none, a free list linked through ``left``,
-# growth by doubling, hashed priorities and the treap join.
+# growth by doubling, priorities (hashed, or those of a breadth-first build)
+# and the treap join.
 
 cimport cython
 from libc.stdint cimport int32_t, uint64_t
@@ -41,6 +42,10 @@ cdef class SlotPool:
     cdef readonly int32_t n_used     # slots in use
     cdef int32_t free_head
     cdef uint64_t seed
+    # Slots below ``n_built`` were placed by a breadth-first build (``pool_priority``),
+    # ``built_step`` apart in priority.
+    cdef readonly int32_t n_built
+    cdef uint64_t built_step
     cdef str pool_name          # for messages: "the score treap", "the chain pool"
 
     cdef pull_function pull_slot    # recompute a node's aggregates from its children
@@ -61,4 +66,26 @@ cdef class SlotPool:
     cdef int reserve(self, Py_ssize_t extra) except -1
 
     @cython.final
+    cdef object build_breadth_first(self, Py_ssize_t n)
+
+    @cython.final
     cdef int _bind_links(self) except -1
+
+
+cdef inline uint64_t pool_priority(SlotPool pool, int32_t slot) noexcept nogil:
+    """The heap priority of a slot of ``pool``: the one rule every treap operation uses.
+
+    Slots placed by a breadth-first build (below ``n_built``: slot i holds
+    node i of a complete tree, children 2i + 1 and 2i + 2) take the expected
+    order statistics of ``n_built`` uniform 64-bit priorities, largest first
+    (``built_step`` times ``n_built - slot``): strictly decreasing in the
+    slot, so the built tree is in heap order, and at each depth about the
+    priority a random treap of that size has there.  Every other slot keeps
+    its hash (``slot_priority``).  A priority is still a fixed function of
+    the slot, whatever key the slot later holds, so a key added later meets
+    priorities independent of it and the treap stays balanced in expectation
+    (Seidel and Aragon, "Randomized search trees", Sec. 3).
+    """
+    if slot < pool.n_built:
+        return pool.built_step * <uint64_t>(pool.n_built - slot)
+    return slot_priority(pool.seed, slot)

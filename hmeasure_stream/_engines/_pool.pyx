@@ -13,7 +13,7 @@ import os
 
 import numpy as np
 
-from libc.stdint cimport int32_t
+from libc.stdint cimport int32_t, uint64_t
 
 # The Python-level limit, for the public layer's checks.
 MAX_CAPACITY = MAX_SLOTS
@@ -61,6 +61,8 @@ cdef class SlotPool:
         self.n_used = 0
         self.free_head = -1
         self.seed = 0
+        self.n_built = 0
+        self.built_step = 0
         self.pool_name = "a pool"
         self.pull_slot = _pull_nothing
 
@@ -87,7 +89,7 @@ cdef class SlotPool:
             return right_root
         if right_root < 0:
             return left_root
-        if slot_priority(self.seed, left_root) > slot_priority(self.seed, right_root):
+        if pool_priority(self, left_root) > pool_priority(self, right_root):
             self.right[left_root] = self.join(self.right[left_root], right_root)
             self.pull_slot(self, left_root)
             return left_root
@@ -145,18 +147,64 @@ cdef class SlotPool:
             return 0
         return self.grow(doubled_capacity(self.capacity, needed, self.pool_name))
 
+    cdef object build_breadth_first(self, Py_ssize_t n):
+        """Link slots 0 .. n - 1 of an empty, never used pool as a complete binary tree.
+
+        Slot i's children are 2i + 1 and 2i + 2, so the top levels of every
+        field buffer are one compact prefix (a search from the root touches
+        few cache lines there), and the depth is the least possible,
+        ceil(log2(n + 1)).  Their priorities (``pool_priority``) put the tree
+        in heap order.  Returns the slots in in-order (int32): the caller
+        gives the k-th of them the k-th key in increasing order, then
+        computes the aggregates children first (slots n - 1 down to 0).  O(n).
+        """
+        cdef Py_ssize_t node, rank = 0, depth = 0
+        cdef Py_ssize_t stack[64]
+        cdef int32_t[::1] in_order
+        if self.n_used != 0 or self.free_head != 0 or n > self.capacity:
+            raise ValueError("a breadth-first build needs a fresh pool with room for it")
+        order = np.empty(n, dtype=np.int32)
+        in_order = order
+        # Slots were handed out in order by a fresh pool: n .. capacity - 1 stay free, linked.
+        for node in range(n):
+            self.left[node] = <int32_t>(2 * node + 1) if 2 * node + 1 < n else -1
+            self.right[node] = <int32_t>(2 * node + 2) if 2 * node + 2 < n else -1
+        self.free_head = <int32_t>n if n < self.capacity else -1
+        self.n_used = <int32_t>n
+        self.n_built = <int32_t>n
+        self.built_step = <uint64_t>0xFFFFFFFFFFFFFFFF // <uint64_t>(n + 1)
+        # In-order walk of the implicit tree: left spine down, visit, then the right child.
+        node = 0
+        while depth > 0 or node < n:
+            while node < n:
+                stack[depth] = node
+                depth += 1
+                node = 2 * node + 1
+            depth -= 1
+            node = stack[depth]
+            in_order[rank] = <int32_t>node
+            rank += 1
+            node = 2 * node + 2
+        return order
+
     def _buffers(self):
         """The field buffers by name (for pickling)."""
         return {name: getattr(self, name) for name, _, _ in self._fields()}
 
-    def _restore(self, capacity, n_used, free_head, buffers):
+    def _restore(self, capacity, n_used, free_head, buffers, n_built=0):
         """Take over pickled buffers (copies) and counters."""
         for name, buffer in buffers.items():
             setattr(self, name, np.array(buffer, copy=True))
         self.capacity = capacity
         self.n_used = n_used
         self.free_head = free_head
+        self.n_built = n_built
+        self.built_step = <uint64_t>0xFFFFFFFFFFFFFFFF // <uint64_t>(n_built + 1)
         self._bind()
+
+    def _pool_state(self):
+        """What ``_restore`` takes back, for pickling."""
+        return (self.capacity, self.n_used, self.free_head, self._buffers(), self.n_built)
 
     def _check_free_list(self, in_use):
         """Every slot is either in use (``in_use``, a bool mask) or on the free list, once."""

@@ -37,7 +37,7 @@ from libc.stdlib cimport realloc, free
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
 from hmeasure_stream._engines._numeric cimport compensated_add
-from hmeasure_stream._engines._pool cimport SlotPool, slot_priority
+from hmeasure_stream._engines._pool cimport SlotPool, pool_priority
 
 from hmeasure_stream._engines._pool import normalized_seed
 
@@ -529,9 +529,9 @@ cdef class ScoreTreap(SlotPool):
         if is_new:
             # The new node goes where the search path first meets a lower
             # priority, taking the subtree there split around its score.
-            priority = slot_priority(self.seed, node)
+            priority = pool_priority(self, node)
             index = 0
-            while index < depth and slot_priority(self.seed, self.path[index]) >= priority:
+            while index < depth and pool_priority(self, self.path[index]) >= priority:
                 index += 1
             if index < depth:
                 self.split(self.path[index], key, &self.left[node], &self.right[node])
@@ -738,7 +738,7 @@ cdef class ScoreTreap(SlotPool):
             raise AssertionError("placements flag and buffers disagree")
         for node in order:
             for child in (self.left[node], self.right[node]):
-                if child >= 0 and slot_priority(self.seed, child) > slot_priority(self.seed, node):
+                if child >= 0 and pool_priority(self, child) > pool_priority(self, node):
                     raise AssertionError(f"heap order violated below slot {node}")
         # Aggregates must equal their recomputation from the children bit for bit.
         self._check_aggregates(order)
@@ -801,8 +801,8 @@ cdef class ScoreTreap(SlotPool):
         return np.array(slots, dtype=np.int64)
 
     def __reduce__(self):
-        state = (int(self.seed), self.root, self.n_points, self.weighted,
-                 (self.capacity, self.n_used, self.free_head, self._buffers()), self.placements)
+        state = (int(self.seed), self.root, self.n_points, self.weighted, self._pool_state(),
+                 self.placements)
         return (_rebuild_score_treap, state)
 
 

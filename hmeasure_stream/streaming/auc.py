@@ -104,9 +104,10 @@ class DynamicAUC(WindowedPointSet):
     ``partial_auc`` and DeLong's variance (``variance=True``,
     :attr:`auc_variance`, :meth:`auc_ci`) read the score treap of the paper
     (each node holds its subtree's class weights and pair weight): the
-    first such call moves the points to it, once, in O(n log n) (about a
-    half a second at 10^6 distinct scores), with the same counts, stored weights
-    and units, and the structure stays on the treap (``O(log n)`` per update
+    first such call moves the points to it, once, in O(n) (a complete tree
+    built in breadth-first order: about 0.04 s at 10^6 distinct scores), with
+    the same counts, stored weights and units, and the structure stays on the
+    treap (``O(log n)`` per update
     and per ``partial_auc`` read, 48 bytes per slot, 80 with weights;
     ``seed`` fixes its random priorities).  With ``variance=True`` it starts
     there.
