@@ -1,5 +1,5 @@
 # Declarations of the slot pool shared by every array-backed tree of the
-# package (the score treap, the hull chains): struct-of-arrays storage with
+# package (the score treap): struct-of-arrays storage with
 # int32 slot indices, -1 for none, a free list linked through ``left``,
 # growth by doubling, priorities (hashed, or those of a breadth-first build)
 # and the treap join.
