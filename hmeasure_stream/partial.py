@@ -109,7 +109,6 @@ def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
     (a, b), (c, d) = fpr_box, tpr_box
     if exact_path(y_score, sample_weight):
         neg, pos = sorted_classes(y_true, y_score, "The partial AUC")
-        group_neg, group_pos = _scratch.groups_sorted_classes(neg, pos)
         n_neg, n_pos = neg.shape[0], pos.shape[0]
         # The box's sides in class counts, exact, as their floors and ceilings:
         # the kernel classifies the segments in integers and sums those wholly
@@ -119,8 +118,8 @@ def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
         bounds = []
         for side in sides:
             bounds += [side // den, -(-side // den)]  # floor and ceiling
-        twice_inside, width_inside, width_above, cuts = _partial.box_area_counts(
-            group_neg, group_pos, *bounds)
+        twice_inside, width_inside, width_above, cuts = _partial.box_area_sorted_classes(
+            neg, pos, *bounds)
         return _exact_area(twice_inside, width_inside, width_above, cuts, fpr_box, tpr_box,
                            n_neg, n_pos)
     group_neg, group_pos = weighted_groups(y_true, y_score, sample_weight, "The partial AUC")

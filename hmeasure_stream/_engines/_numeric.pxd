@@ -166,3 +166,28 @@ cdef inline double wide_difference(wide_uint first, wide_uint second) noexcept n
     if first.low < second.low:
         high -= 1
     return <double>high * 18446744073709551616.0 + <double>(first.low - second.low)
+
+
+cdef inline double next_group(const double* neg, Py_ssize_t* i, const double* pos,
+                              Py_ssize_t* j, int64_t* group_neg,
+                              int64_t* group_pos) noexcept nogil:
+    """The next distinct score from the top of two ascending class arrays, and its counts.
+
+    ``i`` and ``j`` index the highest score of each class not taken yet (-1
+    when none is left; one must be >= 0) and move past the score taken.
+    The one merge step of every from-scratch pass over sorted classes.
+    """
+    cdef double value
+    if j[0] < 0 or (i[0] >= 0 and neg[i[0]] >= pos[j[0]]):
+        value = neg[i[0]]
+    else:
+        value = pos[j[0]]
+    group_neg[0] = 0
+    while i[0] >= 0 and neg[i[0]] == value:
+        group_neg[0] += 1
+        i[0] -= 1
+    group_pos[0] = 0
+    while j[0] >= 0 and pos[j[0]] == value:
+        group_pos[0] += 1
+        j[0] -= 1
+    return value

@@ -19,6 +19,7 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
 from hmeasure_stream._engines._numeric cimport (
+    next_group,
     compensated_add,
     count_t,
     int64_t,
@@ -289,23 +290,11 @@ def groups_sorted_classes(const double[::1] neg, const double[::1] pos, bint wit
     cdef int64_t[::1] group_neg = group_neg_arr
     cdef int64_t[::1] group_pos = group_pos_arr
     cdef double value
-    cdef int64_t count
+    cdef const double* neg_first = &neg[0] if neg.shape[0] else NULL
+    cdef const double* pos_first = &pos[0] if pos.shape[0] else NULL
     with nogil:
         while i >= 0 or j >= 0:
-            if j < 0 or (i >= 0 and neg[i] >= pos[j]):
-                value = neg[i]
-            else:
-                value = pos[j]
-            count = 0
-            while i >= 0 and neg[i] == value:
-                count += 1
-                i -= 1
-            group_neg[m] = count
-            count = 0
-            while j >= 0 and pos[j] == value:
-                count += 1
-                j -= 1
-            group_pos[m] = count
+            value = next_group(neg_first, &i, pos_first, &j, &group_neg[m], &group_pos[m])
             if with_keys:
                 keys[m] = value
             m += 1
