@@ -320,6 +320,16 @@ def start_rotator(path, actions, process, out, rows):
     return rotator
 
 
+def follow_rotated(path, out, actions, rows, *options):
+    """Run the monitor with --follow on ``path`` while ``actions`` rotate it (once it has
+    answered ``rows`` rows); (exit code, standard output, standard error)."""
+    process = start(path, "--follow", *options, "--out", out, "--no-progress")
+    rotator = start_rotator(path, actions, process, out, rows)
+    assert rotator.wait(TIMEOUT) == 0
+    stdout, err = process.communicate(timeout=TIMEOUT)
+    return process.returncode, stdout, err
+
+
 def test_follow_goes_on_through_rotations(tmp_path, stream):
     # Renamed away and created anew (with and without a header row), then truncated in
     # place: every row is read once, in order, as one stream.
@@ -342,13 +352,9 @@ def test_follow_goes_on_through_rotations(tmp_path, stream):
         ["truncate", None],
         ["append", "label,score\n" + rows(450, 600)],
     ]
-    process = start(path, "--follow", "--follow-timeout", 3, "--window", 60, "--out", out,
-                    "--no-progress")
-    rotator = start_rotator(path, actions, process, out, 100)
-    assert rotator.wait(TIMEOUT) == 0
-    stdout, err = process.communicate(timeout=TIMEOUT)
-    assert process.returncode == 0, err
-    assert err == b""
+    code, stdout, err = follow_rotated(path, out, actions, 100, "--follow-timeout", 3,
+                                       "--window", 60)
+    assert (code, err) == (0, b"")
     assert stdout.decode().startswith(f"hmeasure-stream: {len(y)} rows")
     assert_auc_column(out.read_text(), window_aucs(y, s, 60))
     assert (tmp_path / "live.csv.1").read_text() == "label,score\n" + rows(0, 150)
@@ -362,11 +368,8 @@ def test_follow_reports_a_row_of_a_rotated_file_by_its_own_line(tmp_path, stream
     out.write_text(PRECIOUS)
     actions = [["rename", str(tmp_path / "old.csv")],
                ["append", "label,score\n1,0.5\n# a comment\nspam,0.1\n"]]
-    process = start(path, "--follow", "--follow-timeout", 3, "--out", out, "--no-progress")
-    rotator = start_rotator(path, actions, process, out, 50)
-    assert rotator.wait(TIMEOUT) == 0
-    stdout, err = process.communicate(timeout=TIMEOUT)
-    assert (process.returncode, stdout) == (2, b"")
+    code, stdout, err = follow_rotated(path, out, actions, 50, "--follow-timeout", 3)
+    assert (code, stdout) == (2, b"")
     assert err.decode() == (
         f"hmeasure-stream: error: {path}:4: label 'spam' is not 0/1 (or true/false); for "
         "other labels give the label of class 1 with --pos-label\n")
@@ -381,12 +384,9 @@ def test_follow_a_file_rotated_while_empty_waits_for_its_rows(tmp_path, stream):
     path.write_text("label,score\n" + rows_of(y[:80], s[:80]))
     actions = [["rename", str(tmp_path / "live.csv.1")], ["append", ""],
                ["append", rows_of(y[80:200], s[80:200])]]
-    process = start(path, "--follow", "--follow-timeout", 2, "--window", 30, "--out", out,
-                    "--no-progress")
-    rotator = start_rotator(path, actions, process, out, 80)
-    assert rotator.wait(TIMEOUT) == 0
-    stdout, err = process.communicate(timeout=TIMEOUT)
-    assert process.returncode == 0, err
+    code, stdout, err = follow_rotated(path, out, actions, 80, "--follow-timeout", 2,
+                                       "--window", 30)
+    assert code == 0, err
     assert stdout.decode().startswith("hmeasure-stream: 200 rows")
     assert_auc_column(out.read_text(), window_aucs(y[:200], s[:200], 30))
 
