@@ -46,6 +46,7 @@ Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
 import argparse
+import itertools
 import os
 import pickle
 import statistics
@@ -331,11 +332,11 @@ def hull_part(args):
     print(f"\nmaintained H-measure, per step = add + remove + read "
           f"(median of {rounds} interleaved rounds)")
     data = make_data(window * 2, args.seed)
-    offsets = iter(range(10**9))
+    calls = itertools.count()
 
     def one_window(function):
         # Each round takes the next of ``rounds`` windows of the stream of 2 x 10^5 points.
-        offset = next(offsets) % rounds * window // rounds
+        offset = next(calls) % rounds * window // rounds
         return _seconds(lambda: function(data[0][offset:offset + window],
                                          data[1][offset:offset + window]))
 

@@ -118,7 +118,7 @@ def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
         bounds = []
         for side in sides:
             bounds += [side // den, -(-side // den)]  # floor and ceiling
-        twice_inside, width_inside, width_above, cuts = _partial.box_area_sorted_classes(
+        twice_inside, width_inside, width_above, cuts = _partial.box_area_counts(
             neg, pos, *bounds)
         return _exact_area(twice_inside, width_inside, width_above, cuts, fpr_box, tpr_box,
                            n_neg, n_pos)

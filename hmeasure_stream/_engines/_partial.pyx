@@ -12,7 +12,8 @@ positives, reached at (F, T), is the straight segment from (F, T) to
 u = b) in the units of the groups: class counts, or class weights.  The area
 under one segment is ``segment_box_area`` (``_partial.pxd``).
 
-With class counts, ``box_area_counts`` takes the box's sides as the floor
+With class counts, ``box_area_counts`` (which takes the two classes' sorted
+scores and forms the groups as it goes) takes the box's sides as the floor
 and ceiling of their exact values in counts, so every comparison of an
 integer corner with a side is exact, and returns the few segments crossing a
 side instead of their area, for ``partial.py`` to cut in exact rational
@@ -93,73 +94,20 @@ def box_area_groups(const count_t[::1] group_neg, const count_t[::1] group_pos,
     return rest + rest_comp
 
 
-cdef struct BoxCounts:
-    # The pass of ``box_area_counts`` under way: the sides (floors and
-    # ceilings), the corner reached and the sums so far.
-    int64_t floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d
-    int64_t fp, tp, twice_inside, width_inside, width_above
-    int64_t cuts[MAX_CUTS][4]
-    int n_cuts, extra
-
-
-cdef inline void _box_start(BoxCounts* box, int64_t floor_a, int64_t ceil_a, int64_t floor_b,
-                            int64_t ceil_b, int64_t floor_c, int64_t ceil_c, int64_t floor_d,
-                            int64_t ceil_d) noexcept nogil:
-    box.floor_a, box.ceil_a, box.floor_b, box.ceil_b = floor_a, ceil_a, floor_b, ceil_b
-    box.floor_c, box.ceil_c, box.floor_d, box.ceil_d = floor_c, ceil_c, floor_d, ceil_d
-    box.fp = box.tp = box.twice_inside = box.width_inside = box.width_above = 0
-    box.n_cuts = box.extra = 0
-
-
-cdef inline bint _box_step(BoxCounts* box, int64_t g0, int64_t g1) noexcept nogil:
-    """The next segment (g0, g1) from the highest score down; False once u0 >= B (done)."""
-    cdef int64_t fp = box.fp, tp = box.tp
-    if fp >= box.ceil_b:  # u0 >= B
-        return False
-    # Vertical segments have no area; the others need u0 + g0 > A and
-    # a height above C somewhere (t0 + g1 > C).
-    if g0 > 0 and fp + g0 > box.floor_a and tp + g1 > box.floor_c:
-        if fp >= box.ceil_a and fp + g0 <= box.floor_b and (
-                (tp >= box.ceil_c and tp + g1 <= box.floor_d) or tp >= box.ceil_d):
-            if tp >= box.ceil_d:  # at or above D over its whole width
-                box.width_above += g0
-            else:  # inside the box
-                box.twice_inside += g0 * (2 * tp + g1)
-                box.width_inside += g0
-        elif box.n_cuts < MAX_CUTS:
-            box.cuts[box.n_cuts][0] = fp
-            box.cuts[box.n_cuts][1] = tp
-            box.cuts[box.n_cuts][2] = g0
-            box.cuts[box.n_cuts][3] = g1
-            box.n_cuts += 1
-        else:
-            box.extra += 1
-    box.fp = fp + g0
-    box.tp = tp + g1
-    return True
-
-
-cdef object _box_result(BoxCounts* box):
-    cdef int k
-    if box.extra:
-        raise AssertionError("more than four segments cross a side of the box")
-    return (box.twice_inside, box.width_inside, box.width_above,
-            [(box.cuts[k][0], box.cuts[k][1], box.cuts[k][2], box.cuts[k][3])
-             for k in range(box.n_cuts)])
-
-
-def box_area_counts(const int64_t[::1] group_neg, const int64_t[::1] group_pos,
+def box_area_counts(const double[::1] neg, const double[::1] pos,
                     int64_t floor_a, int64_t ceil_a, int64_t floor_b, int64_t ceil_b,
                     int64_t floor_c, int64_t ceil_c, int64_t floor_d, int64_t ceil_d):
     """The box's area of the ROC curve of class counts, exactly, in integer parts.
 
-    The sides A, B (class 0 counts) and C, D (class 1 counts) are given by
-    the floor and ceiling of their exact values (equal when a side is an
-    integer), 0 <= A < B <= N0 and 0 <= C < D <= N1.  A corner of the curve
-    is a pair of integers, so each comparison with a side is exact in
-    integers: u >= A iff u >= ceil(A), u > A iff u > floor(A), and so on.
-    One pass from the highest score down, stopped at the first segment
-    starting at or beyond B, as ``box_area_groups``.
+    ``neg`` and ``pos`` are each class's scores sorted ascending; the counts
+    of each distinct score are taken as the pass goes (``next_group``), with
+    no group arrays.  The sides A, B (class 0 counts) and C, D (class 1
+    counts) are given by the floor and ceiling of their exact values (equal
+    when a side is an integer), 0 <= A < B <= N0 and 0 <= C < D <= N1.  A
+    corner of the curve is a pair of integers, so each comparison with a side
+    is exact in integers: u >= A iff u >= ceil(A), u > A iff u > floor(A),
+    and so on.  One pass from the highest score down, stopped at the first
+    segment starting at or beyond B, as ``box_area_groups``.
 
     Returns ``(twice_inside, width_inside, width_above, cuts)``: the area is
     ``twice_inside / 2 - C * width_inside + (D - C) * width_above`` plus the
@@ -167,31 +115,37 @@ def box_area_counts(const int64_t[::1] group_neg, const int64_t[::1] group_pos,
     most four: those crossing a side, in integers, for an exact rational
     cut).
     """
-    cdef Py_ssize_t k, m = group_neg.shape[0]
-    cdef BoxCounts box
-    _box_start(&box, floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d)
-    with nogil:
-        for k in range(m):
-            if not _box_step(&box, group_neg[k], group_pos[k]):
-                break
-    return _box_result(&box)
-
-
-def box_area_sorted_classes(const double[::1] neg, const double[::1] pos,
-                            int64_t floor_a, int64_t ceil_a, int64_t floor_b, int64_t ceil_b,
-                            int64_t floor_c, int64_t ceil_c, int64_t floor_d, int64_t ceil_d):
-    """``box_area_counts`` of the distinct scores of ``neg`` and ``pos`` (each class's
-    scores sorted ascending), their counts taken as the pass goes: no group
-    arrays, one pass over the scores down to the side B."""
     cdef Py_ssize_t i = neg.shape[0] - 1, j = pos.shape[0] - 1
     cdef const double* neg_first = &neg[0] if neg.shape[0] else NULL
     cdef const double* pos_first = &pos[0] if pos.shape[0] else NULL
-    cdef int64_t g0, g1
-    cdef BoxCounts box
-    _box_start(&box, floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d)
+    cdef int64_t g0, g1, fp = 0, tp = 0
+    cdef int64_t twice_inside = 0, width_inside = 0, width_above = 0
+    cdef int64_t cuts[MAX_CUTS][4]
+    cdef int k, n_cuts = 0, extra = 0
     with nogil:
-        while i >= 0 or j >= 0:
+        while (i >= 0 or j >= 0) and fp < ceil_b:  # (u0 >= B: done)
             next_group(neg_first, &i, pos_first, &j, &g0, &g1)
-            if not _box_step(&box, g0, g1):
-                break
-    return _box_result(&box)
+            # Vertical segments have no area; the others need u0 + g0 > A and
+            # a height above C somewhere (t0 + g1 > C).
+            if g0 > 0 and fp + g0 > floor_a and tp + g1 > floor_c:
+                if fp >= ceil_a and fp + g0 <= floor_b and (
+                        (tp >= ceil_c and tp + g1 <= floor_d) or tp >= ceil_d):
+                    if tp >= ceil_d:  # at or above D over its whole width
+                        width_above += g0
+                    else:  # inside the box
+                        twice_inside += g0 * (2 * tp + g1)
+                        width_inside += g0
+                elif n_cuts < MAX_CUTS:
+                    cuts[n_cuts][0] = fp
+                    cuts[n_cuts][1] = tp
+                    cuts[n_cuts][2] = g0
+                    cuts[n_cuts][3] = g1
+                    n_cuts += 1
+                else:
+                    extra += 1
+            fp += g0
+            tp += g1
+    if extra:
+        raise AssertionError("more than four segments cross a side of the box")
+    return (twice_inside, width_inside, width_above,
+            [(cuts[k][0], cuts[k][1], cuts[k][2], cuts[k][3]) for k in range(n_cuts)])

@@ -46,7 +46,7 @@ cdef class SlotPool:
     # ``built_step`` apart in priority.
     cdef readonly int32_t n_built
     cdef uint64_t built_step
-    cdef str pool_name          # for messages: "the score treap", "the chain pool"
+    cdef str pool_name          # for messages: "the score treap"
 
     cdef pull_function pull_slot    # recompute a node's aggregates from its children
 
@@ -64,6 +64,9 @@ cdef class SlotPool:
 
     @cython.final
     cdef int reserve(self, Py_ssize_t extra) except -1
+
+    @cython.final
+    cdef void _set_built(self, Py_ssize_t n_built) noexcept
 
     @cython.final
     cdef object build_breadth_first(self, Py_ssize_t n)

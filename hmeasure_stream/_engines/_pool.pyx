@@ -147,6 +147,11 @@ cdef class SlotPool:
             return 0
         return self.grow(doubled_capacity(self.capacity, needed, self.pool_name))
 
+    cdef void _set_built(self, Py_ssize_t n_built) noexcept:
+        """Slots below ``n_built`` take the priorities of a breadth-first build."""
+        self.n_built = <int32_t>n_built
+        self.built_step = <uint64_t>0xFFFFFFFFFFFFFFFF // <uint64_t>(n_built + 1)
+
     cdef object build_breadth_first(self, Py_ssize_t n):
         """Link slots 0 .. n - 1 of an empty, never used pool as a complete binary tree.
 
@@ -171,8 +176,7 @@ cdef class SlotPool:
             self.right[node] = <int32_t>(2 * node + 2) if 2 * node + 2 < n else -1
         self.free_head = <int32_t>n if n < self.capacity else -1
         self.n_used = <int32_t>n
-        self.n_built = <int32_t>n
-        self.built_step = <uint64_t>0xFFFFFFFFFFFFFFFF // <uint64_t>(n + 1)
+        self._set_built(n)
         # In-order walk of the implicit tree: left spine down, visit, then the right child.
         node = 0
         while depth > 0 or node < n:
@@ -198,8 +202,7 @@ cdef class SlotPool:
         self.capacity = capacity
         self.n_used = n_used
         self.free_head = free_head
-        self.n_built = n_built
-        self.built_step = <uint64_t>0xFFFFFFFFFFFFFFFF // <uint64_t>(n_built + 1)
+        self._set_built(n_built)
         self._bind()
 
     def _pool_state(self):

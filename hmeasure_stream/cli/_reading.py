@@ -816,20 +816,20 @@ class _FollowingReader(io.RawIOBase):
         if self._ended:
             return 0
         quiet_since = time.monotonic()
+        rotated = False
         while True:
             count = self._raw.readinto(buffer) or 0
             if count:
                 self._read += count
                 return count
-            # At the end of what was written (read again once the rotation is seen, for a
-            # writer that finished the old file between that read and the check).
-            if self._rotated():
-                count = self._raw.readinto(buffer) or 0
-                if count:
-                    self._read += count
-                    return count
+            if rotated:  # and nothing more in the old file: the caller reads the new one
                 self._ended = self.reopen = True
                 return 0
+            # At the end of what was written.  Once a rotation is seen, the old file is read
+            # once more, for a writer that finished it between that read and the check.
+            rotated = self._rotated()
+            if rotated:
+                continue
             if self._timeout is not None and time.monotonic() - quiet_since >= self._timeout:
                 self._ended = True
                 return 0
@@ -1000,7 +1000,7 @@ def open_source(path, options, follow=False, follow_timeout=None):
                 )
         rows = _csv_rows(stream, shown, options, compressed, errors, handle, live)
         layout = next(rows)
-        if following and str(path) != STDIN:
+        if following:  # (standard input is never reopened: its reader sets no ``reopen``)
             rows = _rotated_rows(rows, raw, shown, options, follow_timeout, layout)
         return Source(shown, rows, counter, live=live)
     except BaseException:
