@@ -7,6 +7,8 @@ cimport cython
 from libc.stdint cimport int32_t, int64_t
 
 from hmeasure_stream._engines._auc cimport AUCEngine
+from hmeasure_stream._engines._pool cimport Slot
+from hmeasure_stream._engines._treap cimport NodeSums
 
 cdef enum:
     # List entries are treap slots shifted by two; entries 0 and 1 are the
@@ -29,11 +31,21 @@ cdef inline bint within(int64_t listed_before_next, int64_t listed_through,
     return <double>listed_before_next <= alpha * <double>listed_through
 
 
-cdef inline int64_t entry_count(const int32_t* counts, int32_t entry) noexcept nogil:
-    """A class's points at a list entry (``counts``: the treap's count buffer); 0 at a sentinel."""
+cdef inline int32_t slot_count(const Slot* slots, bint is_pos, int32_t slot) noexcept nogil:
+    """A class's points at a treap node (its ``Slot`` record)."""
+    return slots[slot].count_pos if is_pos else slots[slot].count_neg
+
+
+cdef inline double subtree_count(const NodeSums* sums, bint is_pos, int32_t slot) noexcept nogil:
+    """A class's points in a treap node's subtree (exact: unit weights)."""
+    return sums[slot].subtree_pos if is_pos else sums[slot].subtree_neg
+
+
+cdef inline int64_t entry_count(const Slot* slots, bint is_pos, int32_t entry) noexcept nogil:
+    """A class's points at a list entry (the treap's slot records); 0 at a sentinel."""
     if entry < FIRST_SLOT_ENTRY:
         return 0
-    return counts[entry - FIRST_SLOT_ENTRY]
+    return slot_count(slots, is_pos, entry - FIRST_SLOT_ENTRY)
 
 
 @cython.final
@@ -58,8 +70,6 @@ cdef class ApproxAUCEngine(AUCEngine):
     cdef readonly bint flip
     cdef readonly int32_t compressed_entries   # |C| without the two sentinels
 
-    cdef int32_t* _listed_counts(self) noexcept nogil
-    cdef int32_t* _other_counts(self) noexcept nogil
     cdef double _key(self, int32_t entry) noexcept nogil
     cdef int32_t _max_listed(self, double key, int64_t* other_below_key,
                              int64_t* other_below_found, int32_t* at_key) noexcept nogil

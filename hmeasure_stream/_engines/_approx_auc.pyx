@@ -60,11 +60,14 @@ from hmeasure_stream._engines._approx_auc cimport (
     NOT_LISTED,
     TAIL,
     entry_count,
+    slot_count,
+    subtree_count,
     within,
 )
 from hmeasure_stream._engines._auc cimport AUCEngine
 from hmeasure_stream._engines._auc import stored_scale
-from hmeasure_stream._engines._treap cimport DONE, NOT_PRESENT, WEIGHT_EXCEEDS
+from hmeasure_stream._engines._pool cimport Slot
+from hmeasure_stream._engines._treap cimport DONE, NOT_PRESENT, WEIGHT_EXCEEDS, NodeSums
 
 from hmeasure_stream._engines._pool import grown_buffer
 
@@ -146,20 +149,12 @@ cdef class ApproxAUCEngine(AUCEngine):
     # ------------------------------------------------------------------
     # Reading a node through the paper's labels.
 
-    cdef int32_t* _listed_counts(self) noexcept nogil:
-        """p(v) of every node: the treap's count buffer of the listed class."""
-        return self.tree.count_pos if self.flip else self.tree.count_neg
-
-    cdef int32_t* _other_counts(self) noexcept nogil:
-        """n(v) of every node: the treap's count buffer of the other class."""
-        return self.tree.count_neg if self.flip else self.tree.count_pos
-
     cdef double _key(self, int32_t entry) noexcept nogil:
         if entry == HEAD:
             return -INFINITY
         if entry == TAIL:
             return INFINITY
-        return self.tree.key[entry - FIRST_SLOT_ENTRY]
+        return self.tree.sums[entry - FIRST_SLOT_ENTRY].key
 
     cdef int32_t _max_listed(self, double key, int64_t* other_below_key,
                              int64_t* other_below_found, int32_t* at_key) noexcept nogil:
@@ -177,34 +172,33 @@ cdef class ApproxAUCEngine(AUCEngine):
         cdef int32_t node = self.tree.root, best = -1, child
         cdef bint best_is_subtree = False
         cdef int64_t below = 0, best_below = 0
-        cdef int32_t* counts = self._listed_counts()
-        cdef int32_t* other = self._other_counts()
-        cdef double* subtree = self.tree.subtree_pos if self.flip else self.tree.subtree_neg
-        cdef double* other_subtree = (self.tree.subtree_neg if self.flip
-                                      else self.tree.subtree_pos)
+        # p(v), n(v) and their subtree sums: the listed class is class 1 when ``flip``.
+        cdef const Slot* slots = self.tree.slots
+        cdef const NodeSums* sums = self.tree.sums
+        cdef bint listed = self.flip
         at_key[0] = -1
         while node >= 0:
-            if self.tree.key[node] > key:
-                node = self.tree.left[node]
+            if self.tree.sums[node].key > key:
+                node = self.tree.slots[node].left
                 continue
-            child = self.tree.left[node]
-            if counts[node] > 0:
+            child = self.tree.slots[node].left
+            if slot_count(slots, listed, node) > 0:
                 best = node
                 best_is_subtree = False
                 best_below = below
                 if child >= 0:
-                    best_below += <int64_t>other_subtree[child]
-            elif child >= 0 and subtree[child] > 0.0:
+                    best_below += <int64_t>subtree_count(sums, not listed, child)
+            elif child >= 0 and subtree_count(sums, listed, child) > 0.0:
                 best = child
                 best_is_subtree = True
                 best_below = below
             if child >= 0:
-                below += <int64_t>other_subtree[child]
-            if self.tree.key[node] == key:
+                below += <int64_t>subtree_count(sums, not listed, child)
+            if self.tree.sums[node].key == key:
                 at_key[0] = node
                 break
-            below += other[node]
-            node = self.tree.right[node]
+            below += slot_count(slots, not listed, node)
+            node = self.tree.slots[node].right
         other_below_key[0] = below
         if best < 0:
             other_below_found[0] = 0
@@ -212,18 +206,18 @@ cdef class ApproxAUCEngine(AUCEngine):
         if best_is_subtree:
             node = best
             while True:
-                child = self.tree.right[node]
-                if child >= 0 and subtree[child] > 0.0:
-                    if self.tree.left[node] >= 0:
-                        best_below += <int64_t>other_subtree[self.tree.left[node]]
-                    best_below += other[node]
+                child = self.tree.slots[node].right
+                if child >= 0 and subtree_count(sums, listed, child) > 0.0:
+                    if self.tree.slots[node].left >= 0:
+                        best_below += <int64_t>subtree_count(sums, not listed, slots[node].left)
+                    best_below += slot_count(slots, not listed, node)
                     node = child
-                elif counts[node] > 0:
-                    if self.tree.left[node] >= 0:
-                        best_below += <int64_t>other_subtree[self.tree.left[node]]
+                elif slot_count(slots, listed, node) > 0:
+                    if self.tree.slots[node].left >= 0:
+                        best_below += <int64_t>subtree_count(sums, not listed, slots[node].left)
                     break
                 else:
-                    node = self.tree.left[node]
+                    node = self.tree.slots[node].left
             best = node
         other_below_found[0] = best_below
         return best + FIRST_SLOT_ENTRY
@@ -236,11 +230,11 @@ cdef class ApproxAUCEngine(AUCEngine):
         """
         cdef int32_t entry = HEAD, following
         cdef int64_t below = 0
-        cdef const double* keys = self.tree.key
+        cdef const NodeSums* sums = self.tree.sums
         previous[0] = -1
         while True:
             following = self.c_next[entry]
-            if following == TAIL or keys[following - FIRST_SLOT_ENTRY] > key:
+            if following == TAIL or sums[following - FIRST_SLOT_ENTRY].key > key:
                 break
             below += self.gap_listed_c[entry]
             previous[0] = entry
@@ -255,7 +249,7 @@ cdef class ApproxAUCEngine(AUCEngine):
         the entry's gap in P, (p(v), gn(v; P)).
         """
         cdef int32_t following = self.p_next[entry]
-        cdef int64_t listed = entry_count(self._listed_counts(), entry)
+        cdef int64_t listed = entry_count(self.tree.slots, self.flip, entry)
         if self.c_next[following] != NOT_LISTED:
             return  # already in C (the tail always is)
         self.gap_listed_c[following] = self.gap_listed_c[entry] - listed
@@ -274,14 +268,13 @@ cdef class ApproxAUCEngine(AUCEngine):
         """
         cdef int32_t entry = HEAD, middle, last
         cdef int64_t below = 0
-        cdef const int32_t* listed = self._listed_counts()
         while True:
             middle = self.c_next[entry]
             if middle == TAIL:
                 return
             last = self.c_next[middle]
             if within(below + self.gap_listed_c[entry] + self.gap_listed_c[middle],
-                      below + entry_count(listed, entry), self.alpha):
+                      below + entry_count(self.tree.slots, self.flip, entry), self.alpha):
                 self.gap_listed_c[entry] += self.gap_listed_c[middle]
                 self.gap_other_c[entry] += self.gap_other_c[middle]
                 self.c_next[entry] = last
@@ -301,13 +294,13 @@ cdef class ApproxAUCEngine(AUCEngine):
         """
         cdef int32_t entry = HEAD, following
         cdef int64_t below = 0, gap
-        cdef const int32_t* listed = self._listed_counts()
         while True:
             following = self.c_next[entry]
             if following < 0:
                 return
             gap = self.gap_listed_c[entry]
-            if not within(below + gap, below + entry_count(listed, entry), self.alpha):
+            if not within(below + gap, below + entry_count(self.tree.slots, self.flip, entry),
+                          self.alpha):
                 self._add_next(entry)
             below += gap
             entry = following
@@ -321,8 +314,8 @@ cdef class ApproxAUCEngine(AUCEngine):
         cdef int32_t node = -1
         if not adding:
             node = self.tree.find(score)
-            if node < 0 or (self.tree.count_pos[node] if is_pos
-                            else self.tree.count_neg[node]) == 0:
+            if node < 0 or (self.tree.slots[node].count_pos if is_pos
+                            else self.tree.slots[node].count_neg) == 0:
                 return NOT_PRESENT
             if weight != 1.0:
                 return WEIGHT_EXCEEDS   # every point present weighs 1
@@ -369,7 +362,7 @@ cdef class ApproxAUCEngine(AUCEngine):
         holder = self._find_compressed(score, &previous, &below)
         self.gap_listed_c[holder] += 1
         if not within(below + self.gap_listed_c[holder],
-                      below + entry_count(self._listed_counts(), holder), self.alpha):
+                      below + entry_count(self.tree.slots, self.flip, holder), self.alpha):
             self._add_next(holder)
         self._compress()
         return DONE
@@ -378,7 +371,7 @@ cdef class ApproxAUCEngine(AUCEngine):
         """REMOVEPOS (Alg. 8) with REMOVETREEPOS (Alg. 2)."""
         cdef int32_t entry = node + FIRST_SLOT_ENTRY, previous, holder, following, before
         cdef int64_t below
-        cdef bint leaves = entry_count(self._listed_counts(), entry) == 1
+        cdef bint leaves = entry_count(self.tree.slots, self.flip, entry) == 1
         holder = self._find_compressed(score, &previous, &below)
         self.gap_listed_c[holder] -= 1
         if leaves and holder == entry:
@@ -428,21 +421,19 @@ cdef class ApproxAUCEngine(AUCEngine):
         """
         cdef int32_t root = self.tree.root, entry = HEAD
         cdef int64_t below = 0, twice_area = 0, listed, other, total_listed, total_other
-        cdef const int32_t* listed_counts = self._listed_counts()
-        cdef const int32_t* other_counts = self._other_counts()
         if root < 0:
             return NAN
         if self.flip:
-            total_listed = <int64_t>self.tree.subtree_pos[root]
-            total_other = <int64_t>self.tree.subtree_neg[root]
+            total_listed = <int64_t>self.tree.sums[root].subtree_pos
+            total_other = <int64_t>self.tree.sums[root].subtree_neg
         else:
-            total_listed = <int64_t>self.tree.subtree_neg[root]
-            total_other = <int64_t>self.tree.subtree_pos[root]
+            total_listed = <int64_t>self.tree.sums[root].subtree_neg
+            total_other = <int64_t>self.tree.sums[root].subtree_pos
         if total_listed == 0 or total_other == 0:
             return NAN
         while entry >= 0:
-            listed = entry_count(listed_counts, entry)
-            other = entry_count(other_counts, entry)
+            listed = entry_count(self.tree.slots, self.flip, entry)
+            other = entry_count(self.tree.slots, not self.flip, entry)
             twice_area += (2 * below + listed) * other
             below += listed
             listed = self.gap_listed_c[entry] - listed
@@ -488,7 +479,7 @@ cdef class ApproxAUCEngine(AUCEngine):
         self._check_idle()
         entry = self.c_next[HEAD]
         while entry != TAIL:
-            keys.append(self.tree.key[entry - FIRST_SLOT_ENTRY])
+            keys.append(self.tree.sums[entry - FIRST_SLOT_ENTRY].key)
             entry = self.c_next[entry]
         return np.array(keys, dtype=np.float64)
 

@@ -44,7 +44,7 @@ from hmeasure_stream._engines._numeric cimport (
     wide_uint,
 )
 from hmeasure_stream._engines._protocol cimport PointEngine
-from hmeasure_stream._engines._treap cimport DONE, ScoreTreap
+from hmeasure_stream._engines._treap cimport DONE, NodeSums, NodeWeights, ScoreTreap
 
 
 cdef class AUCEngine(PointEngine):
@@ -193,8 +193,8 @@ cdef class AUCEngine(PointEngine):
         cdef wide_uint pairs_squared
         if root < 0 or not self.tree.placements:
             return NAN
-        weight_neg = self.tree.subtree_neg[root]
-        weight_pos = self.tree.subtree_pos[root]
+        weight_neg = self.tree.sums[root].subtree_neg
+        weight_pos = self.tree.sums[root].subtree_pos
         if not (scale * weight_neg > 1.0 and scale * weight_pos > 1.0):
             return NAN
         if not self.tree.weighted:
@@ -208,7 +208,7 @@ cdef class AUCEngine(PointEngine):
             spread_neg = wide_difference(wide_times(self.square_neg, count_neg),
                                          pairs_squared) / denominator
         else:
-            twice_u = self.tree.subtree_pairs[root]
+            twice_u = self.tree.sums[root].subtree_pairs
             auc = twice_u / (2.0 * weight_neg * weight_pos)
             spread_pos = max(self.tree.squares[2 * root] / (4.0 * weight_neg * weight_neg)
                              / weight_pos - auc * auc, 0.0)
@@ -249,8 +249,8 @@ cdef class AUCEngine(PointEngine):
         cdef double weight_neg, weight_pos, twice_u
         if root < 0:
             return NAN
-        weight_neg = self.tree.subtree_neg[root]
-        weight_pos = self.tree.subtree_pos[root]
+        weight_neg = self.tree.sums[root].subtree_neg
+        weight_pos = self.tree.sums[root].subtree_pos
         if not (weight_neg > 0.0 and weight_pos > 0.0):
             return NAN
         if self.tree.weighted:
@@ -271,23 +271,22 @@ cdef class AUCEngine(PointEngine):
         override and call this.
         """
         cdef Py_ssize_t slot
-        cdef int field
-        cdef double* fields[6]
-        cdef double* pairs = self.tree.subtree_pairs
         cdef double cube = factor * factor * factor
         cdef double* squares = self.tree.squares
+        cdef NodeWeights* weights
+        cdef NodeSums* sums
         if not self.tree.weighted:
             return
-        fields[0] = self.tree.weight_neg
-        fields[1] = self.tree.weight_pos
-        fields[2] = self.tree.weight_neg_comp
-        fields[3] = self.tree.weight_pos_comp
-        fields[4] = self.tree.subtree_neg
-        fields[5] = self.tree.subtree_pos
         for slot in range(self.tree.capacity):
-            for field in range(6):
-                fields[field][slot] *= factor
-            pairs[slot] *= factor * factor
+            weights = &self.tree.weights[slot]
+            weights.neg *= factor
+            weights.pos *= factor
+            weights.neg_comp *= factor
+            weights.pos_comp *= factor
+            sums = &self.tree.sums[slot]
+            sums.subtree_neg *= factor
+            sums.subtree_pos *= factor
+            sums.subtree_pairs *= factor * factor
             if self.tree.placements:
                 squares[2 * slot] *= cube
                 squares[2 * slot + 1] *= cube
@@ -531,13 +530,13 @@ cdef class ThresholdEngine(AUCEngine):
         cdef double sens, spec, precision
         cdef int32_t root = self.tree.root, node
         cdef int k
-        if root < 0 or not (self.tree.subtree_neg[root] > 0.0
-                            and self.tree.subtree_pos[root] > 0.0):
+        if root < 0 or not (self.tree.sums[root].subtree_neg > 0.0
+                            and self.tree.sums[root].subtree_pos > 0.0):
             for k in range(6):
                 out[k] = NAN
             return
-        total_neg = self.tree.subtree_neg[root]
-        total_pos = self.tree.subtree_pos[root]
+        total_neg = self.tree.sums[root].subtree_neg
+        total_pos = self.tree.sums[root].subtree_pos
         node = self.tree.lcount(self.threshold, &below_neg, &below_pos)
         if node >= 0:
             below_neg += self.tree.node_neg(node)

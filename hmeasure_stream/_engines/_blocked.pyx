@@ -1285,7 +1285,7 @@ def treap_engine(BlockedAUCEngine blocked, Py_ssize_t capacity=1, seed=None):
     factor of the newest point; the treap's aggregates are recomputed from
     its nodes.  The treap is built directly as a complete tree in
     breadth-first slot order (``SlotPool.build_breadth_first``): the least
-    depth, and the top levels of every field in a few cache lines, which is
+    depth, and the top levels of every record buffer in a few cache lines, which is
     what the descents of a read pay for at 10^6 points.  O(n) for n distinct
     scores; ``blocked`` is claimed while it is read and does not change.
     """
@@ -1312,14 +1312,14 @@ def treap_engine(BlockedAUCEngine blocked, Py_ssize_t capacity=1, seed=None):
             for index in range(n_keys):
                 slot = slot_view[index]
                 node = node_view[index]
-                tree.key[node] = blocked.key[slot]
-                tree.count_neg[node] = blocked.count_neg[slot]
-                tree.count_pos[node] = blocked.count_pos[slot]
+                tree.sums[node].key = blocked.key[slot]
+                tree.slots[node].count_neg = blocked.count_neg[slot]
+                tree.slots[node].count_pos = blocked.count_pos[slot]
                 if blocked.weighted:
-                    tree.weight_neg[node] = blocked.weight[4 * slot]
-                    tree.weight_pos[node] = blocked.weight[4 * slot + 1]
-                    tree.weight_neg_comp[node] = blocked.weight[4 * slot + 2]
-                    tree.weight_pos_comp[node] = blocked.weight[4 * slot + 3]
+                    tree.weights[node].neg = blocked.weight[4 * slot]
+                    tree.weights[node].pos = blocked.weight[4 * slot + 1]
+                    tree.weights[node].neg_comp = blocked.weight[4 * slot + 2]
+                    tree.weights[node].pos_comp = blocked.weight[4 * slot + 3]
             # Children before parents: a node's children have larger slots.
             for index in range(n_keys - 1, -1, -1):
                 tree.pull(<int32_t>index)

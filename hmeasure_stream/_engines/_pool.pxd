@@ -1,5 +1,5 @@
 # Declarations of the slot pool shared by every array-backed tree of the
-# package (the score treap): struct-of-arrays storage with
+# package (the score treap): storage in typed buffers, one record per slot,
 # int32 slot indices, -1 for none, a free list linked through ``left``,
 # growth by doubling, priorities (hashed, or those of a breadth-first build)
 # and the treap join.
@@ -10,6 +10,18 @@ from libc.stdint cimport int32_t, uint64_t
 cdef enum:
     # Slots are int32 indices: at most 2^31 - 1 of them.
     MAX_SLOTS = 2147483647
+
+
+cdef struct Slot:
+    # A slot's int32 fields, one 16-byte record (a quarter of a cache line,
+    # the buffer aligned to lines): its children, -1 for none (``left`` also
+    # links the free list), and the two counts the tree keeps beside them
+    # (the score treap: its class 0 and class 1 points at the slot's score).
+    # A descent reads all four at every node it passes: one line, not four.
+    int32_t left
+    int32_t right
+    int32_t count_neg
+    int32_t count_pos
 
 
 cdef inline uint64_t slot_priority(uint64_t seed, int32_t slot) noexcept nogil:
@@ -34,10 +46,8 @@ cdef class SlotPool:
     # Buffers own the memory; the raw pointers are refreshed by _bind after
     # every reallocation (a subclass's _bind binds its own fields and calls
     # _bind_links).
-    cdef public object left_buffer
-    cdef public object right_buffer
-    cdef int32_t* left          # -1 for none; also links the free list
-    cdef int32_t* right
+    cdef public object slots_buffer     # (capacity, 4) int32: the ``Slot`` records
+    cdef Slot* slots
     cdef readonly int32_t capacity
     cdef readonly int32_t n_used     # slots in use
     cdef int32_t free_head

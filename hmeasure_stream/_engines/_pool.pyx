@@ -1,9 +1,12 @@
 """The slot pool shared by every array-backed tree of the package.
 
-A pool stores nodes as a struct of arrays: one numpy buffer per field, nodes
-named by int32 slot indices, -1 for none.  Free slots form a list linked
-through ``left``.  Capacity doubles when needed, one buffer at a time, so
-the transient memory of a growth is one old buffer; a failed growth raises
+A pool stores nodes in numpy buffers of records, one record per slot, nodes
+named by int32 slot indices, -1 for none.  The fields a descent reads at a
+node together share a record (``Slot``: the links and the counts), so a node
+costs it one or two cache lines rather than one per field; buffers start on
+a cache line (``aligned_empty``), so no record straddles two.  Free slots
+form a list linked through ``left``.  Capacity doubles when needed, one
+buffer at a time, so the transient memory of a growth is one old buffer; a failed growth raises
 ``MemoryError`` and leaves a consistent pool.  A subclass lists its fields
 (``_fields``), binds its raw pointers (``_bind``) and recomputes a node's
 aggregates from its children (``pull_slot``); ``join`` is written once, here.
@@ -28,12 +31,31 @@ def normalized_seed(seed):
     return int(seed) & 0xFFFFFFFFFFFFFFFF
 
 
+CACHE_LINE = 64
+
+
+def aligned_empty(shape, dtype):
+    """An uninitialised array of ``shape`` whose data starts on a cache line.
+
+    A record of 16 or 32 bytes then never straddles two lines (numpy aligns
+    large arrays to 16 bytes only).
+    """
+    dtype = np.dtype(dtype)
+    size = int(np.prod(shape)) * dtype.itemsize
+    raw = np.empty(size + CACHE_LINE, dtype=np.uint8)
+    start = -raw.ctypes.data % CACHE_LINE
+    return raw[start:start + size].view(dtype).reshape(shape)
+
+
 def grown_buffer(buffer, shape, dtype, fill=None):
     """A field buffer of ``shape`` (slots, or (slots, components)) holding ``buffer`` first.
 
-    New slots are left uninitialised unless ``fill`` is given.
+    Aligned to a cache line; new slots are left uninitialised unless
+    ``fill`` is given.
     """
-    grown = np.empty(shape, dtype=dtype) if fill is None else np.full(shape, fill, dtype=dtype)
+    grown = aligned_empty(shape, dtype)
+    if fill is not None:
+        grown[...] = fill
     if buffer is not None:
         grown[:buffer.shape[0]] = buffer
     return grown
@@ -68,16 +90,14 @@ cdef class SlotPool:
 
     def _fields(self):
         """(attribute, dtype, components) of every buffer in use."""
-        return [("left_buffer", np.int32, 1), ("right_buffer", np.int32, 1)]
+        return [("slots_buffer", np.int32, 4)]
 
     def _bind(self):
         self._bind_links()
 
     cdef int _bind_links(self) except -1:
-        cdef int32_t[::1] lefts = self.left_buffer
-        cdef int32_t[::1] rights = self.right_buffer
-        self.left = &lefts[0]
-        self.right = &rights[0]
+        cdef int32_t[:, ::1] records = self.slots_buffer
+        self.slots = <Slot*>&records[0, 0]
         return 0
 
     cdef int32_t join(self, int32_t left_root, int32_t right_root) noexcept nogil:
@@ -90,25 +110,25 @@ cdef class SlotPool:
         if right_root < 0:
             return left_root
         if pool_priority(self, left_root) > pool_priority(self, right_root):
-            self.right[left_root] = self.join(self.right[left_root], right_root)
+            self.slots[left_root].right = self.join(self.slots[left_root].right, right_root)
             self.pull_slot(self, left_root)
             return left_root
-        self.left[right_root] = self.join(left_root, self.left[right_root])
+        self.slots[right_root].left = self.join(left_root, self.slots[right_root].left)
         self.pull_slot(self, right_root)
         return right_root
 
     cdef int32_t take_slot(self) noexcept nogil:
         """A free slot with no children (one must be reserved)."""
         cdef int32_t slot = self.free_head
-        self.free_head = self.left[slot]
-        self.left[slot] = -1
-        self.right[slot] = -1
+        self.free_head = self.slots[slot].left
+        self.slots[slot].left = -1
+        self.slots[slot].right = -1
         self.n_used += 1
         return slot
 
     cdef void release_slot(self, int32_t slot) noexcept nogil:
-        self.left[slot] = self.free_head
-        self.right[slot] = -1
+        self.slots[slot].left = self.free_head
+        self.slots[slot].right = -1
         self.free_head = slot
         self.n_used -= 1
 
@@ -133,7 +153,7 @@ cdef class SlotPool:
             ) from None
         finally:
             self._bind()
-        links = self.left_buffer
+        links = self.slots_buffer[:, 0]
         links[old_capacity:new_capacity - 1] = np.arange(old_capacity + 1, new_capacity)
         links[new_capacity - 1] = self.free_head
         self.free_head = <int32_t>old_capacity
@@ -172,8 +192,8 @@ cdef class SlotPool:
         in_order = order
         # Slots were handed out in order by a fresh pool: n .. capacity - 1 stay free, linked.
         for node in range(n):
-            self.left[node] = <int32_t>(2 * node + 1) if 2 * node + 1 < n else -1
-            self.right[node] = <int32_t>(2 * node + 2) if 2 * node + 2 < n else -1
+            self.slots[node].left = <int32_t>(2 * node + 1) if 2 * node + 1 < n else -1
+            self.slots[node].right = <int32_t>(2 * node + 2) if 2 * node + 2 < n else -1
         self.free_head = <int32_t>n if n < self.capacity else -1
         self.n_used = <int32_t>n
         self._set_built(n)
@@ -198,7 +218,10 @@ cdef class SlotPool:
     def _restore(self, capacity, n_used, free_head, buffers, n_built=0):
         """Take over pickled buffers (copies) and counters."""
         for name, buffer in buffers.items():
-            setattr(self, name, np.array(buffer, copy=True))
+            buffer = np.asarray(buffer)
+            copy = aligned_empty(buffer.shape, buffer.dtype)
+            copy[...] = buffer
+            setattr(self, name, copy)
         self.capacity = capacity
         self.n_used = n_used
         self.free_head = free_head
@@ -222,7 +245,7 @@ cdef class SlotPool:
                 raise AssertionError(f"slot {slot} is both free and in use (or free twice)")
             seen[slot] = True
             free_slots += 1
-            slot = self.left_buffer[slot]
+            slot = self.slots[slot].left
         if free_slots + self.n_used != self.capacity:
             raise AssertionError("slots lost: neither free nor in use")
         return True

@@ -35,20 +35,33 @@ cdef inline bint removal_leaves_weight(double weight, double held) noexcept nogi
     return held - weight > 1e-9 * weight
 
 
+cdef struct NodeSums:
+    # A node's score and its subtree aggregates, one 32-byte record (half a
+    # cache line): a search reads the score of each node it passes and the
+    # aggregates of a child, which is the next node half the time.
+    double key
+    double subtree_neg      # class weights of the subtree, recomputed from children
+    double subtree_pos
+    double subtree_pairs    # 2U of the subtree (see pull); exact in unit mode
+
+
+cdef struct NodeWeights:
+    # Weighted mode: the class weights at a node's score with their Neumaier
+    # compensations, one 32-byte record.
+    double neg
+    double pos
+    double neg_comp
+    double pos_comp
+
+
 @cython.final
 cdef class ScoreTreap(SlotPool):
-    cdef public object key_buffer
-    cdef public object count_neg_buffer
-    cdef public object count_pos_buffer
-    cdef public object subtree_neg_buffer
-    cdef public object subtree_pos_buffer
-    cdef public object subtree_pairs_buffer
+    # The class counts at a node's score are in the pool's ``Slot`` record,
+    # beside its links (``slots[node].count_neg``, ``.count_pos``).
+    cdef public object sums_buffer      # (capacity, 4) float64: ``NodeSums``
     # Weighted mode only (None with unit weights, where a node's weight is its
-    # point count): compensated class weights.
-    cdef public object weight_neg_buffer
-    cdef public object weight_pos_buffer
-    cdef public object weight_neg_comp_buffer
-    cdef public object weight_pos_comp_buffer
+    # point count): (capacity, 4) float64, ``NodeWeights``.
+    cdef public object weights_buffer
     # With ``placements`` (DeLong's variance), weighted mode only: each class's
     # sum of weight times squared placement numerator within the subtree (see
     # _subtree_squares), side by side (class 1, class 0) so that a node's two
@@ -56,16 +69,8 @@ cdef class ScoreTreap(SlotPool):
     # pair weight ``subtree_pairs``, kept in both modes.)
     cdef public object squares_buffer
 
-    cdef double* key
-    cdef int32_t* count_neg     # class 0 points at this score
-    cdef int32_t* count_pos
-    cdef double* subtree_neg    # class weights of the subtree, recomputed from children
-    cdef double* subtree_pos
-    cdef double* weight_neg     # weighted mode: class weight at this score ...
-    cdef double* weight_pos
-    cdef double* weight_neg_comp  # ... plus its Neumaier compensation
-    cdef double* weight_pos_comp
-    cdef double* subtree_pairs  # 2U of the subtree (see pull); exact in unit mode
+    cdef NodeSums* sums
+    cdef NodeWeights* weights
     cdef double* squares        # weighted mode with placements: [2 node], [2 node + 1]
 
     cdef readonly int32_t root

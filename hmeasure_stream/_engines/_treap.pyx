@@ -5,7 +5,10 @@ the dynamic structures.  One node per distinct score; each node stores the
 class 0 / class 1 point counts at its score and the subtree sums of the class
 weights, recomputed from the children whenever a node changes (never
 accumulated, so they do not drift).  ``lcount`` is Alg. 2 of the paper.
-Nodes live in a slot pool (``_pool``): one buffer per field, a free list.
+Nodes live in a slot pool (``_pool``), a free list and record buffers
+grouped by what a descent reads together: the links and counts (``Slot``),
+the score and subtree aggregates (``NodeSums``), and in weighted mode the
+class weights (``NodeWeights``).
 
 Every node also keeps the subtree pair weight ``subtree_pairs`` (twice the
 Mann-Whitney statistic of the subtree), from which the partial areas of any
@@ -37,9 +40,9 @@ from libc.stdlib cimport realloc, free
 from libc.stdint cimport int32_t, int64_t, uint64_t
 
 from hmeasure_stream._engines._numeric cimport compensated_add
-from hmeasure_stream._engines._pool cimport SlotPool, pool_priority
+from hmeasure_stream._engines._pool cimport Slot, SlotPool, pool_priority
 
-from hmeasure_stream._engines._pool import normalized_seed
+from hmeasure_stream._engines._pool import grown_buffer, normalized_seed
 
 cdef int32_t _INITIAL_PATH = 64
 
@@ -53,25 +56,25 @@ cdef inline void _subtree_sums(ScoreTreap self, int32_t node, double* total_neg,
     class 1 scores higher and once on a tie:
     pairs(L) + pairs(R) + 2 neg(L) (pos(v) + pos(R)) + neg(v) (pos(v) + 2 pos(R)).
     """
-    cdef int32_t left_child = self.left[node], right_child = self.right[node]
+    cdef int32_t left_child = self.slots[node].left, right_child = self.slots[node].right
     cdef double at_neg = self.node_neg(node), at_pos = self.node_pos(node)
     cdef double left_neg = 0.0, right_pos = 0.0, subtree_pairs
     total_neg[0] = at_neg
     total_pos[0] = at_pos
     if left_child >= 0:
-        left_neg = self.subtree_neg[left_child]
+        left_neg = self.sums[left_child].subtree_neg
         total_neg[0] = left_neg + total_neg[0]
-        total_pos[0] = self.subtree_pos[left_child] + total_pos[0]
+        total_pos[0] = self.sums[left_child].subtree_pos + total_pos[0]
     if right_child >= 0:
-        right_pos = self.subtree_pos[right_child]
-        total_neg[0] = total_neg[0] + self.subtree_neg[right_child]
+        right_pos = self.sums[right_child].subtree_pos
+        total_neg[0] = total_neg[0] + self.sums[right_child].subtree_neg
         total_pos[0] = total_pos[0] + right_pos
     subtree_pairs = (2.0 * left_neg * (at_pos + right_pos)
                      + at_neg * (at_pos + 2.0 * right_pos))
     if left_child >= 0:
-        subtree_pairs = self.subtree_pairs[left_child] + subtree_pairs
+        subtree_pairs = self.sums[left_child].subtree_pairs + subtree_pairs
     if right_child >= 0:
-        subtree_pairs = subtree_pairs + self.subtree_pairs[right_child]
+        subtree_pairs = subtree_pairs + self.sums[right_child].subtree_pairs
     pairs[0] = subtree_pairs
 
 
@@ -91,18 +94,18 @@ cdef inline void _subtree_squares(ScoreTreap self, int32_t node, double* total_n
     Likewise for L's class 0 points with the class 1 weight of the node and R.
     Sums of non-negative terms: nothing cancels.
     """
-    cdef int32_t left_child = self.left[node], right_child = self.right[node]
+    cdef int32_t left_child = self.slots[node].left, right_child = self.slots[node].right
     cdef double at_neg = self.node_neg(node), at_pos = self.node_pos(node)
     cdef double left_neg = 0.0, left_pos = 0.0, right_neg = 0.0, right_pos = 0.0
     cdef double left_pairs = 0.0, right_pairs = 0.0, shift, own
     if left_child >= 0:
-        left_neg = self.subtree_neg[left_child]
-        left_pos = self.subtree_pos[left_child]
-        left_pairs = self.subtree_pairs[left_child]
+        left_neg = self.sums[left_child].subtree_neg
+        left_pos = self.sums[left_child].subtree_pos
+        left_pairs = self.sums[left_child].subtree_pairs
     if right_child >= 0:
-        right_neg = self.subtree_neg[right_child]
-        right_pos = self.subtree_pos[right_child]
-        right_pairs = self.subtree_pairs[right_child]
+        right_neg = self.sums[right_child].subtree_neg
+        right_pos = self.sums[right_child].subtree_pos
+        right_pairs = self.sums[right_child].subtree_pairs
     # The same operations, in the same order, as _subtree_sums.
     total_neg[0] = at_neg
     total_pos[0] = at_pos
@@ -192,13 +195,9 @@ cdef class ScoreTreap(SlotPool):
 
     def _fields(self):
         """(attribute, dtype, components) of every buffer in use."""
-        fields = SlotPool._fields(self) + [
-            ("key_buffer", np.float64, 1), ("count_neg_buffer", np.int32, 1),
-            ("count_pos_buffer", np.int32, 1), ("subtree_neg_buffer", np.float64, 1),
-            ("subtree_pos_buffer", np.float64, 1), ("subtree_pairs_buffer", np.float64, 1),
-        ]
+        fields = SlotPool._fields(self) + [("sums_buffer", np.float64, 4)]
         if self.weighted:
-            fields += [(name, np.float64, 1) for name in _WEIGHTED_FIELDS]
+            fields.append(("weights_buffer", np.float64, 4))
             if self.placements:
                 fields.append(("squares_buffer", np.float64, 2))
         return fields
@@ -206,28 +205,20 @@ cdef class ScoreTreap(SlotPool):
     def _bind(self):
         """Point the raw field pointers at the current buffers (NULL when absent)."""
         self._bind_links()
-        self.key = _double_pointer(self.key_buffer)
-        self.count_neg = _int_pointer(self.count_neg_buffer)
-        self.count_pos = _int_pointer(self.count_pos_buffer)
-        self.subtree_neg = _double_pointer(self.subtree_neg_buffer)
-        self.subtree_pos = _double_pointer(self.subtree_pos_buffer)
-        self.weight_neg = _double_pointer(self.weight_neg_buffer)
-        self.weight_pos = _double_pointer(self.weight_pos_buffer)
-        self.weight_neg_comp = _double_pointer(self.weight_neg_comp_buffer)
-        self.weight_pos_comp = _double_pointer(self.weight_pos_comp_buffer)
-        self.subtree_pairs = _double_pointer(self.subtree_pairs_buffer)
-        self.squares = _squares_pointer(self.squares_buffer)
+        self.sums = <NodeSums*>_row_pointer(self.sums_buffer)
+        self.weights = <NodeWeights*>_row_pointer(self.weights_buffer)
+        self.squares = _row_pointer(self.squares_buffer)
 
     cdef int make_weighted(self) except -1:
         """Switch to weighted mode: O(n) once, before the first non-unit weight."""
         if self.weighted:
             return 0
-        self.weight_neg_buffer = self.count_neg_buffer.astype(np.float64)
-        self.weight_pos_buffer = self.count_pos_buffer.astype(np.float64)
-        self.weight_neg_comp_buffer = np.zeros(self.capacity, dtype=np.float64)
-        self.weight_pos_comp_buffer = np.zeros(self.capacity, dtype=np.float64)
+        weights = grown_buffer(None, (self.capacity, 4), np.float64, 0.0)
+        weights[:, _WEIGHT_NEG] = self.field("count_neg")
+        weights[:, _WEIGHT_POS] = self.field("count_pos")
+        self.weights_buffer = weights
         if self.placements:
-            self.squares_buffer = np.zeros((self.capacity, 2), dtype=np.float64)
+            self.squares_buffer = grown_buffer(None, (self.capacity, 2), np.float64, 0.0)
         self.weighted = True
         self._bind()
         self._pull_all()
@@ -241,7 +232,7 @@ cdef class ScoreTreap(SlotPool):
         if not self.weighted:
             # Unit mode: the subtree pair weights, always kept, are all it needs.
             return 0
-        self.squares_buffer = np.zeros((self.capacity, 2), dtype=np.float64)
+        self.squares_buffer = grown_buffer(None, (self.capacity, 2), np.float64, 0.0)
         self._bind()
         self._pull_all()
         return 0
@@ -257,25 +248,25 @@ cdef class ScoreTreap(SlotPool):
         """Return an empty tree to unit mode, releasing the weighted buffers."""
         if self.n_points != 0:
             raise ValueError("only an empty treap can return to unit weights")
-        for name in (*_WEIGHTED_FIELDS, "squares_buffer"):
-            setattr(self, name, None)
+        self.weights_buffer = None
+        self.squares_buffer = None
         self.weighted = False
         self._bind()
         return 0
 
     cdef int32_t _new_node(self, double key) noexcept nogil:
         cdef int32_t node = self.take_slot()
-        self.key[node] = key
-        self.count_neg[node] = 0
-        self.count_pos[node] = 0
-        self.subtree_neg[node] = 0.0
-        self.subtree_pos[node] = 0.0
-        self.subtree_pairs[node] = 0.0
+        self.sums[node].key = key
+        self.slots[node].count_neg = 0
+        self.slots[node].count_pos = 0
+        self.sums[node].subtree_neg = 0.0
+        self.sums[node].subtree_pos = 0.0
+        self.sums[node].subtree_pairs = 0.0
         if self.weighted:
-            self.weight_neg[node] = 0.0
-            self.weight_pos[node] = 0.0
-            self.weight_neg_comp[node] = 0.0
-            self.weight_pos_comp[node] = 0.0
+            self.weights[node].neg = 0.0
+            self.weights[node].pos = 0.0
+            self.weights[node].neg_comp = 0.0
+            self.weights[node].pos_comp = 0.0
             if self.placements:
                 self.squares[2 * node] = 0.0
                 self.squares[2 * node + 1] = 0.0
@@ -284,14 +275,14 @@ cdef class ScoreTreap(SlotPool):
     cdef double node_neg(self, int32_t node) noexcept nogil:
         """Class 0 weight at ``node``'s score."""
         if self.weighted:
-            return self.weight_neg[node] + self.weight_neg_comp[node]
-        return self.count_neg[node]
+            return self.weights[node].neg + self.weights[node].neg_comp
+        return self.slots[node].count_neg
 
     cdef double node_pos(self, int32_t node) noexcept nogil:
         """Class 1 weight at ``node``'s score."""
         if self.weighted:
-            return self.weight_pos[node] + self.weight_pos_comp[node]
-        return self.count_pos[node]
+            return self.weights[node].pos + self.weights[node].pos_comp
+        return self.slots[node].count_pos
 
     cdef void _add_weight(self, int32_t node, bint is_pos, double weight) noexcept nogil:
         """Weighted mode: add (or, negative, subtract) weight at ``node``, compensated.
@@ -299,17 +290,17 @@ cdef class ScoreTreap(SlotPool):
         A class whose last point left gets exactly zero weight back.
         """
         if is_pos:
-            if self.count_pos[node] == 0:
-                self.weight_pos[node] = 0.0
-                self.weight_pos_comp[node] = 0.0
+            if self.slots[node].count_pos == 0:
+                self.weights[node].pos = 0.0
+                self.weights[node].pos_comp = 0.0
             else:
-                compensated_add(&self.weight_pos[node], &self.weight_pos_comp[node], weight)
+                compensated_add(&self.weights[node].pos, &self.weights[node].pos_comp, weight)
         else:
-            if self.count_neg[node] == 0:
-                self.weight_neg[node] = 0.0
-                self.weight_neg_comp[node] = 0.0
+            if self.slots[node].count_neg == 0:
+                self.weights[node].neg = 0.0
+                self.weights[node].neg_comp = 0.0
             else:
-                compensated_add(&self.weight_neg[node], &self.weight_neg_comp[node], weight)
+                compensated_add(&self.weights[node].neg, &self.weights[node].neg_comp, weight)
 
     cdef void aggregate(self, int32_t node, double* total_neg, double* total_pos,
                         double* pairs) noexcept nogil:
@@ -320,25 +311,25 @@ cdef class ScoreTreap(SlotPool):
         """Store the subtree aggregates of ``node`` recomputed from its children."""
         cdef double total_neg, total_pos, pairs
         if self.weighted and self.placements:
-            _subtree_squares(self, node, &self.subtree_neg[node], &self.subtree_pos[node],
-                             &self.subtree_pairs[node], &self.squares[2 * node],
+            _subtree_squares(self, node, &self.sums[node].subtree_neg, &self.sums[node].subtree_pos,
+                             &self.sums[node].subtree_pairs, &self.squares[2 * node],
                              &self.squares[2 * node + 1])
             return
         _subtree_sums(self, node, &total_neg, &total_pos, &pairs)
-        self.subtree_neg[node] = total_neg
-        self.subtree_pos[node] = total_pos
-        self.subtree_pairs[node] = pairs
+        self.sums[node].subtree_neg = total_neg
+        self.sums[node].subtree_pos = total_pos
+        self.sums[node].subtree_pairs = pairs
 
     cdef double twice_u(self) noexcept nogil:
         """2U of the whole tree (nan when empty); exact in unit mode below 2**53."""
         if self.root < 0:
             return NAN
-        return self.subtree_pairs[self.root]
+        return self.sums[self.root].subtree_pairs
 
     cdef int32_t find(self, double key) noexcept nogil:
         cdef int32_t node = self.root
-        while node >= 0 and self.key[node] != key:
-            node = self.left[node] if key < self.key[node] else self.right[node]
+        while node >= 0 and self.sums[node].key != key:
+            node = self.slots[node].left if key < self.sums[node].key else self.slots[node].right
         return node
 
     cdef int32_t lcount(self, double key, double* below_neg, double* below_pos) noexcept nogil:
@@ -349,18 +340,18 @@ cdef class ScoreTreap(SlotPool):
         cdef int32_t node = self.root, child
         cdef double total_neg = 0.0, total_pos = 0.0
         while node >= 0:
-            if key < self.key[node]:
-                node = self.left[node]
+            if key < self.sums[node].key:
+                node = self.slots[node].left
                 continue
-            child = self.left[node]
+            child = self.slots[node].left
             if child >= 0:
-                total_neg += self.subtree_neg[child]
-                total_pos += self.subtree_pos[child]
-            if key == self.key[node]:
+                total_neg += self.sums[child].subtree_neg
+                total_pos += self.sums[child].subtree_pos
+            if key == self.sums[node].key:
                 break
             total_neg += self.node_neg(node)
             total_pos += self.node_pos(node)
-            node = self.right[node]
+            node = self.slots[node].right
         below_neg[0] = total_neg
         below_pos[0] = total_pos
         return node
@@ -375,12 +366,12 @@ cdef class ScoreTreap(SlotPool):
         if node < 0:
             out_left[0] = -1
             out_right[0] = -1
-        elif self.key[node] < key:
-            self.split(self.right[node], key, &self.right[node], out_right)
+        elif self.sums[node].key < key:
+            self.split(self.slots[node].right, key, &self.slots[node].right, out_right)
             self.pull(node)
             out_left[0] = node
         else:
-            self.split(self.left[node], key, out_left, &self.left[node])
+            self.split(self.slots[node].left, key, out_left, &self.slots[node].left)
             self.pull(node)
             out_right[0] = node
 
@@ -397,32 +388,32 @@ cdef class ScoreTreap(SlotPool):
         cdef double total_below_neg = 0.0, total_above_pos = 0.0
         if self.placements and not self.weighted:
             return self._descend_pairs(key, depth, below_neg, above_pos, at_neg, at_pos)
-        while node >= 0 and self.key[node] != key:
+        while node >= 0 and self.sums[node].key != key:
             if ancestors == self.path_capacity:
                 self._grow_path()
             self.path[ancestors] = node
             ancestors += 1
-            if key < self.key[node]:
+            if key < self.sums[node].key:
                 total_above_pos += self.node_pos(node)
-                child = self.right[node]
+                child = self.slots[node].right
                 if child >= 0:
-                    total_above_pos += self.subtree_pos[child]
-                node = self.left[node]
+                    total_above_pos += self.sums[child].subtree_pos
+                node = self.slots[node].left
             else:
                 total_below_neg += self.node_neg(node)
-                child = self.left[node]
+                child = self.slots[node].left
                 if child >= 0:
-                    total_below_neg += self.subtree_neg[child]
-                node = self.right[node]
+                    total_below_neg += self.sums[child].subtree_neg
+                node = self.slots[node].right
         at_neg[0] = 0.0
         at_pos[0] = 0.0
         if node >= 0:
-            child = self.left[node]
+            child = self.slots[node].left
             if child >= 0:
-                total_below_neg += self.subtree_neg[child]
-            child = self.right[node]
+                total_below_neg += self.sums[child].subtree_neg
+            child = self.slots[node].right
             if child >= 0:
-                total_above_pos += self.subtree_pos[child]
+                total_above_pos += self.sums[child].subtree_pos
             at_neg[0] = self.node_neg(node)
             at_pos[0] = self.node_pos(node)
         depth[0] = ancestors
@@ -447,45 +438,45 @@ cdef class ScoreTreap(SlotPool):
         cdef int32_t node = self.root, child, ancestors = 0
         cdef int64_t below = 0, above = 0, pairs_above = 0
         cdef int64_t node_neg, node_pos, child_neg, child_pos, child_pairs
-        while node >= 0 and self.key[node] != key:
+        while node >= 0 and self.sums[node].key != key:
             if ancestors == self.path_capacity:
                 self._grow_path()
             self.path[ancestors] = node
             self.path_below[ancestors] = below
             self.path_above[ancestors] = above
             ancestors += 1
-            node_neg = self.count_neg[node]
-            if key < self.key[node]:
-                node_pos = self.count_pos[node]
-                child = self.right[node]
+            node_neg = self.slots[node].count_neg
+            if key < self.sums[node].key:
+                node_pos = self.slots[node].count_pos
+                child = self.slots[node].right
                 child_neg = child_pos = child_pairs = 0
                 if child >= 0:
-                    child_neg = <int64_t>self.subtree_neg[child]
-                    child_pos = <int64_t>self.subtree_pos[child]
-                    child_pairs = <int64_t>self.subtree_pairs[child]
+                    child_neg = <int64_t>self.sums[child].subtree_neg
+                    child_pos = <int64_t>self.sums[child].subtree_pos
+                    child_pairs = <int64_t>self.sums[child].subtree_pairs
                 pairs_above += (child_pairs + node_neg * (2 * child_pos + node_pos)
                                 + 2 * (node_neg + child_neg) * above)
                 above += node_pos + child_pos
-                node = self.left[node]
+                node = self.slots[node].left
             else:
-                child = self.left[node]
+                child = self.slots[node].left
                 below += node_neg
                 if child >= 0:
-                    below += <int64_t>self.subtree_neg[child]
-                node = self.right[node]
+                    below += <int64_t>self.sums[child].subtree_neg
+                node = self.slots[node].right
         at_neg[0] = 0.0
         at_pos[0] = 0.0
         if node >= 0:
-            child = self.left[node]
+            child = self.slots[node].left
             if child >= 0:
-                below += <int64_t>self.subtree_neg[child]
-            child = self.right[node]
+                below += <int64_t>self.sums[child].subtree_neg
+            child = self.slots[node].right
             if child >= 0:
-                pairs_above += (<int64_t>self.subtree_pairs[child]
-                                + 2 * <int64_t>self.subtree_neg[child] * above)
-                above += <int64_t>self.subtree_pos[child]
-            at_neg[0] = self.count_neg[node]
-            at_pos[0] = self.count_pos[node]
+                pairs_above += (<int64_t>self.sums[child].subtree_pairs
+                                + 2 * <int64_t>self.sums[child].subtree_neg * above)
+                above += <int64_t>self.sums[child].subtree_pos
+            at_neg[0] = self.slots[node].count_neg
+            at_pos[0] = self.slots[node].count_pos
         depth[0] = ancestors
         below_neg[0] = <double>below
         above_pos[0] = <double>above
@@ -499,10 +490,10 @@ cdef class ScoreTreap(SlotPool):
             self.root = node
             return
         parent = self.path[depth - 1]
-        if key < self.key[parent]:
-            self.left[parent] = node
+        if key < self.sums[parent].key:
+            self.slots[parent].left = node
         else:
-            self.right[parent] = node
+            self.slots[parent].right = node
 
     cdef int add(self, double key, bint is_pos, double weight,
                  double* below_neg, double* above_pos,
@@ -521,9 +512,9 @@ cdef class ScoreTreap(SlotPool):
         if is_new:
             node = self._new_node(key)
         if is_pos:
-            self.count_pos[node] += 1
+            self.slots[node].count_pos += 1
         else:
-            self.count_neg[node] += 1
+            self.slots[node].count_neg += 1
         if self.weighted:
             self._add_weight(node, is_pos, weight)
         if is_new:
@@ -534,7 +525,7 @@ cdef class ScoreTreap(SlotPool):
             while index < depth and pool_priority(self, self.path[index]) >= priority:
                 index += 1
             if index < depth:
-                self.split(self.path[index], key, &self.left[node], &self.right[node])
+                self.split(self.path[index], key, &self.slots[node].left, &self.slots[node].right)
             self._replace_child(index, key, node)
             depth = index
         self.pull(node)
@@ -564,7 +555,7 @@ cdef class ScoreTreap(SlotPool):
         cdef bint leaves
         if node < 0:
             return NOT_PRESENT
-        count = self.count_pos[node] if is_pos else self.count_neg[node]
+        count = self.slots[node].count_pos if is_pos else self.slots[node].count_neg
         if count == 0:
             return NOT_PRESENT
         remaining = at_pos[0] if is_pos else at_neg[0]
@@ -576,13 +567,14 @@ cdef class ScoreTreap(SlotPool):
         leaves = count > 1 or not self.weighted or not removal_leaves_weight(weight, remaining)
         if leaves:
             if is_pos:
-                self.count_pos[node] -= 1
+                self.slots[node].count_pos -= 1
             else:
-                self.count_neg[node] -= 1
+                self.slots[node].count_neg -= 1
         if self.weighted:
             self._add_weight(node, is_pos, -min(weight, remaining))
-        if self.count_neg[node] + self.count_pos[node] == 0:
-            self._replace_child(depth, key, self.join(self.left[node], self.right[node]))
+        if self.slots[node].count_neg + self.slots[node].count_pos == 0:
+            self._replace_child(depth, key,
+                                self.join(self.slots[node].left, self.slots[node].right))
             self.release_slot(node)
         else:
             self.pull(node)
@@ -596,7 +588,7 @@ cdef class ScoreTreap(SlotPool):
         """Total weight of one class."""
         if self.root < 0:
             return 0.0
-        return self.subtree_pos[self.root] if is_pos else self.subtree_neg[self.root]
+        return self.sums[self.root].subtree_pos if is_pos else self.sums[self.root].subtree_neg
 
     cdef void _update_ancestors(self, int32_t depth, double key, bint is_pos, double change,
                                 double below_neg, double above_pos, double at_neg,
@@ -617,7 +609,6 @@ cdef class ScoreTreap(SlotPool):
         nodes the search read.  With float weights every ancestor is
         recomputed from its children instead, so no rounding ever accumulates.
         """
-        cdef double* subtree = self.subtree_pos if is_pos else self.subtree_neg
         cdef double outside = 0.0, pairs
         cdef int32_t index, node, child
         cdef int64_t* before
@@ -632,32 +623,36 @@ cdef class ScoreTreap(SlotPool):
             before = self.path_below if is_pos else self.path_above
             for index in range(depth):
                 node = self.path[index]
-                subtree[node] += change
-                self.subtree_pairs[node] += change * (pairs - 2.0 * <double>before[index])
+                if is_pos:
+                    self.sums[node].subtree_pos += change
+                else:
+                    self.sums[node].subtree_neg += change
+                self.sums[node].subtree_pairs += change * (pairs - 2.0 * <double>before[index])
             return
         for index in range(depth):
             node = self.path[index]
-            subtree[node] += change
             if is_pos:
-                self.subtree_pairs[node] += change * (2.0 * (below_neg - outside) + at_other)
-                if key > self.key[node]:
-                    outside += self.count_neg[node]
-                    child = self.left[node]
+                self.sums[node].subtree_pos += change
+                self.sums[node].subtree_pairs += change * (2.0 * (below_neg - outside) + at_other)
+                if key > self.sums[node].key:
+                    outside += self.slots[node].count_neg
+                    child = self.slots[node].left
                     if child >= 0:
-                        outside += self.subtree_neg[child]
+                        outside += self.sums[child].subtree_neg
             else:
-                self.subtree_pairs[node] += change * (2.0 * (above_pos - outside) + at_other)
-                if key < self.key[node]:
-                    outside += self.count_pos[node]
-                    child = self.right[node]
+                self.sums[node].subtree_neg += change
+                self.sums[node].subtree_pairs += change * (2.0 * (above_pos - outside) + at_other)
+                if key < self.sums[node].key:
+                    outside += self.slots[node].count_pos
+                    child = self.slots[node].right
                     if child >= 0:
-                        outside += self.subtree_pos[child]
+                        outside += self.sums[child].subtree_pos
 
     cdef int32_t count_at(self, double key, bint is_pos) noexcept nogil:
         cdef int32_t node = self.find(key)
         if node < 0:
             return 0
-        return self.count_pos[node] if is_pos else self.count_neg[node]
+        return self.slots[node].count_pos if is_pos else self.slots[node].count_neg
 
     # ------------------------------------------------------------------
     # Python-level access for tests, _check and pickling.
@@ -673,22 +668,29 @@ cdef class ScoreTreap(SlotPool):
         """Bytes held by the node buffers."""
         return sum(getattr(self, name).nbytes for name, _, _ in self._fields())
 
+    def field(self, name):
+        """A writable view of one field of every slot's record, by its name in
+        ``Slot`` or ``NodeSums`` (for tests and ``_check``)."""
+        buffer, column = _FIELD_COLUMNS[name]
+        return getattr(self, buffer)[:, column]
+
     def node_weights(self, slots):
         """Class weights at the given slots."""
         slots = np.asarray(slots, dtype=np.int64)
         if self.weighted:
-            return (self.weight_neg_buffer[slots] + self.weight_neg_comp_buffer[slots],
-                    self.weight_pos_buffer[slots] + self.weight_pos_comp_buffer[slots])
-        return (self.count_neg_buffer[slots].astype(np.float64),
-                self.count_pos_buffer[slots].astype(np.float64))
+            weights = self.weights_buffer[slots]
+            return (weights[:, _WEIGHT_NEG] + weights[:, _WEIGHT_NEG_COMP],
+                    weights[:, _WEIGHT_POS] + weights[:, _WEIGHT_POS_COMP])
+        return (self.field("count_neg")[slots].astype(np.float64),
+                self.field("count_pos")[slots].astype(np.float64))
 
     def items(self):
         """In-order node contents: keys, class weights and class point counts."""
         order = self._in_order()
         weight_neg, weight_pos = self.node_weights(order)
         return (
-            self.key_buffer[order].copy(), weight_neg, weight_pos,
-            self.count_neg_buffer[order].copy(), self.count_pos_buffer[order].copy(),
+            self.field("key")[order].copy(), weight_neg, weight_pos,
+            self.field("count_neg")[order].copy(), self.field("count_pos")[order].copy(),
         )
 
     def _in_order(self):
@@ -702,13 +704,13 @@ cdef class ScoreTreap(SlotPool):
                 if len(stack) > self.n_used:
                     raise AssertionError("treap has a cycle")
                 stack.append(node)
-                node = self.left[node]
+                node = self.slots[node].left
             node = stack.pop()
             if filled >= self.n_used:
                 raise AssertionError("treap holds more nodes than n_used")
             order[filled] = node
             filled += 1
-            node = self.right[node]
+            node = self.slots[node].right
         if filled != self.n_used:
             raise AssertionError(f"treap holds {filled} nodes, n_used says {self.n_used}")
         return order
@@ -732,12 +734,12 @@ cdef class ScoreTreap(SlotPool):
         for weights, point_counts in ((weight_neg, count_neg), (weight_pos, count_pos)):
             if np.any(weights < 0) or np.any(weights[point_counts == 0] != 0):
                 raise AssertionError("a class weight is negative or left behind by its points")
-        if self.weighted != (self.weight_neg_buffer is not None):
+        if self.weighted != (self.weights_buffer is not None):
             raise AssertionError("weighted flag and buffers disagree")
         if (self.placements and self.weighted) != (self.squares_buffer is not None):
             raise AssertionError("placements flag and buffers disagree")
         for node in order:
-            for child in (self.left[node], self.right[node]):
+            for child in (self.slots[node].left, self.slots[node].right):
                 if child >= 0 and pool_priority(self, child) > pool_priority(self, node):
                     raise AssertionError(f"heap order violated below slot {node}")
         # Aggregates must equal their recomputation from the children bit for bit.
@@ -752,19 +754,20 @@ cdef class ScoreTreap(SlotPool):
         cdef int32_t node
         for node in order:
             self.aggregate(node, &total_neg, &total_pos, &pairs)
-            if total_neg != self.subtree_neg[node]:
+            if total_neg != self.sums[node].subtree_neg:
                 raise AssertionError(f"stale class 0 subtree aggregate at slot {node}")
-            if total_pos != self.subtree_pos[node]:
+            if total_pos != self.sums[node].subtree_pos:
                 raise AssertionError(f"stale class 1 subtree aggregate at slot {node}")
-            if pairs != self.subtree_pairs[node]:
+            if pairs != self.sums[node].subtree_pairs:
                 raise AssertionError(f"stale pair subtree aggregate at slot {node}")
             if not self.placements:
                 continue
             if self.weighted:
                 _subtree_squares(self, node, &total_neg, &total_pos, &pairs, &square_pos,
                                  &square_neg)
-                if (total_neg != self.subtree_neg[node] or total_pos != self.subtree_pos[node]
-                        or pairs != self.subtree_pairs[node]):
+                if (total_neg != self.sums[node].subtree_neg
+                        or total_pos != self.sums[node].subtree_pos
+                        or pairs != self.sums[node].subtree_pairs):
                     raise AssertionError(f"stale weighted aggregates at slot {node}")
                 if (square_pos != self.squares[2 * node]
                         or square_neg != self.squares[2 * node + 1]):
@@ -777,8 +780,8 @@ cdef class ScoreTreap(SlotPool):
             raise ValueError("the key must not be in the tree")
         before = self.items()
         self.split(self.root, key, &left_root, &right_root)
-        left_keys = self.key_buffer[self._subtree_slots(left_root)]
-        right_keys = self.key_buffer[self._subtree_slots(right_root)]
+        left_keys = self.field("key")[self._subtree_slots(left_root)]
+        right_keys = self.field("key")[self._subtree_slots(right_root)]
         if np.any(left_keys >= key) or np.any(right_keys <= key):
             raise AssertionError("split put a score on the wrong side")
         self.root = self.join(left_root, right_root)
@@ -795,7 +798,7 @@ cdef class ScoreTreap(SlotPool):
         while stack:
             node = stack.pop()
             slots.append(node)
-            for child in (self.left[node], self.right[node]):
+            for child in (self.slots[node].left, self.slots[node].right):
                 if child >= 0:
                     stack.append(child)
         return np.array(slots, dtype=np.int64)
@@ -806,21 +809,23 @@ cdef class ScoreTreap(SlotPool):
         return (_rebuild_score_treap, state)
 
 
-_WEIGHTED_FIELDS = (
-    "weight_neg_buffer", "weight_pos_buffer", "weight_neg_comp_buffer",
-    "weight_pos_comp_buffer",
-)
+# Columns of the record buffers (the fields of ``Slot``, ``NodeSums`` and
+# ``NodeWeights``, in order), for the Python-level views.
+_LEFT, _RIGHT, _COUNT_NEG, _COUNT_POS = range(4)
+_KEY, _SUBTREE_NEG, _SUBTREE_POS, _SUBTREE_PAIRS = range(4)
+_WEIGHT_NEG, _WEIGHT_POS, _WEIGHT_NEG_COMP, _WEIGHT_POS_COMP = range(4)
+_FIELD_COLUMNS = {
+    "left": ("slots_buffer", _LEFT), "right": ("slots_buffer", _RIGHT),
+    "count_neg": ("slots_buffer", _COUNT_NEG), "count_pos": ("slots_buffer", _COUNT_POS),
+    "key": ("sums_buffer", _KEY), "subtree_neg": ("sums_buffer", _SUBTREE_NEG),
+    "subtree_pos": ("sums_buffer", _SUBTREE_POS), "subtree_pairs": ("sums_buffer", _SUBTREE_PAIRS),
+}
+assert sizeof(Slot) == 4 * sizeof(int32_t)
+assert sizeof(NodeSums) == sizeof(NodeWeights) == 4 * sizeof(double)
 
 
-cdef double* _double_pointer(buffer):
-    cdef double[::1] view
-    if buffer is None:
-        return NULL
-    view = buffer
-    return &view[0]
-
-
-cdef double* _squares_pointer(buffer):
+cdef double* _row_pointer(buffer):
+    """The data of a (slots, components) float64 buffer, NULL when absent."""
     cdef double[:, ::1] view
     if buffer is None:
         return NULL
@@ -828,26 +833,40 @@ cdef double* _squares_pointer(buffer):
     return &view[0, 0]
 
 
-cdef int32_t* _int_pointer(buffer):
-    cdef int32_t[::1] view
-    if buffer is None:
-        return NULL
-    view = buffer
-    return &view[0]
+def _records_from_fields(buffers, capacity):
+    """The record buffers of a pickle from before records: one buffer per field then.
+
+    Returns the buffers and whether the pair weights must be recomputed (a
+    pickle from before unit mode kept none).  Newer buffers pass unchanged.
+    """
+    if "slots_buffer" in buffers:
+        return buffers, False
+    pairs = buffers.get("subtree_pairs_buffer")
+    records = {
+        "slots_buffer": np.stack([buffers[name] for name in (
+            "left_buffer", "right_buffer", "count_neg_buffer", "count_pos_buffer")], axis=1),
+        "sums_buffer": np.stack([
+            buffers["key_buffer"], buffers["subtree_neg_buffer"], buffers["subtree_pos_buffer"],
+            np.zeros(capacity) if pairs is None else pairs], axis=1),
+    }
+    if "weight_neg_buffer" in buffers:
+        records["weights_buffer"] = np.stack([buffers[name] for name in (
+            "weight_neg_buffer", "weight_pos_buffer", "weight_neg_comp_buffer",
+            "weight_pos_comp_buffer")], axis=1)
+    if "squares_buffer" in buffers:
+        records["squares_buffer"] = buffers["squares_buffer"]
+    return records, pairs is None
 
 
 def _rebuild_score_treap(seed, root, n_points, weighted, pool_state, placements=False):
     cdef ScoreTreap tree = ScoreTreap.__new__(ScoreTreap, 1, seed)
+    buffers, stale_pairs = _records_from_fields(pool_state[3], pool_state[0])
     tree.weighted = weighted
     tree.placements = placements
-    tree._restore(*pool_state)
+    tree._restore(*pool_state[:3], buffers, *pool_state[4:])
     tree.root = root
     tree.n_points = n_points
-    if "subtree_pairs_buffer" not in pool_state[3]:
-        # A pickle from before unit mode kept the pair weights: recompute them,
-        # children before parents (the reversed pre-order).  (The buffer of
-        # ``__new__`` has one slot: replaced.)
-        tree.subtree_pairs_buffer = np.zeros(tree.capacity, dtype=np.float64)
-        tree._bind()
+    if stale_pairs:
+        # Recompute the pair weights, children before parents (the reversed pre-order).
         tree._pull_all()
     return tree

@@ -77,17 +77,17 @@ cdef struct Descent:
 cdef inline void _first_step(ScoreTreap tree, Descent* search, Found* out) noexcept nogil:
     """One level of a search for the first segment whose coordinate passes a threshold."""
     cdef int32_t node = search.node
-    cdef int32_t child = tree.right[node]
+    cdef int32_t child = tree.slots[node].right
     cdef double u0 = search.above_neg, t0 = search.above_pos, g0, g1, value
     cdef double pairs = search.above_pairs
     if child >= 0:
-        u0 = u0 + tree.subtree_neg[child]
-        t0 = t0 + tree.subtree_pos[child]
+        u0 = u0 + tree.sums[child].subtree_neg
+        t0 = t0 + tree.sums[child].subtree_pos
         if not tree.weighted:
             # The right subtree lies below the points above it: pairs across
             # are its class 0 times their class 1 (exact integers).
-            pairs = (pairs + tree.subtree_pairs[child]
-                     + 2.0 * tree.subtree_neg[child] * search.above_pos)
+            pairs = (pairs + tree.sums[child].subtree_pairs
+                     + 2.0 * tree.sums[child].subtree_neg * search.above_pos)
     g0 = tree.node_neg(node)
     g1 = tree.node_pos(node)
     if search.on_pos:
@@ -106,29 +106,24 @@ cdef inline void _first_step(ScoreTreap tree, Descent* search, Found* out) noexc
         search.above_neg = u0 + g0
         search.above_pos = t0 + g1
         search.above_pairs = pairs + g0 * g1 + 2.0 * g0 * t0
-        search.node = tree.left[node]
+        search.node = tree.slots[node].left
 
 
 cdef inline void _prefetch_step(ScoreTreap tree, int32_t node) noexcept nogil:
-    """Start loading what a search's step at ``node`` reads and the links of its children."""
-    cdef int32_t child = tree.right[node], other = tree.left[node]
+    """Start loading what a search's step at ``node`` reads and the links of its children.
+
+    One line each: the right child's ``NodeSums`` record and both children's
+    ``Slot`` records (links and counts), and in weighted mode the node's
+    ``NodeWeights``.
+    """
+    cdef int32_t child = tree.slots[node].right, other = tree.slots[node].left
     if child >= 0:
-        prefetch(&tree.subtree_neg[child])
-        prefetch(&tree.subtree_pos[child])
-        if not tree.weighted:
-            prefetch(&tree.subtree_pairs[child])
-        _prefetch_links(tree, child)
+        prefetch(&tree.sums[child])
+        prefetch(&tree.slots[child])
     if other >= 0:
-        _prefetch_links(tree, other)
-
-
-cdef inline void _prefetch_links(ScoreTreap tree, int32_t node) noexcept nogil:
-    """Start loading the children and class counts of ``node``."""
-    prefetch(&tree.right[node])
-    prefetch(&tree.left[node])
-    if not tree.weighted:
-        prefetch(&tree.count_neg[node])
-        prefetch(&tree.count_pos[node])
+        prefetch(&tree.slots[other])
+    if tree.weighted:
+        prefetch(&tree.weights[node])
 
 
 cdef void _first_all(ScoreTreap tree, Descent* searches, Found* out, int count) noexcept nogil:
@@ -149,9 +144,9 @@ cdef void _first_all(ScoreTreap tree, Descent* searches, Found* out, int count) 
         out[k].key = -INFINITY
         out[k].u0 = out[k].t0 = out[k].pairs = 0.0
         if tree.root >= 0:
-            out[k].u0 = tree.subtree_neg[tree.root]
-            out[k].t0 = tree.subtree_pos[tree.root]
-            out[k].pairs = tree.subtree_pairs[tree.root]
+            out[k].u0 = tree.sums[tree.root].subtree_neg
+            out[k].t0 = tree.sums[tree.root].subtree_pos
+            out[k].pairs = tree.sums[tree.root].subtree_pairs
         searches[k].node = -1 if searches[k].skip else tree.root
         searches[k].above_neg = 0.0
         searches[k].above_pos = 0.0
@@ -170,7 +165,7 @@ cdef void _first_all(ScoreTreap tree, Descent* searches, Found* out, int count) 
                 active += searches[k].node >= 0
     for k in range(count):  # the keys of the segments found only (one load each)
         if out[k].node >= 0:
-            out[k].key = tree.key[out[k].node]
+            out[k].key = tree.sums[out[k].node].key
 
 
 cdef inline void _search(Descent* search, bint on_pos, bint at_end, bint strict,
@@ -209,10 +204,10 @@ cdef void _range(ScoreTreap tree, double low, double high, Aggregate* run) noexc
     run.pos = 0.0
     run.pairs = 0.0
     while node >= 0:
-        if tree.key[node] <= low:
-            node = tree.right[node]
-        elif tree.key[node] > high:
-            node = tree.left[node]
+        if tree.sums[node].key <= low:
+            node = tree.slots[node].right
+        elif tree.sums[node].key > high:
+            node = tree.slots[node].left
         else:
             break
     if node < 0:
@@ -221,32 +216,32 @@ cdef void _range(ScoreTreap tree, double low, double high, Aggregate* run) noexc
     run.neg = tree.node_neg(top)
     run.pos = tree.node_pos(top)
     run.pairs = run.neg * run.pos
-    node = tree.left[top]
+    node = tree.slots[top].left
     while node >= 0:
-        if tree.key[node] > low:
-            child = tree.right[node]
+        if tree.sums[node].key > low:
+            child = tree.slots[node].right
             if child >= 0:
-                _prepend(run, tree.subtree_neg[child], tree.subtree_pos[child],
-                         tree.subtree_pairs[child])
+                _prepend(run, tree.sums[child].subtree_neg, tree.sums[child].subtree_pos,
+                         tree.sums[child].subtree_pairs)
             g0 = tree.node_neg(node)
             g1 = tree.node_pos(node)
             _prepend(run, g0, g1, g0 * g1)
-            node = tree.left[node]
+            node = tree.slots[node].left
         else:
-            node = tree.right[node]
-    node = tree.right[top]
+            node = tree.slots[node].right
+    node = tree.slots[top].right
     while node >= 0:
-        if tree.key[node] <= high:
-            child = tree.left[node]
+        if tree.sums[node].key <= high:
+            child = tree.slots[node].left
             if child >= 0:
-                _append(run, tree.subtree_neg[child], tree.subtree_pos[child],
-                        tree.subtree_pairs[child])
+                _append(run, tree.sums[child].subtree_neg, tree.sums[child].subtree_pos,
+                        tree.sums[child].subtree_pairs)
             g0 = tree.node_neg(node)
             g1 = tree.node_pos(node)
             _append(run, g0, g1, g0 * g1)
-            node = tree.right[node]
+            node = tree.slots[node].right
         else:
-            node = tree.left[node]
+            node = tree.slots[node].left
 
 
 cdef inline void _between(ScoreTreap tree, Found* start, Found* end,
@@ -317,8 +312,8 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     cdef double floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d
     cdef bint cut_a, cut_c, at_zero_a, at_zero_c, at_total_b, at_total_d
     if tree.root >= 0:
-        total_neg = tree.subtree_neg[tree.root]
-        total_pos = tree.subtree_pos[tree.root]
+        total_neg = tree.sums[tree.root].subtree_neg
+        total_pos = tree.sums[tree.root].subtree_pos
     parts.total_neg = total_neg
     parts.total_pos = total_pos
     if not (total_neg > 0.0 and total_pos > 0.0):

@@ -137,7 +137,7 @@ def test_check_detects_a_corrupted_list(corruption):
                       and engine.c_next_buffer[engine.p_next_buffer[entry]] == -2]
         entry = candidates[-1]
         following = int(engine.p_next_buffer[entry])
-        listed = engine.tree.count_neg_buffer[entry - 2]
+        listed = engine.tree.field("count_neg")[entry - 2]
         engine.gap_listed_c_buffer[following] = engine.gap_listed_c_buffer[entry] - listed
         engine.gap_other_c_buffer[following] = (engine.gap_other_c_buffer[entry]
                                                 - engine.gap_other_p_buffer[entry])
@@ -150,7 +150,7 @@ def test_check_detects_a_corrupted_list(corruption):
         tracker._engine = engine.__reduce__()[0](*state)
         message = "Eq. 4 fails"
     else:
-        engine.tree.subtree_neg_buffer[engine.tree.root] += 1.0
+        engine.tree.field("subtree_neg")[engine.tree.root] += 1.0
         message = "stale class 0 subtree aggregate"
     with pytest.raises(AssertionError, match=message):
         tracker._check()

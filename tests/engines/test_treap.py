@@ -60,7 +60,7 @@ def test_capacity_grows_from_one_slot_and_slots_are_reused():
 def test_check_detects_a_corrupted_aggregate():
     tracker, _, _, _ = build(0)
     tree = tracker._engine.tree
-    tree.subtree_neg_buffer[tree.root] += 1.0
+    tree.field("subtree_neg")[tree.root] += 1.0
     with pytest.raises(AssertionError, match="stale class 0 subtree aggregate"):
         tracker._check()
 
@@ -69,7 +69,7 @@ def test_check_detects_a_corrupted_aggregate():
 def test_pair_weight_of_every_subtree_is_its_twice_mann_whitney(weighted):
     tracker, y, s, w = build(3, weighted=weighted)
     tree = tracker._engine.tree
-    keys = tree.key_buffer
+    keys = tree.field("key")
     for slot in tree._in_order():
         subtree_keys = keys[tree._subtree_slots(int(slot))]
         members = np.isin(s, subtree_keys)
@@ -77,31 +77,53 @@ def test_pair_weight_of_every_subtree_is_its_twice_mann_whitney(weighted):
         # Brute force over the pairs: 2 for class 1 above, 1 for a tie.
         twice_u = sum(w[i] * w[j] * (2.0 if s[j] > s[i] else 1.0 if s[j] == s[i] else 0.0)
                       for i in np.flatnonzero(neg) for j in np.flatnonzero(pos))
-        assert tree.subtree_pairs_buffer[slot] == pytest.approx(twice_u, rel=1e-12)
+        assert tree.field("subtree_pairs")[slot] == pytest.approx(twice_u, rel=1e-12)
 
 
 def test_check_detects_a_stale_pair_weight_in_unit_mode():
     tracker, _, _, _ = build(1)
     tree = tracker._engine.tree
     assert not tree.weighted
-    tree.subtree_pairs_buffer[tree.root] += 1.0
+    tree.field("subtree_pairs")[tree.root] += 1.0
     with pytest.raises(AssertionError, match="stale pair subtree aggregate"):
         tracker._check()
 
 
-def test_a_pickle_without_pair_weights_gets_them_recomputed():
-    tracker, _, _, _ = build(2)
+_OLD_FIELDS = {  # the buffers of a pickle from before the records: one per field
+    "left_buffer": ("slots_buffer", 0), "right_buffer": ("slots_buffer", 1),
+    "count_neg_buffer": ("slots_buffer", 2), "count_pos_buffer": ("slots_buffer", 3),
+    "key_buffer": ("sums_buffer", 0), "subtree_neg_buffer": ("sums_buffer", 1),
+    "subtree_pos_buffer": ("sums_buffer", 2), "subtree_pairs_buffer": ("sums_buffer", 3),
+    "weight_neg_buffer": ("weights_buffer", 0), "weight_pos_buffer": ("weights_buffer", 1),
+    "weight_neg_comp_buffer": ("weights_buffer", 2),
+    "weight_pos_comp_buffer": ("weights_buffer", 3),
+}
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("with_pairs", [False, True])
+def test_a_pickle_of_one_buffer_per_field_loads(weighted, with_pairs):
+    tracker, _, _, _ = build(2, weighted=weighted)
     tree = tracker._engine.tree
-    # (A pickle of then had no ``placements`` and no breadth-first build either: the five
-    # fields and the four pool counters of then.)
+    assert tree.weighted == weighted
+    # (A pickle of then had no ``placements`` and no breadth-first build either: the
+    # fields and the four pool counters of then; before unit mode, no pair weights.)
     rebuild, (seed, root, n_points, weighted, (capacity, n_used, free_head, buffers, n_built),
               _) = tree.__reduce__()
     assert n_built == 0
-    buffers = {name: value for name, value in buffers.items() if name != "subtree_pairs_buffer"}
-    old = rebuild(seed, root, n_points, weighted, (capacity, n_used, free_head, buffers))
+    fields = {name: np.ascontiguousarray(buffers[record][:, column])
+              for name, (record, column) in _OLD_FIELDS.items() if record in buffers}
+    assert len(fields) == (12 if weighted else 8)
+    if not with_pairs:
+        del fields["subtree_pairs_buffer"]
+    old = rebuild(seed, root, n_points, weighted, (capacity, n_used, free_head, fields))
     assert old._check()
-    np.testing.assert_array_equal(old.subtree_pairs_buffer[old._in_order()],
-                                  tree.subtree_pairs_buffer[tree._in_order()])
+    for name in ("key", "count_neg", "count_pos", "subtree_neg", "subtree_pos",
+                 "subtree_pairs"):
+        np.testing.assert_array_equal(old.field(name)[old._in_order()],
+                                      tree.field(name)[tree._in_order()])
+    np.testing.assert_array_equal(old.node_weights(old._in_order()),
+                                  tree.node_weights(tree._in_order()))
     assert pickle.loads(pickle.dumps(old))._check()
 
 
@@ -111,7 +133,7 @@ def _depth(tree):
     while stack:
         node, depth = stack.pop()
         deepest = max(deepest, depth)
-        for child in (tree.left_buffer[node], tree.right_buffer[node]):
+        for child in (tree.field("left")[node], tree.field("right")[node]):
             if child >= 0:
                 stack.append((int(child), depth + 1))
     return deepest
@@ -123,8 +145,8 @@ def _assert_same_treap(got, expected):
         assert getattr(got, name) == getattr(expected, name), name
     order = expected._in_order()
     np.testing.assert_array_equal(got._in_order(), order)
-    np.testing.assert_array_equal(got.left_buffer[order], expected.left_buffer[order])
-    np.testing.assert_array_equal(got.right_buffer[order], expected.right_buffer[order])
+    np.testing.assert_array_equal(got.field("left")[order], expected.field("left")[order])
+    np.testing.assert_array_equal(got.field("right")[order], expected.field("right")[order])
     for a, b in zip(got.items(), expected.items(), strict=True):
         np.testing.assert_array_equal(a, b)
 
@@ -142,13 +164,13 @@ def test_the_move_builds_a_complete_tree_in_breadth_first_slots(rng, n, weighted
     tree = tracker._on_treap().tree
     assert tree._check() and tree.n_built == n and tree.n_used == n
     slots = np.arange(n)
-    np.testing.assert_array_equal(tree.left_buffer[:n], np.where(2 * slots + 1 < n,
+    np.testing.assert_array_equal(tree.field("left")[:n], np.where(2 * slots + 1 < n,
                                                                  2 * slots + 1, -1))
-    np.testing.assert_array_equal(tree.right_buffer[:n], np.where(2 * slots + 2 < n,
+    np.testing.assert_array_equal(tree.field("right")[:n], np.where(2 * slots + 2 < n,
                                                                   2 * slots + 2, -1))
     assert tree.root == (0 if n else -1)
     assert _depth(tree) == int(np.ceil(np.log2(n + 1)))
-    np.testing.assert_array_equal(tree.key_buffer[tree._in_order()], np.arange(n) / 7)
+    np.testing.assert_array_equal(tree.field("key")[tree._in_order()], np.arange(n) / 7)
     # A pickle keeps the build (the priorities of its slots), byte for byte.
     copy = pickle.loads(pickle.dumps(tracker))
     assert copy._engine.tree.n_built == n and pickle.dumps(copy) == pickle.dumps(tracker)
