@@ -8,7 +8,7 @@ from libc.stdint cimport int32_t, int64_t
 
 from hmeasure_stream._engines._auc cimport AUCEngine
 from hmeasure_stream._engines._pool cimport Slot
-from hmeasure_stream._engines._treap cimport NodeSums
+from hmeasure_stream._engines._treap cimport slot_count
 
 cdef enum:
     # List entries are treap slots shifted by two; entries 0 and 1 are the
@@ -29,16 +29,6 @@ cdef inline bint within(int64_t listed_before_next, int64_t listed_through,
     ``listed_before_next`` is hp(w), ``listed_through`` is hp(v) + p(v).
     """
     return <double>listed_before_next <= alpha * <double>listed_through
-
-
-cdef inline int32_t slot_count(const Slot* slots, bint is_pos, int32_t slot) noexcept nogil:
-    """A class's points at a treap node (its ``Slot`` record)."""
-    return slots[slot].count_pos if is_pos else slots[slot].count_neg
-
-
-cdef inline double subtree_count(const NodeSums* sums, bint is_pos, int32_t slot) noexcept nogil:
-    """A class's points in a treap node's subtree (exact: unit weights)."""
-    return sums[slot].subtree_pos if is_pos else sums[slot].subtree_neg
 
 
 cdef inline int64_t entry_count(const Slot* slots, bint is_pos, int32_t entry) noexcept nogil:

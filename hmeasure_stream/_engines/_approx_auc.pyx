@@ -60,14 +60,19 @@ from hmeasure_stream._engines._approx_auc cimport (
     NOT_LISTED,
     TAIL,
     entry_count,
-    slot_count,
-    subtree_count,
     within,
 )
 from hmeasure_stream._engines._auc cimport AUCEngine
 from hmeasure_stream._engines._auc import stored_scale
 from hmeasure_stream._engines._pool cimport Slot
-from hmeasure_stream._engines._treap cimport DONE, NOT_PRESENT, WEIGHT_EXCEEDS, NodeSums
+from hmeasure_stream._engines._treap cimport (
+    DONE,
+    NOT_PRESENT,
+    WEIGHT_EXCEEDS,
+    NodeSums,
+    slot_count,
+    subtree_weight,
+)
 
 from hmeasure_stream._engines._pool import grown_buffer
 
@@ -178,27 +183,27 @@ cdef class ApproxAUCEngine(AUCEngine):
         cdef bint listed = self.flip
         at_key[0] = -1
         while node >= 0:
-            if self.tree.sums[node].key > key:
-                node = self.tree.slots[node].left
+            if sums[node].key > key:
+                node = slots[node].left
                 continue
-            child = self.tree.slots[node].left
+            child = slots[node].left
             if slot_count(slots, listed, node) > 0:
                 best = node
                 best_is_subtree = False
                 best_below = below
                 if child >= 0:
-                    best_below += <int64_t>subtree_count(sums, not listed, child)
-            elif child >= 0 and subtree_count(sums, listed, child) > 0.0:
+                    best_below += <int64_t>subtree_weight(sums, not listed, child)
+            elif child >= 0 and subtree_weight(sums, listed, child) > 0.0:
                 best = child
                 best_is_subtree = True
                 best_below = below
             if child >= 0:
-                below += <int64_t>subtree_count(sums, not listed, child)
-            if self.tree.sums[node].key == key:
+                below += <int64_t>subtree_weight(sums, not listed, child)
+            if sums[node].key == key:
                 at_key[0] = node
                 break
             below += slot_count(slots, not listed, node)
-            node = self.tree.slots[node].right
+            node = slots[node].right
         other_below_key[0] = below
         if best < 0:
             other_below_found[0] = 0
@@ -206,18 +211,18 @@ cdef class ApproxAUCEngine(AUCEngine):
         if best_is_subtree:
             node = best
             while True:
-                child = self.tree.slots[node].right
-                if child >= 0 and subtree_count(sums, listed, child) > 0.0:
-                    if self.tree.slots[node].left >= 0:
-                        best_below += <int64_t>subtree_count(sums, not listed, slots[node].left)
+                child = slots[node].right
+                if child >= 0 and subtree_weight(sums, listed, child) > 0.0:
+                    if slots[node].left >= 0:
+                        best_below += <int64_t>subtree_weight(sums, not listed, slots[node].left)
                     best_below += slot_count(slots, not listed, node)
                     node = child
                 elif slot_count(slots, listed, node) > 0:
-                    if self.tree.slots[node].left >= 0:
-                        best_below += <int64_t>subtree_count(sums, not listed, slots[node].left)
+                    if slots[node].left >= 0:
+                        best_below += <int64_t>subtree_weight(sums, not listed, slots[node].left)
                     break
                 else:
-                    node = self.tree.slots[node].left
+                    node = slots[node].left
             best = node
         other_below_found[0] = best_below
         return best + FIRST_SLOT_ENTRY
@@ -314,8 +319,7 @@ cdef class ApproxAUCEngine(AUCEngine):
         cdef int32_t node = -1
         if not adding:
             node = self.tree.find(score)
-            if node < 0 or (self.tree.slots[node].count_pos if is_pos
-                            else self.tree.slots[node].count_neg) == 0:
+            if node < 0 or slot_count(self.tree.slots, is_pos, node) == 0:
                 return NOT_PRESENT
             if weight != 1.0:
                 return WEIGHT_EXCEEDS   # every point present weighs 1

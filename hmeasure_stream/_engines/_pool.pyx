@@ -6,10 +6,11 @@ node together share a record (``Slot``: the links and the counts), so a node
 costs it one or two cache lines rather than one per field; buffers start on
 a cache line (``aligned_empty``), so no record straddles two.  Free slots
 form a list linked through ``left``.  Capacity doubles when needed, one
-buffer at a time, so the transient memory of a growth is one old buffer; a failed growth raises
-``MemoryError`` and leaves a consistent pool.  A subclass lists its fields
-(``_fields``), binds its raw pointers (``_bind``) and recomputes a node's
-aggregates from its children (``pull_slot``); ``join`` is written once, here.
+buffer at a time, so the transient memory of a growth is one old buffer; a
+failed growth raises ``MemoryError`` and leaves a consistent pool.  A
+subclass lists its fields (``_fields``), binds its raw pointers (``_bind``)
+and recomputes a node's aggregates from its children (``pull_slot``);
+``join`` is written once, here.
 """
 
 import os
@@ -219,9 +220,7 @@ cdef class SlotPool:
         """Take over pickled buffers (copies) and counters."""
         for name, buffer in buffers.items():
             buffer = np.asarray(buffer)
-            copy = aligned_empty(buffer.shape, buffer.dtype)
-            copy[...] = buffer
-            setattr(self, name, copy)
+            setattr(self, name, grown_buffer(buffer, buffer.shape, buffer.dtype))
         self.capacity = capacity
         self.n_used = n_used
         self.free_head = free_head

@@ -19,12 +19,12 @@ from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
 
 from hmeasure_stream._engines._numeric cimport (
-    next_group,
+    clockwise,
     compensated_add,
     count_t,
     int64_t,
-    clockwise,
     label_t,
+    next_group,
     uint8_t,
 )
 

@@ -4,7 +4,7 @@
 cimport cython
 from libc.stdint cimport int32_t, int64_t
 
-from hmeasure_stream._engines._pool cimport SlotPool
+from hmeasure_stream._engines._pool cimport Slot, SlotPool
 
 
 cpdef enum Status:
@@ -52,6 +52,16 @@ cdef struct NodeWeights:
     double pos
     double neg_comp
     double pos_comp
+
+
+cdef inline int32_t slot_count(const Slot* slots, bint is_pos, int32_t slot) noexcept nogil:
+    """One class's points at a node's score (its ``Slot`` record)."""
+    return slots[slot].count_pos if is_pos else slots[slot].count_neg
+
+
+cdef inline double subtree_weight(const NodeSums* sums, bint is_pos, int32_t slot) noexcept nogil:
+    """One class's weight in a node's subtree (its point count with unit weights)."""
+    return sums[slot].subtree_pos if is_pos else sums[slot].subtree_neg
 
 
 @cython.final

@@ -213,10 +213,9 @@ cdef class ScoreTreap(SlotPool):
         """Switch to weighted mode: O(n) once, before the first non-unit weight."""
         if self.weighted:
             return 0
-        weights = grown_buffer(None, (self.capacity, 4), np.float64, 0.0)
-        weights[:, _WEIGHT_NEG] = self.field("count_neg")
-        weights[:, _WEIGHT_POS] = self.field("count_pos")
-        self.weights_buffer = weights
+        self.weights_buffer = grown_buffer(None, (self.capacity, 4), np.float64, 0.0)
+        self.field("weight_neg")[:] = self.field("count_neg")
+        self.field("weight_pos")[:] = self.field("count_pos")
         if self.placements:
             self.squares_buffer = grown_buffer(None, (self.capacity, 2), np.float64, 0.0)
         self.weighted = True
@@ -555,7 +554,7 @@ cdef class ScoreTreap(SlotPool):
         cdef bint leaves
         if node < 0:
             return NOT_PRESENT
-        count = self.slots[node].count_pos if is_pos else self.slots[node].count_neg
+        count = slot_count(self.slots, is_pos, node)
         if count == 0:
             return NOT_PRESENT
         remaining = at_pos[0] if is_pos else at_neg[0]
@@ -588,7 +587,7 @@ cdef class ScoreTreap(SlotPool):
         """Total weight of one class."""
         if self.root < 0:
             return 0.0
-        return self.sums[self.root].subtree_pos if is_pos else self.sums[self.root].subtree_neg
+        return subtree_weight(self.sums, is_pos, self.root)
 
     cdef void _update_ancestors(self, int32_t depth, double key, bint is_pos, double change,
                                 double below_neg, double above_pos, double at_neg,
@@ -652,7 +651,7 @@ cdef class ScoreTreap(SlotPool):
         cdef int32_t node = self.find(key)
         if node < 0:
             return 0
-        return self.slots[node].count_pos if is_pos else self.slots[node].count_neg
+        return slot_count(self.slots, is_pos, node)
 
     # ------------------------------------------------------------------
     # Python-level access for tests, _check and pickling.
@@ -670,7 +669,7 @@ cdef class ScoreTreap(SlotPool):
 
     def field(self, name):
         """A writable view of one field of every slot's record, by its name in
-        ``Slot`` or ``NodeSums`` (for tests and ``_check``)."""
+        ``_RECORD_FIELDS`` (for tests, ``_check`` and pickles)."""
         buffer, column = _FIELD_COLUMNS[name]
         return getattr(self, buffer)[:, column]
 
@@ -678,9 +677,8 @@ cdef class ScoreTreap(SlotPool):
         """Class weights at the given slots."""
         slots = np.asarray(slots, dtype=np.int64)
         if self.weighted:
-            weights = self.weights_buffer[slots]
-            return (weights[:, _WEIGHT_NEG] + weights[:, _WEIGHT_NEG_COMP],
-                    weights[:, _WEIGHT_POS] + weights[:, _WEIGHT_POS_COMP])
+            return (self.field("weight_neg")[slots] + self.field("weight_neg_comp")[slots],
+                    self.field("weight_pos")[slots] + self.field("weight_pos_comp")[slots])
         return (self.field("count_neg")[slots].astype(np.float64),
                 self.field("count_pos")[slots].astype(np.float64))
 
@@ -809,17 +807,16 @@ cdef class ScoreTreap(SlotPool):
         return (_rebuild_score_treap, state)
 
 
-# Columns of the record buffers (the fields of ``Slot``, ``NodeSums`` and
-# ``NodeWeights``, in order), for the Python-level views.
-_LEFT, _RIGHT, _COUNT_NEG, _COUNT_POS = range(4)
-_KEY, _SUBTREE_NEG, _SUBTREE_POS, _SUBTREE_PAIRS = range(4)
-_WEIGHT_NEG, _WEIGHT_POS, _WEIGHT_NEG_COMP, _WEIGHT_POS_COMP = range(4)
-_FIELD_COLUMNS = {
-    "left": ("slots_buffer", _LEFT), "right": ("slots_buffer", _RIGHT),
-    "count_neg": ("slots_buffer", _COUNT_NEG), "count_pos": ("slots_buffer", _COUNT_POS),
-    "key": ("sums_buffer", _KEY), "subtree_neg": ("sums_buffer", _SUBTREE_NEG),
-    "subtree_pos": ("sums_buffer", _SUBTREE_POS), "subtree_pairs": ("sums_buffer", _SUBTREE_PAIRS),
+# The fields of each record buffer in column order (``Slot``, ``NodeSums``,
+# ``NodeWeights``), named as the Python-level views (``field``) and, with
+# "_buffer", as the buffers of a pickle from before the records.
+_RECORD_FIELDS = {
+    "slots_buffer": ("left", "right", "count_neg", "count_pos"),
+    "sums_buffer": ("key", "subtree_neg", "subtree_pos", "subtree_pairs"),
+    "weights_buffer": ("weight_neg", "weight_pos", "weight_neg_comp", "weight_pos_comp"),
 }
+_FIELD_COLUMNS = {name: (buffer, column) for buffer, names in _RECORD_FIELDS.items()
+                  for column, name in enumerate(names)}
 assert sizeof(Slot) == 4 * sizeof(int32_t)
 assert sizeof(NodeSums) == sizeof(NodeWeights) == 4 * sizeof(double)
 
@@ -842,17 +839,9 @@ def _records_from_fields(buffers, capacity):
     if "slots_buffer" in buffers:
         return buffers, False
     pairs = buffers.get("subtree_pairs_buffer")
-    records = {
-        "slots_buffer": np.stack([buffers[name] for name in (
-            "left_buffer", "right_buffer", "count_neg_buffer", "count_pos_buffer")], axis=1),
-        "sums_buffer": np.stack([
-            buffers["key_buffer"], buffers["subtree_neg_buffer"], buffers["subtree_pos_buffer"],
-            np.zeros(capacity) if pairs is None else pairs], axis=1),
-    }
-    if "weight_neg_buffer" in buffers:
-        records["weights_buffer"] = np.stack([buffers[name] for name in (
-            "weight_neg_buffer", "weight_pos_buffer", "weight_neg_comp_buffer",
-            "weight_pos_comp_buffer")], axis=1)
+    fields = dict(buffers, subtree_pairs_buffer=np.zeros(capacity) if pairs is None else pairs)
+    records = {record: np.stack([fields[name + "_buffer"] for name in names], axis=1)
+               for record, names in _RECORD_FIELDS.items() if names[0] + "_buffer" in fields}
     if "squares_buffer" in buffers:
         records["squares_buffer"] = buffers["squares_buffer"]
     return records, pairs is None
