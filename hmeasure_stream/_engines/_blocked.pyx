@@ -7,9 +7,10 @@ keys stored contiguously (struct of arrays: keys, class counts, class
 weights), a directory of the blocks in score order (their ids and first
 keys, one flat array each) and a perfect segment tree holding each block's
 class weights (and, in weighted mode, its 2U, combined as the treap combines
-its subtrees).  An update is a binary search of the directory, one of the
-block, a scan of the block's prefix and a walk up the segment tree: a few
-cache lines, where a treap descent pays a memory latency per level.  A full
+its subtrees).  An update is a binary search of the directory, a scan of the
+block from its top down to the key (the keys that the update then shifts)
+and a walk up the segment tree: a few cache lines, where a treap descent
+pays a memory latency per level.  A full
 block splits in halves and a block under a quarter full merges with a
 neighbour; both shift the directory (a memmove of ids and first keys).
 
