@@ -10,9 +10,9 @@ class weights (and, in weighted mode, its 2U, combined as the treap combines
 its subtrees).  An update is a binary search of the directory, a scan of the
 block from its top down to the key (the keys that the update then shifts)
 and a walk up the segment tree: a few cache lines, where a treap descent
-pays a memory latency per level.  A full
-block splits in halves and a block under a quarter full merges with a
-neighbour; both shift the directory (a memmove of ids and first keys).
+pays a memory latency per level.  A full block splits in halves and a block
+under a quarter full merges with a neighbour; both shift the directory (a
+memmove of ids and first keys).
 
 The segment tree's leaves are gapped slots, as in a packed-memory array: the
 blocks sit in score order among empty slots (neutral leaves), at most half
@@ -60,8 +60,10 @@ from hmeasure_stream._engines._treap cimport (
 
 # Blocks are addressed by int32 slots: at most this many blocks.
 cdef Py_ssize_t _MAX_BLOCKS = 2147483647 // BLOCK
-# Directory entries (first keys, 8 bytes each) that fit a 32 KiB first-level cache.
-cdef int32_t _DIRECTORY_IN_CACHE = 4096
+
+cdef enum:
+    # Directory entries (first keys, 8 bytes each) that fit a 32 KiB first-level cache.
+    DIRECTORY_IN_CACHE = 4096
 
 
 cdef inline int32_t _power_of_two_at_least(Py_ssize_t n) noexcept nogil:
@@ -136,15 +138,17 @@ cdef inline void _prefetch_path(const double* tree, Py_ssize_t node) noexcept no
         node >>= 1
 
 
-cdef inline int32_t _scan(const double* keys, const int32_t* count_neg,
-                          const int32_t* count_pos, int32_t size, double key,
+cdef inline int32_t _scan(BlockedAUCEngine self, int32_t block, double key,
                           double* after_neg, double* after_pos) noexcept nogil:
-    """The index of the first of a block's ``size`` keys >= ``key``, and the class counts
-    of the keys from it on.  A backward scan: it reads only the keys an insertion or a
-    removal at that index then shifts (a forward scan would read the rest of the block
-    too), and its loads do not depend on one another (a binary search waits for each
-    cache line in turn); the counts before the index are the block's less these."""
-    cdef int32_t index = size
+    """The index of the first key >= ``key`` in ``block``, and the class counts of the
+    keys from it on.  A backward scan: it reads only the keys an insertion or a removal
+    at that index then shifts (a forward scan would read the rest of the block too), and
+    its loads do not depend on one another (a binary search waits for each cache line in
+    turn); the counts before the index are the block's less these."""
+    cdef const double* keys = self.key + block * BLOCK
+    cdef const int32_t* count_neg = self.count_neg + block * BLOCK
+    cdef const int32_t* count_pos = self.count_pos + block * BLOCK
+    cdef int32_t index = self.size[block]
     cdef int64_t neg = 0, pos = 0
     while index > 0 and keys[index - 1] >= key:
         index -= 1
@@ -412,20 +416,16 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef int32_t _locate(self, double key) noexcept nogil:
         """The directory position whose block holds (or would hold) ``key``."""
         cdef int32_t low = 0, n = self.n_blocks, half
+        # A directory beyond the first-level cache has both candidates for the next
+        # probe requested while this one loads, so the probes' misses overlap.
+        cdef bint ahead = n > DIRECTORY_IN_CACHE
         # The last position whose first key is <= key (0 if none), in [low, low + n):
-        # branch-free halving (no mispredicted branches on random keys).  A directory
-        # beyond the first-level cache has both candidates for the next probe requested
-        # while this one loads, so the probes' misses overlap instead of queueing.
-        if n > _DIRECTORY_IN_CACHE:
-            while n > 1:
-                half = n >> 1
-                prefetch(self.first + low + (half >> 1))
-                prefetch(self.first + low + half + ((n - half) >> 1))
-                low += half * (self.first[low + half] <= key)
-                n -= half
-            return low
+        # branch-free halving (no mispredicted branches on random keys).
         while n > 1:
             half = n >> 1
+            if ahead:
+                prefetch(self.first + low + (half >> 1))
+                prefetch(self.first + low + half + ((n - half) >> 1))
             low += half * (self.first[low + half] <= key)
             n -= half
         return low
@@ -793,9 +793,7 @@ cdef class BlockedAUCEngine(PointEngine):
         # while the scan waits for the block's keys.
         _prefetch_path(self.tree, <Py_ssize_t>self.leaves + self.leaf_of_block[block])
         prefetch(self.aggregate + 3 * block)
-        index = _scan(self.key + block * BLOCK, self.count_neg + block * BLOCK,
-                      self.count_pos + block * BLOCK, self.size[block], score,
-                      &after_neg, &after_pos)
+        index = _scan(self, block, score, &after_neg, &after_pos)
         found = index < self.size[block] and self.key[block * BLOCK + index] == score
         if not found:
             if not adding:
@@ -804,9 +802,7 @@ cdef class BlockedAUCEngine(PointEngine):
                 self._split(position)
                 position = self._locate(score)
                 block = self.order[position]
-                index = _scan(self.key + block * BLOCK, self.count_neg + block * BLOCK,
-                              self.count_pos + block * BLOCK, self.size[block], score,
-                              &after_neg, &after_pos)
+                index = _scan(self, block, score, &after_neg, &after_pos)
         slot = block * BLOCK + index
         if not adding:
             count = self.count_pos[slot] if is_pos else self.count_neg[slot]
