@@ -308,7 +308,7 @@ def third_label_message(name, value, position, pos_label, neg_label, pos_found=T
 def binary_label_value(value, pos_label=None, neg_label=NO_LABEL, name="y_true"):
     """One label as ``(is_pos, neg_label)``: the scalar case of :func:`binary_labels`.
 
-    Without ``pos_label``: 0/1 or a boolean.  With it, as
+    Without ``pos_label``: 0/1, -1/1 or a boolean.  With it, as
     :func:`binary_labels` maps each element of an array.
     """
     if pos_label is None:
@@ -686,15 +686,15 @@ def check_probability_level(value, name):
 
 
 def check_label_value(value, name="y_true"):
-    """One label, 0/1 or a boolean, as a bool (True for class 1)."""
+    """One label, 0/1, -1/1 or a boolean, as a bool (True for class 1)."""
     if isinstance(value, (bool, np.bool_)):
         return bool(value)
     if isinstance(value, numbers.Real):
         if value == 1:
             return True
-        if value == 0:
+        if value == 0 or value == -1:
             return False
-    raise ValueError(f"{name} must be 0/1 or a boolean, got {value!r}")
+    raise ValueError(f"{name} must be 0/1, -1/1 or a boolean, got {value!r}")
 
 
 def check_score_value(value, name="y_score"):

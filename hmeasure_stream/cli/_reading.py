@@ -41,7 +41,7 @@ EXACT_INT_LIMIT = 2**53
 #: Delimiters tried on the header row when none is given.
 DELIMITERS = (",", ";", "\t")
 
-_LABELS = {"0": 0, "1": 1, "0.0": 0, "1.0": 1, "false": 0, "true": 1}
+_LABELS = {"0": 0, "1": 1, "0.0": 0, "1.0": 1, "-1": 0, "-1.0": 0, "false": 0, "true": 1}
 _INTEGER = re.compile(r"\s*[+-]?\d+\s*\Z")
 _BLOCK = 1 << 20
 _BLANK_OR_COMMENT = frozenset(" \t\r\f\v#")
@@ -274,7 +274,7 @@ def _parse_labels(texts, lines, path, classes=None):
                 if code is None:
                     raise InputError(
                         f"{path}:{lines[index]}: label {texts[index]!r} is not 0/1 "
-                        "(or true/false); for other labels give the label of class 1 "
+                        "(or -1/1, true/false); for other labels give the label of class 1 "
                         "with --pos-label"
                     )
                 codes[index] = code
@@ -577,17 +577,19 @@ def _array_labels(labels, path, name, start=0, classes=None):
         return classes.array(labels, name, start)
     if labels.dtype.kind not in "biuf":
         raise InputError(
-            f"{path}: {name}: labels must be 0/1 or booleans, got values of type {labels.dtype}; "
+            f"{path}: {name}: labels must be 0/1, -1/1 or booleans, got values of type "
+            f"{labels.dtype}; "
             "for other labels give the label of class 1 with --pos-label"
         )
-    bad = np.flatnonzero((labels != 0) & (labels != 1))
+    is_pos = labels == 1
+    bad = np.flatnonzero(~is_pos & (labels != 0) & (labels != -1))
     if bad.size:
         position = int(bad[0])
         raise InputError(
             f"{path}: {name} at position {start + position}: label "
-            f"{labels[position].item()!r} is not 0/1"
+            f"{labels[position].item()!r} is not 0/1 (or -1/1)"
         )
-    return labels.astype(np.int8)
+    return is_pos.astype(np.int8)
 
 
 def _array_scores(scores, path, name, start=0, ranks=False):

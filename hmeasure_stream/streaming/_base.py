@@ -33,12 +33,12 @@ from hmeasure_stream._validation import (
 )
 
 
-def checked_batch(y_true, y_score, sample_weight, allow_empty=True, ranks=False, signed=False):
+def checked_batch(y_true, y_score, sample_weight, allow_empty=True, ranks=False):
     """Validated batch as (is_pos uint8, scores float64, weights float64 or None for unit).
 
-    ``signed``: labels -1/1 are read as 0/1 (for whole arrays, not the structures' batches).
+    Labels -1/1 are read as 0/1, as everywhere (:func:`~hmeasure_stream._validation.binary_labels`).
     """
-    labels = check_labels(y_true, allow_empty=allow_empty, signed=signed)
+    labels = check_labels(y_true, allow_empty=allow_empty)
     scores = check_scores(y_score, allow_empty=allow_empty, ranks=ranks)
     check_same_length(labels, scores)
     is_pos = labels_as_is_pos(labels)
@@ -242,7 +242,7 @@ class PointSet:
         Parameters
         ----------
         y_true : int or bool
-            Its label: 0/1 or a boolean, or with ``pos_label`` one of two labels.
+            Its label: 0/1, -1/1 or a boolean, or with ``pos_label`` one of two labels.
         y_score : float
             Its score, a finite real number.
         weight : float, default=1.0
@@ -274,7 +274,7 @@ class PointSet:
         Parameters
         ----------
         y_true : int or bool
-            Its label: 0/1 or a boolean, or with ``pos_label`` one of two labels.
+            Its label: 0/1, -1/1 or a boolean, or with ``pos_label`` one of two labels.
         y_score : float
             Its score.
         weight : float, default=1.0
@@ -573,7 +573,7 @@ class WindowedPointSet(PointSet):
         Parameters
         ----------
         y_true : int or bool
-            Its label: 0/1 or a boolean, or with ``pos_label`` one of two labels.
+            Its label: 0/1, -1/1 or a boolean, or with ``pos_label`` one of two labels.
         y_score : float
             Its score, a finite real number.
         weight : float, default=1.0
@@ -673,7 +673,7 @@ class WindowedPointSet(PointSet):
         Parameters
         ----------
         y_true : int or bool
-            Its label: 0/1 or a boolean, or with ``pos_label`` one of two labels.
+            Its label: 0/1, -1/1 or a boolean, or with ``pos_label`` one of two labels.
         y_score : float
             Its score.
         weight : float, default=1.0

@@ -61,7 +61,7 @@ class ApproxAUC(PointSet):
         The label of class 1 (a string, number, bool, ...), fixed for
         ``add``, ``remove``, ``add_many`` and ``remove_many``: the first other
         label added is class 0 from then on and a third one is refused.
-        Default: labels 0/1 or booleans.
+        Default: labels 0/1, -1/1 or booleans.
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional
@@ -145,7 +145,7 @@ class ApproxAUC(PointSet):
         Parameters
         ----------
         y_true : int or bool
-            Its label: 0/1 or a boolean, or with ``pos_label`` one of two labels.
+            Its label: 0/1, -1/1 or a boolean, or with ``pos_label`` one of two labels.
         y_score : float
             Its score, a finite real number.
         weight : float, default=1.0
@@ -165,7 +165,7 @@ class ApproxAUC(PointSet):
         Parameters
         ----------
         y_true : int or bool
-            Its label: 0/1 or a boolean, or with ``pos_label`` one of two labels.
+            Its label: 0/1, -1/1 or a boolean, or with ``pos_label`` one of two labels.
         y_score : float
             Its score.
         weight : float, default=1.0

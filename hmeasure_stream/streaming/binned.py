@@ -50,7 +50,7 @@ class BinnedAUC:
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...): the first other
         label added is class 0 from then on and a third one is refused.
-        Default: labels 0/1 or booleans.
+        Default: labels 0/1, -1/1 or booleans.
 
     Attributes
     ----------

@@ -71,7 +71,7 @@ class DynamicH(_HullPointSet):
         The label of class 1 (a string, number, bool, ...), fixed for
         ``add``, ``remove``, ``add_many`` and ``remove_many``: the first other
         label added is class 0 from then on and a third one is refused.
-        Default: labels 0/1 or booleans.
+        Default: labels 0/1, -1/1 or booleans.
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional
@@ -374,7 +374,7 @@ class ApproxH(_HullPointSet):
         The label of class 1 (a string, number, bool, ...), fixed for
         ``add``, ``remove``, ``add_many`` and ``remove_many``: the first other
         label added is class 0 from then on and a third one is refused.
-        Default: labels 0/1 or booleans.
+        Default: labels 0/1, -1/1 or booleans.
     capacity : int, default=16
         Initial number of distinct scores there is room for (doubles as needed).
     seed : int, optional

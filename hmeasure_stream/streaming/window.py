@@ -290,7 +290,7 @@ class SlidingWindow:
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...), fixed for every
         :meth:`update`: the first other label is class 0 from then on and a
-        third one is refused.  Default: labels 0/1 or booleans.
+        third one is refused.  Default: labels 0/1, -1/1 or booleans.
     capacity : int, default=16
         Initial room, in distinct scores, of the engine (doubles as needed).
     seed : int, optional
@@ -903,7 +903,7 @@ def sliding_window(
     y_true = with_pos_label(y_true, pos_label)
     # Ranks keep every comparison between scores, not with a threshold.
     is_pos, scores, weights = checked_batch(
-        y_true, y_score, sample_weight, allow_empty=False, signed=True,
+        y_true, y_score, sample_weight, allow_empty=False,
         ranks=not _THRESHOLD_METRICS.intersection(tracker.metrics)
     )
     if by_count and window < scores.shape[0]:

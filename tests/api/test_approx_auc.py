@@ -280,7 +280,7 @@ def unchanged(tracker, call):
 @pytest.mark.parametrize(
     ("method", "args", "error", "message"),
     [
-        ("add", (2, 0.5), ValueError, r"y_true must be 0/1 or a boolean, got 2"),
+        ("add", (2, 0.5), ValueError, r"y_true must be 0/1, -1/1 or a boolean, got 2"),
         ("add", (1, float("nan")), ValueError, r"y_score must be finite, got nan"),
         ("add", (1, 0.5, 2.0), ValueError, r"unit weights only .* got weight=2.0"),
         ("add", (1, 0.5, 0.0), ValueError, r"unit weights only"),

@@ -24,9 +24,9 @@ def unchanged(tracker, call):
 @pytest.mark.parametrize(
     ("args", "message"),
     [
-        ((2, 0.5), r"y_true must be 0/1 or a boolean, got 2"),
-        (("1", 0.5), r"y_true must be 0/1 or a boolean, got '1'"),
-        ((0.5, 0.5), r"y_true must be 0/1 or a boolean, got 0.5"),
+        ((2, 0.5), r"y_true must be 0/1, -1/1 or a boolean, got 2"),
+        (("1", 0.5), r"y_true must be 0/1, -1/1 or a boolean, got '1'"),
+        ((0.5, 0.5), r"y_true must be 0/1, -1/1 or a boolean, got 0.5"),
         ((1, float("nan")), r"y_score must be finite, got nan"),
         ((1, float("inf")), r"y_score must be finite"),
         ((1, "0.5"), r"y_score must be a real number, got '0.5'"),

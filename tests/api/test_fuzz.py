@@ -56,7 +56,10 @@ NAN, INF = float("nan"), float("inf")
 
 VALID_LABELS = [0, 1, True, False, 0.0, 1.0, np.int8(1), np.uint64(0), np.float32(1.0),
                 Fraction(1), np.bool_(True)]
-BAD_LABELS = [2, -1, 0.5, NAN, None, "1", 2**70, INF]
+# -1 is class 0 where the labels of an argument are all -1 or 1 (scikit-learn's rule), and
+# for one point; mixed with 0 in one argument it is a third label.
+SIGNED_LABELS = [-1, -1.0, np.int8(-1), np.float32(-1.0)]
+BAD_LABELS = [2, -2, 0.5, NAN, None, "1", 2**70, INF]
 VALID_SCORES = [0.0, -0.0, 0.25, -3.5, 1e308, -1e308, 5e-324, 7, 2**53, True, 0.1,
                 np.float32(0.1), np.float16(0.5), np.int64(-9), Fraction(1, 3)]
 BIG_SCORES = [2**53 + 1, 2**64 + 1, 2**64, -(2**70), np.uint64(2**63 + 5), Fraction(10**400, 3)]
@@ -179,6 +182,11 @@ def arguments(draw, n_min=0):
     """Values of y_true, y_score, sample_weight (or None) and their containers."""
     n = draw(st.integers(n_min, 7))
     labels = draw(st.lists(st.sampled_from(VALID_LABELS), min_size=n, max_size=n))
+    if n and draw(st.integers(0, 3)) == 0:
+        # -1/1 labels, all of them (then read as 0/1), or now and then a -1 among 0/1.
+        mixed = draw(st.booleans())
+        labels = [draw(st.sampled_from(SIGNED_LABELS)) if (not label and not mixed)
+                  or draw(st.integers(0, 5)) == 0 else label for label in labels]
     if n >= 2 and draw(st.booleans()):
         labels[:2] = [0, 1]
     scores = draw(st.lists(st.sampled_from(VALID_SCORES[:6]), min_size=n, max_size=n))
@@ -200,6 +208,9 @@ def arguments(draw, n_min=0):
         victim.pop()
     kinds = [draw(st.sampled_from(CONTAINERS)) if draw(st.integers(0, 2)) == 0 else "array"
              for _ in range(3)]
+    if weights and kinds[2] == "scalar" and weights[0] is None:
+        # The scalar None as sample_weight means unit weights: valid, unlike a None element.
+        kinds[2] = "array"
     return (labels, scores, weights), kinds
 
 
@@ -210,10 +221,10 @@ def signed_labels(labels):
             and any(v == -1 for v in labels))
 
 
-def meaning(values, kinds, exact_float, signed=False):
+def meaning(values, kinds, exact_float):
     """(labels, scores, weights, bad argument names) as the test understands them.
 
-    ``signed``: labels -1/1 are read as 0/1 (the from-scratch functions, not the structures).
+    Labels all -1 or 1 (some -1) are read as 0/1, by the functions and the structures alike.
     """
     names = ("y_true", "y_score", "sample_weight")
     read_values, bad = [], set()
@@ -228,7 +239,7 @@ def meaning(values, kinds, exact_float, signed=False):
             read_values.append(None)
     labels, scores, weights = read_values
     converters = (label_of, lambda v: score_of(v, exact_float), weight_of)
-    if signed and labels is not None and signed_labels(labels):
+    if labels is not None and signed_labels(labels):
         converters = (lambda v: float(v == 1), *converters[1:])
     for index, (name, converter) in enumerate(zip(names, converters, strict=True)):
         if read_values[index] is None:
@@ -247,7 +258,7 @@ def meaning(values, kinds, exact_float, signed=False):
 
 def function_meaning(values, kinds, exact_float=False):
     """As ``meaning``, for a from-scratch function: empty input is refused too."""
-    labels, scores, weights, bad = meaning(values, kinds, exact_float, signed=True)
+    labels, scores, weights, bad = meaning(values, kinds, exact_float)
     if labels is not None and len(labels) == 0:
         bad.add("y_true")
     if scores is not None and len(scores) == 0:
@@ -436,6 +447,8 @@ def single_meaning(label, score, weight):
     """The canonical (label, score, weight) of one point, or Invalid."""
     if isinstance(label, (bool, np.bool_)):
         canonical_label = int(label)
+    elif is_number(label) and label == -1:
+        canonical_label = 0  # one point: -1 is class 0
     else:
         canonical_label = int(label_of(label))
     if isinstance(weight, (bool, np.bool_)):
@@ -597,8 +610,6 @@ def test_other_structures_take_or_refuse_a_batch(batches, name):
     tracker, twin = make(), make()
     exponent = None
     for values, kinds in batches:
-        if values[2] is not None and contain(values[2], kinds[2]) is None:
-            values = (values[0], values[1], None)  # the scalar None: no weights
         labels, scores, weights, bad = meaning(values, kinds, exact_float=True)
         if not bad and scores:
             ones = [1.0] * len(scores) if weights is None else weights

@@ -236,9 +236,42 @@ def test_structure_options_are_checked():
         DynamicAUC(pos_label=["pos"])
     with pytest.raises(ValueError, match="pos_label does not apply to 'multiclass_auc'"):
         SlidingWindow(3, "multiclass_auc", labels=["a", "b", "c"], pos_label="a")
-    # Without pos_label, structures keep to 0/1 or booleans (-1 is not class 0 there).
-    with pytest.raises(ValueError, match=r"y_true must be 0/1 or a boolean, got -1"):
-        DynamicAUC().add(-1, 0.5)
+    # Without pos_label, every structure takes 0/1, -1/1 or booleans (-1 is class 0).
+    with pytest.raises(ValueError, match=r"y_true must be 0/1, -1/1 or a boolean, got 2"):
+        DynamicAUC().add(2, 0.5)
+
+
+SIGNED = [1 if y else -1 for y in Y01]
+
+
+@pytest.mark.parametrize("kind", sorted(STRUCTURES))
+@pytest.mark.parametrize("dtype", [np.int8, np.float64, object])
+def test_structures_read_minus_one_and_one_as_0_1(kind, dtype):
+    # The same rule as the from-scratch functions: -1 is class 0 (scikit-learn's labels).
+    make, metric = STRUCTURES[kind]
+    signed = feed(make(), np.array(SIGNED, dtype=dtype), S)
+    plain = feed(make(), Y01, S)
+    assert getattr(signed, metric) == getattr(plain, metric)
+    assert len(signed) == len(plain) > 0
+    signed._check()
+
+
+def test_minus_one_among_zeros_is_a_third_label_in_a_batch():
+    tracker = DynamicAUC()
+    before = pickle.dumps(tracker)
+    with pytest.raises(ValueError, match=r"y_true must contain only labels 0 and 1 "
+                       r"\(or booleans\); found -1 at position 1"):
+        tracker.add_many([0, -1, 1], [0.1, 0.2, 0.3])
+    assert pickle.dumps(tracker) == before
+
+
+def test_windows_read_minus_one_and_one_as_0_1():
+    expected = hs.sliding_window(Y01, S, 4, ("auc", "h"))
+    window = SlidingWindow(4, ("auc", "h"))
+    got = np.concatenate([window.update(SIGNED[:5], S[:5])["h"],
+                          window.update(np.array(SIGNED[5:], dtype=float), S[5:])["h"]])
+    same(got, expected["h"])
+    same(hs.sliding_window(SIGNED, S, 4, "auc")["auc"], expected["auc"])
 
 
 def test_sliding_window_chunks_with_pos_label():

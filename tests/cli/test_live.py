@@ -371,7 +371,7 @@ def test_follow_reports_a_row_of_a_rotated_file_by_its_own_line(tmp_path, stream
     code, stdout, err = follow_rotated(path, out, actions, 50, "--follow-timeout", 3)
     assert (code, stdout) == (2, b"")
     assert err.decode() == (
-        f"hmeasure-stream: error: {path}:4: label 'spam' is not 0/1 (or true/false); for "
+        f"hmeasure-stream: error: {path}:4: label 'spam' is not 0/1 (or -1/1, true/false); for "
         "other labels give the label of class 1 with --pos-label\n")
     assert out.read_text() == PRECIOUS and not (tmp_path / "metrics.csv.partial").exists()
 

@@ -242,7 +242,7 @@ CASES = {
     "npz complex scores": (npz(label=[0, 1], score=np.array([0.1 + 1j, 0.2])), [],
                            r"array 'score': scores must be real numbers; its values are complex"),
     "npz string labels": (npz(label=np.array(["a", "b"]), score=[0.1, 0.2]), [],
-                          r"array 'label': labels must be 0/1 or booleans"),
+                          r"array 'label': labels must be 0/1, -1/1 or booleans"),
     "npz 2-d scores": (npz(label=[0, 1], score=np.array([[0.1], [0.2]])), [],
                        r"array 'score' must be 1-d, got shape \(2, 1\)"),
     "npz lengths differ": (npz(label=[0, 1, 1], score=[0.1, 0.2]), [],
