@@ -25,16 +25,14 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
+import registry
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_impl import brute_auc
+from registry import EXACT_WEIGHTED, STRUCTURES
 
 from hmeasure_stream import (
-    ApproxAUC,
-    ApproxH,
-    BinnedAUC,
     DynamicAUC,
-    DynamicH,
     SlidingWindow,
     auc,
     auc_ci,
@@ -428,19 +426,8 @@ def test_crisp_vus(entries, bad, where, kind, corrupt):
 # Structures: every operation either does what the canonical operation does to a
 # twin fed canonical input, or is refused and leaves the structure byte-identical.
 
-STRUCTURES = [
-    lambda: DynamicAUC(capacity=1, seed=2),
-    lambda: DynamicH(capacity=1, seed=2),
-    lambda: ApproxH(0.1, priors=(0.4, 0.6), seed=2),
-]
-
-
 def readings(tracker):
-    values = [tracker.auc, len(tracker), tracker.n_neg, tracker.n_pos]
-    for name in ("h", "auch"):
-        if hasattr(tracker, name):
-            values.append(getattr(tracker, name))
-    return values
+    return list(registry.readings(tracker).values())
 
 
 def single_meaning(label, score, weight):
@@ -490,9 +477,9 @@ def takes_or_refuses(call, arguments, bad, tracker, before):
 @settings(max_examples=120)
 @given(steps=st.lists(st.tuples(st.sampled_from(["add_many", "add", "remove", "remove_many"]),
                                 arguments(), st.integers(0, 10**6)), min_size=1, max_size=6),
-       which=st.integers(0, len(STRUCTURES) - 1))
+       which=st.sampled_from(EXACT_WEIGHTED))
 def test_structures(steps, which):
-    tracker, twin = STRUCTURES[which](), STRUCTURES[which]()
+    tracker, twin = STRUCTURES[which].make(), STRUCTURES[which].make()
     held = []  # canonical points
     exponent = None
     for operation, (values, kinds), pick in steps:
@@ -593,9 +580,8 @@ def test_structures_refuse_a_weight_far_from_their_scale(values, kind):
 # naming a bad argument, with the structure byte-identical.
 
 OTHER_STRUCTURES = {
-    "BinnedAUC": (lambda: BinnedAUC(4, score_range=(-2.0, 2.0)),
-                  lambda t: [t.auc, t.max_error, t.expected_error, len(t)]),
-    "ApproxAUC": (lambda: ApproxAUC(0.1, seed=2), lambda t: [t.auc, len(t)]),
+    **{name: (STRUCTURES[name].make, readings) for name in sorted(STRUCTURES)
+       if STRUCTURES[name].keeps_points and name not in EXACT_WEIGHTED},
     "SlidingWindow": (lambda: SlidingWindow(3, ("auc", "auc_binned"), bins=4,
                                             score_range=(-2.0, 2.0), seed=2),
                       lambda t: [t.auc, t.auc_binned, len(t)]),
@@ -614,7 +600,8 @@ def test_other_structures_take_or_refuse_a_batch(batches, name):
         if not bad and scores:
             ones = [1.0] * len(scores) if weights is None else weights
             new_exponent, fits = stored_exponent(ones, exponent)
-            if not fits or (name == "ApproxAUC" and any(w != 1.0 for w in ones)):
+            unit_only = name in STRUCTURES and not STRUCTURES[name].weighted
+            if not fits or (unit_only and any(w != 1.0 for w in ones)):
                 bad = {"sample_weight"}
         odd = [contain(value, kind) if value is not None else None
                for value, kind in zip(values, kinds, strict=True)]

@@ -8,15 +8,13 @@ import numpy as np
 import pandas as pd
 import pytest
 from reference_impl import brute_auc, h_by_integration
+from registry import BINARY_FUNCTIONS, FUNCTIONS
+from registry import STRUCTURES as REGISTERED_STRUCTURES
 from sklearn.metrics import roc_auc_score
 
 import hmeasure_stream as hs
 from hmeasure_stream import (
-    ApproxAUC,
-    ApproxH,
-    BinnedAUC,
     DynamicAUC,
-    DynamicH,
     InvertedScoresWarning,
     SlidingWindow,
 )
@@ -31,24 +29,16 @@ Y01 = [0, 1, 0, 1, 1, 0, 1, 0, 0, 1]
 S = [0.1, 0.8, 0.35, 0.3, 0.9, 0.4, 0.6, 0.2, 0.7, 0.65]
 NAMES = ["neg" if y == 0 else "pos" for y in Y01]
 
-# Each from-scratch function taking labels, as f(y, s, **kwargs) -> comparable value.
-FROM_SCRATCH = {
-    "auc": lambda y, s, **kw: hs.auc(y, s, **kw),
-    "roc_points": lambda y, s, **kw: np.concatenate(hs.roc_points(y, s, **kw)),
-    "roc_hull": lambda y, s, **kw: np.concatenate(hs.roc_hull(y, s, **kw)),
-    "h_measure": lambda y, s, **kw: hs.h_measure(y, s, **kw),
-    "hmeasure_report": lambda y, s, **kw: list(hs.hmeasure_report(y, s, **kw).values()),
-    "binned_auc": lambda y, s, **kw: hs.binned_auc(y, s, bins=4, **kw).auc,
-    "partial_auc": lambda y, s, **kw: hs.partial_auc(y, s, fpr_range=(0, 0.5), **kw),
-    "weighted_auc": lambda y, s, **kw: hs.weighted_auc(y, s, lambda v: v * v, **kw),
-    "auc_variance": lambda y, s, **kw: hs.auc_variance(y, s, **kw),
-    "auc_ci": lambda y, s, **kw: tuple(hs.auc_ci(y, s, **kw)),
-    "auc_test": lambda y, s, **kw: tuple(hs.auc_test(y, s, s[::-1], **kw)),
-    "sliding_window": lambda y, s, **kw: hs.sliding_window(y, s, 4, ("auc", "h"), **kw)["h"],
-}
+# Every from-scratch function of binary labels, and every structure (tests/registry.py).
+FROM_SCRATCH = {name: FUNCTIONS[name] for name in BINARY_FUNCTIONS}
+STRUCTURES = {name: (structure.make, structure.metric)
+              for name, structure in REGISTERED_STRUCTURES.items()}
 
 
 def same(a, b):
+    if isinstance(b, dict):
+        assert list(a) == list(b)
+        a, b = list(a.values()), list(b.values())
     np.testing.assert_array_equal(np.asarray(a, dtype=float), np.asarray(b, dtype=float))
 
 
@@ -152,18 +142,6 @@ def test_missing_labels_and_bad_pos_labels_are_refused(labels, pos_label, messag
 
 # ---------------------------------------------------------------------------
 # Structures: pos_label fixed at construction.
-
-STRUCTURES = {  # (seeded: the same treap shape, so weighted sums round alike)
-    "DynamicAUC": (lambda **kw: DynamicAUC(seed=3, **kw), "auc"),
-    "DynamicAUC-window": (lambda **kw: DynamicAUC(window=6, seed=3, **kw), "auc"),
-    "DynamicAUC-decay": (lambda **kw: DynamicAUC(half_life=3, seed=3, **kw), "auc"),
-    "DynamicH": (lambda **kw: DynamicH(seed=3, **kw), "h"),
-    "DynamicH-window": (lambda **kw: DynamicH(window=6, seed=3, **kw), "h"),
-    "ApproxH": (lambda **kw: ApproxH(0.1, seed=3, **kw), "h"),
-    "ApproxAUC": (lambda **kw: ApproxAUC(0.1, seed=3, **kw), "auc"),
-    "BinnedAUC": (lambda **kw: BinnedAUC(8, **kw), "auc"),
-}
-
 
 def feed(tracker, labels, scores):
     """Adds one by one, in a batch, removes one and a batch: every labelled entry point."""

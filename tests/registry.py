@@ -1,0 +1,119 @@
+"""The public functions and structures, declared once for the tests of common properties.
+
+As scikit-learn's ``metrics/tests/test_common.py``: a test of a property
+that every function or structure must have (labels read by ``pos_label``
+and -1/1, results invariant under a common weight scale, bad input refused
+cleanly) takes its subjects from here, so that a new function or structure
+is checked by all of them once it is declared here.  The sets below name
+the exceptions, each with its reason.
+"""
+
+from typing import NamedTuple
+
+import numpy as np
+
+import hmeasure_stream as hs
+
+# ---------------------------------------------------------------------------
+# From-scratch functions of binary labels: f(y_true, y_score, **kwargs) with
+# the keyword arguments sample_weight= and pos_label=, returning a value the
+# tests compare (floats, arrays, tuples, dicts).
+
+FUNCTIONS = {
+    "auc": hs.auc,
+    "roc_points": hs.roc_points,
+    "roc_hull": hs.roc_hull,
+    "h_measure": hs.h_measure,
+    "h_measure prior": lambda y, s, **kw: hs.h_measure(y, s, severity_ratio="prior", **kw),
+    "h_measure priors": lambda y, s, **kw: hs.h_measure(
+        y, s, priors=(0.3, 0.7), alpha=1.5, beta=3.0, **kw),
+    "hmeasure_report": lambda y, s, **kw: hs.hmeasure_report(
+        y, s, severity_ratio="prior", level=[0.5, 0.95], threshold=0.25, **kw),
+    "binned_auc": lambda y, s, **kw: hs.binned_auc(y, s, bins=4, **kw).auc,
+    "partial fpr": lambda y, s, **kw: hs.partial_auc(
+        y, s, fpr_range=(0.1, 0.6), correction="mcclish", **kw),
+    "partial tpr": lambda y, s, **kw: hs.partial_auc(y, s, tpr_range=(0.2, 0.9), **kw),
+    "partial two-way": lambda y, s, **kw: hs.partial_auc(
+        y, s, fpr_range=(0.0, 0.5), tpr_range=(0.5, 1.0), **kw),
+    "weighted_auc": lambda y, s, **kw: hs.weighted_auc(y, s, lambda v: v * v, **kw),
+    "auc_variance": hs.auc_variance,
+    "auc_ci": lambda y, s, **kw: tuple(hs.auc_ci(y, s, **kw)),
+    "auc_test": lambda y, s, **kw: tuple(hs.auc_test(y, s, np.asarray(s)[::-1], **kw)),
+    "sliding_window": lambda y, s, **kw: hs.sliding_window(y, s, 4, ("auc", "h"), **kw)["h"],
+    "multiclass ovr": lambda y, s, **kw: hs.multiclass_auc(
+        y, np.column_stack([-np.asarray(s, dtype=float), s]), average="weighted", **kw),
+}
+
+#: Functions whose labels are classes, not a positive class: no pos_label, no -1/1.
+CLASS_LABELS = frozenset({"multiclass ovr"})
+
+#: DeLong's variance treats weights as frequencies (its denominators are the
+#: class weights minus one): not invariant under a common weight scale.
+FREQUENCY_WEIGHTS = frozenset({"auc_variance", "auc_ci", "auc_test"})
+
+#: The window's weighted engines round their sums in an order that depends on
+#: their random shape: invariant up to rounding, tested as such on its own.
+ROUNDED_UNDER_SCALE = frozenset({"sliding_window"})
+
+#: Counts of points in the report: sums of weights, so they scale with them.
+REPORT_WEIGHT_SUMS = ("TP", "FP", "TN", "FN")
+
+BINARY_FUNCTIONS = sorted(set(FUNCTIONS) - CLASS_LABELS)
+SCALE_INVARIANT_FUNCTIONS = sorted(set(FUNCTIONS) - FREQUENCY_WEIGHTS - ROUNDED_UNDER_SCALE)
+
+
+def function_value(name, y, s, **kwargs):
+    """``FUNCTIONS[name]`` called, with the report's weight sums left out."""
+    value = FUNCTIONS[name](y, s, **kwargs)
+    if isinstance(value, dict):
+        value = {key: item for key, item in value.items() if key not in REPORT_WEIGHT_SUMS}
+    return value
+
+
+# ---------------------------------------------------------------------------
+# Structures over binary labels: made by ``make(**kwargs)`` (kwargs: pos_label=).
+
+class Structure(NamedTuple):
+    make: object
+    metric: str          # the property every test reads
+    weighted: bool       # takes weights other than 1
+    keeps_points: bool   # holds every point added and not removed (no window, no decay)
+
+
+STRUCTURES = {  # (seeded: reproducible shapes, so weighted sums round alike in twins)
+    "DynamicAUC": Structure(lambda **kw: hs.DynamicAUC(seed=3, **kw), "auc", True, True),
+    "DynamicAUC-window": Structure(lambda **kw: hs.DynamicAUC(window=6, seed=3, **kw), "auc",
+                                   True, False),
+    "DynamicAUC-decay": Structure(lambda **kw: hs.DynamicAUC(half_life=3, seed=3, **kw), "auc",
+                                  True, False),
+    "DynamicH": Structure(lambda **kw: hs.DynamicH(seed=3, **kw), "h", True, True),
+    "DynamicH-window": Structure(lambda **kw: hs.DynamicH(window=6, seed=3, **kw), "h",
+                                 True, False),
+    "DynamicH sr": Structure(lambda **kw: hs.DynamicH(severity_ratio=0.5, seed=3, **kw), "h",
+                             True, True),
+    "ApproxH": Structure(lambda **kw: hs.ApproxH(0.1, priors=(0.4, 0.6), seed=3, **kw), "h",
+                         True, True),
+    "ApproxH prior": Structure(
+        lambda **kw: hs.ApproxH(0.1, severity_ratio="prior", seed=3, **kw), "h", True, True),
+    "ApproxAUC": Structure(lambda **kw: hs.ApproxAUC(0.1, seed=3, **kw), "auc", False, True),
+    "BinnedAUC": Structure(lambda **kw: hs.BinnedAUC(8, score_range=(-2.0, 2.0), **kw), "auc",
+                           True, True),
+}
+
+#: The structures that keep every point with its weight and read the ROC curve.
+EXACT_WEIGHTED = sorted(name for name, structure in STRUCTURES.items()
+                        if structure.weighted and structure.keeps_points
+                        and name != "BinnedAUC")
+
+
+def readings(tracker, roc=False, totals=True):
+    """What a structure reports, as a dict: its class weights with ``totals``, the ROC
+    points and hull with ``roc``."""
+    values = {"auc": tracker.auc, "len": len(tracker)}
+    for name in ("n_neg", "n_pos")[:2 * totals] + ("h", "auch", "max_error", "expected_error"):
+        if hasattr(tracker, name):
+            values[name] = getattr(tracker, name)
+    if roc and tracker.n_neg > 0 and tracker.n_pos > 0:
+        values["roc"] = tracker.roc_points()
+        values["hull"] = tracker.hull()
+    return values
