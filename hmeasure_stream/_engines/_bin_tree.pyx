@@ -327,12 +327,11 @@ cdef class BinTree:
 
 
 def _rebuild_bin_tree(bins, n_points, sums, count, weight, compensation, binning,
-                      inverse_scale=None):
+                      inverse_scale):
     cdef BinTree tree = BinTree(bins)
     tree.set_binning(*binning)
     tree.n_points = n_points
-    # (A pickle from before weights were scaled stored them as given.)
-    tree.inverse_scale = (1.0 if n_points else 0.0) if inverse_scale is None else inverse_scale
+    tree.inverse_scale = inverse_scale
     tree.sums_buffer = np.array(sums, copy=True)
     tree.count_buffer = np.array(count, copy=True)
     tree.weight_buffer = np.array(weight, copy=True)

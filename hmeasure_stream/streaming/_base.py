@@ -32,6 +32,39 @@ from hmeasure_stream._validation import (
     raise_bad_score,
 )
 
+#: The format of every structure's pickle; a pickle of another format is refused.
+PICKLE_FORMAT = 1
+
+
+class Pickled:
+    """Pickling of a structure with ``__slots__``: its slots and the format they were written in.
+
+    Nothing has been released with another layout, so there is one format;
+    a change of any structure's or engine's state raises it, and a pickle of
+    another format is refused with a clear message instead of being misread.
+    """
+
+    __slots__ = ()
+
+    def __getstate__(self):
+        state = {"format": PICKLE_FORMAT}
+        for cls in type(self).__mro__:
+            for name in getattr(cls, "__slots__", ()):
+                if hasattr(self, name):
+                    state[name] = getattr(self, name)
+        return state
+
+    def __setstate__(self, state):
+        written = state.get("format") if isinstance(state, dict) else None
+        if written != PICKLE_FORMAT:
+            raise ValueError(
+                f"cannot unpickle this {type(self).__name__}: it was written in pickle format "
+                f"{written!r}, and this version of hmeasure_stream reads format {PICKLE_FORMAT} "
+                "only (pickles do not carry over between format versions)")
+        for name, value in state.items():
+            if name != "format":
+                setattr(self, name, value)
+
 
 def checked_batch(y_true, y_score, sample_weight, allow_empty=True, ranks=False):
     """Validated batch as (is_pos uint8, scores float64, weights float64 or None for unit).
@@ -225,7 +258,7 @@ def merge_points(structure, other):
     structure._labels = labels
 
 
-class PointSet:
+class PointSet(Pickled):
     """What every structure over a set of (label, score, weight) points shares.
 
     ``_engine`` is the compiled engine holding the points (an ``AUCEngine``
@@ -416,11 +449,6 @@ class PointSet:
         """Verify every invariant of the structure in O(n), reading only (for tests)."""
         return self._engine._check()
 
-    def __setstate__(self, state):
-        # Pickles from before ``pos_label`` existed hold no ``_labels``.
-        self._labels = None
-        for name, value in (state[1] if isinstance(state, tuple) else state or {}).items():
-            setattr(self, name, value)
 
 
 def make_forgetting(window, half_life):
@@ -779,10 +807,3 @@ class WindowedPointSet(PointSet):
         if self._forgetting is not None:
             check_forgetting(self._engine, self._forgetting)
         return True
-
-    def __setstate__(self, state):
-        # Pickles from before windows (or ``pos_label``) existed hold no ``_forgetting``.
-        self._forgetting = None
-        self._labels = None
-        for name, value in (state[1] if isinstance(state, tuple) else state or {}).items():
-            setattr(self, name, value)

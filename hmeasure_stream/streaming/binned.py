@@ -20,12 +20,17 @@ from hmeasure_stream.binned import (
     _edges,
     _estimate_alpha,
 )
-from hmeasure_stream.streaming._base import checked_batch, checked_point, out_of_range_message
+from hmeasure_stream.streaming._base import (
+    Pickled,
+    checked_batch,
+    checked_point,
+    out_of_range_message,
+)
 
 __all__ = ["BinnedAUC"]
 
 
-class BinnedAUC:
+class BinnedAUC(Pickled):
     """Binned AUC, with its error bound, of a set of points that changes one point at a time.
 
     The same bins, AUC, bound and estimate as :func:`~hmeasure_stream.binned_auc`
@@ -205,12 +210,6 @@ class BinnedAUC:
     def pos_label(self):
         """The label of class 1 given at construction (None: labels are 0/1 or booleans)."""
         return None if self._labels is None else self._labels.pos
-
-    def __setstate__(self, state):
-        # Pickles from before ``pos_label`` existed hold no ``_labels``.
-        self._labels = None
-        for name, value in (state[1] if isinstance(state, tuple) else state or {}).items():
-            setattr(self, name, value)
 
     def merge(self, other):
         """Add another structure's points (the same bins required): O(m).

@@ -28,6 +28,7 @@ from hmeasure_stream.multiclass import (
     averaged,
 )
 from hmeasure_stream.streaming._base import (
+    Pickled,
     _check_removable,
     check_structure_options,
     out_of_range_message,
@@ -37,7 +38,7 @@ from hmeasure_stream.streaming._base import (
 __all__ = ["DynamicMulticlassAUC", "MulticlassWindow"]
 
 
-class DynamicMulticlassAUC:
+class DynamicMulticlassAUC(Pickled):
     """Exact multi-class AUC of a set of points that changes one point (or batch) at a time.
 
     A point is a label (one of ``classes``) and a row of c class scores (the
@@ -436,7 +437,7 @@ class DynamicMulticlassAUC:
         return True
 
 
-class _LabelRing:
+class _LabelRing(Pickled):
     """The labels, weights (and, for one-vs-one, score rows) of a count window, oldest first.
 
     ``push`` takes a chunk and returns what it evicts, in eviction order: the
@@ -488,7 +489,7 @@ class _LabelRing:
         return sum(a.nbytes for a in (self.codes, self.weights, self.rows) if a is not None)
 
 
-class MulticlassWindow:
+class MulticlassWindow(Pickled):
     """The window engine of the metric ``"multiclass_auc"`` of :class:`SlidingWindow`.
 
     One-vs-rest: class k's exact binary engine follows the window in its own
