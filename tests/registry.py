@@ -110,7 +110,8 @@ def readings(tracker, roc=False, totals=True):
     """What a structure reports, as a dict: its class weights with ``totals``, the ROC
     points and hull with ``roc``."""
     values = {"auc": tracker.auc, "len": len(tracker)}
-    for name in ("n_neg", "n_pos")[:2 * totals] + ("h", "auch", "max_error", "expected_error"):
+    names = ("h", "auch", "max_error", "expected_error")
+    for name in ("n_neg", "n_pos", *names) if totals else names:
         if hasattr(tracker, name):
             values[name] = getattr(tracker, name)
     if roc and tracker.n_neg > 0 and tracker.n_pos > 0:
