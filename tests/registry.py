@@ -96,6 +96,8 @@ STRUCTURES = {  # (seeded: reproducible shapes, so weighted sums round alike in 
     "ApproxH prior": Structure(
         lambda **kw: hs.ApproxH(0.1, severity_ratio="prior", seed=3, **kw), "h", True, True),
     "ApproxAUC": Structure(lambda **kw: hs.ApproxAUC(0.1, seed=3, **kw), "auc", False, True),
+    "ApproxAUC-window": Structure(lambda **kw: hs.ApproxAUC(0.1, window=6, seed=3, **kw), "auc",
+                                  False, False),
     "BinnedAUC": Structure(lambda **kw: hs.BinnedAUC(8, score_range=(-2.0, 2.0), **kw), "auc",
                            True, True),
 }

@@ -358,7 +358,7 @@ class PointSet(Pickled):
             structure; nothing is added.
         """
         y_true, labels = labels_many(self._labels, y_true)
-        is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
+        is_pos, scores, weights = self._checked_batch(y_true, y_score, sample_weight)
         refused = self._engine.add_many(is_pos, scores, weights)
         if refused >= 0:
             raise ValueError(
@@ -387,8 +387,13 @@ class PointSet(Pickled):
             If any entry is invalid; nothing is removed.
         """
         y_true, labels = labels_many(self._labels, y_true)
-        remove_checked(self._engine, *checked_batch(y_true, y_score, sample_weight))
+        remove_checked(self._engine, *self._checked_batch(y_true, y_score, sample_weight))
         self._labels = labels
+
+    def _checked_batch(self, y_true, y_score, sample_weight):
+        """A batch as the engine takes it (see :func:`checked_batch`); a structure whose
+        engine takes less (unit weights) refuses more here."""
+        return checked_batch(y_true, y_score, sample_weight)
 
     def roc_points(self):
         """(fpr, tpr) of the current points' ROC curve, as :func:`~hmeasure_stream.roc_points`.
@@ -676,7 +681,7 @@ class WindowedPointSet(PointSet):
             names the position); nothing is added.
         """
         y_true, labels = labels_many(self._labels, y_true)
-        batch = checked_batch(y_true, y_score, sample_weight)
+        batch = self._checked_batch(y_true, y_score, sample_weight)
         forgetting = self._forgetting
         times = forgetting_times(forgetting, times, batch[1].shape[0])
         if forgetting is None:
@@ -753,7 +758,7 @@ class WindowedPointSet(PointSet):
             PointSet.remove_many(self, y_true, y_score, sample_weight)
             return
         y_true, labels = labels_many(self._labels, y_true)
-        self._retract(*checked_batch(y_true, y_score, sample_weight))
+        self._retract(*self._checked_batch(y_true, y_score, sample_weight))
         self._labels = labels
 
     def _retract(self, is_pos, scores, weights):

@@ -7,13 +7,12 @@ from hmeasure_stream._validation import (
     check_unit_weights,
     check_weight_value,
     label_map,
-    labels_many,
 )
 from hmeasure_stream.streaming._base import (
-    PointSet,
+    WindowedPointSet,
     check_structure_options,
     checked_batch,
-    remove_checked,
+    make_forgetting,
 )
 
 __all__ = ["ApproxAUC"]
@@ -31,7 +30,7 @@ def _unit_weight(weight):
     return 1.0
 
 
-class ApproxAUC(PointSet):
+class ApproxAUC(WindowedPointSet):
     """AUC within a relative error epsilon / 2 of a set of points that changes.
 
     Keeps the points in the score tree of :class:`DynamicAUC` and, over it,
@@ -57,6 +56,15 @@ class ApproxAUC(PointSet):
         What the error is relative to.  ``"1-auc"`` builds the list over
         class 1 instead of class 0 and returns one minus the estimate of
         1 - auc: the tighter bound for good classifiers, whose AUC is near 1.
+    window : int, str, datetime.timedelta, numpy.timedelta64 or None
+        Keep only the last ``window`` points added, or with a duration the
+        points whose time is in (t - window, t] for the newest time t (then
+        every addition needs a time), as :class:`DynamicAUC`; None keeps
+        every point.
+    half_life : None
+        Not available: decay gives the points weights other than 1, which
+        the compressed list does not take (see Notes).  Refused with
+        ValueError unless None.
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...), fixed for
         ``add``, ``remove``, ``add_many`` and ``remove_many``: the first other
@@ -133,13 +141,25 @@ class ApproxAUC(PointSet):
 
     __slots__ = ()
 
-    def __init__(self, epsilon, *, relative_to="auc", pos_label=None, capacity=16, seed=None):
+    def __init__(self, epsilon, *, relative_to="auc", window=None, half_life=None,
+                 pos_label=None, capacity=16, seed=None):
+        if half_life is not None:
+            raise ValueError(
+                "half_life is not available on ApproxAUC: decay weighs the points, and its "
+                "compressed list counts unit weights only; use window=, or DynamicAUC("
+                "half_life=...) for the exact AUC with decay")
         self._labels = label_map(pos_label)
         epsilon = check_positive(epsilon, "epsilon")
         flip = check_relative_to(relative_to) == "1-auc"
+        self._forgetting = make_forgetting(window, None)
         self._engine = ApproxAUCEngine(epsilon, flip, *check_structure_options(capacity, seed))
 
-    def add(self, y_true, y_score, weight=1.0):
+    def _checked_batch(self, y_true, y_score, sample_weight):
+        is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
+        check_unit_weights(weights, "ApproxAUC")
+        return is_pos, scores, None
+
+    def add(self, y_true, y_score, weight=1.0, *, time=None):
         """Add one point: O(log n + m) for m = ``compressed_size``.
 
         Parameters
@@ -150,14 +170,17 @@ class ApproxAUC(PointSet):
             Its score, a finite real number.
         weight : float, default=1.0
             Must be 1 (unit weights only).
+        time : optional
+            Its time, as for :meth:`DynamicAUC.add`; required with a window
+            given as a duration.
 
         Raises
         ------
         ValueError
-            If the label, score or weight is invalid, or the weight is not 1;
-            nothing changes.
+            If the label, score, weight or time is invalid, or the weight is
+            not 1; nothing changes.
         """
-        PointSet.add(self, y_true, y_score, _unit_weight(weight))
+        WindowedPointSet.add(self, y_true, y_score, _unit_weight(weight), time=time)
 
     def remove(self, y_true, y_score, weight=1.0):
         """Remove one point: O(log n + m) for m = ``compressed_size``.
@@ -179,56 +202,7 @@ class ApproxAUC(PointSet):
             If the label, score or weight is invalid, or the weight is not 1;
             nothing changes.
         """
-        PointSet.remove(self, y_true, y_score, _unit_weight(weight))
-
-    def add_many(self, y_true, y_score, sample_weight=None):
-        """Add a batch of points in one compiled loop: k updates for k points.
-
-        Parameters
-        ----------
-        y_true : array-like of shape (k,)
-            Labels: 0/1 or bool, or with ``pos_label`` two labels.
-        y_score : array-like of shape (k,)
-            Scores, finite real numbers.
-        sample_weight : array-like of shape (k,), optional
-            Must be all ones (unit weights only).
-
-        Raises
-        ------
-        ValueError
-            If any entry is invalid or a weight is not 1; nothing is added.
-        """
-        y_true, labels = labels_many(self._labels, y_true)
-        is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
-        check_unit_weights(weights, "ApproxAUC")
-        self._engine.add_many(is_pos, scores, None)
-        self._labels = labels
-
-    def remove_many(self, y_true, y_score, sample_weight=None):
-        """Remove a batch of points in one compiled loop: k updates for k points.
-
-        Parameters
-        ----------
-        y_true : array-like of shape (k,)
-            Labels: 0/1 or bool, or with ``pos_label`` two labels.
-        y_score : array-like of shape (k,)
-            Scores.
-        sample_weight : array-like of shape (k,), optional
-            Must be all ones (unit weights only).
-
-        Raises
-        ------
-        KeyError
-            If the batch removes a point that is not present (counting
-            repeats); nothing is removed.
-        ValueError
-            If any entry is invalid or a weight is not 1; nothing is removed.
-        """
-        y_true, labels = labels_many(self._labels, y_true)
-        is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
-        check_unit_weights(weights, "ApproxAUC")
-        remove_checked(self._engine, is_pos, scores, None)
-        self._labels = labels
+        WindowedPointSet.remove(self, y_true, y_score, _unit_weight(weight))
 
     @property
     def auc(self):
@@ -251,7 +225,8 @@ class ApproxAUC(PointSet):
         return int(self._engine.compressed_entries)
 
     def __repr__(self):
+        window = "" if self.window is None else f"window={self.window!r}, "
         return (
-            f"ApproxAUC(points={len(self)}, epsilon={self.epsilon!r}, "
+            f"ApproxAUC(points={len(self)}, {window}epsilon={self.epsilon!r}, "
             f"relative_to={self.relative_to!r}, auc={self.auc!r})"
         )
