@@ -33,6 +33,7 @@ from hmeasure_stream import (
     ApproxAUC,
     ApproxH,
     BinnedAUC,
+    Binning,
     DynamicAUC,
     DynamicH,
     SlidingWindow,
@@ -583,8 +584,8 @@ OTHER_STRUCTURES = {
     "BinnedAUC": (lambda: BinnedAUC(4, score_range=(-2.0, 2.0)),
                   lambda t: [t.auc, t.max_error, t.expected_error, len(t)]),
     "ApproxAUC": (lambda: ApproxAUC(0.1, seed=2), lambda t: [t.auc, len(t)]),
-    "SlidingWindow": (lambda: SlidingWindow(3, ("auc", "auc_binned"), bins=4,
-                                            score_range=(-2.0, 2.0), seed=2),
+    "SlidingWindow": (lambda: SlidingWindow(
+        3, ("auc", Binning(bins=4, score_range=(-2.0, 2.0))), seed=2),
                       lambda t: [t.auc, t.auc_binned, len(t)]),
 }
 

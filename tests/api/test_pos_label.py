@@ -15,6 +15,7 @@ from hmeasure_stream import (
     ApproxAUC,
     ApproxH,
     BinnedAUC,
+    Classes,
     DynamicAUC,
     DynamicH,
     InvertedScoresWarning,
@@ -235,7 +236,7 @@ def test_structure_options_are_checked():
     with pytest.raises(ValueError, match="pos_label must be hashable"):
         DynamicAUC(pos_label=["pos"])
     with pytest.raises(ValueError, match="pos_label does not apply to 'multiclass_auc'"):
-        SlidingWindow(3, "multiclass_auc", labels=["a", "b", "c"], pos_label="a")
+        SlidingWindow(3, Classes(["a", "b", "c"]), pos_label="a")
     # Without pos_label, structures keep to 0/1 or booleans (-1 is not class 0 there).
     with pytest.raises(ValueError, match=r"y_true must be 0/1 or a boolean, got -1"):
         DynamicAUC().add(-1, 0.5)
