@@ -203,51 +203,42 @@ class SlidingWindow:
         (t - window, t], t the newest time (``update`` then needs
         ``times``); or None for every prefix (nothing is ever evicted: the
         learning curve).
-    metrics : str or sequence of str, default=("auc",)
-        ``"auc"``, ``"h"`` (the H-measure), ``"auch"`` (area under the
-        ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`),
+    metrics : str, options object, or sequence of them, default=("auc",)
+        The metrics of the metric table :data:`~hmeasure_stream.METRICS`
+        (:data:`~hmeasure_stream.WINDOW_METRICS`), by name: ``"auc"``,
+        ``"h"`` (the H-measure), ``"auch"`` (area under the ROC hull),
+        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`),
         ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`), ``"pauc"``
         (the partial AUC of :meth:`DynamicAUC.partial_auc`) and R
         hmeasure's ``"ks"``, ``"mer"`` and ``"mwl"`` (as
         :func:`~hmeasure_stream.hmeasure_report` computes them with the
         window's class proportions as priors; ``"ks"`` maintains a second,
-        lower, hull, which doubles the cost of a step), and R's metrics at
-        ``threshold``: ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
+        lower, hull, which doubles the cost of a step), and R's metrics at a
+        threshold: ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
         ``"f"``, ``"youden"`` (as in :func:`~hmeasure_stream.hmeasure_report`),
         and DeLong's variance of the AUC ``"auc_var"`` and interval
-        ``"auc_lo"``, ``"auc_hi"`` at ``level`` (as
-        :func:`~hmeasure_stream.auc_variance` and
-        :func:`~hmeasure_stream.auc_ci`; nan while a class has fewer than two
-        points, or total weight <= 1).
+        ``"auc_lo"``, ``"auc_hi"`` (as :func:`~hmeasure_stream.auc_variance`
+        and :func:`~hmeasure_stream.auc_ci`; nan while a class has fewer than
+        two points, or total weight <= 1).
         Or ``"multiclass_auc"`` alone, for labels of c classes and 2-d
         scores (one column per class): the AUC of
         :func:`~hmeasure_stream.multiclass_auc` (count windows only).
-    alpha, beta, severity_ratio, priors
-        The H-measure's cost distribution and class priors, as for
-        :func:`~hmeasure_stream.h_measure`; ignored when neither ``"h"`` nor
-        ``"auch"`` nor ``"mwl"`` is asked for.  Fixed ``priors`` and
-        ``severity_ratio="prior"`` need ``epsilon``, and cannot be combined
-        with ``"ks"``, ``"mer"`` or ``"mwl"``.
-    epsilon : float, optional
-        Follow ``"h"`` within ``epsilon * (1 - H)`` as :class:`ApproxH`
-        does.  None: the exact H of :class:`DynamicH`.
-    epsilon_auc : float, optional
-        The compression of ``"auc_approx"`` (required with it, ignored
-        without it): the estimate is within ``epsilon_auc * auc / 2`` of
-        the window's AUC, as :class:`ApproxAUC` keeps it.  Distinct from
-        ``epsilon``, which is the H-measure's.
-    auc_relative_to : {"auc", "1-auc"}, default="auc"
-        With ``"1-auc"`` the bound of ``"auc_approx"`` is
-        ``epsilon_auc * (1 - auc) / 2`` instead.
-    bins, transform, loglog_alpha, score_range
-        The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`
-        (default 1000 linear bins over (0, 1)); a log-log ``loglog_alpha`` of
-        None is estimated from the first chunk and then frozen.  Ignored
-        without ``"auc_binned"``.
-    fpr_range, tpr_range, correction
-        The range(s) and correction of ``"pauc"``, as for
-        :func:`~hmeasure_stream.partial_auc` (default: no range, the AUC).
-        Ignored without ``"pauc"``.
+        A name takes its metric's default options; an options object gives
+        the options of its metrics and stands for them when none is named:
+        :class:`~hmeasure_stream.HCost` (``"h"``; also of ``"auch"``,
+        ``"ks"``, ``"mer"``, ``"mwl"``, which share its hull: fixed priors
+        and ``severity_ratio="prior"`` need its ``epsilon`` and cannot be
+        combined with ``"ks"``, ``"mer"`` or ``"mwl"``),
+        :class:`~hmeasure_stream.PartialRange` (``"pauc"``; default: no
+        range, the AUC), :class:`~hmeasure_stream.Binning`
+        (``"auc_binned"``; default 1000 linear bins over (0, 1), a log-log
+        alpha of None estimated from the first chunk and then frozen),
+        :class:`~hmeasure_stream.Compression` (``"auc_approx"``, which
+        needs it), :class:`~hmeasure_stream.Threshold` (the six metrics at
+        the threshold, default 0.5), :class:`~hmeasure_stream.ConfidenceLevel`
+        (``"auc_lo"`` and ``"auc_hi"``, default 0.95) and
+        :class:`~hmeasure_stream.Classes` (``"multiclass_auc"``, which needs
+        its ``labels``).
     half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
         Exponential decay, as for :class:`DynamicAUC`: a point of age a
         weighs 2^(-a / half_life), the age in points (a number) or in time
@@ -256,17 +247,6 @@ class SlidingWindow:
     min_periods : int, default=1
         The metrics are nan until the window holds this many points (as
         pandas' ``rolling``).
-    threshold : float, default=0.5
-        The threshold of ``"er"``, ``"sens"``, ..., ``"youden"`` (class 1
-        when score > threshold); ignored without them.
-    level : float, default=0.95
-        The confidence level of ``"auc_lo"`` and ``"auc_hi"``, in (0, 1);
-        ignored without them.
-    labels, method, average
-        The classes in the column order of the scores (required), one-vs-rest
-        ``"ovr"`` or one-vs-one ``"ovo"``, and ``"macro"`` or ``"weighted"``,
-        as for :func:`~hmeasure_stream.multiclass_auc`; ignored without
-        ``"multiclass_auc"``.
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...), fixed for every
         :meth:`update`: the first other label is class 0 from then on and a
@@ -298,11 +278,12 @@ class SlidingWindow:
     block scan and O(log w) hull merges, each a copy of a hull of at most h
     vertices (see :class:`DynamicH`; plus O(h + (1 + 1/epsilon) log^2 w) to
     read the approximate H),
-    O(log w + log w / epsilon_auc) with ``"auc_approx"`` (which takes unit
-    weights only), for a window of w points; reading the properties is O(1)
-    (O(log w / epsilon_auc) for ``auc_approx``); O(log m) per point for
-    ``"auc_binned"`` with m bins; O(log w) per point for ``"pauc"`` (a
-    second treap, which reads the partial area after each point); O(c log w)
+    O(log w + log w / epsilon) with ``"auc_approx"`` (epsilon that of its
+    :class:`~hmeasure_stream.Compression`; unit weights only), for a window
+    of w points; reading the properties is O(1) (O(log w / epsilon) for
+    ``auc_approx``); O(log m) per point for ``"auc_binned"`` with m bins;
+    O(log w) per point for ``"pauc"`` (a second treap, which reads the
+    partial area after each point); O(c log w)
     for ``"multiclass_auc"`` over c classes (one-vs-rest: c compiled loops
     per chunk; one-vs-one: 4 (c - 1) engine updates per point from Python);
     DeLong's variance and interval add O(log w) per point (the maintained
@@ -333,7 +314,11 @@ class SlidingWindow:
     array([0.5, 0.5, 1. ])
     >>> len(monitor), monitor.auc, monitor.h
     (3, 1.0, 1.0)
-    >>> classes = SlidingWindow(3, "multiclass_auc", labels=["a", "b", "c"])
+    >>> from hmeasure_stream import Classes, PartialRange
+    >>> partial = SlidingWindow(3, metrics=("auc", PartialRange(fpr_range=(0, 0.5))))
+    >>> partial.update([0, 1, 0, 1], [0.2, 0.9, 0.4, 0.3])["pauc"]
+    array([ nan, 0.5 , 0.5 , 0.25])
+    >>> classes = SlidingWindow(3, Classes(["a", "b", "c"]))
     >>> classes.update(["a", "b", "c", "a"], [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3],
     ...                                       [0.3, 0.3, 0.4], [0.1, 0.6, 0.3]])["multiclass_auc"]
     array([nan, nan, 1. , 0.5])
@@ -653,35 +638,20 @@ def sliding_window(
         ``"24h"``, ``"7d"``, a timedelta) for the points whose time is in
         (t - window, t], t the time of the point the window ends at (needs
         ``times``); or None for every prefix.
-    metrics : sequence of str, default=("auc",)
-        Which metrics to compute: ``"auc"``, ``"h"`` (the H-measure with
-        priors from the window), ``"auch"`` (area under the ROC hull) and
-        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`), ``"auc_binned"``
-        (the binned AUC), ``"pauc"`` (the partial AUC), DeLong's ``"auc_var"``,
-        ``"auc_lo"``, ``"auc_hi"`` at ``level``, and the others of
-        :class:`SlidingWindow`; or ``"multiclass_auc"`` alone, for 2-d scores.
+    metrics : str, options object, or sequence of them, default=("auc",)
+        Which metrics to compute, by name or options object, as for
+        :class:`SlidingWindow`: ``"auc"``, ``"h"`` (the H-measure with
+        priors from the window), ``"auch"`` (area under the ROC hull),
+        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`, unit weights
+        only), ``"auc_binned"`` (the binned AUC; with ``window=None``
+        Bouckaert's binned learning curve, a log-log alpha of None estimated
+        from the whole array), ``"pauc"`` (the partial AUC), DeLong's
+        ``"auc_var"``, ``"auc_lo"``, ``"auc_hi"``, and the others of the
+        metric table; or ``"multiclass_auc"`` alone, for 2-d scores (its
+        :class:`~hmeasure_stream.Classes` default to the sorted distinct
+        labels of ``y_true``).
     sample_weight : array-like of shape (n,), optional
         Weights, finite and >= 0.
-    alpha, beta, severity_ratio
-        The H-measure's cost distribution, as for :class:`DynamicH`
-        (``severity_ratio="prior"`` needs ``epsilon``).
-    epsilon : float, optional
-        Compute ``"h"`` as :class:`ApproxH` does, within ``epsilon * (1 - H)``
-        of the exact value, which allows fixed ``priors`` and
-        ``severity_ratio="prior"``.  None: the exact H of :class:`DynamicH`.
-    priors : (float, float), optional
-        Fixed class priors (pi0, pi1) for ``"h"``; needs ``epsilon``.
-    epsilon_auc : float, optional
-        The compression of ``"auc_approx"`` (required with it): the estimate
-        is within ``epsilon_auc * auc / 2`` of each window's AUC.  Unit
-        weights only.
-    auc_relative_to : {"auc", "1-auc"}, default="auc"
-        With ``"1-auc"`` the bound of ``"auc_approx"`` is
-        ``epsilon_auc * (1 - auc) / 2``.
-    bins, transform, loglog_alpha, score_range
-        The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`;
-        a log-log ``loglog_alpha`` of None is estimated from the whole array.
-        With ``window=None`` this is Bouckaert's binned learning curve.
     times : array-like of shape (n,), optional
         The points' times, non-decreasing: numbers of seconds since the
         epoch, datetime64, datetimes, pandas Timestamps or ISO 8601 strings
@@ -695,21 +665,6 @@ def sliding_window(
     min_periods : int, default=1
         Entries whose window holds fewer points are nan (as pandas'
         ``rolling``).
-    threshold : float, default=0.5
-        The threshold of R's metrics ``"er"``, ..., ``"youden"`` (see
-        :class:`SlidingWindow`).
-    labels, method, average
-        With ``"multiclass_auc"`` (alone; ``y_score`` of shape (n, c)), as for
-        :func:`~hmeasure_stream.multiclass_auc`: the class of each column
-        (default: the sorted distinct labels of ``y_true``), ``"ovr"`` or
-        ``"ovo"``, ``"macro"`` or ``"weighted"``.
-    fpr_range, tpr_range, correction
-        The range(s) and correction of ``"pauc"``, as for
-        :func:`~hmeasure_stream.partial_auc`; ignored without ``"pauc"``.
-    level : float, default=0.95
-        The confidence level of ``"auc_lo"`` and ``"auc_hi"`` (DeLong's
-        interval, as :func:`~hmeasure_stream.auc_ci`; ``"auc_var"`` is its
-        variance).
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...); the one other
         label in ``y_true`` is class 0 and a third one is refused.  Default:
@@ -726,8 +681,8 @@ def sliding_window(
     ValueError
         On invalid input (as for :func:`hmeasure_stream.auc`), a window that
         is not a positive integer, an unknown metric, ``"auc_approx"``
-        without ``epsilon_auc`` or with weights other than 1,
-        ``"multiclass_auc"`` with another metric or ``average=None``.
+        without :class:`~hmeasure_stream.Compression` or with weights other
+        than 1, ``"multiclass_auc"`` with another metric.
 
     See Also
     --------
@@ -749,7 +704,7 @@ def sliding_window(
     most h vertices, O(w) memory (plus O(n (h + (1 + 1/epsilon) log^2 w))
     with ``epsilon``).  With
     ``"auc_approx"``, the compressed list of :class:`ApproxAUC` over the
-    treap: O(n (log w + log w / epsilon_auc)).  With ``"pauc"``, the score
+    treap: O(n (log w + log w / epsilon)).  With ``"pauc"``, the score
     treap read by :meth:`DynamicAUC.partial_auc` after each step: O(n log w)
     (the area within an ulp or two of the from-scratch value with unit
     weights, whose integer parts it shares, the cut segments in floating
