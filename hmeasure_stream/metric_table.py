@@ -66,8 +66,11 @@ MULTICLASS = "multi-class"
 
 @dataclass(frozen=True)
 class HCost:
-    """The H-measure's cost distribution and priors, shared by ``"h"``, ``"auch"``,
-    ``"ks"``, ``"mer"`` and ``"mwl"`` (their one hull).
+    """The options of the H-measure's hull: cost distribution, priors and epsilon.
+
+    One object for ``"h"``, ``"auch"``, ``"ks"``, ``"mer"`` and ``"mwl"``,
+    which share the window's maintained hull; alone in ``metrics`` it asks
+    for ``"h"``.
 
     Parameters
     ----------
@@ -80,6 +83,11 @@ class HCost:
         :class:`~hmeasure_stream.ApproxH` does.  None: the exact H of
         :class:`~hmeasure_stream.DynamicH`.
 
+    See Also
+    --------
+    hmeasure_stream.h_measure : the H-measure of one set of points.
+    hmeasure_stream.ApproxH : the approximate H of ``epsilon``.
+
     Examples
     --------
     >>> from hmeasure_stream import HCost, sliding_window
@@ -89,11 +97,16 @@ class HCost:
     (6,)
     """
 
+    #: The first shape parameter of the Beta cost distribution.
     alpha: float = field(default=2.0, metadata={"help": "Beta alpha (default 2)"})
+    #: The second shape parameter of the Beta cost distribution.
     beta: float = field(default=2.0, metadata={"help": "Beta beta (default 2)"})
+    #: R's severity ratio (a number or "prior"), or None.
     severity_ratio: object = field(default=None, metadata={
         "help": "R's severity ratio, a number or 'prior' (instead of alpha/beta)"})
+    #: Fixed class priors (pi0, pi1), or None for the window's.
     priors: object = field(default=None, metadata={"help": "fixed class priors"})
+    #: The relative error of the approximate H, or None for the exact H.
     epsilon: object = field(default=None, metadata={
         "help": "approximate within EPS * (1 - H), for any priors"})
     rule: object = field(init=False, repr=False, compare=False)
@@ -109,7 +122,10 @@ class HCost:
 
 @dataclass(frozen=True)
 class PartialRange:
-    """The box and correction of ``"pauc"``, as for :func:`~hmeasure_stream.partial_auc`.
+    """The options of ``"pauc"``: the box of rates and the correction.
+
+    The same as for :func:`~hmeasure_stream.partial_auc`; alone in
+    ``metrics`` it asks for ``"pauc"``.
 
     Parameters
     ----------
@@ -118,6 +134,10 @@ class PartialRange:
     correction : {None, "mcclish"}, default=None
         McClish's standardisation (over one range only).
 
+    See Also
+    --------
+    hmeasure_stream.partial_auc : the partial AUC of one set of points.
+
     Examples
     --------
     >>> from hmeasure_stream import PartialRange
@@ -125,8 +145,11 @@ class PartialRange:
     PartialRange(fpr_range=(0.0, 0.2), tpr_range=None, correction=None)
     """
 
+    #: The range of false positive rates, or None.
     fpr_range: object = None
+    #: The range of true positive rates, or None.
     tpr_range: object = None
+    #: None or "mcclish".
     correction: object = None
 
     def __post_init__(self):
@@ -143,7 +166,10 @@ class PartialRange:
 
 @dataclass(frozen=True)
 class Binning:
-    """The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`.
+    """The options of ``"auc_binned"``: its bins.
+
+    The same as for :func:`~hmeasure_stream.binned_auc`; alone in
+    ``metrics`` it asks for ``"auc_binned"``.
 
     Parameters
     ----------
@@ -157,6 +183,10 @@ class Binning:
     score_range : (float, float), default=(0.0, 1.0)
         The range of the scores the bins cover.
 
+    See Also
+    --------
+    hmeasure_stream.BinnedAUC : the binned AUC of a changing set of points.
+
     Examples
     --------
     >>> from hmeasure_stream import Binning
@@ -164,9 +194,13 @@ class Binning:
     (0.0, 1.0)
     """
 
+    #: The number of bins.
     bins: int = 1000
+    #: None (linear bins) or "loglog".
     transform: object = None
+    #: The log-log alpha, or None to estimate it.
     loglog_alpha: object = None
+    #: The range (low, high) of the scores the bins cover.
     score_range: tuple = (0.0, 1.0)
 
     def __post_init__(self):
@@ -179,8 +213,12 @@ class Binning:
 
 @dataclass(frozen=True)
 class Compression:
-    """The compressed list of ``"auc_approx"`` (Tatti, "Efficient estimation of AUC
-    in a sliding window"), as :class:`~hmeasure_stream.ApproxAUC` keeps it.
+    """The options of ``"auc_approx"``: the compression of its list.
+
+    Tatti, "Efficient estimation of AUC in a sliding window", as
+    :class:`~hmeasure_stream.ApproxAUC` keeps it.  ``"auc_approx"`` needs
+    it (``epsilon`` has no default); alone in ``metrics`` it asks for
+    ``"auc_approx"``.
 
     Parameters
     ----------
@@ -190,6 +228,10 @@ class Compression:
     relative_to : {"auc", "1-auc"}, default="auc"
         With ``"1-auc"`` the bound is ``epsilon * (1 - auc) / 2`` instead.
 
+    See Also
+    --------
+    hmeasure_stream.ApproxAUC : the same estimate on a changing set of points.
+
     Examples
     --------
     >>> from hmeasure_stream import Compression
@@ -197,7 +239,9 @@ class Compression:
     Compression(epsilon=0.1, relative_to='auc')
     """
 
+    #: The relative error bound.
     epsilon: float
+    #: "auc" or "1-auc".
     relative_to: str = "auc"
 
     def __post_init__(self):
@@ -207,9 +251,21 @@ class Compression:
 
 @dataclass(frozen=True)
 class Threshold:
-    """The threshold of R hmeasure's ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
+    """The options of R hmeasure's metrics at a threshold.
+
+    The threshold of ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
     ``"f"`` and ``"youden"`` (class 1 when score > threshold), as for
-    :func:`~hmeasure_stream.hmeasure_report`.
+    :func:`~hmeasure_stream.hmeasure_report`; alone in ``metrics`` it asks
+    for the six.
+
+    Parameters
+    ----------
+    threshold : float, default=0.5
+        A finite score.
+
+    See Also
+    --------
+    hmeasure_stream.hmeasure_report : the same metrics of one set of points.
 
     Examples
     --------
@@ -218,6 +274,7 @@ class Threshold:
     Threshold(threshold=0.3)
     """
 
+    #: The threshold.
     threshold: float = field(default=0.5, metadata={
         "help": "class 1 when score > T (default: 0.5)"})
 
@@ -227,8 +284,20 @@ class Threshold:
 
 @dataclass(frozen=True)
 class ConfidenceLevel:
-    """The confidence level of DeLong's interval ``"auc_lo"``, ``"auc_hi"`` (as
-    :func:`~hmeasure_stream.auc_ci`), kept with the variance ``"auc_var"``.
+    """The options of DeLong's interval: its confidence level.
+
+    The level of ``"auc_lo"`` and ``"auc_hi"`` (as
+    :func:`~hmeasure_stream.auc_ci`), kept with the variance ``"auc_var"``;
+    alone in ``metrics`` it asks for ``"auc_lo"`` and ``"auc_hi"``.
+
+    Parameters
+    ----------
+    level : float, default=0.95
+        In (0, 1).
+
+    See Also
+    --------
+    hmeasure_stream.auc_ci : the interval of one set of points.
 
     Examples
     --------
@@ -237,6 +306,7 @@ class ConfidenceLevel:
     ConfidenceLevel(level=0.9)
     """
 
+    #: The confidence level.
     level: float = 0.95
 
     def __post_init__(self):
@@ -251,8 +321,10 @@ _WINDOW_AVERAGE = (
 
 @dataclass(frozen=True)
 class Classes:
-    """The classes and averaging of ``"multiclass_auc"``, as for
-    :func:`~hmeasure_stream.multiclass_auc`.
+    """The options of ``"multiclass_auc"``: the classes and the averaging.
+
+    The same as for :func:`~hmeasure_stream.multiclass_auc`; alone in
+    ``metrics`` it asks for ``"multiclass_auc"``.
 
     Parameters
     ----------
@@ -266,6 +338,10 @@ class Classes:
     average : {"macro", "weighted"}, default="macro"
         How the per-class (or pairwise) AUCs are averaged.
 
+    See Also
+    --------
+    hmeasure_stream.multiclass_auc : the multi-class AUC of one set of points.
+
     Examples
     --------
     >>> from hmeasure_stream import Classes
@@ -273,8 +349,11 @@ class Classes:
     Classes(labels=('a', 'b', 'c'), method='ovo', average='macro')
     """
 
+    #: The classes in the column order of the scores (a tuple), or None.
     labels: object = None
+    #: "ovr" or "ovo".
     method: str = "ovr"
+    #: "macro" or "weighted".
     average: str = "macro"
 
     def __post_init__(self):
@@ -288,49 +367,47 @@ class Classes:
 
 @dataclass(frozen=True)
 class Metric:
-    """One entry of the metric table.
+    """One entry of the metric table :data:`~hmeasure_stream.METRICS`.
 
-    Attributes
-    ----------
-    name : str
-        The metric's name (a key of the window's results, an attribute of
-        :class:`~hmeasure_stream.SlidingWindow`).
-    description : str
-        One line, for the command line's help and the docs.
-    options : type or None
-        The class of its options (None: it has none).
-    needs : frozenset of str
-        The engine capabilities it needs (``EXACT_AUC``, ``HULL``, ...).
-    column : str
-        The column of the engine's ``columns`` (and its attribute) that holds its value.
-    label : str
-        Its name in plots' legends.
-    band : (str, int) or None
-        ``(metric, 0)`` for the lower and ``(metric, 1)`` for the upper end of a
-        band that plots draw around ``metric``.
-    stands_for_options : bool
-        Whether an options object of its class, with none of that class's
-        metrics named, asks for it.
-    cli : bool
-        Whether the command line's ``--metrics`` offers it (1-d scores, its
-        options among the command line's).
-    report_key : str or None
-        Its key in :func:`~hmeasure_stream.hmeasure_report` (for dask's
-        grouped metrics).
+    A metric of the window, declared once: what the command line, the plots,
+    dask and the window's choice of engines read about it.
+
+    See Also
+    --------
+    hmeasure_stream.SlidingWindow : the window that follows the metrics.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import METRICS
+    >>> METRICS["pauc"].options.__name__, sorted(METRICS["ks"].needs)
+    ('PartialRange', ['hull', 'hull report', 'lower hull'])
     """
 
+    #: The metric's name (a key of the window's results, an attribute of the window).
     name: str
+    #: One line, for the command line's help and the docs.
     description: str
+    #: The class of its options (None: it has none).
     options: type | None
+    #: The engine capabilities it needs (``EXACT_AUC``, ``HULL``, ...).
     needs: frozenset
+    #: Its name in plots' legends.
     label: str
+    #: (metric, 0) for the lower, (metric, 1) for the upper end of a band drawn
+    #: around that metric; None.
     band: tuple | None = None
+    #: Whether an options object of its class asks for it when none of that
+    #: class's metrics is named.
     stands_for_options: bool = False
+    #: Whether the command line's --metrics offers it (1-d scores, its options
+    #: among the command line's).
     cli: bool = True
+    #: Its key in hmeasure_report (for dask's grouped metrics), or None.
     report_key: str | None = None
 
     @property
     def column(self):
+        """The column of the engine's ``columns`` (and its attribute) that holds the value."""
         return self.name
 
 

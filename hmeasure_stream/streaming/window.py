@@ -53,9 +53,6 @@ from hmeasure_stream.streaming.multiclass import MulticlassWindow
 
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
-_MULTICLASS = "multiclass_auc"
-
-
 def _check_window(window):
     if is_duration(window):
         return window  # checked by make_forgetting
@@ -103,12 +100,14 @@ def _window_engines(chosen, *, capacity, seed, window=None):
     its engine (one binary engine per class or per ordered pair of classes)
     keeps the window's points itself.
     """
-    if _needing(chosen, MULTICLASS):
+    multiclass = _needing(chosen, MULTICLASS)
+    if multiclass:
         if len(chosen) > 1:
             raise ValueError(
-                "the metric 'multiclass_auc' takes 2-d scores (one column per class) and "
+                f"the metric {multiclass[0]!r} takes 2-d scores (one column per class) and "
                 "cannot be combined with the binary metrics "
-                f"{[m for m in chosen if m != _MULTICLASS]}: use one window per kind of score"
+                f"{[m for m in chosen if m not in multiclass]}: use one window per kind of "
+                "score"
             )
         classes = _options_needing(chosen, MULTICLASS)
         if classes.labels is None:
