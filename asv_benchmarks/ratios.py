@@ -61,6 +61,8 @@ from hmeasure_stream import (
     ApproxAUC,
     ApproxH,
     BinnedAUC,
+    Classes,
+    Compression,
     DynamicAUC,
     DynamicH,
     DynamicMulticlassAUC,
@@ -592,7 +594,7 @@ def multiclass_window_part(args):
             tracker = SlidingWindow(window)
             tracker.update(binary[:window], p[:window, 0])
         else:
-            tracker = SlidingWindow(window, "multiclass_auc", labels=range(classes), **options)
+            tracker = SlidingWindow(window, Classes(range(classes), **options))
             tracker.update(y[:window], p[:window])
         filled[name] = pickle.dumps(tracker)
     rounds = max(3, args.rounds // 2)
@@ -729,7 +731,7 @@ def approx_table(name, y, s, window, epsilons, rounds):
         for relative_to in ("auc", "1-auc"):
             contenders[f"approx {epsilon:g} {relative_to}"] = (
                 lambda e=epsilon, r=relative_to: SlidingWindow(
-                    window, "auc_approx", epsilon_auc=e, auc_relative_to=r).update(y, s))
+                    window, Compression(e, relative_to=r)).update(y, s))
     medians = time_interleaved(contenders, rounds, rounds)
     # The O(k) baseline of the paper: the AUC of a window from scratch.
     starts = np.linspace(0, max(n - window, 0), 25, dtype=int)
@@ -745,8 +747,8 @@ def approx_table(name, y, s, window, epsilons, rounds):
     treap = medians["treap (DynamicAUC's engine)"] / n
     for relative_to in ("auc", "1-auc"):
         for epsilon in epsilons:
-            estimates = SlidingWindow(window, "auc_approx", epsilon_auc=epsilon,
-                                      auc_relative_to=relative_to).update(y, s)["auc_approx"]
+            estimates = SlidingWindow(
+                window, Compression(epsilon, relative_to=relative_to)).update(y, s)["auc_approx"]
             errors = approx_errors(estimates, exact, relative_to)
             sizes = compressed_sizes(y, s, window, epsilon, relative_to)
             step = medians[f"approx {epsilon:g} {relative_to}"] / n

@@ -29,11 +29,30 @@ The streaming structures update the metrics as points arrive and leave:
 - :class:`ApproxAUC` -- AUC within a relative error epsilon / 2 from a compressed list;
 - :class:`SlidingWindow` -- metrics over a window of a stream that arrives in chunks;
 - :func:`sliding_window` -- the metrics over every window of an array.
+
+The metric table :data:`METRICS` declares each metric a window follows
+(:data:`WINDOW_METRICS`, their names) with the class of its options:
+:class:`HCost` (``"h"``, ``"auch"``, ``"ks"``, ``"mer"``, ``"mwl"``),
+:class:`PartialRange` (``"pauc"``), :class:`Binning` (``"auc_binned"``),
+:class:`Compression` (``"auc_approx"``), :class:`Threshold` (``"er"``, ...,
+``"youden"``), :class:`ConfidenceLevel` (``"auc_var"``, ``"auc_lo"``,
+``"auc_hi"``) and :class:`Classes` (``"multiclass_auc"``).
 """
 
 from hmeasure_stream._validation import InvertedScoresWarning
 from hmeasure_stream.binned import binned_auc, loglog_transform
 from hmeasure_stream.crisp import crisp_auc_approximations, crisp_vus
+from hmeasure_stream.metric_table import (
+    METRICS,
+    WINDOW_METRICS,
+    Binning,
+    Classes,
+    Compression,
+    ConfidenceLevel,
+    HCost,
+    PartialRange,
+    Threshold,
+)
 from hmeasure_stream.metrics import auc, h_measure, hmeasure_report, roc_hull, roc_points
 from hmeasure_stream.multiclass import multiclass_auc
 from hmeasure_stream.partial import partial_auc, weighted_auc, weighted_auc_error_bound
@@ -53,14 +72,23 @@ from hmeasure_stream.uncertainty import auc_ci, auc_test, auc_variance
 __version__ = "0.1.0.dev0"
 
 __all__ = [
+    "METRICS",
+    "WINDOW_METRICS",
     "ApproxAUC",
     "ApproxH",
     "BinnedAUC",
+    "Binning",
+    "Classes",
+    "Compression",
+    "ConfidenceLevel",
     "DynamicAUC",
     "DynamicH",
     "DynamicMulticlassAUC",
+    "HCost",
     "InvertedScoresWarning",
+    "PartialRange",
     "SlidingWindow",
+    "Threshold",
     "__version__",
     "auc",
     "auc_ci",

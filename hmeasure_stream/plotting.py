@@ -12,6 +12,7 @@ import weakref
 import numpy as np
 
 from hmeasure_stream import auc, h_measure, roc_hull, roc_points
+from hmeasure_stream.metric_table import METRICS
 from hmeasure_stream.streaming._base import PointSet
 
 __all__ = ["RocDisplay", "plot_metrics", "plot_roc"]
@@ -21,8 +22,12 @@ __all__ = ["RocDisplay", "plot_metrics", "plot_roc"]
 _HULL_OF_CURVE = weakref.WeakKeyDictionary()
 _CHANCE_GID = "hmeasure_stream-chance"
 _HULL_TITLE = "solid: ROC curve, dashed: convex hull"
-# How plot_metrics names the metrics of sliding_window and SlidingWindow.
-_METRIC_NAMES = {"auc": "AUC", "h": "H", "auch": "AUCH"}
+# The bands of the metric table: the metric each is drawn around, by its two ends.
+_BANDS = {}
+for _metric in METRICS.values():
+    if _metric.band is not None:
+        _BANDS.setdefault(_metric.band[0], [None, None])[_metric.band[1]] = _metric.name
+del _metric
 
 
 def _pyplot():
@@ -420,7 +425,8 @@ def _columns(metrics):
 
 
 def _metric_label(name):
-    return _METRIC_NAMES.get(name, name) if isinstance(name, str) else str(name)
+    """A metric's name in the legend: its label in the metric table, else the name."""
+    return METRICS[name].label if name in METRICS else str(name)
 
 
 def _band(name, bounds, n):
@@ -486,8 +492,8 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     metrics : dict of str to array-like, or pandas.DataFrame
         Each metric's values in stream order (nan where undefined), all of
         the same length.  The legend shows the names as given, except the
-        keys of :func:`~hmeasure_stream.sliding_window`: ``"auc"``, ``"h"``
-        and ``"auch"`` are shown as AUC, H and AUCH.
+        metrics of the metric table :data:`~hmeasure_stream.METRICS`, shown
+        by their ``label``: ``"auc"``, ``"h"`` and ``"auch"`` as AUC, H and AUCH.
     rows : array-like, optional
         The x value of each metric value: row numbers, or times
         (``datetime64``, ``datetime`` or a pandas DatetimeIndex, drawn with
@@ -515,10 +521,11 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
         Shaded bands, e.g. the confidence interval of a metric: each bound an
         array of the metrics' length or a number.  A band named like a metric
         takes that metric's colour (and hides with it under ``min_periods``).
-        When ``metrics`` holds both ``"auc_lo"`` and ``"auc_hi"`` (the DeLong
-        interval of :func:`~hmeasure_stream.sliding_window`), they are drawn
-        as the band of ``"auc"`` rather than as lines, unless ``bands``
-        already has one for ``"auc"`` (or they are the only metrics).
+        When ``metrics`` holds both ends of a band of the metric table (its
+        ``band``: ``"auc_lo"`` and ``"auc_hi"``, the DeLong interval of
+        :func:`~hmeasure_stream.sliding_window`), they are drawn as the band
+        of their metric (``"auc"``) rather than as lines, unless ``bands``
+        already has one for it (or they are the only metrics).
     colors : dict of str to color, optional
         The colour of some or all metrics (default: the axes' colour cycle).
     legend : bool, default=True
@@ -583,12 +590,12 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     if colors is not None and not isinstance(colors, dict):
         raise ValueError(f"colors must be a dict of metric name to colour; got {colors!r}")
     band_bounds = {name: _band(name, bounds, n) for name, bounds in (bands or {}).items()}
-    interval = {name: values for name, _, values in columns if name in ("auc_lo", "auc_hi")}
-    if len(interval) == 2 and "auc" not in band_bounds and len(columns) > 2:
-        # The window's DeLong interval: a band around the AUC.
-        band_bounds["auc"] = (interval["auc_lo"].astype(np.float64),
-                              interval["auc_hi"].astype(np.float64))
-        columns = [column for column in columns if column[0] not in interval]
+    for around, ends in _BANDS.items():
+        # A band of the metric table (DeLong's interval around the AUC).
+        interval = {name: values for name, _, values in columns if name in ends}
+        if len(interval) == 2 and around not in band_bounds and len(columns) > 2:
+            band_bounds[around] = tuple(interval[name].astype(np.float64) for name in ends)
+            columns = [column for column in columns if column[0] not in interval]
 
     plt = _pyplot()
     if ax is None:

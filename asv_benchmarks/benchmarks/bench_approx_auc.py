@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from hmeasure_stream import ApproxAUC, sliding_window
+from hmeasure_stream import ApproxAUC, Compression, sliding_window
 
 STEPS = 20_000
 
@@ -50,10 +50,10 @@ class SlidingWindowApproxAUC:
         self.y, self.s = _stream(window + STEPS)
 
     def time_sliding_window_auc_approx(self, window, epsilon):
-        sliding_window(self.y, self.s, window, metrics="auc_approx", epsilon_auc=epsilon)
+        sliding_window(self.y, self.s, window, metrics=Compression(epsilon))
 
     def peakmem_sliding_window_auc_approx(self, window, epsilon):
-        sliding_window(self.y, self.s, window, metrics="auc_approx", epsilon_auc=epsilon)
+        sliding_window(self.y, self.s, window, metrics=Compression(epsilon))
 
 
 class ApproxAUCMemory:

@@ -2,7 +2,14 @@
 
 import numpy as np
 
-from hmeasure_stream import ApproxH, DynamicAUC, DynamicH, SlidingWindow, sliding_window
+from hmeasure_stream import (
+    ApproxH,
+    DynamicAUC,
+    DynamicH,
+    HCost,
+    SlidingWindow,
+    sliding_window,
+)
 
 STEPS = 20_000
 
@@ -124,7 +131,7 @@ class SlidingWindowApproxH:
         self.y, self.s = _stream(window + 5_000)
 
     def time_sliding_window_approx_h(self, window, epsilon):
-        sliding_window(self.y, self.s, window, metrics="h", epsilon=epsilon, priors=(0.3, 0.7))
+        sliding_window(self.y, self.s, window, metrics=HCost(epsilon=epsilon, priors=(0.3, 0.7)))
 
 
 class DynamicHMemory:

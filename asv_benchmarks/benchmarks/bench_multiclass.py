@@ -38,9 +38,10 @@ class MulticlassWindow:
     param_names = ["method"]
 
     def setup(self, method):
-        from hmeasure_stream import sliding_window
+        from hmeasure_stream import Classes, sliding_window
 
         self.sliding_window = sliding_window
+        self.classes = Classes
         rng = np.random.default_rng(0)
         n, classes = 50_000, 5
         self.y = rng.integers(0, classes, n)
@@ -53,7 +54,7 @@ class MulticlassWindow:
         self.sliding_window(self.binary, self.s[:, 0], 10_000, sample_weight=self.weights)
 
     def time_multiclass_auc(self, method):
-        self.sliding_window(self.y, self.s, 10_000, "multiclass_auc", method=method)
+        self.sliding_window(self.y, self.s, 10_000, self.classes(method=method))
 
 
 class DynamicMulticlassStep:

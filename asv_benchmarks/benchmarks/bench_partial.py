@@ -5,7 +5,14 @@ Interleaved ratios: ratios.py --part partial and --part partial_stream.
 
 import numpy as np
 
-from hmeasure_stream import DynamicAUC, auc, partial_auc, sliding_window, weighted_auc
+from hmeasure_stream import (
+    DynamicAUC,
+    PartialRange,
+    auc,
+    partial_auc,
+    sliding_window,
+    weighted_auc,
+)
 
 
 def _data(n, ties=False):
@@ -80,7 +87,7 @@ class SlidingWindowPartial:
         self.y, self.s, self.w = _data(2 * 10**5)
 
     def time_pauc(self, window):
-        sliding_window(self.y, self.s, window, metrics=("pauc",), fpr_range=(0.0, 0.2))
+        sliding_window(self.y, self.s, window, metrics=(PartialRange(fpr_range=(0.0, 0.2)),))
 
     def time_auc_weighted_treap(self, window):
         sliding_window(self.y, self.s, window, sample_weight=self.w)

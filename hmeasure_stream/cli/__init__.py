@@ -30,6 +30,7 @@ each time the condition becomes true and each time it clears, and with
 
 import argparse
 import contextlib
+import dataclasses
 import decimal
 import math
 import os
@@ -46,13 +47,7 @@ from pathlib import Path
 import numpy as np
 
 from hmeasure_stream import InvertedScoresWarning, SlidingWindow, __version__, h_measure
-from hmeasure_stream._validation import (
-    check_cost,
-    check_duration,
-    check_positive,
-    check_priors,
-    is_duration,
-)
+from hmeasure_stream._validation import check_duration, check_positive, is_duration
 from hmeasure_stream.cli._reading import (
     DELIMITERS,
     STDIN,
@@ -60,22 +55,22 @@ from hmeasure_stream.cli._reading import (
     check_encoding,
     open_source,
 )
+from hmeasure_stream.metric_table import METRICS, REPORT, HCost, Threshold
 
-AVAILABLE_METRICS = ("auc", "h", "auch", "ks", "mer", "mwl", "er", "sens", "spec", "precision", "f",
-                     "youden", "auc_var", "auc_lo", "auc_hi")
-# R hmeasure's KS, MER, MWL (the maintained hulls) and metrics at --threshold (the treap).
-_REPORT_METRICS = ("ks", "mer", "mwl")
-_THRESHOLD_METRICS = ("er", "sens", "spec", "precision", "f", "youden")
-# DeLong's variance of the AUC and its 95% interval (maintained with the AUC).
-_VARIANCE_METRICS = ("auc_var", "auc_lo", "auc_hi")
+#: The metrics of the table that --metrics offers (1-d scores, options among the flags').
+AVAILABLE_METRICS = tuple(name for name, metric in METRICS.items() if metric.cli)
+# R hmeasure's KS, MER, MWL: the exact hull, with the window's class proportions.
+_REPORT_METRICS = tuple(name for name in AVAILABLE_METRICS if REPORT in METRICS[name].needs)
 #: The largest --window and --every (no stream is longer).
 MAX_COUNT = 2**62
 MAX_CHUNK = 2**24
 
 # Options that shape the monitor's output: given without FILE, the monitor
 # runs on the embedded stream instead of the demo's summary.
-_MONITOR_OPTIONS = ("out", "metrics", "every", "plot", "alpha", "beta", "severity_ratio",
-                    "priors", "epsilon", "alert", "fail_on_alert", "threshold", "half_life")
+_MONITOR_OPTIONS = ("out", "metrics", "every", "plot",
+                    *(f.name for f in dataclasses.fields(HCost) if f.init),
+                    *(f.name for f in dataclasses.fields(Threshold)),
+                    "alert", "fail_on_alert", "half_life")
 # Options that describe FILE: refused without it.
 _FILE_OPTIONS = ("label_col", "pos_label", "score_col", "encoding", "delimiter",
                  "decimal_comma", "time_col", "id_col", "keep_cols", "follow", "follow_timeout")
@@ -112,9 +107,9 @@ class Monitor:
     are nan while the window holds fewer rows.
     """
 
-    def __init__(self, window, metrics, every=1, h_options=None, epsilon=None, threshold=0.5,
-                 half_life=None, min_periods=1):
-        h_options = h_options or {}
+    def __init__(self, window, metrics, every=1, options=(), half_life=None, min_periods=1):
+        given = {type(option): option for option in options}
+        cost = given.get(HCost, HCost())
         self.timed = is_duration(window) or half_life is not None
         if not self.timed and window is not None and min_periods > window:
             raise InputError(f"--min-periods {min_periods} is more than the --window of "
@@ -123,25 +118,26 @@ class Monitor:
         self.window = window
         self.metrics = metrics
         self.every = every
-        self.h_options = h_options
-        self.recompute_h = "h" in metrics and epsilon is None and (
-            h_options.get("priors") is not None or h_options.get("severity_ratio") == "prior")
+        self.h_options = {name: getattr(cost, name)
+                          for name in ("alpha", "beta", "severity_ratio", "priors")}
+        self.recompute_h = ("h" in metrics and cost.epsilon is None
+                            and not cost.rule.exact_on_structures)
         if self.recompute_h and self.timed:
             raise InputError("H with --priors or --severity-ratio prior over a window of time "
                              "or with --half-life needs --epsilon")
-        self.tracked = ("auc", *(["h"] if "h" in metrics and not self.recompute_h else []),
-                        *[name for name in ("auch", *_REPORT_METRICS, *_THRESHOLD_METRICS,
-                                            *_VARIANCE_METRICS)
-                          if name in metrics])
-        self.tracker_options = {"epsilon": epsilon, "threshold": threshold, **h_options}
+        names = ("auc", *[name for name in metrics
+                          if name != "auc" and not (name == "h" and self.recompute_h)])
+        # Each metric's options, given once for all the metrics that share them.
+        self.tracked = (*names, *dict.fromkeys(
+            given[METRICS[name].options] for name in names if METRICS[name].options in given))
         if self.timed:
             try:
                 self.tracker = SlidingWindow(window, self.tracked, half_life=half_life,
-                                             min_periods=min_periods, **self.tracker_options)
+                                             min_periods=min_periods)
             except ValueError as error:
                 raise InputError(str(error)) from None
         else:
-            self.tracker = SlidingWindow(None, self.tracked, **self.tracker_options)
+            self.tracker = SlidingWindow(None, self.tracked)
         # While the window is not full: the points so far (the tracker follows the prefix).
         self.filling = window is not None and not self.timed
         self.kept = []
@@ -162,7 +158,7 @@ class Monitor:
             return self.tracker.update(labels, scores)
         head = self.tracker.update(labels[:room], scores[:room])
         self.kept.append((labels[:room], scores[:room]))
-        self.tracker = SlidingWindow(self.window, self.tracked, **self.tracker_options)
+        self.tracker = SlidingWindow(self.window, self.tracked)
         self.tracker.update(np.concatenate([part[0] for part in self.kept]),
                             np.concatenate([part[1] for part in self.kept]))
         self.filling, self.kept = False, []
@@ -479,14 +475,13 @@ def build_parser():
     parser.add_argument("--follow-timeout", type=_seconds, metavar="SECONDS",
                         help="with --follow: stop after SECONDS without new data")
     parser.add_argument("--metrics", type=_metrics,
-                        help="comma-separated metrics: auc, h, auch (area under the ROC "
-                             "convex hull), and R hmeasure's ks, mer, mwl "
-                             "and er, sens, spec, precision, f, youden at --threshold, "
-                             "DeLong's variance auc_var and 95%% interval auc_lo, auc_hi of "
-                             "the AUC (default: auc)")
+                        help="comma-separated metrics: " + "; ".join(
+                            f"{name}: {METRICS[name].description}"
+                            for name in AVAILABLE_METRICS).replace("%", "%%")
+                        + " (DeLong's interval at 95%%; default: auc)")
     parser.add_argument("--threshold", type=_finite_float, metavar="T",
-                        help="threshold of er, sens, spec, precision, f, youden: class 1 when "
-                             "score > T (default: 0.5)")
+                        help=f"threshold of {', '.join(_options_of(Threshold))}: "
+                             + _help(Threshold, "threshold"))
     parser.add_argument("--out", metavar="OUT.csv",
                         help="write the metrics to this CSV (default: standard output); "
                              "replaced only when the run succeeds (or is interrupted); "
@@ -513,15 +508,15 @@ def build_parser():
                         help="text encoding of a CSV without a byte-order mark (default: utf-8)")
     parser.add_argument("--plot", metavar="OUT.png", type=_plot_path,
                         help="plot the metrics over time (matplotlib; .png, .pdf, .svg, ...)")
-    parser.add_argument("--alpha", type=float, help="H: Beta alpha (default 2)")
-    parser.add_argument("--beta", type=float, help="H: Beta beta (default 2)")
+    parser.add_argument("--alpha", type=float, help="H: " + _help(HCost, "alpha"))
+    parser.add_argument("--beta", type=float, help="H: " + _help(HCost, "beta"))
     parser.add_argument("--severity-ratio", metavar="SR",
-                        help="H: R's severity ratio, a number or 'prior' (instead of alpha/beta)")
-    parser.add_argument("--priors", metavar="P0,P1", help="H: fixed class priors")
+                        help="H: " + _help(HCost, "severity_ratio"))
+    parser.add_argument("--priors", metavar="P0,P1", help="H: " + _help(HCost, "priors"))
     parser.add_argument("--epsilon", type=_positive_float, metavar="EPS",
-                        help="H: approximate within EPS * (1 - H), for any "
-                             "priors (without it, H with --priors or --severity-ratio prior "
-                             "is recomputed from the window for each written row)")
+                        help="H: " + _help(HCost, "epsilon") + " (without it, H with --priors "
+                             "or --severity-ratio prior is recomputed from the window for "
+                             "each written row)")
     parser.add_argument("--alert", type=_Alert, action="append", metavar="METRIC<VALUE",
                         help="write a line to stderr when a written metric crosses a limit "
                              "(METRIC<VALUE or METRIC>VALUE, e.g. 'auc<0.8'; the metric must "
@@ -534,7 +529,18 @@ def build_parser():
     return parser
 
 
-def _h_options(args):
+def _options_of(options):
+    """The metrics --metrics offers whose options are of this class."""
+    return [name for name in AVAILABLE_METRICS if METRICS[name].options is options]
+
+
+def _help(options, name):
+    """The help of a flag: that of the option's field in the metric table."""
+    return next(f.metadata["help"] for f in dataclasses.fields(options) if f.name == name)
+
+
+def _metric_options(args):
+    """The options objects of the metric table, from the flags."""
     severity = args.severity_ratio
     if severity is not None and severity != "prior":
         try:
@@ -543,19 +549,21 @@ def _h_options(args):
             raise InputError(
                 f"--severity-ratio must be a number or 'prior', got {severity!r}"
             ) from None
-    priors = None
-    if args.priors is not None:
+    priors = args.priors
+    if priors is not None:
         try:
-            priors = check_priors(tuple(float(p) for p in args.priors.split(",")))
-        except ValueError as error:
-            raise InputError(f"--priors: {error}") from None
-    options = {"alpha": args.alpha, "beta": args.beta, "severity_ratio": severity,
-               "priors": priors}
+            priors = tuple(float(p) for p in priors.split(","))
+        except ValueError:
+            raise InputError(f"--priors: priors must be a pair (pi0, pi1) of numbers, got "
+                             f"{args.priors!r}") from None
     try:
-        check_cost(**options)
+        cost = HCost(alpha=args.alpha, beta=args.beta, severity_ratio=severity,
+                     priors=priors, epsilon=args.epsilon)
     except ValueError as error:
-        raise InputError(str(error)) from None
-    return options
+        message = str(error)
+        raise InputError(f"--priors: {message}" if message.startswith("priors") else message
+                         ) from None
+    return cost, Threshold(args.threshold)
 
 
 # ----------------------------------------------------------------------------
@@ -847,9 +855,8 @@ def _copied_columns(args):
 
 
 def run(args, stdout):
-    h_options = _h_options(args)
-    monitor = Monitor(args.window, args.metrics, args.every, h_options, args.epsilon,
-                      args.threshold, args.half_life, args.min_periods)
+    monitor = Monitor(args.window, args.metrics, args.every, _metric_options(args),
+                      args.half_life, args.min_periods)
     is_file = args.file != STDIN
     if args.out is not None:
         _check_target(args.out, "--out", [(args.file if is_file else None, "the input file")])

@@ -3,6 +3,8 @@
 The one place where an engine is chosen for a window of a stream.
 """
 
+import dataclasses
+
 import numpy as np
 from scipy import special
 
@@ -15,14 +17,7 @@ from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._engines._tree_partial import PartialAUCEngine
 from hmeasure_stream._validation import (
-    check_cost,
     check_integer,
-    check_partial_correction,
-    check_positive,
-    check_probability_level,
-    check_rate_range,
-    check_relative_to,
-    check_score_value,
     check_times,
     check_unit_weights,
     dense_ranks,
@@ -31,14 +26,23 @@ from hmeasure_stream._validation import (
     labels_many,
     with_pos_label,
 )
-from hmeasure_stream.binned import (
-    _TRANSFORMS,
-    _check_score_range,
-    _check_transform,
-    _estimate_alpha,
+from hmeasure_stream.binned import _TRANSFORMS, _estimate_alpha
+from hmeasure_stream.metric_table import (
+    BINS,
+    COMPRESSED,
+    HULL,
+    METRICS,
+    MULTICLASS,
+    PARTIAL_BOX,
+    REPORT,
+    THRESHOLD,
+    VARIANCE,
+    WINDOW_METRICS,
+    metric_options,
 )
 from hmeasure_stream.multiclass import _as_label_array, _encode_sorted
 from hmeasure_stream.streaming._base import (
+    Pickled,
     check_forgetting,
     check_structure_options,
     checked_batch,
@@ -49,16 +53,6 @@ from hmeasure_stream.streaming._base import (
 from hmeasure_stream.streaming.multiclass import MulticlassWindow
 
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
-
-#: The metrics a window can follow.
-WINDOW_METRICS = ("auc", "h", "auch", "auc_approx", "auc_binned", "pauc", "ks", "mer", "mwl",
-                  "er", "sens", "spec", "precision", "f", "youden", "auc_var", "auc_lo",
-                  "auc_hi")
-_REPORT_METRICS = frozenset(("ks", "mer", "mwl"))
-_THRESHOLD_METRICS = frozenset(("er", "sens", "spec", "precision", "f", "youden"))
-_HULL_METRICS = frozenset(("h", "auch")) | _REPORT_METRICS
-_VARIANCE_METRICS = frozenset(("auc_var", "auc_lo", "auc_hi"))
-
 
 def _check_window(window):
     if is_duration(window):
@@ -74,140 +68,126 @@ def _check_window(window):
     return None if window is None else int(window)
 
 
-def _check_metrics(metrics):
-    if metrics is None:
-        raise ValueError("metrics must be a metric name or a sequence of them, got None")
-    if isinstance(metrics, str):
-        metrics = (metrics,)
-    try:
-        metrics = tuple(metrics)
-    except TypeError:
-        raise ValueError(
-            f"metrics must be a metric name or a sequence of them, got {metrics!r}"
-        ) from None
-    unknown = [name for name in metrics if name not in WINDOW_METRICS]
-    if unknown or not metrics:
-        raise ValueError(
-            f"unknown metric(s) {unknown!r}: available metrics are {list(WINDOW_METRICS)}"
-            if unknown else "metrics must name at least one metric"
-        )
-    return tuple(dict.fromkeys(metrics))
+def _needing(chosen, need):
+    """The metrics of ``chosen`` that need the engine capability ``need``, by name."""
+    return [name for name in chosen if need in METRICS[name].needs]
 
 
-def _binned_engine(bins, transform, loglog_alpha, score_range):
-    """The bins of ``"auc_binned"``: the rule of :func:`~hmeasure_stream.binned_auc`, frozen
-    (a log-log alpha of None, nan here, is estimated from the first chunk)."""
-    bins = check_integer(bins, "bins", 1)
-    transform, alpha = _check_transform(transform, loglog_alpha)
-    lo, hi = _check_score_range(score_range)
-    engine = BinTree(bins)
-    engine.set_binning(lo, hi - lo, _TRANSFORMS[transform],
-                       0.0 if transform is None else np.nan if alpha is None else alpha)
-    return engine
+def _options_needing(chosen, need):
+    """The options object of the metrics that need ``need`` (one class shares it)."""
+    return next(chosen[name] for name in _needing(chosen, need))
 
 
-def _partial_engine(fpr_range, tpr_range, correction, capacity, seed):
-    """The treap of ``"pauc"``: the box and correction of :func:`~hmeasure_stream.partial_auc`."""
-    a, b = check_rate_range(fpr_range, "fpr_range")
-    c, d = check_rate_range(tpr_range, "tpr_range")
-    correction = check_partial_correction(correction, fpr_range, tpr_range)
-    engine = PartialAUCEngine(capacity, seed)
-    engine.set_box(a, b, c, d, fpr_range is not None, tpr_range is not None,
-                   correction == "mcclish")
-    return engine
+def _as_metrics(chosen):
+    """The ``metrics`` argument of these metrics and options (each options object once)."""
+    return (*chosen, *dict.fromkeys(options for options in chosen.values() if options))
 
 
-#: The metric of 2-d scores (one column per class), alone in its window.
-_MULTICLASS = "multiclass_auc"
-WINDOW_METRICS += (_MULTICLASS,)
-
-
-def _window_engines(metrics, *, alpha, beta, severity_ratio, priors, epsilon, epsilon_auc,
-                    auc_relative_to, bins, transform, loglog_alpha, score_range, capacity,
-                    seed, threshold=0.5, window=None, labels=None, method="ovr",
-                    average="macro", fpr_range=None, tpr_range=None, correction=None,
-                    level=0.95):
+def _window_engines(chosen, *, capacity, seed, window=None):
     """The engines for these metrics: the one place where a window's engines are chosen.
 
-    Each engine computes the metrics it names in ``columns``; every metric
-    asked for is read from the first engine that computes it (each of them
-    computes the exact ``"auc"``).  The AUC alone needs only the score treap,
-    and the H options are then ignored.  H and AUCH need the maintained hull:
+    ``chosen`` maps each metric to its options (:func:`metric_options`); the
+    engines follow from what the metric table says each metric needs.  Each
+    engine computes the metrics it names in ``columns``; every metric is read
+    from the first engine that computes it (each but the bins' computes the
+    exact ``"auc"``), and an AUC engine is added only when no other one
+    computes a metric asked for.  The hull (H, AUCH and R's KS, MER, MWL):
     exact H when the priors come from the data and the cost distribution does
-    not depend on them, the approximate H of ``epsilon`` otherwise.  The
-    estimate ``"auc_approx"`` needs the compressed list of ``epsilon_auc``
-    (its options are ignored without it), ``"auc_binned"`` the tree over the
-    bins of ``bins``, ``transform``, ``loglog_alpha`` and ``score_range``, the
-    metrics at ``threshold`` a score treap that descends to it, ``"pauc"`` the
-    score treap reading the partial area of ``fpr_range``, ``tpr_range`` and
-    ``correction`` after each point (also the exact AUC), DeLong's variance
-    and interval at ``level`` a score treap that maintains it.
-    ``"multiclass_auc"`` takes 2-d scores, so it is alone in its window: its
-    engine (one binary engine per class or per ordered pair of classes, of
-    ``labels``, ``method`` and ``average``) keeps the window's points itself.
+    not depend on them, the approximate H of ``epsilon`` otherwise; the
+    report's descents (and the lower hull) only when a metric needs them.
+    A threshold descent, DeLong's variance and interval, the bins, the
+    compressed list and the partial box each have a score treap (or tree) of
+    their own.  ``MULTICLASS`` takes 2-d scores, so it is alone in its window:
+    its engine (one binary engine per class or per ordered pair of classes)
+    keeps the window's points itself.
     """
-    if _MULTICLASS in metrics:
-        if len(metrics) > 1:
+    multiclass = _needing(chosen, MULTICLASS)
+    if multiclass:
+        if len(chosen) > 1:
             raise ValueError(
-                "the metric 'multiclass_auc' takes 2-d scores (one column per class) and "
+                f"the metric {multiclass[0]!r} takes 2-d scores (one column per class) and "
                 "cannot be combined with the binary metrics "
-                f"{[m for m in metrics if m != _MULTICLASS]}: use one window per kind of score"
+                f"{[m for m in chosen if m not in multiclass]}: use one window per kind of "
+                "score"
             )
-        return [MulticlassWindow(window, labels, method, average, capacity, seed)]
+        classes = _options_needing(chosen, MULTICLASS)
+        if classes.labels is None:
+            raise ValueError(
+                "the metric 'multiclass_auc' needs labels=, the classes in the column order "
+                "of the score rows (a window may not hold every class): give "
+                "Classes(labels=...) among the metrics"
+            )
+        return [MulticlassWindow(window, list(classes.labels), classes.method, classes.average,
+                                 capacity, seed)]
     engines = []
-    if "pauc" in metrics:
-        engines.append(_partial_engine(fpr_range, tpr_range, correction, capacity, seed))
-    if _THRESHOLD_METRICS.intersection(metrics):
+    if _needing(chosen, PARTIAL_BOX):
+        box = _options_needing(chosen, PARTIAL_BOX)
+        (a, b), (c, d) = box.box
+        engine = PartialAUCEngine(capacity, seed)
+        engine.set_box(a, b, c, d, box.fpr_range is not None, box.tpr_range is not None,
+                       box.correction == "mcclish")
+        engines.append(engine)
+    if _needing(chosen, THRESHOLD):
         # R hmeasure's metrics at a threshold: one treap descent per step.
-        engines.append(ThresholdEngine(check_score_value(threshold, "threshold"), capacity,
-                                       seed))
-    if _VARIANCE_METRICS.intersection(metrics):
+        engines.append(ThresholdEngine(_options_needing(chosen, THRESHOLD).threshold,
+                                       capacity, seed))
+    if _needing(chosen, VARIANCE):
         # DeLong's variance, maintained with the AUC; the interval as auc_ci's.
-        level = check_probability_level(level, "level")
+        level = _options_needing(chosen, VARIANCE).level
         engine = AUCEngine(capacity, seed)
         engine.record_interval(float(special.ndtri((1.0 - level) / 2.0)),
                                float(special.ndtri(1.0 - (1.0 - level) / 2.0)))
         engines.append(engine)
-    if "auc_binned" in metrics:
-        engines.append(_binned_engine(bins, transform, loglog_alpha, score_range))
-    if "auc_approx" in metrics:
-        if epsilon_auc is None:
-            raise ValueError(
-                "the metric 'auc_approx' needs epsilon_auc=, the relative error bound of "
-                "the estimate (within epsilon_auc * auc / 2), e.g. epsilon_auc=0.1"
-            )
-        engines.append(ApproxAUCEngine(
-            check_positive(epsilon_auc, "epsilon_auc"),
-            check_relative_to(auc_relative_to, "auc_relative_to") == "1-auc", capacity, seed))
-    if not _HULL_METRICS.intersection(metrics):
-        exact_needed = "auc" in metrics and not any("auc" in e.columns for e in engines)
-        return [*engines, AUCEngine(capacity, seed)] if exact_needed or not engines else engines
-    rule = check_cost(alpha, beta, severity_ratio, priors)
-    if epsilon is not None:
-        if _REPORT_METRICS.intersection(metrics):
+    if _needing(chosen, BINS):
+        # The rule of binned_auc, frozen (a log-log alpha of None, nan here, is
+        # estimated from the first chunk).
+        binning = _options_needing(chosen, BINS)
+        lo, hi = binning.score_range
+        engine = BinTree(binning.bins)
+        engine.set_binning(lo, hi - lo, _TRANSFORMS[binning.transform],
+                           0.0 if binning.transform is None
+                           else np.nan if binning.loglog_alpha is None else binning.loglog_alpha)
+        engines.append(engine)
+    if _needing(chosen, COMPRESSED):
+        compression = _options_needing(chosen, COMPRESSED)
+        engines.append(ApproxAUCEngine(compression.epsilon, compression.relative_to == "1-auc",
+                                       capacity, seed))
+    if _needing(chosen, HULL):
+        engines.insert(0, _hull_engine(chosen, capacity, seed))
+    if not engines or any(not any(METRICS[name].column in engine.columns for engine in engines)
+                          for name in chosen):
+        engines.append(AUCEngine(capacity, seed))
+    return engines
+
+
+def _hull_engine(chosen, capacity, seed):
+    """The maintained hull of H, AUCH and R's KS, MER and MWL."""
+    cost = _options_needing(chosen, HULL)
+    report = _needing(chosen, REPORT)
+    if cost.epsilon is not None:
+        if report:
             raise ValueError(
                 "the metrics 'ks', 'mer' and 'mwl' come from the exact hull: they cannot be "
                 "combined with epsilon="
             )
-        epsilon = check_positive(epsilon, "epsilon")
         engine = BlockedHullEngine(2.0, 2.0, capacity, seed)
-        engine.set_reading(epsilon, rule)
-        return [engine, *engines]
-    if not rule.exact_on_structures:
+        engine.set_reading(cost.epsilon, cost.rule)
+        return engine
+    if not cost.rule.exact_on_structures:
         raise ValueError(
             "fixed priors and severity_ratio='prior' make H impossible to maintain "
             "exactly: pass epsilon= for the approximate H (within epsilon * (1 - H)), "
             "or call h_measure on each window"
         )
-    engine = BlockedHullEngine(*rule.shape, capacity, seed)
-    if _REPORT_METRICS.intersection(metrics):
+    engine = BlockedHullEngine(*cost.rule.shape, capacity, seed)
+    if report:
         # R hmeasure's KS, MER and MWL (priors from the window, MWL at the
         # Beta's mode): hull descents, KS with the lower hull as well.
-        engine.record_report(mwl_cost(*rule.shape, None))
-    return [engine, *engines]
+        engine.record_report(mwl_cost(*cost.rule.shape, None))
+    return engine
 
 
-class SlidingWindow:
+class SlidingWindow(Pickled):
     """Metrics over a sliding window of a stream that arrives in chunks.
 
     Feed the stream with :meth:`update`, chunk by chunk in stream order; the
@@ -223,51 +203,42 @@ class SlidingWindow:
         (t - window, t], t the newest time (``update`` then needs
         ``times``); or None for every prefix (nothing is ever evicted: the
         learning curve).
-    metrics : str or sequence of str, default=("auc",)
-        ``"auc"``, ``"h"`` (the H-measure), ``"auch"`` (area under the
-        ROC hull), ``"auc_approx"`` (the estimate of :class:`ApproxAUC`),
+    metrics : str, options object, or sequence of them, default=("auc",)
+        The metrics of the metric table :data:`~hmeasure_stream.METRICS`
+        (:data:`~hmeasure_stream.WINDOW_METRICS`), by name: ``"auc"``,
+        ``"h"`` (the H-measure), ``"auch"`` (area under the ROC hull),
+        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`),
         ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`), ``"pauc"``
         (the partial AUC of :meth:`DynamicAUC.partial_auc`) and R
         hmeasure's ``"ks"``, ``"mer"`` and ``"mwl"`` (as
         :func:`~hmeasure_stream.hmeasure_report` computes them with the
         window's class proportions as priors; ``"ks"`` maintains a second,
-        lower, hull, which doubles the cost of a step), and R's metrics at
-        ``threshold``: ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
+        lower, hull, which doubles the cost of a step), and R's metrics at a
+        threshold: ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
         ``"f"``, ``"youden"`` (as in :func:`~hmeasure_stream.hmeasure_report`),
         and DeLong's variance of the AUC ``"auc_var"`` and interval
-        ``"auc_lo"``, ``"auc_hi"`` at ``level`` (as
-        :func:`~hmeasure_stream.auc_variance` and
-        :func:`~hmeasure_stream.auc_ci`; nan while a class has fewer than two
-        points, or total weight <= 1).
+        ``"auc_lo"``, ``"auc_hi"`` (as :func:`~hmeasure_stream.auc_variance`
+        and :func:`~hmeasure_stream.auc_ci`; nan while a class has fewer than
+        two points, or total weight <= 1).
         Or ``"multiclass_auc"`` alone, for labels of c classes and 2-d
         scores (one column per class): the AUC of
         :func:`~hmeasure_stream.multiclass_auc` (count windows only).
-    alpha, beta, severity_ratio, priors
-        The H-measure's cost distribution and class priors, as for
-        :func:`~hmeasure_stream.h_measure`; ignored when neither ``"h"`` nor
-        ``"auch"`` nor ``"mwl"`` is asked for.  Fixed ``priors`` and
-        ``severity_ratio="prior"`` need ``epsilon``, and cannot be combined
-        with ``"ks"``, ``"mer"`` or ``"mwl"``.
-    epsilon : float, optional
-        Follow ``"h"`` within ``epsilon * (1 - H)`` as :class:`ApproxH`
-        does.  None: the exact H of :class:`DynamicH`.
-    epsilon_auc : float, optional
-        The compression of ``"auc_approx"`` (required with it, ignored
-        without it): the estimate is within ``epsilon_auc * auc / 2`` of
-        the window's AUC, as :class:`ApproxAUC` keeps it.  Distinct from
-        ``epsilon``, which is the H-measure's.
-    auc_relative_to : {"auc", "1-auc"}, default="auc"
-        With ``"1-auc"`` the bound of ``"auc_approx"`` is
-        ``epsilon_auc * (1 - auc) / 2`` instead.
-    bins, transform, loglog_alpha, score_range
-        The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`
-        (default 1000 linear bins over (0, 1)); a log-log ``loglog_alpha`` of
-        None is estimated from the first chunk and then frozen.  Ignored
-        without ``"auc_binned"``.
-    fpr_range, tpr_range, correction
-        The range(s) and correction of ``"pauc"``, as for
-        :func:`~hmeasure_stream.partial_auc` (default: no range, the AUC).
-        Ignored without ``"pauc"``.
+        A name takes its metric's default options; an options object gives
+        the options of its metrics and stands for them when none is named:
+        :class:`~hmeasure_stream.HCost` (``"h"``; also of ``"auch"``,
+        ``"ks"``, ``"mer"``, ``"mwl"``, which share its hull: fixed priors
+        and ``severity_ratio="prior"`` need its ``epsilon`` and cannot be
+        combined with ``"ks"``, ``"mer"`` or ``"mwl"``),
+        :class:`~hmeasure_stream.PartialRange` (``"pauc"``; default: no
+        range, the AUC), :class:`~hmeasure_stream.Binning`
+        (``"auc_binned"``; default 1000 linear bins over (0, 1), a log-log
+        alpha of None estimated from the first chunk and then frozen),
+        :class:`~hmeasure_stream.Compression` (``"auc_approx"``, which
+        needs it), :class:`~hmeasure_stream.Threshold` (the six metrics at
+        the threshold, default 0.5), :class:`~hmeasure_stream.ConfidenceLevel`
+        (``"auc_lo"`` and ``"auc_hi"``, default 0.95) and
+        :class:`~hmeasure_stream.Classes` (``"multiclass_auc"``, which needs
+        its ``labels``).
     half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
         Exponential decay, as for :class:`DynamicAUC`: a point of age a
         weighs 2^(-a / half_life), the age in points (a number) or in time
@@ -276,17 +247,6 @@ class SlidingWindow:
     min_periods : int, default=1
         The metrics are nan until the window holds this many points (as
         pandas' ``rolling``).
-    threshold : float, default=0.5
-        The threshold of ``"er"``, ``"sens"``, ..., ``"youden"`` (class 1
-        when score > threshold); ignored without them.
-    level : float, default=0.95
-        The confidence level of ``"auc_lo"`` and ``"auc_hi"``, in (0, 1);
-        ignored without them.
-    labels, method, average
-        The classes in the column order of the scores (required), one-vs-rest
-        ``"ovr"`` or one-vs-one ``"ovo"``, and ``"macro"`` or ``"weighted"``,
-        as for :func:`~hmeasure_stream.multiclass_auc`; ignored without
-        ``"multiclass_auc"``.
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...), fixed for every
         :meth:`update`: the first other label is class 0 from then on and a
@@ -318,11 +278,12 @@ class SlidingWindow:
     block scan and O(log w) hull merges, each a copy of a hull of at most h
     vertices (see :class:`DynamicH`; plus O(h + (1 + 1/epsilon) log^2 w) to
     read the approximate H),
-    O(log w + log w / epsilon_auc) with ``"auc_approx"`` (which takes unit
-    weights only), for a window of w points; reading the properties is O(1)
-    (O(log w / epsilon_auc) for ``auc_approx``); O(log m) per point for
-    ``"auc_binned"`` with m bins; O(log w) per point for ``"pauc"`` (a
-    second treap, which reads the partial area after each point); O(c log w)
+    O(log w + log w / epsilon) with ``"auc_approx"`` (epsilon that of its
+    :class:`~hmeasure_stream.Compression`; unit weights only), for a window
+    of w points; reading the properties is O(1) (O(log w / epsilon) for
+    ``auc_approx``); O(log m) per point for ``"auc_binned"`` with m bins;
+    O(log w) per point for ``"pauc"`` (a second treap, which reads the
+    partial area after each point); O(c log w)
     for ``"multiclass_auc"`` over c classes (one-vs-rest: c compiled loops
     per chunk; one-vs-one: 4 (c - 1) engine updates per point from Python);
     DeLong's variance and interval add O(log w) per point (the maintained
@@ -353,7 +314,11 @@ class SlidingWindow:
     array([0.5, 0.5, 1. ])
     >>> len(monitor), monitor.auc, monitor.h
     (3, 1.0, 1.0)
-    >>> classes = SlidingWindow(3, "multiclass_auc", labels=["a", "b", "c"])
+    >>> from hmeasure_stream import Classes, PartialRange
+    >>> partial = SlidingWindow(3, metrics=("auc", PartialRange(fpr_range=(0, 0.5))))
+    >>> partial.update([0, 1, 0, 1], [0.2, 0.9, 0.4, 0.3])["pauc"]
+    array([ nan, 0.5 , 0.5 , 0.25])
+    >>> classes = SlidingWindow(3, Classes(["a", "b", "c"]))
     >>> classes.update(["a", "b", "c", "a"], [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3],
     ...                                       [0.3, 0.3, 0.4], [0.1, 0.6, 0.3]])["multiclass_auc"]
     array([nan, nan, 1. , 0.5])
@@ -365,42 +330,34 @@ class SlidingWindow:
     __slots__ = ("_engines", "_forgettings", "_labels", "_metrics", "_min_periods", "_rings",
                  "_window")
 
-    def __init__(self, window, metrics=("auc",), *, alpha=2.0, beta=2.0, severity_ratio=None,
-                 priors=None, epsilon=None, epsilon_auc=None, auc_relative_to="auc",
-                 bins=1000, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
-                 half_life=None, min_periods=1, threshold=0.5, labels=None, method="ovr",
-                 average="macro", fpr_range=None, tpr_range=None, correction=None,
-                 level=0.95, pos_label=None, capacity=16, seed=None):
+    def __init__(self, window, metrics=("auc",), *, half_life=None, min_periods=1,
+                 pos_label=None, capacity=16, seed=None):
         self._window = _check_window(window)
-        self._metrics = _check_metrics(metrics)
+        chosen = metric_options(metrics)
+        self._metrics = tuple(chosen)
         self._labels = label_map(pos_label)
-        if self._labels is not None and _MULTICLASS in self._metrics:
+        multiclass = bool(_needing(chosen, MULTICLASS))
+        if self._labels is not None and multiclass:
             raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "
-                             "the classes (see labels=)")
+                             "the classes (see Classes(labels=...))")
         self._min_periods = check_integer(min_periods, "min_periods", 1)
         self._forgettings = None
-        if _MULTICLASS in self._metrics and (
-                is_duration(window) or half_life is not None or self._min_periods > 1):
+        if multiclass and (is_duration(window) or half_life is not None
+                           or self._min_periods > 1):
             raise ValueError("the metric 'multiclass_auc' takes a count window (an int or "
                              "None) without half_life or min_periods")
         if is_duration(window) or half_life is not None:
-            refused = {"auc_approx", "auc_binned"}.intersection(self._metrics)
+            refused = _needing(chosen, COMPRESSED) + _needing(chosen, BINS)
             if refused and half_life is not None:
                 raise ValueError(f"half_life is not available with the metric(s) "
                                  f"{sorted(refused)}: their engines take unit weights")
-            if "auc_binned" in self._metrics:
+            if _needing(chosen, BINS):
                 raise ValueError("a window given as a duration is not available with "
-                                 "'auc_binned'")
+                                 f"{_needing(chosen, BINS)[0]!r}")
             make_forgetting(window, half_life)  # checks both before anything is built
         capacity, seed = check_structure_options(capacity, seed)
-        self._engines = _window_engines(
-            self._metrics, alpha=alpha, beta=beta, severity_ratio=severity_ratio,
-            priors=priors, epsilon=epsilon, epsilon_auc=epsilon_auc,
-            auc_relative_to=auc_relative_to, bins=bins, transform=transform,
-            loglog_alpha=loglog_alpha, score_range=score_range,
-            capacity=capacity, seed=seed, threshold=threshold, window=self._window,
-            labels=labels, method=method, average=average, fpr_range=fpr_range,
-            tpr_range=tpr_range, correction=correction, level=level)
+        self._engines = _window_engines(chosen, capacity=capacity, seed=seed,
+                                        window=self._window)
         if is_duration(window) or half_life is not None:
             self._forgettings = [make_forgetting(window, half_life) for _ in self._engines]
             self._window = self._forgettings[0].count or (
@@ -449,11 +406,11 @@ class SlidingWindow:
             times that go backwards (the message names the position); nothing
             changes.
         """
-        if self._metrics == (_MULTICLASS,):
-            engine = self._engines[0]
+        engine = self._engines[0]
+        if isinstance(engine, MulticlassWindow):  # 2-d scores
             batch = engine.checked(y_true, y_score, sample_weight)
             self._times(times, batch[0].shape[0])  # checked, not used by a count window
-            return {_MULTICLASS: engine.slide(*batch)}
+            return {self._metrics[0]: engine.slide(*batch)}
         y_true, labels = labels_many(self._labels, y_true)
         batch = checked_batch(y_true, y_score, sample_weight)
         values = self._slide(*batch, times=self._times(times, batch[1].shape[0]))
@@ -471,8 +428,7 @@ class SlidingWindow:
         if self._forgettings is not None:
             return self._forget(is_pos, scores, weights, times)
         held_before = len(self)
-        if "auc_approx" in self._metrics:
-            check_unit_weights(weights, "the metric 'auc_approx'")
+        self._check_unit_weights(weights)
         for engine in self._engines:
             if isinstance(engine, BinTree) and np.isnan(engine.alpha) and scores.size:
                 # The log-log alpha, estimated from the first chunk, then frozen.
@@ -499,6 +455,11 @@ class SlidingWindow:
             self._mask_short(values, held)
         return values
 
+    def _check_unit_weights(self, weights):
+        for name in self._metrics:
+            if COMPRESSED in METRICS[name].needs:
+                check_unit_weights(weights, f"the metric {name!r}")
+
     def _mask_short(self, values, held):
         short = held < self._min_periods
         for column in values.values():
@@ -506,8 +467,7 @@ class SlidingWindow:
 
     def _forget(self, is_pos, scores, weights, times):
         """A chunk through each engine's ``Forgetting`` (duration windows, decay)."""
-        if "auc_approx" in self._metrics:
-            check_unit_weights(weights, "the metric 'auc_approx'")
+        self._check_unit_weights(weights)
         # Every engine has the same history: the first answers for all, before any of
         # them changes (unit weights too: against the scale of those held).
         refused = self._engines[0].stored_weights(weights, scores.shape[0], True)[1]
@@ -558,70 +518,6 @@ class SlidingWindow:
             )
         return getattr(next(engine for engine in self._engines if name in engine.columns), name)
 
-    @property
-    def auc(self):
-        """The AUC of the current window; nan while a class is absent.  O(1)."""
-        return self._metric("auc")
-
-    @property
-    def h(self):
-        """The H-measure of the current window; nan while a class is absent."""
-        return self._metric("h")
-
-    @property
-    def auch(self):
-        """The area under the ROC hull of the current window; nan while a class is absent."""
-        return self._metric("auch")
-
-    @property
-    def auc_approx(self):
-        """The estimate of the current window's AUC; nan while a class is absent.
-
-        O(log w / epsilon_auc): a walk of the compressed list.
-        """
-        return self._metric("auc_approx")
-
-    @property
-    def auc_binned(self):
-        """The binned AUC of the current window; nan while a class is absent.  O(1)."""
-        return self._metric("auc_binned")
-
-    @property
-    def auc_var(self):
-        """DeLong's variance of the current window's AUC (nan while a class has fewer than
-        two points).  O(1)."""
-        return self._metric("auc_var")
-
-    @property
-    def auc_lo(self):
-        """The lower end of DeLong's interval of the current window's AUC.  O(1)."""
-        return self._metric("auc_lo")
-
-    @property
-    def auc_hi(self):
-        """The upper end of DeLong's interval of the current window's AUC.  O(1)."""
-        return self._metric("auc_hi")
-
-    @property
-    def pauc(self):
-        """The partial AUC of the current window; nan while a class is absent.  O(log w)."""
-        return self._metric("pauc")
-
-    @property
-    def ks(self):
-        """R hmeasure's KS of the current window; nan while a class is absent.  O(log w)."""
-        return self._metric("ks")
-
-    @property
-    def mer(self):
-        """R hmeasure's minimum error rate of the current window (its priors).  O(log w)."""
-        return self._metric("mer")
-
-    @property
-    def mwl(self):
-        """R hmeasure's minimum weighted loss of the current window (its priors).  O(log w)."""
-        return self._metric("mwl")
-
     def threshold_metrics(self):
         """R hmeasure's metrics at the threshold of the current window, by name.
 
@@ -629,12 +525,7 @@ class SlidingWindow:
         ``"f"`` and ``"youden"`` that are among its metrics; O(log w).
         """
         return {name: self._metric(name) for name in self._metrics
-                if name in _THRESHOLD_METRICS}
-
-    @property
-    def multiclass_auc(self):
-        """The multi-class AUC of the current window; nan while a class is absent.  O(c^2)."""
-        return self._metric(_MULTICLASS)
+                if THRESHOLD in METRICS[name].needs}
 
     @property
     def window(self):
@@ -679,14 +570,6 @@ class SlidingWindow:
         return (f"SlidingWindow(window={self._window!r}, metrics={self._metrics!r}, "
                 f"points={len(self)})")
 
-    def __setstate__(self, state):
-        # Pickles from before duration windows and decay hold neither.
-        self._forgettings = None
-        self._min_periods = 1
-        self._labels = None
-        for name, value in (state[1] if isinstance(state, tuple) else state or {}).items():
-            setattr(self, name, value)
-
     def _check(self):
         """Verify the engine's invariants and that it holds the ring's points (for tests)."""
         if self._forgettings is not None:
@@ -703,6 +586,22 @@ class SlidingWindow:
         return True
 
 
+def _metric_property(name):
+    def read(self):
+        return self._metric(name)
+
+    read.__name__ = name
+    read.__doc__ = (f"``{name!r}`` of the current window: {METRICS[name].description} (nan "
+                    "while a class is absent).")
+    return property(read)
+
+
+# One attribute per metric of the table, read from the engine that computes it.
+for _name in METRICS:
+    setattr(SlidingWindow, _name, _metric_property(_name))
+del _name
+
+
 def sliding_window(
     y_true,
     y_score,
@@ -710,28 +609,9 @@ def sliding_window(
     metrics=("auc",),
     *,
     sample_weight=None,
-    alpha=2.0,
-    beta=2.0,
-    severity_ratio=None,
-    epsilon=None,
-    priors=None,
-    epsilon_auc=None,
-    auc_relative_to="auc",
-    bins=1000,
-    transform=None,
-    loglog_alpha=None,
-    score_range=(0.0, 1.0),
     times=None,
     half_life=None,
     min_periods=1,
-    threshold=0.5,
-    labels=None,
-    method="ovr",
-    average="macro",
-    fpr_range=None,
-    tpr_range=None,
-    correction=None,
-    level=0.95,
     pos_label=None,
 ):
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
@@ -750,35 +630,20 @@ def sliding_window(
         ``"24h"``, ``"7d"``, a timedelta) for the points whose time is in
         (t - window, t], t the time of the point the window ends at (needs
         ``times``); or None for every prefix.
-    metrics : sequence of str, default=("auc",)
-        Which metrics to compute: ``"auc"``, ``"h"`` (the H-measure with
-        priors from the window), ``"auch"`` (area under the ROC hull) and
-        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`), ``"auc_binned"``
-        (the binned AUC), ``"pauc"`` (the partial AUC), DeLong's ``"auc_var"``,
-        ``"auc_lo"``, ``"auc_hi"`` at ``level``, and the others of
-        :class:`SlidingWindow`; or ``"multiclass_auc"`` alone, for 2-d scores.
+    metrics : str, options object, or sequence of them, default=("auc",)
+        Which metrics to compute, by name or options object, as for
+        :class:`SlidingWindow`: ``"auc"``, ``"h"`` (the H-measure with
+        priors from the window), ``"auch"`` (area under the ROC hull),
+        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`, unit weights
+        only), ``"auc_binned"`` (the binned AUC; with ``window=None``
+        Bouckaert's binned learning curve, a log-log alpha of None estimated
+        from the whole array), ``"pauc"`` (the partial AUC), DeLong's
+        ``"auc_var"``, ``"auc_lo"``, ``"auc_hi"``, and the others of the
+        metric table; or ``"multiclass_auc"`` alone, for 2-d scores (its
+        :class:`~hmeasure_stream.Classes` default to the sorted distinct
+        labels of ``y_true``).
     sample_weight : array-like of shape (n,), optional
         Weights, finite and >= 0.
-    alpha, beta, severity_ratio
-        The H-measure's cost distribution, as for :class:`DynamicH`
-        (``severity_ratio="prior"`` needs ``epsilon``).
-    epsilon : float, optional
-        Compute ``"h"`` as :class:`ApproxH` does, within ``epsilon * (1 - H)``
-        of the exact value, which allows fixed ``priors`` and
-        ``severity_ratio="prior"``.  None: the exact H of :class:`DynamicH`.
-    priors : (float, float), optional
-        Fixed class priors (pi0, pi1) for ``"h"``; needs ``epsilon``.
-    epsilon_auc : float, optional
-        The compression of ``"auc_approx"`` (required with it): the estimate
-        is within ``epsilon_auc * auc / 2`` of each window's AUC.  Unit
-        weights only.
-    auc_relative_to : {"auc", "1-auc"}, default="auc"
-        With ``"1-auc"`` the bound of ``"auc_approx"`` is
-        ``epsilon_auc * (1 - auc) / 2``.
-    bins, transform, loglog_alpha, score_range
-        The bins of ``"auc_binned"``, as for :func:`~hmeasure_stream.binned_auc`;
-        a log-log ``loglog_alpha`` of None is estimated from the whole array.
-        With ``window=None`` this is Bouckaert's binned learning curve.
     times : array-like of shape (n,), optional
         The points' times, non-decreasing: numbers of seconds since the
         epoch, datetime64, datetimes, pandas Timestamps or ISO 8601 strings
@@ -792,21 +657,6 @@ def sliding_window(
     min_periods : int, default=1
         Entries whose window holds fewer points are nan (as pandas'
         ``rolling``).
-    threshold : float, default=0.5
-        The threshold of R's metrics ``"er"``, ..., ``"youden"`` (see
-        :class:`SlidingWindow`).
-    labels, method, average
-        With ``"multiclass_auc"`` (alone; ``y_score`` of shape (n, c)), as for
-        :func:`~hmeasure_stream.multiclass_auc`: the class of each column
-        (default: the sorted distinct labels of ``y_true``), ``"ovr"`` or
-        ``"ovo"``, ``"macro"`` or ``"weighted"``.
-    fpr_range, tpr_range, correction
-        The range(s) and correction of ``"pauc"``, as for
-        :func:`~hmeasure_stream.partial_auc`; ignored without ``"pauc"``.
-    level : float, default=0.95
-        The confidence level of ``"auc_lo"`` and ``"auc_hi"`` (DeLong's
-        interval, as :func:`~hmeasure_stream.auc_ci`; ``"auc_var"`` is its
-        variance).
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...); the one other
         label in ``y_true`` is class 0 and a third one is refused.  Default:
@@ -823,8 +673,8 @@ def sliding_window(
     ValueError
         On invalid input (as for :func:`hmeasure_stream.auc`), a window that
         is not a positive integer, an unknown metric, ``"auc_approx"``
-        without ``epsilon_auc`` or with weights other than 1,
-        ``"multiclass_auc"`` with another metric or ``average=None``.
+        without :class:`~hmeasure_stream.Compression` or with weights other
+        than 1, ``"multiclass_auc"`` with another metric.
 
     See Also
     --------
@@ -846,7 +696,7 @@ def sliding_window(
     most h vertices, O(w) memory (plus O(n (h + (1 + 1/epsilon) log^2 w))
     with ``epsilon``).  With
     ``"auc_approx"``, the compressed list of :class:`ApproxAUC` over the
-    treap: O(n (log w + log w / epsilon_auc)).  With ``"pauc"``, the score
+    treap: O(n (log w + log w / epsilon)).  With ``"pauc"``, the score
     treap read by :meth:`DynamicAUC.partial_auc` after each step: O(n log w)
     (the area within an ulp or two of the from-scratch value with unit
     weights, whose integer parts it shares, the cut segments in floating
@@ -874,37 +724,34 @@ def sliding_window(
            0.88888889])
     """
     window = _check_window(window)
-    options = {"alpha": alpha, "beta": beta, "severity_ratio": severity_ratio,
-               "priors": priors, "epsilon": epsilon, "epsilon_auc": epsilon_auc,
-               "auc_relative_to": auc_relative_to, "bins": bins, "transform": transform,
-               "loglog_alpha": loglog_alpha, "score_range": score_range,
-               "half_life": half_life, "min_periods": min_periods, "threshold": threshold,
-               "fpr_range": fpr_range, "tpr_range": tpr_range, "correction": correction,
-               "level": level}
-    if _MULTICLASS in _check_metrics(metrics):
+    chosen = metric_options(metrics)
+    options = {"half_life": half_life, "min_periods": min_periods}
+    if _needing(chosen, MULTICLASS):
         if pos_label is not None:
             raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "
-                             "the classes (see labels=)")
+                             "the classes (see Classes(labels=...))")
         label_array = _as_label_array(y_true)
-        if labels is None:
-            labels = _encode_sorted(label_array)[0]
+        name = _needing(chosen, MULTICLASS)[0]
+        if chosen[name].labels is None:
+            chosen = {**chosen, name: dataclasses.replace(
+                chosen[name], labels=_encode_sorted(label_array)[0])}
         if window is not None and not is_duration(window) and window >= label_array.shape[0]:
             window = None  # every window is a prefix
-        tracker = SlidingWindow(window, metrics, labels=labels, method=method,
-                                average=average, **options)
+        tracker = SlidingWindow(window, _as_metrics(chosen), **options)
         engine = tracker._engines[0]
         batch = engine.checked(y_true, y_score, sample_weight, allow_empty=False)
         tracker._times(times, batch[0].shape[0])  # checked, not used by a count window
-        return {_MULTICLASS: engine.slide(*batch)}
+        return {name: engine.slide(*batch)}
     # The options are checked before the data; a count window of at least the
     # whole stream keeps every point (each window is a prefix) and needs no ring.
+    metrics = _as_metrics(chosen)
     by_count = window is not None and not is_duration(window)
     tracker = SlidingWindow(None if by_count else window, metrics, **options)
     y_true = with_pos_label(y_true, pos_label)
     # Ranks keep every comparison between scores, not with a threshold.
     is_pos, scores, weights = checked_batch(
         y_true, y_score, sample_weight, allow_empty=False,
-        ranks=not _THRESHOLD_METRICS.intersection(tracker.metrics)
+        ranks=not _needing(chosen, THRESHOLD)
     )
     if by_count and window < scores.shape[0]:
         tracker = SlidingWindow(window, metrics, **options)

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
 from reference_impl import brute_auc
 
-from hmeasure_stream import ApproxAUC, SlidingWindow, sliding_window
+from hmeasure_stream import ApproxAUC, Compression, SlidingWindow, sliding_window
 from hmeasure_stream._demo import load_default_stream
 
 EPSILONS = [0.01, 0.1, 0.5, 1.0]
@@ -115,8 +115,8 @@ def test_guarantee_on_the_real_stream_in_a_sliding_window(epsilon, relative_to):
     window metric; exact AUCs counted independently."""
     y, s = load_default_stream()
     window = 300
-    values = sliding_window(y, s, window, metrics=("auc_approx", "auc"), epsilon_auc=epsilon,
-                            auc_relative_to=relative_to)
+    values = sliding_window(y, s, window,
+                            metrics=("auc_approx", "auc", Compression(epsilon, relative_to)))
     worst = 0.0
     for end in range(len(y)):
         start = max(0, end + 1 - window)
@@ -368,9 +368,9 @@ def test_repr_and_properties(tracker):
 def test_window_metric_in_chunks_equals_sliding_window_and_a_loop(window, relative_to):
     rng = np.random.default_rng(5)
     y, s = load_default_stream()
-    options = {"epsilon_auc": 0.2, "auc_relative_to": relative_to}
-    expected = sliding_window(y, s, window, metrics=("auc", "auc_approx"), **options)
-    monitor = SlidingWindow(window, ("auc_approx", "auc"), **options)
+    compression = Compression(epsilon=0.2, relative_to=relative_to)
+    expected = sliding_window(y, s, window, metrics=("auc", "auc_approx", compression))
+    monitor = SlidingWindow(window, ("auc_approx", "auc", compression))
     parts, position = [], 0
     while position < len(y):
         size = int(rng.integers(1, 200))
@@ -396,21 +396,21 @@ def test_window_metric_in_chunks_equals_sliding_window_and_a_loop(window, relati
 
 def test_window_metric_with_the_hull_metrics():
     y, s = load_default_stream()
-    values = sliding_window(y, s, 200, metrics=("h", "auc_approx", "auc"), epsilon_auc=0.5)
-    alone = sliding_window(y, s, 200, metrics="auc_approx", epsilon_auc=0.5)
+    values = sliding_window(y, s, 200, metrics=("h", "auc_approx", "auc", Compression(0.5)))
+    alone = sliding_window(y, s, 200, metrics=Compression(0.5))
     np.testing.assert_array_equal(values["auc_approx"], alone["auc_approx"])
     np.testing.assert_array_equal(values["auc"], sliding_window(y, s, 200)["auc"])
     assert list(values) == ["h", "auc_approx", "auc"]
 
 
 def test_window_metric_refusals():
-    with pytest.raises(ValueError, match="'auc_approx' needs epsilon_auc="):
+    with pytest.raises(ValueError, match=r"'auc_approx' needs Compression\(epsilon=...\)"):
         SlidingWindow(10, "auc_approx")
-    with pytest.raises(ValueError, match="epsilon_auc must be a finite number > 0"):
-        sliding_window([0, 1], [0.1, 0.2], 10, metrics="auc_approx", epsilon_auc=0.0)
-    with pytest.raises(ValueError, match='auc_relative_to must be "auc" or "1-auc"'):
-        SlidingWindow(10, "auc_approx", epsilon_auc=0.1, auc_relative_to="auc'")
-    monitor = SlidingWindow(3, ("auc", "auc_approx"), epsilon_auc=0.1)
+    with pytest.raises(ValueError, match="epsilon must be a finite number > 0"):
+        sliding_window([0, 1], [0.1, 0.2], 10, metrics=Compression(epsilon=0.0))
+    with pytest.raises(ValueError, match='relative_to must be "auc" or "1-auc"'):
+        SlidingWindow(10, Compression(epsilon=0.1, relative_to="auc'"))
+    monitor = SlidingWindow(3, ("auc", Compression(epsilon=0.1)))
     monitor.update([0, 1, 1], [0.1, 0.5, 0.7])
     before = pickle.dumps(monitor)
     with pytest.raises(ValueError, match="the metric 'auc_approx' takes unit weights only"):
@@ -419,9 +419,9 @@ def test_window_metric_refusals():
     values = monitor.update([0, 1], [0.2, 0.3], sample_weight=[1.0, 1.0])
     assert values["auc_approx"].shape == (2,)
     with pytest.raises(ValueError, match="unit weights only"):
-        sliding_window([0, 1], [0.1, 0.2], 10, metrics="auc_approx", epsilon_auc=0.1,
+        sliding_window([0, 1], [0.1, 0.2], 10, metrics=Compression(epsilon=0.1),
                        sample_weight=[0.5, 1.0])
-    # The option is ignored without the metric, like the H options.
+    # The compressed list leaves the exact AUC as it is.
     np.testing.assert_array_equal(
-        sliding_window([0, 1, 0], [0.1, 0.2, 0.3], 2, epsilon_auc=-1)["auc"],
+        sliding_window([0, 1, 0], [0.1, 0.2, 0.3], 2, ("auc", Compression(0.5)))["auc"],
         sliding_window([0, 1, 0], [0.1, 0.2, 0.3], 2)["auc"])

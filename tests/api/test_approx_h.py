@@ -10,7 +10,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 from strategies import labelled_scores
 
-from hmeasure_stream import ApproxH, DynamicH, h_measure, roc_hull, sliding_window
+from hmeasure_stream import ApproxH, DynamicH, HCost, h_measure, roc_hull, sliding_window
 
 # The from-scratch functions are the references here, on random data whose AUC may
 # be below 0.5: their InvertedScoresWarning is tested in test_pos_label.py.
@@ -174,8 +174,8 @@ def test_subset_size_grows_like_log_n_over_epsilon():
 def test_sliding_window_with_epsilon_matches_per_window_guarantee(rng):
     y, s = rng.integers(0, 2, 600), np.round(rng.normal(size=600), 1)
     for priors, options in SETTINGS[:5]:
-        result = sliding_window(y, s, 80, metrics=("h", "auc"), epsilon=0.2, priors=priors,
-                                **options)
+        result = sliding_window(y, s, 80,
+                                metrics=("h", "auc", HCost(epsilon=0.2, priors=priors, **options)))
         for end in range(0, 600, 7):
             part = slice(max(0, end - 79), end + 1)
             if 0 < y[part].sum() < len(y[part]):
@@ -194,8 +194,8 @@ def test_sliding_window_is_reproducible_and_agrees_with_a_python_loop(rng):
         if i >= 50:
             tracker.remove(int(y[i - 50]), float(s[i - 50]))
         looped.append(tracker.h)
-    result = sliding_window(y, s, 50, metrics="h", epsilon=0.5, priors=(0.8, 0.2))["h"]
-    again = sliding_window(y, s, 50, metrics="h", epsilon=0.5, priors=(0.8, 0.2))["h"]
+    result = sliding_window(y, s, 50, metrics=HCost(epsilon=0.5, priors=(0.8, 0.2)))["h"]
+    again = sliding_window(y, s, 50, metrics=HCost(epsilon=0.5, priors=(0.8, 0.2)))["h"]
     np.testing.assert_array_equal(result, again)
     for i in range(1, 400):
         part = slice(max(0, i - 49), i + 1)
@@ -243,11 +243,11 @@ def test_bad_parameters_are_refused(kwargs, message):
 
 def test_sliding_window_refuses_fixed_priors_without_epsilon():
     with pytest.raises(ValueError, match="pass epsilon= for the approximate H"):
-        sliding_window([0, 1, 0], [0.1, 0.2, 0.3], 2, metrics="h", priors=(0.5, 0.5))
+        sliding_window([0, 1, 0], [0.1, 0.2, 0.3], 2, metrics=HCost(priors=(0.5, 0.5)))
     with pytest.raises(ValueError, match="pass epsilon= for the approximate H"):
-        sliding_window([0, 1, 0], [0.1, 0.2, 0.3], 2, metrics="h", severity_ratio="prior")
+        sliding_window([0, 1, 0], [0.1, 0.2, 0.3], 2, metrics=HCost(severity_ratio="prior"))
     with pytest.raises(ValueError, match="epsilon must be a finite number > 0"):
-        sliding_window([0, 1, 0], [0.1, 0.2, 0.3], 2, metrics="h", epsilon=-1)
+        sliding_window([0, 1, 0], [0.1, 0.2, 0.3], 2, metrics=HCost(epsilon=-1))
 
 
 def test_refused_updates_leave_the_structure_unchanged():

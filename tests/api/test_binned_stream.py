@@ -148,12 +148,12 @@ def test_a_long_stream_does_not_drift():
 @pytest.mark.parametrize("options", [{}, {"bins": 20, "transform": "loglog"},
                                      {"bins": 7, "score_range": (-3.0, 3.0)}])
 def test_window_metric_equals_binned_auc_of_every_window(window, options):
-    from hmeasure_stream import SlidingWindow, sliding_window
+    from hmeasure_stream import Binning, SlidingWindow, sliding_window
 
     rng = np.random.default_rng(5)
     y = rng.integers(0, 2, 400)
     s = np.round(1 / (1 + np.exp(-(rng.normal(size=400) * 3 + 2 * y))), 3)
-    values = sliding_window(y, s, window, ("auc_binned", "auc"), **options)
+    values = sliding_window(y, s, window, ("auc_binned", "auc", Binning(**options)))
     alpha = None
     if options.get("transform") == "loglog":
         alpha = binned_auc(y, s, **options).loglog_alpha  # estimated from the whole array
@@ -167,7 +167,7 @@ def test_window_metric_equals_binned_auc_of_every_window(window, options):
         assert values["auc_binned"][end] == expected.auc
         assert abs(values["auc"][end] - expected.auc) <= expected.max_error + 1e-12
     # In chunks (alpha frozen from the first chunk when estimated), pickled midway.
-    tracker = SlidingWindow(window, "auc_binned", **batch_options)
+    tracker = SlidingWindow(window, Binning(**batch_options))
     first = tracker.update(y[:150], s[:150])["auc_binned"]
     tracker = pickle.loads(pickle.dumps(tracker))
     rest = tracker.update(y[150:], s[150:])["auc_binned"]

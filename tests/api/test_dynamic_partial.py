@@ -13,7 +13,7 @@ import pytest
 from hypothesis import strategies as st
 from machines import PointSetMachine
 
-from hmeasure_stream import DynamicAUC, SlidingWindow, partial_auc, sliding_window
+from hmeasure_stream import DynamicAUC, PartialRange, SlidingWindow, partial_auc, sliding_window
 
 # (fpr_range, tpr_range, correction): both foci, two-way, McClish, boundaries
 # that fall on ROC vertices for small class counts (quarters, thirds).
@@ -146,7 +146,7 @@ def test_sides_that_floats_round_onto_a_corner(fpr_range, tpr_range):
         if correction is None:
             # The window's compiled combination: within an ulp or two (its McClish
             # value amplifies that by the inverse of the range's room, documented).
-            window = sliding_window(y, s, None, metrics="pauc", **options)["pauc"][-1]
+            window = sliding_window(y, s, None, metrics=PartialRange(**options))["pauc"][-1]
             assert window == pytest.approx(reference, rel=1e-15)
 
 
@@ -265,10 +265,8 @@ def test_window_metric_equals_from_scratch_on_every_window(rng, options, window,
     y = rng.integers(0, 2, n)
     s = rng.integers(0, 6, n).astype(float)
     w = rng.choice([0.5, 1.0, 2.0], n) if weighted else np.ones(n)
-    fpr_range, tpr_range, correction = options
-    got = sliding_window(y, s, window, metrics=("pauc", "auc"),
-                         sample_weight=w if weighted else None, fpr_range=fpr_range,
-                         tpr_range=tpr_range, correction=correction)
+    got = sliding_window(y, s, window, metrics=("pauc", "auc", PartialRange(*options)),
+                         sample_weight=w if weighted else None)
     expected = _window_reference(y, s, w, window, options)
     np.testing.assert_array_equal(np.isnan(got["pauc"]), np.isnan(expected))
     np.testing.assert_allclose(got["pauc"], expected, rtol=1e-14 if not weighted else 1e-12,
@@ -283,8 +281,8 @@ def test_window_in_chunks_with_a_pickle_midway_equals_one_shot(rng):
     y = rng.integers(0, 2, n)
     s = np.round(rng.normal(size=n), 1)
     options = {"fpr_range": (0.0, 0.2), "correction": "mcclish"}
-    one_shot = sliding_window(y, s, 40, metrics=("pauc", "h"), **options)
-    monitor = SlidingWindow(40, metrics=("pauc", "h"), capacity=1, **options)
+    one_shot = sliding_window(y, s, 40, metrics=("pauc", "h", PartialRange(**options)))
+    monitor = SlidingWindow(40, metrics=("pauc", "h", PartialRange(**options)), capacity=1)
     parts = []
     for start in range(0, n, 70):
         if start == 140:
@@ -297,14 +295,14 @@ def test_window_in_chunks_with_a_pickle_midway_equals_one_shot(rng):
     assert monitor.pauc == pytest.approx(last, rel=1e-14)
 
 
-def test_window_options_are_checked_and_ignored_without_pauc():
+def test_window_options_are_checked_once_and_pauc_is_only_where_asked_for():
     with pytest.raises(ValueError, match="fpr_range must satisfy"):
-        SlidingWindow(5, metrics="pauc", fpr_range=(0.6, 0.2))
+        SlidingWindow(5, metrics=PartialRange(fpr_range=(0.6, 0.2)))
     with pytest.raises(ValueError, match="two-way"):
-        sliding_window([0, 1], [0.1, 0.2], 2, metrics="pauc", fpr_range=(0, 0.5),
-                       tpr_range=(0, 0.5), correction="mcclish")
-    # Ignored (not even checked) without "pauc", like the H options without "h".
-    monitor = SlidingWindow(5, metrics="auc", fpr_range=(0.6, 0.2))
+        sliding_window([0, 1], [0.1, 0.2], 2, metrics=PartialRange(
+            fpr_range=(0, 0.5), tpr_range=(0, 0.5), correction="mcclish"))
+    # A window without "pauc" has no partial area to read.
+    monitor = SlidingWindow(5, metrics="auc")
     with pytest.raises(AttributeError, match="'pauc' is not among"):
         monitor.pauc  # noqa: B018
 

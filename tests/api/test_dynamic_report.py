@@ -8,7 +8,7 @@ import pytest
 from machines import PointSetMachine
 from reference_impl import r_misclass_counts, r_style_report
 
-from hmeasure_stream import DynamicH, hmeasure_report
+from hmeasure_stream import DynamicH, HCost, Threshold, hmeasure_report
 
 # The from-scratch functions are the references here, on random data whose AUC may
 # be below 0.5: their InvertedScoresWarning is tested in test_pos_label.py.
@@ -182,8 +182,8 @@ def test_window_ks_mer_mwl_match_the_report_of_every_window(window):
     n = 160
     y = rng.integers(0, 2, n)
     s = np.round(rng.normal(size=n) + y * 0.8, 1)
-    values = sliding_window(y, s, window=window, metrics=("ks", "auc", "mer", "mwl"),
-                            severity_ratio=0.5)
+    values = sliding_window(y, s, window=window,
+                            metrics=("ks", "auc", "mer", "mwl", HCost(severity_ratio=0.5)))
     for end in range(n):
         part = slice(max(0, end + 1 - window), end + 1)
         if len(set(y[part].tolist())) < 2:
@@ -192,11 +192,11 @@ def test_window_ks_mer_mwl_match_the_report_of_every_window(window):
         expected = hmeasure_report(y[part], s[part], severity_ratio=0.5)
         for key in ("KS", "MER", "MWL"):
             assert values[key.lower()][end] == pytest.approx(expected[key], rel=1e-12), (end, key)
-    tracker = SlidingWindow(window, metrics=("mwl", "ks"), severity_ratio=0.5)
+    tracker = SlidingWindow(window, metrics=("mwl", "ks", HCost(severity_ratio=0.5)))
     tracker.update(y, s)
     np.testing.assert_equal([tracker.ks, tracker.mwl], [values["ks"][-1], values["mwl"][-1]])
     with pytest.raises(ValueError, match="epsilon"):
-        SlidingWindow(window, metrics=("ks",), epsilon=0.1)
+        SlidingWindow(window, metrics=("ks", HCost(epsilon=0.1)))
 
 
 class DynamicHReportMachine(PointSetMachine):
@@ -226,8 +226,8 @@ def test_window_threshold_metrics_match_r_definitions(window, threshold, weighte
     y = rng.integers(0, 2, n)
     s = np.round(rng.normal(size=n) * 0.5 + y * 0.5, 1)
     w = rng.choice([0.5, 1.0, 2.0], n) if weighted else None
-    values = sliding_window(y, s, window=window, metrics=("auc", *names), sample_weight=w,
-                            threshold=threshold)
+    values = sliding_window(y, s, window=window, metrics=("auc", *names, Threshold(threshold)),
+                            sample_weight=w)
     for end in range(n):
         part = slice(0 if window is None else max(0, end + 1 - window), end + 1)
         if len(set(y[part].tolist())) < 2:
@@ -241,11 +241,11 @@ def test_window_threshold_metrics_match_r_definitions(window, threshold, weighte
             else:
                 assert values[name][end] == pytest.approx(reference[key], rel=1e-12,
                                                           abs=1e-15), (end, name)
-    tracker = SlidingWindow(window, metrics=("f", "er"), threshold=threshold)
+    tracker = SlidingWindow(window, metrics=("f", "er", Threshold(threshold)))
     tracker.update(y, s, w)
     np.testing.assert_equal(tracker.threshold_metrics(),
                             {"f": values["f"][-1], "er": values["er"][-1]})
     copy = pickle.loads(pickle.dumps(tracker))
     np.testing.assert_equal(copy.threshold_metrics(), tracker.threshold_metrics())
     with pytest.raises(ValueError, match="threshold"):
-        SlidingWindow(window, metrics=("er",), threshold=np.inf)
+        SlidingWindow(window, metrics=("er", Threshold(np.inf)))

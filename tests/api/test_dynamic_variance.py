@@ -25,6 +25,7 @@ from reference_impl import placements_exact
 from scipy import stats
 
 from hmeasure_stream import (
+    ConfidenceLevel,
     DynamicAUC,
     DynamicH,
     SlidingWindow,
@@ -459,7 +460,8 @@ def test_sliding_window_interval_equals_scratch_on_every_window(rng, weighted, l
     y = rng.integers(0, 2, n)
     s = rng.integers(0, 8, n) / 4
     w = rng.choice([0.5, 1.0, 2.0, 4.0], n) if weighted else None
-    result = sliding_window(y, s, length, metrics=INTERVAL, sample_weight=w, level=0.9)
+    result = sliding_window(y, s, length, metrics=(*INTERVAL, ConfidenceLevel(0.9)),
+                            sample_weight=w)
     assert set(result) == set(INTERVAL)
     for end in range(n):
         expected = window_reference(y, s, w, end, length, level=0.9)
@@ -494,7 +496,7 @@ def test_sliding_window_chunks_properties_and_other_metrics(rng):
     with pytest.raises(AttributeError, match="auc_var"):
         _ = SlidingWindow(5).auc_var
     with pytest.raises(ValueError, match="level"):
-        SlidingWindow(5, metrics="auc_lo", level=1.0)
+        SlidingWindow(5, metrics=("auc_lo", ConfidenceLevel(level=1.0)))
 
 
 def test_window_with_decay_and_duration(rng):

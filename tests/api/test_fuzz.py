@@ -32,6 +32,7 @@ from reference_impl import brute_auc
 from registry import EXACT_WEIGHTED, STRUCTURES
 
 from hmeasure_stream import (
+    Binning,
     DynamicAUC,
     SlidingWindow,
     auc,
@@ -582,8 +583,8 @@ def test_structures_refuse_a_weight_far_from_their_scale(values, kind):
 OTHER_STRUCTURES = {
     **{name: (STRUCTURES[name].make, readings) for name in sorted(STRUCTURES)
        if STRUCTURES[name].keeps_points and name not in EXACT_WEIGHTED},
-    "SlidingWindow": (lambda: SlidingWindow(3, ("auc", "auc_binned"), bins=4,
-                                            score_range=(-2.0, 2.0), seed=2),
+    "SlidingWindow": (lambda: SlidingWindow(
+        3, ("auc", Binning(bins=4, score_range=(-2.0, 2.0))), seed=2),
                       lambda t: [t.auc, t.auc_binned, len(t)]),
 }
 

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from sklearn.metrics import roc_auc_score
 
-from hmeasure_stream import SlidingWindow, multiclass_auc, sliding_window
+from hmeasure_stream import Classes, SlidingWindow, multiclass_auc, sliding_window
 
 
 def _expected(y, s, w, window, method, average, labels):
@@ -53,8 +53,8 @@ def test_every_window_equals_multiclass_auc(rng, method, average, window):
     y, s = _stream(rng, 90, c)
     expected = _expected(y, s, None, window, method, average, list(range(c)))
     assert np.isnan(expected).any() or window is None  # windows with a class absent occur
-    tracker = SlidingWindow(window, "multiclass_auc", labels=range(c), method=method,
-                            average=average, capacity=1)
+    tracker = SlidingWindow(window, Classes(range(c), method=method, average=average),
+                            capacity=1)
     got = []
     for part in _chunks(rng, len(y)):
         got.append(tracker.update(y[part], s[part])["multiclass_auc"])
@@ -67,7 +67,7 @@ def test_every_window_equals_multiclass_auc(rng, method, average, window):
     last = expected[-1]
     assert (math.isnan(tracker.multiclass_auc) and math.isnan(last)) or (
         tracker.multiclass_auc == pytest.approx(last, abs=1e-14))
-    one_shot = sliding_window(y, s, window, "multiclass_auc", method=method, average=average)
+    one_shot = sliding_window(y, s, window, Classes(method=method, average=average))
     np.testing.assert_allclose(one_shot["multiclass_auc"], expected, rtol=0, atol=1e-14)
 
 
@@ -79,8 +79,7 @@ def test_weighted_windows(rng, method, average):
     w = rng.uniform(0.1, 3.0, 80)
     w[rng.integers(0, 80, 5)] = 0.0
     expected = _expected(y, s, w, 9, method, average, [0, 1, 2])
-    tracker = SlidingWindow(9, "multiclass_auc", labels=[0, 1, 2], method=method,
-                            average=average)
+    tracker = SlidingWindow(9, Classes([0, 1, 2], method=method, average=average))
     got = np.concatenate([tracker.update(y[part], s[part], w[part])["multiclass_auc"]
                           for part in _chunks(rng, 80)])
     tracker._check()
@@ -95,8 +94,8 @@ def test_against_scikit_learn_on_windows(rng):
     logits = rng.normal(size=(len(y), c)) + np.eye(c)[y]
     p = np.exp(logits) / np.exp(logits).sum(axis=1, keepdims=True)
     for method in ("ovr", "ovo"):
-        values = sliding_window(y, p, window, "multiclass_auc", method=method,
-                                average="weighted" if method == "ovr" else "macro")
+        values = sliding_window(y, p, window, Classes(
+            method=method, average="weighted" if method == "ovr" else "macro"))
         for end in range(window, len(y) + 1, 7):
             part = slice(end - window, end)
             if len(set(y[part].tolist())) < c:
@@ -110,7 +109,7 @@ def test_string_labels_in_column_order_and_point_by_point(rng):
     names = ["zebra", "ant", "moth"]
     codes, s = _stream(rng, 40, 3)
     y = [names[k] for k in codes]
-    tracker = SlidingWindow(12, "multiclass_auc", labels=names, method="ovo")
+    tracker = SlidingWindow(12, Classes(names, method="ovo"))
     got = [tracker.update([label], [row])["multiclass_auc"][0] for label, row in zip(y, s, strict=True)]
     expected = _expected(np.array(y, dtype=object), s, None, 12, "ovo", "macro", names)
     np.testing.assert_allclose(got, expected, rtol=0, atol=1e-14)
@@ -121,7 +120,7 @@ def test_string_labels_in_column_order_and_point_by_point(rng):
 
 def test_refusals_leave_the_window_unchanged(rng):
     y, s = _stream(rng, 20, 3)
-    tracker = SlidingWindow(5, "multiclass_auc", labels=[0, 1, 2])
+    tracker = SlidingWindow(5, Classes([0, 1, 2]))
     tracker.update(y, s)
     before = pickle.dumps(tracker)
     with pytest.raises(ValueError, match="not in labels: 7"):
@@ -139,10 +138,10 @@ def test_refusals_leave_the_window_unchanged(rng):
     with pytest.raises(ValueError, match="y_true is empty but y_score"):
         tracker.update([], s[:1])
     with pytest.raises(ValueError, match="y_true is empty"):
-        sliding_window([], np.empty((0, 3)), 3, "multiclass_auc", labels=[0, 1, 2])
+        sliding_window([], np.empty((0, 3)), 3, Classes([0, 1, 2]))
     assert tracker.update([], np.empty((0, 3)))["multiclass_auc"].shape == (0,)
     for method in ("ovr", "ovo"):
-        weighted = SlidingWindow(5, "multiclass_auc", labels=[0, 1, 2], method=method)
+        weighted = SlidingWindow(5, Classes([0, 1, 2], method=method))
         weighted.update(y, s, np.full(20, 2.0))
         state = pickle.dumps(weighted)
         with pytest.raises(ValueError, match=r"2\*\*400.*position 1"):
@@ -154,15 +153,15 @@ def test_refusals_leave_the_window_unchanged(rng):
 
 def test_option_refusals():
     with pytest.raises(ValueError, match="cannot be combined with the binary metrics"):
-        SlidingWindow(5, ("auc", "multiclass_auc"), labels=[0, 1, 2])
+        SlidingWindow(5, ("auc", Classes([0, 1, 2])))
     with pytest.raises(ValueError, match="needs labels="):
         SlidingWindow(5, "multiclass_auc")
     with pytest.raises(ValueError, match="average=None"):
-        SlidingWindow(5, "multiclass_auc", labels=[0, 1], average=None)
+        SlidingWindow(5, Classes([0, 1], average=None))
     with pytest.raises(ValueError, match="method"):
-        SlidingWindow(5, "multiclass_auc", labels=[0, 1], method="ovx")
+        SlidingWindow(5, Classes([0, 1], method="ovx"))
     with pytest.raises(ValueError, match="at least 2"):
-        SlidingWindow(5, "multiclass_auc", labels=[0])
+        SlidingWindow(5, Classes([0]))
     with pytest.raises(ValueError, match="cannot be combined"):
         sliding_window([0, 1], [[0.1, 0.9], [0.8, 0.2]], 2, ("multiclass_auc", "h"))
     with pytest.raises(ValueError, match="y_score has 3 columns but labels names 2 classes"):
@@ -184,8 +183,8 @@ def test_random_streams_in_random_chunks(c, window, method, average, weighted, s
     s = rng.integers(0, 3, (n, c)).astype(float)  # heavy ties
     w = rng.choice([0.0, 0.5, 1.0, 2.0], n) if weighted else None
     expected = _expected(y, s, w, window, method, average, list(range(c)))
-    tracker = SlidingWindow(window, "multiclass_auc", labels=range(c), method=method,
-                            average=average, capacity=1)
+    tracker = SlidingWindow(window, Classes(range(c), method=method, average=average),
+                            capacity=1)
     got = []
     start = 0
     while start < n:
@@ -206,20 +205,20 @@ def test_random_streams_in_random_chunks(c, window, method, average, weighted, s
 def test_time_windows_and_decay_are_refused_for_multiclass(options):
     window = options.pop("window")
     with pytest.raises(ValueError, match="'multiclass_auc' takes a count window"):
-        SlidingWindow(window, ("multiclass_auc",), labels=[0, 1, 2], **options)
+        SlidingWindow(window, (Classes([0, 1, 2]),), **options)
     y, s = [0, 1, 2], np.eye(3)
     with pytest.raises(ValueError, match="'multiclass_auc' takes a count window"):
         sliding_window(y, s, window=window, metrics=("multiclass_auc",), **options)
 
 
 def test_times_are_checked_with_a_count_window():
-    tracker = SlidingWindow(2, ("multiclass_auc",), labels=[0, 1, 2])
+    tracker = SlidingWindow(2, (Classes([0, 1, 2]),))
     before = pickle.dumps(tracker)
     with pytest.raises(ValueError, match="times"):
         tracker.update([0, 1, 2], np.eye(3), times=[1.0, 2.0])
     assert pickle.dumps(tracker) == before
     # Times in order are taken and do not change the values of a count window.
     got = tracker.update([0, 1, 2], np.eye(3), times=[1.0, 2.0, 3.0])["multiclass_auc"]
-    expected = SlidingWindow(2, ("multiclass_auc",), labels=[0, 1, 2]).update(
+    expected = SlidingWindow(2, (Classes([0, 1, 2]),)).update(
         [0, 1, 2], np.eye(3))["multiclass_auc"]
     np.testing.assert_array_equal(got, expected)

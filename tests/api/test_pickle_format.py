@@ -14,6 +14,7 @@ S = [0.1, 0.8, 0.35, 0.3, 0.9, 0.4, 0.6, 0.2]
 MAKERS = {
     **{name: structure.make for name, structure in STRUCTURES.items()},
     "DynamicMulticlassAUC": lambda: hs.DynamicMulticlassAUC([0, 1]),
+    "SlidingWindow": lambda: hs.SlidingWindow(4, ("auc", "h", "pauc", "auc_var")),
 }
 
 
@@ -21,6 +22,8 @@ def filled(name):
     tracker = MAKERS[name]()
     if name == "DynamicMulticlassAUC":
         tracker.add_many(Y, np.column_stack([-np.array(S), S]))
+    elif name == "SlidingWindow":
+        tracker.update(Y, S)
     else:
         tracker.add_many(Y, S)
     return tracker

@@ -14,6 +14,7 @@ from sklearn.metrics import roc_auc_score
 
 import hmeasure_stream as hs
 from hmeasure_stream import (
+    Classes,
     DynamicAUC,
     InvertedScoresWarning,
     SlidingWindow,
@@ -213,7 +214,7 @@ def test_structure_options_are_checked():
     with pytest.raises(ValueError, match="pos_label must be hashable"):
         DynamicAUC(pos_label=["pos"])
     with pytest.raises(ValueError, match="pos_label does not apply to 'multiclass_auc'"):
-        SlidingWindow(3, "multiclass_auc", labels=["a", "b", "c"], pos_label="a")
+        SlidingWindow(3, Classes(["a", "b", "c"]), pos_label="a")
     # Without pos_label, every structure takes 0/1, -1/1 or booleans (-1 is class 0).
     with pytest.raises(ValueError, match=r"y_true must be 0/1, -1/1 or a boolean, got 2"):
         DynamicAUC().add(2, 0.5)

@@ -22,6 +22,7 @@ from strategies import labelled_scores
 
 from hmeasure_stream import (
     BinnedAUC,
+    Binning,
     DynamicMulticlassAUC,
     SlidingWindow,
     binned_auc,
@@ -192,8 +193,8 @@ def test_binned_and_multiclass_structures(data, k, cut, drop):
 def test_sliding_window_binned(data, k):
     y, s, w = data
     s = (s - s.min()) / (np.ptp(s) or 1.0)
-    plain = SlidingWindow(4, ("auc_binned",), bins=5).update(y, s, w)
-    scaled = SlidingWindow(4, ("auc_binned",), bins=5).update(y, s, np.ldexp(w, k))
+    plain = SlidingWindow(4, (Binning(bins=5),)).update(y, s, w)
+    scaled = SlidingWindow(4, (Binning(bins=5),)).update(y, s, np.ldexp(w, k))
     same(scaled, plain)
 
 

@@ -9,6 +9,7 @@ from strategies import labelled_scores
 
 from hmeasure_stream import (
     DynamicAUC,
+    HCost,
     InvertedScoresWarning,
     SlidingWindow,
     auc,
@@ -183,7 +184,7 @@ def test_sliding_window_object_approximate_h_in_chunks(options):
     y, s = real_stream()
     window, epsilon = 200, 0.1
     _, values = feed_in_random_chunks(
-        SlidingWindow(window, "h", epsilon=epsilon, **options), y, s, None, rng)
+        SlidingWindow(window, HCost(epsilon=epsilon, **options)), y, s, None, rng)
     for end in range(0, len(y), 17):
         part = slice(max(0, end + 1 - window), end + 1)
         if y[part].min() == y[part].max():
@@ -193,15 +194,19 @@ def test_sliding_window_object_approximate_h_in_chunks(options):
         assert abs(values["h"][end] - exact) <= epsilon * (1 - exact) + 1e-12
 
 
-def test_sliding_window_ignores_h_options_without_an_h_metric():
+def test_sliding_window_auc_does_not_depend_on_the_h_options():
     y, s = real_stream()
     plain = sliding_window(y, s, 100, metrics="auc")
-    for options in ({"severity_ratio": "prior"}, {"priors": (0.2, 0.8)}, {"alpha": -1.0},
+    for options in ({"severity_ratio": "prior", "epsilon": 0.1},
+                    {"priors": (0.2, 0.8), "epsilon": 0.1}, {"alpha": 3.0},
                     {"epsilon": 0.1, "priors": (0.5, 0.5)}):
-        np.testing.assert_array_equal(sliding_window(y, s, 100, metrics="auc", **options)["auc"],
+        metrics = ("auc", HCost(**options))
+        np.testing.assert_array_equal(sliding_window(y, s, 100, metrics=metrics)["auc"],
                                       plain["auc"])
-        np.testing.assert_array_equal(SlidingWindow(100, "auc", **options).update(y, s)["auc"],
+        np.testing.assert_array_equal(SlidingWindow(100, metrics).update(y, s)["auc"],
                                       plain["auc"])
+    with pytest.raises(ValueError, match="alpha must be a finite number > 0"):
+        HCost(alpha=-1.0)
 
 
 def test_sliding_window_object_refusals_change_nothing():
@@ -222,4 +227,4 @@ def test_sliding_window_object_refusals_change_nothing():
     with pytest.raises(ValueError, match=r"window .3. is not a duration.* an int, not a string"):
         SlidingWindow("3")
     with pytest.raises(ValueError, match="pass epsilon= for the approximate H"):
-        SlidingWindow(10, "h", priors=(0.5, 0.5))
+        SlidingWindow(10, HCost(priors=(0.5, 0.5)))

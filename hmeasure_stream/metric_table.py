@@ -1,0 +1,541 @@
+"""The metrics a window follows, each declared once: the metric table.
+
+Each entry of :data:`METRICS` names a metric of :class:`~hmeasure_stream.SlidingWindow`
+and :func:`~hmeasure_stream.sliding_window`, describes it in one line (the
+command line's help and the docs), names the class of its options (a small
+frozen dataclass, validated once when it is made), the capabilities it needs
+from an engine (one of the constants ``EXACT_AUC``, ``HULL``, ...) and the
+column of the engine that holds its value.  The window chooses its engines
+from those needs alone; the command line, the plots and dask read their lists
+of metrics here.
+
+A metric is asked for by its name (its options then take their defaults) or
+by an options object, which gives the options of every metric of its class
+in the window and stands for its metric(s) when none of them is named::
+
+    SlidingWindow(1000, metrics=("auc", PartialRange(fpr_range=(0, 0.2)),
+                                 HCost(severity_ratio="prior", epsilon=0.1)))
+
+follows ``"auc"``, ``"pauc"`` over false positive rates in [0, 0.2] and
+``"h"`` with R's severity ratio, within 0.1 * (1 - H).
+"""
+
+import dataclasses
+from dataclasses import dataclass, field
+
+from hmeasure_stream._validation import (
+    check_cost,
+    check_integer,
+    check_option,
+    check_partial_correction,
+    check_positive,
+    check_priors,
+    check_probability_level,
+    check_rate_range,
+    check_relative_to,
+    check_score_value,
+)
+from hmeasure_stream.binned import _check_score_range, _check_transform
+from hmeasure_stream.multiclass import _AVERAGES, _METHODS
+
+__all__ = ["METRICS", "WINDOW_METRICS", "Binning", "Classes", "Compression",
+           "ConfidenceLevel", "HCost", "Metric", "PartialRange", "Threshold", "metric_options"]
+
+# What a metric needs from an engine (the window's engines are chosen from these alone).
+#: The exact AUC (every engine but the bins' computes it).
+EXACT_AUC = "exact AUC"
+#: The maintained ROC convex hull (Tatti, Sec. 5).
+HULL = "hull"
+#: R hmeasure's KS, MER and MWL: descents of the maintained hull (priors from the window).
+REPORT = "hull report"
+#: The lower hull as well (KS), which doubles the cost of a step.
+LOWER_HULL = "lower hull"
+#: A score treap that descends to a threshold after each point.
+THRESHOLD = "threshold descent"
+#: DeLong's variance, maintained with the AUC.
+VARIANCE = "variance"
+#: The partial area of a box of rates, read after each point.
+PARTIAL_BOX = "partial box"
+#: The class counts of fixed bins (unit weights in time: no decay, no duration window).
+BINS = "bins"
+#: Tatti's compressed list of score groups (unit weights only).
+COMPRESSED = "compressed list"
+#: One binary engine per class or ordered pair of classes, over 2-d scores.
+MULTICLASS = "multi-class"
+
+
+@dataclass(frozen=True)
+class HCost:
+    """The options of the H-measure's hull: cost distribution, priors and epsilon.
+
+    One object for ``"h"``, ``"auch"``, ``"ks"``, ``"mer"`` and ``"mwl"``,
+    which share the window's maintained hull; alone in ``metrics`` it asks
+    for ``"h"``.
+
+    Parameters
+    ----------
+    alpha, beta, severity_ratio, priors
+        As for :func:`~hmeasure_stream.h_measure`.  Fixed ``priors`` and
+        ``severity_ratio="prior"`` need ``epsilon``, and cannot be combined
+        with ``"ks"``, ``"mer"`` or ``"mwl"``.
+    epsilon : float, optional
+        Follow ``"h"`` within ``epsilon * (1 - H)`` as
+        :class:`~hmeasure_stream.ApproxH` does.  None: the exact H of
+        :class:`~hmeasure_stream.DynamicH`.
+
+    See Also
+    --------
+    hmeasure_stream.h_measure : the H-measure of one set of points.
+    hmeasure_stream.ApproxH : the approximate H of ``epsilon``.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import HCost, sliding_window
+    >>> y, s = [0, 1, 0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3, 0.8, 0.1]
+    >>> h = sliding_window(y, s, 4, metrics=[HCost(severity_ratio="prior", epsilon=0.1)])["h"]
+    >>> h.shape
+    (6,)
+    """
+
+    #: The first shape parameter of the Beta cost distribution.
+    alpha: float = field(default=2.0, metadata={"help": "Beta alpha (default 2)"})
+    #: The second shape parameter of the Beta cost distribution.
+    beta: float = field(default=2.0, metadata={"help": "Beta beta (default 2)"})
+    #: R's severity ratio (a number or "prior"), or None.
+    severity_ratio: object = field(default=None, metadata={
+        "help": "R's severity ratio, a number or 'prior' (instead of alpha/beta)"})
+    #: Fixed class priors (pi0, pi1), or None for the window's.
+    priors: object = field(default=None, metadata={"help": "fixed class priors"})
+    #: The relative error of the approximate H, or None for the exact H.
+    epsilon: object = field(default=None, metadata={
+        "help": "approximate within EPS * (1 - H), for any priors"})
+    rule: object = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self):
+        rule = check_cost(self.alpha, self.beta, self.severity_ratio, self.priors)
+        object.__setattr__(self, "rule", rule)
+        if self.priors is not None:
+            object.__setattr__(self, "priors", check_priors(self.priors))
+        if self.epsilon is not None:
+            object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
+
+
+@dataclass(frozen=True)
+class PartialRange:
+    """The options of ``"pauc"``: the box of rates and the correction.
+
+    The same as for :func:`~hmeasure_stream.partial_auc`; alone in
+    ``metrics`` it asks for ``"pauc"``.
+
+    Parameters
+    ----------
+    fpr_range, tpr_range : (float, float), optional
+        The ranges of false and true positive rates (default: no range, the AUC).
+    correction : {None, "mcclish"}, default=None
+        McClish's standardisation (over one range only).
+
+    See Also
+    --------
+    hmeasure_stream.partial_auc : the partial AUC of one set of points.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import PartialRange
+    >>> PartialRange(fpr_range=(0, 0.2))
+    PartialRange(fpr_range=(0.0, 0.2), tpr_range=None, correction=None)
+    """
+
+    #: The range of false positive rates, or None.
+    fpr_range: object = None
+    #: The range of true positive rates, or None.
+    tpr_range: object = None
+    #: None or "mcclish".
+    correction: object = None
+
+    def __post_init__(self):
+        check_partial_correction(self.correction, self.fpr_range, self.tpr_range)
+        for name in ("fpr_range", "tpr_range"):
+            if getattr(self, name) is not None:
+                object.__setattr__(self, name, check_rate_range(getattr(self, name), name))
+
+    @property
+    def box(self):
+        """The box ((a, b), (c, d)) of false and true positive rates (a range not given: (0, 1))."""
+        return self.fpr_range or (0.0, 1.0), self.tpr_range or (0.0, 1.0)
+
+
+@dataclass(frozen=True)
+class Binning:
+    """The options of ``"auc_binned"``: its bins.
+
+    The same as for :func:`~hmeasure_stream.binned_auc`; alone in
+    ``metrics`` it asks for ``"auc_binned"``.
+
+    Parameters
+    ----------
+    bins : int, default=1000
+        The number of bins (>= 1).
+    transform : {None, "loglog"}, default=None
+        Linear bins, or bins of the log-log transform.
+    loglog_alpha : float, optional
+        The log-log transform's alpha; None: estimated from the first chunk
+        (the whole array in :func:`~hmeasure_stream.sliding_window`), then frozen.
+    score_range : (float, float), default=(0.0, 1.0)
+        The range of the scores the bins cover.
+
+    See Also
+    --------
+    hmeasure_stream.BinnedAUC : the binned AUC of a changing set of points.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import Binning
+    >>> Binning(bins=100).score_range
+    (0.0, 1.0)
+    """
+
+    #: The number of bins.
+    bins: int = 1000
+    #: None (linear bins) or "loglog".
+    transform: object = None
+    #: The log-log alpha, or None to estimate it.
+    loglog_alpha: object = None
+    #: The range (low, high) of the scores the bins cover.
+    score_range: tuple = (0.0, 1.0)
+
+    def __post_init__(self):
+        object.__setattr__(self, "bins", check_integer(self.bins, "bins", 1))
+        transform, alpha = _check_transform(self.transform, self.loglog_alpha)
+        object.__setattr__(self, "transform", transform)
+        object.__setattr__(self, "loglog_alpha", alpha)
+        object.__setattr__(self, "score_range", _check_score_range(self.score_range))
+
+
+@dataclass(frozen=True)
+class Compression:
+    """The options of ``"auc_approx"``: the compression of its list.
+
+    Tatti, "Efficient estimation of AUC in a sliding window", as
+    :class:`~hmeasure_stream.ApproxAUC` keeps it.  ``"auc_approx"`` needs
+    it (``epsilon`` has no default); alone in ``metrics`` it asks for
+    ``"auc_approx"``.
+
+    Parameters
+    ----------
+    epsilon : float
+        The relative error bound: the estimate is within ``epsilon * auc / 2``
+        of the window's AUC.
+    relative_to : {"auc", "1-auc"}, default="auc"
+        With ``"1-auc"`` the bound is ``epsilon * (1 - auc) / 2`` instead.
+
+    See Also
+    --------
+    hmeasure_stream.ApproxAUC : the same estimate on a changing set of points.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import Compression
+    >>> Compression(0.1)
+    Compression(epsilon=0.1, relative_to='auc')
+    """
+
+    #: The relative error bound.
+    epsilon: float
+    #: "auc" or "1-auc".
+    relative_to: str = "auc"
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
+        check_relative_to(self.relative_to, "relative_to")
+
+
+@dataclass(frozen=True)
+class Threshold:
+    """The options of R hmeasure's metrics at a threshold.
+
+    The threshold of ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
+    ``"f"`` and ``"youden"`` (class 1 when score > threshold), as for
+    :func:`~hmeasure_stream.hmeasure_report`; alone in ``metrics`` it asks
+    for the six.
+
+    Parameters
+    ----------
+    threshold : float, default=0.5
+        A finite score.
+
+    See Also
+    --------
+    hmeasure_stream.hmeasure_report : the same metrics of one set of points.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import Threshold
+    >>> Threshold(0.3)
+    Threshold(threshold=0.3)
+    """
+
+    #: The threshold.
+    threshold: float = field(default=0.5, metadata={
+        "help": "class 1 when score > T (default: 0.5)"})
+
+    def __post_init__(self):
+        object.__setattr__(self, "threshold", check_score_value(self.threshold, "threshold"))
+
+
+@dataclass(frozen=True)
+class ConfidenceLevel:
+    """The options of DeLong's interval: its confidence level.
+
+    The level of ``"auc_lo"`` and ``"auc_hi"`` (as
+    :func:`~hmeasure_stream.auc_ci`), kept with the variance ``"auc_var"``;
+    alone in ``metrics`` it asks for ``"auc_lo"`` and ``"auc_hi"``.
+
+    Parameters
+    ----------
+    level : float, default=0.95
+        In (0, 1).
+
+    See Also
+    --------
+    hmeasure_stream.auc_ci : the interval of one set of points.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import ConfidenceLevel
+    >>> ConfidenceLevel(0.9)
+    ConfidenceLevel(level=0.9)
+    """
+
+    #: The confidence level.
+    level: float = 0.95
+
+    def __post_init__(self):
+        object.__setattr__(self, "level", check_probability_level(self.level, "level"))
+
+
+_WINDOW_AVERAGE = (
+    "average=None is not available in a window (one value per step): pass 'macro' or "
+    "'weighted', or use DynamicMulticlassAUC for the per-class and pairwise values"
+)
+
+
+@dataclass(frozen=True)
+class Classes:
+    """The options of ``"multiclass_auc"``: the classes and the averaging.
+
+    The same as for :func:`~hmeasure_stream.multiclass_auc`; alone in
+    ``metrics`` it asks for ``"multiclass_auc"``.
+
+    Parameters
+    ----------
+    labels : sequence, optional
+        The classes in the column order of the scores; required by
+        :class:`~hmeasure_stream.SlidingWindow` (a window may not hold every
+        class), the sorted distinct labels by default in
+        :func:`~hmeasure_stream.sliding_window`.
+    method : {"ovr", "ovo"}, default="ovr"
+        One-vs-rest, or Hand and Till's one-vs-one.
+    average : {"macro", "weighted"}, default="macro"
+        How the per-class (or pairwise) AUCs are averaged.
+
+    See Also
+    --------
+    hmeasure_stream.multiclass_auc : the multi-class AUC of one set of points.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import Classes
+    >>> Classes(["a", "b", "c"], method="ovo")
+    Classes(labels=('a', 'b', 'c'), method='ovo', average='macro')
+    """
+
+    #: The classes in the column order of the scores (a tuple), or None.
+    labels: object = None
+    #: "ovr" or "ovo".
+    method: str = "ovr"
+    #: "macro" or "weighted".
+    average: str = "macro"
+
+    def __post_init__(self):
+        check_option(self.method, "method", _METHODS)
+        if self.average is None:
+            raise ValueError(_WINDOW_AVERAGE)
+        check_option(self.average, "average", tuple(a for a in _AVERAGES if a is not None))
+        if self.labels is not None:
+            object.__setattr__(self, "labels", tuple(self.labels))
+
+
+@dataclass(frozen=True)
+class Metric:
+    """One entry of the metric table :data:`~hmeasure_stream.METRICS`.
+
+    A metric of the window, declared once: what the command line, the plots,
+    dask and the window's choice of engines read about it.
+
+    See Also
+    --------
+    hmeasure_stream.SlidingWindow : the window that follows the metrics.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import METRICS
+    >>> METRICS["pauc"].options.__name__, sorted(METRICS["ks"].needs)
+    ('PartialRange', ['hull', 'hull report', 'lower hull'])
+    """
+
+    #: The metric's name (a key of the window's results, an attribute of the window).
+    name: str
+    #: One line, for the command line's help and the docs.
+    description: str
+    #: The class of its options (None: it has none).
+    options: type | None
+    #: The engine capabilities it needs (``EXACT_AUC``, ``HULL``, ...).
+    needs: frozenset
+    #: Its name in plots' legends.
+    label: str
+    #: (metric, 0) for the lower, (metric, 1) for the upper end of a band drawn
+    #: around that metric; None.
+    band: tuple | None = None
+    #: Whether an options object of its class asks for it when none of that
+    #: class's metrics is named.
+    stands_for_options: bool = False
+    #: Whether the command line's --metrics offers it (1-d scores, its options
+    #: among the command line's).
+    cli: bool = True
+    #: Its key in hmeasure_report (for dask's grouped metrics), or None.
+    report_key: str | None = None
+
+    @property
+    def column(self):
+        """The column of the engine's ``columns`` (and its attribute) that holds the value."""
+        return self.name
+
+
+def _metric(name, description, options, needs, *, label=None, **more):
+    return Metric(name, description, options, frozenset(needs), label or name, **more)
+
+
+#: The metric table: every metric a window follows, in the order of the docs.
+METRICS = {metric.name: metric for metric in (
+    _metric("auc", "area under the ROC curve (Mann-Whitney, ties count one half)", None,
+            (EXACT_AUC,), label="AUC", report_key="AUC"),
+    _metric("h", "Hand's H-measure, priors from the window", HCost, (HULL,), label="H",
+            stands_for_options=True, report_key="H"),
+    _metric("auch", "area under the ROC convex hull", HCost, (HULL,), label="AUCH",
+            report_key="AUCH"),
+    _metric("auc_approx", "the AUC within epsilon * auc / 2 from Tatti's compressed list",
+            Compression, (COMPRESSED,), stands_for_options=True, cli=False),
+    _metric("auc_binned", "the AUC of binned class counts", Binning, (BINS,),
+            stands_for_options=True, cli=False),
+    _metric("pauc", "the partial AUC over a range of FPR and/or TPR", PartialRange,
+            (PARTIAL_BOX,), stands_for_options=True, cli=False),
+    _metric("ks", "R hmeasure's Kolmogorov-Smirnov statistic (the window's priors)", HCost,
+            (HULL, REPORT, LOWER_HULL), report_key="KS"),
+    _metric("mer", "R hmeasure's minimum error rate (the window's priors)", HCost,
+            (HULL, REPORT), report_key="MER"),
+    _metric("mwl", "R hmeasure's minimum weighted loss (the window's priors)", HCost,
+            (HULL, REPORT), report_key="MWL"),
+    _metric("er", "error rate at the threshold", Threshold, (THRESHOLD,),
+            stands_for_options=True, report_key="ER"),
+    _metric("sens", "sensitivity at the threshold", Threshold, (THRESHOLD,),
+            stands_for_options=True, report_key="Sens"),
+    _metric("spec", "specificity at the threshold", Threshold, (THRESHOLD,),
+            stands_for_options=True, report_key="Spec"),
+    _metric("precision", "precision at the threshold", Threshold, (THRESHOLD,),
+            stands_for_options=True, report_key="Precision"),
+    _metric("f", "F measure at the threshold", Threshold, (THRESHOLD,),
+            stands_for_options=True, report_key="F"),
+    _metric("youden", "Youden's index at the threshold", Threshold, (THRESHOLD,),
+            stands_for_options=True, report_key="Youden"),
+    _metric("auc_var", "DeLong's variance of the AUC", ConfidenceLevel, (VARIANCE,)),
+    _metric("auc_lo", "lower end of DeLong's interval of the AUC", ConfidenceLevel,
+            (VARIANCE,), band=("auc", 0), stands_for_options=True),
+    _metric("auc_hi", "upper end of DeLong's interval of the AUC", ConfidenceLevel,
+            (VARIANCE,), band=("auc", 1), stands_for_options=True),
+    _metric("multiclass_auc", "one-vs-rest or one-vs-one AUC of c classes (2-d scores, "
+            "alone in its window)", Classes, (MULTICLASS,), stands_for_options=True,
+            cli=False),
+)}
+
+#: The metrics a window can follow, by name, in the table's order.
+WINDOW_METRICS = tuple(METRICS)
+
+_OPTION_CLASSES = tuple(dict.fromkeys(
+    metric.options for metric in METRICS.values() if metric.options is not None))
+
+
+def metric_options(metrics):
+    """The metrics asked for, by name, each with its options object (or None).
+
+    Parameters
+    ----------
+    metrics : str, options object, or sequence of them
+        Metric names of :data:`METRICS` and options objects (:class:`HCost`,
+        :class:`PartialRange`, ...); an options object gives the options of
+        its metrics and stands for them when none of them is named.
+
+    Returns
+    -------
+    dict of str to options object or None
+        In the order given (an options object's metrics where it stands).
+
+    Raises
+    ------
+    ValueError
+        On an unknown name, no metric, or two options objects of one class.
+    """
+    if metrics is None:
+        raise ValueError("metrics must be a metric name or a sequence of them, got None")
+    if isinstance(metrics, (str, *_OPTION_CLASSES)):
+        metrics = (metrics,)
+    try:
+        metrics = tuple(metrics)
+    except TypeError:
+        raise ValueError(
+            f"metrics must be a metric name or a sequence of them, got {metrics!r}"
+        ) from None
+    given = {}
+    for item in metrics:
+        if isinstance(item, _OPTION_CLASSES):
+            if type(item) in given:
+                raise ValueError(f"metrics holds two {type(item).__name__} options, "
+                                 f"{given[type(item)]!r} and {item!r}: give one")
+            given[type(item)] = item
+    unknown = [item for item in metrics
+               if not isinstance(item, _OPTION_CLASSES) and item not in METRICS]
+    if unknown or not metrics:
+        raise ValueError(
+            f"unknown metric(s) {unknown!r}: available metrics are {list(WINDOW_METRICS)} "
+            f"or their options ({', '.join(c.__name__ for c in _OPTION_CLASSES)})"
+            if unknown else "metrics must name at least one metric"
+        )
+    named = {item for item in metrics if isinstance(item, str)}
+    chosen = {}
+    for item in metrics:
+        if isinstance(item, str):
+            names = (item,)
+        elif any(METRICS[name].options is type(item) for name in named):
+            continue  # its metrics are named
+        else:
+            names = tuple(metric.name for metric in METRICS.values()
+                          if metric.options is type(item) and metric.stands_for_options)
+        for name in names:
+            chosen.setdefault(name, _options_of(name, given))
+    return chosen
+
+
+def _options_of(name, given):
+    """The options of metric ``name``: the object given for its class, else the defaults."""
+    options = METRICS[name].options
+    if options is None or options in given:
+        return given.get(options)
+    missing = [f.name for f in dataclasses.fields(options)
+               if f.init and f.default is dataclasses.MISSING]
+    if missing:
+        needed = ", ".join(f"{option}=..." for option in missing)
+        raise ValueError(
+            f"the metric {name!r} needs {options.__name__}({needed}) among the metrics: "
+            f"{' and '.join(missing)} {'has' if len(missing) == 1 else 'have'} no default "
+            f"(e.g. metrics=[{options.__name__}(0.1)])"
+        )
+    return options()

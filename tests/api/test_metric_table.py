@@ -1,0 +1,262 @@
+"""The metric table is the one source of the window metrics, their options and engines."""
+
+import dataclasses
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from reference_impl import brute_auc
+
+import hmeasure_stream
+from hmeasure_stream import (
+    METRICS,
+    WINDOW_METRICS,
+    Binning,
+    Classes,
+    Compression,
+    ConfidenceLevel,
+    HCost,
+    InvertedScoresWarning,
+    PartialRange,
+    SlidingWindow,
+    Threshold,
+    auc_ci,
+    auc_variance,
+    binned_auc,
+    h_measure,
+    hmeasure_report,
+    multiclass_auc,
+    partial_auc,
+    sliding_window,
+)
+from hmeasure_stream import metric_table as table
+from hmeasure_stream.cli import AVAILABLE_METRICS, build_parser
+
+WINDOW = 40
+N = 150
+# The options each metric is checked with (beside its defaults).
+OPTIONS = {
+    "h": HCost(alpha=3.0, beta=1.5), "auch": HCost(alpha=3.0, beta=1.5),
+    "auc_approx": Compression(0.2), "auc_binned": Binning(bins=20),
+    "pauc": PartialRange(fpr_range=(0.0, 0.3), correction="mcclish"),
+    "ks": HCost(severity_ratio=0.5), "mer": HCost(severity_ratio=0.5),
+    "mwl": HCost(severity_ratio=0.5),
+    **{name: Threshold(0.4) for name in ("er", "sens", "spec", "precision", "f", "youden")},
+    **{name: ConfidenceLevel(0.9) for name in ("auc_var", "auc_lo", "auc_hi")},
+    "multiclass_auc": Classes(["a", "b", "c"], method="ovo"),
+}
+# R hmeasure's names of the report's metrics (hmeasure_report's keys).
+REPORT = {"ks": "KS", "mer": "MER", "mwl": "MWL", "er": "ER", "sens": "Sens", "spec": "Spec",
+          "precision": "Precision", "f": "F", "youden": "Youden", "auch": "AUCH"}
+
+
+def binary_stream(seed=0):
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, N)
+    s = np.round(rng.normal(size=N) * 0.8 + y * 0.7, 1)  # ties
+    return y, s
+
+
+def reference(name, options, y, s):
+    """The metric of one window from scratch (None: the window must give nan)."""
+    if name == "auc":
+        return brute_auc(y, s)
+    if name == "h":
+        return h_measure(y, s, alpha=options.alpha, beta=options.beta)
+    if name in REPORT:
+        cost = options if isinstance(options, HCost) else HCost()
+        threshold = options.threshold if isinstance(options, Threshold) else 0.5
+        return hmeasure_report(y, s, alpha=cost.alpha, beta=cost.beta,
+                               severity_ratio=cost.severity_ratio,
+                               threshold=threshold)[REPORT[name]]
+    if name == "auc_binned":
+        return binned_auc(y, s, bins=options.bins).auc
+    if name == "pauc":
+        return partial_auc(y, s, fpr_range=options.fpr_range, correction=options.correction)
+    if name == "auc_var":
+        return auc_variance(y, s) if min(np.bincount(y, minlength=2)) >= 2 else None
+    if name in ("auc_lo", "auc_hi"):
+        if min(np.bincount(y, minlength=2)) < 2:
+            return None
+        interval = auc_ci(y, s, level=options.level)
+        return interval.low if name == "auc_lo" else interval.high
+    raise AssertionError(name)
+
+
+def test_the_table_is_the_one_list_of_window_metrics():
+    assert WINDOW_METRICS == tuple(METRICS) == hmeasure_stream.streaming.WINDOW_METRICS
+    assert set(WINDOW_METRICS) == set(OPTIONS) | {"auc"}
+    assert AVAILABLE_METRICS == tuple(name for name in METRICS if METRICS[name].cli)
+    assert set(AVAILABLE_METRICS) <= set(WINDOW_METRICS)
+    parser = build_parser()
+    metrics = next(a for a in parser._actions if a.dest == "metrics")
+    for name in WINDOW_METRICS:
+        assert (name in metrics.help) == (name in AVAILABLE_METRICS)
+        assert (METRICS[name].description in metrics.help) == (name in AVAILABLE_METRICS)
+        assert isinstance(getattr(SlidingWindow, name), property)
+        assert METRICS[name].description in getattr(SlidingWindow, name).__doc__
+    # Every need is one of the capabilities the engine choice knows.
+    capabilities = {table.EXACT_AUC, table.HULL, table.REPORT, table.LOWER_HULL, table.THRESHOLD,
+                    table.VARIANCE, table.PARTIAL_BOX, table.BINS, table.COMPRESSED,
+                    table.MULTICLASS}
+    for metric in METRICS.values():
+        assert metric.needs and metric.needs <= capabilities, metric.name
+        assert metric.options is None or metric.name in OPTIONS
+
+
+@pytest.mark.parametrize("name", [name for name in WINDOW_METRICS if name != "multiclass_auc"])
+@pytest.mark.parametrize("with_options", [False, True])
+def test_every_binary_metric_equals_its_reference_on_every_window(name, with_options):
+    if name == "auc_approx" and not with_options:
+        with pytest.raises(ValueError, match=r"'auc_approx' needs Compression\(epsilon=...\)"):
+            sliding_window([0, 1], [0.1, 0.2], 2, name)
+        return
+    y, s = binary_stream(WINDOW_METRICS.index(name))
+    options = OPTIONS.get(name) if with_options else None
+    metrics = (name, options) if options is not None else name
+    default = METRICS[name].options() if METRICS[name].options and not with_options else options
+    values = sliding_window(y, s, WINDOW, metrics)[name]
+    monitor = SlidingWindow(WINDOW, metrics)
+    in_chunks = np.concatenate([monitor.update(y[:55], s[:55])[name],
+                                pickle.loads(pickle.dumps(monitor)).update(y[55:], s[55:])[name]])
+    np.testing.assert_array_equal(np.isnan(in_chunks), np.isnan(values))
+    np.testing.assert_allclose(in_chunks, values, rtol=1e-12, atol=1e-15)
+    monitor.update(y[55:], s[55:])
+    assert getattr(monitor, name) == pytest.approx(values[-1], rel=1e-12, nan_ok=True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", InvertedScoresWarning)
+        for end in range(N):
+            part = slice(max(0, end + 1 - WINDOW), end + 1)
+            if y[part].min() == y[part].max():
+                assert np.isnan(values[end]), end
+                continue
+            if name == "auc_approx":
+                exact = brute_auc(y[part], s[part])
+                assert abs(values[end] - exact) <= default.epsilon * float(exact) / 2 + 1e-12, end
+                continue
+            expected = reference(name, default, y[part], s[part])
+            expected = None if expected is None else float(expected)
+            if expected is None or np.isnan(expected):
+                assert np.isnan(values[end]), end
+            else:
+                assert values[end] == pytest.approx(expected, rel=1e-9, abs=1e-12), end
+
+
+@pytest.mark.parametrize("options", [Classes(["a", "b", "c"]), OPTIONS["multiclass_auc"]])
+def test_the_multiclass_metric_equals_multiclass_auc(options):
+    rng = np.random.default_rng(4)
+    labels = np.array(["a", "b", "c"])[rng.integers(0, 3, N)]
+    scores = rng.dirichlet(np.ones(3), N)
+    values = sliding_window(labels, scores, WINDOW, options)["multiclass_auc"]
+    named = sliding_window(labels, scores, WINDOW, "multiclass_auc")["multiclass_auc"]
+    if options.method == "ovr":
+        np.testing.assert_array_equal(values, named)  # labels sorted from the data
+    monitor = SlidingWindow(WINDOW, options)
+    np.testing.assert_array_equal(monitor.update(labels, scores)["multiclass_auc"], values)
+    for end in range(N):
+        part = slice(max(0, end + 1 - WINDOW), end + 1)
+        if len(set(labels[part])) < 3:
+            assert np.isnan(values[end])
+            continue
+        expected = multiclass_auc(labels[part], scores[part], labels=list(options.labels),
+                                  method=options.method, average=options.average)
+        assert values[end] == pytest.approx(expected, rel=1e-12), end
+
+
+@pytest.mark.parametrize(("options", "changed"), [
+    (HCost(), "alpha"), (PartialRange(), "fpr_range"), (Binning(), "bins"),
+    (Compression(0.1), "epsilon"), (Threshold(), "threshold"), (ConfidenceLevel(), "level"),
+    (Classes(), "method"),
+])
+def test_options_are_frozen_hashable_and_pickle(options, changed):
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        setattr(options, changed, 1)
+    assert pickle.loads(pickle.dumps(options)) == options
+    assert hash(options) == hash(dataclasses.replace(options))
+
+
+@pytest.mark.parametrize(("make", "message"), [
+    (lambda: HCost(alpha=0), "alpha must be a finite number > 0"),
+    (lambda: HCost(beta="x"), "beta must be a positive number"),
+    (lambda: HCost(severity_ratio="x"), "severity_ratio"),
+    (lambda: HCost(priors=(0.5, 0.6)), "priors must sum to 1"),
+    (lambda: HCost(epsilon=-1), "epsilon must be a finite number > 0"),
+    (lambda: PartialRange(fpr_range=(0.6, 0.2)), "fpr_range must satisfy"),
+    (lambda: PartialRange(tpr_range="ab"), "tpr_range must be a pair"),
+    (lambda: PartialRange(correction="other"), "correction"),
+    (lambda: PartialRange((0, 0.5), (0, 0.5), "mcclish"), "two-way"),
+    (lambda: Binning(bins=0), "bins must be an integer >= 1"),
+    (lambda: Binning(transform="log"), "transform"),
+    (lambda: Binning(loglog_alpha=0.5), "loglog_alpha is only used with transform='loglog'"),
+    (lambda: Binning(score_range=(1, 0)), "score_range must be finite with low < high"),
+    (lambda: Compression(0), "epsilon must be a finite number > 0"),
+    (lambda: Compression(0.1, relative_to="auc'"), 'relative_to must be "auc" or "1-auc"'),
+    (lambda: Threshold(np.inf), "threshold must be finite"),
+    (lambda: ConfidenceLevel(1.0), r"level must be in \(0, 1\)"),
+    (lambda: Classes(method="ovx"), "method"),
+    (lambda: Classes(average=None), "average=None is not available in a window"),
+    (lambda: Classes(average="micro"), "average"),
+])
+def test_bad_options_are_refused_naming_the_option(make, message):
+    with pytest.raises(ValueError, match=message):
+        make()
+
+
+def test_options_are_validated_once(monkeypatch):
+    calls = []
+    check_cost = table.check_cost
+    monkeypatch.setattr(table, "check_cost", lambda *a: calls.append(a) or check_cost(*a))
+    cost = HCost(severity_ratio=0.5)
+    y, s = binary_stream()
+    monitor = SlidingWindow(WINDOW, ("h", "mwl", cost))
+    monitor.update(y, s)
+    sliding_window(y, s, WINDOW, ("h", "ks", cost))
+    assert len(calls) == 1
+
+
+def test_options_objects_stand_for_their_metrics_and_are_shared():
+    assert table.metric_options(HCost(epsilon=0.1)) == {"h": HCost(epsilon=0.1)}
+    assert list(table.metric_options(Threshold(0.3))) == [
+        "er", "sens", "spec", "precision", "f", "youden"]
+    assert list(table.metric_options(ConfidenceLevel(0.9))) == ["auc_lo", "auc_hi"]
+    # Named metrics of the class take the object and it adds none of its own.
+    cost = HCost(alpha=3.0)
+    assert table.metric_options(("auch", "auc", cost, "mwl")) == {
+        "auch": cost, "auc": None, "mwl": cost}
+    assert table.metric_options(("f", Threshold(0.2))) == {"f": Threshold(0.2)}
+    with pytest.raises(ValueError, match="metrics holds two HCost options"):
+        table.metric_options((HCost(), HCost(alpha=3.0)))
+    with pytest.raises(ValueError, match=r"unknown metric\(s\) \[3\]"):
+        table.metric_options(("auc", 3))
+    y, s = binary_stream()
+    shared = sliding_window(y, s, WINDOW, ("auch", "h", HCost(alpha=3.0, beta=1.5)))
+    np.testing.assert_array_equal(
+        shared["h"], sliding_window(y, s, WINDOW, HCost(alpha=3.0, beta=1.5))["h"])
+    assert list(shared) == ["auch", "h"]
+
+
+@pytest.mark.parametrize(("metrics", "engines"), [
+    (("auc",), ["AUCEngine"]),
+    (("auc", "h", "ks"), ["BlockedHullEngine"]),
+    (("auc", "pauc"), ["PartialAUCEngine"]),
+    (("auc", "auc_binned"), ["BinTree", "AUCEngine"]),
+    (("er", "auc_lo", "auc_binned", Compression(0.1), "mwl"),
+     ["BlockedHullEngine", "ThresholdEngine", "AUCEngine", "BinTree", "ApproxAUCEngine"]),
+    ((Classes([0, 1, 2]),), ["MulticlassWindow"]),
+])
+def test_engines_follow_the_needs_of_the_table(metrics, engines):
+    assert [type(e).__name__ for e in SlidingWindow(5, metrics)._engines] == engines
+
+
+def test_plot_labels_and_bands_come_from_the_table():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from hmeasure_stream.plotting import plot_metrics
+
+    y, s = binary_stream()
+    result = sliding_window(y, s, WINDOW, ("auc", "h", "auc_lo", "auc_hi", "mer"))
+    ax = plot_metrics(result)
+    legend = [text.get_text() for text in ax.get_legend().get_texts()]
+    assert legend == ["AUC", "H", "mer", "AUC band"]
+    assert [METRICS[name].label for name in ("auc", "h", "auch")] == ["AUC", "H", "AUCH"]
