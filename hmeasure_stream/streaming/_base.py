@@ -270,23 +270,22 @@ class PointSet(Pickled):
     __slots__ = ("_engine", "_labels")
 
     def add(self, y_true, y_score, weight=1.0):
-        """Add one point: one update (see the class for its cost).
+        """Add one point.
 
         Parameters
         ----------
-        y_true : int or bool
-            Its label: 0/1, -1/1 or a boolean, or with ``pos_label`` one of two labels.
+        y_true : int, bool or label
+            0/1, -1/1 or a boolean; with ``pos_label``, one of two labels.
         y_score : float
-            Its score, a finite real number.
+            A finite real number.
         weight : float, default=1.0
-            Its weight, finite and >= 0.
+            Finite and >= 0, within a factor 2**400 of the structure's first
+            positive weight.
 
         Raises
         ------
         ValueError
-            If the label, score or weight is invalid, or the weight is more
-            than 2**400 times larger or smaller than the first positive weight
-            of the structure; nothing changes.
+            If an argument is invalid; nothing changes.
         """
         if self._labels is not None:  # (one test on the hot path of labels 0/1)
             is_pos, labels = self._labels.one(y_true)
@@ -302,27 +301,23 @@ class PointSet(Pickled):
                 raise ValueError(out_of_range_message(self._engine, weight, 0, "weight"))
 
     def remove(self, y_true, y_score, weight=1.0):
-        """Remove one point: one update (see the class for its cost).
+        """Remove one point (with its whole weight, or part of a score's weight).
 
         Parameters
         ----------
-        y_true : int or bool
-            Its label: 0/1, -1/1 or a boolean, or with ``pos_label`` one of two labels.
+        y_true : int, bool or label
+            0/1, -1/1 or a boolean; with ``pos_label``, one of two labels.
         y_score : float
             Its score.
         weight : float, default=1.0
-            The weight it was added with.  The last point of a label at a
-            score leaves only with its whole weight (within a relative 1e-9 of
-            the weight): removing less takes that weight and leaves the point
-            there with the rest.
+            The weight to remove.
 
         Raises
         ------
         KeyError
-            If no point with this label and score is present, or the weight
-            exceeds their total weight; nothing changes.
+            If no such point or weight is present; nothing changes.
         ValueError
-            If the label, score or weight is invalid; nothing changes.
+            If an argument is invalid; nothing changes.
         """
         if self._labels is None:  # the hot path of labels 0/1: no label map to apply
             status = self._engine.remove(y_true, y_score, weight)
@@ -339,23 +334,22 @@ class PointSet(Pickled):
         self._labels = labels
 
     def add_many(self, y_true, y_score, sample_weight=None):
-        """Add a batch of points, in one compiled loop: k updates for k points.
+        """Add a batch of points, in one compiled loop.
 
         Parameters
         ----------
         y_true : array-like of shape (k,)
-            Labels: 0/1 or bool, or with ``pos_label`` two labels.
+            Labels, as for :meth:`add`.
         y_score : array-like of shape (k,)
-            Scores, finite real numbers.
+            Finite real numbers.
         sample_weight : array-like of shape (k,), optional
-            Weights, finite and >= 0 (default 1).
+            Weights, as for :meth:`add` (default 1).
 
         Raises
         ------
         ValueError
-            If any entry is invalid, or a weight is more than 2**400 times
-            larger or smaller than the first positive weight of the
-            structure; nothing is added.
+            If an entry is invalid (the message names its position); nothing
+            is added.
         """
         y_true, labels = labels_many(self._labels, y_true)
         is_pos, scores, weights = self._checked_batch(y_true, y_score, sample_weight)
@@ -366,25 +360,24 @@ class PointSet(Pickled):
         self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
-        """Remove a batch of points, in one compiled loop: k updates for k points.
+        """Remove a batch of points, in one compiled loop.
 
         Parameters
         ----------
         y_true : array-like of shape (k,)
-            Labels: 0/1 or bool, or with ``pos_label`` two labels.
+            Labels, as for :meth:`add`.
         y_score : array-like of shape (k,)
-            Scores.
+            Their scores.
         sample_weight : array-like of shape (k,), optional
-            The weights the points were added with (default 1).
+            The weights to remove (default 1).
 
         Raises
         ------
         KeyError
-            If the batch removes a point that is not present (counting
-            repeats) or more weight than a label and score hold; nothing is
+            If a point or weight is not present (counting repeats); nothing is
             removed.
         ValueError
-            If any entry is invalid; nothing is removed.
+            If an entry is invalid; nothing is removed.
         """
         y_true, labels = labels_many(self._labels, y_true)
         remove_checked(self._engine, *self._checked_batch(y_true, y_score, sample_weight))
@@ -601,29 +594,27 @@ class WindowedPointSet(PointSet):
     __slots__ = ("_forgetting",)
 
     def add(self, y_true, y_score, weight=1.0, *, time=None):
-        """Add one point: one update, plus one per point it makes leave.
+        """Add one point; with a window or decay, the points it makes leave go.
 
         Parameters
         ----------
-        y_true : int or bool
-            Its label: 0/1, -1/1 or a boolean, or with ``pos_label`` one of two labels.
+        y_true : int, bool or label
+            0/1, -1/1 or a boolean; with ``pos_label``, one of two labels.
         y_score : float
-            Its score, a finite real number.
+            A finite real number.
         weight : float, default=1.0
-            Its weight, finite and >= 0.
+            Finite and >= 0, within a factor 2**400 of the structure's first
+            positive weight.
         time : optional
-            Its time: seconds since the epoch (a number), a
-            ``numpy.datetime64``, a ``datetime.datetime`` or
-            ``pandas.Timestamp`` (naive ones are UTC), or an ISO 8601 string.
-            Required when the window or the half-life is a duration; must not
-            be before the newest time added.  Ignored by a structure without
-            a window or decay.
+            Seconds since the epoch, a datetime64, datetime or Timestamp (naive
+            is UTC), or an ISO 8601 string; not before the newest time.
+            Required when the window or half-life is a duration.
 
         Raises
         ------
         ValueError
-            If the label, score, weight or time is invalid, or the time goes
-            backwards; nothing changes.
+            If an argument is invalid or the time goes backwards; nothing
+            changes.
         """
         forgetting = self._forgetting
         if forgetting is None:
@@ -656,29 +647,25 @@ class WindowedPointSet(PointSet):
         self._labels = labels
 
     def add_many(self, y_true, y_score, sample_weight=None, *, times=None):
-        """Add a batch of points, in one compiled loop: k updates for k points (plus one per
-        point that leaves the window).
+        """Add a batch of points, in one compiled loop (the points leaving the window go).
 
         Parameters
         ----------
         y_true : array-like of shape (k,)
-            Labels: 0/1 or bool, or with ``pos_label`` two labels.
+            Labels, as for :meth:`add`.
         y_score : array-like of shape (k,)
-            Scores, finite real numbers.
+            Finite real numbers.
         sample_weight : array-like of shape (k,), optional
-            Weights, finite and >= 0 (default 1).
+            Weights, as for :meth:`add` (default 1).
         times : array-like of shape (k,), optional
-            The points' times, non-decreasing (as ``time`` of :meth:`add`:
-            numbers of seconds since the epoch, datetime64, datetimes,
-            Timestamps or ISO 8601 strings; a pandas column with a time zone
-            is converted to UTC).  Required when the window or the half-life
-            is a duration.  Without times each row is one step.
+            Non-decreasing times, as ``time`` of :meth:`add` (a pandas column
+            with a time zone is converted to UTC).
 
         Raises
         ------
         ValueError
-            If any entry is invalid, or the times go backwards (the message
-            names the position); nothing is added.
+            If an entry is invalid or the times go backwards (the message names
+            the position); nothing is added.
         """
         y_true, labels = labels_many(self._labels, y_true)
         batch = self._checked_batch(y_true, y_score, sample_weight)
@@ -694,19 +681,12 @@ class WindowedPointSet(PointSet):
         self._labels = labels
 
     def remove(self, y_true, y_score, weight=1.0):
-        """Remove one point: one update (see the class for its cost).
-
-        With a window or decay this retracts a point before it leaves: the
-        oldest point in the window with this label, score and weight (the
-        weight it was added with, before decay) leaves now; O(w) for the w
-        points of the window (a scan of them) plus one update.  A count
-        window still covers the last ``window`` points added, the retracted
-        ones among them: it then holds fewer points.
+        """Remove one point; with a window or decay, the oldest such point in it (O(w)).
 
         Parameters
         ----------
-        y_true : int or bool
-            Its label: 0/1, -1/1 or a boolean, or with ``pos_label`` one of two labels.
+        y_true : int, bool or label
+            0/1, -1/1 or a boolean; with ``pos_label``, one of two labels.
         y_score : float
             Its score.
         weight : float, default=1.0
@@ -717,7 +697,7 @@ class WindowedPointSet(PointSet):
         KeyError
             If no such point is present (in the window); nothing changes.
         ValueError
-            If the label, score or weight is invalid; nothing changes.
+            If an argument is invalid; nothing changes.
         """
         if self._forgetting is None:
             if self._labels is None and not self._engine.remove(y_true, y_score, weight):
@@ -731,28 +711,23 @@ class WindowedPointSet(PointSet):
         self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
-        """Remove a batch of points, in one compiled loop: k updates for k points.
-
-        With a window or decay each point is retracted as :meth:`remove`
-        does (O(k w)).
+        """Remove a batch of points, each as :meth:`remove` does.
 
         Parameters
         ----------
         y_true : array-like of shape (k,)
-            Labels: 0/1 or bool, or with ``pos_label`` two labels.
+            Labels, as for :meth:`add`.
         y_score : array-like of shape (k,)
-            Scores.
+            Their scores.
         sample_weight : array-like of shape (k,), optional
-            The weights the points were added with (default 1).
+            The weights they were added with (default 1).
 
         Raises
         ------
         KeyError
-            If the batch removes a point that is not present (counting
-            repeats) or more weight than a label and score hold; nothing is
-            removed.
+            If a point is not present (counting repeats); nothing is removed.
         ValueError
-            If any entry is invalid; nothing is removed.
+            If an entry is invalid; nothing is removed.
         """
         if self._forgetting is None:
             PointSet.remove_many(self, y_true, y_score, sample_weight)

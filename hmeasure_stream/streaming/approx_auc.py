@@ -71,9 +71,9 @@ class ApproxAUC(WindowedPointSet):
         label added is class 0 from then on and a third one is refused.
         Default: labels 0/1, -1/1 or booleans.
     capacity : int, default=16
-        Initial number of distinct scores there is room for (doubles as needed).
+        Initial room, in distinct scores (doubles as needed).
     seed : int, optional
-        Seed of the treap's random priorities (the estimate does not depend on it).
+        Seed of the score tree's random priorities (no value depends on it).
 
     Attributes
     ----------
@@ -91,37 +91,19 @@ class ApproxAUC(WindowedPointSet):
 
     Notes
     -----
-    The list C is built over the nodes of the score tree that hold points of
-    one class (class 0 here; the paper's labels are mirrored, since it scores
-    the other class higher), with counters of both classes in the gap up to
-    the next node of C.  Consecutive nodes v, w of C satisfy
-    ``hp(w) <= (1 + epsilon) (hp(v) + p(v))``, where p is a node's count of
-    the listed class and hp the count below it (Eq. 3), so every group
-    between them is within a factor 1 + epsilon of its neighbours and the
-    estimate of Alg. 4, which treats a group as one score, is within the
-    bound.  C also satisfies Eq. 4 (no node can be dropped), which keeps it
-    to ``|C| <= 2 log k / log(1 + epsilon) + 3`` nodes for k points of the
-    listed class, sentinels included (Prop. 2).
-
-    With m nodes in C, an update costs O(log n) in the tree plus O(m) to walk and compress
-    the list (Algs. 5-8): O(log n + log n / epsilon).  Reading ``auc`` walks
-    the list once (Alg. 4), O(m), in exact integer arithmetic.  The exact
-    AUC of :class:`DynamicAUC` costs O(log n) per update and O(1) to read,
-    so it is faster than the estimate for every epsilon; the estimate
-    is faster than recomputing the AUC of each window from scratch, O(k),
-    which is what the paper compares with.  Memory O(n): the tree's 40
-    bytes and 36 bytes of list links and counters per distinct score.
-
-    Unit weights only: the paper's repair of the list after an update
-    (Lemma 1) relies on counts changing by one, and a compressed list of
-    weighted points is not maintained by it.  A weight other than 1 is
-    refused with ValueError.  Pickling copies the buffers; a structure may
-    be mutated by one thread at a time (as :class:`DynamicAUC`).
+    An update costs O(log n + log n / epsilon) (the score tree, then a walk
+    and compression of the list of at most ``2 log k / log(1 + epsilon) + 3``
+    groups for k points of the listed class, Prop. 2); reading ``auc`` walks
+    the list once in exact integers.  The exact AUC of :class:`DynamicAUC`
+    is cheaper to maintain; the estimate is what the paper compares with
+    recomputing each window.  Unit weights only: the list's repair
+    (Lemma 1) needs counts that change by one.  How it is kept:
+    ``docs/implementation.rst``.
 
     References
     ----------
-    N. Tatti, "Efficient estimation of AUC in a sliding window", Secs. 3-4,
-    Props 1-2.
+    N. Tatti, "Efficient estimation of AUC in a sliding window", ECML PKDD
+    2018, Secs. 3-4, Props 1-2.
 
     Examples
     --------
@@ -160,48 +142,11 @@ class ApproxAUC(WindowedPointSet):
         return is_pos, scores, None
 
     def add(self, y_true, y_score, weight=1.0, *, time=None):
-        """Add one point: O(log n + m) for m = ``compressed_size``.
-
-        Parameters
-        ----------
-        y_true : int or bool
-            Its label: 0/1, -1/1 or a boolean, or with ``pos_label`` one of two labels.
-        y_score : float
-            Its score, a finite real number.
-        weight : float, default=1.0
-            Must be 1 (unit weights only).
-        time : optional
-            Its time, as for :meth:`DynamicAUC.add`; required with a window
-            given as a duration.
-
-        Raises
-        ------
-        ValueError
-            If the label, score, weight or time is invalid, or the weight is
-            not 1; nothing changes.
-        """
+        """Add one point (weight 1 only), as :meth:`DynamicAUC.add`: O(log n + compressed_size)."""
         WindowedPointSet.add(self, y_true, y_score, _unit_weight(weight), time=time)
 
     def remove(self, y_true, y_score, weight=1.0):
-        """Remove one point: O(log n + m) for m = ``compressed_size``.
-
-        Parameters
-        ----------
-        y_true : int or bool
-            Its label: 0/1, -1/1 or a boolean, or with ``pos_label`` one of two labels.
-        y_score : float
-            Its score.
-        weight : float, default=1.0
-            Must be 1 (unit weights only).
-
-        Raises
-        ------
-        KeyError
-            If no point with this label and score is present; nothing changes.
-        ValueError
-            If the label, score or weight is invalid, or the weight is not 1;
-            nothing changes.
-        """
+        """Remove one point (weight 1 only), as :meth:`DynamicAUC.remove`: O(log n + m)."""
         WindowedPointSet.remove(self, y_true, y_score, _unit_weight(weight))
 
     @property
