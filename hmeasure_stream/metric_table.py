@@ -109,15 +109,18 @@ class HCost:
     #: The relative error of the approximate H, or None for the exact H.
     epsilon: object = field(default=None, metadata={
         "help": "approximate within EPS * (1 - H), for any priors"})
-    rule: object = field(init=False, repr=False, compare=False)
-
     def __post_init__(self):
         rule = check_cost(self.alpha, self.beta, self.severity_ratio, self.priors)
-        object.__setattr__(self, "rule", rule)
+        object.__setattr__(self, "_rule", rule)
         if self.priors is not None:
             object.__setattr__(self, "priors", check_priors(self.priors))
         if self.epsilon is not None:
             object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
+
+    @property
+    def rule(self):
+        """The engines' cost rule of these options (made once, when they are checked)."""
+        return self._rule
 
 
 @dataclass(frozen=True)
