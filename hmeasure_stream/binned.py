@@ -12,17 +12,19 @@ The bin of a score is a pure function of the score and the frozen parameters
 compiled place, so histograms made with the same parameters merge exactly.
 """
 
-import math
 from dataclasses import dataclass
 
 import numpy as np
 
+from hmeasure_stream._core.binning import TRANSFORMS as _TRANSFORMS  # noqa: F401 (streaming.window)
+from hmeasure_stream._core.binning import check_score_range as _check_score_range
+from hmeasure_stream._core.binning import check_transform as _check_transform
+from hmeasure_stream._core.binning import estimate_alpha as _estimate_alpha
+from hmeasure_stream._core.binning import histograms, result_fields
 from hmeasure_stream._engines import _binning
 from hmeasure_stream._validation import (
     binary_input,
-    check_both_classes,
     check_integer,
-    check_option,
     check_positive,
     check_scores,
     exact_path,
@@ -34,17 +36,6 @@ from hmeasure_stream._validation import (
 )
 
 __all__ = ["BinnedAUCResult", "binned_auc", "loglog_transform"]
-
-_TRANSFORMS = {None: _binning.TRANSFORM_LINEAR, "loglog": _binning.TRANSFORM_LOGLOG}
-
-# Rule estimating the log-log alpha: the scores of an evenly strided sample
-# of at most this many points ...
-_ALPHA_SAMPLE = 65_536
-# ... mapped to [0, 1]; of those strictly inside (0, 1), this lower fraction of
-# t = min(r, 1 - r) falls in the end bins ...
-_ALPHA_TAIL = 0.01
-# ... and t is capped at this value, so alpha <= 1 / (2 log 2).
-_ALPHA_T_CAP = 0.25
 
 
 @dataclass(frozen=True, eq=False)
@@ -116,72 +107,6 @@ class BinnedAUCResult:
     def bins(self):
         """Number of bins."""
         return self.counts_neg.shape[0]
-
-
-def _check_transform(transform, loglog_alpha):
-    transform = check_option(transform, "transform", tuple(_TRANSFORMS))
-    if loglog_alpha is None:
-        return transform, None
-    if transform is None:
-        raise ValueError(
-            f"loglog_alpha is only used with transform='loglog', got loglog_alpha="
-            f"{loglog_alpha!r} with linear bins (transform=None)"
-        )
-    return transform, check_positive(loglog_alpha, "loglog_alpha")
-
-
-def _check_score_range(score_range):
-    try:
-        lo, hi = score_range
-        lo, hi = float(lo), float(hi)
-    except (TypeError, ValueError):
-        raise ValueError(
-            f"score_range must be a pair of numbers (low, high), got {score_range!r}"
-        ) from None
-    if not (math.isfinite(lo) and math.isfinite(hi) and lo < hi and math.isfinite(hi - lo)):
-        raise ValueError(
-            f"score_range must be finite with low < high, got {score_range!r}"
-        )
-    return lo, hi
-
-
-def _alpha_from_t(t):
-    """The alpha that maps t (and 1 - t) to the end of [0, 1]: loglog(t) = 0."""
-    return 0.5 / (math.log(-math.log(t)) - math.log(math.log(2.0)))
-
-
-def _estimate_alpha(scores, lo, hi):
-    """The log-log alpha estimated from the scores (rule in ``binned_auc``'s Notes)."""
-    step = -(-scores.shape[0] // _ALPHA_SAMPLE)
-    sample = (scores[::step] - lo) / (hi - lo)
-    t = np.minimum(sample, 1.0 - sample)
-    t = t[(t > 0.0) & (t <= 0.5)]
-    if t.size == 0:
-        return _alpha_from_t(_ALPHA_T_CAP)
-    k = int(_ALPHA_TAIL * (t.size - 1))
-    t_tail = float(np.partition(t, k)[k])
-    return _alpha_from_t(min(t_tail, _ALPHA_T_CAP))
-
-
-def _edges(bins, lo, hi, transform, alpha):
-    """Scores at which the bin changes (nominal: the rule itself decides ties)."""
-    u = np.arange(bins + 1, dtype=np.float64) / bins
-    if transform is None:
-        r = u
-    else:
-        # Inverse of the continuous transform: r = 2 ** -exp((1/2 - u) / alpha)
-        # below 1/2, and 1 - r mirrored above.
-        low = u <= 0.5
-        r = np.empty_like(u)
-        # A small alpha overflows the inner exp to inf far from 1/2: the edge is
-        # then 0 (or 1) as it should be, so the overflow is not worth a warning.
-        with np.errstate(over="ignore"):
-            r[low] = np.exp(-math.log(2.0) * np.exp((0.5 - u[low]) / alpha))
-            r[~low] = -np.expm1(-math.log(2.0) * np.exp((u[~low] - 0.5) / alpha))
-        r[0], r[-1] = 0.0, 1.0
-    edges = lo + (hi - lo) * r
-    edges[0], edges[-1] = lo, hi
-    return edges
 
 
 def loglog_transform(r, alpha):
@@ -380,9 +305,6 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     labels, scores, weights = binary_input(y_true, y_score, sample_weight, ranks=False)
     if transform is not None and alpha is None:
         alpha = _estimate_alpha(scores, lo, hi)
-    code = _TRANSFORMS[transform]
-    kernel_alpha = 0.0 if alpha is None else alpha
-    span = hi - lo
     weighted = not exact_path(scores, sample_weight)
     if weighted:
         if weights is None:
@@ -392,75 +314,14 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
         # weights' scale.
         scale_exponent = weight_exponent(weights)
         weights = normalized_weights(weights)
-        counts = np.zeros(2 * m, dtype=np.float64)
-        flags = _binning.count_bins_weighted(
-            labels, scores, weights, lo, span, hi, m, code, kernel_alpha, counts
-        )
-    else:
-        counts = np.zeros(2 * m, dtype=np.int64)
-        flags = _binning.count_bins(labels, scores, lo, span, hi, m, code, kernel_alpha, counts)
+    counts, flags = histograms(labels, scores, weights if weighted else None, lo, hi, m,
+                               transform, alpha)
     bad_label, bad_score, n_below, n_above = flags
     raise_flagged(labels, scores, bad_label, bad_score)
-    result = _result_from_counts(counts[:m], counts[m:], int(n_below), int(n_above), weighted,
-                                  lo, hi, transform, alpha, scale_exponent if weighted else 0)
+    result = BinnedAUCResult(**result_fields(
+        counts[:m], counts[m:], int(n_below), int(n_above), weighted, lo, hi, transform, alpha,
+        scale_exponent if weighted else 0))
     warn_if_inverted(result.auc, "binned_auc")
     return result
 
 
-def _result_from_counts(counts_neg, counts_pos, n_below, n_above, weighted, lo, hi, transform,
-                        alpha, scale_exponent=0):
-    """The result of the histograms ``counts_neg``, ``counts_pos`` (int64, float64 if weighted).
-
-    Weighted histograms may be counted in units of ``2**scale_exponent``;
-    the counts of the result are given in the caller's units.
-
-    Histograms of disjoint parts made with the same parameters add up; this
-    is the one place the AUC, the bound and the estimate are computed from
-    them (also for ``hmeasure_stream.dask``).
-    """
-    m = counts_neg.shape[0]
-    total_neg, total_pos = counts_neg.sum(), counts_pos.sum()
-    check_both_classes(total_neg, total_pos, "The binned AUC")
-
-    # Class 1 count strictly above each bin.
-    above = np.empty_like(counts_pos)
-    above[-1] = 0
-    np.cumsum(counts_pos[:0:-1], out=above[-2::-1])
-    if weighted:
-        pairs = float(total_neg) * float(total_pos)
-        area = float(np.dot(counts_neg, above) + 0.5 * np.dot(counts_neg, counts_pos))
-        auc_value = min(max(area / pairs, 0.0), 1.0)
-        max_error = 0.5 * float(np.dot(counts_neg, counts_pos)) / pairs
-    else:
-        # Exact integers: twice the area and twice the triangles (2 P N < 2**63).
-        twice_area = int(np.dot(counts_neg, 2 * above + counts_pos))
-        twice_pairs = 2 * int(total_neg) * int(total_pos)
-        auc_value = twice_area / twice_pairs
-        max_error = int(np.dot(counts_neg, counts_pos)) / twice_pairs
-    neg_f = counts_neg.astype(np.float64)
-    pos_f = counts_pos.astype(np.float64)
-    total = float(total_neg) + float(total_pos)
-    expected_error = float(
-        np.sum(np.sqrt(neg_f * neg_f + pos_f * pos_f) * np.sqrt((neg_f + pos_f) / total))
-        / (3.0 * total)
-    )
-    if scale_exponent:
-        with np.errstate(over="ignore"):  # (totals beyond the float64 range are inf)
-            counts_neg = np.ldexp(counts_neg, scale_exponent)
-            counts_pos = np.ldexp(counts_pos, scale_exponent)
-    for array in (counts_neg, counts_pos):
-        array.setflags(write=False)
-    edges = _edges(m, lo, hi, transform, alpha)
-    edges.setflags(write=False)
-    return BinnedAUCResult(
-        auc=auc_value,
-        max_error=max_error,
-        expected_error=expected_error,
-        edges=edges,
-        counts_neg=counts_neg,
-        counts_pos=counts_pos,
-        n_below=n_below,
-        n_above=n_above,
-        transform=transform,
-        loglog_alpha=alpha,
-    )

@@ -29,7 +29,6 @@ partitions.  See the documentation page "Dask".
 """
 
 import heapq
-import itertools
 import math
 from fractions import Fraction
 
@@ -46,20 +45,45 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
         "pip install 'hmeasure_stream[dask]'"
     ) from None
 
-from hmeasure_stream._engines import _binning, _partial, _ranges, _scratch
-from hmeasure_stream._engines._cost import h_from_hull, mwl_cost
+from hmeasure_stream._core.binning import (
+    ALPHA_SAMPLE,
+    check_score_range,
+    check_transform,
+    estimate_alpha,
+    histograms,
+    result_fields,
+)
+from hmeasure_stream._core.classes import (
+    AVERAGES,
+    METHODS,
+    as_label_array,
+    check_finite_matrix,
+    encode_given,
+    encode_sorted,
+)
+from hmeasure_stream._core.delong import check_class_sizes, delong_interval
+from hmeasure_stream._core.groups import Whole as _Whole
+from hmeasure_stream._core.groups import box_piece as _box_piece
+from hmeasure_stream._core.groups import cut as _cut
+from hmeasure_stream._core.groups import groups_of as _groups_of
+from hmeasure_stream._core.groups import merge as _merge
+from hmeasure_stream._core.groups import summarise as _summarise
+from hmeasure_stream._core.groups import totals as _totals
+from hmeasure_stream._core.partial import corrected
+from hmeasure_stream._core.report import curve_metrics, r_lookup, r_report, report_levels
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
     NO_LABEL,
     as_1d,
     binary_labels,
-    check_both_classes,
     check_cost,
     check_integer,
     check_labels,
     check_option,
+    check_partial_correction,
     check_pos_label,
     check_probability_level,
+    check_rate_range,
     check_same_length,
     check_score_value,
     check_scores,
@@ -67,29 +91,12 @@ from hmeasure_stream._validation import (
     equal_mask,
     first_other_labels,
     is_missing,
-    labels_as_is_pos,
     raise_bad_label,
     raise_bad_score,
     same_label,
     third_label_message,
 )
-from hmeasure_stream.binned import (
-    _TRANSFORMS,
-    _check_score_range,
-    _check_transform,
-    _estimate_alpha,
-    _result_from_counts,
-)
-from hmeasure_stream.metrics import _r_lookup, _threshold_metrics
-from hmeasure_stream.multiclass import (
-    _AVERAGES,
-    _METHODS,
-    _as_label_array,
-    _encode_given,
-    _encode_sorted,
-)
-from hmeasure_stream.partial import _check_correction, _check_range, _corrected
-from hmeasure_stream.uncertainty import _check_class_sizes, _delong_interval
+from hmeasure_stream.binned import BinnedAUCResult
 
 __all__ = [
     "auc",
@@ -107,8 +114,6 @@ __all__ = [
 # and a cap on the whole sample (it is gathered in one task).
 _SAMPLES_PER_RANGE = 8
 _MAX_SAMPLE = 1 << 20
-# The strided sample of binned_auc's log-log alpha rule (binned.py).
-_ALPHA_SAMPLE = 65_536
 # grouped(): the metrics it can compute, in output order.
 _GROUP_METRICS = ("auc", "h", "auch", "gini", "ks", "mer", "mwl")
 
@@ -198,26 +203,6 @@ def _finish(result, compute):
 
 # ---------------------------------------------------------------------------
 # Per partition: validated points as groups (keys, class weights), highest first
-
-
-def _groups_of(labels, scores, weights, names=("y_true", "y_score")):
-    """Groups of validated-shape labels and scores (values checked here, ``names`` in messages)."""
-    label_name, score_name = names
-    if weights is None:
-        buffer = np.empty(scores.shape[0], dtype=np.float64)
-        n_neg, bad_label, bad_score = _scratch.split_by_class(labels, scores, buffer)
-        if bad_label:
-            raise_bad_label(labels, label_name)
-        if bad_score:
-            raise_bad_score(scores, score_name)
-        neg, pos = buffer[:n_neg], buffer[n_neg:]
-        neg.sort()
-        pos.sort()
-        return _scratch.groups_sorted_classes(neg, pos, True)
-    is_pos = labels_as_is_pos(labels, label_name)
-    raise_bad_score(scores, score_name)
-    order = np.argsort(scores, kind="stable").astype(np.int64, copy=False)
-    return _scratch.groups_weighted(order, scores, is_pos, weights, True)
 
 
 def _in_partition(index, function, *args):
@@ -325,30 +310,6 @@ def _bounds(n_ranges, *samples):
     return np.unique(values[order][picks])[::-1].copy()
 
 
-def _cut(groups, bounds, n_ranges):
-    """The groups of a partition cut into n_ranges pieces by value (empty pieces pad)."""
-    keys, neg, pos = groups
-    cuts = [0, *_ranges.cut_points(keys, bounds).tolist(), keys.shape[0]]
-    pieces = [(keys[a:b], neg[a:b], pos[a:b]) for a, b in itertools.pairwise(cuts)]
-    empty = (keys[:0], neg[:0], pos[:0])
-    return tuple(pieces + [empty] * (n_ranges - len(pieces)))
-
-
-def _merge(*pieces):
-    """One range's pieces from every partition merged into its groups.
-
-    Pairwise, level by level, between two buffers (``_ranges.merge_runs``):
-    the fresh memory is twice the range's groups, however many pieces.
-    """
-    items = [piece for piece in pieces if piece[0].shape[0]]
-    if len(items) <= 1:
-        return items[0] if items else pieces[0]
-    lengths = [piece[0].shape[0] for piece in items]
-    starts = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    return _ranges.merge_runs(*(np.concatenate([piece[k] for piece in items]) for k in range(3)),
-                              starts)
-
-
 def _range_groups(groups, n_ranges):
     """Delayed groups of each range, highest scores first, from delayed partition groups."""
     samples = [dask.delayed(_sample, pure=True)(g, n_ranges) for g in groups]
@@ -363,96 +324,6 @@ def _range_groups(groups, n_ranges):
 
 # ---------------------------------------------------------------------------
 # Per range: its numbers and hulls; on the driver: the whole
-
-
-def _edges(fp, tp):
-    return np.diff(fp), np.diff(tp)
-
-
-def _summarise(groups, lower, hull=True):
-    """(groups, N0, N1, 2U, upper hull edges, lower hull edges) of one range.
-
-    The lower hull is that of the range's ROC points reflected through their
-    centre (``upper_hull`` of the groups from the lowest score up).  Hulls
-    not asked for are None.
-    """
-    _, neg, pos = groups
-    exact = neg.dtype == np.int64
-    if exact:
-        weight_neg, weight_pos = int(neg.sum()), int(pos.sum())
-        twice_u = int(_scratch.auc2_groups(neg, pos))
-    else:
-        weight_neg, weight_pos = math.fsum(neg), math.fsum(pos)
-        twice_u = float(_scratch.auc2_groups(neg, pos))
-    upper = _edges(*_scratch.upper_hull(neg, pos)) if hull else None
-    low = None
-    if lower:
-        low = _edges(*_scratch.upper_hull(neg[::-1].copy(), pos[::-1].copy()))
-    return neg.shape[0], weight_neg, weight_pos, twice_u, upper, low
-
-
-def _totals(summaries):
-    """Class weights, offsets and 2U of the whole from the ranges' summaries.
-
-    2U is the ranges' own plus, for each range, twice its class 0 weight
-    times the class 1 weight of the ranges above it: exact integers without
-    weights, compensated sums with them.
-    """
-    exact = all(isinstance(s[1], int) for s in summaries)
-    add = sum if exact else math.fsum
-    weights_neg = [s[1] for s in summaries]
-    weights_pos = [s[2] for s in summaries]
-    fp_offsets = [add(weights_neg[:r]) for r in range(len(summaries))]
-    tp_offsets = [add(weights_pos[:r]) for r in range(len(summaries))]
-    terms = [s[3] for s in summaries]
-    terms += [2 * w * above for w, above in zip(weights_neg, tp_offsets, strict=True)]
-    return exact, add(weights_neg), add(weights_pos), fp_offsets, tp_offsets, add(terms)
-
-
-class _Whole:
-    """The whole data from the ranges' summaries: totals, offsets, 2U, the hulls."""
-
-    def __init__(self, summaries, metric):
-        n_groups = [s[0] for s in summaries]
-        if sum(n_groups) == 0:
-            raise ValueError("y_true is empty: at least one point is needed")
-        self.group_offsets = np.concatenate(([0], np.cumsum(n_groups)))[:-1].tolist()
-        (self.exact, self.weight_neg, self.weight_pos, self.fp_offsets, self.tp_offsets,
-         self.twice_u) = _totals(summaries)
-        check_both_classes(self.weight_neg, self.weight_pos, metric)
-        self.summaries = summaries
-
-    @property
-    def auc(self):
-        if self.exact:
-            return self.twice_u / (2 * self.weight_neg * self.weight_pos)
-        return float(self.twice_u / (2.0 * self.weight_neg * self.weight_pos))
-
-    def hull(self):
-        """Vertices (fp, tp) of the ROC hull of the whole: the hull of the ranges' hulls."""
-        edge_neg = np.concatenate([s[4][0] for s in self.summaries])
-        edge_pos = np.concatenate([s[4][1] for s in self.summaries])
-        return _scratch.upper_hull(edge_neg, edge_pos)
-
-    def lower_hull(self):
-        """Vertices (fp, tp) of the lower convex hull of the ROC points, from (N0, N1) down."""
-        edge_neg = np.concatenate([s[5][0] for s in reversed(self.summaries)])
-        edge_pos = np.concatenate([s[5][1] for s in reversed(self.summaries)])
-        fp, tp = _scratch.upper_hull(edge_neg, edge_pos)
-        return self.weight_neg - fp, self.weight_pos - tp
-
-    def context(self, **extra):
-        """What a range needs for its second step (small: offsets and totals)."""
-        return {
-            "exact": self.exact,
-            "weight_neg": self.weight_neg,
-            "weight_pos": self.weight_pos,
-            "twice_u": self.twice_u,
-            "fp_offsets": self.fp_offsets,
-            "tp_offsets": self.tp_offsets,
-            "group_offsets": self.group_offsets,
-            **extra,
-        }
 
 
 def _range_points(groups, context, r):
@@ -584,10 +455,7 @@ def auc(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True, pos
 
 
 def _h_of(spec, *summaries):
-    whole = _whole(summaries, "The H-measure")
-    hull_fp, hull_tp = whole.hull()
-    pi0, pi1, alpha, beta, _ = spec.at(float(hull_fp[-1]), float(hull_tp[-1]))
-    return h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta)
+    return _whole(summaries, "The H-measure").h_measure(spec)
 
 
 def h_measure(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None, priors=None,
@@ -749,7 +617,7 @@ def _lookup_candidates(groups, context, r, threshold):
             k = int(above[-1])
             pair_x = np.array([xcurve[k + 1], xcurve[k]])
             pair_y = np.array([ycurve[k + 1], ycurve[k]])
-            out[kind, value] = (context["group_offsets"][r] + k, _r_lookup(pair_x, pair_y, x))
+            out[kind, value] = (context["group_offsets"][r] + k, r_lookup(pair_x, pair_y, x))
     # This range's class weights above and not above the report's threshold.
     keys, neg, pos = groups
     above = keys > threshold
@@ -758,44 +626,36 @@ def _lookup_candidates(groups, context, r, threshold):
     return out
 
 
-def _hull_metrics(whole, spec):
-    """H, Gini, AUC, AUCH, KS, MER and MWL of the whole (R's names), from its two hulls.
+def _curve_of(whole, spec):
+    """The AUC of the whole and its H, AUCH, KS, MER and MWL, from its two hulls.
 
     KS is nan when the ranges did not compute their lower hulls.
     """
     hull_fp, hull_tp = whole.hull()
-    pi0, pi1, alpha, beta, ratio = spec.at(float(hull_fp[-1]), float(hull_tp[-1]))
     weight_neg, weight_pos = float(hull_fp[-1]), float(hull_tp[-1])
-    fpr, tpr = hull_fp / weight_neg, hull_tp / weight_pos
-    ks = math.nan
+    rates = (hull_fp / weight_neg, hull_tp / weight_pos)
+    ks_rates = []
     if whole.summaries[0][5] is not None:
         low_fp, low_tp = whole.lower_hull()
-        low_fpr, low_tpr = low_fp / weight_neg, low_tp / weight_pos
-        ks = float(max(np.max(np.abs(tpr - fpr)), np.max(np.abs(low_tpr - low_fpr))))
-    roc_auc = float(whole.twice_u / (2.0 * weight_neg * weight_pos))
-    cost = mwl_cost(alpha, beta, ratio)
+        ks_rates = [rates, (low_fp / weight_neg, low_tp / weight_pos)]
     # A linear function of (FPR, TPR) that falls with FPR and rises with TPR is
     # extreme at a vertex of the upper hull; |TPR - FPR| also at the lower hull.
-    return {
-        "H": h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta),
-        "Gini": 2.0 * roc_auc - 1.0,
-        "AUC": roc_auc,
-        "AUCH": float(np.sum(np.diff(fpr) * (tpr[1:] + tpr[:-1])) / 2.0),
-        "KS": ks,
-        "MER": float(np.min(pi0 * fpr + pi1 * (1.0 - tpr))),
-        "MWL": float(2.0 * np.min(cost * pi0 * fpr + (1.0 - cost) * pi1 * (1.0 - tpr))),
-    }
+    curve = curve_metrics(hull_fp, hull_tp, spec.at(weight_neg, weight_pos), rates, ks_rates)
+    return float(whole.twice_u / (2.0 * weight_neg * weight_pos)), curve
 
 
 def _report_of(spec, levels, as_frame, summaries, *candidates):
-    report = _hull_metrics(_whole(summaries, "The H-measure"), spec)
-    for kind, name in (("spec", "Spec.Sens"), ("sens", "Sens.Spec")):
-        for value in levels:
-            found = [c[kind, value] for c in candidates if c[kind, value] is not None]
-            report[f"{name}{math.floor(value * 100)}"] = max(found)[1]
+    auc, curve = _curve_of(_whole(summaries, "The H-measure"), spec)
+
+    def looked_up(kind):
+        def value_at(level):
+            found = [c[kind, level] for c in candidates if c[kind, level] is not None]
+            return max(found)[1]
+        return value_at
+
     # TP, FP, TN, FN summed over the ranges.
-    report.update(_threshold_metrics(*(
-        math.fsum(c["threshold"][i] for c in candidates) for i in range(4))))
+    counts = tuple(math.fsum(c["threshold"][i] for c in candidates) for i in range(4))
+    report = r_report(levels, auc, curve, looked_up("spec"), looked_up("sens"), counts)
     if as_frame:
         return pd.DataFrame([report])
     return report
@@ -858,12 +718,11 @@ def hmeasure_report(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None
     (0.875, 0.75, 0.9375, 0.75)
     """
     spec = check_cost(alpha, beta, severity_ratio, priors)
-    levels = [level] if np.ndim(level) == 0 else list(level)
-    levels = [check_probability_level(value, "level") for value in levels]
+    levels = report_levels(level)
     threshold = check_score_value(threshold, "threshold")
     ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, lower=True,
                                          pos_label=pos_label)
-    context = dask.delayed(_report_context, pure=True)(levels, *summaries)
+    context = dask.delayed(_report_context, pure=True)(list(levels.values()), *summaries)
     candidates = [
         dask.delayed(_lookup_candidates, pure=True)(g, context, r, threshold)
         for r, g in enumerate(ranges)
@@ -882,25 +741,6 @@ def _box_context(*summaries):
     return _whole(summaries, "The partial AUC").context()
 
 
-def _box_piece(groups, context, r, box):
-    """This range's part of the area in the box, with the box translated to the range's start.
-
-    In class counts (int64 groups): the exact parts of ``_partial.box_area_groups``
-    and the range's class 1 offset; with weights: the area in weight units.
-    """
-    _, neg, pos = groups
-    a, b, c, d = box
-    weight_neg, weight_pos = context["weight_neg"], context["weight_pos"]
-    above_neg, above_pos = context["fp_offsets"][r], context["tp_offsets"][r]
-    if neg.shape[0] == 0:
-        return None
-    parts = _partial.box_area_groups(
-        neg, pos, a * weight_neg - above_neg, b * weight_neg - above_neg,
-        c * weight_pos - above_pos, d * weight_pos - above_pos,
-    )
-    return parts, above_pos
-
-
 def _partial_of(options, context, box, *pieces):
     _, _, c, d = box
     weight_neg, weight_pos = context["weight_neg"], context["weight_pos"]
@@ -916,9 +756,9 @@ def _partial_of(options, context, box, *pieces):
                 + (d_count - c_count) * width_above
                 + Fraction(rest)
             )
-        return _corrected(area / (weight_neg * weight_pos), *options)
+        return corrected(area / (weight_neg * weight_pos), *options)
     area = math.fsum(parts for parts, _ in pieces)
-    return _corrected(area / weight_neg / weight_pos, *options)
+    return corrected(area / weight_neg / weight_pos, *options)
 
 
 def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=None,
@@ -973,9 +813,9 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     >>> hsd.partial_auc(y, s, fpr_range=(0, 0.5))
     0.375
     """
-    fpr_box = _check_range(fpr_range, "fpr_range")
-    tpr_box = _check_range(tpr_range, "tpr_range")
-    _check_correction(correction, fpr_range, tpr_range)
+    fpr_box = check_rate_range(fpr_range, "fpr_range")
+    tpr_box = check_rate_range(tpr_range, "tpr_range")
+    check_partial_correction(correction, fpr_range, tpr_range)
     ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False,
                                          pos_label=pos_label)
     context = dask.delayed(_box_context, pure=True)(*summaries)
@@ -994,7 +834,7 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
 
 def _delong_context(*summaries):
     whole = _whole(summaries, "DeLong's confidence interval")
-    _check_class_sizes(whole.weight_neg, whole.weight_pos, "DeLong's confidence interval",
+    check_class_sizes(whole.weight_neg, whole.weight_pos, "DeLong's confidence interval",
                        weighted=not whole.exact)
     return whole.context(auc=whole.auc)
 
@@ -1034,7 +874,7 @@ def _interval_of(context, level, *pieces):
         )
     else:
         variance = (sum_pos / (m - 1.0)) / m + (sum_neg / (n - 1.0)) / n
-    return _delong_interval(context["auc"], variance, level)
+    return delong_interval(context["auc"], variance, level)
 
 
 def auc_ci(y_true, y_score, *, level=0.95, method="delong", sample_weight=None, n_ranges=None,
@@ -1129,35 +969,26 @@ def _alpha_of(lo, hi, *samples):
     sample = np.concatenate(samples) if samples else np.empty(0)
     if sample.size == 0:
         raise ValueError("y_true is empty: at least one point is needed")
-    return _estimate_alpha(sample, lo, hi)
+    return estimate_alpha(sample, lo, hi)
 
 
 def _sample_plan(lengths):
     total = sum(lengths)
-    step = max(1, -(-total // _ALPHA_SAMPLE))
+    step = max(1, -(-total // ALPHA_SAMPLE))
     offsets = np.concatenate(([0], np.cumsum(lengths)))[:-1].tolist()
     return step, offsets
 
 
 def _bin_counts(index, y_part, s_part, w_part, weighted, params, alpha, pos_label=None,
                 neg_label=None):
-    lo, hi, m, code = params
+    lo, hi, m, transform = params
 
     def run():
         labels = _part_labels(y_part, pos_label, neg_label)
         scores = check_scores(s_part, allow_empty=True, ranks=False)
         check_same_length(labels, scores)
-        kernel_alpha = 0.0 if alpha is None else alpha
-        if weighted:
-            weights = check_weights(w_part, scores.shape[0])
-            counts = np.zeros(2 * m, dtype=np.float64)
-            flags = _binning.count_bins_weighted(
-                labels, scores, weights, lo, hi - lo, hi, m, code, kernel_alpha, counts
-            )
-        else:
-            counts = np.zeros(2 * m, dtype=np.int64)
-            flags = _binning.count_bins(labels, scores, lo, hi - lo, hi, m, code,
-                                        kernel_alpha, counts)
+        weights = check_weights(w_part, scores.shape[0]) if weighted else None
+        counts, flags = histograms(labels, scores, weights, lo, hi, m, transform, alpha)
         bad_label, bad_score, n_below, n_above = flags
         if bad_label:
             raise_bad_label(labels)
@@ -1177,10 +1008,10 @@ def _binned_of(params, weighted, transform, alpha, *parts):
         counts += part[0]
     if not weighted and sum(p[3] for p in parts) >= EXACT_COUNT_LIMIT:
         counts, weighted = counts.astype(np.float64), True
-    return _result_from_counts(
+    return BinnedAUCResult(**result_fields(
         counts[:m].copy(), counts[m:].copy(), sum(p[1] for p in parts), sum(p[2] for p in parts),
         weighted, lo, hi, transform, alpha,
-    )
+    ))
 
 
 def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
@@ -1237,12 +1068,12 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     (0.8333333333333334, 0.05555555555555555)
     """
     m = check_integer(bins, "bins", 1)
-    transform, alpha = _check_transform(transform, loglog_alpha)
-    lo, hi = _check_score_range(score_range)
+    transform, alpha = check_transform(transform, loglog_alpha)
+    lo, hi = check_score_range(score_range)
     pos_label = check_pos_label(pos_label)
     parts = _aligned([("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)])
     weighted = sample_weight is not None
-    params = (lo, hi, m, _TRANSFORMS[transform])
+    params = (lo, hi, m, transform)
     neg_label = _neg_label(parts, pos_label)
     if transform is not None and alpha is None:
         lengths = [dask.delayed(_length, pure=True)(s) for _, s, _ in parts]
@@ -1276,22 +1107,15 @@ def _score_block(part, n_classes):
     for column in range(n_classes):
         scores[:, column] = check_scores(matrix[:, column], name=f"y_score[:, {column}]",
                                          allow_empty=True, ranks=False)
-    finite = np.isfinite(scores)
-    if not finite.all():
-        row, column = np.argwhere(~finite)[0]
-        raise ValueError(
-            "y_score must contain only finite values; found "
-            f"{scores[row, column].item()!r} at row {row}, column {column}"
-        )
-    return scores
+    return check_finite_matrix(scores)
 
 
 def _label_values(index, y_part):
     def run():
-        array = _as_label_array(y_part) if len(y_part) else np.empty(0, dtype=object)
+        array = as_label_array(y_part) if len(y_part) else np.empty(0, dtype=object)
         if array.size == 0:
             return []
-        return _encode_sorted(array)[0]
+        return encode_sorted(array)[0]
 
     return _in_partition(index, run)
 
@@ -1319,8 +1143,8 @@ def _encoded(index, y_part, s_part, w_part, classes, n_classes, weighted):
     """A partition as (class codes, float64 score matrix, weights or None)."""
     def run():
         if len(y_part):
-            array = _as_label_array(y_part)
-            _, codes = _encode_given(array, classes)
+            array = as_label_array(y_part)
+            _, codes = encode_given(array, classes)
         else:
             codes = np.empty(0, dtype=np.intp)
         scores = _score_block(s_part, n_classes)
@@ -1457,8 +1281,8 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
     >>> hsd.multiclass_auc(y, scores, method="ovo")
     0.8125
     """
-    method = check_option(method, "method", _METHODS)
-    average = check_option(average, "average", _AVERAGES)
+    method = check_option(method, "method", METHODS)
+    average = check_option(average, "average", AVERAGES)
     if isinstance(y_score, dd.DataFrame):
         n_classes = len(y_score.columns)
     elif isinstance(y_score, da.Array):
@@ -1500,7 +1324,7 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
         values = [dask.delayed(_label_values, pure=True)(k, y) for k, y in enumerate(label_parts)]
         classes = dask.delayed(_classes_of, pure=True)(n_classes, *values)
     else:
-        classes, _ = _encode_given(np.empty(0), labels)
+        classes, _ = encode_given(np.empty(0), labels)
         if len(classes) != n_classes:
             raise ValueError(
                 f"labels has {len(classes)} classes but y_score has {n_classes} columns"
@@ -1553,7 +1377,8 @@ def _segment_row(spec, metrics, summaries):
     exact, weight_neg, weight_pos, _, _, _ = _totals(summaries)
     row = {"n_neg": weight_neg, "n_pos": weight_pos}
     if weight_neg > 0 and weight_pos > 0:
-        values = _hull_metrics(_Whole(summaries, "The AUC"), spec)
+        auc, curve = _curve_of(_Whole(summaries, "The AUC"), spec)
+        values = r_report({}, auc, curve, None, None, None)
         row.update({name: values[_REPORT_NAMES[name]] for name in metrics})
     else:
         row.update({name: math.nan for name in metrics})

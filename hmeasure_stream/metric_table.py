@@ -23,6 +23,8 @@ follows ``"auc"``, ``"pauc"`` over false positive rates in [0, 0.2] and
 import dataclasses
 from dataclasses import dataclass, field
 
+from hmeasure_stream._core.binning import check_score_range, check_transform
+from hmeasure_stream._core.classes import AVERAGES, METHODS
 from hmeasure_stream._validation import (
     check_cost,
     check_integer,
@@ -35,8 +37,6 @@ from hmeasure_stream._validation import (
     check_relative_to,
     check_score_value,
 )
-from hmeasure_stream.binned import _check_score_range, _check_transform
-from hmeasure_stream.multiclass import _AVERAGES, _METHODS
 
 __all__ = ["METRICS", "WINDOW_METRICS", "Binning", "Classes", "Compression",
            "ConfidenceLevel", "HCost", "Metric", "PartialRange", "Threshold", "metric_options"]
@@ -208,10 +208,10 @@ class Binning:
 
     def __post_init__(self):
         object.__setattr__(self, "bins", check_integer(self.bins, "bins", 1))
-        transform, alpha = _check_transform(self.transform, self.loglog_alpha)
+        transform, alpha = check_transform(self.transform, self.loglog_alpha)
         object.__setattr__(self, "transform", transform)
         object.__setattr__(self, "loglog_alpha", alpha)
-        object.__setattr__(self, "score_range", _check_score_range(self.score_range))
+        object.__setattr__(self, "score_range", check_score_range(self.score_range))
 
 
 @dataclass(frozen=True)
@@ -360,10 +360,10 @@ class Classes:
     average: str = "macro"
 
     def __post_init__(self):
-        check_option(self.method, "method", _METHODS)
+        check_option(self.method, "method", METHODS)
         if self.average is None:
             raise ValueError(_WINDOW_AVERAGE)
-        check_option(self.average, "average", tuple(a for a in _AVERAGES if a is not None))
+        check_option(self.average, "average", tuple(a for a in AVERAGES if a is not None))
         if self.labels is not None:
             object.__setattr__(self, "labels", tuple(self.labels))
 

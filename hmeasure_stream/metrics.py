@@ -9,41 +9,23 @@ import math
 
 import numpy as np
 
+from hmeasure_stream._core.groups import auc_value as _auc_value
+from hmeasure_stream._core.groups import roc_groups as _roc_groups
+from hmeasure_stream._core.report import curve_metrics, r_lookup, r_report, report_levels
+from hmeasure_stream._core.report import unit as _unit
 from hmeasure_stream._engines import _scratch
-from hmeasure_stream._engines._cost import h_from_hull, mwl_cost
+from hmeasure_stream._engines._cost import h_from_hull
 from hmeasure_stream._validation import (
     check_cost,
     check_labels,
     check_score_value,
     check_weights,
-    exact_path,
     labels_as_is_pos,
-    level_names,
-    sorted_classes,
     warn_if_inverted,
-    weighted_groups,
     with_pos_label,
 )
 
 __all__ = ["auc", "h_measure", "hmeasure_report", "roc_hull", "roc_points"]
-
-# The input prologue and the exact-path rule live in _validation, shared with
-# the other from-scratch modules.
-_sorted_classes = sorted_classes
-_weighted_groups = weighted_groups
-_exact_path = exact_path
-
-
-def _roc_groups(y_true, y_score, sample_weight, metric):
-    """Class weights of each distinct score, highest score first.
-
-    int64 counts for unit weights (exact arithmetic downstream), float64
-    otherwise.
-    """
-    if _exact_path(y_score, sample_weight):
-        neg, pos = _sorted_classes(y_true, y_score, metric)
-        return _scratch.groups_sorted_classes(neg, pos)
-    return _weighted_groups(y_true, y_score, sample_weight, metric)
 
 
 def _hull_and_cost(y_true, y_score, sample_weight, spec):
@@ -128,17 +110,6 @@ def auc(y_true, y_score, *, sample_weight=None, pos_label=None):
     value = _auc_value(with_pos_label(y_true, pos_label), y_score, sample_weight)
     warn_if_inverted(value, "auc")
     return value
-
-
-def _auc_value(y_true, y_score, sample_weight=None):
-    """:func:`auc` without the warning (for the one-vs-rest AUCs of multiclass_auc)."""
-    if _exact_path(y_score, sample_weight):
-        neg, pos = _sorted_classes(y_true, y_score, "AUC")
-        twice_u = _scratch.auc2_sorted_classes(neg, pos)
-        return twice_u / (2 * neg.shape[0] * pos.shape[0])
-    group_neg, group_pos = _weighted_groups(y_true, y_score, sample_weight, "AUC")
-    twice_u = _scratch.auc2_groups(group_neg, group_pos)
-    return _unit(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
 
 
 def roc_points(y_true, y_score, *, sample_weight=None, pos_label=None):
@@ -383,76 +354,6 @@ def h_measure(
     return _unit(h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta))
 
 
-def _unit(value):
-    """A rate or area as a float in [0, 1]: rounding may leave it an ulp outside."""
-    return min(max(float(value), 0.0), 1.0)
-
-
-def _r_lookup(xcurve, ycurve, x):
-    """R hmeasure's ``Look.Up.AUC``: ycurve where the ascending xcurve first exceeds x.
-
-    Kept exactly as R computes it, including its interpolation weights
-    ((x2 - x) / (x2 - x1) on y2), so that the report matches R.
-    """
-    index = int(np.argmax(xcurve > x))
-    x1, x2 = xcurve[index - 1], xcurve[index]
-    y1, y2 = ycurve[index - 1], ycurve[index]
-    if x2 - x1 > 0:
-        weight_y2 = (x2 - x) / (x2 - x1)
-        return float((1 - weight_y2) * y1 + weight_y2 * y2)
-    return float(y2)
-
-
-def _report_levels(level):
-    """The report's sensitivity/specificity levels, checked, by the name R gives them."""
-    if isinstance(level, (str, bytes)) or level is None:
-        raise ValueError(f"level must be a number in (0, 1) or a sequence of them, got {level!r}")
-    if isinstance(level, np.ndarray):
-        levels = list(level.ravel())  # numpy scalars of its own dtype
-    else:
-        levels = [level] if np.ndim(level) == 0 else list(level)
-    if not levels:
-        raise ValueError("level must name at least one level")
-    return level_names(levels)
-
-
-def _threshold_metrics(tp, fp, tn, fn):
-    """R hmeasure's ``misclassCounts`` metrics from a threshold's confusion weights.
-
-    A ratio whose denominator is 0 is nan (R's 0/0); F is 0 when precision or
-    sensitivity is 0 (R's 2 / (1/0 + ...)).  Shared by :func:`hmeasure_report`
-    and ``DynamicH.report``.
-    """
-
-    def ratio(numerator, denominator):
-        return numerator / denominator if denominator > 0 else math.nan
-
-    sens = ratio(tp, tp + fn)
-    spec = ratio(tn, tn + fp)
-    precision = ratio(tp, tp + fp)
-    if math.isnan(precision) or math.isnan(sens):
-        f_score = math.nan
-    elif precision == 0 or sens == 0:
-        f_score = 0.0
-    else:
-        f_score = 2.0 / (1.0 / precision + 1.0 / sens)
-    return {
-        "ER": ratio(fp + fn, tp + fp + tn + fn),
-        "Sens": sens,
-        "Spec": spec,
-        "Precision": precision,
-        "Recall": sens,
-        "TPR": sens,
-        "FPR": 1.0 - spec,
-        "F": f_score,
-        "Youden": sens + spec - 1.0,
-        "TP": float(tp),
-        "FP": float(fp),
-        "TN": float(tn),
-        "FN": float(fn),
-    }
-
-
 def hmeasure_report(
     y_true,
     y_score,
@@ -584,12 +485,11 @@ def hmeasure_report(
     """
     y_true = with_pos_label(y_true, pos_label)
     spec = check_cost(alpha, beta, severity_ratio, priors)
-    levels = _report_levels(level)
+    levels = report_levels(level)
     threshold = check_score_value(threshold, "threshold")
     group_neg, group_pos, hull_fp, hull_tp, cost = _hull_and_cost(
         y_true, y_score, sample_weight, spec
     )
-    pi0, pi1, alpha, beta, ratio = cost
     weight_neg, weight_pos = float(hull_fp[-1]), float(hull_tp[-1])
 
     # ROC points from the highest score down; R's empirical class CDFs F0, F1
@@ -598,34 +498,24 @@ def hmeasure_report(
     tp = np.concatenate(([0], np.cumsum(group_pos)))
     fpr, tpr = fp / weight_neg, tp / weight_pos
     cdf_neg, cdf_pos = (1.0 - fpr)[::-1], (1.0 - tpr)[::-1]
-    hull_fpr, hull_tpr = hull_fp / weight_neg, hull_tp / weight_pos
 
     roc_auc = float(_scratch.auc2_groups(group_neg, group_pos) / (2.0 * weight_neg * weight_pos))
-    cost = mwl_cost(alpha, beta, ratio)
-    roc_auc = _unit(roc_auc)
-    warn_if_inverted(roc_auc, "hmeasure_report")
-    report = {
-        "H": _unit(h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta)),
-        "Gini": 2.0 * roc_auc - 1.0,
-        "AUC": roc_auc,
-        "AUCH": _unit(np.sum(np.diff(hull_fpr) * (hull_tpr[1:] + hull_tpr[:-1])) / 2.0),
-        "KS": _unit(np.max(np.abs(tpr - fpr))),
-        "MER": _unit(np.min(pi0 * fpr + pi1 * (1.0 - tpr))),
-        "MWL": _unit(2.0 * np.min(cost * pi0 * fpr + (1.0 - cost) * pi1 * (1.0 - tpr))),
-    }
-    for percent, value in levels.items():
-        report[f"Spec.Sens{percent}"] = _unit(_r_lookup(cdf_pos, cdf_neg, 1.0 - value))
-    for percent, value in levels.items():
-        report[f"Sens.Spec{percent}"] = _unit(_r_lookup(cdf_neg, 1.0 - cdf_pos, value))
+    warn_if_inverted(_unit(roc_auc), "hmeasure_report")
+    curve = curve_metrics(hull_fp, hull_tp, cost, (fpr, tpr), [(fpr, tpr)])
     # The input passed every check above; the threshold is compared with the
     # scores as given (not their float64 ranks).
     is_pos = labels_as_is_pos(check_labels(y_true)).astype(bool)
     above = np.asarray(y_score) > threshold
     weights = (np.ones(is_pos.shape[0]) if sample_weight is None
                else check_weights(sample_weight, is_pos.shape[0]))
-    report.update(_threshold_metrics(
-        math.fsum(weights[is_pos & above]), math.fsum(weights[~is_pos & above]),
-        math.fsum(weights[~is_pos & ~above]), math.fsum(weights[is_pos & ~above])))
+    counts = (math.fsum(weights[is_pos & above]), math.fsum(weights[~is_pos & above]),
+              math.fsum(weights[~is_pos & ~above]), math.fsum(weights[is_pos & ~above]))
+    report = r_report(
+        levels, roc_auc, curve,
+        spec_at_sens=lambda level: r_lookup(cdf_pos, cdf_neg, 1.0 - level),
+        sens_at_spec=lambda level: r_lookup(cdf_neg, 1.0 - cdf_pos, level),
+        counts=counts,
+    )
     if as_frame:
         try:
             import pandas as pd

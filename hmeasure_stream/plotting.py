@@ -11,9 +11,20 @@ import weakref
 
 import numpy as np
 
-from hmeasure_stream import auc, h_measure, roc_hull, roc_points
+from hmeasure_stream import (
+    ApproxAUC,
+    ApproxH,
+    DynamicAUC,
+    DynamicH,
+    auc,
+    h_measure,
+    roc_hull,
+    roc_points,
+)
 from hmeasure_stream.metric_table import METRICS
-from hmeasure_stream.streaming._base import PointSet
+
+#: The structures that keep their points (their ROC curve and hull can be drawn).
+_POINT_SETS = (DynamicAUC, DynamicH, ApproxH, ApproxAUC)
 
 __all__ = ["RocDisplay", "plot_metrics", "plot_roc"]
 
@@ -198,7 +209,7 @@ class RocDisplay:
             If a class is absent, or ``h`` is asked of a structure without H.
         """
         name = type(structure).__name__
-        if not isinstance(structure, PointSet):
+        if not isinstance(structure, _POINT_SETS):
             raise ValueError(
                 f"structure must be a DynamicAUC, DynamicH or ApproxH; got {name}"
             )
@@ -372,7 +383,7 @@ def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, la
     >>> [text.get_text() for text in ax.get_legend().get_texts()]
     ['model A (AUC = 0.875, H = 0.674)', 'model B (AUC = 0.562)']
     """
-    if isinstance(y_true, PointSet):
+    if isinstance(y_true, _POINT_SETS):
         if y_score is not None or sample_weight is not None:
             raise ValueError(
                 f"pass either a {type(y_true).__name__} or arrays (y_true, y_score), not both"

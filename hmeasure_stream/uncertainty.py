@@ -21,6 +21,9 @@ from typing import NamedTuple
 import numpy as np
 from scipy import special
 
+from hmeasure_stream._core.delong import AUCInterval
+from hmeasure_stream._core.delong import check_class_sizes as _check_class_sizes
+from hmeasure_stream._core.delong import delong_interval as _delong_interval
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
@@ -42,24 +45,6 @@ __all__ = ["AUCInterval", "AUCTestResult", "auc_ci", "auc_test", "auc_variance"]
 
 # Elements of one bootstrap batch (per temporary array): bounds the memory.
 _BOOT_BATCH_ELEMENTS = 2**21
-
-
-class AUCInterval(NamedTuple):
-    """Confidence interval of an AUC, returned by :func:`auc_ci`.
-
-    Attributes
-    ----------
-    low : float
-        Lower end of the interval.
-    high : float
-        Upper end of the interval.
-    auc : float
-        The AUC of the data (the point estimate the interval is around).
-    """
-
-    low: float
-    high: float
-    auc: float
 
 
 class AUCTestResult(NamedTuple):
@@ -86,24 +71,6 @@ class AUCTestResult(NamedTuple):
 
 # ---------------------------------------------------------------------------
 # Input
-
-
-def _check_class_sizes(n_neg, n_pos, metric, weighted):
-    """Refuse a class with one point (or total weight <= 1): the sample variance is undefined.
-
-    Both classes are present (checked with the input).
-    """
-    for size, label in ((n_neg, 0), (n_pos, 1)):
-        if not size > 1:
-            if weighted:
-                raise ValueError(
-                    f"{metric} needs a total weight > 1 in each class (weights count "
-                    f"points): class {label} has total weight {size!r}"
-                )
-            raise ValueError(
-                f"{metric} needs at least two points of each class: y_true has "
-                f"{size} point of class {label}"
-            )
 
 
 # ---------------------------------------------------------------------------
@@ -374,14 +341,6 @@ def _bootstrap_aucs(neg, pos, n_boot, rng):
         twice_u = np.einsum("ij,ij->i", pos_counts, twice_below)
         aucs[start:start + size] = twice_u / (2.0 * m * n)
     return aucs
-
-
-def _delong_interval(estimate, variance, level):
-    """DeLong's interval: the AUC -+ the normal quantile times sqrt(variance), clipped to [0, 1]."""
-    spread = math.sqrt(variance)
-    low = estimate + spread * float(special.ndtri((1.0 - level) / 2.0))
-    high = estimate + spread * float(special.ndtri(1.0 - (1.0 - level) / 2.0))
-    return AUCInterval(min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0), estimate)
 
 
 def auc_ci(

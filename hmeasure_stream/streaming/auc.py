@@ -8,6 +8,8 @@ import math
 
 import numpy as np
 
+from hmeasure_stream._core.delong import delong_interval
+from hmeasure_stream._core.partial import corrected, exact_area
 from hmeasure_stream._engines._auc import AUCEngine
 from hmeasure_stream._engines._blocked import BlockedAUCEngine, treap_engine
 from hmeasure_stream._engines._tree_partial import box_area_parts, read_partial
@@ -17,7 +19,6 @@ from hmeasure_stream._validation import (
     check_rate_range,
     label_map,
 )
-from hmeasure_stream.partial import _corrected, _exact_area
 from hmeasure_stream.streaming._base import (
     PointSet,
     WindowedPointSet,
@@ -25,7 +26,6 @@ from hmeasure_stream.streaming._base import (
     make_forgetting,
     merge_points,
 )
-from hmeasure_stream.uncertainty import _delong_interval
 
 __all__ = ["DynamicAUC"]
 
@@ -323,7 +323,7 @@ class DynamicAUC(WindowedPointSet):
         (0.592104, 1.0, 0.875)
         """
         level = check_probability_level(level, "level")
-        return _delong_interval(self.auc, self.auc_variance, level)
+        return delong_interval(self.auc, self.auc_variance, level)
 
     def partial_auc(self, fpr_range=None, tpr_range=None, correction=None):
         """The partial AUC of the current points, read in O(log n).
@@ -430,11 +430,11 @@ class DynamicAUC(WindowedPointSet):
             return math.nan
         if len(parts) == 6:
             *exact, n_neg, n_pos = parts
-            area = _exact_area(*exact, fpr_box, tpr_box, n_neg, n_pos)
+            area = exact_area(*exact, fpr_box, tpr_box, n_neg, n_pos)
         else:
             weighted_area, total_neg, total_pos = parts
             area = weighted_area / total_neg / total_pos
-        return _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
+        return corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
 
     def merge(self, other):
         """Add the points of another structure: the union of both point sets.

@@ -2,6 +2,11 @@
 
 import numpy as np
 
+from hmeasure_stream._core.binning import TRANSFORMS as _TRANSFORMS
+from hmeasure_stream._core.binning import check_score_range as _check_score_range
+from hmeasure_stream._core.binning import check_transform as _check_transform
+from hmeasure_stream._core.binning import edges_of as _edges
+from hmeasure_stream._core.binning import estimate_alpha as _estimate_alpha
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._binning import bin_indices, bin_of_score
 from hmeasure_stream._engines._treap import Status
@@ -12,14 +17,7 @@ from hmeasure_stream._validation import (
     labels_many,
     merged_label_map,
 )
-from hmeasure_stream.binned import (
-    _TRANSFORMS,
-    BinnedAUCResult,
-    _check_score_range,
-    _check_transform,
-    _edges,
-    _estimate_alpha,
-)
+from hmeasure_stream.binned import BinnedAUCResult
 from hmeasure_stream.streaming._base import (
     Pickled,
     checked_batch,

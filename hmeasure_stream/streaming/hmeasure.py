@@ -1,11 +1,9 @@
 """The maintained ROC hull: ``DynamicH`` (exact H-measure) and ``ApproxH`` (fixed priors)."""
 
-import math
-
+from hmeasure_stream._core.report import r_report, report_levels
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._validation import check_cost, check_positive, check_score_value, label_map
-from hmeasure_stream.metrics import _report_levels, _threshold_metrics, _unit
 from hmeasure_stream.streaming._base import (
     PointSet,
     WindowedPointSet,
@@ -303,28 +301,25 @@ class DynamicH(_HullPointSet):
         >>> report["KS"], report["MER"], report["Sens.Spec95"], report["ER"]
         (0.75, 0.125, 0.75, 0.25)
         """
-        levels = _report_levels(level)
+        levels = report_levels(level)
         threshold = check_score_value(threshold, "threshold")
         engine = self._engine
         if engine.lower is None:
             engine.track_lower()
         ks, mer, mwl = engine.extremes(mwl_cost(engine.alpha, engine.beta, None))
-        auc = self.auc
-        report = {"H": self.h, "Gini": 2.0 * auc - 1.0, "AUC": auc, "AUCH": self.auch,
-                  "KS": _unit(ks), "MER": _unit(mer), "MWL": _unit(mwl)}
-        for percent, value in levels.items():
-            report[f"Spec.Sens{percent}"] = _unit(engine.fixed_level(True, value))
-        for percent, value in levels.items():
-            report[f"Sens.Spec{percent}"] = _unit(engine.fixed_level(False, value))
+        curve = {"H": self.h, "AUCH": self.auch, "KS": ks, "MER": mer, "MWL": mwl}
         # In the caller's units: the engine stores weights scaled by a power of two.
         above_neg, above_pos, total_neg, total_pos = (
             value * engine.scale for value in engine.weights_above(threshold))
-        metrics = _threshold_metrics(above_pos, above_neg, total_neg - above_neg,
-                                     total_pos - above_pos)
-        if not (total_neg > 0 and total_pos > 0):
-            metrics = dict.fromkeys(metrics, math.nan)
-        report.update(metrics)
-        return report
+        counts = None
+        if total_neg > 0 and total_pos > 0:
+            counts = (above_pos, above_neg, total_neg - above_neg, total_pos - above_pos)
+        return r_report(
+            levels, self.auc, curve,
+            spec_at_sens=lambda level: engine.fixed_level(True, level),
+            sens_at_spec=lambda level: engine.fixed_level(False, level),
+            counts=counts,
+        )
 
     def __repr__(self):
         return (

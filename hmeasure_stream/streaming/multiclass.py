@@ -14,19 +14,17 @@ import pickle
 
 import numpy as np
 
+from hmeasure_stream._core.classes import AVERAGES as _AVERAGES
+from hmeasure_stream._core.classes import METHODS as _METHODS
+from hmeasure_stream._core.classes import as_label_array as _as_label_array
+from hmeasure_stream._core.classes import averaged
+from hmeasure_stream._core.classes import check_score_matrix as _check_score_matrix
+from hmeasure_stream._core.classes import encode_given as _encode_given
 from hmeasure_stream._engines._auc import AUCEngine
 from hmeasure_stream._engines._blocked import BlockedAUCEngine, update_row
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._engines._treap import Status
 from hmeasure_stream._validation import check_option, check_weight_value, check_weights
-from hmeasure_stream.multiclass import (
-    _AVERAGES,
-    _METHODS,
-    _as_label_array,
-    _check_score_matrix,
-    _encode_given,
-    averaged,
-)
 from hmeasure_stream.streaming._base import (
     Pickled,
     _check_removable,

@@ -8,6 +8,8 @@ import dataclasses
 import numpy as np
 from scipy import special
 
+from hmeasure_stream._core.binning import TRANSFORMS, estimate_alpha
+from hmeasure_stream._core.classes import as_label_array, encode_sorted
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._auc import AUCEngine, ThresholdEngine, sliding_auc_ranked
 from hmeasure_stream._engines._bin_tree import BinTree
@@ -26,7 +28,6 @@ from hmeasure_stream._validation import (
     labels_many,
     with_pos_label,
 )
-from hmeasure_stream.binned import _TRANSFORMS, _estimate_alpha
 from hmeasure_stream.metric_table import (
     BINS,
     COMPRESSED,
@@ -40,7 +41,6 @@ from hmeasure_stream.metric_table import (
     WINDOW_METRICS,
     metric_options,
 )
-from hmeasure_stream.multiclass import _as_label_array, _encode_sorted
 from hmeasure_stream.streaming._base import (
     Pickled,
     check_forgetting,
@@ -144,7 +144,7 @@ def _window_engines(chosen, *, capacity, seed, window=None):
         binning = _options_needing(chosen, BINS)
         lo, hi = binning.score_range
         engine = BinTree(binning.bins)
-        engine.set_binning(lo, hi - lo, _TRANSFORMS[binning.transform],
+        engine.set_binning(lo, hi - lo, TRANSFORMS[binning.transform],
                            0.0 if binning.transform is None
                            else np.nan if binning.loglog_alpha is None else binning.loglog_alpha)
         engines.append(engine)
@@ -433,7 +433,7 @@ class SlidingWindow(Pickled):
             if isinstance(engine, BinTree) and np.isnan(engine.alpha) and scores.size:
                 # The log-log alpha, estimated from the first chunk, then frozen.
                 engine.set_binning(engine.lo, engine.span, engine.transform,
-                                   _estimate_alpha(scores, engine.lo, engine.lo + engine.span))
+                                   estimate_alpha(scores, engine.lo, engine.lo + engine.span))
         scaled = next((e for e in self._engines if isinstance(e, (AUCEngine, BinTree))), None)
         if scaled is not None:
             # Every engine stores weights in units of a power of two fixed by the
@@ -730,11 +730,11 @@ def sliding_window(
         if pos_label is not None:
             raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "
                              "the classes (see Classes(labels=...))")
-        label_array = _as_label_array(y_true)
+        label_array = as_label_array(y_true)
         name = _needing(chosen, MULTICLASS)[0]
         if chosen[name].labels is None:
             chosen = {**chosen, name: dataclasses.replace(
-                chosen[name], labels=_encode_sorted(label_array)[0])}
+                chosen[name], labels=encode_sorted(label_array)[0])}
         if window is not None and not is_duration(window) and window >= label_array.shape[0]:
             window = None  # every window is a prefix
         tracker = SlidingWindow(window, _as_metrics(chosen), **options)

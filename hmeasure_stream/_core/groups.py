@@ -1,0 +1,224 @@
+"""Groups of distinct scores with their class weights, and the summaries they merge into.
+
+Private.  A *group* is a distinct score with the class 0 and class 1 weight
+of its points; the groups from the highest score down are the ROC curve's
+steps.  From arrays: :func:`roc_groups` and :func:`auc_value` (``metrics``,
+``multiclass``).  For ``dask``: a partition's groups (:func:`groups_of`), their
+cut at range boundaries (:func:`cut`), a range's pieces merged
+(:func:`merge`), a range's mergeable summary (:func:`summarise`: its class
+weights, twice its Mann-Whitney count and its hulls' edges), the whole from
+the ranges' summaries (:class:`Whole`) and a range's piece of a partial area
+(:func:`box_piece`).  The compiled kernels are the engines' (``_scratch``,
+``_ranges``, ``_partial``).
+"""
+
+import itertools
+import math
+
+import numpy as np
+
+from hmeasure_stream._core.report import unit
+from hmeasure_stream._engines import _partial, _ranges, _scratch
+from hmeasure_stream._engines._cost import h_from_hull
+from hmeasure_stream._validation import (
+    check_both_classes,
+    exact_path,
+    labels_as_is_pos,
+    raise_bad_label,
+    raise_bad_score,
+    sorted_classes,
+    weighted_groups,
+)
+
+__all__ = ["Whole", "auc_value", "box_piece", "cut", "groups_of", "merge", "roc_groups",
+           "summarise", "totals"]
+
+
+# ---------------------------------------------------------------------------
+# Arrays in memory
+
+
+def roc_groups(y_true, y_score, sample_weight, metric):
+    """Class weights of each distinct score, highest score first.
+
+    int64 counts for unit weights (exact arithmetic downstream), float64
+    otherwise.
+    """
+    if exact_path(y_score, sample_weight):
+        neg, pos = sorted_classes(y_true, y_score, metric)
+        return _scratch.groups_sorted_classes(neg, pos)
+    return weighted_groups(y_true, y_score, sample_weight, metric)
+
+
+def auc_value(y_true, y_score, sample_weight=None):
+    """The AUC of ``auc`` without its warning (also the one-vs-rest AUCs of ``multiclass_auc``)."""
+    if exact_path(y_score, sample_weight):
+        neg, pos = sorted_classes(y_true, y_score, "AUC")
+        twice_u = _scratch.auc2_sorted_classes(neg, pos)
+        return twice_u / (2 * neg.shape[0] * pos.shape[0])
+    group_neg, group_pos = weighted_groups(y_true, y_score, sample_weight, "AUC")
+    twice_u = _scratch.auc2_groups(group_neg, group_pos)
+    return unit(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
+
+
+# ---------------------------------------------------------------------------
+# dask: partitions, ranges and the whole
+
+
+def groups_of(labels, scores, weights, names=("y_true", "y_score")):
+    """Groups of validated-shape labels and scores (values checked here, ``names`` in messages)."""
+    label_name, score_name = names
+    if weights is None:
+        buffer = np.empty(scores.shape[0], dtype=np.float64)
+        n_neg, bad_label, bad_score = _scratch.split_by_class(labels, scores, buffer)
+        if bad_label:
+            raise_bad_label(labels, label_name)
+        if bad_score:
+            raise_bad_score(scores, score_name)
+        neg, pos = buffer[:n_neg], buffer[n_neg:]
+        neg.sort()
+        pos.sort()
+        return _scratch.groups_sorted_classes(neg, pos, True)
+    is_pos = labels_as_is_pos(labels, label_name)
+    raise_bad_score(scores, score_name)
+    order = np.argsort(scores, kind="stable").astype(np.int64, copy=False)
+    return _scratch.groups_weighted(order, scores, is_pos, weights, True)
+
+
+def cut(groups, bounds, n_ranges):
+    """The groups of a partition cut into n_ranges pieces by value (empty pieces pad)."""
+    keys, neg, pos = groups
+    cuts = [0, *_ranges.cut_points(keys, bounds).tolist(), keys.shape[0]]
+    pieces = [(keys[a:b], neg[a:b], pos[a:b]) for a, b in itertools.pairwise(cuts)]
+    empty = (keys[:0], neg[:0], pos[:0])
+    return tuple(pieces + [empty] * (n_ranges - len(pieces)))
+
+
+def merge(*pieces):
+    """One range's pieces from every partition merged into its groups.
+
+    Pairwise, level by level, between two buffers (``_ranges.merge_runs``):
+    the fresh memory is twice the range's groups, however many pieces.
+    """
+    items = [piece for piece in pieces if piece[0].shape[0]]
+    if len(items) <= 1:
+        return items[0] if items else pieces[0]
+    lengths = [piece[0].shape[0] for piece in items]
+    starts = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
+    return _ranges.merge_runs(*(np.concatenate([piece[k] for piece in items]) for k in range(3)),
+                              starts)
+
+
+def _edges(fp, tp):
+    return np.diff(fp), np.diff(tp)
+
+
+def summarise(groups, lower, hull=True):
+    """(groups, N0, N1, 2U, upper hull edges, lower hull edges) of one range.
+
+    The lower hull is that of the range's ROC points reflected through their
+    centre (``upper_hull`` of the groups from the lowest score up).  Hulls
+    not asked for are None.
+    """
+    _, neg, pos = groups
+    exact = neg.dtype == np.int64
+    if exact:
+        weight_neg, weight_pos = int(neg.sum()), int(pos.sum())
+        twice_u = int(_scratch.auc2_groups(neg, pos))
+    else:
+        weight_neg, weight_pos = math.fsum(neg), math.fsum(pos)
+        twice_u = float(_scratch.auc2_groups(neg, pos))
+    upper = _edges(*_scratch.upper_hull(neg, pos)) if hull else None
+    low = None
+    if lower:
+        low = _edges(*_scratch.upper_hull(neg[::-1].copy(), pos[::-1].copy()))
+    return neg.shape[0], weight_neg, weight_pos, twice_u, upper, low
+
+
+def totals(summaries):
+    """Class weights, offsets and 2U of the whole from the ranges' summaries.
+
+    2U is the ranges' own plus, for each range, twice its class 0 weight
+    times the class 1 weight of the ranges above it: exact integers without
+    weights, compensated sums with them.
+    """
+    exact = all(isinstance(s[1], int) for s in summaries)
+    add = sum if exact else math.fsum
+    weights_neg = [s[1] for s in summaries]
+    weights_pos = [s[2] for s in summaries]
+    fp_offsets = [add(weights_neg[:r]) for r in range(len(summaries))]
+    tp_offsets = [add(weights_pos[:r]) for r in range(len(summaries))]
+    terms = [s[3] for s in summaries]
+    terms += [2 * w * above for w, above in zip(weights_neg, tp_offsets, strict=True)]
+    return exact, add(weights_neg), add(weights_pos), fp_offsets, tp_offsets, add(terms)
+
+
+class Whole:
+    """The whole data from the ranges' summaries: totals, offsets, 2U, the hulls."""
+
+    def __init__(self, summaries, metric):
+        n_groups = [s[0] for s in summaries]
+        if sum(n_groups) == 0:
+            raise ValueError("y_true is empty: at least one point is needed")
+        self.group_offsets = np.concatenate(([0], np.cumsum(n_groups)))[:-1].tolist()
+        (self.exact, self.weight_neg, self.weight_pos, self.fp_offsets, self.tp_offsets,
+         self.twice_u) = totals(summaries)
+        check_both_classes(self.weight_neg, self.weight_pos, metric)
+        self.summaries = summaries
+
+    @property
+    def auc(self):
+        if self.exact:
+            return self.twice_u / (2 * self.weight_neg * self.weight_pos)
+        return float(self.twice_u / (2.0 * self.weight_neg * self.weight_pos))
+
+    def hull(self):
+        """Vertices (fp, tp) of the ROC hull of the whole: the hull of the ranges' hulls."""
+        edge_neg = np.concatenate([s[4][0] for s in self.summaries])
+        edge_pos = np.concatenate([s[4][1] for s in self.summaries])
+        return _scratch.upper_hull(edge_neg, edge_pos)
+
+    def lower_hull(self):
+        """Vertices (fp, tp) of the lower convex hull of the ROC points, from (N0, N1) down."""
+        edge_neg = np.concatenate([s[5][0] for s in reversed(self.summaries)])
+        edge_pos = np.concatenate([s[5][1] for s in reversed(self.summaries)])
+        fp, tp = _scratch.upper_hull(edge_neg, edge_pos)
+        return self.weight_neg - fp, self.weight_pos - tp
+
+    def h_measure(self, spec):
+        """H of the whole on its hull, with the cost ``spec`` (a ``CostRule``) sets for it."""
+        hull_fp, hull_tp = self.hull()
+        pi0, pi1, alpha, beta, _ = spec.at(float(hull_fp[-1]), float(hull_tp[-1]))
+        return h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta)
+
+    def context(self, **extra):
+        """What a range needs for its second step (small: offsets and totals)."""
+        return {
+            "exact": self.exact,
+            "weight_neg": self.weight_neg,
+            "weight_pos": self.weight_pos,
+            "twice_u": self.twice_u,
+            "fp_offsets": self.fp_offsets,
+            "tp_offsets": self.tp_offsets,
+            "group_offsets": self.group_offsets,
+            **extra,
+        }
+
+
+def box_piece(groups, context, r, box):
+    """This range's part of the area in the box, with the box translated to the range's start.
+
+    In class counts (int64 groups): the exact parts of ``_partial.box_area_groups``
+    and the range's class 1 offset; with weights: the area in weight units.
+    """
+    _, neg, pos = groups
+    a, b, c, d = box
+    weight_neg, weight_pos = context["weight_neg"], context["weight_pos"]
+    above_neg, above_pos = context["fp_offsets"][r], context["tp_offsets"][r]
+    if neg.shape[0] == 0:
+        return None
+    parts = _partial.box_area_groups(
+        neg, pos, a * weight_neg - above_neg, b * weight_neg - above_neg,
+        c * weight_pos - above_pos, d * weight_pos - above_pos,
+    )
+    return parts, above_pos

@@ -1,0 +1,161 @@
+"""R hmeasure's report (``HMeasure(...)$metrics``), assembled once from what every caller has.
+
+``hmeasure_report`` (arrays), ``hmeasure_stream.dask.hmeasure_report``
+(ranges of a dask collection) and ``DynamicH.report`` (the maintained hull)
+reach the same numbers by different routes; :func:`r_report` turns them into
+the report: R's keys in R's order, the fixed-level keys named by
+:func:`report_levels`, every rate and area as a float in [0, 1].
+"""
+
+import math
+
+import numpy as np
+
+from hmeasure_stream._engines._cost import h_from_hull, mwl_cost
+from hmeasure_stream._validation import level_names
+
+__all__ = ["curve_metrics", "r_lookup", "r_report", "report_levels", "threshold_metrics",
+           "unit"]
+
+
+def unit(value):
+    """A rate or area as a float in [0, 1]: rounding may leave it an ulp outside (nan stays)."""
+    return min(max(float(value), 0.0), 1.0)
+
+
+def report_levels(level):
+    """The report's sensitivity/specificity levels, checked, by the name R gives them.
+
+    ``level`` is a number or a sequence (or array) of them; returns the dict
+    name -> level of :func:`~hmeasure_stream._validation.level_names` (the
+    key of level 0.95 is ``Spec.Sens95``).
+    """
+    if isinstance(level, (str, bytes)) or level is None:
+        raise ValueError(f"level must be a number in (0, 1) or a sequence of them, got {level!r}")
+    if isinstance(level, np.ndarray):
+        levels = list(level.ravel())  # numpy scalars of its own dtype
+    else:
+        levels = [level] if np.ndim(level) == 0 else list(level)
+    if not levels:
+        raise ValueError("level must name at least one level")
+    return level_names(levels)
+
+
+def r_lookup(xcurve, ycurve, x):
+    """R hmeasure's ``Look.Up.AUC``: ycurve where the ascending xcurve first exceeds x.
+
+    Kept exactly as R computes it, including its interpolation weights
+    ((x2 - x) / (x2 - x1) on y2), so that the report matches R.
+    """
+    index = int(np.argmax(xcurve > x))
+    x1, x2 = xcurve[index - 1], xcurve[index]
+    y1, y2 = ycurve[index - 1], ycurve[index]
+    if x2 - x1 > 0:
+        weight_y2 = (x2 - x) / (x2 - x1)
+        return float((1 - weight_y2) * y1 + weight_y2 * y2)
+    return float(y2)
+
+
+def threshold_metrics(tp, fp, tn, fn):
+    """R hmeasure's ``misclassCounts`` metrics from a threshold's confusion weights.
+
+    A ratio whose denominator is 0 is nan (R's 0/0); F is 0 when precision or
+    sensitivity is 0 (R's 2 / (1/0 + ...)).
+    """
+
+    def ratio(numerator, denominator):
+        return numerator / denominator if denominator > 0 else math.nan
+
+    sens = ratio(tp, tp + fn)
+    spec = ratio(tn, tn + fp)
+    precision = ratio(tp, tp + fp)
+    if math.isnan(precision) or math.isnan(sens):
+        f_score = math.nan
+    elif precision == 0 or sens == 0:
+        f_score = 0.0
+    else:
+        f_score = 2.0 / (1.0 / precision + 1.0 / sens)
+    return {
+        "ER": ratio(fp + fn, tp + fp + tn + fn),
+        "Sens": sens,
+        "Spec": spec,
+        "Precision": precision,
+        "Recall": sens,
+        "TPR": sens,
+        "FPR": 1.0 - spec,
+        "F": f_score,
+        "Youden": sens + spec - 1.0,
+        "TP": float(tp),
+        "FP": float(fp),
+        "TN": float(tn),
+        "FN": float(fn),
+    }
+
+
+def curve_metrics(hull_fp, hull_tp, cost, rates, ks_rates):
+    """H, AUCH, KS, MER and MWL (R's names) from the ROC hull and ROC points.
+
+    Parameters
+    ----------
+    hull_fp, hull_tp : ndarray
+        Vertices of the ROC hull in class weights, from (0, 0) to (N0, N1).
+    cost : tuple
+        ``(pi0, pi1, alpha, beta, ratio)`` in effect for these class weights
+        (``CostRule.at``).
+    rates : (ndarray, ndarray)
+        Points (FPR, TPR) over which MER and MWL are minimised: every ROC
+        point, or only the hull's vertices (a linear function of (FPR, TPR)
+        falling with FPR and rising with TPR is least at a vertex of the
+        upper hull).
+    ks_rates : sequence of (ndarray, ndarray)
+        Points over which KS, max ``abs(TPR - FPR)``, is taken: every ROC
+        point, or the vertices of the upper and of the lower hull; empty: KS
+        is nan.
+    """
+    pi0, pi1, alpha, beta, ratio = cost
+    hull_fpr, hull_tpr = hull_fp / float(hull_fp[-1]), hull_tp / float(hull_tp[-1])
+    fpr, tpr = rates
+    loss_cost = mwl_cost(alpha, beta, ratio)
+    ks = max((float(np.max(np.abs(y - x))) for x, y in ks_rates), default=math.nan)
+    return {
+        "H": h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta),
+        "AUCH": np.sum(np.diff(hull_fpr) * (hull_tpr[1:] + hull_tpr[:-1])) / 2.0,
+        "KS": ks,
+        "MER": np.min(pi0 * fpr + pi1 * (1.0 - tpr)),
+        "MWL": 2.0 * np.min(loss_cost * pi0 * fpr + (1.0 - loss_cost) * pi1 * (1.0 - tpr)),
+    }
+
+
+def r_report(levels, auc, curve, spec_at_sens, sens_at_spec, counts):
+    """R hmeasure's report dict: keys in R's order, rates and areas in [0, 1].
+
+    Parameters
+    ----------
+    levels : dict
+        Name -> level, from :func:`report_levels`.
+    auc : float
+        The AUC (Gini is 2 AUC - 1).
+    curve : dict
+        ``H``, ``AUCH``, ``KS``, ``MER``, ``MWL`` (:func:`curve_metrics`, or
+        a maintained hull's).
+    spec_at_sens, sens_at_spec : callable
+        A level -> R's specificity where sensitivity reaches it
+        (``Spec.SensXX``), and sensitivity where specificity reaches it
+        (``Sens.SpecXX``).
+    counts : tuple or None
+        The threshold's confusion weights ``(TP, FP, TN, FN)``; None (a
+        class absent): the threshold metrics are nan.
+    """
+    auc = unit(auc)
+    report = {"H": unit(curve["H"]), "Gini": 2.0 * auc - 1.0, "AUC": auc}
+    for key in ("AUCH", "KS", "MER", "MWL"):
+        report[key] = unit(curve[key])
+    for name, value in levels.items():
+        report[f"Spec.Sens{name}"] = unit(spec_at_sens(value))
+    for name, value in levels.items():
+        report[f"Sens.Spec{name}"] = unit(sens_at_spec(value))
+    metrics = threshold_metrics(*(counts if counts is not None else (0.0,) * 4))
+    if counts is None:
+        metrics = dict.fromkeys(metrics, math.nan)
+    report.update(metrics)
+    return report
