@@ -1009,7 +1009,7 @@ def level_names(levels):
 
 def _level_percent(value):
     """A level as a float in (0, 1) and as the exact decimal percentage it was written as."""
-    check_probability_level(value, "level")
+    check_probability_level(value, "sens_spec_levels")
     text = str(value) if isinstance(value, (np.floating, Decimal)) else repr(_as_float(value))
     try:
         decimal = Decimal(text)

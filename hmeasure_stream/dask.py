@@ -662,7 +662,7 @@ def _report_of(spec, levels, as_frame, summaries, *candidates):
 
 
 def hmeasure_report(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None, priors=None,
-                    sample_weight=None, level=0.95, threshold=0.5, as_frame=False,
+                    sample_weight=None, sens_spec_levels=0.95, threshold=0.5, as_frame=False,
                     n_ranges=None, compute=True, pos_label=None):
     """R hmeasure's summary of one classifier on a dask collection.
 
@@ -675,7 +675,7 @@ def hmeasure_report(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None
     ----------
     y_true, y_score, sample_weight, n_ranges, compute, pos_label
         As for :func:`auc`.
-    alpha, beta, severity_ratio, priors, level, threshold, as_frame
+    alpha, beta, severity_ratio, priors, sens_spec_levels, threshold, as_frame
         As for :func:`hmeasure_stream.hmeasure_report`.
 
     Returns
@@ -718,7 +718,7 @@ def hmeasure_report(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None
     (0.875, 0.75, 0.9375, 0.75)
     """
     spec = check_cost(alpha, beta, severity_ratio, priors)
-    levels = report_levels(level)
+    levels = report_levels(sens_spec_levels)
     threshold = check_score_value(threshold, "threshold")
     ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, lower=True,
                                          pos_label=pos_label)

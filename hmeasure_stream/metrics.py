@@ -363,7 +363,7 @@ def hmeasure_report(
     severity_ratio=None,
     priors=None,
     sample_weight=None,
-    level=0.95,
+    sens_spec_levels=0.95,
     threshold=0.5,
     as_frame=False,
     pos_label=None,
@@ -377,9 +377,9 @@ def hmeasure_report(
     ----------
     y_true, y_score, alpha, beta, severity_ratio, priors, sample_weight
         As for :func:`h_measure`.  R's default is ``severity_ratio="prior"``.
-    level : float or sequence of float, default=0.95
+    sens_spec_levels : float or sequence of float, default=0.95
         The sensitivity (specificity) levels at which specificity
-        (sensitivity) is reported, each in (0, 1).
+        (sensitivity) is reported, each in (0, 1) (R's ``level``).
     threshold : float, default=0.5
         The threshold of the crisp rule "class 1 when the score is greater
         than ``threshold``" whose confusion matrix gives the metrics from
@@ -485,7 +485,7 @@ def hmeasure_report(
     """
     y_true = with_pos_label(y_true, pos_label)
     spec = check_cost(alpha, beta, severity_ratio, priors)
-    levels = report_levels(level)
+    levels = report_levels(sens_spec_levels)
     threshold = check_score_value(threshold, "threshold")
     group_neg, group_pos, hull_fp, hull_tp, cost = _hull_and_cost(
         y_true, y_score, sample_weight, spec

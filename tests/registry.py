@@ -28,7 +28,7 @@ FUNCTIONS = {
     "h_measure priors": lambda y, s, **kw: hs.h_measure(
         y, s, priors=(0.3, 0.7), alpha=1.5, beta=3.0, **kw),
     "hmeasure_report": lambda y, s, **kw: hs.hmeasure_report(
-        y, s, severity_ratio="prior", level=[0.5, 0.95], threshold=0.25, **kw),
+        y, s, severity_ratio="prior", sens_spec_levels=[0.5, 0.95], threshold=0.25, **kw),
     "binned_auc": lambda y, s, **kw: hs.binned_auc(y, s, bins=4, **kw).auc,
     "partial fpr": lambda y, s, **kw: hs.partial_auc(
         y, s, fpr_range=(0.1, 0.6), correction="mcclish", **kw),

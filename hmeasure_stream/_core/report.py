@@ -26,18 +26,20 @@ def unit(value):
 def report_levels(level):
     """The report's sensitivity/specificity levels, checked, by the name R gives them.
 
-    ``level`` is a number or a sequence (or array) of them; returns the dict
+    ``level`` (``sens_spec_levels`` of the public functions) is a number or a
+    sequence (or array) of them; returns the dict
     name -> level of :func:`~hmeasure_stream._validation.level_names` (the
     key of level 0.95 is ``Spec.Sens95``).
     """
     if isinstance(level, (str, bytes)) or level is None:
-        raise ValueError(f"level must be a number in (0, 1) or a sequence of them, got {level!r}")
+        raise ValueError(
+            f"sens_spec_levels must be a number in (0, 1) or a sequence of them, got {level!r}")
     if isinstance(level, np.ndarray):
         levels = list(level.ravel())  # numpy scalars of its own dtype
     else:
         levels = [level] if np.ndim(level) == 0 else list(level)
     if not levels:
-        raise ValueError("level must name at least one level")
+        raise ValueError("sens_spec_levels must name at least one level")
     return level_names(levels)
 
 

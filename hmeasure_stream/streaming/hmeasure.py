@@ -235,12 +235,12 @@ class DynamicH(_HullPointSet):
             )
         merge_points(self, other)
 
-    def report(self, level=0.95, *, threshold=0.5):
+    def report(self, sens_spec_levels=0.95, *, threshold=0.5):
         """R hmeasure's summary of the current points, as :func:`~hmeasure_stream.hmeasure_report`.
 
         Parameters
         ----------
-        level : float or sequence of float, default=0.95
+        sens_spec_levels : float or sequence of float, default=0.95
             The sensitivity (specificity) levels at which specificity
             (sensitivity) is reported, each in (0, 1).
         threshold : float, default=0.5
@@ -251,7 +251,7 @@ class DynamicH(_HullPointSet):
         -------
         dict
             The keys and values of ``hmeasure_report(y, s, alpha=alpha,
-            beta=beta, sample_weight=w, level=level, threshold=threshold)`` of
+            beta=beta, sample_weight=w, sens_spec_levels=sens_spec_levels, threshold=threshold)`` of
             the current points (H, Gini, AUC, AUCH, KS, MER, MWL,
             Spec.SensXX, Sens.SpecXX, ER, Sens, Spec, Precision, Recall,
             TPR, FPR, F, Youden, TP, FP, TN, FN); every value is nan while a
@@ -301,7 +301,7 @@ class DynamicH(_HullPointSet):
         >>> report["KS"], report["MER"], report["Sens.Spec95"], report["ER"]
         (0.75, 0.125, 0.75, 0.25)
         """
-        levels = report_levels(level)
+        levels = report_levels(sens_spec_levels)
         threshold = check_score_value(threshold, "threshold")
         engine = self._engine
         if engine.lower is None:

@@ -144,7 +144,7 @@ def test_report_equals_in_memory(client, name, weighted):
     y, s = DATASETS[name]
     w = _weights(len(y), seed=5) if weighted else None
     yd, sd, wd = _as_arrays(y, s, w, chunks=301)
-    options = {"severity_ratio": "prior", "level": (0.8, 0.95)}
+    options = {"severity_ratio": "prior", "sens_spec_levels": (0.8, 0.95)}
     got = hsd.hmeasure_report(yd, sd, sample_weight=wd, **options)
     expected = hs.hmeasure_report(y, s, sample_weight=w, **options)
     assert list(got) == list(expected)

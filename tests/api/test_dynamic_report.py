@@ -58,7 +58,7 @@ def assert_report_matches(tracker, points, levels=(0.95,), threshold=0.5, alpha=
         assert all(math.isnan(value) for value in report.values())
         return report
     expected = hmeasure_report(y, s, sample_weight=None if exact else w, alpha=alpha,
-                               beta=beta, level=list(levels), threshold=threshold)
+                               beta=beta, sens_spec_levels=list(levels), threshold=threshold)
     assert list(report) == list(expected)
     for key, value in expected.items():
         if math.isnan(value):
@@ -149,7 +149,7 @@ def test_report_against_independent_r_definitions():
     s = np.round(rng.uniform(size=300) * 0.6 + y * 0.3, 2)
     tracker = DynamicH(severity_ratio=0.5)
     tracker.add_many(y, s)
-    report = tracker.report(level=[0.9, 0.95])
+    report = tracker.report(sens_spec_levels=[0.9, 0.95])
     for level in (0.9, 0.95):
         reference = r_style_report(y, s, severity_ratio=0.5, level=level)
         percent = math.floor(level * 100)

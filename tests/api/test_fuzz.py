@@ -307,7 +307,7 @@ ORDER_ONLY = {
     "h_measure": lambda y, s, w: h_measure(y, s, sample_weight=w),
     # Its metrics at a threshold depend on the scores' values: left out here.
     "hmeasure_report": lambda y, s, w: dict(list(hmeasure_report(
-        y, s, level=[0.9, 0.5], sample_weight=w).items())[:11]),
+        y, s, sens_spec_levels=[0.9, 0.5], sample_weight=w).items())[:11]),
     "partial_auc": lambda y, s, w: partial_auc(y, s, fpr_range=(0, 0.5), sample_weight=w),
     "weighted_auc": lambda y, s, w: weighted_auc(y, s, lambda v: 1 + v, sample_weight=w),
     "auc_variance": lambda y, s, w: auc_variance(y, s, sample_weight=w),

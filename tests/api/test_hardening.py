@@ -216,9 +216,9 @@ def test_results_inside_the_unit_interval_on_random_weighted_input():
         (lambda: h_measure(Y6, S6, alpha=2**1024), "alpha"),
         (lambda: ApproxH(epsilon=10**400), "epsilon"),
         (lambda: auc(Y6, S6, sample_weight=[1.0] * 5 + [2**1024]), "sample_weight"),
-        (lambda: hmeasure_report(Y6, S6, level=Fraction(10**400, 3)), "level"),
-        (lambda: hmeasure_report(Y6, S6, level=[]), "level"),
-        (lambda: hmeasure_report(Y6, S6, level=None), "level"),
+        (lambda: hmeasure_report(Y6, S6, sens_spec_levels=Fraction(10**400, 3)), "level"),
+        (lambda: hmeasure_report(Y6, S6, sens_spec_levels=[]), "level"),
+        (lambda: hmeasure_report(Y6, S6, sens_spec_levels=None), "level"),
     ],
 )
 def test_odd_parameters_are_value_errors_naming_the_argument(call, name):
@@ -241,16 +241,16 @@ def test_a_numpy_seed_at_the_top_of_its_range_is_taken():
 
 
 def test_report_keys_are_distinct_and_correctly_rounded():
-    report = hmeasure_report(Y6, S6, level=[0.29, 0.951, 0.959])
+    report = hmeasure_report(Y6, S6, sens_spec_levels=[0.29, 0.951, 0.959])
     assert [key for key in report if key.startswith("Spec.")] == [
         "Spec.Sens29", "Spec.Sens95.1", "Spec.Sens95.9"]
     assert [key for key in report if key.startswith("Sens.")] == [
         "Sens.Spec29", "Sens.Spec95.1", "Sens.Spec95.9"]
-    single = hmeasure_report(Y6, S6, level=np.float32(0.95))
-    assert single["Spec.Sens95"] == hmeasure_report(Y6, S6, level=0.95)["Spec.Sens95"]
-    assert "Spec.Sens95" in hmeasure_report(Y6, S6, level=np.array([0.95], dtype=np.float32))
+    single = hmeasure_report(Y6, S6, sens_spec_levels=np.float32(0.95))
+    assert single["Spec.Sens95"] == hmeasure_report(Y6, S6, sens_spec_levels=0.95)["Spec.Sens95"]
+    assert "Spec.Sens95" in hmeasure_report(Y6, S6, sens_spec_levels=np.array([0.95], dtype=np.float32))
     # R's name when no other level shares it; a repeated level once.
-    assert [key for key in hmeasure_report(Y6, S6, level=[0.975, 0.975])
+    assert [key for key in hmeasure_report(Y6, S6, sens_spec_levels=[0.975, 0.975])
             if key.startswith(("Spec.", "Sens."))] == ["Spec.Sens97", "Sens.Spec97"]
 
 

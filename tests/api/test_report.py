@@ -73,7 +73,7 @@ def test_report_alpha_beta_use_the_mode_for_mwl():
 
 def test_report_several_levels_and_names():
     y, s = classifier(5, 300, None)
-    report = hmeasure_report(y, s, level=[0.9, 0.99, 0.295])
+    report = hmeasure_report(y, s, sens_spec_levels=[0.9, 0.99, 0.295])
     assert list(report)[7:13] == [
         "Spec.Sens90", "Spec.Sens99", "Spec.Sens29",
         "Sens.Spec90", "Sens.Spec99", "Sens.Spec29",
@@ -105,7 +105,7 @@ def test_report_with_weights_equals_repetition():
 @pytest.mark.parametrize("level", [0, 1, 1.5, -0.2, "0.9", True])
 def test_report_refuses_bad_level(level):
     with pytest.raises(ValueError, match="level"):
-        hmeasure_report([0, 1], [0.1, 0.2], level=level)
+        hmeasure_report([0, 1], [0.1, 0.2], sens_spec_levels=level)
 
 
 @pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")

@@ -56,7 +56,7 @@ def assert_same_report(got, expected, rel):
 
 def test_dask_names_a_level_by_its_whole_percent_as_written():
     y, s, _ = points(1)
-    report = hsd.hmeasure_report(*chunked(y, s), level=0.29)
+    report = hsd.hmeasure_report(*chunked(y, s), sens_spec_levels=0.29)
     assert [key for key in report if key[4:9] == ".Sens" or key[4:9] == ".Spec"] == [
         "Spec.Sens29", "Sens.Spec29"]
     reference = r_style_report(y, s, level=0.29)
@@ -66,7 +66,7 @@ def test_dask_names_a_level_by_its_whole_percent_as_written():
 
 def test_dask_keeps_two_levels_of_one_whole_percent_apart():
     y, s, _ = points(2)
-    report = hsd.hmeasure_report(*chunked(y, s), level=[0.951, 0.959])
+    report = hsd.hmeasure_report(*chunked(y, s), sens_spec_levels=[0.951, 0.959])
     names = ["Spec.Sens95.1", "Spec.Sens95.9", "Sens.Spec95.1", "Sens.Spec95.9"]
     assert [key for key in report if key.startswith(("Spec.Sens", "Sens.Spec"))] == names
     for level, name in ((0.951, "95.1"), (0.959, "95.9")):

@@ -60,7 +60,7 @@ def test_hmeasure_report_equals_r(name, index):
     ratio = case["severity_ratio"]
     y, s = np.array(entry["y"]), np.array(entry["s"])
     report = hmeasure_report(y, s, severity_ratio="prior" if ratio == "prior" else float(ratio),
-                             level=DATA["levels"], threshold=case["threshold"])
+                             sens_spec_levels=DATA["levels"], threshold=case["threshold"])
     assert_equal_to_r(report, case["metrics"], y, s, None if ratio == "prior" else float(ratio))
 
 
@@ -89,5 +89,5 @@ def test_the_knife_edge_is_exercised():
     y, s = np.array(entry["y"]), np.array(entry["s"])
     assert at_knife_edge(y, s, "Sens.Spec95", 0.95)
     report = entry["reports"][0]
-    ours = hmeasure_report(y, s, level=DATA["levels"], threshold=report["threshold"])
+    ours = hmeasure_report(y, s, sens_spec_levels=DATA["levels"], threshold=report["threshold"])
     assert ours["Sens.Spec95"] != pytest.approx(report["metrics"]["Sens.Spec95"], abs=1e-3)
