@@ -16,7 +16,6 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from hmeasure_stream._core.binning import TRANSFORMS as _TRANSFORMS  # noqa: F401 (streaming.window)
 from hmeasure_stream._core.binning import check_score_range as _check_score_range
 from hmeasure_stream._core.binning import check_transform as _check_transform
 from hmeasure_stream._core.binning import estimate_alpha as _estimate_alpha

@@ -1128,13 +1128,13 @@ def _classes_of(n_classes, *per_partition):
         classes = sorted(distinct)
     except TypeError:
         raise ValueError(
-            "y_true holds labels that cannot be sorted together; pass labels= to give the "
+            "y_true holds labels that cannot be sorted together; pass classes= to give the "
             "column order of y_score"
         ) from None
     if len(classes) != n_classes:
         raise ValueError(
             f"y_true has {len(classes)} classes but y_score has {n_classes} columns; "
-            "pass labels= to name the class of each column"
+            "pass classes= to name the class of each column"
         )
     return classes
 
@@ -1221,7 +1221,7 @@ def _multiclass_of(method, average, classes, n_classes, masses, weighted, *value
     return float(np.average(pair_values, weights=pair_mass))
 
 
-def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=None,
+def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=None,
                    sample_weight=None, n_ranges=None, compute=True):
     """Multi-class AUC of a dask collection: one-vs-rest or Hand and Till's M, exactly.
 
@@ -1235,7 +1235,7 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
         Scores of each point for each class, partitioned along the rows
         like ``y_true`` (a dask array is rechunked to one block per row
         chunk).
-    method, average, labels
+    method, average, classes
         As for :func:`hmeasure_stream.multiclass_auc`.
     sample_weight, n_ranges, compute
         As for :func:`auc`.
@@ -1259,7 +1259,7 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
     -----
     Every binary AUC of the definition (c one-vs-rest, or c (c - 1)
     one-vs-one A(i|j)) is an exact AUC of the points of its classes, each
-    by the range partition of :func:`auc`.  Without ``labels`` the sorted
+    by the range partition of :func:`auc`.  Without ``classes`` the sorted
     distinct labels are found by a reduction first.
 
     References
@@ -1320,14 +1320,14 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
             f"the inputs must be partitioned alike; numbers of partitions differ ({described})"
         )
     n_ranges = _check_n_ranges(n_ranges, len(score_parts))
-    if labels is None:
+    if classes is None:
         values = [dask.delayed(_label_values, pure=True)(k, y) for k, y in enumerate(label_parts)]
         classes = dask.delayed(_classes_of, pure=True)(n_classes, *values)
     else:
-        classes, _ = encode_given(np.empty(0), labels)
+        classes, _ = encode_given(np.empty(0), classes)
         if len(classes) != n_classes:
             raise ValueError(
-                f"labels has {len(classes)} classes but y_score has {n_classes} columns"
+                f"classes has {len(classes)} classes but y_score has {n_classes} columns"
             )
     weighted = sample_weight is not None
     encoded = [

@@ -331,7 +331,7 @@ class Classes:
 
     Parameters
     ----------
-    labels : sequence, optional
+    classes : sequence, optional
         The classes in the column order of the scores; required by
         :class:`~hmeasure_stream.SlidingWindow` (a window may not hold every
         class), the sorted distinct labels by default in
@@ -349,11 +349,11 @@ class Classes:
     --------
     >>> from hmeasure_stream import Classes
     >>> Classes(["a", "b", "c"], method="ovo")
-    Classes(labels=('a', 'b', 'c'), method='ovo', average='macro')
+    Classes(classes=('a', 'b', 'c'), method='ovo', average='macro')
     """
 
     #: The classes in the column order of the scores (a tuple), or None.
-    labels: object = None
+    classes: object = None
     #: "ovr" or "ovo".
     method: str = "ovr"
     #: "macro" or "weighted".
@@ -364,8 +364,8 @@ class Classes:
         if self.average is None:
             raise ValueError(_WINDOW_AVERAGE)
         check_option(self.average, "average", tuple(a for a in AVERAGES if a is not None))
-        if self.labels is not None:
-            object.__setattr__(self, "labels", tuple(self.labels))
+        if self.classes is not None:
+            object.__setattr__(self, "classes", tuple(self.classes))
 
 
 @dataclass(frozen=True)

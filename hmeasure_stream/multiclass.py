@@ -70,7 +70,7 @@ def _ovo_matrix(codes, scores, class_sizes, weights):
     return result
 
 
-def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=None,
+def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=None,
                    sample_weight=None):
     """Multi-class AUC: one-vs-rest (Fawcett) or one-vs-one (Hand and Till's M), exactly.
 
@@ -86,7 +86,7 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
         Class labels, any hashable values (numbers, strings, tuples, ...).
     y_score : array-like of shape (n, c)
         Scores of each point for each class: column k scores the k-th class
-        (in sorted label order, or in the order of ``labels``).  Any finite
+        (in sorted label order, or in the order of ``classes``).  Any finite
         reals; rows need not sum to 1.
     method : {"ovr", "ovo"}, default "ovr"
         ``"ovr"``: the AUC of each class against all the others, the class's
@@ -100,7 +100,7 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
         its share of the points (ovr), each pair by the share of the points
         in its two classes (ovo).  ``None``: no average; the per-class AUCs
         (ovr), or the c x c matrix of A(i|j) (ovo, NaN on the diagonal).
-    labels : sequence of hashable, optional
+    classes : sequence of hashable, optional
         The class of each column of ``y_score``, in column order (any order,
         each class once).  By default the sorted distinct labels of
         ``y_true``, which must be as many as the columns.
@@ -120,8 +120,8 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
         If ``y_true`` is not 1-d or is empty, ``y_score`` is not 2-d with one
         row per point and at least 2 columns or holds a value that is not a
         finite number, the classes of ``y_true`` are not as many as the
-        columns (without ``labels``) or a label is missing from ``labels``,
-        ``labels`` repeats a class, a weight is negative or not finite, a
+        columns (without ``classes``) or a label is missing from ``classes``,
+        ``classes`` repeats a class, a weight is negative or not finite, a
         class has no point (of positive weight): its AUC is undefined, or
         ``method`` or ``average`` is not one of the options.
 
@@ -133,8 +133,8 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
     Notes
     -----
     Equal to ``sklearn.metrics.roc_auc_score(y_true, y_score,
-    multi_class=method, average=average, labels=labels)`` where scikit-learn
-    defines it (it wants rows summing to 1, sorted ``labels``, no
+    multi_class=method, average=average, labels=classes)`` where scikit-learn
+    defines it (it wants rows summing to 1, sorted ``classes``, no
     ``sample_weight`` with ``"ovo"`` and an average for ``"ovo"``).
 
     O(c n log n) time and O(c n) memory: ``"ovr"`` is c calls of
@@ -181,18 +181,18 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", labels=Non
     array = _as_label_array(y_true)
     scores = _check_score_matrix(y_score, array.shape[0])
     n_classes = scores.shape[1]
-    if labels is None:
+    if classes is None:
         classes, codes = _encode_sorted(array)
         if len(classes) != n_classes:
             raise ValueError(
                 f"y_true has {len(classes)} classes but y_score has {n_classes} columns; "
-                "pass labels= to name the class of each column"
+                "pass classes= to name the class of each column"
             )
     else:
-        classes, codes = _encode_given(array, labels)
+        classes, codes = _encode_given(array, classes)
         if len(classes) != n_classes:
             raise ValueError(
-                f"labels has {len(classes)} classes but y_score has {n_classes} columns"
+                f"classes has {len(classes)} classes but y_score has {n_classes} columns"
             )
     weights = None
     class_sizes = np.bincount(codes, minlength=n_classes)

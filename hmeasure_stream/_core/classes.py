@@ -1,7 +1,7 @@
 """Multi-class inputs and averages shared by ``multiclass_auc``, the streaming structures and dask.
 
 Private: the labels as an array, their codes (sorted, or in the order of
-``labels``), the score matrix, and the one-vs-rest / one-vs-one averages.
+``classes``), the score matrix, and the one-vs-rest / one-vs-one averages.
 """
 
 import math
@@ -79,7 +79,7 @@ def encode_sorted(array):
     except TypeError:
         raise ValueError(
             "y_true holds labels that cannot be sorted together "
-            f"({sorted(map(repr, distinct))[:4]}...); pass labels= to give the column "
+            f"({sorted(map(repr, distinct))[:4]}...); pass classes= to give the column "
             "order of y_score"
         ) from None
     index = {label: k for k, label in enumerate(classes)}
@@ -87,18 +87,21 @@ def encode_sorted(array):
 
 
 def encode_given(array, labels):
-    """Each point's index in ``labels`` (the column order), refusing labels not in it."""
+    """Each point's index in ``labels`` (the column order), refusing labels not in it.
+
+    ``labels`` is the ``classes`` argument of the public functions and structures.
+    """
     if isinstance(labels, (str, bytes)) or not hasattr(labels, "__iter__"):
-        raise ValueError(f"labels must be a sequence of class labels, got {labels!r}")
+        raise ValueError(f"classes must be a sequence of class labels, got {labels!r}")
     labels = list(labels.tolist() if isinstance(labels, np.ndarray) else labels)
     index = {}
     for position, label in enumerate(labels):
-        _hashable_or_raise(label, "labels", position)
+        _hashable_or_raise(label, "classes", position)
         if isinstance(label, float) and label != label:
-            raise ValueError(f"labels must not contain NaN; found one at position {position}")
+            raise ValueError(f"classes must not contain NaN; found one at position {position}")
         if label in index:
             raise ValueError(
-                f"labels must be distinct; {label!r} is at positions {index[label]} "
+                f"classes must be distinct; {label!r} is at positions {index[label]} "
                 f"and {position}"
             )
         index[label] = position
@@ -113,7 +116,7 @@ def encode_given(array, labels):
         if missing.size:
             position = int(missing[0])
             raise ValueError(
-                f"y_true contains a label not in labels: {array[position].item()!r} "
+                f"y_true contains a label not in classes: {array[position].item()!r} "
                 f"at position {position}"
             )
         return labels, sorter[found].astype(np.intp, copy=False)
@@ -123,7 +126,7 @@ def encode_given(array, labels):
         code = index.get(value)
         if code is None:
             raise ValueError(
-                f"y_true contains a label not in labels: {value!r} at position {position}"
+                f"y_true contains a label not in classes: {value!r} at position {position}"
             )
         codes[position] = code
     return labels, codes

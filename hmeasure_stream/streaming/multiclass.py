@@ -502,23 +502,11 @@ class MulticlassWindow(Pickled):
     __slots__ = ("_average", "_classes", "_counts", "_engines", "_mass", "_method", "_ring",
                  "_rings", "_since_exact", "_window")
 
-    def __init__(self, window, labels, method, average, capacity, seed):
-        check_option(method, "method", _METHODS)
-        if average is None:
-            raise ValueError(
-                "average=None is not available in a window (one value per step): pass "
-                "'macro' or 'weighted', or use DynamicMulticlassAUC for the per-class and "
-                "pairwise values"
-            )
-        check_option(average, "average", tuple(a for a in _AVERAGES if a is not None))
-        if labels is None:
-            raise ValueError(
-                "the metric 'multiclass_auc' needs labels=, the classes in the column order "
-                "of the score rows (a window may not hold every class)"
-            )
-        classes, _ = _encode_given(np.empty(0), labels)
+    def __init__(self, window, classes, method, average, capacity, seed):
+        # ``method`` and ``average`` come checked from the metric table's Classes.
+        classes, _ = _encode_given(np.empty(0), classes)
         if len(classes) < 2:
-            raise ValueError(f"labels must name at least 2 classes, got {classes!r}")
+            raise ValueError(f"classes must name at least 2 classes, got {classes!r}")
         c = len(classes)
         self._classes = classes
         self._method = method
@@ -547,7 +535,7 @@ class MulticlassWindow(Pickled):
         scores = _check_score_matrix(y_score, labels.shape[0])
         if scores.shape[1] != len(self._classes):
             raise ValueError(
-                f"y_score has {scores.shape[1]} columns but labels names "
+                f"y_score has {scores.shape[1]} columns but classes names "
                 f"{len(self._classes)} classes"
             )
         weights = None if sample_weight is None else check_weights(sample_weight,

@@ -111,13 +111,13 @@ def _window_engines(chosen, *, capacity, seed, window=None):
                 "score"
             )
         classes = _options_needing(chosen, MULTICLASS)
-        if classes.labels is None:
+        if classes.classes is None:
             raise ValueError(
-                "the metric 'multiclass_auc' needs labels=, the classes in the column order "
+                "the metric 'multiclass_auc' needs classes=, the classes in the column order "
                 "of the score rows (a window may not hold every class): give "
-                "Classes(labels=...) among the metrics"
+                "Classes(classes=...) among the metrics"
             )
-        return [MulticlassWindow(window, list(classes.labels), classes.method, classes.average,
+        return [MulticlassWindow(window, list(classes.classes), classes.method, classes.average,
                                  capacity, seed)]
     engines = []
     if _needing(chosen, PARTIAL_BOX):
@@ -339,7 +339,7 @@ class SlidingWindow(Pickled):
         multiclass = bool(_needing(chosen, MULTICLASS))
         if self._labels is not None and multiclass:
             raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "
-                             "the classes (see Classes(labels=...))")
+                             "the classes (see Classes(classes=...))")
         self._min_periods = check_integer(min_periods, "min_periods", 1)
         self._forgettings = None
         if multiclass and (is_duration(window) or half_life is not None
@@ -729,12 +729,12 @@ def sliding_window(
     if _needing(chosen, MULTICLASS):
         if pos_label is not None:
             raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "
-                             "the classes (see Classes(labels=...))")
+                             "the classes (see Classes(classes=...))")
         label_array = as_label_array(y_true)
         name = _needing(chosen, MULTICLASS)[0]
-        if chosen[name].labels is None:
+        if chosen[name].classes is None:
             chosen = {**chosen, name: dataclasses.replace(
-                chosen[name], labels=encode_sorted(label_array)[0])}
+                chosen[name], classes=encode_sorted(label_array)[0])}
         if window is not None and not is_duration(window) and window >= label_array.shape[0]:
             window = None  # every window is a prefix
         tracker = SlidingWindow(window, _as_metrics(chosen), **options)

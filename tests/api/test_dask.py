@@ -246,8 +246,8 @@ def test_multiclass_frame_with_weights(client):
         expected = hs.multiclass_auc(codes, scores, method=method, average=None,
                                      sample_weight=w)
         np.testing.assert_allclose(got, expected, rtol=0, atol=AUC_TOL)
-    got = hsd.multiclass_auc(df["label"], df[["p2", "p0", "p1"]], labels=[2, 0, 1])
-    expected = hs.multiclass_auc(codes, scores[:, [2, 0, 1]], labels=[2, 0, 1])
+    got = hsd.multiclass_auc(df["label"], df[["p2", "p0", "p1"]], classes=[2, 0, 1])
+    expected = hs.multiclass_auc(codes, scores[:, [2, 0, 1]], classes=[2, 0, 1])
     assert got == pytest.approx(expected, abs=AUC_TOL)
 
 

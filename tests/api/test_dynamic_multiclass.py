@@ -24,7 +24,7 @@ def expected(points, method, average, classes=CLASSES):
     if any(not mass[k] > 0 for k in classes):
         return np.nan
     return multiclass_auc(labels, np.array([p[1] for p in points]), method=method,
-                          average=average, labels=classes, sample_weight=weights)
+                          average=average, classes=classes, sample_weight=weights)
 
 
 @pytest.mark.parametrize("method", ["ovr", "ovo"])
@@ -104,7 +104,7 @@ def test_refusals_change_nothing():
     tracker = DynamicMulticlassAUC(["x", "y", "z"], method="ovo")
     tracker.add_many(["x", "y", "z"], [[0.5, 0.3, 0.2], [0.1, 0.8, 0.1], [0.2, 0.2, 0.6]])
     before = pickle.dumps(tracker)
-    for bad, message in ((("w", [0.1, 0.2, 0.7]), "label not in labels"),
+    for bad, message in ((("w", [0.1, 0.2, 0.7]), "label not in classes"),
                          (("x", [0.1, 0.2]), "columns"),
                          (("x", [0.1, np.nan, 0.2]), "finite"),
                          ((["x"], [[0.1, 0.2, 0.3]], [-1.0]), "non-negative")):

@@ -159,7 +159,7 @@ def test_the_multiclass_metric_equals_multiclass_auc(options):
         if len(set(labels[part])) < 3:
             assert np.isnan(values[end])
             continue
-        expected = multiclass_auc(labels[part], scores[part], labels=list(options.labels),
+        expected = multiclass_auc(labels[part], scores[part], classes=list(options.classes),
                                   method=options.method, average=options.average)
         assert values[end] == pytest.approx(expected, rel=1e-12), end
 

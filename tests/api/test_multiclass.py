@@ -121,17 +121,17 @@ def test_labels_in_any_order_name_the_columns(real_data, rng):
     for method in ("ovr", "ovo"):
         for average in ("macro", "weighted"):
             assert multiclass_auc(
-                y, s[:, permutation], method=method, average=average, labels=labels
+                y, s[:, permutation], method=method, average=average, classes=labels
             ) == pytest.approx(
                 roc_auc_score(y, s, multi_class=method, average=average, labels=classes),
                 rel=1e-13,
             )
     np.testing.assert_array_equal(
-        multiclass_auc(y, s[:, permutation], average=None, labels=labels),
+        multiclass_auc(y, s[:, permutation], average=None, classes=labels),
         multiclass_auc(y, s, average=None)[permutation],
     )
     np.testing.assert_array_equal(
-        multiclass_auc(y, s[:, permutation], method="ovo", average=None, labels=labels),
+        multiclass_auc(y, s[:, permutation], method="ovo", average=None, classes=labels),
         multiclass_auc(y, s, method="ovo", average=None)[np.ix_(permutation, permutation)],
     )
 
@@ -308,7 +308,7 @@ def test_hashable_labels_of_any_kind():
                           expected)
     mixed = [None, "b", 3.5]
     assert np.array_equal(
-        multiclass_auc([mixed[k] for k in codes], s, average=None, labels=mixed), expected
+        multiclass_auc([mixed[k] for k in codes], s, average=None, classes=mixed), expected
     )
     # Numeric labels of another dtype, and a pandas Series / DataFrame.
     floats = np.array([10.0, -2.5, 7.0])
@@ -349,7 +349,7 @@ _S = [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.2, 0.7], [0.3, 0.4, 0.3], [0.5, 
         ({"y_score": _S[:5]}, r"^y_true and y_score have different lengths: 6 and 5$"),
         ({"y_score": [[0.1]] * 6}, r"^y_score must have one column per class, at least 2; got 1$"),
         ({"y_score": [r[:2] for r in _S]},
-         r"^y_true has 3 classes but y_score has 2 columns; pass labels= to name the class of each column$"),
+         r"^y_true has 3 classes but y_score has 2 columns; pass classes= to name the class of each column$"),
         ({"y_score": [*_S[:3], [0.3, np.nan, 0.3], *_S[4:]]},
          r"^y_score must contain only finite values; found nan at row 3, column 1$"),
         ({"y_score": [*_S[:4], [0.3, 0.1, -np.inf], _S[5]]},
@@ -358,18 +358,18 @@ _S = [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.2, 0.7], [0.3, 0.4, 0.3], [0.5, 
         ({"y_true": []}, r"^y_true is empty"),
         ({"y_true": 3}, r"^y_true must be 1-d array-like, got a scalar"),
         ({"y_true": [0, 1, 2, 0, 1, np.nan]}, r"^y_true must not contain NaN; found one at position 5$"),
-        ({"y_true": [0, 1, 2, 0, 1, 7], "labels": [0, 1, 2]},
-         r"^y_true contains a label not in labels: 7 at position 5$"),
-        ({"y_true": ["a", "b", "c", "a", "b", "d"], "labels": ["a", "b", "c"]},
-         r"^y_true contains a label not in labels: 'd' at position 5$"),
-        ({"labels": [0, 1, 1]}, r"^labels must be distinct; 1 is at positions 1 and 2$"),
-        ({"y_true": [0, 1, 0, 0, 1, 1], "labels": [0, 1]},
-         r"^labels has 2 classes but y_score has 3 columns$"),
-        ({"labels": [0, [1], 2]}, r"^labels must contain hashable labels; found \[1\] at position 1$"),
-        ({"labels": "abc"}, r"^labels must be a sequence of class labels, got 'abc'$"),
-        ({"y_true": [0, 1, 1, 0, 1, 1], "labels": [0, 1, 2]},
+        ({"y_true": [0, 1, 2, 0, 1, 7], "classes": [0, 1, 2]},
+         r"^y_true contains a label not in classes: 7 at position 5$"),
+        ({"y_true": ["a", "b", "c", "a", "b", "d"], "classes": ["a", "b", "c"]},
+         r"^y_true contains a label not in classes: 'd' at position 5$"),
+        ({"classes": [0, 1, 1]}, r"^classes must be distinct; 1 is at positions 1 and 2$"),
+        ({"y_true": [0, 1, 0, 0, 1, 1], "classes": [0, 1]},
+         r"^classes has 2 classes but y_score has 3 columns$"),
+        ({"classes": [0, [1], 2]}, r"^classes must contain hashable labels; found \[1\] at position 1$"),
+        ({"classes": "abc"}, r"^classes must be a sequence of class labels, got 'abc'$"),
+        ({"y_true": [0, 1, 1, 0, 1, 1], "classes": [0, 1, 2]},
          r"^multi-class AUC is undefined: class 2 \(column 2\) has no points in y_true$"),
-        ({"y_true": [0, 1, 3, 0, 1, 1], "labels": [0, 3, 1, 2], "y_score": [[*r, 0] for r in _S]},
+        ({"y_true": [0, 1, 3, 0, 1, 1], "classes": [0, 3, 1, 2], "y_score": [[*r, 0] for r in _S]},
          r"^multi-class AUC is undefined: class 2 \(column 3\) has no points in y_true$"),
         ({"sample_weight": [1, 1, 0, 1, 1, 0]},
          r"^multi-class AUC is undefined: class 2 \(column 2\) has no points \(with positive weight\) in y_true$"),
@@ -378,7 +378,7 @@ _S = [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3], [0.1, 0.2, 0.7], [0.3, 0.4, 0.3], [0.5, 
         ({"method": "ova"}, r"^method must be one of 'ovr', 'ovo'; got 'ova'$"),
         ({"average": "micro"}, r"^average must be one of 'macro', 'weighted', None; got 'micro'$"),
         ({"y_true": [0, "a", 2, 0, "a", 2]},  # not silently made strings by numpy
-         r"^y_true holds labels that cannot be sorted together .*; pass labels= to give the column order of y_score$"),
+         r"^y_true holds labels that cannot be sorted together .*; pass classes= to give the column order of y_score$"),
         ({"y_true": [0, [1], 2, 0, 1, 2]}, r"^y_true must contain hashable labels; found \[1\] at position 1$"),
     ],
 )

@@ -54,11 +54,11 @@ def test_merge_equals_one_structure_of_all_points(size_a, size_b, method, weight
         np.testing.assert_array_equal(merged, single)  # exact integers underneath
     if all(label in labels for label in CLASSES):
         # Against the from-scratch function (independent of the engines).
-        scratch = multiclass_auc(labels, rows, method=method, average=None, labels=CLASSES,
+        scratch = multiclass_auc(labels, rows, method=method, average=None, classes=CLASSES,
                                  sample_weight=weights)
         np.testing.assert_allclose(merged, scratch, rtol=1e-12, atol=1e-14)
         assert a.auc == pytest.approx(multiclass_auc(labels, rows, method=method,
-                                                     labels=CLASSES, sample_weight=weights),
+                                                     classes=CLASSES, sample_weight=weights),
                                       abs=1e-14)
     # Every point of either side can be removed again: counts were carried over.
     if lb:
@@ -81,14 +81,14 @@ def test_larger_other_is_copied_and_smaller_added(rng, method):
     rows = np.concatenate([small[1], big[1]])
     np.testing.assert_array_equal(
         _values(tracker_small, method),
-        multiclass_auc(labels, rows, method=method, average=None, labels=CLASSES))
+        multiclass_auc(labels, rows, method=method, average=None, classes=CLASSES))
     # It keeps working on its own, independent of the structure it copied.
     tracker_small.remove_many(big[0][:500], big[1][:500])
     tracker_small._check()
     assert pickle.dumps(tracker_big) == big_before
     assert tracker_small.auc == pytest.approx(
         multiclass_auc(labels[:20] + labels[520:], np.concatenate([rows[:20], rows[520:]]),
-                       method=method, labels=CLASSES), abs=1e-15)
+                       method=method, classes=CLASSES), abs=1e-15)
 
 
 def test_merge_with_itself_doubles_every_point(rng):
@@ -100,7 +100,7 @@ def test_merge_with_itself_doubles_every_point(rng):
     np.testing.assert_array_equal(
         tracker.pairwise(),
         multiclass_auc(labels * 2, np.concatenate([rows, rows]), method="ovo", average=None,
-                       labels=CLASSES))
+                       classes=CLASSES))
 
 
 def test_merge_across_averages_keeps_its_own_average(rng):
@@ -112,7 +112,7 @@ def test_merge_across_averages_keeps_its_own_average(rng):
     b.add_many(lb, rb)
     a.merge(b)
     assert a.auc == pytest.approx(multiclass_auc(la + lb, np.concatenate([ra, rb]),
-                                                 average="weighted", labels=CLASSES),
+                                                 average="weighted", classes=CLASSES),
                                   abs=1e-15)
 
 

@@ -24,7 +24,7 @@ def _expected(y, s, w, window, method, average, labels):
         start = 0 if window is None else max(0, end - window)
         try:
             values.append(multiclass_auc(
-                y[start:end], s[start:end], method=method, average=average, labels=labels,
+                y[start:end], s[start:end], method=method, average=average, classes=labels,
                 sample_weight=None if w is None else w[start:end]))
         except ValueError as error:
             assert "undefined" in str(error)
@@ -123,7 +123,7 @@ def test_refusals_leave_the_window_unchanged(rng):
     tracker = SlidingWindow(5, Classes([0, 1, 2]))
     tracker.update(y, s)
     before = pickle.dumps(tracker)
-    with pytest.raises(ValueError, match="not in labels: 7"):
+    with pytest.raises(ValueError, match="not in classes: 7"):
         tracker.update([0, 7], s[:2])
     with pytest.raises(ValueError, match="3 classes"):
         tracker.update([0, 1], s[:2, :2])
@@ -154,7 +154,7 @@ def test_refusals_leave_the_window_unchanged(rng):
 def test_option_refusals():
     with pytest.raises(ValueError, match="cannot be combined with the binary metrics"):
         SlidingWindow(5, ("auc", Classes([0, 1, 2])))
-    with pytest.raises(ValueError, match="needs labels="):
+    with pytest.raises(ValueError, match="needs classes="):
         SlidingWindow(5, "multiclass_auc")
     with pytest.raises(ValueError, match="average=None"):
         SlidingWindow(5, Classes([0, 1], average=None))
@@ -164,7 +164,7 @@ def test_option_refusals():
         SlidingWindow(5, Classes([0]))
     with pytest.raises(ValueError, match="cannot be combined"):
         sliding_window([0, 1], [[0.1, 0.9], [0.8, 0.2]], 2, ("multiclass_auc", "h"))
-    with pytest.raises(ValueError, match="y_score has 3 columns but labels names 2 classes"):
+    with pytest.raises(ValueError, match="y_score has 3 columns but classes names 2 classes"):
         sliding_window([0, 1], [[0.1, 0.9, 0.0], [0.8, 0.2, 0.0]], 2, "multiclass_auc")
     with pytest.raises(AttributeError, match="multiclass_auc"):
         _ = SlidingWindow(5).multiclass_auc
