@@ -97,6 +97,7 @@ from hmeasure_stream._validation import (
     third_label_message,
 )
 from hmeasure_stream.binned import BinnedAUCResult
+from hmeasure_stream.metric_table import EXACT_AUC, HULL, LOWER_HULL, METRICS, REPORT
 
 __all__ = [
     "auc",
@@ -114,8 +115,14 @@ __all__ = [
 # and a cap on the whole sample (it is gathered in one task).
 _SAMPLES_PER_RANGE = 8
 _MAX_SAMPLE = 1 << 20
-# grouped(): the metrics it can compute, in output order.
-_GROUP_METRICS = ("auc", "h", "auch", "gini", "ks", "mer", "mwl")
+# grouped(): the metrics it can compute, in output order: the window metrics of the
+# table read from the hull with the window's priors (R's report scalars), and the Gini.
+_HULL_NEEDS = frozenset((EXACT_AUC, HULL, REPORT, LOWER_HULL))
+_TABLE_METRICS = tuple(name for name, metric in METRICS.items()
+                       if metric.report_key and metric.needs <= _HULL_NEEDS)
+# (R's order: the Gini after the AUCH.)
+_GROUP_METRICS = tuple(name for metric in _TABLE_METRICS
+                       for name in ((metric, "gini") if metric == "auch" else (metric,)))
 
 
 # ---------------------------------------------------------------------------
@@ -1368,8 +1375,8 @@ def _check_metrics(metrics):
     return tuple(dict.fromkeys(names))
 
 
-_REPORT_NAMES = {"auc": "AUC", "h": "H", "auch": "AUCH", "gini": "Gini", "ks": "KS",
-                 "mer": "MER", "mwl": "MWL"}
+_REPORT_NAMES = {**{name: METRICS[name].report_key for name in _TABLE_METRICS},
+                 "gini": "Gini"}
 
 
 def _segment_row(spec, metrics, summaries):
@@ -1556,7 +1563,7 @@ def grouped(df, *, by, label, score, weight=None, metrics=("auc", "h"), alpha=2.
     capacity = int(small_rows) if small_rows is not None else max(
         1, -(-int(np.sum(lengths)) // max(1, len(lengths)))
     )
-    lower = "ks" in metrics
+    lower = any(LOWER_HULL in METRICS[name].needs for name in metrics if name in METRICS)
     small = sizes[sizes <= capacity]
     large = sizes[sizes > capacity]
     results = []
