@@ -234,11 +234,9 @@ class DynamicAUC(WindowedPointSet):
         if not isinstance(variance, (bool, np.bool_)):
             raise ValueError(f"variance must be True or False, got {variance!r}")
         capacity, self._seed = check_structure_options(capacity, seed)
+        self._engine = BlockedAUCEngine(capacity)
         if variance:
-            self._engine = AUCEngine(capacity, self._seed)
             self._engine.track_variance()
-        else:
-            self._engine = BlockedAUCEngine(capacity)
 
     def _on_treap(self):
         """The engine on the score treap, moving the points there on the first call.
@@ -266,7 +264,7 @@ class DynamicAUC(WindowedPointSet):
         once, and every later update costs a little more (see the class's
         Notes).
         """
-        engine = self._on_treap()
+        engine = self._engine
         if not engine.tracks_variance:
             engine.track_variance()
         scale = engine.scale
@@ -486,7 +484,7 @@ class DynamicAUC(WindowedPointSet):
         merge_points(self, other)
         if tracking:
             # (A no-op unless the engine came from ``other``.)
-            self._on_treap().track_variance()
+            self._engine.track_variance()
 
     def __repr__(self):
         return (
