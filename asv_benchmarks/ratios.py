@@ -1064,8 +1064,7 @@ def derived_steps(tracker, labels, scores, first, steps):
 def derived_part(args):
     """DynamicAUC's derived reads on its sorted blocks: what a step costs once they started."""
     rounds, steps = max(7, args.rounds), 3000
-    print(f"
-DynamicAUC step add + remove + auc (median of {rounds} interleaved rounds of "
+    print(f"\nDynamicAUC step add + remove + auc (median of {rounds} interleaved rounds of "
           f"{steps} steps), plain and once the derived reads started")
     kinds = {
         "plain": lambda tracker: None,

@@ -35,6 +35,19 @@ recomputed from the stored weights (no increments), weights stored in units
 of a power of two fixed by the first positive weight, windows and decay,
 the same removal tolerance, the same emptied-structure rule and the same
 refusal of concurrent use.
+
+The derived reads (DeLong's variance, the partial areas of ``_tree_partial``)
+need more than the class weights: ``track_variance`` (one compiled O(n) pass:
+``_track_all``) starts keeping the pair weight 2U of every block and node in
+unit mode too (the block's by the increments of Props 1-2 within it, the nodes
+recomputed on the path) and DeLong's sums of squared placement numerators Q1 and
+Q0: in unit mode exact 128-bit totals changed by each update as the treap's
+(``_delong.track_squares``), with 2U of the points above the score summed from
+the block's suffix and the right siblings on the path up (``_pairs_above``); in
+weighted mode per block (from its keys) and per node (from its children with the
+shift identity sum u (a + k)^2 = Q + 2 k (2U) + k^2 W), sums of non-negative
+terms.  The partial areas then read the blocks as the treap's descents read the
+treap: O(log n + BLOCK).
 """
 
 import numpy as np
@@ -43,7 +56,6 @@ from libc.math cimport NAN, fabs, isfinite
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memmove
 
-from hmeasure_stream._engines._auc cimport AUCEngine
 from hmeasure_stream._engines._delong cimport (
     delong_variance,
     exact_pairs,
@@ -59,7 +71,6 @@ from hmeasure_stream._engines._treap cimport (
     OUT_OF_RANGE,
     UNCHECKED,
     WEIGHT_EXCEEDS,
-    ScoreTreap,
     removal_exceeds,
     removal_leaves_weight,
 )
@@ -376,7 +387,11 @@ cdef class BlockedAUCEngine(PointEngine):
         weighs 1: its class weights become its counts."""
         cdef int32_t position, block, index, slot
         cdef int32_t* changed = self.scratch
-        self.weight_buffer = np.zeros((<Py_ssize_t>self.block_capacity * BLOCK, 4))
+        weights = np.zeros((<Py_ssize_t>self.block_capacity * BLOCK, 4))
+        if self.placements:
+            squares = (np.zeros((self.block_capacity, 2)), np.zeros((2 * self.leaves, 2)))
+            self.square_aggregate_buffer, self.square_tree_buffer = squares
+        self.weight_buffer = weights
         self._bind()
         self.weighted = True
         # Weighted placements are the Q sums of the blocks and nodes, recomputed below.
@@ -399,10 +414,9 @@ cdef class BlockedAUCEngine(PointEngine):
         """Back to unit mode (an emptied engine): the weight buffer is released."""
         self.weighted = False
         self.weight_buffer = None
-        if self.square_aggregate_buffer is not None:
-            # Weighted Q sums are kept in weighted mode only.
-            self.square_aggregate_buffer.fill(0.0)
-            self.square_tree_buffer.fill(0.0)
+        # (Unit mode keeps Q1 and Q0 as two exact totals, no buffers.)
+        self.square_aggregate_buffer = None
+        self.square_tree_buffer = None
         self._bind()
         return 0
 
@@ -1173,13 +1187,13 @@ cdef class BlockedAUCEngine(PointEngine):
         self._check_idle()
         if self.placements:
             return
-        square_aggregate = np.zeros((self.block_capacity, 2))
-        square_tree = np.zeros((2 * self.leaves, 2))
+        if self.weighted:
+            squares = (np.zeros((self.block_capacity, 2)), np.zeros((2 * self.leaves, 2)))
         self.busy = True
         try:
-            self.square_aggregate_buffer = square_aggregate
-            self.square_tree_buffer = square_tree
-            self._bind()
+            if self.weighted:
+                self.square_aggregate_buffer, self.square_tree_buffer = squares
+                self._bind()
             self.placements = True
             with nogil:
                 _track_all(self)
@@ -1365,10 +1379,13 @@ cdef class BlockedAUCEngine(PointEngine):
             raise AssertionError("a weight buffer must exist exactly in weighted mode")
         if self.weighted and self.weight_buffer.shape != (capacity * BLOCK, 4):
             raise AssertionError("the weight buffer has the wrong size")
-        if self.placements != (self.square_aggregate_buffer is not None) or (
-                self.placements and (self.square_aggregate_buffer.shape != (capacity, 2)
-                                     or self.square_tree_buffer.shape != (2 * self.leaves, 2))):
-            raise AssertionError("the Q sums' buffers must exist, sized, with the placements")
+        squares = self.placements and self.weighted
+        if (squares != (self.square_aggregate_buffer is not None)
+                or squares != (self.square_tree_buffer is not None) or (
+                squares and (self.square_aggregate_buffer.shape != (capacity, 2)
+                             or self.square_tree_buffer.shape != (2 * self.leaves, 2)))):
+            raise AssertionError(
+                "the Q sums' buffers must exist, sized, with the placements in weighted mode")
         pairs = self.weighted or self.placements
         slots = leaf_of_block[order]
         if n_blocks and (np.any(np.diff(slots) <= 0) or slots[0] < 0
@@ -1472,8 +1489,6 @@ cdef class BlockedAUCEngine(PointEngine):
             if self.placement_squares() != expected:
                 raise AssertionError(
                     f"squared placements {self.placement_squares()} != recomputed {expected}")
-            if np.any(self.square_aggregate_buffer != 0) or np.any(squares != 0):
-                raise AssertionError("Q sums stored in unit mode")
             return
         if self.placement_squares() != (0, 0):
             raise AssertionError("exact Q sums left in weighted mode")
@@ -1627,68 +1642,6 @@ def _float_squares(weight_neg, weight_pos):
     above = np.concatenate((np.cumsum(weight_pos[::-1])[::-1][1:], [0.0]))
     return (float(np.sum(weight_pos * (2.0 * below + weight_neg) ** 2)),
             float(np.sum(weight_neg * (2.0 * above + weight_pos) ** 2)))
-
-
-def treap_engine(BlockedAUCEngine blocked, Py_ssize_t capacity=1, seed=None):
-    """An ``AUCEngine`` (score treap, seeded by ``seed``) holding ``blocked``'s points.
-
-    The treap has room for ``capacity`` distinct scores, or those held if more
-    (growing by doubling afterwards).
-
-    For what only the treap offers (the partial AUC's descents, DeLong's
-    variance): the same keys with the same class counts and stored weights
-    (each class's compensated pair copied as it is), the same units
-    (``inverse_scale``), the same exact 2U in unit mode and the same decay
-    factor of the newest point; the treap's aggregates are recomputed from
-    its nodes.  The treap is built directly as a complete tree in
-    breadth-first slot order (``SlotPool.build_breadth_first``): the least
-    depth, and the top levels of every record buffer in a few cache lines, which is
-    what the descents of a read pay for at 10^6 points.  O(n) for n distinct
-    scores; ``blocked`` is claimed while it is read and does not change.
-    """
-    cdef AUCEngine engine
-    cdef ScoreTreap tree
-    cdef Py_ssize_t index, n_keys
-    cdef int32_t node
-    cdef int64_t slot
-    cdef const int64_t[::1] slot_view
-    cdef const int32_t[::1] node_view
-    blocked._check_idle()
-    blocked.busy = True
-    try:
-        slots = blocked._slots()
-        slot_view = slots
-        n_keys = slots.shape[0]
-        engine = AUCEngine(max(capacity, n_keys, 1), seed)
-        tree = engine.tree
-        engine._reserve(n_keys, blocked.weighted)
-        nodes = tree.build_breadth_first(n_keys)
-        node_view = nodes
-        with nogil:
-            # The k-th node in order takes the k-th key with its counts and weights.
-            for index in range(n_keys):
-                slot = slot_view[index]
-                node = node_view[index]
-                tree.sums[node].key = blocked.key[slot]
-                tree.slots[node].count_neg = blocked.count_neg[slot]
-                tree.slots[node].count_pos = blocked.count_pos[slot]
-                if blocked.weighted:
-                    tree.weights[node].neg = blocked.weight[4 * slot]
-                    tree.weights[node].pos = blocked.weight[4 * slot + 1]
-                    tree.weights[node].neg_comp = blocked.weight[4 * slot + 2]
-                    tree.weights[node].pos_comp = blocked.weight[4 * slot + 3]
-            # Children before parents: a node's children have larger slots.
-            for index in range(n_keys - 1, -1, -1):
-                tree.pull(<int32_t>index)
-        tree.root = 0 if n_keys else -1
-        tree.n_points = blocked.n_points
-        engine.twice_u = blocked.twice_u
-        engine.twice_u_compensation = blocked.twice_u_compensation
-        engine.inverse_scale = blocked.inverse_scale
-        engine.newest_decay = blocked.newest_decay
-    finally:
-        blocked.busy = False
-    return engine
 
 
 def update_row(list engines, Py_ssize_t code, list scores, double weight, bint adding,

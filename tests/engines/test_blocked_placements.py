@@ -148,10 +148,9 @@ def test_a_refusal_leaves_the_tracking_engine_identical(rng):
         points = list(_random_walk(rng, engine, 120, weighted, 0, check_every=60))[-1][1]
         before = pickle.dumps(engine)
         label, score, weight = points[0]
-        for refusal in (lambda: engine.remove(label, score + 0.01),
-                        lambda: engine.remove(1 - label, 100.0),
-                        lambda: engine.remove(label, score, weight * 1000)):
-            assert refusal() != 0  # a Status other than DONE
+        for arguments in ((label, score + 0.01), (1 - label, 100.0),
+                          (label, score, weight * 1000)):
+            assert engine.remove(*arguments) != 0  # a Status other than DONE
             assert pickle.dumps(engine) == before
         engine.track_variance()  # already tracking: nothing changes
         assert pickle.dumps(engine) == before
