@@ -129,7 +129,8 @@ cdef class BlockedAUCEngine(PointEngine):
                            bint apply) except -1
     cdef double _class_total(self, bint is_pos) noexcept nogil
     cdef double _pairs_above(self, int32_t block, int32_t start) noexcept nogil
-    cdef int _placements_update(self, bint is_pos, bint adding, int32_t block, int32_t start,
-                                double local_change, double below_neg, double below_pos,
-                                double at_neg, double at_pos) except -1 nogil
+    cdef int _placements_update(self, bint is_pos, bint adding, int32_t block,
+                                double suffix_neg, double suffix_pairs, double local_change,
+                                double below_neg, double below_pos, double at_neg,
+                                double at_pos) except -1 nogil
     cdef double _variance(self, double scale) noexcept nogil

@@ -62,7 +62,13 @@ from hmeasure_stream._engines._delong cimport (
     track_squares,
     wide_accumulate,
 )
-from hmeasure_stream._engines._numeric cimport compensated_add, prefetch, wide_product, wide_uint
+from hmeasure_stream._engines._numeric cimport (
+    compensated_add,
+    prefetch,
+    wide_add,
+    wide_product,
+    wide_uint,
+)
 from hmeasure_stream._engines._pool import doubled_capacity, grown_buffer
 from hmeasure_stream._engines._protocol cimport PointEngine, point_weight
 from hmeasure_stream._engines._treap cimport (
@@ -203,6 +209,43 @@ cdef inline int32_t _scan(BlockedAUCEngine self, int32_t block, double key,
     after_neg[0] = <double>neg
     after_pos[0] = <double>pos
     return index
+
+
+cdef inline int32_t _scan_pairs(BlockedAUCEngine self, int32_t block, double key,
+                               double* after_neg, double* after_pos,
+                               double* after_pairs) noexcept nogil:
+    """``_scan`` with the pair sums kept (unit mode): also 2U of the keys from the index
+    on (each class 0 count pairs with the class 1 counts above it), in the same pass."""
+    cdef const double* keys = self.key + block * BLOCK
+    cdef const int32_t* count_neg = self.count_neg + block * BLOCK
+    cdef const int32_t* count_pos = self.count_pos + block * BLOCK
+    cdef int32_t index = self.size[block]
+    cdef int64_t neg = 0, pos = 0, pairs = 0
+    while index > 0 and keys[index - 1] >= key:
+        index -= 1
+        pairs += count_neg[index] * (2 * pos + count_pos[index])
+        neg += count_neg[index]
+        pos += count_pos[index]
+    after_neg[0] = <double>neg
+    after_pos[0] = <double>pos
+    after_pairs[0] = <double>pairs
+    return index
+
+
+cdef inline double _pairs_beyond(BlockedAUCEngine self, int32_t block, double neg,
+                                 double pairs) noexcept nogil:
+    """2U of a suffix of ``block`` (class 0 weight ``neg``, 2U ``pairs``) and of every later
+    block: every right sibling on the path up lies above all the keys before it, and
+    2U(lower + upper) = 2U(lower) + 2U(upper) + 2 W1(upper) W0(lower).  Integers in
+    doubles (unit mode), exact below 2**53."""
+    cdef Py_ssize_t node = <Py_ssize_t>self.leaves + self.leaf_of_block[block], right
+    while node > 1:
+        if not (node & 1):
+            right = 3 * (node + 1)
+            pairs += self.tree[right + 2] + 2.0 * self.tree[right + 1] * neg
+            neg += self.tree[right]
+        node >>= 1
+    return pairs
 
 
 cdef inline int32_t _log2(int32_t power) noexcept nogil:
@@ -893,7 +936,7 @@ cdef class BlockedAUCEngine(PointEngine):
         """
         cdef int32_t position, block, index, slot, count, column, leaf
         cdef double below_neg, below_pos, at_neg = 0.0, at_pos = 0.0, remaining, change
-        cdef double after_neg, after_pos, local_change
+        cdef double after_neg, after_pos, after_pairs = 0.0, local_change
         cdef bint found, leaves
         cdef double* keys
         if self.n_blocks == 0:
@@ -913,7 +956,10 @@ cdef class BlockedAUCEngine(PointEngine):
         # while the scan waits for the block's keys.
         _prefetch_path(self.tree, <Py_ssize_t>self.leaves + self.leaf_of_block[block])
         prefetch(self.aggregate + 3 * block)
-        index = _scan(self, block, score, &after_neg, &after_pos)
+        if self.placements and not self.weighted:
+            index = _scan_pairs(self, block, score, &after_neg, &after_pos, &after_pairs)
+        else:
+            index = _scan(self, block, score, &after_neg, &after_pos)
         found = index < self.size[block] and self.key[block * BLOCK + index] == score
         if not found:
             if not adding:
@@ -922,7 +968,11 @@ cdef class BlockedAUCEngine(PointEngine):
                 self._split(position)
                 position = self._locate(score)
                 block = self.order[position]
-                index = _scan(self, block, score, &after_neg, &after_pos)
+                if self.placements and not self.weighted:
+                    index = _scan_pairs(self, block, score, &after_neg, &after_pos,
+                                        &after_pairs)
+                else:
+                    index = _scan(self, block, score, &after_neg, &after_pos)
         slot = block * BLOCK + index
         if not adding:
             count = self.count_pos[slot] if is_pos else self.count_neg[slot]
@@ -954,8 +1004,12 @@ cdef class BlockedAUCEngine(PointEngine):
                     local_change = 2.0 * (self.aggregate[3 * block] - after_neg) + at_neg
                 else:
                     local_change = 2.0 * (after_pos - at_pos) + at_pos
-                self._placements_update(is_pos, adding, block, index + found, local_change,
-                                        below_neg, below_pos, at_neg, at_pos)
+                # The keys above the score in the block: those from the index on but
+                # the score's own key (its class 0 count pairs with those above it).
+                self._placements_update(
+                    is_pos, adding, block, after_neg - at_neg,
+                    after_pairs - at_neg * (2.0 * (after_pos - at_pos) + at_pos),
+                    local_change, below_neg, below_pos, at_neg, at_pos)
         if adding:
             if not found:
                 keys = self.key + block * BLOCK
@@ -1023,46 +1077,37 @@ cdef class BlockedAUCEngine(PointEngine):
             self.twice_u_compensation = 0.0
         return DONE
 
-    cdef int _placements_update(self, bint is_pos, bint adding, int32_t block, int32_t start,
-                                double local_change, double below_neg, double below_pos,
-                                double at_neg, double at_pos) except -1 nogil:
+    cdef int _placements_update(self, bint is_pos, bint adding, int32_t block,
+                                double suffix_neg, double suffix_pairs, double local_change,
+                                double below_neg, double below_pos, double at_neg,
+                                double at_pos) except -1 nogil:
         """Unit mode with the placements, before the point's key and counts change (2U
         already did): the block's 2U by the point's pairs within it, ``local_change``
         (its leaf and ancestors are recomputed with the counts), and the exact Q1, Q0
-        (``_delong.track_squares``) with 2U of the points above the score (the keys of
-        ``block`` from ``start`` on and the later blocks)."""
+        (``_delong.track_squares``) with 2U of the points above the score: the keys of
+        ``block`` above it (class 0 count ``suffix_neg``, 2U ``suffix_pairs``) and the
+        later blocks."""
         track_squares(&self.square_pos, &self.square_neg,
                       exact_pairs(self.twice_u, self.twice_u_compensation),
-                      self._pairs_above(block, start), is_pos, adding, below_neg,
+                      _pairs_beyond(self, block, suffix_neg, suffix_pairs), is_pos, adding,
+                      below_neg,
                       self.tree[4] - below_pos - at_pos, at_neg, at_pos)
         self.aggregate[3 * block + 2] += local_change if adding else -local_change
         return 0
 
     cdef double _pairs_above(self, int32_t block, int32_t start) noexcept nogil:
         """Unit mode with the placements: 2U of the keys of ``block`` from index ``start``
-        on and of every later block.  The block's suffix is summed from its top down (each
-        class 0 count pairs with the class 1 counts above it); then every right sibling on
-        the path up, each above all the keys before it: 2U(lower + upper) = 2U(lower) +
-        2U(upper) + 2 W1(upper) W0(lower).  Integers in doubles, exact below 2**53."""
+        on (summed from its top down: each class 0 count pairs with the class 1 counts
+        above it) and of every later block (``_pairs_beyond``)."""
         cdef int32_t index
         cdef int64_t pos = 0, neg = 0, pairs = 0
         cdef const int32_t* count_neg = self.count_neg + block * BLOCK
         cdef const int32_t* count_pos = self.count_pos + block * BLOCK
-        cdef double total_neg, total_pairs
-        cdef Py_ssize_t node = <Py_ssize_t>self.leaves + self.leaf_of_block[block], right
         for index in range(self.size[block] - 1, start - 1, -1):
             pairs += count_neg[index] * (2 * pos + count_pos[index])
             pos += count_pos[index]
             neg += count_neg[index]
-        total_neg = <double>neg
-        total_pairs = <double>pairs
-        while node > 1:
-            if not (node & 1):
-                right = 3 * (node + 1)
-                total_pairs += self.tree[right + 2] + 2.0 * self.tree[right + 1] * total_neg
-                total_neg += self.tree[right]
-            node >>= 1
-        return total_pairs
+        return _pairs_beyond(self, block, <double>neg, <double>pairs)
 
     cdef double _auc(self) noexcept nogil:
         cdef double weight_neg, weight_pos, twice_u
@@ -1570,37 +1615,51 @@ def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, 
 
 
 cdef int _track_all(BlockedAUCEngine self) except -1 nogil:
-    """The placements from scratch, one pass (``track_variance``): every block's 2U (and
-    weighted Q sums), their leaves and ancestors, and in unit mode the exact Q1 (class 1
-    numerators from the lowest key up) and Q0 (class 0 ones from the highest down)."""
+    """The placements from scratch (``track_variance``): every block's 2U (weighted, with
+    its Q sums: ``_block_aggregate``), then their leaves and ancestors.  In unit mode one
+    pass from the lowest key up gives each block's class counts and 2U and the exact Q1,
+    and one from the highest down the exact Q0 (a key's numerator squared times its
+    count: one 64-bit square, widened only for a count above 1)."""
     cdef int32_t position, block, index, slot
-    cdef uint64_t below = 0, above = 0, own
-    for position in range(self.n_blocks):
-        block = self.order[position]
-        self._block_aggregate(block)
-        self.scratch[position] = self.leaf_of_block[block]
-    self._refresh(self.scratch, self.n_blocks)
+    cdef uint64_t below = 0, above = 0, own, count
+    cdef int64_t block_neg, block_pos, block_pairs
     if self.weighted:
-        return 0
+        for position in range(self.n_blocks):
+            block = self.order[position]
+            self._block_aggregate(block)
+            self.scratch[position] = self.leaf_of_block[block]
+        return self._refresh(self.scratch, self.n_blocks)
     for position in range(self.n_blocks):
         block = self.order[position]
+        block_neg = block_pos = block_pairs = 0
         for index in range(self.size[block]):
             slot = block * BLOCK + index
-            if self.count_pos[slot]:
-                own = 2 * below + <uint64_t>self.count_neg[slot]
-                wide_accumulate(&self.square_pos,
-                                wide_product(own * own, <uint64_t>self.count_pos[slot]))
+            count = <uint64_t>self.count_pos[slot]
+            block_pairs += self.count_pos[slot] * (2 * block_neg + self.count_neg[slot])
+            block_neg += self.count_neg[slot]
+            block_pos += self.count_pos[slot]
+            own = 2 * below + <uint64_t>self.count_neg[slot]
+            if count == 1:
+                wide_add(&self.square_pos, own * own)
+            elif count:
+                wide_accumulate(&self.square_pos, wide_product(own * own, count))
             below += <uint64_t>self.count_neg[slot]
+        self.aggregate[3 * block] = <double>block_neg
+        self.aggregate[3 * block + 1] = <double>block_pos
+        self.aggregate[3 * block + 2] = <double>block_pairs
+        self.scratch[position] = self.leaf_of_block[block]
     for position in range(self.n_blocks - 1, -1, -1):
         block = self.order[position]
         for index in range(self.size[block] - 1, -1, -1):
             slot = block * BLOCK + index
-            if self.count_neg[slot]:
-                own = 2 * above + <uint64_t>self.count_pos[slot]
-                wide_accumulate(&self.square_neg,
-                                wide_product(own * own, <uint64_t>self.count_neg[slot]))
+            count = <uint64_t>self.count_neg[slot]
+            own = 2 * above + <uint64_t>self.count_pos[slot]
+            if count == 1:
+                wide_add(&self.square_neg, own * own)
+            elif count:
+                wide_accumulate(&self.square_neg, wide_product(own * own, count))
             above += <uint64_t>self.count_pos[slot]
-    return 0
+    return self._refresh(self.scratch, self.n_blocks)
 
 
 cdef object _wide_value(wide_uint value):
