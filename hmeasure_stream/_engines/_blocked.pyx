@@ -1617,11 +1617,11 @@ def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, 
 cdef int _track_all(BlockedAUCEngine self) except -1 nogil:
     """The placements from scratch (``track_variance``): every block's 2U (weighted, with
     its Q sums: ``_block_aggregate``), then their leaves and ancestors.  In unit mode one
-    pass from the lowest key up gives each block's class counts and 2U and the exact Q1,
-    and one from the highest down the exact Q0 (a key's numerator squared times its
-    count: one 64-bit square, widened only for a count above 1)."""
+    pass from the lowest key up gives each block's class counts and 2U and the exact Q1
+    and Q0 (a key's numerator squared times its count: one 64-bit square times 0 or 1,
+    widened only for a count above 1)."""
     cdef int32_t position, block, index, slot
-    cdef uint64_t below = 0, above = 0, own, count
+    cdef uint64_t below = 0, above, own, count
     cdef int64_t block_neg, block_pos, block_pairs
     if self.weighted:
         for position in range(self.n_blocks):
@@ -1629,36 +1629,35 @@ cdef int _track_all(BlockedAUCEngine self) except -1 nogil:
             self._block_aggregate(block)
             self.scratch[position] = self.leaf_of_block[block]
         return self._refresh(self.scratch, self.n_blocks)
+    # Counts in integers: the class 1 weight above a key is the total less what is below
+    # and at it, exactly.
+    above = <uint64_t>self.tree[4]
     for position in range(self.n_blocks):
         block = self.order[position]
         block_neg = block_pos = block_pairs = 0
         for index in range(self.size[block]):
             slot = block * BLOCK + index
-            count = <uint64_t>self.count_pos[slot]
             block_pairs += self.count_pos[slot] * (2 * block_neg + self.count_neg[slot])
             block_neg += self.count_neg[slot]
             block_pos += self.count_pos[slot]
+            count = <uint64_t>self.count_pos[slot]
             own = 2 * below + <uint64_t>self.count_neg[slot]
-            if count == 1:
-                wide_add(&self.square_pos, own * own)
-            elif count:
+            if count <= 1:  # (no branch on the class: times 0 or 1)
+                wide_add(&self.square_pos, own * own * count)
+            else:
                 wide_accumulate(&self.square_pos, wide_product(own * own, count))
             below += <uint64_t>self.count_neg[slot]
+            above -= count
+            count = <uint64_t>self.count_neg[slot]
+            own = 2 * above + <uint64_t>self.count_pos[slot]
+            if count <= 1:
+                wide_add(&self.square_neg, own * own * count)
+            else:
+                wide_accumulate(&self.square_neg, wide_product(own * own, count))
         self.aggregate[3 * block] = <double>block_neg
         self.aggregate[3 * block + 1] = <double>block_pos
         self.aggregate[3 * block + 2] = <double>block_pairs
         self.scratch[position] = self.leaf_of_block[block]
-    for position in range(self.n_blocks - 1, -1, -1):
-        block = self.order[position]
-        for index in range(self.size[block] - 1, -1, -1):
-            slot = block * BLOCK + index
-            count = <uint64_t>self.count_neg[slot]
-            own = 2 * above + <uint64_t>self.count_pos[slot]
-            if count == 1:
-                wide_add(&self.square_neg, own * own)
-            elif count:
-                wide_accumulate(&self.square_neg, wide_product(own * own, count))
-            above += <uint64_t>self.count_pos[slot]
     return self._refresh(self.scratch, self.n_blocks)
 
 
