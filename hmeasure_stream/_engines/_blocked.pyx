@@ -212,8 +212,8 @@ cdef inline int32_t _scan(BlockedAUCEngine self, int32_t block, double key,
 
 
 cdef inline int32_t _scan_pairs(BlockedAUCEngine self, int32_t block, double key,
-                               double* after_neg, double* after_pos,
-                               double* after_pairs) noexcept nogil:
+                                double* after_neg, double* after_pos,
+                                double* after_pairs) noexcept nogil:
     """``_scan`` with the pair sums kept (unit mode): also 2U of the keys from the index
     on (each class 0 count pairs with the class 1 counts above it), in the same pass."""
     cdef const double* keys = self.key + block * BLOCK
@@ -1564,8 +1564,8 @@ cdef class BlockedAUCEngine(PointEngine):
             raise AssertionError(f"the Q sums of segment node {stale[0] + 1} are stale")
         expected = _float_squares(weight_neg, weight_pos)
         for column in range(2):
-            if fabs(squares[1, column] - expected[column]) > 1e-11 * max(expected[column],
-                                                                        1e-300):
+            bound = 1e-11 * max(expected[column], 1e-300)
+            if fabs(squares[1, column] - expected[column]) > bound:
                 raise AssertionError(f"Q sum {column} {squares[1, column]!r} != recomputed "
                                      f"{expected[column]!r}")
 

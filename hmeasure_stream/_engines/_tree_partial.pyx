@@ -673,7 +673,7 @@ cdef double mcclish(double area, double a, double b, double c, double d,
 
 
 cdef bint _source_parts(object source, double a, double b, double c, double d,
-                       BoxParts* parts, bint* weighted) except -1:
+                        BoxParts* parts, bint* weighted) except -1:
     """``box_parts`` of a score treap (or a treap engine's), or ``blocked_box_parts`` of a
     blocked engine, which starts keeping its pair sums first if it did not."""
     cdef BlockedAUCEngine blocked
