@@ -17,6 +17,7 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part windows
     python asv_benchmarks/ratios.py --part variance
     python asv_benchmarks/ratios.py --part labels
+    python asv_benchmarks/ratios.py --part derived
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC),
@@ -42,6 +43,10 @@ generated on the workers, against ``auc`` / ``h_measure`` on the same rows in
 this process, with each worker's peak memory.  ``variance`` (DeLong's variance
 maintained by DynamicAUC): an update with and without the variance (unit and
 other weights), reads of ``auc_variance`` from 10^4 to 10^6 points, the memory.
+``derived`` (DynamicAUC's derived reads on its sorted blocks): the step add +
+remove + ``auc`` plain, with ``variance=True``, after one ``partial_auc`` read and
+after one ``auc_variance`` read, at 10^4 to 10^6 points, and the first derived
+read's time at 10^6.
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -1045,6 +1050,82 @@ def variance_part(args):
     return met
 
 
+def derived_steps(tracker, labels, scores, first, steps):
+    """Steps ``first .. first + steps - 1`` of a sliding stream on ``tracker`` (which holds
+    the ``n`` points before ``first``): add point i, remove point i - n, read ``auc``;
+    seconds per step."""
+    n = len(tracker)
+    start = time.perf_counter()
+    for i in range(first, first + steps):
+        tracker.add(labels[i], scores[i])
+        tracker.remove(labels[i - n], scores[i - n])
+        _ = tracker.auc
+    return (time.perf_counter() - start) / steps
+
+
+def derived_part(args):
+    """DynamicAUC's derived reads on its sorted blocks: what a step costs once they started."""
+    rounds, steps = max(7, args.rounds), 3000
+    print(f"\nDynamicAUC step add + remove + auc (median of {rounds} interleaved rounds of "
+          f"{steps} steps), plain and once the derived reads started")
+    kinds = {
+        "plain": lambda tracker: None,
+        "variance=True": None,
+        "after partial_auc": lambda tracker: tracker.partial_auc(fpr_range=(0.1, 0.4)),
+        "after auc_variance": lambda tracker: tracker.auc_variance,
+    }
+    step = {}
+    for n in (10**4, 10**5, 10**6):
+        y, s = make_data(n + rounds * steps, args.seed)
+        labels, scores = y.tolist(), s.tolist()
+        trackers = {}
+        for kind, start in kinds.items():
+            tracker = DynamicAUC(variance=start is None)
+            tracker.add_many(y[:n], s[:n])
+            if start is not None:
+                start(tracker)
+            trackers[kind] = tracker
+        samples = {kind: [] for kind in kinds}
+        for index in range(rounds):
+            for kind, tracker in trackers.items():
+                samples[kind].append(
+                    derived_steps(tracker, labels, scores, n + index * steps, steps))
+        for kind in kinds:
+            step[n, kind] = statistics.median(samples[kind])
+        print(f"  n = {n:<9,} " + "  ".join(
+            f"{kind} {step[n, kind] * 1e6:6.3f} us" for kind in kinds))
+    n = 10**6
+    y, s = make_data(n, args.seed)
+    first = {"partial_auc": [], "auc_variance": []}
+    cpu = {kind: [] for kind in first}
+    for _ in range(3):
+        for kind in first:
+            tracker = DynamicAUC()
+            tracker.add_many(y, s)
+            start, start_cpu = time.perf_counter(), time.process_time()
+            if kind == "partial_auc":
+                tracker.partial_auc(fpr_range=(0.1, 0.4))
+            else:
+                _ = tracker.auc_variance
+            first[kind].append(time.perf_counter() - start)
+            cpu[kind].append(time.process_time() - start_cpu)
+    first = {kind: statistics.median(values) for kind, values in first.items()}
+    for kind, seconds in first.items():
+        # (CPU time too: on a shared machine the wall time includes waiting for a core.)
+        print(f"  first {kind} read at 10^6 points {seconds * 1e3:8.2f} ms "
+              f"(CPU {statistics.median(cpu[kind]) * 1e3:.2f} ms)")
+    print("  targets:")
+    met = True
+    for kind in ("variance=True", "after partial_auc", "after auc_variance"):
+        met &= report_target(f"step {kind} / plain at 10^6", step[n, kind] / step[n, "plain"],
+                             "<=", 1.3)
+        met &= report_target(f"step {kind} growth 10^4 -> 10^6",
+                             step[n, kind] / step[10**4, kind], "<=", 3)
+    for kind, seconds in first.items():
+        met &= report_target(f"first {kind} read at 10^6 (ms)", seconds * 1e3, "<=", 10)
+    return met
+
+
 def labels_part(args):
     """pos_label on the single-point path, and the river adapter against river's own metric."""
     from river import metrics
@@ -1096,7 +1177,7 @@ def main(argv=None):
     parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
                                            "partial_stream", "multiclass", "multiclass_window",
                                            "binned", "approx_auc", "dask", "windows", "report",
-                                           "labels", "variance"],
+                                           "labels", "variance", "derived"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -1139,6 +1220,8 @@ def main(argv=None):
         all_met &= labels_part(args)
     if args.part in ("all", "variance"):
         all_met &= variance_part(args)
+    if args.part in ("all", "derived"):
+        all_met &= derived_part(args)
     return 0 if all_met else 1
 
 

@@ -31,18 +31,11 @@ empties.
 import numpy as np
 
 from libc.math cimport NAN, fabs, sqrt
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from hmeasure_stream._engines._fenwick cimport RankCounts
-from hmeasure_stream._engines._numeric cimport (
-    compensated_add,
-    wide_add,
-    wide_difference,
-    wide_product,
-    wide_subtract,
-    wide_times,
-    wide_uint,
-)
+from hmeasure_stream._engines._delong cimport delong_variance, exact_pairs, track_squares
+from hmeasure_stream._engines._numeric cimport compensated_add, wide_uint
 from hmeasure_stream._engines._protocol cimport PointEngine
 from hmeasure_stream._engines._treap cimport DONE, NodeSums, NodeWeights, ScoreTreap
 
@@ -127,95 +120,27 @@ cdef class AUCEngine(PointEngine):
 
     cdef void _track_squares(self, bint is_pos, bint adding, double below_neg,
                              double above_pos, double at_neg, double at_pos) noexcept nogil:
-        """Unit mode: the sums of squared placement numerators after one point in or out.
-
-        Called after 2U is updated.  The counts around the score are from
-        before the change; a removal is the addition to the points without
-        it, undone.  Adding a class 1
-        point at s gives it a = 2 N< + N= (squared into ``square_pos``) and
-        raises b by 2 for each class 0 point below s and by 1 for those at s:
-        sum (b + 2)^2 - b^2 = 4 B + 4 N< over those below, where
-        B = sum b = 2U(< s) + 2 N< (P> + P=), and N= (2 b= + 1) at s.  A class 0
-        point likewise with the class 1 points above it, with the treap's
-        ``pairs_above`` = 2U(> s).  The whole 2U (before the change) is
-        2U(< s) + 2U(> s) + 2 N< (P> + P=) + N= (2 P> + P=), so
-        B = 2U - 2U(> s) - N= (2 P> + P=).  Exact modulo 2**64 per
-        term and 2**128 in the sums: the true values are below both for
-        fewer than 2**31 points; 2U(> s) comes from the subtree pair weights,
-        integers in doubles, exact while n0 n1 < 2**52.
-        """
-        cdef uint64_t below = <uint64_t>below_neg, above = <uint64_t>above_pos
-        cdef uint64_t at_n = <uint64_t>at_neg, at_p = <uint64_t>at_pos, own, other, pairs
-        cdef wide_uint* own_sum
-        cdef wide_uint* other_sum
-        if is_pos:
-            if not adding:
-                at_p -= 1
-            own = 2 * below + at_n
-            # 2U of the points without this one (2U is already updated).
-            pairs = <uint64_t>(<int64_t>self.twice_u + <int64_t>self.twice_u_compensation)
-            if adding:
-                pairs -= own
-            pairs -= <uint64_t>self.tree.pairs_above + at_n * (2 * above + at_p)
-            other = 4 * pairs + 4 * below + at_n * (2 * (2 * above + at_p) + 1)
-            own_sum = &self.square_pos
-            other_sum = &self.square_neg
-        else:
-            if not adding:
-                at_n -= 1
-            own = 2 * above + at_p
-            other = (4 * (<uint64_t>self.tree.pairs_above + 2 * (below + at_n) * above)
-                     + 4 * above + at_p * (2 * (2 * below + at_n) + 1))
-            own_sum = &self.square_neg
-            other_sum = &self.square_pos
-        if adding:
-            wide_add(own_sum, own * own)
-            wide_add(other_sum, other)
-        else:
-            wide_subtract(own_sum, own * own)
-            wide_subtract(other_sum, other)
+        """Unit mode: the sums of squared placement numerators after one point in or out
+        (``_delong.track_squares``; called after 2U is updated, with the treap's
+        ``pairs_above`` = 2U(> s) summed on the way down)."""
+        track_squares(&self.square_pos, &self.square_neg,
+                      exact_pairs(self.twice_u, self.twice_u_compensation),
+                      <double>self.tree.pairs_above, is_pos, adding, below_neg, above_pos,
+                      at_neg, at_pos)
 
     cdef double _variance(self, double scale) noexcept nogil:
-        """DeLong's variance of the AUC, weights as frequencies in units of ``scale``.
-
-        With totals W1, W0 (stored units), placements V of mean A (the AUC)
-        and q1 = sum u V^2 / W1: var = (q1 - A^2) / (scale W1 - 1) +
-        (q0 - A^2) / (scale W0 - 1).  Unit mode: q1 - A^2 = (m Q1 - T^2) /
-        (4 m^2 n^2), Q1 the exact ``square_pos``, T = 2U, formed exactly in 128
-        bits and rounded once.  Weighted mode: from the root's aggregates.
-        nan while a class holds a total weight <= 1 (in caller units), or
-        without the tree's placements.
-        """
+        """DeLong's variance of the AUC, weights as frequencies in units of ``scale``
+        (``_delong.delong_variance``): unit mode from the exact sums, weighted mode from
+        the root's aggregates; nan without the tree's placements."""
         cdef int32_t root = self.tree.root
-        cdef double weight_neg, weight_pos, twice_u, auc, denominator
-        cdef double spread_pos, spread_neg
-        cdef uint64_t count_neg, count_pos, pairs
-        cdef wide_uint pairs_squared
         if root < 0 or not self.tree.placements:
             return NAN
-        weight_neg = self.tree.sums[root].subtree_neg
-        weight_pos = self.tree.sums[root].subtree_pos
-        if not (scale * weight_neg > 1.0 and scale * weight_pos > 1.0):
-            return NAN
-        if not self.tree.weighted:
-            count_neg = <uint64_t>weight_neg
-            count_pos = <uint64_t>weight_pos
-            pairs = <uint64_t>(<int64_t>self.twice_u + <int64_t>self.twice_u_compensation)
-            pairs_squared = wide_product(pairs, pairs)
-            denominator = 4.0 * (weight_neg * weight_pos) * (weight_neg * weight_pos)
-            spread_pos = wide_difference(wide_times(self.square_pos, count_pos),
-                                         pairs_squared) / denominator
-            spread_neg = wide_difference(wide_times(self.square_neg, count_neg),
-                                         pairs_squared) / denominator
-        else:
-            twice_u = self.tree.sums[root].subtree_pairs
-            auc = twice_u / (2.0 * weight_neg * weight_pos)
-            spread_pos = max(self.tree.squares[2 * root] / (4.0 * weight_neg * weight_neg)
-                             / weight_pos - auc * auc, 0.0)
-            spread_neg = max(self.tree.squares[2 * root + 1] / (4.0 * weight_pos * weight_pos)
-                             / weight_neg - auc * auc, 0.0)
-        return (spread_pos / (scale * weight_pos - 1.0)
-                + spread_neg / (scale * weight_neg - 1.0))
+        return delong_variance(
+            self.tree.weighted, self.tree.sums[root].subtree_neg,
+            self.tree.sums[root].subtree_pos, self.tree.sums[root].subtree_pairs,
+            exact_pairs(self.twice_u, self.twice_u_compensation), self.square_pos,
+            self.square_neg, self.tree.squares[2 * root] if self.tree.weighted else 0.0,
+            self.tree.squares[2 * root + 1] if self.tree.weighted else 0.0, scale)
 
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
         """The metrics of the current points into ``out[row]``: the AUC in column 0

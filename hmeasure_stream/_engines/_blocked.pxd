@@ -31,6 +31,7 @@
 
 from libc.stdint cimport int32_t, int64_t
 
+from hmeasure_stream._engines._numeric cimport wide_uint
 from hmeasure_stream._engines._protocol cimport PointEngine
 
 cdef enum:
@@ -54,6 +55,11 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef public object leaf_of_block_buffer  # (blocks,) int32: slot of each block id, -1 if free
     cdef public object block_at_leaf_buffer  # (leaves,) int32: block at each slot, -1: a gap
     cdef object scratch_buffer              # (2 * leaves,) int32: work space (not state)
+    # DeLong's placements in weighted mode (``track_variance``; None otherwise): the sums
+    # Q1 = sum u a^2 and Q0 = sum v b^2 of each block and segment-tree node (unit mode
+    # keeps the exact totals ``square_pos`` and ``square_neg`` instead).
+    cdef public object square_aggregate_buffer  # (blocks, 2)
+    cdef public object square_tree_buffer       # (2 * leaves, 2)
 
     cdef double* key
     cdef int32_t* count_neg
@@ -68,6 +74,8 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef int32_t* leaf_of_block
     cdef int32_t* block_at_leaf
     cdef int32_t* scratch
+    cdef double* square_aggregate
+    cdef double* square_tree
 
     cdef readonly int32_t block_capacity
     cdef readonly int32_t n_blocks
@@ -81,6 +89,11 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef double twice_u
     cdef double twice_u_compensation
     cdef bint sum_nodes
+    # Pair sums and placements kept (``track_variance``): column 2 of ``aggregate`` and
+    # ``tree`` (2U of each block and node) in unit mode too, and DeLong's Q1, Q0.
+    cdef readonly bint placements
+    cdef wide_uint square_pos
+    cdef wide_uint square_neg
     # Diagnostics for benchmarks (always on, not pickled): segment-tree leaves and
     # inner nodes recomputed (or changed in place) since construction; see ``_counters``.
     cdef int64_t leaf_changes
@@ -115,3 +128,9 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef int _remove_point(self, bint is_pos, double score, double weight,
                            bint apply) except -1
     cdef double _class_total(self, bint is_pos) noexcept nogil
+    cdef double _pairs_above(self, int32_t block, int32_t start) noexcept nogil
+    cdef int _placements_update(self, bint is_pos, bint adding, int32_t block,
+                                double suffix_neg, double suffix_pairs, double local_change,
+                                double below_neg, double below_pos, double at_neg,
+                                double at_pos) except -1 nogil
+    cdef double _variance(self, double scale) noexcept nogil

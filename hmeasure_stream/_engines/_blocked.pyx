@@ -35,16 +35,40 @@ recomputed from the stored weights (no increments), weights stored in units
 of a power of two fixed by the first positive weight, windows and decay,
 the same removal tolerance, the same emptied-structure rule and the same
 refusal of concurrent use.
+
+The derived reads (DeLong's variance, the partial areas of ``_tree_partial``)
+need more than the class weights: ``track_variance`` (one compiled O(n) pass:
+``_track_all``) starts keeping the pair weight 2U of every block and node in
+unit mode too (the block's by the increments of Props 1-2 within it, the nodes
+recomputed on the path) and DeLong's sums of squared placement numerators Q1 and
+Q0: in unit mode exact 128-bit totals changed by each update as the treap's
+(``_delong.track_squares``), with 2U of the points above the score summed from
+the block's suffix and the right siblings on the path up (``_pairs_above``); in
+weighted mode per block (from its keys) and per node (from its children with the
+shift identity sum u (a + k)^2 = Q + 2 k (2U) + k^2 W), sums of non-negative
+terms.  The partial areas then read the blocks as the treap's descents read the
+treap: O(log n + BLOCK).
 """
 
 import numpy as np
 
 from libc.math cimport NAN, fabs, isfinite
-from libc.stdint cimport int32_t, int64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memmove
 
-from hmeasure_stream._engines._auc cimport AUCEngine
-from hmeasure_stream._engines._numeric cimport compensated_add, prefetch
+from hmeasure_stream._engines._delong cimport (
+    delong_variance,
+    exact_pairs,
+    track_squares,
+    wide_accumulate,
+)
+from hmeasure_stream._engines._numeric cimport (
+    compensated_add,
+    prefetch,
+    wide_add,
+    wide_product,
+    wide_uint,
+)
 from hmeasure_stream._engines._pool import doubled_capacity, grown_buffer
 from hmeasure_stream._engines._protocol cimport PointEngine, point_weight
 from hmeasure_stream._engines._treap cimport (
@@ -53,7 +77,6 @@ from hmeasure_stream._engines._treap cimport (
     OUT_OF_RANGE,
     UNCHECKED,
     WEIGHT_EXCEEDS,
-    ScoreTreap,
     removal_exceeds,
     removal_leaves_weight,
 )
@@ -87,16 +110,45 @@ cdef inline void _sum_leaf(double* tree, const double* aggregate, int32_t leaves
         tree[node + 2] = 0.0
 
 
-cdef inline void _sum_node(double* tree, int32_t node, bint weighted) noexcept nogil:
-    """The base's inner node from its children: class weights, and weighted 2U."""
+cdef inline void _sum_node(double* tree, int32_t node, bint pairs) noexcept nogil:
+    """The base's inner node from its children: class weights, and 2U with ``pairs``
+    (weighted mode, or the placements kept)."""
     cdef Py_ssize_t left = 6 * <Py_ssize_t>node
     tree[3 * node] = tree[left] + tree[left + 3]
     tree[3 * node + 1] = tree[left + 1] + tree[left + 4]
-    if weighted:
+    if pairs:
         # The treap's rule: the right part's class 1 weight pairs with the left's class 0.
         tree[3 * node + 2] = tree[left + 2] + tree[left + 5] + 2.0 * tree[left + 4] * tree[left]
     else:
         tree[3 * node + 2] = 0.0
+
+
+cdef inline void _square_leaf(double* square_tree, const double* square_aggregate,
+                              int32_t leaves, int32_t slot, int32_t block) noexcept nogil:
+    """Weighted placements: the leaf's Q1, Q0 from its block's, zeros for a gap."""
+    cdef Py_ssize_t node = 2 * (<Py_ssize_t>leaves + slot)
+    if block >= 0:
+        square_tree[node] = square_aggregate[2 * block]
+        square_tree[node + 1] = square_aggregate[2 * block + 1]
+    else:
+        square_tree[node] = 0.0
+        square_tree[node + 1] = 0.0
+
+
+cdef inline void _square_node(const double* tree, double* square_tree,
+                              int32_t node) noexcept nogil:
+    """Weighted placements: inner ``node``'s Q1, Q0 from its children (its class weights
+    and 2U are current).  The right child's class 1 numerators grow by k = 2 W0(left),
+    the left child's class 0 ones by k = 2 W1(right): sum u (a + k)^2 = Q + 2 k (2U) +
+    k^2 W, sums of non-negative terms (as the score treap's subtrees)."""
+    cdef Py_ssize_t left = 2 * <Py_ssize_t>node, right = left + 1
+    cdef double shift = 2.0 * tree[3 * left]
+    square_tree[2 * node] = (square_tree[2 * left] + square_tree[2 * right]
+                             + shift * (2.0 * tree[3 * right + 2] + shift * tree[3 * right + 1]))
+    shift = 2.0 * tree[3 * right + 1]
+    square_tree[2 * node + 1] = (square_tree[2 * left + 1]
+                                 + shift * (2.0 * tree[3 * left + 2] + shift * tree[3 * left])
+                                 + square_tree[2 * right + 1])
 
 
 cdef double _level_lookup(bint spec_at_sens, double x, double total_neg, double total_pos,
@@ -159,6 +211,43 @@ cdef inline int32_t _scan(BlockedAUCEngine self, int32_t block, double key,
     return index
 
 
+cdef inline int32_t _scan_pairs(BlockedAUCEngine self, int32_t block, double key,
+                                double* after_neg, double* after_pos,
+                                double* after_pairs) noexcept nogil:
+    """``_scan`` with the pair sums kept (unit mode): also 2U of the keys from the index
+    on (each class 0 count pairs with the class 1 counts above it), in the same pass."""
+    cdef const double* keys = self.key + block * BLOCK
+    cdef const int32_t* count_neg = self.count_neg + block * BLOCK
+    cdef const int32_t* count_pos = self.count_pos + block * BLOCK
+    cdef int32_t index = self.size[block]
+    cdef int64_t neg = 0, pos = 0, pairs = 0
+    while index > 0 and keys[index - 1] >= key:
+        index -= 1
+        pairs += count_neg[index] * (2 * pos + count_pos[index])
+        neg += count_neg[index]
+        pos += count_pos[index]
+    after_neg[0] = <double>neg
+    after_pos[0] = <double>pos
+    after_pairs[0] = <double>pairs
+    return index
+
+
+cdef inline double _pairs_beyond(BlockedAUCEngine self, int32_t block, double neg,
+                                 double pairs) noexcept nogil:
+    """2U of a suffix of ``block`` (class 0 weight ``neg``, 2U ``pairs``) and of every later
+    block: every right sibling on the path up lies above all the keys before it, and
+    2U(lower + upper) = 2U(lower) + 2U(upper) + 2 W1(upper) W0(lower).  Integers in
+    doubles (unit mode), exact below 2**53."""
+    cdef Py_ssize_t node = <Py_ssize_t>self.leaves + self.leaf_of_block[block], right
+    while node > 1:
+        if not (node & 1):
+            right = 3 * (node + 1)
+            pairs += self.tree[right + 2] + 2.0 * self.tree[right + 1] * neg
+            neg += self.tree[right]
+        node >>= 1
+    return pairs
+
+
 cdef inline int32_t _log2(int32_t power) noexcept nogil:
     """log2 of a power of two."""
     cdef int32_t result = 0
@@ -166,6 +255,21 @@ cdef inline int32_t _log2(int32_t power) noexcept nogil:
         power >>= 1
         result += 1
     return result
+
+
+cdef inline void _base_leaf(BlockedAUCEngine self, int32_t slot) noexcept nogil:
+    """The base's leaf of ``slot``: its block's aggregate (and weighted Q sums)."""
+    _sum_leaf(self.tree, self.aggregate, self.leaves, slot, self.block_at_leaf[slot])
+    if self.weighted and self.square_tree != NULL:
+        _square_leaf(self.square_tree, self.square_aggregate, self.leaves, slot,
+                     self.block_at_leaf[slot])
+
+
+cdef inline void _base_node(BlockedAUCEngine self, int32_t node) noexcept nogil:
+    """The base's inner node from its children."""
+    _sum_node(self.tree, node, self.weighted or self.placements)
+    if self.weighted and self.square_tree != NULL:
+        _square_node(self.tree, self.square_tree, node)
 
 
 cdef class BlockedAUCEngine(PointEngine):
@@ -179,6 +283,9 @@ cdef class BlockedAUCEngine(PointEngine):
         self.n_blocks = 0
         self.leaf_changes = 0
         self.node_changes = 0
+        self.placements = False
+        self.square_pos.low = self.square_pos.high = 0
+        self.square_neg.low = self.square_neg.high = 0
         # Subclasses keep more than sums in their nodes: every change goes to their hooks.
         self.sum_nodes = type(self) is BlockedAUCEngine
 
@@ -241,6 +348,14 @@ cdef class BlockedAUCEngine(PointEngine):
         self.leaf_of_block = &leaf_of_block[0]
         self.block_at_leaf = &block_at_leaf[0]
         self.scratch = &scratch[0]
+        cdef double[:, ::1] squares
+        self.square_aggregate = NULL
+        self.square_tree = NULL
+        if self.square_aggregate_buffer is not None:
+            squares = self.square_aggregate_buffer
+            self.square_aggregate = &squares[0, 0]
+            squares = self.square_tree_buffer
+            self.square_tree = &squares[0, 0]
         return 0
 
     cdef int _reserve_blocks(self, Py_ssize_t needed) except -1:
@@ -273,24 +388,29 @@ cdef class BlockedAUCEngine(PointEngine):
                 grown_buffer(self.first_buffer, new, np.float64, 0.0),
                 grown_buffer(self.free_buffer, new, np.int32, 0),
                 grown_buffer(self.leaf_of_block_buffer, new, np.int32, -1),
+                (None if self.square_aggregate_buffer is None
+                 else grown_buffer(self.square_aggregate_buffer, (new, 2), np.float64, 0.0)),
             )
             if leaves != self.leaves:
                 leaf_buffers = (np.zeros((2 * leaves, 3)),
                                 np.full(leaves, -1, dtype=np.int32),
-                                np.zeros(2 * leaves, dtype=np.int32))
+                                np.zeros(2 * leaves, dtype=np.int32),
+                                None if self.square_tree_buffer is None
+                                else np.zeros((2 * leaves, 2)))
                 self._grow_tree(leaves)
         except MemoryError:
             raise MemoryError(f"the blocked engine cannot grow to {new} blocks") from None
         (self.key_buffer, self.count_neg_buffer, self.count_pos_buffer, self.weight_buffer,
          self.size_buffer, self.aggregate_buffer, self.order_buffer, self.first_buffer,
-         self.free_buffer, self.leaf_of_block_buffer) = buffers
+         self.free_buffer, self.leaf_of_block_buffer, self.square_aggregate_buffer) = buffers
         # The new ids are free, the lowest on top of the stack.
         for index in range(new - 1, old - 1, -1):
             self.free_buffer[self.n_free] = index
             self.n_free += 1
         self.block_capacity = new
         if leaves != self.leaves:
-            self.tree_buffer, self.block_at_leaf_buffer, self.scratch_buffer = leaf_buffers
+            (self.tree_buffer, self.block_at_leaf_buffer, self.scratch_buffer,
+             self.square_tree_buffer) = leaf_buffers
             self.leaves = leaves
             self._bind()
             self._spread_all()
@@ -310,9 +430,16 @@ cdef class BlockedAUCEngine(PointEngine):
         weighs 1: its class weights become its counts."""
         cdef int32_t position, block, index, slot
         cdef int32_t* changed = self.scratch
-        self.weight_buffer = np.zeros((<Py_ssize_t>self.block_capacity * BLOCK, 4))
+        weights = np.zeros((<Py_ssize_t>self.block_capacity * BLOCK, 4))
+        if self.placements:
+            squares = (np.zeros((self.block_capacity, 2)), np.zeros((2 * self.leaves, 2)))
+            self.square_aggregate_buffer, self.square_tree_buffer = squares
+        self.weight_buffer = weights
         self._bind()
         self.weighted = True
+        # Weighted placements are the Q sums of the blocks and nodes, recomputed below.
+        self.square_pos.low = self.square_pos.high = 0
+        self.square_neg.low = self.square_neg.high = 0
         for position in range(self.n_blocks):
             block = self.order[position]
             for index in range(self.size[block]):
@@ -330,6 +457,9 @@ cdef class BlockedAUCEngine(PointEngine):
         """Back to unit mode (an emptied engine): the weight buffer is released."""
         self.weighted = False
         self.weight_buffer = None
+        # (Unit mode keeps Q1 and Q0 as two exact totals, no buffers.)
+        self.square_aggregate_buffer = None
+        self.square_tree_buffer = None
         self._bind()
         return 0
 
@@ -339,6 +469,8 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef int _emptied(self) except -1:
         self.twice_u = 0.0
         self.twice_u_compensation = 0.0
+        self.square_pos.low = self.square_pos.high = 0
+        self.square_neg.low = self.square_neg.high = 0
         self._make_unit()
         return 0
 
@@ -389,9 +521,14 @@ cdef class BlockedAUCEngine(PointEngine):
         pair weights (2U) times its square."""
         cdef Py_ssize_t index, position
         cdef int32_t block
-        cdef double square = factor * factor
+        cdef double square = factor * factor, cube = square * factor
         if not self.weighted:
             return
+        if self.square_aggregate != NULL:
+            for index in range(2 * self.block_capacity):
+                self.square_aggregate[index] *= cube
+            for index in range(4 * self.leaves):
+                self.square_tree[index] *= cube
         for position in range(self.n_blocks):
             block = self.order[position]
             for index in range(4 * block * BLOCK, 4 * (block * BLOCK + self.size[block])):
@@ -461,36 +598,57 @@ cdef class BlockedAUCEngine(PointEngine):
         return self.count_pos[slot] if is_pos else self.count_neg[slot]
 
     cdef void _block_aggregate(self, int32_t block) noexcept nogil:
-        """Recompute a block's class weights (and, weighted, its 2U) from its keys."""
+        """Recompute a block's class weights (and, weighted or with the placements, its 2U;
+        weighted with the placements, its Q1 and Q0) from its keys."""
         cdef int32_t index, slot = block * BLOCK
-        cdef double neg = 0.0, pos = 0.0, pairs = 0.0, at_neg, at_pos
-        cdef int64_t count_neg = 0, count_pos = 0
+        cdef double neg = 0.0, pos = 0.0, pairs = 0.0, at_neg, at_pos, own, square = 0.0
+        cdef int64_t count_neg = 0, count_pos = 0, count_pairs = 0
         if self.weighted:
             for index in range(self.size[block]):
                 at_neg = self.weight[4 * (slot + index)] + self.weight[4 * (slot + index) + 2]
                 at_pos = (self.weight[4 * (slot + index) + 1]
                           + self.weight[4 * (slot + index) + 3])
-                pairs += at_pos * (2.0 * neg + at_neg)
+                own = 2.0 * neg + at_neg
+                pairs += at_pos * own
+                square += at_pos * own * own
                 neg += at_neg
                 pos += at_pos
+            if self.square_aggregate != NULL:
+                self.square_aggregate[2 * block] = square
+                # Q0 from the top key down (exclusive suffixes, no subtraction).
+                square = 0.0
+                at_pos = 0.0
+                for index in range(self.size[block] - 1, -1, -1):
+                    own = (2.0 * at_pos + self.weight[4 * (slot + index) + 1]
+                           + self.weight[4 * (slot + index) + 3])
+                    square += (self.weight[4 * (slot + index)]
+                               + self.weight[4 * (slot + index) + 2]) * own * own
+                    at_pos += (self.weight[4 * (slot + index) + 1]
+                               + self.weight[4 * (slot + index) + 3])
+                self.square_aggregate[2 * block + 1] = square
         else:
             for index in range(self.size[block]):
+                count_pairs += self.count_pos[slot + index] * (
+                    2 * count_neg + self.count_neg[slot + index])
                 count_neg += self.count_neg[slot + index]
                 count_pos += self.count_pos[slot + index]
             neg = <double>count_neg
             pos = <double>count_pos
+            if self.placements:
+                pairs = <double>count_pairs
         self.aggregate[3 * block] = neg
         self.aggregate[3 * block + 1] = pos
         self.aggregate[3 * block + 2] = pairs
 
     cdef int _set_leaf(self, int32_t slot) except -1 nogil:
         """Hook: the leaf of ``slot`` from its block's aggregate, or zero for a gap."""
-        _sum_leaf(self.tree, self.aggregate, self.leaves, slot, self.block_at_leaf[slot])
+        _base_leaf(self, slot)
         return 0
 
     cdef int _pull_node(self, int32_t node) except -1 nogil:
-        """Hook: inner ``node`` from its children (class weights; weighted, also 2U)."""
-        _sum_node(self.tree, node, self.weighted)
+        """Hook: inner ``node`` from its children (class weights; 2U weighted or with the
+        placements; weighted with the placements, Q1 and Q0)."""
+        _base_node(self, node)
         return 0
 
     cdef int _refresh(self, int32_t* slots, int32_t count) except -1 nogil:
@@ -503,11 +661,10 @@ cdef class BlockedAUCEngine(PointEngine):
         self.leaf_changes += count
         if count == 1 and self.sum_nodes:
             # The base's own hooks, called directly (one path, no virtual calls).
-            _sum_leaf(self.tree, self.aggregate, self.leaves, slots[0],
-                      self.block_at_leaf[slots[0]])
+            _base_leaf(self, slots[0])
             node = (self.leaves + slots[0]) >> 1
             while node >= 1:
-                _sum_node(self.tree, node, self.weighted)
+                _base_node(self, node)
                 self.node_changes += 1
                 node >>= 1
             return 0
@@ -734,7 +891,10 @@ cdef class BlockedAUCEngine(PointEngine):
                 return self._refresh(changed, 2)
         changed[0] = self.leaf_of_block[block]
         if self.sum_nodes and not self.weighted:
+            # (With the placements the block's 2U changed already, in ``_update``.)
             self.aggregate[3 * block + is_pos] -= 1.0
+            if self.placements:
+                return self._refresh(changed, 1)
             self._add_on_path(changed[0], is_pos, -1.0)
             return 0
         self._block_aggregate(block)
@@ -752,6 +912,9 @@ cdef class BlockedAUCEngine(PointEngine):
         self.aggregate[3 * block] = 0.0
         self.aggregate[3 * block + 1] = 0.0
         self.aggregate[3 * block + 2] = 0.0
+        if self.square_aggregate != NULL:
+            self.square_aggregate[2 * block] = 0.0
+            self.square_aggregate[2 * block + 1] = 0.0
         self.leaf_of_block[block] = -1
         self.block_at_leaf[slot] = -1
         self.free_ids[self.n_free] = block
@@ -773,7 +936,7 @@ cdef class BlockedAUCEngine(PointEngine):
         """
         cdef int32_t position, block, index, slot, count, column, leaf
         cdef double below_neg, below_pos, at_neg = 0.0, at_pos = 0.0, remaining, change
-        cdef double after_neg, after_pos
+        cdef double after_neg, after_pos, after_pairs = 0.0, local_change
         cdef bint found, leaves
         cdef double* keys
         if self.n_blocks == 0:
@@ -793,7 +956,10 @@ cdef class BlockedAUCEngine(PointEngine):
         # while the scan waits for the block's keys.
         _prefetch_path(self.tree, <Py_ssize_t>self.leaves + self.leaf_of_block[block])
         prefetch(self.aggregate + 3 * block)
-        index = _scan(self, block, score, &after_neg, &after_pos)
+        if self.placements and not self.weighted:
+            index = _scan_pairs(self, block, score, &after_neg, &after_pos, &after_pairs)
+        else:
+            index = _scan(self, block, score, &after_neg, &after_pos)
         found = index < self.size[block] and self.key[block * BLOCK + index] == score
         if not found:
             if not adding:
@@ -802,7 +968,11 @@ cdef class BlockedAUCEngine(PointEngine):
                 self._split(position)
                 position = self._locate(score)
                 block = self.order[position]
-                index = _scan(self, block, score, &after_neg, &after_pos)
+                if self.placements and not self.weighted:
+                    index = _scan_pairs(self, block, score, &after_neg, &after_pos,
+                                        &after_pairs)
+                else:
+                    index = _scan(self, block, score, &after_neg, &after_pos)
         slot = block * BLOCK + index
         if not adding:
             count = self.count_pos[slot] if is_pos else self.count_neg[slot]
@@ -828,6 +998,18 @@ cdef class BlockedAUCEngine(PointEngine):
                 change = 2.0 * (self.tree[4] - below_pos - at_pos) + at_pos
             compensated_add(&self.twice_u, &self.twice_u_compensation,
                             change if adding else -change)
+            if self.placements:
+                # The same pairs within the block: its counts below and above the score.
+                if is_pos:
+                    local_change = 2.0 * (self.aggregate[3 * block] - after_neg) + at_neg
+                else:
+                    local_change = 2.0 * (after_pos - at_pos) + at_pos
+                # The keys above the score in the block: those from the index on but
+                # the score's own key (its class 0 count pairs with those above it).
+                self._placements_update(
+                    is_pos, adding, block, after_neg - at_neg,
+                    after_pairs - at_neg * (2.0 * (after_pos - at_pos) + at_pos),
+                    local_change, below_neg, below_pos, at_neg, at_pos)
         if adding:
             if not found:
                 keys = self.key + block * BLOCK
@@ -885,7 +1067,7 @@ cdef class BlockedAUCEngine(PointEngine):
             self._block_aggregate(block)
         else:
             self.aggregate[3 * block + is_pos] += 1.0 if adding else -1.0
-            if self.sum_nodes:
+            if self.sum_nodes and not self.placements:
                 self._add_on_path(leaf, is_pos, 1.0 if adding else -1.0)
                 leaf = -1
         if leaf >= 0:
@@ -894,6 +1076,38 @@ cdef class BlockedAUCEngine(PointEngine):
             self.twice_u = 0.0
             self.twice_u_compensation = 0.0
         return DONE
+
+    cdef int _placements_update(self, bint is_pos, bint adding, int32_t block,
+                                double suffix_neg, double suffix_pairs, double local_change,
+                                double below_neg, double below_pos, double at_neg,
+                                double at_pos) except -1 nogil:
+        """Unit mode with the placements, before the point's key and counts change (2U
+        already did): the block's 2U by the point's pairs within it, ``local_change``
+        (its leaf and ancestors are recomputed with the counts), and the exact Q1, Q0
+        (``_delong.track_squares``) with 2U of the points above the score: the keys of
+        ``block`` above it (class 0 count ``suffix_neg``, 2U ``suffix_pairs``) and the
+        later blocks."""
+        track_squares(&self.square_pos, &self.square_neg,
+                      exact_pairs(self.twice_u, self.twice_u_compensation),
+                      _pairs_beyond(self, block, suffix_neg, suffix_pairs), is_pos, adding,
+                      below_neg,
+                      self.tree[4] - below_pos - at_pos, at_neg, at_pos)
+        self.aggregate[3 * block + 2] += local_change if adding else -local_change
+        return 0
+
+    cdef double _pairs_above(self, int32_t block, int32_t start) noexcept nogil:
+        """Unit mode with the placements: 2U of the keys of ``block`` from index ``start``
+        on (summed from its top down: each class 0 count pairs with the class 1 counts
+        above it) and of every later block (``_pairs_beyond``)."""
+        cdef int32_t index
+        cdef int64_t pos = 0, neg = 0, pairs = 0
+        cdef const int32_t* count_neg = self.count_neg + block * BLOCK
+        cdef const int32_t* count_pos = self.count_pos + block * BLOCK
+        for index in range(self.size[block] - 1, start - 1, -1):
+            pairs += count_neg[index] * (2 * pos + count_pos[index])
+            pos += count_pos[index]
+            neg += count_neg[index]
+        return _pairs_beyond(self, block, <double>neg, <double>pairs)
 
     cdef double _auc(self) noexcept nogil:
         cdef double weight_neg, weight_pos, twice_u
@@ -1008,8 +1222,61 @@ cdef class BlockedAUCEngine(PointEngine):
 
     @property
     def tracks_variance(self):
-        """False: DeLong's variance is kept by ``AUCEngine`` only (``treap_engine``)."""
-        return False
+        """Whether the pair sums and DeLong's placements are kept (``track_variance``)."""
+        return self.placements
+
+    def track_variance(self):
+        """Keep the pair sums (2U of every block and node, in unit mode too) and DeLong's
+        placements (Q1, Q0) from now on: one compiled O(n) pass, claiming the engine as an
+        update does (a MemoryError changes nothing)."""
+        self._check_idle()
+        if self.placements:
+            return
+        if self.weighted:
+            squares = (np.zeros((self.block_capacity, 2)), np.zeros((2 * self.leaves, 2)))
+        self.busy = True
+        try:
+            if self.weighted:
+                self.square_aggregate_buffer, self.square_tree_buffer = squares
+                self._bind()
+            self.placements = True
+            with nogil:
+                _track_all(self)
+        finally:
+            self.busy = False
+
+    def variance(self, double scale):
+        """DeLong's variance with weights as frequencies, a stored weight of 1 counting
+        ``scale`` (nan without ``track_variance``, or while a class has total weight
+        <= 1)."""
+        return self._variance(scale)
+
+    cdef double _variance(self, double scale) noexcept nogil:
+        if self.n_blocks == 0 or not self.placements:
+            return NAN
+        return delong_variance(
+            self.weighted, self.tree[3], self.tree[4], self.tree[5],
+            exact_pairs(self.twice_u, self.twice_u_compensation), self.square_pos,
+            self.square_neg, self.square_tree[2] if self.weighted else 0.0,
+            self.square_tree[3] if self.weighted else 0.0, scale)
+
+    def placement_squares(self):
+        """Unit mode: the exact sums of squared placement numerators (class 1, class 0)."""
+        return _wide_value(self.square_pos), _wide_value(self.square_neg)
+
+    def pairs_above(self, double score):
+        """With the placements, unit mode: 2U of the points strictly above ``score``
+        (O(log n + BLOCK)); for tests."""
+        cdef int32_t block, index
+        if not self.placements or self.weighted:
+            raise ValueError("pairs_above needs the placements in unit mode")
+        if self.n_blocks == 0:
+            return 0.0
+        block = self.order[self._locate(score)]
+        index = self._lower(block, score)
+        if index < self.size[block] and self.key[block * BLOCK + index] == score:
+            index += 1
+        return self._pairs_above(block, index)
 
     @property
     def nbytes(self):
@@ -1031,7 +1298,8 @@ cdef class BlockedAUCEngine(PointEngine):
         return (self.key_buffer, self.count_neg_buffer, self.count_pos_buffer,
                 self.weight_buffer, self.size_buffer, self.aggregate_buffer, self.order_buffer,
                 self.first_buffer, self.free_buffer, self.tree_buffer,
-                self.leaf_of_block_buffer, self.block_at_leaf_buffer)
+                self.leaf_of_block_buffer, self.block_at_leaf_buffer,
+                self.square_aggregate_buffer, self.square_tree_buffer)
 
     # ------------------------------------------------------------------
     # Readings of R hmeasure's report (as AUCEngine's, on the blocks).
@@ -1156,6 +1424,14 @@ cdef class BlockedAUCEngine(PointEngine):
             raise AssertionError("a weight buffer must exist exactly in weighted mode")
         if self.weighted and self.weight_buffer.shape != (capacity * BLOCK, 4):
             raise AssertionError("the weight buffer has the wrong size")
+        squares = self.placements and self.weighted
+        if (squares != (self.square_aggregate_buffer is not None)
+                or squares != (self.square_tree_buffer is not None) or (
+                squares and (self.square_aggregate_buffer.shape != (capacity, 2)
+                             or self.square_tree_buffer.shape != (2 * self.leaves, 2)))):
+            raise AssertionError(
+                "the Q sums' buffers must exist, sized, with the placements in weighted mode")
+        pairs = self.weighted or self.placements
         slots = leaf_of_block[order]
         if n_blocks and (np.any(np.diff(slots) <= 0) or slots[0] < 0
                          or slots[n_blocks - 1] >= self.leaves):
@@ -1191,7 +1467,13 @@ cdef class BlockedAUCEngine(PointEngine):
             neg, pos = weight_neg[part], weight_pos[part]
             below = np.cumsum(neg) - neg
             expected = (neg.sum(), pos.sum(),
-                        float(np.sum(pos * (2.0 * below + neg))) if self.weighted else 0.0)
+                        float(np.sum(pos * (2.0 * below + neg))) if pairs else 0.0)
+            if self.placements and not self.weighted:
+                # Unit mode: the block's 2U is an exact integer, kept by increments.
+                exact = _exact_pairs(count_neg[part].tolist(), count_pos[part].tolist())
+                if self.aggregate_buffer[block, 2] != exact:
+                    raise AssertionError(f"block {block} 2U {self.aggregate_buffer[block, 2]!r}"
+                                         f" != {exact}")
             for column in range(3):
                 got = self.aggregate_buffer[block, column]
                 if abs(got - expected[column]) > relative * max(abs(expected[column]), 1.0):
@@ -1207,11 +1489,14 @@ cdef class BlockedAUCEngine(PointEngine):
         left, right = tree[2:2 * self.leaves:2], tree[3:2 * self.leaves:2]
         expected = np.column_stack([
             left[:, 0] + right[:, 0], left[:, 1] + right[:, 1],
-            left[:, 2] + right[:, 2] + 2.0 * right[:, 1] * left[:, 0] if self.weighted
+            left[:, 2] + right[:, 2] + 2.0 * right[:, 1] * left[:, 0] if pairs
             else np.zeros(self.leaves - 1)])
         stale = np.flatnonzero(np.any(tree[1:self.leaves] != expected, axis=1))
         if stale.size:
             raise AssertionError(f"segment node {stale[0] + 1} is stale")
+        if self.placements:
+            self._check_squares(order, slots, starts, sizes, weight_neg, weight_pos,
+                                count_neg, count_pos)
         if self.weighted:
             below = np.cumsum(weight_neg) - weight_neg
             recomputed = float(np.sum(weight_pos * (2.0 * below + weight_neg)))
@@ -1238,26 +1523,82 @@ cdef class BlockedAUCEngine(PointEngine):
             raise AssertionError("positive weight stored without a scale")
         return True
 
+    def _check_squares(self, order, slots, starts, sizes, weight_neg, weight_pos, count_neg,
+                       count_pos):
+        """The placements' sums against a recomputation: unit mode the exact Q1, Q0 (Python
+        integers) and zero Q buffers; weighted mode each block's Q1, Q0 to 1e-12, every
+        leaf and node bit for bit from its block or children, the root to 1e-11."""
+        squares, tree = self.square_tree_buffer, self.tree_buffer
+        if not self.weighted:
+            expected = _exact_squares(count_neg.tolist(), count_pos.tolist())
+            if self.placement_squares() != expected:
+                raise AssertionError(
+                    f"squared placements {self.placement_squares()} != recomputed {expected}")
+            return
+        if self.placement_squares() != (0, 0):
+            raise AssertionError("exact Q sums left in weighted mode")
+        for position in range(self.n_blocks):
+            block = order[position]
+            part = slice(starts[position], starts[position] + sizes[position])
+            expected = _float_squares(weight_neg[part], weight_pos[part])
+            for column in range(2):
+                got = self.square_aggregate_buffer[block, column]
+                if abs(got - expected[column]) > 1e-12 * max(expected[column], 1e-300):
+                    raise AssertionError(f"block {block} Q sum {column}: {got!r} != "
+                                         f"{expected[column]!r}")
+                if squares[self.leaves + slots[position], column] != got:
+                    raise AssertionError(f"the Q sums of block {block}'s leaf differ from it")
+        gaps = self.leaves + np.flatnonzero(self.block_at_leaf_buffer < 0)
+        if np.any(squares[gaps] != 0):
+            raise AssertionError("a gap's Q sums are not zero")
+        left, right = slice(2, 2 * self.leaves, 2), slice(3, 2 * self.leaves, 2)
+        shift = 2.0 * tree[left, 0]
+        square_pos = squares[left, 0] + squares[right, 0] + shift * (
+            2.0 * tree[right, 2] + shift * tree[right, 1])
+        shift = 2.0 * tree[right, 1]
+        square_neg = squares[left, 1] + shift * (
+            2.0 * tree[left, 2] + shift * tree[left, 0]) + squares[right, 1]
+        stale = np.flatnonzero((squares[1:self.leaves, 0] != square_pos)
+                               | (squares[1:self.leaves, 1] != square_neg))
+        if stale.size:
+            raise AssertionError(f"the Q sums of segment node {stale[0] + 1} are stale")
+        expected = _float_squares(weight_neg, weight_pos)
+        for column in range(2):
+            bound = 1e-11 * max(expected[column], 1e-300)
+            if fabs(squares[1, column] - expected[column]) > bound:
+                raise AssertionError(f"Q sum {column} {squares[1, column]!r} != recomputed "
+                                     f"{expected[column]!r}")
+
     def __reduce__(self):
         self._check_idle()
-        return (_rebuild_blocked, (self._buffers(), self.block_capacity,
+        return (_rebuild_blocked, (_FORMAT, self._buffers(), self.block_capacity,
                                    self.n_blocks, self.n_free, self.leaves, self.block_limit,
                                    self.n_points, self.weighted, self.twice_u,
-                                   self.twice_u_compensation, self.inverse_scale))
+                                   self.twice_u_compensation, self.inverse_scale,
+                                   self.placements, self.placement_squares()))
 
 
-def _rebuild_blocked(buffers, block_capacity, n_blocks, n_free, leaves, block_limit,
-                     n_points, weighted, twice_u, compensation, inverse_scale,
-                     engine_type=BlockedAUCEngine):
+# The layout of the pickles ``__reduce__`` writes.
+_FORMAT = 1
+
+
+def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, leaves,
+                     block_limit, n_points, weighted, twice_u, compensation, inverse_scale,
+                     placements, placement_squares, engine_type=BlockedAUCEngine):
     # ``engine_type``: a subclass rebuilding its base state first (it recomputes its own).
     cdef BlockedAUCEngine engine = engine_type.__new__(engine_type)
+    if format_version != _FORMAT:
+        raise ValueError(f"a blocked engine pickled in format {format_version!r}; this "
+                         f"version reads format {_FORMAT}")
     (engine.key_buffer, engine.count_neg_buffer, engine.count_pos_buffer, engine.weight_buffer,
      engine.size_buffer, engine.aggregate_buffer, engine.order_buffer, engine.first_buffer,
      engine.free_buffer, engine.tree_buffer, engine.leaf_of_block_buffer,
-     engine.block_at_leaf_buffer) = (None if buffer is None else np.array(buffer)
-                                     for buffer in buffers)
-    if not weighted:
-        engine.weight_buffer = None  # (pickles of then kept one in unit mode too)
+     engine.block_at_leaf_buffer, engine.square_aggregate_buffer,
+     engine.square_tree_buffer) = (None if buffer is None else np.array(buffer)
+                                   for buffer in buffers)
+    engine.placements = placements
+    _set_wide(&engine.square_pos, placement_squares[0])
+    _set_wide(&engine.square_neg, placement_squares[1])
     engine.scratch_buffer = np.zeros(2 * leaves, dtype=np.int32)
     engine.block_limit = block_limit
     engine.block_capacity = block_capacity
@@ -1273,66 +1614,92 @@ def _rebuild_blocked(buffers, block_capacity, n_blocks, n_free, leaves, block_li
     return engine
 
 
-def treap_engine(BlockedAUCEngine blocked, Py_ssize_t capacity=1, seed=None):
-    """An ``AUCEngine`` (score treap, seeded by ``seed``) holding ``blocked``'s points.
+cdef int _track_all(BlockedAUCEngine self) except -1 nogil:
+    """The placements from scratch (``track_variance``): every block's 2U (weighted, with
+    its Q sums: ``_block_aggregate``), then their leaves and ancestors.  In unit mode one
+    pass from the lowest key up gives each block's class counts and 2U and the exact Q1
+    and Q0 (a key's numerator squared times its count: one 64-bit square times 0 or 1,
+    widened only for a count above 1)."""
+    cdef int32_t position, block, index, slot
+    cdef uint64_t below = 0, above, own, count
+    cdef int64_t block_neg, block_pos, block_pairs
+    if self.weighted:
+        for position in range(self.n_blocks):
+            block = self.order[position]
+            self._block_aggregate(block)
+            self.scratch[position] = self.leaf_of_block[block]
+        return self._refresh(self.scratch, self.n_blocks)
+    # Counts in integers: the class 1 weight above a key is the total less what is below
+    # and at it, exactly.
+    above = <uint64_t>self.tree[4]
+    for position in range(self.n_blocks):
+        block = self.order[position]
+        block_neg = block_pos = block_pairs = 0
+        for index in range(self.size[block]):
+            slot = block * BLOCK + index
+            block_pairs += self.count_pos[slot] * (2 * block_neg + self.count_neg[slot])
+            block_neg += self.count_neg[slot]
+            block_pos += self.count_pos[slot]
+            count = <uint64_t>self.count_pos[slot]
+            own = 2 * below + <uint64_t>self.count_neg[slot]
+            if count <= 1:  # (no branch on the class: times 0 or 1)
+                wide_add(&self.square_pos, own * own * count)
+            else:
+                wide_accumulate(&self.square_pos, wide_product(own * own, count))
+            below += <uint64_t>self.count_neg[slot]
+            above -= count
+            count = <uint64_t>self.count_neg[slot]
+            own = 2 * above + <uint64_t>self.count_pos[slot]
+            if count <= 1:
+                wide_add(&self.square_neg, own * own * count)
+            else:
+                wide_accumulate(&self.square_neg, wide_product(own * own, count))
+        self.aggregate[3 * block] = <double>block_neg
+        self.aggregate[3 * block + 1] = <double>block_pos
+        self.aggregate[3 * block + 2] = <double>block_pairs
+        self.scratch[position] = self.leaf_of_block[block]
+    return self._refresh(self.scratch, self.n_blocks)
 
-    The treap has room for ``capacity`` distinct scores, or those held if more
-    (growing by doubling afterwards).
 
-    For what only the treap offers (the partial AUC's descents, DeLong's
-    variance): the same keys with the same class counts and stored weights
-    (each class's compensated pair copied as it is), the same units
-    (``inverse_scale``), the same exact 2U in unit mode and the same decay
-    factor of the newest point; the treap's aggregates are recomputed from
-    its nodes.  The treap is built directly as a complete tree in
-    breadth-first slot order (``SlotPool.build_breadth_first``): the least
-    depth, and the top levels of every record buffer in a few cache lines, which is
-    what the descents of a read pay for at 10^6 points.  O(n) for n distinct
-    scores; ``blocked`` is claimed while it is read and does not change.
-    """
-    cdef AUCEngine engine
-    cdef ScoreTreap tree
-    cdef Py_ssize_t index, n_keys
-    cdef int32_t node
-    cdef int64_t slot
-    cdef const int64_t[::1] slot_view
-    cdef const int32_t[::1] node_view
-    blocked._check_idle()
-    blocked.busy = True
-    try:
-        slots = blocked._slots()
-        slot_view = slots
-        n_keys = slots.shape[0]
-        engine = AUCEngine(max(capacity, n_keys, 1), seed)
-        tree = engine.tree
-        engine._reserve(n_keys, blocked.weighted)
-        nodes = tree.build_breadth_first(n_keys)
-        node_view = nodes
-        with nogil:
-            # The k-th node in order takes the k-th key with its counts and weights.
-            for index in range(n_keys):
-                slot = slot_view[index]
-                node = node_view[index]
-                tree.sums[node].key = blocked.key[slot]
-                tree.slots[node].count_neg = blocked.count_neg[slot]
-                tree.slots[node].count_pos = blocked.count_pos[slot]
-                if blocked.weighted:
-                    tree.weights[node].neg = blocked.weight[4 * slot]
-                    tree.weights[node].pos = blocked.weight[4 * slot + 1]
-                    tree.weights[node].neg_comp = blocked.weight[4 * slot + 2]
-                    tree.weights[node].pos_comp = blocked.weight[4 * slot + 3]
-            # Children before parents: a node's children have larger slots.
-            for index in range(n_keys - 1, -1, -1):
-                tree.pull(<int32_t>index)
-        tree.root = 0 if n_keys else -1
-        tree.n_points = blocked.n_points
-        engine.twice_u = blocked.twice_u
-        engine.twice_u_compensation = blocked.twice_u_compensation
-        engine.inverse_scale = blocked.inverse_scale
-        engine.newest_decay = blocked.newest_decay
-    finally:
-        blocked.busy = False
-    return engine
+cdef object _wide_value(wide_uint value):
+    return (int(value.high) << 64) | int(value.low)
+
+
+cdef void _set_wide(wide_uint* target, object value):
+    target.low = value & 0xFFFFFFFFFFFFFFFF
+    target.high = (value >> 64) & 0xFFFFFFFFFFFFFFFF
+
+
+def _exact_pairs(count_neg, count_pos):
+    """2U of keys in increasing order with these class counts (Python integers)."""
+    below = pairs = 0
+    for negatives, positives in zip(count_neg, count_pos, strict=True):
+        pairs += positives * (2 * below + negatives)
+        below += negatives
+    return pairs
+
+
+def _exact_squares(count_neg, count_pos):
+    """Q1 and Q0 of keys in increasing order with these class counts (Python integers)."""
+    square_pos = square_neg = below = above = 0
+    for negatives, positives in zip(count_neg, count_pos, strict=True):
+        square_pos += positives * (2 * below + negatives) ** 2
+        below += negatives
+    for negatives, positives in zip(reversed(count_neg), reversed(count_pos), strict=True):
+        square_neg += negatives * (2 * above + positives) ** 2
+        above += positives
+    return square_pos, square_neg
+
+
+def _float_squares(weight_neg, weight_pos):
+    """Q1 and Q0 of keys in increasing order with these class weights (exclusive prefix
+    and suffix sums, no subtraction)."""
+    if weight_neg.size == 0:
+        return 0.0, 0.0
+    below = np.concatenate(([0.0], np.cumsum(weight_neg)[:-1]))
+    above = np.concatenate((np.cumsum(weight_pos[::-1])[::-1][1:], [0.0]))
+    return (float(np.sum(weight_pos * (2.0 * below + weight_neg) ** 2)),
+            float(np.sum(weight_neg * (2.0 * above + weight_pos) ** 2)))
 
 
 def update_row(list engines, Py_ssize_t code, list scores, double weight, bint adding,

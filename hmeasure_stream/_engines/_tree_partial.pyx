@@ -44,6 +44,7 @@ from libc.math cimport INFINITY, NAN, fma
 from libc.stdint cimport int32_t, int64_t
 
 from hmeasure_stream._engines._auc cimport AUCEngine
+from hmeasure_stream._engines._blocked cimport BLOCK, BlockedAUCEngine
 
 from hmeasure_stream._engines._auc import stored_scale
 from hmeasure_stream._engines._numeric cimport compensated_add, prefetch
@@ -244,17 +245,21 @@ cdef void _range(ScoreTreap tree, double low, double high, Aggregate* run) noexc
             node = tree.slots[node].left
 
 
-cdef inline void _between(ScoreTreap tree, Found* start, Found* end,
-                          Aggregate* run) noexcept nogil:
+cdef inline void _between(ScoreTreap tree, BlockedAUCEngine blocked, Found* start,
+                          Found* end, Aggregate* run) noexcept nogil:
     """The aggregates of the run from ``start`` down to just before ``end`` (lower score).
 
     With unit weights from what the descents found, in exact integers: the
     points above ``end`` are the run followed by the points above ``start``,
     so the run's pair weight is the difference of the two pair weights above
     less the pairs across (its class 0 times their class 1).  With weights
-    summed from O(depth) subtrees (``_range``), every term >= 0.
+    summed from O(depth) subtrees (``_range``, ``_blocked_range``), every term >= 0.
     """
-    if tree.weighted:
+    if tree is None:
+        if blocked.weighted:
+            _blocked_range(blocked, end.key, start.key, run)
+            return
+    elif tree.weighted:
         _range(tree, end.key, start.key, run)
         return
     run.neg = end.u0 - start.u0
@@ -301,16 +306,12 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     ceiling (``exact_floor_ceil``), so the segments are classified exactly, as
     ``_partial.box_area_counts`` does.
     """
-    cdef Found cross_a, start_a, cross_b, cross_c, start_c, cross_d, start_d
     cdef Found found[7]
     cdef Descent searches[7]
-    cdef Found* start
-    cdef Found* end
-    cdef Aggregate inside, above
-    cdef double total_neg = 0.0, total_pos = 0.0, rest = 0.0, rest_comp = 0.0
-    cdef double low_a, high_b, low_c, high_d, area = 0.0, area_comp = 0.0
+    cdef double total_neg = 0.0, total_pos = 0.0
+    cdef double low_a, high_b, low_c, high_d
     cdef double floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d
-    cdef bint cut_a, cut_c, at_zero_a, at_zero_c, at_total_b, at_total_d
+    cdef bint at_zero_a, at_zero_c, at_total_b, at_total_d
     if tree.root >= 0:
         total_neg = tree.sums[tree.root].subtree_neg
         total_pos = tree.sums[tree.root].subtree_pos
@@ -358,6 +359,39 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
         _before_all(tree, &found[1])
     if at_zero_c:
         _before_all(tree, &found[4])
+    _combine(found, tree, None, a, b, c, d, parts)
+    return True
+
+
+cdef void _combine(Found* found, ScoreTreap tree, BlockedAUCEngine blocked, double a,
+                   double b, double c, double d, BoxParts* parts) noexcept nogil:
+    """The parts of the box from the seven segments found (``box_parts``' searches, in
+    order), on the treap ``tree`` or the blocks ``blocked`` (the other None)."""
+    cdef Found cross_a, start_a, cross_b, cross_c, start_c, cross_d, start_d
+    cdef Found* start
+    cdef Found* end
+    cdef Aggregate inside, above
+    cdef double total_neg = parts.total_neg, total_pos = parts.total_pos
+    cdef double rest = 0.0, rest_comp = 0.0
+    cdef double low_a, high_b, low_c, high_d, area = 0.0, area_comp = 0.0
+    cdef double floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d
+    cdef bint cut_a, cut_c
+    cdef bint weighted = blocked.weighted if tree is None else tree.weighted
+    low_a = a * total_neg
+    high_b = b * total_neg
+    low_c = c * total_pos
+    high_d = d * total_pos
+    if weighted:
+        floor_a = ceil_a = low_a
+        floor_b = ceil_b = high_b
+        floor_c = ceil_c = low_c
+        floor_d = ceil_d = high_d
+    else:
+        exact_floor_ceil(a, total_neg, &floor_a, &ceil_a)
+        exact_floor_ceil(b, total_neg, &floor_b, &ceil_b)
+        exact_floor_ceil(c, total_pos, &floor_c, &ceil_c)
+        exact_floor_ceil(d, total_pos, &floor_d, &ceil_d)
+    parts.n_cuts = 0
     cross_a, start_a, cross_b = found[0], found[1], found[2]
     cross_c, start_c, cross_d, start_d = found[3], found[4], found[5], found[6]
     # The segments cut by a side, from the highest score down (the order of
@@ -386,7 +420,7 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     end = &cross_b if cross_b.key >= cross_d.key else &cross_d
     compensated_add(&area, &area_comp, parts.rest)
     if start.node >= 0 and start.key > end.key:
-        _between(tree, start, end, &inside)
+        _between(tree, blocked, start, end, &inside)
         parts.twice_inside = 2.0 * start.t0 * inside.neg + inside.pairs
         parts.width_inside = inside.neg
         compensated_add(&area, &area_comp, (start.t0 - low_c) * inside.neg)
@@ -394,11 +428,202 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     # At or above D: from the latest of start_a, cross_d, start_d to before cross_b.
     start = _later(_later(&start_a, &cross_d), &start_d)
     if start.node >= 0 and start.key > cross_b.key:
-        _between(tree, start, &cross_b, &above)
+        _between(tree, blocked, start, &cross_b, &above)
         parts.width_above = above.neg
         compensated_add(&area, &area_comp, (high_d - low_c) * above.neg)
     parts.area = area + area_comp
+
+
+cdef inline bint _passes(double value, double threshold, bint strict) noexcept nogil:
+    return value > threshold or (not strict and value == threshold)
+
+
+cdef inline void _beyond_all(BlockedAUCEngine blocked, Found* out) noexcept nogil:
+    """The point beyond the lowest score: nothing below it, everything above it."""
+    out.node = -1
+    out.key = -INFINITY
+    out.u0 = blocked.tree[3]
+    out.t0 = blocked.tree[4]
+    out.g0 = out.g1 = 0.0
+    out.pairs = blocked.tree[5]
+
+
+cdef inline void _segment_at(BlockedAUCEngine blocked, int32_t slot, double u0, double t0,
+                             double pairs, Found* out) noexcept nogil:
+    out.node = slot
+    out.key = blocked.key[slot]
+    out.u0 = u0
+    out.t0 = t0
+    out.g0 = blocked._held(slot, False)
+    out.g1 = blocked._held(slot, True)
+    out.pairs = pairs
+
+
+cdef void _blocked_first(BlockedAUCEngine blocked, bint on_pos, bint at_end, bint strict,
+                         double threshold, Found* out) noexcept nogil:
+    """``_first_all``'s search on the blocks: the first segment from the highest score down
+    whose coordinate (u or t, at its start or ``at_end``) passes ``threshold``.
+
+    A descent of the segment tree from the root, the higher half first, carrying
+    the class weights (and the pair weight) above, to the block where the segment
+    ends past the threshold, then a scan of that block from its top key down:
+    O(log n + BLOCK).  A search on the segments' starts finds the first segment
+    ending at or past the threshold, k; the first starting there is k itself if
+    it starts there, else the segment after k (the start of one is the end of
+    the one before).  Thresholds of starts are > 0 (a side at 0 is no search).
+    """
+    cdef double u = 0.0, t = 0.0, pairs = 0.0, g0, g1, value
+    cdef Py_ssize_t node = 1, right
+    cdef int32_t block, index, slot, position
+    if not _passes(blocked.tree[3 + on_pos], threshold, strict):
+        _beyond_all(blocked, out)
+        return
+    while node < blocked.leaves:
+        right = 2 * node + 1
+        value = (t if on_pos else u) + blocked.tree[3 * right + on_pos]
+        if _passes(value, threshold, strict):
+            node = right
+        else:
+            pairs = pairs + blocked.tree[3 * right + 2] + 2.0 * blocked.tree[3 * right] * t
+            u = u + blocked.tree[3 * right]
+            t = t + blocked.tree[3 * right + 1]
+            node = 2 * node
+    block = blocked.block_at_leaf[node - blocked.leaves]
+    index = blocked.size[block] - 1
+    while True:
+        slot = block * BLOCK + index
+        g0 = blocked._held(slot, False)
+        g1 = blocked._held(slot, True)
+        value = t + g1 if on_pos else u + g0
+        if _passes(value, threshold, strict) or index == 0:
+            break
+        pairs = pairs + g0 * g1 + 2.0 * g0 * t
+        u = u + g0
+        t = t + g1
+        index -= 1
+    if at_end or _passes(t if on_pos else u, threshold, strict):
+        _segment_at(blocked, slot, u, t, pairs, out)
+        return
+    # The segment after: the next lower key, in this block or the previous one.
+    pairs = pairs + g0 * g1 + 2.0 * g0 * t
+    u = u + g0
+    t = t + g1
+    if index > 0:
+        _segment_at(blocked, slot - 1, u, t, pairs, out)
+        return
+    position = blocked._locate(blocked.key[slot])
+    if position == 0:
+        _beyond_all(blocked, out)
+        return
+    block = blocked.order[position - 1]
+    _segment_at(blocked, block * BLOCK + blocked.size[block] - 1, u, t, pairs, out)
+
+
+cdef void _blocked_range(BlockedAUCEngine blocked, double low, double high,
+                         Aggregate* run) noexcept nogil:
+    """The aggregates of the scores s with low < s <= high on the blocks, from the lowest
+    up: the keys of the end blocks and the segment-tree nodes covering the blocks
+    between (every term >= 0)."""
+    cdef int32_t low_position = blocked._locate(low), high_position = blocked._locate(high)
+    cdef int32_t block, index, slot, depth = 0
+    cdef Py_ssize_t left, right
+    cdef Py_ssize_t stack[64]
+    cdef double g0, g1
+    run.neg = run.pos = run.pairs = 0.0
+    block = blocked.order[low_position]
+    for index in range(blocked.size[block]):
+        slot = block * BLOCK + index
+        if blocked.key[slot] > low and blocked.key[slot] <= high:
+            g0 = blocked._held(slot, False)
+            g1 = blocked._held(slot, True)
+            _append(run, g0, g1, g0 * g1)
+    if high_position == low_position:
+        return
+    left = blocked.leaves + blocked.leaf_of_block[block] + 1
+    right = blocked.leaves + blocked.leaf_of_block[blocked.order[high_position]] - 1
+    while left <= right:
+        if left & 1:
+            _append(run, blocked.tree[3 * left], blocked.tree[3 * left + 1],
+                    blocked.tree[3 * left + 2])
+            left += 1
+        if not (right & 1):
+            stack[depth] = right
+            depth += 1
+            right -= 1
+        left >>= 1
+        right >>= 1
+    while depth > 0:
+        depth -= 1
+        right = stack[depth]
+        _append(run, blocked.tree[3 * right], blocked.tree[3 * right + 1],
+                blocked.tree[3 * right + 2])
+    block = blocked.order[high_position]
+    for index in range(blocked.size[block]):
+        slot = block * BLOCK + index
+        if blocked.key[slot] > high:
+            break
+        g0 = blocked._held(slot, False)
+        g1 = blocked._held(slot, True)
+        _append(run, g0, g1, g0 * g1)
+
+
+cdef bint blocked_box_parts(BlockedAUCEngine blocked, double a, double b, double c, double d,
+                            BoxParts* parts) noexcept nogil:
+    """``box_parts`` on the blocks (their pair sums kept: ``track_variance``): the same
+    seven searches (``_blocked_first``) and the same combination, O(log n + BLOCK)."""
+    cdef Found found[7]
+    cdef double total_neg = 0.0, total_pos = 0.0
+    cdef double floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d
+    if blocked.n_blocks:
+        total_neg = blocked.tree[3]
+        total_pos = blocked.tree[4]
+    parts.total_neg = total_neg
+    parts.total_pos = total_pos
+    if not (total_neg > 0.0 and total_pos > 0.0):
+        return False
+    if blocked.weighted:
+        floor_a = ceil_a = a * total_neg
+        floor_b = ceil_b = b * total_neg
+        floor_c = ceil_c = c * total_pos
+        floor_d = ceil_d = d * total_pos
+    else:
+        exact_floor_ceil(a, total_neg, &floor_a, &ceil_a)
+        exact_floor_ceil(b, total_neg, &floor_b, &ceil_b)
+        exact_floor_ceil(c, total_pos, &floor_c, &ceil_c)
+        exact_floor_ceil(d, total_pos, &floor_d, &ceil_d)
+    # As ``box_parts``: a side at 0 stands for a start before every score, a side at the
+    # total (integer counts) for no segment passing it.
+    if a == 0.0:
+        _beyond_all(blocked, &found[0])
+        _before_all_blocked(&found[1])
+    else:
+        _blocked_first(blocked, False, True, True, floor_a, &found[0])
+        _blocked_first(blocked, False, False, False, ceil_a, &found[1])
+    if b == 1.0 and not blocked.weighted:
+        _beyond_all(blocked, &found[2])
+    else:
+        _blocked_first(blocked, False, True, True, floor_b, &found[2])
+    if c == 0.0:
+        _beyond_all(blocked, &found[3])
+        _before_all_blocked(&found[4])
+    else:
+        _blocked_first(blocked, True, True, True, floor_c, &found[3])
+        _blocked_first(blocked, True, False, False, ceil_c, &found[4])
+    if d == 1.0 and not blocked.weighted:
+        _beyond_all(blocked, &found[5])
+        _beyond_all(blocked, &found[6])
+    else:
+        _blocked_first(blocked, True, True, True, floor_d, &found[5])
+        _blocked_first(blocked, True, False, False, ceil_d, &found[6])
+    _combine(found, None, blocked, a, b, c, d, parts)
     return True
+
+
+cdef inline void _before_all_blocked(Found* start) noexcept nogil:
+    """The start of the curve, before every score (an engine with points)."""
+    start.node = 0
+    start.key = INFINITY
+    start.u0 = start.t0 = start.g0 = start.g1 = start.pairs = 0.0
 
 
 cdef double box_fraction(ScoreTreap tree, double a, double b, double c, double d) noexcept nogil:
@@ -447,8 +672,26 @@ cdef double mcclish(double area, double a, double b, double c, double d,
     return 0.5 + excess / twice_room
 
 
-def box_area_parts(ScoreTreap tree, double a, double b, double c, double d):
-    """The area of the curve in the box [a, b] x [c, d] (rates) from the treap, O(log n).
+cdef bint _source_parts(object source, double a, double b, double c, double d,
+                        BoxParts* parts, bint* weighted) except -1:
+    """``box_parts`` of a score treap (or a treap engine's), or ``blocked_box_parts`` of a
+    blocked engine, which starts keeping its pair sums first if it did not."""
+    cdef BlockedAUCEngine blocked
+    cdef ScoreTreap tree
+    if isinstance(source, BlockedAUCEngine):
+        blocked = source
+        if not blocked.placements:
+            blocked.track_variance()
+        weighted[0] = blocked.weighted
+        return blocked_box_parts(blocked, a, b, c, d, parts)
+    tree = source.tree if isinstance(source, AUCEngine) else source
+    weighted[0] = tree.weighted
+    return box_parts(tree, a, b, c, d, parts)
+
+
+def box_area_parts(source, double a, double b, double c, double d):
+    """The area of the curve in the box [a, b] x [c, d] (rates), O(log n), from a score
+    treap or a blocked engine (``_source_parts``).
 
     None when a class has no weight.  With unit weights the tuple
     ``(twice_inside, width_inside, width_above, cuts, total_neg, total_pos)``
@@ -458,9 +701,10 @@ def box_area_parts(ScoreTreap tree, double a, double b, double c, double d):
     """
     cdef BoxParts parts
     cdef int k
-    if not box_parts(tree, a, b, c, d, &parts):
+    cdef bint weighted
+    if not _source_parts(source, a, b, c, d, &parts, &weighted):
         return None
-    if tree.weighted:
+    if weighted:
         return parts.area, parts.total_neg, parts.total_pos
     cuts = [tuple(<int64_t>parts.cuts[k][field] for field in range(4))
             for k in range(parts.n_cuts)]
@@ -845,8 +1089,10 @@ cdef inline bint _fast_bound(object value, double* out) noexcept:
     return False
 
 
-def read_partial(ScoreTreap tree, fpr_range, tpr_range, correction):
+def read_partial(source, fpr_range, tpr_range, correction):
     """``DynamicAUC.partial_auc`` in one compiled call, or None for the Python path.
+
+    ``source``: a score treap or a blocked engine (``_source_parts``).
 
     None when the arguments are not plain (ranges other than None or a tuple
     or list of two floats in order within [0, 1], a correction other than
@@ -858,7 +1104,7 @@ def read_partial(ScoreTreap tree, fpr_range, tpr_range, correction):
     cdef double a, b, c, d, area, value
     cdef int has_fpr = _fast_range(fpr_range, &a, &b)
     cdef int has_tpr = _fast_range(tpr_range, &c, &d)
-    cdef bint corrected
+    cdef bint corrected, weighted
     cdef BoxParts parts
     if has_fpr < 0 or has_tpr < 0:
         return None
@@ -868,9 +1114,9 @@ def read_partial(ScoreTreap tree, fpr_range, tpr_range, correction):
         corrected = has_fpr or has_tpr
     else:
         return None
-    if not box_parts(tree, a, b, c, d, &parts):
+    if not _source_parts(source, a, b, c, d, &parts, &weighted):
         return NAN
-    if tree.weighted:
+    if weighted:
         area = parts.area / parts.total_neg / parts.total_pos
         if corrected:
             return mcclish(area, a, b, c, d, has_fpr, has_tpr)

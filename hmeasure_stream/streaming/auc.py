@@ -1,7 +1,7 @@
 """Exact AUC of a changing set of points: ``DynamicAUC``, O(log n) per update.
 
-The points are kept in sorted blocks (``BlockedAUCEngine``) and move once to the
-score treap (``AUCEngine``) for the reads only the treap offers.
+The points are kept in sorted blocks (``BlockedAUCEngine``), which also serve the
+partial areas and DeLong's variance.
 """
 
 import math
@@ -10,8 +10,7 @@ import numpy as np
 
 from hmeasure_stream._core.delong import delong_interval
 from hmeasure_stream._core.partial import corrected, exact_area
-from hmeasure_stream._engines._auc import AUCEngine
-from hmeasure_stream._engines._blocked import BlockedAUCEngine, treap_engine
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._tree_partial import box_area_parts, read_partial
 from hmeasure_stream._validation import (
     check_partial_correction,
@@ -63,9 +62,8 @@ class DynamicAUC(WindowedPointSet):
         Initial number of distinct scores the structure has room for; it
         doubles as needed.
     seed : int, optional
-        Seed of the random priorities of the score treap, which holds the
-        points from the first ``partial_auc`` or variance read on (see
-        Notes), for reproducible shapes.
+        Accepted as by the other structures; nothing in sorted blocks is
+        random.
 
     Attributes
     ----------
@@ -102,15 +100,13 @@ class DynamicAUC(WindowedPointSet):
     distinct random scores.  Reading the ROC points or the hull is O(n).
 
     ``partial_auc`` and DeLong's variance (``variance=True``,
-    :attr:`auc_variance`, :meth:`auc_ci`) read the score treap of the paper
-    (each node holds its subtree's class weights and pair weight): the
-    first such call moves the points to it, once, in O(n) (a complete tree
-    built in breadth-first order: about 0.04 s at 10^6 distinct scores), with
-    the same counts, stored weights and units, and the structure stays on the
-    treap (``O(log n)`` per update
-    and per ``partial_auc`` read, 48 bytes per slot, 80 with weights;
-    ``seed`` fixes its random priorities).  With ``variance=True`` it starts
-    there.
+    :attr:`auc_variance`, :meth:`auc_ci`) read the same blocks: each block
+    and segment-tree node also keeps its pair weight (twice the Mann-Whitney
+    statistic of its points), as the score treap of the paper keeps each
+    subtree's.  The pair weights are kept from the first such call on (or
+    from the start with ``variance=True``): one O(n) pass over the blocks,
+    then O(log n) more per update; a ``partial_auc`` read is O(log n) (plus a
+    scan of a few blocks).
 
     With unit weights twice the statistic is an exact integer, so ``auc``
     equals the from-scratch value exactly, after any number of updates.  With
@@ -223,9 +219,8 @@ class DynamicAUC(WindowedPointSet):
     """
 
     # The single-point methods validate in compiled code (fast path for Python
-    # bools, ints and floats; anything else goes through _validation).  ``_seed``:
-    # the treap's, for the structure's move to the treap (``_on_treap``).
-    __slots__ = ("_seed",)
+    # bools, ints and floats; anything else goes through _validation).
+    __slots__ = ()
 
     def __init__(self, *, window=None, half_life=None, variance=False, pos_label=None,
                  capacity=16, seed=None):
@@ -233,26 +228,10 @@ class DynamicAUC(WindowedPointSet):
         self._forgetting = make_forgetting(window, half_life)
         if not isinstance(variance, (bool, np.bool_)):
             raise ValueError(f"variance must be True or False, got {variance!r}")
-        capacity, self._seed = check_structure_options(capacity, seed)
+        capacity, _ = check_structure_options(capacity, seed)
+        self._engine = BlockedAUCEngine(capacity)
         if variance:
-            self._engine = AUCEngine(capacity, self._seed)
             self._engine.track_variance()
-        else:
-            self._engine = BlockedAUCEngine(capacity)
-
-    def _on_treap(self):
-        """The engine on the score treap, moving the points there on the first call.
-
-        Sorted blocks (``BlockedAUCEngine``) keep the points for the plain
-        uses; what reads the treap (``partial_auc``, DeLong's variance) moves
-        them, once, to an ``AUCEngine`` with the same counts, stored weights,
-        units and exact 2U (O(n log n) once); the structure stays there.
-        """
-        engine = self._engine
-        if isinstance(engine, BlockedAUCEngine):
-            engine = treap_engine(engine, seed=getattr(self, "_seed", None))
-            self._engine = engine
-        return engine
 
     @property
     def auc_variance(self):
@@ -261,12 +240,11 @@ class DynamicAUC(WindowedPointSet):
         Equal to :func:`~hmeasure_stream.auc_variance` of the current points
         (weights as frequencies; with decay, the decayed weights relative to
         the newest point); nan while a class has fewer than two points (total
-        weight <= 1).  Without ``variance=True``, the first read moves the
-        points to the score treap and starts maintaining it there: O(n log n)
-        once, and every later update costs a little more (see the class's
-        Notes).
+        weight <= 1).  Without ``variance=True``, the first read starts
+        maintaining it: O(n) once, and every later update costs a little more
+        (see the class's Notes).
         """
-        engine = self._on_treap()
+        engine = self._engine
         if not engine.tracks_variance:
             engine.track_variance()
         scale = engine.scale
@@ -364,17 +342,17 @@ class DynamicAUC(WindowedPointSet):
 
         Notes
         -----
-        O(log n) for n distinct scores, whatever the range (the first call on
-        a structure kept in sorted blocks moves it to the score treap, O(n log
-        n) once: see the class's Notes): the curve's
-        class weights never decrease from the highest score down, so the
-        first segment reaching each side of the box is found by one descent
-        of the treap (at most seven, in lockstep; a range ending at 0 or 1
-        needs fewer); the segments wholly inside the box are summed from
-        the subtree aggregates of the class weights and of the pair weight
-        (twice the Mann-Whitney statistic of the subtree), without visiting
-        the points between the sides; at most four segments crossing a side
-        are cut as from scratch.
+        O(log n) for n distinct scores, whatever the range (the first call,
+        unless ``variance=True``, starts keeping the pair weights, O(n) once:
+        see the class's Notes): the curve's class weights never decrease from
+        the highest score down, so the first segment reaching each side of
+        the box is found by one descent of the segment tree and a scan of one
+        block (at most seven; a range ending at 0 or 1 needs fewer); the
+        segments wholly inside the box are summed from the aggregates of the
+        class weights and of the pair weight (twice the Mann-Whitney
+        statistic) of blocks and nodes, without visiting the points between
+        the sides; at most four segments crossing a side are cut as from
+        scratch.
 
         With unit weights the parts are the from-scratch function's, exact
         integers (below 2**53, beyond 10^7 points of each class): the
@@ -391,7 +369,7 @@ class DynamicAUC(WindowedPointSet):
         References
         ----------
         .. [1] N. Tatti, "Maintaining AUC and H-measure over time", Sec. 4
-           (the treap).
+           (the subtree aggregates).
         .. [2] D. K. McClish, "Analyzing a portion of the ROC curve", Medical
            Decision Making 9, 1989.
         .. [3] X. Robin et al., "pROC: an open-source package for R and S+ to
@@ -412,20 +390,22 @@ class DynamicAUC(WindowedPointSet):
         >>> tracker.partial_auc(tpr_range=(0.5, 1))  # 1/4 + (1/4)(2/3)
         0.4166666666666667
         """
-        on_treap = isinstance(self._engine, AUCEngine)
-        if on_treap:
-            value = read_partial(self._engine.tree, fpr_range, tpr_range, correction)
+        engine = self._engine
+        tracking = engine.tracks_variance
+        if tracking:
+            value = read_partial(engine, fpr_range, tpr_range, correction)
             if value is not None:  # plain arguments, the value settled in compiled code
                 return value
         fpr_box = check_rate_range(fpr_range, "fpr_range")
         tpr_box = check_rate_range(tpr_range, "tpr_range")
         check_partial_correction(correction, fpr_range, tpr_range)
-        if not on_treap:
-            # Checked before the points move, so that a refused call changes nothing.
-            value = read_partial(self._on_treap().tree, fpr_range, tpr_range, correction)
+        if not tracking:
+            # Checked before the pair weights start, so that a refused call changes nothing.
+            engine.track_variance()
+            value = read_partial(engine, fpr_range, tpr_range, correction)
             if value is not None:
                 return value
-        parts = box_area_parts(self._engine.tree, *fpr_box, *tpr_box)
+        parts = box_area_parts(engine, *fpr_box, *tpr_box)
         if parts is None:
             return math.nan
         if len(parts) == 6:
@@ -486,7 +466,7 @@ class DynamicAUC(WindowedPointSet):
         merge_points(self, other)
         if tracking:
             # (A no-op unless the engine came from ``other``.)
-            self._on_treap().track_variance()
+            self._engine.track_variance()
 
     def __repr__(self):
         return (

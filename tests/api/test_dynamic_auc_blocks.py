@@ -1,10 +1,10 @@
-"""DynamicAUC on sorted blocks, and its one-time move to the score treap.
+"""DynamicAUC on sorted blocks, which serve every read: no move to another structure.
 
-A plain DynamicAUC keeps its points in ``BlockedAUCEngine``; the first read that
-needs the treap (``partial_auc``, DeLong's variance) moves them to an ``AUCEngine``
-once.  Checked against a brute-force Mann-Whitney in fractions, against the
-from-scratch functions, and against a DynamicAUC kept on the treap from its start
-(what DynamicAUC was before the blocks), with ``_check()`` after every operation.
+A DynamicAUC keeps its points in ``BlockedAUCEngine``; the first derived read
+(``partial_auc``, DeLong's variance) starts the blocks' pair sums in place.
+Checked against a brute-force Mann-Whitney in fractions, against the
+from-scratch functions, and against the same points in a score treap
+(``AUCEngine``), with ``_check()`` after every operation.
 """
 
 import math
@@ -20,8 +20,9 @@ from hmeasure_stream import DynamicAUC, DynamicH, auc_variance, partial_auc
 
 
 def _treap_from_start(**options):
+    """A DynamicAUC whose points are kept in a score treap, as a reference."""
     tracker = DynamicAUC(**options)
-    tracker._on_treap()  # empty: an AUCEngine exactly as DynamicAUC built it before
+    tracker._engine = AUCEngine(1, options.get("seed"))
     return tracker
 
 
@@ -67,7 +68,8 @@ def test_a_plain_structure_stays_on_blocks(rng):
 
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("read", ["partial", "variance", "interval"])
-def test_the_move_mid_stream_keeps_every_value(rng, weighted, read):
+def test_derived_reads_mid_stream_stay_on_the_blocks_and_keep_every_value(rng, weighted,
+                                                                          read):
     seed = int(rng.integers(1000))
     moved = DynamicAUC(capacity=1, seed=seed)
     before = _treap_from_start(capacity=1, seed=seed)
@@ -88,8 +90,8 @@ def test_the_move_mid_stream_keeps_every_value(rng, weighted, read):
         expected = _expected_auc(points)
         assert _same(moved.auc, expected, exact=not weighted)
         assert _same(before.auc, expected, exact=not weighted)
-        on_blocks = isinstance(moved._engine, BlockedAUCEngine)
-        assert on_blocks == (step <= switch_at)
+        assert isinstance(moved._engine, BlockedAUCEngine)
+        assert moved._engine.tracks_variance == (step > switch_at)
         if step == switch_at:
             if read == "partial":
                 moved.partial_auc(fpr_range=(0.0, 0.5))
@@ -97,7 +99,7 @@ def test_the_move_mid_stream_keeps_every_value(rng, weighted, read):
                 _ = moved.auc_variance
             else:
                 moved.auc_ci(level=0.9)
-            assert isinstance(moved._engine, AUCEngine)
+            assert isinstance(moved._engine, BlockedAUCEngine)
             moved._check()
         if step >= switch_at and step % 7 == 0 and len(set(p[0] for p in points)) == 2:
             labels, scores = [p[0] for p in points], [p[1] for p in points]
@@ -117,7 +119,7 @@ def test_the_move_mid_stream_keeps_every_value(rng, weighted, read):
     assert moved._engine.scale == before._engine.scale
 
 
-def test_the_moved_engine_holds_the_same_points_units_and_exact_statistic(rng):
+def test_a_derived_read_keeps_the_same_engine_points_units_and_exact_statistic(rng):
     n = 3000
     y = rng.integers(0, 2, n).astype(np.uint8)
     s = rng.integers(0, 400, n).astype(np.float64)
@@ -129,29 +131,28 @@ def test_the_moved_engine_holds_the_same_points_units_and_exact_statistic(rng):
         blocked = tracker._engine
         auc, n_neg, n_pos = tracker.auc, tracker.n_neg, tracker.n_pos
         keys_before = blocked.items()
-        engine = tracker._on_treap()
-        assert isinstance(engine, AUCEngine) and tracker._on_treap() is engine
+        tracker.partial_auc(fpr_range=(0.1, 0.6))
+        _ = tracker.auc_variance
+        engine = tracker._engine
+        assert engine is blocked and engine.tracks_variance
         engine._check()
-        if weights is None:
-            assert (tracker.auc, tracker.n_neg, tracker.n_pos) == (auc, n_neg, n_pos)
-        else:  # sums of the same terms in another tree's order
-            assert (tracker.auc, tracker.n_neg, tracker.n_pos) == pytest.approx(
-                (auc, n_neg, n_pos), rel=1e-13)
+        # (The class weights and the statistic are the same sums as before.)
+        assert (tracker.auc, tracker.n_neg, tracker.n_pos) == (auc, n_neg, n_pos)
         assert engine.scale == blocked.scale and engine.exact == blocked.exact
         for got, expected in zip(engine.items(), keys_before, strict=True):
             np.testing.assert_array_equal(got, expected)
         if weights is None:
             assert tracker.auc == float(brute_auc(y[1000:].tolist(), s[1000:].tolist()))
-        # Later updates go to the treap.
+        # Later updates keep the blocks and their pair sums.
         tracker.add_many(y[:1000], s[:1000],
                          sample_weight=None if weights is None else weights[:1000])
         tracker._check()
-        assert isinstance(tracker._engine, AUCEngine)
+        assert tracker._engine is blocked
 
 
 @pytest.mark.parametrize("options", [{"window": 60}, {"half_life": 9.0},
                                      {"window": 80, "half_life": 5.0}])
-def test_the_move_with_a_window_or_decay(rng, options):
+def test_derived_reads_with_a_window_or_decay(rng, options):
     moved = DynamicAUC(**options)
     before = _treap_from_start(**options)
     n = 400
@@ -162,7 +163,7 @@ def test_the_move_with_a_window_or_decay(rng, options):
             tracker.add(int(y[k]), float(s[k]))
         if k == 150:
             assert moved.auc_variance == pytest.approx(before.auc_variance, rel=1e-12)
-            assert isinstance(moved._engine, AUCEngine)
+            assert isinstance(moved._engine, BlockedAUCEngine)  # no move: kept on the blocks
         if k % 10 == 0:
             moved._check()
         exact = "half_life" not in options
@@ -210,15 +211,15 @@ def test_merge_keeps_maintaining_the_variance(rng):
     small.add_many(y[:50], s[:50])
     large = DynamicAUC()
     large.add_many(y[50:], s[50:])
-    small.merge(large)  # the larger is on blocks: its points go into the treap
+    small.merge(large)  # a copy of the larger's blocks, then tracking again
     assert small._engine.tracks_variance
     assert small.auc_variance == pytest.approx(auc_variance(y, s), rel=1e-13)
     east = DynamicAUC()
     east.add_many(y[:50], s[:50])
-    _ = east.auc_variance  # on the treap, tracking
+    _ = east.auc_variance  # tracking
     west = _treap_from_start()
     west.add_many(y[50:], s[50:])
-    east.merge(west)  # a copy of the larger treap, then tracking again
+    east.merge(west)  # the larger (a treap) adds its points: still tracking
     assert east._engine.tracks_variance
     assert east.auc_variance == pytest.approx(auc_variance(y, s), rel=1e-13)
     # A DynamicH's points merge into blocks, and blocks into a DynamicH.
@@ -232,19 +233,13 @@ def test_merge_keeps_maintaining_the_variance(rng):
     assert len(hull) == 500
 
 
-def test_a_moved_structure_pickles_and_an_old_pickle_loads(rng):
+def test_a_structure_after_a_derived_read_pickles(rng):
     tracker = DynamicAUC(seed=3)
     tracker.add_many(rng.integers(0, 2, 100), rng.random(100))
     _ = tracker.partial_auc(fpr_range=(0, 0.3))
     clone = pickle.loads(pickle.dumps(tracker))
-    assert isinstance(clone._engine, AUCEngine)
+    assert isinstance(clone._engine, BlockedAUCEngine) and clone._engine.tracks_variance
+    assert pickle.dumps(clone) == pickle.dumps(tracker)
     assert clone.partial_auc(fpr_range=(0, 0.3)) == tracker.partial_auc(fpr_range=(0, 0.3))
-    # A DynamicAUC pickled before ``_seed`` existed: the move still works.
-    state = tracker.__reduce_ex__(2)
-    slots = dict(state[2][1])
-    del slots["_seed"]
-    old = DynamicAUC.__new__(DynamicAUC)
-    old.__setstate__((None, slots))
-    old._engine = BlockedAUCEngine()
-    old.add_many([0, 1], [0.2, 0.4])
-    assert old.partial_auc() == 1.0 and isinstance(old._engine, AUCEngine)
+    assert clone.auc_variance == tracker.auc_variance
+    clone._check()

@@ -149,8 +149,7 @@ def test_one_pair_weight_serves_the_variance_and_the_partial_area(seed):
     # from-scratch partial area, and the variance the definition's value.
     rng = np.random.default_rng(seed)
     tracker = DynamicAUC(variance=True, capacity=1, seed=seed)
-    plain = DynamicAUC(capacity=1, seed=seed)
-    plain._on_treap()  # the same treap without the variance (not sorted blocks)
+    plain = DynamicAUC(capacity=1, seed=seed)  # its pair sums start with its first read
     points = []
     for step in range(150):
         if points and rng.random() < 0.4:

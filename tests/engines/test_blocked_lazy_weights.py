@@ -130,16 +130,14 @@ def test_pickle_round_trip_keeps_the_mode_and_continues_identically(rng, weighte
     assert clone.auc == engine.auc and pickle.dumps(clone) == pickle.dumps(engine)
 
 
-def test_a_pickle_of_then_with_a_unit_mode_weight_buffer_loads(rng):
-    # Pickles from before the buffer was lazy hold a (slots, 4) buffer in unit mode too.
+def test_a_pickle_of_another_format_is_refused(rng):
+    # One layout is written and read (its version first); nothing else is taken.
     engine = BlockedAUCEngine(1, block_limit=4)
     engine.add_many(rng.integers(0, 2, 100).astype(np.uint8), rng.random(100), None)
     rebuild, state = engine.__reduce__()
-    buffers = list(state[0])
-    buffers[3] = np.zeros((engine.block_capacity * 128, 4))
-    old = rebuild(tuple(buffers), *state[1:])
-    old._check()
-    assert old.weight_buffer is None and old.auc == engine.auc
+    assert rebuild(*state).auc == engine.auc
+    with pytest.raises(ValueError, match="format"):
+        rebuild(state[0] + 1, *state[1:])
 
 
 def test_check_detects_a_weight_buffer_out_of_place():

@@ -4,9 +4,16 @@ import pickle
 
 import numpy as np
 import pytest
-from reference_impl import brute_auc
+from hmeasure_stream._engines._auc import AUCEngine
 
 from hmeasure_stream import DynamicAUC
+
+
+def treap_tracker(capacity=16, seed=None):
+    """A DynamicAUC whose points are kept in a score treap (``AUCEngine``)."""
+    tracker = DynamicAUC(capacity=capacity)
+    tracker._engine = AUCEngine(capacity, seed)
+    return tracker
 
 
 def build(seed, n=300, distinct=60, weighted=False):
@@ -14,8 +21,7 @@ def build(seed, n=300, distinct=60, weighted=False):
     y = rng.integers(0, 2, n)
     s = rng.integers(0, distinct, n).astype(float)
     w = rng.exponential(size=n) if weighted else None
-    tracker = DynamicAUC(capacity=1, seed=seed)
-    tracker._on_treap()  # (a plain DynamicAUC keeps sorted blocks)
+    tracker = treap_tracker(capacity=1, seed=seed)
     tracker.add_many(y, s, sample_weight=w)
     return tracker, y, s, (np.ones(n) if w is None else w)
 
@@ -43,8 +49,8 @@ def test_split_and_join_at_every_gap(seed, weighted):
 
 
 def test_capacity_grows_from_one_slot_and_slots_are_reused():
-    tracker = DynamicAUC(capacity=1, seed=0)
-    tree = tracker._on_treap().tree
+    tracker = treap_tracker(capacity=1, seed=0)
+    tree = tracker._engine.tree
     for k in range(100):
         tracker.add(k % 2, float(k))
         tracker._check()
@@ -125,96 +131,3 @@ def test_a_pickle_of_one_buffer_per_field_loads(weighted, with_pairs):
     np.testing.assert_array_equal(old.node_weights(old._in_order()),
                                   tree.node_weights(tree._in_order()))
     assert pickle.loads(pickle.dumps(old))._check()
-
-
-def _depth(tree):
-    """The depth of the treap (nodes on its longest root-to-leaf path), walking its links."""
-    deepest, stack = 0, [(tree.root, 1)] if tree.root >= 0 else []
-    while stack:
-        node, depth = stack.pop()
-        deepest = max(deepest, depth)
-        for child in (tree.field("left")[node], tree.field("right")[node]):
-            if child >= 0:
-                stack.append((int(child), depth + 1))
-    return deepest
-
-
-def _assert_same_treap(got, expected):
-    """The same nodes in the same slots with the same links (free slots aside)."""
-    for name in ("root", "n_built", "n_used", "capacity"):
-        assert getattr(got, name) == getattr(expected, name), name
-    order = expected._in_order()
-    np.testing.assert_array_equal(got._in_order(), order)
-    np.testing.assert_array_equal(got.field("left")[order], expected.field("left")[order])
-    np.testing.assert_array_equal(got.field("right")[order], expected.field("right")[order])
-    for a, b in zip(got.items(), expected.items(), strict=True):
-        np.testing.assert_array_equal(a, b)
-
-
-@pytest.mark.parametrize("n", [0, 1, 2, 3, 7, 8, 13, 100, 1000])
-@pytest.mark.parametrize("weighted", [False, True])
-def test_the_move_builds_a_complete_tree_in_breadth_first_slots(rng, n, weighted):
-    # The treap the first partial area moves the points to: slot i's children are 2i + 1
-    # and 2i + 2, the keys in order, the least depth; then it works as any treap.
-    y = rng.integers(0, 2, 3 * n)
-    s = rng.permutation(np.repeat(np.arange(n, dtype=float), 3)) / 7
-    w = rng.uniform(0.5, 2.0, 3 * n) if weighted else None
-    tracker = DynamicAUC(capacity=1, seed=5)
-    tracker.add_many(y, s, sample_weight=w)
-    tree = tracker._on_treap().tree
-    assert tree._check() and tree.n_built == n and tree.n_used == n
-    slots = np.arange(n)
-    np.testing.assert_array_equal(tree.field("left")[:n], np.where(2 * slots + 1 < n,
-                                                                 2 * slots + 1, -1))
-    np.testing.assert_array_equal(tree.field("right")[:n], np.where(2 * slots + 2 < n,
-                                                                  2 * slots + 2, -1))
-    assert tree.root == (0 if n else -1)
-    assert _depth(tree) == int(np.ceil(np.log2(n + 1)))
-    np.testing.assert_array_equal(tree.field("key")[tree._in_order()], np.arange(n) / 7)
-    # A pickle keeps the build (the priorities of its slots), byte for byte.
-    copy = pickle.loads(pickle.dumps(tracker))
-    assert copy._engine.tree.n_built == n and pickle.dumps(copy) == pickle.dumps(tracker)
-    # Updates on the built treap and on its copy: every invariant (heap order under the
-    # build's priorities among them) after each, the same structure, the exact AUC.
-    points = list(zip(y.tolist(), s.tolist(), (np.ones(3 * n) if w is None else w).tolist(),
-                      strict=True))
-    for step in range(min(200, 3 * n + 20)):
-        if points and rng.random() < 0.5:
-            label, score, weight = points.pop(int(rng.integers(len(points))))
-            for structure in (tracker, copy):
-                structure.remove(label, score, weight)
-        else:
-            label, score = int(rng.integers(2)), float(rng.integers(-5, n + 5)) / 7
-            for structure in (tracker, copy):
-                structure.add(label, score)
-            points.append((label, score, 1.0))
-        tracker._check()
-        if step % 10 == 0:  # (free slots of a grown buffer hold whatever was there)
-            _assert_same_treap(copy._engine.tree, tracker._engine.tree)
-    labels = [p[0] for p in points]
-    if len(set(labels)) == 2:
-        expected = brute_auc(labels, [p[1] for p in points], [p[2] for p in points])
-        assert tracker.auc == pytest.approx(float(expected), rel=1e-12)
-
-
-def test_a_built_treap_stays_shallow_under_churn(rng):
-    # Replacing every key many times (freed built slots reused for new keys) keeps the
-    # depth near that of a random treap: priorities stay independent of the keys.
-    n = 4000
-    tracker = DynamicAUC(seed=3)
-    scores = rng.random(n)
-    labels = rng.integers(0, 2, n)
-    tracker.add_many(labels, scores)
-    tree = tracker._on_treap().tree
-    assert _depth(tree) == 12
-    held = list(zip(labels.tolist(), scores.tolist(), strict=True))
-    for _ in range(5 * n):
-        label, score = held.pop(int(rng.integers(len(held))))
-        tracker.remove(label, score)
-        new = (int(rng.integers(2)), float(rng.random()))
-        tracker.add(*new)
-        held.append(new)
-    tracker._check()
-    # A random treap of 4000 keys has expected depth about 2.99 ln n = 25 (Devroye);
-    # a degenerate one would be far deeper.
-    assert _depth(tree) <= 40

@@ -1,0 +1,192 @@
+"""BlockedAUCEngine's pair sums and DeLong's placements (``track_variance``).
+
+Pair sums (2U of every block and segment-tree node) and the sums of squared
+placement numerators are checked by ``_check()`` after every operation against
+their recomputation, on small blocks that split and merge often; the variance
+against DeLong's definition summed over all pairs, and 2U above a score against
+a count over all pairs.
+"""
+
+import pickle
+from fractions import Fraction
+
+import numpy as np
+import pytest
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
+from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
+
+
+def delong_by_pairs(points):
+    """DeLong's variance of (label, score, weight) points, weights as frequencies: the
+    placements summed over all pairs in Fractions; None while a class weighs <= 1."""
+    negatives = [(s, Fraction(w)) for y, s, w in points if not y]
+    positives = [(s, Fraction(w)) for y, s, w in points if y]
+    total_neg = sum((w for _, w in negatives), Fraction(0))
+    total_pos = sum((w for _, w in positives), Fraction(0))
+    if total_neg <= 1 or total_pos <= 1:
+        return None
+
+    def psi(high, low):
+        return Fraction(1) if high > low else Fraction(1, 2) if high == low else Fraction(0)
+
+    place_pos = [sum((w * psi(s, t) for t, w in negatives), Fraction(0)) / total_neg
+                 for s, _ in positives]
+    place_neg = [sum((w * psi(t, s) for t, w in positives), Fraction(0)) / total_pos
+                 for s, _ in negatives]
+    area = sum((w * v for (_, w), v in zip(positives, place_pos, strict=True)),
+               Fraction(0)) / total_pos
+    spread_pos = sum((w * (v - area) ** 2 for (_, w), v in zip(positives, place_pos,
+                                                               strict=True)), Fraction(0))
+    spread_neg = sum((w * (v - area) ** 2 for (_, w), v in zip(negatives, place_neg,
+                                                               strict=True)), Fraction(0))
+    return (spread_pos / (total_pos * (total_pos - 1))
+            + spread_neg / (total_neg * (total_neg - 1)))
+
+
+def pairs_above_by_pairs(points, score):
+    """2U of the points above ``score``: every pair counted."""
+    above = [(y, s) for y, s, _ in points if s > score]
+    return sum(2 if p > n else 1 if p == n else 0
+               for y, p in above if y for x, n in above if not x)
+
+
+def _random_walk(rng, engine, steps, weighted, activate_at, check_every=1):
+    """Random additions and removals (ties on a coarse grid) with ``_check()``; yields the
+    points held after each step."""
+    points = []
+    for step in range(steps):
+        if step == activate_at:
+            engine.track_variance()
+            engine._check()
+        if points and rng.random() < 0.45:
+            label, score, weight = points.pop(int(rng.integers(len(points))))
+            engine.remove(label, score, weight)
+        else:
+            label, score = int(rng.integers(2)), float(rng.integers(0, 24)) / 4
+            weight = float(rng.choice([0.5, 1.0, 3.0])) if weighted else 1.0
+            engine.add(label, score, weight)
+            points.append((label, score, weight))
+        if step % check_every == 0:
+            engine._check()
+        yield step, points
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("block_limit", [2, 4, 128])
+def test_pair_sums_and_squares_hold_under_random_updates(rng, weighted, block_limit):
+    for _ in range(4):
+        engine = BlockedAUCEngine(1, block_limit=block_limit)
+        activate_at = int(rng.integers(0, 80))
+        for step, points in _random_walk(rng, engine, 220, weighted, activate_at):
+            assert engine.tracks_variance == (step >= activate_at)
+            if step >= activate_at and step % 5 == 0:
+                expected = delong_by_pairs(points)
+                got = engine.variance(engine.scale)
+                if expected is None:
+                    assert np.isnan(got)
+                else:
+                    assert got == pytest.approx(float(expected), rel=1e-12, abs=1e-300)
+                if not weighted:
+                    for score in (-1.0, 0.0, 1.25, 2.5, 5.75, 9.0):
+                        assert engine.pairs_above(score) == pairs_above_by_pairs(points, score)
+
+
+def test_unit_variance_is_the_exact_value_rounded_once(rng):
+    # Unit weights: Q1, Q0 and 2U are exact integers, the variance one rounding of them.
+    engine = BlockedAUCEngine(1, block_limit=3)
+    engine.track_variance()
+    for step, points in _random_walk(rng, engine, 300, False, None, check_every=10):
+        if step % 25 == 0:
+            expected = delong_by_pairs(points)
+            got = engine.variance(1.0)
+            assert np.isnan(got) if expected is None else got == pytest.approx(
+                float(expected), rel=4e-16)
+
+
+def test_reads_are_the_same_before_and_after_activation(rng):
+    y = rng.integers(0, 2, 2000).astype(np.uint8)
+    s = rng.integers(0, 300, 2000) / 7
+    for weights in (None, rng.uniform(0.5, 2.0, 2000)):
+        plain = BlockedAUCEngine(1, block_limit=8)
+        tracked = BlockedAUCEngine(1, block_limit=8)
+        tracked.track_variance()
+        late = BlockedAUCEngine(1, block_limit=8)
+        for engine in (plain, tracked, late):
+            engine.add_many(y[:1500], s[:1500], weights if weights is None else weights[:1500])
+            engine.remove_many(y[:500], s[:500], weights if weights is None else weights[:500])
+        late.track_variance()
+        for engine in (plain, tracked, late):
+            engine._check()
+        assert plain.auc == tracked.auc == late.auc
+        assert tracked.variance(tracked.scale) == late.variance(late.scale)
+        for first, second in zip(plain.items(), late.items(), strict=True):
+            np.testing.assert_array_equal(first, second)
+        np.testing.assert_array_equal(tracked.tree_buffer, late.tree_buffer)
+        assert tracked.placement_squares() == late.placement_squares()
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_the_new_state_pickles_with_the_engine(rng, weighted):
+    engine = BlockedAUCEngine(1, block_limit=4)
+    points = list(_random_walk(rng, engine, 150, weighted, 30, check_every=50))[-1][1]
+    clone = pickle.loads(pickle.dumps(engine))
+    clone._check()
+    assert clone.tracks_variance and pickle.dumps(clone) == pickle.dumps(engine)
+    assert clone.variance(clone.scale) == engine.variance(engine.scale)
+    assert clone.placement_squares() == engine.placement_squares()
+    for label, score, weight in points[:20]:
+        for target in (engine, clone):
+            target.remove(label, score, weight)
+            target.add(label, score + 0.125, weight)
+    clone._check()
+    assert pickle.dumps(clone) == pickle.dumps(engine)
+
+
+def test_a_refusal_leaves_the_tracking_engine_identical(rng):
+    for weighted in (False, True):
+        engine = BlockedAUCEngine(1, block_limit=4)
+        points = list(_random_walk(rng, engine, 120, weighted, 0, check_every=60))[-1][1]
+        before = pickle.dumps(engine)
+        label, score, weight = points[0]
+        for arguments in ((label, score + 0.01), (1 - label, 100.0),
+                          (label, score, weight * 1000)):
+            assert engine.remove(*arguments) != 0  # a Status other than DONE
+            assert pickle.dumps(engine) == before
+        engine.track_variance()  # already tracking: nothing changes
+        assert pickle.dumps(engine) == before
+
+
+def test_emptied_and_refilled_engine_keeps_tracking(rng):
+    engine = BlockedAUCEngine(1, block_limit=2)
+    engine.track_variance()
+    for weight in (2.5, 1.0):
+        engine.add_many(np.array([0, 1, 1, 0], np.uint8), np.array([0.1, 0.5, 0.2, 0.9]),
+                        np.full(4, weight))
+        engine._check()
+        engine.remove_many(np.array([0, 1, 1, 0], np.uint8), np.array([0.1, 0.5, 0.2, 0.9]),
+                           np.full(4, weight))
+        engine._check()
+        assert engine.placement_squares() == (0, 0) and np.isnan(engine.variance(1.0))
+    engine.add_many(np.array([0, 1, 1, 0], np.uint8), np.array([0.1, 0.5, 0.2, 0.9]), None)
+    assert engine.variance(1.0) == pytest.approx(float(delong_by_pairs(
+        [(0, 0.1, 1), (1, 0.5, 1), (1, 0.2, 1), (0, 0.9, 1)])), rel=1e-15)
+
+
+def test_the_hull_engine_inherits_the_placements(rng):
+    engine = BlockedHullEngine(capacity=1, block_limit=3)
+    engine.track_variance()
+    points = []
+    for step in range(150):
+        if points and rng.random() < 0.4:
+            label, score = points.pop(int(rng.integers(len(points))))
+            engine.remove(label, score)
+        else:
+            label, score = int(rng.integers(2)), float(rng.integers(0, 20)) / 3
+            engine.add(label, score)
+            points.append((label, score))
+        engine._check()
+        if step % 10 == 0:
+            expected = delong_by_pairs([(y, s, 1) for y, s in points])
+            got = engine.variance(1.0)
+            assert np.isnan(got) if expected is None else got == pytest.approx(
+                float(expected), rel=1e-13)
