@@ -65,10 +65,8 @@ from hmeasure_stream._engines._approx_auc cimport (
 from hmeasure_stream._engines._auc cimport AUCEngine
 from hmeasure_stream._engines._auc import stored_scale
 from hmeasure_stream._engines._pool cimport Slot
+from hmeasure_stream._engines._protocol cimport DONE, NOT_PRESENT, WEIGHT_EXCEEDS
 from hmeasure_stream._engines._treap cimport (
-    DONE,
-    NOT_PRESENT,
-    WEIGHT_EXCEEDS,
     NodeSums,
     slot_count,
     subtree_weight,

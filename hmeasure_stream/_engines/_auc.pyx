@@ -36,8 +36,8 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 from hmeasure_stream._engines._fenwick cimport RankCounts
 from hmeasure_stream._engines._delong cimport delong_variance, exact_pairs, track_squares
 from hmeasure_stream._engines._numeric cimport compensated_add, wide_uint
-from hmeasure_stream._engines._protocol cimport PointEngine
-from hmeasure_stream._engines._treap cimport DONE, NodeSums, NodeWeights, ScoreTreap
+from hmeasure_stream._engines._protocol cimport DONE, PointEngine
+from hmeasure_stream._engines._treap cimport NodeSums, NodeWeights, ScoreTreap
 
 
 cdef class AUCEngine(PointEngine):

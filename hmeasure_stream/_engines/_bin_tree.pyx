@@ -27,13 +27,13 @@ from libc.stdint cimport int64_t, uint8_t
 
 from hmeasure_stream._engines._binning cimport bin_of
 from hmeasure_stream._engines._numeric cimport compensated_add, stored_weight
-from hmeasure_stream._engines._protocol cimport point_weight
 from hmeasure_stream._engines._ring cimport PointRing
-from hmeasure_stream._engines._treap cimport (
+from hmeasure_stream._engines._protocol cimport (
     DONE,
     NOT_PRESENT,
     OUT_OF_RANGE,
     WEIGHT_EXCEEDS,
+    point_weight,
     removal_exceeds,
     removal_leaves_weight,
 )

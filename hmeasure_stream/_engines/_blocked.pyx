@@ -70,13 +70,14 @@ from hmeasure_stream._engines._numeric cimport (
     wide_uint,
 )
 from hmeasure_stream._engines._pool import doubled_capacity, grown_buffer
-from hmeasure_stream._engines._protocol cimport PointEngine, point_weight
-from hmeasure_stream._engines._treap cimport (
+from hmeasure_stream._engines._protocol cimport (
     DONE,
     NOT_PRESENT,
     OUT_OF_RANGE,
     UNCHECKED,
     WEIGHT_EXCEEDS,
+    point_weight,
+    PointEngine,
     removal_exceeds,
     removal_leaves_weight,
 )

@@ -69,7 +69,7 @@ from hmeasure_stream._engines._cost cimport (
     subset_edge,
 )
 from hmeasure_stream._engines._numeric cimport at_least_as_steep, prefetch
-from hmeasure_stream._engines._treap cimport DONE
+from hmeasure_stream._engines._protocol cimport DONE
 
 from hmeasure_stream._engines._blocked import _rebuild_blocked
 

@@ -52,10 +52,6 @@ cdef class SlotPool:
     cdef readonly int32_t n_used     # slots in use
     cdef int32_t free_head
     cdef uint64_t seed
-    # Slots below ``n_built`` were placed by a breadth-first build (``pool_priority``),
-    # ``built_step`` apart in priority.
-    cdef readonly int32_t n_built
-    cdef uint64_t built_step
     cdef str pool_name          # for messages: "the score treap"
 
     cdef pull_function pull_slot    # recompute a node's aggregates from its children
@@ -76,29 +72,15 @@ cdef class SlotPool:
     cdef int reserve(self, Py_ssize_t extra) except -1
 
     @cython.final
-    cdef void _set_built(self, Py_ssize_t n_built) noexcept
-
-    @cython.final
-    cdef object build_breadth_first(self, Py_ssize_t n)
-
-    @cython.final
     cdef int _bind_links(self) except -1
 
 
 cdef inline uint64_t pool_priority(SlotPool pool, int32_t slot) noexcept nogil:
     """The heap priority of a slot of ``pool``: the one rule every treap operation uses.
 
-    Slots placed by a breadth-first build (below ``n_built``: slot i holds
-    node i of a complete tree, children 2i + 1 and 2i + 2) take the expected
-    order statistics of ``n_built`` uniform 64-bit priorities, largest first
-    (``built_step`` times ``n_built - slot``): strictly decreasing in the
-    slot, so the built tree is in heap order, and at each depth about the
-    priority a random treap of that size has there.  Every other slot keeps
-    its hash (``slot_priority``).  A priority is still a fixed function of
-    the slot, whatever key the slot later holds, so a key added later meets
-    priorities independent of it and the treap stays balanced in expectation
-    (Seidel and Aragon, "Randomized search trees", Sec. 3).
+    A hash of the slot (``slot_priority``), fixed whatever key the slot later
+    holds, so a key meets priorities independent of it and the treap stays
+    balanced in expectation (Seidel and Aragon, "Randomized search trees",
+    Sec. 3).
     """
-    if slot < pool.n_built:
-        return pool.built_step * <uint64_t>(pool.n_built - slot)
     return slot_priority(pool.seed, slot)

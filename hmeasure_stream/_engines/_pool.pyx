@@ -17,7 +17,7 @@ import os
 
 import numpy as np
 
-from libc.stdint cimport int32_t, uint64_t
+from libc.stdint cimport int32_t
 
 # The Python-level limit, for the public layer's checks.
 MAX_CAPACITY = MAX_SLOTS
@@ -84,8 +84,6 @@ cdef class SlotPool:
         self.n_used = 0
         self.free_head = -1
         self.seed = 0
-        self.n_built = 0
-        self.built_step = 0
         self.pool_name = "a pool"
         self.pull_slot = _pull_nothing
 
@@ -168,55 +166,11 @@ cdef class SlotPool:
             return 0
         return self.grow(doubled_capacity(self.capacity, needed, self.pool_name))
 
-    cdef void _set_built(self, Py_ssize_t n_built) noexcept:
-        """Slots below ``n_built`` take the priorities of a breadth-first build."""
-        self.n_built = <int32_t>n_built
-        self.built_step = <uint64_t>0xFFFFFFFFFFFFFFFF // <uint64_t>(n_built + 1)
-
-    cdef object build_breadth_first(self, Py_ssize_t n):
-        """Link slots 0 .. n - 1 of an empty, never used pool as a complete binary tree.
-
-        Slot i's children are 2i + 1 and 2i + 2, so the top levels of every
-        field buffer are one compact prefix (a search from the root touches
-        few cache lines there), and the depth is the least possible,
-        ceil(log2(n + 1)).  Their priorities (``pool_priority``) put the tree
-        in heap order.  Returns the slots in in-order (int32): the caller
-        gives the k-th of them the k-th key in increasing order, then
-        computes the aggregates children first (slots n - 1 down to 0).  O(n).
-        """
-        cdef Py_ssize_t node, rank = 0, depth = 0
-        cdef Py_ssize_t stack[64]
-        cdef int32_t[::1] in_order
-        if self.n_used != 0 or self.free_head != 0 or n > self.capacity:
-            raise ValueError("a breadth-first build needs a fresh pool with room for it")
-        order = np.empty(n, dtype=np.int32)
-        in_order = order
-        # Slots were handed out in order by a fresh pool: n .. capacity - 1 stay free, linked.
-        for node in range(n):
-            self.slots[node].left = <int32_t>(2 * node + 1) if 2 * node + 1 < n else -1
-            self.slots[node].right = <int32_t>(2 * node + 2) if 2 * node + 2 < n else -1
-        self.free_head = <int32_t>n if n < self.capacity else -1
-        self.n_used = <int32_t>n
-        self._set_built(n)
-        # In-order walk of the implicit tree: left spine down, visit, then the right child.
-        node = 0
-        while depth > 0 or node < n:
-            while node < n:
-                stack[depth] = node
-                depth += 1
-                node = 2 * node + 1
-            depth -= 1
-            node = stack[depth]
-            in_order[rank] = <int32_t>node
-            rank += 1
-            node = 2 * node + 2
-        return order
-
     def _buffers(self):
         """The field buffers by name (for pickling)."""
         return {name: getattr(self, name) for name, _, _ in self._fields()}
 
-    def _restore(self, capacity, n_used, free_head, buffers, n_built=0):
+    def _restore(self, capacity, n_used, free_head, buffers):
         """Take over pickled buffers (copies) and counters."""
         for name, buffer in buffers.items():
             buffer = np.asarray(buffer)
@@ -224,12 +178,11 @@ cdef class SlotPool:
         self.capacity = capacity
         self.n_used = n_used
         self.free_head = free_head
-        self._set_built(n_built)
         self._bind()
 
     def _pool_state(self):
         """What ``_restore`` takes back, for pickling."""
-        return (self.capacity, self.n_used, self.free_head, self._buffers(), self.n_built)
+        return (self.capacity, self.n_used, self.free_head, self._buffers())
 
     def _check_free_list(self, in_use):
         """Every slot is either in use (``in_use``, a bool mask) or on the free list, once."""

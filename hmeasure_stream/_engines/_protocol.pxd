@@ -1,4 +1,5 @@
-# Declarations of the entry points every engine of points shares (see _protocol.pyx):
+# Declarations of the entry points every engine of points shares (see _protocol.pyx),
+# the update statuses and the removal tolerance:
 # the claim against concurrent use, single points, batches, window rings, windows and
 # decay, weights in the structure's units.  A subclass keeps the points and fills in
 # the hooks.
@@ -7,7 +8,34 @@ from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from hmeasure_stream._engines._numeric cimport inverse_scale_of, stored_weight
 from hmeasure_stream._engines._ring cimport Forgetting, PointRing
-from hmeasure_stream._engines._treap cimport DONE, OUT_OF_RANGE
+
+cpdef enum Status:
+    # The outcome of an update, shared by every engine and the public layer.
+    DONE = 0
+    NOT_PRESENT = 1        # removal: no point of that class at that score
+    WEIGHT_EXCEEDS = 2     # removal: more weight than the points there hold
+    UNCHECKED = 3          # a value the compiled fast path does not take: validate in Python
+    OUT_OF_RANGE = 4       # addition: a weight too far in magnitude from the structure's scale
+
+
+cdef inline bint removal_exceeds(double weight, double held) noexcept nogil:
+    """Whether removing ``weight`` from points holding ``held`` asks for more than they have.
+
+    The one place of the removal tolerance: rounding of the compensated sums
+    allows 1e-9 of the weight removed (the point's own weight, so that the
+    tolerance does not grow with the other points of its class).
+    """
+    return weight > held + 1e-9 * weight
+
+
+cdef inline bint removal_leaves_weight(double weight, double held) noexcept nogil:
+    """Whether removing ``weight`` from points holding ``held`` leaves weight behind.
+
+    With the tolerance of ``removal_exceeds``: the last point of a class at
+    a score leaves only with its whole weight.
+    """
+    return held - weight > 1e-9 * weight
+
 
 cdef enum Operation:
     # What ``_guarded`` runs for an entry point.

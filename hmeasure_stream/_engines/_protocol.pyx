@@ -31,14 +31,6 @@ from hmeasure_stream._engines._ring cimport (
     PointRing,
     ring_slot,
 )
-from hmeasure_stream._engines._treap cimport (
-    DONE,
-    NOT_PRESENT,
-    OUT_OF_RANGE,
-    UNCHECKED,
-    WEIGHT_EXCEEDS,
-    removal_exceeds,
-)
 
 
 cdef inline bint _plain_label(object value, bint* is_pos):

@@ -7,34 +7,6 @@ from libc.stdint cimport int32_t, int64_t
 from hmeasure_stream._engines._pool cimport Slot, SlotPool
 
 
-cpdef enum Status:
-    # The outcome of an update, shared by every engine and the public layer.
-    DONE = 0
-    NOT_PRESENT = 1        # removal: no point of that class at that score
-    WEIGHT_EXCEEDS = 2     # removal: more weight than the points there hold
-    UNCHECKED = 3          # a value the compiled fast path does not take: validate in Python
-    OUT_OF_RANGE = 4       # addition: a weight too far in magnitude from the structure's scale
-
-
-cdef inline bint removal_exceeds(double weight, double held) noexcept nogil:
-    """Whether removing ``weight`` from points holding ``held`` asks for more than they have.
-
-    The one place of the removal tolerance: rounding of the compensated sums
-    allows 1e-9 of the weight removed (the point's own weight, so that the
-    tolerance does not grow with the other points of its class).
-    """
-    return weight > held + 1e-9 * weight
-
-
-cdef inline bint removal_leaves_weight(double weight, double held) noexcept nogil:
-    """Whether removing ``weight`` from points holding ``held`` leaves weight behind.
-
-    With the tolerance of ``removal_exceeds``: the last point of a class at
-    a score leaves only with its whole weight.
-    """
-    return held - weight > 1e-9 * weight
-
-
 cdef struct NodeSums:
     # A node's score and its subtree aggregates, one 32-byte record (half a
     # cache line): a search reads the score of each node it passes and the

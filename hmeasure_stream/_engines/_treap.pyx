@@ -41,6 +41,13 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 
 from hmeasure_stream._engines._numeric cimport compensated_add
 from hmeasure_stream._engines._pool cimport Slot, SlotPool, pool_priority
+from hmeasure_stream._engines._protocol cimport (
+    DONE,
+    NOT_PRESENT,
+    WEIGHT_EXCEEDS,
+    removal_exceeds,
+    removal_leaves_weight,
+)
 
 from hmeasure_stream._engines._pool import grown_buffer, normalized_seed
 
@@ -808,8 +815,7 @@ cdef class ScoreTreap(SlotPool):
 
 
 # The fields of each record buffer in column order (``Slot``, ``NodeSums``,
-# ``NodeWeights``), named as the Python-level views (``field``) and, with
-# "_buffer", as the buffers of a pickle from before the records.
+# ``NodeWeights``), named as the Python-level views (``field``).
 _RECORD_FIELDS = {
     "slots_buffer": ("left", "right", "count_neg", "count_pos"),
     "sums_buffer": ("key", "subtree_neg", "subtree_pos", "subtree_pairs"),
@@ -830,32 +836,11 @@ cdef double* _row_pointer(buffer):
     return &view[0, 0]
 
 
-def _records_from_fields(buffers, capacity):
-    """The record buffers of a pickle from before records: one buffer per field then.
-
-    Returns the buffers and whether the pair weights must be recomputed (a
-    pickle from before unit mode kept none).  Newer buffers pass unchanged.
-    """
-    if "slots_buffer" in buffers:
-        return buffers, False
-    pairs = buffers.get("subtree_pairs_buffer")
-    fields = dict(buffers, subtree_pairs_buffer=np.zeros(capacity) if pairs is None else pairs)
-    records = {record: np.stack([fields[name + "_buffer"] for name in names], axis=1)
-               for record, names in _RECORD_FIELDS.items() if names[0] + "_buffer" in fields}
-    if "squares_buffer" in buffers:
-        records["squares_buffer"] = buffers["squares_buffer"]
-    return records, pairs is None
-
-
-def _rebuild_score_treap(seed, root, n_points, weighted, pool_state, placements=False):
+def _rebuild_score_treap(seed, root, n_points, weighted, pool_state, placements):
     cdef ScoreTreap tree = ScoreTreap.__new__(ScoreTreap, 1, seed)
-    buffers, stale_pairs = _records_from_fields(pool_state[3], pool_state[0])
     tree.weighted = weighted
     tree.placements = placements
-    tree._restore(*pool_state[:3], buffers, *pool_state[4:])
+    tree._restore(*pool_state)
     tree.root = root
     tree.n_points = n_points
-    if stale_pairs:
-        # Recompute the pair weights, children before parents (the reversed pre-order).
-        tree._pull_all()
     return tree

@@ -9,9 +9,9 @@ import pickle
 import numpy as np
 
 from hmeasure_stream._engines._pool import MAX_CAPACITY
+from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting
 from hmeasure_stream._engines._scratch import upper_hull
-from hmeasure_stream._engines._treap import Status
 from hmeasure_stream._validation import (
     check_duration,
     check_label_value,

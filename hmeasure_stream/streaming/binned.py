@@ -9,7 +9,7 @@ from hmeasure_stream._core.binning import edges_of as _edges
 from hmeasure_stream._core.binning import estimate_alpha as _estimate_alpha
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._binning import bin_indices, bin_of_score
-from hmeasure_stream._engines._treap import Status
+from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._validation import (
     check_integer,
     label_map,

@@ -22,8 +22,8 @@ from hmeasure_stream._core.classes import check_score_matrix as _check_score_mat
 from hmeasure_stream._core.classes import encode_given as _encode_given
 from hmeasure_stream._engines._auc import AUCEngine
 from hmeasure_stream._engines._blocked import BlockedAUCEngine, update_row
+from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._engines._ring import PointRing
-from hmeasure_stream._engines._treap import Status
 from hmeasure_stream._validation import check_option, check_weight_value, check_weights
 from hmeasure_stream.streaming._base import (
     Pickled,

@@ -15,7 +15,7 @@ from fractions import Fraction
 import numpy as np
 import pytest
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
-from hmeasure_stream._engines._treap import Status
+from hmeasure_stream._engines._protocol import Status
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule

@@ -17,8 +17,8 @@ import pytest
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._cost import CostRule
+from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._engines._ring import PointRing
-from hmeasure_stream._engines._treap import Status
 from reference_impl import brute_upper_hull, r_style_report
 
 from hmeasure_stream.metrics import h_measure

@@ -11,7 +11,7 @@ import pickle
 import numpy as np
 import pytest
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
-from hmeasure_stream._engines._treap import Status
+from hmeasure_stream._engines._protocol import Status
 from reference_impl import brute_auc
 
 

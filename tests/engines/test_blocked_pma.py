@@ -13,7 +13,7 @@ import pickle
 import numpy as np
 import pytest
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
-from hmeasure_stream._engines._treap import Status
+from hmeasure_stream._engines._protocol import Status
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule

@@ -1,6 +1,5 @@
 """The score treap engine itself: lcount, split/join, growth, invariants."""
 
-import pickle
 
 import numpy as np
 import pytest
@@ -95,39 +94,3 @@ def test_check_detects_a_stale_pair_weight_in_unit_mode():
         tracker._check()
 
 
-_OLD_FIELDS = {  # the buffers of a pickle from before the records: one per field
-    "left_buffer": ("slots_buffer", 0), "right_buffer": ("slots_buffer", 1),
-    "count_neg_buffer": ("slots_buffer", 2), "count_pos_buffer": ("slots_buffer", 3),
-    "key_buffer": ("sums_buffer", 0), "subtree_neg_buffer": ("sums_buffer", 1),
-    "subtree_pos_buffer": ("sums_buffer", 2), "subtree_pairs_buffer": ("sums_buffer", 3),
-    "weight_neg_buffer": ("weights_buffer", 0), "weight_pos_buffer": ("weights_buffer", 1),
-    "weight_neg_comp_buffer": ("weights_buffer", 2),
-    "weight_pos_comp_buffer": ("weights_buffer", 3),
-}
-
-
-@pytest.mark.parametrize("weighted", [False, True])
-@pytest.mark.parametrize("with_pairs", [False, True])
-def test_a_pickle_of_one_buffer_per_field_loads(weighted, with_pairs):
-    tracker, _, _, _ = build(2, weighted=weighted)
-    tree = tracker._engine.tree
-    assert tree.weighted == weighted
-    # (A pickle of then had no ``placements`` and no breadth-first build either: the
-    # fields and the four pool counters of then; before unit mode, no pair weights.)
-    rebuild, (seed, root, n_points, weighted, (capacity, n_used, free_head, buffers, n_built),
-              _) = tree.__reduce__()
-    assert n_built == 0
-    fields = {name: np.ascontiguousarray(buffers[record][:, column])
-              for name, (record, column) in _OLD_FIELDS.items() if record in buffers}
-    assert len(fields) == (12 if weighted else 8)
-    if not with_pairs:
-        del fields["subtree_pairs_buffer"]
-    old = rebuild(seed, root, n_points, weighted, (capacity, n_used, free_head, fields))
-    assert old._check()
-    for name in ("key", "count_neg", "count_pos", "subtree_neg", "subtree_pos",
-                 "subtree_pairs"):
-        np.testing.assert_array_equal(old.field(name)[old._in_order()],
-                                      tree.field(name)[tree._in_order()])
-    np.testing.assert_array_equal(old.node_weights(old._in_order()),
-                                  tree.node_weights(tree._in_order()))
-    assert pickle.loads(pickle.dumps(old))._check()

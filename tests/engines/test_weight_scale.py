@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hmeasure_stream._engines._auc import AUCEngine
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
-from hmeasure_stream._engines._treap import Status
+from hmeasure_stream._engines._protocol import Status
 
 
 @pytest.mark.parametrize("engine_type", [AUCEngine, BlockedHullEngine])
