@@ -80,7 +80,7 @@ def test_dask_keeps_two_levels_of_one_whole_percent_apart():
 @pytest.mark.parametrize("weighted", [False, True])
 def test_three_reports_agree_key_for_key(seed, ties, weighted):
     y, s, w = points(seed, ties=ties, weighted=weighted)
-    options = {"alpha": 3.0, "beta": 1.5, "level": LEVELS, "threshold": 0.3}
+    options = {"alpha": 3.0, "beta": 1.5, "sens_spec_levels": LEVELS, "threshold": 0.3}
     expected = hmeasure_report(y, s, sample_weight=w, **options)
     yd, sd, wd = chunked(y, s, w)
     # Sums formed in another order (ranges, maintained hulls): equal to rounding.
