@@ -28,7 +28,7 @@ from hmeasure_stream._validation import check_option, check_weight_value, check_
 from hmeasure_stream.streaming._base import (
     Pickled,
     _check_removable,
-    check_structure_options,
+    check_capacity,
     out_of_range_message,
     points_batch,
 )
@@ -57,8 +57,6 @@ class DynamicMulticlassAUC(Pickled):
         their two classes), as scikit-learn.
     capacity : int, default=16
         Initial room of each binary engine, in distinct scores.
-    seed : int, optional
-        Seed of the engines' random priorities.
 
     Attributes
     ----------
@@ -113,21 +111,20 @@ class DynamicMulticlassAUC(Pickled):
 
     __slots__ = ("_average", "_classes", "_engines", "_index", "_mass", "_method", "_sizes")
 
-    def __init__(self, classes, *, method="ovr", average="macro", capacity=16, seed=None):
+    def __init__(self, classes, *, method="ovr", average="macro", capacity=16):
         check_option(method, "method", _METHODS)
         check_option(average, "average", tuple(a for a in _AVERAGES if a is not None))
         classes, _ = _encode_given(np.empty(0), classes)
         if len(classes) < 2:
             raise ValueError(f"classes must name at least 2 classes, got {classes!r}")
-        capacity, seed = check_structure_options(capacity, seed)
+        capacity = check_capacity(capacity)
         self._classes = classes
         self._index = {label: k for k, label in enumerate(classes)}
         self._method = method
         self._average = average
         c = len(classes)
         pairs = c if method == "ovr" else c * c
-        self._engines = [BlockedAUCEngine(capacity, None if seed is None else seed + k)
-                         for k in range(pairs)]
+        self._engines = [BlockedAUCEngine(capacity) for _ in range(pairs)]
         self._mass = np.zeros(c)
         self._sizes = np.zeros(c, dtype=np.int64)
 
