@@ -73,17 +73,12 @@ class BinnedAUC(Pickled):
 
     Notes
     -----
-    The tree keeps, at every node, the class weights of its bins, twice the
-    binned area of the pairs among them, the within-bin pairs and the
-    estimate's per-bin terms, each computed from the node's two children:
-    nothing is accumulated, so values read after any number of updates equal
-    the from-scratch ones (exactly with unit weights).  O(m) memory
-    (about 120 bytes a bin, whatever the number of points).  Better than the
-    paper's O(sqrt m) anchor points for its incremental updates.
-
-    References
-    ----------
-    R. R. Bouckaert, "Efficient AUC learning curve calculation", Sec. 4.
+    O(log m) per update for m bins, O(1) per read, O(m) memory whatever the
+    number of points.  Nothing is accumulated, so values after any number
+    of updates equal the from-scratch ones (exactly with unit weights).
+    The method is that of R. R. Bouckaert, "Efficient AUC learning curve
+    calculation", Australasian Joint Conference on Artificial Intelligence
+    2006, Sec. 4.
 
     Examples
     --------
