@@ -119,12 +119,8 @@ class BinnedAUC(Pickled):
     def add_many(self, y_true, y_score, sample_weight=None):
         """Add a batch of points: O(k log m).
 
-        Raises
-        ------
-        ValueError
-            If an entry is invalid, or a weight is more than 2**400 times
-            larger or smaller than the first positive weight held (weights of
-            any common scale give the same values); nothing is added.
+        ValueError, adding nothing, if an entry is invalid or a weight is
+        2**400 times larger or smaller than the first positive weight held.
         """
         y_true, labels = labels_many(self._labels, y_true)
         alpha = self._alpha
@@ -139,13 +135,8 @@ class BinnedAUC(Pickled):
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points: O(k log m).
 
-        Raises
-        ------
-        KeyError
-            If a bin holds fewer points of a class, or less weight, than the
-            batch removes from it; nothing is removed.
-        ValueError
-            If an entry is invalid; nothing is removed.
+        KeyError if a bin holds fewer points or less weight of a class than
+        the batch removes, ValueError if an entry is invalid; nothing changes.
         """
         y_true, labels = labels_many(self._labels, y_true)
         bins, is_pos, weights, outside = self._binned(y_true, y_score, sample_weight)
@@ -207,11 +198,8 @@ class BinnedAUC(Pickled):
     def merge(self, other):
         """Add another structure's points (the same bins required): O(m).
 
-        Raises
-        ------
-        ValueError
-            If the bins differ (number, range, transform or alpha), or the
-            ``pos_label`` or class 0 labels of the two differ.
+        ValueError if the bins (number, range, transform, alpha) or the
+        labels differ.
         """
         if not isinstance(other, BinnedAUC):
             raise ValueError(f"can only merge a BinnedAUC, got {type(other).__name__}")
