@@ -48,17 +48,10 @@ class DynamicH(_HullPointSet):
     severity_ratio : float, optional
         R hmeasure's Beta(2, 1 + 1/SR).  ``"prior"`` is refused: it changes
         the cost distribution with the class balance (use :class:`ApproxH`).
-    window : int, str, datetime.timedelta or numpy.timedelta64, optional
-        Keep the last ``window`` points (an int) or those of the last
-        duration (``"15min"``; every point then needs a time), as in
-        :class:`DynamicAUC`.  None: keep every point until removed.
-    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
-        Exponential decay, as in :class:`DynamicAUC`.  Combines with ``window``.
-    pos_label : hashable, optional
-        The label of class 1, as in :class:`DynamicAUC`.  Default: labels
-        0/1, -1/1 or booleans.
-    capacity : int, default=16
-        Initial room, in distinct scores; it doubles as needed.
+    window, half_life, pos_label, capacity
+        A count or time window, exponential decay, the label of class 1 and
+        the initial room, as in :class:`DynamicAUC` (default: none, none,
+        labels 0/1, -1/1 or booleans, 16).
 
     Attributes
     ----------
@@ -77,18 +70,15 @@ class DynamicH(_HullPointSet):
 
     Notes
     -----
-    An update costs O(B + h log n) for hulls of at most h vertices (B = 128
-    keys a block); h is O(n^(2/3)) with unit weights and a few hundred in
-    practice, but real weights in convex position can make it O(n).
-    ``h``, ``auch`` and ``auc`` are read in O(1); memory is O(n) with unit
-    weights.  Values equal the from-scratch ones (with unit weights
-    ``hull()`` is exactly :func:`~hmeasure_stream.roc_hull`); the metrics do
-    not depend on a common scale of the weights; windows and decay behave
-    as in :class:`DynamicAUC`.  One thread may mutate at a time (another
-    raises RuntimeError).  The method is Secs. 5.1-5.3 of N. Tatti,
-    "Maintaining AUC and H-measure over time" (preprint), for the measure of
-    D. J. Hand, "Measuring classifier performance: a coherent alternative to
-    the area under the ROC curve", Machine Learning 77, 2009.
+    An update costs O(B + h log n) for B = 128 keys a block and hulls of at
+    most h vertices: O(n^(2/3)) with unit weights, a few hundred in
+    practice, O(n) for real weights in convex position.  Reads are O(1),
+    memory O(n).  Values equal the from-scratch ones (``hull()`` exactly
+    with unit weights); weights, windows, decay and threads behave as in
+    :class:`DynamicAUC`.  Method: N. Tatti, "Maintaining AUC and H-measure
+    over time" (preprint), Secs. 5.1-5.3; the measure: D. J. Hand,
+    "Measuring classifier performance: a coherent alternative to the area
+    under the ROC curve", Machine Learning 77, 2009.
 
     Examples
     --------
@@ -209,17 +199,10 @@ class ApproxH(_HullPointSet):
         The Beta distribution of the cost, as in :func:`~hmeasure_stream.h_measure`.
     severity_ratio : float or "prior", optional
         R hmeasure's Beta(2, 1 + 1/SR); ``"prior"`` is SR = pi1 / pi0.
-    window : int, str, datetime.timedelta or numpy.timedelta64, optional
-        Keep the last ``window`` points (an int) or those of the last
-        duration (``"15min"``; every point then needs a time), as in
-        :class:`DynamicAUC`.  None: keep every point until removed.
-    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
-        Exponential decay, as in :class:`DynamicAUC`.  Combines with ``window``.
-    pos_label : hashable, optional
-        The label of class 1, as in :class:`DynamicAUC`.  Default: labels
-        0/1, -1/1 or booleans.
-    capacity : int, default=16
-        Initial room, in distinct scores; it doubles as needed.
+    window, half_life, pos_label, capacity
+        A count or time window, exponential decay, the label of class 1 and
+        the initial room, as in :class:`DynamicAUC` (default: none, none,
+        labels 0/1, -1/1 or booleans, 16).
 
     Attributes
     ----------
@@ -238,12 +221,10 @@ class ApproxH(_HullPointSet):
     Notes
     -----
     Updates cost as in :class:`DynamicH`; reading ``h`` visits
-    O((1 + 1/epsilon) log^2 n) hull vertices (after one pass over the
-    hull's edges).  The bound is relative to 1 - H, tightest for good
-    classifiers; two structures holding the same points read the same
-    value.  One thread may mutate at a time (another raises RuntimeError).
-    The method is Subset (Alg. 3, Props 3-7, Sec. 6) of N. Tatti,
-    "Maintaining AUC and H-measure over time" (preprint).
+    O((1 + 1/epsilon) log^2 n) hull vertices.  Two structures holding the
+    same points read the same value; threads as in :class:`DynamicAUC`.
+    Method: Subset (Sec. 6, Alg. 3, Props 3-7) of N. Tatti, "Maintaining
+    AUC and H-measure over time" (preprint).
 
     Examples
     --------
