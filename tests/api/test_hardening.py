@@ -233,8 +233,8 @@ def test_a_window_longer_than_the_stream_is_every_prefix():
 
 
 def test_a_numpy_seed_at_the_top_of_its_range_is_taken():
-    tracker = SlidingWindow(6, metrics=["auc", "h"], seed=np.uint64(2**64 - 1))
-    tracker.add_many(Y6, S6)
+    tracker = SlidingWindow(6, seed=np.uint64(2**64 - 1))
+    tracker.update(Y6, S6)
     assert tracker.auc == float(brute_auc(Y6, S6))
 
 
