@@ -494,7 +494,7 @@ def partial_stream_part(args):
     for n in sizes:
         y = rng.integers(0, 2, n)
         s = rng.normal(size=n) + 0.7 * y
-        tracker = DynamicAUC(seed=args.seed)
+        tracker = DynamicAUC()
         tracker.add_many(y, s)
         for index, (low, high) in enumerate(ranges[:20]):  # the same values, each kind
             options = partial_options(index, low, high)

@@ -81,20 +81,20 @@ class Structure(NamedTuple):
 
 
 STRUCTURES = {  # (seeded: reproducible shapes, so weighted sums round alike in twins)
-    "DynamicAUC": Structure(lambda **kw: hs.DynamicAUC(seed=3, **kw), "auc", True, True),
-    "DynamicAUC-window": Structure(lambda **kw: hs.DynamicAUC(window=6, seed=3, **kw), "auc",
+    "DynamicAUC": Structure(lambda **kw: hs.DynamicAUC(**kw), "auc", True, True),
+    "DynamicAUC-window": Structure(lambda **kw: hs.DynamicAUC(window=6, **kw), "auc",
                                    True, False),
-    "DynamicAUC-decay": Structure(lambda **kw: hs.DynamicAUC(half_life=3, seed=3, **kw), "auc",
+    "DynamicAUC-decay": Structure(lambda **kw: hs.DynamicAUC(half_life=3, **kw), "auc",
                                   True, False),
-    "DynamicH": Structure(lambda **kw: hs.DynamicH(seed=3, **kw), "h", True, True),
-    "DynamicH-window": Structure(lambda **kw: hs.DynamicH(window=6, seed=3, **kw), "h",
+    "DynamicH": Structure(lambda **kw: hs.DynamicH(**kw), "h", True, True),
+    "DynamicH-window": Structure(lambda **kw: hs.DynamicH(window=6, **kw), "h",
                                  True, False),
-    "DynamicH sr": Structure(lambda **kw: hs.DynamicH(severity_ratio=0.5, seed=3, **kw), "h",
+    "DynamicH sr": Structure(lambda **kw: hs.DynamicH(severity_ratio=0.5, **kw), "h",
                              True, True),
-    "ApproxH": Structure(lambda **kw: hs.ApproxH(0.1, priors=(0.4, 0.6), seed=3, **kw), "h",
+    "ApproxH": Structure(lambda **kw: hs.ApproxH(0.1, priors=(0.4, 0.6), **kw), "h",
                          True, True),
     "ApproxH prior": Structure(
-        lambda **kw: hs.ApproxH(0.1, severity_ratio="prior", seed=3, **kw), "h", True, True),
+        lambda **kw: hs.ApproxH(0.1, severity_ratio="prior", **kw), "h", True, True),
     "ApproxAUC": Structure(lambda **kw: hs.ApproxAUC(0.1, seed=3, **kw), "auc", False, True),
     "ApproxAUC-window": Structure(lambda **kw: hs.ApproxAUC(0.1, window=6, seed=3, **kw), "auc",
                                   False, False),

@@ -61,7 +61,7 @@ class DynamicAUCPartialRead:
 
     def setup(self, n):
         self.y, self.s, _ = _data(n)
-        self.tracker = DynamicAUC(seed=0)
+        self.tracker = DynamicAUC()
         self.tracker.add_many(self.y, self.s)
 
     def time_read_fpr_range(self, n):

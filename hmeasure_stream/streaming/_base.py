@@ -270,22 +270,12 @@ class PointSet(Pickled):
     __slots__ = ("_engine", "_labels")
 
     def add(self, y_true, y_score, weight=1.0):
-        """Add one point.
+        """Add one point.  O(log n).
 
-        Parameters
-        ----------
-        y_true : int, bool or label
-            0/1, -1/1 or a boolean; with ``pos_label``, one of two labels.
-        y_score : float
-            A finite real number.
-        weight : float, default=1.0
-            Finite and >= 0, within a factor 2**400 of the structure's first
-            positive weight.
-
-        Raises
-        ------
-        ValueError
-            If an argument is invalid; nothing changes.
+        ``y_true``: 0/1, -1/1, a boolean, or one of two labels with
+        ``pos_label``; ``y_score`` finite; ``weight`` finite, >= 0 and within
+        2**400 of the first positive weight.  ValueError, changing nothing,
+        if an argument is invalid.
         """
         if self._labels is not None:  # (one test on the hot path of labels 0/1)
             is_pos, labels = self._labels.one(y_true)
@@ -301,23 +291,9 @@ class PointSet(Pickled):
                 raise ValueError(out_of_range_message(self._engine, weight, 0, "weight"))
 
     def remove(self, y_true, y_score, weight=1.0):
-        """Remove one point (with its whole weight, or part of a score's weight).
+        """Remove one point (or part of a score's weight), as added: O(log n).
 
-        Parameters
-        ----------
-        y_true : int, bool or label
-            0/1, -1/1 or a boolean; with ``pos_label``, one of two labels.
-        y_score : float
-            Its score.
-        weight : float, default=1.0
-            The weight to remove.
-
-        Raises
-        ------
-        KeyError
-            If no such point or weight is present; nothing changes.
-        ValueError
-            If an argument is invalid; nothing changes.
+        KeyError if absent, ValueError if invalid; nothing changes.
         """
         if self._labels is None:  # the hot path of labels 0/1: no label map to apply
             status = self._engine.remove(y_true, y_score, weight)
@@ -334,22 +310,9 @@ class PointSet(Pickled):
         self._labels = labels
 
     def add_many(self, y_true, y_score, sample_weight=None):
-        """Add a batch of points, in one compiled loop.
+        """Add arrays of the arguments of :meth:`add` in one compiled loop: O(k log(n + k)).
 
-        Parameters
-        ----------
-        y_true : array-like of shape (k,)
-            Labels, as for :meth:`add`.
-        y_score : array-like of shape (k,)
-            Finite real numbers.
-        sample_weight : array-like of shape (k,), optional
-            Weights, as for :meth:`add` (default 1).
-
-        Raises
-        ------
-        ValueError
-            If an entry is invalid (the message names its position); nothing
-            is added.
+        ValueError naming the position of an invalid entry; nothing is added.
         """
         y_true, labels = labels_many(self._labels, y_true)
         is_pos, scores, weights = self._checked_batch(y_true, y_score, sample_weight)
@@ -360,25 +323,7 @@ class PointSet(Pickled):
         self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
-        """Remove a batch of points, in one compiled loop.
-
-        Parameters
-        ----------
-        y_true : array-like of shape (k,)
-            Labels, as for :meth:`add`.
-        y_score : array-like of shape (k,)
-            Their scores.
-        sample_weight : array-like of shape (k,), optional
-            The weights to remove (default 1).
-
-        Raises
-        ------
-        KeyError
-            If a point or weight is not present (counting repeats); nothing is
-            removed.
-        ValueError
-            If an entry is invalid; nothing is removed.
-        """
+        """Remove arrays of points, each as :meth:`remove`; KeyError or ValueError: none removed."""
         y_true, labels = labels_many(self._labels, y_true)
         remove_checked(self._engine, *self._checked_batch(y_true, y_score, sample_weight))
         self._labels = labels
@@ -389,22 +334,14 @@ class PointSet(Pickled):
         return checked_batch(y_true, y_score, sample_weight)
 
     def roc_points(self):
-        """(fpr, tpr) of the current points' ROC curve, as :func:`~hmeasure_stream.roc_points`.
-
-        O(n) for n distinct scores (they are kept sorted).  Raises ValueError
-        while a class is absent.
-        """
+        """(fpr, tpr), as ``roc_points`` returns them, O(n); ValueError while a class is absent."""
         _, group_neg, group_pos = self._groups()
         fp = np.concatenate(([0.0], np.cumsum(group_neg)))
         tp = np.concatenate(([0.0], np.cumsum(group_pos)))
         return fp / fp[-1], tp / tp[-1]
 
     def hull(self):
-        """(fpr, tpr) of the ROC convex hull's vertices, as :func:`~hmeasure_stream.roc_hull`.
-
-        O(n) for n distinct scores (the hull of the sorted points).  Raises
-        ValueError while a class is absent.
-        """
+        """(fpr, tpr), as ``roc_hull`` returns them, O(n); ValueError while a class is absent."""
         _, group_neg, group_pos = self._groups()
         fp, tp = upper_hull(group_neg, group_pos)
         return fp / fp[-1], tp / tp[-1]
@@ -594,27 +531,14 @@ class WindowedPointSet(PointSet):
     __slots__ = ("_forgetting",)
 
     def add(self, y_true, y_score, weight=1.0, *, time=None):
-        """Add one point; with a window or decay, the points it makes leave go.
+        """Add one point; with a window or decay, the points it pushes out leave.
 
-        Parameters
-        ----------
-        y_true : int, bool or label
-            0/1, -1/1 or a boolean; with ``pos_label``, one of two labels.
-        y_score : float
-            A finite real number.
-        weight : float, default=1.0
-            Finite and >= 0, within a factor 2**400 of the structure's first
-            positive weight.
-        time : optional
-            Seconds since the epoch, a datetime64, datetime or Timestamp (naive
-            is UTC), or an ISO 8601 string; not before the newest time.
-            Required when the window or half-life is a duration.
-
-        Raises
-        ------
-        ValueError
-            If an argument is invalid or the time goes backwards; nothing
-            changes.
+        ``y_true``: 0/1, -1/1, a boolean, or one of two labels with
+        ``pos_label``; ``y_score`` finite; ``weight`` finite, >= 0 and within
+        2**400 of the first positive weight; ``time`` (epoch seconds, a
+        datetime or an ISO 8601 string; naive is UTC) not before the newest,
+        needed by a duration.  ValueError, changing nothing, if an argument
+        is invalid.  O(log n), amortised over the points leaving.
         """
         forgetting = self._forgetting
         if forgetting is None:
@@ -647,25 +571,10 @@ class WindowedPointSet(PointSet):
         self._labels = labels
 
     def add_many(self, y_true, y_score, sample_weight=None, *, times=None):
-        """Add a batch of points, in one compiled loop (the points leaving the window go).
+        """Add arrays of the arguments of :meth:`add` in one compiled loop: O(k log(n + k)).
 
-        Parameters
-        ----------
-        y_true : array-like of shape (k,)
-            Labels, as for :meth:`add`.
-        y_score : array-like of shape (k,)
-            Finite real numbers.
-        sample_weight : array-like of shape (k,), optional
-            Weights, as for :meth:`add` (default 1).
-        times : array-like of shape (k,), optional
-            Non-decreasing times, as ``time`` of :meth:`add` (a pandas column
-            with a time zone is converted to UTC).
-
-        Raises
-        ------
-        ValueError
-            If an entry is invalid or the times go backwards (the message names
-            the position); nothing is added.
+        ValueError naming the position of an invalid entry (or of a time
+        going backwards); nothing is added.
         """
         y_true, labels = labels_many(self._labels, y_true)
         batch = self._checked_batch(y_true, y_score, sample_weight)
@@ -681,23 +590,9 @@ class WindowedPointSet(PointSet):
         self._labels = labels
 
     def remove(self, y_true, y_score, weight=1.0):
-        """Remove one point; with a window or decay, the oldest such point in it (O(w)).
+        """Remove one point (as added, with its weight): O(log n), with a window O(w).
 
-        Parameters
-        ----------
-        y_true : int, bool or label
-            0/1, -1/1 or a boolean; with ``pos_label``, one of two labels.
-        y_score : float
-            Its score.
-        weight : float, default=1.0
-            The weight it was added with.
-
-        Raises
-        ------
-        KeyError
-            If no such point is present (in the window); nothing changes.
-        ValueError
-            If an argument is invalid; nothing changes.
+        KeyError if absent, ValueError if invalid; nothing changes.
         """
         if self._forgetting is None:
             if self._labels is None and not self._engine.remove(y_true, y_score, weight):
@@ -711,24 +606,7 @@ class WindowedPointSet(PointSet):
         self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
-        """Remove a batch of points, each as :meth:`remove` does.
-
-        Parameters
-        ----------
-        y_true : array-like of shape (k,)
-            Labels, as for :meth:`add`.
-        y_score : array-like of shape (k,)
-            Their scores.
-        sample_weight : array-like of shape (k,), optional
-            The weights they were added with (default 1).
-
-        Raises
-        ------
-        KeyError
-            If a point is not present (counting repeats); nothing is removed.
-        ValueError
-            If an entry is invalid; nothing is removed.
-        """
+        """Remove arrays of points, each as :meth:`remove`; KeyError or ValueError: none removed."""
         if self._forgetting is None:
             PointSet.remove_many(self, y_true, y_score, sample_weight)
             return

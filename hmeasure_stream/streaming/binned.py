@@ -73,17 +73,12 @@ class BinnedAUC(Pickled):
 
     Notes
     -----
-    The tree keeps, at every node, the class weights of its bins, twice the
-    binned area of the pairs among them, the within-bin pairs and the
-    estimate's per-bin terms, each computed from the node's two children:
-    nothing is accumulated, so values read after any number of updates equal
-    the from-scratch ones (exactly with unit weights).  O(m) memory
-    (about 120 bytes a bin, whatever the number of points).  Better than the
-    paper's O(sqrt m) anchor points for its incremental updates.
-
-    References
-    ----------
-    R. R. Bouckaert, "Efficient AUC learning curve calculation", Sec. 4.
+    O(log m) per update for m bins, O(1) per read, O(m) memory whatever the
+    number of points.  Nothing is accumulated, so values after any number
+    of updates equal the from-scratch ones (exactly with unit weights).
+    The method is that of R. R. Bouckaert, "Efficient AUC learning curve
+    calculation", Australasian Joint Conference on Artificial Intelligence
+    2006, Sec. 4.
 
     Examples
     --------
@@ -124,12 +119,8 @@ class BinnedAUC(Pickled):
     def add_many(self, y_true, y_score, sample_weight=None):
         """Add a batch of points: O(k log m).
 
-        Raises
-        ------
-        ValueError
-            If an entry is invalid, or a weight is more than 2**400 times
-            larger or smaller than the first positive weight held (weights of
-            any common scale give the same values); nothing is added.
+        ValueError, adding nothing, if an entry is invalid or a weight is
+        2**400 times larger or smaller than the first positive weight held.
         """
         y_true, labels = labels_many(self._labels, y_true)
         alpha = self._alpha
@@ -144,13 +135,8 @@ class BinnedAUC(Pickled):
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points: O(k log m).
 
-        Raises
-        ------
-        KeyError
-            If a bin holds fewer points of a class, or less weight, than the
-            batch removes from it; nothing is removed.
-        ValueError
-            If an entry is invalid; nothing is removed.
+        KeyError if a bin holds fewer points or less weight of a class than
+        the batch removes, ValueError if an entry is invalid; nothing changes.
         """
         y_true, labels = labels_many(self._labels, y_true)
         bins, is_pos, weights, outside = self._binned(y_true, y_score, sample_weight)
@@ -212,11 +198,8 @@ class BinnedAUC(Pickled):
     def merge(self, other):
         """Add another structure's points (the same bins required): O(m).
 
-        Raises
-        ------
-        ValueError
-            If the bins differ (number, range, transform or alpha), or the
-            ``pos_label`` or class 0 labels of the two differ.
+        ValueError if the bins (number, range, transform, alpha) or the
+        labels differ.
         """
         if not isinstance(other, BinnedAUC):
             raise ValueError(f"can only merge a BinnedAUC, got {type(other).__name__}")

@@ -28,7 +28,7 @@ from hmeasure_stream._validation import check_option, check_weight_value, check_
 from hmeasure_stream.streaming._base import (
     Pickled,
     _check_removable,
-    check_structure_options,
+    check_capacity,
     out_of_range_message,
     points_batch,
 )
@@ -57,8 +57,6 @@ class DynamicMulticlassAUC(Pickled):
         their two classes), as scikit-learn.
     capacity : int, default=16
         Initial room of each binary engine, in distinct scores.
-    seed : int, optional
-        Seed of the engines' random priorities.
 
     Attributes
     ----------
@@ -77,26 +75,15 @@ class DynamicMulticlassAUC(Pickled):
 
     Notes
     -----
-    One-vs-rest: c binary engines, each point enters all of them (class k's
-    engine with the point positive when its label is k, scored by column k):
-    O(c log n) per point.  One-vs-one: c (c - 1) engines, engine (i, j) over
-    the points of classes i and j scored by column i, positive for class i; a
-    point of class y enters the 2 (c - 1) engines of its class: O(c log n).
-    Reading ``auc`` is O(c) or O(c^2); the binary AUCs are exact (unit
-    weights: exact integers), the average is a float mean.
-
-    Rows are not remembered as wholes: ``remove`` takes out, in every engine,
-    the entry the row gives it, and refuses (KeyError, nothing changed) when an
-    engine has no such entry.  Remove the rows you added.
-
-    References
-    ----------
-    T. Fawcett, "An introduction to ROC analysis", Pattern Recognition Letters
-    27, 2006.
-
-    D. J. Hand and R. J. Till, "A simple generalisation of the area under the
-    ROC curve for multiple class classification problems", Machine Learning
-    45, 2001.
+    O(c log n) per point for c classes (c binary engines for one-vs-rest,
+    c (c - 1) for one-vs-one, a point entering 2 (c - 1) of them); reading
+    ``auc`` O(c) or O(c^2).  The binary AUCs are exact, the average a float
+    mean.  ``remove`` takes the row as added (KeyError, nothing changed,
+    when an engine has no such entry).  The averages are those of T.
+    Fawcett, "An introduction to ROC analysis", Pattern Recognition Letters
+    27, 2006, and D. J. Hand and R. J. Till, "A simple generalisation of the
+    area under the ROC curve for multiple class classification problems",
+    Machine Learning 45, 2001.
 
     Examples
     --------
@@ -113,21 +100,20 @@ class DynamicMulticlassAUC(Pickled):
 
     __slots__ = ("_average", "_classes", "_engines", "_index", "_mass", "_method", "_sizes")
 
-    def __init__(self, classes, *, method="ovr", average="macro", capacity=16, seed=None):
+    def __init__(self, classes, *, method="ovr", average="macro", capacity=16):
         check_option(method, "method", _METHODS)
         check_option(average, "average", tuple(a for a in _AVERAGES if a is not None))
         classes, _ = _encode_given(np.empty(0), classes)
         if len(classes) < 2:
             raise ValueError(f"classes must name at least 2 classes, got {classes!r}")
-        capacity, seed = check_structure_options(capacity, seed)
+        capacity = check_capacity(capacity)
         self._classes = classes
         self._index = {label: k for k, label in enumerate(classes)}
         self._method = method
         self._average = average
         c = len(classes)
         pairs = c if method == "ovr" else c * c
-        self._engines = [BlockedAUCEngine(capacity, None if seed is None else seed + k)
-                         for k in range(pairs)]
+        self._engines = [BlockedAUCEngine(capacity) for _ in range(pairs)]
         self._mass = np.zeros(c)
         self._sizes = np.zeros(c, dtype=np.int64)
 
@@ -168,19 +154,10 @@ class DynamicMulticlassAUC(Pickled):
     def add_many(self, y_true, y_score, sample_weight=None):
         """Add a batch of points: O(k c log n) for k points.
 
-        Parameters
-        ----------
-        y_true : array-like of shape (k,)
-            Labels, each one of ``classes``.
-        y_score : array-like of shape (k, c)
-            Score rows, finite, in the column order of ``classes``.
-        sample_weight : array-like of shape (k,), optional
-            Weights, finite and >= 0 (default 1).
-
-        Raises
-        ------
-        ValueError
-            If an entry is invalid; nothing is added.
+        ``y_true`` of shape (k,), each one of ``classes``; ``y_score`` of
+        shape (k, c), finite, in the column order of ``classes``;
+        ``sample_weight`` finite, >= 0 (default 1).  ValueError if an entry
+        is invalid; nothing is added.
         """
         codes, scores, weights = self._batch(y_true, y_score, sample_weight)
         for engine, is_pos, column, rows in self._entries(codes, scores):
@@ -196,15 +173,10 @@ class DynamicMulticlassAUC(Pickled):
         self._mass[self._sizes == 0] = 0.0  # exactly zero once a class is gone
 
     def remove_many(self, y_true, y_score, sample_weight=None):
-        """Remove a batch of points: O(k c log n).
+        """Remove a batch of points (as added): O(k c log n).
 
-        Raises
-        ------
-        KeyError
-            If an engine holds no entry for a row (counting repeats) or not its
-            weight; nothing is removed.
-        ValueError
-            If an entry is invalid; nothing is removed.
+        KeyError if an engine holds no entry for a row (counting repeats) or
+        not its weight, ValueError if an entry is invalid; nothing changes.
         """
         codes, scores, weights = self._batch(y_true, y_score, sample_weight)
         entries = []
@@ -271,43 +243,12 @@ class DynamicMulticlassAUC(Pickled):
             self._mass[code] = 0.0
 
     def merge(self, other):
-        """Add the points of another structure: the union of both point sets.
+        """Add the points of another structure over the same ``classes`` and ``method``.
 
-        Per-shard trackers combine into one global view; ``other`` is not
-        changed.
-
-        Parameters
-        ----------
-        other : DynamicMulticlassAUC
-            A structure over the same ``classes`` (in the same column order)
-            and the same ``method``; its ``average``, a reading option, may
-            differ.
-
-        Raises
-        ------
-        ValueError
-            If ``other`` is not a DynamicMulticlassAUC, or its classes or
-            method differ; nothing changes.
-
-        Notes
-        -----
-        Engine by engine, as :meth:`DynamicAUC.merge`: O(m c log(n + m)) for
-        the m points of the smaller into the n of the larger; exact.
-
-        Examples
-        --------
-        >>> from hmeasure_stream import DynamicMulticlassAUC, multiclass_auc
-        >>> east = DynamicMulticlassAUC([0, 1, 2])
-        >>> west = DynamicMulticlassAUC([0, 1, 2])
-        >>> east.add_many([0, 1, 2], [[0.7, 0.2, 0.1], [0.3, 0.4, 0.3], [0.1, 0.3, 0.6]])
-        >>> west.add_many([0, 2, 1], [[0.2, 0.5, 0.3], [0.4, 0.4, 0.2], [0.3, 0.6, 0.1]])
-        >>> east.merge(west)
-        >>> east.auc == multiclass_auc(
-        ...     [0, 1, 2, 0, 2, 1], [[0.7, 0.2, 0.1], [0.3, 0.4, 0.3], [0.1, 0.3, 0.6],
-        ...                          [0.2, 0.5, 0.3], [0.4, 0.4, 0.2], [0.3, 0.6, 0.1]])
-        True
-        >>> len(east), len(west)
-        (6, 3)
+        ``other`` is not changed (its ``average`` may differ).  O(m c log(n +
+        m)), m the smaller size; exact.  ValueError, changing nothing, if
+        ``other`` is not a DynamicMulticlassAUC or its classes or method
+        differ.
         """
         if not isinstance(other, DynamicMulticlassAUC):
             raise ValueError(

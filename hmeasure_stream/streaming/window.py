@@ -192,80 +192,46 @@ class SlidingWindow(Pickled):
 
     Feed the stream with :meth:`update`, chunk by chunk in stream order; the
     window is carried across calls, so the values are those of
-    :func:`sliding_window` on the whole stream.  A monitor can pickle the
-    object and resume later.
+    :func:`sliding_window` on the whole stream.  The object pickles, so a
+    monitor can resume later.
 
     Parameters
     ----------
     window : int, str, datetime.timedelta, numpy.timedelta64 or None
-        Number of points in the window (>= 1); a duration (``"15min"``,
-        ``"24h"``, ``"7d"``, a timedelta): the points whose time is in
-        (t - window, t], t the newest time (``update`` then needs
-        ``times``); or None for every prefix (nothing is ever evicted: the
-        learning curve).
+        Number of points (>= 1); a duration (``"15min"``, a timedelta): the
+        points whose time is in (t - window, t], t the newest (``update``
+        then needs ``times``); or None for every prefix (the learning curve).
     metrics : str, options object, or sequence of them, default=("auc",)
-        The metrics of the metric table :data:`~hmeasure_stream.METRICS`
-        (:data:`~hmeasure_stream.WINDOW_METRICS`), by name: ``"auc"``,
-        ``"h"`` (the H-measure), ``"auch"`` (area under the ROC hull),
-        ``"auc_approx"`` (the estimate of :class:`ApproxAUC`),
-        ``"auc_binned"`` (the binned AUC of :class:`BinnedAUC`), ``"pauc"``
-        (the partial AUC of :meth:`DynamicAUC.partial_auc`) and R
-        hmeasure's ``"ks"``, ``"mer"`` and ``"mwl"`` (as
-        :func:`~hmeasure_stream.hmeasure_report` computes them with the
-        window's class proportions as priors; ``"ks"`` maintains a second,
-        lower, hull, which doubles the cost of a step), and R's metrics at a
-        threshold: ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
-        ``"f"``, ``"youden"`` (as in :func:`~hmeasure_stream.hmeasure_report`),
-        and DeLong's variance of the AUC ``"auc_var"`` and interval
-        ``"auc_lo"``, ``"auc_hi"`` (as :func:`~hmeasure_stream.auc_variance`
-        and :func:`~hmeasure_stream.auc_ci`; nan while a class has fewer than
-        two points, or total weight <= 1).
-        Or ``"multiclass_auc"`` alone, for labels of c classes and 2-d
-        scores (one column per class): the AUC of
-        :func:`~hmeasure_stream.multiclass_auc` (count windows only).
-        A name takes its metric's default options; an options object gives
-        the options of its metrics and stands for them when none is named:
-        :class:`~hmeasure_stream.HCost` (``"h"``; also of ``"auch"``,
-        ``"ks"``, ``"mer"``, ``"mwl"``, which share its hull: fixed priors
-        and ``severity_ratio="prior"`` need its ``epsilon`` and cannot be
-        combined with ``"ks"``, ``"mer"`` or ``"mwl"``),
-        :class:`~hmeasure_stream.PartialRange` (``"pauc"``; default: no
-        range, the AUC), :class:`~hmeasure_stream.Binning`
-        (``"auc_binned"``; default 1000 linear bins over (0, 1), a log-log
-        alpha of None estimated from the first chunk and then frozen),
-        :class:`~hmeasure_stream.Compression` (``"auc_approx"``, which
-        needs it), :class:`~hmeasure_stream.Threshold` (the six metrics at
-        the threshold, default 0.5), :class:`~hmeasure_stream.ConfidenceLevel`
-        (``"auc_lo"`` and ``"auc_hi"``, default 0.95) and
-        :class:`~hmeasure_stream.Classes` (``"multiclass_auc"``, which needs
-        its ``labels``).
+        Names from :data:`~hmeasure_stream.WINDOW_METRICS`: ``"auc"``,
+        ``"h"``, ``"auch"``, ``"auc_approx"``, ``"auc_binned"``, ``"pauc"``,
+        R's ``"ks"``, ``"mer"``, ``"mwl"`` (``"ks"`` keeps a second hull,
+        doubling a step's cost) and ``"er"``, ``"sens"``, ``"spec"``,
+        ``"precision"``, ``"f"``, ``"youden"`` (at a threshold), DeLong's
+        ``"auc_var"``, ``"auc_lo"``, ``"auc_hi"``; or ``"multiclass_auc"``
+        alone (2-d scores, count windows only).  An options object
+        (:class:`~hmeasure_stream.HCost`, ``PartialRange``, ``Binning``,
+        ``Compression``, ``Threshold``, ``ConfidenceLevel``, ``Classes``)
+        sets its metrics' options and stands for them when none is named
+        (an ``HCost`` with fixed priors or ``severity_ratio="prior"`` needs
+        its ``epsilon`` and excludes ``"ks"``, ``"mer"`` and ``"mwl"``).
     half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
-        Exponential decay, as for :class:`DynamicAUC`: a point of age a
-        weighs 2^(-a / half_life), the age in points (a number) or in time
-        (a duration, with ``times``).  Combines with ``window``.  Not with
-        ``"auc_approx"`` or ``"auc_binned"``.
+        Exponential decay, as in :class:`DynamicAUC`; combines with
+        ``window``; not with ``"auc_approx"`` or ``"auc_binned"``.
     min_periods : int, default=1
-        The metrics are nan until the window holds this many points (as
-        pandas' ``rolling``).
+        The metrics are nan until the window holds this many points.
     pos_label : hashable, optional
-        The label of class 1 (a string, number, bool, ...), fixed for every
-        :meth:`update`: the first other label is class 0 from then on and a
-        third one is refused.  Default: labels 0/1, -1/1 or booleans.
+        The label of class 1, as in :class:`DynamicAUC`.
     capacity : int, default=16
-        Initial room, in distinct scores, of the engine (doubles as needed).
+        Initial room, in distinct scores (doubles as needed).
     seed : int, optional
-        Seed of the score treaps' random priorities (the hull engine of
-        ``"h"`` has none).
+        Seed of the score treaps' random priorities (``"auc_approx"`` and
+        the treap engines use it).
 
     Attributes
     ----------
-    auc, h, auch, auc_approx, auc_binned, pauc, auc_var, auc_lo, auc_hi, multiclass_auc : float
-        The metrics of the current window (each when asked for); nan while a
-        class is absent from the window.
-    window : int or None
-        The window length.
-    metrics : tuple of str
-        The metrics followed.
+    auc, h, auch, ... : float
+        Each metric followed, over the current window (nan while a class is
+        absent from it).
 
     See Also
     --------
@@ -274,35 +240,17 @@ class SlidingWindow(Pickled):
 
     Notes
     -----
-    Per point: O(log w) with the AUC alone; with ``"h"`` or ``"auch"`` one
-    block scan and O(log w) hull merges, each a copy of a hull of at most h
-    vertices (see :class:`DynamicH`; plus O(h + (1 + 1/epsilon) log^2 w) to
-    read the approximate H),
-    O(log w + log w / epsilon) with ``"auc_approx"`` (epsilon that of its
-    :class:`~hmeasure_stream.Compression`; unit weights only), for a window
-    of w points; reading the properties is O(1) (O(log w / epsilon) for
-    ``auc_approx``); O(log m) per point for ``"auc_binned"`` with m bins;
-    O(log w) per point for ``"pauc"`` (a second treap, which reads the
-    partial area after each point); O(c log w)
-    for ``"multiclass_auc"`` over c classes (one-vs-rest: c compiled loops
-    per chunk; one-vs-one: 4 (c - 1) engine updates per point from Python);
-    DeLong's variance and interval add O(log w) per point (the maintained
-    variance of :class:`DynamicAUC`, in a treap of their own).  Memory O(w):
-    the engine's structure and the window's points (17 bytes each) to know
-    which point leaves.  Scores are float64: integers beyond 2**53 are
-    refused (:func:`sliding_window`, which sees the whole array, ranks them).
-    Weights are kept as :class:`DynamicAUC` keeps them: the metrics do not
-    depend on their common scale.
-
-    Threads: call :meth:`update` from one thread at a time; an update (or a
-    read of ``h``) that finds another one running raises RuntimeError.
-    Reading ``auc`` and ``auch`` is safe from any thread.
-
-    References
-    ----------
-    N. Tatti, "Maintaining AUC and H-measure over time".
-
-    N. Tatti, "Efficient estimation of AUC in a sliding window".
+    Per point, for a window of w points: O(log w) for the AUC, ``"pauc"``
+    and DeLong's metrics; the update cost of :class:`DynamicH` for the hull
+    metrics; O(log w / epsilon) for ``"auc_approx"`` (unit weights only);
+    O(log m) for ``"auc_binned"`` with m bins; O(c log w) for
+    ``"multiclass_auc"`` over c classes.  Reads are O(1) but
+    ``auc_approx``.  Memory O(w).  Integer scores beyond 2**53 are
+    refused (:func:`sliding_window` ranks them).  Values equal the from-scratch ones as on
+    the structures behind them.  One thread may call :meth:`update` at a
+    time (another raises RuntimeError).  The methods are those of N. Tatti,
+    "Maintaining AUC and H-measure over time" (preprint), and N. Tatti,
+    "Efficient estimation of AUC in a sliding window", ECML PKDD 2018.
 
     Examples
     --------
@@ -314,14 +262,10 @@ class SlidingWindow(Pickled):
     array([0.5, 0.5, 1. ])
     >>> len(monitor), monitor.auc, monitor.h
     (3, 1.0, 1.0)
-    >>> from hmeasure_stream import Classes, PartialRange
+    >>> from hmeasure_stream import PartialRange
     >>> partial = SlidingWindow(3, metrics=("auc", PartialRange(fpr_range=(0, 0.5))))
     >>> partial.update([0, 1, 0, 1], [0.2, 0.9, 0.4, 0.3])["pauc"]
     array([ nan, 0.5 , 0.5 , 0.25])
-    >>> classes = SlidingWindow(3, Classes(["a", "b", "c"]))
-    >>> classes.update(["a", "b", "c", "a"], [[0.6, 0.3, 0.1], [0.2, 0.5, 0.3],
-    ...                                       [0.3, 0.3, 0.4], [0.1, 0.6, 0.3]])["multiclass_auc"]
-    array([nan, nan, 1. , 0.5])
     """
 
     # One ring of the window's points per engine: each engine removes the

@@ -62,7 +62,7 @@ def test_guarantee_holds_on_random_streams_for_every_epsilon(priors, options):
 def test_guarantee_after_every_insertion_and_deletion(epsilon, seed):
     rng = np.random.default_rng(seed)
     priors, options = SETTINGS[seed * 2]
-    tracker = ApproxH(epsilon, priors, capacity=1, seed=seed, **options)
+    tracker = ApproxH(epsilon, priors, capacity=1, **options)
     points = []
     for step in range(250):
         if points and rng.random() < 0.45:

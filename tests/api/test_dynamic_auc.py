@@ -46,7 +46,7 @@ def test_random_sequences_against_reference_checking_every_step(seed):
     rng = np.random.default_rng(seed)
     weighted = seed % 2 == 1
     distinct = [3, 20, None][seed % 3]
-    tracker = DynamicAUC(capacity=1, seed=seed)
+    tracker = DynamicAUC(capacity=1)
     points = []
     for _ in range(400):
         if points and rng.random() < 0.45:
@@ -87,7 +87,7 @@ class DynamicAUCMachine(PointSetMachine):
     scores = st.sampled_from([-1.0, 0.0, 0.25, 0.5, 2.0, 1e300, -1e-300])
 
     def make(self):
-        return DynamicAUC(capacity=1, seed=7)
+        return DynamicAUC(capacity=1)
 
     def matches(self, tracker, points, exact):
         assert_matches(tracker, points, exact=exact)
@@ -98,7 +98,7 @@ TestDynamicAUCMachine = pytest.mark.slow(DynamicAUCMachine.TestCase)
 
 def test_pickle_and_deepcopy_round_trip_with_identical_later_results():
     rng = np.random.default_rng(11)
-    tracker = DynamicAUC(capacity=2, seed=3)
+    tracker = DynamicAUC(capacity=2)
     tracker.add_many(rng.integers(0, 2, 500), np.round(rng.normal(size=500), 1),
                      sample_weight=rng.exponential(size=500))
     for duplicate in (lambda t: pickle.loads(pickle.dumps(t)), copy.deepcopy):
@@ -117,7 +117,7 @@ def test_pickle_and_deepcopy_round_trip_with_identical_later_results():
 def test_add_many_equals_single_adds_and_remove_many_equals_single_removes():
     rng = np.random.default_rng(2)
     y, s = rng.integers(0, 2, 300), np.round(rng.normal(size=300), 1)
-    single, batch = DynamicAUC(seed=1), DynamicAUC(seed=1)
+    single, batch = DynamicAUC(), DynamicAUC()
     for label, score in zip(y, s, strict=True):
         single.add(int(label), float(score))
     batch.add_many(y, s)

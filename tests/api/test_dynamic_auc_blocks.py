@@ -19,10 +19,10 @@ from reference_impl import brute_auc, roc_points_exact
 from hmeasure_stream import DynamicAUC, DynamicH, auc_variance, partial_auc
 
 
-def _treap_from_start(**options):
-    """A DynamicAUC whose points are kept in a score treap, as a reference."""
+def _treap_from_start(seed=None, **options):
+    """A DynamicAUC whose points are kept in a score treap (seeded), as a reference."""
     tracker = DynamicAUC(**options)
-    tracker._engine = AUCEngine(1, options.get("seed"))
+    tracker._engine = AUCEngine(1, seed)
     return tracker
 
 
@@ -71,7 +71,7 @@ def test_a_plain_structure_stays_on_blocks(rng):
 def test_derived_reads_mid_stream_stay_on_the_blocks_and_keep_every_value(rng, weighted,
                                                                           read):
     seed = int(rng.integers(1000))
-    moved = DynamicAUC(capacity=1, seed=seed)
+    moved = DynamicAUC(capacity=1)
     before = _treap_from_start(capacity=1, seed=seed)
     points = []
     switch_at = int(rng.integers(40, 120))
@@ -234,7 +234,7 @@ def test_merge_keeps_maintaining_the_variance(rng):
 
 
 def test_a_structure_after_a_derived_read_pickles(rng):
-    tracker = DynamicAUC(seed=3)
+    tracker = DynamicAUC()
     tracker.add_many(rng.integers(0, 2, 100), rng.random(100))
     _ = tracker.partial_auc(fpr_range=(0, 0.3))
     clone = pickle.loads(pickle.dumps(tracker))

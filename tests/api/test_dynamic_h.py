@@ -50,7 +50,7 @@ def assert_matches(tracker, points, alpha=2.0, beta=2.0, exact=True):
 def test_random_sequences_against_from_scratch_checking_every_step(seed, alpha, beta):
     rng = np.random.default_rng(seed)
     distinct = [3, 25, None][seed % 3]
-    tracker = DynamicH(alpha, beta, capacity=1, seed=seed)
+    tracker = DynamicH(alpha, beta, capacity=1)
     points = []
     for _ in range(200):
         if points and rng.random() < 0.45:
@@ -72,7 +72,7 @@ def test_random_sequences_against_from_scratch_checking_every_step(seed, alpha, 
 @pytest.mark.parametrize("seed", range(4))
 def test_weighted_sequences(seed):
     rng = np.random.default_rng(seed)
-    tracker = DynamicH(capacity=1, seed=seed)
+    tracker = DynamicH(capacity=1)
     points = []
     for _ in range(150):
         if points and rng.random() < 0.45:
@@ -109,7 +109,7 @@ def test_prior_severity_ratio_and_bad_parameters_are_refused():
 
 
 def test_refusals_leave_the_structure_unchanged():
-    tracker = DynamicH(seed=1)
+    tracker = DynamicH()
     tracker.add_many([0, 1, 0, 1, 1], [0.1, 0.5, 0.5, 0.9, 0.9])
     before = pickle.dumps(tracker)
     for call, error in (
@@ -127,7 +127,7 @@ def test_refusals_leave_the_structure_unchanged():
 
 
 def test_pickle_and_deepcopy_round_trip(rng):
-    tracker = DynamicH(alpha=1.5, beta=3.0, capacity=2, seed=4)
+    tracker = DynamicH(alpha=1.5, beta=3.0, capacity=2)
     y, s = rng.integers(0, 2, 400), np.round(rng.normal(size=400), 2)
     tracker.add_many(y, s)
     for duplicate in (lambda t: pickle.loads(pickle.dumps(t)), copy.deepcopy):
@@ -144,7 +144,7 @@ def test_pickle_and_deepcopy_round_trip(rng):
 
 class DynamicHMachine(PointSetMachine):
     def make(self):
-        return DynamicH(capacity=1, seed=3)
+        return DynamicH(capacity=1)
 
     def matches(self, tracker, points, exact):
         assert_matches(tracker, points, exact=exact)

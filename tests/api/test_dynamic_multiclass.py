@@ -32,8 +32,7 @@ def expected(points, method, average, classes=CLASSES):
 @pytest.mark.parametrize("seed", range(3))
 def test_random_sequences_against_from_scratch(method, average, seed):
     rng = np.random.default_rng(seed)
-    tracker = DynamicMulticlassAUC(CLASSES, method=method, average=average, capacity=1,
-                                   seed=seed)
+    tracker = DynamicMulticlassAUC(CLASSES, method=method, average=average, capacity=1)
     points = []
     weighted = seed == 2
     for step in range(250):
@@ -131,7 +130,7 @@ def test_refusals_change_nothing():
 class MulticlassMachine(RuleBasedStateMachine):
     def __init__(self):
         super().__init__()
-        self.tracker = DynamicMulticlassAUC(CLASSES[:3], method="ovo", capacity=1, seed=1)
+        self.tracker = DynamicMulticlassAUC(CLASSES[:3], method="ovo", capacity=1)
         self.points = []
 
     @rule(label=st.sampled_from(CLASSES[:3]),

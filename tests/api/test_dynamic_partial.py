@@ -155,7 +155,7 @@ def test_random_sequences_against_from_scratch_after_every_operation(seed):
     rng = np.random.default_rng(seed)
     weighted = seed % 2 == 1
     distinct = [2, 4, 12, None, 6][seed % 5]
-    tracker = DynamicAUC(capacity=1, seed=seed)
+    tracker = DynamicAUC(capacity=1)
     points = []
     for _ in range(120):
         if points and rng.random() < 0.4:
@@ -212,7 +212,7 @@ def test_values_by_hand_with_ties_as_diagonals():
     ],
 )
 def test_bad_options_are_refused_and_change_nothing(kwargs, message):
-    tracker = DynamicAUC(seed=2)
+    tracker = DynamicAUC()
     tracker.add_many([0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4])
     before = pickle.dumps(tracker)
     with pytest.raises(ValueError, match=message):
@@ -224,7 +224,7 @@ def test_large_structure_equals_from_scratch_bit_for_bit(rng):
     n = 20_000
     y = rng.integers(0, 2, n)
     s = np.round(rng.normal(size=n) + y, 2)  # many ties
-    tracker = DynamicAUC(seed=4)
+    tracker = DynamicAUC()
     tracker.add_many(y, s)
     tracker.remove_many(y[:5000], s[:5000])
     for fpr_range, tpr_range, correction in OPTIONS:
@@ -239,7 +239,7 @@ class DynamicPartialMachine(PointSetMachine):
     scores = st.sampled_from([-1.0, 0.0, 0.25, 0.5, 2.0, 1e300, -1e-300])
 
     def make(self):
-        return DynamicAUC(capacity=1, seed=5)
+        return DynamicAUC(capacity=1)
 
     def matches(self, tracker, points, exact):
         assert_partial_matches(tracker, points, exact)
@@ -341,7 +341,7 @@ def test_random_ranges_after_every_operation_compiled_and_python_paths(seed, mon
     rng = np.random.default_rng(100 + seed)
     weighted = seed % 3 == 2
     distinct = [3, None, 8][seed % 3]
-    tracker = DynamicAUC(capacity=1, seed=seed)
+    tracker = DynamicAUC(capacity=1)
     points = []
     settled = in_python = 0
     for _ in range(70):

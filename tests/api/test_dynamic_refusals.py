@@ -10,7 +10,7 @@ from hmeasure_stream import DynamicAUC
 
 @pytest.fixture
 def tracker():
-    tracker = DynamicAUC(capacity=4, seed=1)
+    tracker = DynamicAUC(capacity=4)
     tracker.add_many([0, 1, 0, 1, 1], [0.1, 0.5, 0.5, 0.9, 0.9], sample_weight=[1, 1, 2, 1, 1])
     return tracker
 

@@ -100,7 +100,7 @@ def random_operations(seed, steps, weighted, distinct):
 @pytest.mark.parametrize("first_report", ["start", "late"])
 def test_report_after_every_operation(seed, weighted, first_report):
     """Capacity 1; the lower hull tracked from the start, or built from 30 points."""
-    tracker = DynamicH(capacity=1, seed=seed)
+    tracker = DynamicH(capacity=1)
     if first_report == "start":
         assert all(math.isnan(value) for value in tracker.report().values())
     points = []
@@ -203,7 +203,7 @@ class DynamicHReportMachine(PointSetMachine):
     """Random updates (weights 0 and 1e-3 included), batches, pickles: report() each step."""
 
     def make(self):
-        tracker = DynamicH(capacity=1, seed=5)
+        tracker = DynamicH(capacity=1)
         tracker.report()  # the lower hull is maintained from the start
         return tracker
 

@@ -110,7 +110,7 @@ def test_random_sequences_equal_the_definition_after_every_operation(seed):
     rng = np.random.default_rng(seed)
     weighted = seed % 2 == 1
     distinct = [2, 4, 15, None][seed % 4]
-    tracker = DynamicAUC(variance=True, capacity=1, seed=seed)
+    tracker = DynamicAUC(variance=True, capacity=1)
     points = []
     for step in range(160):
         if points and rng.random() < 0.4:
@@ -148,8 +148,8 @@ def test_one_pair_weight_serves_the_variance_and_the_partial_area(seed):
     # variance's: kept by the variance's increments, it must still give the
     # from-scratch partial area, and the variance the definition's value.
     rng = np.random.default_rng(seed)
-    tracker = DynamicAUC(variance=True, capacity=1, seed=seed)
-    plain = DynamicAUC(capacity=1, seed=seed)  # its pair sums start with its first read
+    tracker = DynamicAUC(variance=True, capacity=1)
+    plain = DynamicAUC(capacity=1)  # its pair sums start with its first read
     points = []
     for step in range(150):
         if points and rng.random() < 0.4:
@@ -346,7 +346,7 @@ class VarianceMachine(PointSetMachine):
     weights = st.sampled_from([1.0, 1.0, 1.0, 0.5, 3.0, 0.0, 2.0])
 
     def make(self):
-        return DynamicAUC(variance=True, capacity=1, seed=7)
+        return DynamicAUC(variance=True, capacity=1)
 
     def matches(self, tracker, points, exact):
         assert_variance(tracker, points, exact)

@@ -131,7 +131,7 @@ SPREADS = [
 def test_dynamic_h_holds_the_exact_hull_across_a_wide_spread_of_weights(
         seed, steps, growth, window, sequential):
     y, s, w = growing_stream(seed, steps, growth, sequential)
-    tracker = DynamicH(seed=3, capacity=1)
+    tracker = DynamicH(capacity=1)
     for i in range(steps):
         tracker.add(int(y[i]), float(s[i]), float(w[i]))
         if i >= window:
@@ -153,7 +153,7 @@ def test_approx_h_stays_within_its_bound_across_a_wide_spread_of_weights(
         seed, steps, growth, window, sequential):
     y, s, w = growing_stream(seed, steps, growth, sequential)
     priors, epsilon = (0.4, 0.6), 0.05
-    tracker = ApproxH(epsilon, priors=priors, seed=3, capacity=1)
+    tracker = ApproxH(epsilon, priors=priors, capacity=1)
     for i in range(steps):
         tracker.add(int(y[i]), float(s[i]), float(w[i]))
         if i >= window:
@@ -174,7 +174,7 @@ def test_decay_holds_sixty_half_lives_in_the_hull(rng):
     y = rng.integers(0, 2, n)
     s = rng.normal(size=n) + y
     w = rng.uniform(0.5, 2.0, n)
-    tracker = DynamicH(half_life=half_life, seed=3)
+    tracker = DynamicH(half_life=half_life)
     for i in range(n):
         tracker.add(int(y[i]), float(s[i]), float(w[i]))
         tracker._check()
@@ -196,7 +196,7 @@ def test_approx_h_with_decay_holds_sixty_half_lives(rng):
     half_life, n, epsilon, priors = 20, 3000, 0.05, (0.5, 0.5)
     y = rng.integers(0, 2, n)
     s = rng.normal(size=n) + y
-    tracker = ApproxH(epsilon, priors=priors, half_life=half_life, seed=3)
+    tracker = ApproxH(epsilon, priors=priors, half_life=half_life)
     for i in range(n):
         tracker.add(int(y[i]), float(s[i]))
         if i % 10 and i != n - 1:

@@ -162,8 +162,8 @@ def test_binned_and_multiclass_structures(data, k, cut, drop):
     y, s, w = data
     s = (s - s.min()) / (np.ptp(s) or 1.0)
     scores = np.column_stack([-s, s])
-    made = {factor: (BinnedAUC(6), DynamicMulticlassAUC([0, 1], average="weighted", seed=3),
-                     DynamicMulticlassAUC([0, 1], method="ovo", seed=3))
+    made = {factor: (BinnedAUC(6), DynamicMulticlassAUC([0, 1], average="weighted"),
+                     DynamicMulticlassAUC([0, 1], method="ovo"))
             for factor in (0, k)}
     for factor, (binned, ovr, ovo) in made.items():
         for part in (slice(0, cut), slice(cut, None)):
