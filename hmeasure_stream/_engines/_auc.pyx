@@ -30,11 +30,17 @@ empties.
 
 import numpy as np
 
-from libc.math cimport NAN, fabs, sqrt
+from libc.math cimport NAN, fabs
 from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from hmeasure_stream._engines._fenwick cimport RankCounts
-from hmeasure_stream._engines._delong cimport delong_variance, exact_pairs, track_squares
+from hmeasure_stream._engines._delong cimport (
+    caller_units,
+    delong_interval,
+    delong_variance,
+    exact_pairs,
+    track_squares,
+)
 from hmeasure_stream._engines._numeric cimport compensated_add, wide_uint
 from hmeasure_stream._engines._protocol cimport DONE, PointEngine
 from hmeasure_stream._engines._treap cimport NodeSums, NodeWeights, ScoreTreap
@@ -154,17 +160,8 @@ cdef class AUCEngine(PointEngine):
         """DeLong's variance, and the AUC -+ the quantiles times its root clipped to [0, 1]
         (as ``auc_ci``), into out[0..2]; weights in the caller's units (with decay
         relative to the newest point)."""
-        cdef double variance = NAN, spread
-        if self.inverse_scale > 0.0:
-            variance = self._variance(1.0 / (self.inverse_scale * self.newest_decay))
-        out[0] = variance
-        if variance != variance:
-            out[1] = NAN
-            out[2] = NAN
-            return
-        spread = sqrt(variance)
-        out[1] = min(max(auc + spread * self.quantile_low, 0.0), 1.0)
-        out[2] = min(max(auc + spread * self.quantile_high, 0.0), 1.0)
+        delong_interval(auc, self._variance(caller_units(self.inverse_scale, self.newest_decay)),
+                        self.quantile_low, self.quantile_high, out)
 
     cdef object _read(self):
         return self._auc()
@@ -276,23 +273,6 @@ cdef class AUCEngine(PointEngine):
         ``scale`` (nan without ``track_variance``, or while a class has total weight
         <= 1)."""
         return self._variance(scale)
-
-    def _interval_values(self):
-        cdef double values[3]
-        self._interval_into(self._auc(), values)
-        return values[0], values[1], values[2]
-
-    @property
-    def auc_var(self):
-        return self._interval_values()[0]
-
-    @property
-    def auc_lo(self):
-        return self._interval_values()[1]
-
-    @property
-    def auc_hi(self):
-        return self._interval_values()[2]
 
     def placement_squares(self):
         """Unit mode: the exact sums of squared placement numerators (class 1, class 0)."""

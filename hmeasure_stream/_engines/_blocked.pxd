@@ -94,6 +94,10 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef readonly bint placements
     cdef wide_uint square_pos
     cdef wide_uint square_neg
+    # Record auc_var, auc_lo, auc_hi in ``slide`` (the interval's normal quantiles).
+    cdef readonly bint interval
+    cdef double quantile_low
+    cdef double quantile_high
     # Diagnostics for benchmarks (always on, not pickled): segment-tree leaves and
     # inner nodes recomputed (or changed in place) since construction; see ``_counters``.
     cdef int64_t leaf_changes
@@ -134,3 +138,4 @@ cdef class BlockedAUCEngine(PointEngine):
                                 double below_neg, double below_pos, double at_neg,
                                 double at_pos) except -1 nogil
     cdef double _variance(self, double scale) noexcept nogil
+    cdef void _interval_into(self, double auc, double* out) noexcept nogil

@@ -57,6 +57,8 @@ from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memmove
 
 from hmeasure_stream._engines._delong cimport (
+    caller_units,
+    delong_interval,
     delong_variance,
     exact_pairs,
     track_squares,
@@ -287,6 +289,9 @@ cdef class BlockedAUCEngine(PointEngine):
         self.placements = False
         self.square_pos.low = self.square_pos.high = 0
         self.square_neg.low = self.square_neg.high = 0
+        self.interval = False
+        self.quantile_low = NAN
+        self.quantile_high = NAN
         # Subclasses keep more than sums in their nodes: every change goes to their hooks.
         self.sum_nodes = type(self) is BlockedAUCEngine
 
@@ -543,7 +548,12 @@ cdef class BlockedAUCEngine(PointEngine):
             self.tree[3 * index + 2] *= square
 
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
-        out[row, 0] = self._auc()
+        """The AUC into ``out[row, 0]`` (with ``interval``: then DeLong's variance and
+        interval, as ``auc_ci``)."""
+        cdef double auc = self._auc()
+        out[row, 0] = auc
+        if self.interval:
+            self._interval_into(auc, &out[row, 1])
 
     cdef object _read(self):
         return self._auc()
@@ -1261,6 +1271,47 @@ cdef class BlockedAUCEngine(PointEngine):
             self.square_neg, self.square_tree[2] if self.weighted else 0.0,
             self.square_tree[3] if self.weighted else 0.0, scale)
 
+    def record_interval(self, double quantile_low, double quantile_high):
+        """Record ``auc_var``, ``auc_lo`` and ``auc_hi`` in ``slide`` too (after the other
+        columns): the AUC plus the normal quantiles ``quantile_low`` and ``quantile_high``
+        times DeLong's standard error, clipped to [0, 1]; turns on ``track_variance``."""
+        self.track_variance()
+        self.interval = True
+        self.quantile_low = quantile_low
+        self.quantile_high = quantile_high
+
+    cdef void _interval_into(self, double auc, double* out) noexcept nogil:
+        """DeLong's variance and interval of ``auc`` into out[0..2] (``_delong``), weights
+        in the caller's units (with decay relative to the newest point)."""
+        delong_interval(auc, self._variance(caller_units(self.inverse_scale, self.newest_decay)),
+                        self.quantile_low, self.quantile_high, out)
+
+    def _interval_values(self):
+        cdef double values[3]
+        self._interval_into(self._auc(), values)
+        return values[0], values[1], values[2]
+
+    @property
+    def auc_var(self):
+        return self._interval_values()[0]
+
+    @property
+    def auc_lo(self):
+        return self._interval_values()[1]
+
+    @property
+    def auc_hi(self):
+        return self._interval_values()[2]
+
+    @property
+    def columns(self):
+        """The metrics ``_record`` writes, in the column order of ``slide``'s ``out``."""
+        return ("auc", *self._interval_columns())
+
+    def _interval_columns(self):
+        """The interval's columns, last in ``columns`` while ``record_interval`` holds."""
+        return ("auc_var", "auc_lo", "auc_hi") if self.interval else ()
+
     def placement_squares(self):
         """Unit mode: the exact sums of squared placement numerators (class 1, class 0)."""
         return _wide_value(self.square_pos), _wide_value(self.square_neg)
@@ -1576,7 +1627,9 @@ cdef class BlockedAUCEngine(PointEngine):
                                    self.n_blocks, self.n_free, self.leaves, self.block_limit,
                                    self.n_points, self.weighted, self.twice_u,
                                    self.twice_u_compensation, self.inverse_scale,
-                                   self.placements, self.placement_squares()))
+                                   self.placements, self.placement_squares(),
+                                   (self.interval, self.quantile_low, self.quantile_high,
+                                    self.newest_decay)))
 
 
 # The layout of the pickles ``__reduce__`` writes.
@@ -1585,7 +1638,8 @@ _FORMAT = 1
 
 def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, leaves,
                      block_limit, n_points, weighted, twice_u, compensation, inverse_scale,
-                     placements, placement_squares, engine_type=BlockedAUCEngine):
+                     placements, placement_squares, interval=None,
+                     engine_type=BlockedAUCEngine):
     # ``engine_type``: a subclass rebuilding its base state first (it recomputes its own).
     cdef BlockedAUCEngine engine = engine_type.__new__(engine_type)
     if format_version != _FORMAT:
@@ -1611,6 +1665,8 @@ def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, 
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
     engine.inverse_scale = inverse_scale
+    if interval is not None:
+        engine.interval, engine.quantile_low, engine.quantile_high, engine.newest_decay = interval
     engine._bind()
     return engine
 

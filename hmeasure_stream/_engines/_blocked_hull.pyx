@@ -572,9 +572,11 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         return self._reading()
 
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
-        """AUC, H and AUCH of the current points into ``out[row]`` (and KS, MER, MWL while
-        ``record_report`` holds)."""
+        """AUC, H and AUCH of the current points into ``out[row]`` (then KS, MER, MWL while
+        ``record_report`` holds, then DeLong's variance and interval while
+        ``record_interval`` holds)."""
         cdef double ks, mer, mwl
+        cdef Py_ssize_t column = 3
         out[row, 0] = self._auc()
         out[row, 1] = self._reading()
         out[row, 2] = self._auch()
@@ -583,13 +585,15 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
             out[row, 3] = ks
             out[row, 4] = mer
             out[row, 5] = mwl
+            column = 6
+        if self.interval:
+            self._interval_into(out[row, 0], &out[row, column])
 
     @property
     def columns(self):
         """The metrics ``_record`` writes, in the column order of ``slide``'s ``out``."""
-        if self.report_cost == self.report_cost:
-            return ("auc", "h", "auch", "ks", "mer", "mwl")
-        return ("auc", "h", "auch")
+        report = ("ks", "mer", "mwl") if self.report_cost == self.report_cost else ()
+        return ("auc", "h", "auch", *report, *self._interval_columns())
 
     @property
     def h(self):
@@ -743,7 +747,8 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         return self.extremes(self.report_cost)[2]
 
     def record_report(self, double cost):
-        """Record KS, MER and MWL (at cost c) in ``slide``'s ``out`` as well (columns 3-5)."""
+        """Record KS, MER and MWL (at cost c) in ``slide``'s ``out`` as well (columns 3-5,
+        before the interval's)."""
         self.track_lower()
         self.report_cost = cost
 

@@ -6,7 +6,7 @@
 # weight at its score); the variance needs 2U = sum u a = sum v b and the sums of
 # squares Q1 = sum u a^2, Q0 = sum v b^2.
 
-from libc.math cimport NAN
+from libc.math cimport NAN, sqrt
 from libc.stdint cimport int64_t, uint64_t
 
 from hmeasure_stream._engines._numeric cimport (
@@ -115,3 +115,26 @@ cdef inline double delong_variance(bint weighted, double weight_neg, double weig
                          / weight_neg - auc * auc, 0.0)
     return (spread_pos / (scale * weight_pos - 1.0)
             + spread_neg / (scale * weight_neg - 1.0))
+
+
+cdef inline double caller_units(double inverse_scale, double newest_decay) noexcept nogil:
+    """What a stored weight of 1 counts in the caller's units, relative to the newest
+    point with decay (the ``scale`` of ``delong_variance``); nan while no unit is fixed."""
+    if inverse_scale > 0.0:
+        return 1.0 / (inverse_scale * newest_decay)
+    return NAN
+
+
+cdef inline void delong_interval(double auc, double variance, double quantile_low,
+                                 double quantile_high, double* out) noexcept nogil:
+    """DeLong's variance, and the AUC -+ the normal quantiles times its root clipped to
+    [0, 1] (as ``auc_ci``), into out[0..2]; nan where the variance is."""
+    cdef double spread
+    out[0] = variance
+    if variance != variance:
+        out[1] = NAN
+        out[2] = NAN
+        return
+    spread = sqrt(variance)
+    out[1] = min(max(auc + spread * quantile_low, 0.0), 1.0)
+    out[2] = min(max(auc + spread * quantile_high, 0.0), 1.0)

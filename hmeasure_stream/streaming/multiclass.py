@@ -6,7 +6,8 @@ two classes.  Every engine of ``DynamicMulticlassAUC`` is a blocked exact
 binary engine (``BlockedAUCEngine``: sorted blocks of scores, the semantics of
 the score treap of :class:`DynamicAUC`), so each binary AUC is exact and a
 point costs O(c log n) for c classes; a single point enters all its engines in
-one compiled all-or-nothing call.  The window engine keeps the score treap.
+one compiled all-or-nothing call.  The window engine ``MulticlassWindow`` has
+the same blocked engines.
 """
 
 import math
@@ -20,7 +21,6 @@ from hmeasure_stream._core.classes import as_label_array as _as_label_array
 from hmeasure_stream._core.classes import averaged
 from hmeasure_stream._core.classes import check_score_matrix as _check_score_matrix
 from hmeasure_stream._core.classes import encode_given as _encode_given
-from hmeasure_stream._engines._auc import AUCEngine
 from hmeasure_stream._engines._blocked import BlockedAUCEngine, update_row
 from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._engines._ring import PointRing
@@ -454,7 +454,7 @@ class MulticlassWindow(Pickled):
         self._average = average
         self._window = window
         pairs = c if method == "ovr" else c * c
-        self._engines = [AUCEngine(capacity, None if seed is None else seed + k)
+        self._engines = [BlockedAUCEngine(capacity, None if seed is None else seed + k)
                          for k in range(pairs)]
         self._rings = ([PointRing(0 if window is None else window) for _ in range(c)]
                        if method == "ovr" else None)

@@ -11,11 +11,13 @@ from scipy import special
 from hmeasure_stream._core.binning import TRANSFORMS, estimate_alpha
 from hmeasure_stream._core.classes import as_label_array, encode_sorted
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
-from hmeasure_stream._engines._auc import AUCEngine, ThresholdEngine, sliding_auc_ranked
+from hmeasure_stream._engines._auc import ThresholdEngine, sliding_auc_ranked
 from hmeasure_stream._engines._bin_tree import BinTree
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._pool import MAX_CAPACITY
+from hmeasure_stream._engines._protocol import PointEngine
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._engines._tree_partial import PartialAUCEngine
 from hmeasure_stream._validation import (
@@ -95,9 +97,11 @@ def _window_engines(chosen, *, capacity, seed, window=None):
     exact H when the priors come from the data and the cost distribution does
     not depend on them, the approximate H of ``epsilon`` otherwise; the
     report's descents (and the lower hull) only when a metric needs them.
-    A threshold descent, DeLong's variance and interval, the bins, the
-    compressed list and the partial box each have a score treap (or tree) of
-    their own.  ``MULTICLASS`` takes 2-d scores, so it is alone in its window:
+    DeLong's variance and interval are recorded by the blocked engine of the
+    AUC: the hull engine when a hull metric is asked, else a
+    ``BlockedAUCEngine`` of their own.  A threshold descent, the bins, the
+    compressed list and the partial box each have a treap (or tree) of their
+    own.  ``MULTICLASS`` takes 2-d scores, so it is alone in its window:
     its engine (one binary engine per class or per ordered pair of classes)
     keeps the window's points itself.
     """
@@ -131,13 +135,16 @@ def _window_engines(chosen, *, capacity, seed, window=None):
         # R hmeasure's metrics at a threshold: one treap descent per step.
         engines.append(ThresholdEngine(_options_needing(chosen, THRESHOLD).threshold,
                                        capacity, seed))
+    hull = _hull_engine(chosen, capacity, seed) if _needing(chosen, HULL) else None
     if _needing(chosen, VARIANCE):
-        # DeLong's variance, maintained with the AUC; the interval as auc_ci's.
+        # DeLong's variance, maintained with the AUC by the hull's blocked engine, or a
+        # blocked engine of its own; the interval as auc_ci's.
         level = _options_needing(chosen, VARIANCE).level
-        engine = AUCEngine(capacity, seed)
+        engine = hull if hull is not None else BlockedAUCEngine(capacity, seed)
         engine.record_interval(float(special.ndtri((1.0 - level) / 2.0)),
                                float(special.ndtri(1.0 - (1.0 - level) / 2.0)))
-        engines.append(engine)
+        if hull is None:
+            engines.append(engine)
     if _needing(chosen, BINS):
         # The rule of binned_auc, frozen (a log-log alpha of None, nan here, is
         # estimated from the first chunk).
@@ -152,11 +159,11 @@ def _window_engines(chosen, *, capacity, seed, window=None):
         compression = _options_needing(chosen, COMPRESSED)
         engines.append(ApproxAUCEngine(compression.epsilon, compression.relative_to == "1-auc",
                                        capacity, seed))
-    if _needing(chosen, HULL):
-        engines.insert(0, _hull_engine(chosen, capacity, seed))
+    if hull is not None:
+        engines.insert(0, hull)
     if not engines or any(not any(METRICS[name].column in engine.columns for engine in engines)
                           for name in chosen):
-        engines.append(AUCEngine(capacity, seed))
+        engines.append(BlockedAUCEngine(capacity, seed))
     return engines
 
 
@@ -378,7 +385,7 @@ class SlidingWindow(Pickled):
                 # The log-log alpha, estimated from the first chunk, then frozen.
                 engine.set_binning(engine.lo, engine.span, engine.transform,
                                    estimate_alpha(scores, engine.lo, engine.lo + engine.span))
-        scaled = next((e for e in self._engines if isinstance(e, (AUCEngine, BinTree))), None)
+        scaled = next((e for e in self._engines if isinstance(e, (PointEngine, BinTree))), None)
         if scaled is not None:
             # Every engine stores weights in units of a power of two fixed by the
             # same history, so one answers for all, before any of them changes.

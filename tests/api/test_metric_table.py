@@ -237,16 +237,29 @@ def test_options_objects_stand_for_their_metrics_and_are_shared():
 
 
 @pytest.mark.parametrize(("metrics", "engines"), [
-    (("auc",), ["AUCEngine"]),
+    (("auc",), ["BlockedAUCEngine"]),
     (("auc", "h", "ks"), ["BlockedHullEngine"]),
     (("auc", "pauc"), ["PartialAUCEngine"]),
-    (("auc", "auc_binned"), ["BinTree", "AUCEngine"]),
+    (("auc", "auc_binned"), ["BinTree", "BlockedAUCEngine"]),
     (("er", "auc_lo", "auc_binned", Compression(0.1), "mwl"),
-     ["BlockedHullEngine", "ThresholdEngine", "AUCEngine", "BinTree", "ApproxAUCEngine"]),
+     ["BlockedHullEngine", "ThresholdEngine", "BinTree", "ApproxAUCEngine"]),
+    # DeLong's variance on the engine of the AUC and the hull: one engine, one ring.
+    (("auc", "h", "auch", "auc_var", "ks", "mer"), ["BlockedHullEngine"]),
+    (("auc", "auc_var", "auc_lo", "auc_hi"), ["BlockedAUCEngine"]),
+    (("pauc", "auc_hi"), ["PartialAUCEngine", "BlockedAUCEngine"]),
     ((Classes([0, 1, 2]),), ["MulticlassWindow"]),
 ])
 def test_engines_follow_the_needs_of_the_table(metrics, engines):
-    assert [type(e).__name__ for e in SlidingWindow(5, metrics)._engines] == engines
+    monitor = SlidingWindow(5, metrics)
+    assert [type(e).__name__ for e in monitor._engines] == engines
+    assert len(monitor._rings) == len(engines)
+    # Every metric is read from the first engine that computes it.
+    chosen = table.metric_options(metrics)
+    for name in chosen:
+        assert any(METRICS[name].column in e.columns for e in monitor._engines), name
+    if engines == ["BlockedHullEngine"] and "auc_var" in chosen:
+        assert monitor._engines[0].columns == (
+            "auc", "h", "auch", "ks", "mer", "mwl", "auc_var", "auc_lo", "auc_hi")
 
 
 def test_plot_labels_and_bands_come_from_the_table():

@@ -623,3 +623,55 @@ def test_sliding_window_refusals():
     with pytest.raises(ValueError, match=r"times\[0\] .* is before the newest time"):
         monitor.update([0], [0.3], times=[15.0])
     assert pickle.dumps(monitor) == before
+
+
+@pytest.mark.parametrize("metrics", [("auc", "auc_var", "auc_lo", "auc_hi"),
+                                     ("auc", "h", "auch", "auc_var", "ks", "auc_lo", "auc_hi")])
+@pytest.mark.parametrize(("window", "half_life", "weighted"),
+                         [(30, None, False), (30, None, True), (None, 7, False), (25, 4, True)])
+def test_window_interval_from_the_blocked_engine_equals_scratch(metrics, window, half_life,
+                                                                weighted, rng):
+    # DeLong's variance and interval come from the blocked engine that computes the AUC
+    # (and the hull): one engine and one ring; every window against auc_variance and
+    # auc_ci on its rows with the decayed weights, in chunks, checked and pickled.
+    from hmeasure_stream import ConfidenceLevel, SlidingWindow, auc_ci, auc_variance
+
+    y, s = stream(rng, 200)
+    w = rng.choice([0.5, 1.0, 2.0, 3.0], len(y)) if weighted else np.ones(len(y))
+    monitor = SlidingWindow(window, (*metrics, ConfidenceLevel(0.9)), half_life=half_life)
+    (engine,) = monitor._engines
+    assert engine.columns[-3:] == ("auc_var", "auc_lo", "auc_hi")
+    pieces, start = [], 0
+    while start < len(y):
+        stop = min(len(y), start + int(rng.integers(1, 40)))
+        pieces.append(monitor.update(y[start:stop], s[start:stop],
+                                     w[start:stop] if weighted else None))
+        monitor._check()
+        monitor = pickle.loads(pickle.dumps(monitor))
+        start = stop
+    values = {name: np.concatenate([p[name] for p in pieces]) for name in metrics}
+    checked = 0
+    for i in range(len(y)):
+        rows = np.arange(len(y)) <= i
+        if window is not None:
+            rows &= np.arange(len(y)) > i - window
+        weights = w * (1.0 if half_life is None else 2.0 ** (-(i - np.arange(len(y))) / half_life))
+        totals = [weights[rows & (y == label)].sum() for label in (0, 1)]
+        if not (totals[0] > 1 and totals[1] > 1):
+            for name in ("auc_var", "auc_lo", "auc_hi"):
+                assert np.isnan(values[name][i]), (name, i)
+            continue
+        variance = auc_variance(y[rows], s[rows], sample_weight=weights[rows])
+        low, high, _ = auc_ci(y[rows], s[rows], level=0.9, sample_weight=weights[rows])
+        # Float weights: DeLong's spreads are differences of rounded terms, a few ulps of
+        # A^2 where the variance is 0, which the interval sees through the square root.
+        exact = not weighted and half_life is None
+        tolerance = {"rel": 1e-12 if exact else 1e-9, "abs": 1e-15}
+        assert values["auc_var"][i] == pytest.approx(variance, **tolerance), i
+        tolerance["abs"] = 1e-14 if exact else 2.0 * np.sqrt(tolerance["abs"])
+        assert values["auc_lo"][i] == pytest.approx(low, **tolerance), i
+        assert values["auc_hi"][i] == pytest.approx(high, **tolerance), i
+        checked += 1
+    assert checked > len(y) // 2
+    assert monitor.auc_var == pytest.approx(values["auc_var"][-1], rel=1e-12)
+    assert monitor.auc_hi == pytest.approx(values["auc_hi"][-1], rel=1e-12)

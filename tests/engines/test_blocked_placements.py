@@ -190,3 +190,57 @@ def test_the_hull_engine_inherits_the_placements(rng):
             got = engine.variance(1.0)
             assert np.isnan(got) if expected is None else got == pytest.approx(
                 float(expected), rel=1e-13)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("hull", [False, True])
+def test_recorded_interval_columns_equal_the_treap_engines(rng, weighted, hull):
+    # ``record_interval``: auc_var, auc_lo, auc_hi after the engine's own columns, as the
+    # score treap's AUCEngine writes them (the same exact value in unit mode), DeLong's
+    # definition summed over all pairs, and kept by pickling.
+    from hmeasure_stream._engines._auc import AUCEngine
+    from hmeasure_stream._engines._ring import PointRing
+
+    n, window, low, high = 160, 30, -1.6448536269514729, 1.6448536269514722
+    y = rng.integers(0, 2, n).astype(np.uint8)
+    s = rng.integers(0, 12, n) / 4
+    w = rng.choice([0.5, 1.0, 3.0], n) if weighted else None
+    engine = BlockedHullEngine(capacity=1, block_limit=3) if hull else BlockedAUCEngine(
+        1, block_limit=3)
+    own = engine.columns
+    if hull:
+        engine.record_report(0.5)
+        own = engine.columns
+    assert engine.columns == own and not engine.interval
+    engine.record_interval(low, high)
+    assert engine.interval and engine.tracks_variance
+    assert engine.columns == (*own, "auc_var", "auc_lo", "auc_hi")
+    treap = AUCEngine(1)
+    treap.record_interval(low, high)
+    rings = PointRing(window), PointRing(window)
+    got, expected = np.empty((n, len(engine.columns))), np.empty((n, 4))
+    for start in range(0, n, 40):
+        part = slice(start, start + 40)
+        engine.slide(rings[0], y[part], s[part], None if w is None else w[part], got[part])
+        treap.slide(rings[1], y[part], s[part], None if w is None else w[part], expected[part])
+        engine._check()
+        engine = pickle.loads(pickle.dumps(engine))
+        assert engine.columns[-3:] == ("auc_var", "auc_lo", "auc_hi")
+    interval = got[:, len(own):]
+    np.testing.assert_array_equal(np.isnan(interval), np.isnan(expected[:, 1:]))
+    if weighted:  # (the two structures sum the weights in different orders)
+        np.testing.assert_allclose(got[:, 0], expected[:, 0], rtol=1e-13)
+        np.testing.assert_allclose(interval, expected[:, 1:], rtol=1e-12, atol=1e-15)
+    else:
+        np.testing.assert_array_equal(got[:, 0], expected[:, 0])
+        np.testing.assert_array_equal(interval, expected[:, 1:])
+    for end in range(window, n, 13):
+        part = slice(end + 1 - window, end + 1)
+        points = list(zip(y[part].tolist(), s[part].tolist(),
+                          [1.0] * window if w is None else w[part].tolist(), strict=True))
+        variance = delong_by_pairs(points)
+        if variance is None:
+            assert np.isnan(interval[end]).all()
+        else:
+            assert interval[end, 0] == pytest.approx(float(variance), rel=1e-12)
+    assert (engine.auc_var, engine.auc_lo, engine.auc_hi) == tuple(interval[-1])
