@@ -37,6 +37,10 @@ def test_forgetting_on_blocks_equals_brute_force(rng, window, half_life, chunk):
         else:
             assert engine.forget_add_many(forgetting, y[start:stop], s[start:stop]) == -1
         engine._check()
+        if chunk == 1 and start % 7 and stop < n:
+            # The invariants after every point; the exact (fraction) brute force, O(n^2)
+            # per call, every 7th point and at the end.
+            continue
         expected = _expected(y, s, stop - 1, window, half_life)
         got = engine.auc
         if np.isnan(expected):
