@@ -63,7 +63,6 @@ from hmeasure_stream._engines._approx_auc cimport (
     within,
 )
 from hmeasure_stream._engines._auc cimport AUCEngine
-from hmeasure_stream._engines._auc import stored_scale
 from hmeasure_stream._engines._pool cimport Slot
 from hmeasure_stream._engines._protocol cimport DONE, NOT_PRESENT, WEIGHT_EXCEEDS
 from hmeasure_stream._engines._treap cimport (
@@ -594,12 +593,12 @@ cdef class ApproxAUCEngine(AUCEngine):
 
 
 def _rebuild_approx_auc_engine(epsilon, flip, tree, twice_u, compensation, entries,
-                               compressed_entries, buffers, inverse_scale=None):
+                               compressed_entries, buffers, inverse_scale):
     cdef ApproxAUCEngine engine = ApproxAUCEngine.__new__(ApproxAUCEngine)
     engine.tree = tree
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
-    engine.inverse_scale = stored_scale(tree, inverse_scale)
+    engine.inverse_scale = inverse_scale
     engine.epsilon = epsilon
     engine.alpha = 1.0 + epsilon
     engine.flip = flip

@@ -360,8 +360,6 @@ cdef class AUCEngine(PointEngine):
                 self.quantile_low, self.quantile_high, self.newest_decay)
 
     def _restore_variance(self, state):
-        if state is None:
-            return
         square_pos, square_neg, self.interval, self.quantile_low, self.quantile_high, \
             self.newest_decay = state
         _set_wide(&self.square_pos, square_pos)
@@ -373,12 +371,12 @@ cdef class AUCEngine(PointEngine):
                                       self.inverse_scale, self._variance_state()))
 
 
-def _rebuild_auc_engine(tree, twice_u, compensation, inverse_scale=None, variance=None):
+def _rebuild_auc_engine(tree, twice_u, compensation, inverse_scale, variance):
     cdef AUCEngine engine = AUCEngine.__new__(AUCEngine)
     engine.tree = tree
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
-    engine.inverse_scale = stored_scale(tree, inverse_scale)
+    engine.inverse_scale = inverse_scale
     engine._restore_variance(variance)
     return engine
 
@@ -406,14 +404,6 @@ def _exact_squares(ScoreTreap tree):
         square_neg += negatives * (2 * above + positives) ** 2
         above += positives
     return square_pos, square_neg
-
-
-def stored_scale(ScoreTreap tree, inverse_scale):
-    """``inverse_scale`` of a pickle; None (a pickle from before weights were scaled,
-    stored as given): 1 when there are points."""
-    if inverse_scale is None:
-        return 1.0 if tree.n_points else 0.0
-    return inverse_scale
 
 
 cdef class ThresholdEngine(AUCEngine):
@@ -510,13 +500,13 @@ cdef class ThresholdEngine(AUCEngine):
 
 
 def _rebuild_threshold_engine(threshold, tree, twice_u, compensation, inverse_scale,
-                              variance=None):
+                              variance):
     cdef ThresholdEngine engine = ThresholdEngine.__new__(ThresholdEngine)
     engine.threshold = threshold
     engine.tree = tree
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
-    engine.inverse_scale = stored_scale(tree, inverse_scale)
+    engine.inverse_scale = inverse_scale
     engine._restore_variance(variance)
     return engine
 

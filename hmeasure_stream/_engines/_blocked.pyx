@@ -1638,8 +1638,7 @@ _FORMAT = 1
 
 def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, leaves,
                      block_limit, n_points, weighted, twice_u, compensation, inverse_scale,
-                     placements, placement_squares, interval=None,
-                     engine_type=BlockedAUCEngine):
+                     placements, placement_squares, interval, engine_type=BlockedAUCEngine):
     # ``engine_type``: a subclass rebuilding its base state first (it recomputes its own).
     cdef BlockedAUCEngine engine = engine_type.__new__(engine_type)
     if format_version != _FORMAT:
@@ -1665,8 +1664,7 @@ def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, 
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
     engine.inverse_scale = inverse_scale
-    if interval is not None:
-        engine.interval, engine.quantile_low, engine.quantile_high, engine.newest_decay = interval
+    engine.interval, engine.quantile_low, engine.quantile_high, engine.newest_decay = interval
     engine._bind()
     return engine
 

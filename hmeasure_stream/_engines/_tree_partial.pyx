@@ -46,7 +46,6 @@ from libc.stdint cimport int32_t, int64_t
 from hmeasure_stream._engines._auc cimport AUCEngine
 from hmeasure_stream._engines._blocked cimport BLOCK, BlockedAUCEngine
 
-from hmeasure_stream._engines._auc import stored_scale
 from hmeasure_stream._engines._numeric cimport compensated_add, prefetch
 from hmeasure_stream._engines._partial cimport exact_floor_ceil, segment_box_area
 from hmeasure_stream._engines._treap cimport ScoreTreap
@@ -296,6 +295,33 @@ cdef inline void _cut(Found* segment, double a, double b, double c, double d,
         parts.n_cuts = k + 1
 
 
+cdef struct BoxSides:
+    # The box in class weights (A, B on class 0, C, D on class 1) and, to compare
+    # the segments with, each side's floor and ceiling: the integers around it with
+    # unit weights (u > A iff u > floor(A), u >= A iff u >= ceil(A)), itself otherwise.
+    double low_a, high_b, low_c, high_d
+    double floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d
+
+
+cdef inline void _box_sides(double a, double b, double c, double d, double total_neg,
+                            double total_pos, bint weighted, BoxSides* sides) noexcept nogil:
+    """The sides of the box [a, b] x [c, d] of rates, once for a read's searches and sums."""
+    sides.low_a = a * total_neg
+    sides.high_b = b * total_neg
+    sides.low_c = c * total_pos
+    sides.high_d = d * total_pos
+    if weighted:
+        sides.floor_a = sides.ceil_a = sides.low_a
+        sides.floor_b = sides.ceil_b = sides.high_b
+        sides.floor_c = sides.ceil_c = sides.low_c
+        sides.floor_d = sides.ceil_d = sides.high_d
+    else:
+        exact_floor_ceil(a, total_neg, &sides.floor_a, &sides.ceil_a)
+        exact_floor_ceil(b, total_neg, &sides.floor_b, &sides.ceil_b)
+        exact_floor_ceil(c, total_pos, &sides.floor_c, &sides.ceil_c)
+        exact_floor_ceil(d, total_pos, &sides.floor_d, &sides.ceil_d)
+
+
 cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
                     BoxParts* parts) noexcept nogil:
     """The area of the curve in the box [a, b] x [c, d] (rates), split as from scratch.
@@ -308,9 +334,8 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     """
     cdef Found found[7]
     cdef Descent searches[7]
+    cdef BoxSides sides
     cdef double total_neg = 0.0, total_pos = 0.0
-    cdef double low_a, high_b, low_c, high_d
-    cdef double floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d
     cdef bint at_zero_a, at_zero_c, at_total_b, at_total_d
     if tree.root >= 0:
         total_neg = tree.sums[tree.root].subtree_neg
@@ -319,23 +344,7 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     parts.total_pos = total_pos
     if not (total_neg > 0.0 and total_pos > 0.0):
         return False
-    # The box in class weights, as the from-scratch kernel's arguments.
-    low_a = a * total_neg
-    high_b = b * total_neg
-    low_c = c * total_pos
-    high_d = d * total_pos
-    if tree.weighted:
-        floor_a = ceil_a = low_a
-        floor_b = ceil_b = high_b
-        floor_c = ceil_c = low_c
-        floor_d = ceil_d = high_d
-    else:
-        # Integer corners: u > A iff u > floor(A), u >= A iff u >= ceil(A), ...
-        exact_floor_ceil(a, total_neg, &floor_a, &ceil_a)
-        exact_floor_ceil(b, total_neg, &floor_b, &ceil_b)
-        exact_floor_ceil(c, total_pos, &floor_c, &ceil_c)
-        exact_floor_ceil(d, total_pos, &floor_d, &ceil_d)
-    parts.n_cuts = 0
+    _box_sides(a, b, c, d, total_neg, total_pos, tree.weighted, &sides)
     # The searches a side at an end of the axis makes trivial are skipped
     # (only where that is exact: a side at 0 in both modes, since the sums
     # are >= 0; a side at the total only with integer counts).  With A = 0
@@ -347,50 +356,36 @@ cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
     at_zero_c = c == 0.0
     at_total_b = b == 1.0 and not tree.weighted
     at_total_d = d == 1.0 and not tree.weighted
-    _search(&searches[0], False, True, True, floor_a, at_zero_a)      # u0 + g0 > A
-    _search(&searches[1], False, False, False, ceil_a, at_zero_a)     # u0 >= A
-    _search(&searches[2], False, True, True, floor_b, at_total_b)     # u0 + g0 > B
-    _search(&searches[3], True, True, True, floor_c, at_zero_c)       # t0 + g1 > C
-    _search(&searches[4], True, False, False, ceil_c, at_zero_c)      # t0 >= C
-    _search(&searches[5], True, True, True, floor_d, at_total_d)      # t0 + g1 > D
-    _search(&searches[6], True, False, False, ceil_d, at_total_d)     # t0 >= D
+    _search(&searches[0], False, True, True, sides.floor_a, at_zero_a)   # u0 + g0 > A
+    _search(&searches[1], False, False, False, sides.ceil_a, at_zero_a)  # u0 >= A
+    _search(&searches[2], False, True, True, sides.floor_b, at_total_b)  # u0 + g0 > B
+    _search(&searches[3], True, True, True, sides.floor_c, at_zero_c)    # t0 + g1 > C
+    _search(&searches[4], True, False, False, sides.ceil_c, at_zero_c)   # t0 >= C
+    _search(&searches[5], True, True, True, sides.floor_d, at_total_d)   # t0 + g1 > D
+    _search(&searches[6], True, False, False, sides.ceil_d, at_total_d)  # t0 >= D
     _first_all(tree, searches, found, 7)
     if at_zero_a:
         _before_all(tree, &found[1])
     if at_zero_c:
         _before_all(tree, &found[4])
-    _combine(found, tree, None, a, b, c, d, parts)
+    _combine(found, tree, None, &sides, parts)
     return True
 
 
-cdef void _combine(Found* found, ScoreTreap tree, BlockedAUCEngine blocked, double a,
-                   double b, double c, double d, BoxParts* parts) noexcept nogil:
-    """The parts of the box from the seven segments found (``box_parts``' searches, in
-    order), on the treap ``tree`` or the blocks ``blocked`` (the other None)."""
+cdef void _combine(Found* found, ScoreTreap tree, BlockedAUCEngine blocked, BoxSides* sides,
+                   BoxParts* parts) noexcept nogil:
+    """The parts of the box of ``sides`` from the seven segments found (``box_parts``'
+    searches, in order), on the treap ``tree`` or the blocks ``blocked`` (the other None)."""
     cdef Found cross_a, start_a, cross_b, cross_c, start_c, cross_d, start_d
     cdef Found* start
     cdef Found* end
     cdef Aggregate inside, above
-    cdef double total_neg = parts.total_neg, total_pos = parts.total_pos
-    cdef double rest = 0.0, rest_comp = 0.0
-    cdef double low_a, high_b, low_c, high_d, area = 0.0, area_comp = 0.0
-    cdef double floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d
+    cdef double rest = 0.0, rest_comp = 0.0, area = 0.0, area_comp = 0.0
+    cdef double low_a = sides.low_a, high_b = sides.high_b
+    cdef double low_c = sides.low_c, high_d = sides.high_d
+    cdef double ceil_a = sides.ceil_a, ceil_b = sides.ceil_b
+    cdef double ceil_c = sides.ceil_c, ceil_d = sides.ceil_d
     cdef bint cut_a, cut_c
-    cdef bint weighted = blocked.weighted if tree is None else tree.weighted
-    low_a = a * total_neg
-    high_b = b * total_neg
-    low_c = c * total_pos
-    high_d = d * total_pos
-    if weighted:
-        floor_a = ceil_a = low_a
-        floor_b = ceil_b = high_b
-        floor_c = ceil_c = low_c
-        floor_d = ceil_d = high_d
-    else:
-        exact_floor_ceil(a, total_neg, &floor_a, &ceil_a)
-        exact_floor_ceil(b, total_neg, &floor_b, &ceil_b)
-        exact_floor_ceil(c, total_pos, &floor_c, &ceil_c)
-        exact_floor_ceil(d, total_pos, &floor_d, &ceil_d)
     parts.n_cuts = 0
     cross_a, start_a, cross_b = found[0], found[1], found[2]
     cross_c, start_c, cross_d, start_d = found[3], found[4], found[5], found[6]
@@ -572,8 +567,8 @@ cdef bint blocked_box_parts(BlockedAUCEngine blocked, double a, double b, double
     """``box_parts`` on the blocks (their pair sums kept: ``track_variance``): the same
     seven searches (``_blocked_first``) and the same combination, O(log n + BLOCK)."""
     cdef Found found[7]
+    cdef BoxSides sides
     cdef double total_neg = 0.0, total_pos = 0.0
-    cdef double floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d
     if blocked.n_blocks:
         total_neg = blocked.tree[3]
         total_pos = blocked.tree[4]
@@ -581,41 +576,32 @@ cdef bint blocked_box_parts(BlockedAUCEngine blocked, double a, double b, double
     parts.total_pos = total_pos
     if not (total_neg > 0.0 and total_pos > 0.0):
         return False
-    if blocked.weighted:
-        floor_a = ceil_a = a * total_neg
-        floor_b = ceil_b = b * total_neg
-        floor_c = ceil_c = c * total_pos
-        floor_d = ceil_d = d * total_pos
-    else:
-        exact_floor_ceil(a, total_neg, &floor_a, &ceil_a)
-        exact_floor_ceil(b, total_neg, &floor_b, &ceil_b)
-        exact_floor_ceil(c, total_pos, &floor_c, &ceil_c)
-        exact_floor_ceil(d, total_pos, &floor_d, &ceil_d)
+    _box_sides(a, b, c, d, total_neg, total_pos, blocked.weighted, &sides)
     # As ``box_parts``: a side at 0 stands for a start before every score, a side at the
     # total (integer counts) for no segment passing it.
     if a == 0.0:
         _beyond_all(blocked, &found[0])
         _before_all_blocked(&found[1])
     else:
-        _blocked_first(blocked, False, True, True, floor_a, &found[0])
-        _blocked_first(blocked, False, False, False, ceil_a, &found[1])
+        _blocked_first(blocked, False, True, True, sides.floor_a, &found[0])
+        _blocked_first(blocked, False, False, False, sides.ceil_a, &found[1])
     if b == 1.0 and not blocked.weighted:
         _beyond_all(blocked, &found[2])
     else:
-        _blocked_first(blocked, False, True, True, floor_b, &found[2])
+        _blocked_first(blocked, False, True, True, sides.floor_b, &found[2])
     if c == 0.0:
         _beyond_all(blocked, &found[3])
         _before_all_blocked(&found[4])
     else:
-        _blocked_first(blocked, True, True, True, floor_c, &found[3])
-        _blocked_first(blocked, True, False, False, ceil_c, &found[4])
+        _blocked_first(blocked, True, True, True, sides.floor_c, &found[3])
+        _blocked_first(blocked, True, False, False, sides.ceil_c, &found[4])
     if d == 1.0 and not blocked.weighted:
         _beyond_all(blocked, &found[5])
         _beyond_all(blocked, &found[6])
     else:
-        _blocked_first(blocked, True, True, True, floor_d, &found[5])
-        _blocked_first(blocked, True, False, False, ceil_d, &found[6])
-    _combine(found, None, blocked, a, b, c, d, parts)
+        _blocked_first(blocked, True, True, True, sides.floor_d, &found[5])
+        _blocked_first(blocked, True, False, False, sides.ceil_d, &found[6])
+    _combine(found, None, blocked, &sides, parts)
     return True
 
 
@@ -760,7 +746,7 @@ def _rebuild_partial_engine(tree, twice_u, compensation, inverse_scale, box):
     engine.tree = tree
     engine.twice_u = twice_u
     engine.twice_u_compensation = compensation
-    engine.inverse_scale = stored_scale(tree, inverse_scale)
+    engine.inverse_scale = inverse_scale
     engine.set_box(*box)
     return engine
 
