@@ -1669,13 +1669,21 @@ def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, 
     return engine
 
 
+cdef inline void _prefetch_counts(BlockedAUCEngine self, int32_t block) noexcept nogil:
+    """Start loading the cache lines of a block's class counts (16 int32 per line)."""
+    cdef int32_t index
+    for index in range(0, self.size[block], 16):
+        prefetch(self.count_neg + block * BLOCK + index)
+        prefetch(self.count_pos + block * BLOCK + index)
+
+
 cdef int _track_all(BlockedAUCEngine self) except -1 nogil:
     """The placements from scratch (``track_variance``): every block's 2U (weighted, with
     its Q sums: ``_block_aggregate``), then their leaves and ancestors.  In unit mode one
     pass from the lowest key up gives each block's class counts and 2U and the exact Q1
     and Q0 (a key's numerator squared times its count: one 64-bit square times 0 or 1,
     widened only for a count above 1)."""
-    cdef int32_t position, block, index, slot
+    cdef int32_t position, block, slot
     cdef uint64_t below = 0, above, own, count
     cdef int64_t block_neg, block_pos, block_pairs
     if self.weighted:
@@ -1685,34 +1693,45 @@ cdef int _track_all(BlockedAUCEngine self) except -1 nogil:
             self.scratch[position] = self.leaf_of_block[block]
         return self._refresh(self.scratch, self.n_blocks)
     # Counts in integers: the class 1 weight above a key is the total less what is below
-    # and at it, exactly.
+    # and at it, exactly.  The sums and the buffers' pointers are locals: stored through
+    # ``self``, every step would reload the pointers and chain through memory.
+    cdef const int32_t* count_neg = self.count_neg
+    cdef const int32_t* count_pos = self.count_pos
+    cdef wide_uint square_pos = self.square_pos, square_neg = self.square_neg
     above = <uint64_t>self.tree[4]
+    for position in range(min(2, self.n_blocks)):
+        _prefetch_counts(self, self.order[position])
     for position in range(self.n_blocks):
         block = self.order[position]
+        if position + 2 < self.n_blocks:
+            # Blocks lie in memory in no particular order: the counts of the block two
+            # ahead are loaded while this one is summed.
+            _prefetch_counts(self, self.order[position + 2])
         block_neg = block_pos = block_pairs = 0
-        for index in range(self.size[block]):
-            slot = block * BLOCK + index
-            block_pairs += self.count_pos[slot] * (2 * block_neg + self.count_neg[slot])
-            block_neg += self.count_neg[slot]
-            block_pos += self.count_pos[slot]
-            count = <uint64_t>self.count_pos[slot]
-            own = 2 * below + <uint64_t>self.count_neg[slot]
+        for slot in range(block * BLOCK, block * BLOCK + self.size[block]):
+            block_pairs += count_pos[slot] * (2 * block_neg + count_neg[slot])
+            block_neg += count_neg[slot]
+            block_pos += count_pos[slot]
+            count = <uint64_t>count_pos[slot]
+            own = 2 * below + <uint64_t>count_neg[slot]
             if count <= 1:  # (no branch on the class: times 0 or 1)
-                wide_add(&self.square_pos, own * own * count)
+                wide_add(&square_pos, own * own * count)
             else:
-                wide_accumulate(&self.square_pos, wide_product(own * own, count))
-            below += <uint64_t>self.count_neg[slot]
+                wide_accumulate(&square_pos, wide_product(own * own, count))
+            below += <uint64_t>count_neg[slot]
             above -= count
-            count = <uint64_t>self.count_neg[slot]
-            own = 2 * above + <uint64_t>self.count_pos[slot]
+            count = <uint64_t>count_neg[slot]
+            own = 2 * above + <uint64_t>count_pos[slot]
             if count <= 1:
-                wide_add(&self.square_neg, own * own * count)
+                wide_add(&square_neg, own * own * count)
             else:
-                wide_accumulate(&self.square_neg, wide_product(own * own, count))
+                wide_accumulate(&square_neg, wide_product(own * own, count))
         self.aggregate[3 * block] = <double>block_neg
         self.aggregate[3 * block + 1] = <double>block_pos
         self.aggregate[3 * block + 2] = <double>block_pairs
         self.scratch[position] = self.leaf_of_block[block]
+    self.square_pos = square_pos
+    self.square_neg = square_neg
     return self._refresh(self.scratch, self.n_blocks)
 
 
