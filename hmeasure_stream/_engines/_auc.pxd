@@ -29,10 +29,3 @@ cdef class AUCEngine(PointEngine):
     cdef double _variance(self, double scale) noexcept nogil
     cdef void _interval_into(self, double auc, double* out) noexcept nogil
     cdef double _auc(self) noexcept nogil
-
-
-cdef class ThresholdEngine(AUCEngine):
-    # R hmeasure's metrics of the rule "class 1 when score > threshold".
-    cdef readonly double threshold
-
-    cdef void _threshold_metrics(self, double* out) noexcept nogil

@@ -289,6 +289,10 @@ cdef class BlockedAUCEngine(PointEngine):
         self.placements = False
         self.square_pos.low = self.square_pos.high = 0
         self.square_neg.low = self.square_neg.high = 0
+        self.at_threshold = False
+        self.threshold = NAN
+        self.box = None
+        self.box_reader = NULL
         self.interval = False
         self.quantile_low = NAN
         self.quantile_high = NAN
@@ -548,12 +552,22 @@ cdef class BlockedAUCEngine(PointEngine):
             self.tree[3 * index + 2] *= square
 
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
-        """The AUC into ``out[row, 0]`` (with ``interval``: then DeLong's variance and
-        interval, as ``auc_ci``)."""
-        cdef double auc = self._auc()
-        out[row, 0] = auc
+        """The AUC into ``out[row, 0]``, then what ``_record_extras`` records."""
+        out[row, 0] = self._auc()
+        self._record_extras(out, row, 1)
+
+    cdef void _record_extras(self, double[:, ::1] out, Py_ssize_t row,
+                             Py_ssize_t column) noexcept nogil:
+        """From ``out[row, column]`` on: the threshold metrics, the partial area and
+        DeLong's variance and interval (of the AUC in ``out[row, 0]``) that are recorded."""
+        if self.at_threshold:
+            self._threshold_into(&out[row, column])
+            column += 6
+        if self.box_reader != NULL:
+            out[row, column] = self.box_reader(self)
+            column += 1
         if self.interval:
-            self._interval_into(auc, &out[row, 1])
+            self._interval_into(out[row, 0], &out[row, column])
 
     cdef object _read(self):
         return self._auc()
@@ -1306,11 +1320,82 @@ cdef class BlockedAUCEngine(PointEngine):
     @property
     def columns(self):
         """The metrics ``_record`` writes, in the column order of ``slide``'s ``out``."""
-        return ("auc", *self._interval_columns())
+        return ("auc", *self._extra_columns())
 
-    def _interval_columns(self):
-        """The interval's columns, last in ``columns`` while ``record_interval`` holds."""
-        return ("auc_var", "auc_lo", "auc_hi") if self.interval else ()
+    def _extra_columns(self):
+        """The columns of ``_record_extras``, last in ``columns``."""
+        return ((*_THRESHOLD_COLUMNS,) * self.at_threshold
+                + ("pauc",) * (self.box_reader != NULL)
+                + ("auc_var", "auc_lo", "auc_hi") * self.interval)
+
+    def record_threshold(self, double threshold):
+        """Record R hmeasure's metrics of the rule "class 1 when score > ``threshold``"
+        (``_THRESHOLD_COLUMNS``) in ``slide`` too."""
+        self.at_threshold = True
+        self.threshold = threshold
+
+    cdef void _threshold_into(self, double* out) noexcept nogil:
+        """ER, Sens, Spec, Precision, F and Youden at ``threshold`` into out[0..5] (R
+        hmeasure's ``misclassCounts``): nan while a class is absent, Precision and F
+        where R has 0/0."""
+        cdef double fp, tp, total_neg, total_pos, sens, precision
+        cdef int k
+        self._above(self.threshold, &fp, &tp, &total_neg, &total_pos)
+        if not (total_neg > 0.0 and total_pos > 0.0):
+            for k in range(6):
+                out[k] = NAN
+            return
+        sens = tp / total_pos
+        precision = tp / (tp + fp) if tp + fp > 0.0 else NAN
+        out[0] = (fp + (total_pos - tp)) / (total_neg + total_pos)
+        out[1] = sens
+        out[2] = (total_neg - fp) / total_neg
+        out[3] = precision
+        if precision != precision:
+            out[4] = NAN
+        elif precision == 0.0 or sens == 0.0:
+            out[4] = 0.0
+        else:
+            out[4] = 2.0 / (1.0 / precision + 1.0 / sens)
+        out[5] = out[1] + out[2] - 1.0
+
+    def _threshold_values(self, name):
+        cdef double values[6]
+        if not self.at_threshold:
+            raise AttributeError(f"{name!r} is read only after record_threshold")
+        self._threshold_into(values)
+        return values[_THRESHOLD_COLUMNS.index(name)]
+
+    @property
+    def er(self):
+        return self._threshold_values("er")
+
+    @property
+    def sens(self):
+        return self._threshold_values("sens")
+
+    @property
+    def spec(self):
+        return self._threshold_values("spec")
+
+    @property
+    def precision(self):
+        return self._threshold_values("precision")
+
+    @property
+    def f(self):
+        return self._threshold_values("f")
+
+    @property
+    def youden(self):
+        return self._threshold_values("youden")
+
+    @property
+    def pauc(self):
+        """The partial area of ``_tree_partial.record_box``."""
+        if self.box_reader == NULL:
+            raise AttributeError("'pauc' is read only after record_box")
+        return self.box_reader(self)
 
     def placement_squares(self):
         """Unit mode: the exact sums of squared placement numerators (class 1, class 0)."""
@@ -1365,21 +1450,27 @@ cdef class BlockedAUCEngine(PointEngine):
         return keys[::-1].copy(), weight_neg[::-1].copy(), weight_pos[::-1].copy()
 
     def weights_above(self, double threshold):
-        """Class weights of the scores strictly above ``threshold``, and the class totals.
-
-        ``(above_neg, above_pos, total_neg, total_pos)``: what R hmeasure
-        predicts as class 1 at a threshold (``s > threshold``).  The class
-        weights of the blocks before the threshold's block (a walk up the
-        segment tree) and of its keys up to the threshold are subtracted from
-        the totals.  O(log n + BLOCK).
-        """
-        cdef double below_neg, below_pos, total_neg, total_pos
-        cdef int32_t position, block, index
+        """Class weights of the scores strictly above ``threshold``, and the class totals:
+        ``(above_neg, above_pos, total_neg, total_pos)`` (``_above``)."""
+        cdef double above_neg, above_pos, total_neg, total_pos
         self._check_idle()
+        self._above(threshold, &above_neg, &above_pos, &total_neg, &total_pos)
+        return above_neg, above_pos, total_neg, total_pos
+
+    cdef void _above(self, double threshold, double* above_neg, double* above_pos,
+                     double* total_neg, double* total_pos) noexcept nogil:
+        """Class weights of the scores strictly above ``threshold`` and the class totals:
+        what R hmeasure predicts as class 1 at a threshold (``s > threshold``).  The class
+        weights of the blocks before the threshold's block (a walk up the segment tree)
+        and of its keys up to the threshold are subtracted from the totals.
+        O(log n + BLOCK)."""
+        cdef double below_neg, below_pos
+        cdef int32_t position, block, index
         if self.n_blocks == 0:
-            return 0.0, 0.0, 0.0, 0.0
-        total_neg = self._class_total(False)
-        total_pos = self._class_total(True)
+            above_neg[0] = above_pos[0] = total_neg[0] = total_pos[0] = 0.0
+            return
+        total_neg[0] = self._class_total(False)
+        total_pos[0] = self._class_total(True)
         position = self._locate(threshold)
         block = self.order[position]
         self._prefix(position, &below_neg, &below_pos)
@@ -1388,8 +1479,8 @@ cdef class BlockedAUCEngine(PointEngine):
                 break
             below_neg += self._held(block * BLOCK + index, False)
             below_pos += self._held(block * BLOCK + index, True)
-        return (max(total_neg - below_neg, 0.0), max(total_pos - below_pos, 0.0),
-                total_neg, total_pos)
+        above_neg[0] = max(total_neg[0] - below_neg, 0.0)
+        above_pos[0] = max(total_pos[0] - below_pos, 0.0)
 
     def fixed_level(self, bint spec_at_sens, double level):
         """R hmeasure's ``Spec.Sens`` (``spec_at_sens``) or ``Sens.Spec`` at ``level``.
@@ -1629,16 +1720,21 @@ cdef class BlockedAUCEngine(PointEngine):
                                    self.twice_u_compensation, self.inverse_scale,
                                    self.placements, self.placement_squares(),
                                    (self.interval, self.quantile_low, self.quantile_high,
-                                    self.newest_decay)))
+                                    self.newest_decay),
+                                   (self.at_threshold, self.threshold), self.box))
 
 
 # The layout of the pickles ``__reduce__`` writes.
 _FORMAT = 1
 
+# R hmeasure's metrics at a threshold, in the order ``_threshold_into`` writes them.
+_THRESHOLD_COLUMNS = ("er", "sens", "spec", "precision", "f", "youden")
+
 
 def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, leaves,
                      block_limit, n_points, weighted, twice_u, compensation, inverse_scale,
-                     placements, placement_squares, interval, engine_type=BlockedAUCEngine):
+                     placements, placement_squares, interval, threshold, box,
+                     engine_type=BlockedAUCEngine):
     # ``engine_type``: a subclass rebuilding its base state first (it recomputes its own).
     cdef BlockedAUCEngine engine = engine_type.__new__(engine_type)
     if format_version != _FORMAT:
@@ -1665,7 +1761,12 @@ def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, 
     engine.twice_u_compensation = compensation
     engine.inverse_scale = inverse_scale
     engine.interval, engine.quantile_low, engine.quantile_high, engine.newest_decay = interval
+    engine.at_threshold, engine.threshold = threshold
     engine._bind()
+    if box is not None:
+        # (At run time: the partial areas' module builds on this one.)
+        from hmeasure_stream._engines._tree_partial import record_box
+        record_box(engine, *box)
     return engine
 
 

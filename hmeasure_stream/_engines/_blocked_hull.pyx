@@ -573,8 +573,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
 
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
         """AUC, H and AUCH of the current points into ``out[row]`` (then KS, MER, MWL while
-        ``record_report`` holds, then DeLong's variance and interval while
-        ``record_interval`` holds)."""
+        ``record_report`` holds), then what ``_record_extras`` records."""
         cdef double ks, mer, mwl
         cdef Py_ssize_t column = 3
         out[row, 0] = self._auc()
@@ -586,14 +585,13 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
             out[row, 4] = mer
             out[row, 5] = mwl
             column = 6
-        if self.interval:
-            self._interval_into(out[row, 0], &out[row, column])
+        self._record_extras(out, row, column)
 
     @property
     def columns(self):
         """The metrics ``_record`` writes, in the column order of ``slide``'s ``out``."""
         report = ("ks", "mer", "mwl") if self.report_cost == self.report_cost else ()
-        return ("auc", "h", "auch", *report, *self._interval_columns())
+        return ("auc", "h", "auch", *report, *self._extra_columns())
 
     @property
     def h(self):

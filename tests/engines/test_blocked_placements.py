@@ -244,3 +244,66 @@ def test_recorded_interval_columns_equal_the_treap_engines(rng, weighted, hull):
         else:
             assert interval[end, 0] == pytest.approx(float(variance), rel=1e-12)
     assert (engine.auc_var, engine.auc_lo, engine.auc_hi) == tuple(interval[-1])
+
+
+def _threshold_by_counting(y, s, w, threshold):
+    """ER, Sens, Spec, Precision, F, Youden of "class 1 when s > threshold", counted."""
+    predicted = s > threshold
+    tp, fp = w[predicted & (y == 1)].sum(), w[predicted & (y == 0)].sum()
+    fn, tn = w[~predicted & (y == 1)].sum(), w[~predicted & (y == 0)].sum()
+    if not (tp + fn > 0 and tn + fp > 0):
+        return [np.nan] * 6
+    sens, spec = tp / (tp + fn), tn / (tn + fp)
+    precision = tp / (tp + fp) if tp + fp > 0 else np.nan
+    f = np.nan if np.isnan(precision) else 0.0 if precision == 0 or sens == 0 else (
+        2 / (1 / precision + 1 / sens))
+    return [(fp + fn) / (tp + fp + tn + fn), sens, spec, precision, f, sens + spec - 1]
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("hull", [False, True])
+def test_recorded_threshold_and_box_columns(rng, weighted, hull):
+    # ``record_threshold`` and ``record_box``: R's metrics at a threshold and one partial
+    # area after the engine's own columns and before the interval's, on one engine,
+    # equal to counting and to ``partial_auc`` from scratch on every window, and kept by
+    # pickling.
+    from hmeasure_stream._engines._ring import PointRing
+    from hmeasure_stream._engines._tree_partial import record_box
+
+    from hmeasure_stream import partial_auc
+
+    n, window, threshold = 150, 25, 1.25
+    y = rng.integers(0, 2, n).astype(np.uint8)
+    s = rng.integers(0, 12, n) / 4
+    w = rng.choice([0.5, 1.0, 3.0], n) if weighted else np.ones(n)
+    engine = BlockedHullEngine(capacity=1, block_limit=3) if hull else BlockedAUCEngine(
+        1, block_limit=3)
+    own = engine.columns
+    engine.record_threshold(threshold)
+    record_box(engine, 0.1, 0.6, 0.0, 1.0, True, False, True)
+    engine.record_interval(-1.96, 1.96)
+    assert engine.columns == (*own, "er", "sens", "spec", "precision", "f", "youden", "pauc",
+                              "auc_var", "auc_lo", "auc_hi")
+    ring, got = PointRing(window), np.empty((n, len(engine.columns)))
+    for start in range(0, n, 40):
+        part = slice(start, start + 40)
+        engine.slide(ring, y[part], s[part], w[part] if weighted else None, got[part])
+        engine._check()
+        engine = pickle.loads(pickle.dumps(engine))
+        assert engine.box == (0.1, 0.6, 0.0, 1.0, True, False, True)
+    column = len(own)
+    for end in range(n):
+        part = slice(max(0, end + 1 - window), end + 1)
+        np.testing.assert_allclose(got[end, column:column + 6],
+                                   _threshold_by_counting(y[part], s[part], w[part], threshold),
+                                   rtol=1e-13)
+        if 0 < y[part].sum() < len(y[part]):
+            assert got[end, column + 6] == pytest.approx(partial_auc(
+                y[part], s[part], fpr_range=(0.1, 0.6), correction="mcclish",
+                sample_weight=w[part] if weighted else None), rel=1e-12)
+        else:
+            assert np.isnan(got[end, column + 6])
+    values = got[-1, column:column + 7]
+    np.testing.assert_array_equal(
+        [engine.er, engine.sens, engine.spec, engine.precision, engine.f, engine.youden,
+         engine.pauc], values)
