@@ -44,33 +44,19 @@ cdef class ScoreTreap(SlotPool):
     # Weighted mode only (None with unit weights, where a node's weight is its
     # point count): (capacity, 4) float64, ``NodeWeights``.
     cdef public object weights_buffer
-    # With ``placements`` (DeLong's variance), weighted mode only: each class's
-    # sum of weight times squared placement numerator within the subtree (see
-    # _subtree_squares), side by side (class 1, class 0) so that a node's two
-    # share a cache line.  (In unit mode the variance needs only the subtree
-    # pair weight ``subtree_pairs``, kept in both modes.)
-    cdef public object squares_buffer
 
     cdef NodeSums* sums
     cdef NodeWeights* weights
-    cdef double* squares        # weighted mode with placements: [2 node], [2 node + 1]
 
     cdef readonly int32_t root
     cdef readonly int64_t n_points
     cdef readonly bint weighted
-    cdef readonly bint placements
-    # Unit mode with placements, set by every descent: 2U of the points above
-    # the key searched (among themselves).
-    cdef int64_t pairs_above
 
     cdef int32_t* path
-    cdef int64_t* path_below    # unit mode with placements: class 0 count below the key
-    cdef int64_t* path_above    # ... and class 1 count above it, on reaching path[d]
     cdef int32_t path_capacity
 
     cdef int make_weighted(self) except -1
     cdef int make_unit(self) except -1
-    cdef int track_placements(self) except -1
     cdef int _grow_path(self) except -1 nogil
     cdef int32_t _new_node(self, double key) noexcept nogil
     cdef double node_neg(self, int32_t node) noexcept nogil
@@ -85,9 +71,6 @@ cdef class ScoreTreap(SlotPool):
                     int32_t* out_left, int32_t* out_right) noexcept nogil
     cdef int32_t _descend(self, double key, int32_t* depth, double* below_neg,
                           double* above_pos, double* at_neg, double* at_pos) except -2 nogil
-    cdef int32_t _descend_pairs(self, double key, int32_t* depth, double* below_neg,
-                                double* above_pos, double* at_neg,
-                                double* at_pos) except -2 nogil
     cdef void _replace_child(self, int32_t depth, double key, int32_t node) noexcept nogil
     cdef int add(self, double key, bint is_pos, double weight,
                  double* below_neg, double* above_pos,

@@ -11,11 +11,11 @@ from scipy import special
 from hmeasure_stream._core.binning import TRANSFORMS, estimate_alpha
 from hmeasure_stream._core.classes import as_label_array, encode_sorted
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
-from hmeasure_stream._engines._auc import sliding_auc_ranked
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._cost import mwl_cost
+from hmeasure_stream._engines._fenwick import sliding_auc_ranked
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._protocol import PointEngine
 from hmeasure_stream._engines._ring import PointRing
