@@ -194,7 +194,7 @@ cdef class AUCEngine(PointEngine):
         return self.tree.nbytes
 
     @property
-    def exact(self):
+    def unit_weights(self):
         """True while every weight is 1: the AUC is then exactly the from-scratch value."""
         return not self.tree.weighted
 

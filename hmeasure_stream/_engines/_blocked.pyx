@@ -299,8 +299,7 @@ cdef class BlockedAUCEngine(PointEngine):
         # Subclasses keep more than sums in their nodes: every change goes to their hooks.
         self.sum_nodes = type(self) is BlockedAUCEngine
 
-    def __init__(self, Py_ssize_t capacity=16, seed=None, int block_limit=BLOCK):
-        # ``seed`` is taken for the interface of ``AUCEngine``: nothing here is random.
+    def __init__(self, Py_ssize_t capacity=16, int block_limit=BLOCK):
         # ``block_limit`` (2..BLOCK keys per block) is for tests: small blocks split and
         # merge often.
         if not 2 <= block_limit <= BLOCK:
@@ -1241,7 +1240,7 @@ cdef class BlockedAUCEngine(PointEngine):
         return self._class_total(True) * self.scale
 
     @property
-    def exact(self):
+    def unit_weights(self):
         """True while every weight is 1: the AUC is then exactly the from-scratch value."""
         return not self.weighted
 

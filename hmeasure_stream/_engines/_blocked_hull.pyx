@@ -183,9 +183,9 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         self.report_cost = NAN
         self.epsilon = 0.0
 
-    def __init__(self, double alpha=2.0, double beta=2.0, Py_ssize_t capacity=16, seed=None,
+    def __init__(self, double alpha=2.0, double beta=2.0, Py_ssize_t capacity=16,
                  int block_limit=BLOCK):
-        BlockedAUCEngine.__init__(self, capacity, seed, block_limit)
+        BlockedAUCEngine.__init__(self, capacity, block_limit)
         self.alpha = alpha
         self.beta = beta
         self.integer_order = integer_order_of(alpha, beta)
@@ -701,7 +701,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         one point per (score, class) with the total weight there, the others with weight
         0 (the same counts), through one batch."""
         cdef BlockedHullEngine lower = BlockedHullEngine(
-            self.alpha, self.beta, max(self.n_points, 1), None, self.block_limit)
+            self.alpha, self.beta, max(self.n_points, 1), self.block_limit)
         keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
         is_pos = np.concatenate((np.ones(int(count_neg.sum()), dtype=np.uint8),
                                  np.zeros(int(count_pos.sum()), dtype=np.uint8)))

@@ -122,7 +122,7 @@ def _window_engines(chosen, *, capacity, seed, window=None):
                 "Classes(classes=...) among the metrics"
             )
         return [MulticlassWindow(window, list(classes.classes), classes.method, classes.average,
-                                 capacity, seed)]
+                                 capacity)]
     engines = []
     if _needing(chosen, BINS):
         # The rule of binned_auc, frozen (a log-log alpha of None, nan here, is
@@ -143,8 +143,8 @@ def _window_engines(chosen, *, capacity, seed, window=None):
                    for name in chosen)):
         # One blocked engine (the hull's when a hull metric is asked) keeps the window's
         # points in score order and records every metric read from that order.
-        blocked = (_hull_engine(chosen, capacity, seed) if _needing(chosen, HULL)
-                   else BlockedAUCEngine(capacity, seed))
+        blocked = (_hull_engine(chosen, capacity) if _needing(chosen, HULL)
+                   else BlockedAUCEngine(capacity))
         if _needing(chosen, THRESHOLD):
             # R hmeasure's metrics at a threshold: a walk up the segment tree per step.
             blocked.record_threshold(_options_needing(chosen, THRESHOLD).threshold)
@@ -162,7 +162,7 @@ def _window_engines(chosen, *, capacity, seed, window=None):
     return engines
 
 
-def _hull_engine(chosen, capacity, seed):
+def _hull_engine(chosen, capacity):
     """The maintained hull of H, AUCH and R's KS, MER and MWL."""
     cost = _options_needing(chosen, HULL)
     report = _needing(chosen, REPORT)
@@ -172,7 +172,7 @@ def _hull_engine(chosen, capacity, seed):
                 "the metrics 'ks', 'mer' and 'mwl' come from the exact hull: they cannot be "
                 "combined with epsilon="
             )
-        engine = BlockedHullEngine(2.0, 2.0, capacity, seed)
+        engine = BlockedHullEngine(2.0, 2.0, capacity)
         engine.set_reading(cost.epsilon, cost.rule)
         return engine
     if not cost.rule.exact_on_structures:
@@ -181,7 +181,7 @@ def _hull_engine(chosen, capacity, seed):
             "exactly: pass epsilon= for the approximate H (within epsilon * (1 - H)), "
             "or call h_measure on each window"
         )
-    engine = BlockedHullEngine(*cost.rule.shape, capacity, seed)
+    engine = BlockedHullEngine(*cost.rule.shape, capacity)
     if report:
         # R hmeasure's KS, MER and MWL (priors from the window, MWL at the
         # Beta's mode): hull descents, KS with the lower hull as well.
@@ -226,8 +226,8 @@ class SlidingWindow(Pickled):
     capacity : int, default=16
         Initial room, in distinct scores (doubles as needed).
     seed : int, optional
-        Seed of the score treaps' random priorities (``"auc_approx"`` and
-        the treap engines use it).
+        Seed of the random priorities of ``"auc_approx"``'s score treap
+        (nothing else is random).
 
     Attributes
     ----------

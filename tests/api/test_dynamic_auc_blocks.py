@@ -135,7 +135,7 @@ def test_a_derived_read_keeps_the_same_engine_points_units_and_exact_statistic(r
         engine._check()
         # (The class weights and the statistic are the same sums as before.)
         assert (tracker.auc, tracker.n_neg, tracker.n_pos) == (auc, n_neg, n_pos)
-        assert engine.scale == blocked.scale and engine.exact == blocked.exact
+        assert engine.scale == blocked.scale and engine.unit_weights == blocked.unit_weights
         for got, expected in zip(engine.items(), keys_before, strict=True):
             np.testing.assert_array_equal(got, expected)
         if weights is None:

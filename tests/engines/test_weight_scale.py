@@ -37,7 +37,7 @@ def test_unit_weights_of_any_power_of_two_stay_exact():
     engine = AUCEngine()
     engine.add_many(np.array([0, 1, 1], dtype=np.uint8), np.array([0.1, 0.5, 0.1]),
                     np.full(3, 2.0**-700))
-    assert engine.exact  # stored as 1: the exact unit mode
+    assert engine.unit_weights  # stored as 1: the exact unit mode
     assert engine.auc == 0.75
     assert engine.weight_pos == 2.0**-699
 
