@@ -12,18 +12,9 @@ cdef struct NodeSums:
     # cache line): a search reads the score of each node it passes and the
     # aggregates of a child, which is the next node half the time.
     double key
-    double subtree_neg      # class weights of the subtree, recomputed from children
+    double subtree_neg      # class counts of the subtree (exact integers)
     double subtree_pos
-    double subtree_pairs    # 2U of the subtree (see pull); exact in unit mode
-
-
-cdef struct NodeWeights:
-    # Weighted mode: the class weights at a node's score with their Neumaier
-    # compensations, one 32-byte record.
-    double neg
-    double pos
-    double neg_comp
-    double pos_comp
+    double subtree_pairs    # 2U of the subtree (see pull), exact
 
 
 cdef inline int32_t slot_count(const Slot* slots, bint is_pos, int32_t slot) noexcept nogil:
@@ -32,7 +23,7 @@ cdef inline int32_t slot_count(const Slot* slots, bint is_pos, int32_t slot) noe
 
 
 cdef inline double subtree_weight(const NodeSums* sums, bint is_pos, int32_t slot) noexcept nogil:
-    """One class's weight in a node's subtree (its point count with unit weights)."""
+    """One class's points in a node's subtree."""
     return sums[slot].subtree_pos if is_pos else sums[slot].subtree_neg
 
 
@@ -41,27 +32,19 @@ cdef class ScoreTreap(SlotPool):
     # The class counts at a node's score are in the pool's ``Slot`` record,
     # beside its links (``slots[node].count_neg``, ``.count_pos``).
     cdef public object sums_buffer      # (capacity, 4) float64: ``NodeSums``
-    # Weighted mode only (None with unit weights, where a node's weight is its
-    # point count): (capacity, 4) float64, ``NodeWeights``.
-    cdef public object weights_buffer
 
     cdef NodeSums* sums
-    cdef NodeWeights* weights
 
     cdef readonly int32_t root
     cdef readonly int64_t n_points
-    cdef readonly bint weighted
 
     cdef int32_t* path
     cdef int32_t path_capacity
 
-    cdef int make_weighted(self) except -1
-    cdef int make_unit(self) except -1
     cdef int _grow_path(self) except -1 nogil
     cdef int32_t _new_node(self, double key) noexcept nogil
     cdef double node_neg(self, int32_t node) noexcept nogil
     cdef double node_pos(self, int32_t node) noexcept nogil
-    cdef void _add_weight(self, int32_t node, bint is_pos, double weight) noexcept nogil
     cdef void pull(self, int32_t node) noexcept nogil
     cdef void aggregate(self, int32_t node, double* total_neg, double* total_pos,
                         double* pairs) noexcept nogil

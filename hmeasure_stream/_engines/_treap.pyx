@@ -1,25 +1,14 @@
-"""Array-backed treap over distinct scores with per-class weights.
+"""Array-backed treap over distinct scores with per-class point counts.
 
-Tatti, "Maintaining AUC and H-measure over time", Sec. 4.  Private engine of
-the dynamic structures.  One node per distinct score; each node stores the
-class 0 / class 1 point counts at its score and the subtree sums of the class
-weights, recomputed from the children whenever a node changes (never
-accumulated, so they do not drift).  ``lcount`` is Alg. 2 of the paper.
+Tatti, "Maintaining AUC and H-measure over time", Sec. 4.  ApproxAUC's own
+structure (``_auc``, ``_approx_auc``).  One node per distinct score; each
+node stores the class 0 / class 1 point counts at its score and the subtree
+sums of the class counts and of the pairs (``subtree_pairs``: twice the
+Mann-Whitney statistic of the subtree), all integers, kept by exact
+increments along the search path.  ``lcount`` is Alg. 2 of the paper.
 Nodes live in a slot pool (``_pool``), a free list and record buffers
 grouped by what a descent reads together: the links and counts (``Slot``),
-the score and subtree aggregates (``NodeSums``), and in weighted mode the
-class weights (``NodeWeights``).
-
-Every node also keeps the subtree pair weight ``subtree_pairs`` (twice the
-Mann-Whitney statistic of the subtree): the weighted mode's 2U.
-
-With unit weights a node's class weight is its point count and nothing else
-is stored (48 bytes a node); the subtree sums, integers, are kept by exact
-increments along the search path.  The first other weight switches the tree
-to weighted mode (``make_weighted``): class weights kept with Neumaier
-compensation, so repeated additions and removals at one score do not drift,
-and every aggregate a sum of non-negative terms recomputed from the children
-(80 bytes a node).  An emptied tree returns to unit mode.
+the score and subtree aggregates (``NodeSums``), 48 bytes a node.
 
 Mutating methods assume the caller reserved a free slot (``reserve``) while
 holding the GIL, so they can run without it.
@@ -31,17 +20,10 @@ from libc.math cimport NAN
 from libc.stdlib cimport realloc, free
 from libc.stdint cimport int32_t, uint64_t
 
-from hmeasure_stream._engines._numeric cimport compensated_add
 from hmeasure_stream._engines._pool cimport Slot, SlotPool, pool_priority
-from hmeasure_stream._engines._protocol cimport (
-    DONE,
-    NOT_PRESENT,
-    WEIGHT_EXCEEDS,
-    removal_exceeds,
-    removal_leaves_weight,
-)
+from hmeasure_stream._engines._protocol cimport DONE, NOT_PRESENT, WEIGHT_EXCEEDS
 
-from hmeasure_stream._engines._pool import grown_buffer, normalized_seed
+from hmeasure_stream._engines._pool import normalized_seed
 
 cdef int32_t _INITIAL_PATH = 64
 
@@ -82,7 +64,7 @@ cdef void _pull_slot(SlotPool pool, int32_t slot) noexcept nogil:
 
 
 cdef class ScoreTreap(SlotPool):
-    """A treap of distinct scores with class weights; see the module docstring.
+    """A treap of distinct scores with class point counts; see the module docstring.
 
     Parameters
     ----------
@@ -95,7 +77,6 @@ cdef class ScoreTreap(SlotPool):
     def __cinit__(self, Py_ssize_t capacity=16, seed=None):
         self.root = -1
         self.n_points = 0
-        self.weighted = False
         self.seed = <uint64_t>normalized_seed(seed)
         self.pull_slot = _pull_slot
         self.pool_name = "the score treap"
@@ -119,28 +100,12 @@ cdef class ScoreTreap(SlotPool):
 
     def _fields(self):
         """(attribute, dtype, components) of every buffer in use."""
-        fields = SlotPool._fields(self) + [("sums_buffer", np.float64, 4)]
-        if self.weighted:
-            fields.append(("weights_buffer", np.float64, 4))
-        return fields
+        return SlotPool._fields(self) + [("sums_buffer", np.float64, 4)]
 
     def _bind(self):
         """Point the raw field pointers at the current buffers (NULL when absent)."""
         self._bind_links()
         self.sums = <NodeSums*>_row_pointer(self.sums_buffer)
-        self.weights = <NodeWeights*>_row_pointer(self.weights_buffer)
-
-    cdef int make_weighted(self) except -1:
-        """Switch to weighted mode: O(n) once, before the first non-unit weight."""
-        if self.weighted:
-            return 0
-        self.weights_buffer = grown_buffer(None, (self.capacity, 4), np.float64, 0.0)
-        self.field("weight_neg")[:] = self.field("count_neg")
-        self.field("weight_pos")[:] = self.field("count_pos")
-        self.weighted = True
-        self._bind()
-        self._pull_all()
-        return 0
 
     def _pull_all(self):
         """Recompute every aggregate, children before parents (the reversed pre-order)."""
@@ -148,15 +113,6 @@ cdef class ScoreTreap(SlotPool):
         order = self._subtree_slots(self.root)
         for index in range(order.shape[0] - 1, -1, -1):
             self.pull(order[index])
-
-    cdef int make_unit(self) except -1:
-        """Return an empty tree to unit mode, releasing the weighted buffers."""
-        if self.n_points != 0:
-            raise ValueError("only an empty treap can return to unit weights")
-        self.weights_buffer = None
-        self.weighted = False
-        self._bind()
-        return 0
 
     cdef int32_t _new_node(self, double key) noexcept nogil:
         cdef int32_t node = self.take_slot()
@@ -166,42 +122,15 @@ cdef class ScoreTreap(SlotPool):
         self.sums[node].subtree_neg = 0.0
         self.sums[node].subtree_pos = 0.0
         self.sums[node].subtree_pairs = 0.0
-        if self.weighted:
-            self.weights[node].neg = 0.0
-            self.weights[node].pos = 0.0
-            self.weights[node].neg_comp = 0.0
-            self.weights[node].pos_comp = 0.0
         return node
 
     cdef double node_neg(self, int32_t node) noexcept nogil:
-        """Class 0 weight at ``node``'s score."""
-        if self.weighted:
-            return self.weights[node].neg + self.weights[node].neg_comp
+        """Class 0 points at ``node``'s score."""
         return self.slots[node].count_neg
 
     cdef double node_pos(self, int32_t node) noexcept nogil:
-        """Class 1 weight at ``node``'s score."""
-        if self.weighted:
-            return self.weights[node].pos + self.weights[node].pos_comp
+        """Class 1 points at ``node``'s score."""
         return self.slots[node].count_pos
-
-    cdef void _add_weight(self, int32_t node, bint is_pos, double weight) noexcept nogil:
-        """Weighted mode: add (or, negative, subtract) weight at ``node``, compensated.
-
-        A class whose last point left gets exactly zero weight back.
-        """
-        if is_pos:
-            if self.slots[node].count_pos == 0:
-                self.weights[node].pos = 0.0
-                self.weights[node].pos_comp = 0.0
-            else:
-                compensated_add(&self.weights[node].pos, &self.weights[node].pos_comp, weight)
-        else:
-            if self.slots[node].count_neg == 0:
-                self.weights[node].neg = 0.0
-                self.weights[node].neg_comp = 0.0
-            else:
-                compensated_add(&self.weights[node].neg, &self.weights[node].neg_comp, weight)
 
     cdef void aggregate(self, int32_t node, double* total_neg, double* total_pos,
                         double* pairs) noexcept nogil:
@@ -347,8 +276,6 @@ cdef class ScoreTreap(SlotPool):
             self.slots[node].count_pos += 1
         else:
             self.slots[node].count_neg += 1
-        if self.weighted:
-            self._add_weight(node, is_pos, weight)
         if is_new:
             # The new node goes where the search path first meets a lower
             # priority, taking the subtree there split around its score.
@@ -372,38 +299,19 @@ cdef class ScoreTreap(SlotPool):
         """Remove one point; report the class weights around its score before the change.
 
         Returns DONE, NOT_PRESENT if there is no point of that class at
-        ``key``, or WEIGHT_EXCEEDS if ``weight`` is not what the points there
-        can give: in unit mode anything but 1; in weighted mode more than their
-        weight (``removal_exceeds``).  Nothing changes unless DONE is returned.
-
-        Point counts and weights stay in step: the last point of its class
-        at ``key`` leaves only with its whole weight; removing less takes the
-        weight and leaves the point there with the rest.
+        ``key``, or WEIGHT_EXCEEDS for a weight other than 1.  Nothing changes
+        unless DONE is returned.
         """
         cdef int32_t depth
         cdef int32_t node = self._descend(key, &depth, below_neg, above_pos, at_neg, at_pos)
-        cdef int32_t count
-        cdef double remaining
-        cdef bint leaves
-        if node < 0:
+        if node < 0 or slot_count(self.slots, is_pos, node) == 0:
             return NOT_PRESENT
-        count = slot_count(self.slots, is_pos, node)
-        if count == 0:
-            return NOT_PRESENT
-        remaining = at_pos[0] if is_pos else at_neg[0]
-        if not self.weighted:
-            if weight != 1.0:
-                return WEIGHT_EXCEEDS
-        elif removal_exceeds(weight, remaining):
+        if weight != 1.0:
             return WEIGHT_EXCEEDS
-        leaves = count > 1 or not self.weighted or not removal_leaves_weight(weight, remaining)
-        if leaves:
-            if is_pos:
-                self.slots[node].count_pos -= 1
-            else:
-                self.slots[node].count_neg -= 1
-        if self.weighted:
-            self._add_weight(node, is_pos, -min(weight, remaining))
+        if is_pos:
+            self.slots[node].count_pos -= 1
+        else:
+            self.slots[node].count_neg -= 1
         if self.slots[node].count_neg + self.slots[node].count_pos == 0:
             self._replace_child(depth, key,
                                 self.join(self.slots[node].left, self.slots[node].right))
@@ -412,12 +320,11 @@ cdef class ScoreTreap(SlotPool):
             self.pull(node)
         self._update_ancestors(depth, key, is_pos, -1.0, below_neg[0], above_pos[0],
                                at_neg[0], at_pos[0])
-        if leaves:
-            self.n_points -= 1
+        self.n_points -= 1
         return DONE
 
     cdef double class_total(self, bint is_pos) noexcept nogil:
-        """Total weight of one class."""
+        """Points of one class."""
         if self.root < 0:
             return 0.0
         return subtree_weight(self.sums, is_pos, self.root)
@@ -427,26 +334,20 @@ cdef class ScoreTreap(SlotPool):
                                 double at_pos) noexcept nogil:
         """Bring the aggregates of ``path[:depth]`` up to date after a change below them.
 
-        With unit weights the subtree sums are exact integers, so one point
-        more or less at ``key`` is an exact increment of each ancestor: its
-        class sum by ``change`` and its pair weight by ``change`` times the
-        pairs the point makes inside the ancestor's subtree (Props 1-2 of
-        Tatti within the subtree): for class 1, 2 (class 0 below ``key`` in
-        it) + (class 0 at ``key``); for class 0: 2 (class 1 above ``key`` in
-        it) + (class 1 at ``key``).  ``below_neg``, ``above_pos`` (over the
+        The subtree sums are exact integers, so one point more or less at
+        ``key`` is an exact increment of each ancestor: its class sum by
+        ``change`` and its pair weight by ``change`` times the pairs the
+        point makes inside the ancestor's subtree (Props 1-2 of Tatti within
+        the subtree): for class 1, 2 (class 0 below ``key`` in it) + (class 0
+        at ``key``); for class 0: 2 (class 1 above ``key`` in it) + (class 1
+        at ``key``).  ``below_neg``, ``above_pos`` (over the
         whole tree, from ``_descend``, before the change) minus what lies
         outside the subtree, found on the way down from the root reading only
-        nodes the search read.  With float weights every ancestor is
-        recomputed from its children instead, so no rounding ever accumulates.
+        nodes the search read.
         """
         cdef double outside = 0.0
         cdef int32_t index, node, child
         cdef double at_other = at_neg if is_pos else at_pos
-        if self.weighted:
-            while depth > 0:
-                depth -= 1
-                self.pull(self.path[depth])
-            return
         for index in range(depth):
             node = self.path[index]
             if is_pos:
@@ -495,9 +396,6 @@ cdef class ScoreTreap(SlotPool):
     def node_weights(self, slots):
         """Class weights at the given slots."""
         slots = np.asarray(slots, dtype=np.int64)
-        if self.weighted:
-            return (self.field("weight_neg")[slots] + self.field("weight_neg_comp")[slots],
-                    self.field("weight_pos")[slots] + self.field("weight_pos_comp")[slots])
         return (self.field("count_neg")[slots].astype(np.float64),
                 self.field("count_pos")[slots].astype(np.float64))
 
@@ -536,7 +434,7 @@ cdef class ScoreTreap(SlotPool):
         """Verify every invariant in O(n); raise AssertionError on the first violation."""
         cdef int32_t child
         order = self._in_order()
-        keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
+        keys, _, _, count_neg, count_pos = self.items()
         if keys.size and not np.all(keys[1:] > keys[:-1]):  # (no overflow at +-1e308)
             raise AssertionError("in-order scores are not strictly increasing")
         if not np.all(np.isfinite(keys)):
@@ -548,11 +446,6 @@ cdef class ScoreTreap(SlotPool):
             raise AssertionError("a node holds no point")
         if int(counts.sum()) != self.n_points:
             raise AssertionError(f"points {int(counts.sum())} != n_points {self.n_points}")
-        for weights, point_counts in ((weight_neg, count_neg), (weight_pos, count_pos)):
-            if np.any(weights < 0) or np.any(weights[point_counts == 0] != 0):
-                raise AssertionError("a class weight is negative or left behind by its points")
-        if self.weighted != (self.weights_buffer is not None):
-            raise AssertionError("weighted flag and buffers disagree")
         for node in order:
             for child in (self.slots[node].left, self.slots[node].right):
                 if child >= 0 and pool_priority(self, child) > pool_priority(self, node):
@@ -607,7 +500,7 @@ cdef class ScoreTreap(SlotPool):
         return np.array(slots, dtype=np.int64)
 
     def __reduce__(self):
-        state = (int(self.seed), self.root, self.n_points, self.weighted, self._pool_state())
+        state = (int(self.seed), self.root, self.n_points, self._pool_state())
         return (_rebuild_score_treap, state)
 
 
@@ -616,12 +509,11 @@ cdef class ScoreTreap(SlotPool):
 _RECORD_FIELDS = {
     "slots_buffer": ("left", "right", "count_neg", "count_pos"),
     "sums_buffer": ("key", "subtree_neg", "subtree_pos", "subtree_pairs"),
-    "weights_buffer": ("weight_neg", "weight_pos", "weight_neg_comp", "weight_pos_comp"),
 }
 _FIELD_COLUMNS = {name: (buffer, column) for buffer, names in _RECORD_FIELDS.items()
                   for column, name in enumerate(names)}
 assert sizeof(Slot) == 4 * sizeof(int32_t)
-assert sizeof(NodeSums) == sizeof(NodeWeights) == 4 * sizeof(double)
+assert sizeof(NodeSums) == 4 * sizeof(double)
 
 
 cdef double* _row_pointer(buffer):
@@ -633,9 +525,8 @@ cdef double* _row_pointer(buffer):
     return &view[0, 0]
 
 
-def _rebuild_score_treap(seed, root, n_points, weighted, pool_state):
+def _rebuild_score_treap(seed, root, n_points, pool_state):
     cdef ScoreTreap tree = ScoreTreap.__new__(ScoreTreap, 1, seed)
-    tree.weighted = weighted
     tree._restore(*pool_state)
     tree.root = root
     tree.n_points = n_points
