@@ -1,16 +1,17 @@
-"""Exact AUC under insertion and deletion on sorted blocks: a cache-friendly AUCEngine.
+"""Exact AUC under insertion and deletion on sorted blocks: the order engine.
 
-The same Mann-Whitney bookkeeping as ``AUCEngine`` (Tatti, "Maintaining
-AUC and H-measure over time", Sec. 4, Props 1-2), on another structure: the
-distinct scores in increasing order, cut into blocks of at most ``BLOCK``
-keys stored contiguously (struct of arrays: keys, class counts, class
+Every structure and window keeps its points here but ApproxAUC (whose lists
+live in a score treap, ``_auc``).  The Mann-Whitney bookkeeping of Tatti,
+"Maintaining AUC and H-measure over time", Sec. 4, Props 1-2, on a
+cache-friendly structure: the distinct scores in increasing order, cut into
+blocks of at most ``BLOCK`` keys stored contiguously (struct of arrays: keys, class counts, class
 weights), a directory of the blocks in score order (their ids and first
 keys, one flat array each) and a perfect segment tree holding each block's
-class weights (and, in weighted mode, its 2U, combined as the treap combines
-its subtrees).  An update is a binary search of the directory, a scan of the
-block from its top down to the key (the keys that the update then shifts)
-and a walk up the segment tree: a few cache lines, where a treap descent
-pays a memory latency per level.  A full block splits in halves and a block
+class weights (and, in weighted mode, its 2U, combined as two adjacent runs
+of scores combine).  An update is a binary search of the directory, a scan
+of the block from its top down to the key (the keys that the update then
+shifts) and a walk up the segment tree: a few cache lines, where a search
+tree's descent pays a memory latency per level.  A full block splits in halves and a block
 under a quarter full merges with a neighbour; both shift the directory (a
 memmove of ids and first keys).
 
@@ -27,9 +28,8 @@ and ``_pull_node`` are what a subclass keeping more per node overrides): a
 split or merge changes a few leaves amortised instead of every later position
 (a respread of a large window is rare, but one update may move every block).
 
-The entry points are ``PointEngine``'s (``_protocol``), as for
-``AUCEngine``, with the same semantics: the same ``Status`` values, unit
-mode with 2U an exact integer kept by increments, weighted mode (from the
+The entry points are ``PointEngine``'s (``_protocol``): the ``Status``
+values, unit mode with 2U an exact integer kept by increments, weighted mode (from the
 first weight other than 1) with 2U the root of non-negative aggregates
 recomputed from the stored weights (no increments), weights stored in units
 of a power of two fixed by the first positive weight, windows and decay,
@@ -41,13 +41,16 @@ need more than the class weights: ``track_variance`` (one compiled O(n) pass:
 ``_track_all``) starts keeping the pair weight 2U of every block and node in
 unit mode too (the block's by the increments of Props 1-2 within it, the nodes
 recomputed on the path) and DeLong's sums of squared placement numerators Q1 and
-Q0: in unit mode exact 128-bit totals changed by each update as the treap's
+Q0: in unit mode exact 128-bit totals changed by each update
 (``_delong.track_squares``), with 2U of the points above the score summed from
 the block's suffix and the right siblings on the path up (``_pairs_above``); in
 weighted mode per block (from its keys) and per node (from its children with the
 shift identity sum u (a + k)^2 = Q + 2 k (2U) + k^2 W), sums of non-negative
-terms.  The partial areas then read the blocks as the treap's descents read the
-treap: O(log n + BLOCK).
+terms.  The partial areas then read the blocks by descents of the segment tree
+(``_tree_partial``): O(log n + BLOCK).  The same engine records, after each
+step of a window, R's metrics at a threshold, one partial area and DeLong's
+interval (``_record_extras``): one engine and one ring for every metric read
+from the score order.
 """
 
 import numpy as np
@@ -120,7 +123,7 @@ cdef inline void _sum_node(double* tree, int32_t node, bint pairs) noexcept nogi
     tree[3 * node] = tree[left] + tree[left + 3]
     tree[3 * node + 1] = tree[left + 1] + tree[left + 4]
     if pairs:
-        # The treap's rule: the right part's class 1 weight pairs with the left's class 0.
+        # Adjacent runs: the right part's class 1 weight pairs with the left's class 0.
         tree[3 * node + 2] = tree[left + 2] + tree[left + 5] + 2.0 * tree[left + 4] * tree[left]
     else:
         tree[3 * node + 2] = 0.0
@@ -143,7 +146,7 @@ cdef inline void _square_node(const double* tree, double* square_tree,
     """Weighted placements: inner ``node``'s Q1, Q0 from its children (its class weights
     and 2U are current).  The right child's class 1 numerators grow by k = 2 W0(left),
     the left child's class 0 ones by k = 2 W1(right): sum u (a + k)^2 = Q + 2 k (2U) +
-    k^2 W, sums of non-negative terms (as the score treap's subtrees)."""
+    k^2 W, sums of non-negative terms."""
     cdef Py_ssize_t left = 2 * <Py_ssize_t>node, right = left + 1
     cdef double shift = 2.0 * tree[3 * left]
     square_tree[2 * node] = (square_tree[2 * left] + square_tree[2 * right]
@@ -952,11 +955,11 @@ cdef class BlockedAUCEngine(PointEngine):
                      bint adding) except -1 nogil:
         """One point in or out by Props 1-2; returns its Status (nothing changes unless DONE).
 
-        As the score treap: a removal takes a point of that class at that
-        score; in unit mode only with weight 1, in weighted mode not more than
-        the weight there (``removal_exceeds``); the last point of its class at
-        a score leaves only with its whole weight, and removing less leaves it
-        there with the rest.
+        A removal takes a point of that class at that score; in unit mode only
+        with weight 1, in weighted mode not more than the weight there
+        (``removal_exceeds``); the last point of its class at a score leaves
+        only with its whole weight, and removing less leaves it there with the
+        rest.
         """
         cdef int32_t position, block, index, slot, count, column, leaf
         cdef double below_neg, below_pos, at_neg = 0.0, at_pos = 0.0, remaining, change

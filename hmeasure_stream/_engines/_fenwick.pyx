@@ -3,7 +3,7 @@
 When every score of a stream is known in advance, its dense ranks replace
 the scores and the class counts below a score are a prefix sum: one flat
 int32 array of (class 0, class 1) pairs whose upper levels stay in cache,
-instead of a descent of the score treap.  ``pairs`` gives the increment of
+instead of a search of the sorted blocks.  ``pairs`` gives the increment of
 2U (twice the Mann-Whitney statistic) of Tatti's Props 1-2 ("Maintaining AUC
 and H-measure over time", Sec. 4) for a point at a rank.  Counts are int32:
 the caller sends fewer than 2^31 points.
