@@ -27,6 +27,9 @@ cdef struct Hull:
 
 cdef class BlockedHullEngine(BlockedAUCEngine):
     cdef Hull* hulls                 # per tree node (index 1 .. 2 leaves - 1), NULL before init
+    # The report's lower hull (``track_lower``), per tree node as ``hulls``, NULL until
+    # then: the upper hull of the same blocks read with the classes swapped.
+    cdef Hull* lower_hulls
     cdef int32_t hull_nodes          # entries of ``hulls`` (2 leaves)
     cdef readonly double alpha
     cdef readonly double beta
@@ -50,10 +53,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     # Cumulative root vertices for the subset walk, (x, y) per vertex; kept at least
     # as large as the root's hull (``_pull_node`` of the root reserves it).
     cdef Hull vertices
-    # The report's lower hull (``track_lower``): None, or an engine holding the
-    # same points with the classes swapped, whose upper hull is our lower hull.
-    cdef readonly BlockedHullEngine lower
-    cdef bint has_lower
+    cdef readonly bint has_lower
     # MWL's cost c while the report's KS, MER and MWL are recorded (nan: not).
     cdef readonly double report_cost
 
@@ -63,7 +63,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     cdef Py_ssize_t _batch(self, object is_pos_array, object scores_array,
                            object weights_array, bint adding) except -2
     cdef void _scale_weights(self, double factor) noexcept nogil
-    cdef int _leaf_into(self, int32_t slot, Hull* out) except -1 nogil
+    cdef int _leaf_into(self, int32_t slot, Hull* out, bint swapped) except -1 nogil
     cdef int _merge_into(self, const Hull* right, const Hull* left, Hull* out) except -1 nogil
     cdef const Hull* _defined_root(self) noexcept nogil
     cdef double _h(self) noexcept nogil
@@ -71,6 +71,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     cdef double _approx_h(self, int32_t* subset_edges, double* record_x=*,
                           double* record_y=*) noexcept nogil
     cdef double _reading(self) noexcept nogil
-    cdef void _hull_argmax(self, double a, double b, double* x, double* y) noexcept nogil
+    cdef void _hull_argmax(self, const Hull* root, double a, double b, double* x,
+                           double* y) noexcept nogil
     cdef void _extremes(self, double cost, double* ks, double* mer,
                         double* mwl) noexcept nogil

@@ -69,7 +69,6 @@ from hmeasure_stream._engines._cost cimport (
     subset_edge,
 )
 from hmeasure_stream._engines._numeric cimport at_least_as_steep, prefetch
-from hmeasure_stream._engines._protocol cimport DONE
 
 from hmeasure_stream._engines._blocked import _rebuild_blocked
 
@@ -81,6 +80,31 @@ cdef void _free_hulls(Hull* hulls, int32_t count) noexcept nogil:
     for node in range(count):
         free(hulls[node].edge)
     free(hulls)
+
+
+cdef void _scale_hulls(Hull* hulls, int32_t count, double factor) noexcept nogil:
+    """Every hull's steps, end point and loss terms (homogeneous of degree 1) times
+    ``factor``, its area times the square (nothing for NULL)."""
+    cdef int32_t node, k
+    if hulls == NULL:
+        return
+    for node in range(1, count):
+        for k in range(3 * hulls[node].size):
+            hulls[node].edge[k] *= factor
+        hulls[node].total_neg *= factor
+        hulls[node].total_pos *= factor
+        hulls[node].loss *= factor
+        hulls[node].area2 *= factor * factor
+
+
+cdef Py_ssize_t _hulls_nbytes(const Hull* hulls, int32_t count) noexcept:
+    """Bytes held by the hull records and their edge arrays (0 for NULL)."""
+    cdef Py_ssize_t node, total = count * sizeof(Hull)
+    if hulls == NULL:
+        return 0
+    for node in range(count):
+        total += 3 * sizeof(double) * hulls[node].capacity
+    return total
 
 
 cdef void _finish(Hull* out) noexcept nogil:
@@ -166,6 +190,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
 
     def __cinit__(self, *args, **kwargs):
         self.hulls = NULL
+        self.lower_hulls = NULL
         self.hull_nodes = 0
         self.work.edge = NULL
         self.work.size = 0
@@ -195,6 +220,8 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     def __dealloc__(self):
         _free_hulls(self.hulls, self.hull_nodes)
         self.hulls = NULL
+        _free_hulls(self.lower_hulls, self.hull_nodes)
+        self.lower_hulls = NULL
         free(self.work.edge)
         self.work.edge = NULL
         free(self.vertices.edge)
@@ -208,14 +235,23 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
             self.cost = rule.cost
 
     cdef int _allocate_nodes(self, int32_t leaves) except -1:
-        """Empty hulls for a tree of ``leaves`` leaves; the old ones are freed only then."""
+        """Empty hulls (and lower hulls while ``has_lower``) for a tree of ``leaves`` leaves;
+        the old ones are freed only then."""
         dirty = np.zeros(leaves, dtype=np.uint8)
         cdef unsigned char[::1] flags = dirty
         cdef Hull* fresh = <Hull*>calloc(2 * <size_t>leaves, sizeof(Hull))
+        cdef Hull* fresh_lower = NULL
+        if fresh != NULL and self.has_lower:
+            fresh_lower = <Hull*>calloc(2 * <size_t>leaves, sizeof(Hull))
+            if fresh_lower == NULL:
+                free(fresh)
+                fresh = NULL
         if fresh == NULL:
             raise MemoryError(f"the blocked hull engine cannot hold {2 * leaves} tree nodes")
         _free_hulls(self.hulls, self.hull_nodes)
+        _free_hulls(self.lower_hulls, self.hull_nodes)
         self.hulls = fresh
+        self.lower_hulls = fresh_lower
         self.hull_nodes = 2 * leaves
         self.dirty_buffer = dirty
         self.dirty = &flags[0]
@@ -251,7 +287,9 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         if self.deferring:
             self.dirty[slot] = 1
             return 0
-        return self._leaf_into(slot, &self.hulls[self.leaves + slot])
+        if self.lower_hulls != NULL:
+            self._leaf_into(slot, &self.lower_hulls[self.leaves + slot], True)
+        return self._leaf_into(slot, &self.hulls[self.leaves + slot], False)
 
     cdef int _pull_node(self, int32_t node) except -1 nogil:
         BlockedAUCEngine._pull_node(self, node)
@@ -263,40 +301,19 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
             prefetch(self.hulls[node ^ 1].edge)
             prefetch(self.hulls[node >> 1].edge)
         self._merge_into(&self.hulls[2 * node + 1], &self.hulls[2 * node], &self.hulls[node])
+        if self.lower_hulls != NULL:
+            self._merge_into(&self.lower_hulls[2 * node + 1], &self.lower_hulls[2 * node],
+                             &self.lower_hulls[node])
         if node == 1:
             # Room for the subset walk's vertices, so that reading never allocates.
             self._reserve_edges(&self.vertices, self.hulls[1].size)
         return 0
 
-    # ------------------------------------------------------------------
-    # The hooks of PointEngine: the lower engine (``track_lower``) follows every update.
-
-    cdef int _update(self, bint is_pos, double score, double weight,
-                     bint adding) except -1 nogil:
-        cdef int status = BlockedAUCEngine._update(self, is_pos, score, weight, adding)
-        if self.has_lower and status == DONE:
-            # Weights arrive in our units: the lower engine keeps the same scale.
-            self.lower.inverse_scale = self.inverse_scale
-            self.lower._update(not is_pos, score, weight, adding)
-        return status
-
-    cdef int _reserve(self, Py_ssize_t new_points, bint weighted) except -1:
-        BlockedAUCEngine._reserve(self, new_points, weighted)
-        if self.has_lower:
-            self.lower._reserve(new_points, weighted)
-        return 0
-
-    cdef int _emptied(self) except -1:
-        BlockedAUCEngine._emptied(self)
-        if self.has_lower:
-            # The emptied-structure rule, applied to the lower engine too.
-            self.lower.inverse_scale = 0.0
-            self.lower._emptied()
-        return 0
-
-    cdef int _leaf_into(self, int32_t slot, Hull* out) except -1 nogil:
+    cdef int _leaf_into(self, int32_t slot, Hull* out, bint swapped) except -1 nogil:
         """The hull of the block at ``slot`` (empty for a gap): a monotone chain over its
-        groups from the highest score down, then the loss terms of the kept edges."""
+        groups from the highest score down, then the loss terms of the kept edges.  With
+        ``swapped`` the classes change roles (x the class 1 weight, y the class 0 weight):
+        the lower hull, turned into an upper one."""
         cdef int32_t block = self.block_at_leaf[slot], index, top = 0, k, at, old
         cdef double* work = self.leaf_work
         cdef double run_neg, run_pos
@@ -310,8 +327,9 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         if self.weighted:
             for index in range(self.size[block] - 1, -1, -1):
                 at = block * BLOCK + index
-                run_neg = self.weight[4 * at] + self.weight[4 * at + 2]
-                run_pos = self.weight[4 * at + 1] + self.weight[4 * at + 3]
+                run_neg = self.weight[4 * at + swapped] + self.weight[4 * at + 2 + swapped]
+                run_pos = (self.weight[4 * at + 1 - swapped]
+                           + self.weight[4 * at + 3 - swapped])
                 if run_neg == 0.0 and run_pos == 0.0:
                     continue  # a repeated point
                 while top >= 1 and at_least_as_steep(
@@ -323,7 +341,8 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
                 work[3 * top + 1] = run_pos
                 top += 1
         else:
-            top = _unit_chain(self.count_neg + block * BLOCK, self.count_pos + block * BLOCK,
+            top = _unit_chain((self.count_pos if swapped else self.count_neg) + block * BLOCK,
+                              (self.count_neg if swapped else self.count_pos) + block * BLOCK,
                               self.size[block], self.leaf_counts, work)
         # Loss terms: an edge the old hull had keeps its term (both hulls list their edges
         # by decreasing slope, so one pass over the old one finds them).
@@ -442,38 +461,22 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     cdef Py_ssize_t _batch(self, object is_pos_array, object scores_array,
                            object weights_array, bint adding) except -2:
         self.deferring = True
-        if self.has_lower:
-            self.lower.deferring = True
         try:
             return BlockedAUCEngine._batch(self, is_pos_array, scores_array, weights_array,
                                            adding)
         finally:
             self.deferring = False
             self._flush()
-            if self.has_lower:
-                self.lower.deferring = False
-                self.lower._flush()
 
     cdef void _scale_weights(self, double factor) noexcept nogil:
         """The base's weights times ``factor`` (a power of two: exact), and every hull with
         them: steps, end points and loss terms (homogeneous of degree 1) times ``factor``,
         areas times its square."""
-        cdef Py_ssize_t node, k
-        cdef Hull* hull
         BlockedAUCEngine._scale_weights(self, factor)
-        if self.has_lower:
-            # The lower engine holds the same points in the same units.
-            self.lower._scale_weights(factor)
-        if not self.weighted or self.hulls == NULL:
+        if not self.weighted:
             return
-        for node in range(1, self.hull_nodes):
-            hull = &self.hulls[node]
-            for k in range(3 * hull.size):
-                hull.edge[k] *= factor
-            hull.total_neg *= factor
-            hull.total_pos *= factor
-            hull.loss *= factor
-            hull.area2 *= factor * factor
+        _scale_hulls(self.hulls, self.hull_nodes, factor)
+        _scale_hulls(self.lower_hulls, self.hull_nodes, factor)
 
     cdef int _flush(self) except -1:
         """Recompute the hulls of the flagged leaves and of their ancestors (``_refresh``)."""
@@ -615,12 +618,12 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     # ------------------------------------------------------------------
     # The report's extremes of linear functions over the ROC points.
 
-    cdef void _hull_argmax(self, double a, double b, double* x, double* y) noexcept nogil:
-        """The root hull's vertex (x, y) (class weights from the origin) maximising
+    cdef void _hull_argmax(self, const Hull* root, double a, double b, double* x,
+                           double* y) noexcept nogil:
+        """The vertex (x, y) (weights from the origin) of hull ``root`` maximising
         a y - b x, for a, b >= 0.  The edges' slopes decrease, so the edges with
         a dy > b dx are a prefix of the array: its end is the maximum (the origin
         when the prefix is empty).  O(hull size)."""
-        cdef const Hull* root = &self.hulls[1]
         cdef int32_t k
         x[0] = 0.0
         y[0] = 0.0
@@ -635,8 +638,8 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         """R hmeasure's KS, MER and MWL (at cost c) of the current points, priors from the
         data: extremes of linear functions of (FPR, TPR) over the ROC points, reached at a
         vertex of the upper hull (MER, MWL, max TPR - FPR) or of the lower hull (max FPR -
-        TPR, from ``lower``: KS is nan without it), formed as the from-scratch report forms
-        them."""
+        TPR, from the lower hulls: KS is nan without them), formed as the from-scratch
+        report forms them."""
         cdef double weight_neg, weight_pos, pi0, pi1, x, y, fpr, tpr, upper
         cdef const Hull* root = self._defined_root()
         if root == NULL:
@@ -649,20 +652,21 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         pi0 = weight_neg / (weight_neg + weight_pos)
         pi1 = weight_pos / (weight_neg + weight_pos)
         # max TPR - FPR: a = 1 / N1, b = 1 / N0, scaled by N0 N1.
-        self._hull_argmax(weight_neg, weight_pos, &x, &y)
+        self._hull_argmax(root, weight_neg, weight_pos, &x, &y)
         upper = fabs(y / weight_pos - x / weight_neg)
-        if self.has_lower:
-            # The lower engine's x is our class 1 weight, its y our class 0 weight.
-            self.lower._hull_argmax(weight_pos, weight_neg, &x, &y)
+        if self.lower_hulls != NULL:
+            # The lower hull's x is our class 1 weight, its y our class 0 weight.
+            self._hull_argmax(&self.lower_hulls[1], weight_pos, weight_neg, &x, &y)
             ks[0] = max(upper, fabs(x / weight_pos - y / weight_neg))
         else:
             ks[0] = NAN
         # min pi0 FPR + pi1 (1 - TPR) = pi1 - max (pi1 TPR - pi0 FPR).
-        self._hull_argmax(pi1 * weight_neg, pi0 * weight_pos, &x, &y)
+        self._hull_argmax(root, pi1 * weight_neg, pi0 * weight_pos, &x, &y)
         fpr = x / weight_neg
         tpr = y / weight_pos
         mer[0] = pi0 * fpr + pi1 * (1.0 - tpr)
-        self._hull_argmax((1.0 - cost) * pi1 * weight_neg, cost * pi0 * weight_pos, &x, &y)
+        self._hull_argmax(root, (1.0 - cost) * pi1 * weight_neg, cost * pi0 * weight_pos,
+                          &x, &y)
         fpr = x / weight_neg
         tpr = y / weight_pos
         mwl[0] = 2.0 * (cost * pi0 * fpr + (1.0 - cost) * pi1 * (1.0 - tpr))
@@ -681,56 +685,32 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     def track_lower(self):
         """Maintain the lower ROC hull from now on, for KS (built once from the current points).
 
-        An engine holding the same points with the classes swapped, fed every
-        later update: its upper hull is this engine's lower hull.  Each later
-        update costs about twice as much.
+        A second hull per segment-tree node over the same blocks, read with the
+        classes swapped (its upper hull is our lower hull), recomputed with the
+        first wherever a leaf or node changes: each later update costs about
+        twice as much, and no point is stored twice.
         """
+        cdef Py_ssize_t slot, node
         self._check_idle()
         if self.has_lower:
             return
-        # Claimed while building: the lower engine's batch releases the GIL.
-        self.busy = True
+        lower = <Hull*>calloc(<size_t>self.hull_nodes, sizeof(Hull))
+        if lower == NULL:
+            raise MemoryError(f"the blocked hull engine cannot hold {self.hull_nodes} lower hulls")
+        self.lower_hulls = lower
+        self.has_lower = True
         try:
-            self.lower = self._swapped_copy()
-            self.has_lower = True
-        finally:
-            self.busy = False
-
-    def _swapped_copy(self):
-        """A new engine holding this engine's points with the classes swapped, in our units:
-        one point per (score, class) with the total weight there, the others with weight
-        0 (the same counts), through one batch."""
-        cdef BlockedHullEngine lower = BlockedHullEngine(
-            self.alpha, self.beta, max(self.n_points, 1), self.block_limit)
-        keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
-        is_pos = np.concatenate((np.ones(int(count_neg.sum()), dtype=np.uint8),
-                                 np.zeros(int(count_pos.sum()), dtype=np.uint8)))
-        scores = np.concatenate((np.repeat(keys, count_neg), np.repeat(keys, count_pos)))
-        if self.weighted:
-            weights = []
-            for class_weights, counts in ((weight_neg, count_neg), (weight_pos, count_pos)):
-                repeated = np.zeros(int(counts.sum()))
-                starts = np.cumsum(counts) - counts
-                held = counts > 0
-                repeated[starts[held]] = class_weights[held]
-                weights.append(repeated)
-            stored = np.concatenate(weights)
-        else:
-            stored = np.ones(scores.shape[0])
-        cdef const unsigned char[::1] flags = is_pos
-        cdef const double[::1] at = scores, weight = stored
-        cdef Py_ssize_t k
-        lower.inverse_scale = self.inverse_scale
-        lower._reserve(scores.shape[0], self.weighted)
-        lower.deferring = True
-        try:
-            for k in range(at.shape[0]):
-                if lower._update(flags[k], at[k], weight[k], True) != DONE:
-                    raise AssertionError("the lower engine refused a point of ours")
-        finally:
-            lower.deferring = False
-            lower._flush()
-        return lower
+            for slot in range(self.leaves):
+                self._leaf_into(<int32_t>slot, &self.lower_hulls[self.leaves + slot], True)
+            for node in range(self.leaves - 1, 0, -1):
+                self._merge_into(&self.lower_hulls[2 * node + 1], &self.lower_hulls[2 * node],
+                                 &self.lower_hulls[node])
+        except MemoryError:
+            # Nothing half built stays behind.
+            _free_hulls(self.lower_hulls, self.hull_nodes)
+            self.lower_hulls = NULL
+            self.has_lower = False
+            raise
 
     @property
     def ks(self):
@@ -779,18 +759,14 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
     @property
     def hull_nbytes(self):
         """Bytes held by the node hulls (records and edge arrays)."""
-        cdef Py_ssize_t node, total = self.hull_nodes * sizeof(Hull)
-        for node in range(self.hull_nodes):
-            total += 3 * sizeof(double) * self.hulls[node].capacity
-        return total
+        return _hulls_nbytes(self.hulls, self.hull_nodes) + _hulls_nbytes(self.lower_hulls,
+                                                                          self.hull_nodes)
 
     @property
     def nbytes(self):
-        """Bytes of the base's buffers, the node hulls, the reading space and the lower
-        engine."""
+        """Bytes of the base's buffers, the node hulls and the reading space."""
         return (BlockedAUCEngine.nbytes.__get__(self) + self.hull_nbytes
-                + 3 * sizeof(double) * self.vertices.capacity
-                + (self.lower.nbytes if self.has_lower else 0))
+                + 3 * sizeof(double) * self.vertices.capacity)
 
     # ------------------------------------------------------------------
     # Invariants and pickling.
@@ -800,44 +776,67 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         block (leaves) or its children (inner nodes), strictly convex, with its end point,
         loss sum and area recomputed; O(n + total hull size)."""
         BlockedAUCEngine._check(self)
-        cdef Py_ssize_t node, k, slot
-        cdef int64_t copied = self.edges_copied, calls = self.loss_calls
-        cdef Hull* hull
         cdef Hull* root
         if self.hulls == NULL or self.hull_nodes != 2 * self.leaves:
             raise AssertionError("the node hulls are not allocated for the tree")
         if self.deferring or np.any(self.dirty_buffer):
             raise AssertionError("a batch left stale hulls")
+        self._check_hulls(False)
+        root = &self.hulls[1]
+        if not self.weighted and (root.total_neg != self.tree[3]
+                                  or root.total_pos != self.tree[4]):
+            raise AssertionError("the root hull does not end at the class totals")
+        if self.vertices.capacity < root.size:
+            raise AssertionError("no room for the subset walk over the root hull")
+        if self.has_lower != (self.lower_hulls != NULL):
+            raise AssertionError("has_lower and the lower hulls disagree")
+        if self.has_lower:
+            self._check_hulls(True)
+            root = &self.lower_hulls[1]
+            if not self.weighted and (root.total_neg != self.tree[4]
+                                      or root.total_pos != self.tree[3]):
+                raise AssertionError("the lower root hull does not end at the class totals")
+        return True
+
+    def _check_hulls(self, bint swapped):
+        """Every node's hull (the lower ones with ``swapped``) equal to the one recomputed
+        from its block (leaves) or its children (inner nodes), strictly convex, with its
+        end point, loss sum and area recomputed."""
+        cdef Py_ssize_t node, k, slot
+        cdef int64_t copied = self.edges_copied, calls = self.loss_calls
+        cdef Hull* hull
+        cdef Hull* hulls = self.lower_hulls if swapped else self.hulls
+        name = "lower hull" if swapped else "hull"
         try:
             for node in range(2 * self.leaves - 1, 0, -1):
-                hull = &self.hulls[node]
+                hull = &hulls[node]
                 if node >= self.leaves:
                     slot = node - self.leaves
-                    self._leaf_into(<int32_t>slot, &self.work)
+                    self._leaf_into(<int32_t>slot, &self.work, swapped)
                 else:
-                    self._merge_into(&self.hulls[2 * node + 1], &self.hulls[2 * node],
+                    self._merge_into(&hulls[2 * node + 1], &hulls[2 * node],
                                      &self.work)
                 if hull.size != self.work.size or hull.size > hull.capacity:
-                    raise AssertionError(f"node {node}: {hull.size} edges, recomputed "
+                    raise AssertionError(f"{name} node {node}: {hull.size} edges, recomputed "
                                          f"{self.work.size}")
                 for k in range(3 * hull.size):
                     if hull.edge[k] != self.work.edge[k]:
-                        raise AssertionError(f"node {node}: edge value {k} is stale")
+                        raise AssertionError(f"{name} node {node}: edge value {k} is stale")
                 for k in range(hull.size):
                     if not (hull.edge[3 * k] >= 0.0 and hull.edge[3 * k + 1] >= 0.0
                             and hull.edge[3 * k] + hull.edge[3 * k + 1] > 0.0):
-                        raise AssertionError(f"node {node}: edge {k} is not a positive step")
+                        raise AssertionError(f"{name} node {node}: edge {k} is not a positive step")
                     if k and at_least_as_steep(hull.edge[3 * k], hull.edge[3 * k + 1],
                                                hull.edge[3 * k - 3], hull.edge[3 * k - 2]):
-                        raise AssertionError(f"node {node}: no strict turn at vertex {k}")
+                        raise AssertionError(f"{name} node {node}: no strict turn at vertex {k}")
                     if hull.edge[3 * k + 2] != edge_loss(hull.edge[3 * k], hull.edge[3 * k + 1],
                                                          self.alpha, self.beta,
                                                          self.integer_order):
-                        raise AssertionError(f"node {node}: loss term {k} is stale")
+                        raise AssertionError(f"{name} node {node}: loss term {k} is stale")
                 if (hull.total_neg != self.work.total_neg or hull.total_pos
                         != self.work.total_pos or hull.loss != self.work.loss
                         or hull.area2 != self.work.area2):
-                    raise AssertionError(f"node {node}: end point, loss or area is stale")
+                    raise AssertionError(f"{name} node {node}: end point, loss or area is stale")
                 # Independently: a pass over the node's own edges.
                 _finish(&self.work)
                 # A hull's loss is at most the diagonal's, its area at most the box's.
@@ -848,75 +847,52 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
                             self.integer_order))
                         and _close(hull.area2, self.work.area2,
                                    2.0 * hull.total_neg * hull.total_pos)):
-                    raise AssertionError(f"node {node}: end point, loss or area differ from "
+                    raise AssertionError(f"{name} node {node}: end point, loss or area differ from "
                                          "a pass over its edges")
                 if not self.weighted and (hull.total_neg != self.work.total_neg
                                           or hull.total_pos != self.work.total_pos
                                           or hull.area2 != self.work.area2):
-                    raise AssertionError(f"node {node}: unit-mode end point or area inexact")
+                    raise AssertionError(f"{name} node {node}: unit-mode end point or area inexact")
         finally:
             self.edges_copied = copied
             self.loss_calls = calls
-        root = &self.hulls[1]
-        if not self.weighted and (root.total_neg != self.tree[3]
-                                  or root.total_pos != self.tree[4]):
-            raise AssertionError("the root hull does not end at the class totals")
-        if self.vertices.capacity < root.size:
-            raise AssertionError("no room for the subset walk over the root hull")
-        if self.has_lower:
-            self._check_lower()
-        return True
 
-    def _check_lower(self):
-        """The lower engine holds our points with the classes swapped, and is sound."""
-        keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
-        lower_keys, lower_neg, lower_pos, lower_count_neg, lower_count_pos = self.lower.items()
-        if not (np.array_equal(keys, lower_keys) and np.array_equal(count_neg, lower_count_pos)
-                and np.array_equal(count_pos, lower_count_neg)):
-            raise AssertionError("the lower engine's points differ from ours, classes swapped")
-        tolerance = 1e-12 * max(float(np.sum(weight_neg) + np.sum(weight_pos)), 1.0)
-        if (np.max(np.abs(weight_neg - lower_pos), initial=0.0) > tolerance
-                or np.max(np.abs(weight_pos - lower_neg), initial=0.0) > tolerance):
-            raise AssertionError("the lower engine's weights differ from ours, classes swapped")
-        if self.lower.inverse_scale != self.inverse_scale:
-            raise AssertionError("the lower engine keeps other units")
-        self.lower._check()
-
-    def _perturb(self, Py_ssize_t node, Py_ssize_t index, double delta, field="edge"):
-        """For tests of ``_check``: add ``delta`` to value ``index`` of a node's edge array,
-        or to its ``loss`` / ``area2``."""
-        if not 1 <= node < self.hull_nodes:
+    def _perturb(self, Py_ssize_t node, Py_ssize_t index, double delta, field="edge",
+                 bint lower=False):
+        """For tests of ``_check``: add ``delta`` to value ``index`` of a node's edge array
+        (of its lower hull with ``lower``), or to its ``loss`` / ``area2``."""
+        cdef Hull* hulls = self.lower_hulls if lower else self.hulls
+        if hulls == NULL or not 1 <= node < self.hull_nodes:
             raise IndexError(node)
         if field == "loss":
-            self.hulls[node].loss += delta
+            hulls[node].loss += delta
         elif field == "area2":
-            self.hulls[node].area2 += delta
+            hulls[node].area2 += delta
         else:
-            if not 0 <= index < 3 * self.hulls[node].size:
+            if not 0 <= index < 3 * hulls[node].size:
                 raise IndexError(index)
-            self.hulls[node].edge[index] += delta
+            hulls[node].edge[index] += delta
 
     def __reduce__(self):
         self._check_idle()
         base = BlockedAUCEngine.__reduce__(self)[1]
         return (_rebuild_blocked_hull, (base, self.alpha, self.beta, self.epsilon,
-                                        self.cost_rule, self.lower, self.report_cost))
+                                        self.cost_rule, self.has_lower, self.report_cost))
 
 
-def _rebuild_blocked_hull(base, alpha, beta, epsilon=0.0, cost_rule=None, lower=None,
-                          report_cost=NAN):
+def _rebuild_blocked_hull(base, alpha, beta, epsilon, cost_rule, has_lower, report_cost):
     cdef BlockedHullEngine engine = _rebuild_blocked(*base, engine_type=BlockedHullEngine)
     cdef int32_t slot, node
     engine.alpha = alpha
     engine.beta = beta
     engine.integer_order = integer_order_of(alpha, beta)
     engine.set_reading(epsilon, cost_rule)
-    engine.lower = lower
-    engine.has_lower = lower is not None
     engine.report_cost = report_cost
     engine._allocate_nodes(engine.leaves)
     for slot in range(engine.leaves):
         engine._set_leaf(slot)
     for node in range(engine.leaves - 1, 0, -1):
         engine._pull_node(node)
+    if has_lower:
+        engine.track_lower()
     return engine

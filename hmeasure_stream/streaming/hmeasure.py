@@ -155,7 +155,7 @@ class DynamicH(_HullPointSet):
         levels = report_levels(sens_spec_levels)
         threshold = check_score_value(threshold, "threshold")
         engine = self._engine
-        if engine.lower is None:
+        if not engine.has_lower:
             engine.track_lower()
         ks, mer, mwl = engine.extremes(mwl_cost(engine.alpha, engine.beta, None))
         curve = {"H": self.h, "AUCH": self.auch, "KS": ks, "MER": mer, "MWL": mwl}

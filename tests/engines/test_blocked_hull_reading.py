@@ -112,9 +112,9 @@ def test_ks_is_nan_without_the_lower_hull():
     assert engine.extremes(0.5)[0] == pytest.approx(expected["KS"], abs=1e-15)
 
 
-def test_the_lower_engine_follows_batches_weights_scaling_and_emptying():
+def test_the_lower_hulls_follow_batches_weights_scaling_and_emptying():
     """Weighted batches, removals, the emptied-structure rule and a power-of-two rescaling
-    (decay) reach the lower engine; ``_check`` compares both engines' points."""
+    (decay) reach the lower hulls; ``_check`` recomputes them from the blocks."""
     rng = np.random.default_rng(3)
     engine = BlockedHullEngine(capacity=1, block_limit=3)
     engine.track_lower()
@@ -126,12 +126,11 @@ def test_the_lower_engine_follows_batches_weights_scaling_and_emptying():
     ks, mer, mwl = engine.extremes(0.3)
     expected = weighted_extremes(y, s, w, 0.3)
     assert (ks, mer, mwl) == pytest.approx(expected, abs=1e-14)
-    assert engine.lower.n_points == 60 and engine.lower.weighted
+    assert engine.has_lower and engine.weighted
     assert engine.remove_many(y[:30], s[:30], w[:30]) == -1
     assert engine._check()
     assert engine.remove_many(y[30:], s[30:], w[30:]) == -1
-    assert engine.n_points == 0 and engine.lower.n_points == 0
-    assert not engine.weighted and not engine.lower.weighted
+    assert engine.n_points == 0 and engine.has_lower and not engine.weighted
     assert engine._check()
     engine.add(1, 0.5)
     engine.add(0, 0.25)
@@ -265,4 +264,17 @@ def test_pickles_keep_the_reading_the_lower_hull_and_the_report():
     assert copy.h == engine.h and copy.extremes(0.4) == engine.extremes(0.4)
     for xs, ys in zip(copy.subset_vertices(), engine.subset_vertices(), strict=True):
         np.testing.assert_array_equal(xs, ys)
-    assert copy.lower is not None and copy.lower.n_points == 80
+    assert copy.has_lower
+
+
+def test_check_detects_a_stale_lower_hull():
+    # The lower hulls share the blocks of the upper ones: one copy of the points.
+    rng = np.random.default_rng(11)
+    engine = BlockedHullEngine(capacity=1, block_limit=3)
+    engine.add_many(rng.integers(0, 2, 40).astype(np.uint8), rng.integers(0, 12, 40) / 4.0)
+    alone = engine.nbytes
+    engine.track_lower()
+    assert engine._check() and engine.nbytes < 2 * alone
+    engine._perturb(1, 0, 0.5, lower=True)
+    with pytest.raises(AssertionError, match="lower hull node 1"):
+        engine._check()
