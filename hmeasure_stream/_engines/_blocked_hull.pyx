@@ -726,8 +726,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
 
     def record_report(self, double cost):
         """Record KS, MER and MWL (at cost c) in ``slide``'s ``out`` as well (columns 3-5,
-        before the interval's)."""
-        self.track_lower()
+        before the extras); KS is nan unless ``track_lower`` holds."""
         self.report_cost = cost
 
     @property

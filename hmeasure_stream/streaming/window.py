@@ -34,6 +34,7 @@ from hmeasure_stream.metric_table import (
     BINS,
     COMPRESSED,
     HULL,
+    LOWER_HULL,
     METRICS,
     MULTICLASS,
     PARTIAL_BOX,
@@ -186,6 +187,8 @@ def _hull_engine(chosen, capacity):
         # R hmeasure's KS, MER and MWL (priors from the window, MWL at the
         # Beta's mode): hull descents, KS with the lower hull as well.
         engine.record_report(mwl_cost(*cost.rule.shape, None))
+        if _needing(chosen, LOWER_HULL):
+            engine.track_lower()
     return engine
 
 

@@ -286,7 +286,7 @@ def test_variance_enabled_on_a_filled_engine_and_back_to_unit_mode():
     engine.remove_many(y, s, w)
     engine.remove_many(y, s, None)
     engine._check()
-    assert engine.exact and math.isnan(engine.variance(1.0))
+    assert engine.unit_weights and math.isnan(engine.variance(1.0))
     engine.add_many(y, s, None)  # unit mode again, exact
     engine._check()
     assert engine.variance(1.0) == pytest.approx(auc_variance(y, s), rel=1e-14)

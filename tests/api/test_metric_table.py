@@ -250,6 +250,7 @@ def test_options_objects_stand_for_their_metrics_and_are_shared():
     (("auc", "auc_var", "auc_lo", "auc_hi"), ["BlockedAUCEngine"]),
     (("pauc", "auc_hi"), ["BlockedAUCEngine"]),
     (("h", "pauc", "youden", "auc_var"), ["BlockedHullEngine"]),
+    (("auc", "mer", "mwl"), ["BlockedHullEngine"]),
     ((Classes([0, 1, 2]),), ["MulticlassWindow"]),
 ])
 def test_engines_follow_the_needs_of_the_table(metrics, engines):
@@ -263,6 +264,9 @@ def test_engines_follow_the_needs_of_the_table(metrics, engines):
     if engines == ["BlockedHullEngine"] and "ks" in chosen and "auc_var" in chosen:
         assert monitor._engines[0].columns == (
             "auc", "h", "auch", "ks", "mer", "mwl", "auc_var", "auc_lo", "auc_hi")
+    if engines == ["BlockedHullEngine"]:
+        # The lower hull (a second hull per node) only for KS.
+        assert monitor._engines[0].has_lower == ("ks" in chosen)
     if "youden" in chosen:
         assert monitor._engines[0].columns == (
             "auc", "h", "auch", "er", "sens", "spec", "precision", "f", "youden", "pauc",

@@ -225,6 +225,7 @@ def test_slide_records_auc_h_auch_and_the_report():
     s = rng.integers(0, 30, n) / 8.0
     engine = BlockedHullEngine(capacity=1, block_limit=3)
     engine.record_report(0.5)
+    engine.track_lower()
     assert engine.columns == ("auc", "h", "auch", "ks", "mer", "mwl")
     out = np.full((n, 6), np.nan)
     assert engine.slide(PointRing(window), y, s, None, out) == -1
@@ -255,6 +256,7 @@ def test_pickles_keep_the_reading_the_lower_hull_and_the_report():
     engine = BlockedHullEngine(1.5, 3.0, capacity=1, block_limit=4)
     engine.set_reading(0.25, CostRule(priors=(0.3, 0.7)))
     engine.record_report(0.4)
+    engine.track_lower()
     engine.add_many(rng.integers(0, 2, 80).astype(np.uint8), rng.integers(0, 20, 80) / 4.0)
     copy = pickle.loads(pickle.dumps(engine))
     assert copy._check()
