@@ -270,7 +270,7 @@ class PointSet(Pickled):
     __slots__ = ("_engine", "_labels")
 
     def add(self, y_true, y_score, weight=1.0):
-        """Add one point (label, score and weight as the class docstring says).  O(log n)."""
+        """Add one point, as the class docstring says."""
         if self._labels is not None:  # (one test on the hot path of labels 0/1)
             is_pos, labels = self._labels.one(y_true)
             add_point(self._engine, is_pos, y_score, weight)
@@ -285,7 +285,7 @@ class PointSet(Pickled):
                 raise ValueError(out_of_range_message(self._engine, weight, 0, "weight"))
 
     def remove(self, y_true, y_score, weight=1.0):
-        """Remove a point (or part of a score's weight) as added; KeyError if absent.  O(log n)."""
+        """Remove a point (or part of a score's weight) as added; KeyError if absent."""
         if self._labels is None:  # the hot path of labels 0/1: no label map to apply
             status = self._engine.remove(y_true, y_score, weight)
             if not status:
@@ -301,7 +301,7 @@ class PointSet(Pickled):
         self._labels = labels
 
     def add_many(self, y_true, y_score, sample_weight=None):
-        """Add arrays of the arguments of :meth:`add` in one compiled loop.  O(k log(n + k))."""
+        """Add arrays of the arguments of :meth:`add` in one compiled loop."""
         y_true, labels = labels_many(self._labels, y_true)
         is_pos, scores, weights = self._checked_batch(y_true, y_score, sample_weight)
         refused = self._engine.add_many(is_pos, scores, weights)
@@ -519,7 +519,7 @@ class WindowedPointSet(PointSet):
     __slots__ = ("_forgetting",)
 
     def add(self, y_true, y_score, weight=1.0, *, time=None):
-        """Add one point, as the class docstring says; those it pushes out leave.  O(log n)."""
+        """Add one point, as the class docstring says; the points it pushes out leave."""
         forgetting = self._forgetting
         if forgetting is None:
             if time is None and self._labels is None:
@@ -551,7 +551,7 @@ class WindowedPointSet(PointSet):
         self._labels = labels
 
     def add_many(self, y_true, y_score, sample_weight=None, *, times=None):
-        """Add arrays of the arguments of :meth:`add` in one compiled loop.  O(k log(n + k))."""
+        """Add arrays of the arguments of :meth:`add` in one compiled loop."""
         y_true, labels = labels_many(self._labels, y_true)
         batch = self._checked_batch(y_true, y_score, sample_weight)
         forgetting = self._forgetting
@@ -566,7 +566,7 @@ class WindowedPointSet(PointSet):
         self._labels = labels
 
     def remove(self, y_true, y_score, weight=1.0):
-        """Remove a point as added (windowed: its weight, in O(w)); KeyError if absent. O(log n)."""
+        """Remove a point as added (from a window: with its weight, in O(w)); KeyError if absent."""
         if self._forgetting is None:
             if self._labels is None and not self._engine.remove(y_true, y_score, weight):
                 return  # the hot path, as in add
