@@ -213,7 +213,7 @@ class SlidingWindow(Pickled):
     min_periods : int, default=1
         The metrics are nan until the window holds this many points.
     pos_label, capacity, seed
-        As in :class:`ApproxAUC`.
+        As in :class:`DynamicAUC` and :class:`ApproxAUC`.
 
     See Also
     --------
