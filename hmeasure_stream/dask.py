@@ -752,7 +752,7 @@ def _partial_of(options, context, box, *pieces):
     _, _, c, d = box
     weight_neg, weight_pos = context["weight_neg"], context["weight_pos"]
     pieces = [piece for piece in pieces if piece is not None]
-    if context["exact"]:
+    if context["unit_weights"]:
         # As partial.py: exact rational arithmetic on the counts, rounded once.
         c_count, d_count = Fraction(c * weight_pos), Fraction(d * weight_pos)
         area = Fraction(0)
@@ -842,7 +842,7 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
 def _delong_context(*summaries):
     whole = _whole(summaries, "DeLong's confidence interval")
     check_class_sizes(whole.weight_neg, whole.weight_pos, "DeLong's confidence interval",
-                       weighted=not whole.exact)
+                       weighted=not whole.unit_weights)
     return whole.context(auc=whole.auc)
 
 
@@ -853,7 +853,7 @@ def _delong_piece(groups, context, r):
     above_neg = _range_points(groups, context, r)[0][:-1]
     above_pos = _range_points(groups, context, r)[1][:-1]
     n, m = context["weight_neg"], context["weight_pos"]
-    if context["exact"]:
+    if context["unit_weights"]:
         # As uncertainty.py: e = m a - 2U, a = 2 #{class 0 below} + #{class 0 level};
         # f = n b - 2U, b = 2 #{class 1 above} + #{class 1 level}: exact integers.
         twice_u = context["twice_u"]
@@ -875,7 +875,7 @@ def _interval_of(context, level, *pieces):
     n, m = float(context["weight_neg"]), float(context["weight_pos"])
     sum_pos = math.fsum(p[0] for p in pieces)
     sum_neg = math.fsum(p[1] for p in pieces)
-    if context["exact"]:
+    if context["unit_weights"]:
         variance = float(
             (sum_pos / (m * (m - 1.0)) + sum_neg / (n * (n - 1.0))) / (2.0 * m * n) ** 2
         )

@@ -50,7 +50,7 @@ HULL = "hull"
 REPORT = "hull report"
 #: The lower hull as well (KS), which doubles the cost of a step.
 LOWER_HULL = "lower hull"
-#: A score treap that descends to a threshold after each point.
+#: The class weights above a threshold after each point (a walk up the segment tree).
 THRESHOLD = "threshold descent"
 #: DeLong's variance, maintained with the AUC.
 VARIANCE = "variance"

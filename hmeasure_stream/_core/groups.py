@@ -161,14 +161,14 @@ class Whole:
         if sum(n_groups) == 0:
             raise ValueError("y_true is empty: at least one point is needed")
         self.group_offsets = np.concatenate(([0], np.cumsum(n_groups)))[:-1].tolist()
-        (self.exact, self.weight_neg, self.weight_pos, self.fp_offsets, self.tp_offsets,
+        (self.unit_weights, self.weight_neg, self.weight_pos, self.fp_offsets, self.tp_offsets,
          self.twice_u) = totals(summaries)
         check_both_classes(self.weight_neg, self.weight_pos, metric)
         self.summaries = summaries
 
     @property
     def auc(self):
-        if self.exact:
+        if self.unit_weights:
             return self.twice_u / (2 * self.weight_neg * self.weight_pos)
         return float(self.twice_u / (2.0 * self.weight_neg * self.weight_pos))
 
@@ -194,7 +194,7 @@ class Whole:
     def context(self, **extra):
         """What a range needs for its second step (small: offsets and totals)."""
         return {
-            "exact": self.exact,
+            "unit_weights": self.unit_weights,
             "weight_neg": self.weight_neg,
             "weight_pos": self.weight_pos,
             "twice_u": self.twice_u,

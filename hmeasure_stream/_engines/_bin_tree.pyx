@@ -103,7 +103,7 @@ cdef class BinTree:
                 return NOT_PRESENT
             if removal_exceeds(weight, held):
                 return WEIGHT_EXCEEDS
-            # As in the score treap: the last point of a bin leaves only with its
+            # As in the sorted blocks: the last point of a bin leaves only with its
             # whole weight, so counts and weights stay in step.
             leaves = self.count[slot] > 1 or not removal_leaves_weight(weight, held)
         if leaves:
@@ -145,7 +145,7 @@ cdef class BinTree:
         return self._auc()
 
     def slide(self, PointRing ring, is_pos_array, scores_array, weights_array, out_array):
-        """A window's protocol (as the treap engines'): add each point, remove the one it
+        """A window's protocol (as the other engines'): add each point, remove the one it
         evicts from ``ring``, record the binned AUC in ``out[i, 0]``.  Returns -1, or
         the index of a weight that cannot be stored (nothing done)."""
         cdef const uint8_t[::1] is_pos = is_pos_array

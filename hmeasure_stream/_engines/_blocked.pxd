@@ -94,7 +94,16 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef readonly bint placements
     cdef wide_uint square_pos
     cdef wide_uint square_neg
-    # Record auc_var, auc_lo, auc_hi in ``slide`` (the interval's normal quantiles).
+    # What ``slide`` records after the engine's own columns, in this order:
+    # R hmeasure's metrics at ``threshold`` (``record_threshold``), one partial area
+    # read by ``box_reader`` (``_tree_partial.record_box``; ``box`` its arguments for
+    # pickles, ``box_values`` the same as doubles), auc_var, auc_lo, auc_hi (the
+    # interval's normal quantiles: ``record_interval``).
+    cdef readonly bint at_threshold
+    cdef readonly double threshold
+    cdef readonly object box
+    cdef double box_values[7]
+    cdef double (*box_reader)(BlockedAUCEngine engine) noexcept nogil
     cdef readonly bint interval
     cdef double quantile_low
     cdef double quantile_high
@@ -139,3 +148,8 @@ cdef class BlockedAUCEngine(PointEngine):
                                 double at_pos) except -1 nogil
     cdef double _variance(self, double scale) noexcept nogil
     cdef void _interval_into(self, double auc, double* out) noexcept nogil
+    cdef void _above(self, double threshold, double* above_neg, double* above_pos,
+                     double* total_neg, double* total_pos) noexcept nogil
+    cdef void _threshold_into(self, double* out) noexcept nogil
+    cdef void _record_extras(self, double[:, ::1] out, Py_ssize_t row,
+                             Py_ssize_t column) noexcept nogil

@@ -1,16 +1,17 @@
-"""Exact AUC under insertion and deletion on sorted blocks: a cache-friendly AUCEngine.
+"""Exact AUC under insertion and deletion on sorted blocks: the order engine.
 
-The same Mann-Whitney bookkeeping as ``AUCEngine`` (Tatti, "Maintaining
-AUC and H-measure over time", Sec. 4, Props 1-2), on another structure: the
-distinct scores in increasing order, cut into blocks of at most ``BLOCK``
-keys stored contiguously (struct of arrays: keys, class counts, class
+Every structure and window keeps its points here but ApproxAUC (whose lists
+live in a score treap, ``_auc``).  The Mann-Whitney bookkeeping of Tatti,
+"Maintaining AUC and H-measure over time", Sec. 4, Props 1-2, on a
+cache-friendly structure: the distinct scores in increasing order, cut into
+blocks of at most ``BLOCK`` keys stored contiguously (struct of arrays: keys, class counts, class
 weights), a directory of the blocks in score order (their ids and first
 keys, one flat array each) and a perfect segment tree holding each block's
-class weights (and, in weighted mode, its 2U, combined as the treap combines
-its subtrees).  An update is a binary search of the directory, a scan of the
-block from its top down to the key (the keys that the update then shifts)
-and a walk up the segment tree: a few cache lines, where a treap descent
-pays a memory latency per level.  A full block splits in halves and a block
+class weights (and, in weighted mode, its 2U, combined as two adjacent runs
+of scores combine).  An update is a binary search of the directory, a scan
+of the block from its top down to the key (the keys that the update then
+shifts) and a walk up the segment tree: a few cache lines, where a search
+tree's descent pays a memory latency per level.  A full block splits in halves and a block
 under a quarter full merges with a neighbour; both shift the directory (a
 memmove of ids and first keys).
 
@@ -27,9 +28,8 @@ and ``_pull_node`` are what a subclass keeping more per node overrides): a
 split or merge changes a few leaves amortised instead of every later position
 (a respread of a large window is rare, but one update may move every block).
 
-The entry points are ``PointEngine``'s (``_protocol``), as for
-``AUCEngine``, with the same semantics: the same ``Status`` values, unit
-mode with 2U an exact integer kept by increments, weighted mode (from the
+The entry points are ``PointEngine``'s (``_protocol``): the ``Status``
+values, unit mode with 2U an exact integer kept by increments, weighted mode (from the
 first weight other than 1) with 2U the root of non-negative aggregates
 recomputed from the stored weights (no increments), weights stored in units
 of a power of two fixed by the first positive weight, windows and decay,
@@ -41,13 +41,16 @@ need more than the class weights: ``track_variance`` (one compiled O(n) pass:
 ``_track_all``) starts keeping the pair weight 2U of every block and node in
 unit mode too (the block's by the increments of Props 1-2 within it, the nodes
 recomputed on the path) and DeLong's sums of squared placement numerators Q1 and
-Q0: in unit mode exact 128-bit totals changed by each update as the treap's
+Q0: in unit mode exact 128-bit totals changed by each update
 (``_delong.track_squares``), with 2U of the points above the score summed from
 the block's suffix and the right siblings on the path up (``_pairs_above``); in
 weighted mode per block (from its keys) and per node (from its children with the
 shift identity sum u (a + k)^2 = Q + 2 k (2U) + k^2 W), sums of non-negative
-terms.  The partial areas then read the blocks as the treap's descents read the
-treap: O(log n + BLOCK).
+terms.  The partial areas then read the blocks by descents of the segment tree
+(``_tree_partial``): O(log n + BLOCK).  The same engine records, after each
+step of a window, R's metrics at a threshold, one partial area and DeLong's
+interval (``_record_extras``): one engine and one ring for every metric read
+from the score order.
 """
 
 import numpy as np
@@ -120,7 +123,7 @@ cdef inline void _sum_node(double* tree, int32_t node, bint pairs) noexcept nogi
     tree[3 * node] = tree[left] + tree[left + 3]
     tree[3 * node + 1] = tree[left + 1] + tree[left + 4]
     if pairs:
-        # The treap's rule: the right part's class 1 weight pairs with the left's class 0.
+        # Adjacent runs: the right part's class 1 weight pairs with the left's class 0.
         tree[3 * node + 2] = tree[left + 2] + tree[left + 5] + 2.0 * tree[left + 4] * tree[left]
     else:
         tree[3 * node + 2] = 0.0
@@ -143,7 +146,7 @@ cdef inline void _square_node(const double* tree, double* square_tree,
     """Weighted placements: inner ``node``'s Q1, Q0 from its children (its class weights
     and 2U are current).  The right child's class 1 numerators grow by k = 2 W0(left),
     the left child's class 0 ones by k = 2 W1(right): sum u (a + k)^2 = Q + 2 k (2U) +
-    k^2 W, sums of non-negative terms (as the score treap's subtrees)."""
+    k^2 W, sums of non-negative terms."""
     cdef Py_ssize_t left = 2 * <Py_ssize_t>node, right = left + 1
     cdef double shift = 2.0 * tree[3 * left]
     square_tree[2 * node] = (square_tree[2 * left] + square_tree[2 * right]
@@ -289,14 +292,17 @@ cdef class BlockedAUCEngine(PointEngine):
         self.placements = False
         self.square_pos.low = self.square_pos.high = 0
         self.square_neg.low = self.square_neg.high = 0
+        self.at_threshold = False
+        self.threshold = NAN
+        self.box = None
+        self.box_reader = NULL
         self.interval = False
         self.quantile_low = NAN
         self.quantile_high = NAN
         # Subclasses keep more than sums in their nodes: every change goes to their hooks.
         self.sum_nodes = type(self) is BlockedAUCEngine
 
-    def __init__(self, Py_ssize_t capacity=16, seed=None, int block_limit=BLOCK):
-        # ``seed`` is taken for the interface of ``AUCEngine``: nothing here is random.
+    def __init__(self, Py_ssize_t capacity=16, int block_limit=BLOCK):
         # ``block_limit`` (2..BLOCK keys per block) is for tests: small blocks split and
         # merge often.
         if not 2 <= block_limit <= BLOCK:
@@ -548,12 +554,22 @@ cdef class BlockedAUCEngine(PointEngine):
             self.tree[3 * index + 2] *= square
 
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
-        """The AUC into ``out[row, 0]`` (with ``interval``: then DeLong's variance and
-        interval, as ``auc_ci``)."""
-        cdef double auc = self._auc()
-        out[row, 0] = auc
+        """The AUC into ``out[row, 0]``, then what ``_record_extras`` records."""
+        out[row, 0] = self._auc()
+        self._record_extras(out, row, 1)
+
+    cdef void _record_extras(self, double[:, ::1] out, Py_ssize_t row,
+                             Py_ssize_t column) noexcept nogil:
+        """From ``out[row, column]`` on: the threshold metrics, the partial area and
+        DeLong's variance and interval (of the AUC in ``out[row, 0]``) that are recorded."""
+        if self.at_threshold:
+            self._threshold_into(&out[row, column])
+            column += 6
+        if self.box_reader != NULL:
+            out[row, column] = self.box_reader(self)
+            column += 1
         if self.interval:
-            self._interval_into(auc, &out[row, 1])
+            self._interval_into(out[row, 0], &out[row, column])
 
     cdef object _read(self):
         return self._auc()
@@ -939,11 +955,11 @@ cdef class BlockedAUCEngine(PointEngine):
                      bint adding) except -1 nogil:
         """One point in or out by Props 1-2; returns its Status (nothing changes unless DONE).
 
-        As the score treap: a removal takes a point of that class at that
-        score; in unit mode only with weight 1, in weighted mode not more than
-        the weight there (``removal_exceeds``); the last point of its class at
-        a score leaves only with its whole weight, and removing less leaves it
-        there with the rest.
+        A removal takes a point of that class at that score; in unit mode only
+        with weight 1, in weighted mode not more than the weight there
+        (``removal_exceeds``); the last point of its class at a score leaves
+        only with its whole weight, and removing less leaves it there with the
+        rest.
         """
         cdef int32_t position, block, index, slot, count, column, leaf
         cdef double below_neg, below_pos, at_neg = 0.0, at_pos = 0.0, remaining, change
@@ -1227,7 +1243,7 @@ cdef class BlockedAUCEngine(PointEngine):
         return self._class_total(True) * self.scale
 
     @property
-    def exact(self):
+    def unit_weights(self):
         """True while every weight is 1: the AUC is then exactly the from-scratch value."""
         return not self.weighted
 
@@ -1306,11 +1322,82 @@ cdef class BlockedAUCEngine(PointEngine):
     @property
     def columns(self):
         """The metrics ``_record`` writes, in the column order of ``slide``'s ``out``."""
-        return ("auc", *self._interval_columns())
+        return ("auc", *self._extra_columns())
 
-    def _interval_columns(self):
-        """The interval's columns, last in ``columns`` while ``record_interval`` holds."""
-        return ("auc_var", "auc_lo", "auc_hi") if self.interval else ()
+    def _extra_columns(self):
+        """The columns of ``_record_extras``, last in ``columns``."""
+        return ((*_THRESHOLD_COLUMNS,) * self.at_threshold
+                + ("pauc",) * (self.box_reader != NULL)
+                + ("auc_var", "auc_lo", "auc_hi") * self.interval)
+
+    def record_threshold(self, double threshold):
+        """Record R hmeasure's metrics of the rule "class 1 when score > ``threshold``"
+        (``_THRESHOLD_COLUMNS``) in ``slide`` too."""
+        self.at_threshold = True
+        self.threshold = threshold
+
+    cdef void _threshold_into(self, double* out) noexcept nogil:
+        """ER, Sens, Spec, Precision, F and Youden at ``threshold`` into out[0..5] (R
+        hmeasure's ``misclassCounts``): nan while a class is absent, Precision and F
+        where R has 0/0."""
+        cdef double fp, tp, total_neg, total_pos, sens, precision
+        cdef int k
+        self._above(self.threshold, &fp, &tp, &total_neg, &total_pos)
+        if not (total_neg > 0.0 and total_pos > 0.0):
+            for k in range(6):
+                out[k] = NAN
+            return
+        sens = tp / total_pos
+        precision = tp / (tp + fp) if tp + fp > 0.0 else NAN
+        out[0] = (fp + (total_pos - tp)) / (total_neg + total_pos)
+        out[1] = sens
+        out[2] = (total_neg - fp) / total_neg
+        out[3] = precision
+        if precision != precision:
+            out[4] = NAN
+        elif precision == 0.0 or sens == 0.0:
+            out[4] = 0.0
+        else:
+            out[4] = 2.0 / (1.0 / precision + 1.0 / sens)
+        out[5] = out[1] + out[2] - 1.0
+
+    def _threshold_values(self, name):
+        cdef double values[6]
+        if not self.at_threshold:
+            raise AttributeError(f"{name!r} is read only after record_threshold")
+        self._threshold_into(values)
+        return values[_THRESHOLD_COLUMNS.index(name)]
+
+    @property
+    def er(self):
+        return self._threshold_values("er")
+
+    @property
+    def sens(self):
+        return self._threshold_values("sens")
+
+    @property
+    def spec(self):
+        return self._threshold_values("spec")
+
+    @property
+    def precision(self):
+        return self._threshold_values("precision")
+
+    @property
+    def f(self):
+        return self._threshold_values("f")
+
+    @property
+    def youden(self):
+        return self._threshold_values("youden")
+
+    @property
+    def pauc(self):
+        """The partial area of ``_tree_partial.record_box``."""
+        if self.box_reader == NULL:
+            raise AttributeError("'pauc' is read only after record_box")
+        return self.box_reader(self)
 
     def placement_squares(self):
         """Unit mode: the exact sums of squared placement numerators (class 1, class 0)."""
@@ -1365,21 +1452,27 @@ cdef class BlockedAUCEngine(PointEngine):
         return keys[::-1].copy(), weight_neg[::-1].copy(), weight_pos[::-1].copy()
 
     def weights_above(self, double threshold):
-        """Class weights of the scores strictly above ``threshold``, and the class totals.
-
-        ``(above_neg, above_pos, total_neg, total_pos)``: what R hmeasure
-        predicts as class 1 at a threshold (``s > threshold``).  The class
-        weights of the blocks before the threshold's block (a walk up the
-        segment tree) and of its keys up to the threshold are subtracted from
-        the totals.  O(log n + BLOCK).
-        """
-        cdef double below_neg, below_pos, total_neg, total_pos
-        cdef int32_t position, block, index
+        """Class weights of the scores strictly above ``threshold``, and the class totals:
+        ``(above_neg, above_pos, total_neg, total_pos)`` (``_above``)."""
+        cdef double above_neg, above_pos, total_neg, total_pos
         self._check_idle()
+        self._above(threshold, &above_neg, &above_pos, &total_neg, &total_pos)
+        return above_neg, above_pos, total_neg, total_pos
+
+    cdef void _above(self, double threshold, double* above_neg, double* above_pos,
+                     double* total_neg, double* total_pos) noexcept nogil:
+        """Class weights of the scores strictly above ``threshold`` and the class totals:
+        what R hmeasure predicts as class 1 at a threshold (``s > threshold``).  The class
+        weights of the blocks before the threshold's block (a walk up the segment tree)
+        and of its keys up to the threshold are subtracted from the totals.
+        O(log n + BLOCK)."""
+        cdef double below_neg, below_pos
+        cdef int32_t position, block, index
         if self.n_blocks == 0:
-            return 0.0, 0.0, 0.0, 0.0
-        total_neg = self._class_total(False)
-        total_pos = self._class_total(True)
+            above_neg[0] = above_pos[0] = total_neg[0] = total_pos[0] = 0.0
+            return
+        total_neg[0] = self._class_total(False)
+        total_pos[0] = self._class_total(True)
         position = self._locate(threshold)
         block = self.order[position]
         self._prefix(position, &below_neg, &below_pos)
@@ -1388,8 +1481,8 @@ cdef class BlockedAUCEngine(PointEngine):
                 break
             below_neg += self._held(block * BLOCK + index, False)
             below_pos += self._held(block * BLOCK + index, True)
-        return (max(total_neg - below_neg, 0.0), max(total_pos - below_pos, 0.0),
-                total_neg, total_pos)
+        above_neg[0] = max(total_neg[0] - below_neg, 0.0)
+        above_pos[0] = max(total_pos[0] - below_pos, 0.0)
 
     def fixed_level(self, bint spec_at_sens, double level):
         """R hmeasure's ``Spec.Sens`` (``spec_at_sens``) or ``Sens.Spec`` at ``level``.
@@ -1629,16 +1722,21 @@ cdef class BlockedAUCEngine(PointEngine):
                                    self.twice_u_compensation, self.inverse_scale,
                                    self.placements, self.placement_squares(),
                                    (self.interval, self.quantile_low, self.quantile_high,
-                                    self.newest_decay)))
+                                    self.newest_decay),
+                                   (self.at_threshold, self.threshold), self.box))
 
 
 # The layout of the pickles ``__reduce__`` writes.
 _FORMAT = 1
 
+# R hmeasure's metrics at a threshold, in the order ``_threshold_into`` writes them.
+_THRESHOLD_COLUMNS = ("er", "sens", "spec", "precision", "f", "youden")
+
 
 def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, leaves,
                      block_limit, n_points, weighted, twice_u, compensation, inverse_scale,
-                     placements, placement_squares, interval, engine_type=BlockedAUCEngine):
+                     placements, placement_squares, interval, threshold, box,
+                     engine_type=BlockedAUCEngine):
     # ``engine_type``: a subclass rebuilding its base state first (it recomputes its own).
     cdef BlockedAUCEngine engine = engine_type.__new__(engine_type)
     if format_version != _FORMAT:
@@ -1665,7 +1763,12 @@ def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, 
     engine.twice_u_compensation = compensation
     engine.inverse_scale = inverse_scale
     engine.interval, engine.quantile_low, engine.quantile_high, engine.newest_decay = interval
+    engine.at_threshold, engine.threshold = threshold
     engine._bind()
+    if box is not None:
+        # (At run time: the partial areas' module builds on this one.)
+        from hmeasure_stream._engines._tree_partial import record_box
+        record_box(engine, *box)
     return engine
 
 

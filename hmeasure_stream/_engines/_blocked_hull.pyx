@@ -183,9 +183,9 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         self.report_cost = NAN
         self.epsilon = 0.0
 
-    def __init__(self, double alpha=2.0, double beta=2.0, Py_ssize_t capacity=16, seed=None,
+    def __init__(self, double alpha=2.0, double beta=2.0, Py_ssize_t capacity=16,
                  int block_limit=BLOCK):
-        BlockedAUCEngine.__init__(self, capacity, seed, block_limit)
+        BlockedAUCEngine.__init__(self, capacity, block_limit)
         self.alpha = alpha
         self.beta = beta
         self.integer_order = integer_order_of(alpha, beta)
@@ -573,8 +573,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
 
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
         """AUC, H and AUCH of the current points into ``out[row]`` (then KS, MER, MWL while
-        ``record_report`` holds, then DeLong's variance and interval while
-        ``record_interval`` holds)."""
+        ``record_report`` holds), then what ``_record_extras`` records."""
         cdef double ks, mer, mwl
         cdef Py_ssize_t column = 3
         out[row, 0] = self._auc()
@@ -586,14 +585,13 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
             out[row, 4] = mer
             out[row, 5] = mwl
             column = 6
-        if self.interval:
-            self._interval_into(out[row, 0], &out[row, column])
+        self._record_extras(out, row, column)
 
     @property
     def columns(self):
         """The metrics ``_record`` writes, in the column order of ``slide``'s ``out``."""
         report = ("ks", "mer", "mwl") if self.report_cost == self.report_cost else ()
-        return ("auc", "h", "auch", *report, *self._interval_columns())
+        return ("auc", "h", "auch", *report, *self._extra_columns())
 
     @property
     def h(self):
@@ -703,7 +701,7 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
         one point per (score, class) with the total weight there, the others with weight
         0 (the same counts), through one batch."""
         cdef BlockedHullEngine lower = BlockedHullEngine(
-            self.alpha, self.beta, max(self.n_points, 1), None, self.block_limit)
+            self.alpha, self.beta, max(self.n_points, 1), self.block_limit)
         keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
         is_pos = np.concatenate((np.ones(int(count_neg.sum()), dtype=np.uint8),
                                  np.zeros(int(count_pos.sum()), dtype=np.uint8)))

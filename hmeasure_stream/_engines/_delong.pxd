@@ -1,6 +1,6 @@
 # DeLong's variance of the AUC maintained under insertion and deletion: the
-# rules every engine keeping its points sorted by score shares (the score treap's
-# ``AUCEngine`` and the blocked ``BlockedAUCEngine``).  The placement numerators
+# rules of the blocked engine (``BlockedAUCEngine``), kept apart from its
+# bookkeeping of blocks and nodes.  The placement numerators
 # are, for a class 1 point, a = 2 (class 0 weight below it) + (class 0 weight at
 # its score) and, for a class 0 point, b = 2 (class 1 weight above it) + (class 1
 # weight at its score); the variance needs 2U = sum u a = sum v b and the sums of

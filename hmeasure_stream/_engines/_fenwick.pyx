@@ -3,7 +3,7 @@
 When every score of a stream is known in advance, its dense ranks replace
 the scores and the class counts below a score are a prefix sum: one flat
 int32 array of (class 0, class 1) pairs whose upper levels stay in cache,
-instead of a descent of the score treap.  ``pairs`` gives the increment of
+instead of a search of the sorted blocks.  ``pairs`` gives the increment of
 2U (twice the Mann-Whitney statistic) of Tatti's Props 1-2 ("Maintaining AUC
 and H-measure over time", Sec. 4) for a point at a rank.  Counts are int32:
 the caller sends fewer than 2^31 points.
@@ -11,7 +11,8 @@ the caller sends fewer than 2^31 points.
 
 import numpy as np
 
-from libc.stdint cimport int32_t, int64_t
+from libc.math cimport NAN
+from libc.stdint cimport int32_t, int64_t, uint8_t
 
 
 cdef class RankCounts:
@@ -73,3 +74,34 @@ cdef class RankCounts:
     def add(self, Py_ssize_t rank, bint is_pos, int32_t change=1):
         """Count a point in or out (for tests)."""
         self.update(rank, is_pos, change)
+
+
+def sliding_auc_ranked(const uint8_t[::1] is_pos, const int64_t[::1] ranks,
+                       Py_ssize_t n_ranks, Py_ssize_t window, double[::1] auc_out):
+    """The AUC of every window with unit weights when the whole stream is known.
+
+    The scores are replaced by their dense ranks 0 .. n_ranks - 1 over the
+    whole array and the window's class counts are kept in a Fenwick tree
+    (``RankCounts``) instead of a search structure: same Props 1-2 increments of
+    2U (an exact integer), but one flat array of 8 bytes per distinct score
+    whose upper levels stay in cache, so a step costs about the same for a
+    window of 10^3 as of 10^6 points, where a search tree pays a memory latency
+    for each of its ~2 ln w levels.  ``window`` <= 0 means every prefix.
+    """
+    cdef Py_ssize_t n = ranks.shape[0], index, leaving
+    cdef int64_t twice_u = 0
+    cdef RankCounts counts = RankCounts(n_ranks)
+    with nogil:
+        for index in range(n):
+            # The point leaving the window goes first, then point ``index`` arrives.
+            if 0 < window <= index:
+                leaving = index - window
+                counts.update(ranks[leaving], is_pos[leaving], -1)
+                twice_u -= counts.pairs(ranks[leaving], is_pos[leaving])
+            twice_u += counts.pairs(ranks[index], is_pos[index])
+            counts.update(ranks[index], is_pos[index], 1)
+            if counts.n_neg > 0 and counts.n_pos > 0:
+                auc_out[index] = <double>twice_u / (2.0 * <double>counts.n_neg
+                                                    * <double>counts.n_pos)
+            else:
+                auc_out[index] = NAN

@@ -12,7 +12,7 @@ windows and decay (``Forgetting``: points leave, weights decay by powers of
 two), weights stored in the structure's own units (a power of two fixed by
 the first positive weight) and the rule for an emptied structure.
 
-A subclass keeps the points (a score treap, sorted blocks, ...) and fills
+A subclass keeps the points (sorted blocks, a score treap, bins) and fills
 in the hooks declared in ``_protocol.pxd``: ``_update`` (one point in or
 out), ``_reserve``, ``_held_points``, ``_stores_weights``, ``_count_at``,
 ``_emptied``, ``_scale_weights``, ``_record`` and ``_read``.

@@ -12,18 +12,9 @@ cdef struct NodeSums:
     # cache line): a search reads the score of each node it passes and the
     # aggregates of a child, which is the next node half the time.
     double key
-    double subtree_neg      # class weights of the subtree, recomputed from children
+    double subtree_neg      # class counts of the subtree (exact integers)
     double subtree_pos
-    double subtree_pairs    # 2U of the subtree (see pull); exact in unit mode
-
-
-cdef struct NodeWeights:
-    # Weighted mode: the class weights at a node's score with their Neumaier
-    # compensations, one 32-byte record.
-    double neg
-    double pos
-    double neg_comp
-    double pos_comp
+    double subtree_pairs    # 2U of the subtree (see pull), exact
 
 
 cdef inline int32_t slot_count(const Slot* slots, bint is_pos, int32_t slot) noexcept nogil:
@@ -32,7 +23,7 @@ cdef inline int32_t slot_count(const Slot* slots, bint is_pos, int32_t slot) noe
 
 
 cdef inline double subtree_weight(const NodeSums* sums, bint is_pos, int32_t slot) noexcept nogil:
-    """One class's weight in a node's subtree (its point count with unit weights)."""
+    """One class's points in a node's subtree."""
     return sums[slot].subtree_pos if is_pos else sums[slot].subtree_neg
 
 
@@ -41,41 +32,19 @@ cdef class ScoreTreap(SlotPool):
     # The class counts at a node's score are in the pool's ``Slot`` record,
     # beside its links (``slots[node].count_neg``, ``.count_pos``).
     cdef public object sums_buffer      # (capacity, 4) float64: ``NodeSums``
-    # Weighted mode only (None with unit weights, where a node's weight is its
-    # point count): (capacity, 4) float64, ``NodeWeights``.
-    cdef public object weights_buffer
-    # With ``placements`` (DeLong's variance), weighted mode only: each class's
-    # sum of weight times squared placement numerator within the subtree (see
-    # _subtree_squares), side by side (class 1, class 0) so that a node's two
-    # share a cache line.  (In unit mode the variance needs only the subtree
-    # pair weight ``subtree_pairs``, kept in both modes.)
-    cdef public object squares_buffer
 
     cdef NodeSums* sums
-    cdef NodeWeights* weights
-    cdef double* squares        # weighted mode with placements: [2 node], [2 node + 1]
 
     cdef readonly int32_t root
     cdef readonly int64_t n_points
-    cdef readonly bint weighted
-    cdef readonly bint placements
-    # Unit mode with placements, set by every descent: 2U of the points above
-    # the key searched (among themselves).
-    cdef int64_t pairs_above
 
     cdef int32_t* path
-    cdef int64_t* path_below    # unit mode with placements: class 0 count below the key
-    cdef int64_t* path_above    # ... and class 1 count above it, on reaching path[d]
     cdef int32_t path_capacity
 
-    cdef int make_weighted(self) except -1
-    cdef int make_unit(self) except -1
-    cdef int track_placements(self) except -1
     cdef int _grow_path(self) except -1 nogil
     cdef int32_t _new_node(self, double key) noexcept nogil
     cdef double node_neg(self, int32_t node) noexcept nogil
     cdef double node_pos(self, int32_t node) noexcept nogil
-    cdef void _add_weight(self, int32_t node, bint is_pos, double weight) noexcept nogil
     cdef void pull(self, int32_t node) noexcept nogil
     cdef void aggregate(self, int32_t node, double* total_neg, double* total_pos,
                         double* pairs) noexcept nogil
@@ -85,9 +54,6 @@ cdef class ScoreTreap(SlotPool):
                     int32_t* out_left, int32_t* out_right) noexcept nogil
     cdef int32_t _descend(self, double key, int32_t* depth, double* below_neg,
                           double* above_pos, double* at_neg, double* at_pos) except -2 nogil
-    cdef int32_t _descend_pairs(self, double key, int32_t* depth, double* below_neg,
-                                double* above_pos, double* at_neg,
-                                double* at_pos) except -2 nogil
     cdef void _replace_child(self, int32_t depth, double key, int32_t node) noexcept nogil
     cdef int add(self, double key, bint is_pos, double weight,
                  double* below_neg, double* above_pos,

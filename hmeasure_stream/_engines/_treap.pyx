@@ -1,33 +1,14 @@
-"""Array-backed treap over distinct scores with per-class weights.
+"""Array-backed treap over distinct scores with per-class point counts.
 
-Tatti, "Maintaining AUC and H-measure over time", Sec. 4.  Private engine of
-the dynamic structures.  One node per distinct score; each node stores the
-class 0 / class 1 point counts at its score and the subtree sums of the class
-weights, recomputed from the children whenever a node changes (never
-accumulated, so they do not drift).  ``lcount`` is Alg. 2 of the paper.
+Tatti, "Maintaining AUC and H-measure over time", Sec. 4.  ApproxAUC's own
+structure (``_auc``, ``_approx_auc``).  One node per distinct score; each
+node stores the class 0 / class 1 point counts at its score and the subtree
+sums of the class counts and of the pairs (``subtree_pairs``: twice the
+Mann-Whitney statistic of the subtree), all integers, kept by exact
+increments along the search path.  ``lcount`` is Alg. 2 of the paper.
 Nodes live in a slot pool (``_pool``), a free list and record buffers
 grouped by what a descent reads together: the links and counts (``Slot``),
-the score and subtree aggregates (``NodeSums``), and in weighted mode the
-class weights (``NodeWeights``).
-
-Every node also keeps the subtree pair weight ``subtree_pairs`` (twice the
-Mann-Whitney statistic of the subtree), from which the partial areas of any
-range of scores are summed without visiting the points in it
-(``_tree_partial``).
-
-With unit weights a node's class weight is its point count and nothing else
-is stored (48 bytes a node); the subtree sums, integers, are kept by exact
-increments along the search path.  The first other weight switches the tree
-to weighted mode (``make_weighted``): class weights kept with Neumaier
-compensation, so repeated additions and removals at one score do not drift,
-and every aggregate a sum of non-negative terms recomputed from the children
-(80 bytes a node).  An emptied tree returns to unit mode.
-
-With ``placements`` (``track_placements``: what DeLong's variance needs) the
-descent in unit mode also combines the subtree pair weights into 2U of the
-points above the key searched (nothing more is stored), and in weighted mode
-every node also keeps its subtree's two sums of squared placement numerators
-(``_subtree_squares``, 96 bytes a node).
+the score and subtree aggregates (``NodeSums``), 48 bytes a node.
 
 Mutating methods assume the caller reserved a free slot (``reserve``) while
 holding the GIL, so they can run without it.
@@ -37,19 +18,12 @@ import numpy as np
 
 from libc.math cimport NAN
 from libc.stdlib cimport realloc, free
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, uint64_t
 
-from hmeasure_stream._engines._numeric cimport compensated_add
 from hmeasure_stream._engines._pool cimport Slot, SlotPool, pool_priority
-from hmeasure_stream._engines._protocol cimport (
-    DONE,
-    NOT_PRESENT,
-    WEIGHT_EXCEEDS,
-    removal_exceeds,
-    removal_leaves_weight,
-)
+from hmeasure_stream._engines._protocol cimport DONE, NOT_PRESENT, WEIGHT_EXCEEDS
 
-from hmeasure_stream._engines._pool import grown_buffer, normalized_seed
+from hmeasure_stream._engines._pool import normalized_seed
 
 cdef int32_t _INITIAL_PATH = 64
 
@@ -85,70 +59,12 @@ cdef inline void _subtree_sums(ScoreTreap self, int32_t node, double* total_neg,
     pairs[0] = subtree_pairs
 
 
-cdef inline void _subtree_squares(ScoreTreap self, int32_t node, double* total_neg,
-                                  double* total_pos, double* pairs, double* square_pos,
-                                  double* square_neg) noexcept nogil:
-    """Weighted mode with placements: ``_subtree_sums`` and the subtree's sums of squared
-    placements, from one set of reads (fixed order; ``pull`` stores, ``_check`` compares).
-
-    Within a subtree, a class 1 point of weight u at score x has the placement
-    numerator a = 2 W0[< x] + W0[= x] (class 0 weight of the subtree), a class 0
-    point of weight v at y has b = 2 W1[> y] + W1[= y]; ``square_pos`` is
-    sum u a^2, ``square_neg`` sum v b^2, and sum u a = sum v b = pairs.  Every
-    class 0 point of L and of the node lies below the right subtree R, so the
-    numerators of R's class 1 points grow by k = 2 (W0(L) + W0(node)) in the
-    parent: sum u (a + k)^2 = square_pos(R) + k (2 pairs(R) + k W1(R)).
-    Likewise for L's class 0 points with the class 1 weight of the node and R.
-    Sums of non-negative terms: nothing cancels.
-    """
-    cdef int32_t left_child = self.slots[node].left, right_child = self.slots[node].right
-    cdef double at_neg = self.node_neg(node), at_pos = self.node_pos(node)
-    cdef double left_neg = 0.0, left_pos = 0.0, right_neg = 0.0, right_pos = 0.0
-    cdef double left_pairs = 0.0, right_pairs = 0.0, shift, own
-    if left_child >= 0:
-        left_neg = self.sums[left_child].subtree_neg
-        left_pos = self.sums[left_child].subtree_pos
-        left_pairs = self.sums[left_child].subtree_pairs
-    if right_child >= 0:
-        right_neg = self.sums[right_child].subtree_neg
-        right_pos = self.sums[right_child].subtree_pos
-        right_pairs = self.sums[right_child].subtree_pairs
-    # The same operations, in the same order, as _subtree_sums.
-    total_neg[0] = at_neg
-    total_pos[0] = at_pos
-    if left_child >= 0:
-        total_neg[0] = left_neg + total_neg[0]
-        total_pos[0] = left_pos + total_pos[0]
-    if right_child >= 0:
-        total_neg[0] = total_neg[0] + right_neg
-        total_pos[0] = total_pos[0] + right_pos
-    pairs[0] = 2.0 * left_neg * (at_pos + right_pos) + at_neg * (at_pos + 2.0 * right_pos)
-    if left_child >= 0:
-        pairs[0] = left_pairs + pairs[0]
-    if right_child >= 0:
-        pairs[0] = pairs[0] + right_pairs
-    own = 2.0 * left_neg + at_neg
-    square_pos[0] = at_pos * own * own
-    own = 2.0 * right_pos + at_pos
-    square_neg[0] = at_neg * own * own
-    if left_child >= 0:
-        square_pos[0] = self.squares[2 * left_child] + square_pos[0]
-        shift = 2.0 * (at_pos + right_pos)
-        square_neg[0] = (self.squares[2 * left_child + 1]
-                         + shift * (2.0 * left_pairs + shift * left_neg) + square_neg[0])
-    if right_child >= 0:
-        shift = 2.0 * (left_neg + at_neg)
-        square_pos[0] = (square_pos[0] + self.squares[2 * right_child]
-                         + shift * (2.0 * right_pairs + shift * right_pos))
-        square_neg[0] = square_neg[0] + self.squares[2 * right_child + 1]
-
-
 cdef void _pull_slot(SlotPool pool, int32_t slot) noexcept nogil:
     (<ScoreTreap>pool).pull(slot)
 
 
 cdef class ScoreTreap(SlotPool):
-    """A treap of distinct scores with class weights; see the module docstring.
+    """A treap of distinct scores with class point counts; see the module docstring.
 
     Parameters
     ----------
@@ -161,87 +77,35 @@ cdef class ScoreTreap(SlotPool):
     def __cinit__(self, Py_ssize_t capacity=16, seed=None):
         self.root = -1
         self.n_points = 0
-        self.weighted = False
-        self.placements = False
-        self.pairs_above = 0
         self.seed = <uint64_t>normalized_seed(seed)
         self.pull_slot = _pull_slot
         self.pool_name = "the score treap"
         self.path = NULL
-        self.path_below = NULL
-        self.path_above = NULL
         self.path_capacity = 0
         self._grow_path()
         self.grow(max(capacity, 1))
 
     def __dealloc__(self):
         free(self.path)
-        free(self.path_below)
-        free(self.path_above)
 
     cdef int _grow_path(self) except -1 nogil:
         cdef int32_t new_capacity = max(2 * self.path_capacity, _INITIAL_PATH)
         cdef int32_t* grown = <int32_t*>realloc(self.path, new_capacity * sizeof(int32_t))
-        cdef int64_t* grown_count
         if grown == NULL:
             with gil:
                 raise MemoryError("cannot grow the treap's path buffer")
         self.path = grown
-        grown_count = <int64_t*>realloc(self.path_below, new_capacity * sizeof(int64_t))
-        if grown_count == NULL:
-            with gil:
-                raise MemoryError("cannot grow the treap's path buffer")
-        self.path_below = grown_count
-        grown_count = <int64_t*>realloc(self.path_above, new_capacity * sizeof(int64_t))
-        if grown_count == NULL:
-            with gil:
-                raise MemoryError("cannot grow the treap's path buffer")
-        self.path_above = grown_count
         self.path_capacity = new_capacity
         return 0
 
     def _fields(self):
         """(attribute, dtype, components) of every buffer in use."""
-        fields = SlotPool._fields(self) + [("sums_buffer", np.float64, 4)]
-        if self.weighted:
-            fields.append(("weights_buffer", np.float64, 4))
-            if self.placements:
-                fields.append(("squares_buffer", np.float64, 2))
-        return fields
+        return SlotPool._fields(self) + [("sums_buffer", np.float64, 4)]
 
     def _bind(self):
         """Point the raw field pointers at the current buffers (NULL when absent)."""
         self._bind_links()
         self.sums = <NodeSums*>_row_pointer(self.sums_buffer)
-        self.weights = <NodeWeights*>_row_pointer(self.weights_buffer)
-        self.squares = _row_pointer(self.squares_buffer)
-
-    cdef int make_weighted(self) except -1:
-        """Switch to weighted mode: O(n) once, before the first non-unit weight."""
-        if self.weighted:
-            return 0
-        self.weights_buffer = grown_buffer(None, (self.capacity, 4), np.float64, 0.0)
-        self.field("weight_neg")[:] = self.field("count_neg")
-        self.field("weight_pos")[:] = self.field("count_pos")
-        if self.placements:
-            self.squares_buffer = grown_buffer(None, (self.capacity, 2), np.float64, 0.0)
-        self.weighted = True
-        self._bind()
-        self._pull_all()
-        return 0
-
-    cdef int track_placements(self) except -1:
-        """Keep the aggregates of DeLong's variance from now on: O(n) once."""
-        if self.placements:
-            return 0
-        self.placements = True
-        if not self.weighted:
-            # Unit mode: the subtree pair weights, always kept, are all it needs.
-            return 0
-        self.squares_buffer = grown_buffer(None, (self.capacity, 2), np.float64, 0.0)
-        self._bind()
-        self._pull_all()
-        return 0
 
     def _pull_all(self):
         """Recompute every aggregate, children before parents (the reversed pre-order)."""
@@ -249,16 +113,6 @@ cdef class ScoreTreap(SlotPool):
         order = self._subtree_slots(self.root)
         for index in range(order.shape[0] - 1, -1, -1):
             self.pull(order[index])
-
-    cdef int make_unit(self) except -1:
-        """Return an empty tree to unit mode, releasing the weighted buffers."""
-        if self.n_points != 0:
-            raise ValueError("only an empty treap can return to unit weights")
-        self.weights_buffer = None
-        self.squares_buffer = None
-        self.weighted = False
-        self._bind()
-        return 0
 
     cdef int32_t _new_node(self, double key) noexcept nogil:
         cdef int32_t node = self.take_slot()
@@ -268,45 +122,15 @@ cdef class ScoreTreap(SlotPool):
         self.sums[node].subtree_neg = 0.0
         self.sums[node].subtree_pos = 0.0
         self.sums[node].subtree_pairs = 0.0
-        if self.weighted:
-            self.weights[node].neg = 0.0
-            self.weights[node].pos = 0.0
-            self.weights[node].neg_comp = 0.0
-            self.weights[node].pos_comp = 0.0
-            if self.placements:
-                self.squares[2 * node] = 0.0
-                self.squares[2 * node + 1] = 0.0
         return node
 
     cdef double node_neg(self, int32_t node) noexcept nogil:
-        """Class 0 weight at ``node``'s score."""
-        if self.weighted:
-            return self.weights[node].neg + self.weights[node].neg_comp
+        """Class 0 points at ``node``'s score."""
         return self.slots[node].count_neg
 
     cdef double node_pos(self, int32_t node) noexcept nogil:
-        """Class 1 weight at ``node``'s score."""
-        if self.weighted:
-            return self.weights[node].pos + self.weights[node].pos_comp
+        """Class 1 points at ``node``'s score."""
         return self.slots[node].count_pos
-
-    cdef void _add_weight(self, int32_t node, bint is_pos, double weight) noexcept nogil:
-        """Weighted mode: add (or, negative, subtract) weight at ``node``, compensated.
-
-        A class whose last point left gets exactly zero weight back.
-        """
-        if is_pos:
-            if self.slots[node].count_pos == 0:
-                self.weights[node].pos = 0.0
-                self.weights[node].pos_comp = 0.0
-            else:
-                compensated_add(&self.weights[node].pos, &self.weights[node].pos_comp, weight)
-        else:
-            if self.slots[node].count_neg == 0:
-                self.weights[node].neg = 0.0
-                self.weights[node].neg_comp = 0.0
-            else:
-                compensated_add(&self.weights[node].neg, &self.weights[node].neg_comp, weight)
 
     cdef void aggregate(self, int32_t node, double* total_neg, double* total_pos,
                         double* pairs) noexcept nogil:
@@ -316,11 +140,6 @@ cdef class ScoreTreap(SlotPool):
     cdef void pull(self, int32_t node) noexcept nogil:
         """Store the subtree aggregates of ``node`` recomputed from its children."""
         cdef double total_neg, total_pos, pairs
-        if self.weighted and self.placements:
-            _subtree_squares(self, node, &self.sums[node].subtree_neg, &self.sums[node].subtree_pos,
-                             &self.sums[node].subtree_pairs, &self.squares[2 * node],
-                             &self.squares[2 * node + 1])
-            return
         _subtree_sums(self, node, &total_neg, &total_pos, &pairs)
         self.sums[node].subtree_neg = total_neg
         self.sums[node].subtree_pos = total_pos
@@ -392,8 +211,6 @@ cdef class ScoreTreap(SlotPool):
         """
         cdef int32_t node = self.root, child, ancestors = 0
         cdef double total_below_neg = 0.0, total_above_pos = 0.0
-        if self.placements and not self.weighted:
-            return self._descend_pairs(key, depth, below_neg, above_pos, at_neg, at_pos)
         while node >= 0 and self.sums[node].key != key:
             if ancestors == self.path_capacity:
                 self._grow_path()
@@ -425,68 +242,6 @@ cdef class ScoreTreap(SlotPool):
         depth[0] = ancestors
         below_neg[0] = total_below_neg
         above_pos[0] = total_above_pos
-        return node
-
-    cdef int32_t _descend_pairs(self, double key, int32_t* depth, double* below_neg,
-                                double* above_pos, double* at_neg,
-                                double* at_pos) except -2 nogil:
-        """``_descend`` in unit mode with placements, in exact integers.
-
-        Also records, for each ancestor, the class 0 count below ``key`` and
-        the class 1 count above it found before reaching it (``path_below``,
-        ``path_above``: the rest lies in its subtree), and sets
-        ``pairs_above`` to 2U of the points with scores above ``key``: the
-        pieces node + R passed on the way down, each lower than those before
-        it; joining a piece adds its own pairs and 2 (its class 0) x (the
-        class 1 above it).  (2U of the points below follows from the whole
-        2U, ``AUCEngine._track_squares``: only one of them is summed here.)
-        """
-        cdef int32_t node = self.root, child, ancestors = 0
-        cdef int64_t below = 0, above = 0, pairs_above = 0
-        cdef int64_t node_neg, node_pos, child_neg, child_pos, child_pairs
-        while node >= 0 and self.sums[node].key != key:
-            if ancestors == self.path_capacity:
-                self._grow_path()
-            self.path[ancestors] = node
-            self.path_below[ancestors] = below
-            self.path_above[ancestors] = above
-            ancestors += 1
-            node_neg = self.slots[node].count_neg
-            if key < self.sums[node].key:
-                node_pos = self.slots[node].count_pos
-                child = self.slots[node].right
-                child_neg = child_pos = child_pairs = 0
-                if child >= 0:
-                    child_neg = <int64_t>self.sums[child].subtree_neg
-                    child_pos = <int64_t>self.sums[child].subtree_pos
-                    child_pairs = <int64_t>self.sums[child].subtree_pairs
-                pairs_above += (child_pairs + node_neg * (2 * child_pos + node_pos)
-                                + 2 * (node_neg + child_neg) * above)
-                above += node_pos + child_pos
-                node = self.slots[node].left
-            else:
-                child = self.slots[node].left
-                below += node_neg
-                if child >= 0:
-                    below += <int64_t>self.sums[child].subtree_neg
-                node = self.slots[node].right
-        at_neg[0] = 0.0
-        at_pos[0] = 0.0
-        if node >= 0:
-            child = self.slots[node].left
-            if child >= 0:
-                below += <int64_t>self.sums[child].subtree_neg
-            child = self.slots[node].right
-            if child >= 0:
-                pairs_above += (<int64_t>self.sums[child].subtree_pairs
-                                + 2 * <int64_t>self.sums[child].subtree_neg * above)
-                above += <int64_t>self.sums[child].subtree_pos
-            at_neg[0] = self.slots[node].count_neg
-            at_pos[0] = self.slots[node].count_pos
-        depth[0] = ancestors
-        below_neg[0] = <double>below
-        above_pos[0] = <double>above
-        self.pairs_above = pairs_above
         return node
 
     cdef void _replace_child(self, int32_t depth, double key, int32_t node) noexcept nogil:
@@ -521,8 +276,6 @@ cdef class ScoreTreap(SlotPool):
             self.slots[node].count_pos += 1
         else:
             self.slots[node].count_neg += 1
-        if self.weighted:
-            self._add_weight(node, is_pos, weight)
         if is_new:
             # The new node goes where the search path first meets a lower
             # priority, taking the subtree there split around its score.
@@ -546,38 +299,19 @@ cdef class ScoreTreap(SlotPool):
         """Remove one point; report the class weights around its score before the change.
 
         Returns DONE, NOT_PRESENT if there is no point of that class at
-        ``key``, or WEIGHT_EXCEEDS if ``weight`` is not what the points there
-        can give: in unit mode anything but 1; in weighted mode more than their
-        weight (``removal_exceeds``).  Nothing changes unless DONE is returned.
-
-        Point counts and weights stay in step: the last point of its class
-        at ``key`` leaves only with its whole weight; removing less takes the
-        weight and leaves the point there with the rest.
+        ``key``, or WEIGHT_EXCEEDS for a weight other than 1.  Nothing changes
+        unless DONE is returned.
         """
         cdef int32_t depth
         cdef int32_t node = self._descend(key, &depth, below_neg, above_pos, at_neg, at_pos)
-        cdef int32_t count
-        cdef double remaining
-        cdef bint leaves
-        if node < 0:
+        if node < 0 or slot_count(self.slots, is_pos, node) == 0:
             return NOT_PRESENT
-        count = slot_count(self.slots, is_pos, node)
-        if count == 0:
-            return NOT_PRESENT
-        remaining = at_pos[0] if is_pos else at_neg[0]
-        if not self.weighted:
-            if weight != 1.0:
-                return WEIGHT_EXCEEDS
-        elif removal_exceeds(weight, remaining):
+        if weight != 1.0:
             return WEIGHT_EXCEEDS
-        leaves = count > 1 or not self.weighted or not removal_leaves_weight(weight, remaining)
-        if leaves:
-            if is_pos:
-                self.slots[node].count_pos -= 1
-            else:
-                self.slots[node].count_neg -= 1
-        if self.weighted:
-            self._add_weight(node, is_pos, -min(weight, remaining))
+        if is_pos:
+            self.slots[node].count_pos -= 1
+        else:
+            self.slots[node].count_neg -= 1
         if self.slots[node].count_neg + self.slots[node].count_pos == 0:
             self._replace_child(depth, key,
                                 self.join(self.slots[node].left, self.slots[node].right))
@@ -586,12 +320,11 @@ cdef class ScoreTreap(SlotPool):
             self.pull(node)
         self._update_ancestors(depth, key, is_pos, -1.0, below_neg[0], above_pos[0],
                                at_neg[0], at_pos[0])
-        if leaves:
-            self.n_points -= 1
+        self.n_points -= 1
         return DONE
 
     cdef double class_total(self, bint is_pos) noexcept nogil:
-        """Total weight of one class."""
+        """Points of one class."""
         if self.root < 0:
             return 0.0
         return subtree_weight(self.sums, is_pos, self.root)
@@ -601,40 +334,20 @@ cdef class ScoreTreap(SlotPool):
                                 double at_pos) noexcept nogil:
         """Bring the aggregates of ``path[:depth]`` up to date after a change below them.
 
-        With unit weights the subtree sums are exact integers, so one point
-        more or less at ``key`` is an exact increment of each ancestor: its
-        class sum by ``change`` and its pair weight by ``change`` times the
-        pairs the point makes inside the ancestor's subtree (Props 1-2 of
-        Tatti within the subtree): for class 1, 2 (class 0 below ``key`` in
-        it) + (class 0 at ``key``); for class 0: 2 (class 1 above ``key`` in
-        it) + (class 1 at ``key``).  ``below_neg``, ``above_pos`` (over the
+        The subtree sums are exact integers, so one point more or less at
+        ``key`` is an exact increment of each ancestor: its class sum by
+        ``change`` and its pair weight by ``change`` times the pairs the
+        point makes inside the ancestor's subtree (Props 1-2 of Tatti within
+        the subtree): for class 1, 2 (class 0 below ``key`` in it) + (class 0
+        at ``key``); for class 0: 2 (class 1 above ``key`` in it) + (class 1
+        at ``key``).  ``below_neg``, ``above_pos`` (over the
         whole tree, from ``_descend``, before the change) minus what lies
-        outside the subtree: with placements the descent recorded it for
-        each ancestor (``_descend_pairs``: ``path_below``, ``path_above``);
-        otherwise it is found on the way down from the root reading only
-        nodes the search read.  With float weights every ancestor is
-        recomputed from its children instead, so no rounding ever accumulates.
+        outside the subtree, found on the way down from the root reading only
+        nodes the search read.
         """
-        cdef double outside = 0.0, pairs
+        cdef double outside = 0.0
         cdef int32_t index, node, child
-        cdef int64_t* before
         cdef double at_other = at_neg if is_pos else at_pos
-        if self.weighted:
-            while depth > 0:
-                depth -= 1
-                self.pull(self.path[depth])
-            return
-        if self.placements:
-            pairs = 2.0 * below_neg + at_other if is_pos else 2.0 * above_pos + at_other
-            before = self.path_below if is_pos else self.path_above
-            for index in range(depth):
-                node = self.path[index]
-                if is_pos:
-                    self.sums[node].subtree_pos += change
-                else:
-                    self.sums[node].subtree_neg += change
-                self.sums[node].subtree_pairs += change * (pairs - 2.0 * <double>before[index])
-            return
         for index in range(depth):
             node = self.path[index]
             if is_pos:
@@ -683,9 +396,6 @@ cdef class ScoreTreap(SlotPool):
     def node_weights(self, slots):
         """Class weights at the given slots."""
         slots = np.asarray(slots, dtype=np.int64)
-        if self.weighted:
-            return (self.field("weight_neg")[slots] + self.field("weight_neg_comp")[slots],
-                    self.field("weight_pos")[slots] + self.field("weight_pos_comp")[slots])
         return (self.field("count_neg")[slots].astype(np.float64),
                 self.field("count_pos")[slots].astype(np.float64))
 
@@ -724,7 +434,7 @@ cdef class ScoreTreap(SlotPool):
         """Verify every invariant in O(n); raise AssertionError on the first violation."""
         cdef int32_t child
         order = self._in_order()
-        keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
+        keys, _, _, count_neg, count_pos = self.items()
         if keys.size and not np.all(keys[1:] > keys[:-1]):  # (no overflow at +-1e308)
             raise AssertionError("in-order scores are not strictly increasing")
         if not np.all(np.isfinite(keys)):
@@ -736,13 +446,6 @@ cdef class ScoreTreap(SlotPool):
             raise AssertionError("a node holds no point")
         if int(counts.sum()) != self.n_points:
             raise AssertionError(f"points {int(counts.sum())} != n_points {self.n_points}")
-        for weights, point_counts in ((weight_neg, count_neg), (weight_pos, count_pos)):
-            if np.any(weights < 0) or np.any(weights[point_counts == 0] != 0):
-                raise AssertionError("a class weight is negative or left behind by its points")
-        if self.weighted != (self.weights_buffer is not None):
-            raise AssertionError("weighted flag and buffers disagree")
-        if (self.placements and self.weighted) != (self.squares_buffer is not None):
-            raise AssertionError("placements flag and buffers disagree")
         for node in order:
             for child in (self.slots[node].left, self.slots[node].right):
                 if child >= 0 and pool_priority(self, child) > pool_priority(self, node):
@@ -755,7 +458,7 @@ cdef class ScoreTreap(SlotPool):
         return True
 
     def _check_aggregates(self, order):
-        cdef double total_neg, total_pos, pairs, square_pos, square_neg
+        cdef double total_neg, total_pos, pairs
         cdef int32_t node
         for node in order:
             self.aggregate(node, &total_neg, &total_pos, &pairs)
@@ -765,18 +468,6 @@ cdef class ScoreTreap(SlotPool):
                 raise AssertionError(f"stale class 1 subtree aggregate at slot {node}")
             if pairs != self.sums[node].subtree_pairs:
                 raise AssertionError(f"stale pair subtree aggregate at slot {node}")
-            if not self.placements:
-                continue
-            if self.weighted:
-                _subtree_squares(self, node, &total_neg, &total_pos, &pairs, &square_pos,
-                                 &square_neg)
-                if (total_neg != self.sums[node].subtree_neg
-                        or total_pos != self.sums[node].subtree_pos
-                        or pairs != self.sums[node].subtree_pairs):
-                    raise AssertionError(f"stale weighted aggregates at slot {node}")
-                if (square_pos != self.squares[2 * node]
-                        or square_neg != self.squares[2 * node + 1]):
-                    raise AssertionError(f"stale squared placements at slot {node}")
 
     def _split_join_check(self, double key):
         """Split the whole tree around ``key`` (absent), verify both parts, join back."""
@@ -809,8 +500,7 @@ cdef class ScoreTreap(SlotPool):
         return np.array(slots, dtype=np.int64)
 
     def __reduce__(self):
-        state = (int(self.seed), self.root, self.n_points, self.weighted, self._pool_state(),
-                 self.placements)
+        state = (int(self.seed), self.root, self.n_points, self._pool_state())
         return (_rebuild_score_treap, state)
 
 
@@ -819,12 +509,11 @@ cdef class ScoreTreap(SlotPool):
 _RECORD_FIELDS = {
     "slots_buffer": ("left", "right", "count_neg", "count_pos"),
     "sums_buffer": ("key", "subtree_neg", "subtree_pos", "subtree_pairs"),
-    "weights_buffer": ("weight_neg", "weight_pos", "weight_neg_comp", "weight_pos_comp"),
 }
 _FIELD_COLUMNS = {name: (buffer, column) for buffer, names in _RECORD_FIELDS.items()
                   for column, name in enumerate(names)}
 assert sizeof(Slot) == 4 * sizeof(int32_t)
-assert sizeof(NodeSums) == sizeof(NodeWeights) == 4 * sizeof(double)
+assert sizeof(NodeSums) == 4 * sizeof(double)
 
 
 cdef double* _row_pointer(buffer):
@@ -836,10 +525,8 @@ cdef double* _row_pointer(buffer):
     return &view[0, 0]
 
 
-def _rebuild_score_treap(seed, root, n_points, weighted, pool_state, placements):
+def _rebuild_score_treap(seed, root, n_points, pool_state):
     cdef ScoreTreap tree = ScoreTreap.__new__(ScoreTreap, 1, seed)
-    tree.weighted = weighted
-    tree.placements = placements
     tree._restore(*pool_state)
     tree.root = root
     tree.n_points = n_points

@@ -1,9 +1,8 @@
-# Declarations of the partial areas read from the score treap: the area of
-# the ROC curve inside a box in O(log n), and the engine of the window
-# metric "pauc".
+# Declarations of the partial areas read from the sorted blocks: the area of
+# the ROC curve inside a box in O(log n + BLOCK), also recorded by a blocked
+# engine for the window metric "pauc" (``record_box``).
 
-from hmeasure_stream._engines._auc cimport AUCEngine
-from hmeasure_stream._engines._treap cimport ScoreTreap
+from hmeasure_stream._engines._blocked cimport BlockedAUCEngine
 
 
 cdef struct BoxParts:
@@ -27,15 +26,9 @@ cdef struct BoxParts:
     double cuts[4][4]
 
 
-cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
+cdef bint box_parts(BlockedAUCEngine blocked, double a, double b, double c, double d,
                     BoxParts* parts) noexcept nogil
-cdef double box_fraction(ScoreTreap tree, double a, double b, double c, double d) noexcept nogil
+cdef double box_fraction(BlockedAUCEngine blocked, double a, double b, double c,
+                         double d) noexcept nogil
 cdef double mcclish(double area, double a, double b, double c, double d,
                     bint has_fpr, bint has_tpr) noexcept nogil
-
-
-cdef class PartialAUCEngine(AUCEngine):
-    cdef readonly double a, b, c, d
-    cdef readonly bint has_fpr, has_tpr, corrected
-
-    cdef double _pauc(self) noexcept nogil

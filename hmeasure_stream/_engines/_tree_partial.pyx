@@ -1,26 +1,25 @@
-"""Partial areas under the ROC curve read from the score treap in O(log n).
+"""Partial areas under the ROC curve read from the sorted blocks in O(log n + BLOCK).
 
 Private engine of ``DynamicAUC.partial_auc`` and of the window metric
-``"pauc"``.  The box is ``_partial.pyx``'s: the region under the curve
-between false positives A and B and true positives C and D, in class
-weights.  The curve runs from the highest score down; the segment of a
-distinct score starts at (u0, t0) = (class 0, class 1 weight above it) and
-ends g0, g1 (its class weights) further.  Along the curve u0, u0 + g0, t0 and
-t0 + g1 never decrease, so each of "the first segment whose u0 reaches A",
-"the first whose u0 + g0 passes B", ... is found by one order-statistic
-descent from the root (``_first_all``: the descents advance in lockstep,
-so their cache misses overlap; those a side at an end of an axis makes
-trivial are skipped), and the segments the from-scratch kernel treats alike
-form runs of consecutive scores between such boundaries:
+``"pauc"`` (``record_box``).  The box is ``_partial.pyx``'s: the region
+under the curve between false positives A and B and true positives C and D,
+in class weights.  The curve runs from the highest score down; the segment
+of a distinct score starts at (u0, t0) = (class 0, class 1 weight above it)
+and ends g0, g1 (its class weights) further.  Along the curve u0, u0 + g0,
+t0 and t0 + g1 never decrease, so each of "the first segment whose u0
+reaches A", "the first whose u0 + g0 passes B", ... is found by one descent
+of the blocked engine's segment tree and a scan of one block
+(``_blocked_first``; those a side at an end of an axis makes trivial are
+skipped), and the segments the from-scratch kernel treats alike form runs
+of consecutive scores between such boundaries:
 
 - the runs wholly inside the box add g0 (t0 + g1 / 2 - C) each: over a run of
   scores with class 1 weight T above it, 2 T (its class 0 weight) + its pair
-  weight (twice its Mann-Whitney statistic).  With unit weights the descents
-  carry the pair weight of the points above them (from ``subtree_pairs``) and
-  the run's is a difference of two of those, in exact integers; with weights
-  it is summed over O(log n) subtrees (``_range``) from the treap's
-  aggregates ``subtree_neg``, ``subtree_pos`` and ``subtree_pairs``, every
-  term >= 0;
+  weight (twice its Mann-Whitney statistic).  With unit weights the searches
+  carry the pair weight of the points above them (from the pair sums the
+  engine keeps after ``track_variance``) and the run's is a difference of two
+  of those, in exact integers; with weights it is summed over O(log n) nodes
+  and two blocks (``_blocked_range``), every term >= 0;
 - the run at or above D adds (D - C) times its class 0 weight;
 - at most four segments cross a side of the box (one per side); their area
   is ``segment_box_area`` of ``_partial.pxd``, as from scratch.
@@ -43,16 +42,14 @@ exact rational arithmetic (``partial._exact_area``) instead.
 from libc.math cimport INFINITY, NAN, fma
 from libc.stdint cimport int32_t, int64_t
 
-from hmeasure_stream._engines._auc cimport AUCEngine
 from hmeasure_stream._engines._blocked cimport BLOCK, BlockedAUCEngine
 
-from hmeasure_stream._engines._numeric cimport compensated_add, prefetch
+from hmeasure_stream._engines._numeric cimport compensated_add
 from hmeasure_stream._engines._partial cimport exact_floor_ceil, segment_box_area
-from hmeasure_stream._engines._treap cimport ScoreTreap
 
 
 cdef struct Found:
-    # A distinct score's segment of the curve, or node -1 for none (then the
+    # A distinct score's segment of the curve (``node`` its slot), or node -1 for none (the
     # point beyond the lowest score: key -inf, u0 and t0 the class totals).
     # ``pairs``: with unit weights, the pair weight of the points above it.
     int32_t node
@@ -65,118 +62,6 @@ cdef struct Aggregate:
     double neg, pos, pairs
 
 
-cdef struct Descent:
-    # One search of ``_first_all`` under way: what it looks for and where it is.
-    bint on_pos, at_end, strict
-    bint skip  # not needed for this box: left as none
-    double threshold
-    int32_t node
-    double above_neg, above_pos, above_pairs
-
-
-cdef inline void _first_step(ScoreTreap tree, Descent* search, Found* out) noexcept nogil:
-    """One level of a search for the first segment whose coordinate passes a threshold."""
-    cdef int32_t node = search.node
-    cdef int32_t child = tree.slots[node].right
-    cdef double u0 = search.above_neg, t0 = search.above_pos, g0, g1, value
-    cdef double pairs = search.above_pairs
-    if child >= 0:
-        u0 = u0 + tree.sums[child].subtree_neg
-        t0 = t0 + tree.sums[child].subtree_pos
-        if not tree.weighted:
-            # The right subtree lies below the points above it: pairs across
-            # are its class 0 times their class 1 (exact integers).
-            pairs = (pairs + tree.sums[child].subtree_pairs
-                     + 2.0 * tree.sums[child].subtree_neg * search.above_pos)
-    g0 = tree.node_neg(node)
-    g1 = tree.node_pos(node)
-    if search.on_pos:
-        value = t0 + g1 if search.at_end else t0
-    else:
-        value = u0 + g0 if search.at_end else u0
-    if value > search.threshold or (not search.strict and value == search.threshold):
-        out.node = node
-        out.u0 = u0
-        out.t0 = t0
-        out.g0 = g0
-        out.g1 = g1
-        out.pairs = pairs
-        search.node = child
-    else:
-        search.above_neg = u0 + g0
-        search.above_pos = t0 + g1
-        search.above_pairs = pairs + g0 * g1 + 2.0 * g0 * t0
-        search.node = tree.slots[node].left
-
-
-cdef inline void _prefetch_step(ScoreTreap tree, int32_t node) noexcept nogil:
-    """Start loading what a search's step at ``node`` reads and the links of its children.
-
-    One line each: the right child's ``NodeSums`` record and both children's
-    ``Slot`` records (links and counts), and in weighted mode the node's
-    ``NodeWeights``.
-    """
-    cdef int32_t child = tree.slots[node].right, other = tree.slots[node].left
-    if child >= 0:
-        prefetch(&tree.sums[child])
-        prefetch(&tree.slots[child])
-    if other >= 0:
-        prefetch(&tree.slots[other])
-    if tree.weighted:
-        prefetch(&tree.weights[node])
-
-
-cdef void _first_all(ScoreTreap tree, Descent* searches, Found* out, int count) noexcept nogil:
-    """For each search, the first segment from the highest score down whose coordinate
-    passes its threshold.
-
-    The coordinate is u (class 0) or, ``on_pos``, t (class 1), at the start
-    of the segment or, ``at_end``, at its end; it passes when > threshold
-    (``strict``) or >= threshold.  It never decreases along the curve, so
-    one descent finds the first: O(depth).  ``out[k].node`` is -1 when none
-    does, or when the search is marked ``skip``.  The descents are
-    independent and advance a level each in turn,
-    so that the memory latencies of their paths overlap instead of adding up.
-    """
-    cdef int k, active = count
-    for k in range(count):
-        out[k].node = -1
-        out[k].key = -INFINITY
-        out[k].u0 = out[k].t0 = out[k].pairs = 0.0
-        if tree.root >= 0:
-            out[k].u0 = tree.sums[tree.root].subtree_neg
-            out[k].t0 = tree.sums[tree.root].subtree_pos
-            out[k].pairs = tree.sums[tree.root].subtree_pairs
-        searches[k].node = -1 if searches[k].skip else tree.root
-        searches[k].above_neg = 0.0
-        searches[k].above_pos = 0.0
-        searches[k].above_pairs = 0.0
-    while active:
-        active = 0
-        # First every search's loads of this level are started (and the links
-        # of both children, one of which is the next node), then the steps,
-        # which branch on them: a level waits for about one load, not two.
-        for k in range(count):
-            if searches[k].node >= 0:
-                _prefetch_step(tree, searches[k].node)
-        for k in range(count):
-            if searches[k].node >= 0:
-                _first_step(tree, &searches[k], &out[k])
-                active += searches[k].node >= 0
-    for k in range(count):  # the keys of the segments found only (one load each)
-        if out[k].node >= 0:
-            out[k].key = tree.sums[out[k].node].key
-
-
-cdef inline void _search(Descent* search, bint on_pos, bint at_end, bint strict,
-                         double threshold, bint skip) noexcept nogil:
-    search.skip = skip
-    search.on_pos = on_pos
-    search.at_end = at_end
-    search.strict = strict
-    search.threshold = threshold
-
-
 cdef inline void _append(Aggregate* run, double neg, double pos, double pairs) noexcept nogil:
     """``run`` followed by a block of higher scores (pairs across: class 0 of ``run``)."""
     run.pairs = run.pairs + pairs + 2.0 * run.neg * pos
@@ -184,97 +69,22 @@ cdef inline void _append(Aggregate* run, double neg, double pos, double pairs) n
     run.pos = run.pos + pos
 
 
-cdef inline void _prepend(Aggregate* run, double neg, double pos, double pairs) noexcept nogil:
-    """A block of lower scores followed by ``run``."""
-    run.pairs = pairs + run.pairs + 2.0 * neg * run.pos
-    run.neg = neg + run.neg
-    run.pos = pos + run.pos
-
-
-cdef void _range(ScoreTreap tree, double low, double high, Aggregate* run) noexcept nogil:
-    """The aggregates of the scores s with low < s <= high, from O(depth) subtrees.
-
-    Below the node where the searches for ``low`` and ``high`` part, the
-    left path adds whole right subtrees and the right path whole left
-    subtrees: every term is >= 0, nothing cancels.
-    """
-    cdef int32_t node = tree.root, top, child
-    cdef double g0, g1
-    run.neg = 0.0
-    run.pos = 0.0
-    run.pairs = 0.0
-    while node >= 0:
-        if tree.sums[node].key <= low:
-            node = tree.slots[node].right
-        elif tree.sums[node].key > high:
-            node = tree.slots[node].left
-        else:
-            break
-    if node < 0:
-        return
-    top = node
-    run.neg = tree.node_neg(top)
-    run.pos = tree.node_pos(top)
-    run.pairs = run.neg * run.pos
-    node = tree.slots[top].left
-    while node >= 0:
-        if tree.sums[node].key > low:
-            child = tree.slots[node].right
-            if child >= 0:
-                _prepend(run, tree.sums[child].subtree_neg, tree.sums[child].subtree_pos,
-                         tree.sums[child].subtree_pairs)
-            g0 = tree.node_neg(node)
-            g1 = tree.node_pos(node)
-            _prepend(run, g0, g1, g0 * g1)
-            node = tree.slots[node].left
-        else:
-            node = tree.slots[node].right
-    node = tree.slots[top].right
-    while node >= 0:
-        if tree.sums[node].key <= high:
-            child = tree.slots[node].left
-            if child >= 0:
-                _append(run, tree.sums[child].subtree_neg, tree.sums[child].subtree_pos,
-                        tree.sums[child].subtree_pairs)
-            g0 = tree.node_neg(node)
-            g1 = tree.node_pos(node)
-            _append(run, g0, g1, g0 * g1)
-            node = tree.slots[node].right
-        else:
-            node = tree.slots[node].left
-
-
-cdef inline void _between(ScoreTreap tree, BlockedAUCEngine blocked, Found* start,
-                          Found* end, Aggregate* run) noexcept nogil:
+cdef inline void _between(BlockedAUCEngine blocked, Found* start, Found* end,
+                          Aggregate* run) noexcept nogil:
     """The aggregates of the run from ``start`` down to just before ``end`` (lower score).
 
     With unit weights from what the descents found, in exact integers: the
     points above ``end`` are the run followed by the points above ``start``,
     so the run's pair weight is the difference of the two pair weights above
     less the pairs across (its class 0 times their class 1).  With weights
-    summed from O(depth) subtrees (``_range``, ``_blocked_range``), every term >= 0.
+    summed from O(log n) nodes and two blocks (``_blocked_range``), every term >= 0.
     """
-    if tree is None:
-        if blocked.weighted:
-            _blocked_range(blocked, end.key, start.key, run)
-            return
-    elif tree.weighted:
-        _range(tree, end.key, start.key, run)
+    if blocked.weighted:
+        _blocked_range(blocked, end.key, start.key, run)
         return
     run.neg = end.u0 - start.u0
     run.pos = end.t0 - start.t0
     run.pairs = end.pairs - start.pairs - 2.0 * run.neg * start.t0
-
-
-cdef inline void _before_all(ScoreTreap tree, Found* start) noexcept nogil:
-    """The start of the curve, before every score: nothing above it (a tree with points)."""
-    start.node = tree.root
-    start.key = INFINITY
-    start.u0 = 0.0
-    start.t0 = 0.0
-    start.g0 = 0.0
-    start.g1 = 0.0
-    start.pairs = 0.0
 
 
 cdef inline Found* _later(Found* first, Found* second) noexcept nogil:
@@ -322,60 +132,10 @@ cdef inline void _box_sides(double a, double b, double c, double d, double total
         exact_floor_ceil(d, total_pos, &sides.floor_d, &sides.ceil_d)
 
 
-cdef bint box_parts(ScoreTreap tree, double a, double b, double c, double d,
-                    BoxParts* parts) noexcept nogil:
-    """The area of the curve in the box [a, b] x [c, d] (rates), split as from scratch.
-
-    Returns False (``parts`` untouched but the totals) when a class has no
-    weight.  Seven descents and two range sums: O(log n).  With unit weights
-    the corners are integers and each side is compared through its floor or
-    ceiling (``exact_floor_ceil``), so the segments are classified exactly, as
-    ``_partial.box_area_counts`` does.
-    """
-    cdef Found found[7]
-    cdef Descent searches[7]
-    cdef BoxSides sides
-    cdef double total_neg = 0.0, total_pos = 0.0
-    cdef bint at_zero_a, at_zero_c, at_total_b, at_total_d
-    if tree.root >= 0:
-        total_neg = tree.sums[tree.root].subtree_neg
-        total_pos = tree.sums[tree.root].subtree_pos
-    parts.total_neg = total_neg
-    parts.total_pos = total_pos
-    if not (total_neg > 0.0 and total_pos > 0.0):
-        return False
-    _box_sides(a, b, c, d, total_neg, total_pos, tree.weighted, &sides)
-    # The searches a side at an end of the axis makes trivial are skipped
-    # (only where that is exact: a side at 0 in both modes, since the sums
-    # are >= 0; a side at the total only with integer counts).  With A = 0
-    # no segment starts before A (no cut), and the first segment at or after
-    # A is the first one, stood for by a start before every score; likewise
-    # C = 0.  With B = the class 0 total (D = the class 1 total) no segment
-    # passes it: none, as the search would find, and nothing is at or above D.
-    at_zero_a = a == 0.0
-    at_zero_c = c == 0.0
-    at_total_b = b == 1.0 and not tree.weighted
-    at_total_d = d == 1.0 and not tree.weighted
-    _search(&searches[0], False, True, True, sides.floor_a, at_zero_a)   # u0 + g0 > A
-    _search(&searches[1], False, False, False, sides.ceil_a, at_zero_a)  # u0 >= A
-    _search(&searches[2], False, True, True, sides.floor_b, at_total_b)  # u0 + g0 > B
-    _search(&searches[3], True, True, True, sides.floor_c, at_zero_c)    # t0 + g1 > C
-    _search(&searches[4], True, False, False, sides.ceil_c, at_zero_c)   # t0 >= C
-    _search(&searches[5], True, True, True, sides.floor_d, at_total_d)   # t0 + g1 > D
-    _search(&searches[6], True, False, False, sides.ceil_d, at_total_d)  # t0 >= D
-    _first_all(tree, searches, found, 7)
-    if at_zero_a:
-        _before_all(tree, &found[1])
-    if at_zero_c:
-        _before_all(tree, &found[4])
-    _combine(found, tree, None, &sides, parts)
-    return True
-
-
-cdef void _combine(Found* found, ScoreTreap tree, BlockedAUCEngine blocked, BoxSides* sides,
+cdef void _combine(Found* found, BlockedAUCEngine blocked, BoxSides* sides,
                    BoxParts* parts) noexcept nogil:
     """The parts of the box of ``sides`` from the seven segments found (``box_parts``'
-    searches, in order), on the treap ``tree`` or the blocks ``blocked`` (the other None)."""
+    searches, in order)."""
     cdef Found cross_a, start_a, cross_b, cross_c, start_c, cross_d, start_d
     cdef Found* start
     cdef Found* end
@@ -415,7 +175,7 @@ cdef void _combine(Found* found, ScoreTreap tree, BlockedAUCEngine blocked, BoxS
     end = &cross_b if cross_b.key >= cross_d.key else &cross_d
     compensated_add(&area, &area_comp, parts.rest)
     if start.node >= 0 and start.key > end.key:
-        _between(tree, blocked, start, end, &inside)
+        _between(blocked, start, end, &inside)
         parts.twice_inside = 2.0 * start.t0 * inside.neg + inside.pairs
         parts.width_inside = inside.neg
         compensated_add(&area, &area_comp, (start.t0 - low_c) * inside.neg)
@@ -423,7 +183,7 @@ cdef void _combine(Found* found, ScoreTreap tree, BlockedAUCEngine blocked, BoxS
     # At or above D: from the latest of start_a, cross_d, start_d to before cross_b.
     start = _later(_later(&start_a, &cross_d), &start_d)
     if start.node >= 0 and start.key > cross_b.key:
-        _between(tree, blocked, start, &cross_b, &above)
+        _between(blocked, start, &cross_b, &above)
         parts.width_above = above.neg
         compensated_add(&area, &area_comp, (high_d - low_c) * above.neg)
     parts.area = area + area_comp
@@ -456,7 +216,7 @@ cdef inline void _segment_at(BlockedAUCEngine blocked, int32_t slot, double u0, 
 
 cdef void _blocked_first(BlockedAUCEngine blocked, bint on_pos, bint at_end, bint strict,
                          double threshold, Found* out) noexcept nogil:
-    """``_first_all``'s search on the blocks: the first segment from the highest score down
+    """One of ``box_parts``' searches: the first segment from the highest score down
     whose coordinate (u or t, at its start or ``at_end``) passes ``threshold``.
 
     A descent of the segment tree from the root, the higher half first, carrying
@@ -562,10 +322,17 @@ cdef void _blocked_range(BlockedAUCEngine blocked, double low, double high,
         _append(run, g0, g1, g0 * g1)
 
 
-cdef bint blocked_box_parts(BlockedAUCEngine blocked, double a, double b, double c, double d,
-                            BoxParts* parts) noexcept nogil:
-    """``box_parts`` on the blocks (their pair sums kept: ``track_variance``): the same
-    seven searches (``_blocked_first``) and the same combination, O(log n + BLOCK)."""
+cdef bint box_parts(BlockedAUCEngine blocked, double a, double b, double c, double d,
+                    BoxParts* parts) noexcept nogil:
+    """The area of the curve in the box [a, b] x [c, d] (rates), split as from scratch.
+
+    The engine keeps its pair sums (``track_variance``).  Returns False
+    (``parts`` untouched but the totals) when a class has no weight.  Seven
+    searches (``_blocked_first``) and two range sums: O(log n + BLOCK).  With
+    unit weights the corners are integers and each side is compared through
+    its floor or ceiling (``exact_floor_ceil``), so the segments are
+    classified exactly, as ``_partial.box_area_counts`` does.
+    """
     cdef Found found[7]
     cdef BoxSides sides
     cdef double total_neg = 0.0, total_pos = 0.0
@@ -577,11 +344,15 @@ cdef bint blocked_box_parts(BlockedAUCEngine blocked, double a, double b, double
     if not (total_neg > 0.0 and total_pos > 0.0):
         return False
     _box_sides(a, b, c, d, total_neg, total_pos, blocked.weighted, &sides)
-    # As ``box_parts``: a side at 0 stands for a start before every score, a side at the
-    # total (integer counts) for no segment passing it.
+    # The searches a side at an end of the axis makes trivial are skipped (only where
+    # that is exact: a side at 0 in both modes, since the sums are >= 0; a side at the
+    # total only with integer counts).  With A = 0 no segment starts before A (no cut),
+    # and the first segment at or after A is the first one, stood for by a start before
+    # every score; likewise C = 0.  With B = the class 0 total (D = the class 1 total)
+    # no segment passes it: none, as the search would find, and nothing is at or above D.
     if a == 0.0:
         _beyond_all(blocked, &found[0])
-        _before_all_blocked(&found[1])
+        _before_all(&found[1])
     else:
         _blocked_first(blocked, False, True, True, sides.floor_a, &found[0])
         _blocked_first(blocked, False, False, False, sides.ceil_a, &found[1])
@@ -591,7 +362,7 @@ cdef bint blocked_box_parts(BlockedAUCEngine blocked, double a, double b, double
         _blocked_first(blocked, False, True, True, sides.floor_b, &found[2])
     if c == 0.0:
         _beyond_all(blocked, &found[3])
-        _before_all_blocked(&found[4])
+        _before_all(&found[4])
     else:
         _blocked_first(blocked, True, True, True, sides.floor_c, &found[3])
         _blocked_first(blocked, True, False, False, sides.ceil_c, &found[4])
@@ -601,18 +372,19 @@ cdef bint blocked_box_parts(BlockedAUCEngine blocked, double a, double b, double
     else:
         _blocked_first(blocked, True, True, True, sides.floor_d, &found[5])
         _blocked_first(blocked, True, False, False, sides.ceil_d, &found[6])
-    _combine(found, None, blocked, &sides, parts)
+    _combine(found, blocked, &sides, parts)
     return True
 
 
-cdef inline void _before_all_blocked(Found* start) noexcept nogil:
+cdef inline void _before_all(Found* start) noexcept nogil:
     """The start of the curve, before every score (an engine with points)."""
     start.node = 0
     start.key = INFINITY
     start.u0 = start.t0 = start.g0 = start.g1 = start.pairs = 0.0
 
 
-cdef double box_fraction(ScoreTreap tree, double a, double b, double c, double d) noexcept nogil:
+cdef double box_fraction(BlockedAUCEngine blocked, double a, double b, double c,
+                         double d) noexcept nogil:
     """The area in the box as a fraction of the unit square; nan when a class is absent.
 
     With unit weights the parts are combined with error-free products and
@@ -622,9 +394,9 @@ cdef double box_fraction(ScoreTreap tree, double a, double b, double c, double d
     """
     cdef BoxParts parts
     cdef double low_c, high_d, product, span, back, span_error, sum_ = 0.0, comp = 0.0
-    if not box_parts(tree, a, b, c, d, &parts):
+    if not box_parts(blocked, a, b, c, d, &parts):
         return NAN
-    if tree.weighted:
+    if blocked.weighted:
         return parts.area / parts.total_neg / parts.total_pos
     low_c = c * parts.total_pos
     high_d = d * parts.total_pos
@@ -658,26 +430,17 @@ cdef double mcclish(double area, double a, double b, double c, double d,
     return 0.5 + excess / twice_room
 
 
-cdef bint _source_parts(object source, double a, double b, double c, double d,
-                        BoxParts* parts, bint* weighted) except -1:
-    """``box_parts`` of a score treap (or a treap engine's), or ``blocked_box_parts`` of a
-    blocked engine, which starts keeping its pair sums first if it did not."""
-    cdef BlockedAUCEngine blocked
-    cdef ScoreTreap tree
-    if isinstance(source, BlockedAUCEngine):
-        blocked = source
-        if not blocked.placements:
-            blocked.track_variance()
-        weighted[0] = blocked.weighted
-        return blocked_box_parts(blocked, a, b, c, d, parts)
-    tree = source.tree if isinstance(source, AUCEngine) else source
-    weighted[0] = tree.weighted
-    return box_parts(tree, a, b, c, d, parts)
+cdef bint _source_parts(BlockedAUCEngine blocked, double a, double b, double c, double d,
+                        BoxParts* parts) except -1:
+    """``box_parts``, the engine keeping its pair sums from now on if it did not."""
+    if not blocked.placements:
+        blocked.track_variance()
+    return box_parts(blocked, a, b, c, d, parts)
 
 
-def box_area_parts(source, double a, double b, double c, double d):
-    """The area of the curve in the box [a, b] x [c, d] (rates), O(log n), from a score
-    treap or a blocked engine (``_source_parts``).
+def box_area_parts(BlockedAUCEngine blocked, double a, double b, double c, double d):
+    """The area of the curve in the box [a, b] x [c, d] (rates), O(log n + BLOCK)
+    (``_source_parts``).
 
     None when a class has no weight.  With unit weights the tuple
     ``(twice_inside, width_inside, width_above, cuts, total_neg, total_pos)``
@@ -687,10 +450,9 @@ def box_area_parts(source, double a, double b, double c, double d):
     """
     cdef BoxParts parts
     cdef int k
-    cdef bint weighted
-    if not _source_parts(source, a, b, c, d, &parts, &weighted):
+    if not _source_parts(blocked, a, b, c, d, &parts):
         return None
-    if weighted:
+    if blocked.weighted:
         return parts.area, parts.total_neg, parts.total_pos
     cuts = [tuple(<int64_t>parts.cuts[k][field] for field in range(4))
             for k in range(parts.n_cuts)]
@@ -699,56 +461,25 @@ def box_area_parts(source, double a, double b, double c, double d):
             <int64_t>parts.total_neg, <int64_t>parts.total_pos)
 
 
-cdef class PartialAUCEngine(AUCEngine):
-    """The score treap following the AUC and one partial AUC: the window metric "pauc".
-
-    ``set_box`` fixes the box (rates) and the McClish correction; ``_record``
-    writes the AUC and the partial AUC (O(log n) each point).
-    """
-
-    def set_box(self, double a, double b, double c, double d, bint has_fpr, bint has_tpr,
-                bint corrected):
-        self.a = a
-        self.b = b
-        self.c = c
-        self.d = d
-        self.has_fpr = has_fpr
-        self.has_tpr = has_tpr
-        self.corrected = corrected
-
-    cdef double _pauc(self) noexcept nogil:
-        cdef double area = box_fraction(self.tree, self.a, self.b, self.c, self.d)
-        if self.corrected and (self.has_fpr or self.has_tpr) and area == area:
-            return mcclish(area, self.a, self.b, self.c, self.d, self.has_fpr, self.has_tpr)
-        return min(max(area, 0.0), 1.0) if area == area else area
-
-    cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
-        out[row, 0] = self._auc()
-        out[row, 1] = self._pauc()
-
-    @property
-    def columns(self):
-        return ("auc", "pauc")
-
-    @property
-    def pauc(self):
-        return self._pauc()
-
-    def __reduce__(self):
-        self._check_idle()
-        return (_rebuild_partial_engine,
-                (self.tree, self.twice_u, self.twice_u_compensation, self.inverse_scale,
-                 (self.a, self.b, self.c, self.d, self.has_fpr, self.has_tpr, self.corrected)))
+def record_box(BlockedAUCEngine blocked, double a, double b, double c, double d,
+               bint has_fpr, bint has_tpr, bint corrected):
+    """Have ``blocked`` record the partial area in the box [a, b] x [c, d] (rates) in
+    ``slide``, McClish-corrected with ``corrected`` (the window metric "pauc"); it keeps
+    its pair sums from now on.  O(log n + BLOCK) a point."""
+    blocked.track_variance()
+    blocked.box = (a, b, c, d, has_fpr, has_tpr, corrected)
+    for index, value in enumerate(blocked.box):
+        blocked.box_values[index] = value
+    blocked.box_reader = _box_pauc
 
 
-def _rebuild_partial_engine(tree, twice_u, compensation, inverse_scale, box):
-    cdef PartialAUCEngine engine = PartialAUCEngine.__new__(PartialAUCEngine)
-    engine.tree = tree
-    engine.twice_u = twice_u
-    engine.twice_u_compensation = compensation
-    engine.inverse_scale = inverse_scale
-    engine.set_box(*box)
-    return engine
+cdef double _box_pauc(BlockedAUCEngine blocked) noexcept nogil:
+    """The partial area of ``record_box``'s box (nan while a class is absent)."""
+    cdef double* box = blocked.box_values
+    cdef double area = box_fraction(blocked, box[0], box[1], box[2], box[3])
+    if box[6] != 0.0 and (box[4] != 0.0 or box[5] != 0.0) and area == area:
+        return mcclish(area, box[0], box[1], box[2], box[3], box[4] != 0.0, box[5] != 0.0)
+    return min(max(area, 0.0), 1.0) if area == area else area
 
 
 # ----------------------------------------------------------------------
@@ -1075,10 +806,8 @@ cdef inline bint _fast_bound(object value, double* out) noexcept:
     return False
 
 
-def read_partial(source, fpr_range, tpr_range, correction):
+def read_partial(BlockedAUCEngine blocked, fpr_range, tpr_range, correction):
     """``DynamicAUC.partial_auc`` in one compiled call, or None for the Python path.
-
-    ``source``: a score treap or a blocked engine (``_source_parts``).
 
     None when the arguments are not plain (ranges other than None or a tuple
     or list of two floats in order within [0, 1], a correction other than
@@ -1090,7 +819,7 @@ def read_partial(source, fpr_range, tpr_range, correction):
     cdef double a, b, c, d, area, value
     cdef int has_fpr = _fast_range(fpr_range, &a, &b)
     cdef int has_tpr = _fast_range(tpr_range, &c, &d)
-    cdef bint corrected, weighted
+    cdef bint corrected
     cdef BoxParts parts
     if has_fpr < 0 or has_tpr < 0:
         return None
@@ -1100,9 +829,9 @@ def read_partial(source, fpr_range, tpr_range, correction):
         corrected = has_fpr or has_tpr
     else:
         return None
-    if not _source_parts(source, a, b, c, d, &parts, &weighted):
+    if not _source_parts(blocked, a, b, c, d, &parts):
         return NAN
-    if weighted:
+    if blocked.weighted:
         area = parts.area / parts.total_neg / parts.total_pos
         if corrected:
             return mcclish(area, a, b, c, d, has_fpr, has_tpr)

@@ -140,7 +140,7 @@ def _check_removable(engine, is_pos, scores, weights):
             "present weighs that: the structure holds weights of scale "
             f"{engine.scale!r} (within a factor 2**400), or none of positive weight"
         )
-    if engine.exact:
+    if engine.unit_weights:
         odd = np.flatnonzero(stored != 1.0)
         if odd.size:
             k = odd[0]
@@ -222,7 +222,7 @@ def points_batch(engine):
         counts = counts[present].astype(np.int64)
         scores = np.repeat(keys[present], counts)
         batch_weights = None
-        if not engine.exact:
+        if not engine.unit_weights:
             batch_weights = np.zeros(scores.shape[0])
             batch_weights[np.cumsum(counts) - 1] = weights[present]
         parts.append((np.full(scores.shape[0], label, dtype=np.uint8), scores, batch_weights))
@@ -230,7 +230,7 @@ def points_batch(engine):
     scores = np.concatenate([part[1] for part in parts])
     # The engine stores weights in units of ``scale`` (a power of two: exact).
     scale = engine.scale
-    if engine.exact:
+    if engine.unit_weights:
         return is_pos, scores, None if scale == 1.0 else np.full(scores.shape[0], scale)
     return is_pos, scores, np.concatenate([part[2] for part in parts]) * scale
 
@@ -499,7 +499,7 @@ def check_forgetting(engine, forgetting):
         counts = np.bincount(position, minlength=keys.size)
         if not np.array_equal(counts, held_counts):
             raise AssertionError(f"class {label}: the window's counts differ from the engine's")
-        if engine.exact:
+        if engine.unit_weights:
             continue
         summed = np.bincount(position, weights=weights[mask], minlength=keys.size)
         if np.any(np.abs(summed - held_weights) > 1e-9 * np.maximum(summed.max(initial=0), 1e-300)):

@@ -443,7 +443,7 @@ class MulticlassWindow(Pickled):
     __slots__ = ("_average", "_classes", "_counts", "_engines", "_mass", "_method", "_ring",
                  "_rings", "_since_exact", "_window")
 
-    def __init__(self, window, classes, method, average, capacity, seed):
+    def __init__(self, window, classes, method, average, capacity):
         # ``method`` and ``average`` come checked from the metric table's Classes.
         classes, _ = _encode_given(np.empty(0), classes)
         if len(classes) < 2:
@@ -454,8 +454,7 @@ class MulticlassWindow(Pickled):
         self._average = average
         self._window = window
         pairs = c if method == "ovr" else c * c
-        self._engines = [BlockedAUCEngine(capacity, None if seed is None else seed + k)
-                         for k in range(pairs)]
+        self._engines = [BlockedAUCEngine(capacity) for _ in range(pairs)]
         self._rings = ([PointRing(0 if window is None else window) for _ in range(c)]
                        if method == "ovr" else None)
         self._ring = None if window is None else _LabelRing(window, c, method == "ovo")

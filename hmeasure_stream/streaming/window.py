@@ -11,15 +11,15 @@ from scipy import special
 from hmeasure_stream._core.binning import TRANSFORMS, estimate_alpha
 from hmeasure_stream._core.classes import as_label_array, encode_sorted
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
-from hmeasure_stream._engines._auc import ThresholdEngine, sliding_auc_ranked
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._cost import mwl_cost
+from hmeasure_stream._engines._fenwick import sliding_auc_ranked
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._protocol import PointEngine
 from hmeasure_stream._engines._ring import PointRing
-from hmeasure_stream._engines._tree_partial import PartialAUCEngine
+from hmeasure_stream._engines._tree_partial import record_box
 from hmeasure_stream._validation import (
     check_integer,
     check_times,
@@ -91,16 +91,16 @@ def _window_engines(chosen, *, capacity, seed, window=None):
     ``chosen`` maps each metric to its options (:func:`metric_options`); the
     engines follow from what the metric table says each metric needs.  Each
     engine computes the metrics it names in ``columns``; every metric is read
-    from the first engine that computes it (each but the bins' computes the
-    exact ``"auc"``), and an AUC engine is added only when no other one
-    computes a metric asked for.  The hull (H, AUCH and R's KS, MER, MWL):
-    exact H when the priors come from the data and the cost distribution does
-    not depend on them, the approximate H of ``epsilon`` otherwise; the
-    report's descents (and the lower hull) only when a metric needs them.
-    DeLong's variance and interval are recorded by the blocked engine of the
-    AUC: the hull engine when a hull metric is asked, else a
-    ``BlockedAUCEngine`` of their own.  A threshold descent, the bins, the
-    compressed list and the partial box each have a treap (or tree) of their
+    from the first engine that computes it.  One blocked engine keeps the
+    points in score order for every metric read from that order (the AUC,
+    the threshold metrics, the partial box, DeLong's variance and interval):
+    the hull engine when a hull metric is asked (H, AUCH and R's KS, MER,
+    MWL: exact H when the priors come from the data and the cost
+    distribution does not depend on them, the approximate H of ``epsilon``
+    otherwise; the report's descents and the lower hull only when a metric
+    needs them), else a ``BlockedAUCEngine``; it is left out when the bins or
+    the compressed list compute every metric asked for.  The bins and the
+    compressed list (``auc_binned``, ``auc_approx``) are structures of their
     own.  ``MULTICLASS`` takes 2-d scores, so it is alone in its window:
     its engine (one binary engine per class or per ordered pair of classes)
     keeps the window's points itself.
@@ -122,29 +122,8 @@ def _window_engines(chosen, *, capacity, seed, window=None):
                 "Classes(classes=...) among the metrics"
             )
         return [MulticlassWindow(window, list(classes.classes), classes.method, classes.average,
-                                 capacity, seed)]
+                                 capacity)]
     engines = []
-    if _needing(chosen, PARTIAL_BOX):
-        box = _options_needing(chosen, PARTIAL_BOX)
-        (a, b), (c, d) = box.box
-        engine = PartialAUCEngine(capacity, seed)
-        engine.set_box(a, b, c, d, box.fpr_range is not None, box.tpr_range is not None,
-                       box.correction == "mcclish")
-        engines.append(engine)
-    if _needing(chosen, THRESHOLD):
-        # R hmeasure's metrics at a threshold: one treap descent per step.
-        engines.append(ThresholdEngine(_options_needing(chosen, THRESHOLD).threshold,
-                                       capacity, seed))
-    hull = _hull_engine(chosen, capacity, seed) if _needing(chosen, HULL) else None
-    if _needing(chosen, VARIANCE):
-        # DeLong's variance, maintained with the AUC by the hull's blocked engine, or a
-        # blocked engine of its own; the interval as auc_ci's.
-        level = _options_needing(chosen, VARIANCE).level
-        engine = hull if hull is not None else BlockedAUCEngine(capacity, seed)
-        engine.record_interval(float(special.ndtri((1.0 - level) / 2.0)),
-                               float(special.ndtri(1.0 - (1.0 - level) / 2.0)))
-        if hull is None:
-            engines.append(engine)
     if _needing(chosen, BINS):
         # The rule of binned_auc, frozen (a log-log alpha of None, nan here, is
         # estimated from the first chunk).
@@ -159,15 +138,31 @@ def _window_engines(chosen, *, capacity, seed, window=None):
         compression = _options_needing(chosen, COMPRESSED)
         engines.append(ApproxAUCEngine(compression.epsilon, compression.relative_to == "1-auc",
                                        capacity, seed))
-    if hull is not None:
-        engines.insert(0, hull)
-    if not engines or any(not any(METRICS[name].column in engine.columns for engine in engines)
-                          for name in chosen):
-        engines.append(BlockedAUCEngine(capacity, seed))
+    if (any(_needing(chosen, need) for need in (HULL, THRESHOLD, PARTIAL_BOX, VARIANCE))
+            or any(not any(METRICS[name].column in engine.columns for engine in engines)
+                   for name in chosen)):
+        # One blocked engine (the hull's when a hull metric is asked) keeps the window's
+        # points in score order and records every metric read from that order.
+        blocked = (_hull_engine(chosen, capacity) if _needing(chosen, HULL)
+                   else BlockedAUCEngine(capacity))
+        if _needing(chosen, THRESHOLD):
+            # R hmeasure's metrics at a threshold: a walk up the segment tree per step.
+            blocked.record_threshold(_options_needing(chosen, THRESHOLD).threshold)
+        if _needing(chosen, PARTIAL_BOX):
+            box = _options_needing(chosen, PARTIAL_BOX)
+            (a, b), (c, d) = box.box
+            record_box(blocked, a, b, c, d, box.fpr_range is not None,
+                       box.tpr_range is not None, box.correction == "mcclish")
+        if _needing(chosen, VARIANCE):
+            # DeLong's variance, maintained with the AUC; the interval as auc_ci's.
+            level = _options_needing(chosen, VARIANCE).level
+            blocked.record_interval(float(special.ndtri((1.0 - level) / 2.0)),
+                                    float(special.ndtri(1.0 - (1.0 - level) / 2.0)))
+        engines.insert(0, blocked)
     return engines
 
 
-def _hull_engine(chosen, capacity, seed):
+def _hull_engine(chosen, capacity):
     """The maintained hull of H, AUCH and R's KS, MER and MWL."""
     cost = _options_needing(chosen, HULL)
     report = _needing(chosen, REPORT)
@@ -177,7 +172,7 @@ def _hull_engine(chosen, capacity, seed):
                 "the metrics 'ks', 'mer' and 'mwl' come from the exact hull: they cannot be "
                 "combined with epsilon="
             )
-        engine = BlockedHullEngine(2.0, 2.0, capacity, seed)
+        engine = BlockedHullEngine(2.0, 2.0, capacity)
         engine.set_reading(cost.epsilon, cost.rule)
         return engine
     if not cost.rule.exact_on_structures:
@@ -186,7 +181,7 @@ def _hull_engine(chosen, capacity, seed):
             "exactly: pass epsilon= for the approximate H (within epsilon * (1 - H)), "
             "or call h_measure on each window"
         )
-    engine = BlockedHullEngine(*cost.rule.shape, capacity, seed)
+    engine = BlockedHullEngine(*cost.rule.shape, capacity)
     if report:
         # R hmeasure's KS, MER and MWL (priors from the window, MWL at the
         # Beta's mode): hull descents, KS with the lower hull as well.
@@ -213,7 +208,7 @@ class SlidingWindow(Pickled):
     min_periods : int, default=1
         The metrics are nan until the window holds this many points.
     pos_label, capacity, seed
-        As in :class:`DynamicAUC` and :class:`ApproxAUC`.
+        As in :class:`DynamicAUC`; ``seed`` seeds ``"auc_approx"``'s treap (nothing else is random).
 
     See Also
     --------

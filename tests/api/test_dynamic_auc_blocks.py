@@ -3,8 +3,9 @@
 A DynamicAUC keeps its points in ``BlockedAUCEngine``; the first derived read
 (``partial_auc``, DeLong's variance) starts the blocks' pair sums in place.
 Checked against a brute-force Mann-Whitney in fractions, against the
-from-scratch functions, and against the same points in a score treap
-(``AUCEngine``), with ``_check()`` after every operation.
+from-scratch functions, and against the same points on blocks that keep their
+pair sums from the start (``variance=True``), with ``_check()`` after every
+operation.
 """
 
 import math
@@ -12,18 +13,15 @@ import pickle
 
 import numpy as np
 import pytest
-from hmeasure_stream._engines._auc import AUCEngine
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from reference_impl import brute_auc, roc_points_exact
 
 from hmeasure_stream import DynamicAUC, DynamicH, auc_variance, partial_auc
 
 
-def _treap_from_start(seed=None, **options):
-    """A DynamicAUC whose points are kept in a score treap (seeded), as a reference."""
-    tracker = DynamicAUC(**options)
-    tracker._engine = AUCEngine(1, seed)
-    return tracker
+def _tracking_from_start(**options):
+    """A DynamicAUC keeping its pair sums and placements from the start, as a reference."""
+    return DynamicAUC(variance=True, **options)
 
 
 def _expected_auc(points):
@@ -70,9 +68,8 @@ def test_a_plain_structure_stays_on_blocks(rng):
 @pytest.mark.parametrize("read", ["partial", "variance", "interval"])
 def test_derived_reads_mid_stream_stay_on_the_blocks_and_keep_every_value(rng, weighted,
                                                                           read):
-    seed = int(rng.integers(1000))
     moved = DynamicAUC(capacity=1)
-    before = _treap_from_start(capacity=1, seed=seed)
+    before = _tracking_from_start(capacity=1)
     points = []
     switch_at = int(rng.integers(40, 120))
     for step in range(200):
@@ -138,7 +135,7 @@ def test_a_derived_read_keeps_the_same_engine_points_units_and_exact_statistic(r
         engine._check()
         # (The class weights and the statistic are the same sums as before.)
         assert (tracker.auc, tracker.n_neg, tracker.n_pos) == (auc, n_neg, n_pos)
-        assert engine.scale == blocked.scale and engine.exact == blocked.exact
+        assert engine.scale == blocked.scale and engine.unit_weights == blocked.unit_weights
         for got, expected in zip(engine.items(), keys_before, strict=True):
             np.testing.assert_array_equal(got, expected)
         if weights is None:
@@ -154,7 +151,7 @@ def test_a_derived_read_keeps_the_same_engine_points_units_and_exact_statistic(r
                                      {"window": 80, "half_life": 5.0}])
 def test_derived_reads_with_a_window_or_decay(rng, options):
     moved = DynamicAUC(**options)
-    before = _treap_from_start(**options)
+    before = _tracking_from_start(**options)
     n = 400
     y = rng.integers(0, 2, n)
     s = rng.integers(0, 50, n) / 10
@@ -217,9 +214,9 @@ def test_merge_keeps_maintaining_the_variance(rng):
     east = DynamicAUC()
     east.add_many(y[:50], s[:50])
     _ = east.auc_variance  # tracking
-    west = _treap_from_start()
+    west = _tracking_from_start()
     west.add_many(y[50:], s[50:])
-    east.merge(west)  # the larger (a treap) adds its points: still tracking
+    east.merge(west)  # the larger adds its points: still tracking
     assert east._engine.tracks_variance
     assert east.auc_variance == pytest.approx(auc_variance(y, s), rel=1e-13)
     # A DynamicH's points merge into blocks, and blocks into a DynamicH.

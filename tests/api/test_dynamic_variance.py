@@ -18,7 +18,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hmeasure_stream._engines._auc import AUCEngine
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hypothesis import strategies as st
 from machines import PointSetMachine
 from reference_impl import placements_exact
@@ -271,7 +271,7 @@ def test_variance_enabled_on_a_filled_engine_and_back_to_unit_mode():
     rng = np.random.default_rng(4)
     y = rng.integers(0, 2, 200).astype(np.uint8)
     s = rng.integers(0, 12, 200).astype(np.float64)
-    engine = AUCEngine(1, 5)
+    engine = BlockedAUCEngine(1, block_limit=3)
     engine.add_many(y, s, None)
     assert math.isnan(engine.variance(1.0))  # not tracked yet
     engine.track_variance()  # O(n) once, on the points held

@@ -239,14 +239,17 @@ def test_options_objects_stand_for_their_metrics_and_are_shared():
 @pytest.mark.parametrize(("metrics", "engines"), [
     (("auc",), ["BlockedAUCEngine"]),
     (("auc", "h", "ks"), ["BlockedHullEngine"]),
-    (("auc", "pauc"), ["PartialAUCEngine"]),
-    (("auc", "auc_binned"), ["BinTree", "BlockedAUCEngine"]),
+    (("auc", "pauc"), ["BlockedAUCEngine"]),
+    (("auc", "auc_binned"), ["BlockedAUCEngine", "BinTree"]),
+    (("auc_binned",), ["BinTree"]),
+    ((Compression(0.1), "auc"), ["ApproxAUCEngine"]),
     (("er", "auc_lo", "auc_binned", Compression(0.1), "mwl"),
-     ["BlockedHullEngine", "ThresholdEngine", "BinTree", "ApproxAUCEngine"]),
-    # DeLong's variance on the engine of the AUC and the hull: one engine, one ring.
+     ["BlockedHullEngine", "BinTree", "ApproxAUCEngine"]),
+    # Every metric read from the score order on one engine: one ring, one copy.
     (("auc", "h", "auch", "auc_var", "ks", "mer"), ["BlockedHullEngine"]),
     (("auc", "auc_var", "auc_lo", "auc_hi"), ["BlockedAUCEngine"]),
-    (("pauc", "auc_hi"), ["PartialAUCEngine", "BlockedAUCEngine"]),
+    (("pauc", "auc_hi"), ["BlockedAUCEngine"]),
+    (("h", "pauc", "youden", "auc_var"), ["BlockedHullEngine"]),
     ((Classes([0, 1, 2]),), ["MulticlassWindow"]),
 ])
 def test_engines_follow_the_needs_of_the_table(metrics, engines):
@@ -257,9 +260,13 @@ def test_engines_follow_the_needs_of_the_table(metrics, engines):
     chosen = table.metric_options(metrics)
     for name in chosen:
         assert any(METRICS[name].column in e.columns for e in monitor._engines), name
-    if engines == ["BlockedHullEngine"] and "auc_var" in chosen:
+    if engines == ["BlockedHullEngine"] and "ks" in chosen and "auc_var" in chosen:
         assert monitor._engines[0].columns == (
             "auc", "h", "auch", "ks", "mer", "mwl", "auc_var", "auc_lo", "auc_hi")
+    if "youden" in chosen:
+        assert monitor._engines[0].columns == (
+            "auc", "h", "auch", "er", "sens", "spec", "precision", "f", "youden", "pauc",
+            "auc_var", "auc_lo", "auc_hi")
 
 
 def test_plot_labels_and_bands_come_from_the_table():

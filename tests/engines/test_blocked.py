@@ -66,7 +66,7 @@ def test_random_sequences_against_brute_force(rng, weighted, n_scores):
         is_pos, score, weight = points.pop()
         assert engine.remove(is_pos, score, weight) == Status.DONE
         assert_matches(engine, points, weighted)
-    assert engine.exact and engine.scale == 1.0 and engine.n_blocks == 0
+    assert engine.unit_weights and engine.scale == 1.0 and engine.n_blocks == 0
 
 
 def test_batches_and_points_export(rng):
@@ -187,7 +187,7 @@ class BlockedMachine(RuleBasedStateMachine):
             assert np.isnan(self.engine.auc)
         else:
             assert self.engine.auc == pytest.approx(float(expected), rel=1e-12, abs=1e-15)
-            if not weighted and self.engine.exact:
+            if not weighted and self.engine.unit_weights:
                 assert self.engine.auc == float(expected)
 
 

@@ -22,7 +22,7 @@ def _assert_auc(engine, points):
         return
     expected = brute_auc(labels, [score for _, score, _ in points],
                          [weight for _, _, weight in points])
-    if all(weight == 1.0 for _, _, weight in points) and engine.exact:
+    if all(weight == 1.0 for _, _, weight in points) and engine.unit_weights:
         assert engine.auc == float(expected)
     else:
         assert engine.auc == pytest.approx(float(expected), rel=1e-12)
@@ -35,7 +35,7 @@ def _weight_rows(engine):
 @pytest.mark.parametrize("block_limit", [2, 4, 128])
 def test_unit_weighted_emptied_unit_from_capacity_one(rng, block_limit):
     engine = BlockedAUCEngine(1, block_limit=block_limit)
-    assert engine.weight_buffer is None and engine.exact
+    assert engine.weight_buffer is None and engine.unit_weights
     points = []
     for phase in ("unit", "weighted", "empty", "unit again"):
         steps = 120 if phase != "empty" else 0
@@ -51,11 +51,11 @@ def test_unit_weighted_emptied_unit_from_capacity_one(rng, block_limit):
             engine._check()
             _assert_auc(engine, points)
             # The buffer exists exactly in weighted mode, one row per key slot.
-            assert (engine.weight_buffer is None) == engine.exact
-            if not engine.exact:
+            assert (engine.weight_buffer is None) == engine.unit_weights
+            if not engine.unit_weights:
                 assert _weight_rows(engine) == engine.block_capacity * 128
         if phase == "weighted":
-            assert not engine.exact
+            assert not engine.unit_weights
         if phase == "empty":
             while points:
                 label, score, weight = points.pop()
@@ -63,8 +63,8 @@ def test_unit_weighted_emptied_unit_from_capacity_one(rng, block_limit):
                 engine._check()
                 _assert_auc(engine, points)
             # Emptied: unit mode, no weight buffer, the units forgotten.
-            assert engine.exact and engine.weight_buffer is None and engine.scale == 1.0
-    assert engine.exact and engine.weight_buffer is None
+            assert engine.unit_weights and engine.weight_buffer is None and engine.scale == 1.0
+    assert engine.unit_weights and engine.weight_buffer is None
 
 
 def test_unit_mode_memory_holds_no_weight_buffer(rng):
@@ -111,7 +111,7 @@ def test_growth_and_splits_keep_the_weight_buffer_in_step(rng):
                                 [1.0] * 300 + w.tolist(), strict=True)))
     assert batch.remove_many(y, s, w) == -1 and batch.remove_many(y, s, None) == -1
     batch._check()
-    assert batch.exact and batch.weight_buffer is None and batch.n_points == 0
+    assert batch.unit_weights and batch.weight_buffer is None and batch.n_points == 0
 
 
 @pytest.mark.parametrize("weighted", [False, True])
@@ -150,7 +150,7 @@ def test_check_detects_a_weight_buffer_out_of_place():
     weighted = BlockedAUCEngine(1)
     weighted.add(0, 0.1, 2.0)  # (the first weight fixes the units: stored as 1)
     weighted.add(1, 0.2, 3.0)
-    assert not weighted.exact
+    assert not weighted.unit_weights
     weighted.weight_buffer = np.zeros((128, 3))
     with pytest.raises(AssertionError, match="weight buffer has the wrong size"):
         weighted._check()

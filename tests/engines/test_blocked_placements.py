@@ -192,14 +192,16 @@ def test_the_hull_engine_inherits_the_placements(rng):
                 float(expected), rel=1e-13)
 
 
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 @pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("hull", [False, True])
-def test_recorded_interval_columns_equal_the_treap_engines(rng, weighted, hull):
-    # ``record_interval``: auc_var, auc_lo, auc_hi after the engine's own columns, as the
-    # score treap's AUCEngine writes them (the same exact value in unit mode), DeLong's
-    # definition summed over all pairs, and kept by pickling.
-    from hmeasure_stream._engines._auc import AUCEngine
+def test_recorded_interval_columns_equal_auc_ci_from_scratch(rng, weighted, hull):
+    # ``record_interval``: auc_var, auc_lo, auc_hi after the engine's own columns, as
+    # ``auc_ci`` computes them from scratch on every window, DeLong's definition summed
+    # over all pairs, and kept by pickling.
     from hmeasure_stream._engines._ring import PointRing
+
+    from hmeasure_stream import auc, auc_ci
 
     n, window, low, high = 160, 30, -1.6448536269514729, 1.6448536269514722
     y = rng.integers(0, 2, n).astype(np.uint8)
@@ -215,25 +217,26 @@ def test_recorded_interval_columns_equal_the_treap_engines(rng, weighted, hull):
     engine.record_interval(low, high)
     assert engine.interval and engine.tracks_variance
     assert engine.columns == (*own, "auc_var", "auc_lo", "auc_hi")
-    treap = AUCEngine(1)
-    treap.record_interval(low, high)
-    rings = PointRing(window), PointRing(window)
-    got, expected = np.empty((n, len(engine.columns))), np.empty((n, 4))
+    ring, got = PointRing(window), np.empty((n, len(engine.columns)))
     for start in range(0, n, 40):
         part = slice(start, start + 40)
-        engine.slide(rings[0], y[part], s[part], None if w is None else w[part], got[part])
-        treap.slide(rings[1], y[part], s[part], None if w is None else w[part], expected[part])
+        engine.slide(ring, y[part], s[part], None if w is None else w[part], got[part])
         engine._check()
         engine = pickle.loads(pickle.dumps(engine))
         assert engine.columns[-3:] == ("auc_var", "auc_lo", "auc_hi")
     interval = got[:, len(own):]
-    np.testing.assert_array_equal(np.isnan(interval), np.isnan(expected[:, 1:]))
-    if weighted:  # (the two structures sum the weights in different orders)
-        np.testing.assert_allclose(got[:, 0], expected[:, 0], rtol=1e-13)
-        np.testing.assert_allclose(interval, expected[:, 1:], rtol=1e-12, atol=1e-15)
-    else:
-        np.testing.assert_array_equal(got[:, 0], expected[:, 0])
-        np.testing.assert_array_equal(interval, expected[:, 1:])
+    for end in range(n):
+        part = slice(max(0, end + 1 - window), end + 1)
+        weights = None if w is None else w[part]
+        counts = np.bincount(y[part], weights=weights, minlength=2)
+        if counts.min() <= 1.0:  # (DeLong's variance needs a class weight above 1)
+            assert np.isnan(interval[end]).all() or counts.min() > 0.0
+            continue
+        assert got[end, 0] == pytest.approx(auc(y[part], s[part], sample_weight=weights),
+                                            rel=1e-13)
+        expected = auc_ci(y[part], s[part], level=0.9, sample_weight=weights)
+        np.testing.assert_allclose(interval[end, 1:], [expected.low, expected.high],
+                                   rtol=1e-12, atol=1e-15)
     for end in range(window, n, 13):
         part = slice(end + 1 - window, end + 1)
         points = list(zip(y[part].tolist(), s[part].tolist(),
@@ -244,3 +247,67 @@ def test_recorded_interval_columns_equal_the_treap_engines(rng, weighted, hull):
         else:
             assert interval[end, 0] == pytest.approx(float(variance), rel=1e-12)
     assert (engine.auc_var, engine.auc_lo, engine.auc_hi) == tuple(interval[-1])
+
+
+def _threshold_by_counting(y, s, w, threshold):
+    """ER, Sens, Spec, Precision, F, Youden of "class 1 when s > threshold", counted."""
+    predicted = s > threshold
+    tp, fp = w[predicted & (y == 1)].sum(), w[predicted & (y == 0)].sum()
+    fn, tn = w[~predicted & (y == 1)].sum(), w[~predicted & (y == 0)].sum()
+    if not (tp + fn > 0 and tn + fp > 0):
+        return [np.nan] * 6
+    sens, spec = tp / (tp + fn), tn / (tn + fp)
+    precision = tp / (tp + fp) if tp + fp > 0 else np.nan
+    f = np.nan if np.isnan(precision) else 0.0 if precision == 0 or sens == 0 else (
+        2 / (1 / precision + 1 / sens))
+    return [(fp + fn) / (tp + fp + tn + fn), sens, spec, precision, f, sens + spec - 1]
+
+
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
+@pytest.mark.parametrize("weighted", [False, True])
+@pytest.mark.parametrize("hull", [False, True])
+def test_recorded_threshold_and_box_columns(rng, weighted, hull):
+    # ``record_threshold`` and ``record_box``: R's metrics at a threshold and one partial
+    # area after the engine's own columns and before the interval's, on one engine,
+    # equal to counting and to ``partial_auc`` from scratch on every window, and kept by
+    # pickling.
+    from hmeasure_stream._engines._ring import PointRing
+    from hmeasure_stream._engines._tree_partial import record_box
+
+    from hmeasure_stream import partial_auc
+
+    n, window, threshold = 150, 25, 1.25
+    y = rng.integers(0, 2, n).astype(np.uint8)
+    s = rng.integers(0, 12, n) / 4
+    w = rng.choice([0.5, 1.0, 3.0], n) if weighted else np.ones(n)
+    engine = BlockedHullEngine(capacity=1, block_limit=3) if hull else BlockedAUCEngine(
+        1, block_limit=3)
+    own = engine.columns
+    engine.record_threshold(threshold)
+    record_box(engine, 0.1, 0.6, 0.0, 1.0, True, False, True)
+    engine.record_interval(-1.96, 1.96)
+    assert engine.columns == (*own, "er", "sens", "spec", "precision", "f", "youden", "pauc",
+                              "auc_var", "auc_lo", "auc_hi")
+    ring, got = PointRing(window), np.empty((n, len(engine.columns)))
+    for start in range(0, n, 40):
+        part = slice(start, start + 40)
+        engine.slide(ring, y[part], s[part], w[part] if weighted else None, got[part])
+        engine._check()
+        engine = pickle.loads(pickle.dumps(engine))
+        assert engine.box == (0.1, 0.6, 0.0, 1.0, True, False, True)
+    column = len(own)
+    for end in range(n):
+        part = slice(max(0, end + 1 - window), end + 1)
+        np.testing.assert_allclose(got[end, column:column + 6],
+                                   _threshold_by_counting(y[part], s[part], w[part], threshold),
+                                   rtol=1e-13)
+        if 0 < y[part].sum() < len(y[part]):
+            assert got[end, column + 6] == pytest.approx(partial_auc(
+                y[part], s[part], fpr_range=(0.1, 0.6), correction="mcclish",
+                sample_weight=w[part] if weighted else None), rel=1e-12)
+        else:
+            assert np.isnan(got[end, column + 6])
+    values = got[-1, column:column + 7]
+    np.testing.assert_array_equal(
+        [engine.er, engine.sens, engine.spec, engine.precision, engine.f, engine.youden,
+         engine.pauc], values)

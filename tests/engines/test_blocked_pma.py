@@ -315,7 +315,7 @@ class GappedLeavesMachine(RuleBasedStateMachine):
             assert np.isnan(self.engine.auc)
             return
         expected = brute_auc(labels, [s for _, s, _ in self.points], weights)
-        if self.engine.exact:
+        if self.engine.unit_weights:
             assert self.engine.auc == float(expected)
         else:
             assert self.engine.auc == pytest.approx(float(expected), rel=1e-12)

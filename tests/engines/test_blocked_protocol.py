@@ -79,4 +79,4 @@ def test_plain_values_fast_path_and_unchecked():
     assert engine.remove(1, 0.5) == 0
     assert engine.remove(0, 2.0) == 0
     engine._check()
-    assert engine.n_points == 0 and engine.exact and engine.scale == 1.0
+    assert engine.n_points == 0 and engine.unit_weights and engine.scale == 1.0

@@ -1,9 +1,10 @@
-"""The score treap engine itself: lcount, split/join, growth, invariants."""
+"""The score treap (ApproxAUC's structure) itself: lcount, split/join, growth, invariants."""
 
 
 import numpy as np
 import pytest
 from hmeasure_stream._engines._auc import AUCEngine
+from hmeasure_stream._engines._protocol import Status
 
 from hmeasure_stream import DynamicAUC
 
@@ -15,20 +16,18 @@ def treap_tracker(capacity=16, seed=None):
     return tracker
 
 
-def build(seed, n=300, distinct=60, weighted=False):
+def build(seed, n=300, distinct=60):
     rng = np.random.default_rng(seed)
     y = rng.integers(0, 2, n)
     s = rng.integers(0, distinct, n).astype(float)
-    w = rng.exponential(size=n) if weighted else None
     tracker = treap_tracker(capacity=1, seed=seed)
-    tracker.add_many(y, s, sample_weight=w)
-    return tracker, y, s, (np.ones(n) if w is None else w)
+    tracker.add_many(y, s)
+    return tracker, y, s, np.ones(n)
 
 
-@pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("seed", range(4))
-def test_lcount_equals_prefix_sums(seed, weighted):
-    tracker, y, s, w = build(seed, weighted=weighted)
+def test_lcount_equals_prefix_sums(seed):
+    tracker, y, s, w = build(seed)
     tree = tracker._engine.tree
     unit = tracker._engine.scale  # the tree keeps weights in units of a power of two
     for key in np.concatenate([np.unique(s), np.unique(s) + 0.5, [-1.0, 1e9]]):
@@ -37,10 +36,9 @@ def test_lcount_equals_prefix_sums(seed, weighted):
         assert below_pos == pytest.approx(w[(y == 1) & (s < key)].sum(), rel=1e-12, abs=1e-12)
 
 
-@pytest.mark.parametrize("weighted", [False, True])
 @pytest.mark.parametrize("seed", range(4))
-def test_split_and_join_at_every_gap(seed, weighted):
-    tracker, _, s, _ = build(seed, weighted=weighted)
+def test_split_and_join_at_every_gap(seed):
+    tracker, _, s, _ = build(seed)
     tree = tracker._engine.tree
     for key in np.concatenate([np.unique(s) + 0.5, [-1.0]]):
         assert tree._split_join_check(float(key))
@@ -70,9 +68,8 @@ def test_check_detects_a_corrupted_aggregate():
         tracker._check()
 
 
-@pytest.mark.parametrize("weighted", [False, True])
-def test_pair_weight_of_every_subtree_is_its_twice_mann_whitney(weighted):
-    tracker, y, s, w = build(3, weighted=weighted)
+def test_pair_weight_of_every_subtree_is_its_twice_mann_whitney():
+    tracker, y, s, w = build(3)
     tree = tracker._engine.tree
     keys = tree.field("key")
     for slot in tree._in_order():
@@ -85,12 +82,23 @@ def test_pair_weight_of_every_subtree_is_its_twice_mann_whitney(weighted):
         assert tree.field("subtree_pairs")[slot] == pytest.approx(twice_u, rel=1e-12)
 
 
-def test_check_detects_a_stale_pair_weight_in_unit_mode():
+def test_check_detects_a_stale_pair_weight():
     tracker, _, _, _ = build(1)
     tree = tracker._engine.tree
-    assert not tree.weighted
     tree.field("subtree_pairs")[tree.root] += 1.0
     with pytest.raises(AssertionError, match="stale pair subtree aggregate"):
         tracker._check()
 
 
+def test_weights_other_than_one_are_refused_and_change_nothing():
+    tracker, _, _, _ = build(2)
+    engine = tracker._engine
+    before = engine.items()
+    with pytest.raises(ValueError, match="unit weights only"):
+        engine.add(1, 0.5, 3.0)
+    assert engine.add(1, 0.5, 1.0) == Status.DONE
+    assert engine.remove(1, 0.5, 2.0) == Status.WEIGHT_EXCEEDS
+    assert engine.remove(1, 0.5, 1.0) == Status.DONE
+    for got, expected in zip(engine.items(), before, strict=True):
+        np.testing.assert_array_equal(got, expected)
+    tracker._check()

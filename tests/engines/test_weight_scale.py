@@ -5,12 +5,12 @@ import pickle
 
 import numpy as np
 import pytest
-from hmeasure_stream._engines._auc import AUCEngine
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._protocol import Status
 
 
-@pytest.mark.parametrize("engine_type", [AUCEngine, BlockedHullEngine])
+@pytest.mark.parametrize("engine_type", [BlockedAUCEngine, BlockedHullEngine])
 @pytest.mark.parametrize("first", [1.0, 3.0, 1e-300, 1e300, 2.0**-1000, 5e-324])
 def test_the_first_positive_weight_fixes_the_scale(engine_type, first):
     engine = engine_type()
@@ -34,16 +34,16 @@ def test_the_first_positive_weight_fixes_the_scale(engine_type, first):
 
 
 def test_unit_weights_of_any_power_of_two_stay_exact():
-    engine = AUCEngine()
+    engine = BlockedAUCEngine()
     engine.add_many(np.array([0, 1, 1], dtype=np.uint8), np.array([0.1, 0.5, 0.1]),
                     np.full(3, 2.0**-700))
-    assert engine.exact  # stored as 1: the exact unit mode
+    assert engine.unit_weights  # stored as 1: the exact unit mode
     assert engine.auc == 0.75
     assert engine.weight_pos == 2.0**-699
 
 
 def test_out_of_range_is_reported_and_changes_nothing():
-    engine = AUCEngine()
+    engine = BlockedAUCEngine()
     engine.add(0, 0.5, 1.0)
     before = pickle.dumps(engine)
     assert engine.add(1, 0.7, 2.0**401) == Status.OUT_OF_RANGE
@@ -58,7 +58,7 @@ def test_out_of_range_is_reported_and_changes_nothing():
 
 
 def test_partial_removal_of_the_last_point_keeps_counts_and_weights_in_step():
-    engine = AUCEngine()
+    engine = BlockedAUCEngine()
     engine.add(0, 0.1, 1.0)
     engine.add(1, 0.5, 2.0)
     assert engine.remove(1, 0.5, 0.5) == Status.DONE
@@ -70,7 +70,7 @@ def test_partial_removal_of_the_last_point_keeps_counts_and_weights_in_step():
 
 
 def test_first_excess_tolerance_is_relative_to_the_removed_weight():
-    engine = AUCEngine()
+    engine = BlockedAUCEngine()
     engine.add_many(np.array([1, 1], dtype=np.uint8), np.array([0.1, 0.2]),
                     np.array([1e12, 1.0]))
     scores = np.array([0.2])
