@@ -175,3 +175,18 @@ def test_no_module_imports_a_private_name_of_a_public_sibling():
             if names:
                 found.append(f"{importer}:{node.lineno} {node.module} {names}")
     assert found == []
+
+
+def test_help_of_every_public_class_fits_in_150_lines():
+    """help() of a public class reads in one screenful or two: the details live in the docs."""
+    import inspect
+    import pydoc
+
+    import hmeasure_stream
+
+    classes = {name: getattr(hmeasure_stream, name) for name in hmeasure_stream.__all__
+               if inspect.isclass(getattr(hmeasure_stream, name))}
+    assert {"DynamicAUC", "DynamicH", "ApproxH", "ApproxAUC", "SlidingWindow"} <= set(classes)
+    lengths = {name: len(pydoc.render_doc(cls, renderer=pydoc.plaintext).splitlines())
+               for name, cls in classes.items()}
+    assert {name: n for name, n in lengths.items() if n > 150} == {}

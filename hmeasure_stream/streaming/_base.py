@@ -270,13 +270,7 @@ class PointSet(Pickled):
     __slots__ = ("_engine", "_labels")
 
     def add(self, y_true, y_score, weight=1.0):
-        """Add one point.  O(log n).
-
-        ``y_true``: 0/1, -1/1, a boolean, or one of two labels with
-        ``pos_label``; ``y_score`` finite; ``weight`` finite, >= 0 and within
-        2**400 of the first positive weight.  ValueError, changing nothing,
-        if an argument is invalid.
-        """
+        """Add one point, as the class docstring says."""
         if self._labels is not None:  # (one test on the hot path of labels 0/1)
             is_pos, labels = self._labels.one(y_true)
             add_point(self._engine, is_pos, y_score, weight)
@@ -291,10 +285,7 @@ class PointSet(Pickled):
                 raise ValueError(out_of_range_message(self._engine, weight, 0, "weight"))
 
     def remove(self, y_true, y_score, weight=1.0):
-        """Remove one point (or part of a score's weight), as added: O(log n).
-
-        KeyError if absent, ValueError if invalid; nothing changes.
-        """
+        """Remove a point (or part of a score's weight) as added; KeyError if absent."""
         if self._labels is None:  # the hot path of labels 0/1: no label map to apply
             status = self._engine.remove(y_true, y_score, weight)
             if not status:
@@ -310,10 +301,7 @@ class PointSet(Pickled):
         self._labels = labels
 
     def add_many(self, y_true, y_score, sample_weight=None):
-        """Add arrays of the arguments of :meth:`add` in one compiled loop: O(k log(n + k)).
-
-        ValueError naming the position of an invalid entry; nothing is added.
-        """
+        """Add arrays of the arguments of :meth:`add` in one compiled loop."""
         y_true, labels = labels_many(self._labels, y_true)
         is_pos, scores, weights = self._checked_batch(y_true, y_score, sample_weight)
         refused = self._engine.add_many(is_pos, scores, weights)
@@ -323,7 +311,7 @@ class PointSet(Pickled):
         self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
-        """Remove arrays of points, each as :meth:`remove`; KeyError or ValueError: none removed."""
+        """Remove arrays of points, each as :meth:`remove`: all of them or none."""
         y_true, labels = labels_many(self._labels, y_true)
         remove_checked(self._engine, *self._checked_batch(y_true, y_score, sample_weight))
         self._labels = labels
@@ -531,15 +519,7 @@ class WindowedPointSet(PointSet):
     __slots__ = ("_forgetting",)
 
     def add(self, y_true, y_score, weight=1.0, *, time=None):
-        """Add one point; with a window or decay, the points it pushes out leave.
-
-        ``y_true``: 0/1, -1/1, a boolean, or one of two labels with
-        ``pos_label``; ``y_score`` finite; ``weight`` finite, >= 0 and within
-        2**400 of the first positive weight; ``time`` (epoch seconds, a
-        datetime or an ISO 8601 string; naive is UTC) not before the newest,
-        needed by a duration.  ValueError, changing nothing, if an argument
-        is invalid.  O(log n), amortised over the points leaving.
-        """
+        """Add one point, as the class docstring says; the points it pushes out leave."""
         forgetting = self._forgetting
         if forgetting is None:
             if time is None and self._labels is None:
@@ -571,11 +551,7 @@ class WindowedPointSet(PointSet):
         self._labels = labels
 
     def add_many(self, y_true, y_score, sample_weight=None, *, times=None):
-        """Add arrays of the arguments of :meth:`add` in one compiled loop: O(k log(n + k)).
-
-        ValueError naming the position of an invalid entry (or of a time
-        going backwards); nothing is added.
-        """
+        """Add arrays of the arguments of :meth:`add` in one compiled loop."""
         y_true, labels = labels_many(self._labels, y_true)
         batch = self._checked_batch(y_true, y_score, sample_weight)
         forgetting = self._forgetting
@@ -590,10 +566,7 @@ class WindowedPointSet(PointSet):
         self._labels = labels
 
     def remove(self, y_true, y_score, weight=1.0):
-        """Remove one point (as added, with its weight): O(log n), with a window O(w).
-
-        KeyError if absent, ValueError if invalid; nothing changes.
-        """
+        """Remove a point as added (from a window: with its weight, in O(w)); KeyError if absent."""
         if self._forgetting is None:
             if self._labels is None and not self._engine.remove(y_true, y_score, weight):
                 return  # the hot path, as in add
@@ -606,7 +579,7 @@ class WindowedPointSet(PointSet):
         self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
-        """Remove arrays of points, each as :meth:`remove`; KeyError or ValueError: none removed."""
+        """Remove arrays of points, each as :meth:`remove`: all of them or none."""
         if self._forgetting is None:
             PointSet.remove_many(self, y_true, y_score, sample_weight)
             return

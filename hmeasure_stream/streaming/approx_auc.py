@@ -33,56 +33,25 @@ def _unit_weight(weight):
 class ApproxAUC(WindowedPointSet):
     """AUC within a relative error epsilon / 2 of a set of points that changes.
 
-    Keeps the points in the score tree of :class:`DynamicAUC` and, over it,
-    a *(1 + epsilon)-compressed list* of score groups (Tatti, "Efficient
-    estimation of AUC in a sliding window", Secs. 3-4).  The AUC read from
-    the groups satisfies
-
-        ``|auc' - auc| <= epsilon * auc / 2``           (``relative_to="auc"``)
-
-        ``|auc' - auc| <= epsilon * (1 - auc) / 2``     (``relative_to="1-auc"``)
-
-    where auc is the exact AUC of the current points, as
-    :func:`~hmeasure_stream.auc` computes it (Prop. 1 of the paper, and the
-    remark after it).
+    Keeps the points in a score tree and, over it, a *(1 + epsilon)-compressed list* of score
+    groups, from which it reads an estimate auc' of the exact AUC of the current points (as
+    :func:`~hmeasure_stream.auc`) with ``|auc' - auc| <= epsilon * auc / 2``, or
+    ``<= epsilon * (1 - auc) / 2`` with ``relative_to="1-auc"`` (Prop. 1 and the remark after
+    it).  Points of weight 1, refusals, windows and threads as in :class:`DynamicAUC`.
 
     Parameters
     ----------
     epsilon : float
-        The compression, > 0: the estimate is within ``epsilon / 2`` of the
-        AUC relatively (to auc or to 1 - auc).  Smaller is more exact and
-        slower.
+        The compression, > 0: the bound above.  Smaller is more exact and slower.
     relative_to : {"auc", "1-auc"}, default="auc"
-        What the error is relative to.  ``"1-auc"`` builds the list over
-        class 1 instead of class 0 and returns one minus the estimate of
+        What the error is relative to.  ``"1-auc"`` builds the list over class 1 and estimates
         1 - auc: the tighter bound for good classifiers, whose AUC is near 1.
-    window : int, str, datetime.timedelta, numpy.timedelta64 or None
-        Keep only the last ``window`` points added, or with a duration the
-        points whose time is in (t - window, t] for the newest time t (then
-        every addition needs a time), as :class:`DynamicAUC`; None keeps
-        every point.
+    window, pos_label, capacity
+        As in :class:`DynamicAUC`.
     half_life : None
-        Not available: decay gives the points weights other than 1, which
-        the compressed list does not take (see Notes).  Refused with
-        ValueError unless None.
-    pos_label : hashable, optional
-        The label of class 1 (a string, number, bool, ...), fixed for
-        ``add``, ``remove``, ``add_many`` and ``remove_many``: the first other
-        label added is class 0 from then on and a third one is refused.
-        Default: labels 0/1, -1/1 or booleans.
-    capacity : int, default=16
-        Initial room, in distinct scores (doubles as needed).
+        Refused unless None: decay weighs the points, and the list counts points one by one.
     seed : int, optional
         Seed of the score tree's random priorities (no value depends on it).
-
-    Attributes
-    ----------
-    auc : float
-        The estimate; nan while a class is absent.
-    compressed_size : int
-        Score groups in the compressed list (the sentinels not counted).
-    n_neg, n_pos : float
-        Number of points of class 0 and of class 1.
 
     See Also
     --------
@@ -91,19 +60,12 @@ class ApproxAUC(WindowedPointSet):
 
     Notes
     -----
-    An update costs O(log n + log n / epsilon) (the score tree, then a walk
-    and compression of the list of at most ``2 log k / log(1 + epsilon) + 3``
-    groups for k points of the listed class, Prop. 2); reading ``auc`` walks
-    the list once in exact integers.  The exact AUC of :class:`DynamicAUC`
-    is cheaper to maintain; the estimate is what the paper compares with
-    recomputing each window.  Unit weights only: the list's repair
-    (Lemma 1) needs counts that change by one.  How it is kept:
-    ``docs/implementation.rst``.
-
-    References
-    ----------
-    N. Tatti, "Efficient estimation of AUC in a sliding window", ECML PKDD
-    2018, Secs. 3-4, Props 1-2.
+    An update costs O(log n + log n / epsilon): the tree, then a walk and compression of the list,
+    of at most ``2 log k / log(1 + epsilon) + 3`` groups for k points of the listed class (Prop. 2);
+    reading ``auc`` walks the list once in exact integers.  The exact AUC of :class:`DynamicAUC` is
+    cheaper to maintain; the estimate is what the paper compares with recomputing each window.  Unit
+    weights only: the list's repair (Lemma 1) needs counts that change by one.  N. Tatti, "Efficient
+    estimation of AUC in a sliding window", ECML PKDD 2018, Secs. 3-4.
 
     Examples
     --------

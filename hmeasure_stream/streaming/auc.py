@@ -32,32 +32,26 @@ __all__ = ["DynamicAUC"]
 class DynamicAUC(WindowedPointSet):
     """Exact AUC of a set of points that changes one point (or batch) at a time.
 
-    The weighted Mann-Whitney statistic of class 1 over class 0, ties
-    counting one half, as :func:`hmeasure_stream.auc` computes it.
+    The weighted Mann-Whitney statistic of class 1 over class 0, ties counting one half, as
+    :func:`hmeasure_stream.auc`.  Points: labels 0/1, -1/1, booleans or as ``pos_label`` says,
+    finite scores, weights (default 1) finite, >= 0 and within 2**400 times the first positive one,
+    and under a duration times (epoch seconds, datetimes or ISO 8601 strings, naive: UTC) never
+    going back.  A refused call (ValueError; KeyError to remove the absent) changes nothing.
 
     Parameters
     ----------
     window : int, str, datetime.timedelta or numpy.timedelta64, optional
-        Keep the last ``window`` points (an int), or the points whose time
-        is in (t - window, t], t the newest (a duration such as ``"15min"``;
-        every point then needs a time).  None: keep every point until removed.
+        The last ``window`` points (an int), or those whose time is in (t - window, t], t
+        the newest (a duration such as ``"15min"``).  None: every point until removed.
     half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
-        Exponential decay: a point of age a (points added after it, or time)
-        weighs 2^(-a / half_life) times its weight.  Combines with ``window``.
+        Exponential decay: a point of age a (in points or time) weighs 2^(-a / half_life) times its
+        weight, and leaves after 60 half-lives.  Combines with ``window``.
     variance : bool, default=False
-        Maintain DeLong's variance from the start (else from its first read).
+        Maintain DeLong's variance and partial areas from the start (else from a read, O(n)).
     pos_label : hashable, optional
-        The label of class 1; the first other label is class 0, a third is
-        refused.  Default: labels 0/1, -1/1 or booleans.
+        The label of class 1; the first other label is class 0, a third is refused.
     capacity : int, default=16
         Initial room, in distinct scores; it doubles as needed.
-
-    Attributes
-    ----------
-    auc, auc_variance : float
-        The AUC and DeLong's variance; nan while a class is absent.
-    n_neg, n_pos : float
-        Total weight of class 0 and of class 1.
 
     See Also
     --------
@@ -66,15 +60,10 @@ class DynamicAUC(WindowedPointSet):
 
     Notes
     -----
-    An update costs O(log n) for n distinct scores, a read O(1), memory
-    O(n).  With unit weights ``auc`` equals the from-scratch value exactly
-    after any number of updates; with weights it does not drift (relative
-    error about 1e-16 times the depth) and does not depend on a common
-    scale of the weights (one 2**400 times the first is refused).  With
-    decay the values are those of ``sample_weight = weight * 2^(-age /
-    half_life)``; points older than 60 half-lives leave.  One thread may
-    mutate at a time (another raises RuntimeError).  Method: N. Tatti,
-    "Maintaining AUC and H-measure over time" (preprint), Sec. 4.
+    Updates cost O(log n) for n distinct scores, ``auc`` O(1), memory O(n).  With unit weights
+    ``auc`` and ``partial_auc`` are the from-scratch values exactly, with weights without drift.
+    ``merge`` refuses windows and decay.  One thread may mutate at a time (others: RuntimeError).
+    N. Tatti, "Maintaining AUC and H-measure over time" (preprint), Sec. 4.
 
     Examples
     --------
@@ -87,10 +76,8 @@ class DynamicAUC(WindowedPointSet):
     >>> tracker.auc, len(tracker), tracker.n_neg, tracker.n_pos
     (0.9166666666666666, 7, 3.0, 4.0)
     >>> recent = DynamicAUC(window="1h")
-    >>> recent.add_many([0, 1, 0, 1], [0.2, 0.9, 0.4, 0.3],
-    ...                 times=["2024-05-01T09:00", "2024-05-01T09:30",
-    ...                        "2024-05-01T10:00", "2024-05-01T10:10"])
-    >>> len(recent), recent.auc     # the points in (09:10, 10:10]
+    >>> recent.add_many([0, 1, 0, 1], [0.2, 0.9, 0.4, 0.3], times=[0, 1800, 3600, 4200])
+    >>> len(recent), recent.auc     # the points of times in (600, 4200] seconds
     (3, 0.5)
     >>> decayed = DynamicAUC(half_life=1)
     >>> decayed.add_many([1, 0, 1], [0.2, 0.5, 0.9])
@@ -115,11 +102,7 @@ class DynamicAUC(WindowedPointSet):
 
     @property
     def auc_variance(self):
-        """DeLong's variance of the AUC, as :func:`~hmeasure_stream.auc_variance`.  O(1).
-
-        The first read without ``variance=True`` costs O(n) once, and later
-        updates a little more.  Nan while a class weighs <= 1.
-        """
+        """DeLong's variance, :func:`~hmeasure_stream.auc_variance`; nan if a class weighs <= 1."""
         engine = self._engine
         if not engine.tracks_variance:
             engine.track_variance()
@@ -129,24 +112,12 @@ class DynamicAUC(WindowedPointSet):
         return engine.variance(scale)
 
     def auc_ci(self, level=0.95):
-        """DeLong's interval ``(low, high, auc)`` at ``level``, as :func:`~hmeasure_stream.auc_ci`.
-
-        O(1).  ValueError if ``level`` is not in (0, 1).  E. R. DeLong, D. M.
-        DeLong and D. L. Clarke-Pearson, "Comparing the areas under two or
-        more correlated receiver operating characteristic curves: a
-        nonparametric approach", Biometrics 44, 1988.
-        """
+        """DeLong's interval ``(low, high, auc)``, as :func:`~hmeasure_stream.auc_ci`.  O(1)."""
         level = check_probability_level(level, "level")
         return delong_interval(self.auc, self.auc_variance, level)
 
     def partial_auc(self, fpr_range=None, tpr_range=None, correction=None):
-        """The partial AUC, as :func:`~hmeasure_stream.partial_auc` with the same arguments.
-
-        Ranges (a, b), 0 <= a < b <= 1, of false and/or true positive rates;
-        ``correction="mcclish"`` with one range.  O(log n) (the first read
-        without ``variance=True``: O(n) once); bit for bit the from-scratch
-        value with unit weights.  ValueError naming a bad argument.
-        """
+        """The partial AUC, as :func:`~hmeasure_stream.partial_auc` takes arguments.  O(log n)."""
         engine = self._engine
         tracking = engine.tracks_variance
         if tracking:
@@ -174,11 +145,7 @@ class DynamicAUC(WindowedPointSet):
         return corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
 
     def merge(self, other):
-        """Add the points of a ``DynamicAUC``, ``DynamicH`` or ``ApproxH`` (not changed).
-
-        O(m log(n + m)), m the smaller size; exact.  ValueError, changing
-        nothing, if either has a window or decay or their labels differ.
-        """
+        """Add the m points of a DynamicAUC, DynamicH or ApproxH, exactly.  O(m log(n + m))."""
         if not isinstance(other, PointSet):
             raise ValueError(
                 "merge takes a DynamicAUC, DynamicH or ApproxH (a set of points), got "

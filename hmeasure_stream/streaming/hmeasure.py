@@ -36,31 +36,19 @@ class _HullPointSet(WindowedPointSet):
 class DynamicH(_HullPointSet):
     """Exact H-measure of a set of points that changes one point (or batch) at a time.
 
-    Maintains the convex hull of the ROC curve under insertion and deletion
-    and from it Hand's H-measure with the class priors of the current
-    points, the area under the hull (AUCH) and the AUC, all equal to the
-    from-scratch values.
+    Maintains the convex hull of the ROC curve and from it Hand's H-measure with the class priors of
+    the current points, the area under the hull (AUCH) and the AUC, all equal to the from-scratch
+    values.  Points, refusals, windows, decay, ``merge`` and threads as in :class:`DynamicAUC`.
 
     Parameters
     ----------
     alpha, beta : float, default=2.0
         The Beta distribution of the cost, as in :func:`~hmeasure_stream.h_measure`.
     severity_ratio : float, optional
-        R hmeasure's Beta(2, 1 + 1/SR).  ``"prior"`` is refused: it changes
-        the cost distribution with the class balance (use :class:`ApproxH`).
+        R hmeasure's Beta(2, 1 + 1/SR).  ``"prior"`` is refused: it changes the cost distribution
+        with the class balance (use :class:`ApproxH`).
     window, half_life, pos_label, capacity
-        A count or time window, exponential decay, the label of class 1 and
-        the initial room, as in :class:`DynamicAUC` (default: none, none,
-        labels 0/1, -1/1 or booleans, 16).
-
-    Attributes
-    ----------
-    h : float
-        The H-measure; nan while a class is absent.
-    auch, auc : float
-        Area under the ROC convex hull, and the AUC.
-    n_neg, n_pos : float
-        Total weight of class 0 and class 1.
+        As in :class:`DynamicAUC`.
 
     See Also
     --------
@@ -70,15 +58,11 @@ class DynamicH(_HullPointSet):
 
     Notes
     -----
-    An update costs O(B + h log n) for B = 128 keys a block and hulls of at
-    most h vertices: O(n^(2/3)) with unit weights, a few hundred in
-    practice, O(n) for real weights in convex position.  Reads are O(1),
-    memory O(n).  Values equal the from-scratch ones (``hull()`` exactly
-    with unit weights); weights, windows, decay and threads behave as in
-    :class:`DynamicAUC`.  Method: N. Tatti, "Maintaining AUC and H-measure
-    over time" (preprint), Secs. 5.1-5.3; the measure: D. J. Hand,
-    "Measuring classifier performance: a coherent alternative to the area
-    under the ROC curve", Machine Learning 77, 2009.
+    An update costs O(B + h log n) for B = 128 keys a block and hulls of at most h vertices:
+    O(n^(2/3)) with unit weights, O(n) for real weights in convex position.  Reads are O(1), memory
+    O(n); ``hull()`` is exact with unit weights.  N. Tatti, "Maintaining AUC and H-measure over
+    time" (preprint), Secs. 5.1-5.3; D. J. Hand, "Measuring classifier performance: a coherent
+    alternative to the area under the ROC curve", Machine Learning 77, 2009.
 
     Examples
     --------
@@ -119,12 +103,7 @@ class DynamicH(_HullPointSet):
         return self._engine.h
 
     def merge(self, other):
-        """Add the points of a ``DynamicH`` (same alpha, beta) or ``DynamicAUC`` (not changed).
-
-        One batch of the smaller's m points; exact.  ValueError, changing
-        nothing, if the cost distributions or labels differ or either has a
-        window or decay.
-        """
+        """Add the points of a DynamicH (same alpha, beta) or a DynamicAUC in one batch, exactly."""
         if isinstance(other, DynamicH):
             mine = (self._engine.alpha, self._engine.beta)
             theirs = (other._engine.alpha, other._engine.beta)
@@ -145,12 +124,10 @@ class DynamicH(_HullPointSet):
         merge_points(self, other)
 
     def report(self, sens_spec_levels=0.95, *, threshold=0.5):
-        """R hmeasure's summary of the current points, as :func:`~hmeasure_stream.hmeasure_report`.
+        """R hmeasure's summary of the points, as :func:`~hmeasure_stream.hmeasure_report`.
 
-        Takes the same ``sens_spec_levels`` and ``threshold`` (ValueError if
-        invalid) and returns the same dict (all nan while a class is absent).
-        O(h + log n + B), nothing recomputed; the first call starts keeping
-        the lower hull (for KS), which about doubles later updates' cost.
+        O(h + log n + B); the first call starts keeping the lower hull (for KS), about doubling an
+        update's cost.
         """
         levels = report_levels(sens_spec_levels)
         threshold = check_score_value(threshold, "threshold")
@@ -182,36 +159,24 @@ class DynamicH(_HullPointSet):
 class ApproxH(_HullPointSet):
     """H-measure within a relative error epsilon, for class priors fixed from outside.
 
-    With priors other than those of the current points (known base rates,
-    R's ``severity_ratio="prior"``), H does not split into a sum over hull
-    edges.  ApproxH maintains the ROC hull of :class:`DynamicH` and computes
-    ``h`` from a subset of its vertices such that
-    ``|h - H| <= epsilon * (1 - H)``, H the exact :func:`~hmeasure_stream.h_measure`.
+    With priors other than those of the current points (known base rates, R's
+    ``severity_ratio="prior"``), H does not split into a sum over hull edges.  ApproxH maintains
+    the ROC hull of :class:`DynamicH` and computes ``h`` from a subset of its vertices such that
+    ``|h - H| <= epsilon * (1 - H)``, H the exact :func:`~hmeasure_stream.h_measure`.  Points,
+    refusals, windows, decay and threads as in :class:`DynamicAUC`.
 
     Parameters
     ----------
     epsilon : float
         Relative error bound, > 0.  Smaller is more exact and slower to read.
     priors : (float, float), optional
-        Class priors (pi0, pi1) in (0, 1) summing to 1.  None: those of the
-        current points.
+        Class priors (pi0, pi1) in (0, 1) summing to 1.  None: those of the current points.
     alpha, beta : float, default=2.0
         The Beta distribution of the cost, as in :func:`~hmeasure_stream.h_measure`.
     severity_ratio : float or "prior", optional
         R hmeasure's Beta(2, 1 + 1/SR); ``"prior"`` is SR = pi1 / pi0.
     window, half_life, pos_label, capacity
-        A count or time window, exponential decay, the label of class 1 and
-        the initial room, as in :class:`DynamicAUC` (default: none, none,
-        labels 0/1, -1/1 or booleans, 16).
-
-    Attributes
-    ----------
-    h : float
-        The approximate H-measure; nan while a class is absent.
-    auch, auc : float
-        Exact area under the ROC hull, and the AUC.
-    n_neg, n_pos : float
-        Total weight of class 0 and class 1.
+        As in :class:`DynamicAUC`.
 
     See Also
     --------
@@ -220,11 +185,9 @@ class ApproxH(_HullPointSet):
 
     Notes
     -----
-    Updates cost as in :class:`DynamicH`; reading ``h`` visits
-    O((1 + 1/epsilon) log^2 n) hull vertices.  Two structures holding the
-    same points read the same value; threads as in :class:`DynamicAUC`.
-    Method: Subset (Sec. 6, Alg. 3, Props 3-7) of N. Tatti, "Maintaining
-    AUC and H-measure over time" (preprint).
+    Updates cost as in :class:`DynamicH`; reading ``h`` visits O((1 + 1/epsilon) log^2 n) hull
+    vertices.  Two structures holding the same points read the same value.  Method: Subset (Sec. 6,
+    Alg. 3, Props 3-7) of N. Tatti, "Maintaining AUC and H-measure over time" (preprint).
 
     Examples
     --------

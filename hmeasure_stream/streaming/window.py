@@ -195,82 +195,44 @@ def _hull_engine(chosen, capacity):
 class SlidingWindow(Pickled):
     """Metrics over a sliding window of a stream that arrives in chunks.
 
-    Feed the stream with :meth:`update`, chunk by chunk in stream order; the
-    window is carried across calls, so the values are those of
-    :func:`sliding_window` on the whole stream.  The object pickles, so a
-    monitor can resume later.
+    Feed the stream to :meth:`update` chunk by chunk; the window carries across calls, so the values
+    are those of :func:`sliding_window` on the whole stream.  The object pickles.
 
     Parameters
     ----------
     window : int, str, datetime.timedelta, numpy.timedelta64 or None
-        Number of points (>= 1); a duration (``"15min"``, a timedelta): the
-        points whose time is in (t - window, t], t the newest (``update``
-        then needs ``times``); or None for every prefix (the learning curve).
+        A number of points, a duration (``update`` then needs ``times``) or None: every prefix.
     metrics : str, options object, or sequence of them, default=("auc",)
-        Names from :data:`~hmeasure_stream.WINDOW_METRICS`: ``"auc"``,
-        ``"h"``, ``"auch"``, ``"auc_approx"``, ``"auc_binned"``, ``"pauc"``,
-        R's ``"ks"``, ``"mer"``, ``"mwl"`` (``"ks"`` keeps a second hull,
-        doubling a step's cost) and ``"er"``, ``"sens"``, ``"spec"``,
-        ``"precision"``, ``"f"``, ``"youden"`` (at a threshold), DeLong's
-        ``"auc_var"``, ``"auc_lo"``, ``"auc_hi"``; or ``"multiclass_auc"``
-        alone (2-d scores, count windows only).  An options object
-        (:class:`~hmeasure_stream.HCost`, ``PartialRange``, ``Binning``,
-        ``Compression``, ``Threshold``, ``ConfidenceLevel``, ``Classes``)
-        sets its metrics' options and stands for them when none is named
-        (an ``HCost`` with fixed priors or ``severity_ratio="prior"`` needs
-        its ``epsilon`` and excludes ``"ks"``, ``"mer"`` and ``"mwl"``).
+        Names from :data:`~hmeasure_stream.WINDOW_METRICS` (the attributes below) and options
+        objects (:class:`~hmeasure_stream.HCost`, ...) setting their metrics' options (standing for
+        them when none is named); ``"multiclass_auc"`` (2-d scores) goes alone.
     half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
-        Exponential decay, as in :class:`DynamicAUC`; combines with
-        ``window``; not with ``"auc_approx"`` or ``"auc_binned"``.
+        Exponential decay as in :class:`DynamicAUC`; not with ``"auc_approx"``, ``"auc_binned"``.
     min_periods : int, default=1
         The metrics are nan until the window holds this many points.
-    pos_label : hashable, optional
-        The label of class 1, as in :class:`DynamicAUC`.
-    capacity : int, default=16
-        Initial room, in distinct scores (doubles as needed).
-    seed : int, optional
-        Seed of the random priorities of ``"auc_approx"``'s score treap
-        (nothing else is random).
-
-    Attributes
-    ----------
-    auc, h, auch, ... : float
-        Each metric followed, over the current window (nan while a class is
-        absent from it).
+    pos_label, capacity, seed
+        As in :class:`DynamicAUC`; ``seed`` seeds ``"auc_approx"``'s treap (nothing else is random).
 
     See Also
     --------
     sliding_window : the same on a whole array in one call.
-    DynamicAUC, DynamicH, ApproxH, ApproxAUC, BinnedAUC : the structures behind the metrics.
 
     Notes
     -----
-    Per point, for a window of w points: O(log w) for the AUC, ``"pauc"``
-    and DeLong's metrics; the update cost of :class:`DynamicH` for the hull
-    metrics; O(log w / epsilon) for ``"auc_approx"`` (unit weights only);
-    O(log m) for ``"auc_binned"`` with m bins; O(c log w) for
-    ``"multiclass_auc"`` over c classes.  Reads are O(1) but
-    ``auc_approx``.  Memory O(w).  Integer scores beyond 2**53 are
-    refused (:func:`sliding_window` ranks them).  Values equal the from-scratch ones as on
-    the structures behind them.  One thread may call :meth:`update` at a
-    time (another raises RuntimeError).  The methods are those of N. Tatti,
-    "Maintaining AUC and H-measure over time" (preprint), and N. Tatti,
-    "Efficient estimation of AUC in a sliding window", ECML PKDD 2018.
+    Per point, for w points: the update of the structure behind each metric (O(log w) for the AUC,
+    ``"pauc"`` and DeLong's metrics, :class:`DynamicH`'s for the hull metrics, doubled by ``"ks"``);
+    memory O(w).  Values equal the from-scratch ones as on those structures.  One thread may update
+    at a time.  N. Tatti, "Maintaining AUC and H-measure over time" (preprint); "Efficient
+    estimation of AUC in a sliding window", ECML PKDD 2018.
 
     Examples
     --------
-    >>> from hmeasure_stream import SlidingWindow
-    >>> monitor = SlidingWindow(3, metrics=("auc", "h"))
+    >>> from hmeasure_stream import PartialRange, SlidingWindow
+    >>> monitor = SlidingWindow(3, metrics=("auc", "h", PartialRange(fpr_range=(0, 0.5))))
     >>> monitor.update([0, 1, 0], [0.2, 0.9, 0.4])["auc"]
     array([nan,  1.,  1.])
-    >>> monitor.update([1, 1, 0], [0.3, 0.8, 0.1])["auc"]
-    array([0.5, 0.5, 1. ])
-    >>> len(monitor), monitor.auc, monitor.h
-    (3, 1.0, 1.0)
-    >>> from hmeasure_stream import PartialRange
-    >>> partial = SlidingWindow(3, metrics=("auc", PartialRange(fpr_range=(0, 0.5))))
-    >>> partial.update([0, 1, 0, 1], [0.2, 0.9, 0.4, 0.3])["pauc"]
-    array([ nan, 0.5 , 0.5 , 0.25])
+    >>> monitor.update([1, 1, 0], [0.3, 0.8, 0.1])["auc"], monitor.h, monitor.pauc
+    (array([0.5, 0.5, 1. ]), 1.0, 0.5)
     """
 
     # One ring of the window's points per engine: each engine removes the
@@ -319,42 +281,7 @@ class SlidingWindow(Pickled):
                            for engine in self._engines]
 
     def update(self, y_true, y_score, sample_weight=None, *, times=None):
-        """Feed the next chunk of the stream; the metrics after each of its points.
-
-        Parameters
-        ----------
-        y_true : array-like of shape (k,)
-            Labels, 0/1 or bool, in stream order (with ``"multiclass_auc"``:
-            each one of ``labels``).
-        y_score : array-like of shape (k,)
-            Scores, finite real numbers (with ``"multiclass_auc"``: of shape
-            (k, c), one column per class).
-        sample_weight : array-like of shape (k,), optional
-            Weights, finite and >= 0 (default 1).
-        times : array-like of shape (k,), optional
-            The points' times, non-decreasing across chunks (numbers of
-            seconds since the epoch, datetime64, datetimes, Timestamps or
-            ISO 8601 strings, as for :meth:`DynamicAUC.add_many`).  Required
-            with a duration window or half-life; otherwise checked and not
-            used.
-
-        Returns
-        -------
-        dict of str to ndarray
-            For each metric a float64 array of length k: entry i is the metric
-            over the window ending at the chunk's point i; nan where a class is
-            absent from that window or it holds fewer than ``min_periods``
-            points.
-
-        Raises
-        ------
-        ValueError
-            On invalid input (as for :func:`~hmeasure_stream.auc`), weights
-            other than 1 with ``"auc_approx"``, a weight more than 2**400 times
-            larger or smaller than the first positive weight of the window, or
-            times that go backwards (the message names the position); nothing
-            changes.
-        """
+        """Feed the next chunk as :func:`sliding_window` takes it; returns what it would for it."""
         engine = self._engines[0]
         if isinstance(engine, MulticlassWindow):  # 2-d scores
             batch = engine.checked(y_true, y_score, sample_weight)
@@ -468,18 +395,13 @@ class SlidingWindow(Pickled):
         return getattr(next(engine for engine in self._engines if name in engine.columns), name)
 
     def threshold_metrics(self):
-        """R hmeasure's metrics at the threshold of the current window, by name.
-
-        The window's ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
-        ``"f"`` and ``"youden"`` that are among its metrics; O(log w).
-        """
+        """The metrics followed at the threshold (``"er"``, ``"sens"``, ...), by name.  O(log w)."""
         return {name: self._metric(name) for name in self._metrics
                 if THRESHOLD in METRICS[name].needs}
 
     @property
     def window(self):
-        """The window: a number of points, a duration (``numpy.timedelta64``), or None
-        (every prefix)."""
+        """A number of points, a duration (``numpy.timedelta64``), or None (every prefix)."""
         return self._window
 
     @property
@@ -540,8 +462,7 @@ def _metric_property(name):
         return self._metric(name)
 
     read.__name__ = name
-    read.__doc__ = (f"``{name!r}`` of the current window: {METRICS[name].description} (nan "
-                    "while a class is absent).")
+    read.__doc__ = f"Over the current window: {METRICS[name].description}."
     return property(read)
 
 
