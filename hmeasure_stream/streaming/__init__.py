@@ -2,8 +2,8 @@
 
 ``DynamicAUC`` keeps the distinct scores in sorted blocks under a segment
 tree of class weights, and maintains the Mann-Whitney statistic as Tatti,
-"Maintaining AUC and H-measure over time", Sec. 4 does on a treap (to which
-it moves once for the partial AUC and DeLong's variance): O(log n) per update.
+"Maintaining AUC and H-measure over time", Sec. 4 does on a treap; the same
+blocks serve the partial AUC and DeLong's variance: O(log n) per update.
 ``DynamicH`` also maintains the convex hull of the ROC curve (Sec. 5) and with
 it the H-measure with priors from the data and the AUCH: O(log n) hull
 merges per update.

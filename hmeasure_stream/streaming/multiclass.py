@@ -3,8 +3,8 @@
 One-vs-rest keeps one exact binary AUC engine per class; Hand and Till's
 one-vs-one keeps one per ordered pair of classes, over the points of those
 two classes.  Every engine of ``DynamicMulticlassAUC`` is a blocked exact
-binary engine (``BlockedAUCEngine``: sorted blocks of scores, the semantics of
-the score treap of :class:`DynamicAUC`), so each binary AUC is exact and a
+binary engine (``BlockedAUCEngine``: sorted blocks of scores, the engine of
+:class:`DynamicAUC`), so each binary AUC is exact and a
 point costs O(c log n) for c classes; a single point enters all its engines in
 one compiled all-or-nothing call.  The window engine ``MulticlassWindow`` has
 the same blocked engines.

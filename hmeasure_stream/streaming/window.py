@@ -371,7 +371,7 @@ class SlidingWindow(Pickled):
 
         With the AUC alone and unit weights, the whole stream is known: the
         window's class counts go in a Fenwick tree over the stream's dense
-        ranks instead of the score treap.
+        ranks instead of the sorted blocks.
         """
         n = scores.shape[0]
         if (self._metrics == ("auc",) and len(self) == 0 and n < 2**31
@@ -560,14 +560,15 @@ def sliding_window(
     O(n log n)) and the window's class counts are kept in a Fenwick tree
     indexed by rank, O(log n) per step in one flat array of 8 bytes per
     distinct score, so a step costs about the same for any window size; O(n)
-    memory.  With weights, the score treap of :class:`DynamicAUC`:
-    O(n log w) time, O(w) memory.  With ``"h"`` or ``"auch"``, the hull
+    memory.  Otherwise the sorted blocks of :class:`DynamicAUC`: O(n log w)
+    time, O(w) memory, one copy of the points for every metric read from the
+    score order.  With ``"h"`` or ``"auch"``, the hull
     engine of :class:`DynamicH`: O(n (B + h log w)) time for hulls of at
     most h vertices, O(w) memory (plus O(n (h + (1 + 1/epsilon) log^2 w))
     with ``epsilon``).  With
-    ``"auc_approx"``, the compressed list of :class:`ApproxAUC` over the
-    treap: O(n (log w + log w / epsilon)).  With ``"pauc"``, the score
-    treap read by :meth:`DynamicAUC.partial_auc` after each step: O(n log w)
+    ``"auc_approx"``, the compressed list of :class:`ApproxAUC` over its
+    treap: O(n (log w + log w / epsilon)).  With ``"pauc"``, the blocks read
+    as :meth:`DynamicAUC.partial_auc` reads them after each step: O(n log w)
     (the area within an ulp or two of the from-scratch value with unit
     weights, whose integer parts it shares, the cut segments in floating
     point; its McClish value divides that by A_max - A_min, of order w**2
