@@ -140,10 +140,8 @@ cdef class ApproxAUCEngine(AUCEngine):
         self.gap_other_c = &gap_other_c[0]
 
     cdef int _reserve(self, Py_ssize_t new_points, bint weighted) except -1:
-        if weighted:
-            # The public layer refuses weights first; this guards the invariants.
-            raise ValueError("the compressed list of ApproxAUC takes unit weights only")
-        AUCEngine._reserve(self, new_points, False)
+        # (AUCEngine refuses weights other than 1, as the compressed list needs.)
+        AUCEngine._reserve(self, new_points, weighted)
         if self.entries != self.tree.capacity + FIRST_SLOT_ENTRY:
             self._sync()
         return 0

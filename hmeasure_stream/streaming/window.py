@@ -71,6 +71,11 @@ def _check_window(window):
     return None if window is None else int(window)
 
 
+# What the one blocked engine of a window serves beyond the exact AUC: the metrics
+# read from the score order.
+_ORDER_NEEDS = (HULL, THRESHOLD, PARTIAL_BOX, VARIANCE)
+
+
 def _needing(chosen, need):
     """The metrics of ``chosen`` that need the engine capability ``need``, by name."""
     return [name for name in chosen if need in METRICS[name].needs]
@@ -139,7 +144,7 @@ def _window_engines(chosen, *, capacity, seed, window=None):
         compression = _options_needing(chosen, COMPRESSED)
         engines.append(ApproxAUCEngine(compression.epsilon, compression.relative_to == "1-auc",
                                        capacity, seed))
-    if (any(_needing(chosen, need) for need in (HULL, THRESHOLD, PARTIAL_BOX, VARIANCE))
+    if (any(_needing(chosen, need) for need in _ORDER_NEEDS)
             or any(not any(METRICS[name].column in engine.columns for engine in engines)
                    for name in chosen)):
         # One blocked engine (the hull's when a hull metric is asked) keeps the window's
