@@ -21,9 +21,10 @@
 #   anything changes) so that a subclass allocates its per-node storage for the
 #   new size, replacing the old only once every allocation succeeded.
 # - ``sum_nodes``: True only for the base class itself (set in __cinit__).  While
-#   it holds, a unit-mode point update adds +-1 to the class count along its
-#   leaf's path (``_add_on_path``) instead of recomputing it, the same result for
-#   nodes that are plain sums, and ``_refresh`` of one leaf runs the base's
+#   it holds, a unit-mode point update changes its leaf's path by increments
+#   (``_walk_path``: +-1 to the class count, the point's pairs to 2U) instead of
+#   recomputing it, the same result for nodes that are plain sums of integers,
+#   and ``_refresh`` of one leaf runs the base's
 #   recomputation inline instead of the virtual hooks.  Subclasses have it
 #   False, so every change of a leaf reaches their hooks.
 # - Pickling (``__reduce__``) rebuilds a base engine from the base's buffers: a
@@ -126,14 +127,15 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef int _set_leaf(self, int32_t slot) except -1 nogil
     cdef int _pull_node(self, int32_t node) except -1 nogil
     cdef int _refresh(self, int32_t* slots, int32_t count) except -1 nogil
-    cdef void _add_on_path(self, int32_t slot, bint is_pos, double change) noexcept nogil
     cdef int _spread_all(self) except -1 nogil
     cdef int _place_after(self, int32_t block, int32_t new_block) except -1 nogil
     cdef int _spread(self, int32_t low, int32_t width, int32_t after,
                      int32_t new_block) except -1 nogil
     cdef void _prefix(self, int32_t position, double* neg, double* pos) noexcept nogil
     cdef int _split(self, int32_t position) except -1 nogil
-    cdef int _drop_key(self, int32_t position, int32_t index, bint is_pos) except -1 nogil
+    cdef int _drop_key(self, int32_t position, int32_t index, bint is_pos,
+                       bint walked) except -1 nogil
+    cdef int32_t _merge_partner(self, int32_t position, int32_t size) noexcept nogil
     cdef int32_t _remove_position(self, int32_t position) noexcept nogil
     cdef int32_t _find(self, double score) noexcept nogil
     cdef double _auc(self) noexcept nogil
@@ -142,10 +144,6 @@ cdef class BlockedAUCEngine(PointEngine):
                            bint apply) except -1
     cdef double _class_total(self, bint is_pos) noexcept nogil
     cdef double _pairs_above(self, int32_t block, int32_t start) noexcept nogil
-    cdef int _placements_update(self, bint is_pos, bint adding, int32_t block,
-                                double suffix_neg, double suffix_pairs, double local_change,
-                                double below_neg, double below_pos, double at_neg,
-                                double at_pos) except -1 nogil
     cdef double _variance(self, double scale) noexcept nogil
     cdef void _interval_into(self, double auc, double* out) noexcept nogil
     cdef void _above(self, double threshold, double* above_neg, double* above_pos,

@@ -39,11 +39,12 @@ refusal of concurrent use.
 The derived reads (DeLong's variance, the partial areas of ``_tree_partial``)
 need more than the class weights: ``track_variance`` (one compiled O(n) pass:
 ``_track_all``) starts keeping the pair weight 2U of every block and node in
-unit mode too (the block's by the increments of Props 1-2 within it, the nodes
-recomputed on the path) and DeLong's sums of squared placement numerators Q1 and
-Q0: in unit mode exact 128-bit totals changed by each update
+unit mode too (the block's and the path's by the increments of Props 1-2: the
+point's pairs under each node) and DeLong's sums of squared placement numerators
+Q1 and Q0: in unit mode exact 128-bit totals changed by each update
 (``_delong.track_squares``), with 2U of the points above the score summed from
-the block's suffix and the right siblings on the path up (``_pairs_above``); in
+the block's suffix and the right siblings on the path up, in the same walk that
+changes the path (``_walk_path``); in
 weighted mode per block (from its keys) and per node (from its children with the
 shift identity sum u (a + k)^2 = Q + 2 k (2U) + k^2 W), sums of non-negative
 terms.  The partial areas then read the blocks by descents of the segment tree
@@ -251,6 +252,51 @@ cdef inline double _pairs_beyond(BlockedAUCEngine self, int32_t block, double ne
             pairs += self.tree[right + 2] + 2.0 * self.tree[right + 1] * neg
             neg += self.tree[right]
         node >>= 1
+    return pairs
+
+
+cdef inline double _walk_path(BlockedAUCEngine self, int32_t block, bint is_pos,
+                              double delta, bint pairs_kept, double pairs_change, double neg,
+                              double pairs, double* below_neg, double* below_pos) noexcept nogil:
+    """Unit mode, nodes plain sums (``sum_nodes``): one walk up from ``block``'s leaf that
+    reads each sibling once for everything a point update needs there.  A left sibling
+    lies below the block: its class weights add to ``below_neg``, ``below_pos``.  The
+    path takes the point: its class count changes by ``delta`` (+-1).  With the pair
+    sums kept (``pairs_kept``), also 2U on the path, by the point's pairs under each
+    node (from ``pairs_change`` within the block, adding at each node those with the
+    sibling's other class: 2 per pair, all strictly above or below), and a right
+    sibling, above the block, adds to 2U of the points above the score, returned (from
+    a suffix of the block with class 0 weight ``neg`` and 2U ``pairs``, as
+    ``_pairs_beyond``).  Every sibling read is off the path, so the reads see the tree
+    before the point; integers in doubles, as recomputing the nodes would give (exact
+    below 2**53)."""
+    cdef Py_ssize_t node = <Py_ssize_t>self.leaves + self.leaf_of_block[block], sibling
+    cdef double* tree = self.tree
+    cdef double prefix_neg = 0.0, prefix_pos = 0.0
+    tree[3 * node + is_pos] += delta
+    if pairs_kept:
+        tree[3 * node + 2] += pairs_change
+    self.leaf_changes += 1
+    while node > 1:
+        if node & 1:
+            sibling = 3 * (node - 1)
+            prefix_neg += tree[sibling]
+            prefix_pos += tree[sibling + 1]
+            if pairs_kept and is_pos:
+                pairs_change += 2.0 * delta * tree[sibling]
+        elif pairs_kept:
+            sibling = 3 * (node + 1)
+            pairs += tree[sibling + 2] + 2.0 * tree[sibling + 1] * neg
+            neg += tree[sibling]
+            if not is_pos:
+                pairs_change += 2.0 * delta * tree[sibling + 1]
+        node >>= 1
+        tree[3 * node + is_pos] += delta
+        if pairs_kept:
+            tree[3 * node + 2] += pairs_change
+        self.node_changes += 1
+    below_neg[0] = prefix_neg
+    below_pos[0] = prefix_pos
     return pairs
 
 
@@ -722,19 +768,6 @@ cdef class BlockedAUCEngine(PointEngine):
             for index in range(count):
                 slots[index] >>= 1
 
-    cdef void _add_on_path(self, int32_t slot, bint is_pos, double change) noexcept nogil:
-        """The base's shortcut for a unit-mode count change at ``slot``'s block (its
-        aggregate already changed): add ``change`` along the path, as ``_refresh`` of
-        that leaf would give for nodes that are plain sums (``sum_nodes``)."""
-        cdef Py_ssize_t node = <Py_ssize_t>self.leaves + slot
-        self.leaf_changes += 1
-        self.tree[3 * node + is_pos] += change
-        node >>= 1
-        while node >= 1:
-            self.tree[3 * node + is_pos] += change
-            self.node_changes += 1
-            node >>= 1
-
     cdef int _spread_all(self) except -1 nogil:
         """Spread the blocks evenly over all the leaves (after they doubled) and recompute
         every leaf and node."""
@@ -872,14 +905,14 @@ cdef class BlockedAUCEngine(PointEngine):
         self._block_aggregate(new_block)
         return self._place_after(block, new_block)
 
-    cdef int _drop_key(self, int32_t position, int32_t index, bint is_pos) except -1 nogil:
+    cdef int _drop_key(self, int32_t position, int32_t index, bint is_pos,
+                       bint walked) except -1 nogil:
         """Remove a key emptied by taking a point of class ``is_pos`` (not yet in the
-        aggregates); drop an emptied block, merge a sparse one with a neighbour (the block
-        emptied leaves a gap among the leaves)."""
+        aggregates; on the leaf's path already if ``walked``); drop an emptied block, merge
+        a sparse one with a neighbour (the block emptied leaves a gap among the leaves)."""
         cdef int32_t block = self.order[position], other, left, right
         cdef int32_t left_block, right_block, moved
         cdef int32_t slot = block * BLOCK + index, rest = self.size[block] - index - 1
-        cdef int32_t limit = self.block_limit
         cdef int32_t* changed = self.scratch
         memmove(self.key + slot, self.key + slot + 1, rest * sizeof(double))
         memmove(self.count_neg + slot, self.count_neg + slot + 1, rest * sizeof(int32_t))
@@ -888,44 +921,53 @@ cdef class BlockedAUCEngine(PointEngine):
             memmove(self.weight + 4 * slot, self.weight + 4 * (slot + 1),
                     4 * rest * sizeof(double))
         self.size[block] -= 1
-        if self.size[block] == 0:
+        other = self._merge_partner(position, self.size[block])
+        if other == position:
             changed[0] = self._remove_position(position)
             return self._refresh(changed, 1)
         if index == 0:
             self.first[position] = self.key[block * BLOCK]
-        if self.size[block] < limit // 4 and self.n_blocks > 1:
-            other = position + 1 if position + 1 < self.n_blocks else position - 1
-            if self.size[block] + self.size[self.order[other]] <= 3 * limit // 4:
-                left = min(position, other)
-                right = max(position, other)
-                left_block = self.order[left]
-                right_block = self.order[right]
-                moved = self.size[right_block]
-                slot = left_block * BLOCK + self.size[left_block]
-                memcpy(self.key + slot, self.key + right_block * BLOCK, moved * sizeof(double))
-                memcpy(self.count_neg + slot, self.count_neg + right_block * BLOCK,
-                       moved * sizeof(int32_t))
-                memcpy(self.count_pos + slot, self.count_pos + right_block * BLOCK,
-                       moved * sizeof(int32_t))
-                if self.weighted:
-                    memcpy(self.weight + 4 * slot, self.weight + 4 * right_block * BLOCK,
-                           4 * moved * sizeof(double))
-                self.size[left_block] += moved
-                self.size[right_block] = 0
-                changed[0] = self.leaf_of_block[left_block]
-                changed[1] = self._remove_position(right)
-                self._block_aggregate(left_block)
-                return self._refresh(changed, 2)
-        changed[0] = self.leaf_of_block[block]
-        if self.sum_nodes and not self.weighted:
-            # (With the placements the block's 2U changed already, in ``_update``.)
+        if other >= 0:
+            left = min(position, other)
+            right = max(position, other)
+            left_block = self.order[left]
+            right_block = self.order[right]
+            moved = self.size[right_block]
+            slot = left_block * BLOCK + self.size[left_block]
+            memcpy(self.key + slot, self.key + right_block * BLOCK, moved * sizeof(double))
+            memcpy(self.count_neg + slot, self.count_neg + right_block * BLOCK,
+                   moved * sizeof(int32_t))
+            memcpy(self.count_pos + slot, self.count_pos + right_block * BLOCK,
+                   moved * sizeof(int32_t))
+            if self.weighted:
+                memcpy(self.weight + 4 * slot, self.weight + 4 * right_block * BLOCK,
+                       4 * moved * sizeof(double))
+            self.size[left_block] += moved
+            self.size[right_block] = 0
+            changed[0] = self.leaf_of_block[left_block]
+            changed[1] = self._remove_position(right)
+            self._block_aggregate(left_block)
+            return self._refresh(changed, 2)
+        if walked:
+            # (The block's 2U with the placements changed already, in ``_update``.)
             self.aggregate[3 * block + is_pos] -= 1.0
-            if self.placements:
-                return self._refresh(changed, 1)
-            self._add_on_path(changed[0], is_pos, -1.0)
             return 0
+        changed[0] = self.leaf_of_block[block]
         self._block_aggregate(block)
         return self._refresh(changed, 1)
+
+    cdef int32_t _merge_partner(self, int32_t position, int32_t size) noexcept nogil:
+        """What becomes of the block at ``position`` left with ``size`` keys: ``position``
+        if it is empty (it is dropped), the neighbour it merges with if it is sparse (under
+        a quarter of the limit, and the two fit in three quarters), or -1 (it stays)."""
+        cdef int32_t other, limit = self.block_limit
+        if size == 0:
+            return position
+        if size < limit // 4 and self.n_blocks > 1:
+            other = position + 1 if position + 1 < self.n_blocks else position - 1
+            if size + self.size[self.order[other]] <= 3 * limit // 4:
+                return other
+        return -1
 
     cdef int32_t _remove_position(self, int32_t position) noexcept nogil:
         """Take an emptied block out of the directory and its leaf, free its id; returns
@@ -963,8 +1005,9 @@ cdef class BlockedAUCEngine(PointEngine):
         """
         cdef int32_t position, block, index, slot, count, column, leaf
         cdef double below_neg, below_pos, at_neg = 0.0, at_pos = 0.0, remaining, change
-        cdef double after_neg, after_pos, after_pairs = 0.0, local_change
-        cdef bint found, leaves
+        cdef double after_neg, after_pos, after_pairs = 0.0, local_change = 0.0
+        cdef double total_pos, suffix_neg = 0.0, suffix_pairs = 0.0, pairs_above = 0.0
+        cdef bint found, leaves, walked = False
         cdef double* keys
         if self.n_blocks == 0:
             if not adding:
@@ -1013,18 +1056,10 @@ cdef class BlockedAUCEngine(PointEngine):
                 return WEIGHT_EXCEEDS
         if not self.weighted:
             # The pairs the point takes part in, counted without it (Props 1-2).
-            self._prefix(position, &below_neg, &below_pos)
-            below_neg += self.aggregate[3 * block] - after_neg
-            below_pos += self.aggregate[3 * block + 1] - after_pos
+            total_pos = self.tree[4]
             if found:
                 at_neg = self.count_neg[slot]
                 at_pos = self.count_pos[slot]
-            if is_pos:
-                change = 2.0 * below_neg + at_neg
-            else:
-                change = 2.0 * (self.tree[4] - below_pos - at_pos) + at_pos
-            compensated_add(&self.twice_u, &self.twice_u_compensation,
-                            change if adding else -change)
             if self.placements:
                 # The same pairs within the block: its counts below and above the score.
                 if is_pos:
@@ -1033,10 +1068,36 @@ cdef class BlockedAUCEngine(PointEngine):
                     local_change = 2.0 * (after_pos - at_pos) + at_pos
                 # The keys above the score in the block: those from the index on but
                 # the score's own key (its class 0 count pairs with those above it).
-                self._placements_update(
-                    is_pos, adding, block, after_neg - at_neg,
-                    after_pairs - at_neg * (2.0 * (after_pos - at_pos) + at_pos),
-                    local_change, below_neg, below_pos, at_neg, at_pos)
+                suffix_neg = after_neg - at_neg
+                suffix_pairs = after_pairs - at_neg * (2.0 * (after_pos - at_pos) + at_pos)
+            if self.sum_nodes and (adding or at_neg + at_pos > 1
+                                   or self._merge_partner(position, self.size[block] - 1) < 0):
+                # The point is certain to go in or out now, its block to stay: its path
+                # takes it in the same walk that reads the sums below (and above) it.
+                # (A block dropped or merged has its paths recomputed by ``_drop_key``.)
+                pairs_above = _walk_path(self, block, is_pos, 1.0 if adding else -1.0,
+                                         self.placements,
+                                         local_change if adding else -local_change,
+                                         suffix_neg, suffix_pairs, &below_neg, &below_pos)
+                walked = True
+            else:
+                self._prefix(position, &below_neg, &below_pos)
+                if self.placements:
+                    pairs_above = _pairs_beyond(self, block, suffix_neg, suffix_pairs)
+            below_neg += self.aggregate[3 * block] - after_neg
+            below_pos += self.aggregate[3 * block + 1] - after_pos
+            if is_pos:
+                change = 2.0 * below_neg + at_neg
+            else:
+                change = 2.0 * (total_pos - below_pos - at_pos) + at_pos
+            compensated_add(&self.twice_u, &self.twice_u_compensation,
+                            change if adding else -change)
+            if self.placements:
+                track_squares(&self.square_pos, &self.square_neg,
+                              exact_pairs(self.twice_u, self.twice_u_compensation),
+                              pairs_above, is_pos, adding, below_neg,
+                              total_pos - below_pos - at_pos, at_neg, at_pos)
+                self.aggregate[3 * block + 2] += local_change if adding else -local_change
         if adding:
             if not found:
                 keys = self.key + block * BLOCK
@@ -1084,7 +1145,7 @@ cdef class BlockedAUCEngine(PointEngine):
                                     &self.weight[4 * slot + 2 + is_pos],
                                     -min(weight, remaining))
             if self.count_neg[slot] + self.count_pos[slot] == 0:
-                self._drop_key(position, index, is_pos)
+                self._drop_key(position, index, is_pos, walked)
                 if self.n_points == 0 and not self.weighted:
                     self.twice_u = 0.0
                     self.twice_u_compensation = 0.0
@@ -1094,8 +1155,7 @@ cdef class BlockedAUCEngine(PointEngine):
             self._block_aggregate(block)
         else:
             self.aggregate[3 * block + is_pos] += 1.0 if adding else -1.0
-            if self.sum_nodes and not self.placements:
-                self._add_on_path(leaf, is_pos, 1.0 if adding else -1.0)
+            if walked:
                 leaf = -1
         if leaf >= 0:
             self._refresh(&leaf, 1)
@@ -1103,24 +1163,6 @@ cdef class BlockedAUCEngine(PointEngine):
             self.twice_u = 0.0
             self.twice_u_compensation = 0.0
         return DONE
-
-    cdef int _placements_update(self, bint is_pos, bint adding, int32_t block,
-                                double suffix_neg, double suffix_pairs, double local_change,
-                                double below_neg, double below_pos, double at_neg,
-                                double at_pos) except -1 nogil:
-        """Unit mode with the placements, before the point's key and counts change (2U
-        already did): the block's 2U by the point's pairs within it, ``local_change``
-        (its leaf and ancestors are recomputed with the counts), and the exact Q1, Q0
-        (``_delong.track_squares``) with 2U of the points above the score: the keys of
-        ``block`` above it (class 0 count ``suffix_neg``, 2U ``suffix_pairs``) and the
-        later blocks."""
-        track_squares(&self.square_pos, &self.square_neg,
-                      exact_pairs(self.twice_u, self.twice_u_compensation),
-                      _pairs_beyond(self, block, suffix_neg, suffix_pairs), is_pos, adding,
-                      below_neg,
-                      self.tree[4] - below_pos - at_pos, at_neg, at_pos)
-        self.aggregate[3 * block + 2] += local_change if adding else -local_change
-        return 0
 
     cdef double _pairs_above(self, int32_t block, int32_t start) noexcept nogil:
         """Unit mode with the placements: 2U of the keys of ``block`` from index ``start``
@@ -1629,8 +1671,9 @@ cdef class BlockedAUCEngine(PointEngine):
         gaps = self.leaves + np.flatnonzero(block_at_leaf < 0)
         if np.any(tree[gaps] != 0):
             raise AssertionError("a gap's leaf is not zero")
-        # Every inner node is exactly what its children give (nodes are recomputed, never
-        # adjusted, so the same operations give the same bits).
+        # Every inner node is exactly what its children give (weighted nodes are recomputed,
+        # never adjusted, so the same operations give the same bits; unit-mode increments
+        # are integers, exact).
         left, right = tree[2:2 * self.leaves:2], tree[3:2 * self.leaves:2]
         expected = np.column_stack([
             left[:, 0] + right[:, 0], left[:, 1] + right[:, 1],
