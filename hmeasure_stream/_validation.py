@@ -7,6 +7,7 @@ what is wrong and, for a bad element, gives its position and value.
 import datetime
 import math
 import numbers
+import re
 import warnings
 from collections.abc import Iterator
 from decimal import Decimal
@@ -1062,20 +1063,46 @@ _NS = {"ns": 1, "nanosecond": 1, "us": 10**3, "microsecond": 10**3, "ms": 10**6,
 _INT64_MAX = 2**63 - 1
 
 
-def _parse_duration_string(text):
-    """``"15min"``, ``"24h"``, ``"1h30min"``, ``"1.5 days"`` as nanoseconds, or None."""
-    import re
+# Units whose meaning depends on their case: "m" is minutes and "ms" milliseconds, but
+# "M" is months in pandas and ISO 8601 and "MS" pandas' month start; any other spelling
+# of them is refused rather than guessed.
+_CASE_SENSITIVE = ("m", "ms")
+# Calendar units: not a fixed number of nanoseconds.
+_CALENDAR = ("y", "yr", "year", "mo", "mon", "month")
 
+
+class DurationUnitError(ValueError):
+    """A duration whose unit is ambiguous or not a fixed length (says which unit to use)."""
+
+
+def _duration_unit(unit, text, name):
+    """The key of ``_NS`` for a unit as written; None if unknown; DurationUnitError if
+    ambiguous or a calendar unit."""
+    folded = unit.lower()
+    singular = folded[:-1] if folded.endswith("s") and folded not in _NS else folded
+    if folded in _CASE_SENSITIVE and unit != folded:
+        meanings = ("months or minutes; write 'min' for minutes (months are not a fixed "
+                    "duration: give days, e.g. '30d')" if folded == "m" else
+                    "month starts, megaseconds or milliseconds; write 'ms' for milliseconds")
+        raise DurationUnitError(f"{name} {text!r} is ambiguous: {unit!r} could mean {meanings}")
+    if singular in _CALENDAR:
+        raise DurationUnitError(
+            f"{name} {text!r} is not a fixed duration: {unit!r} (months or years) varies "
+            "in length; give days or weeks, e.g. '30d' or '52w'")
+    return singular if singular in _NS else None
+
+
+def _parse_duration_string(text, name="duration"):
+    """``"15min"``, ``"24h"``, ``"1h30min"``, ``"1.5 days"`` as nanoseconds, or None (not a
+    duration); DurationUnitError for an ambiguous or calendar unit (``"1M"``)."""
     parts = re.findall(r"\s*(\d+(?:\.\d*)?|\.\d+)\s*([a-zA-Z]+)\s*", text)
     if not parts or "".join(re.findall(r"\s*(?:\d+(?:\.\d*)?|\.\d+)\s*[a-zA-Z]+\s*", text)) \
             != text:
         return None
     total = 0
-    for number, unit in parts:
-        unit = unit.lower()
-        if unit not in _NS and unit.endswith("s") and unit[:-1] in _NS:
-            unit = unit[:-1]
-        if unit not in _NS:
+    for number, written in parts:
+        unit = _duration_unit(written, text, name)
+        if unit is None:
             return None
         total += round(float(number) * _NS[unit]) if "." in number else int(number) * _NS[unit]
     return total
@@ -1087,7 +1114,7 @@ def check_duration(value, name):
     ``datetime.timedelta`` (``pandas.Timedelta`` too) or a ``numpy.timedelta64``."""
     nanoseconds = None
     if isinstance(value, str):
-        nanoseconds = _parse_duration_string(value)
+        nanoseconds = _parse_duration_string(value, name)
         if nanoseconds is None:
             raise ValueError(
                 f"{name} {value!r} is not a duration: give a number and a unit such as "
@@ -1208,12 +1235,15 @@ def check_times(times, n_points, name="times"):
             raise ValueError(f"{name}[{k}] = {array[k]!r} seconds is out of range")
         return array.astype(np.int64) * 10**9
     if kind == "f":
-        bad = ~np.isfinite(array) | (np.abs(array) > _INT64_MAX / 1e9)
+        with np.errstate(invalid="ignore", over="ignore"):
+            nanoseconds = np.round(array.astype(np.float64) * 1e9)
+            # (2^63 itself, the rounding of 2^63 - 1, would wrap to the year 1677.)
+            bad = ~np.isfinite(nanoseconds) | (np.abs(nanoseconds) >= 2.0**63)
         if bad.any():
             k = np.flatnonzero(bad)[0]
             raise ValueError(
                 f"{name}[{k}] = {array[k]!r} is not a finite time in seconds since the epoch")
-        return np.round(array.astype(np.float64) * 1e9).astype(np.int64)
+        return nanoseconds.astype(np.int64)
     if kind in "US":
         return np.asarray(_parse_time_strings(array.astype(str), name), dtype=np.int64)
     if kind == "O":

@@ -21,7 +21,7 @@ out), ``_reserve``, ``_held_points``, ``_stores_weights``, ``_count_at``,
 import numpy as np
 
 from libc.math cimport exp2, fabs, floor, isfinite, ldexp
-from libc.stdint cimport int32_t, int64_t, uint8_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 from hmeasure_stream._engines._numeric cimport inverse_scale_of, stored_weight
 from hmeasure_stream._engines._ring cimport (
@@ -347,7 +347,10 @@ cdef class PointEngine:
                 # The anchor moves by ``whole`` half-lives: an integer part and a
                 # fraction below 1 (0 when the half-life is an integer).
                 shift = forgetting.anchor_fraction + whole * forgetting.half_life
-                forgetting.anchor += <int64_t>floor(shift)
+                # (In unsigned 64 bits: the anchor may lie more than 2^63 ns behind
+                # ``position``, which it does not pass.)
+                forgetting.anchor = <int64_t>(<uint64_t>forgetting.anchor
+                                              + <uint64_t>floor(shift))
                 forgetting.anchor_fraction = shift - floor(shift)
                 forgetting.rescales += 1
                 exponent = forgetting.exponent(position)

@@ -47,7 +47,12 @@ from pathlib import Path
 import numpy as np
 
 from hmeasure_stream import InvertedScoresWarning, SlidingWindow, __version__, h_measure
-from hmeasure_stream._validation import check_duration, check_positive, is_duration
+from hmeasure_stream._validation import (
+    DurationUnitError,
+    check_duration,
+    check_positive,
+    is_duration,
+)
 from hmeasure_stream.cli._reading import (
     DELIMITERS,
     STDIN,
@@ -323,6 +328,8 @@ def _duration(text):
     """A duration such as 15min, 24h, 7d: the text itself, checked."""
     try:
         check_duration(text.strip(), "the duration")
+    except DurationUnitError as error:  # "1M": a duration, but its unit is ambiguous
+        raise argparse.ArgumentTypeError(str(error)) from None
     except ValueError:
         return None
     return text.strip()

@@ -424,7 +424,7 @@ def forgetting_times(forgetting, times, n, name="times"):
     times = check_times(times, n, name)
     if forgetting is None or not n:
         return times
-    back = np.flatnonzero(np.diff(times) < 0)
+    back = np.flatnonzero(times[1:] < times[:-1])  # (np.diff wraps beyond 2^63 ns)
     if back.size:
         k = back[0] + 1
         raise ValueError(
@@ -469,23 +469,24 @@ def check_forgetting(engine, forgetting):
         raise AssertionError(
             f"{int(live.sum())} live points in the ring, {forgetting.live} counted, "
             f"{engine.n_points} in the engine")
-    times = ring.times()
-    if times.size and (np.any(np.diff(times) < 0)
+    times = ring.times()  # (differences of times in Python integers: int64 ones wrap)
+    if times.size and (np.any(times[1:] < times[:-1])
                        or (forgetting.has_time and times[-1] > forgetting.newest_time)):
         raise AssertionError("the ring's times go backwards")
     if forgetting.count and ring.size > forgetting.count:
         raise AssertionError(f"{ring.size} points in a window of {forgetting.count}")
-    if forgetting.period and times.size and times[0] <= forgetting.newest_time - forgetting.period:
+    if (forgetting.period and times.size
+            and forgetting.newest_time - int(times[0]) >= forgetting.period):
         raise AssertionError("a point older than the time window is still held")
     if forgetting.half_life and ring.size:
         positions = forgetting.positions()
         newest = forgetting.newest_time if forgetting.decay_by_time else forgetting.step - 1
-        if newest - positions[0] > forgetting.drop_exponent * forgetting.half_life:
+        if newest - int(positions[0]) > forgetting.drop_exponent * forgetting.half_life:
             raise AssertionError("a point past the drop age is still held")
         if live.any():
             last = np.flatnonzero(live)[-1]
-            exponent = (float(positions[last] - forgetting.anchor) - forgetting.anchor_fraction
-                        ) / forgetting.half_life
+            exponent = (float(int(positions[last]) - forgetting.anchor)
+                        - forgetting.anchor_fraction) / forgetting.half_life
             if not -DROP_EXPONENTS - 2 <= exponent <= 2 * DROP_EXPONENTS + 8:
                 raise AssertionError(f"the newest decay exponent {exponent} drifted")
     keys, weight_neg, weight_pos, count_neg, count_pos = engine.items()
