@@ -600,9 +600,56 @@ def _rebuild_approx_auc_engine(epsilon, flip, tree, twice_u, compensation, entri
     engine.epsilon = epsilon
     engine.alpha = 1.0 + epsilon
     engine.flip = flip
-    for name, buffer in buffers.items():
-        setattr(engine, name, np.array(buffer, copy=True))
-    engine.entries = entries
-    engine.compressed_entries = compressed_entries
-    engine._bind()
+    try:
+        if set(buffers) != set(engine._list_buffers()):
+            raise ValueError(f"list buffers {sorted(buffers)}")
+        engine.entries = entries
+        engine.compressed_entries = compressed_entries
+        for name, buffer in buffers.items():
+            buffer = np.array(buffer, copy=True)
+            dtype = np.int32 if name.endswith("next_buffer") or name == "p_prev_buffer" \
+                else np.int64
+            if (buffer.dtype != dtype or buffer.shape != (entries,)
+                    or entries != tree.capacity + FIRST_SLOT_ENTRY):
+                raise ValueError(f"its {name} is {buffer.dtype} {buffer.shape}, not "
+                                 f"{np.dtype(dtype)} ({tree.capacity + FIRST_SLOT_ENTRY},)")
+            setattr(engine, name, buffer)
+        engine._bind()
+        _check_lists(engine)
+    except (OverflowError, TypeError, ValueError) as error:
+        raise ValueError(f"cannot unpickle this compressed list: {error}") from None
     return engine
+
+
+cdef int _check_lists(ApproxAUCEngine engine) except -1:
+    """P and C run from the head to the tail within range, each entry once, C within P in
+    order, back links and the count of C right: O(n), for a pickle."""
+    cdef int32_t entry, last, entries = engine.entries
+    cdef Py_ssize_t length = 0
+    position = np.full(entries, -1, dtype=np.int64)
+    cdef int64_t[::1] position_view = position
+    if engine.p_prev[HEAD] != -1:
+        raise ValueError("the head of P has a predecessor")
+    last = HEAD
+    position_view[HEAD] = 0
+    while last != TAIL:
+        entry = engine.p_next[last]
+        if not 0 <= entry < entries or position_view[entry] >= 0 or engine.p_prev[entry] != last:
+            raise ValueError(f"P is broken after entry {last}")
+        length += 1
+        position_view[entry] = length
+        last = entry
+    if engine.p_next[TAIL] != -1:
+        raise ValueError("the tail of P has a successor")
+    length = 0
+    last = HEAD
+    while last != TAIL:
+        entry = engine.c_next[last]
+        if not 0 <= entry < entries or position_view[entry] <= position_view[last]:
+            raise ValueError(f"C is not a sub-list of P after entry {last}")
+        length += 1
+        last = entry
+    if engine.c_next[TAIL] != -1 or length - 1 != engine.compressed_entries:
+        raise ValueError(f"C holds {length - 1} entries, the counter says "
+                         f"{engine.compressed_entries}")
+    return 0

@@ -328,13 +328,28 @@ cdef class BinTree:
 
 def _rebuild_bin_tree(bins, n_points, sums, count, weight, compensation, binning,
                       inverse_scale):
-    cdef BinTree tree = BinTree(bins)
-    tree.set_binning(*binning)
-    tree.n_points = n_points
-    tree.inverse_scale = inverse_scale
-    tree.sums_buffer = np.array(sums, copy=True)
-    tree.count_buffer = np.array(count, copy=True)
-    tree.weight_buffer = np.array(weight, copy=True)
-    tree.compensation_buffer = np.array(compensation, copy=True)
+    cdef BinTree tree
+    buffers = tuple(np.array(buffer, copy=True)
+                    for buffer in (sums, count, weight, compensation))
+    try:
+        # (The bins are checked against the pickle's buffers before any is allocated.)
+        if not (isinstance(bins, int) and 1 <= bins and buffers[1].shape == (bins, 2)):
+            raise ValueError(f"{bins!r} bins for counts of shape {buffers[1].shape}")
+        tree = BinTree(bins)
+        tree.set_binning(*binning)
+        tree.n_points = n_points
+        tree.inverse_scale = inverse_scale
+        for buffer, model in zip(buffers, (tree.sums_buffer, tree.count_buffer,
+                                           tree.weight_buffer, tree.compensation_buffer),
+                                 strict=True):
+            if buffer.dtype != model.dtype or buffer.shape != model.shape:
+                raise ValueError(f"a buffer is {buffer.dtype} {buffer.shape}, not "
+                                 f"{model.dtype} {model.shape}")
+        if np.any(buffers[1] < 0) or int(buffers[1].sum()) != n_points:
+            raise ValueError(f"counts out of range or not adding up to {n_points} points")
+    except (OverflowError, TypeError, ValueError) as error:
+        raise ValueError(f"cannot unpickle these bins: {error}") from None
+    (tree.sums_buffer, tree.count_buffer, tree.weight_buffer,
+     tree.compensation_buffer) = buffers
     tree._bind()
     return tree

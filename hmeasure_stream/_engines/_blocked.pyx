@@ -1585,61 +1585,16 @@ cdef class BlockedAUCEngine(PointEngine):
     def _check(self):
         """Every invariant, in O(n): blocks, directory, free ids, aggregates, 2U, scale."""
         cdef Py_ssize_t position
-        n_blocks, capacity = self.n_blocks, self.block_capacity
+        n_blocks = self.n_blocks
+        self._check_layout()
+        if self.scratch_buffer.shape != (2 * self.leaves,):
+            raise AssertionError("the scratch buffer has the wrong size")
         order = self.order_buffer[:n_blocks]
-        free = self.free_buffer[:self.n_free]
-        if n_blocks + self.n_free != capacity:
-            raise AssertionError("blocks in use and free do not add up to the capacity")
-        ids = np.concatenate([order, free])
-        if not np.array_equal(np.sort(ids), np.arange(capacity)):
-            raise AssertionError("a block id is lost or both used and free")
         sizes = self.size_buffer[order]
-        if np.any(sizes < 1) or np.any(sizes > self.block_limit):
-            raise AssertionError(f"block sizes out of 1..{self.block_limit}: {sizes}")
-        if self.leaves < 2 * capacity or self.leaves & (self.leaves - 1):
-            raise AssertionError(
-                "the segment tree's leaves are not a power of two >= twice the capacity")
-        # Gapped leaves: the blocks in directory order, each in exactly one slot.
-        leaf_of_block = self.leaf_of_block_buffer
-        block_at_leaf = self.block_at_leaf_buffer
-        if (leaf_of_block.shape != (capacity,) or block_at_leaf.shape != (self.leaves,)
-                or self.tree_buffer.shape != (2 * self.leaves, 3)
-                or self.scratch_buffer.shape != (2 * self.leaves,)):
-            raise AssertionError("the leaf maps or the tree have the wrong size")
-        # The weight buffer exists in weighted mode only, one row per key slot.
-        if self.weighted != (self.weight_buffer is not None):
-            raise AssertionError("a weight buffer must exist exactly in weighted mode")
-        if self.weighted and self.weight_buffer.shape != (capacity * BLOCK, 4):
-            raise AssertionError("the weight buffer has the wrong size")
-        squares = self.placements and self.weighted
-        if (squares != (self.square_aggregate_buffer is not None)
-                or squares != (self.square_tree_buffer is not None) or (
-                squares and (self.square_aggregate_buffer.shape != (capacity, 2)
-                             or self.square_tree_buffer.shape != (2 * self.leaves, 2)))):
-            raise AssertionError(
-                "the Q sums' buffers must exist, sized, with the placements in weighted mode")
         pairs = self.weighted or self.placements
-        slots = leaf_of_block[order]
-        if n_blocks and (np.any(np.diff(slots) <= 0) or slots[0] < 0
-                         or slots[n_blocks - 1] >= self.leaves):
-            raise AssertionError("the blocks' slots are not increasing in directory order")
-        if np.any(leaf_of_block[free] != -1):
-            raise AssertionError("a free block id has a slot")
-        occupied = np.flatnonzero(block_at_leaf >= 0)
-        if not (np.array_equal(occupied, slots) and np.array_equal(block_at_leaf[slots], order)):
-            raise AssertionError("the slots and the blocks at the leaves disagree")
-        if np.any(block_at_leaf[block_at_leaf < 0] != -1):
-            raise AssertionError("a gap is not marked -1")
-        keys, weight_neg, weight_pos, count_neg, count_pos = self.items()
-        if keys.size and not (np.all(keys[1:] > keys[:-1]) and np.all(np.isfinite(keys))):
-            raise AssertionError("keys are not finite and strictly increasing")
-        if not np.array_equal(self.first_buffer[:n_blocks],
-                              self.key_buffer[order.astype(np.int64) * BLOCK]):
-            raise AssertionError("the directory's first keys are stale")
-        if np.any(count_neg < 0) or np.any(count_pos < 0) or np.any(count_neg + count_pos == 0):
-            raise AssertionError("a key with a negative count or no point")
-        if int(count_neg.sum()) + int(count_pos.sum()) != self.n_points:
-            raise AssertionError("n_points differs from the counts")
+        block_at_leaf = self.block_at_leaf_buffer
+        slots = self.leaf_of_block_buffer[order]
+        _, weight_neg, weight_pos, count_neg, count_pos = self.items()
         if np.any(weight_neg[count_neg == 0] != 0) or np.any(weight_pos[count_pos == 0] != 0):
             raise AssertionError("weight stored for a class without points")
         if np.any(weight_neg < 0) or np.any(weight_pos < 0):
@@ -1709,6 +1664,82 @@ cdef class BlockedAUCEngine(PointEngine):
             raise AssertionError(f"the weights' scale {self.inverse_scale!r} is not a power of two")
         if self.inverse_scale == 0.0 and (np.any(weight_neg != 0) or np.any(weight_pos != 0)):
             raise AssertionError("positive weight stored without a scale")
+        return True
+
+    def _check_layout(self):
+        """The sizes, ranges and links every operation relies on, in O(n) with numpy only
+        (never through the raw pointers): buffers, block ids, slots, sizes, keys, counts.
+        Run on every pickle before it is bound (``_rebuild_blocked``) and by ``_check``."""
+        capacity, leaves, n_blocks, n_free = (self.block_capacity, self.leaves, self.n_blocks,
+                                              self.n_free)
+        if not 1 <= capacity <= _MAX_BLOCKS or not 2 <= self.block_limit <= BLOCK:
+            raise AssertionError(f"a capacity of {capacity} blocks of at most "
+                                 f"{self.block_limit} keys is out of range")
+        if leaves < 2 * capacity or leaves & (leaves - 1):
+            raise AssertionError(
+                "the segment tree's leaves are not a power of two >= twice the capacity")
+        # The weight buffer exists in weighted mode only, one row per key slot.
+        if self.weighted != (self.weight_buffer is not None):
+            raise AssertionError("a weight buffer must exist exactly in weighted mode")
+        squares = self.placements and self.weighted
+        if (squares != (self.square_aggregate_buffer is not None)
+                or squares != (self.square_tree_buffer is not None)):
+            raise AssertionError(
+                "the Q sums' buffers must exist, sized, with the placements in weighted mode")
+        keys = capacity * BLOCK
+        for name, shape, dtype in (
+                ("key", (keys,), np.float64), ("count_neg", (keys,), np.int32),
+                ("count_pos", (keys,), np.int32), ("weight", (keys, 4), np.float64),
+                ("size", (capacity,), np.int32), ("aggregate", (capacity, 3), np.float64),
+                ("order", (capacity,), np.int32), ("first", (capacity,), np.float64),
+                ("free", (capacity,), np.int32), ("tree", (2 * leaves, 3), np.float64),
+                ("leaf_of_block", (capacity,), np.int32),
+                ("block_at_leaf", (leaves,), np.int32),
+                ("square_aggregate", (capacity, 2), np.float64),
+                ("square_tree", (2 * leaves, 2), np.float64)):
+            buffer = getattr(self, name + "_buffer")
+            if buffer is None and name in ("weight", "square_aggregate", "square_tree"):
+                continue
+            if not (isinstance(buffer, np.ndarray) and buffer.dtype == dtype
+                    and buffer.shape == shape and buffer.flags.c_contiguous):
+                what = (f"{buffer.dtype} {buffer.shape}" if isinstance(buffer, np.ndarray)
+                        else type(buffer).__name__)
+                raise AssertionError(f"the {name} buffer has the wrong size or type: "
+                                     f"{what}, not {np.dtype(dtype)} {shape}")
+        if not (0 <= n_blocks <= capacity and n_blocks + n_free == capacity):
+            raise AssertionError("blocks in use and free do not add up to the capacity")
+        order = self.order_buffer[:n_blocks]
+        free = self.free_buffer[:n_free]
+        ids = np.concatenate([order, free])
+        if not np.array_equal(np.sort(ids), np.arange(capacity)):
+            raise AssertionError("a block id is lost or both used and free")
+        sizes = self.size_buffer[order]
+        if np.any(sizes < 1) or np.any(sizes > self.block_limit):
+            raise AssertionError(f"block sizes out of 1..{self.block_limit}: {sizes}")
+        # Gapped leaves: the blocks in directory order, each in exactly one slot.
+        leaf_of_block = self.leaf_of_block_buffer
+        block_at_leaf = self.block_at_leaf_buffer
+        slots = leaf_of_block[order]
+        if n_blocks and (np.any(np.diff(slots) <= 0) or slots[0] < 0
+                         or slots[n_blocks - 1] >= leaves):
+            raise AssertionError("the blocks' slots are not increasing in directory order")
+        if np.any(leaf_of_block[free] != -1):
+            raise AssertionError("a free block id has a slot")
+        occupied = np.flatnonzero(block_at_leaf >= 0)
+        if not (np.array_equal(occupied, slots) and np.array_equal(block_at_leaf[slots], order)):
+            raise AssertionError("the slots and the blocks at the leaves disagree")
+        if np.any(block_at_leaf[block_at_leaf < 0] != -1):
+            raise AssertionError("a gap is not marked -1")
+        keys, _, _, count_neg, count_pos = self.items()
+        if keys.size and not (np.all(keys[1:] > keys[:-1]) and np.all(np.isfinite(keys))):
+            raise AssertionError("keys are not finite and strictly increasing")
+        if not np.array_equal(self.first_buffer[:n_blocks],
+                              self.key_buffer[order.astype(np.int64) * BLOCK]):
+            raise AssertionError("the directory's first keys are stale")
+        if np.any(count_neg < 0) or np.any(count_pos < 0) or np.any(count_neg + count_pos == 0):
+            raise AssertionError("a key with a negative count or no point")
+        if int(count_neg.sum()) + int(count_pos.sum()) != self.n_points:
+            raise AssertionError("n_points differs from the counts")
         return True
 
     def _check_squares(self, order, slots, starts, sizes, weight_neg, weight_pos, count_neg,
@@ -1785,28 +1816,34 @@ def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, 
     if format_version != _FORMAT:
         raise ValueError(f"a blocked engine pickled in format {format_version!r}; this "
                          f"version reads format {_FORMAT}")
-    (engine.key_buffer, engine.count_neg_buffer, engine.count_pos_buffer, engine.weight_buffer,
-     engine.size_buffer, engine.aggregate_buffer, engine.order_buffer, engine.first_buffer,
-     engine.free_buffer, engine.tree_buffer, engine.leaf_of_block_buffer,
-     engine.block_at_leaf_buffer, engine.square_aggregate_buffer,
-     engine.square_tree_buffer) = (None if buffer is None else np.array(buffer)
-                                   for buffer in buffers)
-    engine.placements = placements
-    _set_wide(&engine.square_pos, placement_squares[0])
-    _set_wide(&engine.square_neg, placement_squares[1])
+    # Every index the compiled code follows is checked before the buffers are bound: an
+    # inconsistent pickle is refused, never read out of bounds.
+    try:
+        (engine.key_buffer, engine.count_neg_buffer, engine.count_pos_buffer, engine.weight_buffer,
+         engine.size_buffer, engine.aggregate_buffer, engine.order_buffer, engine.first_buffer,
+         engine.free_buffer, engine.tree_buffer, engine.leaf_of_block_buffer,
+         engine.block_at_leaf_buffer, engine.square_aggregate_buffer,
+         engine.square_tree_buffer) = (None if buffer is None else np.array(buffer)
+                                       for buffer in buffers)
+        engine.placements = placements
+        _set_wide(&engine.square_pos, placement_squares[0])
+        _set_wide(&engine.square_neg, placement_squares[1])
+        engine.block_limit = block_limit
+        engine.block_capacity = block_capacity
+        engine.n_blocks = n_blocks
+        engine.n_free = n_free
+        engine.leaves = leaves
+        engine.n_points = n_points
+        engine.weighted = weighted
+        engine.twice_u = twice_u
+        engine.twice_u_compensation = compensation
+        engine.inverse_scale = inverse_scale
+        engine.interval, engine.quantile_low, engine.quantile_high, engine.newest_decay = interval
+        engine.at_threshold, engine.threshold = threshold
+        engine._check_layout()
+    except (AssertionError, OverflowError, TypeError, ValueError) as error:
+        raise ValueError(f"cannot unpickle this blocked engine: {error}") from None
     engine.scratch_buffer = np.zeros(2 * leaves, dtype=np.int32)
-    engine.block_limit = block_limit
-    engine.block_capacity = block_capacity
-    engine.n_blocks = n_blocks
-    engine.n_free = n_free
-    engine.leaves = leaves
-    engine.n_points = n_points
-    engine.weighted = weighted
-    engine.twice_u = twice_u
-    engine.twice_u_compensation = compensation
-    engine.inverse_scale = inverse_scale
-    engine.interval, engine.quantile_low, engine.quantile_high, engine.newest_decay = interval
-    engine.at_threshold, engine.threshold = threshold
     engine._bind()
     if box is not None:
         # (At run time: the partial areas' module builds on this one.)

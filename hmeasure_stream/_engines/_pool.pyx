@@ -171,7 +171,20 @@ cdef class SlotPool:
         return {name: getattr(self, name) for name, _, _ in self._fields()}
 
     def _restore(self, capacity, n_used, free_head, buffers):
-        """Take over pickled buffers (copies) and counters."""
+        """Take over pickled buffers (copies) and counters; ValueError, before anything is
+        bound, when their sizes or counters disagree (the links are the tree's to check)."""
+        fields = self._fields()
+        if not (isinstance(buffers, dict) and set(buffers) == {name for name, _, _ in fields}
+                and 1 <= capacity <= MAX_SLOTS and 0 <= n_used <= capacity
+                and -1 <= free_head < capacity):
+            raise ValueError(f"{self.pool_name}: {n_used} of {capacity} slots in use, free "
+                             f"list at {free_head}, buffers {sorted(buffers)}")
+        for name, dtype, components in fields:
+            buffer = np.asarray(buffers[name])
+            shape = (capacity,) if components == 1 else (capacity, components)
+            if buffer.dtype != dtype or buffer.shape != shape:
+                raise ValueError(f"{self.pool_name}: its {name} is {buffer.dtype} "
+                                 f"{buffer.shape}, not {np.dtype(dtype)} {shape}")
         for name, buffer in buffers.items():
             buffer = np.asarray(buffer)
             setattr(self, name, grown_buffer(buffer, buffer.shape, buffer.dtype))
@@ -179,6 +192,58 @@ cdef class SlotPool:
         self.n_used = n_used
         self.free_head = free_head
         self._bind()
+
+    def _check_links(self, int32_t root):
+        """The tree at ``root`` and the free list together hold every slot once, every link
+        in range (a pickle's, checked in O(n) before any operation follows them); returns
+        the tree's slots in pre-order.  ValueError otherwise."""
+        cdef Py_ssize_t capacity = self.capacity, filled = 0, top = 0, free_slots = 0
+        cdef int32_t node, child, side
+        seen = np.zeros(capacity, dtype=np.uint8)
+        order = np.empty(self.n_used, dtype=np.int32)
+        cdef unsigned char[::1] seen_view = seen
+        cdef int32_t[::1] order_view = order
+        stack = np.empty(capacity + 1, dtype=np.int32)
+        cdef int32_t[::1] stack_view = stack
+        if not -1 <= root < capacity:
+            raise ValueError(f"{self.pool_name}: its root {root} is not a slot")
+        if root >= 0:
+            stack_view[0] = root
+            seen_view[root] = 1
+            top = 1
+        while top:
+            top -= 1
+            node = stack_view[top]
+            if filled == self.n_used:
+                raise ValueError(f"{self.pool_name}: more slots in the tree than "
+                                 f"{self.n_used} in use")
+            order_view[filled] = node
+            filled += 1
+            for side in range(2):
+                child = self.slots[node].left if side == 0 else self.slots[node].right
+                if child == -1:
+                    continue
+                if not 0 <= child < capacity or seen_view[child]:
+                    raise ValueError(f"{self.pool_name}: slot {node} links to slot {child}, "
+                                     "out of range or reached twice")
+                seen_view[child] = 1
+                stack_view[top] = child
+                top += 1
+        if filled != self.n_used:
+            raise ValueError(f"{self.pool_name}: {filled} slots in the tree, {self.n_used} "
+                             "in use")
+        node = self.free_head
+        while node != -1:
+            if not 0 <= node < capacity or seen_view[node]:
+                raise ValueError(f"{self.pool_name}: its free list reaches slot {node}, out "
+                                 "of range or in use")
+            seen_view[node] = 1
+            free_slots += 1
+            node = self.slots[node].left
+        if free_slots + filled != capacity:
+            raise ValueError(f"{self.pool_name}: {capacity - free_slots - filled} slots "
+                             "neither free nor in use")
+        return order
 
     def _pool_state(self):
         """What ``_restore`` takes back, for pickling."""

@@ -13,7 +13,7 @@ each leaves in O(1) here plus one engine update.
 
 import numpy as np
 
-from libc.stdint cimport int64_t, uint8_t
+from libc.stdint cimport int64_t, uint8_t, uint64_t
 
 
 cdef class PointRing:
@@ -130,15 +130,39 @@ cdef class PointRing:
 
 
 def _rebuild_ring(capacity, head, size, is_pos, score, weight, time=None):
-    cdef PointRing ring = PointRing(capacity)
-    ring.head = head
-    ring.size = size
-    ring.is_pos_buffer = np.array(is_pos, copy=True)
-    ring.score_buffer = np.array(score, copy=True)
-    ring.weight_buffer = np.array(weight, copy=True)
-    ring.time_buffer = None if time is None else np.array(time, copy=True)
+    cdef PointRing ring = PointRing(0)
+    try:
+        ring.capacity = capacity
+        ring.head = head
+        ring.size = size
+        ring.is_pos_buffer = np.array(is_pos, copy=True)
+        ring.score_buffer = np.array(score, copy=True)
+        ring.weight_buffer = np.array(weight, copy=True)
+        ring.time_buffer = None if time is None else np.array(time, copy=True)
+        _check_ring(ring)
+    except (OverflowError, TypeError, ValueError) as error:
+        raise ValueError(f"cannot unpickle this window's ring: {error}") from None
     ring._bind()
     return ring
+
+
+def _check_ring(PointRing ring):
+    """The sizes and ranges ``push``, ``append`` and ``pop_oldest`` rely on (a pickle's)."""
+    slots = ring.score_buffer.shape[0] if isinstance(ring.score_buffer, np.ndarray) else 0
+    for name, dtype in (("is_pos", np.uint8), ("score", np.float64), ("weight", np.float64),
+                        ("time", np.int64)):
+        buffer = getattr(ring, name + "_buffer")
+        if buffer is None and name == "time":
+            continue
+        if not (isinstance(buffer, np.ndarray) and buffer.dtype == dtype
+                and buffer.shape == (slots,) and slots >= 1):
+            raise ValueError(f"its {name} buffer is not {slots} >= 1 values of {np.dtype(dtype)}")
+    if ring.capacity not in (0, slots):
+        raise ValueError(f"a window of {ring.capacity} points in {slots} slots")
+    if not (0 <= ring.head < slots and 0 <= ring.size <= slots):
+        raise ValueError(f"head {ring.head} and size {ring.size} out of {slots} slots")
+    if np.any(ring.is_pos_buffer > RETRACTED):
+        raise ValueError("a label other than 0, 1 or retracted")
 
 
 #: Points whose decay factor falls below 2^-DROP_EXPONENTS relative to the
@@ -146,6 +170,18 @@ def _rebuild_ring(capacity, head, size, is_pos, score, weight, time=None):
 DROP_EXPONENTS = DROP_EXPONENT
 #: The stored weights are rescaled when the newest decay factor passes 2^this.
 RESCALE_EXPONENTS = RESCALE_EXPONENT
+
+
+cdef inline uint64_t time_distance(int64_t earlier, int64_t later) noexcept nogil:
+    """``later - earlier`` for ``later >= earlier``, exact (int64 times up to 2^64 - 1 apart)."""
+    return <uint64_t>later - <uint64_t>earlier
+
+
+cdef inline double time_difference(int64_t later, int64_t earlier) noexcept nogil:
+    """``later - earlier`` as a double, without the wrap of int64 subtraction."""
+    if later >= earlier:
+        return <double>time_distance(earlier, later)
+    return -<double>time_distance(later, earlier)
 
 
 cdef class Forgetting:
@@ -182,7 +218,7 @@ cdef class Forgetting:
 
     cdef double exponent(self, int64_t x) noexcept nogil:
         """log2 of the decay factor a point at ``x`` (step or time) is stored with."""
-        return (<double>(x - self.anchor) - self.anchor_fraction) / self.half_life
+        return (time_difference(x, self.anchor) - self.anchor_fraction) / self.half_life
 
     cdef int64_t position(self, Py_ssize_t offset) noexcept nogil:
         """The decay position (time or step) of the ``offset``-th oldest point."""
@@ -198,12 +234,15 @@ cdef class Forgetting:
             return False
         if self.count > 0 and self.ring.size >= self.count:
             return True
+        # (Times span up to 2^64 ns: compared by their distance in unsigned 64 bits, which
+        # cannot wrap, rather than by ``newest_time - period``, which can.)
         if self.period > 0 and self.has_time and (
-                self.ring.time[self.ring.head] <= self.newest_time - self.period):
+                time_distance(self.ring.time[self.ring.head], self.newest_time)
+                >= <uint64_t>self.period):
             return True
         if self.half_life > 0.0:
             newest = self.newest_time if self.decay_by_time else self.step
-            return <double>(newest - self.position(0)) > self.drop_exponent * self.half_life
+            return time_difference(newest, self.position(0)) > self.drop_exponent * self.half_life
         return False
 
     def newest_factor(self):
@@ -230,14 +269,36 @@ cdef class Forgetting:
 def _rebuild_forgetting(count, period, half_life, decay_by_time, needs_time, drop_exponent,
                         step, newest_time, has_time, live, anchor, anchor_fraction, rescales,
                         ring):
-    cdef Forgetting forgetting = Forgetting(count, period, half_life, decay_by_time, needs_time,
-                                            drop_exponent)
-    forgetting.step = step
-    forgetting.newest_time = newest_time
-    forgetting.has_time = has_time
-    forgetting.live = live
-    forgetting.anchor = anchor
-    forgetting.anchor_fraction = anchor_fraction
-    forgetting.rescales = rescales
-    forgetting.ring = ring
+    cdef Forgetting forgetting
+    try:
+        forgetting = Forgetting(count, period, half_life, decay_by_time, needs_time,
+                                drop_exponent)
+        forgetting.step = step
+        forgetting.newest_time = newest_time
+        forgetting.has_time = has_time
+        forgetting.live = live
+        forgetting.anchor = anchor
+        forgetting.anchor_fraction = anchor_fraction
+        forgetting.rescales = rescales
+        forgetting.ring = ring
+        _check_forgetting(forgetting)
+    except (OverflowError, TypeError, ValueError) as error:
+        raise ValueError(f"cannot unpickle this window: {error}") from None
     return forgetting
+
+
+def _check_forgetting(Forgetting forgetting):
+    """What the rules of leaving rely on (a pickle's): a growing ring with times, in order,
+    its live points counted, the window and half-life in range."""
+    cdef PointRing ring = forgetting.ring
+    if ring.capacity != 0 or ring.time_buffer is None:
+        raise ValueError("its ring must grow and keep times")
+    if not (forgetting.count >= 0 and forgetting.period >= 0 and forgetting.half_life >= 0.0
+            and forgetting.drop_exponent > 0.0):
+        raise ValueError("a negative window, half-life or drop age")
+    times = ring.times()
+    if np.any(times[1:] < times[:-1]) or (times.size and times[-1] > forgetting.newest_time):
+        raise ValueError("its times go backwards")
+    live = int(np.count_nonzero(ring.points()[0] != RETRACTED))
+    if forgetting.live != live or forgetting.step < ring.size:
+        raise ValueError(f"{forgetting.live} live points counted, {live} in the ring")

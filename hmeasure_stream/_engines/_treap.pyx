@@ -16,9 +16,9 @@ holding the GIL, so they can run without it.
 
 import numpy as np
 
-from libc.math cimport NAN
+from libc.math cimport NAN, isfinite
 from libc.stdlib cimport realloc, free
-from libc.stdint cimport int32_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint64_t
 
 from hmeasure_stream._engines._pool cimport Slot, SlotPool, pool_priority
 from hmeasure_stream._engines._protocol cimport DONE, NOT_PRESENT, WEIGHT_EXCEEDS
@@ -527,7 +527,36 @@ cdef double* _row_pointer(buffer):
 
 def _rebuild_score_treap(seed, root, n_points, pool_state):
     cdef ScoreTreap tree = ScoreTreap.__new__(ScoreTreap, 1, seed)
-    tree._restore(*pool_state)
-    tree.root = root
-    tree.n_points = n_points
+    try:
+        tree._restore(*pool_state)
+        tree.root = root
+        tree.n_points = n_points
+        _check_nodes(tree, tree._check_links(root))
+    except (OverflowError, TypeError, ValueError) as error:
+        raise ValueError(f"cannot unpickle this score treap: {error}") from None
     return tree
+
+
+cdef int _check_nodes(ScoreTreap tree, const int32_t[::1] order) except -1:
+    """The tree's nodes (``order``, links checked) in search and heap order, with finite
+    scores and their counts adding up to ``n_points``: O(n), for a pickle."""
+    cdef Py_ssize_t index
+    cdef int32_t node, child
+    cdef int64_t points = 0
+    for index in range(order.shape[0]):
+        node = order[index]
+        if (not isfinite(tree.sums[node].key) or tree.slots[node].count_neg < 0
+                or tree.slots[node].count_pos < 0):
+            raise ValueError(f"slot {node} has a score or counts out of range")
+        points += tree.slots[node].count_neg + tree.slots[node].count_pos
+        child = tree.slots[node].left
+        if child >= 0 and not (tree.sums[child].key < tree.sums[node].key
+                               and pool_priority(tree, child) <= pool_priority(tree, node)):
+            raise ValueError(f"slot {node}'s left child {child} is out of order")
+        child = tree.slots[node].right
+        if child >= 0 and not (tree.sums[child].key > tree.sums[node].key
+                               and pool_priority(tree, child) <= pool_priority(tree, node)):
+            raise ValueError(f"slot {node}'s right child {child} is out of order")
+    if points != tree.n_points:
+        raise ValueError(f"{points} points in the nodes, {tree.n_points} held")
+    return 0
