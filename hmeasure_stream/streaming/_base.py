@@ -4,6 +4,7 @@ The structures keep their points in a compiled engine (``_engines``) and
 only validate, translate refusals into exceptions and document here.
 """
 
+import copyreg
 import pickle
 
 import numpy as np
@@ -46,6 +47,11 @@ class Pickled:
 
     __slots__ = ()
 
+    def __reduce_ex__(self, protocol):
+        # One reduction for every protocol, 0 and 1 included (whose default would look
+        # for a base class to copy the object into).
+        return copyreg.__newobj__, (type(self),), self.__getstate__()
+
     def __getstate__(self):
         state = {"format": PICKLE_FORMAT}
         for cls in type(self).__mro__:
@@ -64,6 +70,14 @@ class Pickled:
         for name, value in state.items():
             if name != "format":
                 setattr(self, name, value)
+        try:
+            self._check_pickle()
+        except AssertionError as error:
+            raise ValueError(f"cannot unpickle this {type(self).__name__}: {error}") from None
+
+    def _check_pickle(self):
+        """What a pickle's parts must agree on beyond each engine's own checks (which run
+        as each is rebuilt); AssertionError otherwise."""
 
 
 def checked_batch(y_true, y_score, sample_weight, allow_empty=True, ranks=False):
@@ -598,6 +612,11 @@ class WindowedPointSet(PointSet):
                 raise KeyError(f"no point with {point} in the window to remove")
             raise KeyError(f"no point with {point} and weight {weight!r} in the window to "
                            "remove (pass the weight it was added with)")
+
+    def _check_pickle(self):
+        """On load: the window's points are the engine's (``check_forgetting``)."""
+        if self._forgetting is not None:
+            check_forgetting(self._engine, self._forgetting)
 
     @property
     def n_neg(self):

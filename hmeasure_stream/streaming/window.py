@@ -446,6 +446,21 @@ class SlidingWindow(Pickled):
         return (f"SlidingWindow(window={self._window!r}, metrics={self._metrics!r}, "
                 f"points={len(self)})")
 
+    def _check_pickle(self):
+        """On load: each engine holds its window's points (their counts, or the points of
+        its ``Forgetting``)."""
+        if self._forgettings is not None:
+            for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
+                check_forgetting(engine, forgetting)
+            return
+        if len(self._engines) != len(self._rings):
+            raise AssertionError(f"{len(self._engines)} engines, {len(self._rings)} rings")
+        for engine, ring in zip(self._engines, self._rings, strict=True):
+            if engine.n_points != len(self) or (
+                    self._window is not None and ring is not None and ring.size != len(self)):
+                raise AssertionError(f"an engine or ring holds other points than the window's "
+                                     f"{len(self)}")
+
     def _check(self):
         """Verify the engine's invariants and that it holds the ring's points (for tests)."""
         if self._forgettings is not None:

@@ -310,7 +310,6 @@ _CORRUPTIONS = {
         ("ApproxAUC", "tree[3][3]['sums_buffer'] = tree[3][3]['sums_buffer'][:2]"),
     "approx: a list link out of range": ("ApproxAUC", "args[7]['p_next_buffer'][0] = 10**6"),
     "approx: a list entry count": ("ApproxAUC", "args[5] = 10**6"),
-    "approx: the compressed count": ("ApproxAUC", "args[6] += 5"),
     "bins: counts of the wrong size": ("BinnedAUC", "args[3] = args[3][:2]"),
     "bins: bins beyond the buffers": ("BinnedAUC", "args[0] = 10**9"),
     "bins: n_points": ("BinnedAUC", "args[1] = -1"),
@@ -320,6 +319,7 @@ _CORRUPTIONS = {
     "window: a ring without times": ("DynamicAUC time", "ring[6] = None"),
     "window: live points miscounted": ("DynamicAUC time", "forget[9] += 3"),
     "window: head out of range": ("DynamicAUC time", "ring[1] = -4"),
+    "window: points the engine does not hold": ("DynamicAUC time", "ring[4][:] = 7.0"),
 }
 
 _CORRUPT_SCRIPT = textwrap.dedent('''
