@@ -1110,8 +1110,9 @@ def _parse_duration_string(text, name="duration"):
 
 def check_duration(value, name):
     """A positive duration as int nanoseconds: a string such as ``"15min"``, ``"24h"`` or
-    ``"7d"`` (units ns, us, ms, s, min, h, d, w and their long names), a
-    ``datetime.timedelta`` (``pandas.Timedelta`` too) or a ``numpy.timedelta64``."""
+    ``"7d"`` (units ns, us, ms, s, min, h, d, w and their long names, in any case but
+    ``m`` and ``ms``: ``"M"`` and ``"MS"`` are refused as ambiguous, as are months and
+    years), a ``datetime.timedelta`` (``pandas.Timedelta`` too) or a ``numpy.timedelta64``."""
     nanoseconds = None
     if isinstance(value, str):
         nanoseconds = _parse_duration_string(value, name)
