@@ -123,6 +123,24 @@ def test_decay_over_centuries_weighs_by_the_exact_ages():
         tracker._check()
 
 
+def test_decay_over_centuries_on_a_sliding_window_and_dynamic_h():
+    half_life = 106000 * DAY
+    times = [int(t) for t in TIMES.astype(np.int64)]
+    values = hs.SlidingWindow(None, ("auc",), half_life="106000d").update(
+        LABELS, SCORES, WEIGHTS, times=TIMES)["auc"]
+    for k in range(len(DATES)):
+        decayed = [WEIGHTS[i] * 2.0 ** (-(times[k] - times[i]) / half_life)
+                   for i in range(k + 1)]
+        assert values[k] == pytest.approx(brute_auc(LABELS[:k + 1], SCORES[:k + 1], decayed),
+                                          nan_ok=True)
+    tracker = hs.DynamicH(half_life="106000d")
+    tracker.add_many(LABELS, SCORES, WEIGHTS, times=TIMES)
+    decayed = [w * 2.0 ** (-(times[-1] - t) / half_life)
+               for w, t in zip(WEIGHTS, times, strict=True)]
+    assert tracker.h == pytest.approx(hs.h_measure(LABELS, SCORES, sample_weight=decayed),
+                                      rel=1e-12)
+
+
 def test_epoch_seconds_that_round_to_2_63_ns_are_refused():
     tracker = hs.DynamicAUC(window="1d")
     with pytest.raises(ValueError, match="is not a finite time in seconds"):
