@@ -80,6 +80,17 @@ def test_window_refuses_weights_out_of_scale(metrics, window):
         np.testing.assert_array_equal(first[name], expected[name][:2])
 
 
+def test_window_refused_chunk_leaves_loglog_alpha_unset():
+    tracker = hs.SlidingWindow(3, (hs.Binning(bins=4, transform="loglog"),))
+    _unchanged([tracker], lambda: tracker.update([0, 1], [0.3, 0.4], [1.0, FAR]),
+               match="2\\*\\*400")
+    values = tracker.update([0, 1, 0], [0.2, 0.7, 0.4])
+    np.testing.assert_array_equal(
+        values["auc_binned"],
+        hs.sliding_window([0, 1, 0], [0.2, 0.7, 0.4], 3,
+                          (hs.Binning(bins=4, transform="loglog"),))["auc_binned"])
+
+
 # ---------------------------------------------------------------------------
 # Item 3: DynamicMulticlassAUC refuses additions out of scale.
 
