@@ -153,26 +153,51 @@ cdef class Guarded:
             self.owner = 0
 
 
+cdef int _claim_all(tuple engines) except -1:
+    cdef Guarded engine
+    cdef unsigned long thread = PyThread_get_thread_ident()
+    for engine in engines:  # every check before any claim, the GIL held throughout
+        engine._check_idle()
+    for engine in engines:
+        engine.claims += 1
+        engine.owner = thread
+    return 0
+
+
+cdef int _release_all(tuple engines) except -1:
+    cdef Guarded engine
+    for engine in engines:
+        engine._release()
+    return 0
+
+
 def claim(engines):
     """Claim every engine of a structure for the calling thread: all of them, or none and
     ``RuntimeError`` (another thread holds one).  ``release`` ends the claim."""
-    cdef tuple held = tuple(engines)
-    cdef Guarded engine
-    cdef unsigned long thread = PyThread_get_thread_ident()
-    for engine in held:  # every check before any claim, the GIL held throughout
-        engine._check_idle()
-    for engine in held:
-        engine.claims += 1
-        engine.owner = thread
-    return None
+    _claim_all(tuple(engines))
 
 
 def release(engines):
     """End a ``claim`` of these engines."""
-    cdef Guarded engine
-    for engine in tuple(engines):
-        engine._release()
-    return None
+    _release_all(tuple(engines))
+
+
+cdef class Claim:
+    """``with Claim(*engines):`` holds ``claim(engines)`` for the block (a structure's
+    operation of several engine calls), then releases it."""
+
+    cdef tuple engines
+
+    def __cinit__(self, *engines):
+        self.engines = engines
+
+    def __enter__(self):
+        _claim_all(self.engines)
+        return self
+
+    def __exit__(self, *exception):
+        _release_all(self.engines)
+        return False
 
 
 cdef class PointEngine(Guarded):

@@ -4,13 +4,12 @@ The structures keep their points in a compiled engine (``_engines``) and
 only validate, translate refusals into exceptions and document here.
 """
 
-import contextlib
 import pickle
 
 import numpy as np
 
 from hmeasure_stream._engines._pool import MAX_CAPACITY
-from hmeasure_stream._engines._protocol import Status, claim, release
+from hmeasure_stream._engines._protocol import Claim, Status
 from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting
 from hmeasure_stream._engines._scratch import upper_hull
 from hmeasure_stream._validation import (
@@ -116,20 +115,12 @@ def merge_scale_message(mine, theirs):
     )
 
 
-@contextlib.contextmanager
-def claimed(*engines):
-    """Hold the claim of a structure's engines (``_protocol.Guarded``) for one operation.
-
-    For an operation of several engine calls (a check then a removal, several
-    engines, a merge): the calling thread's calls enter, another thread's are
-    refused (``RuntimeError``), all of them or none before anything changes,
-    so that no thread sees or leaves half an operation.
-    """
-    claim(engines)
-    try:
-        yield
-    finally:
-        release(engines)
+#: ``with claimed(*engines):`` holds the claim of a structure's engines
+#: (``_protocol.Guarded``) for one operation of several engine calls (a check then a
+#: removal, several engines, a merge): the calling thread's calls enter, another
+#: thread's are refused (``RuntimeError``), all of them or none before anything
+#: changes, so that no thread sees or leaves half an operation.
+claimed = Claim
 
 
 def check_capacity(capacity):

@@ -9,7 +9,7 @@ from hmeasure_stream._core.binning import edges_of as _edges
 from hmeasure_stream._core.binning import estimate_alpha as _estimate_alpha
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._binning import bin_indices, bin_of_score
-from hmeasure_stream._engines._protocol import Status, claim, release
+from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._validation import (
     check_integer,
     label_map,
@@ -183,8 +183,7 @@ class BinnedAUC(Pickled):
     def _point(self, y_true, y_score, weight, adding):
         """One point: validated, binned and applied without building arrays."""
         tree = self._tree
-        claim((tree,))  # (the tree, the counts outside the range and the labels together)
-        try:
+        with claimed(tree):  # (the tree, the counts outside the range and the labels together)
             y_true, labels = label_one(self._labels, y_true)
             is_pos, score, weight = checked_point(y_true, y_score, weight)
             if self._transform is not None and self._alpha is None:
@@ -205,8 +204,6 @@ class BinnedAUC(Pickled):
                 self._outside[side] += 1 if adding else -1
             self._labels = labels
             return True
-        finally:
-            release((tree,))
 
     def add(self, y_true, y_score, weight=1.0):
         """Add one point: O(log m).  See :meth:`add_many`."""

@@ -22,7 +22,7 @@ from hmeasure_stream._core.classes import averaged
 from hmeasure_stream._core.classes import check_score_matrix as _check_score_matrix
 from hmeasure_stream._core.classes import encode_given as _encode_given
 from hmeasure_stream._engines._blocked import BlockedAUCEngine, update_row
-from hmeasure_stream._engines._protocol import Status, claim, release
+from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._validation import check_option, check_weight_value, check_weights
 from hmeasure_stream.streaming._base import (
@@ -234,8 +234,7 @@ class DynamicMulticlassAUC(Pickled):
         weight = check_weight_value(weight)
         code, scores = self._plain_row(y_true, y_score)
         engines = self._engines
-        claim(engines)  # (the engines and the class sizes together)
-        try:
+        with claimed(*engines):  # (the engines and the class sizes together)
             # All entries checked, then all applied, in one compiled call.
             if scores is None or update_row(engines, code, scores, weight, adding,
                                             self._method == "ovo") != Status.DONE:
@@ -248,8 +247,6 @@ class DynamicMulticlassAUC(Pickled):
             self._mass[code] += weight if adding else -weight
             if self._sizes[code] == 0:
                 self._mass[code] = 0.0
-        finally:
-            release(engines)
 
     def merge(self, other):
         """Add the points of another structure over the same ``classes`` and ``method``.
