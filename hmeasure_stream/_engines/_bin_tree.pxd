@@ -4,6 +4,9 @@
 cimport cython
 from libc.stdint cimport int64_t
 
+from hmeasure_stream._engines._protocol cimport Guarded
+from hmeasure_stream._engines._ring cimport PointRing
+
 
 cdef struct BinSums:
     # What a node sums up over its bins (lower bins on the left).
@@ -15,7 +18,8 @@ cdef struct BinSums:
 
 
 @cython.final
-cdef class BinTree:
+cdef class BinTree(Guarded):
+    # Its entry points that change it hold the claim of ``Guarded`` while they run.
     cdef public object sums_buffer       # (2 size, 5) node sums; leaves at size + b
     cdef public object count_buffer      # (bins, 2) points of each class in each bin
     cdef public object weight_buffer     # (bins, 2) weight of each class in each bin ...
@@ -42,4 +46,9 @@ cdef class BinTree:
     cdef int update(self, Py_ssize_t bin_index, bint is_pos, double weight,
                     bint adding) noexcept nogil
     cdef double _auc(self) noexcept nogil
+    cdef Py_ssize_t _slide(self, PointRing ring, object is_pos_array, object scores_array,
+                           object weights_array, object out_array) except -2
+    cdef Py_ssize_t _apply(self, const int64_t[::1] bin_indices, const unsigned char[::1] is_pos,
+                           object weights_array, bint adding) except -2
+    cdef bint _add_counts(self, BinTree other) except -1
     cdef void _forget_emptied(self) noexcept

@@ -38,7 +38,7 @@ from hmeasure_stream._engines._protocol cimport (
     removal_leaves_weight,
 )
 
-from hmeasure_stream._engines._protocol import stored_batch
+from hmeasure_stream._engines._protocol import claim, release, stored_batch
 
 
 cdef class BinTree:
@@ -148,6 +148,14 @@ cdef class BinTree:
         """A window's protocol (as the other engines'): add each point, remove the one it
         evicts from ``ring``, record the binned AUC in ``out[i, 0]``.  Returns -1, or
         the index of a weight that cannot be stored (nothing done)."""
+        self._claim()
+        try:
+            return self._slide(ring, is_pos_array, scores_array, weights_array, out_array)
+        finally:
+            self._release()
+
+    cdef Py_ssize_t _slide(self, PointRing ring, object is_pos_array, object scores_array,
+                           object weights_array, object out_array) except -2:
         cdef const uint8_t[::1] is_pos = is_pos_array
         cdef const double[::1] scores = scores_array
         cdef double[:, ::1] out = out_array
@@ -195,6 +203,14 @@ cdef class BinTree:
         """A checked batch of bin indices, weights in the caller's units; returns -1, or
         the index of a refused point (none run for a weight that cannot be stored, the
         rest not run for a refused removal)."""
+        self._claim()
+        try:
+            return self._apply(bin_indices, is_pos, weights_array, adding)
+        finally:
+            self._release()
+
+    cdef Py_ssize_t _apply(self, const int64_t[::1] bin_indices, const unsigned char[::1] is_pos,
+                           object weights_array, bint adding) except -2:
         cdef Py_ssize_t index, n = bin_indices.shape[0]
         cdef int status = DONE
         stored, inverse, refused = stored_batch(weights_array, n, adding, self.inverse_scale)
@@ -217,12 +233,16 @@ cdef class BinTree:
         """One checked point in or out of a bin (weight in the caller's units); its Status
         (nothing changes unless DONE)."""
         cdef double inverse, stored
+        cdef int status
+        self._claim()  # (nothing below raises: the release follows)
         if point_weight(weight, self.inverse_scale, adding, &stored, &inverse) != DONE:
-            return OUT_OF_RANGE if adding else WEIGHT_EXCEEDS
-        status = self.update(bin_index, is_pos, stored, adding)
-        if status == DONE and adding:
-            self.inverse_scale = inverse
-        self._forget_emptied()
+            status = OUT_OF_RANGE if adding else WEIGHT_EXCEEDS
+        else:
+            status = self.update(bin_index, is_pos, stored, adding)
+            if status == DONE and adding:
+                self.inverse_scale = inverse
+            self._forget_emptied()
+        self._release()
         return status
 
     def holds(self, Py_ssize_t bin_index, bint is_pos, double weight):
@@ -235,6 +255,13 @@ cdef class BinTree:
     def add_counts(self, BinTree other):
         """Add another tree's bins (same number of bins): O(m).  Returns False, changing
         nothing, if its weights cannot be stored in this tree's units."""
+        claim((self, other))
+        try:
+            return self._add_counts(other)
+        finally:
+            release((self, other))
+
+    cdef bint _add_counts(self, BinTree other) except -1:
         cdef Py_ssize_t slot, node
         cdef double factor
         if other.inverse_scale == 0.0:

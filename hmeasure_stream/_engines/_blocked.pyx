@@ -1206,7 +1206,7 @@ cdef class BlockedAUCEngine(PointEngine):
             return OUT_OF_RANGE
         if not apply:
             return DONE
-        self.busy = True
+        self._claim()
         try:
             if stored != 1.0 and not self.weighted:
                 self._make_weighted()
@@ -1214,7 +1214,7 @@ cdef class BlockedAUCEngine(PointEngine):
             return self._update(is_pos, score, stored, True)
         finally:
             self._emptied_rule()
-            self.busy = False
+            self._release()
 
     cdef int _remove_point(self, bint is_pos, double score, double weight,
                            bint apply) except -1:
@@ -1234,12 +1234,12 @@ cdef class BlockedAUCEngine(PointEngine):
             if self.weighted and removal_exceeds(stored, self._held(slot, is_pos)):
                 return WEIGHT_EXCEEDS
             return DONE
-        self.busy = True
+        self._claim()
         try:
             status = self._update(is_pos, score, stored, False)
         finally:
             self._emptied_rule()
-            self.busy = False
+            self._release()
         return status
 
     cdef int32_t _count_at(self, double score, bint is_pos) noexcept nogil:
@@ -1303,7 +1303,7 @@ cdef class BlockedAUCEngine(PointEngine):
             return
         if self.weighted:
             squares = (np.zeros((self.block_capacity, 2)), np.zeros((2 * self.leaves, 2)))
-        self.busy = True
+        self._claim()
         try:
             if self.weighted:
                 self.square_aggregate_buffer, self.square_tree_buffer = squares
@@ -1312,7 +1312,7 @@ cdef class BlockedAUCEngine(PointEngine):
             with nogil:
                 _track_all(self)
         finally:
-            self.busy = False
+            self._release()
 
     def variance(self, double scale):
         """DeLong's variance with weights as frequencies, a stored weight of 1 counting

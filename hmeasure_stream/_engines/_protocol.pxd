@@ -68,9 +68,20 @@ cdef inline int point_weight(double weight, double inverse_scale, bint adding,
     return DONE
 
 
-cdef class PointEngine:
-    # Set while an operation runs: other threads may not mutate then.
-    cdef bint busy
+cdef class Guarded:
+    # The claim against concurrent use, the one guard of every engine: how many
+    # claims are held, and the thread of a structure's claim (``claim``), whose
+    # operations enter; 0 while only an operation of the engine's own holds it,
+    # which nothing enters.
+    cdef Py_ssize_t claims
+    cdef unsigned long owner
+
+    cdef int _check_idle(self) except -1
+    cdef int _claim(self) except -1
+    cdef void _release(self) noexcept
+
+
+cdef class PointEngine(Guarded):
     # Weights are stored times ``inverse_scale``, a power of two fixed by the
     # first positive weight (0 until then, and again once emptied): every
     # result is the same whatever the scale of the weights.
@@ -78,7 +89,6 @@ cdef class PointEngine:
     # The decay factor the newest point was stored with (1 without decay).
     cdef double newest_decay
 
-    cdef int _check_idle(self) except -1
     cdef int _emptied_rule(self) except -1
     cdef object _guarded(self, Operation operation, object first, object second, object third,
                          object fourth)

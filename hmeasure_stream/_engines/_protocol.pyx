@@ -20,6 +20,7 @@ out), ``_reserve``, ``_held_points``, ``_stores_weights``, ``_count_at``,
 
 import numpy as np
 
+from cpython.pythread cimport PyThread_get_thread_ident
 from libc.math cimport exp2, fabs, floor, isfinite, ldexp
 from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
@@ -113,34 +114,108 @@ def stored_batch(weights, Py_ssize_t n, bint adding, double inverse_scale):
 cdef Py_ssize_t _BLOCK = 4096
 
 
-cdef class PointEngine:
-    """The shared entry points of the engines; see the module docstring."""
+cdef class Guarded:
+    """The claim against concurrent use: one engine, or one structure's engines, to one thread.
+
+    An engine's operation claims it for its whole run (``_claim``, then
+    ``_release``), preparation and compiled loops without the GIL included:
+    another thread's call meanwhile is refused with ``RuntimeError``.  A
+    structure whose operation spans several calls or engines (a check then a
+    removal, the engines of the classes) claims them all for the calling
+    thread first (``claim``, then ``release``): that thread's calls then
+    enter, every other thread's are refused, so the structure changes whole
+    or not at all.
+    """
 
     def __cinit__(self, *args, **kwargs):
-        self.busy = False
-        self.inverse_scale = 0.0
-        self.newest_decay = 1.0
+        self.claims = 0
+        self.owner = 0
 
     cdef int _check_idle(self) except -1:
-        """Refuse while an operation (perhaps in another thread) holds the structure."""
-        if self.busy:
+        """Refuse while an operation of another thread (or of the engine's own) holds it."""
+        if self.claims and self.owner != PyThread_get_thread_ident():
             raise RuntimeError(
                 "the structure is being modified by another thread (a batch operation "
                 "is running); share it between threads only under a lock"
             )
         return 0
 
+    cdef int _claim(self) except -1:
+        """Check and claim with the GIL held and nothing in between: two threads can
+        never both pass."""
+        self._check_idle()
+        self.claims += 1
+        return 0
+
+    cdef void _release(self) noexcept:
+        self.claims -= 1
+        if self.claims == 0:
+            self.owner = 0
+
+
+cdef int _claim_all(tuple engines) except -1:
+    cdef Guarded engine
+    cdef unsigned long thread = PyThread_get_thread_ident()
+    for engine in engines:  # every check before any claim, the GIL held throughout
+        engine._check_idle()
+    for engine in engines:
+        engine.claims += 1
+        engine.owner = thread
+    return 0
+
+
+cdef int _release_all(tuple engines) except -1:
+    cdef Guarded engine
+    for engine in engines:
+        engine._release()
+    return 0
+
+
+def claim(engines):
+    """Claim every engine of a structure for the calling thread: all of them, or none and
+    ``RuntimeError`` (another thread holds one).  ``release`` ends the claim."""
+    _claim_all(tuple(engines))
+
+
+def release(engines):
+    """End a ``claim`` of these engines."""
+    _release_all(tuple(engines))
+
+
+cdef class Claim:
+    """``with Claim(*engines):`` holds ``claim(engines)`` for the block (a structure's
+    operation of several engine calls), then releases it."""
+
+    cdef tuple engines
+
+    def __cinit__(self, *engines):
+        self.engines = engines
+
+    def __enter__(self):
+        _claim_all(self.engines)
+        return self
+
+    def __exit__(self, *exception):
+        _release_all(self.engines)
+        return False
+
+
+cdef class PointEngine(Guarded):
+    """The shared entry points of the engines; see the module docstring."""
+
+    def __cinit__(self, *args, **kwargs):
+        self.inverse_scale = 0.0
+        self.newest_decay = 1.0
+
     cdef object _guarded(self, Operation operation, object first, object second, object third,
                          object fourth):
         """Claim the structure, run one operation, apply the emptied rule, release.
 
-        Every entry point runs here.  Check and claim happen with the GIL
-        held and nothing in between, so two threads can never both pass; the
-        claim covers the whole operation, its preparation (which may run
-        Python code, where threads switch) included.
+        Every entry point runs here.  The claim (``Guarded._claim``) covers the
+        whole operation, its preparation (which may run Python code, where
+        threads switch) included.
         """
-        self._check_idle()
-        self.busy = True
+        self._claim()
         try:
             if operation == ADD_POINT or operation == REMOVE_POINT:
                 result = self._point(first, second, third, operation == ADD_POINT)
@@ -159,7 +234,7 @@ cdef class PointEngine:
                 result = self._read()
             self._emptied_rule()
         finally:
-            self.busy = False
+            self._release()
         return result
 
     cdef int _emptied_rule(self) except -1:

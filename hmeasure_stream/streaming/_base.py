@@ -10,7 +10,7 @@ import pickle
 import numpy as np
 
 from hmeasure_stream._engines._pool import MAX_CAPACITY
-from hmeasure_stream._engines._protocol import Status
+from hmeasure_stream._engines._protocol import Claim, Status
 from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting
 from hmeasure_stream._engines._scratch import upper_hull
 from hmeasure_stream._validation import (
@@ -121,6 +121,22 @@ def out_of_range_message(engine, weights, index, name):
     )
 
 
+def merge_scale_message(mine, theirs):
+    """The refusal of a merge whose two structures' weights cannot share one scale."""
+    return (
+        f"cannot merge: the other structure's weights (scale {theirs!r}) are more than "
+        f"2**400 times larger or smaller than this one's (scale {mine!r}); nothing was merged"
+    )
+
+
+#: ``with claimed(*engines):`` holds the claim of a structure's engines
+#: (``_protocol.Guarded``) for one operation of several engine calls (a check then a
+#: removal, several engines, a merge): the calling thread's calls enter, another
+#: thread's are refused (``RuntimeError``), all of them or none before anything
+#: changes, so that no thread sees or leaves half an operation.
+claimed = Claim
+
+
 def check_capacity(capacity):
     if (isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer))
             or not 1 <= capacity <= MAX_CAPACITY):
@@ -209,9 +225,11 @@ def add_point(engine, y_true, y_score, weight):
 
 
 def remove_checked(engine, is_pos, scores, weights):
-    """Remove a checked batch from an engine: all of it, or nothing and KeyError."""
-    _check_removable(engine, is_pos, scores, weights)
-    failed = engine.remove_many(is_pos, scores, weights)
+    """Remove a checked batch from an engine: all of it, or nothing and KeyError (the check
+    and the removal under one claim: no other thread changes the engine in between)."""
+    with claimed(engine):
+        _check_removable(engine, is_pos, scores, weights)
+        failed = engine.remove_many(is_pos, scores, weights)
     if failed >= 0:
         # Not reachable after the check above; undo rather than leave half a batch.
         done = None if weights is None else weights[:failed]
@@ -263,13 +281,21 @@ def merge_points(structure, other):
                 f"cannot merge a {type(owner).__name__} with a window or half-life: its "
                 "points have ages and times; merge structures that keep every point")
     labels = merged_label_map(structure._labels, other._labels)
-    if len(other) > len(structure) and type(other._engine) is type(structure._engine):
-        engine = pickle.loads(pickle.dumps(other._engine))
-        engine.add_many(*points_batch(structure._engine))
-        structure._engine = engine
-    else:
-        structure._engine.add_many(*points_batch(other._engine))
-    structure._labels = labels
+    mine = structure._engine
+    with claimed(mine, other._engine):
+        if len(other) > len(structure) and type(other._engine) is type(mine):
+            engine = pickle.loads(pickle.dumps(other._engine))
+            refused = engine.add_many(*points_batch(mine))
+        else:
+            engine = mine
+            refused = engine.add_many(*points_batch(other._engine))
+        if refused >= 0:  # (nothing added: the weights are checked first)
+            raise ValueError(merge_scale_message(mine.scale, other._engine.scale))
+        if engine is not mine and getattr(mine, "tracks_variance", False):
+            engine.track_variance()
+        with claimed(engine):  # (the engine taken over is claimed before it is seen)
+            structure._engine = engine
+            structure._labels = labels
 
 
 class PointSet(Pickled):
@@ -316,19 +342,21 @@ class PointSet(Pickled):
 
     def add_many(self, y_true, y_score, sample_weight=None):
         """Add arrays of the arguments of :meth:`add` in one compiled loop."""
-        y_true, labels = labels_many(self._labels, y_true)
-        is_pos, scores, weights = self._checked_batch(y_true, y_score, sample_weight)
-        refused = self._engine.add_many(is_pos, scores, weights)
-        if refused >= 0:
-            raise ValueError(
-                out_of_range_message(self._engine, weights, refused, "sample_weight"))
-        self._labels = labels
+        with claimed(self._engine):  # (the label map too: read, then replaced)
+            y_true, labels = labels_many(self._labels, y_true)
+            is_pos, scores, weights = self._checked_batch(y_true, y_score, sample_weight)
+            refused = self._engine.add_many(is_pos, scores, weights)
+            if refused >= 0:
+                raise ValueError(
+                    out_of_range_message(self._engine, weights, refused, "sample_weight"))
+            self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove arrays of points, each as :meth:`remove`: all of them or none."""
-        y_true, labels = labels_many(self._labels, y_true)
-        remove_checked(self._engine, *self._checked_batch(y_true, y_score, sample_weight))
-        self._labels = labels
+        with claimed(self._engine):
+            y_true, labels = labels_many(self._labels, y_true)
+            remove_checked(self._engine, *self._checked_batch(y_true, y_score, sample_weight))
+            self._labels = labels
 
     def _checked_batch(self, y_true, y_score, sample_weight):
         """A batch as the engine takes it (see :func:`checked_batch`); a structure whose
@@ -567,18 +595,19 @@ class WindowedPointSet(PointSet):
 
     def add_many(self, y_true, y_score, sample_weight=None, *, times=None):
         """Add arrays of the arguments of :meth:`add` in one compiled loop."""
-        y_true, labels = labels_many(self._labels, y_true)
-        batch = self._checked_batch(y_true, y_score, sample_weight)
-        forgetting = self._forgetting
-        times = forgetting_times(forgetting, times, batch[1].shape[0])
-        if forgetting is None:
-            refused = self._engine.add_many(*batch)
-        else:
-            refused = self._engine.forget_add_many(forgetting, *batch, times)
-        if refused >= 0:
-            raise ValueError(
-                out_of_range_message(self._engine, batch[2], refused, "sample_weight"))
-        self._labels = labels
+        with claimed(self._engine):
+            y_true, labels = labels_many(self._labels, y_true)
+            batch = self._checked_batch(y_true, y_score, sample_weight)
+            forgetting = self._forgetting
+            times = forgetting_times(forgetting, times, batch[1].shape[0])
+            if forgetting is None:
+                refused = self._engine.add_many(*batch)
+            else:
+                refused = self._engine.forget_add_many(forgetting, *batch, times)
+            if refused >= 0:
+                raise ValueError(
+                    out_of_range_message(self._engine, batch[2], refused, "sample_weight"))
+            self._labels = labels
 
     def remove(self, y_true, y_score, weight=1.0):
         """Remove a point as added (from a window: with its weight, in O(w)); KeyError if absent."""
@@ -598,9 +627,10 @@ class WindowedPointSet(PointSet):
         if self._forgetting is None:
             PointSet.remove_many(self, y_true, y_score, sample_weight)
             return
-        y_true, labels = labels_many(self._labels, y_true)
-        self._retract(*self._checked_batch(y_true, y_score, sample_weight))
-        self._labels = labels
+        with claimed(self._engine):
+            y_true, labels = labels_many(self._labels, y_true)
+            self._retract(*self._checked_batch(y_true, y_score, sample_weight))
+            self._labels = labels
 
     def _retract(self, is_pos, scores, weights):
         index, status = self._engine.forget_remove_many(self._forgetting, is_pos, scores,

@@ -151,11 +151,7 @@ class DynamicAUC(WindowedPointSet):
                 "merge takes a DynamicAUC, DynamicH or ApproxH (a set of points), got "
                 f"{type(other).__name__}"
             )
-        tracking = self._engine.tracks_variance
         merge_points(self, other)
-        if tracking:
-            # (A no-op unless the engine came from ``other``.)
-            self._engine.track_variance()
 
     def __repr__(self):
         return (

@@ -22,6 +22,8 @@ from hmeasure_stream.streaming._base import (
     Pickled,
     checked_batch,
     checked_point,
+    claimed,
+    merge_scale_message,
     out_of_range_message,
 )
 
@@ -104,17 +106,19 @@ class BinnedAUC(Pickled):
         self._tree = BinTree(self._bins)
 
     def _binned(self, y_true, y_score, sample_weight):
+        """(bins, is_pos, weights, points below / above the range, the log-log alpha): a
+        batch's alpha is estimated while none is frozen, and frozen only once it is added."""
         is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
-        if self._transform is not None and self._alpha is None and scores.size:
+        alpha = self._alpha
+        if self._transform is not None and alpha is None and scores.size:
             # Frozen from the first batch: every later point is binned alike.
-            self._alpha = _estimate_alpha(scores, *self._range)
+            alpha = _estimate_alpha(scores, *self._range)
         lo, hi = self._range
         bins = np.empty(scores.shape[0], dtype=np.int64)
         bin_indices(scores, lo, hi - lo, self._bins, _TRANSFORMS[self._transform],
-                    0.0 if self._alpha is None else self._alpha, bins)
-        outside = np.array([np.count_nonzero(scores < self._range[0]),
-                            np.count_nonzero(scores > self._range[1])])
-        return bins, is_pos, weights, outside
+                    0.0 if alpha is None else alpha, bins)
+        outside = np.array([np.count_nonzero(scores < lo), np.count_nonzero(scores > hi)])
+        return bins, is_pos, weights, outside, alpha
 
     def add_many(self, y_true, y_score, sample_weight=None):
         """Add a batch of points: O(k log m).
@@ -122,38 +126,53 @@ class BinnedAUC(Pickled):
         ValueError, adding nothing, if an entry is invalid or a weight is
         2**400 times larger or smaller than the first positive weight held.
         """
-        y_true, labels = labels_many(self._labels, y_true)
-        alpha = self._alpha
-        bins, is_pos, weights, outside = self._binned(y_true, y_score, sample_weight)
-        refused = self._tree.apply(bins, is_pos, weights, True)
-        if refused >= 0:
+        with claimed(self._tree):  # (the tree, the counts outside the range, alpha, labels)
+            y_true, labels = labels_many(self._labels, y_true)
+            bins, is_pos, weights, outside, alpha = self._binned(y_true, y_score,
+                                                                 sample_weight)
+            refused = self._tree.apply(bins, is_pos, weights, True)
+            if refused >= 0:
+                raise ValueError(out_of_range_message(self._tree, weights, refused,
+                                                      "sample_weight"))
+            self._outside += outside
             self._alpha = alpha
-            raise ValueError(out_of_range_message(self._tree, weights, refused, "sample_weight"))
-        self._outside += outside
-        self._labels = labels
+            self._labels = labels
 
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points: O(k log m).
 
         KeyError if a bin holds fewer points or less weight of a class than
-        the batch removes, ValueError if an entry is invalid; nothing changes.
+        the batch removes, or the batch removes more points below or above the
+        range than were added there; ValueError if an entry is invalid; nothing
+        changes.
         """
-        y_true, labels = labels_many(self._labels, y_true)
-        bins, is_pos, weights, outside = self._binned(y_true, y_score, sample_weight)
-        w = np.ones(bins.shape[0]) if weights is None else weights
-        for label in (0, 1):
-            mask = is_pos == label
-            distinct, inverse, needed = np.unique(bins[mask], return_inverse=True,
-                                                  return_counts=True)
-            removed = np.bincount(inverse, weights=w[mask])
-            counts = self._tree.count_buffer[distinct, label]
-            for k, b in enumerate(distinct.tolist()):
-                if needed[k] > counts[k] or not self._tree.holds(b, label, removed[k]):
-                    raise KeyError(self._missing(b, label, int(needed[k]), float(removed[k])))
-        failed = self._tree.apply(bins, is_pos, weights, False)
-        assert failed < 0  # checked above
-        self._outside -= outside
-        self._labels = labels
+        with claimed(self._tree):
+            y_true, labels = labels_many(self._labels, y_true)
+            bins, is_pos, weights, outside, _ = self._binned(y_true, y_score, sample_weight)
+            for side in (0, 1):
+                if outside[side] > self._outside[side]:
+                    raise KeyError(self._missing_outside(side, int(outside[side])))
+            w = np.ones(bins.shape[0]) if weights is None else weights
+            for label in (0, 1):
+                mask = is_pos == label
+                distinct, inverse, needed = np.unique(bins[mask], return_inverse=True,
+                                                      return_counts=True)
+                removed = np.bincount(inverse, weights=w[mask])
+                counts = self._tree.count_buffer[distinct, label]
+                for k, b in enumerate(distinct.tolist()):
+                    if needed[k] > counts[k] or not self._tree.holds(b, label, removed[k]):
+                        raise KeyError(self._missing(b, label, int(needed[k]),
+                                                     float(removed[k])))
+            failed = self._tree.apply(bins, is_pos, weights, False)
+            assert failed < 0  # checked above
+            self._outside -= outside
+            self._labels = labels
+
+    def _missing_outside(self, side, count):
+        where = ("below", "n_below") if side == 0 else ("above", "n_above")
+        return (f"the points remove {count} point(s) {where[0]} the score range "
+                f"{self._range}, but {int(self._outside[side])} were added there "
+                f"({where[1]})")
 
     def _missing(self, bin_index, label, count, weight):
         held = self._tree.class_weights()[bin_index, label]
@@ -163,22 +182,28 @@ class BinnedAUC(Pickled):
 
     def _point(self, y_true, y_score, weight, adding):
         """One point: validated, binned and applied without building arrays."""
-        y_true, labels = label_one(self._labels, y_true)
-        is_pos, score, weight = checked_point(y_true, y_score, weight)
-        if self._transform is not None and self._alpha is None:
-            return False  # the alpha is estimated from a batch
-        lo, hi = self._range
-        bin_index = bin_of_score(score, lo, hi - lo, self._bins, _TRANSFORMS[self._transform],
-                                 0.0 if self._alpha is None else self._alpha)
-        status = self._tree.point(bin_index, is_pos, weight, adding)
-        if status == Status.OUT_OF_RANGE:
-            raise ValueError(out_of_range_message(self._tree, weight, 0, "weight"))
-        if status != Status.DONE:
-            raise KeyError(self._missing(bin_index, int(is_pos), 1, weight))
-        if score < lo or score > hi:
-            self._outside[0 if score < lo else 1] += 1 if adding else -1
-        self._labels = labels
-        return True
+        tree = self._tree
+        with claimed(tree):  # (the tree, the counts outside the range and the labels together)
+            y_true, labels = label_one(self._labels, y_true)
+            is_pos, score, weight = checked_point(y_true, y_score, weight)
+            if self._transform is not None and self._alpha is None:
+                return False  # the alpha is estimated from a batch
+            lo, hi = self._range
+            side = 0 if score < lo else 1 if score > hi else -1
+            if side >= 0 and not adding and self._outside[side] == 0:
+                raise KeyError(self._missing_outside(side, 1))
+            bin_index = bin_of_score(score, lo, hi - lo, self._bins,
+                                     _TRANSFORMS[self._transform],
+                                     0.0 if self._alpha is None else self._alpha)
+            status = tree.point(bin_index, is_pos, weight, adding)
+            if status == Status.OUT_OF_RANGE:
+                raise ValueError(out_of_range_message(tree, weight, 0, "weight"))
+            if status != Status.DONE:
+                raise KeyError(self._missing(bin_index, int(is_pos), 1, weight))
+            if side >= 0:
+                self._outside[side] += 1 if adding else -1
+            self._labels = labels
+            return True
 
     def add(self, y_true, y_score, weight=1.0):
         """Add one point: O(log m).  See :meth:`add_many`."""
@@ -203,26 +228,23 @@ class BinnedAUC(Pickled):
         """
         if not isinstance(other, BinnedAUC):
             raise ValueError(f"can only merge a BinnedAUC, got {type(other).__name__}")
-        labels = merged_label_map(self._labels, other._labels)
-        alpha = self._alpha
-        if alpha is None and other._alpha is not None and len(self) == 0:
-            alpha = other._alpha
-        mine = (self._bins, self._range, self._transform, alpha)
-        theirs = (other._bins, other._range, other._transform, other._alpha)
-        if mine != theirs and len(other):
-            raise ValueError(
-                f"cannot merge different bins: (bins, score_range, transform, loglog_alpha) "
-                f"{mine} and {theirs}"
-            )
-        if not self._tree.add_counts(other._tree):
-            raise ValueError(
-                f"cannot merge: the other structure's weights (scale {other._tree.scale!r}) "
-                f"are more than 2**400 times larger or smaller than this one's "
-                f"(scale {self._tree.scale!r})"
-            )
-        self._outside += other._outside
-        self._alpha = alpha
-        self._labels = labels
+        with claimed(self._tree, other._tree):
+            labels = merged_label_map(self._labels, other._labels)
+            alpha = self._alpha
+            if alpha is None and other._alpha is not None and len(self) == 0:
+                alpha = other._alpha
+            mine = (self._bins, self._range, self._transform, alpha)
+            theirs = (other._bins, other._range, other._transform, other._alpha)
+            if mine != theirs and len(other):
+                raise ValueError(
+                    f"cannot merge different bins: (bins, score_range, transform, "
+                    f"loglog_alpha) {mine} and {theirs}"
+                )
+            if not self._tree.add_counts(other._tree):
+                raise ValueError(merge_scale_message(self._tree.scale, other._tree.scale))
+            self._outside += other._outside
+            self._alpha = alpha
+            self._labels = labels
 
     @property
     def auc(self):

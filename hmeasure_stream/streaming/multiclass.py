@@ -29,6 +29,8 @@ from hmeasure_stream.streaming._base import (
     Pickled,
     _check_removable,
     check_capacity,
+    claimed,
+    merge_scale_message,
     out_of_range_message,
     points_batch,
 )
@@ -160,11 +162,14 @@ class DynamicMulticlassAUC(Pickled):
         is invalid; nothing is added.
         """
         codes, scores, weights = self._batch(y_true, y_score, sample_weight)
-        for engine, is_pos, column, rows in self._entries(codes, scores):
-            self._engines[engine].add_many(
-                np.ascontiguousarray(is_pos).view(np.uint8), np.ascontiguousarray(column),
-                None if weights is None else np.ascontiguousarray(weights[rows]))
-        self._count(codes, weights, 1)
+        with claimed(*self._engines):  # every engine's batch, or none
+            _check_scale(self._engines, self._method, codes, weights)
+            for engine, is_pos, column, rows in self._entries(codes, scores):
+                refused = self._engines[engine].add_many(
+                    np.ascontiguousarray(is_pos).view(np.uint8), np.ascontiguousarray(column),
+                    None if weights is None else np.ascontiguousarray(weights[rows]))
+                assert refused < 0  # (checked above)
+            self._count(codes, weights, 1)
 
     def _count(self, codes, weights, sign):
         c = len(self._classes)
@@ -179,16 +184,17 @@ class DynamicMulticlassAUC(Pickled):
         not its weight, ValueError if an entry is invalid; nothing changes.
         """
         codes, scores, weights = self._batch(y_true, y_score, sample_weight)
-        entries = []
-        for engine, is_pos, column, rows in self._entries(codes, scores):
-            entry = (self._engines[engine], np.ascontiguousarray(is_pos).view(np.uint8),
-                     np.ascontiguousarray(column),
-                     None if weights is None else np.ascontiguousarray(weights[rows]))
-            _check_removable(*entry)
-            entries.append(entry)
-        for engine, is_pos, column, entry_weights in entries:
-            engine.remove_many(is_pos, column, entry_weights)
-        self._count(codes, weights, -1)
+        with claimed(*self._engines):  # every check, then every removal
+            entries = []
+            for engine, is_pos, column, rows in self._entries(codes, scores):
+                entry = (self._engines[engine], np.ascontiguousarray(is_pos).view(np.uint8),
+                         np.ascontiguousarray(column),
+                         None if weights is None else np.ascontiguousarray(weights[rows]))
+                _check_removable(*entry)
+                entries.append(entry)
+            for engine, is_pos, column, entry_weights in entries:
+                engine.remove_many(is_pos, column, entry_weights)
+            self._count(codes, weights, -1)
 
     def _plain_row(self, y_true, y_score):
         """(class code, list of c finite float scores) of a plain point, or (None, None) to
@@ -217,30 +223,30 @@ class DynamicMulticlassAUC(Pickled):
 
     def add(self, y_true, y_score, weight=1.0):
         """Add one point: O(c log n).  See :meth:`add_many`."""
-        weight = check_weight_value(weight)
-        code, scores = self._plain_row(y_true, y_score)
-        # All entries checked, then all applied, in one compiled call.
-        if scores is None or update_row(self._engines, code, scores, weight, True,
-                                        self._method == "ovo") != Status.DONE:
-            # Not the plain case, or refused: the batch path validates and names the problem.
-            self.add_many([y_true], [y_score], [weight])
-            return
-        self._sizes[code] += 1
-        self._mass[code] += weight
+        self._point(y_true, y_score, weight, True)
 
     def remove(self, y_true, y_score, weight=1.0):
         """Remove one point: O(c log n).  See :meth:`remove_many`."""
+        self._point(y_true, y_score, weight, False)
+
+    def _point(self, y_true, y_score, weight, adding):
+        """One point in or out of every engine of its class, all or nothing."""
         weight = check_weight_value(weight)
         code, scores = self._plain_row(y_true, y_score)
-        if scores is None or update_row(self._engines, code, scores, weight, False,
-                                        self._method == "ovo") != Status.DONE:
-            # Not there, or not the plain case: the batch path refuses with the reason.
-            self.remove_many([y_true], [y_score], [weight])
-            return
-        self._sizes[code] -= 1
-        self._mass[code] -= weight
-        if self._sizes[code] == 0:
-            self._mass[code] = 0.0
+        engines = self._engines
+        with claimed(*engines):  # (the engines and the class sizes together)
+            # All entries checked, then all applied, in one compiled call.
+            if scores is None or update_row(engines, code, scores, weight, adding,
+                                            self._method == "ovo") != Status.DONE:
+                # Not the plain case, or refused: the batch path validates and names the
+                # problem (or, for a removal, the point that is not there).
+                batch = self.add_many if adding else self.remove_many
+                batch([y_true], [y_score], [weight])
+                return
+            self._sizes[code] += 1 if adding else -1
+            self._mass[code] += weight if adding else -weight
+            if self._sizes[code] == 0:
+                self._mass[code] = 0.0
 
     def merge(self, other):
         """Add the points of another structure over the same ``classes`` and ``method``.
@@ -265,21 +271,24 @@ class DynamicMulticlassAUC(Pickled):
                 f"cannot merge a DynamicMulticlassAUC with method={other._method!r} into one "
                 f"with method={self._method!r}"
             )
-        larger, smaller = (other, self) if len(other) > len(self) else (self, other)
-        batches = [points_batch(engine) for engine in smaller._engines]
-        for engine, (_, scores, weights) in zip(larger._engines, batches, strict=True):
-            if weights is not None and engine.stored_weights(weights, scores.shape[0],
-                                                             True)[1] >= 0:
-                raise ValueError(
-                    "cannot merge: the weights of the two structures lie more than a factor "
-                    "2**400 apart"
-                )
-        if larger is other:
-            self._engines = [pickle.loads(pickle.dumps(engine)) for engine in other._engines]
-        for engine, batch in zip(self._engines, batches, strict=True):
-            engine.add_many(*batch)
-        self._sizes = self._sizes + other._sizes
-        self._mass = self._mass + other._mass
+        with claimed(*self._engines, *other._engines):
+            larger, smaller = (other, self) if len(other) > len(self) else (self, other)
+            batches = [points_batch(engine) for engine in smaller._engines]
+            for engine, (_, scores, weights) in zip(larger._engines, batches, strict=True):
+                # (Unit weights too: the other side may hold weights of another scale.)
+                if engine.stored_weights(weights, scores.shape[0], True)[1] >= 0:
+                    raise ValueError(merge_scale_message(self._engines[0].scale,
+                                                         other._engines[0].scale))
+            engines = self._engines
+            if larger is other:
+                engines = [pickle.loads(pickle.dumps(engine)) for engine in other._engines]
+            with claimed(*engines):  # (engines taken over are claimed before they are seen)
+                for engine, batch in zip(engines, batches, strict=True):
+                    refused = engine.add_many(*batch)
+                    assert refused < 0  # (checked above)
+                self._engines = engines
+                self._sizes = self._sizes + other._sizes
+                self._mass = self._mass + other._mass
 
     # ------------------------------------------------------------------
 
@@ -480,29 +489,15 @@ class MulticlassWindow(Pickled):
             )
         weights = None if sample_weight is None else check_weights(sample_weight,
                                                                    labels.shape[0])
-        if weights is not None:
-            self._check_scale(codes, weights)
         return codes, scores, weights
-
-    def _check_scale(self, codes, weights):
-        """Refuse (ValueError) a weight an engine cannot store next to those it holds."""
-        c = len(self._classes)
-        if self._method == "ovr":
-            # Every point enters every engine: one answers for all.
-            checks = [(self._engines[0], np.arange(codes.shape[0]))]
-        else:
-            checks = [(self._engines[i * c + j], np.flatnonzero((codes == i) | (codes == j)))
-                      for i in range(c) for j in range(c) if i != j]
-        for engine, positions in checks:
-            if positions.size:
-                refused = engine.stored_weights(np.ascontiguousarray(weights[positions]),
-                                                positions.shape[0], True)[1]
-                if refused >= 0:
-                    raise ValueError(out_of_range_message(engine, weights, positions[refused],
-                                                          "sample_weight"))
 
     def slide(self, codes, scores, weights):
         """Feed a checked chunk; the averaged AUC of the window after each of its points."""
+        with claimed(*self._engines):  # the engines, the rings and the class counts together
+            _check_scale(self._engines, self._method, codes, weights)
+            return self._slide(codes, scores, weights)
+
+    def _slide(self, codes, scores, weights):
         n, c = codes.shape[0], len(self._classes)
         unit_weights = np.ones(n)
         point_weights = unit_weights if weights is None else weights
@@ -659,6 +654,25 @@ class MulticlassWindow(Pickled):
                                rtol=1e-9, atol=1e-12):
                 raise AssertionError(f"ring's class weights differ from {self._mass}")
         return True
+
+
+def _check_scale(engines, method, codes, weights):
+    """Refuse (ValueError) a weight an engine cannot store next to those it holds (unit
+    weights too: the engines may hold weights of another scale), before any changes."""
+    if method == "ovr":
+        # Every point enters every engine: one answers for all.
+        checks = [(engines[0], np.arange(codes.shape[0]))]
+    else:
+        c = math.isqrt(len(engines))
+        checks = [(engines[i * c + j], np.flatnonzero((codes == i) | (codes == j)))
+                  for i in range(c) for j in range(c) if i != j]
+    for engine, positions in checks:
+        if positions.size:
+            part = None if weights is None else np.ascontiguousarray(weights[positions])
+            refused = engine.stored_weights(part, positions.shape[0], True)[1]
+            if refused >= 0:
+                raise ValueError(out_of_range_message(engine, weights, positions[refused],
+                                                      "sample_weight"))
 
 
 def _is_empty(values):

@@ -17,7 +17,6 @@ from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._fenwick import sliding_auc_ranked
 from hmeasure_stream._engines._pool import MAX_CAPACITY
-from hmeasure_stream._engines._protocol import PointEngine
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._engines._tree_partial import record_box
 from hmeasure_stream._validation import (
@@ -49,6 +48,7 @@ from hmeasure_stream.streaming._base import (
     check_forgetting,
     check_structure_options,
     checked_batch,
+    claimed,
     forgetting_times,
     make_forgetting,
     out_of_range_message,
@@ -292,10 +292,11 @@ class SlidingWindow(Pickled):
             batch = engine.checked(y_true, y_score, sample_weight)
             self._times(times, batch[0].shape[0])  # checked, not used by a count window
             return {self._metrics[0]: engine.slide(*batch)}
-        y_true, labels = labels_many(self._labels, y_true)
-        batch = checked_batch(y_true, y_score, sample_weight)
-        values = self._slide(*batch, times=self._times(times, batch[1].shape[0]))
-        self._labels = labels
+        with claimed(*self._engines):  # every engine, its ring and the labels together
+            y_true, labels = labels_many(self._labels, y_true)
+            batch = checked_batch(y_true, y_score, sample_weight)
+            values = self._slide(*batch, times=self._times(times, batch[1].shape[0]))
+            self._labels = labels
         return values
 
     def _times(self, times, n):
@@ -310,22 +311,17 @@ class SlidingWindow(Pickled):
             return self._forget(is_pos, scores, weights, times)
         held_before = len(self)
         self._check_unit_weights(weights)
+        self._check_scale(weights, scores.shape[0])
         for engine in self._engines:
             if isinstance(engine, BinTree) and np.isnan(engine.alpha) and scores.size:
                 # The log-log alpha, estimated from the first chunk, then frozen.
                 engine.set_binning(engine.lo, engine.span, engine.transform,
                                    estimate_alpha(scores, engine.lo, engine.lo + engine.span))
-        scaled = next((e for e in self._engines if isinstance(e, (PointEngine, BinTree))), None)
-        if scaled is not None:
-            # Every engine stores weights in units of a power of two fixed by the
-            # same history, so one answers for all, before any of them changes.
-            refused = scaled.stored_weights(weights, scores.shape[0], True)[1]
-            if refused >= 0:
-                raise ValueError(out_of_range_message(scaled, weights, refused, "sample_weight"))
         values = {}
         for engine, ring in zip(self._engines, self._rings, strict=True):
             out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
-            engine.slide(ring, is_pos, scores, weights, out)
+            refused = engine.slide(ring, is_pos, scores, weights, out)
+            assert refused < 0  # (checked above: nothing is left unwritten)
             for column, name in enumerate(engine.columns):
                 values.setdefault(name, out[:, column])
         values = {name: values[name].copy() for name in self._metrics}
@@ -335,6 +331,14 @@ class SlidingWindow(Pickled):
                 held = np.minimum(held, self._window)
             self._mask_short(values, held)
         return values
+
+    def _check_scale(self, weights, n):
+        """Refuse (ValueError) weights an engine cannot store next to those it holds: each
+        engine answers for its own units, before any of them changes."""
+        for engine in self._engines:
+            refused = engine.stored_weights(weights, n, True)[1]
+            if refused >= 0:
+                raise ValueError(out_of_range_message(engine, weights, refused, "sample_weight"))
 
     def _check_unit_weights(self, weights):
         for name in self._metrics:
@@ -349,21 +353,14 @@ class SlidingWindow(Pickled):
     def _forget(self, is_pos, scores, weights, times):
         """A chunk through each engine's ``Forgetting`` (duration windows, decay)."""
         self._check_unit_weights(weights)
-        # Every engine has the same history: the first answers for all, before any of
-        # them changes (unit weights too: against the scale of those held).
-        refused = self._engines[0].stored_weights(weights, scores.shape[0], True)[1]
-        if refused >= 0:
-            raise ValueError(
-                out_of_range_message(self._engines[0], weights, refused, "sample_weight"))
+        self._check_scale(weights, scores.shape[0])  # (unit weights too)
         values = {}
         held = np.empty(scores.shape[0], dtype=np.int64)
         for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
             out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
             refused = engine.forget_add_many(forgetting, is_pos, scores, weights, times, out,
                                              held)
-            if refused >= 0:
-                # (Every engine has the same history, so the first refuses or none does.)
-                raise ValueError(out_of_range_message(engine, weights, refused, "sample_weight"))
+            assert refused < 0  # (checked above)
             for column, name in enumerate(engine.columns):
                 values.setdefault(name, out[:, column])
         values = {name: values[name].copy() for name in self._metrics}
