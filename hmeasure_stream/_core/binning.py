@@ -34,9 +34,10 @@ def check_bins(bins):
     bins = check_integer(bins, "bins", 1)
     if bins > MAX_BINS:
         raise ValueError(
-            f"bins must be at most {MAX_BINS} (2**24), got {bins}: the histograms take "
-            f"24 bytes a bin")
+            f"bins must be at most {MAX_BINS} (2**24), got {bins}: the histograms and "
+            f"edges take 24 bytes a bin")
     return bins
+
 
 # Rule estimating the log-log alpha: the scores of an evenly strided sample
 # of at most this many points ...
