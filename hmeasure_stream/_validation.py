@@ -633,7 +633,8 @@ def labels_as_is_pos(labels, name="y_true"):
 
 def check_weights(sample_weight, n_points, name="sample_weight"):
     """``sample_weight`` as contiguous float64 of length ``n_points``, finite and >= 0."""
-    weights = as_1d(sample_weight, name, allow_empty=n_points == 0)
+    # Empty is refused below as a length mismatch, which says what was expected.
+    weights = as_1d(sample_weight, name, allow_empty=True)
     if weights.dtype.kind == "O":
         weights = _object_to_float(weights, name)
     elif weights.dtype.kind not in "biuf":

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hmeasure_stream._core.binning import check_bins as _check_bins
 from hmeasure_stream._core.binning import check_score_range as _check_score_range
 from hmeasure_stream._core.binning import check_transform as _check_transform
 from hmeasure_stream._core.binning import estimate_alpha as _estimate_alpha
@@ -23,7 +24,6 @@ from hmeasure_stream._core.binning import histograms, result_fields
 from hmeasure_stream._engines import _binning
 from hmeasure_stream._validation import (
     binary_input,
-    check_integer,
     check_positive,
     check_scores,
     exact_path,
@@ -197,7 +197,7 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
         Scores, finite real numbers, expected in ``score_range`` (those outside
         go to the end bins and are counted in ``n_below`` / ``n_above``).
     bins : int, default 1000
-        Number of bins m >= 1.
+        Number of bins m, 1 <= m <= 2**24.
     transform : {None, "loglog"}, default None
         None: bins of equal width over ``score_range``.  ``"loglog"``: bins of
         equal width in the continuous log-log transform of the scores mapped to
@@ -298,7 +298,7 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
     y_true = with_pos_label(y_true, pos_label)
-    m = check_integer(bins, "bins", 1)
+    m = _check_bins(bins)
     transform, alpha = _check_transform(transform, loglog_alpha)
     lo, hi = _check_score_range(score_range)
     labels, scores, weights = binary_input(y_true, y_score, sample_weight, ranks=False)

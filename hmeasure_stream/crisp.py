@@ -145,6 +145,10 @@ def _check_confusion(confusion, allow_set):
             f"confusion must be non-negative; found {matrices[tuple(bad[0])].item()!r} at "
             f"{where(bad[0])}"
         )
+    # Each row over a power of two that brings its largest entry into [0.5, 1)
+    # (exact): the rates are unchanged and a row of entries near the float64
+    # maximum sums without overflow.
+    matrices = np.ldexp(matrices, -np.frexp(matrices.max(axis=2, keepdims=True))[1])
     totals = matrices.sum(axis=2)
     empty = np.argwhere(~(totals > 0))
     if empty.size:

@@ -638,7 +638,8 @@ def _curve_of(whole, spec):
 
     KS is nan when the ranges did not compute their lower hulls.
     """
-    hull_fp, hull_tp = whole.hull()
+    hull = whole.hull(with_edges=True)
+    hull_fp, hull_tp = hull[:2]
     weight_neg, weight_pos = float(hull_fp[-1]), float(hull_tp[-1])
     rates = (hull_fp / weight_neg, hull_tp / weight_pos)
     ks_rates = []
@@ -647,7 +648,7 @@ def _curve_of(whole, spec):
         ks_rates = [rates, (low_fp / weight_neg, low_tp / weight_pos)]
     # A linear function of (FPR, TPR) that falls with FPR and rises with TPR is
     # extreme at a vertex of the upper hull; |TPR - FPR| also at the lower hull.
-    curve = curve_metrics(hull_fp, hull_tp, spec.at(weight_neg, weight_pos), rates, ks_rates)
+    curve = curve_metrics(hull, spec.at(weight_neg, weight_pos), rates, ks_rates)
     return float(whole.twice_u / (2.0 * weight_neg * weight_pos)), curve
 
 

@@ -11,10 +11,11 @@ import numpy as np
 
 from hmeasure_stream._core.groups import auc_value as _auc_value
 from hmeasure_stream._core.groups import roc_groups as _roc_groups
+from hmeasure_stream._core.groups import roc_sums as _roc_sums
 from hmeasure_stream._core.report import curve_metrics, r_lookup, r_report, report_levels
 from hmeasure_stream._core.report import unit as _unit
 from hmeasure_stream._engines import _scratch
-from hmeasure_stream._engines._cost import h_from_hull
+from hmeasure_stream._engines._cost import h_from_edges
 from hmeasure_stream._validation import (
     check_cost,
     check_labels,
@@ -29,11 +30,11 @@ __all__ = ["auc", "h_measure", "hmeasure_report", "roc_hull", "roc_points"]
 
 
 def _hull_and_cost(y_true, y_score, sample_weight, spec):
-    """ROC groups, hull vertices and the cost parameters in effect for this data."""
+    """ROC groups, the hull (vertices and edges) and the cost parameters in effect for this data."""
     group_neg, group_pos = _roc_groups(y_true, y_score, sample_weight, "The H-measure")
-    hull_fp, hull_tp = _scratch.upper_hull(group_neg, group_pos)
-    cost = spec.at(float(hull_fp[-1]), float(hull_tp[-1]))
-    return group_neg, group_pos, hull_fp, hull_tp, cost
+    hull = _scratch.upper_hull(group_neg, group_pos, True)
+    cost = spec.at(float(hull[0][-1]), float(hull[1][-1]))
+    return group_neg, group_pos, hull, cost
 
 
 def auc(y_true, y_score, *, sample_weight=None, pos_label=None):
@@ -127,7 +128,8 @@ def roc_points(y_true, y_score, *, sample_weight=None, pos_label=None):
     y_score : array-like of shape (n,)
         Scores, any finite real numbers.
     sample_weight : array-like of shape (n,), optional
-        Non-negative finite weight of each point.
+        Non-negative finite weight of each point.  A point of weight 0 is
+        absent: a score held only by such points gives no point.
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...); the one other
         label in ``y_true`` is class 0 and a third one is refused.  Default:
@@ -169,9 +171,7 @@ def roc_points(y_true, y_score, *, sample_weight=None, pos_label=None):
     array([0. , 0.5, 0.5, 1. , 1. ])
     """
     y_true = with_pos_label(y_true, pos_label)
-    group_neg, group_pos = _roc_groups(y_true, y_score, sample_weight, "The ROC curve")
-    fp = np.concatenate(([0.0], np.cumsum(group_neg, dtype=np.float64)))
-    tp = np.concatenate(([0.0], np.cumsum(group_pos, dtype=np.float64)))
+    fp, tp = _roc_sums(*_roc_groups(y_true, y_score, sample_weight, "The ROC curve"))
     return fp / fp[-1], tp / tp[-1]
 
 
@@ -345,13 +345,13 @@ def h_measure(
     """
     y_true = with_pos_label(y_true, pos_label)
     spec = check_cost(alpha, beta, severity_ratio, priors)
-    group_neg, group_pos, hull_fp, hull_tp, cost = _hull_and_cost(
+    group_neg, group_pos, (hull_fp, hull_tp, *edges), cost = _hull_and_cost(
         y_true, y_score, sample_weight, spec)
     pi0, pi1, alpha, beta, _ = cost
     # O(n) next to the sorts: the AUC, for the warning about inverted scores.
     warn_if_inverted(_scratch.auc2_groups(group_neg, group_pos)
                      / (2.0 * float(hull_fp[-1]) * float(hull_tp[-1])), "h_measure")
-    return _unit(h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta))
+    return _unit(h_from_edges(*edges, pi0, pi1, alpha, beta))
 
 
 def hmeasure_report(
@@ -487,21 +487,18 @@ def hmeasure_report(
     spec = check_cost(alpha, beta, severity_ratio, priors)
     levels = report_levels(sens_spec_levels)
     threshold = check_score_value(threshold, "threshold")
-    group_neg, group_pos, hull_fp, hull_tp, cost = _hull_and_cost(
-        y_true, y_score, sample_weight, spec
-    )
-    weight_neg, weight_pos = float(hull_fp[-1]), float(hull_tp[-1])
+    group_neg, group_pos, hull, cost = _hull_and_cost(y_true, y_score, sample_weight, spec)
+    weight_neg, weight_pos = float(hull[0][-1]), float(hull[1][-1])
 
     # ROC points from the highest score down; R's empirical class CDFs F0, F1
     # are the same points read from the lowest score up.
-    fp = np.concatenate(([0], np.cumsum(group_neg)))
-    tp = np.concatenate(([0], np.cumsum(group_pos)))
+    fp, tp = _roc_sums(group_neg, group_pos)
     fpr, tpr = fp / weight_neg, tp / weight_pos
     cdf_neg, cdf_pos = (1.0 - fpr)[::-1], (1.0 - tpr)[::-1]
 
     roc_auc = float(_scratch.auc2_groups(group_neg, group_pos) / (2.0 * weight_neg * weight_pos))
     warn_if_inverted(_unit(roc_auc), "hmeasure_report")
-    curve = curve_metrics(hull_fp, hull_tp, cost, (fpr, tpr), [(fpr, tpr)])
+    curve = curve_metrics(hull, cost, (fpr, tpr), [(fpr, tpr)])
     # The input passed every check above; the threshold is compared with the
     # scores as given (not their float64 ranks).
     is_pos = labels_as_is_pos(check_labels(y_true)).astype(bool)

@@ -369,7 +369,7 @@ def weighted_auc_error_bound(n_neg, n_pos, *, delta, w_max, w_lipschitz):
     Parameters
     ----------
     n_neg, n_pos : int
-        Numbers of class 0 and class 1 points, >= 0 (not both 0).
+        Numbers of class 0 and class 1 points, each >= 1.
     delta : float
         The probability allowed for failure, in (0, 1).
     w_max : float
@@ -382,14 +382,14 @@ def weighted_auc_error_bound(n_neg, n_pos, *, delta, w_max, w_lipschitz):
     -------
     float
         The bound, or nan when min(n0, n1) / n <= sqrt(2 ln(4/delta) / n)
-        (the event A_delta fails; in particular when a class is absent).
+        (the event A_delta fails).
         Both weighted AUCs lie in [0, w_max], so a bound >= w_max says
         nothing either.
 
     Raises
     ------
     ValueError
-        If a count is not an integer >= 0 or both are 0, delta is not in
+        If a count is not an integer >= 1 (a class absent), delta is not in
         (0, 1), or w_max or w_lipschitz is not a finite number >= 0.
 
     See Also
@@ -430,6 +430,11 @@ def weighted_auc_error_bound(n_neg, n_pos, *, delta, w_max, w_lipschitz):
     n_pos = check_integer(n_pos, "n_pos", 0)
     if n_neg + n_pos == 0:
         raise ValueError("n_neg and n_pos are both 0: the bound needs at least one point")
+    for name, count, label in (("n_neg", n_neg, 0), ("n_pos", n_pos, 1)):
+        if count == 0:
+            raise ValueError(
+                f"{name} is 0: class {label} is absent, where the weighted AUC and its "
+                "bound are undefined")
     delta = check_probability_level(delta, "delta")
     w_max = check_weight_value(w_max, "w_max")
     w_lipschitz = check_weight_value(w_lipschitz, "w_lipschitz")

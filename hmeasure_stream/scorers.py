@@ -9,6 +9,12 @@ imported when a scorer is made, not with ``hmeasure_stream``.
 
 import numpy as np
 
+from hmeasure_stream._validation import (
+    check_cost,
+    check_partial_correction,
+    check_pos_label,
+    check_rate_range,
+)
 from hmeasure_stream.metrics import h_measure
 from hmeasure_stream.partial import partial_auc
 
@@ -36,6 +42,7 @@ def _partial_auc_score(y_true, y_score, *, pos_label=None, **options):
 
 
 def _make(score, pos_label, options):
+    pos_label = check_pos_label(pos_label)
     try:
         from sklearn.metrics import make_scorer
     except ImportError:  # pragma: no cover - scikit-learn is installed with the tests
@@ -68,6 +75,9 @@ def h_scorer(*, alpha=2.0, beta=2.0, severity_ratio=None, priors=None, pos_label
 
     Raises
     ------
+    ValueError
+        If an option is invalid, as for :func:`~hmeasure_stream.h_measure`
+        (checked here, before any scoring).
     ImportError
         If scikit-learn (>= 1.4) is not installed.
 
@@ -79,8 +89,7 @@ def h_scorer(*, alpha=2.0, beta=2.0, severity_ratio=None, priors=None, pos_label
     Notes
     -----
     Each call costs one ``predict_proba`` and one
-    :func:`~hmeasure_stream.h_measure`, O(n log n).  The options are checked
-    when the scorer runs.
+    :func:`~hmeasure_stream.h_measure`, O(n log n).
 
     References
     ----------
@@ -101,6 +110,7 @@ def h_scorer(*, alpha=2.0, beta=2.0, severity_ratio=None, priors=None, pos_label
     >>> cross_val_score(LogisticRegression(), X, y, cv=2, scoring=h_scorer()).shape
     (2,)
     """
+    check_cost(alpha, beta, severity_ratio, priors)
     options = {"alpha": alpha, "beta": beta, "severity_ratio": severity_ratio,
                "priors": priors}
     return _make(_h_score, pos_label, options)
@@ -127,6 +137,10 @@ def partial_auc_scorer(*, fpr_range=None, tpr_range=None, correction=None, pos_l
 
     Raises
     ------
+    ValueError
+        If a range or the correction is invalid, as for
+        :func:`~hmeasure_stream.partial_auc` (checked here, before any
+        scoring).
     ImportError
         If scikit-learn (>= 1.4) is not installed.
 
@@ -158,5 +172,8 @@ def partial_auc_scorer(*, fpr_range=None, tpr_range=None, correction=None, pos_l
     ...                                    fpr_range=(0.0, 0.5), pos_label="yes")
     True
     """
+    check_rate_range(fpr_range, "fpr_range")
+    check_rate_range(tpr_range, "tpr_range")
+    check_partial_correction(correction, fpr_range, tpr_range)
     options = {"fpr_range": fpr_range, "tpr_range": tpr_range, "correction": correction}
     return _make(_partial_auc_score, pos_label, options)

@@ -187,6 +187,55 @@ def h_by_integration(y, s, alpha, beta, priors=None, w=None):
     return 1 - loss / loss_max
 
 
+def _envelope_integral(lines, alpha, beta):
+    """int_0^1 min_i (A_i c + B_i (1 - c)) u(c) dc, exactly, for u = Beta(alpha, beta), integer shapes.
+
+    ``lines`` are the pairs (A_i, B_i) of Fractions.  The minimum is linear between the
+    pairwise crossings; on each piece the integrand is a polynomial, integrated exactly.
+    """
+    cuts = {Fraction(0), Fraction(1)}
+    for i, (a1, b1) in enumerate(lines):
+        for a2, b2 in lines[i + 1:]:
+            slope = (a1 - b1) - (a2 - b2)
+            if slope != 0 and 0 < (b2 - b1) / slope < 1:
+                cuts.add((b2 - b1) / slope)
+    cuts = sorted(cuts)
+    # The density c^(alpha - 1) (1 - c)^(beta - 1) / B(alpha, beta) as polynomial coefficients.
+    inverse_beta = (alpha + beta - 1) * math.comb(alpha + beta - 2, alpha - 1)
+    density = [Fraction(0)] * (alpha + beta - 1)
+    for j in range(beta):
+        density[alpha - 1 + j] += inverse_beta * math.comb(beta - 1, j) * (-1) ** j
+    total = Fraction(0)
+    for low, high in itertools.pairwise(cuts):
+        middle = (low + high) / 2
+        a, b = min(lines, key=lambda line: line[0] * middle + line[1] * (1 - middle))
+        integrand = [Fraction(0)] * (len(density) + 1)  # (b + (a - b) c) density(c)
+        for k, coefficient in enumerate(density):
+            integrand[k] += b * coefficient
+            integrand[k + 1] += (a - b) * coefficient
+        total += sum(coefficient * (high ** (k + 1) - low ** (k + 1)) / (k + 1)
+                     for k, coefficient in enumerate(integrand))
+    return total
+
+
+def h_exact(y, s, w=None, alpha=2, beta=2, priors=None):
+    """H-measure as an exact Fraction: the minimum loss over ALL ROC points, integrated exactly.
+
+    For integer alpha, beta.  Each weight (and prior) is read exactly as its float, the class
+    priors are by default the exact class proportions; no hull and no rounding, whatever the
+    spread of the weights.
+    """
+    w = [1.0] * len(y) if w is None else w
+    weights = [Fraction(float(v)) for v in w]
+    n0 = sum(v for label, v in zip(y, weights, strict=True) if label == 0)
+    n1 = sum(v for label, v in zip(y, weights, strict=True) if label == 1)
+    pi0, pi1 = ((n0 / (n0 + n1), n1 / (n0 + n1)) if priors is None
+                else (Fraction(float(priors[0])), Fraction(float(priors[1]))))
+    lines = [(pi0 * fpr, pi1 * (1 - tpr)) for fpr, tpr in roc_points_exact(y, s, w)]
+    trivial = [(Fraction(0), pi1), (pi0, Fraction(0))]
+    return 1 - _envelope_integral(lines, alpha, beta) / _envelope_integral(trivial, alpha, beta)
+
+
 def r_style_report(y, s, severity_ratio=None, level=0.95):
     """R hmeasure's KS, MER, MWL and fixed-level lookups, transcribed naively.
 

@@ -12,12 +12,32 @@ import math
 import numpy as np
 
 from hmeasure_stream._engines import _binning
-from hmeasure_stream._validation import check_both_classes, check_option, check_positive
+from hmeasure_stream._validation import (
+    check_both_classes,
+    check_integer,
+    check_option,
+    check_positive,
+)
 
-__all__ = ["ALPHA_SAMPLE", "TRANSFORMS", "check_score_range", "check_transform", "edges_of",
-           "estimate_alpha", "histograms", "result_fields"]
+__all__ = ["ALPHA_SAMPLE", "MAX_BINS", "TRANSFORMS", "check_bins", "check_score_range",
+           "check_transform", "edges_of", "estimate_alpha", "histograms", "result_fields"]
 
 TRANSFORMS = {None: _binning.TRANSFORM_LINEAR, "loglog": _binning.TRANSFORM_LOGLOG}
+
+# At most this many bins: the two histograms and the edges then take 400 MB, and a
+# finer binning than 2**24 bins of a score range is no longer a summary of it.
+MAX_BINS = 2**24
+
+
+def check_bins(bins):
+    """The number of bins, an integer in [1, MAX_BINS]."""
+    bins = check_integer(bins, "bins", 1)
+    if bins > MAX_BINS:
+        raise ValueError(
+            f"bins must be at most {MAX_BINS} (2**24), got {bins}: the histograms and "
+            f"edges take 24 bytes a bin")
+    return bins
+
 
 # Rule estimating the log-log alpha: the scores of an evenly strided sample
 # of at most this many points ...

@@ -19,7 +19,7 @@ import numpy as np
 
 from hmeasure_stream._core.report import unit
 from hmeasure_stream._engines import _partial, _ranges, _scratch
-from hmeasure_stream._engines._cost import h_from_hull
+from hmeasure_stream._engines._cost import h_from_edges
 from hmeasure_stream._validation import (
     check_both_classes,
     exact_path,
@@ -31,7 +31,7 @@ from hmeasure_stream._validation import (
 )
 
 __all__ = ["Whole", "auc_value", "box_piece", "cut", "groups_of", "merge", "roc_groups",
-           "summarise", "totals"]
+           "roc_sums", "summarise", "totals"]
 
 
 # ---------------------------------------------------------------------------
@@ -48,6 +48,23 @@ def roc_groups(y_true, y_score, sample_weight, metric):
         neg, pos = sorted_classes(y_true, y_score, metric)
         return _scratch.groups_sorted_classes(neg, pos)
     return weighted_groups(y_true, y_score, sample_weight, metric)
+
+
+def roc_sums(group_neg, group_pos):
+    """Cumulative class weights (fp, tp) of the ROC points, from (0, 0) to (N0, N1), float64.
+
+    One point per group of positive weight, from the highest score down.  A
+    group of weight 0 (points of weight 0 only) is absent, as scikit-learn's
+    ``roc_curve`` drops the rows of weight 0: it would repeat the point before
+    it.  The one rule of every ROC curve read off groups (from scratch and on
+    the structures); the hull kernel skips such groups on its own.
+    """
+    present = (group_neg > 0) | (group_pos > 0)
+    if not present.all():
+        group_neg, group_pos = group_neg[present], group_pos[present]
+    fp = np.concatenate(([0.0], np.cumsum(group_neg, dtype=np.float64)))
+    tp = np.concatenate(([0.0], np.cumsum(group_pos, dtype=np.float64)))
+    return fp, tp
 
 
 def auc_value(y_true, y_score, sample_weight=None):
@@ -172,11 +189,14 @@ class Whole:
             return self.twice_u / (2 * self.weight_neg * self.weight_pos)
         return float(self.twice_u / (2.0 * self.weight_neg * self.weight_pos))
 
-    def hull(self):
-        """Vertices (fp, tp) of the ROC hull of the whole: the hull of the ranges' hulls."""
+    def hull(self, with_edges=False):
+        """Vertices (fp, tp) of the ROC hull of the whole: the hull of the ranges' hulls.
+
+        With ``with_edges`` also the class weights of its edges (``upper_hull``).
+        """
         edge_neg = np.concatenate([s[4][0] for s in self.summaries])
         edge_pos = np.concatenate([s[4][1] for s in self.summaries])
-        return _scratch.upper_hull(edge_neg, edge_pos)
+        return _scratch.upper_hull(edge_neg, edge_pos, with_edges)
 
     def lower_hull(self):
         """Vertices (fp, tp) of the lower convex hull of the ROC points, from (N0, N1) down."""
@@ -187,9 +207,9 @@ class Whole:
 
     def h_measure(self, spec):
         """H of the whole on its hull, with the cost ``spec`` (a ``CostRule``) sets for it."""
-        hull_fp, hull_tp = self.hull()
+        hull_fp, hull_tp, *edges = self.hull(with_edges=True)
         pi0, pi1, alpha, beta, _ = spec.at(float(hull_fp[-1]), float(hull_tp[-1]))
-        return h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta)
+        return h_from_edges(*edges, pi0, pi1, alpha, beta)
 
     def context(self, **extra):
         """What a range needs for its second step (small: offsets and totals)."""

@@ -11,7 +11,7 @@ import math
 
 import numpy as np
 
-from hmeasure_stream._engines._cost import h_from_hull, mwl_cost
+from hmeasure_stream._engines._cost import h_from_edges, mwl_cost
 from hmeasure_stream._validation import level_names
 
 __all__ = ["curve_metrics", "r_lookup", "r_report", "report_levels", "threshold_metrics",
@@ -94,13 +94,16 @@ def threshold_metrics(tp, fp, tn, fn):
     }
 
 
-def curve_metrics(hull_fp, hull_tp, cost, rates, ks_rates):
+def curve_metrics(hull, cost, rates, ks_rates):
     """H, AUCH, KS, MER and MWL (R's names) from the ROC hull and ROC points.
 
     Parameters
     ----------
-    hull_fp, hull_tp : ndarray
-        Vertices of the ROC hull in class weights, from (0, 0) to (N0, N1).
+    hull : (ndarray, ndarray, ndarray, ndarray)
+        ``(fp, tp, edge_neg, edge_pos)``: the vertices of the ROC hull in
+        class weights, from (0, 0) to (N0, N1), and the class weights of its
+        edges (``upper_hull(..., with_edges=True)``); H is computed from the
+        edges, which keep steps below the rounding of the vertices.
     cost : tuple
         ``(pi0, pi1, alpha, beta, ratio)`` in effect for these class weights
         (``CostRule.at``).
@@ -115,12 +118,13 @@ def curve_metrics(hull_fp, hull_tp, cost, rates, ks_rates):
         is nan.
     """
     pi0, pi1, alpha, beta, ratio = cost
+    hull_fp, hull_tp, edge_neg, edge_pos = hull
     hull_fpr, hull_tpr = hull_fp / float(hull_fp[-1]), hull_tp / float(hull_tp[-1])
     fpr, tpr = rates
     loss_cost = mwl_cost(alpha, beta, ratio)
     ks = max((float(np.max(np.abs(y - x))) for x, y in ks_rates), default=math.nan)
     return {
-        "H": h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta),
+        "H": h_from_edges(edge_neg, edge_pos, pi0, pi1, alpha, beta),
         "AUCH": np.sum(np.diff(hull_fpr) * (hull_tpr[1:] + hull_tpr[:-1])) / 2.0,
         "KS": ks,
         "MER": np.min(pi0 * fpr + pi1 * (1.0 - tpr)),

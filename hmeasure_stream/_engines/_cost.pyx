@@ -196,14 +196,19 @@ def max_loss(pi0, pi1, alpha, beta):
     return pi0 * integral_cost(pi1, alpha, beta) + pi1 * integral_benefit_above(pi1, alpha, beta)
 
 
-def h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta):
-    """H from the hull vertices' cumulative class weights (from (0, 0) to (N0, N1))."""
-    hull_fp = np.asarray(hull_fp, dtype=np.float64)
-    hull_tp = np.asarray(hull_tp, dtype=np.float64)
-    step_neg = pi0 * (np.diff(hull_fp) / hull_fp[hull_fp.shape[0] - 1])
-    step_pos = pi1 * (np.diff(hull_tp) / hull_tp[hull_tp.shape[0] - 1])
-    # An edge of length zero (a weight below the rounding of the cumulative sums,
-    # e.g. a point decayed by 2^-60) has no loss.
+def h_from_edges(edge_neg, edge_pos, pi0, pi1, alpha, beta):
+    """H from the class weights of the hull's edges, in order from (0, 0).
+
+    Each edge's rate steps are its own weights over the class totals, so an
+    edge far below the rounding of the cumulative weights (a point decayed by
+    2**-60 next to one of weight 1) keeps its loss term: with priors that
+    make it count (the other class weighing 2**-120) it decides H.
+    """
+    edge_neg = np.asarray(edge_neg, dtype=np.float64)
+    edge_pos = np.asarray(edge_pos, dtype=np.float64)
+    step_neg = pi0 * (edge_neg / np.sum(edge_neg))
+    step_pos = pi1 * (edge_pos / np.sum(edge_pos))
+    # An edge of two zero steps (weights below 2**-1074 of their class) has no loss.
     edge = (step_neg + step_pos) > 0.0
     step_neg, step_pos = step_neg[edge], step_pos[edge]
     edge_cost = step_pos / (step_neg + step_pos)
@@ -212,6 +217,15 @@ def h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta):
         + step_pos * integral_benefit_above(edge_cost, alpha, beta)
     )
     return 1.0 - float(loss) / float(max_loss(pi0, pi1, alpha, beta))
+
+
+def h_from_hull(hull_fp, hull_tp, pi0, pi1, alpha, beta):
+    """H from the hull vertices' cumulative class weights (from (0, 0) to (N0, N1)).
+
+    The edges are the differences of the vertices: a step below their
+    rounding is lost; callers holding the edges use ``h_from_edges``.
+    """
+    return h_from_edges(np.diff(hull_fp), np.diff(hull_tp), pi0, pi1, alpha, beta)
 
 
 def loss_of_edge(double rate_neg, double rate_pos, double alpha, double beta):

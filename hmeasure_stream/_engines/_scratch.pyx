@@ -366,7 +366,8 @@ def auc2_groups(const count_t[::1] group_neg, const count_t[::1] group_pos):
     return total + total_comp
 
 
-def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos):
+def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos,
+               bint with_edges=False):
     """Vertices of the ROC convex hull from groups ordered by decreasing score.
 
     The ROC points are the prefix sums (false positives, true positives),
@@ -379,7 +380,12 @@ def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos):
     sums of non-negative terms (small relative error) and a turn within a
     relative 1e-12 of straight counts as collinear (see ``clockwise``).  Returns arrays
     ``(fp, tp)`` of the vertices' cumulative class weights, from (0, 0) to
-    (N0, N1).
+    (N0, N1); with ``with_edges`` also ``(edge_neg, edge_pos)``, the class
+    weights of each edge.  An edge keeps its own relative accuracy where the
+    difference of its two vertices may not: a class 1 step of 2**-60 after
+    a class 1 weight of 1 leaves the cumulative weight at 1.0, and the
+    H-measure, whose priors may make that step decide the loss (a class 0
+    weighing 2**-120), is computed from the edges.
     """
     cdef Py_ssize_t k, m = group_neg.shape[0], top = 0
     if count_t is int64_t:
@@ -412,6 +418,8 @@ def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos):
             fp[top + 1] = fp[top] + run_neg
             tp[top + 1] = tp[top] + run_pos
             top += 1
+    if with_edges:
+        return fp_arr[:top + 1], tp_arr[:top + 1], edge_neg_arr[1:top + 1], edge_pos_arr[1:top + 1]
     return fp_arr[:top + 1], tp_arr[:top + 1]
 
 

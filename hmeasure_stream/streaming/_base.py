@@ -9,6 +9,7 @@ import pickle
 
 import numpy as np
 
+from hmeasure_stream._core.groups import roc_sums
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._protocol import Claim, Status
 from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting
@@ -365,9 +366,7 @@ class PointSet(Pickled):
 
     def roc_points(self):
         """(fpr, tpr), as ``roc_points`` returns them, O(n); ValueError while a class is absent."""
-        _, group_neg, group_pos = self._groups()
-        fp = np.concatenate(([0.0], np.cumsum(group_neg)))
-        tp = np.concatenate(([0.0], np.cumsum(group_pos)))
+        fp, tp = roc_sums(*self._groups()[1:])
         return fp / fp[-1], tp / tp[-1]
 
     def hull(self):

@@ -28,12 +28,14 @@ import pytest
 import registry
 from hypothesis import given, settings
 from hypothesis import strategies as st
-from reference_impl import brute_auc
+from reference_impl import brute_auc, brute_upper_hull, h_exact, roc_points_exact
 from registry import EXACT_WEIGHTED, STRUCTURES
+from sklearn.metrics import roc_curve
 
 from hmeasure_stream import (
     Binning,
     DynamicAUC,
+    DynamicH,
     SlidingWindow,
     auc,
     auc_ci,
@@ -396,7 +398,7 @@ def test_multiclass_auc(drawn, kind):
                       sample_weight=None if weights is None else np.array(weights)))
 
 
-@given(entries=st.lists(st.sampled_from([0, 1, 3, 2.5, Fraction(1, 2), 2**60, 1e300]),
+@given(entries=st.lists(st.sampled_from([0, 1, 3, 2.5, Fraction(1, 2), 2**60, 1e300, 1.7e308]),
                         min_size=9, max_size=9),
        bad=st.sampled_from([None, -1.0, NAN, INF, "x"]), where=st.integers(0, 8),
        kind=st.sampled_from(["array", "object", "list", "masked", "unmasked", "generator"]),
@@ -421,6 +423,52 @@ def test_crisp_vus(entries, bad, where, kind, corrupt):
         return
     same(got, outcome(crisp_vus, np.array([[float(v) for v in row] for row in rows]),
                       method="exact"))
+    # The rates of a row do not change when it is divided by a power of two (exact): the
+    # same VUS from entries far inside the float64 range.
+    scaled = [[math.ldexp(float(v), -1000) for v in row] for row in rows]
+    assert got.vus == pytest.approx(crisp_vus(scaled, method="exact").vus, rel=1e-12)
+
+
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
+@settings(max_examples=150)
+@given(labels=st.lists(st.sampled_from([0, 1]), min_size=2, max_size=6),
+       data=st.data())
+def test_zero_and_decayed_weights_against_independent_values(labels, data):
+    """Weights of 0 (absent points) and of 2**-60 k (points a minute apart, half-life 1 s).
+
+    ROC points against scikit-learn's roc_curve, the hull by definition, H against the
+    exact rational integral, from scratch and on the structures.
+    """
+    n = len(labels)
+    labels[:2] = [0, 1]
+    scores = data.draw(st.lists(st.sampled_from([0.0, 1.0, 2.0, 3.0, 1e308, -1e308]),
+                                min_size=n, max_size=n))
+    weights = data.draw(st.lists(st.sampled_from([0.0, 1.0, 2.0**-60, 2.0**-120, 3.0]),
+                                 min_size=n, max_size=n))
+    present = [k for k in range(n) if weights[k] > 0]
+    sub = [[values[k] for k in present] for values in (labels, scores, weights)]
+    if len(set(sub[0])) < 2:
+        assert_refused(outcome(h_measure, labels, scores, sample_weight=weights), {"y_true"})
+        return
+    # (scikit-learn takes differences of the scores: it is given their ranks.)
+    fpr, tpr, _ = roc_curve(labels, dense_ranks(scores), sample_weight=weights,
+                            drop_intermediate=False)
+    vertices = brute_upper_hull(roc_points_exact(*sub))
+    exact = float(h_exact(*sub))
+    structures = (DynamicAUC(), DynamicH())
+    for tracker in structures:
+        tracker.add_many(labels, scores, weights)
+    for got in (roc_points(labels, scores, sample_weight=weights),
+                *(tracker.roc_points() for tracker in structures)):
+        np.testing.assert_allclose(got[0], fpr, rtol=1e-13, atol=1e-300)
+        np.testing.assert_allclose(got[1], tpr, rtol=1e-13, atol=1e-300)
+    got = roc_hull(labels, scores, sample_weight=weights)
+    np.testing.assert_allclose(got[0], [float(x) for x, _ in vertices], rtol=1e-13)
+    np.testing.assert_allclose(got[1], [float(y) for _, y in vertices], rtol=1e-13)
+    assert h_measure(labels, scores, sample_weight=weights) == pytest.approx(exact, abs=1e-12)
+    assert hmeasure_report(labels, scores, sample_weight=weights)["H"] == pytest.approx(
+        exact, abs=1e-12)
+    assert structures[1].h == pytest.approx(exact, abs=1e-12)
 
 
 # ---------------------------------------------------------------------------

@@ -470,7 +470,9 @@ def test_error_bound_is_nan_outside_the_event():
     assert math.isnan(weighted_auc_error_bound(79, 721, delta=delta, w_max=1, w_lipschitz=1))
     assert math.isnan(weighted_auc_error_bound(721, 79, delta=delta, w_max=1, w_lipschitz=1))
     assert math.isfinite(weighted_auc_error_bound(81, 719, delta=delta, w_max=1, w_lipschitz=1))
-    assert math.isnan(weighted_auc_error_bound(0, 10**9, delta=0.5, w_max=1, w_lipschitz=1))
+    # A class absent is not an event outside A_delta: the bound is undefined, refused.
+    with pytest.raises(ValueError, match="n_neg is 0: class 0 is absent"):
+        weighted_auc_error_bound(0, 10**9, delta=0.5, w_max=1, w_lipschitz=1)
 
 
 def test_error_bound_holds_for_the_empirical_error_on_a_known_distribution():
