@@ -9,8 +9,13 @@ the output, monitors that stream).
 A user error (bad input, bad options) ends the run with a one-line message on
 stderr and exit code 2, and never costs a file: the output goes to a temporary
 file in the same directory, renamed over ``--out`` only when the run succeeds.
-Ctrl-C ends with one line, exit code 130, and ``--out`` holding the output of
-the rows read so far.
+An ``--out`` that is not a regular file (a FIFO, a terminal, ``/dev/null``,
+``/dev/stdout``) is written in place and never replaced; a block device is
+refused.  Ctrl-C ends with one line, exit code 130, and ``--out`` holding the
+output of the rows read so far; SIGTERM (``kill``, ``docker stop``, systemd)
+likewise, with exit code 143 (128 + the signal's number).  Ctrl-C while the
+program starts (numpy and scipy import) is one line and exit code 130.
+Nothing is written before the first chunk of rows is checked.
 
 A live input (``-`` for standard input, a FIFO, or a file read with
 ``--follow`` like ``tail -F``) may never end: its rows are handed out as soon
@@ -46,13 +51,8 @@ from pathlib import Path
 
 import numpy as np
 
-from hmeasure_stream import (
-    InvertedScoresWarning,
-    SlidingWindow,
-    __version__,
-    _startup,
-    h_measure,
-)
+from hmeasure_stream import InvertedScoresWarning, SlidingWindow, __version__, h_measure
+from hmeasure_stream._startup import release as _release_startup_sigint
 from hmeasure_stream._validation import check_duration, check_positive, is_duration
 from hmeasure_stream.cli._reading import (
     DELIMITERS,
@@ -490,7 +490,8 @@ def build_parser():
                              + _help(Threshold, "threshold"))
     parser.add_argument("--out", metavar="OUT.csv",
                         help="write the metrics to this CSV (default: standard output); "
-                             "replaced only when the run succeeds (or is interrupted); "
+                             "replaced only when the run succeeds (or is interrupted); a "
+                             "FIFO or device (/dev/stdout) is written in place; "
                              "while a live input (--follow, a FIFO, '-' from a pipe) is read, "
                              "the rows are in OUT.partial as they come")
     parser.add_argument("--every", type=_count, metavar="K",
@@ -1099,7 +1100,7 @@ def main(argv=None, stdout=None):
     """Entry point; returns the exit code (2 for a user error, with a one-line message)."""
     stdout = sys.stdout if stdout is None else stdout
     try:
-        _startup.release()
+        _release_startup_sigint()
         args = build_parser().parse_args(argv)
         monitor_embedded = _complete(args)
         if args.file is None and not monitor_embedded:
