@@ -39,6 +39,8 @@ The metric table :data:`METRICS` declares each metric a window follows
 ``"auc_hi"``) and :class:`Classes` (``"multiclass_auc"``).
 """
 
+# First: the command line's Ctrl-C while the modules below import (see _startup).
+from hmeasure_stream import _startup  # noqa: F401
 from hmeasure_stream._validation import InvertedScoresWarning
 from hmeasure_stream.binned import binned_auc, loglog_transform
 from hmeasure_stream.crisp import crisp_auc_approximations, crisp_vus

@@ -9,8 +9,13 @@ the output, monitors that stream).
 A user error (bad input, bad options) ends the run with a one-line message on
 stderr and exit code 2, and never costs a file: the output goes to a temporary
 file in the same directory, renamed over ``--out`` only when the run succeeds.
-Ctrl-C ends with one line, exit code 130, and ``--out`` holding the output of
-the rows read so far.
+An ``--out`` that is not a regular file (a FIFO, a terminal, ``/dev/null``,
+``/dev/stdout``) is written in place and never replaced; a block device is
+refused.  Ctrl-C ends with one line, exit code 130, and ``--out`` holding the
+output of the rows read so far; SIGTERM (``kill``, ``docker stop``, systemd)
+likewise, with exit code 143 (128 + the signal's number).  Ctrl-C while the
+program starts (numpy and scipy import) is one line and exit code 130.
+Nothing is written before the first chunk of rows is checked.
 
 A live input (``-`` for standard input, a FIFO, or a file read with
 ``--follow`` like ``tail -F``) may never end: its rows are handed out as soon
@@ -47,6 +52,7 @@ from pathlib import Path
 import numpy as np
 
 from hmeasure_stream import InvertedScoresWarning, SlidingWindow, __version__, h_measure
+from hmeasure_stream._startup import release as _release_startup_sigint
 from hmeasure_stream._validation import (
     DurationUnitError,
     check_duration,
@@ -491,7 +497,8 @@ def build_parser():
                              + _help(Threshold, "threshold"))
     parser.add_argument("--out", metavar="OUT.csv",
                         help="write the metrics to this CSV (default: standard output); "
-                             "replaced only when the run succeeds (or is interrupted); "
+                             "replaced only when the run succeeds (or is interrupted); a "
+                             "FIFO or device (/dev/stdout) is written in place; "
                              "while a live input (--follow, a FIFO, '-' from a pipe) is read, "
                              "the rows are in OUT.partial as they come")
     parser.add_argument("--every", type=_count, metavar="K",
@@ -577,38 +584,49 @@ def _metric_options(args):
 # Output that never costs a file
 
 
-class _Interrupts:
-    """Ctrl-C raises KeyboardInterrupt, except while a chunk's output is written.
+class Terminated(BaseException):
+    """SIGTERM (``kill``, ``docker stop``, systemd, a CI time-out), raised as Ctrl-C is."""
 
-    Inside :meth:`deferred` the interrupt waits for the end of the block, so
-    the output always ends with a whole chunk.  Installed only in the main
-    thread, and not when SIGINT is ignored (a background job).
+
+def _stop(signum):
+    return KeyboardInterrupt() if signum == signal.SIGINT else Terminated()
+
+
+class _Interrupts:
+    """Ctrl-C (SIGINT) raises KeyboardInterrupt and SIGTERM :class:`Terminated`, except
+    while a chunk's output is written.
+
+    Inside :meth:`deferred` the signal waits for the end of the block, so the
+    output always ends with a whole chunk.  Installed only in the main
+    thread, and not for a signal that is ignored (SIGINT in a background job).
     """
+
+    _SIGNALS = (signal.SIGINT, signal.SIGTERM)
 
     def __init__(self):
         self._deferring = False
-        self._pending = False
-        self._previous = None
-        self._installed = False
+        self._pending = None
+        self._previous = {}
 
     def __enter__(self):
-        if (threading.current_thread() is threading.main_thread()
-                and signal.getsignal(signal.SIGINT) is not signal.SIG_IGN):
-            self._previous = signal.signal(signal.SIGINT, self._handle)
-            self._installed = True
+        if threading.current_thread() is threading.main_thread():
+            for signum in self._SIGNALS:
+                if signal.getsignal(signum) is not signal.SIG_IGN:
+                    self._previous[signum] = signal.signal(signum, self._handle)
         return self
 
     def __exit__(self, *exc_info):
-        if self._installed:
-            previous = self._previous
-            signal.signal(signal.SIGINT,
-                          signal.default_int_handler if previous is None else previous)
+        for signum, previous in self._previous.items():
+            if previous is None:  # a handler not set from Python: put the default back
+                previous = (signal.default_int_handler if signum == signal.SIGINT
+                            else signal.SIG_DFL)
+            signal.signal(signum, previous)
 
     def _handle(self, signum, frame):
         if self._deferring:
-            self._pending = True
+            self._pending = self._pending or signum
         else:
-            raise KeyboardInterrupt
+            raise _stop(signum)
 
     @contextlib.contextmanager
     def deferred(self, reraise=True):
@@ -617,9 +635,9 @@ class _Interrupts:
             yield
         finally:
             self._deferring = False
-        if self._pending and reraise:
-            self._pending = False
-            raise KeyboardInterrupt
+        if self._pending is not None and reraise:
+            signum, self._pending = self._pending, None
+            raise _stop(signum)
 
 
 def _same_file(first, second):
@@ -629,12 +647,24 @@ def _same_file(first, second):
         return os.path.realpath(first) == os.path.realpath(second)
 
 
+def _special(path, option):
+    """Whether ``path`` names an existing file other than a regular one (a FIFO, a
+    terminal, /dev/null, /dev/stdout): one written to in place, never replaced."""
+    try:
+        mode = os.stat(path).st_mode
+    except OSError:
+        return False  # a new file
+    if stat.S_ISBLK(mode):
+        raise InputError(f"{option} {path}: is a block device (a disk): give a file")
+    return not stat.S_ISREG(mode)
+
+
 def _check_target(path, option, others):
     """Refuse an output path that would overwrite an input or another output."""
     if os.path.isdir(path):
         raise InputError(f"{option} {path}: is a directory")
     directory = os.path.dirname(os.path.realpath(path))
-    if not os.path.isdir(directory):
+    if not _special(path, option) and not os.path.isdir(directory):
         raise InputError(f"{option} {path}: directory {directory} does not exist")
     for other, what in others:
         if other is not None and _same_file(path, other):
@@ -645,10 +675,17 @@ class _Target:
     """A file written under a temporary name in its directory, renamed when complete.
 
     ``partial``: the temporary name is ``OUT.partial`` (for a live input,
-    whose output is followed as it comes), refused if it exists.
+    whose output is followed as it comes), refused if it exists.  A special
+    file (a FIFO, a device) is written to in place: ``temporary`` is its
+    path, opened by the writer (``descriptor`` None), and nothing is renamed.
     """
 
     def __init__(self, path, option, partial=False):
+        self.special = _special(path, option)
+        if self.special:
+            self.path = self.temporary = path
+            self.descriptor = None
+            return
         self.path = os.path.realpath(path)
         directory, name = os.path.split(self.path)
         if partial:
@@ -683,26 +720,38 @@ class _Target:
         self.descriptor = descriptor
 
     def commit(self):
+        if self.special:
+            return
         with contextlib.suppress(FileNotFoundError):
             # Keep the permissions of the file replaced.
             os.chmod(self.temporary, stat.S_IMODE(os.stat(self.path).st_mode))
         os.replace(self.temporary, self.path)
 
     def discard(self):
+        if self.special:
+            return
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.temporary)
 
 
 class _Output:
-    """The metrics' CSV: ``--out`` through a temporary file, or standard output."""
+    """The metrics' CSV: ``--out`` through a temporary file, or standard output.
+
+    An ``--out`` that names standard output itself (``/dev/stdout``, or the
+    file the shell redirected it to) is standard output: written as it is,
+    appended to after ``>>``, never replaced.
+    """
 
     def __init__(self, path, stdout, partial=False):
         self.target = None
-        if path is None:
+        if path is None or _is_stream(path, stdout):
             self.handle, self.name = stdout, "standard output"
             return
         self.target = _Target(path, "--out", partial)
-        self.handle = open(self.target.descriptor, "w", newline="", encoding="utf-8")
+        descriptor = self.target.descriptor
+        if descriptor is None:  # a special file, written in place (a FIFO waits for a reader)
+            descriptor = os.open(path, os.O_WRONLY)
+        self.handle = open(descriptor, "w", newline="", encoding="utf-8")
         self.name = path
 
     def write(self, text):
@@ -714,7 +763,8 @@ class _Output:
             self.handle.flush()
             return
         self.handle.flush()
-        os.fsync(self.handle.fileno())
+        if not self.target.special:
+            os.fsync(self.handle.fileno())
         self.handle.close()
         self.target.commit()
 
@@ -722,6 +772,14 @@ class _Output:
         if self.target is not None:
             self.handle.close()
             self.target.discard()
+
+
+def _is_stream(path, stream):
+    """Whether ``path`` is the file open as ``stream`` (e.g. ``/dev/stdout``)."""
+    try:
+        return os.path.samestat(os.stat(path), os.fstat(stream.fileno()))
+    except (OSError, AttributeError, ValueError):  # (io.UnsupportedOperation is an OSError)
+        return False
 
 
 def _csv_field(value):
@@ -784,9 +842,10 @@ class _Times:
                 self._convert([value])
             except (ValueError, TypeError, OverflowError):
                 kind = "seconds since the epoch" if self.epoch else "an ISO 8601 time"
+                problem = "is empty" if not str(value).strip() else f"is not {kind}"
                 raise InputError(
                     f"{self.source.where(line)}: time {value!r} (--time-col "
-                    f"{self.column}) is not {kind}") from None
+                    f"{self.column}) {problem}") from None
         raise InputError(f"{self.source.path}: the times of column {self.column!r} "
                          "cannot be read")
 
@@ -804,9 +863,11 @@ class _Times:
         try:
             import pandas
         except ImportError:  # pragma: no cover - pandas comes with the cli extra
-            return array.astype(str).astype("datetime64[ns]").astype(np.int64)
-        return np.asarray(pandas.to_datetime(array.astype(str), utc=True, format="ISO8601")
-                          .as_unit("ns").asi8, dtype=np.int64)
+            return self._convert(array.astype(str).astype("datetime64[ns]"))
+        times = pandas.to_datetime(array.astype(str), utc=True, format="ISO8601")
+        if times.isna().any():  # an empty cell, or "NaT"
+            raise ValueError("NaT")
+        return np.asarray(times.as_unit("ns").asi8, dtype=np.int64)
 
     def parse(self, values, lines):
         if len(values) == 0:
@@ -844,15 +905,16 @@ def _shown(value):
     return repr(str(value))
 
 
-def _interrupted(rows, output, out):
+def _interrupted(rows, output, out, stop):
     """Keep the output of the rows read, if any; the one line that says so."""
+    event = "interrupted" if isinstance(stop, KeyboardInterrupt) else "terminated (SIGTERM)"
     if rows == 0:
         if output is not None:
             output.discard()
         unchanged = f"; {out} is unchanged" if out is not None else ""
-        return f"interrupted before any row was read{unchanged}"
+        return f"{event} before any row was read{unchanged}"
     output.commit()
-    return f"interrupted after {rows} rows; {output.name} holds the output for rows 0..{rows - 1}"
+    return f"{event} after {rows} rows; {output.name} holds the output for rows 0..{rows - 1}"
 
 
 def _copied_columns(args):
@@ -885,9 +947,12 @@ def run(args, stdout):
                 output = _Output(args.out, stdout, partial=source.live)
                 if args.plot is not None:
                     plot_target = _Target(args.plot, "--plot")
-                    os.close(plot_target.descriptor)
+                    if plot_target.descriptor is not None:
+                        os.close(plot_target.descriptor)
                 progress = _progress(source, not args.no_progress and sys.stderr.isatty())
-                output.write(",".join(["row", *copied, *args.metrics]) + "\n")
+                # Written with the first chunk, once its rows are checked: a bad first
+                # row leaves no header-only output.
+                header = ",".join(["row", *copied, *args.metrics]) + "\n"
                 largest_chunk, started = args.chunk_size, time.monotonic()
                 if progress is not None:
                     args.chunk_size = min(largest_chunk, 1024)  # then paced
@@ -907,8 +972,8 @@ def run(args, stdout):
                         for line in alert.check(rows, values[alert.metric]):
                             print(line, file=sys.stderr)
                     with interrupts.deferred():
-                        output.write(_format_rows(rows, columns, kept))
-                        committed = monitor.rows
+                        output.write(header + _format_rows(rows, columns, kept))
+                        header, committed = "", monitor.rows
                     if args.plot is not None:
                         plotted_rows.append(rows)
                         for name, column in zip(args.metrics, columns, strict=True):
@@ -932,15 +997,15 @@ def run(args, stdout):
                 output.commit()
                 if plot_target is not None:
                     plot_target.commit()
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Terminated) as stop:
             with interrupts.deferred(reraise=False):
                 if progress is not None:
                     progress.close()
                 if plot_target is not None:
                     plot_target.discard()
-                message = _interrupted(committed, output, args.out)
+                message = _interrupted(committed, output, args.out, stop)
             print(f"hmeasure-stream: {message}", file=sys.stderr)
-            return 130
+            return _exit_status(stop)
         except BaseException:
             if progress is not None:
                 progress.close()
@@ -949,11 +1014,16 @@ def run(args, stdout):
             if plot_target is not None:
                 plot_target.discard()
             raise
-    summary = stdout if args.out else sys.stderr
+    summary = sys.stderr if output.target is None else stdout
     print(_summary(args, monitor), file=summary)
     if args.fail_on_alert and any(alert.fired for alert in args.alert):
         return 3
     return 0
+
+
+def _exit_status(stop):
+    """128 + the signal's number, as a shell reports a process the signal ended."""
+    return 128 + (signal.SIGINT if isinstance(stop, KeyboardInterrupt) else signal.SIGTERM)
 
 
 def _summary(args, monitor):
@@ -1037,6 +1107,7 @@ def main(argv=None, stdout=None):
     """Entry point; returns the exit code (2 for a user error, with a one-line message)."""
     stdout = sys.stdout if stdout is None else stdout
     try:
+        _release_startup_sigint()
         args = build_parser().parse_args(argv)
         monitor_embedded = _complete(args)
         if args.file is None and not monitor_embedded:
@@ -1053,6 +1124,9 @@ def main(argv=None, stdout=None):
     except (_UsageError, InputError) as error:
         print(f"hmeasure-stream: error: {error}", file=sys.stderr)
         return 2
+    except KeyboardInterrupt as stop:  # while starting (e.g. importing) or the demo runs
+        print("hmeasure-stream: interrupted", file=sys.stderr)
+        return _exit_status(stop)
     except BrokenPipeError:
         # The reader of standard output left (``| head``): stop quietly, as other tools do.
         with contextlib.suppress(OSError, ValueError):

@@ -6,9 +6,16 @@ parquet, and otherwise text (CSV).  A name that promises a format the bytes do
 not hold (a text file named ``.npz``) is refused.  Text is decoded by its
 byte-order mark (UTF-8 as Excel writes it, UTF-16, UTF-32), else by
 ``encoding`` (UTF-8 by default); a byte that does not decode is reported with
-its offset.  CSV rows are reported by their physical line number in the file
-(comment lines starting with ``#`` and blank lines count).  Nothing is ever
-unpickled.
+its offset.  A line ends with LF, CRLF or a lone CR (old Mac files).  CSV
+rows are reported by their physical line number in the file (comment lines
+starting with ``#`` and blank lines count), and each must have as many fields
+as the header.  Scores are decimal numbers as CSV writes them (ASCII digits,
+no ``_``); an integer written beyond 2**53 that float64 cannot hold
+(``9007199254740993`` or ``9007199254740993.0``) is refused, since distinct
+scores would tie.  The last line of a live input (standard input, a FIFO,
+``--follow``) must end with a line end: a stream that stops in the middle of
+a row (a writer killed while writing ``1,0.75``, cut at ``1,0.``) is refused
+rather than read as another score.  Nothing is ever unpickled.
 
 Every problem with the input is an :class:`InputError`: one line, naming the
 file and where in it.
@@ -42,7 +49,10 @@ EXACT_INT_LIMIT = 2**53
 DELIMITERS = (",", ";", "\t")
 
 _LABELS = {"0": 0, "1": 1, "0.0": 0, "1.0": 1, "-1": 0, "-1.0": 0, "false": 0, "true": 1}
-_INTEGER = re.compile(r"\s*[+-]?\d+\s*\Z")
+# An integer as a CSV writes it, maybe with a fraction of zeros: 9007199254740993(.0).
+_INTEGER = re.compile(r"\s*([+-]?\d+)(?:\.0*)?\s*\Z")
+# LF, CRLF or a lone CR (universal newlines, as Python's text files read them).
+_LINE_END = re.compile(r"\r\n|\r|\n")
 _BLOCK = 1 << 20
 _BLANK_OR_COMMENT = frozenset(" \t\r\f\v#")
 # A "line" longer than this is not a CSV row (a binary file or a missing newline).
@@ -155,10 +165,13 @@ class _Lines:
 
     ``line`` is the physical number (from 1) of the last line handed out;
     ``offset`` counts the bytes of the (decompressed) stream decoded so far.
+    Lines end with LF, CRLF or CR and are handed out ending with LF.
+    ``live``: a last line without a line end is a row cut short (InputError).
     """
 
-    def __init__(self, stream, path, encoding, decompression_errors, compressed):
+    def __init__(self, stream, path, encoding, decompression_errors, compressed, live=False):
         self.stream = stream
+        self.live = live
         self.path = path
         self.encoding = encoding
         self.errors = (EOFError, OSError, *decompression_errors)
@@ -179,17 +192,15 @@ class _Lines:
                 f"bytes{' of text' if self.compressed else ''}: {error}"
             ) from None
 
-    def _decode_error(self, error, start):
+    def _decode_error(self, error, start, carry):
         offset = start + error.start
         bad = error.object[error.start:error.start + 4]
+        before = bytes(error.object[:error.start]).decode(self.encoding, "replace")
         raise InputError(
-            f"{self._where(offset)} (line {self.line + 1 + self._newlines_before(error)}): "
+            f"{self._where(offset)} (line {self.line + 1 + _line_ends(carry + before)}): "
             f"bytes {bytes(bad)!r} are not valid {self.encoding}; pass --encoding "
             "(e.g. latin-1 or cp1252), or save the file as UTF-8"
         ) from None
-
-    def _newlines_before(self, error):
-        return bytes(error.object[:error.start]).count("\n".encode(self.encoding))
 
     def __iter__(self):
         self.offset = 0
@@ -214,12 +225,15 @@ class _Lines:
             try:
                 text = decoder.decode(block, not block)
             except UnicodeDecodeError as error:
-                self._decode_error(error, start)
+                self._decode_error(error, start, carry)
             self.offset += len(block)
             if "\x00" in text:
                 self._nul(text, start, carry)
-            parts = (carry + text).split("\n")
-            carry = parts.pop()
+            text = carry + text
+            # A CR at the end of a block may be the first half of a CRLF: kept for the next.
+            held_cr = "\r" if block and text.endswith("\r") else ""
+            parts = _LINE_END.split(text[:len(text) - len(held_cr)])
+            carry = parts.pop() + held_cr
             if len(carry) > _MAX_LINE:
                 raise InputError(
                     f"{self.path}:{self.line + len(parts) + 1}: a line longer than "
@@ -251,16 +265,25 @@ class _Lines:
         if carry:
             self.line += 1
             if carry.strip() and not carry.lstrip().startswith("#"):
+                if self.live:
+                    raise InputError(
+                        f"{self.path}:{self.line}: the input ended in the middle of a row "
+                        f"({carry!r}, without a line end): was its writer stopped while "
+                        "writing? Each row of a live input must end with a line end")
                 yield carry
 
     def _nul(self, text, start, carry):
         index = text.index("\x00")
         offset = start + len(text[:index].encode(self.encoding))
-        line = self.line + 1 + (carry + text[:index]).count("\n")
+        line = self.line + 1 + _line_ends(carry + text[:index])
         raise InputError(
             f"{self._where(offset)} (line {line}): a NUL byte: not a text file, or "
             "UTF-16/UTF-32 text without a byte-order mark (pass --encoding utf-16-le)"
         )
+
+
+def _line_ends(text):
+    return len(_LINE_END.findall(text))
 
 
 def _parse_labels(texts, lines, path, classes=None):
@@ -406,6 +429,9 @@ def _parse_score(text, where, decimal_comma):
     if decimal_comma:
         text = text.replace(",", ".")
     try:
+        # float() also reads 1_000 and digits of other scripts: not numbers a CSV holds.
+        if "_" in text or not text.isascii():
+            raise ValueError(text)
         return float(text)
     except ValueError:
         hint = ""
@@ -422,6 +448,9 @@ def _parse_scores(texts, lines, path, decimal_comma):
     try:
         if decimal_comma:
             texts = [text.replace(",", ".") for text in texts]
+        joined = "".join(texts)
+        if "_" in joined or not joined.isascii():
+            raise ValueError("not a CSV number")
         scores = np.array(list(map(float, texts)), dtype=np.float64)
     except ValueError:
         for index, text in enumerate(texts):
@@ -433,7 +462,8 @@ def _parse_scores(texts, lines, path, decimal_comma):
         raise InputError(f"{path}:{lines[index]}: score {texts[index]!r} is not a finite number")
     for index in np.flatnonzero(np.abs(scores) >= EXACT_INT_LIMIT).tolist():
         text = texts[index]
-        if _INTEGER.match(text) and int(text) != int(scores[index]):
+        integer = _INTEGER.match(text)
+        if integer and int(integer.group(1)) != int(scores[index]):
             raise InputError(
                 f"{path}:{lines[index]}: score {text.strip()} is an integer beyond 2**53, "
                 "which float64 cannot hold exactly (distinct scores would tie); a stream read "
@@ -501,7 +531,8 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
     otherwise the file has none, and its first line is a row under the same
     header.  An empty replacement yields no chunks.
     """
-    lines = _Lines(stream, path, options.encoding or "utf-8", decompression_errors, compressed)
+    lines = _Lines(stream, path, options.encoding or "utf-8", decompression_errors, compressed,
+                   live)
     source = iter(lines)
     try:
         first_line = next(source, None)
@@ -512,15 +543,17 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
             if first_line is None:
                 raise InputError(f"{path}: the file is empty (no header row)")
             wanted = (options.label_col, options.score_col)
-            delimiter = options.delimiter or _choose_delimiter(first_line, wanted)
-            header = [name.strip()
-                      for name in next(csv.reader([first_line], delimiter=delimiter))]
+            try:
+                delimiter = options.delimiter or _choose_delimiter(first_line, wanted)
+                header = [name.strip()
+                          for name in next(csv.reader([first_line], delimiter=delimiter))]
+            except csv.Error as error:
+                raise InputError(f"{path}:{lines.line}: the header row: {error}") from None
             indices = _header_indices(header, lines.line, path, options)
             layout = _Layout(first_line, delimiter, header, indices)
         delimiter, header, indices = layout.delimiter, layout.header, layout.indices
         label_index, score_index = indices[options.label_col], indices[options.score_col]
         extra = [(name, indices[name]) for name, _ in _extra_columns(options)]
-        needed = max(indices.values()) + 1
         yield layout
         reader = csv.reader(source, delimiter=delimiter)
 
@@ -538,10 +571,8 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
         limit = options.chunk_size
         try:
             for row in reader:
-                if len(row) < needed:
-                    raise InputError(
-                        f"{path}:{lines.line}: expected {len(header)} columns, found {len(row)}"
-                    )
+                if len(row) != len(header):
+                    _ragged(row, header, delimiter, f"{path}:{lines.line}")
                 label_texts.append(row[label_index])
                 score_texts.append(row[score_index])
                 if extra:
@@ -560,6 +591,15 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
     finally:
         stream.close()
         handle.close()
+
+
+def _ragged(row, header, delimiter, where):
+    """Refuse a row with fewer or more fields than the header (a field is never dropped)."""
+    hint = ""
+    if len(row) > len(header) and delimiter == ",":
+        hint = ("; a decimal comma (0,75) in a comma-separated file? Quote such values, or "
+                "separate the columns with ';' and pass --decimal-comma")
+    raise InputError(f"{where}: expected {len(header)} columns, found {len(row)}{hint}")
 
 
 # ----------------------------------------------------------------------------

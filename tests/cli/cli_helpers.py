@@ -1,7 +1,11 @@
 """Shared helpers of the command-line tests: writing inputs, running the monitor, checking."""
 
+import errno
 import io
 import os
+import subprocess
+import sys
+import time
 from fractions import Fraction
 
 import numpy as np
@@ -56,3 +60,41 @@ def window_aucs(y, s, window):
 def leftovers(directory):
     """Temporary files a run left behind in ``directory``."""
     return sorted(name for name in os.listdir(directory) if name.endswith(".tmp"))
+
+
+def start(args, **options):
+    """The monitor in a subprocess (``python -m hmeasure_stream``), its pipes as text."""
+    pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **options}
+    return subprocess.Popen(
+        [sys.executable, "-m", "hmeasure_stream", *map(str, args), "--no-progress"],
+        text=True, **pipes,
+    )
+
+
+def open_writer(fifo, process, timeout=120):
+    """Open the FIFO for writing once the monitor has opened it for reading."""
+    deadline = time.monotonic() + timeout
+    while True:
+        try:
+            descriptor = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
+            break
+        except OSError as error:
+            if error.errno != errno.ENXIO:
+                raise
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the monitor never opened its input"
+        time.sleep(0.02)
+    os.set_blocking(descriptor, True)
+    return descriptor
+
+
+def wait_for_lines(path_pattern, directory, count, process, timeout=120):
+    """Wait until a file matching ``path_pattern`` in ``directory`` holds ``count`` lines."""
+    deadline = time.monotonic() + timeout
+    while True:
+        for path in directory.glob(path_pattern):
+            if path.read_text().count("\n") >= count:
+                return
+        assert process.poll() is None, process.communicate()
+        assert time.monotonic() < deadline, "the monitor never wrote its output"
+        time.sleep(0.02)

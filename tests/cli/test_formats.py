@@ -69,7 +69,10 @@ def test_encodings_and_delimiters(tmp_path, capsys, stream, encoding, delimiter,
     y, s = stream
     name = "José" if encoding == "latin-1" else "José €"
     lines = [delimiter.join(["label", "score", "name"])]
-    lines += [delimiter.join([str(int(a)), repr(float(b)), name]) for a, b in zip(y, s, strict=True)]
+    # A name holding the delimiter is quoted: a row has as many fields as the header.
+    field = f'"{name}"' if delimiter in name else name
+    lines += [delimiter.join([str(int(a)), repr(float(b)), field])
+              for a, b in zip(y, s, strict=True)]
     data = ("\n".join(lines) + "\n").encode(encoding)
     if encoding == "utf-16-be":
         data = codecs.BOM_UTF16_BE + data

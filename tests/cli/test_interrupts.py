@@ -5,55 +5,30 @@ has read when the interrupt arrives: the monitor writes and flushes the output
 of every chunk, and then waits for more rows.
 """
 
-import errno
 import os
 import signal
-import subprocess
-import sys
 import time
 
 import numpy as np
 import pytest
-from cli_helpers import PRECIOUS, csv_text, leftovers, read_table, window_aucs
+from cli_helpers import (
+    PRECIOUS,
+    csv_text,
+    leftovers,
+    open_writer,
+    read_table,
+    start,
+    wait_for_lines,
+    window_aucs,
+)
 
-from hmeasure_stream.cli import _Interrupts
+from hmeasure_stream.cli import Terminated, _Interrupts
 
 N_ROWS, CHUNK, WINDOW = 1000, 100, 50
-
-
-def start(args):
-    return subprocess.Popen(
-        [sys.executable, "-m", "hmeasure_stream", *map(str, args), "--no-progress"],
-        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-    )
-
-
-def open_writer(fifo, process, timeout=120):
-    """Open the FIFO for writing once the monitor has opened it for reading."""
-    deadline = time.monotonic() + timeout
-    while True:
-        try:
-            descriptor = os.open(fifo, os.O_WRONLY | os.O_NONBLOCK)
-            break
-        except OSError as error:
-            if error.errno != errno.ENXIO:
-                raise
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "the monitor never opened its input"
-        time.sleep(0.02)
-    os.set_blocking(descriptor, True)
-    return descriptor
-
-
-def wait_for_lines(path_pattern, directory, count, process, timeout=120):
-    deadline = time.monotonic() + timeout
-    while True:
-        for path in directory.glob(path_pattern):
-            if path.read_text().count("\n") >= count:
-                return
-        assert process.poll() is None, process.communicate()
-        assert time.monotonic() < deadline, "the monitor never wrote its output"
-        time.sleep(0.02)
+# Ctrl-C, and SIGTERM (kill, docker stop, systemd, CI time-outs) handled as it is:
+# (signal, exit code: 128 + its number, how the line names it).
+STOPS = [(signal.SIGINT, 130, "interrupted"), (signal.SIGTERM, 143, "terminated (SIGTERM)")]
+STOP_IDS = ["SIGINT", "SIGTERM"]
 
 
 @pytest.fixture
@@ -62,7 +37,9 @@ def rows(rng):
     return y, np.round(rng.normal(size=N_ROWS) + y, 2)
 
 
-def test_ctrl_c_on_standard_output(tmp_path, rows):
+@pytest.mark.parametrize("stop", STOPS, ids=STOP_IDS)
+def test_ctrl_c_on_standard_output(tmp_path, rows, stop):
+    signum, status, event = stop
     y, s = rows
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)
@@ -71,12 +48,12 @@ def test_ctrl_c_on_standard_output(tmp_path, rows):
     try:
         os.write(writer, csv_text(y, s).encode())
         lines = [process.stdout.readline() for _ in range(N_ROWS + 1)]
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         rest, err = process.communicate(timeout=120)
     finally:
         os.close(writer)
-    assert process.returncode == 130
-    assert err == ("hmeasure-stream: interrupted after 1000 rows; standard output holds the "
+    assert process.returncode == status
+    assert err == (f"hmeasure-stream: {event} after 1000 rows; standard output holds the "
                    "output for rows 0..999\n")
     assert rest == ""
     got_rows, values = read_table("".join(lines))
@@ -84,7 +61,9 @@ def test_ctrl_c_on_standard_output(tmp_path, rows):
     np.testing.assert_allclose(values["auc"], window_aucs(y, s, WINDOW), rtol=1e-14)
 
 
-def test_ctrl_c_leaves_out_holding_the_rows_read(tmp_path, rows):
+@pytest.mark.parametrize("stop", STOPS, ids=STOP_IDS)
+def test_ctrl_c_leaves_out_holding_the_rows_read(tmp_path, rows, stop):
+    signum, status, event = stop
     y, s = rows
     fifo, out = tmp_path / "pipe", tmp_path / "out.csv"
     os.mkfifo(fifo)
@@ -96,12 +75,12 @@ def test_ctrl_c_leaves_out_holding_the_rows_read(tmp_path, rows):
         os.write(writer, csv_text(y, s).encode())
         # A FIFO is a live input: the output is in OUT.partial until the run ends.
         wait_for_lines("out.csv.partial", tmp_path, 1 + N_ROWS // 3, process)
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         stdout, err = process.communicate(timeout=120)
     finally:
         os.close(writer)
-    assert process.returncode == 130 and stdout == ""
-    assert err == (f"hmeasure-stream: interrupted after 1000 rows; {out} holds the output for "
+    assert process.returncode == status and stdout == ""
+    assert err == (f"hmeasure-stream: {event} after 1000 rows; {out} holds the output for "
                    "rows 0..999\n")
     got_rows, values = read_table(out.read_text())
     np.testing.assert_array_equal(got_rows, np.arange(2, N_ROWS, 3))
@@ -110,7 +89,9 @@ def test_ctrl_c_leaves_out_holding_the_rows_read(tmp_path, rows):
     assert not (tmp_path / "out.csv.partial").exists()
 
 
-def test_ctrl_c_before_any_row_leaves_out_unchanged(tmp_path):
+@pytest.mark.parametrize("stop", STOPS, ids=STOP_IDS)
+def test_ctrl_c_before_any_row_leaves_out_unchanged(tmp_path, stop):
+    signum, status, event = stop
     fifo, out = tmp_path / "pipe", tmp_path / "out.csv"
     os.mkfifo(fifo)
     out.write_text(PRECIOUS)
@@ -118,35 +99,42 @@ def test_ctrl_c_before_any_row_leaves_out_unchanged(tmp_path):
     writer = open_writer(fifo, process)
     try:
         os.write(writer, b"label,sco")
-        process.send_signal(signal.SIGINT)
+        process.send_signal(signum)
         stdout, err = process.communicate(timeout=120)
     finally:
         os.close(writer)
-    assert process.returncode == 130 and stdout == ""
-    assert err == f"hmeasure-stream: interrupted before any row was read; {out} is unchanged\n"
+    assert process.returncode == status and stdout == ""
+    assert err == f"hmeasure-stream: {event} before any row was read; {out} is unchanged\n"
     assert out.read_text() == PRECIOUS
-    assert leftovers(tmp_path) == []
+    assert leftovers(tmp_path) == [] and not (tmp_path / "out.csv.partial").exists()
 
 
-def test_an_interrupt_waits_for_the_chunk_being_written():
+@pytest.mark.parametrize("signum, raised", [(signal.SIGINT, KeyboardInterrupt),
+                                             (signal.SIGTERM, Terminated)], ids=STOP_IDS)
+def test_an_interrupt_waits_for_the_chunk_being_written(signum, raised):
+    previous = signal.getsignal(signum)
     reached = False
     with _Interrupts() as interrupts:
-        with pytest.raises(KeyboardInterrupt):
+        with pytest.raises(raised):
             with interrupts.deferred():
-                os.kill(os.getpid(), signal.SIGINT)
+                os.kill(os.getpid(), signum)
                 reached = True
         assert reached
-        with pytest.raises(KeyboardInterrupt):
-            os.kill(os.getpid(), signal.SIGINT)
+        with pytest.raises(raised):
+            os.kill(os.getpid(), signum)
             time.sleep(1)  # not reached: the interrupt is raised at once
-    assert signal.getsignal(signal.SIGINT) is signal.default_int_handler
+    assert signal.getsignal(signum) == previous
+    if signum == signal.SIGINT:
+        assert previous is signal.default_int_handler
 
 
 def test_a_closed_pipe_ends_quietly(tmp_path, rng):
     y = rng.integers(0, 2, 30000)
     path = tmp_path / "s.csv"
     path.write_text(csv_text(y, rng.normal(size=y.shape[0])))
-    process = start([path, "--window", "10"])
+    # Chunks of 1000 rows: the header comes with the first chunk's rows (fitting in the
+    # pipe), and a reader gone is seen by the next write (a write cut short by it is not).
+    process = start([path, "--window", "10", "--chunk-size", "1000"])
     assert process.stdout.readline() == "row,auc\n"
     process.stdout.close()
     err = process.stderr.read()
