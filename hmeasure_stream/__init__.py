@@ -6,6 +6,10 @@ The from-scratch reference functions work on whole arrays:
 - :func:`h_measure` -- Hand's H-measure on the ROC convex hull;
 - :func:`roc_points` -- the points of the ROC curve;
 - :func:`roc_hull` -- the vertices of the ROC convex hull;
+- :func:`roc_curve`, :func:`precision_recall_curve` -- the curves with their
+  thresholds; :func:`average_precision` -- the area under the precision steps;
+- :func:`coords` -- operating points at a threshold, specificity or
+  sensitivity, and the best threshold (pROC's ``coords``);
 - :func:`hmeasure_report` -- R hmeasure's summary of one classifier;
 - :func:`auc_variance`, :func:`auc_ci`, :func:`auc_test` -- DeLong's variance
   of the AUC, its confidence interval, the paired test of two AUCs;
@@ -42,6 +46,14 @@ The metric table :data:`METRICS` declares each metric a window follows
 from hmeasure_stream._validation import InvertedScoresWarning
 from hmeasure_stream.binned import binned_auc, loglog_transform
 from hmeasure_stream.crisp import crisp_auc_approximations, crisp_vus
+from hmeasure_stream.curves import (
+    PrecisionRecallCurve,
+    ROCCurve,
+    average_precision,
+    coords,
+    precision_recall_curve,
+    roc_curve,
+)
 from hmeasure_stream.metric_table import (
     METRICS,
     WINDOW_METRICS,
@@ -87,6 +99,8 @@ __all__ = [
     "HCost",
     "InvertedScoresWarning",
     "PartialRange",
+    "PrecisionRecallCurve",
+    "ROCCurve",
     "SlidingWindow",
     "Threshold",
     "__version__",
@@ -94,7 +108,9 @@ __all__ = [
     "auc_ci",
     "auc_test",
     "auc_variance",
+    "average_precision",
     "binned_auc",
+    "coords",
     "crisp_auc_approximations",
     "crisp_vus",
     "h_measure",
@@ -104,6 +120,8 @@ __all__ = [
     "multiclass_auc",
     "partial_auc",
     "partial_auc_scorer",
+    "precision_recall_curve",
+    "roc_curve",
     "roc_hull",
     "roc_points",
     "sliding_window",

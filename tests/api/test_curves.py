@@ -1,0 +1,187 @@
+"""roc_curve, precision_recall_curve, average_precision and coords.
+
+Against scikit-learn (the curves and average precision, with ties, weights,
+zero weights, pos_label and both drop_intermediate settings), against a
+brute force of the definitions, and against R pROC's ``coords`` stored in
+tests/data/proc_coords.json (tools/make_proc_coords_reference.py).
+"""
+
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from sklearn import metrics as skm
+
+import hmeasure_stream as hs
+
+PROC = json.loads((Path(__file__).parents[1] / "data" / "proc_coords.json").read_text())
+
+
+def cases(seed, count):
+    """Small random inputs: ties, weights with zeros, both classes present."""
+    rng = np.random.default_rng(seed)
+    for trial in range(count):
+        n = int(rng.integers(2, 30))
+        y = rng.integers(0, 2, n)
+        y[:2] = (0, 1)
+        s = rng.integers(0, 6, n) / 2 if trial % 3 else rng.normal(size=n)
+        w = None
+        if trial % 2:
+            w = rng.choice([0.0, 0.5, 1.0, 2.5], n)
+            w[:2] = 1.0
+        yield y, s, w
+
+
+@pytest.mark.parametrize("drop", [True, False])
+@pytest.mark.parametrize(("ours", "theirs"), [(hs.roc_curve, skm.roc_curve),
+                                              (hs.precision_recall_curve,
+                                               skm.precision_recall_curve)])
+def test_curves_equal_scikit_learn(ours, theirs, drop):
+    for y, s, w in cases(1, 200):
+        got = ours(y, s, sample_weight=w, drop_intermediate=drop)
+        expected = theirs(y, s, sample_weight=w, drop_intermediate=drop)
+        for a, b in zip(got, expected, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-13)
+
+
+def test_average_precision_equals_scikit_learn_and_the_definition():
+    for y, s, w in cases(3, 300):
+        value = hs.average_precision(y, s, sample_weight=w)
+        assert value == pytest.approx(skm.average_precision_score(y, s, sample_weight=w),
+                                      rel=1e-12)
+        # The definition in exact fractions: over the distinct scores from the highest
+        # down, the recall each adds times the precision at and above it.
+        weights = [Fraction(1)] * len(y) if w is None else [Fraction(v) for v in w.tolist()]
+        total_pos = sum(wi for yi, wi in zip(y, weights, strict=True) if yi == 1)
+        expected = Fraction(0)
+        for t in sorted(set(s.tolist()), reverse=True):
+            at = [(yi, wi) for yi, si, wi in zip(y, s, weights, strict=True) if si == t]
+            above = [(yi, wi) for yi, si, wi in zip(y, s, weights, strict=True) if si >= t]
+            tp = sum(wi for yi, wi in above if yi == 1)
+            predicted = sum(wi for _, wi in above)
+            added = sum(wi for yi, wi in at if yi == 1)
+            if added:
+                expected += added / total_pos * tp / predicted
+        assert value == pytest.approx(float(expected), rel=1e-13)
+
+
+def test_zero_weight_points_are_absent_as_in_scikit_learn():
+    y, s = [0, 0, 1, 1, 1], [0.1, 0.2, 0.3, 0.4, 0.5]
+    w = [1, 1, 1, 0.5, 0]
+    fpr, tpr, thresholds = hs.roc_curve(y, s, sample_weight=w, drop_intermediate=False)
+    np.testing.assert_array_equal(thresholds, [np.inf, 0.4, 0.3, 0.2, 0.1])
+    np.testing.assert_allclose(tpr, [0, 1 / 3, 1, 1, 1])
+    np.testing.assert_allclose(fpr, [0, 0, 0, 0.5, 1])
+    dropped = [0, 1, 2, 3]
+    np.testing.assert_allclose(
+        hs.roc_curve(y, s, sample_weight=w, drop_intermediate=False).fpr,
+        hs.roc_curve(np.take(y, dropped), np.take(s, dropped),
+                     sample_weight=np.take(w, dropped), drop_intermediate=False).fpr)
+
+
+def test_pos_label_and_signed_labels_read_the_same_curve():
+    y = np.array([0, 1, 1, 0, 1, 0, 0])
+    s = np.array([0.2, 0.9, 0.4, 0.4, 0.7, 0.1, 0.8])
+    expected = hs.roc_curve(y, s)
+    for labels, pos_label in ((np.where(y == 1, "spam", "ham"), "spam"), (2 * y - 1, None),
+                              (y.astype(bool), None)):
+        got = hs.roc_curve(labels, s, pos_label=pos_label)
+        for a, b in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert hs.average_precision(np.where(y == 1, "a", "b"), s, pos_label="a") == (
+        hs.average_precision(y, s))
+
+
+def test_results_are_named_tuples():
+    curve = hs.roc_curve([0, 1, 0, 1], [0.1, 0.8, 0.3, 0.4], drop_intermediate=False)
+    assert isinstance(curve, hs.ROCCurve)
+    np.testing.assert_array_equal(curve.thresholds, [np.inf, 0.8, 0.4, 0.3, 0.1])
+    pr = hs.precision_recall_curve([0, 1, 0, 1], [0.1, 0.8, 0.3, 0.4])
+    assert isinstance(pr, hs.PrecisionRecallCurve)
+    np.testing.assert_array_equal(pr.thresholds, [0.1, 0.3, 0.4, 0.8])
+
+
+@pytest.mark.parametrize("function", [hs.roc_curve, hs.precision_recall_curve,
+                                      hs.average_precision])
+def test_one_class_is_refused(function):
+    with pytest.raises(ValueError, match="class"):
+        function([1, 1, 1], [0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match="class"):
+        function([0, 1, 1], [0.1, 0.2, 0.3], sample_weight=[0, 1, 1])
+
+
+# ---------------------------------------------------------------------------
+# coords against pROC
+
+
+def proc_column(values):
+    return np.array([np.nan if v is None else v for v in np.atleast_1d(values)], dtype=float)
+
+
+def assert_like_proc(ours, theirs, where):
+    for name in PROC["ret"]:
+        got = ours[name]
+        if name == "youden":
+            # pROC's column is sensitivity + specificity; the package's J is one less.
+            got = got + 1.0
+        np.testing.assert_allclose(got, proc_column(theirs[name]), rtol=1e-12, atol=1e-14,
+                                   err_msg=f"{where}: {name}")
+
+
+@pytest.mark.parametrize("name", sorted(PROC["datasets"]))
+def test_coords_equal_proc(name):
+    data = PROC["datasets"][name]
+    inputs, proc = data["input"], data["proc"]
+    y, s = np.array(inputs["y"]), np.array(inputs["s1"])
+    ret = PROC["ret"]
+    if "all" in proc:
+        assert_like_proc(hs.coords(y, s, "all", ret=ret), proc["all"], "all")
+    assert_like_proc(hs.coords(y, s, inputs["thresholds"], ret=ret), proc["at_threshold"],
+                     "threshold")
+    for kind in ("specificity", "sensitivity"):
+        assert_like_proc(hs.coords(y, s, PROC["targets"], input=kind, ret=ret),
+                         proc[f"at_{kind}"], kind)
+    assert_like_proc(hs.coords(y, s, "best", ret=ret), proc["best_youden"], "best youden")
+    assert_like_proc(hs.coords(y, s, "best", best_method="closest_topleft", ret=ret),
+                     proc["best_topleft"], "best closest.topleft")
+
+
+def test_coords_at_a_threshold_counts_the_points_at_or_above_it():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 200)
+    s = rng.integers(0, 20, 200) / 4
+    w = rng.random(200)
+    for t in (-1.0, 0.0, 1.25, 2.6, 4.75, 5.0, np.inf, -np.inf):
+        got = hs.coords(y, s, t, ret=("tp", "fp", "tn", "fn", "sensitivity", "specificity",
+                                      "accuracy", "precision", "npv", "youden"),
+                        sample_weight=w)
+        chosen = s >= t
+        tp, fp = w[chosen & (y == 1)].sum(), w[chosen & (y == 0)].sum()
+        fn, tn = w[~chosen & (y == 1)].sum(), w[~chosen & (y == 0)].sum()
+        expected = {"tp": tp, "fp": fp, "tn": tn, "fn": fn,
+                    "sensitivity": tp / (tp + fn), "specificity": tn / (tn + fp),
+                    "accuracy": (tp + tn) / w.sum(),
+                    "precision": tp / (tp + fp) if tp + fp else np.nan,
+                    "npv": tn / (tn + fn) if tn + fn else np.nan,
+                    "youden": tp / (tp + fn) + tn / (tn + fp) - 1}
+        for key, value in expected.items():
+            np.testing.assert_allclose(got[key], [value], rtol=1e-12, atol=1e-12,
+                                       err_msg=f"t={t} {key}")
+
+
+def test_coords_refuses_bad_requests():
+    y, s = [0, 1, 0, 1], [0.1, 0.8, 0.3, 0.4]
+    with pytest.raises(ValueError, match="input"):
+        hs.coords(y, s, 0.5, input="fpr")
+    with pytest.raises(ValueError, match="ret"):
+        hs.coords(y, s, 0.5, ret=("threshold", "auc"))
+    with pytest.raises(ValueError, match="best_method"):
+        hs.coords(y, s, "best", best_method="topleft")
+    with pytest.raises(ValueError, match="x"):
+        hs.coords(y, s, "middle")
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        hs.coords(y, s, 1.5, input="specificity")
+    with pytest.raises(ValueError, match="x"):
+        hs.coords(y, s, np.nan)
