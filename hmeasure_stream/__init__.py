@@ -11,8 +11,9 @@ The from-scratch reference functions work on whole arrays:
 - :func:`coords` -- operating points at a threshold, specificity or
   sensitivity, and the best threshold (pROC's ``coords``);
 - :func:`hmeasure_report` -- R hmeasure's summary of one classifier;
-- :func:`auc_variance`, :func:`auc_ci`, :func:`auc_test` -- DeLong's variance
-  of the AUC, its confidence interval, the paired test of two AUCs;
+- :func:`auc_variance`, :func:`auc_ci`, :func:`auc_test`, :func:`auc_covariance`
+  -- DeLong's variance of the AUC, its confidence interval, the test of two
+  AUCs (paired or not), the covariance of two paired AUCs;
 - :func:`multiclass_auc` -- one-vs-rest or Hand and Till's one-vs-one AUC of c classes;
 - :func:`crisp_vus` -- volume under the ROC surface of a crisp classifier;
 - :func:`crisp_auc_approximations` -- its one-point approximations;
@@ -79,7 +80,7 @@ from hmeasure_stream.streaming import (
     SlidingWindow,
     sliding_window,
 )
-from hmeasure_stream.uncertainty import auc_ci, auc_test, auc_variance
+from hmeasure_stream.uncertainty import auc_ci, auc_covariance, auc_test, auc_variance
 
 __version__ = "0.1.0.dev0"
 
@@ -106,6 +107,7 @@ __all__ = [
     "__version__",
     "auc",
     "auc_ci",
+    "auc_covariance",
     "auc_test",
     "auc_variance",
     "average_precision",

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+from scipy import stats
 from sklearn import metrics as skm
 
 import hmeasure_stream as hs
@@ -185,3 +186,70 @@ def test_coords_refuses_bad_requests():
         hs.coords(y, s, 1.5, input="specificity")
     with pytest.raises(ValueError, match="x"):
         hs.coords(y, s, np.nan)
+
+
+# ---------------------------------------------------------------------------
+# DeLong's tests and covariance against pROC (same reference file)
+
+ALTERNATIVES = {"two.sided": "two-sided", "less": "less", "greater": "greater"}
+
+
+@pytest.mark.parametrize("name", sorted(PROC["datasets"]))
+def test_delong_tests_and_covariance_equal_proc(name):
+    data = PROC["datasets"][name]
+    inputs, proc = data["input"], data["proc"]
+    y, s1, s2 = (np.array(inputs[key]) for key in ("y", "s1", "s2"))
+    for r_name, alternative in ALTERNATIVES.items():
+        paired = hs.auc_test(y, s1, s2, alternative=alternative)
+        assert paired.statistic == pytest.approx(proc["paired"][r_name]["statistic"],
+                                                 rel=1e-9)
+        assert paired.pvalue == pytest.approx(proc["paired"][r_name]["p_value"], rel=1e-9)
+        # pROC's unpaired samples: the even-numbered points (1-based) scored by the first
+        # classifier, the odd-numbered by the second.
+        even = np.arange(1, len(y) + 1) % 2 == 0
+        unpaired = hs.auc_test(y[even], s1[even], s2[~even], y_true2=y[~even],
+                               alternative=alternative)
+        expected = proc["unpaired"][r_name]
+        assert unpaired.difference == pytest.approx(expected["auc1"] - expected["auc2"],
+                                                    rel=1e-12, abs=1e-15)
+        assert unpaired.statistic == pytest.approx(expected["statistic"], rel=1e-9)
+        assert unpaired.pvalue == pytest.approx(expected["p_value"], rel=1e-9)
+    assert hs.auc_covariance(y, s1, s2) == pytest.approx(proc["cov"], rel=1e-9)
+
+
+def test_covariance_by_definition_and_with_itself():
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, 60)
+    y[:2] = (0, 1)
+    s1, s2 = rng.integers(0, 5, 60) + y, rng.normal(size=60) + y
+    assert hs.auc_covariance(y, s1, s1) == pytest.approx(hs.auc_variance(y, s1), rel=1e-12)
+    # DeLong's definition with the O(n^2) placements.
+    pos, neg = y == 1, y == 0
+
+    def placements(s):
+        v10 = np.array([np.mean((s[neg] < a) + 0.5 * (s[neg] == a)) for a in s[pos]])
+        v01 = np.array([np.mean((b < s[pos]) + 0.5 * (b == s[pos])) for b in s[neg]])
+        return v10, v01
+
+    (a10, a01), (b10, b01) = placements(s1), placements(s2)
+    expected = (np.cov(a10, b10)[0, 1] / pos.sum() + np.cov(a01, b01)[0, 1] / neg.sum())
+    assert hs.auc_covariance(y, s1, s2) == pytest.approx(expected, rel=1e-12)
+
+
+def test_unpaired_test_by_definition():
+    rng = np.random.default_rng(9)
+    y1, y2 = rng.integers(0, 2, 50), rng.integers(0, 2, 70)
+    y1[:2] = y2[:2] = (0, 1)
+    s1, s2 = rng.normal(size=50) + y1, rng.normal(size=70) + 0.5 * y2
+    result = hs.auc_test(y1, s1, s2, y_true2=y2, alternative="greater")
+    difference = hs.auc(y1, s1) - hs.auc(y2, s2)
+    se = np.sqrt(hs.auc_variance(y1, s1) + hs.auc_variance(y2, s2))
+    assert result.difference == pytest.approx(difference, rel=1e-12)
+    assert result.std_error == pytest.approx(se, rel=1e-12)
+    # pROC's Student t with Welch and Satterthwaite's degrees of freedom.
+    v1, v2 = hs.auc_variance(y1, s1), hs.auc_variance(y2, s2)
+    df = (v1 + v2) ** 2 / (v1 ** 2 / 49 + v2 ** 2 / 69)
+    assert result.df == pytest.approx(df, rel=1e-12)
+    assert result.pvalue == pytest.approx(stats.t.sf(difference / se, df), rel=1e-9)
+    with pytest.raises(ValueError, match="alternative"):
+        hs.auc_test(y1, s1, s1, alternative="two.sided")
