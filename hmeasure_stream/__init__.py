@@ -14,6 +14,7 @@ The from-scratch reference functions work on whole arrays:
 - :func:`auc_variance`, :func:`auc_ci`, :func:`auc_test`, :func:`auc_covariance`
   -- DeLong's variance of the AUC, its confidence interval, the test of two
   AUCs (paired or not), the covariance of two paired AUCs;
+- :func:`bootstrap_ci` -- a stratified bootstrap interval of any statistic;
 - :func:`multiclass_auc` -- one-vs-rest or Hand and Till's one-vs-one AUC of c classes;
 - :func:`crisp_vus` -- volume under the ROC surface of a crisp classifier;
 - :func:`crisp_auc_approximations` -- its one-point approximations;
@@ -80,7 +81,14 @@ from hmeasure_stream.streaming import (
     SlidingWindow,
     sliding_window,
 )
-from hmeasure_stream.uncertainty import auc_ci, auc_covariance, auc_test, auc_variance
+from hmeasure_stream.uncertainty import (
+    BootstrapInterval,
+    auc_ci,
+    auc_covariance,
+    auc_test,
+    auc_variance,
+    bootstrap_ci,
+)
 
 __version__ = "0.1.0.dev0"
 
@@ -91,6 +99,7 @@ __all__ = [
     "ApproxH",
     "BinnedAUC",
     "Binning",
+    "BootstrapInterval",
     "Classes",
     "Compression",
     "ConfidenceLevel",
@@ -112,6 +121,7 @@ __all__ = [
     "auc_variance",
     "average_precision",
     "binned_auc",
+    "bootstrap_ci",
     "coords",
     "crisp_auc_approximations",
     "crisp_vus",

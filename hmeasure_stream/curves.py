@@ -90,6 +90,10 @@ def _cumulative(y_true, y_score, sample_weight, pos_label, metric, counts=False)
 def roc_curve(y_true, y_score, *, sample_weight=None, pos_label=None, drop_intermediate=True):
     """The ROC curve with the threshold of each point.
 
+    The point of a threshold t is (FPR, TPR) of the rule "class 1 when the
+    score is >= t"; the thresholds are the distinct scores, from the highest
+    down, after ``inf`` (nothing is class 1).
+
     Parameters
     ----------
     y_true : array-like of shape (n,)
@@ -113,6 +117,11 @@ def roc_curve(y_true, y_score, *, sample_weight=None, pos_label=None, drop_inter
     ------
     ValueError
         On invalid input, as for :func:`auc`, and when a class has no weight.
+
+    See Also
+    --------
+    roc_points : the same points without thresholds, never dropped.
+    coords : operating points read from the curve.
 
     Notes
     -----
@@ -144,6 +153,10 @@ def precision_recall_curve(y_true, y_score, *, sample_weight=None, pos_label=Non
                            drop_intermediate=False):
     """Precision and recall at every threshold.
 
+    Precision is the share of class 1 among the points at or above a
+    threshold, recall the share of class 1 found there; the thresholds are
+    the distinct scores.
+
     Parameters
     ----------
     y_true, y_score, sample_weight, pos_label
@@ -162,6 +175,10 @@ def precision_recall_curve(y_true, y_score, *, sample_weight=None, pos_label=Non
     ------
     ValueError
         On invalid input, as for :func:`auc`, and when a class has no weight.
+
+    See Also
+    --------
+    average_precision : the area under these points drawn as steps.
 
     Notes
     -----
@@ -216,6 +233,10 @@ def average_precision(y_true, y_score, *, sample_weight=None, pos_label=None):
     ValueError
         On invalid input, as for :func:`auc`, and when a class has no weight.
 
+    See Also
+    --------
+    precision_recall_curve : the points whose steps it sums.
+
     Notes
     -----
     O(n log n).  Equal to ``sklearn.metrics.average_precision_score``.  Steps,
@@ -240,6 +261,10 @@ def average_precision(y_true, y_score, *, sample_weight=None, pos_label=None):
 def coords(y_true, y_score, x, *, input="threshold", ret=("threshold", "specificity",
            "sensitivity"), best_method="youden", sample_weight=None, pos_label=None):
     """Operating points of the ROC curve, as R pROC's ``coords``.
+
+    The sensitivity at a given specificity, the threshold that reaches a
+    target sensitivity, the accuracy, predictive values and Youden's J at a
+    threshold, or the best threshold.
 
     Parameters
     ----------
@@ -276,6 +301,10 @@ def coords(y_true, y_score, x, *, input="threshold", ret=("threshold", "specific
     ValueError
         On invalid input, as for :func:`auc`; an unknown ``input``, ``ret``
         or ``best_method``; an ``x`` outside [0, 1] for a rate.
+
+    See Also
+    --------
+    roc_curve : every point of the curve with its threshold.
 
     Notes
     -----

@@ -7,7 +7,9 @@ From-scratch functions on whole arrays, O(n log n) (the bootstrap O(n_boot n)):
   stratified bootstrap;
 - :func:`auc_test` -- DeLong's test for the difference of two AUCs, paired
   (two classifiers scored on the same points) or unpaired, two- or one-sided;
-- :func:`auc_covariance` -- DeLong's covariance of two paired AUCs.
+- :func:`auc_covariance` -- DeLong's covariance of two paired AUCs;
+- :func:`bootstrap_ci` -- a stratified bootstrap interval of any statistic
+  (a partial AUC, H, average precision).
 
 Everything rests on the placement values: the placement of a class 1 point is
 the share of the class 0 points it scores above, the placement of a class 0
@@ -36,6 +38,7 @@ from hmeasure_stream._validation import (
     check_probability_level,
     check_random_state,
     exact_path,
+    labels_as_is_pos,
     sorted_classes,
     split_classes,
     warn_if_inverted,
@@ -43,8 +46,8 @@ from hmeasure_stream._validation import (
     with_pos_label,
 )
 
-__all__ = ["AUCInterval", "AUCTestResult", "auc_ci", "auc_covariance", "auc_test",
-           "auc_variance"]
+__all__ = ["AUCInterval", "AUCTestResult", "BootstrapInterval", "auc_ci", "auc_covariance",
+           "auc_test", "auc_variance", "bootstrap_ci"]
 
 # Elements of one bootstrap batch (per temporary array): bounds the memory.
 _BOOT_BATCH_ELEMENTS = 2**21
@@ -508,6 +511,113 @@ def auc_ci(
 # Paired test
 
 
+class BootstrapInterval(NamedTuple):
+    """Percentile bootstrap interval of a statistic, returned by :func:`bootstrap_ci`.
+
+    Attributes
+    ----------
+    low : float
+        Lower end of the interval.
+    high : float
+        Upper end of the interval.
+    estimate : float
+        The statistic of the data (the point estimate the interval is around).
+    """
+
+    low: float
+    high: float
+    estimate: float
+
+
+def bootstrap_ci(y_true, y_score, statistic, *, level=0.95, n_boot=2000, pos_label=None,
+                 random_state=None):
+    """Stratified bootstrap confidence interval of any binary-classification statistic.
+
+    For what has no asymptotic variance at hand: a partial AUC, the
+    H-measure, average precision, a sensitivity at a fixed specificity.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Labels, 0/1, -1/1 or bool (or two labels with ``pos_label``).
+    y_score : array-like of shape (n,)
+        Scores, any finite real numbers.
+    statistic : callable
+        ``statistic(y_true, y_score) -> float``, called with 0/1 labels, e.g.
+        ``functools.partial(partial_auc, fpr_range=(0, 0.2))`` or
+        :func:`h_measure`.
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+    n_boot : int, default 2000
+        Number of resamples.
+    pos_label : hashable, optional
+        The label of class 1; the one other label is class 0.
+    random_state : None, int, SeedSequence or Generator, optional
+        Seed of the resampling (:func:`numpy.random.default_rng`).
+
+    Returns
+    -------
+    BootstrapInterval
+        ``(low, high, estimate)``: the (1 - level) / 2 and (1 + level) / 2
+        quantiles of the resampled statistics (R's type 7, numpy's default)
+        and the statistic of the data.
+
+    Raises
+    ------
+    ValueError
+        On invalid labels (as for :func:`auc`), a class with fewer than two
+        points, a ``level`` outside (0, 1), an ``n_boot`` < 1, a
+        ``statistic`` that is not callable, or one that fails on the data.
+
+    See Also
+    --------
+    auc_ci : the AUC's interval, DeLong's or a faster bootstrap.
+
+    Notes
+    -----
+    Each resample draws, with replacement, as many class 0 points from the
+    class 0 points and as many class 1 points from the class 1 points as
+    there are (stratified, as pROC's ``boot.stratified=TRUE``).  O(n_boot)
+    calls of ``statistic``.  The ends are random, with a Monte Carlo error
+    that shrinks as 1 / sqrt(n_boot) (see :func:`auc_ci`); for a partial AUC
+    they agree with pROC's ``ci.auc(roc, method="bootstrap")`` within it.
+    B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap",
+    Chapman & Hall, 1993.
+
+    Examples
+    --------
+    >>> import functools
+    >>> from hmeasure_stream import bootstrap_ci, partial_auc
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1, 0, 1]
+    >>> s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8, 0.6, 0.7]
+    >>> bootstrap_ci(y, s, functools.partial(partial_auc, fpr_range=(0, 0.5)),
+    ...              random_state=0)
+    BootstrapInterval(low=0.16, high=0.5, estimate=0.36)
+    """
+    if not callable(statistic):
+        raise ValueError(f"statistic must be callable, got {statistic!r}")
+    level = check_probability_level(level, "level")
+    n_boot = check_integer(n_boot, "n_boot", 1)
+    rng = check_random_state(random_state)
+    labels = check_labels(with_pos_label(y_true, pos_label))
+    is_pos = labels_as_is_pos(labels).astype(bool)
+    scores = np.asarray(y_score)
+    if scores.shape != is_pos.shape:
+        raise ValueError(f"y_true and y_score must have the same length; got "
+                         f"{is_pos.shape[0]} and {scores.shape[0] if scores.ndim else 0}")
+    y01 = is_pos.astype(np.int64)
+    neg, pos = np.flatnonzero(~is_pos), np.flatnonzero(is_pos)
+    check_both_classes(neg.shape[0], pos.shape[0], "The bootstrap")
+    _check_class_sizes(neg.shape[0], pos.shape[0], "The bootstrap", weighted=False)
+    estimate = float(statistic(y01, scores))
+    values = np.empty(n_boot)
+    for b in range(n_boot):
+        drawn = np.concatenate((rng.choice(neg, neg.shape[0]), rng.choice(pos, pos.shape[0])))
+        values[b] = statistic(y01[drawn], scores[drawn])
+    low, high = np.quantile(values, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    return BootstrapInterval(float(low), float(high), estimate)
+
+
 def _paired_placements(y_true, y_score1, y_score2, pos_label, metric, function):
     """Two classifiers on the same points: (f1, e1, 2U1, f2, e2, 2U2, n, m), the
     centred placements of each (``_centred_unit``) in the points' order
@@ -532,7 +642,11 @@ def _paired_placements(y_true, y_score1, y_score2, pos_label, metric, function):
 
 
 def auc_covariance(y_true, y_score1, y_score2, *, pos_label=None):
-    """DeLong's covariance of the AUCs of two classifiers scored on the same points.
+    """Estimate the covariance of two classifiers' AUCs on the same points (DeLong).
+
+    The AUCs of two classifiers scored on the same points are correlated
+    through the points they share; this is DeLong's estimate of their
+    covariance, the off-diagonal term of the matrix :func:`auc_test` uses.
 
     Parameters
     ----------
@@ -553,6 +667,11 @@ def auc_covariance(y_true, y_score1, y_score2, *, pos_label=None):
     ------
     ValueError
         On invalid input, as for :func:`auc_test`.
+
+    See Also
+    --------
+    auc_variance : the variance of one AUC.
+    auc_test : DeLong's test of two AUCs.
 
     Notes
     -----

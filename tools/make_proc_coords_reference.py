@@ -17,7 +17,8 @@ curve:
   "less", "greater"; unpaired (two independent samples); ``cov(roc1, roc2,
   method="delong")`` of the paired curves;
 - ``ci.auc`` of a partial AUC (stratified bootstrap, fixed seed, a large
-  ``boot.n``), for a Monte Carlo comparison.
+  ``boot.n``): the 2.5 %, 50 % and 97.5 % quantiles of the resampled partial
+  AUCs (pROC's middle number is their median), for a Monte Carlo comparison.
 
 The inputs are stored with the outputs, so the tests need neither R nor this
 script.  Requires R with pROC and jsonlite (Debian: ``apt-get install
