@@ -10,6 +10,7 @@ The from-scratch reference functions work on whole arrays:
   thresholds; :func:`average_precision` -- the area under the precision steps;
 - :func:`coords` -- operating points at a threshold, specificity or
   sensitivity, and the best threshold (pROC's ``coords``);
+- :func:`min_cost_threshold` -- the threshold of least expected loss at a cost;
 - :func:`hmeasure_report` -- R hmeasure's summary of one classifier;
 - :func:`auc_variance`, :func:`auc_ci`, :func:`auc_test`, :func:`auc_covariance`
   -- DeLong's variance of the AUC, its confidence interval, the test of two
@@ -49,10 +50,12 @@ from hmeasure_stream._validation import InvertedScoresWarning
 from hmeasure_stream.binned import binned_auc, loglog_transform
 from hmeasure_stream.crisp import crisp_auc_approximations, crisp_vus
 from hmeasure_stream.curves import (
+    CostThreshold,
     PrecisionRecallCurve,
     ROCCurve,
     average_precision,
     coords,
+    min_cost_threshold,
     precision_recall_curve,
     roc_curve,
 )
@@ -103,6 +106,7 @@ __all__ = [
     "Classes",
     "Compression",
     "ConfidenceLevel",
+    "CostThreshold",
     "DynamicAUC",
     "DynamicH",
     "DynamicMulticlassAUC",
@@ -129,6 +133,7 @@ __all__ = [
     "h_scorer",
     "hmeasure_report",
     "loglog_transform",
+    "min_cost_threshold",
     "multiclass_auc",
     "partial_auc",
     "partial_auc_scorer",

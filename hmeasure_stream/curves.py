@@ -9,7 +9,9 @@ passes over the distinct scores):
 - :func:`average_precision` -- the area under the precision-recall steps
   (scikit-learn's ``average_precision_score``);
 - :func:`coords` -- operating points at thresholds, specificities or
-  sensitivities, or the best one (pROC's ``coords``).
+  sensitivities, or the best one (pROC's ``coords``);
+- :func:`min_cost_threshold` -- the threshold of least expected
+  misclassification loss for a cost (the loss H integrates over costs).
 
 Every curve is read from the *groups*: the distinct scores from the highest
 down with the class weights of their points; the rule of a threshold t is
@@ -25,10 +27,16 @@ from typing import NamedTuple
 import numpy as np
 
 from hmeasure_stream._core.groups import roc_groups
-from hmeasure_stream._validation import check_option, with_pos_label
+from hmeasure_stream._validation import (
+    check_option,
+    check_positive,
+    check_priors,
+    check_probability_level,
+    with_pos_label,
+)
 
-__all__ = ["PrecisionRecallCurve", "ROCCurve", "average_precision", "coords",
-           "precision_recall_curve", "roc_curve"]
+__all__ = ["CostThreshold", "PrecisionRecallCurve", "ROCCurve", "average_precision",
+           "coords", "min_cost_threshold", "precision_recall_curve", "roc_curve"]
 
 # What ``coords`` can return, in pROC's names (``youden`` is J = sens + spec - 1).
 COORDS_RETURNS = ("threshold", "specificity", "sensitivity", "accuracy", "precision", "npv",
@@ -412,3 +420,107 @@ def _table(ret, threshold, spec, sens, fp, tp, total_neg, total_pos):
             "closest_topleft": (1.0 - sens) ** 2 + (1.0 - spec) ** 2,
         }
     return {name: np.asarray(columns[name], dtype=np.float64) for name in ret}
+
+
+class CostThreshold(NamedTuple):
+    """The threshold of least expected loss, returned by :func:`min_cost_threshold`.
+
+    Attributes
+    ----------
+    threshold : float
+        Class 1 when the score is >= ``threshold`` (``inf``: nothing is).
+    loss : float
+        The expected loss per point there, c pi0 FPR + (1 - c) pi1 (1 - TPR).
+    fpr : float
+        False positive rate at the threshold.
+    tpr : float
+        True positive rate at the threshold.
+    """
+
+    threshold: float
+    loss: float
+    fpr: float
+    tpr: float
+
+
+def min_cost_threshold(y_true, y_score, *, cost=None, severity_ratio=None, priors=None,
+                       sample_weight=None, pos_label=None):
+    """The threshold that minimises the expected misclassification loss at a cost.
+
+    With ``c`` the cost of a false positive and ``1 - c`` that of a false
+    negative, the rule "class 1 when the score is >= t" loses
+    L(t) = c pi0 FPR(t) + (1 - c) pi1 (1 - TPR(t)) per point on average;
+    this is the t of least L, the minimum that :func:`h_measure` averages over
+    a distribution of ``c``.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As for :func:`roc_curve`.
+    cost : float, optional
+        ``c`` in (0, 1), the cost of a false positive (a false negative
+        costs ``1 - c``).  Exactly one of ``cost`` and ``severity_ratio``.
+    severity_ratio : float, optional
+        The cost of a false positive over that of a false negative, > 0:
+        ``c = SR / (1 + SR)`` (R hmeasure's parameterisation).
+    priors : (float, float), optional
+        Class priors (pi0, pi1) instead of the class proportions of the data.
+
+    Returns
+    -------
+    CostThreshold
+        ``(threshold, loss, fpr, tpr)``; among thresholds of equal loss the
+        highest.
+
+    Raises
+    ------
+    ValueError
+        On invalid input, as for :func:`auc`; neither or both of ``cost``
+        and ``severity_ratio``, or either out of its range; invalid priors.
+
+    See Also
+    --------
+    h_measure : one minus the normalised loss averaged over a Beta
+        distribution of ``c``.
+    coords : operating points by other criteria.
+
+    Notes
+    -----
+    O(n log n); the minimum lies on a vertex of the ROC convex hull, where
+    the hull's slope passes (c pi0 / N0) / ((1 - c) pi1 / N1) (Hand,
+    "Measuring classifier performance: a coherent alternative to the area
+    under the ROC curve", Machine Learning, 2009).
+
+    Examples
+    --------
+    >>> from hmeasure_stream import min_cost_threshold
+    >>> y, s = [0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.7]
+    >>> min_cost_threshold(y, s, cost=0.6)
+    CostThreshold(threshold=0.7, loss=0.06666666666666667, fpr=0.0, tpr=0.6666666666666666)
+    >>> min_cost_threshold(y, s, cost=0.1).threshold  # false positives are cheap
+    0.35
+    """
+    if (cost is None) == (severity_ratio is None):
+        raise ValueError("give exactly one of cost and severity_ratio, got "
+                         f"cost={cost!r}, severity_ratio={severity_ratio!r}")
+    if cost is None:
+        ratio = check_positive(severity_ratio, "severity_ratio")
+        cost = ratio / (1.0 + ratio)
+    else:
+        cost = check_probability_level(cost, "cost")
+    keys, fp, tp = _cumulative(y_true, y_score, sample_weight, pos_label,
+                               "The minimum-cost threshold")
+    total_neg, total_pos = float(fp[-1]), float(tp[-1])
+    # The thresholds from inf (nothing is class 1) down to the lowest score.
+    thresholds = np.concatenate(([np.inf], keys))
+    fp, tp = np.concatenate(([0], fp)), np.concatenate(([0], tp))
+    fpr, tpr = fp / total_neg, tp / total_pos
+    if priors is None:
+        # pi0 FPR = FP / N: the weights themselves, so that equal losses stay equal.
+        loss = (cost * fp + (1.0 - cost) * (total_pos - tp)) / (total_neg + total_pos)
+    else:
+        pi0, pi1 = check_priors(priors)
+        loss = cost * pi0 * fpr + (1.0 - cost) * pi1 * (1.0 - tpr)
+    best = int(np.argmin(loss))
+    return CostThreshold(float(thresholds[best]), float(loss[best]), float(fpr[best]),
+                         float(tpr[best]))

@@ -313,3 +313,56 @@ def test_bootstrap_ci_refuses_bad_requests():
         hs.bootstrap_ci(y, s, hs.auc, n_boot=0)
     with pytest.raises(ValueError, match="two points"):
         hs.bootstrap_ci([0, 1, 0], [0.1, 0.8, 0.3], hs.auc)
+
+
+# ---------------------------------------------------------------------------
+# The minimum-cost threshold
+
+
+def test_min_cost_threshold_by_brute_force():
+    for y, s, w in cases(12, 150):
+        weights = np.ones(len(y)) if w is None else w
+        for cost, priors in ((0.5, None), (0.2, None), (0.9, (0.3, 0.7))):
+            got = hs.min_cost_threshold(y, s, cost=cost, priors=priors, sample_weight=w)
+            n0, n1 = weights[y == 0].sum(), weights[y == 1].sum()
+            pi0, pi1 = priors or (n0 / (n0 + n1), n1 / (n0 + n1))
+            best = None
+            for t in [np.inf, *sorted(set(s[weights > 0].tolist()), reverse=True)]:
+                chosen = s >= t
+                fpr = weights[chosen & (y == 0)].sum() / n0
+                tpr = weights[chosen & (y == 1)].sum() / n1
+                loss = cost * pi0 * fpr + (1 - cost) * pi1 * (1 - tpr)
+                if best is None or loss < best[1] - 1e-12:
+                    best = (t, loss, fpr, tpr)
+            assert got.loss == pytest.approx(best[1], rel=1e-12, abs=1e-15)
+            chosen = s >= got.threshold
+            assert got.fpr == pytest.approx(weights[chosen & (y == 0)].sum() / n0, abs=1e-12)
+            assert got.tpr == pytest.approx(weights[chosen & (y == 1)].sum() / n1, abs=1e-12)
+
+
+def test_h_measure_averages_the_minimum_loss_over_costs():
+    # H = 1 - E[L_min(c)] / E[min(c pi0, (1 - c) pi1)] for c ~ Beta(2, 2), by quadrature.
+    rng = np.random.default_rng(13)
+    y = rng.integers(0, 2, 80)
+    s = np.round(rng.normal(size=80) + y, 1)
+    pi0, pi1 = np.mean(y == 0), np.mean(y == 1)
+    c = np.linspace(0, 1, 4001)[1:-1]
+    density = stats.beta(2, 2).pdf(c)
+    lost = np.array([hs.min_cost_threshold(y, s, cost=v).loss for v in c])
+    trivial = np.minimum(c * pi0, (1 - c) * pi1)
+    h = 1 - np.trapezoid(lost * density, c) / np.trapezoid(trivial * density, c)
+    assert h == pytest.approx(hs.h_measure(y, s), abs=2e-6)
+
+
+def test_min_cost_threshold_by_severity_ratio_and_refusals():
+    y, s = [0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.7]
+    assert hs.min_cost_threshold(y, s, severity_ratio=1.5) == hs.min_cost_threshold(
+        y, s, cost=0.6)
+    with pytest.raises(ValueError, match="exactly one"):
+        hs.min_cost_threshold(y, s)
+    with pytest.raises(ValueError, match="exactly one"):
+        hs.min_cost_threshold(y, s, cost=0.5, severity_ratio=1.0)
+    with pytest.raises(ValueError, match="cost"):
+        hs.min_cost_threshold(y, s, cost=1.0)
+    with pytest.raises(ValueError, match="priors"):
+        hs.min_cost_threshold(y, s, cost=0.5, priors=(0.5, 0.6))
