@@ -6,9 +6,16 @@ The from-scratch reference functions work on whole arrays:
 - :func:`h_measure` -- Hand's H-measure on the ROC convex hull;
 - :func:`roc_points` -- the points of the ROC curve;
 - :func:`roc_hull` -- the vertices of the ROC convex hull;
+- :func:`roc_curve`, :func:`precision_recall_curve` -- the curves with their
+  thresholds; :func:`average_precision` -- the area under the precision steps;
+- :func:`coords` -- operating points at a threshold, specificity or
+  sensitivity, and the best threshold (pROC's ``coords``);
+- :func:`min_cost_threshold` -- the threshold of least expected loss at a cost;
 - :func:`hmeasure_report` -- R hmeasure's summary of one classifier;
-- :func:`auc_variance`, :func:`auc_ci`, :func:`auc_test` -- DeLong's variance
-  of the AUC, its confidence interval, the paired test of two AUCs;
+- :func:`auc_variance`, :func:`auc_ci`, :func:`auc_test`, :func:`auc_covariance`
+  -- DeLong's variance of the AUC, its confidence interval, the test of two
+  AUCs (paired or not), the covariance of two paired AUCs;
+- :func:`bootstrap_ci` -- a stratified bootstrap interval of any statistic;
 - :func:`multiclass_auc` -- one-vs-rest or Hand and Till's one-vs-one AUC of c classes;
 - :func:`crisp_vus` -- volume under the ROC surface of a crisp classifier;
 - :func:`crisp_auc_approximations` -- its one-point approximations;
@@ -44,6 +51,16 @@ from hmeasure_stream import _startup  # noqa: F401
 from hmeasure_stream._validation import InvertedScoresWarning
 from hmeasure_stream.binned import binned_auc, loglog_transform
 from hmeasure_stream.crisp import crisp_auc_approximations, crisp_vus
+from hmeasure_stream.curves import (
+    CostThreshold,
+    PrecisionRecallCurve,
+    ROCCurve,
+    average_precision,
+    coords,
+    min_cost_threshold,
+    precision_recall_curve,
+    roc_curve,
+)
 from hmeasure_stream.metric_table import (
     METRICS,
     WINDOW_METRICS,
@@ -69,7 +86,14 @@ from hmeasure_stream.streaming import (
     SlidingWindow,
     sliding_window,
 )
-from hmeasure_stream.uncertainty import auc_ci, auc_test, auc_variance
+from hmeasure_stream.uncertainty import (
+    BootstrapInterval,
+    auc_ci,
+    auc_covariance,
+    auc_test,
+    auc_variance,
+    bootstrap_ci,
+)
 
 __version__ = "0.1.0.dev0"
 
@@ -80,32 +104,43 @@ __all__ = [
     "ApproxH",
     "BinnedAUC",
     "Binning",
+    "BootstrapInterval",
     "Classes",
     "Compression",
     "ConfidenceLevel",
+    "CostThreshold",
     "DynamicAUC",
     "DynamicH",
     "DynamicMulticlassAUC",
     "HCost",
     "InvertedScoresWarning",
     "PartialRange",
+    "PrecisionRecallCurve",
+    "ROCCurve",
     "SlidingWindow",
     "Threshold",
     "__version__",
     "auc",
     "auc_ci",
+    "auc_covariance",
     "auc_test",
     "auc_variance",
+    "average_precision",
     "binned_auc",
+    "bootstrap_ci",
+    "coords",
     "crisp_auc_approximations",
     "crisp_vus",
     "h_measure",
     "h_scorer",
     "hmeasure_report",
     "loglog_transform",
+    "min_cost_threshold",
     "multiclass_auc",
     "partial_auc",
     "partial_auc_scorer",
+    "precision_recall_curve",
+    "roc_curve",
     "roc_hull",
     "roc_points",
     "sliding_window",

@@ -901,11 +901,14 @@ def weighted_input(y_true, y_score, sample_weight, metric, *, normalize=True):
     return is_pos, scores, weights
 
 
-def weighted_groups(y_true, y_score, sample_weight, metric):
-    """Validated weighted input as class weights per distinct score, highest first."""
-    is_pos, scores, weights = weighted_input(y_true, y_score, sample_weight, metric)
+def weighted_groups(y_true, y_score, sample_weight, metric, with_keys=False, normalize=True):
+    """Validated weighted input as class weights per distinct score, highest first
+    (preceded by the distinct scores with ``with_keys``; ``normalize`` as for
+    :func:`weighted_input`)."""
+    is_pos, scores, weights = weighted_input(y_true, y_score, sample_weight, metric,
+                                             normalize=normalize)
     order = np.argsort(scores, kind="stable").astype(np.int64, copy=False)
-    return _scratch.groups_weighted(order, scores, is_pos, weights)
+    return _scratch.groups_weighted(order, scores, is_pos, weights, with_keys)
 
 
 def weighted_classes(y_true, y_score, sample_weight, metric, *, normalize=True):

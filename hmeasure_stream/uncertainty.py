@@ -5,8 +5,11 @@ From-scratch functions on whole arrays, O(n log n) (the bootstrap O(n_boot n)):
 - :func:`auc_variance` -- DeLong's estimate of the variance of the AUC;
 - :func:`auc_ci` -- a confidence interval for the AUC, DeLong's or a
   stratified bootstrap;
-- :func:`auc_test` -- DeLong's test for the difference of two correlated AUCs
-  (two classifiers scored on the same points).
+- :func:`auc_test` -- DeLong's test for the difference of two AUCs, paired
+  (two classifiers scored on the same points) or unpaired, two- or one-sided;
+- :func:`auc_covariance` -- DeLong's covariance of two paired AUCs;
+- :func:`bootstrap_ci` -- a stratified bootstrap interval of any statistic
+  (a partial AUC, H, average precision).
 
 Everything rests on the placement values: the placement of a class 1 point is
 the share of the class 0 points it scores above, the placement of a class 0
@@ -15,6 +18,7 @@ Both are counted by one compiled merge of the two classes' sorted scores
 (``_scratch.placements``).
 """
 
+import functools
 import math
 from typing import NamedTuple
 
@@ -34,6 +38,7 @@ from hmeasure_stream._validation import (
     check_probability_level,
     check_random_state,
     exact_path,
+    labels_as_is_pos,
     sorted_classes,
     split_classes,
     warn_if_inverted,
@@ -41,14 +46,15 @@ from hmeasure_stream._validation import (
     with_pos_label,
 )
 
-__all__ = ["AUCInterval", "AUCTestResult", "auc_ci", "auc_test", "auc_variance"]
+__all__ = ["AUCInterval", "AUCTestResult", "BootstrapInterval", "auc_ci", "auc_covariance",
+           "auc_test", "auc_variance", "bootstrap_ci"]
 
 # Elements of one bootstrap batch (per temporary array): bounds the memory.
 _BOOT_BATCH_ELEMENTS = 2**21
 
 
 class AUCTestResult(NamedTuple):
-    """Result of DeLong's paired test, returned by :func:`auc_test`.
+    """Result of DeLong's test, returned by :func:`auc_test`.
 
     Attributes
     ----------
@@ -56,17 +62,24 @@ class AUCTestResult(NamedTuple):
         Z = difference / std_error, standard normal under the null hypothesis
         of equal AUCs.
     pvalue : float
-        Two-sided p-value, ``P(abs(N(0, 1)) >= abs(Z))``.
+        The p-value of the alternative: ``P(abs(N(0, 1)) >= abs(Z))`` for
+        "two-sided", ``P(N(0, 1) <= Z)`` for "less", ``P(N(0, 1) >= Z)`` for
+        "greater".
     difference : float
         AUC of ``y_score1`` minus AUC of ``y_score2``.
     std_error : float
         DeLong's standard error of the difference.
+    df : float
+        Degrees of freedom of the Student t distribution of Z under the null
+        hypothesis: ``inf`` (the standard normal) for the paired test, Welch
+        and Satterthwaite's for the unpaired one.
     """
 
     statistic: float
     pvalue: float
     difference: float
     std_error: float
+    df: float
 
 
 # ---------------------------------------------------------------------------
@@ -119,15 +132,19 @@ def _centred_unit(neg, pos, in_input_order=False):
     return f, e, twice_u
 
 
-def _sum_squares_over(f, e, n, m):
-    """(sum f^2 / (n (n - 1)) + sum e^2 / (m (m - 1))) / (2mn)^2 for exact integers f, e.
+def _sum_squares_over(f, e, n, m, f_other=None, e_other=None):
+    """(sum f^2 / (n (n - 1)) + sum e^2 / (m (m - 1))) / (2mn)^2 for exact integers f, e;
+    with ``f_other``, ``e_other`` the same of the products f f_other and e e_other
+    (DeLong's covariance of two classifiers).
 
     The integers are converted to float64 (exact while |f|, |e| <= 2mn < 2**53)
-    and squared and summed there: non-negative terms, nothing cancels, a
-    relative error of a few ulps.
+    and multiplied and summed there: squares are non-negative terms, nothing
+    cancels, a relative error of a few ulps (products may cancel).
     """
     ef, ee = f.astype(np.float64), e.astype(np.float64)
-    total = np.dot(ee, ee) / (m * (m - 1.0)) + np.dot(ef, ef) / (n * (n - 1.0))
+    of = ef if f_other is None else f_other.astype(np.float64)
+    oe = ee if e_other is None else e_other.astype(np.float64)
+    total = np.dot(ee, oe) / (m * (m - 1.0)) + np.dot(ef, of) / (n * (n - 1.0))
     return float(total / (2.0 * m * n) ** 2)
 
 
@@ -494,14 +511,200 @@ def auc_ci(
 # Paired test
 
 
-def auc_test(y_true, y_score1, y_score2, *, pos_label=None):
-    """DeLong's test of the difference between two correlated AUCs.
+class BootstrapInterval(NamedTuple):
+    """Percentile bootstrap interval of a statistic, returned by :func:`bootstrap_ci`.
 
-    Two classifiers scored the same points (same labels): is the difference of
-    their AUCs more than chance?  Z = (A1 - A2) / se, with se DeLong's
-    standard error of the difference, which accounts for the correlation of
-    the two AUCs through the points they share.  Equal to R pROC's
-    ``roc.test(roc1, roc2, method="delong", paired=TRUE)``.
+    Attributes
+    ----------
+    low : float
+        Lower end of the interval.
+    high : float
+        Upper end of the interval.
+    estimate : float
+        The statistic of the data (the point estimate the interval is around).
+    """
+
+    low: float
+    high: float
+    estimate: float
+
+
+def bootstrap_ci(y_true, y_score, statistic, *, level=0.95, n_boot=2000, pos_label=None,
+                 random_state=None):
+    """Stratified bootstrap confidence interval of any binary-classification statistic.
+
+    For what has no asymptotic variance at hand: a partial AUC, the
+    H-measure, average precision, a sensitivity at a fixed specificity.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Labels, 0/1, -1/1 or bool (or two labels with ``pos_label``).
+    y_score : array-like of shape (n,)
+        Scores, any finite real numbers.
+    statistic : callable
+        ``statistic(y_true, y_score) -> float``, called with 0/1 labels, e.g.
+        ``functools.partial(partial_auc, fpr_range=(0, 0.2))`` or
+        :func:`h_measure`.
+    level : float, default 0.95
+        Confidence level, in (0, 1).
+    n_boot : int, default 2000
+        Number of resamples.
+    pos_label : hashable, optional
+        The label of class 1; the one other label is class 0.
+    random_state : None, int, SeedSequence or Generator, optional
+        Seed of the resampling (:func:`numpy.random.default_rng`).
+
+    Returns
+    -------
+    BootstrapInterval
+        ``(low, high, estimate)``: the (1 - level) / 2 and (1 + level) / 2
+        quantiles of the resampled statistics (R's type 7, numpy's default)
+        and the statistic of the data.
+
+    Raises
+    ------
+    ValueError
+        On invalid labels (as for :func:`auc`), a class with fewer than two
+        points, a ``level`` outside (0, 1), an ``n_boot`` < 1, a
+        ``statistic`` that is not callable, or one that fails on the data.
+
+    See Also
+    --------
+    auc_ci : the AUC's interval, DeLong's or a faster bootstrap.
+
+    Notes
+    -----
+    Each resample draws, with replacement, as many class 0 points from the
+    class 0 points and as many class 1 points from the class 1 points as
+    there are (stratified, as pROC's ``boot.stratified=TRUE``).  O(n_boot)
+    calls of ``statistic``.  The ends are random, with a Monte Carlo error
+    that shrinks as 1 / sqrt(n_boot) (see :func:`auc_ci`); for a partial AUC
+    they agree with pROC's ``ci.auc(roc, method="bootstrap")`` within it.
+    B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap",
+    Chapman & Hall, 1993.
+
+    Examples
+    --------
+    >>> import functools
+    >>> from hmeasure_stream import bootstrap_ci, partial_auc
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1, 0, 1]
+    >>> s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8, 0.6, 0.7]
+    >>> bootstrap_ci(y, s, functools.partial(partial_auc, fpr_range=(0, 0.5)),
+    ...              random_state=0)
+    BootstrapInterval(low=0.16, high=0.5, estimate=0.36)
+    """
+    if not callable(statistic):
+        raise ValueError(f"statistic must be callable, got {statistic!r}")
+    level = check_probability_level(level, "level")
+    n_boot = check_integer(n_boot, "n_boot", 1)
+    rng = check_random_state(random_state)
+    labels = check_labels(with_pos_label(y_true, pos_label))
+    is_pos = labels_as_is_pos(labels).astype(bool)
+    scores = np.asarray(y_score)
+    if scores.shape != is_pos.shape:
+        raise ValueError(f"y_true and y_score must have the same length; got "
+                         f"{is_pos.shape[0]} and {scores.shape[0] if scores.ndim else 0}")
+    y01 = is_pos.astype(np.int64)
+    neg, pos = np.flatnonzero(~is_pos), np.flatnonzero(is_pos)
+    check_both_classes(neg.shape[0], pos.shape[0], "The bootstrap")
+    _check_class_sizes(neg.shape[0], pos.shape[0], "The bootstrap", weighted=False)
+    estimate = float(statistic(y01, scores))
+    values = np.empty(n_boot)
+    for b in range(n_boot):
+        drawn = np.concatenate((rng.choice(neg, neg.shape[0]), rng.choice(pos, pos.shape[0])))
+        values[b] = statistic(y01[drawn], scores[drawn])
+    low, high = np.quantile(values, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
+    return BootstrapInterval(float(low), float(high), estimate)
+
+
+def _paired_placements(y_true, y_score1, y_score2, pos_label, metric, function):
+    """Two classifiers on the same points: (f1, e1, 2U1, f2, e2, 2U2, n, m), the
+    centred placements of each (``_centred_unit``) in the points' order
+    (``function`` named in the message on too many points)."""
+    y_true = with_pos_label(y_true, pos_label)
+    # Both classifiers' scores split by the same labels (converted once; the
+    # split flags a bad label in its own pass): point k of a class is the
+    # same point for both, so the classifiers pair up.
+    labels = check_labels(y_true)
+    neg1, pos1 = split_classes(labels, y_score1, score_name="y_score1")
+    neg2, pos2 = split_classes(labels, y_score2, score_name="y_score2")
+    n, m = neg1.shape[0], pos1.shape[0]
+    check_both_classes(n, m, metric)
+    _check_class_sizes(n, m, metric, weighted=False)
+    if n + m >= EXACT_COUNT_LIMIT:
+        raise ValueError(
+            f"y_true has {n + m} points; {function} supports fewer than 2**31 (exact int64 "
+            "placements)"
+        )
+    return (*_centred_unit(neg1, pos1, in_input_order=True),
+            *_centred_unit(neg2, pos2, in_input_order=True), n, m)
+
+
+def auc_covariance(y_true, y_score1, y_score2, *, pos_label=None):
+    """Estimate the covariance of two classifiers' AUCs on the same points (DeLong).
+
+    The AUCs of two classifiers scored on the same points are correlated
+    through the points they share; this is DeLong's estimate of their
+    covariance, the off-diagonal term of the matrix :func:`auc_test` uses.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Labels, 0/1, -1/1 or bool; class 1 is the class expected to score higher.
+    y_score1, y_score2 : array-like of shape (n,)
+        Scores of the two classifiers on the same points.
+    pos_label : hashable, optional
+        The label of class 1; the one other label is class 0.
+
+    Returns
+    -------
+    float
+        The covariance of the two AUCs; with ``y_score1`` for both, the
+        variance of :func:`auc_variance`.
+
+    Raises
+    ------
+    ValueError
+        On invalid input, as for :func:`auc_test`.
+
+    See Also
+    --------
+    auc_variance : the variance of one AUC.
+    auc_test : DeLong's test of two AUCs.
+
+    Notes
+    -----
+    S10 / m + S01 / n at (1, 2) in DeLong's notation (see :func:`auc_test`),
+    from the exact placement numerators.  O(n log n).  Equal to R pROC's
+    ``cov(roc1, roc2, method="delong")``.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import auc_covariance
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
+    >>> s1 = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8]
+    >>> s2 = [0.3, 0.2, 0.1, 0.4, 0.5, 0.6, 0.7, 0.8]
+    >>> auc_covariance(y, s1, s2)
+    0.03125
+    """
+    f1, e1, _, f2, e2, _, n, m = _paired_placements(y_true, y_score1, y_score2, pos_label,
+                                                    "DeLong's covariance", "auc_covariance")
+    return _sum_squares_over(f1, e1, n, m, f2, e2)
+
+
+def auc_test(y_true, y_score1, y_score2, *, y_true2=None, alternative="two-sided",
+             pos_label=None):
+    """DeLong's test of the difference between two AUCs.
+
+    Is the difference of two AUCs more than chance?  Z = (A1 - A2) / se.
+    Paired (the default): two classifiers scored the same points, and se is
+    DeLong's standard error of the difference, which accounts for the
+    correlation of the two AUCs through the points they share (R pROC's
+    ``roc.test(roc1, roc2, method="delong", paired=TRUE)``).  Unpaired (with
+    ``y_true2``): the AUCs of two independent samples, se = sqrt(V1 + V2)
+    with DeLong's variance of each, and Z has a Student t distribution with
+    Welch and Satterthwaite's degrees of freedom (pROC's ``paired=FALSE``).
 
     Parameters
     ----------
@@ -509,20 +712,26 @@ def auc_test(y_true, y_score1, y_score2, *, pos_label=None):
         Labels, 0/1 or bool; class 1 is the class expected to score higher.
     y_score1 : array-like of shape (n,)
         Scores of the first classifier, any finite real numbers.
-    y_score2 : array-like of shape (n,)
-        Scores of the second classifier on the same points.
+    y_score2 : array-like of shape (n,) or (n2,)
+        Scores of the second classifier on the same points, or with
+        ``y_true2`` on the points of ``y_true2``.
+    y_true2 : array-like of shape (n2,), optional
+        Labels of a second, independent sample: the test is then unpaired.
+    alternative : {"two-sided", "less", "greater"}, default "two-sided"
+        The alternative hypothesis: A1 != A2, A1 < A2 or A1 > A2.
     pos_label : hashable, optional
-        The label of class 1 (a string, number, bool, ...); the one other
-        label in ``y_true`` is class 0 and a third one is refused.  Default:
+        The label of class 1 (a string, number, bool, ...) in both samples;
+        the one other label is class 0 and a third one is refused.  Default:
         labels 0/1 or booleans (or -1/1, as in scikit-learn).
 
     Returns
     -------
     AUCTestResult
-        Named tuple ``(statistic, pvalue, difference, std_error)``: Z, the
-        two-sided p-value, A1 - A2 and its standard error.  When the standard
-        error is 0 (e.g. identical scores) Z is 0 (p-value 1) if the AUCs are
-        equal, and +-inf (p-value 0) otherwise, as in pROC.
+        Named tuple ``(statistic, pvalue, difference, std_error, df)``: Z, the
+        p-value of ``alternative``, A1 - A2, its standard error and the degrees
+        of freedom of Z's distribution (``inf`` when paired).  When the
+        standard error is 0 (e.g. identical scores) Z is 0 if the AUCs are
+        equal, and +-inf otherwise, as in pROC.
 
     Raises
     ------
@@ -543,8 +752,9 @@ def auc_test(y_true, y_score1, y_score2, *, pos_label=None):
     likewise.  The variance of A1 - A2 is L' S L for L = (1, -1), i.e. the
     same formula applied to the differences of the placements
     D10_i = V10_i1 - V10_i2 (and D01_j), whose numerators are exact integers
-    squared and summed in float64 (no cancellation).  The p-value is ``2 Phi(-abs(Z))``.
-    O(n log n) time, O(n) memory.
+    squared and summed in float64 (no cancellation).  The p-value is
+    ``2 F(-abs(Z))``, ``F(Z)`` ("less") or ``F(-Z)`` ("greater"), F the
+    distribution of Z, as pROC's.  O(n log n) time, O(n) memory.
 
     References
     ----------
@@ -566,33 +776,35 @@ def auc_test(y_true, y_score1, y_score2, *, pos_label=None):
     >>> round(result.statistic, 6), round(result.pvalue, 6)
     (1.732051, 0.083265)
     """
-    y_true = with_pos_label(y_true, pos_label)
-    # Both classifiers' scores split by the same labels (converted once; the
-    # split flags a bad label in its own pass): point k of a class is the
-    # same point for both, so the classifiers pair up.
-    labels = check_labels(y_true)
-    neg1, pos1 = split_classes(labels, y_score1, score_name="y_score1")
-    neg2, pos2 = split_classes(labels, y_score2, score_name="y_score2")
-    n, m = neg1.shape[0], pos1.shape[0]
-    check_both_classes(n, m, "DeLong's test")
-    _check_class_sizes(n, m, "DeLong's test", weighted=False)
-    if n + m >= EXACT_COUNT_LIMIT:
-        raise ValueError(
-            f"y_true has {n + m} points; auc_test supports fewer than 2**31 (exact int64 "
-            "placements)"
-        )
-    f1, e1, twice_u1 = _centred_unit(neg1, pos1, in_input_order=True)
-    f2, e2, twice_u2 = _centred_unit(neg2, pos2, in_input_order=True)
-    # DeLong's variance of the differences of the placements: (1, -1) S (1, -1)'.
-    f1 -= f2
-    e1 -= e2
-    std_error = math.sqrt(_sum_squares_over(f1, e1, n, m))
-    difference = (twice_u1 - twice_u2) / (2 * m * n)
+    alternative = check_option(alternative, "alternative", ("two-sided", "less", "greater"))
+    if y_true2 is None:
+        f1, e1, twice_u1, f2, e2, twice_u2, n, m = _paired_placements(
+            y_true, y_score1, y_score2, pos_label, "DeLong's test", "auc_test")
+        # DeLong's variance of the differences of the placements: (1, -1) S (1, -1)'.
+        f1 -= f2
+        e1 -= e2
+        std_error = math.sqrt(_sum_squares_over(f1, e1, n, m))
+        difference = (twice_u1 - twice_u2) / (2 * m * n)
+        df = math.inf
+    else:
+        (variance1, auc1), (variance2, auc2) = (
+            _variance_and_auc(with_pos_label(labels, pos_label), scores, None,
+                              "DeLong's test", True)
+            for labels, scores in ((y_true, y_score1), (y_true2, y_score2)))
+        std_error = math.sqrt(variance1 + variance2)
+        difference = auc1 - auc2
+        # Welch and Satterthwaite's degrees of freedom, with each sample's size.
+        df = (variance1 + variance2) ** 2 / (variance1 ** 2 / (len(y_true) - 1)
+                                            + variance2 ** 2 / (len(y_true2) - 1))
     if std_error > 0:
         statistic = difference / std_error
     elif difference == 0:
         statistic = 0.0
     else:
         statistic = math.copysign(math.inf, difference)
-    pvalue = float(2.0 * special.ndtr(-abs(statistic)))
-    return AUCTestResult(statistic, pvalue, difference, std_error)
+    tail = special.ndtr if df == math.inf else functools.partial(special.stdtr, df)
+    if alternative == "two-sided":
+        pvalue = 2.0 * tail(-abs(statistic))
+    else:
+        pvalue = tail(statistic if alternative == "less" else -statistic)
+    return AUCTestResult(statistic, float(pvalue), difference, std_error, df)

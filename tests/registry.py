@@ -23,6 +23,19 @@ FUNCTIONS = {
     "auc": hs.auc,
     "roc_points": hs.roc_points,
     "roc_hull": hs.roc_hull,
+    # (The curves' arrays, one after the other: the thresholds are one fewer in a
+    # precision-recall curve.)
+    "roc_curve": lambda y, s, **kw: np.concatenate(hs.roc_curve(y, s, **kw)),
+    "roc_curve all": lambda y, s, **kw: np.concatenate(
+        hs.roc_curve(y, s, drop_intermediate=False, **kw)),
+    "precision_recall_curve": lambda y, s, **kw: np.concatenate(
+        hs.precision_recall_curve(y, s, **kw)),
+    "average_precision": hs.average_precision,
+    "coords best": lambda y, s, **kw: hs.coords(
+        y, s, "best", ret=("threshold", "sensitivity", "specificity", "precision", "npv",
+                           "accuracy", "youden"), **kw),
+    "coords at specificity": lambda y, s, **kw: hs.coords(
+        y, s, [0.2, 0.5, 0.9], input="specificity", ret=("threshold", "sensitivity"), **kw),
     "h_measure": hs.h_measure,
     "h_measure prior": lambda y, s, **kw: hs.h_measure(y, s, severity_ratio="prior", **kw),
     "h_measure priors": lambda y, s, **kw: hs.h_measure(

@@ -38,16 +38,18 @@ __all__ = ["Whole", "auc_value", "box_piece", "cut", "groups_of", "merge", "roc_
 # Arrays in memory
 
 
-def roc_groups(y_true, y_score, sample_weight, metric):
-    """Class weights of each distinct score, highest score first.
+def roc_groups(y_true, y_score, sample_weight, metric, with_keys=False, normalize=True):
+    """Class weights of each distinct score, highest score first (preceded by the
+    distinct scores with ``with_keys``).
 
     int64 counts for unit weights (exact arithmetic downstream), float64
-    otherwise.
+    otherwise: scaled by a power of two with ``normalize`` (for what does not
+    depend on the weights' scale), else as given.
     """
     if exact_path(y_score, sample_weight):
         neg, pos = sorted_classes(y_true, y_score, metric)
-        return _scratch.groups_sorted_classes(neg, pos)
-    return weighted_groups(y_true, y_score, sample_weight, metric)
+        return _scratch.groups_sorted_classes(neg, pos, with_keys)
+    return weighted_groups(y_true, y_score, sample_weight, metric, with_keys, normalize)
 
 
 def roc_sums(group_neg, group_pos):

@@ -331,7 +331,7 @@ def test_input_kinds_agree(rng):
     assert auc_variance(list(y), list(s)) == expected
     assert auc_variance(y.astype(bool), s.astype(np.int8)) == expected
     assert auc_variance(pd.Series(y), pd.Series(s.astype(float))) == expected
-    assert auc_test(pd.Series(y), s, list(s)) == (0.0, 1.0, 0.0, 0.0)
+    assert auc_test(pd.Series(y), s, list(s)) == (0.0, 1.0, 0.0, 0.0, np.inf)
 
 
 # ---------------------------------------------------------------------------
@@ -452,9 +452,9 @@ def test_results_are_frozen():
     low, high, estimate = result
     assert (low, high, estimate) == (result.low, result.high, result.auc)
     test = auc_test([0, 0, 1, 1], [1, 2, 3, 2], [1, 3, 2, 2])
-    statistic, pvalue, difference, std_error = test
+    statistic, pvalue, difference, std_error, df = test
     assert (statistic, pvalue) == (test.statistic, test.pvalue)
-    assert (difference, std_error) == (test.difference, test.std_error)
+    assert (difference, std_error, df) == (test.difference, test.std_error, test.df)
 
 
 # ---------------------------------------------------------------------------

@@ -1,0 +1,526 @@
+"""Curves with their thresholds and the operating points read from them.
+
+From-scratch functions on whole arrays, O(n log n) (one sort, then linear
+passes over the distinct scores):
+
+- :func:`roc_curve` -- the ROC curve with its thresholds (scikit-learn's);
+- :func:`precision_recall_curve` -- the precision-recall curve with its
+  thresholds (scikit-learn's);
+- :func:`average_precision` -- the area under the precision-recall steps
+  (scikit-learn's ``average_precision_score``);
+- :func:`coords` -- operating points at thresholds, specificities or
+  sensitivities, or the best one (pROC's ``coords``);
+- :func:`min_cost_threshold` -- the threshold of least expected
+  misclassification loss for a cost (the loss H integrates over costs).
+
+Every curve is read from the *groups*: the distinct scores from the highest
+down with the class weights of their points; the rule of a threshold t is
+"class 1 when the score is >= t", so the cumulative class weights of the
+groups down to t are its false and true positives.  A point of zero weight
+is absent (as in scikit-learn): a score whose points all weigh zero is no
+threshold.
+"""
+
+import math
+from typing import NamedTuple
+
+import numpy as np
+
+from hmeasure_stream._core.groups import roc_groups
+from hmeasure_stream._validation import (
+    check_option,
+    check_positive,
+    check_priors,
+    check_probability_level,
+    with_pos_label,
+)
+
+__all__ = ["CostThreshold", "PrecisionRecallCurve", "ROCCurve", "average_precision",
+           "coords", "min_cost_threshold", "precision_recall_curve", "roc_curve"]
+
+# What ``coords`` can return, in pROC's names (``youden`` is J = sens + spec - 1).
+COORDS_RETURNS = ("threshold", "specificity", "sensitivity", "accuracy", "precision", "npv",
+                  "tp", "fp", "tn", "fn", "youden", "closest_topleft")
+
+
+class ROCCurve(NamedTuple):
+    """The ROC curve of :func:`roc_curve`: three arrays of the same length.
+
+    Attributes
+    ----------
+    fpr : ndarray of float64
+        False positive rates, non-decreasing from 0 to 1.
+    tpr : ndarray of float64
+        True positive rates, non-decreasing from 0 to 1.
+    thresholds : ndarray of float64
+        Decreasing; ``fpr[i]``, ``tpr[i]`` are the rates of "class 1 when the
+        score is >= thresholds[i]"; the first is ``inf`` (nothing is class 1).
+    """
+
+    fpr: np.ndarray
+    tpr: np.ndarray
+    thresholds: np.ndarray
+
+
+class PrecisionRecallCurve(NamedTuple):
+    """The precision-recall curve of :func:`precision_recall_curve`.
+
+    Attributes
+    ----------
+    precision : ndarray of float64
+        Precision at each threshold, then 1 (the curve's end at recall 0).
+    recall : ndarray of float64
+        Recall at each threshold (non-increasing), then 0.
+    thresholds : ndarray of float64
+        Increasing, one fewer than ``precision``: the distinct scores.
+    """
+
+    precision: np.ndarray
+    recall: np.ndarray
+    thresholds: np.ndarray
+
+
+def _cumulative(y_true, y_score, sample_weight, pos_label, metric, counts=False):
+    """(thresholds, fp, tp): the distinct scores of positive weight from the highest
+    down and the class weights at or above each: int64 without weights; with them,
+    in the units of ``sample_weight`` for ``counts``, else scaled by a power of two
+    (rates do not depend on the scale; the scaling keeps the sums finite)."""
+    keys, group_neg, group_pos = roc_groups(with_pos_label(y_true, pos_label), y_score,
+                                            sample_weight, metric, with_keys=True,
+                                            normalize=not counts)
+    if sample_weight is not None:
+        # A score whose points all weigh zero is no threshold.
+        held = (group_neg != 0) | (group_pos != 0)
+        keys, group_neg, group_pos = keys[held], group_neg[held], group_pos[held]
+    return keys, np.cumsum(group_neg), np.cumsum(group_pos)
+
+
+def roc_curve(y_true, y_score, *, sample_weight=None, pos_label=None, drop_intermediate=True):
+    """The ROC curve with the threshold of each point.
+
+    The point of a threshold t is (FPR, TPR) of the rule "class 1 when the
+    score is >= t"; the thresholds are the distinct scores, from the highest
+    down, after ``inf`` (nothing is class 1).
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Labels, 0/1, -1/1 or bool; class 1 is the class expected to score higher.
+    y_score : array-like of shape (n,)
+        Scores, any finite real numbers.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative finite weight of each point; a point of weight 0 is absent.
+    pos_label : hashable, optional
+        The label of class 1; the one other label is class 0.
+    drop_intermediate : bool, default True
+        Leave out the points inside a straight stretch of the curve (which do
+        not change its area or its hull), as scikit-learn does.
+
+    Returns
+    -------
+    ROCCurve
+        ``(fpr, tpr, thresholds)``, from (0, 0) at threshold ``inf`` to (1, 1).
+
+    Raises
+    ------
+    ValueError
+        On invalid input, as for :func:`auc`, and when a class has no weight.
+
+    See Also
+    --------
+    roc_points : the same points without thresholds, never dropped.
+    coords : operating points read from the curve.
+
+    Notes
+    -----
+    O(n log n).  Equal to ``sklearn.metrics.roc_curve`` with the same
+    arguments (its first threshold is ``inf`` too); where scikit-learn warns
+    and returns nan for a class without points, this raises.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import roc_curve
+    >>> fpr, tpr, thresholds = roc_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> fpr
+    array([0. , 0. , 0.5, 0.5, 1. ])
+    >>> thresholds
+    array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
+    """
+    keys, fp, tp = _cumulative(y_true, y_score, sample_weight, pos_label, "The ROC curve")
+    if drop_intermediate and keys.shape[0] > 2:
+        # A point is kept where the curve turns: its second differences are not both 0.
+        turns = (np.diff(fp, 2) != 0) | (np.diff(tp, 2) != 0)
+        kept = np.concatenate(([True], turns, [True]))
+        keys, fp, tp = keys[kept], fp[kept], tp[kept]
+    fpr = np.concatenate(([0.0], fp / fp[-1]))
+    tpr = np.concatenate(([0.0], tp / tp[-1]))
+    return ROCCurve(fpr, tpr, np.concatenate(([np.inf], keys)))
+
+
+def precision_recall_curve(y_true, y_score, *, sample_weight=None, pos_label=None,
+                           drop_intermediate=False):
+    """Precision and recall at every threshold.
+
+    Precision is the share of class 1 among the points at or above a
+    threshold, recall the share of class 1 found there; the thresholds are
+    the distinct scores.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As for :func:`roc_curve`.
+    drop_intermediate : bool, default False
+        Leave out the thresholds at which the true positives do not change
+        (they share one recall), as scikit-learn's option does.
+
+    Returns
+    -------
+    PrecisionRecallCurve
+        ``(precision, recall, thresholds)``: thresholds increasing, then the
+        point (recall 0, precision 1) that has no threshold.
+
+    Raises
+    ------
+    ValueError
+        On invalid input, as for :func:`auc`, and when a class has no weight.
+
+    See Also
+    --------
+    average_precision : the area under these points drawn as steps.
+
+    Notes
+    -----
+    O(n log n).  Equal to ``sklearn.metrics.precision_recall_curve`` with the
+    same arguments.  A threshold above which no point lies has no precision
+    (0 / 0); scikit-learn's convention sets it to 0, and so does this
+    function (it can only happen at the lowest threshold of a curve whose
+    lowest scores all weigh zero, which are absent, so never here).
+
+    Examples
+    --------
+    >>> from hmeasure_stream import precision_recall_curve
+    >>> precision, recall, thresholds = precision_recall_curve(
+    ...     [0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> precision
+    array([0.5       , 0.66666667, 0.5       , 1.        , 1.        ])
+    >>> recall
+    array([1. , 1. , 0.5, 0.5, 0. ])
+    """
+    keys, fp, tp = _cumulative(y_true, y_score, sample_weight, pos_label,
+                               "The precision-recall curve")
+    if drop_intermediate and keys.shape[0] > 2:
+        # Keep a threshold where the true positives change on either side of it.
+        changes = np.concatenate(([True], (np.diff(tp[:-1]) != 0) | (np.diff(tp[1:]) != 0),
+                                  [True]))
+        keys, fp, tp = keys[changes], fp[changes], tp[changes]
+    predicted = tp + fp
+    precision = np.divide(tp, predicted, out=np.zeros(tp.shape[0]), where=predicted != 0)
+    recall = tp / tp[-1]
+    return PrecisionRecallCurve(np.concatenate((precision[::-1], [1.0])),
+                                np.concatenate((recall[::-1], [0.0])), keys[::-1].copy())
+
+
+def average_precision(y_true, y_score, *, sample_weight=None, pos_label=None):
+    """Average precision: the precision at each threshold weighted by the recall it adds.
+
+    ``AP = sum_k (R_k - R_{k-1}) P_k`` over the thresholds from the highest
+    score down: the area under the precision-recall curve drawn as steps.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As for :func:`roc_curve`.
+
+    Returns
+    -------
+    float
+        In [0, 1].
+
+    Raises
+    ------
+    ValueError
+        On invalid input, as for :func:`auc`, and when a class has no weight.
+
+    See Also
+    --------
+    precision_recall_curve : the points whose steps it sums.
+
+    Notes
+    -----
+    O(n log n).  Equal to ``sklearn.metrics.average_precision_score``.  Steps,
+    not the trapezoid: between two thresholds precision is not linear in
+    recall, so straight lines would overstate it (Davis and Goadrich, "The
+    relationship between precision-recall and ROC curves", ICML 2006); the
+    steps are the expected precision of a point of class 1 drawn by weight.
+    The terms are summed exactly rounded (``math.fsum``).
+
+    Examples
+    --------
+    >>> from hmeasure_stream import average_precision
+    >>> average_precision([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    0.8333333333333333
+    """
+    _, fp, tp = _cumulative(y_true, y_score, sample_weight, pos_label, "Average precision")
+    added = np.diff(tp, prepend=0)
+    terms = added * (tp / (tp + fp))
+    return math.fsum(terms.tolist()) / float(tp[-1])
+
+
+def coords(y_true, y_score, x, *, input="threshold", ret=("threshold", "specificity",
+           "sensitivity"), best_method="youden", sample_weight=None, pos_label=None):
+    """Operating points of the ROC curve, as R pROC's ``coords``.
+
+    The sensitivity at a given specificity, the threshold that reaches a
+    target sensitivity, the accuracy, predictive values and Youden's J at a
+    threshold, or the best threshold.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As for :func:`roc_curve`.
+    x : float, array-like of float, "all" or "best"
+        Where to read: values of ``input``; ``"all"``: every threshold of
+        pROC's curve; ``"best"``: the threshold(s) maximising Youden's J
+        (``best_method="youden"``) or closest to the top-left corner
+        (``"closest_topleft"``).
+    input : {"threshold", "specificity", "sensitivity"}, default "threshold"
+        What ``x`` is.  At a threshold t the rule is "class 1 when the score
+        is >= t".  A specificity between two points of the curve reads the
+        point of the straight line between them (pROC's interpolation; its
+        threshold is nan); one that a point has exactly reads the point with
+        the highest sensitivity (likewise for a sensitivity).
+    ret : sequence of str
+        What to return, from ``"threshold"``, ``"specificity"``,
+        ``"sensitivity"``, ``"accuracy"``, ``"precision"``, ``"npv"``,
+        ``"tp"``, ``"fp"``, ``"tn"``, ``"fn"``, ``"youden"``,
+        ``"closest_topleft"``.
+    best_method : {"youden", "closest_topleft"}, default "youden"
+        The criterion of ``x="best"``; all tied thresholds are returned.
+
+    Returns
+    -------
+    dict of str to ndarray
+        One array per name of ``ret``, one entry per point read (in the
+        order of ``x``; for "all" and "best" thresholds increasing).
+        ``pandas.DataFrame(coords(...))`` gives pROC's table.
+
+    Raises
+    ------
+    ValueError
+        On invalid input, as for :func:`auc`; an unknown ``input``, ``ret``
+        or ``best_method``; an ``x`` outside [0, 1] for a rate.
+
+    See Also
+    --------
+    roc_curve : every point of the curve with its threshold.
+
+    Notes
+    -----
+    O(n log n + m log n) for m values of ``x``.  Equal to pROC's ``coords``
+    with ``direction="<"`` (class 1 scores higher), except two names:
+    ``youden`` is J = sensitivity + specificity - 1, the package's meaning
+    (pROC's ``youden`` column is sensitivity + specificity), and
+    ``closest_topleft`` is the squared distance to (0, 1).  pROC's
+    thresholds lie between the distinct scores (midpoints, -inf and inf);
+    scikit-learn's (:func:`roc_curve`) are the scores themselves: the two
+    describe the same points.  With weights, the counts are class weights.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import coords
+    >>> y, s = [0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.7]
+    >>> coords(y, s, 0.5, ret=("sensitivity", "specificity", "tp", "fp"))
+    {'sensitivity': array([0.66666667]), 'specificity': array([1.]), 'tp': array([2.]), \
+'fp': array([0.])}
+    >>> coords(y, s, "best", ret=("threshold", "youden"))  # two tie
+    {'threshold': array([0.275, 0.55 ]), 'youden': array([0.66666667, 0.66666667])}
+    """
+    input = check_option(input, "input", ("threshold", "specificity", "sensitivity"))
+    best_method = check_option(best_method, "best_method", ("youden", "closest_topleft"))
+    if isinstance(ret, str):
+        ret = (ret,)
+    for name in ret:
+        check_option(name, "ret", COORDS_RETURNS)
+    keys, fp, tp = _cumulative(y_true, y_score, sample_weight, pos_label, "coords",
+                               counts=True)
+    total_neg, total_pos = float(fp[-1]), float(tp[-1])
+    # pROC's curve, thresholds increasing: -inf, the midpoints of the distinct scores,
+    # inf, with the class weights at or above each.
+    thresholds = np.concatenate(([-np.inf], (keys[:-1] + keys[1:])[::-1] / 2, [np.inf]))
+    fp_at = np.concatenate((fp[::-1], [0])).astype(np.float64)
+    tp_at = np.concatenate((tp[::-1], [0])).astype(np.float64)
+    specificity = (total_neg - fp_at) / total_neg
+    sensitivity = tp_at / total_pos
+    if isinstance(x, str):
+        x = check_option(x, "x", ("all", "best"))
+        chosen = slice(None)
+        if x == "best" and best_method == "youden":
+            score = sensitivity + specificity
+            chosen = score == score.max()
+        elif x == "best":
+            distance = (1.0 - sensitivity) ** 2 + (1.0 - specificity) ** 2
+            chosen = distance == distance.min()
+        return _table(ret, thresholds[chosen], specificity[chosen], sensitivity[chosen],
+                      fp_at[chosen], tp_at[chosen], total_neg, total_pos)
+    values = np.atleast_1d(np.asarray(x, dtype=np.float64))
+    if values.ndim != 1 or np.any(np.isnan(values)):
+        raise ValueError(f"x must be a number or a 1-d array of numbers, got {x!r}")
+    if input == "threshold":
+        # The distinct scores at or above each threshold (keys descending).
+        above = np.searchsorted(-keys, -values, side="right")
+        taken_fp = np.concatenate(([0], fp))[above].astype(np.float64)
+        taken_tp = np.concatenate(([0], tp))[above].astype(np.float64)
+        return _table(ret, values, (total_neg - taken_fp) / total_neg, taken_tp / total_pos,
+                      taken_fp, taken_tp, total_neg, total_pos)
+    if np.any((values < 0) | (values > 1)):
+        raise ValueError(f"x must be {input} values in [0, 1], got {x!r}")
+    if input == "specificity":
+        exact, sens, index = _interpolated(values, specificity, sensitivity)
+        spec = values
+    else:
+        # Sensitivities increase with the thresholds decreasing: read the points reversed.
+        exact, spec, index = _interpolated(values, sensitivity[::-1], specificity[::-1])
+        sens = values
+        index = thresholds.shape[0] - 1 - index
+    threshold = np.where(exact, thresholds[index], np.nan)
+    tp = np.where(exact, tp_at[index], sens * total_pos)
+    fp = np.where(exact, fp_at[index], total_neg - spec * total_neg)
+    return _table(ret, threshold, spec, sens, fp, tp, total_neg, total_pos)
+
+
+def _interpolated(targets, along, other):
+    """Read ``other`` (non-increasing) at each target value of ``along`` (non-decreasing
+    from 0 to 1 over the points): at a value some points have exactly, the first of them
+    (the highest ``other``); between two points, on the straight line between them.
+    Returns (where the value is exact, ``other`` there, the index of the exact point)."""
+    first = np.searchsorted(along, targets, side="left")
+    past = np.searchsorted(along, targets, side="right")
+    exact = past > first
+    index = np.minimum(first, along.shape[0] - 1)
+    lower = np.maximum(first - 1, 0)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = (targets - along[lower]) / (along[index] - along[lower])
+    result = np.where(exact, other[index], other[lower] + share * (other[index] - other[lower]))
+    return exact, result, index
+
+
+def _table(ret, threshold, spec, sens, fp, tp, total_neg, total_pos):
+    """The columns of ``ret`` from the points' thresholds, rates and class weights."""
+    tn, fn = total_neg - fp, total_pos - tp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        columns = {
+            "threshold": threshold,
+            "specificity": spec,
+            "sensitivity": sens,
+            "accuracy": (tp + tn) / (total_pos + total_neg),
+            "precision": tp / (tp + fp),
+            "npv": tn / (tn + fn),
+            "tp": tp, "fp": fp, "tn": tn, "fn": fn,
+            "youden": sens + spec - 1.0,
+            "closest_topleft": (1.0 - sens) ** 2 + (1.0 - spec) ** 2,
+        }
+    return {name: np.asarray(columns[name], dtype=np.float64) for name in ret}
+
+
+class CostThreshold(NamedTuple):
+    """The threshold of least expected loss, returned by :func:`min_cost_threshold`.
+
+    Attributes
+    ----------
+    threshold : float
+        Class 1 when the score is >= ``threshold`` (``inf``: nothing is).
+    loss : float
+        The expected loss per point there, c pi0 FPR + (1 - c) pi1 (1 - TPR).
+    fpr : float
+        False positive rate at the threshold.
+    tpr : float
+        True positive rate at the threshold.
+    """
+
+    threshold: float
+    loss: float
+    fpr: float
+    tpr: float
+
+
+def min_cost_threshold(y_true, y_score, *, cost=None, severity_ratio=None, priors=None,
+                       sample_weight=None, pos_label=None):
+    """The threshold that minimises the expected misclassification loss at a cost.
+
+    With ``c`` the cost of a false positive and ``1 - c`` that of a false
+    negative, the rule "class 1 when the score is >= t" loses
+    L(t) = c pi0 FPR(t) + (1 - c) pi1 (1 - TPR(t)) per point on average;
+    this is the t of least L, the minimum that :func:`h_measure` averages over
+    a distribution of ``c``.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As for :func:`roc_curve`.
+    cost : float, optional
+        ``c`` in (0, 1), the cost of a false positive (a false negative
+        costs ``1 - c``).  Exactly one of ``cost`` and ``severity_ratio``.
+    severity_ratio : float, optional
+        The cost of a false positive over that of a false negative, > 0:
+        ``c = SR / (1 + SR)`` (R hmeasure's parameterisation).
+    priors : (float, float), optional
+        Class priors (pi0, pi1) instead of the class proportions of the data.
+
+    Returns
+    -------
+    CostThreshold
+        ``(threshold, loss, fpr, tpr)``; among thresholds of equal loss the
+        highest.
+
+    Raises
+    ------
+    ValueError
+        On invalid input, as for :func:`auc`; neither or both of ``cost``
+        and ``severity_ratio``, or either out of its range; invalid priors.
+
+    See Also
+    --------
+    h_measure : one minus the normalised loss averaged over a Beta
+        distribution of ``c``.
+    coords : operating points by other criteria.
+
+    Notes
+    -----
+    O(n log n); the minimum lies on a vertex of the ROC convex hull, where
+    the hull's slope passes (c pi0 / N0) / ((1 - c) pi1 / N1) (Hand,
+    "Measuring classifier performance: a coherent alternative to the area
+    under the ROC curve", Machine Learning, 2009).
+
+    Examples
+    --------
+    >>> from hmeasure_stream import min_cost_threshold
+    >>> y, s = [0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.7]
+    >>> min_cost_threshold(y, s, cost=0.6)
+    CostThreshold(threshold=0.7, loss=0.06666666666666667, fpr=0.0, tpr=0.6666666666666666)
+    >>> min_cost_threshold(y, s, cost=0.1).threshold  # false positives are cheap
+    0.35
+    """
+    if (cost is None) == (severity_ratio is None):
+        raise ValueError("give exactly one of cost and severity_ratio, got "
+                         f"cost={cost!r}, severity_ratio={severity_ratio!r}")
+    if cost is None:
+        ratio = check_positive(severity_ratio, "severity_ratio")
+        cost = ratio / (1.0 + ratio)
+    else:
+        cost = check_probability_level(cost, "cost")
+    keys, fp, tp = _cumulative(y_true, y_score, sample_weight, pos_label,
+                               "The minimum-cost threshold")
+    total_neg, total_pos = float(fp[-1]), float(tp[-1])
+    # The thresholds from inf (nothing is class 1) down to the lowest score.
+    thresholds = np.concatenate(([np.inf], keys))
+    fp, tp = np.concatenate(([0], fp)), np.concatenate(([0], tp))
+    fpr, tpr = fp / total_neg, tp / total_pos
+    if priors is None:
+        # pi0 FPR = FP / N: the weights themselves, so that equal losses stay equal.
+        loss = (cost * fp + (1.0 - cost) * (total_pos - tp)) / (total_neg + total_pos)
+    else:
+        pi0, pi1 = check_priors(priors)
+        loss = cost * pi0 * fpr + (1.0 - cost) * pi1 * (1.0 - tpr)
+    best = int(np.argmin(loss))
+    return CostThreshold(float(thresholds[best]), float(loss[best]), float(fpr[best]),
+                         float(tpr[best]))

@@ -1,0 +1,368 @@
+"""roc_curve, precision_recall_curve, average_precision and coords.
+
+Against scikit-learn (the curves and average precision, with ties, weights,
+zero weights, pos_label and both drop_intermediate settings), against a
+brute force of the definitions, and against R pROC's ``coords`` stored in
+tests/data/proc_coords.json (tools/make_proc_coords_reference.py).
+"""
+
+import functools
+import json
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+from scipy import stats
+from sklearn import metrics as skm
+
+import hmeasure_stream as hs
+
+PROC = json.loads((Path(__file__).parents[1] / "data" / "proc_coords.json").read_text())
+
+
+def cases(seed, count):
+    """Small random inputs: ties, weights with zeros, both classes present."""
+    rng = np.random.default_rng(seed)
+    for trial in range(count):
+        n = int(rng.integers(2, 30))
+        y = rng.integers(0, 2, n)
+        y[:2] = (0, 1)
+        s = rng.integers(0, 6, n) / 2 if trial % 3 else rng.normal(size=n)
+        w = None
+        if trial % 2:
+            w = rng.choice([0.0, 0.5, 1.0, 2.5], n)
+            w[:2] = 1.0
+        yield y, s, w
+
+
+@pytest.mark.parametrize("drop", [True, False])
+@pytest.mark.parametrize(("ours", "theirs"), [(hs.roc_curve, skm.roc_curve),
+                                              (hs.precision_recall_curve,
+                                               skm.precision_recall_curve)])
+def test_curves_equal_scikit_learn(ours, theirs, drop):
+    for y, s, w in cases(1, 200):
+        got = ours(y, s, sample_weight=w, drop_intermediate=drop)
+        expected = theirs(y, s, sample_weight=w, drop_intermediate=drop)
+        for a, b in zip(got, expected, strict=True):
+            np.testing.assert_allclose(a, b, rtol=1e-13)
+
+
+def test_average_precision_equals_scikit_learn_and_the_definition():
+    for y, s, w in cases(3, 300):
+        value = hs.average_precision(y, s, sample_weight=w)
+        assert value == pytest.approx(skm.average_precision_score(y, s, sample_weight=w),
+                                      rel=1e-12)
+        # The definition in exact fractions: over the distinct scores from the highest
+        # down, the recall each adds times the precision at and above it.
+        weights = [Fraction(1)] * len(y) if w is None else [Fraction(v) for v in w.tolist()]
+        total_pos = sum(wi for yi, wi in zip(y, weights, strict=True) if yi == 1)
+        expected = Fraction(0)
+        for t in sorted(set(s.tolist()), reverse=True):
+            at = [(yi, wi) for yi, si, wi in zip(y, s, weights, strict=True) if si == t]
+            above = [(yi, wi) for yi, si, wi in zip(y, s, weights, strict=True) if si >= t]
+            tp = sum(wi for yi, wi in above if yi == 1)
+            predicted = sum(wi for _, wi in above)
+            added = sum(wi for yi, wi in at if yi == 1)
+            if added:
+                expected += added / total_pos * tp / predicted
+        assert value == pytest.approx(float(expected), rel=1e-13)
+
+
+def test_zero_weight_points_are_absent_as_in_scikit_learn():
+    y, s = [0, 0, 1, 1, 1], [0.1, 0.2, 0.3, 0.4, 0.5]
+    w = [1, 1, 1, 0.5, 0]
+    fpr, tpr, thresholds = hs.roc_curve(y, s, sample_weight=w, drop_intermediate=False)
+    np.testing.assert_array_equal(thresholds, [np.inf, 0.4, 0.3, 0.2, 0.1])
+    np.testing.assert_allclose(tpr, [0, 1 / 3, 1, 1, 1])
+    np.testing.assert_allclose(fpr, [0, 0, 0, 0.5, 1])
+    dropped = [0, 1, 2, 3]
+    np.testing.assert_allclose(
+        hs.roc_curve(y, s, sample_weight=w, drop_intermediate=False).fpr,
+        hs.roc_curve(np.take(y, dropped), np.take(s, dropped),
+                     sample_weight=np.take(w, dropped), drop_intermediate=False).fpr)
+
+
+def test_pos_label_and_signed_labels_read_the_same_curve():
+    y = np.array([0, 1, 1, 0, 1, 0, 0])
+    s = np.array([0.2, 0.9, 0.4, 0.4, 0.7, 0.1, 0.8])
+    expected = hs.roc_curve(y, s)
+    for labels, pos_label in ((np.where(y == 1, "spam", "ham"), "spam"), (2 * y - 1, None),
+                              (y.astype(bool), None)):
+        got = hs.roc_curve(labels, s, pos_label=pos_label)
+        for a, b in zip(got, expected, strict=True):
+            np.testing.assert_array_equal(a, b)
+    assert hs.average_precision(np.where(y == 1, "a", "b"), s, pos_label="a") == (
+        hs.average_precision(y, s))
+
+
+def test_results_are_named_tuples():
+    curve = hs.roc_curve([0, 1, 0, 1], [0.1, 0.8, 0.3, 0.4], drop_intermediate=False)
+    assert isinstance(curve, hs.ROCCurve)
+    np.testing.assert_array_equal(curve.thresholds, [np.inf, 0.8, 0.4, 0.3, 0.1])
+    pr = hs.precision_recall_curve([0, 1, 0, 1], [0.1, 0.8, 0.3, 0.4])
+    assert isinstance(pr, hs.PrecisionRecallCurve)
+    np.testing.assert_array_equal(pr.thresholds, [0.1, 0.3, 0.4, 0.8])
+
+
+@pytest.mark.parametrize("function", [hs.roc_curve, hs.precision_recall_curve,
+                                      hs.average_precision])
+def test_one_class_is_refused(function):
+    with pytest.raises(ValueError, match="class"):
+        function([1, 1, 1], [0.1, 0.2, 0.3])
+    with pytest.raises(ValueError, match="class"):
+        function([0, 1, 1], [0.1, 0.2, 0.3], sample_weight=[0, 1, 1])
+
+
+# ---------------------------------------------------------------------------
+# coords against pROC
+
+
+def proc_column(values):
+    return np.array([np.nan if v is None else v for v in np.atleast_1d(values)], dtype=float)
+
+
+def assert_like_proc(ours, theirs, where):
+    for name in PROC["ret"]:
+        got = ours[name]
+        if name == "youden":
+            # pROC's column is sensitivity + specificity; the package's J is one less.
+            got = got + 1.0
+        np.testing.assert_allclose(got, proc_column(theirs[name]), rtol=1e-12, atol=1e-14,
+                                   err_msg=f"{where}: {name}")
+
+
+@pytest.mark.parametrize("name", sorted(PROC["datasets"]))
+def test_coords_equal_proc(name):
+    data = PROC["datasets"][name]
+    inputs, proc = data["input"], data["proc"]
+    y, s = np.array(inputs["y"]), np.array(inputs["s1"])
+    ret = PROC["ret"]
+    if "all" in proc:
+        assert_like_proc(hs.coords(y, s, "all", ret=ret), proc["all"], "all")
+    assert_like_proc(hs.coords(y, s, inputs["thresholds"], ret=ret), proc["at_threshold"],
+                     "threshold")
+    for kind in ("specificity", "sensitivity"):
+        assert_like_proc(hs.coords(y, s, PROC["targets"], input=kind, ret=ret),
+                         proc[f"at_{kind}"], kind)
+    assert_like_proc(hs.coords(y, s, "best", ret=ret), proc["best_youden"], "best youden")
+    assert_like_proc(hs.coords(y, s, "best", best_method="closest_topleft", ret=ret),
+                     proc["best_topleft"], "best closest.topleft")
+
+
+def test_coords_at_a_threshold_counts_the_points_at_or_above_it():
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 200)
+    s = rng.integers(0, 20, 200) / 4
+    w = rng.random(200)
+    for t in (-1.0, 0.0, 1.25, 2.6, 4.75, 5.0, np.inf, -np.inf):
+        got = hs.coords(y, s, t, ret=("tp", "fp", "tn", "fn", "sensitivity", "specificity",
+                                      "accuracy", "precision", "npv", "youden"),
+                        sample_weight=w)
+        chosen = s >= t
+        tp, fp = w[chosen & (y == 1)].sum(), w[chosen & (y == 0)].sum()
+        fn, tn = w[~chosen & (y == 1)].sum(), w[~chosen & (y == 0)].sum()
+        expected = {"tp": tp, "fp": fp, "tn": tn, "fn": fn,
+                    "sensitivity": tp / (tp + fn), "specificity": tn / (tn + fp),
+                    "accuracy": (tp + tn) / w.sum(),
+                    "precision": tp / (tp + fp) if tp + fp else np.nan,
+                    "npv": tn / (tn + fn) if tn + fn else np.nan,
+                    "youden": tp / (tp + fn) + tn / (tn + fp) - 1}
+        for key, value in expected.items():
+            np.testing.assert_allclose(got[key], [value], rtol=1e-12, atol=1e-12,
+                                       err_msg=f"t={t} {key}")
+
+
+def test_coords_refuses_bad_requests():
+    y, s = [0, 1, 0, 1], [0.1, 0.8, 0.3, 0.4]
+    with pytest.raises(ValueError, match="input"):
+        hs.coords(y, s, 0.5, input="fpr")
+    with pytest.raises(ValueError, match="ret"):
+        hs.coords(y, s, 0.5, ret=("threshold", "auc"))
+    with pytest.raises(ValueError, match="best_method"):
+        hs.coords(y, s, "best", best_method="topleft")
+    with pytest.raises(ValueError, match="x"):
+        hs.coords(y, s, "middle")
+    with pytest.raises(ValueError, match=r"\[0, 1\]"):
+        hs.coords(y, s, 1.5, input="specificity")
+    with pytest.raises(ValueError, match="x"):
+        hs.coords(y, s, np.nan)
+
+
+# ---------------------------------------------------------------------------
+# DeLong's tests and covariance against pROC (same reference file)
+
+ALTERNATIVES = {"two.sided": "two-sided", "less": "less", "greater": "greater"}
+
+
+@pytest.mark.parametrize("name", sorted(PROC["datasets"]))
+def test_delong_tests_and_covariance_equal_proc(name):
+    data = PROC["datasets"][name]
+    inputs, proc = data["input"], data["proc"]
+    y, s1, s2 = (np.array(inputs[key]) for key in ("y", "s1", "s2"))
+    for r_name, alternative in ALTERNATIVES.items():
+        paired = hs.auc_test(y, s1, s2, alternative=alternative)
+        assert paired.statistic == pytest.approx(proc["paired"][r_name]["statistic"],
+                                                 rel=1e-9)
+        assert paired.pvalue == pytest.approx(proc["paired"][r_name]["p_value"], rel=1e-9)
+        # pROC's unpaired samples: the even-numbered points (1-based) scored by the first
+        # classifier, the odd-numbered by the second.
+        even = np.arange(1, len(y) + 1) % 2 == 0
+        unpaired = hs.auc_test(y[even], s1[even], s2[~even], y_true2=y[~even],
+                               alternative=alternative)
+        expected = proc["unpaired"][r_name]
+        assert unpaired.difference == pytest.approx(expected["auc1"] - expected["auc2"],
+                                                    rel=1e-12, abs=1e-15)
+        assert unpaired.statistic == pytest.approx(expected["statistic"], rel=1e-9)
+        assert unpaired.pvalue == pytest.approx(expected["p_value"], rel=1e-9)
+    assert hs.auc_covariance(y, s1, s2) == pytest.approx(proc["cov"], rel=1e-9)
+
+
+def test_covariance_by_definition_and_with_itself():
+    rng = np.random.default_rng(8)
+    y = rng.integers(0, 2, 60)
+    y[:2] = (0, 1)
+    s1, s2 = rng.integers(0, 5, 60) + y, rng.normal(size=60) + y
+    assert hs.auc_covariance(y, s1, s1) == pytest.approx(hs.auc_variance(y, s1), rel=1e-12)
+    # DeLong's definition with the O(n^2) placements.
+    pos, neg = y == 1, y == 0
+
+    def placements(s):
+        v10 = np.array([np.mean((s[neg] < a) + 0.5 * (s[neg] == a)) for a in s[pos]])
+        v01 = np.array([np.mean((b < s[pos]) + 0.5 * (b == s[pos])) for b in s[neg]])
+        return v10, v01
+
+    (a10, a01), (b10, b01) = placements(s1), placements(s2)
+    expected = (np.cov(a10, b10)[0, 1] / pos.sum() + np.cov(a01, b01)[0, 1] / neg.sum())
+    assert hs.auc_covariance(y, s1, s2) == pytest.approx(expected, rel=1e-12)
+
+
+def test_unpaired_test_by_definition():
+    rng = np.random.default_rng(9)
+    y1, y2 = rng.integers(0, 2, 50), rng.integers(0, 2, 70)
+    y1[:2] = y2[:2] = (0, 1)
+    s1, s2 = rng.normal(size=50) + y1, rng.normal(size=70) + 0.5 * y2
+    result = hs.auc_test(y1, s1, s2, y_true2=y2, alternative="greater")
+    difference = hs.auc(y1, s1) - hs.auc(y2, s2)
+    se = np.sqrt(hs.auc_variance(y1, s1) + hs.auc_variance(y2, s2))
+    assert result.difference == pytest.approx(difference, rel=1e-12)
+    assert result.std_error == pytest.approx(se, rel=1e-12)
+    # pROC's Student t with Welch and Satterthwaite's degrees of freedom.
+    v1, v2 = hs.auc_variance(y1, s1), hs.auc_variance(y2, s2)
+    df = (v1 + v2) ** 2 / (v1 ** 2 / 49 + v2 ** 2 / 69)
+    assert result.df == pytest.approx(df, rel=1e-12)
+    assert result.pvalue == pytest.approx(stats.t.sf(difference / se, df), rel=1e-9)
+    with pytest.raises(ValueError, match="alternative"):
+        hs.auc_test(y1, s1, s1, alternative="two.sided")
+
+
+# ---------------------------------------------------------------------------
+# Bootstrap intervals
+
+
+@pytest.mark.parametrize("name", [name for name, data in sorted(PROC["datasets"].items())
+                                  if "partial_ci" in data["proc"]])
+def test_bootstrap_interval_of_a_partial_auc_agrees_with_proc(name):
+    data = PROC["datasets"][name]
+    y, s = np.array(data["input"]["y"]), np.array(data["input"]["s1"])
+    for entry in data["proc"]["partial_ci"]:
+        low, high = entry["range"]
+        # pROC's range of specificities (or sensitivities) [low, high].
+        box = ({"fpr_range": (1 - high, 1 - low)} if entry["focus"] == "specificity"
+               else {"tpr_range": (low, high)})
+        statistic = functools.partial(hs.partial_auc, **box)
+        n_boot = PROC["boot_n"]
+        ours = hs.bootstrap_ci(y, s, statistic, n_boot=n_boot, random_state=11)
+        assert ours.estimate == statistic(y, s)
+        # pROC's three numbers are its resampled statistics' 2.5 %, 50 % and 97.5 %
+        # quantiles.  Within Monte Carlo error: each lies between the quantiles, one
+        # percentage point (two for the median) either side, of resamples drawn here
+        # independently; and our ends between the same.  (Seeded, so the test is
+        # deterministic; the bands are about three standard errors of the difference of
+        # two estimates at n_boot = 4000.)
+        values = resampled(y, s, statistic, n_boot, 11)
+        for proc_value, our_value, p, width in zip(
+                entry["ci"], (ours.low, None, ours.high), (0.025, 0.5, 0.975),
+                (0.01, 0.02, 0.01), strict=True):
+            band = np.quantile(values, [p - width, p + width])
+            assert band[0] <= proc_value <= band[1], (entry, p, proc_value, band)
+            if our_value is not None:
+                assert band[0] <= our_value <= band[1], (entry, p, our_value, band)
+
+
+def resampled(y, s, statistic, n_boot, seed):
+    """The statistics of stratified resamples, written out independently."""
+    rng = np.random.default_rng(seed + 1)
+    neg, pos = np.flatnonzero(y == 0), np.flatnonzero(y == 1)
+    values = []
+    for _ in range(n_boot):
+        drawn = np.concatenate((rng.integers(0, neg.size, neg.size),
+                                neg.size + rng.integers(0, pos.size, pos.size)))
+        order = np.concatenate((neg, pos))[drawn]
+        values.append(statistic(y[order], s[order]))
+    return np.array(values)
+
+
+def test_bootstrap_ci_refuses_bad_requests():
+    y, s = [0, 1, 0, 1], [0.1, 0.8, 0.3, 0.4]
+    with pytest.raises(ValueError, match="callable"):
+        hs.bootstrap_ci(y, s, "auc")
+    with pytest.raises(ValueError, match="level"):
+        hs.bootstrap_ci(y, s, hs.auc, level=1.0)
+    with pytest.raises(ValueError, match="n_boot"):
+        hs.bootstrap_ci(y, s, hs.auc, n_boot=0)
+    with pytest.raises(ValueError, match="two points"):
+        hs.bootstrap_ci([0, 1, 0], [0.1, 0.8, 0.3], hs.auc)
+
+
+# ---------------------------------------------------------------------------
+# The minimum-cost threshold
+
+
+def test_min_cost_threshold_by_brute_force():
+    for y, s, w in cases(12, 150):
+        weights = np.ones(len(y)) if w is None else w
+        for cost, priors in ((0.5, None), (0.2, None), (0.9, (0.3, 0.7))):
+            got = hs.min_cost_threshold(y, s, cost=cost, priors=priors, sample_weight=w)
+            n0, n1 = weights[y == 0].sum(), weights[y == 1].sum()
+            pi0, pi1 = priors or (n0 / (n0 + n1), n1 / (n0 + n1))
+            best = None
+            for t in [np.inf, *sorted(set(s[weights > 0].tolist()), reverse=True)]:
+                chosen = s >= t
+                fpr = weights[chosen & (y == 0)].sum() / n0
+                tpr = weights[chosen & (y == 1)].sum() / n1
+                loss = cost * pi0 * fpr + (1 - cost) * pi1 * (1 - tpr)
+                if best is None or loss < best[1] - 1e-12:
+                    best = (t, loss, fpr, tpr)
+            assert got.loss == pytest.approx(best[1], rel=1e-12, abs=1e-15)
+            chosen = s >= got.threshold
+            assert got.fpr == pytest.approx(weights[chosen & (y == 0)].sum() / n0, abs=1e-12)
+            assert got.tpr == pytest.approx(weights[chosen & (y == 1)].sum() / n1, abs=1e-12)
+
+
+def test_h_measure_averages_the_minimum_loss_over_costs():
+    # H = 1 - E[L_min(c)] / E[min(c pi0, (1 - c) pi1)] for c ~ Beta(2, 2), by quadrature.
+    rng = np.random.default_rng(13)
+    y = rng.integers(0, 2, 80)
+    s = np.round(rng.normal(size=80) + y, 1)
+    pi0, pi1 = np.mean(y == 0), np.mean(y == 1)
+    c = np.linspace(0, 1, 4001)[1:-1]
+    density = stats.beta(2, 2).pdf(c)
+    lost = np.array([hs.min_cost_threshold(y, s, cost=v).loss for v in c])
+    trivial = np.minimum(c * pi0, (1 - c) * pi1)
+    h = 1 - np.trapezoid(lost * density, c) / np.trapezoid(trivial * density, c)
+    assert h == pytest.approx(hs.h_measure(y, s), abs=2e-6)
+
+
+def test_min_cost_threshold_by_severity_ratio_and_refusals():
+    y, s = [0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.2, 0.7]
+    assert hs.min_cost_threshold(y, s, severity_ratio=1.5) == hs.min_cost_threshold(
+        y, s, cost=0.6)
+    with pytest.raises(ValueError, match="exactly one"):
+        hs.min_cost_threshold(y, s)
+    with pytest.raises(ValueError, match="exactly one"):
+        hs.min_cost_threshold(y, s, cost=0.5, severity_ratio=1.0)
+    with pytest.raises(ValueError, match="cost"):
+        hs.min_cost_threshold(y, s, cost=1.0)
+    with pytest.raises(ValueError, match="priors"):
+        hs.min_cost_threshold(y, s, cost=0.5, priors=(0.5, 0.6))
