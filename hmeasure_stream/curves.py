@@ -26,7 +26,7 @@ from typing import NamedTuple
 
 import numpy as np
 
-from hmeasure_stream._core.groups import roc_groups
+from hmeasure_stream._core.groups import roc_groups, roc_sums
 from hmeasure_stream._validation import (
     check_option,
     check_positive,
@@ -82,17 +82,14 @@ class PrecisionRecallCurve(NamedTuple):
 
 def _cumulative(y_true, y_score, sample_weight, pos_label, metric, counts=False):
     """(thresholds, fp, tp): the distinct scores of positive weight from the highest
-    down and the class weights at or above each: int64 without weights; with them,
-    in the units of ``sample_weight`` for ``counts``, else scaled by a power of two
-    (rates do not depend on the scale; the scaling keeps the sums finite)."""
+    down and the class weights at or above each (float64; with weights in the units
+    of ``sample_weight`` for ``counts``, else scaled by a power of two: rates do not
+    depend on the scale, and the scaling keeps the sums finite)."""
     keys, group_neg, group_pos = roc_groups(with_pos_label(y_true, pos_label), y_score,
                                             sample_weight, metric, with_keys=True,
                                             normalize=not counts)
-    if sample_weight is not None:
-        # A score whose points all weigh zero is no threshold.
-        held = (group_neg != 0) | (group_pos != 0)
-        keys, group_neg, group_pos = keys[held], group_neg[held], group_pos[held]
-    return keys, np.cumsum(group_neg), np.cumsum(group_pos)
+    fp, tp, keys = roc_sums(group_neg, group_pos, keys)
+    return keys, fp[1:], tp[1:]
 
 
 def roc_curve(y_true, y_score, *, sample_weight=None, pos_label=None, drop_intermediate=True):

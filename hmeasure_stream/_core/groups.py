@@ -52,8 +52,10 @@ def roc_groups(y_true, y_score, sample_weight, metric, with_keys=False, normaliz
     return weighted_groups(y_true, y_score, sample_weight, metric, with_keys, normalize)
 
 
-def roc_sums(group_neg, group_pos):
-    """Cumulative class weights (fp, tp) of the ROC points, from (0, 0) to (N0, N1), float64.
+def roc_sums(group_neg, group_pos, keys=None):
+    """Cumulative class weights (fp, tp) of the ROC points, from (0, 0) to (N0, N1), float64
+    (and with ``keys``, the groups' distinct scores, the threshold of each point after
+    the first).
 
     One point per group of positive weight, from the highest score down.  A
     group of weight 0 (points of weight 0 only) is absent, as scikit-learn's
@@ -64,9 +66,10 @@ def roc_sums(group_neg, group_pos):
     present = (group_neg > 0) | (group_pos > 0)
     if not present.all():
         group_neg, group_pos = group_neg[present], group_pos[present]
+        keys = None if keys is None else keys[present]
     fp = np.concatenate(([0.0], np.cumsum(group_neg, dtype=np.float64)))
     tp = np.concatenate(([0.0], np.cumsum(group_pos, dtype=np.float64)))
-    return fp, tp
+    return (fp, tp) if keys is None else (fp, tp, keys)
 
 
 def auc_value(y_true, y_score, sample_weight=None):
