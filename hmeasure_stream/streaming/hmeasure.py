@@ -67,15 +67,13 @@ class DynamicH(_HullPointSet):
     Examples
     --------
     >>> from hmeasure_stream import DynamicH, h_measure, hmeasure_report
-    >>> tracker = DynamicH()
     >>> y, s = [0, 0, 1, 0, 1, 1, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8]
-    >>> tracker.add_many(y, s)
+    >>> tracker = DynamicH(); tracker.add_many(y, s)
     >>> round(tracker.h, 6), round(h_measure(y, s), 6)
     (0.674074, 0.674074)
     >>> tracker.report() == hmeasure_report(y, s)
     True
-    >>> tracker.remove(0, 0.4)
-    >>> tracker.auc == 11 / 12, tracker.auch == 23 / 24
+    >>> tracker.remove(0, 0.4); tracker.auc == 11 / 12, tracker.auch == 23 / 24
     (True, True)
     """
 

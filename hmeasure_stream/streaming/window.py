@@ -224,11 +224,9 @@ class SlidingWindow(Pickled):
 
     Notes
     -----
-    Per point, for w points: the update of the structure behind each metric (O(log w) for the AUC,
-    ``"pauc"`` and DeLong's metrics, :class:`DynamicH`'s for the hull metrics, doubled by ``"ks"``);
-    memory O(w).  Values equal the from-scratch ones as on those structures.  One thread may update
-    at a time.  N. Tatti, "Maintaining AUC and H-measure over time" (preprint); "Efficient
-    estimation of AUC in a sliding window", ECML PKDD 2018.
+    Per point, for w points: O(log w) in the one order engine of every metric read from the score
+    order (:class:`DynamicH`'s hull for the hull metrics), memory O(w); exact as on the structures.
+    N. Tatti, "Maintaining AUC and H-measure over time"; ECML PKDD 2018 (sliding-window AUC).
 
     Examples
     --------
