@@ -687,6 +687,16 @@ def check_probability_level(value, name):
     return value
 
 
+def check_rate(value, name):
+    """A rate: a number in [0, 1], returned as float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+    value = _as_float(value)
+    if not 0 <= value <= 1:
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
+    return value
+
+
 def check_label_value(value, name="y_true"):
     """One label, 0/1, -1/1 or a boolean, as a bool (True for class 1)."""
     if isinstance(value, (bool, np.bool_)):

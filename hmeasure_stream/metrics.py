@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from hmeasure_stream._core.curves import hull_of
 from hmeasure_stream._core.groups import auc_value as _auc_value
 from hmeasure_stream._core.groups import roc_groups as _roc_groups
 from hmeasure_stream._core.groups import roc_sums as _roc_sums
@@ -25,6 +26,7 @@ from hmeasure_stream._validation import (
     warn_if_inverted,
     with_pos_label,
 )
+from hmeasure_stream.curves import ROCCurve
 
 __all__ = ["auc", "h_measure", "hmeasure_report", "roc_hull", "roc_points"]
 
@@ -175,7 +177,7 @@ def roc_points(y_true, y_score, *, sample_weight=None, pos_label=None):
     return fp / fp[-1], tp / tp[-1]
 
 
-def roc_hull(y_true, y_score, *, sample_weight=None, pos_label=None):
+def roc_hull(y_true, y_score, *, sample_weight=None, pos_label=None, return_thresholds=False):
     """Vertices of the convex hull of the ROC curve.
 
     The hull is the ROC curve of the best classifiers that randomise between
@@ -194,6 +196,9 @@ def roc_hull(y_true, y_score, *, sample_weight=None, pos_label=None):
         The label of class 1 (a string, number, bool, ...); the one other
         label in ``y_true`` is class 0 and a third one is refused.  Default:
         labels 0/1 or booleans (or -1/1, as in scikit-learn).
+    return_thresholds : bool, default False
+        Also return the threshold of each vertex: the vertex is the ROC point
+        of "class 1 when the score is >= threshold" (``inf`` for (0, 0)).
 
     Returns
     -------
@@ -204,6 +209,9 @@ def roc_hull(y_true, y_score, *, sample_weight=None, pos_label=None):
         repeated points are removed, so consecutive edges have strictly
         decreasing slopes.  When the ROC curve never rises above the diagonal
         the hull is the diagonal itself.
+    thresholds : ndarray of float64
+        With ``return_thresholds``: decreasing, one per vertex; the three
+        arrays are then a :class:`ROCCurve`.
 
     Raises
     ------
@@ -235,11 +243,15 @@ def roc_hull(y_true, y_score, *, sample_weight=None, pos_label=None):
     array([0.        , 0.        , 0.33333333, 1.        ])
     >>> tpr
     array([0.        , 0.66666667, 1.        , 1.        ])
+    >>> roc_hull([0, 0, 1, 0, 1, 1], [1, 2, 3, 4, 5, 6], return_thresholds=True).thresholds
+    array([inf,  5.,  3.,  1.])
     """
     y_true = with_pos_label(y_true, pos_label)
-    group_neg, group_pos = _roc_groups(y_true, y_score, sample_weight, "The ROC hull")
-    hull_fp, hull_tp = _scratch.upper_hull(group_neg, group_pos)
-    return hull_fp / hull_fp[-1], hull_tp / hull_tp[-1]
+    groups = _roc_groups(y_true, y_score, sample_weight, "The ROC hull",
+                         with_keys=return_thresholds)
+    if return_thresholds:
+        return ROCCurve(*hull_of(*groups[1:], groups[0]))
+    return hull_of(*groups)
 
 
 def h_measure(
