@@ -18,7 +18,7 @@ from hmeasure_stream._engines._scratch import upper_hull
 from hmeasure_stream._validation import check_option
 
 __all__ = ["COORDS_RETURNS", "average_precision_of", "check_coords_options", "coords_at",
-           "coords_of", "hull_of", "precision_recall_of", "roc_curve_of"]
+           "coords_between", "coords_of", "hull_of", "precision_recall_of", "roc_curve_of"]
 
 # What ``coords`` can return, in pROC's names (``youden`` is J = sens + spec - 1).
 COORDS_RETURNS = ("threshold", "specificity", "sensitivity", "accuracy", "precision", "npv",
@@ -135,38 +135,47 @@ def threshold_table(ret, thresholds, fp, tp, total_neg, total_pos):
 
 
 def coords_at(values, input, ret, thresholds, fp_at, tp_at, total_neg, total_pos):
-    """``coords`` at specificities or sensitivities ``values`` on pROC's curve, or on the
-    piece of it around them (thresholds increasing, class weights at or above each)."""
-    specificity = (total_neg - fp_at) / total_neg
-    sensitivity = tp_at / total_pos
-    if input == "specificity":
-        exact, sens, index = _interpolated(values, specificity, sensitivity)
-        spec = values
-    else:
+    """``coords`` at specificities or sensitivities ``values`` on pROC's whole curve
+    (thresholds increasing, class weights at or above each)."""
+    if input == "sensitivity":
         # Sensitivities increase with the thresholds decreasing: read the points reversed.
-        exact, spec, index = _interpolated(values, sensitivity[::-1], specificity[::-1])
-        sens = values
-        index = thresholds.shape[0] - 1 - index
-    threshold = np.where(exact, thresholds[index], np.nan)
-    tp = np.where(exact, tp_at[index], sens * total_pos)
-    fp = np.where(exact, fp_at[index], total_neg - spec * total_neg)
-    return table(ret, threshold, spec, sens, fp, tp, total_neg, total_pos)
-
-
-def _interpolated(targets, along, other):
-    """Read ``other`` (non-increasing) at each target value of ``along`` (non-decreasing
-    over the points): at a value some points have exactly, the first of them (the
-    highest ``other``); between two points, on the straight line between them.
-    Returns (where the value is exact, ``other`` there, the index of the exact point)."""
-    first = np.searchsorted(along, targets, side="left")
-    past = np.searchsorted(along, targets, side="right")
-    exact = past > first
-    index = np.minimum(first, along.shape[0] - 1)
+        thresholds, fp_at, tp_at = thresholds[::-1], fp_at[::-1], tp_at[::-1]
+        along = tp_at / total_pos
+    else:
+        along = (total_neg - fp_at) / total_neg
+    # The first point whose rate reaches each value, and the point before it.
+    first = np.searchsorted(along, values, side="left")
+    upper = np.minimum(first, along.shape[0] - 1)
     lower = np.maximum(first - 1, 0)
+    return coords_between(values, input, ret, (thresholds[lower], fp_at[lower], tp_at[lower]),
+                          (thresholds[upper], fp_at[upper], tp_at[upper]), total_neg,
+                          total_pos)
+
+
+def coords_between(values, input, ret, lower, upper, total_neg, total_pos):
+    """``coords`` at specificities or sensitivities ``values``, each read between two
+    points of pROC's curve: ``upper``, the first point whose rate (the one ``input``
+    names) reaches the value, and ``lower``, the point before it in the order of that
+    rate (``upper`` again if there is none); each a triple of arrays (threshold, class
+    weights at or above it).  At a value the upper point has exactly, that point (of the
+    points sharing the value, the one of highest other rate); between the two, the
+    straight line between them (pROC's interpolation, threshold nan)."""
+    (_, fp_low, tp_low), (threshold_up, fp_up, tp_up) = lower, upper
+    spec_low, spec_up = (total_neg - fp_low) / total_neg, (total_neg - fp_up) / total_neg
+    sens_low, sens_up = tp_low / total_pos, tp_up / total_pos
+    if input == "specificity":
+        along_low, along_up, other_low, other_up = spec_low, spec_up, sens_low, sens_up
+    else:
+        along_low, along_up, other_low, other_up = sens_low, sens_up, spec_low, spec_up
+    exact = along_up == values
     with np.errstate(invalid="ignore", divide="ignore"):
-        share = (targets - along[lower]) / (along[index] - along[lower])
-    result = np.where(exact, other[index], other[lower] + share * (other[index] - other[lower]))
-    return exact, result, index
+        share = (values - along_low) / (along_up - along_low)
+    other = np.where(exact, other_up, other_low + share * (other_up - other_low))
+    spec, sens = (values, other) if input == "specificity" else (other, values)
+    threshold = np.where(exact, threshold_up, np.nan)
+    tp = np.where(exact, tp_up, sens * total_pos)
+    fp = np.where(exact, fp_up, total_neg - spec * total_neg)
+    return table(ret, threshold, spec, sens, fp, tp, total_neg, total_pos)
 
 
 def table(ret, threshold, spec, sens, fp, tp, total_neg, total_pos):

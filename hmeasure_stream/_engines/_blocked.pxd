@@ -146,7 +146,7 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef int32_t _find(self, double score) noexcept nogil
     cdef bint _both_classes(self, double* total_neg, double* total_pos) noexcept nogil
     cdef bint _crossing(self, bint by_sensitivity, double level, double* found) noexcept nogil
-    cdef double _present_key(self, int32_t position, int32_t index,
+    cdef double _present_key(self, int32_t block, int32_t index,
                              int32_t step) noexcept nogil
     cdef double _rate_at(self, bint by_sensitivity, double level) noexcept nogil
     cdef double _average_precision(self) noexcept nogil

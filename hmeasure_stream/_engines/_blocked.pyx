@@ -56,7 +56,7 @@ from the score order.
 
 import numpy as np
 
-from libc.math cimport NAN, fabs, isfinite
+from libc.math cimport INFINITY, NAN, fabs, isfinite, nextafter
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memmove
 
@@ -1535,6 +1535,20 @@ cdef class BlockedAUCEngine(PointEngine):
         self._above(threshold, &above_neg, &above_pos, &total_neg, &total_pos)
         return above_neg, above_pos, total_neg, total_pos
 
+    def weights_from(self, const double[::1] thresholds):
+        """For each threshold t, the class weights of the scores >= t (those > the double
+        just below t): an array of shape (m, 2).  O(log n + BLOCK) each."""
+        cdef Py_ssize_t k, m = thresholds.shape[0]
+        cdef double total_neg, total_pos
+        weights_array = np.empty((m, 2))
+        cdef double[:, ::1] weights = weights_array
+        self._check_idle()
+        with nogil:
+            for k in range(m):
+                self._above(nextafter(thresholds[k], -INFINITY), &weights[k, 0],
+                            &weights[k, 1], &total_neg, &total_pos)
+        return weights_array
+
     cdef void _above(self, double threshold, double* above_neg, double* above_pos,
                      double* total_neg, double* total_pos) noexcept nogil:
         """Class weights of the scores strictly above ``threshold`` and the class totals:
@@ -1612,27 +1626,31 @@ cdef class BlockedAUCEngine(PointEngine):
         return _level_lookup(spec_at_sens, x, total_neg, total_pos, below_neg, below_pos,
                              with_neg, with_pos)
 
-    def crossing(self, bint by_sensitivity, double level):
-        """The first group of scores, from the lowest up, whose ROC point is past ``level``
-        (``_crossed``), for pROC's ``coords`` at a specificity or a sensitivity.
+    def crossings(self, bint by_sensitivity, const double[::1] levels):
+        """For each level, the first group of scores, from the lowest up, whose ROC point is
+        past it (``_crossed``), for pROC's ``coords`` at specificities or sensitivities.
 
-        Returns ``(below_neg, below_pos, with_neg, with_pos, previous_key, key,
-        next_key)``: the class weights of the scores below the group and up to
-        it (stored units), its score and the scores of the nearest groups of
-        positive weight below and above it (nan where there is none); None
-        while a class is absent or when no group is past ``level``.  A descent
-        of the segment tree on the class weights, then a scan of one block:
+        Returns an array of shape (m, 7), one row per level: ``below_neg,
+        below_pos, with_neg, with_pos, previous_key, key, next_key``, the class
+        weights of the scores below the group and up to it (stored units), its
+        score and the scores of the nearest groups of positive weight below
+        and above it (nan where there is none); a row of nan while a class is
+        absent or when no group is past the level.  Per level a descent of the
+        segment tree on the class weights, then a scan of one block:
         O(log n + BLOCK), and the keys of weight 0 passed on the way to a
         neighbour.
         """
-        cdef double found[7]
+        cdef Py_ssize_t k, m = levels.shape[0]
+        found_array = np.full((m, 7), np.nan)
+        cdef double[:, ::1] found = found_array
         self._check_idle()
-        if not self._crossing(by_sensitivity, level, found):
-            return None
-        return tuple(found[k] for k in range(7))
+        with nogil:
+            for k in range(m):
+                self._crossing(by_sensitivity, levels[k], &found[k, 0])
+        return found_array
 
     cdef bint _crossing(self, bint by_sensitivity, double level, double* found) noexcept nogil:
-        """``crossing`` into found[0..6]; False for None."""
+        """One row of ``crossings`` into found[0..6] (left as it is when none: False)."""
         cdef double total_neg, total_pos, below_neg = 0.0, below_pos = 0.0
         cdef double with_neg, with_pos
         cdef Py_ssize_t node = 1, child
@@ -1654,17 +1672,13 @@ cdef class BlockedAUCEngine(PointEngine):
         leaf = <int32_t>(node - self.leaves)
         while leaf < self.leaves and self.block_at_leaf[leaf] < 0:
             leaf += 1
-        if leaf < self.leaves:
-            block = self.block_at_leaf[leaf]
-            position = self._locate(self.key[block * BLOCK])
-        else:
-            position = self.n_blocks
+        position = -1  # the block's directory position, found only if the scan leaves it
+        block = self.block_at_leaf[leaf] if leaf < self.leaves else -1
         # Scan the keys from there on.  With float weights a node's sum and its
         # children's may differ in the last bit, so the descent can stop a block
         # early or late; the scan then goes on, or starts again from the lowest key.
         while True:
-            while position < self.n_blocks:
-                block = self.order[position]
+            while block >= 0:
                 for index in range(self.size[block]):
                     slot = block * BLOCK + index
                     with_neg = below_neg + self._held(slot, False)
@@ -1675,17 +1689,21 @@ cdef class BlockedAUCEngine(PointEngine):
                         found[1] = below_pos
                         found[2] = with_neg
                         found[3] = with_pos
-                        found[4] = self._present_key(position, index, -1)
+                        found[4] = self._present_key(block, index, -1)
                         found[5] = self.key[slot]
-                        found[6] = self._present_key(position, index, 1)
+                        found[6] = self._present_key(block, index, 1)
                         return True
                     below_neg = with_neg
                     below_pos = with_pos
+                if position < 0:
+                    position = self._locate(self.key[block * BLOCK])
                 position += 1
+                block = self.order[position] if position < self.n_blocks else -1
             if restarted:
                 return False
             restarted = True
             position = 0
+            block = self.order[0]
             below_neg = below_pos = 0.0
 
     cdef double _rate_at(self, bint by_sensitivity, double level) noexcept nogil:
@@ -1760,13 +1778,16 @@ cdef class BlockedAUCEngine(PointEngine):
     def average_precision(self):
         return self._average_precision()
 
-    cdef double _present_key(self, int32_t position, int32_t index, int32_t step) noexcept nogil:
+    cdef double _present_key(self, int32_t block, int32_t index, int32_t step) noexcept nogil:
         """The score of the nearest key of positive weight after the key at ``index`` of
-        the block at ``position``, upwards (``step`` 1) or downwards (-1); nan if none."""
-        cdef int32_t block = self.order[position], slot
+        ``block``, upwards (``step`` 1) or downwards (-1); nan if none.  The directory is
+        searched only if the block has none."""
+        cdef int32_t position = -1, slot
         while True:
             index += step
             while index < 0 or index >= self.size[block]:
+                if position < 0:
+                    position = self._locate(self.key[block * BLOCK])
                 position += step
                 if position < 0 or position >= self.n_blocks:
                     return NAN

@@ -13,7 +13,7 @@ from hmeasure_stream._core.curves import (
     average_precision_of,
     check_coords_options,
     check_coords_values,
-    coords_at,
+    coords_between,
     coords_of,
     hull_of,
     precision_recall_of,
@@ -416,40 +416,45 @@ class PointSet(Pickled):
         if not (total_neg > 0 and total_pos > 0):
             nan = np.full(values.shape[0], np.nan)
             return table(ret, nan, nan, nan, nan, nan, np.nan, np.nan)
-        if not hasattr(engine, "crossing"):  # the treap's engine (ApproxAUC): from its groups
+        if not hasattr(engine, "crossings"):  # the treap's engine (ApproxAUC): from its groups
             return coords_of(*self._sums(units=True), values, input, ret, best_method)
         total_neg, total_pos = total_neg * units, total_pos * units
         if input == "threshold":
-            # Scores >= t are the scores > the float below t.
-            above = np.array([engine.weights_above(np.nextafter(t, -np.inf))[:2]
-                              for t in values.tolist()]).reshape(-1, 2) * units
+            above = engine.weights_from(values) * units
             return threshold_table(ret, values, above[:, 0], above[:, 1], total_neg, total_pos)
-        pieces = [self._curve_piece(input == "sensitivity", value, units)
-                  for value in values.tolist()]
-        columns = [coords_at(values[k:k + 1], input, ret, *piece, total_neg, total_pos)
-                   for k, piece in enumerate(pieces)]
-        return {name: np.concatenate([column[name] for column in columns]) for name in ret}
+        return coords_between(values, input, ret,
+                              *self._points_around(input == "sensitivity", values, units),
+                              total_neg, total_pos)
 
-    def _curve_piece(self, by_sensitivity, value, units):
-        """The one or two points of pROC's curve around a specificity (or sensitivity)
-        ``value``, as ``coords_at`` reads them: (thresholds, fp, tp at or above each)."""
+    def _points_around(self, by_sensitivity, values, units):
+        """The two points of pROC's curve around each specificity (or sensitivity) of
+        ``values``, as ``coords_between`` reads them: (lower, upper), each (thresholds,
+        class weights at or above them) in the caller's units (``units``)."""
         engine = self._engine
         total_neg = engine.weight_neg / engine.scale
         total_pos = engine.weight_pos / engine.scale
-        found = engine.crossing(by_sensitivity, value)
-        if found is None:
-            # No point past the value: the first point (a specificity of 0) or the last
-            # (a sensitivity of 0) reads it.
-            point = ((-np.inf, total_neg, total_pos) if not by_sensitivity
-                     else (np.inf, 0.0, 0.0))
-            return (np.array([point[0]]), np.array([point[1]]) * units,
-                    np.array([point[2]]) * units)
-        below_neg, below_pos, with_neg, with_pos, previous_key, key, next_key = found
-        thresholds = np.array([-np.inf if np.isnan(previous_key) else (previous_key + key) / 2,
-                               np.inf if np.isnan(next_key) else (key + next_key) / 2])
-        fp = np.array([total_neg - below_neg, total_neg - with_neg]) * units
-        tp = np.array([total_pos - below_pos, total_pos - with_pos]) * units
-        return thresholds, fp, tp
+        found = engine.crossings(by_sensitivity, values)
+        below_neg, below_pos, with_neg, with_pos, previous_key, key, next_key = found.T
+        # The points of the thresholds just below the group and just above it.
+        below = (np.where(np.isnan(previous_key), -np.inf, (previous_key + key) / 2),
+                 (total_neg - below_neg) * units, (total_pos - below_pos) * units)
+        above = (np.where(np.isnan(next_key), np.inf, (key + next_key) / 2),
+                 (total_neg - with_neg) * units, (total_pos - with_pos) * units)
+        # Specificity rises with the threshold: the group's point is the first to reach
+        # the value; sensitivity falls: the point below the group is the last to reach it.
+        lower, upper = (above, below) if by_sensitivity else (below, above)
+        # No group past the value: the first point (threshold -inf, a specificity of 0)
+        # reads a specificity of 0 and the last (inf) a sensitivity of 0.
+        end = (np.inf, 0.0, 0.0) if by_sensitivity else (
+            -np.inf, total_neg * units, total_pos * units)
+        none = np.isnan(key)
+        if not by_sensitivity:
+            none |= (total_neg - (total_neg - 0.0)) / total_neg >= values
+        lower = tuple(np.where(none, at_end, part) for at_end, part in zip(end, lower,
+                                                                            strict=True))
+        upper = tuple(np.where(none, at_end, part) for at_end, part in zip(end, upper,
+                                                                            strict=True))
+        return lower, upper
 
     def _units(self):
         """The caller's weight units over the engine's stored ones."""
