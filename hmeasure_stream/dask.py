@@ -57,6 +57,8 @@ from hmeasure_stream._core.classes import (
     AVERAGES,
     METHODS,
     as_label_array,
+    averaged,
+    check_classes_present,
     check_finite_matrix,
     encode_given,
     encode_sorted,
@@ -1199,34 +1201,17 @@ def _pair_auc(*summaries):
 
 
 def _multiclass_of(method, average, classes, n_classes, masses, weighted, *values):
+    # The rules and the averages of multiclass_auc (a class without points is nan in
+    # ``values``: its binary problems lack a class).
     class_mass = np.sum(masses, axis=0)
-    empty = np.flatnonzero(~(class_mass > 0))
-    if empty.size:
-        k = int(empty[0])
-        with_weight = " (with positive weight)" if weighted else ""
-        raise ValueError(
-            f"multi-class AUC is undefined: class {classes[k]!r} (column {k}) has no "
-            f"points{with_weight} in y_true"
-        )
+    check_classes_present(classes, class_mass, method, average, weighted)
     if method == "ovr":
-        per_class = np.array(values, dtype=np.float64)
-        if average is None:
-            return per_class
-        if average == "macro":
-            return float(np.mean(per_class))
-        return float(np.average(per_class, weights=class_mass))
+        return averaged(np.array(values, dtype=np.float64), method, average, class_mass)
     pairwise = np.full((n_classes, n_classes), np.nan)
     pairs = [(i, j) for i in range(n_classes) for j in range(n_classes) if i != j]
     for (i, j), value in zip(pairs, values, strict=True):
         pairwise[i, j] = value
-    if average is None:
-        return pairwise
-    upper = np.triu_indices(n_classes, 1)
-    pair_values = (pairwise[upper] + pairwise.T[upper]) / 2
-    if average == "macro":
-        return float(np.mean(pair_values))
-    pair_mass = class_mass[upper[0]] + class_mass[upper[1]]
-    return float(np.average(pair_values, weights=pair_mass))
+    return averaged(pairwise, method, average, class_mass)
 
 
 def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=None,

@@ -12,6 +12,7 @@ from hmeasure_stream._core.classes import AVERAGES as _AVERAGES
 from hmeasure_stream._core.classes import METHODS as _METHODS
 from hmeasure_stream._core.classes import as_label_array as _as_label_array
 from hmeasure_stream._core.classes import averaged
+from hmeasure_stream._core.classes import check_classes_present as _check_classes_present
 from hmeasure_stream._core.classes import check_score_matrix as _check_score_matrix
 from hmeasure_stream._core.classes import encode_given as _encode_given
 from hmeasure_stream._core.classes import encode_sorted as _encode_sorted
@@ -219,20 +220,12 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=No
         class_mass = np.bincount(codes, weights=weights, minlength=n_classes)
     else:
         class_mass = class_sizes.astype(np.float64)
-    present = class_mass > 0
-    empty = np.flatnonzero(~present)
     # As scikit-learn with a listed class absent from y_true: one-vs-one
     # averages over the pairs of present classes, a "weighted" one-vs-rest
     # gives the absent class weight 0, and the per-class values are nan for
     # it; a "macro" one-vs-rest mean has an undefined term.
-    if empty.size and (np.count_nonzero(present) < 2
-                       or (method == "ovr" and average == "macro")):
-        k = int(empty[0])
-        with_weight = " (with positive weight)" if sample_weight is not None else ""
-        raise ValueError(
-            f"multi-class AUC is undefined: class {classes[k]!r} (column {k}) has no "
-            f"points{with_weight} in y_true"
-        )
+    present = _check_classes_present(classes, class_mass, method, average,
+                                     sample_weight is not None)
     if method == "ovr":
         values = np.array([
             _auc_value(codes == k, scores[:, k], weights) if present[k] else np.nan

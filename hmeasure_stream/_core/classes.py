@@ -173,6 +173,23 @@ def check_finite_matrix(scores):
     return scores
 
 
+def check_classes_present(classes, class_mass, method, average, weighted):
+    """Which classes have points (mass > 0); ValueError where a listed class without
+    points leaves the average undefined (fewer than two classes with points, or an ovr
+    "macro" mean), naming the first such class."""
+    present = np.asarray(class_mass) > 0
+    empty = np.flatnonzero(~present)
+    if empty.size and (np.count_nonzero(present) < 2
+                       or (method == "ovr" and average == "macro")):
+        k = int(empty[0])
+        with_weight = " (with positive weight)" if weighted else ""
+        raise ValueError(
+            f"multi-class AUC is undefined: class {classes[k]!r} (column {k}) has no "
+            f"points{with_weight} in y_true"
+        )
+    return present
+
+
 def averaged(values, method, average, class_mass):
     """The average of per-class (ovr) or pairwise (ovo, a c x c matrix of A(i|j)) AUCs.
 

@@ -251,6 +251,24 @@ def test_multiclass_frame_with_weights(client):
     assert got == pytest.approx(expected, abs=AUC_TOL)
 
 
+def test_multiclass_with_a_listed_class_without_points_as_in_memory(client):
+    # scikit-learn's rules (a pair without points left out; weight 0; nan), as in memory.
+    rng = np.random.default_rng(41)
+    n = 900
+    codes = rng.integers(0, 3, n)
+    scores = np.round(rng.random((n, 4)) + np.eye(4)[codes] * 0.5, 2)
+    yd, sd = da.from_array(codes, chunks=200), da.from_array(scores, chunks=(200, 4))
+    for method, average in (("ovo", "macro"), ("ovo", "weighted"), ("ovr", "weighted"),
+                            ("ovr", None), ("ovo", None)):
+        got = hsd.multiclass_auc(yd, sd, method=method, average=average, classes=[0, 1, 2, 3])
+        expected = hs.multiclass_auc(codes, scores, method=method, average=average,
+                                     classes=[0, 1, 2, 3])
+        np.testing.assert_array_equal(np.isnan(got), np.isnan(expected))
+        np.testing.assert_allclose(got, expected, rtol=0, atol=AUC_TOL)
+    with pytest.raises(ValueError, match=r"class 3 \(column 3\) has no points"):
+        hsd.multiclass_auc(yd, sd, method="ovr", classes=[0, 1, 2, 3])
+
+
 def test_empty_partitions(client):
     y, s = DATASETS["cancer_ties"]
     chunks = ((0, 100, 0, 0, 200, len(y) - 300, 0),)
