@@ -47,6 +47,7 @@ except ImportError as exc:  # pragma: no cover - depends on the environment
 
 from hmeasure_stream._core.binning import (
     ALPHA_SAMPLE,
+    check_bins,
     check_score_range,
     check_transform,
     estimate_alpha,
@@ -1077,7 +1078,7 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     >>> result.auc, result.max_error
     (0.8333333333333334, 0.05555555555555555)
     """
-    m = check_integer(bins, "bins", 1)
+    m = check_bins(bins)
     transform, alpha = check_transform(transform, loglog_alpha)
     lo, hi = check_score_range(score_range)
     pos_label = check_pos_label(pos_label)

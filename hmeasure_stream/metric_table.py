@@ -23,11 +23,10 @@ follows ``"auc"``, ``"pauc"`` over false positive rates in [0, 0.2] and
 import dataclasses
 from dataclasses import dataclass, field
 
-from hmeasure_stream._core.binning import check_score_range, check_transform
+from hmeasure_stream._core.binning import check_bins, check_score_range, check_transform
 from hmeasure_stream._core.classes import AVERAGES, METHODS
 from hmeasure_stream._validation import (
     check_cost,
-    check_integer,
     check_option,
     check_partial_correction,
     check_positive,
@@ -213,7 +212,7 @@ class Binning:
     score_range: tuple = (0.0, 1.0)
 
     def __post_init__(self):
-        object.__setattr__(self, "bins", check_integer(self.bins, "bins", 1))
+        object.__setattr__(self, "bins", check_bins(self.bins))
         transform, alpha = check_transform(self.transform, self.loglog_alpha)
         object.__setattr__(self, "transform", transform)
         object.__setattr__(self, "loglog_alpha", alpha)

@@ -3,6 +3,7 @@
 import numpy as np
 
 from hmeasure_stream._core.binning import TRANSFORMS as _TRANSFORMS
+from hmeasure_stream._core.binning import check_bins as _check_bins
 from hmeasure_stream._core.binning import check_score_range as _check_score_range
 from hmeasure_stream._core.binning import check_transform as _check_transform
 from hmeasure_stream._core.binning import edges_of as _edges
@@ -11,7 +12,6 @@ from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._binning import bin_indices, bin_of_score
 from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._validation import (
-    check_integer,
     label_map,
     label_one,
     labels_many,
@@ -99,7 +99,7 @@ class BinnedAUC(Pickled):
     def __init__(self, bins, *, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
                  pos_label=None):
         self._labels = label_map(pos_label)
-        self._bins = check_integer(bins, "bins", 1)
+        self._bins = _check_bins(bins)
         self._transform, self._alpha = _check_transform(transform, loglog_alpha)
         self._range = _check_score_range(score_range)
         self._outside = np.zeros(2, dtype=np.int64)  # points below / above the range

@@ -354,18 +354,17 @@ class DynamicMulticlassAUC(Pickled):
         return (f"DynamicMulticlassAUC(classes={self._classes!r}, method={self._method!r}, "
                 f"points={len(self)}, auc={self.auc!r})")
 
+    def _check_pickle(self):
+        """On load: one engine per class or ordered pair, each holding the points the
+        class sizes say."""
+        _check_engine_sizes(self._engines, self._method, self._sizes)
+
     def _check(self):
         """Every engine's invariants, and the class weights against the engines'."""
         for engine in self._engines:
             engine._check()
+        _check_engine_sizes(self._engines, self._method, self._sizes)
         c = len(self._classes)
-        for index, engine in enumerate(self._engines):
-            i, j = divmod(index, c)
-            expected = (self._sizes.sum() if self._method == "ovr"
-                        else 0 if i == j else self._sizes[i] + self._sizes[j])
-            if engine.n_points != expected:
-                raise AssertionError(f"engine {index} holds {engine.n_points} points, "
-                                     f"the class sizes say {expected}")
         if self._method == "ovr":
             masses = np.array([engine.weight_pos for engine in self._engines])
         else:
@@ -626,17 +625,17 @@ class MulticlassWindow(Pickled):
                                        ring.weight_buffer))
         return held + (0 if self._ring is None else self._ring.nbytes)
 
+    def _check_pickle(self):
+        """On load: one engine per class or ordered pair, each holding the points the
+        class counts say."""
+        _check_engine_sizes(self._engines, self._method, self._counts)
+
     def _check(self):
         """The engines' invariants, and the class counts against the engines and the ring."""
         c = len(self._classes)
-        for index, engine in enumerate(self._engines):
+        for engine in self._engines:
             engine._check()
-            i, j = divmod(index, c)
-            expected = (self._counts.sum() if self._method == "ovr"
-                        else 0 if i == j else self._counts[i] + self._counts[j])
-            if engine.n_points != expected:
-                raise AssertionError(f"engine {index} holds {engine.n_points} points, "
-                                     f"the class counts say {expected}")
+        _check_engine_sizes(self._engines, self._method, self._counts)
         if self._method == "ovr":
             held = [int(engine.items()[4].sum()) for engine in self._engines]
             if held != self._counts.tolist():
@@ -654,6 +653,21 @@ class MulticlassWindow(Pickled):
                                rtol=1e-9, atol=1e-12):
                 raise AssertionError(f"ring's class weights differ from {self._mass}")
         return True
+
+
+def _check_engine_sizes(engines, method, sizes):
+    """AssertionError unless there is one engine per class (ovr) or per ordered pair of
+    classes (ovo) and each holds the points of its classes (``sizes``, per class)."""
+    c = len(sizes)
+    if len(engines) != (c if method == "ovr" else c * c):
+        raise AssertionError(f"{len(engines)} engines for {c} classes ({method})")
+    for index, engine in enumerate(engines):
+        i, j = divmod(index, c)
+        expected = (sizes.sum() if method == "ovr"
+                    else 0 if i == j else sizes[i] + sizes[j])
+        if engine.n_points != expected:
+            raise AssertionError(f"engine {index} holds {engine.n_points} points, "
+                                 f"the class sizes say {expected}")
 
 
 def _check_scale(engines, method, codes, weights):

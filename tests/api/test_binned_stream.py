@@ -202,3 +202,21 @@ def test_merge_checks_pos_label():
     assert learner.auc == binned_auc([1, 0], [0.75, 0.25], bins=10).auc
     with pytest.raises(ValueError, match="'eggs'"):
         learner.add("eggs", 0.5)
+
+
+def test_every_entry_point_refuses_more_than_2_24_bins_alike():
+    # One check of the number of bins: the function, the structure, the window's options
+    # and dask give the same message.
+    import dask.array as da
+
+    from hmeasure_stream import Binning
+    from hmeasure_stream import dask as hsd
+
+    message = r"bins must be at most 16777216 \(2\*\*24\), got 16777217"
+    for make in (lambda: binned_auc([0, 1], [0.2, 0.7], bins=2**24 + 1),
+                 lambda: BinnedAUC(bins=2**24 + 1),
+                 lambda: Binning(bins=2**24 + 1),
+                 lambda: hsd.binned_auc(da.from_array([0, 1]), da.from_array([0.2, 0.7]),
+                                        bins=2**24 + 1)):
+        with pytest.raises(ValueError, match=message):
+            make()

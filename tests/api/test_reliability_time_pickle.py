@@ -449,3 +449,30 @@ def test_an_inconsistent_pickle_is_refused_never_a_crash():
     assert not wrong, wrong
     for case, line in lines.items():
         assert "cannot unpickle" in line, (case, line)
+
+
+@pytest.mark.parametrize("make", [
+    lambda: hs.DynamicMulticlassAUC([0, 1, 2]),
+    lambda: hs.DynamicMulticlassAUC([0, 1, 2], method="ovo"),
+])
+def test_a_multiclass_pickle_whose_sizes_disagree_with_its_engines_is_refused(make):
+    tracker = make()
+    tracker.add_many([0, 1, 2, 1], np.eye(3)[[0, 1, 2, 2]] + 0.1)
+    state = tracker.__getstate__()
+    state["_sizes"] = state["_sizes"] + np.array([1, 0, 0])
+    blank = type(tracker).__new__(type(tracker))
+    with pytest.raises(ValueError, match=r"cannot unpickle this DynamicMulticlassAUC: engine "
+                                         r"\d+ holds \d+ points, the class sizes say \d+"):
+        blank.__setstate__(state)
+
+
+def test_a_multiclass_window_pickle_with_engines_missing_is_refused():
+    window = hs.SlidingWindow(5, hs.Classes([0, 1, 2]))
+    window.update([0, 1, 2, 1], np.eye(3)[[0, 1, 2, 2]] + 0.1)
+    engine = window._engines[0]
+    state = engine.__getstate__()
+    state["_engines"] = state["_engines"][:2]
+    blank = type(engine).__new__(type(engine))
+    with pytest.raises(ValueError, match=r"cannot unpickle this MulticlassWindow: 2 engines "
+                                         r"for 3 classes \(ovr\)"):
+        blank.__setstate__(state)
