@@ -18,10 +18,8 @@ __all__ = ["AUCInterval", "BootstrapInterval", "ConfidenceInterval", "check_clas
 class ConfidenceInterval(NamedTuple):
     """Confidence interval of a statistic and its point estimate.
 
-    Returned by :func:`~hmeasure_stream.auc_ci`,
-    :func:`~hmeasure_stream.bootstrap_ci`, ``DynamicAUC.auc_ci`` and
-    :func:`hmeasure_stream.dask.auc_ci`.  ``AUCInterval`` and
-    ``BootstrapInterval`` are other names of this class.
+    Every interval of the package is one (``AUCInterval`` and
+    ``BootstrapInterval`` are other names of this class).
 
     Attributes
     ----------
@@ -30,8 +28,7 @@ class ConfidenceInterval(NamedTuple):
     high : float
         Upper end of the interval.
     estimate : float
-        The statistic of the data (the AUC for :func:`~hmeasure_stream.auc_ci`),
-        the point estimate the interval is around.
+        The statistic of the data, the point estimate the interval is around.
 
     See Also
     --------
