@@ -789,8 +789,8 @@ def auc_test(y_true, y_score1, y_score2, *, y_true2=None, alternative="two-sided
     Raises
     ------
     ValueError
-        On invalid input, as for :func:`auc_variance`, for either score array
-        (named ``y_score1`` or ``y_score2`` in the message).
+        On invalid input, as for :func:`auc_variance`, the message naming the
+        argument: ``y_true``, ``y_score1``, ``y_score2`` or ``y_true2``.
 
     See Also
     --------
