@@ -90,6 +90,7 @@ from hmeasure_stream.streaming import (
 )
 from hmeasure_stream.uncertainty import (
     BootstrapInterval,
+    ConfidenceInterval,
     auc_ci,
     auc_covariance,
     auc_test,
@@ -109,6 +110,7 @@ __all__ = [
     "BootstrapInterval",
     "Classes",
     "Compression",
+    "ConfidenceInterval",
     "ConfidenceLevel",
     "CostThreshold",
     "DynamicAUC",

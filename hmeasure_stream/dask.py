@@ -909,8 +909,8 @@ def auc_ci(y_true, y_score, *, level=0.95, method="delong", sample_weight=None, 
 
     Returns
     -------
-    AUCInterval or dask.delayed.Delayed
-        ``(low, high, auc)``.
+    ConfidenceInterval or dask.delayed.Delayed
+        ``(low, high, estimate)``, the estimate the AUC.
 
     Raises
     ------
@@ -941,7 +941,7 @@ def auc_ci(y_true, y_score, *, level=0.95, method="delong", sample_weight=None, 
     >>> y = da.from_array([0, 0, 1, 0, 1, 1, 0, 1], chunks=3)
     >>> s = da.from_array([0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8], chunks=3)
     >>> ci = hsd.auc_ci(y, s)
-    >>> round(ci.low, 6), ci.high, ci.auc
+    >>> round(ci.low, 6), ci.high, ci.estimate
     (0.592104, 1.0, 0.875)
     """
     level = check_probability_level(level, "level")

@@ -1,4 +1,4 @@
-"""How sure is the AUC: DeLong's variance, confidence intervals and the paired test.
+"""How sure is the AUC: DeLong's variance, confidence intervals and tests.
 
 From-scratch functions on whole arrays, O(n log n) (the bootstrap O(n_boot n)):
 
@@ -11,6 +11,9 @@ From-scratch functions on whole arrays, O(n log n) (the bootstrap O(n_boot n)):
 - :func:`bootstrap_ci` -- a stratified bootstrap interval of any statistic
   (a partial AUC, H, average precision).
 
+Both intervals are :class:`ConfidenceInterval` named tuples
+``(low, high, estimate)``.
+
 Everything rests on the placement values: the placement of a class 1 point is
 the share of the class 0 points it scores above, the placement of a class 0
 point the share of the class 1 points scoring above it, ties counting one half.
@@ -20,23 +23,28 @@ Both are counted by one compiled merge of the two classes' sorted scores
 
 import functools
 import math
+import warnings
 from typing import NamedTuple
 
 import numpy as np
 from scipy import special
 
-from hmeasure_stream._core.delong import AUCInterval
+from hmeasure_stream._core.delong import AUCInterval, BootstrapInterval, ConfidenceInterval
 from hmeasure_stream._core.delong import check_class_sizes as _check_class_sizes
 from hmeasure_stream._core.delong import delong_interval as _delong_interval
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
+    InvertedScoresWarning,
     check_both_classes,
     check_integer,
     check_labels,
     check_option,
+    check_pos_label,
     check_probability_level,
     check_random_state,
+    check_same_length,
+    check_scores,
     exact_path,
     labels_as_is_pos,
     sorted_classes,
@@ -46,11 +54,13 @@ from hmeasure_stream._validation import (
     with_pos_label,
 )
 
-__all__ = ["AUCInterval", "AUCTestResult", "BootstrapInterval", "auc_ci", "auc_covariance",
-           "auc_test", "auc_variance", "bootstrap_ci"]
+__all__ = ["AUCInterval", "AUCTestResult", "BootstrapInterval", "ConfidenceInterval", "auc_ci",
+           "auc_covariance", "auc_test", "auc_variance", "bootstrap_ci"]
 
 # Elements of one bootstrap batch (per temporary array): bounds the memory.
 _BOOT_BATCH_ELEMENTS = 2**21
+# Point indices of one batch of bootstrap_ci's resamples (2 MB of int64 per array).
+_BOOT_INDEX_ELEMENTS = 2**18
 
 
 class AUCTestResult(NamedTuple):
@@ -80,10 +90,6 @@ class AUCTestResult(NamedTuple):
     difference: float
     std_error: float
     df: float
-
-
-# ---------------------------------------------------------------------------
-# Input
 
 
 # ---------------------------------------------------------------------------
@@ -189,12 +195,16 @@ def _weighted_variance(neg, w_neg, pos, w_pos, total_neg, total_pos):
     return s10 / total_pos + s01 / total_neg
 
 
-def _variance_and_auc(y_true, y_score, sample_weight, metric, with_auc):
-    """DeLong's variance of validated input and (``with_auc``) the AUC, else None."""
+def _variance_and_auc(y_true, y_score, sample_weight, metric, with_auc, label_name="y_true",
+                      score_name="y_score"):
+    """DeLong's variance of validated input and (``with_auc``) the AUC, else None.
+
+    ``label_name`` and ``score_name`` are the arguments the messages name.
+    """
     if exact_path(y_score, sample_weight):
-        neg, pos = sorted_classes(y_true, y_score, metric)
+        neg, pos = sorted_classes(y_true, y_score, metric, score_name)
         n, m = neg.shape[0], pos.shape[0]
-        _check_class_sizes(n, m, metric, weighted=False)
+        _check_class_sizes(n, m, metric, weighted=False, name=label_name)
         f, e, twice_u = _centred_unit(neg, pos)
         return _sum_squares_over(f, e, n, m), twice_u / (2 * m * n)
     # Frequency weights: their scale is the sample size, so they stay as given.
@@ -406,9 +416,9 @@ def auc_ci(
 
     Returns
     -------
-    AUCInterval
-        Named tuple ``(low, high, auc)``: the interval's ends (first, as in
-        scipy's ``ConfidenceInterval``) and the AUC of the data, for both
+    ConfidenceInterval
+        Named tuple ``(low, high, estimate)``: the interval's ends (first, as
+        in scipy's ``ConfidenceInterval``) and the AUC of the data, for both
         methods (pROC's ``ci.auc`` puts the AUC between the ends of a DeLong
         interval, but the median of the resampled AUCs between those of a
         bootstrap interval).
@@ -472,13 +482,13 @@ def auc_ci(
     >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
     >>> s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8]
     >>> ci = auc_ci(y, s)
-    >>> round(ci.low, 6), ci.high, ci.auc
+    >>> round(ci.low, 6), ci.high, ci.estimate
     (0.592104, 1.0, 0.875)
     >>> low, high, estimate = auc_ci(y, s, level=0.9)
     >>> round(low, 6), high
     (0.637586, 1.0)
     >>> auc_ci(y, s, method="bootstrap", random_state=0)
-    AUCInterval(low=0.5, high=1.0, auc=0.875)
+    ConfidenceInterval(low=0.5, high=1.0, estimate=0.875)
     """
     y_true = with_pos_label(y_true, pos_label)
     level = check_probability_level(level, "level")
@@ -504,29 +514,29 @@ def auc_ci(
     twice_u = _scratch.auc2_sorted_classes(np.sort(neg), np.sort(pos))
     estimate = twice_u / (2 * neg.shape[0] * pos.shape[0])
     warn_if_inverted(estimate, "auc_ci")
-    return AUCInterval(float(low), float(high), estimate)
+    return ConfidenceInterval(float(low), float(high), estimate)
 
 
 # ---------------------------------------------------------------------------
-# Paired test
+# Bootstrap interval of any statistic
 
 
-class BootstrapInterval(NamedTuple):
-    """Percentile bootstrap interval of a statistic, returned by :func:`bootstrap_ci`.
+def _stratified_resamples(neg, pos, n_boot, rng):
+    """The point indices of ``n_boot`` stratified resamples, a batch at a time.
 
-    Attributes
-    ----------
-    low : float
-        Lower end of the interval.
-    high : float
-        Upper end of the interval.
-    estimate : float
-        The statistic of the data (the point estimate the interval is around).
+    Yields 2-d arrays, one row per resample: n = len(neg) indices drawn with
+    replacement from ``neg``, then m = len(pos) from ``pos``.  Each class
+    draws from its own child of ``rng`` (``Generator.spawn``), a whole batch
+    by one vectorised call: the resamples of a seed do not depend on the
+    batch size, at most ``_BOOT_INDEX_ELEMENTS`` indices (a few MB).
     """
-
-    low: float
-    high: float
-    estimate: float
+    n, m = neg.shape[0], pos.shape[0]
+    neg_rng, pos_rng = rng.spawn(2)
+    batch = max(1, _BOOT_INDEX_ELEMENTS // (n + m))
+    for start in range(0, n_boot, batch):
+        size = min(batch, n_boot - start)
+        yield np.concatenate((neg[neg_rng.integers(0, n, (size, n))],
+                              pos[pos_rng.integers(0, m, (size, m))]), axis=1)
 
 
 def bootstrap_ci(y_true, y_score, statistic, *, level=0.95, n_boot=2000, pos_label=None,
@@ -543,9 +553,10 @@ def bootstrap_ci(y_true, y_score, statistic, *, level=0.95, n_boot=2000, pos_lab
     y_score : array-like of shape (n,)
         Scores, any finite real numbers.
     statistic : callable
-        ``statistic(y_true, y_score) -> float``, called with 0/1 labels, e.g.
-        ``functools.partial(partial_auc, fpr_range=(0, 0.2))`` or
-        :func:`h_measure`.
+        ``statistic(y_true, y_score) -> float``, called with 0/1 labels:
+        a from-scratch function of the package such as :func:`h_measure`,
+        :func:`average_precision` or
+        ``functools.partial(partial_auc, fpr_range=(0, 0.2))``, or any other.
     level : float, default 0.95
         Confidence level, in (0, 1).
     n_boot : int, default 2000
@@ -557,7 +568,7 @@ def bootstrap_ci(y_true, y_score, statistic, *, level=0.95, n_boot=2000, pos_lab
 
     Returns
     -------
-    BootstrapInterval
+    ConfidenceInterval
         ``(low, high, estimate)``: the (1 - level) / 2 and (1 + level) / 2
         quantiles of the resampled statistics (R's type 7, numpy's default)
         and the statistic of the data.
@@ -577,22 +588,34 @@ def bootstrap_ci(y_true, y_score, statistic, *, level=0.95, n_boot=2000, pos_lab
     -----
     Each resample draws, with replacement, as many class 0 points from the
     class 0 points and as many class 1 points from the class 1 points as
-    there are (stratified, as pROC's ``boot.stratified=TRUE``).  O(n_boot)
-    calls of ``statistic``.  The ends are random, with a Monte Carlo error
-    that shrinks as 1 / sqrt(n_boot) (see :func:`auc_ci`); for a partial AUC
-    they agree with pROC's ``ci.auc(roc, method="bootstrap")`` within it.
-    B. Efron and R. J. Tibshirani, "An Introduction to the Bootstrap",
-    Chapman & Hall, 1993.
+    there are (stratified, as pROC's ``boot.stratified=TRUE``), and
+    ``statistic`` is called on it: n_boot calls, the points of each resample
+    in class order (class 0 first), an ``InvertedScoresWarning`` of the
+    statistic issued for the data only.  Each class draws its points from its
+    own child of ``random_state`` (``Generator.spawn``), the indices of many
+    resamples by one call (a few MB at a time), so a seed gives the same
+    resamples whatever their number per call.  The ends are random, with a
+    Monte Carlo error that shrinks as 1 / sqrt(n_boot) (see :func:`auc_ci`);
+    for a partial AUC they agree with pROC's ``ci.auc(roc,
+    method="bootstrap")`` within it.  B. Efron and R. J. Tibshirani, "An
+    Introduction to the Bootstrap", Chapman & Hall, 1993.
 
     Examples
     --------
     >>> import functools
-    >>> from hmeasure_stream import bootstrap_ci, partial_auc
+    >>> from hmeasure_stream import average_precision, bootstrap_ci, h_measure, partial_auc
     >>> y = [0, 0, 1, 0, 1, 1, 0, 1, 0, 1]
     >>> s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8, 0.6, 0.7]
     >>> bootstrap_ci(y, s, functools.partial(partial_auc, fpr_range=(0, 0.5)),
     ...              random_state=0)
-    BootstrapInterval(low=0.16, high=0.5, estimate=0.36)
+    ConfidenceInterval(low=0.16, high=0.5, estimate=0.36)
+    >>> low, high, estimate = bootstrap_ci(y, s, h_measure, n_boot=500, random_state=0)
+    >>> round(low, 4), round(high, 4), round(estimate, 4)
+    (0.315, 1.0, 0.5393)
+    >>> low, high, estimate = bootstrap_ci(y, s, average_precision, level=0.9,
+    ...                                    random_state=0)
+    >>> round(low, 4), round(high, 4), round(estimate, 4)
+    (0.7222, 1.0, 0.885)
     """
     if not callable(statistic):
         raise ValueError(f"statistic must be callable, got {statistic!r}")
@@ -611,11 +634,21 @@ def bootstrap_ci(y_true, y_score, statistic, *, level=0.95, n_boot=2000, pos_lab
     _check_class_sizes(neg.shape[0], pos.shape[0], "The bootstrap", weighted=False)
     estimate = float(statistic(y01, scores))
     values = np.empty(n_boot)
-    for b in range(n_boot):
-        drawn = np.concatenate((rng.choice(neg, neg.shape[0]), rng.choice(pos, pos.shape[0])))
-        values[b] = statistic(y01[drawn], scores[drawn])
+    done = 0
+    with warnings.catch_warnings():
+        # The data's ranking was judged above; a resample's AUC below 0.5 says
+        # nothing new about the scores.
+        warnings.simplefilter("ignore", InvertedScoresWarning)
+        for drawn in _stratified_resamples(neg, pos, n_boot, rng):
+            for row in drawn:
+                values[done] = statistic(y01[row], scores[row])
+                done += 1
     low, high = np.quantile(values, [(1.0 - level) / 2.0, (1.0 + level) / 2.0])
-    return BootstrapInterval(float(low), float(high), estimate)
+    return ConfidenceInterval(float(low), float(high), estimate)
+
+
+# ---------------------------------------------------------------------------
+# DeLong's tests and covariance
 
 
 def _paired_placements(y_true, y_score1, y_score2, pos_label, metric, function):
@@ -693,6 +726,26 @@ def auc_covariance(y_true, y_score1, y_score2, *, pos_label=None):
     return _sum_squares_over(f1, e1, n, m, f2, e2)
 
 
+def _unpaired_sample(y_true, y_score, pos_label, label_name, score_name):
+    """DeLong's variance, the AUC and the size of one sample of the unpaired test.
+
+    The labels are checked here with each message naming ``label_name`` (the
+    shared path of the variance names the scores ``score_name`` and a class
+    of one point ``label_name``).
+    """
+    metric = "DeLong's test"
+    if pos_label is not None:
+        pos_label = check_pos_label(pos_label)
+    labels = labels_as_is_pos(check_labels(y_true, label_name, pos_label=pos_label), label_name)
+    scores = check_scores(y_score, score_name)
+    check_same_length(labels, scores, label_name, score_name)
+    n_pos = int(np.count_nonzero(labels))
+    check_both_classes(labels.shape[0] - n_pos, n_pos, metric, label_name)
+    variance, estimate = _variance_and_auc(labels, scores, None, metric, True, label_name,
+                                           score_name)
+    return variance, estimate, labels.shape[0]
+
+
 def auc_test(y_true, y_score1, y_score2, *, y_true2=None, alternative="two-sided",
              pos_label=None):
     """DeLong's test of the difference between two AUCs.
@@ -736,8 +789,8 @@ def auc_test(y_true, y_score1, y_score2, *, y_true2=None, alternative="two-sided
     Raises
     ------
     ValueError
-        On invalid input, as for :func:`auc_variance`, for either score array
-        (named ``y_score1`` or ``y_score2`` in the message).
+        On invalid input, as for :func:`auc_variance`, the message naming the
+        argument: ``y_true``, ``y_score1``, ``y_score2`` or ``y_true2``.
 
     See Also
     --------
@@ -787,15 +840,14 @@ def auc_test(y_true, y_score1, y_score2, *, y_true2=None, alternative="two-sided
         difference = (twice_u1 - twice_u2) / (2 * m * n)
         df = math.inf
     else:
-        (variance1, auc1), (variance2, auc2) = (
-            _variance_and_auc(with_pos_label(labels, pos_label), scores, None,
-                              "DeLong's test", True)
-            for labels, scores in ((y_true, y_score1), (y_true2, y_score2)))
+        (variance1, auc1, size1), (variance2, auc2, size2) = (
+            _unpaired_sample(y_true, y_score1, pos_label, "y_true", "y_score1"),
+            _unpaired_sample(y_true2, y_score2, pos_label, "y_true2", "y_score2"))
         std_error = math.sqrt(variance1 + variance2)
         difference = auc1 - auc2
         # Welch and Satterthwaite's degrees of freedom, with each sample's size.
-        df = (variance1 + variance2) ** 2 / (variance1 ** 2 / (len(y_true) - 1)
-                                            + variance2 ** 2 / (len(y_true2) - 1))
+        df = (variance1 + variance2) ** 2 / (variance1 ** 2 / (size1 - 1)
+                                            + variance2 ** 2 / (size2 - 1))
     if std_error > 0:
         statistic = difference / std_error
     elif difference == 0:

@@ -1,8 +1,9 @@
-"""DeLong's confidence interval of an AUC, and the class sizes its variance needs.
+"""Confidence intervals: the named tuple every one is returned as, DeLong's
+interval of an AUC, and the class sizes its variance needs.
 
-Private; shared by ``auc_ci``, ``DynamicAUC.auc_ci`` and
-``hmeasure_stream.dask.auc_ci``.  ``AUCInterval`` is documented and pickled
-as ``hmeasure_stream.uncertainty.AUCInterval``.
+Private; shared by ``auc_ci``, ``bootstrap_ci``, ``DynamicAUC.auc_ci`` and
+``hmeasure_stream.dask.auc_ci``.  ``ConfidenceInterval`` is documented and
+pickled as ``hmeasure_stream.uncertainty.ConfidenceInterval``.
 """
 
 import math
@@ -10,11 +11,15 @@ from typing import NamedTuple
 
 from scipy import special
 
-__all__ = ["AUCInterval", "check_class_sizes", "delong_interval"]
+__all__ = ["AUCInterval", "BootstrapInterval", "ConfidenceInterval", "check_class_sizes",
+           "delong_interval"]
 
 
-class AUCInterval(NamedTuple):
-    """Confidence interval of an AUC, returned by :func:`auc_ci`.
+class ConfidenceInterval(NamedTuple):
+    """Confidence interval of a statistic and its point estimate.
+
+    Every interval of the package is one (``AUCInterval`` and
+    ``BootstrapInterval`` are other names of this class).
 
     Attributes
     ----------
@@ -22,22 +27,39 @@ class AUCInterval(NamedTuple):
         Lower end of the interval.
     high : float
         Upper end of the interval.
-    auc : float
-        The AUC of the data (the point estimate the interval is around).
+    estimate : float
+        The statistic of the data, the point estimate the interval is around.
+
+    See Also
+    --------
+    hmeasure_stream.auc_ci : DeLong's or a bootstrap interval of the AUC.
+    hmeasure_stream.bootstrap_ci : a bootstrap interval of any statistic.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import auc_ci
+    >>> low, high, estimate = auc_ci([0, 0, 1, 0, 1, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.9])
+    >>> round(low, 6), high, round(estimate, 6)
+    (0.58091, 1.0, 0.888889)
     """
 
     low: float
     high: float
-    auc: float
+    estimate: float
 
 
-AUCInterval.__module__ = "hmeasure_stream.uncertainty"
+ConfidenceInterval.__module__ = "hmeasure_stream.uncertainty"
+#: The interval of an AUC (:func:`~hmeasure_stream.auc_ci`): a :class:`ConfidenceInterval`.
+AUCInterval = ConfidenceInterval
+#: The interval of :func:`~hmeasure_stream.bootstrap_ci`: a :class:`ConfidenceInterval`.
+BootstrapInterval = ConfidenceInterval
 
 
-def check_class_sizes(n_neg, n_pos, metric, weighted):
+def check_class_sizes(n_neg, n_pos, metric, weighted, name="y_true"):
     """Refuse a class with one point (or total weight <= 1): the sample variance is undefined.
 
-    Both classes are present (checked with the input).
+    Both classes are present (checked with the input); ``name`` is the labels'
+    argument, named in the message.
     """
     for size, label in ((n_neg, 0), (n_pos, 1)):
         if not size > 1:
@@ -47,7 +69,7 @@ def check_class_sizes(n_neg, n_pos, metric, weighted):
                     f"points): class {label} has total weight {size!r}"
                 )
             raise ValueError(
-                f"{metric} needs at least two points of each class: y_true has "
+                f"{metric} needs at least two points of each class: {name} has "
                 f"{size} point of class {label}"
             )
 
@@ -57,4 +79,4 @@ def delong_interval(estimate, variance, level):
     spread = math.sqrt(variance)
     low = estimate + spread * float(special.ndtri((1.0 - level) / 2.0))
     high = estimate + spread * float(special.ndtri(1.0 - (1.0 - level) / 2.0))
-    return AUCInterval(min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0), estimate)
+    return ConfidenceInterval(min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0), estimate)

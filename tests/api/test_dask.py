@@ -178,7 +178,7 @@ def test_partial_auc_and_delong_equal_in_memory(client, name, weighted):
         expected = hs.partial_auc(y, s, sample_weight=w, **box)
         assert got == pytest.approx(expected, rel=AUC_TOL, abs=AUC_TOL), box
     expected = hs.auc_ci(y, s, sample_weight=w, level=0.9)
-    assert estimate == pytest.approx(expected.auc, rel=AUC_TOL, abs=AUC_TOL)
+    assert estimate == pytest.approx(expected.estimate, rel=AUC_TOL, abs=AUC_TOL)
     assert low == pytest.approx(expected.low, rel=1e-10)
     assert high == pytest.approx(expected.high, rel=1e-10)
     # The variance itself, through the width of the interval.
@@ -309,7 +309,7 @@ def test_compute_false_returns_a_dask_object(client):
     assert values[1] == pytest.approx(hs.h_measure(y, s), abs=H_TOL)
     assert values[2]["KS"] == pytest.approx(hs.hmeasure_report(y, s)["KS"], abs=AUC_TOL)
     assert values[3] == pytest.approx(hs.partial_auc(y, s, fpr_range=(0, 0.1)), rel=AUC_TOL)
-    assert values[4].auc == hs.auc(y, s)
+    assert values[4].estimate == hs.auc(y, s)
     assert values[5].auc == hs.binned_auc(y, s, bins=10, score_range=(-200, 200)).auc
     np.testing.assert_array_equal(values[6][0], hs.roc_hull(y, s)[0])
 
@@ -481,7 +481,7 @@ def test_pos_label_string_labels_equal_in_memory(client, name, weighted):
         assert partial == pytest.approx(
             hs.partial_auc(words, s, sample_weight=w, pos_label="spam", **box), abs=AUC_TOL)
         interval = hs.auc_ci(words, s, sample_weight=w, pos_label="spam")
-        assert estimate == pytest.approx(interval.auc, abs=AUC_TOL)
+        assert estimate == pytest.approx(interval.estimate, abs=AUC_TOL)
         assert (low, high) == pytest.approx((interval.low, interval.high), rel=1e-10)
         binned_mem = hs.binned_auc(words, s, sample_weight=w, pos_label="spam", bins=16)
         np.testing.assert_allclose(binned.counts_neg, binned_mem.counts_neg, rtol=1e-12)

@@ -94,7 +94,7 @@ def assert_variance(tracker, points, exact):
     scratch = auc_variance(y, s, sample_weight=w)
     assert maintained == pytest.approx(scratch, rel=1e-12, abs=tolerance(points))
     low, high, _ = auc_ci(y, s, sample_weight=w)
-    assert interval.auc == tracker.auc
+    assert interval.estimate == tracker.auc
     # sqrt(v) moves by dv / (2 sqrt(v)); z < 2.
     spread = 1e-12 + (0.0 if exact else tolerance(points) / math.sqrt(max(scratch, 1e-300)))
     assert interval.low == pytest.approx(low, rel=1e-12, abs=spread)

@@ -9,6 +9,7 @@ against its exactly enumerated distribution.
 import itertools
 import json
 import math
+import re
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -105,8 +106,8 @@ def test_delong_interval_equals_proc(name, which, level):
     assert close(result.high, high)
     # pROC's AUC (trapezoids) and the middle of its interval (the mean of the
     # placements) may differ from the exact fraction by an ulp.
-    assert close(result.auc, middle, rel=1e-15)
-    assert close(result.auc, entry["auc" + which], rel=1e-15)
+    assert close(result.estimate, middle, rel=1e-15)
+    assert close(result.estimate, entry["auc" + which], rel=1e-15)
 
 
 @pytest.mark.parametrize("name", sorted(DATASETS))
@@ -146,7 +147,7 @@ def test_bootstrap_interval_within_monte_carlo_error_of_proc(name):
     result = auc_ci(
         entry["y"], entry["s1"], level=level, method="bootstrap", n_boot=n_boot, random_state=5
     )
-    assert close(result.auc, entry["auc1"], rel=1e-15)
+    assert close(result.estimate, entry["auc1"], rel=1e-15)
     # Standard error of a sample quantile, sqrt(p (1 - p) / B) / density, with
     # the density of the AUC's normal approximation (DeLong's sd); two
     # independent Monte Carlo estimates differ by sqrt(2) times that.
@@ -174,7 +175,7 @@ def test_single_point_class_proc_gives_na_and_we_refuse():
         auc_test(single["y"], single["s"], single["s"])
     # The bootstrap is defined: each resample repeats the single point.
     result = auc_ci(single["y"], single["s"], method="bootstrap", n_boot=200, random_state=0)
-    assert result.auc == 0.75
+    assert result.estimate == 0.75
     assert 0 <= result.low <= result.high <= 1
 
 
@@ -220,7 +221,7 @@ def test_delong_interval_is_normal_interval_around_auc(data, level):
     area = roc_auc_score(y, s)
     z = stats.norm.ppf((1 + level) / 2)
     result = auc_ci(y, s, level=level)
-    assert result.auc == pytest.approx(area, rel=1e-15)
+    assert result.estimate == pytest.approx(area, rel=1e-15)
     assert result.low == pytest.approx(max(0.0, area - z * math.sqrt(exact)), rel=1e-12, abs=1e-15)
     assert result.high == pytest.approx(min(1.0, area + z * math.sqrt(exact)), rel=1e-12, abs=1e-15)
 
@@ -429,7 +430,7 @@ def test_bootstrap_interval_is_percentile_of_the_resamples(monkeypatch):
     # gives 0.2 + 0.4 (0.3 - 0.2) and p = 0.9 gives 0.6 + 0.6 (0.9 - 0.6).
     assert result.low == pytest.approx(0.24, abs=1e-15)
     assert result.high == pytest.approx(0.78, abs=1e-15)
-    assert result.auc == roc_auc_score(y, s)
+    assert result.estimate == roc_auc_score(y, s)
     ((neg, pos, n_boot, rng),) = calls
     assert (neg, pos) == (sorted(s[y == 0]), sorted(s[y == 1]))
     assert n_boot == 5 and rng is generator
@@ -450,7 +451,7 @@ def test_results_are_frozen():
     with pytest.raises(AttributeError):
         result.low = 0.0
     low, high, estimate = result
-    assert (low, high, estimate) == (result.low, result.high, result.auc)
+    assert (low, high, estimate) == (result.low, result.high, result.estimate)
     test = auc_test([0, 0, 1, 1], [1, 2, 3, 2], [1, 3, 2, 2])
     statistic, pvalue, difference, std_error, df = test
     assert (statistic, pvalue) == (test.statistic, test.pvalue)
@@ -581,3 +582,54 @@ def test_paired_test_refuses_too_many_points_naming_them(monkeypatch):
     assert str(excinfo.value) == (
         "y_true has 6 points; auc_test supports fewer than 2**31 (exact int64 placements)"
     )
+
+
+# The unpaired test: each message names the argument the caller passed.
+Y1, S1 = [0, 0, 1, 1], [1, 2, 3, 4]
+Y2, S2 = [0, 1, 0, 1, 1], [0.1, 0.2, 0.3, 0.4, 0.5]
+
+
+@pytest.mark.parametrize(
+    ("call", "message"),
+    [
+        (lambda: auc_test(Y1, [1, 2, np.inf, 4], S2, y_true2=Y2),
+         "y_score1 must contain only finite values; found inf at position 2"),
+        (lambda: auc_test(Y1, S1, [0.1, 0.2, np.nan, 0.4, 0.5], y_true2=Y2),
+         "y_score2 must contain only finite values; found nan at position 2"),
+        (lambda: auc_test(Y1, S1, ["a", "b", "c", "d", "e"], y_true2=Y2),
+         "y_score2 must be numeric, got an array of dtype <U1"),
+        (lambda: auc_test(Y1, [1, 2, 3], S2, y_true2=Y2),
+         "y_true and y_score1 have different lengths: 4 and 3"),
+        (lambda: auc_test(Y1, S1, S2[:4], y_true2=Y2),
+         "y_true2 and y_score2 have different lengths: 5 and 4"),
+        (lambda: auc_test(Y1, S1, S2, y_true2=[0, 1, 2, 1, 1]),
+         "y_true2 must contain only labels 0 and 1 (or booleans); found 2 at position 2"),
+        (lambda: auc_test(Y1, S1, S2, y_true2=[1, 1, 1, 1, 1]),
+         "DeLong's test is undefined when only one class is present: y_true2 has no points "
+         "of class 0 (with positive weight), only of class 1"),
+        (lambda: auc_test(Y1, S1, S2, y_true2=[0, 1, 1, 1, 1]),
+         "DeLong's test needs at least two points of each class: y_true2 has 1 point of "
+         "class 0"),
+        (lambda: auc_test([0, 1, 1, 1], S1, S2, y_true2=Y2),
+         "DeLong's test needs at least two points of each class: y_true has 1 point of "
+         "class 0"),
+        (lambda: auc_test(["n", "n", "p", "p"], S1, S2, y_true2=["n", "p", "n", "q", "p"],
+                          pos_label="p"),
+         "y_true2 must hold two labels, pos_label='p' (class 1) and one other (class 0, here "
+         "'n'); found a third, 'q', at position 3"),
+        (lambda: auc_test(["n", "n", "p", "p"], S1, S2, y_true2=["n", "n", "r", "r", "n"],
+                          pos_label="p"),
+         "pos_label='p' is not a label of y_true2, which holds 'n' and 'r'"),
+        (lambda: auc_test(Y1, S1, S2, y_true2=["a", "b", "a", "b", "a"]),
+         "y_true2 must contain labels 0/1 or booleans, got an array of dtype <U1"),
+        (lambda: auc_test(Y1, S1, S2, y_true2=[Y2]),
+         "y_true2 must be 1-d, got an array of shape (1, 5)"),
+        (lambda: auc_test(Y1, S1, S2, y_true2=[]),
+         "y_true2 is empty: at least one point is needed"),
+    ],
+)
+def test_unpaired_test_names_the_arguments_in_its_messages(call, message):
+    with pytest.raises(ValueError, match=re.escape(message)) as excinfo:
+        call()
+    # No argument of that name: the unpaired test has y_score1 and y_score2.
+    assert re.search(r"\by_score\b", str(excinfo.value)) is None
