@@ -36,6 +36,7 @@ from hmeasure_stream._engines import _scratch
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
     InvertedScoresWarning,
+    as_1d,
     check_both_classes,
     check_integer,
     check_labels,
@@ -624,7 +625,7 @@ def bootstrap_ci(y_true, y_score, statistic, *, level=0.95, n_boot=2000, pos_lab
     rng = check_random_state(random_state)
     labels = check_labels(with_pos_label(y_true, pos_label))
     is_pos = labels_as_is_pos(labels).astype(bool)
-    scores = np.asarray(y_score)
+    scores = as_1d(y_score, "y_score", column=True)  # the statistic validates the values
     if scores.shape != is_pos.shape:
         raise ValueError(f"y_true and y_score must have the same length; got "
                          f"{is_pos.shape[0]} and {scores.shape[0] if scores.ndim else 0}")

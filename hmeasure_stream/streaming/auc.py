@@ -110,7 +110,7 @@ class DynamicAUC(WindowedPointSet):
         return engine.variance(scale)
 
     def auc_ci(self, level=0.95):
-        """DeLong's interval ``(low, high, auc)``, as :func:`~hmeasure_stream.auc_ci`.  O(1)."""
+        """DeLong's ``(low, high, estimate)``, as :func:`~hmeasure_stream.auc_ci`; O(1)."""
         level = check_probability_level(level, "level")
         return delong_interval(self.auc, self.auc_variance, level)
 

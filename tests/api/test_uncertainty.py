@@ -24,6 +24,7 @@ from scipy import stats
 from sklearn.metrics import roc_auc_score
 from strategies import labelled_scores
 
+import hmeasure_stream as hs
 from hmeasure_stream import auc_ci, auc_test, auc_variance, uncertainty
 from hmeasure_stream.uncertainty import AUCInterval, AUCTestResult
 
@@ -633,3 +634,12 @@ def test_unpaired_test_names_the_arguments_in_its_messages(call, message):
         call()
     # No argument of that name: the unpaired test has y_score1 and y_score2.
     assert re.search(r"\by_score\b", str(excinfo.value)) is None
+
+
+def test_bootstrap_ci_reads_an_n_by_1_score_column_as_its_scores():
+    rng = np.random.default_rng(3)
+    y, s = rng.integers(0, 2, 60), rng.normal(size=60)
+    flat = hs.bootstrap_ci(y, s, hs.auc, n_boot=50, random_state=1)
+    assert hs.bootstrap_ci(y, s[:, None], hs.auc, n_boot=50, random_state=1) == flat
+    with pytest.raises(ValueError, match=r"y_score\[:, 1\]"):
+        hs.bootstrap_ci(y, np.column_stack([-s, s]), hs.auc, n_boot=50)
