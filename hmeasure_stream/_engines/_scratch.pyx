@@ -366,6 +366,26 @@ def auc2_groups(const count_t[::1] group_neg, const count_t[::1] group_pos):
     return total + total_comp
 
 
+cdef inline Py_ssize_t _hull_push(
+        count_t* fp, count_t* tp, count_t* edge_neg, count_t* edge_pos, Py_ssize_t top,
+        count_t run_neg, count_t run_pos) noexcept nogil:
+    """One step of the monotone chain of ``upper_hull``: the run of groups
+    (``run_neg``, ``run_pos``, not both 0) after vertex ``top``; returns the new top.
+
+    Vertices that no longer turn clockwise are popped and their edges merged
+    into the run.
+    """
+    while top >= 1 and not clockwise(edge_neg[top], edge_pos[top], run_neg, run_pos):
+        run_neg = edge_neg[top] + run_neg
+        run_pos = edge_pos[top] + run_pos
+        top -= 1
+    edge_neg[top + 1] = run_neg
+    edge_pos[top + 1] = run_pos
+    fp[top + 1] = fp[top] + run_neg
+    tp[top + 1] = tp[top] + run_pos
+    return top + 1
+
+
 def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos,
                bint with_edges=False):
     """Vertices of the ROC convex hull from groups ordered by decreasing score.
@@ -400,27 +420,50 @@ def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos,
     cdef count_t[::1] tp = tp_arr
     cdef count_t[::1] edge_neg = edge_neg_arr
     cdef count_t[::1] edge_pos = edge_pos_arr
-    cdef count_t run_neg, run_pos
     with nogil:
         fp[0] = 0
         tp[0] = 0
         for k in range(m):
-            run_neg = group_neg[k]
-            run_pos = group_pos[k]
-            if run_neg == 0 and run_pos == 0:
-                continue  # a repeated point
-            while top >= 1 and not clockwise(edge_neg[top], edge_pos[top], run_neg, run_pos):
-                run_neg = edge_neg[top] + run_neg
-                run_pos = edge_pos[top] + run_pos
-                top -= 1
-            edge_neg[top + 1] = run_neg
-            edge_pos[top + 1] = run_pos
-            fp[top + 1] = fp[top] + run_neg
-            tp[top + 1] = tp[top] + run_pos
-            top += 1
+            if group_neg[k] != 0 or group_pos[k] != 0:  # else a repeated point
+                top = _hull_push(&fp[0], &tp[0], &edge_neg[0], &edge_pos[0], top,
+                                 group_neg[k], group_pos[k])
     if with_edges:
         return fp_arr[:top + 1], tp_arr[:top + 1], edge_neg_arr[1:top + 1], edge_pos_arr[1:top + 1]
     return fp_arr[:top + 1], tp_arr[:top + 1]
+
+
+def hull_sorted_classes(const double[::1] neg, const double[::1] pos):
+    """The ROC convex hull and 2U in one pass over the sorted classes.
+
+    ``neg`` and ``pos`` are the class 0 and class 1 scores, each sorted
+    ascending, both non-empty.  Returns ``(fp, tp, edge_neg, edge_pos,
+    twice_u)``: int64 arrays as ``upper_hull(*groups_sorted_classes(neg,
+    pos), with_edges=True)`` and twice the Mann-Whitney U as
+    ``auc2_sorted_classes``, without the groups ever being stored (each is
+    pushed onto the hull as it is counted).
+    """
+    cdef Py_ssize_t i = neg.shape[0] - 1, j = pos.shape[0] - 1, top = 0
+    cdef int64_t run_neg, run_pos, above = 0, twice_u = 0
+    fp_arr = np.empty(i + j + 3, dtype=np.int64)
+    tp_arr = np.empty(i + j + 3, dtype=np.int64)
+    edge_neg_arr = np.empty(i + j + 3, dtype=np.int64)
+    edge_pos_arr = np.empty(i + j + 3, dtype=np.int64)
+    cdef int64_t[::1] fp = fp_arr
+    cdef int64_t[::1] tp = tp_arr
+    cdef int64_t[::1] edge_neg = edge_neg_arr
+    cdef int64_t[::1] edge_pos = edge_pos_arr
+    if i < 0 or j < 0:
+        raise ValueError("hull_sorted_classes needs scores of both classes")
+    with nogil:
+        fp[0] = 0
+        tp[0] = 0
+        while i >= 0 or j >= 0:
+            next_group(&neg[0], &i, &pos[0], &j, &run_neg, &run_pos)
+            twice_u += run_neg * (2 * above + run_pos)
+            above += run_pos
+            top = _hull_push(&fp[0], &tp[0], &edge_neg[0], &edge_pos[0], top, run_neg, run_pos)
+    return (fp_arr[:top + 1], tp_arr[:top + 1], edge_neg_arr[1:top + 1], edge_pos_arr[1:top + 1],
+            twice_u)
 
 
 def groups_sorted_weighted(const double[::1] neg, const double[::1] neg_weight,
