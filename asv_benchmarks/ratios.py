@@ -19,6 +19,7 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part variance
     python asv_benchmarks/ratios.py --part labels
     python asv_benchmarks/ratios.py --part derived
+    python asv_benchmarks/ratios.py --part operating
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``sort`` (the from-scratch sort: np.sort of the scores, the package's sort of
@@ -53,7 +54,8 @@ other weights), reads of ``auc_variance`` from 10^4 to 10^6 points, the memory.
 ``derived`` (DynamicAUC's derived reads on its sorted blocks): the step add +
 remove + ``auc`` plain, with ``variance=True``, after one ``partial_auc`` read and
 after one ``auc_variance`` read, at 10^4 to 10^6 points, and the first derived
-read's time at 10^6.
+read's time at 10^6.  ``operating`` (``DynamicAUC.coords`` at a threshold, a
+specificity and a sensitivity from 10^4 to 10^6 points, and ``coords`` from scratch).
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -82,6 +84,7 @@ from hmeasure_stream import (
     auc,
     average_precision,
     binned_auc,
+    coords,
     h_measure,
     hmeasure_report,
     multiclass_auc,
@@ -1251,12 +1254,68 @@ def labels_part(args):
     return met
 
 
+def operating_part(args):
+    """DynamicAUC's operating-point reads (coords at a threshold, a specificity, a
+    sensitivity) from 10^4 to 10^6 points, against coords from scratch."""
+    reads, rounds = 2000, max(7, args.rounds)
+    kinds = {"threshold": np.linspace(-1.0, 2.0, reads),
+             "specificity": np.linspace(0.0, 1.0, reads),
+             "sensitivity": np.linspace(0.0, 1.0, reads)}
+    print(f"\nDynamicAUC.coords, one value per call (median of {rounds} interleaved rounds "
+          f"of {reads} calls; in brackets, per value of one call with {reads} values), and "
+          "coords from scratch")
+    per_read, scratch = {}, {}
+    for n in (10**4, 10**5, 10**6):
+        y, s = make_data(n, args.seed)
+        tracker = DynamicAUC()
+        tracker.add_many(y, s)
+
+        def calls(kind, tracker=tracker):
+            def run():
+                read = tracker.coords
+                for value in kinds[kind].tolist():
+                    read(value, input=kind, ret=("threshold", "sensitivity", "specificity"))
+            return run
+
+        def one_call(kind, tracker=tracker):
+            def run():
+                tracker.coords(kinds[kind], input=kind,
+                               ret=("threshold", "sensitivity", "specificity"))
+            return run
+
+        seconds = time_interleaved({**{kind: calls(kind) for kind in kinds},
+                                    **{(kind, "batch"): one_call(kind) for kind in kinds}},
+                                   rounds, rounds)
+        for kind in kinds:
+            per_read[n, kind] = seconds[kind] / reads
+            per_read[n, kind, "batch"] = seconds[kind, "batch"] / reads
+        def from_scratch(y=y, s=s):
+            start = time.perf_counter()
+            coords(y, s, 0.5, input="specificity")
+            return time.perf_counter() - start
+
+        scratch[n] = median_of(from_scratch, 3)
+        print(f"  n = {n:<9,} " + "  ".join(
+            f"at {kind} {per_read[n, kind] * 1e6:6.2f} us "
+            f"({per_read[n, kind, 'batch'] * 1e6:5.2f} in one call)" for kind in kinds)
+            + f"  (from scratch {scratch[n] * 1e3:.1f} ms)")
+    print("  targets:")
+    met = True
+    for kind in kinds:
+        met &= report_target(f"coords at a {kind}: growth 10^4 -> 10^6",
+                             per_read[10**6, kind] / per_read[10**4, kind], "<=", 3)
+        met &= report_target(f"coords at {reads} {kind} values in one call: growth "
+                             "10^4 -> 10^6", per_read[10**6, kind, "batch"]
+                             / per_read[10**4, kind, "batch"], "<=", 3)
+    return met
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "sort", "streaming", "hull", "partial",
                                            "partial_stream", "multiclass", "multiclass_window",
                                            "binned", "approx_auc", "dask", "windows", "report",
-                                           "labels", "variance", "derived"],
+                                           "labels", "variance", "derived", "operating"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -1297,6 +1356,8 @@ def main(argv=None):
         all_met &= dask_part(args)
     if args.part in ("all", "windows"):
         all_met &= windows_part(args)
+    if args.part in ("all", "operating"):
+        all_met &= operating_part(args)
     if args.part in ("all", "labels"):
         all_met &= labels_part(args)
     if args.part in ("all", "variance"):

@@ -42,7 +42,8 @@ The metric table :data:`METRICS` declares each metric a window follows
 :class:`HCost` (``"h"``, ``"auch"``, ``"ks"``, ``"mer"``, ``"mwl"``),
 :class:`PartialRange` (``"pauc"``), :class:`Binning` (``"auc_binned"``),
 :class:`Compression` (``"auc_approx"``), :class:`Threshold` (``"er"``, ...,
-``"youden"``), :class:`ConfidenceLevel` (``"auc_var"``, ``"auc_lo"``,
+``"youden"``), :class:`FixedRates` (``"sens_at_spec"``, ``"spec_at_sens"``),
+:class:`ConfidenceLevel` (``"auc_var"``, ``"auc_lo"``,
 ``"auc_hi"``) and :class:`Classes` (``"multiclass_auc"``).
 """
 
@@ -68,6 +69,7 @@ from hmeasure_stream.metric_table import (
     Classes,
     Compression,
     ConfidenceLevel,
+    FixedRates,
     HCost,
     PartialRange,
     Threshold,
@@ -112,6 +114,7 @@ __all__ = [
     "DynamicAUC",
     "DynamicH",
     "DynamicMulticlassAUC",
+    "FixedRates",
     "HCost",
     "InvertedScoresWarning",
     "PartialRange",

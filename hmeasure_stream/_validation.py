@@ -71,18 +71,21 @@ def warn_if_inverted(auc_value, function, stacklevel=3):
 # Largest magnitude below which every integer is exactly a float64.
 _EXACT_INT_LIMIT = 2**53
 
-def as_1d(values, name, allow_empty=False):
+def as_1d(values, name, allow_empty=False, *, column=False):
     """``values`` as a 1-d numpy array, refusing scalars, matrices and (by default) empty input.
 
     Masked arrays with masked entries are refused (the mask would otherwise be
     dropped silently), and so are iterators, which numpy would wrap as one
-    opaque object.
+    opaque object.  With ``column`` (scores) the rule of :func:`score_column`
+    applies to 2-d input.
     """
     values = unmasked(values, name)
     try:
         array = np.asarray(values)
     except (TypeError, ValueError, OverflowError) as exc:
         raise ValueError(f"{name} could not be read as an array: {exc}") from None
+    if column and array.ndim == 2:
+        array = score_column(array, name)
     if array.ndim != 1:
         if array.ndim == 0:
             raise ValueError(f"{name} must be 1-d array-like, got a scalar ({array!r})")
@@ -90,6 +93,31 @@ def as_1d(values, name, allow_empty=False):
     if array.size == 0 and not allow_empty:
         raise ValueError(f"{name} is empty: at least one point is needed")
     return array
+
+
+def score_column(array, name):
+    """A 2-d array of scores as its one column: the rule of every score input.
+
+    An (n, 1) array is its n scores (a one-column frame, ``reshape(-1, 1)``, a
+    regressor's output).  An (n, 2) array is what ``predict_proba`` returns for
+    two classes: which column is class 1 is not for the metric to guess, so it
+    is refused with the column to pass.  Wider arrays are one score per class,
+    for :func:`~hmeasure_stream.multiclass_auc`.
+    """
+    if array.shape[1] == 1:
+        return array[:, 0]
+    if array.shape[1] == 2:
+        raise ValueError(
+            f"{name} must be 1-d, one score per point, got an array of shape {array.shape}: "
+            f"pass the scores of class 1, {name}[:, 1] for predict_proba's output (the column "
+            "of pos_label, by default estimator.classes_[1])"
+        )
+    if array.shape[1] > 2:
+        raise ValueError(
+            f"{name} must be 1-d, one score per point, got an array of shape {array.shape}; "
+            "scores of several classes (one column each) go to multiclass_auc"
+        )
+    return array  # no column: refused by the caller as not 1-d
 
 
 def unmasked(values, name):
@@ -474,18 +502,20 @@ def with_pos_label(y_true, pos_label):
     return binary_labels(y_true, check_pos_label(pos_label))[0]
 
 
-def check_scores(y_score, name="y_score", allow_empty=False, ranks=True):
+def check_scores(y_score, name="y_score", allow_empty=False, ranks=True, column=True):
     """``y_score`` as contiguous float64 carrying the same order and ties.
 
-    Integers beyond 2**53 and extended-precision floats are not all exact as
-    float64.  With ``ranks=True`` (a whole array at once) they are replaced by
+    With ``column`` (scores of points, the default) a 2-d ``y_score`` follows
+    :func:`score_column`: an (n, 1) column is read as its n scores.  Integers
+    beyond 2**53 and extended-precision floats are not all exact as float64.
+    With ``ranks=True`` (a whole array at once) they are replaced by
     their dense ranks, which preserves every comparison: all the metrics depend
     on the scores only through their order.  With ``ranks=False`` (points
     stored in a structure, compared with later points) such integers are
     refused and extended-precision floats are rounded to float64.
     Finiteness is checked separately (``raise_bad_score`` / the split kernel).
     """
-    array = as_1d(y_score, name, allow_empty)
+    array = as_1d(y_score, name, allow_empty, column=column)
     if array.size == 0:
         return np.empty(0, dtype=np.float64)
     kind = array.dtype.kind
@@ -684,6 +714,16 @@ def check_probability_level(value, name):
     value = _as_float(value)
     if not 0 < value < 1:
         raise ValueError(f"{name} must be in (0, 1), got {value!r}")
+    return value
+
+
+def check_rate(value, name):
+    """A rate: a number in [0, 1], returned as float."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
+    value = _as_float(value)
+    if not 0 <= value <= 1:
+        raise ValueError(f"{name} must be in [0, 1], got {value!r}")
     return value
 
 
@@ -1079,6 +1119,18 @@ def check_rate_range(value, name):
     if not 0.0 <= low < high <= 1.0:
         raise ValueError(f"{name} must satisfy 0 <= low < high <= 1, got ({low!r}, {high!r})")
     return low, high
+
+
+def check_max_fpr(value, name="max_fpr"):
+    """scikit-learn's ``max_fpr``: None, or a number in (0, 1] returned as float."""
+    if value is None:
+        return None
+    if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a number in (0, 1], got {value!r}")
+    value = _as_float(value)
+    if not 0.0 < value <= 1.0:
+        raise ValueError(f"{name} must be in (0, 1], got {value!r}")
+    return value
 
 
 def check_partial_correction(correction, fpr_range, tpr_range):

@@ -168,7 +168,7 @@ def loglog_transform(r, alpha):
     [0.20077, 0.430685, 0.569315, 0.79923]
     """
     alpha = check_positive(alpha, "alpha")
-    values = check_scores(r, "r", allow_empty=True, ranks=False)
+    values = check_scores(r, "r", allow_empty=True, ranks=False, column=False)
     bad = ~((values >= 0.0) & (values <= 1.0))
     if bad.any():
         position = int(np.flatnonzero(bad)[0])

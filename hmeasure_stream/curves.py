@@ -21,14 +21,19 @@ is absent (as in scikit-learn): a score whose points all weigh zero is no
 threshold.
 """
 
-import math
 from typing import NamedTuple
 
 import numpy as np
 
+from hmeasure_stream._core.curves import (
+    average_precision_of,
+    check_coords_options,
+    coords_of,
+    precision_recall_of,
+    roc_curve_of,
+)
 from hmeasure_stream._core.groups import roc_groups, roc_sums
 from hmeasure_stream._validation import (
-    check_option,
     check_positive,
     check_priors,
     check_probability_level,
@@ -37,11 +42,6 @@ from hmeasure_stream._validation import (
 
 __all__ = ["CostThreshold", "PrecisionRecallCurve", "ROCCurve", "average_precision",
            "coords", "min_cost_threshold", "precision_recall_curve", "roc_curve"]
-
-# What ``coords`` can return, in pROC's names (``youden`` is J = sens + spec - 1).
-COORDS_RETURNS = ("threshold", "specificity", "sensitivity", "accuracy", "precision", "npv",
-                  "tp", "fp", "tn", "fn", "youden", "closest_topleft")
-
 
 class ROCCurve(NamedTuple):
     """The ROC curve of :func:`roc_curve`: three arrays of the same length.
@@ -143,15 +143,9 @@ def roc_curve(y_true, y_score, *, sample_weight=None, pos_label=None, drop_inter
     >>> thresholds
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
-    keys, fp, tp = _cumulative(y_true, y_score, sample_weight, pos_label, "The ROC curve")
-    if drop_intermediate and keys.shape[0] > 2:
-        # A point is kept where the curve turns: its second differences are not both 0.
-        turns = (np.diff(fp, 2) != 0) | (np.diff(tp, 2) != 0)
-        kept = np.concatenate(([True], turns, [True]))
-        keys, fp, tp = keys[kept], fp[kept], tp[kept]
-    fpr = np.concatenate(([0.0], fp / fp[-1]))
-    tpr = np.concatenate(([0.0], tp / tp[-1]))
-    return ROCCurve(fpr, tpr, np.concatenate(([np.inf], keys)))
+    return ROCCurve(*roc_curve_of(
+        *_cumulative(y_true, y_score, sample_weight, pos_label, "The ROC curve"),
+        drop_intermediate))
 
 
 def precision_recall_curve(y_true, y_score, *, sample_weight=None, pos_label=None,
@@ -203,18 +197,9 @@ def precision_recall_curve(y_true, y_score, *, sample_weight=None, pos_label=Non
     >>> recall
     array([1. , 1. , 0.5, 0.5, 0. ])
     """
-    keys, fp, tp = _cumulative(y_true, y_score, sample_weight, pos_label,
-                               "The precision-recall curve")
-    if drop_intermediate and keys.shape[0] > 2:
-        # Keep a threshold where the true positives change on either side of it.
-        changes = np.concatenate(([True], (np.diff(tp[:-1]) != 0) | (np.diff(tp[1:]) != 0),
-                                  [True]))
-        keys, fp, tp = keys[changes], fp[changes], tp[changes]
-    predicted = tp + fp
-    precision = np.divide(tp, predicted, out=np.zeros(tp.shape[0]), where=predicted != 0)
-    recall = tp / tp[-1]
-    return PrecisionRecallCurve(np.concatenate((precision[::-1], [1.0])),
-                                np.concatenate((recall[::-1], [0.0])), keys[::-1].copy())
+    return PrecisionRecallCurve(*precision_recall_of(
+        *_cumulative(y_true, y_score, sample_weight, pos_label, "The precision-recall curve"),
+        drop_intermediate))
 
 
 def average_precision(y_true, y_score, *, sample_weight=None, pos_label=None):
@@ -258,9 +243,7 @@ def average_precision(y_true, y_score, *, sample_weight=None, pos_label=None):
     0.8333333333333333
     """
     _, fp, tp = _cumulative(y_true, y_score, sample_weight, pos_label, "Average precision")
-    added = np.diff(tp, prepend=0)
-    terms = added * (tp / (tp + fp))
-    return math.fsum(terms.tolist()) / float(tp[-1])
+    return average_precision_of(fp, tp)
 
 
 def coords(y_true, y_score, x, *, input="threshold", ret=("threshold", "specificity",
@@ -332,91 +315,9 @@ def coords(y_true, y_score, x, *, input="threshold", ret=("threshold", "specific
     >>> coords(y, s, "best", ret=("threshold", "youden"))  # two tie
     {'threshold': array([0.275, 0.55 ]), 'youden': array([0.66666667, 0.66666667])}
     """
-    input = check_option(input, "input", ("threshold", "specificity", "sensitivity"))
-    best_method = check_option(best_method, "best_method", ("youden", "closest_topleft"))
-    if isinstance(ret, str):
-        ret = (ret,)
-    for name in ret:
-        check_option(name, "ret", COORDS_RETURNS)
-    keys, fp, tp = _cumulative(y_true, y_score, sample_weight, pos_label, "coords",
-                               counts=True)
-    total_neg, total_pos = float(fp[-1]), float(tp[-1])
-    # pROC's curve, thresholds increasing: -inf, the midpoints of the distinct scores,
-    # inf, with the class weights at or above each.
-    thresholds = np.concatenate(([-np.inf], (keys[:-1] + keys[1:])[::-1] / 2, [np.inf]))
-    fp_at = np.concatenate((fp[::-1], [0])).astype(np.float64)
-    tp_at = np.concatenate((tp[::-1], [0])).astype(np.float64)
-    specificity = (total_neg - fp_at) / total_neg
-    sensitivity = tp_at / total_pos
-    if isinstance(x, str):
-        x = check_option(x, "x", ("all", "best"))
-        chosen = slice(None)
-        if x == "best" and best_method == "youden":
-            score = sensitivity + specificity
-            chosen = score == score.max()
-        elif x == "best":
-            distance = (1.0 - sensitivity) ** 2 + (1.0 - specificity) ** 2
-            chosen = distance == distance.min()
-        return _table(ret, thresholds[chosen], specificity[chosen], sensitivity[chosen],
-                      fp_at[chosen], tp_at[chosen], total_neg, total_pos)
-    values = np.atleast_1d(np.asarray(x, dtype=np.float64))
-    if values.ndim != 1 or np.any(np.isnan(values)):
-        raise ValueError(f"x must be a number or a 1-d array of numbers, got {x!r}")
-    if input == "threshold":
-        # The distinct scores at or above each threshold (keys descending).
-        above = np.searchsorted(-keys, -values, side="right")
-        taken_fp = np.concatenate(([0], fp))[above].astype(np.float64)
-        taken_tp = np.concatenate(([0], tp))[above].astype(np.float64)
-        return _table(ret, values, (total_neg - taken_fp) / total_neg, taken_tp / total_pos,
-                      taken_fp, taken_tp, total_neg, total_pos)
-    if np.any((values < 0) | (values > 1)):
-        raise ValueError(f"x must be {input} values in [0, 1], got {x!r}")
-    if input == "specificity":
-        exact, sens, index = _interpolated(values, specificity, sensitivity)
-        spec = values
-    else:
-        # Sensitivities increase with the thresholds decreasing: read the points reversed.
-        exact, spec, index = _interpolated(values, sensitivity[::-1], specificity[::-1])
-        sens = values
-        index = thresholds.shape[0] - 1 - index
-    threshold = np.where(exact, thresholds[index], np.nan)
-    tp = np.where(exact, tp_at[index], sens * total_pos)
-    fp = np.where(exact, fp_at[index], total_neg - spec * total_neg)
-    return _table(ret, threshold, spec, sens, fp, tp, total_neg, total_pos)
-
-
-def _interpolated(targets, along, other):
-    """Read ``other`` (non-increasing) at each target value of ``along`` (non-decreasing
-    from 0 to 1 over the points): at a value some points have exactly, the first of them
-    (the highest ``other``); between two points, on the straight line between them.
-    Returns (where the value is exact, ``other`` there, the index of the exact point)."""
-    first = np.searchsorted(along, targets, side="left")
-    past = np.searchsorted(along, targets, side="right")
-    exact = past > first
-    index = np.minimum(first, along.shape[0] - 1)
-    lower = np.maximum(first - 1, 0)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        share = (targets - along[lower]) / (along[index] - along[lower])
-    result = np.where(exact, other[index], other[lower] + share * (other[index] - other[lower]))
-    return exact, result, index
-
-
-def _table(ret, threshold, spec, sens, fp, tp, total_neg, total_pos):
-    """The columns of ``ret`` from the points' thresholds, rates and class weights."""
-    tn, fn = total_neg - fp, total_pos - tp
-    with np.errstate(invalid="ignore", divide="ignore"):
-        columns = {
-            "threshold": threshold,
-            "specificity": spec,
-            "sensitivity": sens,
-            "accuracy": (tp + tn) / (total_pos + total_neg),
-            "precision": tp / (tp + fp),
-            "npv": tn / (tn + fn),
-            "tp": tp, "fp": fp, "tn": tn, "fn": fn,
-            "youden": sens + spec - 1.0,
-            "closest_topleft": (1.0 - sens) ** 2 + (1.0 - spec) ** 2,
-        }
-    return {name: np.asarray(columns[name], dtype=np.float64) for name in ret}
+    input, ret, best_method = check_coords_options(input, ret, best_method)
+    return coords_of(*_cumulative(y_true, y_score, sample_weight, pos_label, "coords",
+                                  counts=True), x, input, ret, best_method)
 
 
 class CostThreshold(NamedTuple):

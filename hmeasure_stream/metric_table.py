@@ -33,13 +33,15 @@ from hmeasure_stream._validation import (
     check_positive,
     check_priors,
     check_probability_level,
+    check_rate,
     check_rate_range,
     check_relative_to,
     check_score_value,
 )
 
 __all__ = ["METRICS", "WINDOW_METRICS", "Binning", "Classes", "Compression",
-           "ConfidenceLevel", "HCost", "Metric", "PartialRange", "Threshold", "metric_options"]
+           "ConfidenceLevel", "FixedRates", "HCost", "Metric", "PartialRange", "Threshold",
+           "metric_options"]
 
 # What a metric needs from an engine (the window's engines are chosen from these alone).
 #: The exact AUC (every engine but the bins' computes it).
@@ -52,6 +54,10 @@ REPORT = "hull report"
 LOWER_HULL = "lower hull"
 #: The class weights above a threshold after each point (a walk up the segment tree).
 THRESHOLD = "threshold descent"
+#: A rate at a fixed other rate after each point (a descent of the segment tree).
+LEVEL = "level descent"
+#: The whole curve after each point, from the highest score down (O(n) a step).
+CURVE_WALK = "curve walk"
 #: DeLong's variance, maintained with the AUC.
 VARIANCE = "variance"
 #: The partial area of a box of rates, read after each point.
@@ -286,6 +292,43 @@ class Threshold:
 
 
 @dataclass(frozen=True)
+class FixedRates:
+    """The options of ``"sens_at_spec"`` and ``"spec_at_sens"``: the rates held fixed.
+
+    The sensitivity at a fixed specificity and the specificity at a fixed
+    sensitivity, read as :func:`~hmeasure_stream.coords` reads them (pROC's
+    convention: between two points of the curve, on the straight line between
+    them); alone in ``metrics`` it asks for both.
+
+    Parameters
+    ----------
+    specificity : float, default=0.95
+        The specificity of ``"sens_at_spec"``, in [0, 1].
+    sensitivity : float, default=0.95
+        The sensitivity of ``"spec_at_sens"``, in [0, 1].
+
+    See Also
+    --------
+    hmeasure_stream.coords : the same reads of one set of points.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import FixedRates
+    >>> FixedRates(specificity=0.9)
+    FixedRates(specificity=0.9, sensitivity=0.95)
+    """
+
+    #: The fixed specificity.
+    specificity: float = 0.95
+    #: The fixed sensitivity.
+    sensitivity: float = 0.95
+
+    def __post_init__(self):
+        for name in ("specificity", "sensitivity"):
+            object.__setattr__(self, name, check_rate(getattr(self, name), name))
+
+
+@dataclass(frozen=True)
 class ConfidenceLevel:
     """The options of DeLong's interval: its confidence level.
 
@@ -450,6 +493,12 @@ METRICS = {metric.name: metric for metric in (
             stands_for_options=True, report_key="F"),
     _metric("youden", "Youden's index at the threshold", Threshold, (THRESHOLD,),
             stands_for_options=True, report_key="Youden"),
+    _metric("sens_at_spec", "sensitivity at the fixed specificity (pROC's coords)", FixedRates,
+            (LEVEL,), label="sens at spec", stands_for_options=True, cli=False),
+    _metric("spec_at_sens", "specificity at the fixed sensitivity (pROC's coords)", FixedRates,
+            (LEVEL,), label="spec at sens", stands_for_options=True, cli=False),
+    _metric("average_precision", "average precision (O(window) a step)", None, (CURVE_WALK,),
+            label="AP"),
     _metric("auc_var", "DeLong's variance of the AUC", ConfidenceLevel, (VARIANCE,)),
     _metric("auc_lo", "lower end of DeLong's interval of the AUC", ConfidenceLevel,
             (VARIANCE,), band=("auc", 0), stands_for_options=True),

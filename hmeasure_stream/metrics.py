@@ -9,6 +9,7 @@ import math
 
 import numpy as np
 
+from hmeasure_stream._core.curves import hull_of
 from hmeasure_stream._core.groups import auc_value as _auc_value
 from hmeasure_stream._core.groups import roc_groups as _roc_groups
 from hmeasure_stream._core.groups import roc_hull_edges as _roc_hull_edges
@@ -18,14 +19,18 @@ from hmeasure_stream._core.report import unit as _unit
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._engines._cost import h_from_edges
 from hmeasure_stream._validation import (
+    as_1d,
     check_cost,
     check_labels,
+    check_max_fpr,
     check_score_value,
     check_weights,
     labels_as_is_pos,
     warn_if_inverted,
     with_pos_label,
 )
+from hmeasure_stream.curves import ROCCurve
+from hmeasure_stream.partial import partial_auc
 
 __all__ = ["auc", "h_measure", "hmeasure_report", "roc_hull", "roc_points"]
 
@@ -38,49 +43,61 @@ def _hull_and_cost(y_true, y_score, sample_weight, spec):
     return group_neg, group_pos, hull, cost
 
 
-def auc(y_true, y_score, *, sample_weight=None, pos_label=None):
+def auc(y_true, y_score, *, sample_weight=None, pos_label=None, max_fpr=None):
     """Area under the ROC curve, exactly, from scratch.
 
     The Mann-Whitney statistic: the probability that a random class 1 point
     scores higher than a random class 0 point, ties counting one half.  Equal
-    to ``sklearn.metrics.roc_auc_score`` (also with ``sample_weight``).
+    to ``sklearn.metrics.roc_auc_score`` (also with ``sample_weight`` and
+    ``max_fpr``).
 
     Parameters
     ----------
     y_true : array-like of shape (n,)
         Labels, 0/1 or bool; class 1 is the class expected to score higher.
-    y_score : array-like of shape (n,)
-        Scores, any finite real numbers (any numeric dtype).
+    y_score : array-like of shape (n,) or (n, 1)
+        Scores, any finite real numbers (any numeric dtype).  An (n, 2)
+        ``predict_proba`` output is refused: pass its class 1 column.
     sample_weight : array-like of shape (n,), optional
         Non-negative finite weight of each point.
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...); the one other
         label in ``y_true`` is class 0 and a third one is refused.  Default:
         labels 0/1 or booleans (or -1/1, as in scikit-learn).
+    max_fpr : float in (0, 1], optional
+        scikit-learn's standardised partial AUC: the area under the curve for
+        false positive rates in [0, max_fpr] with McClish's correction,
+        ``partial_auc(..., fpr_range=(0, max_fpr), correction="mcclish")``;
+        1/2 for the diagonal, 1 for a perfect classifier.  None or 1: the
+        whole AUC.
 
     Returns
     -------
     float
-        The AUC in [0, 1].
+        The AUC in [0, 1] (with ``max_fpr``: the standardised partial AUC, in
+        [0, 1]).
 
     Raises
     ------
     ValueError
-        If the input is not 1-d, is empty, the lengths differ, a label is not
-        0/1, a score or weight is not finite, a weight is negative, or only one
-        class is present (with positive weight).
+        If the input is not 1-d (or an (n, 1) column), is empty, the lengths
+        differ, a label is not 0/1, a score or weight is not finite, a weight
+        is negative, only one class is present (with positive weight), or
+        ``max_fpr`` is not a number in (0, 1].
 
     Warns
     -----
     InvertedScoresWarning
         If the AUC is below 0.5: the scores rank class 0 above class 1.  The
         value is not flipped; silence with ``warnings.filterwarnings("ignore",
-        category=InvertedScoresWarning)``.
+        category=InvertedScoresWarning)``.  Not for a partial AUC
+        (``max_fpr`` < 1), which may lie below 1/2 for a good classifier.
 
     See Also
     --------
     h_measure : Hand's H-measure of the same input.
     hmeasure_report : AUC with the other summaries of R's hmeasure.
+    hmeasure_stream.partial_auc : partial areas over any range, corrected or not.
 
     Notes
     -----
@@ -93,7 +110,9 @@ def auc(y_true, y_score, *, sample_weight=None, pos_label=None):
     scores below and equal to each class 0 score (Tatti, Alg. 1).  The
     statistic is accumulated as an exact integer (2U), so the result is the
     correctly rounded value of 2U / (2 n0 n1).  With weights the points are
-    sorted once and the sums are compensated.  O(n) extra memory.
+    sorted once and the sums are compensated.  O(n) extra memory.  With
+    ``max_fpr`` < 1 the value is :func:`~hmeasure_stream.partial_auc`'s
+    (exact without weights; scikit-learn's, up to its rounding).
 
     References
     ----------
@@ -108,7 +127,13 @@ def auc(y_true, y_score, *, sample_weight=None, pos_label=None):
     0.75
     >>> auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], sample_weight=[1, 3, 1, 1])
     0.625
+    >>> auc([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], max_fpr=0.5)  # roc_auc_score's max_fpr
+    0.6666666666666666
     """
+    max_fpr = check_max_fpr(max_fpr)
+    if max_fpr is not None and max_fpr < 1.0:
+        return partial_auc(y_true, y_score, fpr_range=(0.0, max_fpr), correction="mcclish",
+                           sample_weight=sample_weight, pos_label=pos_label)
     value = _auc_value(with_pos_label(y_true, pos_label), y_score, sample_weight)
     warn_if_inverted(value, "auc")
     return value
@@ -176,7 +201,7 @@ def roc_points(y_true, y_score, *, sample_weight=None, pos_label=None):
     return fp / fp[-1], tp / tp[-1]
 
 
-def roc_hull(y_true, y_score, *, sample_weight=None, pos_label=None):
+def roc_hull(y_true, y_score, *, sample_weight=None, pos_label=None, return_thresholds=False):
     """Vertices of the convex hull of the ROC curve.
 
     The hull is the ROC curve of the best classifiers that randomise between
@@ -195,6 +220,9 @@ def roc_hull(y_true, y_score, *, sample_weight=None, pos_label=None):
         The label of class 1 (a string, number, bool, ...); the one other
         label in ``y_true`` is class 0 and a third one is refused.  Default:
         labels 0/1 or booleans (or -1/1, as in scikit-learn).
+    return_thresholds : bool, default False
+        Also return the threshold of each vertex: the vertex is the ROC point
+        of "class 1 when the score is >= threshold" (``inf`` for (0, 0)).
 
     Returns
     -------
@@ -205,6 +233,9 @@ def roc_hull(y_true, y_score, *, sample_weight=None, pos_label=None):
         repeated points are removed, so consecutive edges have strictly
         decreasing slopes.  When the ROC curve never rises above the diagonal
         the hull is the diagonal itself.
+    thresholds : ndarray of float64
+        With ``return_thresholds``: decreasing, one per vertex; the three
+        arrays are then a :class:`ROCCurve`.
 
     Raises
     ------
@@ -236,11 +267,15 @@ def roc_hull(y_true, y_score, *, sample_weight=None, pos_label=None):
     array([0.        , 0.        , 0.33333333, 1.        ])
     >>> tpr
     array([0.        , 0.66666667, 1.        , 1.        ])
+    >>> roc_hull([0, 0, 1, 0, 1, 1], [1, 2, 3, 4, 5, 6], return_thresholds=True).thresholds
+    array([inf,  5.,  3.,  1.])
     """
     y_true = with_pos_label(y_true, pos_label)
-    group_neg, group_pos = _roc_groups(y_true, y_score, sample_weight, "The ROC hull")
-    hull_fp, hull_tp = _scratch.upper_hull(group_neg, group_pos)
-    return hull_fp / hull_fp[-1], hull_tp / hull_tp[-1]
+    groups = _roc_groups(y_true, y_score, sample_weight, "The ROC hull",
+                         with_keys=return_thresholds)
+    if return_thresholds:
+        return ROCCurve(*hull_of(*groups[1:], groups[0]))
+    return hull_of(*groups)
 
 
 def h_measure(
@@ -503,7 +538,7 @@ def hmeasure_report(
     # The input passed every check above; the threshold is compared with the
     # scores as given (not their float64 ranks).
     is_pos = labels_as_is_pos(check_labels(y_true)).astype(bool)
-    above = np.asarray(y_score) > threshold
+    above = as_1d(y_score, "y_score", column=True) > threshold
     weights = (np.ones(is_pos.shape[0]) if sample_weight is None
                else check_weights(sample_weight, is_pos.shape[0]))
     counts = (math.fsum(weights[is_pos & above]), math.fsum(weights[~is_pos & above]),

@@ -22,8 +22,10 @@ from hmeasure_stream._validation import check_option, check_weights, normalized_
 __all__ = ["multiclass_auc"]
 
 
-def _ovo_matrix(codes, scores, class_sizes, weights):
+def _ovo_matrix(codes, scores, class_sizes, weights, present):
     """``A[i, j]``: probability that a class-i point outscores a class-j point in column i.
+
+    NaN where class i or j is not ``present`` (no points of positive weight).
 
     The points are grouped by class once; then, per column, each class's
     scores are sorted and class i's are merged with every other class's by
@@ -46,7 +48,7 @@ def _ovo_matrix(codes, scores, class_sizes, weights):
                 column[part].sort()
             high = column[parts[i]]
             for j in range(n_classes):
-                if j != i:
+                if j != i and present[i] and present[j]:
                     twice_u = _scratch.auc2_sorted_classes(column[parts[j]], high)
                     result[i, j] = twice_u / (2 * int(class_sizes[i]) * int(class_sizes[j]))
             continue
@@ -58,7 +60,7 @@ def _ovo_matrix(codes, scores, class_sizes, weights):
             ranked_weights[part] = grouped_weights[part][rank]
         high, high_weight = ranked[parts[i]], ranked_weights[parts[i]]
         for j in range(n_classes):
-            if j != i:
+            if j != i and present[i] and present[j]:
                 group_neg, group_pos = _scratch.groups_sorted_weighted(
                     ranked[parts[j]], ranked_weights[parts[j]], high, high_weight
                 )
@@ -100,6 +102,10 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=No
         its share of the points (ovr), each pair by the share of the points
         in its two classes (ovo).  ``None``: no average; the per-class AUCs
         (ovr), or the c x c matrix of A(i|j) (ovo, NaN on the diagonal).
+        A class of ``classes`` without points (of positive weight), as in
+        scikit-learn: left out of the pairs (ovo), weight 0 ("weighted"
+        ovr), NaN in the values of ``None``; a "macro" ovr mean is then
+        undefined.
     classes : sequence of hashable, optional
         The class of each column of ``y_score``, in column order (any order,
         each class once).  By default the sorted distinct labels of
@@ -121,8 +127,9 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=No
         row per point and at least 2 columns or holds a value that is not a
         finite number, the classes of ``y_true`` are not as many as the
         columns (without ``classes``) or a label is missing from ``classes``,
-        ``classes`` repeats a class, a weight is negative or not finite, a
-        class has no point (of positive weight): its AUC is undefined, or
+        ``classes`` repeats a class, a weight is negative or not finite,
+        fewer than two classes have points (of positive weight), or one has
+        none and the average is an ovr "macro" mean (undefined), or
         ``method`` or ``average`` is not one of the options.
 
     See Also
@@ -135,7 +142,10 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=No
     Equal to ``sklearn.metrics.roc_auc_score(y_true, y_score,
     multi_class=method, average=average, labels=classes)`` where scikit-learn
     defines it (it wants rows summing to 1, sorted ``classes``, no
-    ``sample_weight`` with ``"ovo"`` and an average for ``"ovo"``).
+    ``sample_weight`` with ``"ovo"`` and an average for ``"ovo"``), also when
+    a class of ``labels`` has no points; where scikit-learn returns nan (an
+    ovr "macro" mean with such a class, fewer than two classes) this
+    function raises.
 
     O(c n log n) time and O(c n) memory: ``"ovr"`` is c calls of
     :func:`~hmeasure_stream.auc` (each sorts the n scores of its column, in
@@ -175,6 +185,13 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=No
     array([[       nan, 0.58333333, 1.        ],
            [0.41666667,        nan, 0.875     ],
            [1.        , 1.        ,        nan]])
+
+    A listed class without points ("fox") is left out of the pairs, as in
+    scikit-learn's ``roc_auc_score(..., multi_class="ovo", labels=...)``:
+
+    >>> wide = [[*row, 0.0] for row in scores]
+    >>> multiclass_auc(y, wide, method="ovo", classes=["cat", "dog", "emu", "fox"])
+    0.8125
     """
     method = check_option(method, "method", _METHODS)
     average = check_option(average, "average", _AVERAGES)
@@ -202,8 +219,14 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=No
         class_mass = np.bincount(codes, weights=weights, minlength=n_classes)
     else:
         class_mass = class_sizes.astype(np.float64)
-    empty = np.flatnonzero(~(class_mass > 0))
-    if empty.size:
+    present = class_mass > 0
+    empty = np.flatnonzero(~present)
+    # As scikit-learn with a listed class absent from y_true: one-vs-one
+    # averages over the pairs of present classes, a "weighted" one-vs-rest
+    # gives the absent class weight 0, and the per-class values are nan for
+    # it; a "macro" one-vs-rest mean has an undefined term.
+    if empty.size and (np.count_nonzero(present) < 2
+                       or (method == "ovr" and average == "macro")):
         k = int(empty[0])
         with_weight = " (with positive weight)" if sample_weight is not None else ""
         raise ValueError(
@@ -212,10 +235,11 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=No
         )
     if method == "ovr":
         values = np.array([
-            _auc_value(codes == k, scores[:, k], weights) for k in range(n_classes)
+            _auc_value(codes == k, scores[:, k], weights) if present[k] else np.nan
+            for k in range(n_classes)
         ])
     else:
-        values = _ovo_matrix(codes, scores, class_sizes, weights)
+        values = _ovo_matrix(codes, scores, class_sizes, weights, present)
     return averaged(values, method, average, class_mass)
 
 

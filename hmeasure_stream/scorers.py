@@ -1,8 +1,10 @@
 """scikit-learn scorers for the H-measure and the partial AUC.
 
 Each factory returns a scorer made by :func:`sklearn.metrics.make_scorer`
-with ``response_method="predict_proba"`` (scikit-learn >= 1.4), so it goes
-where a ``scoring=`` string goes: :func:`~sklearn.model_selection.cross_val_score`,
+with ``response_method=("decision_function", "predict_proba")``
+(scikit-learn >= 1.4), the scores scikit-learn's own ranking scorers
+(``"roc_auc"``, ``"average_precision"``) read, so it goes where a
+``scoring=`` string goes: :func:`~sklearn.model_selection.cross_val_score`,
 :class:`~sklearn.model_selection.GridSearchCV`, ...  scikit-learn is
 imported when a scorer is made, not with ``hmeasure_stream``.
 """
@@ -20,13 +22,17 @@ from hmeasure_stream.partial import partial_auc
 
 __all__ = ["h_scorer", "partial_auc_scorer"]
 
+#: The responses asked for, the first the estimator has: those of scikit-learn's "roc_auc".
+_RESPONSE_METHOD = ("decision_function", "predict_proba")
+
 
 def _class_one(y_true, pos_label):
-    """The label of class 1: ``pos_label``, or as scikit-learn picks the probability column.
+    """The label of class 1: ``pos_label``, or the class scikit-learn's scores are of.
 
-    For a binary classifier scikit-learn scores with the column of
-    ``classes_[1]``, the larger of the two sorted labels; without
-    ``pos_label`` that label is class 1 here too.
+    For a binary classifier scikit-learn scores ``classes_[1]``, the larger
+    of the two sorted labels (its ``predict_proba`` column, or
+    ``decision_function`` as it is); without ``pos_label`` that label is
+    class 1 here too.
     """
     if pos_label is not None:
         return pos_label
@@ -49,24 +55,33 @@ def _make(score, pos_label, options):
         raise ImportError("the scorers need scikit-learn >= 1.4") from None
     if pos_label is not None:
         options["pos_label"] = pos_label
-    return make_scorer(score, response_method="predict_proba", **options)
+    # scikit-learn's order for ranking metrics: decision_function when the
+    # estimator has one (negated when pos_label is classes_[0]), else the
+    # pos_label column of predict_proba.  The metrics read only the order of
+    # the scores, which the probabilities of such an estimator share.
+    return make_scorer(score, response_method=_RESPONSE_METHOD, **options)
 
 
 def h_scorer(*, alpha=2.0, beta=2.0, severity_ratio=None, priors=None, pos_label=None):
-    """A scikit-learn scorer of Hand's H-measure on ``predict_proba``.
+    """A scikit-learn scorer of Hand's H-measure on ``decision_function`` or ``predict_proba``.
 
-    The scorer asks the fitted classifier for ``predict_proba(X)``, takes the
-    column of class 1 and returns :func:`~hmeasure_stream.h_measure` of it
-    against ``y``; pass it as ``scoring=`` to cross-validation and searches.
+    The scorer asks the fitted classifier for its scores of class 1 as
+    scikit-learn's ``"roc_auc"`` scorer does: ``decision_function(X)`` when
+    it has one (so ``LinearSVC`` and other classifiers without
+    probabilities are scored), otherwise the class 1 column of
+    ``predict_proba(X)``; it returns :func:`~hmeasure_stream.h_measure` of
+    them against ``y``.  Pass it as ``scoring=`` to cross-validation and
+    searches.
 
     Parameters
     ----------
     alpha, beta, severity_ratio, priors
         As for :func:`~hmeasure_stream.h_measure`.
     pos_label : hashable, optional
-        The label of class 1 (its probability column is scored).  Default:
-        the larger of the two labels, the column scikit-learn scores
-        (``classes_[1]``).
+        The label of class 1: its probability column is scored, or
+        ``decision_function`` negated when it is ``classes_[0]``, as
+        scikit-learn does.  Default: the larger of the two labels, the class
+        scikit-learn scores (``classes_[1]``).
 
     Returns
     -------
@@ -88,7 +103,12 @@ def h_scorer(*, alpha=2.0, beta=2.0, severity_ratio=None, priors=None, pos_label
 
     Notes
     -----
-    Each call costs one ``predict_proba`` and one
+    The H-measure depends on the scores only through their order, and a
+    classifier's probabilities are an increasing function of its decision
+    function (the logistic function for ``LogisticRegression``), so both
+    give the same value, except where the probabilities round distinct
+    decision values to one float (a tie).  Each call costs one
+    ``decision_function`` (or ``predict_proba``) and one
     :func:`~hmeasure_stream.h_measure`, O(n log n).
 
     References
@@ -109,6 +129,10 @@ def h_scorer(*, alpha=2.0, beta=2.0, severity_ratio=None, priors=None, pos_label
     True
     >>> cross_val_score(LogisticRegression(), X, y, cv=2, scoring=h_scorer()).shape
     (2,)
+    >>> from sklearn.svm import LinearSVC  # no predict_proba: its decision_function
+    >>> svm = LinearSVC().fit(X, y)
+    >>> h_scorer()(svm, X, y) == h_measure(y, svm.decision_function(X))
+    True
     """
     check_cost(alpha, beta, severity_ratio, priors)
     options = {"alpha": alpha, "beta": beta, "severity_ratio": severity_ratio,
@@ -117,11 +141,16 @@ def h_scorer(*, alpha=2.0, beta=2.0, severity_ratio=None, priors=None, pos_label
 
 
 def partial_auc_scorer(*, fpr_range=None, tpr_range=None, correction=None, pos_label=None):
-    """A scikit-learn scorer of the partial AUC on ``predict_proba``.
+    """A scikit-learn scorer of the partial AUC on ``decision_function`` or ``predict_proba``.
 
-    The scorer asks the fitted classifier for ``predict_proba(X)``, takes the
-    column of class 1 and returns :func:`~hmeasure_stream.partial_auc` of it
-    against ``y`` over the given range.
+    The scorer asks the fitted classifier for its scores of class 1 as
+    :func:`h_scorer` does (``decision_function(X)`` when it has one,
+    otherwise the class 1 column of ``predict_proba(X)``, as scikit-learn's
+    ``"roc_auc"``) and returns :func:`~hmeasure_stream.partial_auc` of them
+    against ``y`` over the given range.  With ``fpr_range=(0, m)`` and
+    ``correction="mcclish"`` it scores as
+    ``make_scorer(roc_auc_score, max_fpr=m, response_method=("decision_function",
+    "predict_proba"))``.
 
     Parameters
     ----------
@@ -151,7 +180,9 @@ def partial_auc_scorer(*, fpr_range=None, tpr_range=None, correction=None, pos_l
 
     Notes
     -----
-    Each call costs one ``predict_proba`` and one
+    Like the H-measure, the partial AUC depends on the scores only through
+    their order (see :func:`h_scorer`).  Each call costs one
+    ``decision_function`` (or ``predict_proba``) and one
     :func:`~hmeasure_stream.partial_auc`, O(n log n).
 
     References

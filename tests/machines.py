@@ -32,8 +32,14 @@ class PointSetMachine(RuleBasedStateMachine):
     def matches(self, tracker, points, exact):
         raise NotImplementedError
 
-    @rule(label=labels, score=scores, weight=weights)
-    def add(self, label, score, weight):
+    # The rules draw from the strategies of the instance's class, so that a subclass's
+    # ``labels``, ``scores`` and ``weights`` take effect.
+    def _point(self, data):
+        return data.draw(self.labels), data.draw(self.scores), data.draw(self.weights)
+
+    @rule(data=st.data())
+    def add(self, data):
+        label, score, weight = self._point(data)
         self.tracker.add(label, score, weight)
         self.points.append((label, score, weight))
         self.exact &= weight == 1.0
@@ -45,8 +51,10 @@ class PointSetMachine(RuleBasedStateMachine):
             data.draw(st.integers(0, len(self.points) - 1)))
         self.tracker.remove(label, score, weight)
 
-    @rule(batch=st.lists(st.tuples(labels, scores, weights), max_size=6))
-    def add_many(self, batch):
+    @rule(data=st.data())
+    def add_many(self, data):
+        batch = data.draw(st.lists(st.tuples(self.labels, self.scores, self.weights),
+                                   max_size=6))
         y, s, w = (list(column) for column in zip(*batch, strict=True)) if batch else ([],) * 3
         self.tracker.add_many(y, s, sample_weight=w)
         self.points.extend(batch)
@@ -66,8 +74,9 @@ class PointSetMachine(RuleBasedStateMachine):
     def pickle_round_trip(self):
         self.tracker = pickle.loads(pickle.dumps(self.tracker))
 
-    @rule(label=labels, score=scores)
-    def remove_absent_is_refused(self, label, score):
+    @rule(data=st.data())
+    def remove_absent_is_refused(self, data):
+        label, score, _ = self._point(data)
         if not any(p[0] == label and p[1] == score for p in self.points):
             before = pickle.dumps(self.tracker)
             with pytest.raises(KeyError):

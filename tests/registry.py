@@ -21,6 +21,7 @@ import hmeasure_stream as hs
 
 FUNCTIONS = {
     "auc": hs.auc,
+    "auc max_fpr": lambda y, s, **kw: hs.auc(y, s, max_fpr=0.4, **kw),
     "roc_points": hs.roc_points,
     "roc_hull": hs.roc_hull,
     # (The curves' arrays, one after the other: the thresholds are one fewer in a

@@ -180,15 +180,23 @@ def averaged(values, method, average, class_mass):
     the same float).  ``class_mass`` is each class's weight; "weighted" weighs
     a class by its mass (ovr) and a pair by the mass of its two classes (ovo),
     as scikit-learn does.  Sums are exactly rounded (``math.fsum``); O(c^2).
+
+    A class of mass 0 (absent) is left out where scikit-learn leaves it out:
+    its pairs (ovo), its term of weight 0 ("weighted" ovr).  Its term of a
+    "macro" ovr mean is kept (undefined: the caller refuses it first).
     """
     if average is None:
         return values
     mass = [float(m) for m in class_mass]
     if method == "ovr":
         terms, weights = (values.tolist() if isinstance(values, np.ndarray) else values), mass
+        if average == "weighted":
+            terms, weights = zip(*[(v, w) for v, w in zip(terms, weights, strict=True)
+                                   if w > 0], strict=True)
     else:
         matrix, c = values.tolist(), len(mass)
-        pairs = [(i, j) for i in range(c) for j in range(i + 1, c)]
+        pairs = [(i, j) for i in range(c) for j in range(i + 1, c)
+                 if mass[i] > 0 and mass[j] > 0]
         terms = [(matrix[i][j] + matrix[j][i]) / 2 for i, j in pairs]
         weights = [mass[i] + mass[j] for i, j in pairs]
     if average == "macro":

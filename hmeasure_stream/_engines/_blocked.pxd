@@ -105,6 +105,12 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef readonly object box
     cdef double box_values[7]
     cdef double (*box_reader)(BlockedAUCEngine engine) noexcept nogil
+    # pROC's coords on the window (``record_levels``): the sensitivity at the fixed
+    # specificity, the specificity at the fixed sensitivity (nan: not recorded), and
+    # the average precision (``record_average_precision``).
+    cdef readonly double level_specificity
+    cdef readonly double level_sensitivity
+    cdef readonly bint with_average_precision
     cdef readonly bint interval
     cdef double quantile_low
     cdef double quantile_high
@@ -138,6 +144,12 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef int32_t _merge_partner(self, int32_t position, int32_t size) noexcept nogil
     cdef int32_t _remove_position(self, int32_t position) noexcept nogil
     cdef int32_t _find(self, double score) noexcept nogil
+    cdef bint _both_classes(self, double* total_neg, double* total_pos) noexcept nogil
+    cdef bint _crossing(self, bint by_sensitivity, double level, double* found) noexcept nogil
+    cdef double _present_key(self, int32_t block, int32_t index,
+                             int32_t step) noexcept nogil
+    cdef double _rate_at(self, bint by_sensitivity, double level) noexcept nogil
+    cdef double _average_precision(self) noexcept nogil
     cdef double _auc(self) noexcept nogil
     cdef int _add_point(self, bint is_pos, double score, double weight, bint apply) except -1
     cdef int _remove_point(self, bint is_pos, double score, double weight,

@@ -56,7 +56,7 @@ from the score order.
 
 import numpy as np
 
-from libc.math cimport NAN, fabs, isfinite
+from libc.math cimport INFINITY, NAN, fabs, isfinite, nextafter
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memmove
 
@@ -184,6 +184,18 @@ cdef double _level_lookup(bint spec_at_sens, double x, double total_neg, double 
         weight_y2 = (x2 - x) / (x2 - x1)
         return (1.0 - weight_y2) * y1 + weight_y2 * y2
     return y2
+
+
+cdef inline bint _crossed(bint by_sensitivity, double level, double total_neg,
+                          double total_pos, double below_neg, double below_pos) noexcept nogil:
+    """Whether the ROC point of the threshold just above the scores weighing ``below_*``
+    is past ``level`` in pROC's ``coords``: its specificity reaches ``level``, or (with
+    ``by_sensitivity``) its sensitivity falls below it.  The rates are formed as
+    ``coords`` forms them, from the weights at or above the threshold (N - below), so
+    that with unit weights the point found is the from-scratch one."""
+    if by_sensitivity:
+        return (total_pos - below_pos) / total_pos < level
+    return (total_neg - (total_neg - below_neg)) / total_neg >= level
 
 
 cdef inline void _prefetch_path(const double* tree, Py_ssize_t node) noexcept nogil:
@@ -339,6 +351,9 @@ cdef class BlockedAUCEngine(PointEngine):
         self.square_pos.low = self.square_pos.high = 0
         self.square_neg.low = self.square_neg.high = 0
         self.at_threshold = False
+        self.level_specificity = NAN
+        self.level_sensitivity = NAN
+        self.with_average_precision = False
         self.threshold = NAN
         self.box = None
         self.box_reader = NULL
@@ -611,6 +626,15 @@ cdef class BlockedAUCEngine(PointEngine):
         if self.at_threshold:
             self._threshold_into(&out[row, column])
             column += 6
+        if self.level_specificity == self.level_specificity:
+            out[row, column] = self._rate_at(False, self.level_specificity)
+            column += 1
+        if self.level_sensitivity == self.level_sensitivity:
+            out[row, column] = self._rate_at(True, self.level_sensitivity)
+            column += 1
+        if self.with_average_precision:
+            out[row, column] = self._average_precision()
+            column += 1
         if self.box_reader != NULL:
             out[row, column] = self.box_reader(self)
             column += 1
@@ -868,6 +892,13 @@ cdef class BlockedAUCEngine(PointEngine):
 
     cdef double _class_total(self, bint is_pos) noexcept nogil:
         return self.tree[3 + is_pos] if self.n_blocks else 0.0
+
+    cdef bint _both_classes(self, double* total_neg, double* total_pos) noexcept nogil:
+        """The class totals into ``total_*``; whether both weigh more than 0 (a metric of
+        the two classes is defined)."""
+        total_neg[0] = self._class_total(False)
+        total_pos[0] = self._class_total(True)
+        return total_neg[0] > 0.0 and total_pos[0] > 0.0
 
     # ------------------------------------------------------------------
     # Structure changes.
@@ -1369,6 +1400,9 @@ cdef class BlockedAUCEngine(PointEngine):
     def _extra_columns(self):
         """The columns of ``_record_extras``, last in ``columns``."""
         return ((*_THRESHOLD_COLUMNS,) * self.at_threshold
+                + ("sens_at_spec",) * (self.level_specificity == self.level_specificity)
+                + ("spec_at_sens",) * (self.level_sensitivity == self.level_sensitivity)
+                + ("average_precision",) * self.with_average_precision
                 + ("pauc",) * (self.box_reader != NULL)
                 + ("auc_var", "auc_lo", "auc_hi") * self.interval)
 
@@ -1501,6 +1535,20 @@ cdef class BlockedAUCEngine(PointEngine):
         self._above(threshold, &above_neg, &above_pos, &total_neg, &total_pos)
         return above_neg, above_pos, total_neg, total_pos
 
+    def weights_from(self, const double[::1] thresholds):
+        """For each threshold t, the class weights of the scores >= t (those > the double
+        just below t): an array of shape (m, 2).  O(log n + BLOCK) each."""
+        cdef Py_ssize_t k, m = thresholds.shape[0]
+        cdef double total_neg, total_pos
+        weights_array = np.empty((m, 2))
+        cdef double[:, ::1] weights = weights_array
+        self._check_idle()
+        with nogil:
+            for k in range(m):
+                self._above(nextafter(thresholds[k], -INFINITY), &weights[k, 0],
+                            &weights[k, 1], &total_neg, &total_pos)
+        return weights_array
+
     cdef void _above(self, double threshold, double* above_neg, double* above_pos,
                      double* total_neg, double* total_pos) noexcept nogil:
         """Class weights of the scores strictly above ``threshold`` and the class totals:
@@ -1544,11 +1592,7 @@ cdef class BlockedAUCEngine(PointEngine):
         cdef int32_t block, index, slot
         cdef bint found = False
         self._check_idle()
-        if self.n_blocks == 0:
-            return NAN
-        total_neg = self._class_total(False)
-        total_pos = self._class_total(True)
-        if not (total_neg > 0.0 and total_pos > 0.0):
+        if not self._both_classes(&total_neg, &total_pos):
             return NAN
         # Spec.Sens: the class 1 CDF against 1 - level; Sens.Spec: class 0 against level.
         total = total_pos if spec_at_sens else total_neg
@@ -1581,6 +1625,177 @@ cdef class BlockedAUCEngine(PointEngine):
             return NAN
         return _level_lookup(spec_at_sens, x, total_neg, total_pos, below_neg, below_pos,
                              with_neg, with_pos)
+
+    def crossings(self, bint by_sensitivity, const double[::1] levels):
+        """For each level, the first group of scores, from the lowest up, whose ROC point is
+        past it (``_crossed``), for pROC's ``coords`` at specificities or sensitivities.
+
+        Returns an array of shape (m, 7), one row per level: ``below_neg,
+        below_pos, with_neg, with_pos, previous_key, key, next_key``, the class
+        weights of the scores below the group and up to it (stored units), its
+        score and the scores of the nearest groups of positive weight below
+        and above it (nan where there is none); a row of nan while a class is
+        absent or when no group is past the level.  Per level a descent of the
+        segment tree on the class weights, then a scan of one block:
+        O(log n + BLOCK), and the keys of weight 0 passed on the way to a
+        neighbour.
+        """
+        cdef Py_ssize_t k, m = levels.shape[0]
+        found_array = np.full((m, 7), np.nan)
+        cdef double[:, ::1] found = found_array
+        self._check_idle()
+        with nogil:
+            for k in range(m):
+                self._crossing(by_sensitivity, levels[k], &found[k, 0])
+        return found_array
+
+    cdef bint _crossing(self, bint by_sensitivity, double level, double* found) noexcept nogil:
+        """One row of ``crossings`` into found[0..6] (left as it is when none: False)."""
+        cdef double total_neg, total_pos, below_neg = 0.0, below_pos = 0.0
+        cdef double with_neg, with_pos
+        cdef Py_ssize_t node = 1, child
+        cdef int32_t block, index, slot, position, leaf
+        cdef bint restarted = False
+        if not self._both_classes(&total_neg, &total_pos) or not _crossed(
+                by_sensitivity, level, total_neg, total_pos, total_neg, total_pos):
+            return False
+        while node < self.leaves:
+            child = 2 * node
+            if _crossed(by_sensitivity, level, total_neg, total_pos,
+                        below_neg + self.tree[3 * child], below_pos + self.tree[3 * child + 1]):
+                node = child
+            else:
+                below_neg += self.tree[3 * child]
+                below_pos += self.tree[3 * child + 1]
+                node = child + 1
+        # The block of the leaf reached (gaps weigh nothing: the next block to the right).
+        leaf = <int32_t>(node - self.leaves)
+        while leaf < self.leaves and self.block_at_leaf[leaf] < 0:
+            leaf += 1
+        position = -1  # the block's directory position, found only if the scan leaves it
+        block = self.block_at_leaf[leaf] if leaf < self.leaves else -1
+        # Scan the keys from there on.  With float weights a node's sum and its
+        # children's may differ in the last bit, so the descent can stop a block
+        # early or late; the scan then goes on, or starts again from the lowest key.
+        while True:
+            while block >= 0:
+                for index in range(self.size[block]):
+                    slot = block * BLOCK + index
+                    with_neg = below_neg + self._held(slot, False)
+                    with_pos = below_pos + self._held(slot, True)
+                    if _crossed(by_sensitivity, level, total_neg, total_pos, with_neg,
+                                with_pos):
+                        found[0] = below_neg
+                        found[1] = below_pos
+                        found[2] = with_neg
+                        found[3] = with_pos
+                        found[4] = self._present_key(block, index, -1)
+                        found[5] = self.key[slot]
+                        found[6] = self._present_key(block, index, 1)
+                        return True
+                    below_neg = with_neg
+                    below_pos = with_pos
+                if position < 0:
+                    position = self._locate(self.key[block * BLOCK])
+                position += 1
+                block = self.order[position] if position < self.n_blocks else -1
+            if restarted:
+                return False
+            restarted = True
+            position = 0
+            block = self.order[0]
+            below_neg = below_pos = 0.0
+
+    cdef double _rate_at(self, bint by_sensitivity, double level) noexcept nogil:
+        """pROC's ``coords`` of the current points: the sensitivity at specificity ``level``
+        or (``by_sensitivity``) the specificity at sensitivity ``level``; nan while a class
+        is absent.  The two points around the level (``_crossing``) and the straight line
+        between them, with the rates and the line formed as ``coords`` forms them."""
+        cdef double found[7], total_neg, total_pos, low_along, high_along, low_other, high_other
+        if not self._both_classes(&total_neg, &total_pos):
+            return NAN
+        if not self._crossing(by_sensitivity, level, found):
+            # No point's sensitivity falls below the level (0): the last point reads it.
+            return 1.0
+        # The points below the group (low) and up to it (high): rates from the weights at
+        # or above their thresholds, N - below.
+        low_other = (total_pos - found[1]) / total_pos
+        high_other = (total_pos - found[3]) / total_pos
+        low_along = (total_neg - (total_neg - found[0])) / total_neg
+        high_along = (total_neg - (total_neg - found[2])) / total_neg
+        if by_sensitivity:
+            # Along the sensitivity (high_other < level <= low_other), reading specificity.
+            if low_other == level:
+                return low_along
+            return high_along + ((level - high_other) / (low_other - high_other)
+                                 * (low_along - high_along))
+        if low_along >= level:  # only the first point, at a specificity of 0
+            return low_other
+        if high_along == level:
+            return high_other
+        return low_other + ((level - low_along) / (high_along - low_along)
+                            * (high_other - low_other))
+
+    cdef double _average_precision(self) noexcept nogil:
+        """``average_precision`` of the current points: one pass over the keys from the
+        highest, sum_k (tp_k - tp_(k-1)) tp_k / (tp_k + fp_k) / N1 (compensated); nan
+        while a class is absent.  O(n)."""
+        cdef double fp = 0.0, tp = 0.0, at_pos, total = 0.0, compensation = 0.0
+        cdef double total_neg, total_pos
+        cdef int32_t position, block, index, slot
+        if not self._both_classes(&total_neg, &total_pos):
+            return NAN
+        for position in range(self.n_blocks - 1, -1, -1):
+            block = self.order[position]
+            for index in range(self.size[block] - 1, -1, -1):
+                slot = block * BLOCK + index
+                fp += self._held(slot, False)
+                at_pos = self._held(slot, True)
+                if at_pos > 0.0:
+                    tp += at_pos
+                    compensated_add(&total, &compensation, at_pos * (tp / (tp + fp)))
+        return (total + compensation) / tp
+
+    def record_levels(self, double specificity, double sensitivity):
+        """Record the sensitivity at ``specificity`` and the specificity at ``sensitivity``
+        (each unless nan) in ``slide`` too (``_rate_at``)."""
+        self.level_specificity = specificity
+        self.level_sensitivity = sensitivity
+
+    def record_average_precision(self):
+        """Record the average precision in ``slide`` too: O(n) a step."""
+        self.with_average_precision = True
+
+    @property
+    def sens_at_spec(self):
+        return self._rate_at(False, self.level_specificity)
+
+    @property
+    def spec_at_sens(self):
+        return self._rate_at(True, self.level_sensitivity)
+
+    @property
+    def average_precision(self):
+        return self._average_precision()
+
+    cdef double _present_key(self, int32_t block, int32_t index, int32_t step) noexcept nogil:
+        """The score of the nearest key of positive weight after the key at ``index`` of
+        ``block``, upwards (``step`` 1) or downwards (-1); nan if none.  The directory is
+        searched only if the block has none."""
+        cdef int32_t position = -1, slot
+        while True:
+            index += step
+            while index < 0 or index >= self.size[block]:
+                if position < 0:
+                    position = self._locate(self.key[block * BLOCK])
+                position += step
+                if position < 0 or position >= self.n_blocks:
+                    return NAN
+                block = self.order[position]
+                index = self.size[block] - 1 if step < 0 else 0
+            slot = block * BLOCK + index
+            if self._held(slot, False) > 0.0 or self._held(slot, True) > 0.0:
+                return self.key[slot]
 
     def _check(self):
         """Every invariant, in O(n): blocks, directory, free ids, aggregates, 2U, scale."""
@@ -1797,11 +2012,13 @@ cdef class BlockedAUCEngine(PointEngine):
                                    self.placements, self.placement_squares(),
                                    (self.interval, self.quantile_low, self.quantile_high,
                                     self.newest_decay),
-                                   (self.at_threshold, self.threshold), self.box))
+                                   (self.at_threshold, self.threshold,
+                                    self.level_specificity, self.level_sensitivity,
+                                    self.with_average_precision), self.box))
 
 
 # The layout of the pickles ``__reduce__`` writes.
-_FORMAT = 1
+_FORMAT = 2
 
 # R hmeasure's metrics at a threshold, in the order ``_threshold_into`` writes them.
 _THRESHOLD_COLUMNS = ("er", "sens", "spec", "precision", "f", "youden")
@@ -1839,7 +2056,8 @@ def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, 
         engine.twice_u_compensation = compensation
         engine.inverse_scale = inverse_scale
         engine.interval, engine.quantile_low, engine.quantile_high, engine.newest_decay = interval
-        engine.at_threshold, engine.threshold = threshold
+        (engine.at_threshold, engine.threshold, engine.level_specificity,
+         engine.level_sensitivity, engine.with_average_precision) = threshold
         engine._check_layout()
     except (AssertionError, OverflowError, TypeError, ValueError) as error:
         raise ValueError(f"cannot unpickle this blocked engine: {error}") from None

@@ -387,7 +387,7 @@ cdef inline Py_ssize_t _hull_push(
 
 
 def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos,
-               bint with_edges=False):
+               bint with_edges=False, bint with_groups=False):
     """Vertices of the ROC convex hull from groups ordered by decreasing score.
 
     The ROC points are the prefix sums (false positives, true positives),
@@ -405,7 +405,9 @@ def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos,
     difference of its two vertices may not: a class 1 step of 2**-60 after
     a class 1 weight of 1 leaves the cumulative weight at 1.0, and the
     H-measure, whose priors may make that step decide the loss (a class 0
-    weighing 2**-120), is computed from the edges.
+    weighing 2**-120), is computed from the edges.  With ``with_groups`` the
+    last array is the index of the group each vertex ends (-1 for (0, 0)):
+    the vertex is the ROC point of the threshold at that group's score.
     """
     cdef Py_ssize_t k, m = group_neg.shape[0], top = 0
     if count_t is int64_t:
@@ -420,16 +422,23 @@ def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos,
     cdef count_t[::1] tp = tp_arr
     cdef count_t[::1] edge_neg = edge_neg_arr
     cdef count_t[::1] edge_pos = edge_pos_arr
+    ends_arr = np.empty(m + 1, dtype=np.intp)
+    cdef Py_ssize_t[::1] ends = ends_arr
     with nogil:
         fp[0] = 0
         tp[0] = 0
+        ends[0] = -1
         for k in range(m):
             if group_neg[k] != 0 or group_pos[k] != 0:  # else a repeated point
                 top = _hull_push(&fp[0], &tp[0], &edge_neg[0], &edge_pos[0], top,
                                  group_neg[k], group_pos[k])
+                ends[top] = k
+    result = (fp_arr[:top + 1], tp_arr[:top + 1])
     if with_edges:
-        return fp_arr[:top + 1], tp_arr[:top + 1], edge_neg_arr[1:top + 1], edge_pos_arr[1:top + 1]
-    return fp_arr[:top + 1], tp_arr[:top + 1]
+        result += (edge_neg_arr[1:top + 1], edge_pos_arr[1:top + 1])
+    if with_groups:
+        result += (ends_arr[:top + 1],)
+    return result
 
 
 cdef Py_ssize_t _hull_corners(const double* neg, Py_ssize_t n_neg, const double* pos,

@@ -9,11 +9,22 @@ import pickle
 
 import numpy as np
 
+from hmeasure_stream._core.curves import (
+    average_precision_of,
+    check_coords_options,
+    check_coords_values,
+    coords_between,
+    coords_of,
+    hull_of,
+    precision_recall_of,
+    roc_curve_of,
+    table,
+    threshold_table,
+)
 from hmeasure_stream._core.groups import roc_sums
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._protocol import Claim, Status
 from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting
-from hmeasure_stream._engines._scratch import upper_hull
 from hmeasure_stream._validation import (
     check_duration,
     check_label_value,
@@ -33,6 +44,7 @@ from hmeasure_stream._validation import (
     merged_label_map,
     raise_bad_score,
 )
+from hmeasure_stream.curves import PrecisionRecallCurve, ROCCurve
 
 #: The format of every structure's pickle; a pickle of another format is refused.
 PICKLE_FORMAT = 1
@@ -369,11 +381,94 @@ class PointSet(Pickled):
         fp, tp = roc_sums(*self._groups()[1:])
         return fp / fp[-1], tp / tp[-1]
 
-    def hull(self):
-        """(fpr, tpr), as ``roc_hull`` returns them, O(n); ValueError while a class is absent."""
-        _, group_neg, group_pos = self._groups()
-        fp, tp = upper_hull(group_neg, group_pos)
-        return fp / fp[-1], tp / tp[-1]
+    def hull(self, return_thresholds=False):
+        """As :func:`~hmeasure_stream.roc_hull` returns it, O(n); ValueError without a class."""
+        keys, group_neg, group_pos = self._groups()
+        if return_thresholds:
+            return ROCCurve(*hull_of(group_neg, group_pos, keys))
+        return hull_of(group_neg, group_pos)
+
+    def roc_curve(self, drop_intermediate=True):
+        """(fpr, tpr, thresholds) as :func:`~hmeasure_stream.roc_curve` returns them.  O(n)."""
+        return ROCCurve(*roc_curve_of(*self._sums(), drop_intermediate))
+
+    def precision_recall_curve(self, drop_intermediate=False):
+        """As :func:`~hmeasure_stream.precision_recall_curve` returns it.  O(n)."""
+        return PrecisionRecallCurve(*precision_recall_of(*self._sums(), drop_intermediate))
+
+    @property
+    def average_precision(self):
+        """:func:`~hmeasure_stream.average_precision` (nan while a class is absent).  O(n)."""
+        if not (self._engine.weight_neg > 0 and self._engine.weight_pos > 0):
+            return np.nan
+        return average_precision_of(*self._sums()[1:])
+
+    def coords(self, x, *, input="threshold", ret=("threshold", "specificity", "sensitivity"),
+               best_method="youden"):
+        """:func:`~hmeasure_stream.coords`; O(log n) a value of ``x``, O(n) for "all", "best"."""
+        input, ret, best_method = check_coords_options(input, ret, best_method)
+        if isinstance(x, str):
+            return coords_of(*self._sums(units=True), x, input, ret, best_method)
+        values = check_coords_values(x, input)
+        engine = self._engine
+        units = self._units()
+        total_neg, total_pos = engine.weight_neg / engine.scale, engine.weight_pos / engine.scale
+        if not (total_neg > 0 and total_pos > 0):
+            nan = np.full(values.shape[0], np.nan)
+            return table(ret, nan, nan, nan, nan, nan, np.nan, np.nan)
+        if not hasattr(engine, "crossings"):  # the treap's engine (ApproxAUC): from its groups
+            return coords_of(*self._sums(units=True), values, input, ret, best_method)
+        total_neg, total_pos = total_neg * units, total_pos * units
+        if input == "threshold":
+            above = engine.weights_from(values) * units
+            return threshold_table(ret, values, above[:, 0], above[:, 1], total_neg, total_pos)
+        return coords_between(values, input, ret,
+                              *self._points_around(input == "sensitivity", values, units),
+                              total_neg, total_pos)
+
+    def _points_around(self, by_sensitivity, values, units):
+        """The two points of pROC's curve around each specificity (or sensitivity) of
+        ``values``, as ``coords_between`` reads them: (lower, upper), each (thresholds,
+        class weights at or above them) in the caller's units (``units``)."""
+        engine = self._engine
+        total_neg = engine.weight_neg / engine.scale
+        total_pos = engine.weight_pos / engine.scale
+        found = engine.crossings(by_sensitivity, values)
+        below_neg, below_pos, with_neg, with_pos, previous_key, key, next_key = found.T
+        # The points of the thresholds just below the group and just above it.
+        below = (np.where(np.isnan(previous_key), -np.inf, (previous_key + key) / 2),
+                 (total_neg - below_neg) * units, (total_pos - below_pos) * units)
+        above = (np.where(np.isnan(next_key), np.inf, (key + next_key) / 2),
+                 (total_neg - with_neg) * units, (total_pos - with_pos) * units)
+        # Specificity rises with the threshold: the group's point is the first to reach
+        # the value; sensitivity falls: the point below the group is the last to reach it.
+        lower, upper = (above, below) if by_sensitivity else (below, above)
+        # No group past the value: the first point (threshold -inf, a specificity of 0)
+        # reads a specificity of 0 and the last (inf) a sensitivity of 0.
+        end = (np.inf, 0.0, 0.0) if by_sensitivity else (
+            -np.inf, total_neg * units, total_pos * units)
+        none = np.isnan(key)
+        if not by_sensitivity:
+            none |= (total_neg - (total_neg - 0.0)) / total_neg >= values
+        lower = tuple(np.where(none, at_end, part) for at_end, part in zip(end, lower,
+                                                                            strict=True))
+        upper = tuple(np.where(none, at_end, part) for at_end, part in zip(end, upper,
+                                                                            strict=True))
+        return lower, upper
+
+    def _units(self):
+        """The caller's weight units over the engine's stored ones."""
+        return self._engine.scale
+
+    def _sums(self, units=False):
+        """The groups' cumulative sums (keys, fp, tp) that the curves read (``_core.curves``),
+        in the caller's units with ``units``; ValueError while a class is absent."""
+        keys, group_neg, group_pos = self._groups()
+        if units:
+            factor = self._units()
+            group_neg, group_pos = group_neg * factor, group_pos * factor
+        fp, tp, keys = roc_sums(group_neg, group_pos, keys)
+        return keys, fp[1:], tp[1:]
 
     def _groups(self):
         scores, group_neg, group_pos = self._engine.score_groups()
@@ -646,6 +741,11 @@ class WindowedPointSet(PointSet):
         """On load: the window's points are the engine's (``check_forgetting``)."""
         if self._forgetting is not None:
             check_forgetting(self._engine, self._forgetting)
+
+    def _units(self):
+        if self._forgetting is None:
+            return self._engine.scale
+        return self._engine.scale / self._forgetting.newest_factor()
 
     @property
     def n_neg(self):

@@ -25,8 +25,11 @@ class _HullPointSet(WindowedPointSet):
         """Area under the ROC convex hull (exact); nan while a class is absent."""
         return self._engine.auch
 
-    def hull(self):
-        """(fpr, tpr), as ``roc_hull`` returns them, O(h); ValueError while a class is absent."""
+    def hull(self, return_thresholds=False):
+        """As ``roc_hull`` returns it, O(h) (O(n) with thresholds); ValueError while a class
+        is absent."""
+        if return_thresholds:  # the vertices' scores: from the groups
+            return WindowedPointSet.hull(self, True)
         fp, tp = self._engine.hull_vertices()
         if not (fp[-1] > 0 and tp[-1] > 0):
             raise ValueError("the ROC hull is undefined while a class is absent")

@@ -32,7 +32,9 @@ from hmeasure_stream._validation import (
 from hmeasure_stream.metric_table import (
     BINS,
     COMPRESSED,
+    CURVE_WALK,
     HULL,
+    LEVEL,
     LOWER_HULL,
     METRICS,
     MULTICLASS,
@@ -73,7 +75,7 @@ def _check_window(window):
 
 # What the one blocked engine of a window serves beyond the exact AUC: the metrics
 # read from the score order.
-_ORDER_NEEDS = (HULL, THRESHOLD, PARTIAL_BOX, VARIANCE)
+_ORDER_NEEDS = (HULL, THRESHOLD, LEVEL, CURVE_WALK, PARTIAL_BOX, VARIANCE)
 
 
 def _needing(chosen, need):
@@ -154,6 +156,13 @@ def _window_engines(chosen, *, capacity, seed, window=None):
         if _needing(chosen, THRESHOLD):
             # R hmeasure's metrics at a threshold: a walk up the segment tree per step.
             blocked.record_threshold(_options_needing(chosen, THRESHOLD).threshold)
+        if _needing(chosen, LEVEL):
+            # pROC's coords at fixed rates: a descent of the segment tree per step.
+            rates = _options_needing(chosen, LEVEL)
+            blocked.record_levels(rates.specificity if "sens_at_spec" in chosen else np.nan,
+                                  rates.sensitivity if "spec_at_sens" in chosen else np.nan)
+        if _needing(chosen, CURVE_WALK):
+            blocked.record_average_precision()
         if _needing(chosen, PARTIAL_BOX):
             box = _options_needing(chosen, PARTIAL_BOX)
             (a, b), (c, d) = box.box

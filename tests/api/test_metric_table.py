@@ -7,6 +7,7 @@ import warnings
 import numpy as np
 import pytest
 from reference_impl import brute_auc
+from sklearn.metrics import average_precision_score
 
 import hmeasure_stream
 from hmeasure_stream import (
@@ -16,6 +17,7 @@ from hmeasure_stream import (
     Classes,
     Compression,
     ConfidenceLevel,
+    FixedRates,
     HCost,
     InvertedScoresWarning,
     PartialRange,
@@ -24,6 +26,7 @@ from hmeasure_stream import (
     auc_ci,
     auc_variance,
     binned_auc,
+    coords,
     h_measure,
     hmeasure_report,
     multiclass_auc,
@@ -44,6 +47,8 @@ OPTIONS = {
     "mwl": HCost(severity_ratio=0.5),
     **{name: Threshold(0.4) for name in ("er", "sens", "spec", "precision", "f", "youden")},
     **{name: ConfidenceLevel(0.9) for name in ("auc_var", "auc_lo", "auc_hi")},
+    **{name: FixedRates(specificity=0.8, sensitivity=0.7)
+       for name in ("sens_at_spec", "spec_at_sens")},
     "multiclass_auc": Classes(["a", "b", "c"], method="ovo"),
 }
 # R hmeasure's names of the report's metrics (hmeasure_report's keys).
@@ -70,6 +75,13 @@ def reference(name, options, y, s):
         return hmeasure_report(y, s, alpha=cost.alpha, beta=cost.beta,
                                severity_ratio=cost.severity_ratio,
                                threshold=threshold)[REPORT[name]]
+    if name in ("sens_at_spec", "spec_at_sens"):
+        # pROC's values (stored reference values of coords in test_curves.py).
+        at, read = (("specificity", "sensitivity") if name == "sens_at_spec"
+                    else ("sensitivity", "specificity"))
+        return coords(y, s, getattr(options, at), input=at, ret=read)[read][0]
+    if name == "average_precision":
+        return average_precision_score(y, s)
     if name == "auc_binned":
         return binned_auc(y, s, bins=options.bins).auc
     if name == "pauc":
@@ -86,7 +98,7 @@ def reference(name, options, y, s):
 
 def test_the_table_is_the_one_list_of_window_metrics():
     assert WINDOW_METRICS == tuple(METRICS) == hmeasure_stream.streaming.WINDOW_METRICS
-    assert set(WINDOW_METRICS) == set(OPTIONS) | {"auc"}
+    assert set(WINDOW_METRICS) == set(OPTIONS) | {"auc", "average_precision"}
     assert AVAILABLE_METRICS == tuple(name for name in METRICS if METRICS[name].cli)
     assert set(AVAILABLE_METRICS) <= set(WINDOW_METRICS)
     parser = build_parser()
@@ -99,7 +111,7 @@ def test_the_table_is_the_one_list_of_window_metrics():
     # Every need is one of the capabilities the engine choice knows.
     capabilities = {table.EXACT_AUC, table.HULL, table.REPORT, table.LOWER_HULL, table.THRESHOLD,
                     table.VARIANCE, table.PARTIAL_BOX, table.BINS, table.COMPRESSED,
-                    table.MULTICLASS}
+                    table.MULTICLASS, table.LEVEL, table.CURVE_WALK}
     for metric in METRICS.values():
         assert metric.needs and metric.needs <= capabilities, metric.name
         assert metric.options is None or metric.name in OPTIONS

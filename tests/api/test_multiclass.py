@@ -387,6 +387,8 @@ def test_bad_input_raises_a_clear_error(kwargs, message):
     y, s = arguments.pop("y_true"), arguments.pop("y_score")
     with pytest.raises(ValueError, match=message):
         multiclass_auc(y, s, **arguments)
-    if "method" not in kwargs and "average" not in kwargs:
+    # (One-vs-one with a listed class without points has scikit-learn's value:
+    # tests/api/test_sklearn_ergonomics.py.)
+    if "method" not in kwargs and "average" not in kwargs and "has no points" not in message:
         with pytest.raises(ValueError, match=message):
             multiclass_auc(y, s, method="ovo", **arguments)

@@ -22,6 +22,12 @@ def _expected(y, s, w, window, method, average, labels):
     values = []
     for end in range(1, len(y) + 1):
         start = 0 if window is None else max(0, end - window)
+        held = y[start:end] if w is None else y[start:end][w[start:end] > 0]
+        if labels is not None and not set(labels) <= set(held.tolist()):
+            # A listed class absent: the window reads nan (multiclass_auc gives
+            # scikit-learn's value over the present classes where it has one).
+            values.append(math.nan)
+            continue
         try:
             values.append(multiclass_auc(
                 y[start:end], s[start:end], method=method, average=average, classes=labels,

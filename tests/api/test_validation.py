@@ -32,7 +32,10 @@ def weights(request):
         ([0.0, 1.0, np.nan, 1.0], S, r"found nan at position 2"),
         ([0, 1, 0], S, r"different lengths: 3 and 4"),
         ([[0, 1], [0, 1]], [[0.1, 0.2], [0.3, 0.4]], r"y_true must be 1-d, got an array of shape \(2, 2\)"),
-        (Y, np.array(S)[:, None], r"y_score must be 1-d, got an array of shape \(4, 1\)"),
+        (Y, np.column_stack([S, S]), r"y_score must be 1-d, one score per point, got an array "
+                                     r"of shape \(4, 2\): pass the scores of class 1, y_score\[:, 1\]"),
+        (Y, np.ones((4, 3)), r"y_score must be 1-d.*shape \(4, 3\); scores of several classes"),
+        (Y, np.ones((4, 1, 1)), r"y_score must be 1-d, got an array of shape \(4, 1, 1\)"),
         (1, 0.5, r"y_true must be 1-d array-like, got a scalar"),
         ([], [], r"y_true is empty"),
         ([1, 1, 1, 1], S, r"only one class is present: y_true has no points of class 0"),

@@ -1,0 +1,196 @@
+"""Curves and operating points of a set of groups, shared by the from-scratch
+functions (``curves``) and the structures' reads (``streaming``).
+
+Private.  Every function here takes the *cumulative sums* of the groups with
+a positive weight (``roc_sums``): ``keys``, the distinct scores from the
+highest down, and ``fp``, ``tp``, the class weights at or above each (so the
+last entries are the class totals).  From arrays they come from one sort;
+on a structure, from its engine's groups in O(n).  ``coords`` at a
+specificity or a sensitivity also reads a *piece* of the curve: the one or
+two points around the value, which a structure's engine finds in O(log n).
+"""
+
+import math
+
+import numpy as np
+
+from hmeasure_stream._engines._scratch import upper_hull
+from hmeasure_stream._validation import check_option
+
+__all__ = ["COORDS_RETURNS", "average_precision_of", "check_coords_options", "coords_at",
+           "coords_between", "coords_of", "hull_of", "precision_recall_of", "roc_curve_of"]
+
+# What ``coords`` can return, in pROC's names (``youden`` is J = sens + spec - 1).
+COORDS_RETURNS = ("threshold", "specificity", "sensitivity", "accuracy", "precision", "npv",
+                  "tp", "fp", "tn", "fn", "youden", "closest_topleft")
+
+COORDS_INPUTS = ("threshold", "specificity", "sensitivity")
+
+
+def check_coords_options(input, ret, best_method):
+    """``coords``'s ``input``, ``ret`` (a tuple) and ``best_method``, checked once."""
+    input = check_option(input, "input", COORDS_INPUTS)
+    best_method = check_option(best_method, "best_method", ("youden", "closest_topleft"))
+    if isinstance(ret, str):
+        ret = (ret,)
+    ret = tuple(ret)
+    for name in ret:
+        check_option(name, "ret", COORDS_RETURNS)
+    return input, ret, best_method
+
+
+def check_coords_values(x, input):
+    """The values of a numeric ``x`` as a 1-d float64 array (rates within [0, 1])."""
+    values = np.atleast_1d(np.asarray(x, dtype=np.float64))
+    if values.ndim != 1 or np.any(np.isnan(values)):
+        raise ValueError(f"x must be a number or a 1-d array of numbers, got {x!r}")
+    if input != "threshold" and np.any((values < 0) | (values > 1)):
+        raise ValueError(f"x must be {input} values in [0, 1], got {x!r}")
+    return values
+
+
+def roc_curve_of(keys, fp, tp, drop_intermediate):
+    """(fpr, tpr, thresholds) of ``roc_curve``."""
+    if drop_intermediate and keys.shape[0] > 2:
+        # A point is kept where the curve turns: its second differences are not both 0.
+        turns = (np.diff(fp, 2) != 0) | (np.diff(tp, 2) != 0)
+        kept = np.concatenate(([True], turns, [True]))
+        keys, fp, tp = keys[kept], fp[kept], tp[kept]
+    fpr = np.concatenate(([0.0], fp / fp[-1]))
+    tpr = np.concatenate(([0.0], tp / tp[-1]))
+    return fpr, tpr, np.concatenate(([np.inf], keys))
+
+
+def hull_of(group_neg, group_pos, keys=None):
+    """(fpr, tpr) of the ROC hull's vertices from the groups (highest score first), and
+    with the groups' ``keys`` the threshold of each vertex (``inf`` for (0, 0))."""
+    if keys is None:
+        fp, tp = upper_hull(group_neg, group_pos)
+        return fp / fp[-1], tp / tp[-1]
+    fp, tp, ends = upper_hull(group_neg, group_pos, with_groups=True)
+    return fp / fp[-1], tp / tp[-1], np.concatenate(([np.inf], keys[ends[1:]]))
+
+
+def precision_recall_of(keys, fp, tp, drop_intermediate):
+    """(precision, recall, thresholds) of ``precision_recall_curve``."""
+    if drop_intermediate and keys.shape[0] > 2:
+        # Keep a threshold where the true positives change on either side of it.
+        changes = np.concatenate(([True], (np.diff(tp[:-1]) != 0) | (np.diff(tp[1:]) != 0),
+                                  [True]))
+        keys, fp, tp = keys[changes], fp[changes], tp[changes]
+    predicted = tp + fp
+    precision = np.divide(tp, predicted, out=np.zeros(tp.shape[0]), where=predicted != 0)
+    recall = tp / tp[-1]
+    return (np.concatenate((precision[::-1], [1.0])), np.concatenate((recall[::-1], [0.0])),
+            keys[::-1].copy())
+
+
+def average_precision_of(fp, tp):
+    """Average precision: sum_k (tp_k - tp_(k-1)) precision_k / N1, exactly rounded."""
+    added = np.diff(tp, prepend=0)
+    terms = added * (tp / (tp + fp))
+    return math.fsum(terms.tolist()) / float(tp[-1])
+
+
+def proc_curve(keys, fp, tp):
+    """pROC's curve, thresholds increasing: -inf, the midpoints of the distinct scores,
+    inf, with the class weights at or above each (float64)."""
+    thresholds = np.concatenate(([-np.inf], (keys[:-1] + keys[1:])[::-1] / 2, [np.inf]))
+    fp_at = np.concatenate((fp[::-1], [0])).astype(np.float64)
+    tp_at = np.concatenate((tp[::-1], [0])).astype(np.float64)
+    return thresholds, fp_at, tp_at
+
+
+def coords_of(keys, fp, tp, x, input, ret, best_method):
+    """``coords`` on the whole curve of the cumulative sums (options checked)."""
+    total_neg, total_pos = float(fp[-1]), float(tp[-1])
+    if isinstance(x, str):
+        x = check_option(x, "x", ("all", "best"))
+        thresholds, fp_at, tp_at = proc_curve(keys, fp, tp)
+        specificity = (total_neg - fp_at) / total_neg
+        sensitivity = tp_at / total_pos
+        chosen = slice(None)
+        if x == "best" and best_method == "youden":
+            score = sensitivity + specificity
+            chosen = score == score.max()
+        elif x == "best":
+            distance = (1.0 - sensitivity) ** 2 + (1.0 - specificity) ** 2
+            chosen = distance == distance.min()
+        return table(ret, thresholds[chosen], specificity[chosen], sensitivity[chosen],
+                     fp_at[chosen], tp_at[chosen], total_neg, total_pos)
+    values = check_coords_values(x, input)
+    if input == "threshold":
+        # The distinct scores at or above each threshold (keys descending).
+        above = np.searchsorted(-keys, -values, side="right")
+        taken_fp = np.concatenate(([0], fp))[above].astype(np.float64)
+        taken_tp = np.concatenate(([0], tp))[above].astype(np.float64)
+        return threshold_table(ret, values, taken_fp, taken_tp, total_neg, total_pos)
+    return coords_at(values, input, ret, *proc_curve(keys, fp, tp), total_neg, total_pos)
+
+
+def threshold_table(ret, thresholds, fp, tp, total_neg, total_pos):
+    """``coords`` at thresholds whose class weights at or above are ``fp``, ``tp``."""
+    return table(ret, thresholds, (total_neg - fp) / total_neg, tp / total_pos, fp, tp,
+                 total_neg, total_pos)
+
+
+def coords_at(values, input, ret, thresholds, fp_at, tp_at, total_neg, total_pos):
+    """``coords`` at specificities or sensitivities ``values`` on pROC's whole curve
+    (thresholds increasing, class weights at or above each)."""
+    if input == "sensitivity":
+        # Sensitivities increase with the thresholds decreasing: read the points reversed.
+        thresholds, fp_at, tp_at = thresholds[::-1], fp_at[::-1], tp_at[::-1]
+        along = tp_at / total_pos
+    else:
+        along = (total_neg - fp_at) / total_neg
+    # The first point whose rate reaches each value, and the point before it.
+    first = np.searchsorted(along, values, side="left")
+    upper = np.minimum(first, along.shape[0] - 1)
+    lower = np.maximum(first - 1, 0)
+    return coords_between(values, input, ret, (thresholds[lower], fp_at[lower], tp_at[lower]),
+                          (thresholds[upper], fp_at[upper], tp_at[upper]), total_neg,
+                          total_pos)
+
+
+def coords_between(values, input, ret, lower, upper, total_neg, total_pos):
+    """``coords`` at specificities or sensitivities ``values``, each read between two
+    points of pROC's curve: ``upper``, the first point whose rate (the one ``input``
+    names) reaches the value, and ``lower``, the point before it in the order of that
+    rate (``upper`` again if there is none); each a triple of arrays (threshold, class
+    weights at or above it).  At a value the upper point has exactly, that point (of the
+    points sharing the value, the one of highest other rate); between the two, the
+    straight line between them (pROC's interpolation, threshold nan)."""
+    (_, fp_low, tp_low), (threshold_up, fp_up, tp_up) = lower, upper
+    spec_low, spec_up = (total_neg - fp_low) / total_neg, (total_neg - fp_up) / total_neg
+    sens_low, sens_up = tp_low / total_pos, tp_up / total_pos
+    if input == "specificity":
+        along_low, along_up, other_low, other_up = spec_low, spec_up, sens_low, sens_up
+    else:
+        along_low, along_up, other_low, other_up = sens_low, sens_up, spec_low, spec_up
+    exact = along_up == values
+    with np.errstate(invalid="ignore", divide="ignore"):
+        share = (values - along_low) / (along_up - along_low)
+    other = np.where(exact, other_up, other_low + share * (other_up - other_low))
+    spec, sens = (values, other) if input == "specificity" else (other, values)
+    threshold = np.where(exact, threshold_up, np.nan)
+    tp = np.where(exact, tp_up, sens * total_pos)
+    fp = np.where(exact, fp_up, total_neg - spec * total_neg)
+    return table(ret, threshold, spec, sens, fp, tp, total_neg, total_pos)
+
+
+def table(ret, threshold, spec, sens, fp, tp, total_neg, total_pos):
+    """The columns of ``ret`` from the points' thresholds, rates and class weights."""
+    tn, fn = total_neg - fp, total_pos - tp
+    with np.errstate(invalid="ignore", divide="ignore"):
+        columns = {
+            "threshold": threshold,
+            "specificity": spec,
+            "sensitivity": sens,
+            "accuracy": (tp + tn) / (total_pos + total_neg),
+            "precision": tp / (tp + fp),
+            "npv": tn / (tn + fn),
+            "tp": tp, "fp": fp, "tn": tn, "fn": fn,
+            "youden": sens + spec - 1.0,
+            "closest_topleft": (1.0 - sens) ** 2 + (1.0 - spec) ** 2,
+        }
+    return {name: np.asarray(columns[name], dtype=np.float64) for name in ret}
