@@ -6,6 +6,7 @@ reported; ratios are taken between medians measured side by side.
 
     python asv_benchmarks/ratios.py                        # everything
     python asv_benchmarks/ratios.py --part scratch --sizes 1000000 --rounds 15
+    python asv_benchmarks/ratios.py --part sort --rounds 21
     python asv_benchmarks/ratios.py --part streaming
     python asv_benchmarks/ratios.py --part hull
     python asv_benchmarks/ratios.py --part report
@@ -21,6 +22,12 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part operating
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
+``sort`` (the from-scratch sort: np.sort of the scores, the package's sort of
+the two classes against numpy's and the radix sort's, auc, h_measure,
+roc_curve and average_precision; the sort chosen for this CPU and the targets
+auc / np.sort and h_measure / auc; run it with
+``NPY_DISABLE_CPU_FEATURES="X86_V3 X86_V4"`` for a CPU without numpy's
+vectorised sort),
 ``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC),
 ``hull`` (DynamicH vs the hmeasure package, ApproxH vs h_measure, and the
 time and actual error of ApproxH against epsilon on the embedded real stream),
@@ -75,15 +82,19 @@ from hmeasure_stream import (
     DynamicMulticlassAUC,
     SlidingWindow,
     auc,
+    average_precision,
     binned_auc,
     coords,
     h_measure,
     hmeasure_report,
     multiclass_auc,
     partial_auc,
+    roc_curve,
     sliding_window,
     weighted_auc,
 )
+from hmeasure_stream._engines import _scratch
+from hmeasure_stream._validation import NUMPY_SORT_VECTORISED, RADIX_SORT_MIN, sort_scores
 from hmeasure_stream.datasets import load_default_stream
 
 # (name, speed target on 10^6 points): "a / b <= x" means median(a) <= x * median(b).
@@ -158,6 +169,62 @@ def scratch_part(args):
             for ours, peer, bound in TARGETS:
                 ratio = medians[ours] / medians[peer]
                 all_met &= report_target(f"{ours} / {peer}", ratio, "<=", bound)
+    return all_met
+
+
+# Targets of the sort part at 10^6 points (issue 31, item 7).
+SORT_TARGETS = [
+    ("auc", "np.sort", 1.3),
+    ("h_measure", "auc", 2.0),
+    # The package's sort is never slower than the radix sort (1.1: the noise
+    # of two equal medians where the radix sort is the one chosen).
+    ("package class sorts", "radix class sorts", 1.1),
+]
+
+
+def sort_contenders(y, s):
+    neg, pos = s[y == 0], s[y == 1]
+
+    def sorted_copies(sort):
+        def run():
+            a, b = neg.copy(), pos.copy()
+            sort(a)
+            sort(b)
+        return run
+
+    return {
+        "np.sort": lambda: np.sort(s),
+        "package class sorts": sorted_copies(sort_scores),
+        "numpy class sorts": sorted_copies(np.ndarray.sort),
+        "radix class sorts": sorted_copies(_scratch.radix_sort),
+        "auc": lambda: auc(y, s),
+        "h_measure": lambda: h_measure(y, s),
+        "roc_curve": lambda: roc_curve(y, s),
+        "average_precision": lambda: average_precision(y, s),
+    }
+
+
+def sort_part(args):
+    print(f"\nsort: numpy's sort vectorised here: {NUMPY_SORT_VECTORISED}; "
+          f"radix sort from {RADIX_SORT_MIN} scores (None: never)")
+    all_met = True
+    for n in args.sizes:
+        y, s = make_data(n, args.seed)
+        medians = time_interleaved(sort_contenders(y, s), args.rounds, args.rounds)
+        print(f"\nn = {n:,} (median of {args.rounds} interleaved rounds)")
+        for name, seconds in medians.items():
+            print(f"  {name:<22}{seconds * 1e3:10.2f} ms")
+        print("  ratios:")
+        for ours, peer in [("auc", "np.sort"), ("h_measure", "auc"),
+                           ("package class sorts", "numpy class sorts"),
+                           ("package class sorts", "radix class sorts"),
+                           ("roc_curve", "auc"), ("average_precision", "auc")]:
+            print(f"    {ours + ' / ' + peer:<44}{medians[ours] / medians[peer]:8.2f}")
+        if n == 10**6:
+            print("  targets at 10^6 points:")
+            for ours, peer, bound in SORT_TARGETS:
+                all_met &= report_target(f"{ours} / {peer}", medians[ours] / medians[peer],
+                                         "<=", bound)
     return all_met
 
 
@@ -1245,7 +1312,7 @@ def operating_part(args):
 
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--part", choices=["all", "scratch", "streaming", "hull", "partial",
+    parser.add_argument("--part", choices=["all", "scratch", "sort", "streaming", "hull", "partial",
                                            "partial_stream", "multiclass", "multiclass_window",
                                            "binned", "approx_auc", "dask", "windows", "report",
                                            "labels", "variance", "derived", "operating"],
@@ -1264,6 +1331,8 @@ def main(argv=None):
     all_met = True
     if args.part in ("all", "scratch"):
         all_met &= scratch_part(args)
+    if args.part in ("all", "sort"):
+        all_met &= sort_part(args)
     if args.part in ("all", "streaming"):
         all_met &= streaming_part(args)
     if args.part in ("all", "hull"):

@@ -12,6 +12,7 @@ import numpy as np
 from hmeasure_stream._core.curves import hull_of
 from hmeasure_stream._core.groups import auc_value as _auc_value
 from hmeasure_stream._core.groups import roc_groups as _roc_groups
+from hmeasure_stream._core.groups import roc_hull_edges as _roc_hull_edges
 from hmeasure_stream._core.groups import roc_sums as _roc_sums
 from hmeasure_stream._core.report import curve_metrics, r_lookup, r_report, report_levels
 from hmeasure_stream._core.report import unit as _unit
@@ -380,12 +381,12 @@ def h_measure(
     """
     y_true = with_pos_label(y_true, pos_label)
     spec = check_cost(alpha, beta, severity_ratio, priors)
-    group_neg, group_pos, (hull_fp, hull_tp, *edges), cost = _hull_and_cost(
-        y_true, y_score, sample_weight, spec)
-    pi0, pi1, alpha, beta, _ = cost
-    # O(n) next to the sorts: the AUC, for the warning about inverted scores.
-    warn_if_inverted(_scratch.auc2_groups(group_neg, group_pos)
-                     / (2.0 * float(hull_fp[-1]) * float(hull_tp[-1])), "h_measure")
+    hull_fp, hull_tp, *edges, twice_u = _roc_hull_edges(y_true, y_score, sample_weight,
+                                                        "The H-measure")
+    weight_neg, weight_pos = float(hull_fp[-1]), float(hull_tp[-1])
+    pi0, pi1, alpha, beta, _ = spec.at(weight_neg, weight_pos)
+    # The AUC (counted in the hull's pass), for the warning about inverted scores.
+    warn_if_inverted(twice_u / (2.0 * weight_neg * weight_pos), "h_measure")
     return _unit(h_from_edges(*edges, pi0, pi1, alpha, beta))
 
 

@@ -26,12 +26,13 @@ from hmeasure_stream._validation import (
     labels_as_is_pos,
     raise_bad_label,
     raise_bad_score,
+    sort_scores,
     sorted_classes,
     weighted_groups,
 )
 
 __all__ = ["Whole", "auc_value", "box_piece", "cut", "groups_of", "merge", "roc_groups",
-           "roc_sums", "summarise", "totals"]
+           "roc_hull_edges", "roc_sums", "summarise", "totals"]
 
 
 # ---------------------------------------------------------------------------
@@ -50,6 +51,21 @@ def roc_groups(y_true, y_score, sample_weight, metric, with_keys=False, normaliz
         neg, pos = sorted_classes(y_true, y_score, metric)
         return _scratch.groups_sorted_classes(neg, pos, with_keys)
     return weighted_groups(y_true, y_score, sample_weight, metric, with_keys, normalize)
+
+
+def roc_hull_edges(y_true, y_score, sample_weight, metric):
+    """The ROC hull of arrays, ``(fp, tp, edge_neg, edge_pos)`` as ``upper_hull(...,
+    with_edges=True)`` of :func:`roc_groups`, and twice the Mann-Whitney U.
+
+    Unit weights take one compiled pass over the sorted classes that never
+    stores the groups (``hull_sorted_classes``).
+    """
+    if exact_path(y_score, sample_weight):
+        neg, pos = sorted_classes(y_true, y_score, metric)
+        return _scratch.hull_sorted_classes(neg, pos)
+    group_neg, group_pos = weighted_groups(y_true, y_score, sample_weight, metric)
+    return (*_scratch.upper_hull(group_neg, group_pos, True),
+            _scratch.auc2_groups(group_neg, group_pos))
 
 
 def roc_sums(group_neg, group_pos, keys=None):
@@ -98,8 +114,8 @@ def groups_of(labels, scores, weights, names=("y_true", "y_score")):
         if bad_score:
             raise_bad_score(scores, score_name)
         neg, pos = buffer[:n_neg], buffer[n_neg:]
-        neg.sort()
-        pos.sort()
+        sort_scores(neg)
+        sort_scores(pos)
         return _scratch.groups_sorted_classes(neg, pos, True)
     is_pos = labels_as_is_pos(labels, label_name)
     raise_bad_score(scores, score_name)

@@ -13,7 +13,7 @@ and call these kernels on contiguous arrays.  Conventions:
 
 import numpy as np
 
-from libc.math cimport NAN, isfinite
+from libc.math cimport INFINITY, NAN, isfinite
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy
@@ -366,6 +366,26 @@ def auc2_groups(const count_t[::1] group_neg, const count_t[::1] group_pos):
     return total + total_comp
 
 
+cdef inline Py_ssize_t _hull_push(
+        count_t* fp, count_t* tp, count_t* edge_neg, count_t* edge_pos, Py_ssize_t top,
+        count_t run_neg, count_t run_pos) noexcept nogil:
+    """One step of the monotone chain of ``upper_hull``: the run of groups
+    (``run_neg``, ``run_pos``, not both 0) after vertex ``top``; returns the new top.
+
+    Vertices that no longer turn clockwise are popped and their edges merged
+    into the run.
+    """
+    while top >= 1 and not clockwise(edge_neg[top], edge_pos[top], run_neg, run_pos):
+        run_neg = edge_neg[top] + run_neg
+        run_pos = edge_pos[top] + run_pos
+        top -= 1
+    edge_neg[top + 1] = run_neg
+    edge_pos[top + 1] = run_pos
+    fp[top + 1] = fp[top] + run_neg
+    tp[top + 1] = tp[top] + run_pos
+    return top + 1
+
+
 def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos,
                bint with_edges=False, bint with_groups=False):
     """Vertices of the ROC convex hull from groups ordered by decreasing score.
@@ -404,32 +424,139 @@ def upper_hull(const count_t[::1] group_neg, const count_t[::1] group_pos,
     cdef count_t[::1] edge_pos = edge_pos_arr
     ends_arr = np.empty(m + 1, dtype=np.intp)
     cdef Py_ssize_t[::1] ends = ends_arr
-    cdef count_t run_neg, run_pos
     with nogil:
         fp[0] = 0
         tp[0] = 0
         ends[0] = -1
         for k in range(m):
-            run_neg = group_neg[k]
-            run_pos = group_pos[k]
-            if run_neg == 0 and run_pos == 0:
-                continue  # a repeated point
-            while top >= 1 and not clockwise(edge_neg[top], edge_pos[top], run_neg, run_pos):
-                run_neg = edge_neg[top] + run_neg
-                run_pos = edge_pos[top] + run_pos
-                top -= 1
-            edge_neg[top + 1] = run_neg
-            edge_pos[top + 1] = run_pos
-            fp[top + 1] = fp[top] + run_neg
-            tp[top + 1] = tp[top] + run_pos
-            ends[top + 1] = k
-            top += 1
+            if group_neg[k] != 0 or group_pos[k] != 0:  # else a repeated point
+                top = _hull_push(&fp[0], &tp[0], &edge_neg[0], &edge_pos[0], top,
+                                 group_neg[k], group_pos[k])
+                ends[top] = k
     result = (fp_arr[:top + 1], tp_arr[:top + 1])
     if with_edges:
         result += (edge_neg_arr[1:top + 1], edge_pos_arr[1:top + 1])
     if with_groups:
         result += (ends_arr[:top + 1],)
     return result
+
+
+cdef Py_ssize_t _hull_corners(const double* neg, Py_ssize_t n_neg, const double* pos,
+                              Py_ssize_t n_pos, int64_t* corner_fp, int64_t* corner_tp,
+                              int64_t* twice_u) noexcept nogil:
+    """The ROC points that can be vertices of the hull, and 2U, when no score is in both classes.
+
+    Walks the merge of the sorted classes from the top one point at a time,
+    without branches on the labels (random labels would mispredict half of
+    them).  With no score shared by the classes every point is a ROC point,
+    and only an upper-left corner (a class 1 step followed by a class 0 step)
+    can be a vertex of the upper hull: the points inside a run lie between
+    its ends, and the end of a run of class 0 lies straight below the next
+    corner.  Writes the corners to ``corner_fp``/``corner_tp`` (at most
+    ``n_neg`` of them), 2U to ``twice_u`` and returns their number; returns
+    -1 when a score is in both classes (a tie across the classes, whose
+    group the caller counts as a whole).
+    """
+    cdef Py_ssize_t i = n_neg - 1, j = n_pos - 1, k = 0
+    cdef int64_t fp = 0, tp = 0, total = 0, take_pos, prev_pos = 0
+    cdef double value, prev = INFINITY
+    cdef bint tied = False
+    while i >= 0 and j >= 0:
+        take_pos = pos[j] > neg[i]  # class 0 first on a tie; flagged below
+        value = pos[j] if take_pos else neg[i]
+        # Equal scores are adjacent in the merge: a tie across the classes
+        # shows as two equal neighbours of different classes.
+        tied |= (value == prev) & (take_pos != prev_pos)
+        prev = value
+        corner_fp[k] = fp
+        corner_tp[k] = tp
+        k += prev_pos & (1 - take_pos)
+        total += (1 - take_pos) * 2 * tp  # a class 0 point: 2 x the class 1 above it
+        fp += 1 - take_pos
+        tp += take_pos
+        i -= 1 - take_pos
+        j -= take_pos
+        prev_pos = take_pos
+    if i >= 0:  # class 0 scores left, below every class 1 score
+        tied |= (neg[i] == prev) & (prev_pos == 1)
+        corner_fp[k] = fp
+        corner_tp[k] = tp
+        k += prev_pos
+        total += (i + 1) * 2 * tp
+    elif j >= 0:  # class 1 scores left: one run up to the last point
+        tied |= (pos[j] == prev) & (prev_pos == 0)
+    twice_u[0] = total
+    return -1 if tied else k
+
+
+def hull_sorted_classes(const double[::1] neg, const double[::1] pos):
+    """The ROC convex hull and 2U in one pass over the sorted classes.
+
+    ``neg`` and ``pos`` are the class 0 and class 1 scores, each sorted
+    ascending, both non-empty.  Returns ``(fp, tp, edge_neg, edge_pos,
+    twice_u)``: int64 arrays as ``upper_hull(*groups_sorted_classes(neg,
+    pos), with_edges=True)`` and twice the Mann-Whitney U as
+    ``auc2_sorted_classes``, without the groups ever being stored.  When no
+    score is in both classes only the corners that can be vertices are
+    pushed onto the chain (``_hull_corners``); else each group is pushed as
+    it is counted, runs of one class summed first.
+    """
+    cdef Py_ssize_t n_neg = neg.shape[0], n_pos = pos.shape[0], i, j, top = 0, k, c
+    cdef int64_t group_neg, group_pos, run_neg = 0, run_pos = 0, above = 0, twice_u = 0
+    cdef int64_t last_fp = 0, last_tp = 0
+    if n_neg == 0 or n_pos == 0:
+        raise ValueError("hull_sorted_classes needs scores of both classes")
+    fp_arr = np.empty(n_neg + n_pos + 1, dtype=np.int64)
+    tp_arr = np.empty(n_neg + n_pos + 1, dtype=np.int64)
+    edge_neg_arr = np.empty(n_neg + n_pos + 1, dtype=np.int64)
+    edge_pos_arr = np.empty(n_neg + n_pos + 1, dtype=np.int64)
+    cdef int64_t[::1] fp = fp_arr
+    cdef int64_t[::1] tp = tp_arr
+    cdef int64_t[::1] edge_neg = edge_neg_arr
+    cdef int64_t[::1] edge_pos = edge_pos_arr
+    # The corners (at most n_neg; their fp, then their tp) in a buffer of
+    # their own: the chain writes its vertices while it reads them.
+    cdef int64_t* corners = <int64_t*>malloc(2 * (n_neg + 1) * sizeof(int64_t))
+    if corners == NULL:
+        raise MemoryError(f"no memory for the hull of {n_neg + n_pos} scores")
+    with nogil:
+        fp[0] = 0
+        tp[0] = 0
+        k = _hull_corners(&neg[0], n_neg, &pos[0], n_pos, corners, corners + n_neg + 1,
+                          &twice_u)
+        if k >= 0:
+            for c in range(k):
+                top = _hull_push(&fp[0], &tp[0], &edge_neg[0], &edge_pos[0], top,
+                                 corners[c] - last_fp, corners[n_neg + 1 + c] - last_tp)
+                last_fp = corners[c]
+                last_tp = corners[n_neg + 1 + c]
+            top = _hull_push(&fp[0], &tp[0], &edge_neg[0], &edge_pos[0], top,
+                             n_neg - last_fp, n_pos - last_tp)
+        else:
+            twice_u = 0
+            i = n_neg - 1
+            j = n_pos - 1
+            while i >= 0 or j >= 0:
+                next_group(&neg[0], &i, &pos[0], &j, &group_neg, &group_pos)
+                twice_u += group_neg * (2 * above + group_pos)
+                above += group_pos
+                # Consecutive groups of one class are collinear: the chain
+                # would merge them, so they are summed first and only a run
+                # that changes direction is pushed.
+                if (group_neg | run_neg) == 0 or (group_pos | run_pos) == 0:
+                    run_neg += group_neg
+                    run_pos += group_pos
+                else:
+                    if run_neg | run_pos:
+                        top = _hull_push(&fp[0], &tp[0], &edge_neg[0], &edge_pos[0], top,
+                                         run_neg, run_pos)
+                    run_neg = group_neg
+                    run_pos = group_pos
+            top = _hull_push(&fp[0], &tp[0], &edge_neg[0], &edge_pos[0], top,
+                             run_neg, run_pos)
+    free(corners)
+    return (fp_arr[:top + 1], tp_arr[:top + 1], edge_neg_arr[1:top + 1], edge_pos_arr[1:top + 1],
+            twice_u)
 
 
 def groups_sorted_weighted(const double[::1] neg, const double[::1] neg_weight,
