@@ -103,10 +103,9 @@ def auc(y_true, y_score, *, sample_weight=None, pos_label=None, max_fpr=None):
     -----
     O(n log n) time, all in compiled passes but numpy's sorts.  Without
     weights: one pass checks the labels and scores and splits the scores by
-    class into one new buffer, each class is sorted in place (a radix sort on
-    the bits of the floats, O(n), from 2**16 scores; numpy's sort below), and
-    one branch-free
-    merge, cut into four stretches advanced in lockstep, counts the class 1
+    class into one new buffer, each class is sorted in place (numpy's
+    vectorised sort where the CPU has one, else a radix sort on the bits of
+    the floats from 2**12 scores), and one branch-free merge, cut into four stretches advanced in lockstep, counts the class 1
     scores below and equal to each class 0 score (Tatti, Alg. 1).  The
     statistic is accumulated as an exact integer (2U), so the result is the
     correctly rounded value of 2U / (2 n0 n1).  With weights the points are

@@ -638,7 +638,8 @@ def test_unpaired_test_names_the_arguments_in_its_messages(call, message):
 
 def test_bootstrap_ci_reads_an_n_by_1_score_column_as_its_scores():
     rng = np.random.default_rng(3)
-    y, s = rng.integers(0, 2, 60), rng.normal(size=60)
+    y = rng.integers(0, 2, 60)
+    s = rng.normal(size=60) + y
     flat = hs.bootstrap_ci(y, s, hs.auc, n_boot=50, random_state=1)
     assert hs.bootstrap_ci(y, s[:, None], hs.auc, n_boot=50, random_state=1) == flat
     with pytest.raises(ValueError, match=r"y_score\[:, 1\]"):
