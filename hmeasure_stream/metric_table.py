@@ -496,7 +496,7 @@ METRICS = {metric.name: metric for metric in (
             (LEVEL,), label="sens at spec", stands_for_options=True, cli=False),
     _metric("spec_at_sens", "specificity at the fixed sensitivity (pROC's coords)", FixedRates,
             (LEVEL,), label="spec at sens", stands_for_options=True, cli=False),
-    _metric("average_precision", "average precision (O(window) a step)", None, (CURVE_WALK,),
+    _metric("ap", "average precision (O(window) a step)", None, (CURVE_WALK,),
             label="AP"),
     _metric("auc_var", "DeLong's variance of the AUC", ConfidenceLevel, (VARIANCE,)),
     _metric("auc_lo", "lower end of DeLong's interval of the AUC", ConfidenceLevel,

@@ -101,17 +101,15 @@ def auc(y_true, y_score, *, sample_weight=None, pos_label=None, max_fpr=None):
 
     Notes
     -----
-    O(n log n) time, all in compiled passes but numpy's sorts.  Without
-    weights: one pass checks the labels and scores and splits the scores by
-    class into one new buffer, each class is sorted in place (numpy's
-    vectorised sort where the CPU has one, else a radix sort on the bits of
-    the floats from 2**12 scores), and one branch-free merge, cut into four stretches advanced in lockstep, counts the class 1
-    scores below and equal to each class 0 score (Tatti, Alg. 1).  The
-    statistic is accumulated as an exact integer (2U), so the result is the
-    correctly rounded value of 2U / (2 n0 n1).  With weights the points are
-    sorted once and the sums are compensated.  O(n) extra memory.  With
-    ``max_fpr`` < 1 the value is :func:`~hmeasure_stream.partial_auc`'s
-    (exact without weights; scikit-learn's, up to its rounding).
+    O(n log n) time, all in compiled passes but numpy's sorts.  Without weights: one pass checks the
+    labels and scores and splits the scores by class into one new buffer, each class is sorted in
+    place (numpy's vectorised sort where the CPU has one, else a radix sort on the bits of the
+    floats from 2**12 scores), and one branch-free merge, cut into four stretches advanced in
+    lockstep, counts the class 1 scores below and equal to each class 0 score (Tatti, Alg. 1).  The
+    statistic is accumulated as an exact integer (2U), so the result is the correctly rounded value
+    of 2U / (2 n0 n1).  With weights the points are sorted once and the sums are compensated.  O(n)
+    extra memory.  With ``max_fpr`` < 1 the value is :func:`~hmeasure_stream.partial_auc`'s (exact
+    without weights; scikit-learn's, up to its rounding).
 
     References
     ----------

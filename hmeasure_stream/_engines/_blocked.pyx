@@ -1402,7 +1402,7 @@ cdef class BlockedAUCEngine(PointEngine):
         return ((*_THRESHOLD_COLUMNS,) * self.at_threshold
                 + ("sens_at_spec",) * (self.level_specificity == self.level_specificity)
                 + ("spec_at_sens",) * (self.level_sensitivity == self.level_sensitivity)
-                + ("average_precision",) * self.with_average_precision
+                + ("ap",) * self.with_average_precision
                 + ("pauc",) * (self.box_reader != NULL)
                 + ("auc_var", "auc_lo", "auc_hi") * self.interval)
 
@@ -1775,7 +1775,7 @@ cdef class BlockedAUCEngine(PointEngine):
         return self._rate_at(True, self.level_sensitivity)
 
     @property
-    def average_precision(self):
+    def ap(self):
         return self._average_precision()
 
     cdef double _present_key(self, int32_t block, int32_t index, int32_t step) noexcept nogil:

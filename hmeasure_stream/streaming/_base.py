@@ -396,7 +396,6 @@ class PointSet(Pickled):
         """As :func:`~hmeasure_stream.precision_recall_curve` returns it.  O(n)."""
         return PrecisionRecallCurve(*precision_recall_of(*self._sums(), drop_intermediate))
 
-    @property
     def average_precision(self):
         """:func:`~hmeasure_stream.average_precision` (nan while a class is absent).  O(n)."""
         if not (self._engine.weight_neg > 0 and self._engine.weight_pos > 0):

@@ -80,7 +80,7 @@ def reference(name, options, y, s):
         at, read = (("specificity", "sensitivity") if name == "sens_at_spec"
                     else ("sensitivity", "specificity"))
         return coords(y, s, getattr(options, at), input=at, ret=read)[read][0]
-    if name == "average_precision":
+    if name == "ap":
         return average_precision_score(y, s)
     if name == "auc_binned":
         return binned_auc(y, s, bins=options.bins).auc
@@ -98,7 +98,7 @@ def reference(name, options, y, s):
 
 def test_the_table_is_the_one_list_of_window_metrics():
     assert WINDOW_METRICS == tuple(METRICS) == hmeasure_stream.streaming.WINDOW_METRICS
-    assert set(WINDOW_METRICS) == set(OPTIONS) | {"auc", "average_precision"}
+    assert set(WINDOW_METRICS) == set(OPTIONS) | {"auc", "ap"}
     assert AVAILABLE_METRICS == tuple(name for name in METRICS if METRICS[name].cli)
     assert set(AVAILABLE_METRICS) <= set(WINDOW_METRICS)
     parser = build_parser()

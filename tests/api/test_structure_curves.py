@@ -56,7 +56,7 @@ def assert_reads_match(tracker, y, s, w, exact):
     points = list(zip(y.tolist(), s.tolist(), strict=True))
     thresholds = _reads(points)
     if not defined:
-        assert np.isnan(tracker.average_precision)
+        assert np.isnan(tracker.average_precision())
         for got in tracker.coords(RATES, input="specificity", ret=RET).values():
             assert np.isnan(got).all()
         with pytest.raises(ValueError, match="class is absent"):
@@ -82,7 +82,7 @@ def assert_reads_match(tracker, y, s, w, exact):
         assert type(mine) is type(theirs)
         for got, expected in zip(mine, theirs, strict=True):
             _same(got, expected, exact)
-    _same(tracker.average_precision, average_precision(y, s, sample_weight=w), exact)
+    _same(tracker.average_precision(), average_precision(y, s, sample_weight=w), exact)
     hull = tracker.hull(return_thresholds=True)
     assert type(hull) is ROCCurve
     for got, expected in zip(hull, roc_hull(y, s, sample_weight=w, return_thresholds=True),
