@@ -43,8 +43,13 @@ from hmeasure_stream._validation import (
 __all__ = ["CostThreshold", "PrecisionRecallCurve", "ROCCurve", "average_precision",
            "coords", "min_cost_threshold", "precision_recall_curve", "roc_curve"]
 
+
 class ROCCurve(NamedTuple):
     """The ROC curve of :func:`roc_curve`: three arrays of the same length.
+
+    Also the vertices of the ROC hull with their thresholds
+    (``roc_hull(..., return_thresholds=True)``) and the curves the
+    structures read of their current points.
 
     Attributes
     ----------
@@ -55,6 +60,18 @@ class ROCCurve(NamedTuple):
     thresholds : ndarray of float64
         Decreasing; ``fpr[i]``, ``tpr[i]`` are the rates of "class 1 when the
         score is >= thresholds[i]"; the first is ``inf`` (nothing is class 1).
+
+    See Also
+    --------
+    roc_curve : the curve of one set of points.
+    roc_hull : its convex hull.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import roc_curve
+    >>> curve = roc_curve([0, 1, 1], [0.2, 0.6, 0.9])
+    >>> curve.tpr, curve.thresholds
+    (array([0. , 0.5, 1. , 1. ]), array([inf, 0.9, 0.6, 0.2]))
     """
 
     fpr: np.ndarray
@@ -65,6 +82,9 @@ class ROCCurve(NamedTuple):
 class PrecisionRecallCurve(NamedTuple):
     """The precision-recall curve of :func:`precision_recall_curve`.
 
+    Three arrays, from the lowest threshold up, as scikit-learn returns them;
+    also what the structures' ``precision_recall_curve()`` returns.
+
     Attributes
     ----------
     precision : ndarray of float64
@@ -73,6 +93,17 @@ class PrecisionRecallCurve(NamedTuple):
         Recall at each threshold (non-increasing), then 0.
     thresholds : ndarray of float64
         Increasing, one fewer than ``precision``: the distinct scores.
+
+    See Also
+    --------
+    precision_recall_curve : the curve of one set of points.
+    average_precision : the area under its steps.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import precision_recall_curve
+    >>> precision_recall_curve([0, 1, 1], [0.2, 0.6, 0.9]).recall
+    array([1. , 1. , 0.5, 0. ])
     """
 
     precision: np.ndarray
@@ -323,6 +354,9 @@ def coords(y_true, y_score, x, *, input="threshold", ret=("threshold", "specific
 class CostThreshold(NamedTuple):
     """The threshold of least expected loss, returned by :func:`min_cost_threshold`.
 
+    The operating point of the rule "class 1 when the score is >= threshold"
+    that loses least on average at one cost.
+
     Attributes
     ----------
     threshold : float
@@ -333,6 +367,16 @@ class CostThreshold(NamedTuple):
         False positive rate at the threshold.
     tpr : float
         True positive rate at the threshold.
+
+    See Also
+    --------
+    min_cost_threshold : the function that returns it.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import min_cost_threshold
+    >>> min_cost_threshold([0, 1, 1], [0.2, 0.6, 0.9], cost=0.5).threshold
+    0.6
     """
 
     threshold: float
