@@ -21,6 +21,7 @@ refused for it.
 """
 
 import math
+from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
@@ -44,50 +45,48 @@ __all__ = ["CalibrationReport", "brier_score", "calibration_error", "calibration
 _LOG_EPS = float(np.finfo(np.float64).eps)
 
 
-class CalibrationReport(NamedTuple):
+@dataclass(frozen=True, eq=False)
+class CalibrationReport:
     """The calibration of probabilities over bins, returned by :func:`calibration_report`.
 
-    The arrays have one entry per bin that holds points (of positive weight),
-    in the order of the bins; ``prob_true`` and ``prob_pred`` are
-    scikit-learn's ``calibration_curve``.  The decomposition satisfies
-    ``brier = reliability - resolution + uncertainty + within_bin_variance -
-    within_bin_covariance`` (up to rounding).
+    Frozen, with read-only arrays, one entry per bin of positive weight in
+    ``prob_true``, ``prob_pred``, ``bin_weight`` and ``bin_index``.  The terms
+    satisfy ``brier = reliability - resolution + uncertainty +
+    within_bin_variance - within_bin_covariance`` (up to rounding).
 
     Attributes
     ----------
-    prob_true : ndarray of float64
-        The share (weight) of class 1 in each bin.
-    prob_pred : ndarray of float64
-        The mean probability in each bin.
-    bin_weight : ndarray of float64
-        The weight of the points in each bin (their number without
-        ``sample_weight``).
-    bin_index : ndarray of int64
-        Each bin's index among the ``n_bins``: bin ``k`` spans
-        ``bin_edges[k]`` to ``bin_edges[k + 1]``.
+    prob_true, prob_pred : ndarray of float64
+        Each bin's share (weight) of class 1 and mean probability:
+        scikit-learn's ``calibration_curve``.
+    bin_weight, bin_index : ndarray
+        Each bin's weight (number of points without weights) and its index k
+        among the ``n_bins``: it spans ``bin_edges[k]`` to ``bin_edges[k + 1]``.
     bin_edges : ndarray of float64
         The ``n_bins + 1`` edges of all the bins, empty ones included.
-    brier : float
-        The Brier score, :func:`brier_score`.
-    ece : float
-        The expected calibration error, :func:`calibration_error` with ``norm="l1"``.
-    mce : float
-        The maximum calibration error, ``norm="max"``.
-    reliability : float
-        Mean over the bins (by weight) of the squared gap between the mean
-        probability and the share of class 1; 0 for calibrated bins.
-    resolution : float
-        Mean over the bins of the squared gap between the share of class 1
-        and its overall share; larger separates the classes better.
-    uncertainty : float
-        ``o (1 - o)`` for the overall share o of class 1: the Brier score of
-        always predicting o.
-    within_bin_variance : float
-        Mean squared gap between each probability and its bin's mean: 0 when
-        the probabilities are constant in every bin.
-    within_bin_covariance : float
-        Twice the mean product of each probability's and each label's gap
-        from its bin's means: 0 when the probabilities are constant in every bin.
+    brier, ece, mce : float
+        The Brier score and the expected and maximum calibration errors.
+    reliability, resolution, uncertainty : float
+        Murphy's terms: the bins' mean squared gap between mean probability
+        and share of class 1, and between that share and the overall share
+        o; ``o (1 - o)``.
+    within_bin_variance, within_bin_covariance : float
+        The probabilities' mean squared gap to their bin's mean, and twice the
+        mean product of the gaps of probability and label to their bin's
+        means: both 0 when the probabilities are constant in each bin.
+
+    See Also
+    --------
+    calibration_report : computes it.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import calibration_report
+    >>> report = calibration_report([0, 1, 1, 0, 1], [0.1, 0.3, 0.8, 0.9, 0.9], n_bins=2)
+    >>> report.prob_true, report.prob_pred, report.bin_weight
+    (array([0.5       , 0.66666667]), array([0.2       , 0.86666667]), array([2., 3.]))
+    >>> report.bin_index, report.bin_edges
+    (array([0, 1]), array([0. , 0.5, 1. ]))
     """
 
     prob_true: np.ndarray
@@ -436,12 +435,13 @@ def calibration_report(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_
     # Each point's gaps to its bin's means (Stephenson et al. 2008, section 2).
     prob_gap = probs - bins.prob_pred[bins.index]
     label_gap = is_pos - bins.prob_true[bins.index]
+    arrays = {"prob_true": bins.prob_true[filled], "prob_pred": bins.prob_pred[filled],
+              "bin_weight": np.ldexp(weight, exponent), "bin_index": np.flatnonzero(filled),
+              "bin_edges": bins.edges}
+    for array in arrays.values():
+        array.setflags(write=False)
     return CalibrationReport(
-        prob_true=bins.prob_true[filled],
-        prob_pred=bins.prob_pred[filled],
-        bin_weight=np.ldexp(weight, exponent),
-        bin_index=np.flatnonzero(filled),
-        bin_edges=bins.edges,
+        **arrays,
         brier=_weighted_mean(np.square(is_pos - probs), weights),
         ece=ece,
         mce=mce,

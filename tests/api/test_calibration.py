@@ -7,6 +7,7 @@ of the definitions (weights, the terms of Murphy's and Stephenson et al.'s
 decomposition), with ties, weights, zero weights and every kind of label.
 """
 
+import dataclasses
 import math
 
 import numpy as np
@@ -43,6 +44,11 @@ def cases(seed, count, weighted=None):
             w = rng.choice([0.0, 0.5, 1.0, 2.5, 3.0], n)
             w[0] = 1.0
         yield y, p, w
+
+
+def values(report):
+    """The fields of a report, in order, as a dict."""
+    return {field.name: getattr(report, field.name) for field in dataclasses.fields(report)}
 
 
 def brute_bins(p, edges):
@@ -255,8 +261,9 @@ def test_zero_weights_are_absent_and_unit_weights_are_none(rng):
         ones = calibration_report(y[kept], p[kept], strategy=strategy, n_bins=4,
                                   sample_weight=np.ones(kept.sum()))
         for report in (with_zeros, ones):
-            for got, expected in zip(report, without, strict=True):
-                np.testing.assert_allclose(got, expected, rtol=1e-14, atol=1e-16)
+            for name, expected in values(without).items():
+                np.testing.assert_allclose(getattr(report, name), expected, rtol=1e-14,
+                                           atol=1e-16, err_msg=name)
 
 
 def test_weight_scale_changes_nothing_but_the_bin_weights(rng):
@@ -266,7 +273,7 @@ def test_weight_scale_changes_nothing_but_the_bin_weights(rng):
     plain = calibration_report(y, p, sample_weight=w, strategy="quantile", n_bins=3)
     scaled = calibration_report(y, p, sample_weight=w * 2.0**-700, strategy="quantile",
                                 n_bins=3)
-    for name, got in scaled._asdict().items():
+    for name, got in values(scaled).items():
         expected = getattr(plain, name)
         if name == "bin_weight":
             expected = expected * 2.0**-700
@@ -286,7 +293,7 @@ FUNCTIONS = {
     "mce quantile": lambda y, p, **kw: calibration_error(y, p, norm="max", strategy="quantile",
                                                          n_bins=3, **kw),
     "report": lambda y, p, **kw: np.concatenate(
-        [np.ravel(field) for field in calibration_report(y, p, n_bins=4, **kw)]),
+        [np.ravel(value) for value in values(calibration_report(y, p, n_bins=4, **kw)).values()]),
 }
 
 
@@ -349,9 +356,14 @@ def test_one_class_absent_leaves_every_value_defined():
                                            rel=1e-14)
 
 
-def test_results_are_plain_floats_and_a_named_tuple():
+def test_results_are_plain_floats_and_a_frozen_report():
     report = calibration_report(Y, P)
     assert isinstance(report, hs.CalibrationReport)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        report.brier = 0.0
+    for name in ("prob_true", "prob_pred", "bin_weight", "bin_index", "bin_edges"):
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(report, name)[0] = 0
     assert type(brier_score(Y, P)) is float
     assert type(log_loss(Y, P)) is float
     assert type(calibration_error(Y, P)) is float
