@@ -106,7 +106,7 @@ class CalibrationReport:
 
 def _probability_input(y_true, y_prob, sample_weight, pos_label, metric):
     """Validated input: class 1 as float64 0/1, probabilities, weights scaled by a
-    power of two (ones without ``sample_weight``) and that power's exponent."""
+    power of two (None without ``sample_weight``) and that power's exponent."""
     labels, probs, weights = binary_input(with_pos_label(y_true, pos_label), y_prob,
                                           sample_weight, score_name="y_prob", ranks=False)
     is_pos = labels_as_is_pos(labels).astype(np.float64)
@@ -114,7 +114,7 @@ def _probability_input(y_true, y_prob, sample_weight, pos_label, metric):
     _raise_at_first((probs < 0) | (probs > 1), probs, "y_prob",
                     "lie in [0, 1] (probabilities of class 1)")
     if weights is None:
-        return is_pos, probs, np.ones(probs.shape[0]), 0
+        return is_pos, probs, None, 0
     if not weights.any():
         raise ValueError(f"{metric} is undefined when every point weighs 0: "
                          "sample_weight has no positive entry")
@@ -123,7 +123,10 @@ def _probability_input(y_true, y_prob, sample_weight, pos_label, metric):
 
 
 def _weighted_mean(values, weights):
-    """``sum(weights * values) / sum(weights)``, both sums exactly rounded."""
+    """``sum(weights * values) / sum(weights)``, both sums exactly rounded (weights
+    None: the plain mean)."""
+    if weights is None:
+        return math.fsum(values.tolist()) / values.shape[0]
     return math.fsum((weights * values).tolist()) / math.fsum(weights.tolist())
 
 
@@ -262,16 +265,21 @@ def _bins(is_pos, probs, weights, n_bins, strategy):
     else:
         # The percentiles of the probabilities, each point of positive weight
         # counting once (calibration_curve's edges, which it computes without weights).
-        edges = np.percentile(probs[weights > 0], np.linspace(0, 1, n_bins + 1) * 100)
+        kept = probs if weights is None else probs[weights > 0]
+        edges = np.percentile(kept, np.linspace(0, 1, n_bins + 1) * 100)
     # A probability on an inner edge belongs to the bin below it; 0 and 1 to the end bins.
     index = np.searchsorted(edges[1:-1], probs)
-    weight = np.bincount(index, weights=weights, minlength=n_bins)
+    if weights is None:
+        weight = np.bincount(index, minlength=n_bins).astype(np.float64)
+        sum_prob = np.bincount(index, weights=probs, minlength=n_bins)
+        sum_pos = np.bincount(index, weights=is_pos, minlength=n_bins)
+    else:
+        weight = np.bincount(index, weights=weights, minlength=n_bins)
+        sum_prob = np.bincount(index, weights=weights * probs, minlength=n_bins)
+        sum_pos = np.bincount(index, weights=weights * is_pos, minlength=n_bins)
     filled = weight > 0
-    zeros = np.zeros(n_bins)
-    prob_pred = np.divide(np.bincount(index, weights=weights * probs, minlength=n_bins),
-                          weight, out=zeros.copy(), where=filled)
-    prob_true = np.divide(np.bincount(index, weights=weights * is_pos, minlength=n_bins),
-                          weight, out=zeros, where=filled)
+    prob_pred = np.divide(sum_prob, weight, out=np.zeros(n_bins), where=filled)
+    prob_true = np.divide(sum_pos, weight, out=np.zeros(n_bins), where=filled)
     return _Bins(edges, index, weight, prob_pred, prob_true, filled)
 
 
