@@ -12,6 +12,8 @@ The from-scratch reference functions work on whole arrays:
   sensitivity, and the best threshold (pROC's ``coords``);
 - :func:`min_cost_threshold` -- the threshold of least expected loss at a cost;
 - :func:`hmeasure_report` -- R hmeasure's summary of one classifier;
+- :func:`brier_score`, :func:`log_loss`, :func:`calibration_error`,
+  :func:`calibration_report` -- the calibration of probabilities of class 1;
 - :func:`auc_variance`, :func:`auc_ci`, :func:`auc_test`, :func:`auc_covariance`
   -- DeLong's variance of the AUC, its confidence interval, the test of two
   AUCs (paired or not), the covariance of two paired AUCs;
@@ -51,6 +53,13 @@ The metric table :data:`METRICS` declares each metric a window follows
 from hmeasure_stream import _startup  # noqa: F401
 from hmeasure_stream._validation import InvertedScoresWarning
 from hmeasure_stream.binned import binned_auc, loglog_transform
+from hmeasure_stream.calibration import (
+    CalibrationReport,
+    brier_score,
+    calibration_error,
+    calibration_report,
+    log_loss,
+)
 from hmeasure_stream.crisp import crisp_auc_approximations, crisp_vus
 from hmeasure_stream.curves import (
     CostThreshold,
@@ -108,6 +117,7 @@ __all__ = [
     "BinnedAUC",
     "Binning",
     "BootstrapInterval",
+    "CalibrationReport",
     "Classes",
     "Compression",
     "ConfidenceInterval",
@@ -133,12 +143,16 @@ __all__ = [
     "average_precision",
     "binned_auc",
     "bootstrap_ci",
+    "brier_score",
+    "calibration_error",
+    "calibration_report",
     "coords",
     "crisp_auc_approximations",
     "crisp_vus",
     "h_measure",
     "h_scorer",
     "hmeasure_report",
+    "log_loss",
     "loglog_transform",
     "min_cost_threshold",
     "multiclass_auc",

@@ -8,6 +8,7 @@ is checked by all of them once it is declared here.  The sets below name
 the exceptions, each with its reason.
 """
 
+import dataclasses
 from typing import NamedTuple
 
 import numpy as np
@@ -18,6 +19,20 @@ import hmeasure_stream as hs
 # From-scratch functions of binary labels: f(y_true, y_score, **kwargs) with
 # the keyword arguments sample_weight= and pos_label=, returning a value the
 # tests compare (floats, arrays, tuples, dicts).
+
+def _probability(s):
+    """Scores as probabilities of class 1 in (0, 1), in the same order (the logistic)."""
+    return 1 / (1 + np.exp(-np.asarray(s, dtype=float)))
+
+
+def _calibration_values(y, s, **kwargs):
+    """Every field of ``calibration_report`` in one array, the bins' weights as shares
+    (their sum scales with the weights)."""
+    report = hs.calibration_report(y, _probability(s), n_bins=4, **kwargs)
+    report = dataclasses.replace(report, bin_weight=report.bin_weight / report.bin_weight.sum())
+    return np.concatenate([np.ravel(getattr(report, field.name))
+                           for field in dataclasses.fields(report)])
+
 
 FUNCTIONS = {
     "auc": hs.auc,
@@ -54,6 +69,13 @@ FUNCTIONS = {
     "auc_ci": lambda y, s, **kw: tuple(hs.auc_ci(y, s, **kw)),
     "auc_test": lambda y, s, **kw: tuple(hs.auc_test(y, s, np.asarray(s)[::-1], **kw)),
     "sliding_window": lambda y, s, **kw: hs.sliding_window(y, s, 4, ("auc", "h"), **kw)["h"],
+    # The calibration functions take probabilities: the scores mapped into (0, 1).
+    "brier_score": lambda y, s, **kw: hs.brier_score(y, _probability(s), **kw),
+    "log_loss": lambda y, s, **kw: hs.log_loss(y, _probability(s), **kw),
+    "calibration_error": lambda y, s, **kw: hs.calibration_error(y, _probability(s), **kw),
+    "calibration_error max quantile": lambda y, s, **kw: hs.calibration_error(
+        y, _probability(s), n_bins=3, strategy="quantile", norm="max", **kw),
+    "calibration_report": lambda y, s, **kw: _calibration_values(y, s, **kw),
     "multiclass ovr": lambda y, s, **kw: hs.multiclass_auc(
         y, np.column_stack([-np.asarray(s, dtype=float), s]), average="weighted", **kw),
 }

@@ -257,7 +257,7 @@ def test_a_column_of_scores_is_its_scores_everywhere(rng, name):
 def test_two_columns_of_scores_ask_for_column_one(rng, name):
     y, s = shape_data(rng)
     with pytest.raises(ValueError, match=r"got an array of shape \(12, 2\): pass the scores "
-                                         r"of class 1, y_score1?\[:, 1\] for predict_proba"):
+                                         r"of class 1, y_(?:score1?|prob)\[:, 1\] for predict_proba"):
         FUNCTIONS[name](y, np.column_stack([1 - s, s]))
     with pytest.raises(ValueError, match=r"shape \(12, 4\); scores of several classes"):
         FUNCTIONS[name](y, np.ones((12, 4)))

@@ -1,0 +1,462 @@
+"""Calibration of probabilities, from scratch: Brier score, log loss, calibration error.
+
+A classifier's probability p of class 1 is calibrated when, among the points
+given p, the share of class 1 is p.  The functions take the labels and the
+probabilities of class 1 (``predict_proba(X)[:, 1]``):
+
+- :func:`brier_score` -- the mean squared difference between label and
+  probability (scikit-learn's ``brier_score_loss``);
+- :func:`log_loss` -- the mean negative log-likelihood (scikit-learn's
+  ``log_loss`` of binary labels);
+- :func:`calibration_error` -- the expected or maximum gap between the mean
+  probability and the share of class 1 over the bins of scikit-learn's
+  ``calibration_curve``;
+- :func:`calibration_report` -- the curve of those bins with every value above
+  and Murphy's decomposition of the Brier score over the bins.
+
+Each is O(n) after the probabilities are read (quantile bins: O(n log n)).
+A point of zero weight is absent.  A class without points leaves every value
+defined (as in scikit-learn), so unlike the ranking metrics nothing is
+refused for it.
+"""
+
+import math
+from dataclasses import dataclass
+from typing import NamedTuple
+
+import numpy as np
+
+from hmeasure_stream._validation import (
+    _raise_at_first,
+    binary_input,
+    check_integer,
+    check_option,
+    labels_as_is_pos,
+    normalized_weights,
+    raise_bad_score,
+    weight_exponent,
+    with_pos_label,
+)
+
+__all__ = ["CalibrationReport", "brier_score", "calibration_error", "calibration_report",
+           "log_loss"]
+
+# scikit-learn clips probabilities of float64 input to [eps, 1 - eps] before the log.
+_LOG_EPS = float(np.finfo(np.float64).eps)
+
+
+@dataclass(frozen=True, eq=False)
+class CalibrationReport:
+    """The calibration of probabilities over bins, returned by :func:`calibration_report`.
+
+    Frozen, with read-only arrays, one entry per bin of positive weight in
+    ``prob_true``, ``prob_pred``, ``bin_weight`` and ``bin_index``.  The terms
+    satisfy ``brier = reliability - resolution + uncertainty +
+    within_bin_variance - within_bin_covariance`` (up to rounding).
+
+    Attributes
+    ----------
+    prob_true, prob_pred : ndarray of float64
+        Each bin's share (weight) of class 1 and mean probability:
+        scikit-learn's ``calibration_curve``.
+    bin_weight, bin_index : ndarray
+        Each bin's weight (number of points without weights) and its index k
+        among the ``n_bins``: it spans ``bin_edges[k]`` to ``bin_edges[k + 1]``.
+    bin_edges : ndarray of float64
+        The ``n_bins + 1`` edges of all the bins, empty ones included.
+    brier, ece, mce : float
+        The Brier score and the expected and maximum calibration errors.
+    reliability, resolution, uncertainty : float
+        Murphy's terms: the bins' mean squared gap between mean probability
+        and share of class 1, and between that share and the overall share
+        o; ``o (1 - o)``.
+    within_bin_variance, within_bin_covariance : float
+        The probabilities' mean squared gap to their bin's mean, and twice the
+        mean product of the gaps of probability and label to their bin's
+        means: both 0 when the probabilities are constant in each bin.
+
+    See Also
+    --------
+    calibration_report : computes it.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import calibration_report
+    >>> report = calibration_report([0, 1, 1, 0, 1], [0.1, 0.3, 0.8, 0.9, 0.9], n_bins=2)
+    >>> report.prob_true, report.prob_pred, report.bin_weight
+    (array([0.5       , 0.66666667]), array([0.2       , 0.86666667]), array([2., 3.]))
+    >>> report.bin_index, report.bin_edges
+    (array([0, 1]), array([0. , 0.5, 1. ]))
+    """
+
+    prob_true: np.ndarray
+    prob_pred: np.ndarray
+    bin_weight: np.ndarray
+    bin_index: np.ndarray
+    bin_edges: np.ndarray
+    brier: float
+    ece: float
+    mce: float
+    reliability: float
+    resolution: float
+    uncertainty: float
+    within_bin_variance: float
+    within_bin_covariance: float
+
+
+def _probability_input(y_true, y_prob, sample_weight, pos_label, metric):
+    """Validated input: class 1 as float64 0/1, probabilities, weights scaled by a
+    power of two (None without ``sample_weight``) and that power's exponent."""
+    labels, probs, weights = binary_input(with_pos_label(y_true, pos_label), y_prob,
+                                          sample_weight, score_name="y_prob", ranks=False)
+    is_pos = labels_as_is_pos(labels).astype(np.float64)
+    raise_bad_score(probs, "y_prob")
+    _raise_at_first((probs < 0) | (probs > 1), probs, "y_prob",
+                    "lie in [0, 1] (probabilities of class 1)")
+    if weights is None:
+        return is_pos, probs, None, 0
+    if not weights.any():
+        raise ValueError(f"{metric} is undefined when every point weighs 0: "
+                         "sample_weight has no positive entry")
+    # One power of two for all (exact): no value depends on the weights' scale.
+    return is_pos, probs, normalized_weights(weights), weight_exponent(weights)
+
+
+def _weighted_mean(values, weights):
+    """``sum(weights * values) / sum(weights)``, both sums exactly rounded (weights
+    None: the plain mean)."""
+    if weights is None:
+        return math.fsum(values.tolist()) / values.shape[0]
+    return math.fsum((weights * values).tolist()) / math.fsum(weights.tolist())
+
+
+def brier_score(y_true, y_prob, *, sample_weight=None, pos_label=None):
+    """The Brier score: the mean squared difference between label and probability.
+
+    ``sum_i w_i (y_i - p_i)^2 / sum_i w_i`` with y_i = 1 for class 1 and 0
+    for class 0; 0 for certain and right probabilities, 1 for certain and
+    wrong ones.
+
+    Parameters
+    ----------
+    y_true : array-like of shape (n,)
+        Labels, 0/1, -1/1 or bool.
+    y_prob : array-like of shape (n,) or (n, 1)
+        The probability of class 1 of each point, in [0, 1].  An (n, 2)
+        ``predict_proba`` output is refused: pass its class 1 column.
+    sample_weight : array-like of shape (n,), optional
+        Non-negative finite weight of each point; at least one positive.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label in ``y_true`` is class 0 and a third one is refused.
+
+    Returns
+    -------
+    float
+        In [0, 1]; lower is better.
+
+    Raises
+    ------
+    ValueError
+        On invalid input (a label, probability or weight named with its
+        position), empty input, or weights that are all 0.
+
+    See Also
+    --------
+    calibration_report : Murphy's decomposition of the score over bins.
+    log_loss : the logarithmic score.
+
+    Notes
+    -----
+    O(n).  Equal to ``sklearn.metrics.brier_score_loss`` of binary labels
+    (also with one class absent, which leaves the score defined).  The sums
+    are exactly rounded (``math.fsum``).  The score of G. W. Brier,
+    "Verification of forecasts expressed in terms of probability", Monthly
+    Weather Review 78(1), 1950, for two classes, halved (Brier summed over
+    both classes).
+
+    Examples
+    --------
+    >>> from hmeasure_stream import brier_score
+    >>> brier_score([0, 1, 1, 0], [0.25, 0.75, 1.0, 0.5])
+    0.09375
+    >>> brier_score(["spam", "ham", "ham", "spam"], [0.25, 0.75, 1.0, 0.5], pos_label="ham")
+    0.09375
+    """
+    is_pos, probs, weights, _ = _probability_input(y_true, y_prob, sample_weight, pos_label,
+                                                   "The Brier score")
+    return _weighted_mean(np.square(is_pos - probs), weights)
+
+
+def log_loss(y_true, y_prob, *, sample_weight=None, pos_label=None):
+    """The log loss: the mean negative log-likelihood of the labels under the probabilities.
+
+    ``-sum_i w_i (y_i log p_i + (1 - y_i) log(1 - p_i)) / sum_i w_i``
+    (natural logarithm), each probability first clipped to
+    ``[eps, 1 - eps]`` with eps the float64 machine epsilon (2.2e-16), so
+    that a certain and wrong probability costs -log(eps) = 36.04, not inf.
+
+    Parameters
+    ----------
+    y_true, y_prob, sample_weight, pos_label
+        As for :func:`brier_score`.
+
+    Returns
+    -------
+    float
+        >= 0; lower is better.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`brier_score`.
+
+    See Also
+    --------
+    brier_score : the quadratic score.
+
+    Notes
+    -----
+    O(n).  Equal to ``sklearn.metrics.log_loss`` of binary labels with the
+    probabilities of class 1, which clips ``p`` and ``1 - p`` to
+    ``[eps, 1 - eps]`` with eps the machine epsilon of the probabilities'
+    dtype: the probabilities are read as float64 here, so the clip is
+    float64's for any input (scikit-learn clips float32 input at float32's
+    epsilon, 1.2e-7).  One class absent leaves the loss defined: it equals
+    scikit-learn's with ``labels=[0, 1]`` (without, scikit-learn refuses).
+    The sums are exactly rounded (``math.fsum``).
+
+    Examples
+    --------
+    >>> from hmeasure_stream import log_loss
+    >>> round(log_loss([0, 1, 1, 0], [0.1, 0.9, 0.8, 0.3]), 6)
+    0.197635
+    >>> round(log_loss([1], [0.0]), 4)  # clipped at eps: -log(2.2e-16)
+    36.0437
+    """
+    is_pos, probs, weights, _ = _probability_input(y_true, y_prob, sample_weight, pos_label,
+                                                   "The log loss")
+    # The probability given to each point's own class (1 - p computed first, as
+    # scikit-learn does), clipped.
+    own = np.where(is_pos == 1, probs, 1 - probs)
+    return _weighted_mean(-np.log(np.clip(own, _LOG_EPS, 1 - _LOG_EPS)), weights)
+
+
+class _Bins(NamedTuple):
+    """The points' bins and each bin's sums (all ``n_bins``, empty ones included)."""
+
+    edges: np.ndarray
+    index: np.ndarray      # the bin of each point
+    weight: np.ndarray     # sum of w per bin
+    prob_pred: np.ndarray  # mean p per bin (0 where empty)
+    prob_true: np.ndarray  # share of class 1 per bin (0 where empty)
+    filled: np.ndarray     # the bins of positive weight
+
+
+def _check_binning(n_bins, strategy):
+    return (check_integer(n_bins, "n_bins", 1),
+            check_option(strategy, "strategy", ("uniform", "quantile")))
+
+
+def _bins(is_pos, probs, weights, n_bins, strategy):
+    """The bins of scikit-learn's ``calibration_curve`` and their weighted means."""
+    if strategy == "uniform":
+        edges = np.linspace(0.0, 1.0, n_bins + 1)
+    else:
+        # The percentiles of the probabilities, each point of positive weight
+        # counting once (calibration_curve's edges, which it computes without weights).
+        kept = probs if weights is None else probs[weights > 0]
+        edges = np.percentile(kept, np.linspace(0, 1, n_bins + 1) * 100)
+    # A probability on an inner edge belongs to the bin below it; 0 and 1 to the end bins.
+    index = np.searchsorted(edges[1:-1], probs)
+    if weights is None:
+        weight = np.bincount(index, minlength=n_bins).astype(np.float64)
+        sum_prob = np.bincount(index, weights=probs, minlength=n_bins)
+        sum_pos = np.bincount(index, weights=is_pos, minlength=n_bins)
+    else:
+        weight = np.bincount(index, weights=weights, minlength=n_bins)
+        sum_prob = np.bincount(index, weights=weights * probs, minlength=n_bins)
+        sum_pos = np.bincount(index, weights=weights * is_pos, minlength=n_bins)
+    filled = weight > 0
+    prob_pred = np.divide(sum_prob, weight, out=np.zeros(n_bins), where=filled)
+    prob_true = np.divide(sum_pos, weight, out=np.zeros(n_bins), where=filled)
+    return _Bins(edges, index, weight, prob_pred, prob_true, filled)
+
+
+def _gaps_l1_max(bins):
+    """(ECE, MCE): the mean by weight and the maximum of the bins' |mean p - share of class 1|."""
+    gaps = np.abs(bins.prob_pred - bins.prob_true)[bins.filled]
+    weight = bins.weight[bins.filled]
+    return _weighted_mean(gaps, weight), float(gaps.max())
+
+
+def calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform", norm="l1",
+                      sample_weight=None, pos_label=None):
+    """Expected or maximum calibration error over bins of the probabilities.
+
+    The points are put in bins by their probability; in each bin b with
+    weight W_b the gap is ``|mean p - share of class 1|``.  The expected
+    calibration error (ECE, ``norm="l1"``) is the mean gap weighted by
+    ``W_b / sum W``, the maximum calibration error (MCE, ``norm="max"``) the
+    largest gap; bins without points take no part.
+
+    Parameters
+    ----------
+    y_true, y_prob, sample_weight, pos_label
+        As for :func:`brier_score`.
+    n_bins : int >= 1, default 10
+        The number of bins.
+    strategy : {"uniform", "quantile"}, default "uniform"
+        ``"uniform"``: bins of width 1 / n_bins over [0, 1].
+        ``"quantile"``: the edges are the 0, 1/n_bins, ..., 1 quantiles
+        (``numpy.percentile``, linear) of the probabilities, so the bins
+        hold about as many points each.  As in scikit-learn's
+        ``calibration_curve``, a probability on an inner edge falls into
+        the bin below it.
+    norm : {"l1", "max"}, default "l1"
+        ECE or MCE.
+
+    Returns
+    -------
+    float
+        In [0, 1]; 0 when every bin is calibrated.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`brier_score`, and for a bad ``n_bins``, ``strategy``
+        or ``norm``.
+
+    See Also
+    --------
+    calibration_report : the bins with both errors.
+
+    Notes
+    -----
+    O(n) with uniform bins, O(n log n) with quantile bins.  The bins, their
+    mean probabilities and shares of class 1 are those of
+    ``sklearn.calibration.calibration_curve(y_true, y_prob, n_bins=n_bins,
+    strategy=strategy)`` (whose default is 5 bins), which has no weights:
+    with ``sample_weight`` the means are weighted, and the quantile edges
+    stay the percentiles of the probabilities of the points of positive
+    weight, each counting once.  The errors of M. P. Naeini, G. F. Cooper
+    and M. Hauskrecht, "Obtaining well calibrated probabilities using
+    Bayesian binning", AAAI 2015.  The ECE depends on the bins: it is a
+    reading of the reliability diagram, not a proper score.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import calibration_error
+    >>> y = [0, 0, 1, 0, 1, 1]
+    >>> p = [0.1, 0.2, 0.3, 0.6, 0.7, 0.8]
+    >>> round(calibration_error(y, p, n_bins=2), 6)  # (|0.2 - 1/3| + |0.7 - 2/3|) / 2
+    0.083333
+    >>> round(calibration_error(y, p, n_bins=2, norm="max"), 6)
+    0.133333
+    """
+    n_bins, strategy = _check_binning(n_bins, strategy)
+    norm = check_option(norm, "norm", ("l1", "max"))
+    is_pos, probs, weights, _ = _probability_input(y_true, y_prob, sample_weight, pos_label,
+                                                   "The calibration error")
+    ece, mce = _gaps_l1_max(_bins(is_pos, probs, weights, n_bins, strategy))
+    return ece if norm == "l1" else mce
+
+
+def calibration_report(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None,
+                       pos_label=None):
+    """The reliability curve, calibration errors and Murphy's decomposition of the Brier score.
+
+    Over the bins of :func:`calibration_error` (b with weight W_b, mean
+    probability f_b and share of class 1 o_b; o the overall share, W the
+    total weight), Murphy's decomposition is
+
+    - reliability ``REL = sum_b W_b (f_b - o_b)^2 / W``,
+    - resolution ``RES = sum_b W_b (o_b - o)^2 / W``,
+    - uncertainty ``UNC = o (1 - o)``,
+
+    with ``brier = REL - RES + UNC`` when the probabilities are constant in
+    every bin.  Otherwise two more terms complete it:
+    ``brier = REL - RES + UNC + WBV - WBC`` with the within-bin variance
+    ``WBV = sum_i w_i (p_i - f_b(i))^2 / W`` and covariance
+    ``WBC = 2 sum_i w_i (p_i - f_b(i)) (y_i - o_b(i)) / W``.
+
+    Parameters
+    ----------
+    y_true, y_prob, sample_weight, pos_label
+        As for :func:`brier_score`.
+    n_bins, strategy
+        As for :func:`calibration_error`.
+
+    Returns
+    -------
+    CalibrationReport
+        The bins of positive weight (``prob_true``, ``prob_pred``,
+        ``bin_weight``, ``bin_index``), all the edges, the Brier score, ECE,
+        MCE and the five terms of the decomposition.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`calibration_error`.
+
+    See Also
+    --------
+    brier_score, calibration_error : the values alone.
+
+    Notes
+    -----
+    O(n) with uniform bins, O(n log n) with quantile bins.  The decomposition
+    of A. H. Murphy, "A new vector partition of the probability score",
+    Journal of Applied Meteorology 12(4), 1973, for probabilities that take
+    one value per bin; the two within-bin terms for probabilities that vary
+    inside a bin are those of D. B. Stephenson, C. A. S. Coelho and I. T.
+    Jolliffe, "Two extra components in the Brier score decomposition",
+    Weather and Forecasting 23(4), 2008.  The identity is exact in real
+    arithmetic; each term is computed on its own (from the gaps to the bin
+    means), so the computed terms meet it up to rounding.  The Brier score
+    is G. W. Brier's (Monthly Weather Review, 1950); ECE and MCE are those
+    of Naeini, Cooper and Hauskrecht (AAAI 2015).
+
+    Examples
+    --------
+    >>> from hmeasure_stream import calibration_report
+    >>> report = calibration_report([0, 0, 1, 0, 1, 1], [0.2, 0.2, 0.2, 0.7, 0.7, 0.7],
+    ...                             n_bins=2)
+    >>> report.prob_true, report.prob_pred
+    (array([0.33333333, 0.66666667]), array([0.2, 0.7]))
+    >>> round(report.brier, 6)
+    0.231667
+    >>> terms = report.reliability, report.resolution, report.uncertainty
+    >>> [round(term, 6) for term in terms]
+    [0.009444, 0.027778, 0.25]
+    >>> round(report.reliability - report.resolution + report.uncertainty, 6)
+    0.231667
+    """
+    n_bins, strategy = _check_binning(n_bins, strategy)
+    is_pos, probs, weights, exponent = _probability_input(
+        y_true, y_prob, sample_weight, pos_label, "The calibration report")
+    bins = _bins(is_pos, probs, weights, n_bins, strategy)
+    ece, mce = _gaps_l1_max(bins)
+    filled = bins.filled
+    weight = bins.weight[filled]
+    share = _weighted_mean(is_pos, weights)
+    # Each point's gaps to its bin's means (Stephenson et al. 2008, section 2).
+    prob_gap = probs - bins.prob_pred[bins.index]
+    label_gap = is_pos - bins.prob_true[bins.index]
+    arrays = {"prob_true": bins.prob_true[filled], "prob_pred": bins.prob_pred[filled],
+              "bin_weight": np.ldexp(weight, exponent), "bin_index": np.flatnonzero(filled),
+              "bin_edges": bins.edges}
+    for array in arrays.values():
+        array.setflags(write=False)
+    return CalibrationReport(
+        **arrays,
+        brier=_weighted_mean(np.square(is_pos - probs), weights),
+        ece=ece,
+        mce=mce,
+        reliability=_weighted_mean(np.square(bins.prob_pred[filled] - bins.prob_true[filled]),
+                                   weight),
+        resolution=_weighted_mean(np.square(bins.prob_true[filled] - share), weight),
+        uncertainty=share * (1 - share),
+        within_bin_variance=_weighted_mean(np.square(prob_gap), weights),
+        within_bin_covariance=2 * _weighted_mean(prob_gap * label_gap, weights),
+    )

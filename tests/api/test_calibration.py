@@ -1,0 +1,452 @@
+"""brier_score, log_loss, calibration_error and calibration_report.
+
+Against scikit-learn (``brier_score_loss``, ``log_loss``, ``calibration_curve``
+and an expected calibration error summed from its curve with the bins'
+counts found point by point), against plain-Python loops over the points
+of the definitions (weights, the terms of Murphy's and Stephenson et al.'s
+decomposition), with ties, weights, zero weights and every kind of label.
+"""
+
+import dataclasses
+import math
+
+import numpy as np
+import pandas as pd
+import pytest
+from sklearn.calibration import calibration_curve
+from sklearn.metrics import brier_score_loss
+from sklearn.metrics import log_loss as sk_log_loss
+
+import hmeasure_stream as hs
+from hmeasure_stream import (
+    brier_score,
+    calibration_error,
+    calibration_report,
+    log_loss,
+)
+
+
+def cases(seed, count, weighted=None):
+    """Small random inputs: ties (probabilities on a grid), 0 and 1, zero weights;
+    one class absent now and then."""
+    rng = np.random.default_rng(seed)
+    for trial in range(count):
+        n = int(rng.integers(1, 40))
+        y = rng.integers(0, 2, n)
+        if trial % 5 == 0:
+            p = rng.integers(0, 11, n) / 10  # ties, on the uniform edges, 0 and 1
+        elif trial % 5 == 1:
+            p = rng.choice([0.0, 0.25, 0.5, 1.0], n)
+        else:
+            p = rng.random(n)
+        w = None
+        if weighted or (weighted is None and trial % 2):
+            w = rng.choice([0.0, 0.5, 1.0, 2.5, 3.0], n)
+            w[0] = 1.0
+        yield y, p, w
+
+
+def values(report):
+    """The fields of a report, in order, as a dict."""
+    return {field.name: getattr(report, field.name) for field in dataclasses.fields(report)}
+
+
+def brute_bins(p, edges):
+    """The bin of each probability, point by point: the number of inner edges below it."""
+    return [sum(1 for edge in edges[1:-1] if edge < value) for value in p]
+
+
+def brute_edges(p, w, n_bins, strategy):
+    if strategy == "uniform":
+        return [k / n_bins for k in range(n_bins + 1)]
+    # calibration_curve's edges, from the points of positive weight.
+    kept = np.asarray(p)[np.asarray(w) > 0]
+    return np.percentile(kept, np.linspace(0, 1, n_bins + 1) * 100).tolist()
+
+
+def brute_report(y, p, w, n_bins, strategy):
+    """Every value of the report from plain loops over the points."""
+    w = [1.0] * len(y) if w is None else list(w)
+    y = [float(v) for v in y]
+    p = [float(v) for v in p]
+    bins = brute_bins(p, brute_edges(p, w, n_bins, strategy))
+    total = sum(w)
+    weight, sum_p, sum_y = {}, {}, {}
+    for b, yi, pi, wi in zip(bins, y, p, w, strict=True):
+        weight[b] = weight.get(b, 0.0) + wi
+        sum_p[b] = sum_p.get(b, 0.0) + wi * pi
+        sum_y[b] = sum_y.get(b, 0.0) + wi * yi
+    filled = sorted(b for b in weight if weight[b] > 0)
+    f = {b: sum_p[b] / weight[b] for b in filled}
+    o = {b: sum_y[b] / weight[b] for b in filled}
+    share = sum(wi * yi for wi, yi in zip(w, y, strict=True)) / total
+    wbv = wbc = 0.0
+    for b, yi, pi, wi in zip(bins, y, p, w, strict=True):
+        if wi > 0:
+            wbv += wi * (pi - f[b]) ** 2
+            wbc += 2 * wi * (pi - f[b]) * (yi - o[b])
+    return {
+        "prob_true": [o[b] for b in filled],
+        "prob_pred": [f[b] for b in filled],
+        "bin_weight": [weight[b] for b in filled],
+        "bin_index": filled,
+        "brier": sum(wi * (yi - pi) ** 2 for yi, pi, wi in zip(y, p, w, strict=True)) / total,
+        "ece": sum(weight[b] * abs(f[b] - o[b]) for b in filled) / total,
+        "mce": max(abs(f[b] - o[b]) for b in filled),
+        "reliability": sum(weight[b] * (f[b] - o[b]) ** 2 for b in filled) / total,
+        "resolution": sum(weight[b] * (o[b] - share) ** 2 for b in filled) / total,
+        "uncertainty": share * (1 - share),
+        "within_bin_variance": wbv / total,
+        "within_bin_covariance": wbc / total,
+    }
+
+
+# ---------------------------------------------------------------------------
+# Against scikit-learn
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_brier_score_equals_scikit_learn(seed):
+    for y, p, w in cases(seed, 60):
+        expected = brier_score_loss(y, p, sample_weight=w)
+        assert brier_score(y, p, sample_weight=w) == pytest.approx(expected, rel=1e-13,
+                                                                   abs=1e-16)
+
+
+@pytest.mark.parametrize("seed", range(3))
+def test_log_loss_equals_scikit_learn(seed):
+    # labels=[0, 1]: scikit-learn's own value with one class absent (without, it refuses).
+    for y, p, w in cases(seed, 60):
+        expected = sk_log_loss(y, p, sample_weight=w, labels=[0, 1])
+        assert log_loss(y, p, sample_weight=w) == pytest.approx(expected, rel=1e-13,
+                                                                abs=1e-16)
+
+
+def test_log_loss_clips_certain_probabilities_as_scikit_learn():
+    eps = np.finfo(np.float64).eps
+    y = [1, 0, 1, 0, 1, 0]
+    p = [0.0, 1.0, 1.0, 0.0, eps / 4, 1 - eps / 4]
+    assert log_loss(y, p) == pytest.approx(sk_log_loss(y, p), rel=1e-15)
+    assert log_loss([1], [0.0]) == pytest.approx(-math.log(eps), rel=1e-15)
+    assert log_loss([0, 1], [0.0, 1.0]) == pytest.approx(-math.log(1 - eps), rel=1e-15)
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+@pytest.mark.parametrize("n_bins", [1, 2, 5, 10, 17])
+def test_bins_equal_calibration_curve(strategy, n_bins):
+    for y, p, _ in cases(n_bins, 40, weighted=False):
+        prob_true, prob_pred = calibration_curve(y, p, n_bins=n_bins, strategy=strategy)
+        report = calibration_report(y, p, n_bins=n_bins, strategy=strategy)
+        np.testing.assert_allclose(report.prob_true, prob_true, rtol=1e-14, atol=1e-15)
+        np.testing.assert_allclose(report.prob_pred, prob_pred, rtol=1e-14, atol=1e-15)
+        # The ECE summed from scikit-learn's curve, each bin's count found point by point.
+        counts = np.bincount(brute_bins(p, brute_edges(p, np.ones(len(p)), n_bins, strategy)),
+                             minlength=n_bins)
+        counts = counts[counts > 0]
+        gaps = np.abs(prob_true - prob_pred)
+        expected_ece = math.fsum((counts * gaps).tolist()) / len(y)
+        np.testing.assert_array_equal(report.bin_weight, counts.astype(float))
+        assert report.ece == pytest.approx(expected_ece, rel=1e-13, abs=1e-16)
+        assert report.mce == pytest.approx(gaps.max(), rel=1e-13, abs=1e-16)
+        assert calibration_error(y, p, n_bins=n_bins, strategy=strategy) == report.ece
+        assert calibration_error(y, p, n_bins=n_bins, strategy=strategy,
+                                 norm="max") == report.mce
+
+
+def test_probabilities_on_the_edges_fall_below_as_in_calibration_curve():
+    y = [0, 1, 1, 0, 1, 0, 1, 1]
+    p = [0.0, 0.2, 0.4, 0.5, 0.6, 0.8, 1.0, 0.5]
+    report = calibration_report(y, p, n_bins=5)
+    prob_true, prob_pred = calibration_curve(y, p, n_bins=5)
+    np.testing.assert_array_equal(report.prob_pred, prob_pred)
+    np.testing.assert_array_equal(report.prob_true, prob_true)
+    # 0.2 is in the first bin with 0.0, 0.4 in the second, 0.8 in the fourth; 0.6 is
+    # below linspace's edge 3 / 5 = 0.6000000000000001, in the third bin with 0.5 and 0.5.
+    np.testing.assert_array_equal(report.bin_index, [0, 1, 2, 3, 4])
+    np.testing.assert_array_equal(report.bin_weight, [2, 1, 3, 1, 1])
+
+
+def test_quantile_bins_with_many_ties_equal_calibration_curve():
+    y = np.array([0, 1] * 15)
+    p = np.repeat([0.1, 0.3, 0.3, 0.3, 0.9], 6)
+    for n_bins in (2, 3, 4, 7):
+        prob_true, prob_pred = calibration_curve(y, p, n_bins=n_bins, strategy="quantile")
+        report = calibration_report(y, p, n_bins=n_bins, strategy="quantile")
+        np.testing.assert_allclose(report.prob_true, prob_true, rtol=1e-15)
+        np.testing.assert_allclose(report.prob_pred, prob_pred, rtol=1e-15)
+
+
+# ---------------------------------------------------------------------------
+# Against loops over the points: weights, the decomposition
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+@pytest.mark.parametrize("seed", range(2))
+def test_report_equals_the_definitions_point_by_point(strategy, seed):
+    for y, p, w in cases(100 + seed, 60):
+        n_bins = int(np.random.default_rng(len(y)).integers(1, 12))
+        report = calibration_report(y, p, n_bins=n_bins, strategy=strategy, sample_weight=w)
+        expected = brute_report(y, p, w, n_bins, strategy)
+        for name, value in expected.items():
+            np.testing.assert_allclose(getattr(report, name), value, rtol=1e-12, atol=1e-15,
+                                       err_msg=name)
+        assert report.brier == brier_score(y, p, sample_weight=w)
+        assert report.ece == calibration_error(y, p, n_bins=n_bins, strategy=strategy,
+                                               sample_weight=w)
+        assert report.mce == calibration_error(y, p, n_bins=n_bins, strategy=strategy,
+                                               norm="max", sample_weight=w)
+        # Murphy's terms and the two within-bin ones add up to the Brier score.
+        total = (report.reliability - report.resolution + report.uncertainty
+                 + report.within_bin_variance - report.within_bin_covariance)
+        assert total == pytest.approx(report.brier, rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_murphy_identity_with_one_probability_per_bin(rng, weighted):
+    # Probabilities constant in each of 10 uniform bins: brier = REL - RES + UNC.
+    for _ in range(30):
+        n = int(rng.integers(1, 200))
+        levels = (np.arange(10) + rng.random(10)) / 10
+        p = levels[rng.integers(0, 10, n)]
+        y = (rng.random(n) < p).astype(int)
+        w = rng.choice([0.0, 1.0, 2.0, 0.3], n) if weighted else None
+        if weighted:
+            w[0] = 1.0
+        report = calibration_report(y, p, sample_weight=w)
+        expected = brute_report(y, p, w, 10, "uniform")
+        assert report.within_bin_variance == pytest.approx(0, abs=1e-30)
+        assert report.within_bin_covariance == pytest.approx(0, abs=1e-15)
+        assert report.reliability - report.resolution + report.uncertainty == pytest.approx(
+            report.brier, rel=1e-12, abs=1e-15)
+        for name in ("reliability", "resolution", "uncertainty", "brier"):
+            assert getattr(report, name) == pytest.approx(expected[name], rel=1e-12,
+                                                          abs=1e-15), name
+
+
+def test_murphy_terms_of_a_small_example_by_hand():
+    # Bins [0, .5) and [.5, 1]: p = .2 for labels 0, 0, 1 and p = .7 for 0, 1, 1.
+    report = calibration_report([0, 0, 1, 0, 1, 1], [0.2, 0.2, 0.2, 0.7, 0.7, 0.7], n_bins=2)
+    assert report.reliability == pytest.approx(((0.2 - 1 / 3) ** 2 + (0.7 - 2 / 3) ** 2) / 2,
+                                               rel=1e-14)
+    assert report.resolution == pytest.approx(1 / 36, rel=1e-14)
+    assert report.uncertainty == 0.25
+    assert report.brier == pytest.approx((2 * 0.04 + 0.64 + 0.49 + 2 * 0.09) / 6, rel=1e-14)
+    assert report.ece == pytest.approx((abs(0.2 - 1 / 3) + abs(0.7 - 2 / 3)) / 2, rel=1e-14)
+
+
+@pytest.mark.parametrize("seed", range(2))
+def test_integer_weights_are_repeated_points(seed):
+    # (Uniform bins; quantile edges count each point of positive weight once.)
+    for y, p, _ in cases(200 + seed, 40, weighted=False):
+        w = np.random.default_rng(len(y)).integers(0, 4, len(y))
+        w[0] = 1
+        repeated = np.repeat(y, w), np.repeat(p, w)
+        for function in (brier_score, log_loss, calibration_error):
+            assert function(y, p, sample_weight=w) == pytest.approx(
+                function(*repeated), rel=1e-12, abs=1e-15), function.__name__
+        one, many = calibration_report(y, p, sample_weight=w), calibration_report(*repeated)
+        np.testing.assert_array_equal(one.bin_weight, many.bin_weight)
+        np.testing.assert_allclose(one.prob_true, many.prob_true, rtol=1e-13)
+
+
+def test_zero_weights_are_absent_and_unit_weights_are_none(rng):
+    y = rng.integers(0, 2, 50)
+    p = rng.random(50)
+    w = rng.choice([0.0, 1.0], 50)
+    w[:2] = 1.0
+    kept = w > 0
+    for strategy in ("uniform", "quantile"):
+        with_zeros = calibration_report(y, p, strategy=strategy, n_bins=4, sample_weight=w)
+        without = calibration_report(y[kept], p[kept], strategy=strategy, n_bins=4)
+        ones = calibration_report(y[kept], p[kept], strategy=strategy, n_bins=4,
+                                  sample_weight=np.ones(kept.sum()))
+        for report in (with_zeros, ones):
+            for name, expected in values(without).items():
+                np.testing.assert_allclose(getattr(report, name), expected, rtol=1e-14,
+                                           atol=1e-16, err_msg=name)
+
+
+def test_weight_scale_changes_nothing_but_the_bin_weights(rng):
+    y = rng.integers(0, 2, 30)
+    p = rng.random(30)
+    w = rng.random(30)
+    plain = calibration_report(y, p, sample_weight=w, strategy="quantile", n_bins=3)
+    scaled = calibration_report(y, p, sample_weight=w * 2.0**-700, strategy="quantile",
+                                n_bins=3)
+    for name, got in values(scaled).items():
+        expected = getattr(plain, name)
+        if name == "bin_weight":
+            expected = expected * 2.0**-700
+        np.testing.assert_array_equal(got, expected, err_msg=name)
+
+
+# ---------------------------------------------------------------------------
+# Labels
+
+
+Y = [0, 1, 1, 0, 1, 0, 0, 1, 1, 0]
+P = [0.1, 0.8, 0.6, 0.35, 0.9, 0.5, 0.2, 0.4, 0.7, 0.3]
+FUNCTIONS = {
+    "brier_score": brier_score,
+    "log_loss": log_loss,
+    "ece": calibration_error,
+    "mce quantile": lambda y, p, **kw: calibration_error(y, p, norm="max", strategy="quantile",
+                                                         n_bins=3, **kw),
+    "report": lambda y, p, **kw: np.concatenate(
+        [np.ravel(value) for value in values(calibration_report(y, p, n_bins=4, **kw)).values()]),
+}
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+@pytest.mark.parametrize(
+    ("labels", "pos_label"),
+    [
+        (["yes" if v else "no" for v in Y], "yes"),
+        ([1 if v else -1 for v in Y], None),
+        ([bool(v) for v in Y], None),
+        (pd.Series(["b" if v else "a" for v in Y]), "b"),
+        ([3.5 if v else -2 for v in Y], 3.5),
+    ],
+    ids=["strings", "-1/1", "bools", "series", "floats"],
+)
+def test_labels_read_as_everywhere(name, labels, pos_label):
+    function = FUNCTIONS[name]
+    expected = function(Y, P)
+    np.testing.assert_array_equal(function(labels, P, pos_label=pos_label), expected)
+    np.testing.assert_array_equal(function(np.array(Y), pd.Series(P)), expected)
+    np.testing.assert_array_equal(function(pd.Series(Y), np.array(P)[:, None]), expected)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_pos_label_zero_swaps_the_classes(name):
+    swapped = [1 - v for v in Y]
+    np.testing.assert_array_equal(FUNCTIONS[name](Y, P, pos_label=0),
+                                  FUNCTIONS[name](swapped, P))
+
+
+def test_string_labels_against_scikit_learn():
+    labels = ["ham" if v else "spam" for v in Y]
+    w = [1, 2, 0, 1, 3, 1, 1, 0.5, 1, 2]
+    assert brier_score(labels, P, sample_weight=w, pos_label="ham") == pytest.approx(
+        brier_score_loss(labels, P, sample_weight=w, pos_label="ham"), rel=1e-14)
+    # scikit-learn's log_loss takes the labels' sorted order: "spam" is its class 1.
+    assert log_loss(labels, P, sample_weight=w, pos_label="spam") == pytest.approx(
+        sk_log_loss(labels, P, sample_weight=w), rel=1e-14)
+    prob_true, prob_pred = calibration_curve(labels, P, pos_label="ham", n_bins=4)
+    report = calibration_report(labels, P, pos_label="ham", n_bins=4)
+    np.testing.assert_allclose(report.prob_true, prob_true, rtol=1e-15)
+    np.testing.assert_allclose(report.prob_pred, prob_pred, rtol=1e-15)
+
+
+def test_one_class_absent_leaves_every_value_defined():
+    for y in ([0, 0, 0, 0], [1, 1, 1, 1], ["a"] * 4):
+        pos_label = "z" if isinstance(y[0], str) else None
+        p = [0.0, 0.3, 0.3, 0.9]
+        y01 = [0] * 4 if pos_label else y
+        assert brier_score(y, p, pos_label=pos_label) == pytest.approx(
+            brier_score_loss(y01, p), rel=1e-15)
+        assert log_loss(y, p, pos_label=pos_label) == pytest.approx(
+            sk_log_loss(y01, p, labels=[0, 1]), rel=1e-15)
+        report = calibration_report(y, p, n_bins=2, pos_label=pos_label)
+        share = float(y01[0])
+        assert report.uncertainty == report.resolution == 0
+        np.testing.assert_array_equal(report.prob_true, [share, share])
+        # Bins [0, .5) (0, .3, .3: mean .2) and [.5, 1] (.9).
+        assert report.ece == pytest.approx(0.75 * abs(0.2 - share) + 0.25 * abs(0.9 - share),
+                                           rel=1e-14)
+
+
+def test_results_are_plain_floats_and_a_frozen_report():
+    report = calibration_report(Y, P)
+    assert isinstance(report, hs.CalibrationReport)
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        report.brier = 0.0
+    for name in ("prob_true", "prob_pred", "bin_weight", "bin_index", "bin_edges"):
+        with pytest.raises(ValueError, match="read-only"):
+            getattr(report, name)[0] = 0
+    assert type(brier_score(Y, P)) is float
+    assert type(log_loss(Y, P)) is float
+    assert type(calibration_error(Y, P)) is float
+    for name in ("brier", "ece", "mce", "reliability", "resolution", "uncertainty",
+                 "within_bin_variance", "within_bin_covariance"):
+        assert type(getattr(report, name)) is float, name
+    assert report.bin_index.dtype == np.int64
+    assert report.bin_edges.shape == (11,)
+
+
+# ---------------------------------------------------------------------------
+# Refusals
+
+ALL = [brier_score, log_loss, calibration_error, calibration_report]
+
+
+@pytest.mark.parametrize("function", ALL, ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    ("y", "p", "message"),
+    [
+        ([0, 1, 1], [0.2, 1.5, 2.0],
+         r"^y_prob must lie in \[0, 1\] \(probabilities of class 1\); found 1.5 at position 1 \(and 1 more\)$"),
+        ([0, 1, 1], [0.2, 0.5, -0.1],
+         r"^y_prob must lie in \[0, 1\] \(probabilities of class 1\); found -0.1 at position 2$"),
+        ([0, 1, 1], [0.2, np.nan, 0.5],
+         r"^y_prob must contain only finite values; found nan at position 1$"),
+        ([0, 1, 1], [np.inf, 0.5, 0.5],
+         r"^y_prob must contain only finite values; found inf at position 0$"),
+        ([], [], r"^y_true is empty: at least one point is needed$"),
+        ([0, 1], [0.5], r"^y_true and y_prob have different lengths: 2 and 1$"),
+        ([0, 2, 1], [0.1, 0.2, 0.3],
+         r"^y_true must contain only labels 0 and 1 \(or booleans\); found 2 at position 1"),
+        ([0, 1], [[0.5, 0.5], [0.2, 0.8]],
+         r"^y_prob must be 1-d, one score per point, got an array of shape \(2, 2\): pass the "
+         r"scores of class 1, y_prob\[:, 1\] for predict_proba"),
+        ([0, 1], ["a", "b"], r"^y_prob must be numeric, got an array of dtype <U1$"),
+    ],
+)
+def test_bad_input_is_refused(function, y, p, message):
+    with pytest.raises(ValueError, match=message):
+        function(y, p)
+
+
+@pytest.mark.parametrize("function", ALL, ids=lambda f: f.__name__)
+def test_weights_are_checked(function):
+    with pytest.raises(ValueError, match=r"^sample_weight must be non-negative; found -1.0 at "
+                                         r"position 1$"):
+        function([0, 1], [0.1, 0.9], sample_weight=[1, -1])
+    with pytest.raises(ValueError, match=r"^sample_weight has 1 entries but there are 2 points$"):
+        function([0, 1], [0.1, 0.9], sample_weight=[1])
+    with pytest.raises(ValueError, match=r"is undefined when every point weighs 0: "
+                                         r"sample_weight has no positive entry$"):
+        function([0, 1], [0.1, 0.9], sample_weight=[0, 0.0])
+
+
+@pytest.mark.parametrize("function", [calibration_error, calibration_report],
+                         ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    ("options", "message"),
+    [
+        ({"n_bins": 0}, r"^n_bins must be an integer >= 1, got 0$"),
+        ({"n_bins": 2.5}, r"^n_bins must be an integer >= 1, got 2.5$"),
+        ({"n_bins": True}, r"^n_bins must be an integer >= 1, got True$"),
+        ({"n_bins": "10"}, r"^n_bins must be an integer >= 1, got '10'$"),
+        ({"strategy": "kmeans"},
+         r"^strategy must be one of 'uniform', 'quantile'; got 'kmeans'$"),
+        ({"strategy": None}, r"^strategy must be one of 'uniform', 'quantile'; got None$"),
+    ],
+)
+def test_bad_binning_is_refused(function, options, message):
+    with pytest.raises(ValueError, match=message):
+        function([0, 1], [0.1, 0.9], **options)
+
+
+def test_bad_norm_is_refused():
+    with pytest.raises(ValueError, match=r"^norm must be one of 'l1', 'max'; got 'l2'$"):
+        calibration_error([0, 1], [0.1, 0.9], norm="l2")
+
+
+def test_options_are_checked_before_the_data():
+    with pytest.raises(ValueError, match=r"^n_bins must be"):
+        calibration_error([0, 1], [0.1, 1.9], n_bins=0)
+
+
+def test_numpy_integers_are_bins():
+    assert calibration_error(Y, P, n_bins=np.int64(4)) == calibration_error(Y, P, n_bins=4)
