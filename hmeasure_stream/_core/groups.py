@@ -3,13 +3,14 @@
 Private.  A *group* is a distinct score with the class 0 and class 1 weight
 of its points; the groups from the highest score down are the ROC curve's
 steps.  From arrays: :func:`roc_groups` and :func:`auc_value` (``metrics``,
-``multiclass``).  For ``dask``: a partition's groups (:func:`groups_of`), their
-cut at range boundaries (:func:`cut`), a range's pieces merged
-(:func:`merge`), a range's mergeable summary (:func:`summarise`: its class
-weights, twice its Mann-Whitney count and its hulls' edges), the whole from
-the ranges' summaries (:class:`Whole`) and a range's piece of a partial area
-(:func:`box_piece`).  The compiled kernels are the engines' (``_scratch``,
-``_ranges``, ``_partial``).
+``multiclass``, ``expected``), the hull with the cost in effect
+(:func:`hull_and_cost`) and H (:func:`h_and_auc`).  For ``dask``: a
+partition's groups (:func:`groups_of`), their cut at range boundaries
+(:func:`cut`), a range's pieces merged (:func:`merge`), a range's mergeable
+summary (:func:`summarise`: its class weights, twice its Mann-Whitney count
+and its hulls' edges), the whole from the ranges' summaries (:class:`Whole`)
+and a range's piece of a partial area (:func:`box_piece`).  The compiled
+kernels are the engines' (``_scratch``, ``_ranges``, ``_partial``).
 """
 
 import itertools
@@ -30,8 +31,8 @@ from hmeasure_stream._validation import (
     weighted_groups,
 )
 
-__all__ = ["Whole", "auc_value", "box_piece", "cut", "groups_of", "merge", "roc_groups",
-           "roc_sums", "summarise", "totals"]
+__all__ = ["Whole", "auc_value", "box_piece", "cut", "groups_of", "h_and_auc", "hull_and_cost",
+           "merge", "roc_groups", "roc_sums", "summarise", "totals"]
 
 
 # ---------------------------------------------------------------------------
@@ -81,6 +82,25 @@ def auc_value(y_true, y_score, sample_weight=None):
     group_neg, group_pos = weighted_groups(y_true, y_score, sample_weight, "AUC")
     twice_u = _scratch.auc2_groups(group_neg, group_pos)
     return unit(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
+
+
+def hull_and_cost(y_true, y_score, sample_weight, spec):
+    """ROC groups, the hull (vertices and edges) and the cost parameters in effect for this data."""
+    group_neg, group_pos = roc_groups(y_true, y_score, sample_weight, "The H-measure")
+    hull = _scratch.upper_hull(group_neg, group_pos, True)
+    cost = spec.at(float(hull[0][-1]), float(hull[1][-1]))
+    return group_neg, group_pos, hull, cost
+
+
+def h_and_auc(y_true, y_score, sample_weight, spec):
+    """The H of ``h_measure`` with the cost ``spec`` (a ``CostRule``) sets for this data,
+    and the AUC for its warning about inverted scores (O(n) next to the sorts)."""
+    group_neg, group_pos, (hull_fp, hull_tp, *edges), cost = hull_and_cost(
+        y_true, y_score, sample_weight, spec)
+    pi0, pi1, alpha, beta, _ = cost
+    roc_auc = (_scratch.auc2_groups(group_neg, group_pos)
+               / (2.0 * float(hull_fp[-1]) * float(hull_tp[-1])))
+    return unit(h_from_edges(*edges, pi0, pi1, alpha, beta)), roc_auc
 
 
 # ---------------------------------------------------------------------------
