@@ -12,6 +12,8 @@ The from-scratch reference functions work on whole arrays:
   sensitivity, and the best threshold (pROC's ``coords``);
 - :func:`min_cost_threshold` -- the threshold of least expected loss at a cost;
 - :func:`hmeasure_report` -- R hmeasure's summary of one classifier;
+- :func:`expected_auc`, :func:`expected_h_measure` -- the AUC and H expected
+  from probabilities, before the labels arrive (NannyML's CBPE estimate);
 - :func:`auc_variance`, :func:`auc_ci`, :func:`auc_test`, :func:`auc_covariance`
   -- DeLong's variance of the AUC, its confidence interval, the test of two
   AUCs (paired or not), the covariance of two paired AUCs;
@@ -62,6 +64,7 @@ from hmeasure_stream.curves import (
     precision_recall_curve,
     roc_curve,
 )
+from hmeasure_stream.expected import expected_auc, expected_h_measure
 from hmeasure_stream.metric_table import (
     METRICS,
     WINDOW_METRICS,
@@ -134,6 +137,8 @@ __all__ = [
     "coords",
     "crisp_auc_approximations",
     "crisp_vus",
+    "expected_auc",
+    "expected_h_measure",
     "h_measure",
     "h_scorer",
     "hmeasure_report",
