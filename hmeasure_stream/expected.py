@@ -3,16 +3,15 @@
 When point i is of class 1 with (calibrated) probability p_i, the expected
 ROC curve counts the part w_i p_i of it as class 1 and the part
 w_i (1 - p_i) as class 0, both at its score s_i.  The metrics of these parts
-are those of the package's weighted engines on the points doubled, with no
-logic of their own.
+are those of the package's weighted engines on the points doubled
+(``_core.groups.expected_groups``), with no logic of their own.
 """
-
-import math
 
 import numpy as np
 
-from hmeasure_stream._core.groups import auc_value as _auc_value
-from hmeasure_stream._core.groups import h_and_auc as _h_and_auc
+from hmeasure_stream._core.groups import expected_groups as _core_expected_groups
+from hmeasure_stream._core.groups import groups_auc as _groups_auc
+from hmeasure_stream._core.groups import groups_h_and_auc as _groups_h_and_auc
 from hmeasure_stream._validation import (
     check_cost,
     check_probabilities,
@@ -26,8 +25,8 @@ from hmeasure_stream._validation import (
 __all__ = ["expected_auc", "expected_h_measure"]
 
 
-def _expected_parts(y_prob, y_score, sample_weight, function):
-    """The points doubled: labels (class 1 parts first), scores twice, the parts' weights.
+def _expected_groups(y_prob, y_score, sample_weight, function):
+    """Checked input as the groups of its expected ROC curve (``expected_groups``).
 
     Refuses probabilities that leave one expected class without weight: the
     metric is undefined, as for labels of one class.
@@ -42,18 +41,15 @@ def _expected_parts(y_prob, y_score, sample_weight, function):
     n_points = probs.shape[0]
     weights = (np.ones(n_points) if sample_weight is None
                else check_weights(sample_weight, n_points))
-    weight_pos, weight_neg = weights * probs, weights * (1.0 - probs)
-    for part, extreme, absent in ((weight_pos, 0, 1), (weight_neg, 1, 0)):
-        if not math.fsum(part) > 0:
+    group_neg, group_pos = _core_expected_groups(probs, scores, weights)
+    for part, extreme, absent in ((group_pos, 0, 1), (group_neg, 1, 0)):
+        if not part.any():
             raise ValueError(
                 f"{function} is undefined when the expected weight of class {absent} is 0: "
                 f"every probability in y_prob is {extreme} (among the points of positive "
                 "weight)"
             )
-    labels = np.zeros(2 * n_points, dtype=bool)
-    labels[:n_points] = True
-    return (labels, np.concatenate((scores, scores)),
-            np.concatenate((weight_pos, weight_neg)))
+    return group_neg, group_pos
 
 
 def expected_auc(y_prob, y_score=None, *, sample_weight=None):
@@ -62,8 +58,8 @@ def expected_auc(y_prob, y_score=None, *, sample_weight=None):
     Point i is of class 1 with probability ``y_prob[i]``; the expected ROC
     curve counts the share p_i of it as class 1 and 1 - p_i as class 0 at its
     score.  Its area is the weighted Mann-Whitney statistic of these parts,
-    the pair of a point with itself counting as a tie: NannyML's
-    confidence-based performance estimate (CBPE) of the ROC AUC, exactly.
+    the pair of a point with itself counting as a tie: the ROC AUC that
+    NannyML's confidence-based performance estimation (CBPE) estimates.
 
     Parameters
     ----------
@@ -111,12 +107,16 @@ def expected_auc(y_prob, y_score=None, *, sample_weight=None):
     so with every probability 0 or 1 it is the AUC of those labels.  It is
     the ratio of the expected Mann-Whitney count to the product of the
     expected class weights (not the expectation of the AUC over the labels,
-    a ratio of dependent quantities).  O(n log n) time, one sort of the 2n
-    parts, O(n) memory.
+    a ratio of dependent quantities).  For distinct scores NannyML's CBPE
+    estimate is this value up to its rounding of the cumulative class weights
+    to 5 decimals; with tied scores its trapezoids follow the order its sort
+    leaves the ties in, here a tie counts one half.  O(n log n) time, one sort
+    of the n scores, O(n) memory.
 
     References
     ----------
-    NannyML, "Confidence-based Performance Estimation (CBPE)", How it Works,
+    NannyML documentation, "Estimation of Performance of the Monitored Model:
+    Confidence-based Performance Estimation (CBPE)",
     https://nannyml.readthedocs.io/en/stable/how_it_works/performance_estimation.html
 
     Examples
@@ -132,8 +132,7 @@ def expected_auc(y_prob, y_score=None, *, sample_weight=None):
     >>> round(expected_auc([0.2, 0.2, 0.9], [1, 2, 2], sample_weight=[1, 2, 1]), 6)
     0.593333
     """
-    labels, scores, weights = _expected_parts(y_prob, y_score, sample_weight, "expected_auc")
-    value = _auc_value(labels, scores, weights)
+    value = _groups_auc(*_expected_groups(y_prob, y_score, sample_weight, "expected_auc"))
     warn_if_inverted(value, "expected_auc")
     return value
 
@@ -198,7 +197,8 @@ def expected_h_measure(y_prob, y_score=None, *, alpha=2.0, beta=2.0, severity_ra
     .. [1] D. J. Hand, "Measuring classifier performance: a coherent
        alternative to the area under the ROC curve", Machine Learning 77,
        2009.
-    .. [2] NannyML, "Confidence-based Performance Estimation (CBPE)",
+    .. [2] NannyML documentation, "Estimation of Performance of the Monitored
+       Model: Confidence-based Performance Estimation (CBPE)",
        https://nannyml.readthedocs.io/en/stable/how_it_works/performance_estimation.html
 
     Examples
@@ -213,8 +213,7 @@ def expected_h_measure(y_prob, y_score=None, *, alpha=2.0, beta=2.0, severity_ra
     0.5
     """
     spec = check_cost(alpha, beta, severity_ratio)
-    labels, scores, weights = _expected_parts(y_prob, y_score, sample_weight,
-                                              "expected_h_measure")
-    value, roc_auc = _h_and_auc(labels, scores, weights, spec)
+    value, roc_auc = _groups_h_and_auc(
+        *_expected_groups(y_prob, y_score, sample_weight, "expected_h_measure"), spec)
     warn_if_inverted(roc_auc, "expected_h_measure")
     return value

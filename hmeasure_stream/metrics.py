@@ -11,7 +11,7 @@ import numpy as np
 
 from hmeasure_stream._core.curves import hull_of
 from hmeasure_stream._core.groups import auc_value as _auc_value
-from hmeasure_stream._core.groups import h_and_auc as _h_and_auc
+from hmeasure_stream._core.groups import groups_h_and_auc as _groups_h_and_auc
 from hmeasure_stream._core.groups import hull_and_cost as _hull_and_cost
 from hmeasure_stream._core.groups import roc_groups as _roc_groups
 from hmeasure_stream._core.groups import roc_sums as _roc_sums
@@ -372,8 +372,9 @@ def h_measure(
     1.0
     """
     y_true = with_pos_label(y_true, pos_label)
-    value, roc_auc = _h_and_auc(y_true, y_score, sample_weight,
-                                check_cost(alpha, beta, severity_ratio, priors))
+    spec = check_cost(alpha, beta, severity_ratio, priors)
+    value, roc_auc = _groups_h_and_auc(
+        *_roc_groups(y_true, y_score, sample_weight, "The H-measure"), spec)
     warn_if_inverted(roc_auc, "h_measure")
     return value
 

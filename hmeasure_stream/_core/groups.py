@@ -3,8 +3,9 @@
 Private.  A *group* is a distinct score with the class 0 and class 1 weight
 of its points; the groups from the highest score down are the ROC curve's
 steps.  From arrays: :func:`roc_groups` and :func:`auc_value` (``metrics``,
-``multiclass``, ``expected``), the hull with the cost in effect
-(:func:`hull_and_cost`) and H (:func:`h_and_auc`).  For ``dask``: a
+``multiclass``), the hull with the cost in effect (:func:`hull_and_cost`)
+and H (:func:`groups_h_and_auc`); the groups of the expected ROC curve of
+probabilities (:func:`expected_groups`, for ``expected``).  For ``dask``: a
 partition's groups (:func:`groups_of`), their cut at range boundaries
 (:func:`cut`), a range's pieces merged (:func:`merge`), a range's mergeable
 summary (:func:`summarise`: its class weights, twice its Mann-Whitney count
@@ -25,14 +26,16 @@ from hmeasure_stream._validation import (
     check_both_classes,
     exact_path,
     labels_as_is_pos,
+    normalized_weights,
     raise_bad_label,
     raise_bad_score,
     sorted_classes,
     weighted_groups,
 )
 
-__all__ = ["Whole", "auc_value", "box_piece", "cut", "groups_of", "h_and_auc", "hull_and_cost",
-           "merge", "roc_groups", "roc_sums", "summarise", "totals"]
+__all__ = ["Whole", "auc_value", "box_piece", "cut", "expected_groups", "groups_auc",
+           "groups_h_and_auc", "groups_hull_and_cost", "groups_of", "hull_and_cost", "merge",
+           "roc_groups", "roc_sums", "summarise", "totals"]
 
 
 # ---------------------------------------------------------------------------
@@ -79,24 +82,50 @@ def auc_value(y_true, y_score, sample_weight=None):
         neg, pos = sorted_classes(y_true, y_score, "AUC")
         twice_u = _scratch.auc2_sorted_classes(neg, pos)
         return twice_u / (2 * neg.shape[0] * pos.shape[0])
-    group_neg, group_pos = weighted_groups(y_true, y_score, sample_weight, "AUC")
+    return groups_auc(*weighted_groups(y_true, y_score, sample_weight, "AUC"))
+
+
+def groups_auc(group_neg, group_pos):
+    """The AUC of float64 groups, both classes of positive weight."""
     twice_u = _scratch.auc2_groups(group_neg, group_pos)
     return unit(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
+
+
+def expected_groups(probs, scores, weights):
+    """Groups of the expected ROC curve of validated probabilities of class 1.
+
+    Each point is doubled into its class 1 part, weight w p, and its class 0
+    part, weight w (1 - p), at its score: one sort of the n scores orders the
+    2n parts.  The weights are scaled by a power of two first, as for labels.
+    """
+    n_points = scores.shape[0]
+    weights = normalized_weights(weights)
+    order = np.empty(2 * n_points, dtype=np.int64)
+    # Stable, as for labels: tied parts are summed in the order ``auc`` sums them.
+    order[0::2] = np.argsort(scores, kind="stable")
+    order[1::2] = order[0::2] + n_points
+    is_pos = np.zeros(2 * n_points, dtype=np.uint8)
+    is_pos[:n_points] = 1
+    return _scratch.groups_weighted(order, np.concatenate((scores, scores)), is_pos,
+                                    np.concatenate((weights * probs, weights * (1.0 - probs))))
 
 
 def hull_and_cost(y_true, y_score, sample_weight, spec):
     """ROC groups, the hull (vertices and edges) and the cost parameters in effect for this data."""
     group_neg, group_pos = roc_groups(y_true, y_score, sample_weight, "The H-measure")
+    return (group_neg, group_pos, *groups_hull_and_cost(group_neg, group_pos, spec))
+
+
+def groups_hull_and_cost(group_neg, group_pos, spec):
+    """The hull (vertices and edges) of groups and the cost parameters in effect for them."""
     hull = _scratch.upper_hull(group_neg, group_pos, True)
-    cost = spec.at(float(hull[0][-1]), float(hull[1][-1]))
-    return group_neg, group_pos, hull, cost
+    return hull, spec.at(float(hull[0][-1]), float(hull[1][-1]))
 
 
-def h_and_auc(y_true, y_score, sample_weight, spec):
-    """The H of ``h_measure`` with the cost ``spec`` (a ``CostRule``) sets for this data,
-    and the AUC for its warning about inverted scores (O(n) next to the sorts)."""
-    group_neg, group_pos, (hull_fp, hull_tp, *edges), cost = hull_and_cost(
-        y_true, y_score, sample_weight, spec)
+def groups_h_and_auc(group_neg, group_pos, spec):
+    """The H of ``h_measure`` of groups with the cost ``spec`` (a ``CostRule``) sets for
+    them, and the AUC for its warning about inverted scores (O(n) next to the sorts)."""
+    (hull_fp, hull_tp, *edges), cost = groups_hull_and_cost(group_neg, group_pos, spec)
     pi0, pi1, alpha, beta, _ = cost
     roc_auc = (_scratch.auc2_groups(group_neg, group_pos)
                / (2.0 * float(hull_fp[-1]) * float(hull_tp[-1])))
