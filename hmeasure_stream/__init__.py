@@ -14,6 +14,8 @@ The from-scratch reference functions work on whole arrays:
 - :func:`hmeasure_report` -- R hmeasure's summary of one classifier;
 - :func:`brier_score`, :func:`log_loss`, :func:`calibration_error`,
   :func:`calibration_report` -- the calibration of probabilities of class 1;
+- :func:`expected_auc`, :func:`expected_h_measure` -- the AUC and H expected
+  from probabilities, before the labels arrive (NannyML's CBPE estimate);
 - :func:`auc_variance`, :func:`auc_ci`, :func:`auc_test`, :func:`auc_covariance`
   -- DeLong's variance of the AUC, its confidence interval, the test of two
   AUCs (paired or not), the covariance of two paired AUCs;
@@ -71,6 +73,7 @@ from hmeasure_stream.curves import (
     precision_recall_curve,
     roc_curve,
 )
+from hmeasure_stream.expected import expected_auc, expected_h_measure
 from hmeasure_stream.metric_table import (
     METRICS,
     WINDOW_METRICS,
@@ -149,6 +152,8 @@ __all__ = [
     "coords",
     "crisp_auc_approximations",
     "crisp_vus",
+    "expected_auc",
+    "expected_h_measure",
     "h_measure",
     "h_scorer",
     "hmeasure_report",

@@ -679,6 +679,22 @@ def check_weights(sample_weight, n_points, name="sample_weight"):
     return weights
 
 
+def check_probabilities(y_prob, name="y_prob"):
+    """``y_prob`` as contiguous float64 probabilities: finite and in [0, 1]."""
+    # No ranks: a probability is a value, not only an order.
+    probs = check_scores(y_prob, name, ranks=False)
+    raise_bad_probability(probs, name)
+    return probs
+
+
+def raise_bad_probability(probs, name="y_prob"):
+    """ValueError at the first value of float64 ``probs`` that is not finite or not in
+    [0, 1] (the one rule of probabilities of class 1)."""
+    raise_bad_score(probs, name)
+    _raise_at_first((probs < 0) | (probs > 1), probs, name,
+                    "lie in [0, 1] (probabilities of class 1)")
+
+
 def check_both_classes(weight_neg, weight_pos, metric, name="y_true"):
     """Refuse input in which one class has no (weight of) points: the metric is undefined."""
     for weight, present, absent in ((weight_pos, 0, 1), (weight_neg, 1, 0)):

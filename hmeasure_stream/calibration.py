@@ -27,13 +27,12 @@ from typing import NamedTuple
 import numpy as np
 
 from hmeasure_stream._validation import (
-    _raise_at_first,
     binary_input,
     check_integer,
     check_option,
     labels_as_is_pos,
     normalized_weights,
-    raise_bad_score,
+    raise_bad_probability,
     weight_exponent,
     with_pos_label,
 )
@@ -110,9 +109,7 @@ def _probability_input(y_true, y_prob, sample_weight, pos_label, metric):
     labels, probs, weights = binary_input(with_pos_label(y_true, pos_label), y_prob,
                                           sample_weight, score_name="y_prob", ranks=False)
     is_pos = labels_as_is_pos(labels).astype(np.float64)
-    raise_bad_score(probs, "y_prob")
-    _raise_at_first((probs < 0) | (probs > 1), probs, "y_prob",
-                    "lie in [0, 1] (probabilities of class 1)")
+    raise_bad_probability(probs, "y_prob")
     if weights is None:
         return is_pos, probs, None, 0
     if not weights.any():

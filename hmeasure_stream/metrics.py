@@ -11,13 +11,14 @@ import numpy as np
 
 from hmeasure_stream._core.curves import hull_of
 from hmeasure_stream._core.groups import auc_value as _auc_value
+from hmeasure_stream._core.groups import hull_and_cost as _hull_and_cost
+from hmeasure_stream._core.groups import hull_h_and_auc as _hull_h_and_auc
 from hmeasure_stream._core.groups import roc_groups as _roc_groups
 from hmeasure_stream._core.groups import roc_hull_edges as _roc_hull_edges
 from hmeasure_stream._core.groups import roc_sums as _roc_sums
 from hmeasure_stream._core.report import curve_metrics, r_lookup, r_report, report_levels
 from hmeasure_stream._core.report import unit as _unit
 from hmeasure_stream._engines import _scratch
-from hmeasure_stream._engines._cost import h_from_edges
 from hmeasure_stream._validation import (
     as_1d,
     check_cost,
@@ -33,14 +34,6 @@ from hmeasure_stream.curves import ROCCurve
 from hmeasure_stream.partial import partial_auc
 
 __all__ = ["auc", "h_measure", "hmeasure_report", "roc_hull", "roc_points"]
-
-
-def _hull_and_cost(y_true, y_score, sample_weight, spec):
-    """ROC groups, the hull (vertices and edges) and the cost parameters in effect for this data."""
-    group_neg, group_pos = _roc_groups(y_true, y_score, sample_weight, "The H-measure")
-    hull = _scratch.upper_hull(group_neg, group_pos, True)
-    cost = spec.at(float(hull[0][-1]), float(hull[1][-1]))
-    return group_neg, group_pos, hull, cost
 
 
 def auc(y_true, y_score, *, sample_weight=None, pos_label=None, max_fpr=None):
@@ -378,13 +371,10 @@ def h_measure(
     """
     y_true = with_pos_label(y_true, pos_label)
     spec = check_cost(alpha, beta, severity_ratio, priors)
-    hull_fp, hull_tp, *edges, twice_u = _roc_hull_edges(y_true, y_score, sample_weight,
-                                                        "The H-measure")
-    weight_neg, weight_pos = float(hull_fp[-1]), float(hull_tp[-1])
-    pi0, pi1, alpha, beta, _ = spec.at(weight_neg, weight_pos)
-    # The AUC (counted in the hull's pass), for the warning about inverted scores.
-    warn_if_inverted(twice_u / (2.0 * weight_neg * weight_pos), "h_measure")
-    return _unit(h_from_edges(*edges, pi0, pi1, alpha, beta))
+    value, roc_auc = _hull_h_and_auc(
+        *_roc_hull_edges(y_true, y_score, sample_weight, "The H-measure"), spec)
+    warn_if_inverted(roc_auc, "h_measure")
+    return value
 
 
 def hmeasure_report(

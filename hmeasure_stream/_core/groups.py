@@ -3,13 +3,15 @@
 Private.  A *group* is a distinct score with the class 0 and class 1 weight
 of its points; the groups from the highest score down are the ROC curve's
 steps.  From arrays: :func:`roc_groups` and :func:`auc_value` (``metrics``,
-``multiclass``).  For ``dask``: a partition's groups (:func:`groups_of`), their
-cut at range boundaries (:func:`cut`), a range's pieces merged
-(:func:`merge`), a range's mergeable summary (:func:`summarise`: its class
-weights, twice its Mann-Whitney count and its hulls' edges), the whole from
-the ranges' summaries (:class:`Whole`) and a range's piece of a partial area
-(:func:`box_piece`).  The compiled kernels are the engines' (``_scratch``,
-``_ranges``, ``_partial``).
+``multiclass``), the hull with the cost in effect (:func:`hull_and_cost`)
+and H (:func:`groups_h_and_auc`); the groups of the expected ROC curve of
+probabilities (:func:`expected_groups`, for ``expected``).  For ``dask``: a
+partition's groups (:func:`groups_of`), their cut at range boundaries
+(:func:`cut`), a range's pieces merged (:func:`merge`), a range's mergeable
+summary (:func:`summarise`: its class weights, twice its Mann-Whitney count
+and its hulls' edges), the whole from the ranges' summaries (:class:`Whole`)
+and a range's piece of a partial area (:func:`box_piece`).  The compiled
+kernels are the engines' (``_scratch``, ``_ranges``, ``_partial``).
 """
 
 import itertools
@@ -24,6 +26,7 @@ from hmeasure_stream._validation import (
     check_both_classes,
     exact_path,
     labels_as_is_pos,
+    normalized_weights,
     raise_bad_label,
     raise_bad_score,
     sort_scores,
@@ -31,8 +34,10 @@ from hmeasure_stream._validation import (
     weighted_groups,
 )
 
-__all__ = ["Whole", "auc_value", "box_piece", "cut", "groups_of", "merge", "roc_groups",
-           "roc_hull_edges", "roc_sums", "summarise", "totals"]
+__all__ = ["Whole", "auc_value", "box_piece", "cut", "expected_groups", "groups_auc",
+           "groups_h_and_auc", "groups_hull_and_cost", "groups_of", "hull_and_cost",
+           "hull_h_and_auc", "merge", "roc_groups", "roc_hull_edges", "roc_sums", "summarise",
+           "totals"]
 
 
 # ---------------------------------------------------------------------------
@@ -94,9 +99,60 @@ def auc_value(y_true, y_score, sample_weight=None):
         neg, pos = sorted_classes(y_true, y_score, "AUC")
         twice_u = _scratch.auc2_sorted_classes(neg, pos)
         return twice_u / (2 * neg.shape[0] * pos.shape[0])
-    group_neg, group_pos = weighted_groups(y_true, y_score, sample_weight, "AUC")
+    return groups_auc(*weighted_groups(y_true, y_score, sample_weight, "AUC"))
+
+
+def groups_auc(group_neg, group_pos):
+    """The AUC of float64 groups, both classes of positive weight."""
     twice_u = _scratch.auc2_groups(group_neg, group_pos)
     return unit(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
+
+
+def expected_groups(probs, scores, weights):
+    """Groups of the expected ROC curve of validated probabilities of class 1.
+
+    Each point is doubled into its class 1 part, weight w p, and its class 0
+    part, weight w (1 - p), at its score: one sort of the n scores orders the
+    2n parts.  The weights are scaled by a power of two first, as for labels.
+    """
+    n_points = scores.shape[0]
+    weights = normalized_weights(weights)
+    order = np.empty(2 * n_points, dtype=np.int64)
+    # Stable, as for labels: tied parts are summed in the order ``auc`` sums them.
+    order[0::2] = np.argsort(scores, kind="stable")
+    order[1::2] = order[0::2] + n_points
+    is_pos = np.zeros(2 * n_points, dtype=np.uint8)
+    is_pos[:n_points] = 1
+    return _scratch.groups_weighted(order, np.concatenate((scores, scores)), is_pos,
+                                    np.concatenate((weights * probs, weights * (1.0 - probs))))
+
+
+def hull_and_cost(y_true, y_score, sample_weight, spec):
+    """ROC groups, the hull (vertices and edges) and the cost parameters in effect for this data."""
+    group_neg, group_pos = roc_groups(y_true, y_score, sample_weight, "The H-measure")
+    return (group_neg, group_pos, *groups_hull_and_cost(group_neg, group_pos, spec))
+
+
+def groups_hull_and_cost(group_neg, group_pos, spec):
+    """The hull (vertices and edges) of groups and the cost parameters in effect for them."""
+    hull = _scratch.upper_hull(group_neg, group_pos, True)
+    return hull, spec.at(float(hull[0][-1]), float(hull[1][-1]))
+
+
+def hull_h_and_auc(hull_fp, hull_tp, edge_neg, edge_pos, twice_u, spec):
+    """The H of ``h_measure`` from the ROC hull (vertices and edges) with the cost ``spec``
+    (a ``CostRule``) sets for its class weights, and the AUC from 2U (for the warning
+    about inverted scores)."""
+    weight_neg, weight_pos = float(hull_fp[-1]), float(hull_tp[-1])
+    pi0, pi1, alpha, beta, _ = spec.at(weight_neg, weight_pos)
+    return (unit(h_from_edges(edge_neg, edge_pos, pi0, pi1, alpha, beta)),
+            twice_u / (2.0 * weight_neg * weight_pos))
+
+
+def groups_h_and_auc(group_neg, group_pos, spec):
+    """``hull_h_and_auc`` of groups (O(n) next to the sorts)."""
+    return hull_h_and_auc(*_scratch.upper_hull(group_neg, group_pos, True),
+                          _scratch.auc2_groups(group_neg, group_pos), spec)
 
 
 # ---------------------------------------------------------------------------
