@@ -968,10 +968,12 @@ def run(args, stdout):
                     columns = [values[name] for name in args.metrics]
                     emitted = (rows - first_row).tolist()
                     kept = [[chunk.extras[name][index] for index in emitted] for name in copied]
-                    for alert in args.alert:
-                        for line in alert.check(rows, values[alert.metric]):
-                            print(line, file=sys.stderr)
+                    # Alerts and rows under one deferral: a Ctrl-C or SIGTERM lands
+                    # between chunks, never inside an alert's line.
                     with interrupts.deferred():
+                        for alert in args.alert:
+                            for line in alert.check(rows, values[alert.metric]):
+                                print(line, file=sys.stderr)
                         output.write(header + _format_rows(rows, columns, kept))
                         header, committed = "", monitor.rows
                     if args.plot is not None:
