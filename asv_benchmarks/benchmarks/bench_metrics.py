@@ -10,8 +10,6 @@ from hmeasure_stream import (
     roc_curve,
     roc_hull,
 )
-from hmeasure_stream._engines import _scratch
-from hmeasure_stream._validation import sort_scores
 
 
 def _data(n, ties=False):
@@ -43,30 +41,14 @@ class Auc:
         auc(self.y, self.s)
 
 
-class Sort:
-    """The from-scratch sort (``sort_scores``, chosen by the CPU) against numpy's
-    and the radix sort, on the two classes as ``auc`` sorts them; and the curves
-    that sort (ratios: ``ratios.py --part sort``)."""
+class Curves:
+    """The curves, which sort as ``auc`` does (the sort's ratios: ``ratios.py --part sort``)."""
 
     params = ([10**4, 10**5, 10**6], [False, True])
     param_names = ["n", "ties"]
 
     def setup(self, n, ties):
         self.y, self.s, _ = _data(n, ties)
-        self.classes = (self.s[self.y == 0], self.s[self.y == 1])
-
-    def _sort_classes(self, sort):
-        for scores in self.classes:
-            sort(scores.copy())
-
-    def time_sort_scores(self, n, ties):
-        self._sort_classes(sort_scores)
-
-    def time_numpy_class_sorts(self, n, ties):
-        self._sort_classes(np.ndarray.sort)
-
-    def time_radix_class_sorts(self, n, ties):
-        self._sort_classes(_scratch.radix_sort)
 
     def time_roc_curve(self, n, ties):
         roc_curve(self.y, self.s)
