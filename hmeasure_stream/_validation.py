@@ -491,7 +491,7 @@ def check_labels(y_true, name="y_true", allow_empty=False, pos_label=None, signe
                          signed=signed)[0]
 
 
-def with_pos_label(y_true, pos_label):
+def with_pos_label(y_true, pos_label, name="y_true"):
     """``y_true`` as class labels 0/1 when ``pos_label`` is given, else unchanged.
 
     The from-scratch functions call this first: their input checks then see
@@ -499,7 +499,7 @@ def with_pos_label(y_true, pos_label):
     """
     if pos_label is None:
         return y_true
-    return binary_labels(y_true, check_pos_label(pos_label))[0]
+    return binary_labels(y_true, check_pos_label(pos_label), name=name)[0]
 
 
 def check_scores(y_score, name="y_score", allow_empty=False, ranks=True, column=True):
@@ -868,7 +868,7 @@ def exact_path(y_score, sample_weight):
 
 
 def binary_input(y_true, y_score, sample_weight=None, *, score_name="y_score", ranks=True,
-                 signed=True):
+                 signed=True, label_name="y_true"):
     """Converted labels, scores and weights (None without ``sample_weight``) of one length.
 
     The labels and scores are not yet checked element by element: a kernel
@@ -876,22 +876,23 @@ def binary_input(y_true, y_score, sample_weight=None, *, score_name="y_score", r
     With ``signed=False`` labels -1/1 are left as they are (the caller then
     converts them with :func:`signed_as_binary` when a kernel flags them).
     """
-    labels = check_labels(y_true, signed=signed)
+    labels = check_labels(y_true, label_name, signed=signed)
     scores = check_scores(y_score, score_name, ranks=ranks)
-    check_same_length(labels, scores, score_name=score_name)
+    check_same_length(labels, scores, label_name, score_name)
     weights = None if sample_weight is None else check_weights(sample_weight, scores.shape[0])
     return labels, scores, weights
 
 
-def raise_flagged(labels, scores, bad_label, bad_score, score_name="y_score"):
+def raise_flagged(labels, scores, bad_label, bad_score, score_name="y_score",
+                  label_name="y_true"):
     """Raise for the first bad label (then score) when a kernel flagged one."""
     if bad_label:
-        raise_bad_label(labels)
+        raise_bad_label(labels, label_name)
     if bad_score:
         raise_bad_score(scores, score_name)
 
 
-def split_classes(y_true, y_score, metric=None, score_name="y_score"):
+def split_classes(y_true, y_score, metric=None, score_name="y_score", label_name="y_true"):
     """Validated unit-weight input split by class in one compiled pass.
 
     Returns ``(neg, pos)``: the class 0 scores in input order and the class 1
@@ -900,7 +901,8 @@ def split_classes(y_true, y_score, metric=None, score_name="y_score"):
     """
     # Labels -1/1 are rare: rather than a pass looking for them, the split
     # runs again on converted labels when it flags a label.
-    labels, scores, _ = binary_input(y_true, y_score, score_name=score_name, signed=False)
+    labels, scores, _ = binary_input(y_true, y_score, score_name=score_name, signed=False,
+                                     label_name=label_name)
     buffer = np.empty(scores.shape[0], dtype=np.float64)
     n_neg, bad_label, bad_score = _scratch.split_by_class(labels, scores, buffer)
     if bad_label:
@@ -908,9 +910,9 @@ def split_classes(y_true, y_score, metric=None, score_name="y_score"):
         if as_binary is not None:
             labels = as_binary
             n_neg, bad_label, bad_score = _scratch.split_by_class(labels, scores, buffer)
-    raise_flagged(labels, scores, bad_label, bad_score, score_name)
+    raise_flagged(labels, scores, bad_label, bad_score, score_name, label_name)
     if metric is not None:
-        check_both_classes(n_neg, buffer.shape[0] - n_neg, metric)
+        check_both_classes(n_neg, buffer.shape[0] - n_neg, metric, label_name)
     return buffer[:n_neg], buffer[n_neg:]
 
 
@@ -963,9 +965,9 @@ def sort_scores(values):
         values.sort()
 
 
-def sorted_classes(y_true, y_score, metric, score_name="y_score"):
+def sorted_classes(y_true, y_score, metric, score_name="y_score", label_name="y_true"):
     """Validated unit-weight input split by class, each class's scores sorted ascending."""
-    neg, pos = split_classes(y_true, y_score, metric, score_name)
+    neg, pos = split_classes(y_true, y_score, metric, score_name, label_name)
     sort_scores(neg)
     sort_scores(pos)
     return neg, pos

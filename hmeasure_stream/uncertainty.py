@@ -32,6 +32,7 @@ from scipy import special
 from hmeasure_stream._core.delong import AUCInterval, BootstrapInterval, ConfidenceInterval
 from hmeasure_stream._core.delong import check_class_sizes as _check_class_sizes
 from hmeasure_stream._core.delong import delong_interval as _delong_interval
+from hmeasure_stream._core.groups import groups_auc as _groups_auc
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
@@ -41,11 +42,8 @@ from hmeasure_stream._validation import (
     check_integer,
     check_labels,
     check_option,
-    check_pos_label,
     check_probability_level,
     check_random_state,
-    check_same_length,
-    check_scores,
     exact_path,
     labels_as_is_pos,
     sorted_classes,
@@ -203,7 +201,7 @@ def _variance_and_auc(y_true, y_score, sample_weight, metric, with_auc, label_na
     ``label_name`` and ``score_name`` are the arguments the messages name.
     """
     if exact_path(y_score, sample_weight):
-        neg, pos = sorted_classes(y_true, y_score, metric, score_name)
+        neg, pos = sorted_classes(y_true, y_score, metric, score_name, label_name)
         n, m = neg.shape[0], pos.shape[0]
         _check_class_sizes(n, m, metric, weighted=False, name=label_name)
         f, e, twice_u = _centred_unit(neg, pos)
@@ -217,9 +215,7 @@ def _variance_and_auc(y_true, y_score, sample_weight, metric, with_auc, label_na
     if not with_auc:
         return variance, None
     # The AUC as auc() computes it (the same groups and compensated sums).
-    group_neg, group_pos = _scratch.groups_sorted_weighted(neg, w_neg, pos, w_pos)
-    twice_u = _scratch.auc2_groups(group_neg, group_pos)
-    return variance, float(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
+    return variance, _groups_auc(*_scratch.groups_sorted_weighted(neg, w_neg, pos, w_pos))
 
 
 def auc_variance(y_true, y_score, *, sample_weight=None, pos_label=None):
@@ -728,23 +724,12 @@ def auc_covariance(y_true, y_score1, y_score2, *, pos_label=None):
 
 
 def _unpaired_sample(y_true, y_score, pos_label, label_name, score_name):
-    """DeLong's variance, the AUC and the size of one sample of the unpaired test.
-
-    The labels are checked here with each message naming ``label_name`` (the
-    shared path of the variance names the scores ``score_name`` and a class
-    of one point ``label_name``).
-    """
-    metric = "DeLong's test"
-    if pos_label is not None:
-        pos_label = check_pos_label(pos_label)
-    labels = labels_as_is_pos(check_labels(y_true, label_name, pos_label=pos_label), label_name)
-    scores = check_scores(y_score, score_name)
-    check_same_length(labels, scores, label_name, score_name)
-    n_pos = int(np.count_nonzero(labels))
-    check_both_classes(labels.shape[0] - n_pos, n_pos, metric, label_name)
-    variance, estimate = _variance_and_auc(labels, scores, None, metric, True, label_name,
+    """DeLong's variance, the AUC and the size of one sample of the unpaired test;
+    every message names ``label_name`` and ``score_name``."""
+    variance, estimate = _variance_and_auc(with_pos_label(y_true, pos_label, label_name),
+                                           y_score, None, "DeLong's test", True, label_name,
                                            score_name)
-    return variance, estimate, labels.shape[0]
+    return variance, estimate, len(y_true)
 
 
 def auc_test(y_true, y_score1, y_score2, *, y_true2=None, alternative="two-sided",

@@ -35,7 +35,7 @@ from hmeasure_stream._validation import (
 )
 
 __all__ = ["Whole", "auc_value", "box_piece", "cut", "expected_groups", "groups_auc",
-           "groups_h_and_auc", "groups_hull_and_cost", "groups_of", "hull_and_cost",
+           "groups_h_and_auc", "groups_of", "hull_and_cost",
            "hull_h_and_auc", "merge", "roc_groups", "roc_hull_edges", "roc_sums", "summarise",
            "totals"]
 
@@ -130,13 +130,8 @@ def expected_groups(probs, scores, weights):
 def hull_and_cost(y_true, y_score, sample_weight, spec):
     """ROC groups, the hull (vertices and edges) and the cost parameters in effect for this data."""
     group_neg, group_pos = roc_groups(y_true, y_score, sample_weight, "The H-measure")
-    return (group_neg, group_pos, *groups_hull_and_cost(group_neg, group_pos, spec))
-
-
-def groups_hull_and_cost(group_neg, group_pos, spec):
-    """The hull (vertices and edges) of groups and the cost parameters in effect for them."""
     hull = _scratch.upper_hull(group_neg, group_pos, True)
-    return hull, spec.at(float(hull[0][-1]), float(hull[1][-1]))
+    return group_neg, group_pos, hull, spec.at(float(hull[0][-1]), float(hull[1][-1]))
 
 
 def hull_h_and_auc(hull_fp, hull_tp, edge_neg, edge_pos, twice_u, spec):

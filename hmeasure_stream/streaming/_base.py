@@ -411,49 +411,44 @@ class PointSet(Pickled):
         values = check_coords_values(x, input)
         engine = self._engine
         units = self._units()
+        # The class totals in the engine's units (those its reads are in).
         total_neg, total_pos = engine.weight_neg / engine.scale, engine.weight_pos / engine.scale
         if not (total_neg > 0 and total_pos > 0):
             nan = np.full(values.shape[0], np.nan)
             return table(ret, nan, nan, nan, nan, nan, np.nan, np.nan)
         if not hasattr(engine, "crossings"):  # the treap's engine (ApproxAUC): from its groups
             return coords_of(*self._sums(units=True), values, input, ret, best_method)
-        total_neg, total_pos = total_neg * units, total_pos * units
         if input == "threshold":
             above = engine.weights_from(values) * units
-            return threshold_table(ret, values, above[:, 0], above[:, 1], total_neg, total_pos)
-        return coords_between(values, input, ret,
-                              *self._points_around(input == "sensitivity", values, units),
-                              total_neg, total_pos)
+            return threshold_table(ret, values, above[:, 0], above[:, 1], total_neg * units,
+                                   total_pos * units)
+        lower, upper = self._points_around(input == "sensitivity", values, total_neg, total_pos)
+        return coords_between(values, input, ret, (lower[0], *lower[1:] * units),
+                              (upper[0], *upper[1:] * units), total_neg * units,
+                              total_pos * units)
 
-    def _points_around(self, by_sensitivity, values, units):
+    def _points_around(self, by_sensitivity, values, total_neg, total_pos):
         """The two points of pROC's curve around each specificity (or sensitivity) of
-        ``values``, as ``coords_between`` reads them: (lower, upper), each (thresholds,
-        class weights at or above them) in the caller's units (``units``)."""
-        engine = self._engine
-        total_neg = engine.weight_neg / engine.scale
-        total_pos = engine.weight_pos / engine.scale
-        found = engine.crossings(by_sensitivity, values)
+        ``values``, as ``coords_between`` reads them: (lower, upper), each an array of
+        rows (thresholds, class weight 0 at or above them, class weight 1), in the
+        engine's units (class totals ``total_neg``, ``total_pos``)."""
+        found = self._engine.crossings(by_sensitivity, values)
         below_neg, below_pos, with_neg, with_pos, previous_key, key, next_key = found.T
         # The points of the thresholds just below the group and just above it.
-        below = (np.where(np.isnan(previous_key), -np.inf, (previous_key + key) / 2),
-                 (total_neg - below_neg) * units, (total_pos - below_pos) * units)
-        above = (np.where(np.isnan(next_key), np.inf, (key + next_key) / 2),
-                 (total_neg - with_neg) * units, (total_pos - with_pos) * units)
+        below = np.array([np.where(np.isnan(previous_key), -np.inf, (previous_key + key) / 2),
+                          total_neg - below_neg, total_pos - below_pos])
+        above = np.array([np.where(np.isnan(next_key), np.inf, (key + next_key) / 2),
+                          total_neg - with_neg, total_pos - with_pos])
         # Specificity rises with the threshold: the group's point is the first to reach
         # the value; sensitivity falls: the point below the group is the last to reach it.
         lower, upper = (above, below) if by_sensitivity else (below, above)
-        # No group past the value: the first point (threshold -inf, a specificity of 0)
-        # reads a specificity of 0 and the last (inf) a sensitivity of 0.
-        end = (np.inf, 0.0, 0.0) if by_sensitivity else (
-            -np.inf, total_neg * units, total_pos * units)
-        none = np.isnan(key)
-        if not by_sensitivity:
-            none |= (total_neg - (total_neg - 0.0)) / total_neg >= values
-        lower = tuple(np.where(none, at_end, part) for at_end, part in zip(end, lower,
-                                                                            strict=True))
-        upper = tuple(np.where(none, at_end, part) for at_end, part in zip(end, upper,
-                                                                            strict=True))
-        return lower, upper
+        # The ends: a sensitivity no group falls below (0) reads the last point
+        # (threshold inf), a specificity of 0 the first (-inf, every point above it).
+        if by_sensitivity:
+            end, at_end = np.array([[np.inf], [0.0], [0.0]]), np.isnan(key)
+        else:
+            end, at_end = np.array([[-np.inf], [total_neg], [total_pos]]), values <= 0
+        return np.where(at_end, end, lower), np.where(at_end, end, upper)
 
     def _units(self):
         """The caller's weight units over the engine's stored ones."""

@@ -62,6 +62,21 @@ def leftovers(directory):
     return sorted(name for name in os.listdir(directory) if name.endswith(".tmp"))
 
 
+def assert_every_third_row_kept(process, stdout, err, status, event, out, y, s, window):
+    """After a stop (``event``, exit ``status``) of a run with ``--every 3`` that had read
+    every row of (y, s) from a live input: the one line on stderr, ``out`` holding every
+    third row's values, and no temporary or partial file left beside it."""
+    n = y.shape[0]
+    assert process.returncode == status and stdout == ""
+    assert err == (f"hmeasure-stream: {event} after {n} rows; {out} holds the output for "
+                   f"rows 0..{n - 1}\n")
+    got_rows, values = read_table(out.read_text())
+    np.testing.assert_array_equal(got_rows, np.arange(2, n, 3))
+    np.testing.assert_allclose(values["auc"], window_aucs(y, s, window)[2::3], rtol=1e-14)
+    assert leftovers(out.parent) == []
+    assert not out.with_name(out.name + ".partial").exists()
+
+
 def start(args, **options):
     """The monitor in a subprocess (``python -m hmeasure_stream``), its pipes as text."""
     pipes = {"stdout": subprocess.PIPE, "stderr": subprocess.PIPE, **options}

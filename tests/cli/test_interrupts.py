@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 from cli_helpers import (
     PRECIOUS,
+    assert_every_third_row_kept,
     csv_text,
     leftovers,
     open_writer,
@@ -79,14 +80,7 @@ def test_ctrl_c_leaves_out_holding_the_rows_read(tmp_path, rows, stop):
         stdout, err = process.communicate(timeout=120)
     finally:
         os.close(writer)
-    assert process.returncode == status and stdout == ""
-    assert err == (f"hmeasure-stream: {event} after 1000 rows; {out} holds the output for "
-                   "rows 0..999\n")
-    got_rows, values = read_table(out.read_text())
-    np.testing.assert_array_equal(got_rows, np.arange(2, N_ROWS, 3))
-    np.testing.assert_allclose(values["auc"], window_aucs(y, s, WINDOW)[2::3], rtol=1e-14)
-    assert leftovers(tmp_path) == []
-    assert not (tmp_path / "out.csv.partial").exists()
+    assert_every_third_row_kept(process, stdout, err, status, event, out, y, s, WINDOW)
 
 
 @pytest.mark.parametrize("stop", STOPS, ids=STOP_IDS)
