@@ -54,6 +54,7 @@ The metric table :data:`METRICS` declares each metric a window follows
 # First: the command line's Ctrl-C while the modules below import (see _startup).
 from hmeasure_stream import _startup  # noqa: F401
 from hmeasure_stream._validation import InvertedScoresWarning
+from hmeasure_stream._version import __version__
 from hmeasure_stream.binned import binned_auc, loglog_transform
 from hmeasure_stream.calibration import (
     CalibrationReport,
@@ -110,7 +111,6 @@ from hmeasure_stream.uncertainty import (
     bootstrap_ci,
 )
 
-__version__ = "0.1.0.dev0"
 
 __all__ = [
     "METRICS",
