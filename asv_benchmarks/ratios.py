@@ -20,6 +20,7 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part labels
     python asv_benchmarks/ratios.py --part derived
     python asv_benchmarks/ratios.py --part operating
+    python asv_benchmarks/ratios.py --part delayed
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``sort`` (the from-scratch functions that sort -- auc, h_measure, roc_curve,
@@ -55,6 +56,10 @@ remove + ``auc`` plain, with ``variance=True``, after one ``partial_auc`` read a
 after one ``auc_variance`` read, at 10^4 to 10^6 points, and the first derived
 read's time at 10^6.  ``operating`` (``DynamicAUC.coords`` at a threshold, a
 specificity and a sensitivity from 10^4 to 10^6 points, and ``coords`` from scratch).
+``delayed`` (``DelayedAUC``: per predict, label and ``results()`` with a window of
+10^4 and 10^6 predictions; ``expected_auc`` per chunk of 10^4 and 10^5 points, from
+scratch and streaming, against NannyML's CBPE per chunk, timed in a child process of
+NannyML's own environment, ``NANNYML_PYTHON``, skipped with a note when absent).
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -1314,12 +1319,164 @@ def operating_part(args):
     return met
 
 
+# --- part "delayed": DelayedAUC, and expected_auc against NannyML's CBPE -----------
+
+#: NannyML lives in a virtual environment of its own (it is not a dependency).
+NANNYML_PYTHON = os.environ.get("NANNYML_PYTHON", "/work/nannyml-venv/bin/python")
+
+# Run by NANNYML_PYTHON: CBPE's estimated ROC AUC per chunk of the probabilities
+# in argv[1] (a .npy file), chunks of argv[2] points, argv[3] rounds; prints JSON
+# medians in seconds per chunk: the whole ``CBPE.estimate`` (one chunk per
+# ``chunk_size`` points, the reference fitted once beforehand, probabilities
+# taken as calibrated), and its ROC AUC function ``estimate_roc_auc`` alone.
+_NANNYML_SCRIPT = """
+import json, os, statistics, sys, time, warnings
+os.environ["NML_DISABLE_USAGE_LOGGING"] = "1"
+warnings.simplefilter("ignore")
+import numpy as np, pandas as pd, nannyml
+from nannyml.calibration import NoopCalibrator
+from nannyml.performance_estimation.confidence_based.metrics import estimate_roc_auc
+p = np.load(sys.argv[1]); chunk = int(sys.argv[2]); rounds = int(sys.argv[3])
+rng = np.random.default_rng(0)
+def frame(q, labels=None):
+    data = {"y_pred_proba": q, "y_pred": (q >= 0.5).astype(int)}
+    if labels is not None:
+        data["y_true"] = labels
+    return pd.DataFrame(data)
+reference = frame(p[:chunk], (rng.random(chunk) < p[:chunk]).astype(int))
+estimator = nannyml.CBPE(metrics=["roc_auc"], y_pred_proba="y_pred_proba", y_pred="y_pred",
+                         y_true="y_true", problem_type="classification_binary",
+                         chunk_size=chunk, calibrator=NoopCalibrator())
+estimator.fit(reference)
+analysis = frame(p)
+chunks = p.shape[0] // chunk
+whole, bare = [], []
+estimator.estimate(analysis)
+for _ in range(rounds):
+    start = time.perf_counter(); estimator.estimate(analysis)
+    whole.append((time.perf_counter() - start) / chunks)
+    start = time.perf_counter()
+    for k in range(chunks):
+        estimate_roc_auc(p[k * chunk:(k + 1) * chunk], p[k * chunk:(k + 1) * chunk])
+    bare.append((time.perf_counter() - start) / chunks)
+print(json.dumps({"estimate": statistics.median(whole), "estimate_roc_auc": statistics.median(bare),
+                  "version": nannyml.__version__}))
+"""
+
+
+def _nannyml_per_chunk(probs, chunk, rounds):
+    """NannyML's seconds per chunk (a dict), or None with a printed note when its
+    environment is absent or fails."""
+    import json
+    import tempfile
+
+    if not os.path.exists(NANNYML_PYTHON):
+        print(f"  (NannyML column skipped: no {NANNYML_PYTHON}; set NANNYML_PYTHON to the "
+              "python of an environment with nannyml)")
+        return None
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "probs.npy")
+        np.save(path, probs)
+        done = subprocess.run([NANNYML_PYTHON, "-c", _NANNYML_SCRIPT, path, str(chunk),
+                               str(rounds)], capture_output=True, text=True, check=False)
+    if done.returncode != 0:
+        print(f"  (NannyML column skipped: its process failed: "
+              f"{done.stderr.strip().splitlines()[-1:]})")
+        return None
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def _delayed_steady_state(n, rounds, seed, m=10_000):
+    """Seconds per predict, label and results() of a DelayedAUC holding a window of n
+    predictions (each predict pushes the oldest out), median of ``rounds`` rounds of m
+    calls each."""
+    from hmeasure_stream import DelayedAUC
+
+    rng = np.random.default_rng(seed)
+    total = n + rounds * m
+    scores = rng.random(total)
+    labels = (rng.random(total) < scores).tolist()
+    scores = scores.tolist()
+    monitor = DelayedAUC(window=n, metrics=("auc", "h"))
+    for key in range(n):  # the window filled, nine in ten labelled
+        monitor.predict(key, scores[key])
+        if key % 10:
+            monitor.label(key, labels[key])
+    samples = {"predict": [], "label": [], "read": []}
+    for round_index in range(rounds):
+        keys = range(n + round_index * m, n + (round_index + 1) * m)
+        start = time.perf_counter()
+        for key in keys:
+            monitor.predict(key, scores[key])
+        samples["predict"].append((time.perf_counter() - start) / m)
+        start = time.perf_counter()
+        for key in keys:
+            monitor.label(key, labels[key])
+        samples["label"].append((time.perf_counter() - start) / m)
+        start = time.perf_counter()
+        for _ in range(m // 10):
+            monitor.results()
+        samples["read"].append((time.perf_counter() - start) / (m // 10))
+    return {name: statistics.median(values) for name, values in samples.items()}
+
+
+def delayed_part(args):
+    """DelayedAUC per predict, label and read; expected_auc per chunk against NannyML."""
+    from hmeasure_stream import DelayedAUC, expected_auc
+
+    rounds = max(5, args.rounds // 2)
+    print(f"\nDelayedAUC (metrics auc and h), window of n predictions, steady state "
+          f"(median of {rounds} rounds of 10^4 calls)")
+    for n in (10**4, 10**6):
+        seconds = _delayed_steady_state(n, rounds, args.seed)
+        print(f"  n = {n:<9,} predict {seconds['predict'] * 1e6:6.2f} us, label "
+              f"{seconds['label'] * 1e6:6.2f} us, results() {seconds['read'] * 1e6:6.2f} us")
+    print("expected AUC of a chunk: ours from scratch and streaming, NannyML's CBPE "
+          f"(median of {rounds} rounds)")
+    for chunk in (10**4, 10**5):
+        chunks = max(2, 10**6 // chunk)
+        probs = np.random.default_rng(args.seed).beta(2.0, 5.0, chunk * chunks)
+        ours = median_of(_seconds_per_chunk, rounds, expected_auc, probs, chunk)
+        monitor = DelayedAUC(window=chunk)
+        values = probs.tolist()
+
+        per_update = median_of(_streaming_seconds, max(3, rounds // 2), monitor,
+                               values[:2 * chunk], itertools.count())
+        theirs = _nannyml_per_chunk(probs, chunk, rounds)
+        line = (f"  chunk {chunk:<7,} expected_auc {ours * 1e3:8.3f} ms/chunk, streaming "
+                f"{per_update * 1e6:5.2f} us/update ({per_update * chunk * 1e3:8.2f} ms/chunk)")
+        if theirs is not None:
+            line += (f"; NannyML {theirs['version']} CBPE.estimate "
+                     f"{theirs['estimate'] * 1e3:8.3f} ms/chunk ({theirs['estimate'] / ours:5.1f}x "
+                     f"ours), estimate_roc_auc {theirs['estimate_roc_auc'] * 1e3:8.3f} ms/chunk "
+                     f"({theirs['estimate_roc_auc'] / ours:4.1f}x ours)")
+        print(line)
+    return True
+
+
+def _streaming_seconds(monitor, probs, keys):
+    """Seconds per prediction entering ``monitor`` with a read of its expected AUC."""
+    start = time.perf_counter()
+    for prob in probs:
+        monitor.predict(next(keys), prob)
+        _ = monitor.expected_auc
+    return (time.perf_counter() - start) / len(probs)
+
+
+def _seconds_per_chunk(function, probs, chunk):
+    start = time.perf_counter()
+    for k in range(probs.shape[0] // chunk):
+        function(probs[k * chunk:(k + 1) * chunk])
+    return (time.perf_counter() - start) / (probs.shape[0] // chunk)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "sort", "streaming", "hull", "partial",
                                            "partial_stream", "multiclass", "multiclass_window",
                                            "binned", "approx_auc", "dask", "windows", "report",
-                                           "labels", "variance", "derived", "operating"],
+                                           "labels", "variance", "derived", "operating",
+                                           "delayed"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -1369,6 +1526,8 @@ def main(argv=None):
         all_met &= variance_part(args)
     if args.part in ("all", "derived"):
         all_met &= derived_part(args)
+    if args.part in ("all", "delayed"):
+        all_met &= delayed_part(args)
     return 0 if all_met else 1
 
 

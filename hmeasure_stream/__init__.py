@@ -39,7 +39,8 @@ The streaming structures update the metrics as points arrive and leave:
 - :class:`ApproxH` -- H-measure with fixed priors within a relative error epsilon;
 - :class:`ApproxAUC` -- AUC within a relative error epsilon / 2 from a compressed list;
 - :class:`SlidingWindow` -- metrics over a window of a stream that arrives in chunks;
-- :func:`sliding_window` -- the metrics over every window of an array.
+- :func:`sliding_window` -- the metrics over every window of an array;
+- :class:`DelayedAUC` -- realized and expected AUC of predictions whose labels arrive late.
 
 The metric table :data:`METRICS` declares each metric a window follows
 (:data:`WINDOW_METRICS`, their names) with the class of its options:
@@ -95,6 +96,7 @@ from hmeasure_stream.streaming import (
     ApproxAUC,
     ApproxH,
     BinnedAUC,
+    DelayedAUC,
     DynamicAUC,
     DynamicH,
     DynamicMulticlassAUC,
@@ -126,6 +128,7 @@ __all__ = [
     "ConfidenceInterval",
     "ConfidenceLevel",
     "CostThreshold",
+    "DelayedAUC",
     "DynamicAUC",
     "DynamicH",
     "DynamicMulticlassAUC",

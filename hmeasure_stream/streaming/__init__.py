@@ -12,15 +12,18 @@ data within a relative error epsilon (Sec. 6).  ``ApproxAUC`` estimates the
 AUC within a relative error epsilon / 2 from a compressed list of score groups
 (Tatti, "Efficient estimation of AUC in a sliding window").  ``SlidingWindow``
 follows them over a window of a stream that arrives in chunks;
-``sliding_window`` over a whole array.
+``sliding_window`` over a whole array.  ``DelayedAUC`` follows predictions
+whose labels arrive late: the realized AUC of the labelled ones and the
+expected AUC of all of them.
 """
 
 from hmeasure_stream.streaming.approx_auc import ApproxAUC
 from hmeasure_stream.streaming.auc import DynamicAUC
 from hmeasure_stream.streaming.binned import BinnedAUC
+from hmeasure_stream.streaming.delayed import DelayedAUC
 from hmeasure_stream.streaming.hmeasure import ApproxH, DynamicH
 from hmeasure_stream.streaming.multiclass import DynamicMulticlassAUC
 from hmeasure_stream.streaming.window import WINDOW_METRICS, SlidingWindow, sliding_window
 
-__all__ = ["WINDOW_METRICS", "ApproxAUC", "ApproxH", "BinnedAUC", "DynamicAUC", "DynamicH",
-           "DynamicMulticlassAUC", "SlidingWindow", "sliding_window"]
+__all__ = ["WINDOW_METRICS", "ApproxAUC", "ApproxH", "BinnedAUC", "DelayedAUC", "DynamicAUC",
+           "DynamicH", "DynamicMulticlassAUC", "SlidingWindow", "sliding_window"]

@@ -1,0 +1,551 @@
+"""Predictions whose labels arrive late: ``DelayedAUC``.
+
+Two sets of window engines, both chosen by ``window._window_engines``: the
+realized set holds the labelled predictions of the window (unit weights),
+the expected set every prediction of the window, a pending one as its two
+parts (the probability p as class 1, 1 - p as class 0 at its score, as
+``expected.expected_auc`` counts it), a labelled one as its point.
+"""
+
+import collections
+import functools
+import itertools
+import math
+
+import numpy as np
+
+from hmeasure_stream._core.delong import ConfidenceInterval
+from hmeasure_stream._engines._pool import MAX_CAPACITY
+from hmeasure_stream._engines._protocol import Status
+from hmeasure_stream._validation import (
+    check_duration,
+    check_label_value,
+    check_score_value,
+    check_time_value,
+    is_duration,
+    label_map,
+)
+from hmeasure_stream.metric_table import (
+    BINS,
+    METRICS,
+    MULTICLASS,
+    ConfidenceLevel,
+    metric_options,
+)
+from hmeasure_stream.streaming._base import Pickled, claimed
+from hmeasure_stream.streaming.window import _needing, _window_engines
+
+__all__ = ["DelayedAUC"]
+
+#: A part of a pending prediction lighter than this (a probability within 2**-64 of 0
+#: or 1) is left out of the expected engines, as if the probability were 0 or 1: the
+#: engines keep weights in compensated sums whose residue after removals stays far
+#: below 1e-9 of a part this heavy (their removal tolerance), and the expected AUC
+#: moves by less than 2**-64 of the weight of its class.
+_LIGHTEST_PART = 2.0**-64
+
+# A slot: [score, prob, position, label]; position is the prediction's number
+# (count window, no window) or its time in ns (duration window); label -1 while
+# pending, else 0 or 1.
+_SCORE, _PROB, _POSITION, _LABEL = range(4)
+_PENDING = -1
+
+
+def _parts(prob):
+    """The expected parts (is_pos, weight) of a pending prediction, heavier first (the
+    first weight added to an empty engine fixes its units: within 2**-64 of 1, every
+    later part is storable next to it)."""
+    parts = ((True, prob), (False, 1.0 - prob))
+    if prob < 0.5:
+        parts = parts[::-1]
+    return tuple(part for part in parts if part[1] >= _LIGHTEST_PART)
+
+
+def _check_key(key, method):
+    try:
+        hash(key)
+    except TypeError:
+        raise ValueError(f"{method}: key must be hashable, got {key!r}") from None
+
+
+class DelayedAUC(Pickled):
+    """The AUC of predictions whose labels arrive late, realized and expected.
+
+    Register each prediction with :meth:`predict` when it is made and its
+    label with :meth:`label` when it arrives.  Over the window of the latest
+    predictions, the realized metrics are those of the labelled predictions,
+    and ``expected_auc`` is :func:`~hmeasure_stream.expected_auc` of every
+    prediction: a labelled one with its label, a pending one counting its
+    probability ``prob`` as class 1 and ``1 - prob`` as class 0 at its score.
+    The object pickles.
+
+    Parameters
+    ----------
+    window : int, str, datetime.timedelta, numpy.timedelta64 or None, default=None
+        The last ``window`` predictions made (an int), the predictions whose
+        time is in (t - window, t] for t the time of the newest prediction (a
+        duration such as ``"2h"``; :meth:`predict` then needs ``time``), or
+        None: every prediction.
+    metrics : str, options object, or sequence of them, default=("auc",)
+        The realized metrics, as for :class:`SlidingWindow` (names of
+        :data:`~hmeasure_stream.WINDOW_METRICS` and options objects), but not
+        ``"auc_binned"`` or ``"multiclass_auc"``.  ``"auc"`` and DeLong's
+        ``"auc_lo"`` and ``"auc_hi"`` (level 0.95, or that of a
+        :class:`~hmeasure_stream.ConfidenceLevel` given) are always followed;
+        with ``"h"`` the expected H-measure too (``expected_h``).
+    half_life : None
+        Exponential decay is not available here: anything but None is refused.
+    pos_label : hashable, optional
+        The label of class 1 (a string, number, bool, ...); the one other
+        label is class 0.  Default: labels 0/1, -1/1 or booleans.
+
+    Attributes
+    ----------
+    n_late_labels : int
+        Labels that arrived after their prediction left the window (ignored).
+
+    See Also
+    --------
+    expected_auc : the expected AUC of one set of predictions.
+    SlidingWindow : the metrics of a window of labelled points.
+
+    Notes
+    -----
+    Per :meth:`predict`, :meth:`label` and :meth:`forget`, O(log w) for w
+    predictions in the window (the engines' updates; a dict from key to
+    prediction, a deque of the window's predictions in order); a read is
+    O(1) (O(log w) for a hull metric), memory O(w).  Each prediction enters
+    the expected engines as its two parts, replaced by its labelled point
+    when its label arrives; it enters the realized engines when labelled, and
+    leaves both when it leaves the window or is forgotten.  The values equal
+    the from-scratch :func:`~hmeasure_stream.auc`,
+    :func:`~hmeasure_stream.h_measure` and :func:`~hmeasure_stream.auc_ci`
+    of the labelled predictions and :func:`~hmeasure_stream.expected_auc`
+    (:func:`~hmeasure_stream.expected_h_measure`) of all of them (nan while
+    a class is absent).
+
+    Rules: a key held in the window cannot be predicted again (ValueError)
+    nor labelled twice (ValueError); :meth:`label` and :meth:`forget` of a
+    key never predicted or forgotten raise KeyError.  A label for a
+    prediction that left the window unlabelled is ignored and counted in
+    ``n_late_labels`` when the prediction is among the last ``2 * window``
+    predictions (predicted within ``2 * window`` of the newest time); older
+    ones are forgotten (KeyError).  A count window holds the predictions
+    among the last ``window`` made (a forgotten one does not bring an older
+    one back); times of a duration window must not go backwards.  A part of
+    a pending prediction lighter than 2**-64 (a probability within 2**-64 of
+    0 or 1) is left out of the expected engines.  Every refused call leaves
+    the structure unchanged.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import DelayedAUC
+    >>> monitor = DelayedAUC(window=1000)
+    >>> for key, score in enumerate([0.9, 0.2, 0.7, 0.4]):
+    ...     monitor.predict(key, score)
+    >>> monitor.n_pending, round(monitor.expected_auc, 6)
+    (4, 0.80303)
+    >>> monitor.label(0, 1); monitor.label(1, 0); monitor.label(3, 1)
+    >>> monitor.auc, monitor.n_pending, round(monitor.expected_auc, 6)
+    (1.0, 1, 0.884615)
+    """
+
+    __slots__ = ("_by_time", "_expected", "_expired", "_expired_order", "_horizon", "_labels",
+                 "_level", "_made", "_metrics", "_n_labelled", "_newest", "_order", "_realized",
+                 "_slots", "_window", "n_late_labels")
+
+    def __init__(self, window=None, metrics=("auc",), *, half_life=None, pos_label=None):
+        if half_life is not None:
+            raise ValueError(
+                "DelayedAUC does not take half_life: decay is not available for predictions "
+                "whose labels arrive late; give a count or duration window instead")
+        if is_duration(window):
+            horizon = check_duration(window, "window")
+        elif window is None:
+            horizon = None
+        elif (isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer))
+              or not 1 <= window <= MAX_CAPACITY):
+            raise ValueError(
+                f"window must be a positive integer (a number of predictions, at most "
+                f"{MAX_CAPACITY}), a duration such as '2h', a datetime.timedelta or a "
+                f"numpy.timedelta64, or None; got {window!r}")
+        else:
+            horizon = int(window)
+        chosen = metric_options(metrics)
+        refused = _needing(chosen, BINS) + _needing(chosen, MULTICLASS)
+        if refused:
+            raise ValueError(
+                f"DelayedAUC does not follow {refused}: 'auc_binned' places its bins from "
+                "a whole chunk and 'multiclass_auc' takes 2-d scores; follow them with a "
+                "SlidingWindow of the labelled points")
+        self._labels = label_map(pos_label)
+        self._metrics = tuple(chosen)
+        # The realized set: what was asked, with the AUC and DeLong's interval.
+        realized = dict(chosen)
+        realized.setdefault("auc", None)
+        level = next((options for options in chosen.values()
+                      if isinstance(options, ConfidenceLevel)), ConfidenceLevel())
+        for name in ("auc_lo", "auc_hi"):
+            realized.setdefault(name, level)
+        self._level = level.level
+        self._realized = _window_engines(realized, capacity=16, seed=None)
+        # The expected set: the AUC, and H with its options when H is asked.
+        expected = {"auc": None}
+        if "h" in chosen:
+            expected["h"] = chosen["h"]
+        self._expected = _window_engines(expected, capacity=16, seed=None)
+        self._window = (np.timedelta64(horizon, "ns") if is_duration(window) else horizon)
+        self._horizon = horizon
+        self._by_time = is_duration(window)
+        self._slots = {}
+        self._order = None if horizon is None else collections.deque()
+        self._expired = {}
+        self._expired_order = collections.deque()
+        self._made = 0
+        self._newest = None
+        self._n_labelled = 0
+        self.n_late_labels = 0
+
+    # ------------------------------------------------------------------
+    # Updates.
+
+    def predict(self, key, score, prob=None, *, time=None):
+        """Register a prediction: its score and probability of class 1.
+
+        Parameters
+        ----------
+        key : hashable
+            The prediction's identifier, given again to :meth:`label`.
+        score : float
+            The score whose ranking is evaluated, finite.
+        prob : float, optional
+            The (calibrated) probability of class 1, in [0, 1]; default: ``score``.
+        time : float, str, datetime or numpy.datetime64, optional
+            The prediction's time (seconds since the epoch, ...); required with
+            a duration window, not before the newest time.
+
+        Raises
+        ------
+        ValueError
+            On a key held in the window, an invalid score, probability or time.
+        """
+        _check_key(key, "predict")
+        score = check_score_value(score, "score")
+        defaulted = prob is None
+        prob = score if defaulted else check_score_value(prob, "prob")
+        if not 0.0 <= prob <= 1.0:
+            raise ValueError(
+                f"predict: prob must lie in [0, 1] (the probability of class 1), got {prob!r}"
+                + ("; it defaults to score: give prob= with scores outside [0, 1]"
+                   if defaulted else ""))
+        position = self._position(time)
+        if key in self._slots:
+            raise ValueError(
+                f"predict: the key {key!r} is already in the window (a key names one "
+                "prediction: forget it first to predict it again)")
+        slot = [score, prob, position, _PENDING]
+        with claimed(*self._realized, *self._expected):  # (one operation: every engine)
+            self._expired.pop(key, None)
+            self._made += 1
+            if self._order is not None:
+                self._slide(position)
+                self._order.append((key, slot))
+            for is_pos, weight in _parts(prob):
+                self._add(self._expected, is_pos, score, weight)
+            self._slots[key] = slot
+            if self._by_time:
+                self._newest = position
+
+    def _position(self, time):
+        """The prediction's position in the window (checked): its number, or its time in
+        ns for a duration window."""
+        if time is None:
+            if self._by_time:
+                raise ValueError("predict: time is required, the window is a duration")
+            return self._made
+        nanoseconds = check_time_value(time)
+        if not self._by_time:
+            return self._made
+        if self._newest is not None and nanoseconds < self._newest:
+            raise ValueError(
+                f"predict: time must not go backwards: {time!r} "
+                f"({np.datetime64(nanoseconds, 'ns')}) is before the newest prediction's "
+                f"({np.datetime64(self._newest, 'ns')})")
+        return nanoseconds
+
+    def _slide(self, position):
+        """Drop the predictions that leave the window when one at ``position`` enters, and
+        the late-label memory older than two windows."""
+        order, slots, horizon = self._order, self._slots, self._horizon
+        # A count window's position is the prediction's number: this one is the
+        # newest, so the window keeps numbers > position - horizon, as a duration
+        # window keeps times > t - horizon.
+        while order and order[0][1][_POSITION] <= position - horizon:
+            key, slot = order.popleft()
+            if slots.get(key) is slot:
+                self._remove(key, slot)
+                if slot[_LABEL] == _PENDING:
+                    self._expired[key] = slot
+                    self._expired_order.append((key, slot))
+        expired, expired_order = self._expired, self._expired_order
+        while expired_order and expired_order[0][1][_POSITION] <= position - 2 * horizon:
+            key, slot = expired_order.popleft()
+            if expired.get(key) is slot:
+                del expired[key]
+
+    def label(self, key, y_true):
+        """Supply the label of a prediction.
+
+        Parameters
+        ----------
+        key : hashable
+            The key given to :meth:`predict`.
+        y_true : int, bool or label
+            0/1, -1/1 or a boolean (class 1 is True), or ``pos_label`` / the other label.
+
+        Raises
+        ------
+        KeyError
+            If no prediction of that key is held (or remembered as late).
+        ValueError
+            If the prediction is labelled already, or the label is invalid.
+        """
+        _check_key(key, "label")
+        if self._labels is None:
+            is_pos, labels = check_label_value(y_true), None
+        else:
+            is_pos, labels = self._labels.one(y_true)
+        slot = self._slots.get(key)
+        if slot is None:
+            late = self._expired.get(key)
+            if late is None:
+                raise KeyError(
+                    f"label: no prediction with key {key!r} in the window (never predicted, "
+                    "forgotten, or left the window more than a window ago)")
+            if late[_LABEL] != _PENDING:
+                raise ValueError(f"label: the prediction {key!r} is labelled already")
+            late[_LABEL] = int(is_pos)
+            self.n_late_labels += 1
+            self._labels = labels
+            return
+        if slot[_LABEL] != _PENDING:
+            raise ValueError(f"label: the prediction {key!r} is labelled already")
+        score = slot[_SCORE]
+        with claimed(*self._realized, *self._expected):
+            self._add(self._expected, is_pos, score, 1.0)
+            for part_is_pos, weight in _parts(slot[_PROB]):
+                self._take(self._expected, part_is_pos, score, weight)
+            self._add(self._realized, is_pos, score, 1.0)
+            slot[_LABEL] = int(is_pos)
+            self._n_labelled += 1
+            self._labels = labels
+
+    def forget(self, key):
+        """Remove a prediction (labelled or not) from the window.
+
+        Raises
+        ------
+        KeyError
+            If no prediction of that key is held.
+        """
+        _check_key(key, "forget")
+        slot = self._slots.get(key)
+        if slot is None:
+            raise KeyError(f"forget: no prediction with key {key!r} in the window")
+        with claimed(*self._realized, *self._expected):
+            self._remove(key, slot)
+
+    def _remove(self, key, slot):
+        """Take a held prediction out of every engine and the dict (the deque's entry is
+        left, recognised as gone by identity)."""
+        score = slot[_SCORE]
+        if slot[_LABEL] == _PENDING:
+            for is_pos, weight in _parts(slot[_PROB]):
+                self._take(self._expected, is_pos, score, weight)
+        else:
+            is_pos = bool(slot[_LABEL])
+            self._take(self._expected, is_pos, score, 1.0)
+            self._take(self._realized, is_pos, score, 1.0)
+            self._n_labelled -= 1
+        del self._slots[key]
+
+    @staticmethod
+    def _add(engines, is_pos, score, weight):
+        for engine in engines:
+            status = engine.add(is_pos, score, weight)
+            # (checked values, weights within 2**64 of the engine's units: always stored)
+            assert status == Status.DONE, status
+
+    @staticmethod
+    def _take(engines, is_pos, score, weight):
+        for engine in engines:
+            status = engine.remove(is_pos, score, weight)
+            assert status == Status.DONE, status  # (a part as it was added)
+
+    # ------------------------------------------------------------------
+    # Reads.
+
+    def _metric(self, name):
+        if name not in self._metrics and name not in ("auc", "auc_lo", "auc_hi"):
+            raise AttributeError(
+                f"{name!r} is not among this monitor's metrics {list(self._metrics)}")
+        return float(getattr(next(engine for engine in self._realized
+                                  if name in engine.columns), name))
+
+    @property
+    def expected_auc(self):
+        """The expected AUC of every prediction in the window (nan while an expected class
+        has no weight).  O(1)."""
+        return float(self._expected[0].auc)
+
+    @property
+    def expected_h(self):
+        """The expected H-measure of every prediction in the window (with ``"h"`` only)."""
+        if "h" not in self._metrics:
+            raise AttributeError("expected_h needs the metric 'h' among the metrics")
+        return float(self._expected[0].h)
+
+    @property
+    def auc_ci(self):
+        """DeLong's interval ``(low, high, estimate)`` of the realized AUC, at the level
+        of ``"auc_lo"`` and ``"auc_hi"`` (0.95 by default)."""
+        return ConfidenceInterval(self._metric("auc_lo"), self._metric("auc_hi"),
+                                  self._metric("auc"))
+
+    @property
+    def n_pending(self):
+        """The predictions in the window still waiting for their label."""
+        return len(self._slots) - self._n_labelled
+
+    @property
+    def n_labelled(self):
+        """The labelled predictions in the window."""
+        return self._n_labelled
+
+    @property
+    def pending_share(self):
+        """The share of the window's predictions still waiting for their label (nan when
+        the window is empty)."""
+        return self.n_pending / len(self._slots) if self._slots else math.nan
+
+    def results(self):
+        """Every value followed, by name.
+
+        Returns
+        -------
+        dict
+            The realized ``"auc"`` and the other realized metrics asked for,
+            then ``"expected_auc"`` (and ``"expected_h"`` with ``"h"``),
+            ``"n_pending"``, ``"pending_share"``, ``"auc_lo"`` and ``"auc_hi"``.
+        """
+        values = {name: self._metric(name) for name in dict.fromkeys(("auc", *self._metrics))}
+        values["expected_auc"] = self.expected_auc
+        if "h" in self._metrics:
+            values["expected_h"] = self.expected_h
+        values["n_pending"] = self.n_pending
+        values["pending_share"] = self.pending_share
+        for name in ("auc_lo", "auc_hi"):
+            values.setdefault(name, self._metric(name))
+        return values
+
+    @property
+    def window(self):
+        """A number of predictions, a duration (``numpy.timedelta64``), or None."""
+        return self._window
+
+    @property
+    def metrics(self):
+        """The realized metrics asked for."""
+        return self._metrics
+
+    @property
+    def level(self):
+        """The confidence level of ``auc_lo``, ``auc_hi`` and ``auc_ci``."""
+        return self._level
+
+    def __len__(self):
+        return len(self._slots)
+
+    def __contains__(self, key):
+        try:
+            return key in self._slots
+        except TypeError:
+            return False
+
+    def __repr__(self):
+        return (f"DelayedAUC(window={self._window!r}, metrics={self._metrics!r}, "
+                f"predictions={len(self)}, pending={self.n_pending})")
+
+    # ------------------------------------------------------------------
+    # Invariants.
+
+    def _check_pickle(self):
+        """On load: the engines hold as many points as the predictions say."""
+        self._check_counts()
+
+    def _check_counts(self):
+        labelled = sum(slot[_LABEL] != _PENDING for slot in self._slots.values())
+        if labelled != self._n_labelled:
+            raise AssertionError(f"{labelled} labelled predictions, {self._n_labelled} counted")
+        parts = labelled + sum(len(_parts(slot[_PROB])) for slot in self._slots.values()
+                               if slot[_LABEL] == _PENDING)
+        for engine in self._realized:
+            if engine.n_points != labelled:
+                raise AssertionError(f"a realized engine holds {engine.n_points} points, "
+                                     f"{labelled} predictions are labelled")
+        for engine in self._expected:
+            if engine.n_points != parts:
+                raise AssertionError(f"an expected engine holds {engine.n_points} points, "
+                                     f"the predictions have {parts} parts")
+
+    def _check(self):
+        """Verify every invariant in O(n), reading only (for tests)."""
+        for engine in (*self._realized, *self._expected):
+            engine._check()
+        self._check_counts()
+        slots = self._slots
+        # Class weights: the realized engines hold the labelled predictions, the
+        # expected ones their labels and the pending predictions' parts.
+        pos = sum(slot[_LABEL] == 1 for slot in slots.values())
+        expected_pos = pos + sum(slot[_PROB] for slot in slots.values()
+                                 if slot[_LABEL] == _PENDING and slot[_PROB] >= _LIGHTEST_PART)
+        for engine in self._realized:
+            if hasattr(engine, "weight_pos") and engine.weight_pos != pos:
+                raise AssertionError(f"realized class 1 weight {engine.weight_pos}, {pos} "
+                                     "labelled")
+        if abs(self._expected[0].weight_pos - expected_pos) > 1e-9 * max(len(slots), 1):
+            raise AssertionError(f"expected class 1 weight {self._expected[0].weight_pos}, "
+                                 f"{expected_pos} summed")
+        if self._order is None:
+            if self._expired or self._expired_order:
+                raise AssertionError("predictions expired from a window keeping all")
+            return True
+        live = [(key, slot) for key, slot in self._order if slots.get(key) is slot]
+        if len(live) != len(slots):
+            raise AssertionError(f"{len(live)} live predictions in the order, "
+                                 f"{len(slots)} held")
+        positions = [slot[_POSITION] for _, slot in self._order]
+        if any(later < earlier for earlier, later in itertools.pairwise(positions)):
+            raise AssertionError("the order's positions go backwards")
+        newest = self._newest if self._by_time else self._made - 1
+        if positions and positions[0] <= newest - self._horizon:
+            raise AssertionError("a prediction older than the window is still in the order")
+        if not self._by_time and len(self._order) > self._horizon:
+            raise AssertionError(f"{len(self._order)} predictions in a window of "
+                                 f"{self._horizon}")
+        for key, slot in self._expired.items():
+            if key in slots or slot[_POSITION] <= newest - 2 * self._horizon:
+                raise AssertionError(f"the late-label memory holds {key!r} wrongly")
+        remembered = {id(slot) for _, slot in self._expired_order}
+        if any(id(slot) not in remembered for slot in self._expired.values()):
+            raise AssertionError("a late-label key is not in the memory's order")
+        return True
+
+
+# One attribute per metric of the table, read from the realized engine that computes it.
+for _name in METRICS:
+    if _name not in ("auc_binned", "multiclass_auc"):
+        setattr(DelayedAUC, _name, property(
+            functools.partial(DelayedAUC._metric, name=_name),
+            doc=f"Of the labelled predictions in the window: {METRICS[_name].description}."))
+del _name

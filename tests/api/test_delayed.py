@@ -1,0 +1,344 @@
+"""DelayedAUC: predictions whose labels arrive late, against recomputation from scratch.
+
+The state machine keeps its own model of the window (every prediction with
+its position, label and fate) and recomputes after each step, from the
+model alone: the realized AUC (an O(n^2) count of pairs), H and DeLong's
+interval (the from-scratch functions), the expected AUC (an O(n^2) count of
+the parts' pairs, and ``expected_auc``) and the pending count.
+"""
+
+import datetime
+import math
+import pickle
+import warnings
+
+import numpy as np
+import pytest
+from hypothesis import settings
+from hypothesis import strategies as st
+from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+
+import hmeasure_stream as hs
+from hmeasure_stream import Compression, ConfidenceLevel, DelayedAUC, HCost
+
+KEYS = st.integers(0, 7)
+SCORES = st.sampled_from([0.0, 0.2, 0.5, 0.5, 0.8, 1.0])
+PROBS = st.sampled_from([0.0, 0.1, 0.25, 0.5, 0.75, 0.9, 1.0])
+LABELS = st.sampled_from([0, 1, -1, True, False])
+
+
+def brute_weighted_auc(parts):
+    """sum over (class 1 part, class 0 part) pairs of w1 w0 (1 if above, 1/2 if tied) over
+    the product of the class weights; nan without weight in a class.  O(n^2)."""
+    pos = [(s, w) for y, s, w in parts if y == 1 and w > 0]
+    neg = [(s, w) for y, s, w in parts if y == 0 and w > 0]
+    total_pos, total_neg = sum(w for _, w in pos), sum(w for _, w in neg)
+    if not (total_pos > 0 and total_neg > 0):
+        return math.nan
+    pairs = sum(wp * wn * (1.0 if sp > sn else 0.5 if sp == sn else 0.0)
+                for sp, wp in pos for sn, wn in neg)
+    return pairs / (total_pos * total_neg)
+
+
+def close(actual, expected, tolerance=1e-9):
+    if math.isnan(expected):
+        return math.isnan(actual)
+    return abs(actual - expected) <= tolerance
+
+
+def unchanged_after(monitor, call, error):
+    """``call`` is refused with ``error`` and leaves ``monitor`` byte-identical."""
+    before = pickle.dumps(monitor)
+    with pytest.raises(error):
+        call()
+    assert pickle.dumps(monitor) == before
+
+
+class DelayedMachine(RuleBasedStateMachine):
+    """Predict, label, forget and pickle at random, over a window by count, time or none."""
+
+    @initialize(window=st.sampled_from([None, 1, 3, 6, "5s"]),
+                metrics=st.sampled_from([("auc",), ("auc", "h"), (HCost(),)]))
+    def start(self, window, metrics):
+        self.window = window
+        self.metrics = metrics
+        self.monitor = DelayedAUC(window, metrics)
+        self.records = []  # every prediction made: dicts, in order
+        self.now = 0
+        self.late = 0
+
+    # -- the model ----------------------------------------------------------
+
+    def latest(self, key):
+        return next((r for r in reversed(self.records) if r["key"] == key), None)
+
+    def held(self):
+        return [r for r in self.records if r["state"] == "held"]
+
+    def horizon_start(self, factor):
+        """Positions at or below this are out of ``factor`` windows."""
+        if self.window is None:
+            return -math.inf
+        if self.window == "5s":
+            return self.now - factor * 5
+        return len(self.records) - 1 - factor * self.window
+
+    def slide(self):
+        start = self.horizon_start(1)
+        for record in self.held():
+            if record["position"] <= start:
+                record["state"] = "left"
+
+    # -- the rules ----------------------------------------------------------
+
+    @rule(key=KEYS, score=SCORES, prob=PROBS, step=st.integers(0, 3))
+    def predict(self, key, score, prob, step):
+        record = self.latest(key)
+        time = None
+        if self.window == "5s":
+            time = self.now + step
+        if record is not None and record["state"] == "held":
+            unchanged_after(self.monitor, lambda: self.monitor.predict(key, score, prob,
+                                                                       time=time), ValueError)
+            return
+        self.monitor.predict(key, score, prob, time=time)
+        if time is not None:
+            self.now = time
+        self.records.append({"key": key, "score": score, "prob": prob, "label": None,
+                             "late": None, "state": "held",
+                             "position": self.now if time is not None else len(self.records)})
+        self.slide()
+
+    @rule(key=KEYS, y=LABELS)
+    def label(self, key, y):
+        record = self.latest(key)
+        is_pos = int(y == 1)
+        if record is not None and record["state"] == "held":
+            if record["label"] is not None:
+                unchanged_after(self.monitor, lambda: self.monitor.label(key, y), ValueError)
+                return
+            self.monitor.label(key, y)
+            record["label"] = is_pos
+            return
+        if (record is not None and record["state"] == "left" and record["label"] is None
+                and record["position"] > self.horizon_start(2)):
+            if record["late"] is not None:  # a late label counted already
+                unchanged_after(self.monitor, lambda: self.monitor.label(key, y), ValueError)
+                return
+            self.monitor.label(key, y)
+            record["late"] = is_pos
+            self.late += 1
+            return
+        unchanged_after(self.monitor, lambda: self.monitor.label(key, y), KeyError)
+
+    @rule(key=KEYS)
+    def forget(self, key):
+        record = self.latest(key)
+        if record is not None and record["state"] == "held":
+            self.monitor.forget(key)
+            record["state"] = "forgotten"
+        else:
+            unchanged_after(self.monitor, lambda: self.monitor.forget(key), KeyError)
+
+    @rule()
+    def pickle_round_trip(self):
+        self.monitor = pickle.loads(pickle.dumps(self.monitor))
+
+    @rule(score=st.sampled_from([math.nan, math.inf, "a"]), prob=st.sampled_from([-0.1, 1.5]))
+    def bad_prediction(self, score, prob):
+        unchanged_after(self.monitor, lambda: self.monitor.predict(99, score, 0.5, time=self.now),
+                        ValueError)
+        unchanged_after(self.monitor, lambda: self.monitor.predict(99, 0.5, prob, time=self.now),
+                        ValueError)
+        unchanged_after(self.monitor, lambda: self.monitor.predict(99, 2.0, time=self.now),
+                        ValueError)  # prob defaults to the score: not in [0, 1]
+        unchanged_after(self.monitor, lambda: self.monitor.predict([1], 0.5, time=self.now),
+                        ValueError)  # an unhashable key
+
+    @precondition(lambda self: self.window == "5s" and self.now > 0)
+    @rule()
+    def time_going_back_is_refused(self):
+        unchanged_after(self.monitor, lambda: self.monitor.predict(99, 0.5, time=self.now - 1),
+                        ValueError)
+        unchanged_after(self.monitor, lambda: self.monitor.predict(99, 0.5), ValueError)
+
+    @precondition(lambda self: any(r["label"] is None for r in self.held()))
+    @rule(y=st.sampled_from([2, 0.5, "x", None]))
+    def bad_label_is_refused(self, y):
+        key = next(r["key"] for r in self.held() if r["label"] is None)
+        unchanged_after(self.monitor, lambda: self.monitor.label(key, y), ValueError)
+
+    # -- the comparison with recomputation from scratch -----------------------
+
+    @invariant()
+    def matches_scratch(self):
+        monitor = self.monitor
+        assert monitor._check()
+        held = self.held()
+        labelled = [r for r in held if r["label"] is not None]
+        assert len(monitor) == len(held)
+        assert all(r["key"] in monitor for r in held)
+        pending = len(held) - len(labelled)
+        assert monitor.n_pending == pending
+        assert monitor.n_late_labels == self.late
+        assert (math.isnan(monitor.pending_share) if not held
+                else monitor.pending_share == pending / len(held))
+        y = [r["label"] for r in labelled]
+        s = [r["score"] for r in labelled]
+        realized = brute_weighted_auc([(yi, si, 1.0) for yi, si in zip(y, s, strict=True)])
+        assert close(monitor.auc, realized)
+        results = monitor.results()
+        assert close(results["auc"], realized)
+        n_pos, n_neg = sum(y), len(y) - sum(y)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", hs.InvertedScoresWarning)
+            if n_pos >= 2 and n_neg >= 2:
+                low, high, estimate = hs.auc_ci(y, s)
+                assert close(monitor.auc_ci.low, low) and close(results["auc_lo"], low)
+                assert close(monitor.auc_ci.high, high) and close(results["auc_hi"], high)
+                assert close(monitor.auc_ci.estimate, estimate)
+            if "h" in results:
+                h = hs.h_measure(y, s) if n_pos and n_neg else math.nan
+                assert close(results["h"], h) and close(monitor.h, h)
+            parts = [part for r in held for part in (
+                [(r["label"], r["score"], 1.0)] if r["label"] is not None
+                else [(1, r["score"], r["prob"]), (0, r["score"], 1.0 - r["prob"])])]
+            expected = brute_weighted_auc(parts)
+            assert close(monitor.expected_auc, expected)
+            assert close(results["expected_auc"], expected)
+            probs = [r["prob"] if r["label"] is None else r["label"] for r in held]
+            scores = [r["score"] for r in held]
+            if not math.isnan(expected):
+                assert close(monitor.expected_auc, hs.expected_auc(probs, scores))
+                if "h" in results:
+                    assert close(results["expected_h"], hs.expected_h_measure(probs, scores))
+        assert results["n_pending"] == pending
+
+
+DelayedMachine.TestCase.settings = settings(max_examples=120, stateful_step_count=40,
+                                            deadline=None)
+TestDelayedMachine = DelayedMachine.TestCase
+
+
+def test_example_values():
+    """The docstring's example, against the definitions counted by hand."""
+    monitor = DelayedAUC(window=1000)
+    for key, score in enumerate([0.9, 0.2, 0.7, 0.4]):
+        monitor.predict(key, score)
+    # Parts (class 1, class 0): 0.9/0.1 at 0.9, 0.2/0.8 at 0.2, 0.7/0.3 at 0.7, 0.4/0.6 at 0.4.
+    assert monitor.expected_auc == pytest.approx(
+        brute_weighted_auc([(1, s, s) for s in (0.9, 0.2, 0.7, 0.4)]
+                           + [(0, s, 1 - s) for s in (0.9, 0.2, 0.7, 0.4)]))
+    monitor.label(0, 1)
+    monitor.label(1, 0)
+    monitor.label(3, 1)
+    assert monitor.auc == 1.0  # class 1 at 0.9 and 0.4, class 0 at 0.2: both above
+    assert monitor.n_pending == 1 and monitor.pending_share == 0.25
+
+
+def test_window_by_count_keeps_the_last_predictions_made():
+    monitor = DelayedAUC(window=3)
+    for key in range(5):
+        monitor.predict(key, 0.1 * key)
+    assert len(monitor) == 3 and [k in monitor for k in range(5)] == [False] * 2 + [True] * 3
+    monitor.forget(3)  # a forgotten prediction does not bring an older one back
+    assert len(monitor) == 2 and 1 not in monitor
+    monitor.label(1, 1)  # late: its prediction left the window
+    assert monitor.n_late_labels == 1 and monitor.n_pending == 2
+    with pytest.raises(ValueError, match="labelled already"):
+        monitor.label(1, 0)
+    with pytest.raises(KeyError):
+        monitor.label("never", 1)
+
+
+def test_late_label_memory_is_two_windows():
+    monitor = DelayedAUC(window=2)
+    for key in range(7):
+        monitor.predict(key, 0.5)
+    # Held: 5, 6; remembered as late: 3, 4 (within the last 4 predictions); 0-2 forgotten.
+    monitor.label(3, 0)
+    monitor.label(4, 1)
+    for key in (0, 1, 2):
+        with pytest.raises(KeyError, match="more than a window ago"):
+            monitor.label(key, 1)
+    assert monitor.n_late_labels == 2
+
+
+def test_duration_window():
+    monitor = DelayedAUC("2h", metrics=("auc", "h"))
+    start = datetime.datetime(2026, 1, 1)
+    for hour, (key, score, y) in enumerate([("a", 0.9, 1), ("b", 0.1, 0), ("c", 0.6, 0),
+                                            ("d", 0.3, 1)]):
+        monitor.predict(key, score, time=start + datetime.timedelta(hours=hour))
+        monitor.label(key, y)
+    assert monitor.window == np.timedelta64(2 * 3600 * 10**9, "ns")
+    assert len(monitor) == 2 and monitor.auc == 0.0  # c (0.6, class 0) above d (0.3, class 1)
+    with pytest.raises(ValueError, match="backwards"):
+        monitor.predict("e", 0.5, time=start)
+    with pytest.raises(ValueError, match="time is required"):
+        monitor.predict("e", 0.5)
+
+
+def test_pos_label_and_probabilities_apart_from_scores():
+    monitor = DelayedAUC(pos_label="fraud")
+    monitor.predict("a", 3.0, 0.9)
+    monitor.predict("b", -1.0, 0.2)
+    monitor.predict("c", 1.0, 0.5)
+    monitor.label("a", "fraud")
+    monitor.label("b", "ok")
+    with pytest.raises(ValueError):
+        monitor.label("c", "other")
+    assert monitor.auc == 1.0
+    assert monitor.expected_auc == pytest.approx(hs.expected_auc([1, 0, 0.5], [3.0, -1.0, 1.0]))
+
+
+def test_options_and_refusals():
+    with pytest.raises(ValueError, match="half_life"):
+        DelayedAUC(10, half_life=5)
+    with pytest.raises(ValueError, match="auc_binned"):
+        DelayedAUC(10, metrics=("auc", "auc_binned"))
+    with pytest.raises(ValueError, match="multiclass_auc"):
+        DelayedAUC(10, metrics=hs.Classes([0, 1, 2]))
+    for window in (0, -1, 1.5, True, "soon"):
+        with pytest.raises(ValueError):
+            DelayedAUC(window)
+    monitor = DelayedAUC(metrics=("auc", Compression(0.1), ConfidenceLevel(0.9)))
+    assert monitor.level == 0.9
+    with pytest.raises(AttributeError, match="expected_h"):
+        monitor.expected_h  # noqa: B018
+    with pytest.raises(AttributeError, match="'h'"):
+        monitor.h  # noqa: B018
+    rng = np.random.default_rng(5)
+    y = rng.integers(0, 2, 40)
+    s = rng.normal(size=40) + y
+    for key in range(40):
+        monitor.predict(key, s[key], 0.5)
+        monitor.label(key, int(y[key]))
+    assert monitor._check()
+    low, high, _ = hs.auc_ci(y, s, level=0.9)
+    assert monitor.auc_ci == pytest.approx((low, high, hs.auc(y, s)))
+    assert abs(monitor.auc_approx - hs.auc(y, s)) <= 0.1 * hs.auc(y, s) / 2
+    assert set(monitor.results()) == {"auc", "auc_approx", "auc_lo", "auc_hi", "expected_auc",
+                                      "n_pending", "pending_share"}
+
+
+def test_no_drift_over_many_updates():
+    """Parts added and removed many times leave the from-scratch value."""
+    rng = np.random.default_rng(11)
+    n = 20_000
+    probs = rng.random(n)
+    scores = np.round(probs * 50) / 50  # ties
+    labels = rng.random(n) < probs
+    monitor = DelayedAUC(window=500)
+    for key in range(n):
+        monitor.predict(key, scores[key], probs[key])
+        if key >= 100:
+            monitor.label(key - 100, bool(labels[key - 100]))
+    held = np.arange(n - 500, n)
+    known = held < n - 100
+    y_prob = np.where(known, labels[held], probs[held])
+    assert monitor.expected_auc == pytest.approx(hs.expected_auc(y_prob, scores[held]),
+                                                 abs=1e-12)
+    assert monitor.auc == pytest.approx(hs.auc(labels[held][known], scores[held][known]),
+                                        abs=1e-15)
+    assert monitor._check()
