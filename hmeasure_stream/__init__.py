@@ -113,7 +113,6 @@ from hmeasure_stream.uncertainty import (
     bootstrap_ci,
 )
 
-
 __all__ = [
     "METRICS",
     "WINDOW_METRICS",
