@@ -51,7 +51,13 @@ from pathlib import Path
 
 import numpy as np
 
-from hmeasure_stream import InvertedScoresWarning, SlidingWindow, __version__, h_measure
+from hmeasure_stream import (
+    DelayedAUC,
+    InvertedScoresWarning,
+    SlidingWindow,
+    __version__,
+    h_measure,
+)
 from hmeasure_stream._startup import release as _release_startup_sigint
 from hmeasure_stream._validation import (
     DurationUnitError,
@@ -65,6 +71,7 @@ from hmeasure_stream.cli._reading import (
     InputError,
     check_encoding,
     open_source,
+    parse_scores,
 )
 from hmeasure_stream.metric_table import METRICS, REPORT, HCost, Threshold
 
@@ -72,6 +79,8 @@ from hmeasure_stream.metric_table import METRICS, REPORT, HCost, Threshold
 AVAILABLE_METRICS = tuple(name for name, metric in METRICS.items() if metric.cli)
 # R hmeasure's KS, MER, MWL: the exact hull, with the window's class proportions.
 _REPORT_METRICS = tuple(name for name in AVAILABLE_METRICS if REPORT in METRICS[name].needs)
+#: The columns --delayed writes after the metrics (DelayedAUC's results).
+DELAYED_COLUMNS = ("expected_auc", "n_pending")
 #: The largest --window and --every (no stream is longer).
 MAX_COUNT = 2**62
 MAX_CHUNK = 2**24
@@ -84,11 +93,12 @@ _MONITOR_OPTIONS = ("out", "metrics", "every", "plot",
                     "alert", "fail_on_alert", "half_life")
 # Options that describe FILE: refused without it.
 _FILE_OPTIONS = ("label_col", "pos_label", "score_col", "encoding", "delimiter",
-                 "decimal_comma", "time_col", "id_col", "keep_cols", "follow", "follow_timeout")
+                 "decimal_comma", "time_col", "id_col", "keep_cols", "follow", "follow_timeout",
+                 "delayed", "prob_col")
 _DEFAULTS = {"metrics": ("auc",), "every": 1, "alpha": 2.0, "beta": 2.0, "alert": [],
              "fail_on_alert": False, "threshold": 0.5,
              "label_col": "label", "score_col": "score", "decimal_comma": False,
-             "keep_cols": (), "follow": False}
+             "keep_cols": (), "follow": False, "delayed": False}
 #: Seconds of work a chunk is cut to while the progress bar shows (it refreshes after each).
 _PROGRESS_PACE = 0.2
 
@@ -128,6 +138,7 @@ class Monitor:
         self.min_periods = min_periods
         self.window = window
         self.metrics = metrics
+        self.columns = metrics
         self.every = every
         self.h_options = {name: getattr(cost, name)
                           for name in ("alpha", "beta", "severity_ratio", "priors")}
@@ -233,6 +244,72 @@ class Monitor:
                                  self.tail_labels.shape[0] - 1)
 
 
+class DelayedMonitor:
+    """Metrics of a stream whose labels arrive late (``--delayed``), by
+    :class:`~hmeasure_stream.DelayedAUC`.
+
+    A row with an empty label is a prediction of its id (``--id-col``), with
+    its score and the probability of class 1 (``--prob-col``, else the
+    score); a later row with the same id and a label labels it.  The window
+    counts predictions (or spans their times).  After each row the written
+    columns are the realized metrics (of the labelled predictions in the
+    window), the expected AUC of all of them and the number still pending.
+    """
+
+    def __init__(self, window, metrics, every=1, options=(), half_life=None):
+        given = {type(option): option for option in options}
+        tracked = (*metrics, *dict.fromkeys(
+            given[METRICS[name].options] for name in metrics if METRICS[name].options in given))
+        try:
+            self.tracker = DelayedAUC(window, tracked, half_life=half_life)
+        except ValueError as error:
+            raise InputError(str(error)) from None
+        self.timed = is_duration(window) or half_life is not None
+        self.window = window
+        self.metrics = metrics
+        self.columns = (*metrics, *DELAYED_COLUMNS)
+        self.every = every
+        self.rows = 0
+        self.class_counts = np.zeros(2, dtype=np.int64)
+
+    def process(self, labels, scores, times=None, *, keys, probs=None, lines=None, path=""):
+        """Feed one chunk's rows in order; return (rows emitted, {column: values}).
+
+        ``keys``: the rows' ids; ``probs``: the predictions' probabilities
+        (nan on label rows) or None; ``lines``: where each row is, for messages."""
+        tracker, every = self.tracker, self.every
+        emitted, written = [], []
+        for index in range(labels.shape[0]):
+            label = int(labels[index])
+            try:
+                if label < 0:
+                    tracker.predict(keys[index], float(scores[index]),
+                                    None if probs is None else float(probs[index]),
+                                    time=None if times is None else times[index])
+                else:
+                    tracker.label(keys[index], label)
+                    self.class_counts[label] += 1
+            except (ValueError, KeyError) as error:
+                where = path if lines is None else f"{path}:{lines[index]}"
+                message = error.args[0] if isinstance(error, KeyError) else error
+                raise InputError(f"{where}: {message}") from None
+            row = self.rows + index
+            if (row + 1) % every == 0:
+                emitted.append(row)
+                written.append(tracker.results())
+        self.rows += labels.shape[0]
+        return (np.array(emitted, dtype=np.int64),
+                {name: np.array([values[name] for values in written], dtype=np.float64)
+                 for name in self.columns})
+
+    @property
+    def last_auc(self):
+        return self.tracker.auc
+
+    def final_h(self):
+        return self.tracker.h
+
+
 # ----------------------------------------------------------------------------
 # Command line
 
@@ -271,10 +348,11 @@ class _Alert:
             raise argparse.ArgumentTypeError(
                 f"bad alert {text!r}: write METRIC<VALUE or METRIC>VALUE, e.g. 'auc<0.8'")
         self.metric, self.operator, limit = match.groups()
-        if self.metric not in AVAILABLE_METRICS:
+        if self.metric not in (*AVAILABLE_METRICS, *DELAYED_COLUMNS):
             raise argparse.ArgumentTypeError(
                 f"unknown metric {self.metric!r} in alert {text!r}; "
-                f"available: {', '.join(AVAILABLE_METRICS)}")
+                f"available: {', '.join(AVAILABLE_METRICS)} (and with --delayed "
+                f"{', '.join(DELAYED_COLUMNS)})")
         try:
             self.limit = float(limit)
         except ValueError:
@@ -476,7 +554,19 @@ def build_parser():
                              "seconds since the epoch; they must not go backwards; copied to "
                              "the output")
     parser.add_argument("--id-col", metavar="COL",
-                        help="column copied to each output row (e.g. a request id)")
+                        help="column copied to each output row (e.g. a request id); with "
+                             "--delayed, the id that ties a label to its prediction")
+    parser.add_argument("--delayed", action="store_true", default=None,
+                        help="labels arrive late (CSV): a row with an empty label is a "
+                             "prediction of its --id-col id, a later row with that id and a "
+                             "label labels it (its score is not read); the window counts "
+                             "predictions (or spans their times), the metrics are those of "
+                             "the labelled predictions, and expected_auc (all predictions, "
+                             "the pending ones counted by their probability) and n_pending "
+                             "are written after them")
+    parser.add_argument("--prob-col", metavar="COL",
+                        help="with --delayed: the column of the predictions' probabilities "
+                             "of class 1, for expected_auc (default: the scores)")
     parser.add_argument("--keep-cols", type=_column_names, metavar="A,B",
                         help="more columns copied to each output row")
     parser.add_argument("--follow", action="store_true", default=None,
@@ -924,8 +1014,13 @@ def _copied_columns(args):
 
 
 def run(args, stdout):
-    monitor = Monitor(args.window, args.metrics, args.every, _metric_options(args),
-                      args.half_life, args.min_periods)
+    if args.delayed:
+        monitor = DelayedMonitor(args.window, args.metrics, args.every, _metric_options(args),
+                                 args.half_life)
+    else:
+        monitor = Monitor(args.window, args.metrics, args.every, _metric_options(args),
+                          args.half_life, args.min_periods)
+    args.delayed_columns = [name for name in (args.prob_col,) if name is not None]
     is_file = args.file != STDIN
     if args.out is not None:
         _check_target(args.out, "--out", [(args.file if is_file else None, "the input file")])
@@ -936,7 +1031,9 @@ def run(args, stdout):
     options = {args.time_col: "--time-col", args.id_col: "--id-col",
                **{name: "--keep-cols" for name in args.keep_cols}}
     args.extra_columns = [(name, options[name]) for name in copied]
-    plotted_rows, plotted = [], {name: [] for name in args.metrics}
+    if args.prob_col is not None and args.prob_col not in copied:
+        args.extra_columns.append((args.prob_col, "--prob-col"))
+    plotted_rows, plotted = [], {name: [] for name in monitor.columns}
     committed = 0
     with _Interrupts() as interrupts:
         output = plot_target = progress = None
@@ -952,7 +1049,7 @@ def run(args, stdout):
                 progress = _progress(source, not args.no_progress and sys.stderr.isatty())
                 # Written with the first chunk, once its rows are checked: a bad first
                 # row leaves no header-only output.
-                header = ",".join(["row", *copied, *args.metrics]) + "\n"
+                header = ",".join(["row", *copied, *monitor.columns]) + "\n"
                 largest_chunk, started = args.chunk_size, time.monotonic()
                 if progress is not None:
                     args.chunk_size = min(largest_chunk, 1024)  # then paced
@@ -962,10 +1059,11 @@ def run(args, stdout):
                                    else times.parse(chunk.extras[args.time_col], chunk.lines)
                                    .view("datetime64[ns]"))
                     try:
-                        rows, values = monitor.process(chunk.labels, chunk.scores, chunk_times)
+                        rows, values = monitor.process(chunk.labels, chunk.scores, chunk_times,
+                                                       **_delayed_rows(args, chunk, source))
                     except ValueError as error:
                         raise InputError(f"{source.path}: {error}") from None
-                    columns = [values[name] for name in args.metrics]
+                    columns = [values[name] for name in monitor.columns]
                     emitted = (rows - first_row).tolist()
                     kept = [[chunk.extras[name][index] for index in emitted] for name in copied]
                     # Alerts and rows under one deferral: a Ctrl-C or SIGTERM lands
@@ -978,7 +1076,7 @@ def run(args, stdout):
                         header, committed = "", monitor.rows
                     if args.plot is not None:
                         plotted_rows.append(rows)
-                        for name, column in zip(args.metrics, columns, strict=True):
+                        for name, column in zip(monitor.columns, columns, strict=True):
                             plotted[name].append(column)
                     if progress is not None:
                         _advance(progress, source, monitor.rows, chunk.labels.shape[0])
@@ -1023,6 +1121,23 @@ def run(args, stdout):
     return 0
 
 
+def _delayed_rows(args, chunk, source):
+    """What :meth:`DelayedMonitor.process` reads besides labels and scores (nothing
+    without --delayed): the ids, the probabilities (--prob-col) and the lines."""
+    if not args.delayed:
+        return {}
+    probs = None
+    if args.prob_col is not None:
+        predicted = chunk.labels < 0
+        probs = np.full(chunk.labels.shape[0], np.nan)
+        probs[predicted] = parse_scores(
+            [text for text, is_prediction in zip(chunk.extras[args.prob_col], predicted,
+                                                  strict=True) if is_prediction],
+            chunk.lines[predicted].tolist(), source.path, args.decimal_comma)
+    return {"keys": chunk.extras[args.id_col], "probs": probs, "lines": chunk.lines,
+            "path": source.path}
+
+
 def _exit_status(stop):
     """128 + the signal's number, as a shell reports a process the signal ended."""
     return 128 + (signal.SIGINT if isinstance(stop, KeyboardInterrupt) else signal.SIGTERM)
@@ -1033,6 +1148,8 @@ def _summary(args, monitor):
         span = "every prefix"
     elif is_duration(args.window):
         span = f"window of {args.window} (by {args.time_col})"
+    elif args.delayed:
+        span = f"window of {args.window} predictions"
     elif args.window > monitor.rows:
         span = (f"window of {args.window} rows, longer than the stream "
                 "(every value is over the prefix)")
@@ -1047,7 +1164,14 @@ def _summary(args, monitor):
     written = ""
     if args.every > monitor.rows:
         written = f"; no row written (--every {args.every} exceeds the rows)"
-    return (f"hmeasure-stream: {monitor.rows} rows ({monitor.class_counts[1]} of class 1), "
+    counts = f"{monitor.class_counts[1]} of class 1"
+    if args.delayed:
+        tracker = monitor.tracker
+        counts = (f"{monitor.rows - monitor.class_counts.sum()} predictions, "
+                  f"{monitor.class_counts.sum()} labels ({counts}); {tracker.n_pending} of "
+                  f"the window's {len(tracker)} predictions pending")
+        final.append(f"expected AUC {tracker.expected_auc:.6f}")
+    return (f"hmeasure-stream: {monitor.rows} rows ({counts}), "
             f"{span}; last: {', '.join(final)}{written}")
 
 
@@ -1086,12 +1210,25 @@ def _complete(args):
                               "times with --time-col")
     if args.follow_timeout is not None and not args.follow:
         raise _UsageError("--follow-timeout goes with --follow")
+    args.columns = (*args.metrics, *DELAYED_COLUMNS) if args.delayed else args.metrics
+    if args.delayed:
+        if args.id_col is None:
+            raise _UsageError("--delayed needs --id-col, the column of the ids that tie "
+                              "labels to their predictions")
+        if args.min_periods != 1:
+            raise _UsageError("--min-periods does not go with --delayed (n_pending and the "
+                              "realized metrics' nan tell how many are labelled)")
+    elif args.prob_col is not None:
+        raise _UsageError("--prob-col goes with --delayed")
     for name in _copied_columns(args):
-        if name == "row" or name in args.metrics:
+        if name == "row" or name in args.columns:
             raise _UsageError(f"the copied column {name!r} would have the name of an output "
                               "column (row or a metric)")
     for alert in args.alert:
-        if alert.metric not in args.metrics:
+        if alert.metric in DELAYED_COLUMNS and not args.delayed:
+            raise _UsageError(f"--alert {alert.text!r} watches {alert.metric!r}, which only "
+                              "--delayed writes")
+        if alert.metric not in args.columns:
             raise _UsageError(
                 f"--alert {alert.text!r} watches {alert.metric!r}, which is not in --metrics "
                 f"({','.join(args.metrics)}): add it there")

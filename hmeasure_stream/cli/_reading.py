@@ -444,7 +444,7 @@ def _parse_score(text, where, decimal_comma):
         raise InputError(f"{where}: score {text!r} is not a number{hint}") from None
 
 
-def _parse_scores(texts, lines, path, decimal_comma):
+def parse_scores(texts, lines, path, decimal_comma):
     try:
         if decimal_comma:
             texts = [text.replace(",", ".") for text in texts]
@@ -560,8 +560,11 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
         classes = _classes(options, path)
 
         def chunk():
+            if getattr(options, "delayed", False):
+                return _delayed_chunk(label_texts, score_texts, numbers, path, classes,
+                                      options.decimal_comma, extras)
             return Chunk(_parse_labels(label_texts, numbers, path, classes),
-                         _parse_scores(score_texts, numbers, path, options.decimal_comma),
+                         parse_scores(score_texts, numbers, path, options.decimal_comma),
                          np.array(numbers, dtype=np.int64), extras)
 
         def fresh():
@@ -591,6 +594,28 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
     finally:
         stream.close()
         handle.close()
+
+
+def _delayed_chunk(label_texts, score_texts, numbers, path, classes, decimal_comma, extras):
+    """Rows of a stream whose labels arrive late (``--delayed``).
+
+    A row with an empty label is a prediction: its label is -1 and its score
+    is read.  A row with a label labels an earlier prediction: its label is
+    read (0/1, or by ``--pos-label``) and its score, which may be empty, is
+    not (nan).
+    """
+    predicted = [index for index, text in enumerate(label_texts) if not text.strip()]
+    labelled = sorted(set(range(len(label_texts))).difference(predicted))
+    labels = np.full(len(label_texts), -1, dtype=np.int8)
+    scores = np.full(len(label_texts), np.nan)
+    if labelled:
+        labels[labelled] = _parse_labels([label_texts[index] for index in labelled],
+                                         [numbers[index] for index in labelled], path, classes)
+    if predicted:
+        scores[predicted] = parse_scores([score_texts[index] for index in predicted],
+                                          [numbers[index] for index in predicted], path,
+                                          decimal_comma)
+    return Chunk(labels, scores, np.array(numbers, dtype=np.int64), extras)
 
 
 def _ragged(row, header, delimiter, where):
@@ -696,7 +721,15 @@ def _npz_arrays(handle, path, options):
     return arrays
 
 
+def _csv_only(path, options, kind):
+    """Refuse --delayed for an array format (its labels have no empty value)."""
+    if getattr(options, "delayed", False):
+        raise InputError(f"{path}: --delayed reads a CSV stream (an empty label is a "
+                         f"prediction); this is {kind}")
+
+
 def _npz_rows(path, options):
+    _csv_only(path, options, "an .npz archive")
     # The archive is read whole (np.load cannot read an .npy member in parts).
     with open(path, "rb") as handle:
         arrays = _npz_arrays(handle, path, options)
@@ -723,6 +756,7 @@ def _npz_rows(path, options):
 
 
 def _parquet_rows(path, options):
+    _csv_only(path, options, "a parquet file")
     try:
         import pyarrow
         import pyarrow.parquet as parquet
