@@ -109,7 +109,8 @@ def test_wheel_installs_and_runs_in_a_fresh_environment(artefacts, tmp_path):
         "t = h.DynamicAUC()\n"
         f"t.add_many({y}, {s})\n"
         "print(repr(t.auc))\n"
-        "print(len(h.datasets.load_default_stream()[0]))\n"
+        "from hmeasure_stream.datasets import load_default_stream\n"
+        "print(len(load_default_stream()[0]))\n"
     )
     lines = subprocess.run([str(python), "-c", smoke], cwd=tmp_path, check=True,
                            capture_output=True, text=True).stdout.splitlines()
