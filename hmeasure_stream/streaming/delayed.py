@@ -53,15 +53,19 @@ _PENDING = -1
 
 def _parts(prob):
     """The expected parts (is_pos, weight) of a pending prediction, heavier first (the
-    first weight added to an empty engine fixes its units: within 2**-64 of 1, every
-    later part is storable next to it)."""
-    parts = ((True, prob), (False, 1.0 - prob))
-    if prob < 0.5:
-        parts = parts[::-1]
-    return tuple(part for part in parts if part[1] >= _LIGHTEST_PART)
+    first weight added to an empty engine fixes its units: at least 1/2, every later part
+    of at least 2**-64 is storable next to it); a part lighter than that is left out (only
+    class 1's can be: 1 - prob is 0 or at least 2**-53)."""
+    if prob >= 0.5:
+        return ((True, prob), (False, 1.0 - prob)) if prob < 1.0 else ((True, prob),)
+    if prob >= _LIGHTEST_PART:
+        return ((False, 1.0 - prob), (True, prob))
+    return ((False, 1.0 - prob),)
 
 
 def _check_key(key, method):
+    if type(key) in (int, str):
+        return
     try:
         hash(key)
     except TypeError:
@@ -98,11 +102,6 @@ class DelayedAUC(Pickled):
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...); the one other
         label is class 0.  Default: labels 0/1, -1/1 or booleans.
-
-    Attributes
-    ----------
-    n_late_labels : int
-        Labels that arrived after their prediction left the window (ignored).
 
     See Also
     --------
@@ -150,9 +149,24 @@ class DelayedAUC(Pickled):
     (1.0, 1, 0.884615)
     """
 
-    __slots__ = ("_by_time", "_expected", "_expired", "_expired_order", "_horizon", "_labels",
-                 "_level", "_made", "_metrics", "_n_labelled", "_newest", "_order", "_realized",
-                 "_slots", "_window", "n_late_labels")
+    __slots__ = (
+        "_by_time",
+        "_expected",
+        "_expired",
+        "_expired_order",
+        "_horizon",
+        "_labels",
+        "_level",
+        "_made",
+        "_metrics",
+        "_n_labelled",
+        "_n_late_labels",
+        "_newest",
+        "_order",
+        "_realized",
+        "_slots",
+        "_window",
+    )
 
     def __init__(self, window=None, metrics=("auc",), *, half_life=None, pos_label=None):
         if half_life is not None:
@@ -204,7 +218,7 @@ class DelayedAUC(Pickled):
         self._made = 0
         self._newest = None
         self._n_labelled = 0
-        self.n_late_labels = 0
+        self._n_late_labels = 0
 
     # ------------------------------------------------------------------
     # Updates.
@@ -230,9 +244,13 @@ class DelayedAUC(Pickled):
             On a key held in the window, an invalid score, probability or time.
         """
         _check_key(key, "predict")
-        score = check_score_value(score, "score")
+        if type(score) is not float or score - score != 0.0:  # (a finite float passes)
+            score = check_score_value(score, "score")
         defaulted = prob is None
-        prob = score if defaulted else check_score_value(prob, "prob")
+        if defaulted:
+            prob = score
+        elif type(prob) is not float:
+            prob = check_score_value(prob, "prob")
         if not 0.0 <= prob <= 1.0:
             raise ValueError(
                 f"predict: prob must lie in [0, 1] (the probability of class 1), got {prob!r}"
@@ -325,7 +343,7 @@ class DelayedAUC(Pickled):
             if late[_LABEL] != _PENDING:
                 raise ValueError(f"label: the prediction {key!r} is labelled already")
             late[_LABEL] = int(is_pos)
-            self.n_late_labels += 1
+            self._n_late_labels += 1
             self._labels = labels
             return
         if slot[_LABEL] != _PENDING:
@@ -389,8 +407,10 @@ class DelayedAUC(Pickled):
         if name not in self._metrics and name not in ("auc", "auc_lo", "auc_hi"):
             raise AttributeError(
                 f"{name!r} is not among this monitor's metrics {list(self._metrics)}")
-        return float(getattr(next(engine for engine in self._realized
-                                  if name in engine.columns), name))
+        for engine in self._realized:  # (the first engine that computes it, as a window's)
+            if name in engine.columns:
+                return float(getattr(engine, name))
+        raise AssertionError(f"no realized engine computes {name!r}")  # (chosen for it)
 
     @property
     def expected_auc(self):
@@ -409,13 +429,18 @@ class DelayedAUC(Pickled):
     def auc_ci(self):
         """DeLong's interval ``(low, high, estimate)`` of the realized AUC, at the level
         of ``"auc_lo"`` and ``"auc_hi"`` (0.95 by default)."""
-        return ConfidenceInterval(self._metric("auc_lo"), self._metric("auc_hi"),
-                                  self._metric("auc"))
+        engine = self._realized[0]  # (the blocked engine of the interval and the AUC)
+        return ConfidenceInterval(float(engine.auc_lo), float(engine.auc_hi), float(engine.auc))
 
     @property
     def n_pending(self):
         """The predictions in the window still waiting for their label."""
         return len(self._slots) - self._n_labelled
+
+    @property
+    def n_late_labels(self):
+        """The labels that arrived after their prediction left the window (ignored)."""
+        return self._n_late_labels
 
     @property
     def n_labelled(self):
