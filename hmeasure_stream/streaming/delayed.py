@@ -8,7 +8,6 @@ parts (the probability p as class 1, 1 - p as class 0 at its score, as
 """
 
 import collections
-import functools
 import itertools
 import math
 
@@ -77,31 +76,28 @@ class DelayedAUC(Pickled):
 
     Register each prediction with :meth:`predict` when it is made and its
     label with :meth:`label` when it arrives.  Over the window of the latest
-    predictions, the realized metrics are those of the labelled predictions,
-    and ``expected_auc`` is :func:`~hmeasure_stream.expected_auc` of every
-    prediction: a labelled one with its label, a pending one counting its
-    probability ``prob`` as class 1 and ``1 - prob`` as class 0 at its score.
-    The object pickles.
+    predictions, the realized metrics (attributes of their names: ``auc``,
+    ``h``, ...) are those of the labelled predictions; ``expected_auc`` is
+    :func:`~hmeasure_stream.expected_auc` of all of them, a labelled one with
+    its label, a pending one counting its probability ``prob`` as class 1 and
+    ``1 - prob`` as class 0 at its score.  The object pickles.
 
     Parameters
     ----------
     window : int, str, datetime.timedelta, numpy.timedelta64 or None, default=None
-        The last ``window`` predictions made (an int), the predictions whose
-        time is in (t - window, t] for t the time of the newest prediction (a
-        duration such as ``"2h"``; :meth:`predict` then needs ``time``), or
-        None: every prediction.
+        The last ``window`` predictions made (an int), those whose time is in
+        (t - window, t] for t the newest prediction's (a duration such as
+        ``"2h"``: :meth:`predict` then needs ``time``), or None: all.
     metrics : str, options object, or sequence of them, default=("auc",)
-        The realized metrics, as for :class:`SlidingWindow` (names of
-        :data:`~hmeasure_stream.WINDOW_METRICS` and options objects), but not
-        ``"auc_binned"`` or ``"multiclass_auc"``.  ``"auc"`` and DeLong's
-        ``"auc_lo"`` and ``"auc_hi"`` (level 0.95, or that of a
-        :class:`~hmeasure_stream.ConfidenceLevel` given) are always followed;
-        with ``"h"`` the expected H-measure too (``expected_h``).
+        The realized metrics, as for :class:`SlidingWindow`, but not
+        ``"auc_binned"`` or ``"multiclass_auc"``; ``"auc"``, ``"auc_lo"`` and
+        ``"auc_hi"`` (DeLong's interval, level 0.95 or a
+        :class:`~hmeasure_stream.ConfidenceLevel`'s) always; with ``"h"`` also
+        ``expected_h``, as :func:`~hmeasure_stream.expected_h_measure`.
     half_life : None
-        Exponential decay is not available here: anything but None is refused.
+        Decay is not available: anything but None is refused.
     pos_label : hashable, optional
-        The label of class 1 (a string, number, bool, ...); the one other
-        label is class 0.  Default: labels 0/1, -1/1 or booleans.
+        The label of class 1.  Default: labels 0/1, -1/1 or booleans.
 
     See Also
     --------
@@ -110,31 +106,18 @@ class DelayedAUC(Pickled):
 
     Notes
     -----
-    Per :meth:`predict`, :meth:`label` and :meth:`forget`, O(log w) for w
-    predictions in the window (the engines' updates; a dict from key to
-    prediction, a deque of the window's predictions in order); a read is
-    O(1) (O(log w) for a hull metric), memory O(w).  Each prediction enters
-    the expected engines as its two parts, replaced by its labelled point
-    when its label arrives; it enters the realized engines when labelled, and
-    leaves both when it leaves the window or is forgotten.  The values equal
-    the from-scratch :func:`~hmeasure_stream.auc`,
-    :func:`~hmeasure_stream.h_measure` and :func:`~hmeasure_stream.auc_ci`
-    of the labelled predictions and :func:`~hmeasure_stream.expected_auc`
-    (:func:`~hmeasure_stream.expected_h_measure`) of all of them (nan while
-    a class is absent).
-
-    Rules: a key held in the window cannot be predicted again (ValueError)
-    nor labelled twice (ValueError); :meth:`label` and :meth:`forget` of a
-    key never predicted or forgotten raise KeyError.  A label for a
-    prediction that left the window unlabelled is ignored and counted in
-    ``n_late_labels`` when the prediction is among the last ``2 * window``
-    predictions (predicted within ``2 * window`` of the newest time); older
-    ones are forgotten (KeyError).  A count window holds the predictions
-    among the last ``window`` made (a forgotten one does not bring an older
-    one back); times of a duration window must not go backwards.  A part of
-    a pending prediction lighter than 2**-64 (a probability within 2**-64 of
-    0 or 1) is left out of the expected engines.  Every refused call leaves
-    the structure unchanged.
+    O(log w) per :meth:`predict`, :meth:`label` and :meth:`forget` for w
+    predictions in the window, O(1) per read (O(log w) for a hull metric),
+    memory O(w); the values equal the from-scratch ones (nan while a class is
+    absent).  Rules: a key in the window is not predicted again nor labelled
+    twice (ValueError); :meth:`label` and :meth:`forget` of an unknown key
+    raise KeyError.  A label whose prediction left the window unlabelled is
+    ignored and counted in ``n_late_labels`` if the prediction is among the
+    last ``2 * window`` (KeyError if older).  A count window holds the
+    predictions among the last ``window`` made; a duration window's times
+    must not go backwards.  A part lighter than 2**-64 (``prob`` within
+    2**-64 of 0) is left out of the expected AUC.  A refused call changes
+    nothing.
 
     Examples
     --------
@@ -156,7 +139,6 @@ class DelayedAUC(Pickled):
         "_expired_order",
         "_horizon",
         "_labels",
-        "_level",
         "_made",
         "_metrics",
         "_n_labelled",
@@ -201,7 +183,6 @@ class DelayedAUC(Pickled):
                       if isinstance(options, ConfidenceLevel)), ConfidenceLevel())
         for name in ("auc_lo", "auc_hi"):
             realized.setdefault(name, level)
-        self._level = level.level
         self._realized = _window_engines(realized, capacity=16, seed=None)
         # The expected set: the AUC, and H with its options when H is asked.
         expected = {"auc": None}
@@ -224,24 +205,11 @@ class DelayedAUC(Pickled):
     # Updates.
 
     def predict(self, key, score, prob=None, *, time=None):
-        """Register a prediction: its score and probability of class 1.
+        """Register prediction ``key``: its finite ``score``, its (calibrated) probability
+        of class 1 ``prob`` (default: the score) and, for a duration window, its ``time``
+        (seconds since the epoch, datetime, ISO string; not before the newest).
 
-        Parameters
-        ----------
-        key : hashable
-            The prediction's identifier, given again to :meth:`label`.
-        score : float
-            The score whose ranking is evaluated, finite.
-        prob : float, optional
-            The (calibrated) probability of class 1, in [0, 1]; default: ``score``.
-        time : float, str, datetime or numpy.datetime64, optional
-            The prediction's time (seconds since the epoch, ...); required with
-            a duration window, not before the newest time.
-
-        Raises
-        ------
-        ValueError
-            On a key held in the window, an invalid score, probability or time.
+        Raises ValueError on a key in the window or an invalid value.
         """
         _check_key(key, "predict")
         if type(score) is not float or score - score != 0.0:  # (a finite float passes)
@@ -312,21 +280,9 @@ class DelayedAUC(Pickled):
                 del expired[key]
 
     def label(self, key, y_true):
-        """Supply the label of a prediction.
+        """The label of prediction ``key`` (0/1, -1/1, a boolean or ``pos_label``'s).
 
-        Parameters
-        ----------
-        key : hashable
-            The key given to :meth:`predict`.
-        y_true : int, bool or label
-            0/1, -1/1 or a boolean (class 1 is True), or ``pos_label`` / the other label.
-
-        Raises
-        ------
-        KeyError
-            If no prediction of that key is held (or remembered as late).
-        ValueError
-            If the prediction is labelled already, or the label is invalid.
+        Raises KeyError for an unknown key, ValueError for a second label.
         """
         _check_key(key, "label")
         if self._labels is None:
@@ -359,13 +315,7 @@ class DelayedAUC(Pickled):
             self._labels = labels
 
     def forget(self, key):
-        """Remove a prediction (labelled or not) from the window.
-
-        Raises
-        ------
-        KeyError
-            If no prediction of that key is held.
-        """
+        """Remove prediction ``key`` (labelled or not); KeyError if not in the window."""
         _check_key(key, "forget")
         slot = self._slots.get(key)
         if slot is None:
@@ -413,9 +363,20 @@ class DelayedAUC(Pickled):
         raise AssertionError(f"no realized engine computes {name!r}")  # (chosen for it)
 
     @property
+    def auc(self):
+        """The AUC of the labelled predictions in the window (nan while a class is absent)."""
+        return float(self._realized[0].auc)
+
+    def __getattr__(self, name):
+        # The other realized metrics by name (``h``, ``auc_lo``, ...); called only for
+        # names that are not attributes.
+        if name in METRICS and not name.startswith("_"):
+            return self._metric(name)
+        raise AttributeError(f"'DelayedAUC' object has no attribute {name!r}")
+
+    @property
     def expected_auc(self):
-        """The expected AUC of every prediction in the window (nan while an expected class
-        has no weight).  O(1)."""
+        """The expected AUC of every prediction in the window (nan without a class)."""
         return float(self._expected[0].auc)
 
     @property
@@ -427,8 +388,7 @@ class DelayedAUC(Pickled):
 
     @property
     def auc_ci(self):
-        """DeLong's interval ``(low, high, estimate)`` of the realized AUC, at the level
-        of ``"auc_lo"`` and ``"auc_hi"`` (0.95 by default)."""
+        """DeLong's interval ``(low, high, estimate)`` of the realized AUC (``auc_lo``)."""
         engine = self._realized[0]  # (the blocked engine of the interval and the AUC)
         return ConfidenceInterval(float(engine.auc_lo), float(engine.auc_hi), float(engine.auc))
 
@@ -443,26 +403,13 @@ class DelayedAUC(Pickled):
         return self._n_late_labels
 
     @property
-    def n_labelled(self):
-        """The labelled predictions in the window."""
-        return self._n_labelled
-
-    @property
     def pending_share(self):
-        """The share of the window's predictions still waiting for their label (nan when
-        the window is empty)."""
+        """The share of the window's predictions waiting for their label (nan if none)."""
         return self.n_pending / len(self._slots) if self._slots else math.nan
 
     def results(self):
-        """Every value followed, by name.
-
-        Returns
-        -------
-        dict
-            The realized ``"auc"`` and the other realized metrics asked for,
-            then ``"expected_auc"`` (and ``"expected_h"`` with ``"h"``),
-            ``"n_pending"``, ``"pending_share"``, ``"auc_lo"`` and ``"auc_hi"``.
-        """
+        """Every value by name: ``"auc"``, the other realized metrics, ``"expected_auc"``
+        (``"expected_h"``), ``"n_pending"``, ``"pending_share"``, ``"auc_lo"``, ``"auc_hi"``."""
         values = {name: self._metric(name) for name in dict.fromkeys(("auc", *self._metrics))}
         values["expected_auc"] = self.expected_auc
         if "h" in self._metrics:
@@ -482,11 +429,6 @@ class DelayedAUC(Pickled):
     def metrics(self):
         """The realized metrics asked for."""
         return self._metrics
-
-    @property
-    def level(self):
-        """The confidence level of ``auc_lo``, ``auc_hi`` and ``auc_ci``."""
-        return self._level
 
     def __len__(self):
         return len(self._slots)
@@ -565,12 +507,3 @@ class DelayedAUC(Pickled):
         if any(id(slot) not in remembered for slot in self._expired.values()):
             raise AssertionError("a late-label key is not in the memory's order")
         return True
-
-
-# One attribute per metric of the table, read from the realized engine that computes it.
-for _name in METRICS:
-    if _name not in ("auc_binned", "multiclass_auc"):
-        setattr(DelayedAUC, _name, property(
-            functools.partial(DelayedAUC._metric, name=_name),
-            doc=f"Of the labelled predictions in the window: {METRICS[_name].description}."))
-del _name
