@@ -31,8 +31,11 @@ from hmeasure_stream.metric_table import (
     ConfidenceLevel,
     metric_options,
 )
+# Both engine sets come from window._window_engines, the one place where a window's
+# engines are chosen from the metric table (read through the module: it is private
+# to the windows' layer).
+from hmeasure_stream.streaming import window as _window
 from hmeasure_stream.streaming._base import Pickled, claimed
-from hmeasure_stream.streaming.window import _needing, _window_engines
 
 __all__ = ["DelayedAUC"]
 
@@ -168,7 +171,7 @@ class DelayedAUC(Pickled):
         else:
             horizon = int(window)
         chosen = metric_options(metrics)
-        refused = _needing(chosen, BINS) + _needing(chosen, MULTICLASS)
+        refused = _window._needing(chosen, BINS) + _window._needing(chosen, MULTICLASS)
         if refused:
             raise ValueError(
                 f"DelayedAUC does not follow {refused}: 'auc_binned' places its bins from "
@@ -183,12 +186,12 @@ class DelayedAUC(Pickled):
                       if isinstance(options, ConfidenceLevel)), ConfidenceLevel())
         for name in ("auc_lo", "auc_hi"):
             realized.setdefault(name, level)
-        self._realized = _window_engines(realized, capacity=16, seed=None)
+        self._realized = _window._window_engines(realized, capacity=16, seed=None)
         # The expected set: the AUC, and H with its options when H is asked.
         expected = {"auc": None}
         if "h" in chosen:
             expected["h"] = chosen["h"]
-        self._expected = _window_engines(expected, capacity=16, seed=None)
+        self._expected = _window._window_engines(expected, capacity=16, seed=None)
         self._window = (np.timedelta64(horizon, "ns") if is_duration(window) else horizon)
         self._horizon = horizon
         self._by_time = is_duration(window)
