@@ -31,6 +31,7 @@ from hmeasure_stream.metric_table import (
     ConfidenceLevel,
     metric_options,
 )
+
 # Both engine sets come from window._window_engines, the one place where a window's
 # engines are chosen from the metric table (read through the module: it is private
 # to the windows' layer).
