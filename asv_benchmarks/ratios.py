@@ -1386,7 +1386,7 @@ def _nannyml_per_chunk(probs, chunk, rounds):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _delayed_steady_state(n, rounds, seed, m=10_000):
+def _delayed_steady_state(n, metrics, rounds, seed, m=10_000):
     """Seconds per predict, label and results() of a DelayedAUC holding a window of n
     predictions (each predict pushes the oldest out), median of ``rounds`` rounds of m
     calls each."""
@@ -1397,7 +1397,7 @@ def _delayed_steady_state(n, rounds, seed, m=10_000):
     scores = rng.random(total)
     labels = (rng.random(total) < scores).tolist()
     scores = scores.tolist()
-    monitor = DelayedAUC(window=n, metrics=("auc", "h"))
+    monitor = DelayedAUC(window=n, metrics=metrics)
     for key in range(n):  # the window filled, nine in ten labelled
         monitor.predict(key, scores[key])
         if key % 10:
@@ -1425,12 +1425,17 @@ def delayed_part(args):
     from hmeasure_stream import DelayedAUC, expected_auc
 
     rounds = max(5, args.rounds // 2)
-    print(f"\nDelayedAUC (metrics auc and h), window of n predictions, steady state "
-          f"(median of {rounds} rounds of 10^4 calls)")
-    for n in (10**4, 10**6):
-        seconds = _delayed_steady_state(n, rounds, args.seed)
-        print(f"  n = {n:<9,} predict {seconds['predict'] * 1e6:6.2f} us, label "
-              f"{seconds['label'] * 1e6:6.2f} us, results() {seconds['read'] * 1e6:6.2f} us")
+    print(f"\nDelayedAUC, a window of n predictions, steady state (each predict pushes the "
+          f"oldest out; median of {rounds} rounds of 10^4 calls)")
+    for metrics in (("auc",), ("auc", "h")):
+        for n in (10**4, 10**6):
+            seconds = _delayed_steady_state(n, metrics, rounds, args.seed)
+            print(f"  {'+'.join(metrics):<6} n = {n:<9,} predict {seconds['predict'] * 1e6:6.2f} "
+                  f"us, label {seconds['label'] * 1e6:6.2f} us, results() "
+                  f"{seconds['read'] * 1e6:6.2f} us")
+    yardstick = median_of(_weighted_step_seconds, rounds, args.seed)
+    print(f"  (yardstick in the same run: DynamicAUC.add + remove of a point of weight 0.3 at "
+          f"10^4 points, {yardstick * 1e6:.2f} us)")
     print("expected AUC of a chunk: ours from scratch and streaming, NannyML's CBPE "
           f"(median of {rounds} rounds)")
     for chunk in (10**4, 10**5):
@@ -1452,6 +1457,19 @@ def delayed_part(args):
                      f"({theirs['estimate_roc_auc'] / ours:4.1f}x ours)")
         print(line)
     return True
+
+
+def _weighted_step_seconds(seed, n=10_000):
+    """Seconds per add + remove of a weighted point in a DynamicAUC of n points."""
+    scores = np.random.default_rng(seed).random(2 * n).tolist()
+    tracker = DynamicAUC()
+    for score in scores[:n]:
+        tracker.add(score < 0.5, score, 0.3)
+    start = time.perf_counter()
+    for old, new in zip(scores[:n], scores[n:], strict=True):
+        tracker.add(new < 0.5, new, 0.3)
+        tracker.remove(old < 0.5, old, 0.3)
+    return (time.perf_counter() - start) / n
 
 
 def _streaming_seconds(monitor, probs, keys):

@@ -8,7 +8,6 @@ parts (the probability p as class 1, 1 - p as class 0 at its score, as
 """
 
 import collections
-import functools
 import itertools
 import math
 
@@ -32,8 +31,12 @@ from hmeasure_stream.metric_table import (
     ConfidenceLevel,
     metric_options,
 )
+
+# Both engine sets come from window._window_engines, the one place where a window's
+# engines are chosen from the metric table (read through the module: it is private
+# to the windows' layer).
+from hmeasure_stream.streaming import window as _window
 from hmeasure_stream.streaming._base import Pickled, claimed
-from hmeasure_stream.streaming.window import _needing, _window_engines
 
 __all__ = ["DelayedAUC"]
 
@@ -53,15 +56,19 @@ _PENDING = -1
 
 def _parts(prob):
     """The expected parts (is_pos, weight) of a pending prediction, heavier first (the
-    first weight added to an empty engine fixes its units: within 2**-64 of 1, every
-    later part is storable next to it)."""
-    parts = ((True, prob), (False, 1.0 - prob))
-    if prob < 0.5:
-        parts = parts[::-1]
-    return tuple(part for part in parts if part[1] >= _LIGHTEST_PART)
+    first weight added to an empty engine fixes its units: at least 1/2, every later part
+    of at least 2**-64 is storable next to it); a part lighter than that is left out (only
+    class 1's can be: 1 - prob is 0 or at least 2**-53)."""
+    if prob >= 0.5:
+        return ((True, prob), (False, 1.0 - prob)) if prob < 1.0 else ((True, prob),)
+    if prob >= _LIGHTEST_PART:
+        return ((False, 1.0 - prob), (True, prob))
+    return ((False, 1.0 - prob),)
 
 
 def _check_key(key, method):
+    if type(key) in (int, str):
+        return
     try:
         hash(key)
     except TypeError:
@@ -73,36 +80,28 @@ class DelayedAUC(Pickled):
 
     Register each prediction with :meth:`predict` when it is made and its
     label with :meth:`label` when it arrives.  Over the window of the latest
-    predictions, the realized metrics are those of the labelled predictions,
-    and ``expected_auc`` is :func:`~hmeasure_stream.expected_auc` of every
-    prediction: a labelled one with its label, a pending one counting its
-    probability ``prob`` as class 1 and ``1 - prob`` as class 0 at its score.
-    The object pickles.
+    predictions, the realized metrics (attributes of their names: ``auc``,
+    ``h``, ...) are those of the labelled predictions; ``expected_auc`` is
+    :func:`~hmeasure_stream.expected_auc` of all of them, a labelled one with
+    its label, a pending one counting its probability ``prob`` as class 1 and
+    ``1 - prob`` as class 0 at its score.  The object pickles.
 
     Parameters
     ----------
     window : int, str, datetime.timedelta, numpy.timedelta64 or None, default=None
-        The last ``window`` predictions made (an int), the predictions whose
-        time is in (t - window, t] for t the time of the newest prediction (a
-        duration such as ``"2h"``; :meth:`predict` then needs ``time``), or
-        None: every prediction.
+        The last ``window`` predictions made (an int), those whose time is in
+        (t - window, t] for t the newest prediction's (a duration such as
+        ``"2h"``: :meth:`predict` then needs ``time``), or None: all.
     metrics : str, options object, or sequence of them, default=("auc",)
-        The realized metrics, as for :class:`SlidingWindow` (names of
-        :data:`~hmeasure_stream.WINDOW_METRICS` and options objects), but not
-        ``"auc_binned"`` or ``"multiclass_auc"``.  ``"auc"`` and DeLong's
-        ``"auc_lo"`` and ``"auc_hi"`` (level 0.95, or that of a
-        :class:`~hmeasure_stream.ConfidenceLevel` given) are always followed;
-        with ``"h"`` the expected H-measure too (``expected_h``).
+        The realized metrics, as for :class:`SlidingWindow`, but not
+        ``"auc_binned"`` or ``"multiclass_auc"``; ``"auc"``, ``"auc_lo"`` and
+        ``"auc_hi"`` (DeLong's interval, level 0.95 or a
+        :class:`~hmeasure_stream.ConfidenceLevel`'s) always; with ``"h"`` also
+        ``expected_h``, as :func:`~hmeasure_stream.expected_h_measure`.
     half_life : None
-        Exponential decay is not available here: anything but None is refused.
+        Decay is not available: anything but None is refused.
     pos_label : hashable, optional
-        The label of class 1 (a string, number, bool, ...); the one other
-        label is class 0.  Default: labels 0/1, -1/1 or booleans.
-
-    Attributes
-    ----------
-    n_late_labels : int
-        Labels that arrived after their prediction left the window (ignored).
+        The label of class 1.  Default: labels 0/1, -1/1 or booleans.
 
     See Also
     --------
@@ -111,31 +110,18 @@ class DelayedAUC(Pickled):
 
     Notes
     -----
-    Per :meth:`predict`, :meth:`label` and :meth:`forget`, O(log w) for w
-    predictions in the window (the engines' updates; a dict from key to
-    prediction, a deque of the window's predictions in order); a read is
-    O(1) (O(log w) for a hull metric), memory O(w).  Each prediction enters
-    the expected engines as its two parts, replaced by its labelled point
-    when its label arrives; it enters the realized engines when labelled, and
-    leaves both when it leaves the window or is forgotten.  The values equal
-    the from-scratch :func:`~hmeasure_stream.auc`,
-    :func:`~hmeasure_stream.h_measure` and :func:`~hmeasure_stream.auc_ci`
-    of the labelled predictions and :func:`~hmeasure_stream.expected_auc`
-    (:func:`~hmeasure_stream.expected_h_measure`) of all of them (nan while
-    a class is absent).
-
-    Rules: a key held in the window cannot be predicted again (ValueError)
-    nor labelled twice (ValueError); :meth:`label` and :meth:`forget` of a
-    key never predicted or forgotten raise KeyError.  A label for a
-    prediction that left the window unlabelled is ignored and counted in
-    ``n_late_labels`` when the prediction is among the last ``2 * window``
-    predictions (predicted within ``2 * window`` of the newest time); older
-    ones are forgotten (KeyError).  A count window holds the predictions
-    among the last ``window`` made (a forgotten one does not bring an older
-    one back); times of a duration window must not go backwards.  A part of
-    a pending prediction lighter than 2**-64 (a probability within 2**-64 of
-    0 or 1) is left out of the expected engines.  Every refused call leaves
-    the structure unchanged.
+    O(log w) per :meth:`predict`, :meth:`label` and :meth:`forget` for w
+    predictions in the window, O(1) per read (O(log w) for a hull metric),
+    memory O(w); the values equal the from-scratch ones (nan while a class is
+    absent).  Rules: a key in the window is not predicted again nor labelled
+    twice (ValueError); :meth:`label` and :meth:`forget` of an unknown key
+    raise KeyError.  A label whose prediction left the window unlabelled is
+    ignored and counted in ``n_late_labels`` if the prediction is among the
+    last ``2 * window`` (KeyError if older).  A count window holds the
+    predictions among the last ``window`` made; a duration window's times
+    must not go backwards.  A part lighter than 2**-64 (``prob`` within
+    2**-64 of 0) is left out of the expected AUC.  A refused call changes
+    nothing.
 
     Examples
     --------
@@ -150,9 +136,23 @@ class DelayedAUC(Pickled):
     (1.0, 1, 0.884615)
     """
 
-    __slots__ = ("_by_time", "_expected", "_expired", "_expired_order", "_horizon", "_labels",
-                 "_level", "_made", "_metrics", "_n_labelled", "_newest", "_order", "_realized",
-                 "_slots", "_window", "n_late_labels")
+    __slots__ = (
+        "_by_time",
+        "_expected",
+        "_expired",
+        "_expired_order",
+        "_horizon",
+        "_labels",
+        "_made",
+        "_metrics",
+        "_n_labelled",
+        "_n_late_labels",
+        "_newest",
+        "_order",
+        "_realized",
+        "_slots",
+        "_window",
+    )
 
     def __init__(self, window=None, metrics=("auc",), *, half_life=None, pos_label=None):
         if half_life is not None:
@@ -172,7 +172,7 @@ class DelayedAUC(Pickled):
         else:
             horizon = int(window)
         chosen = metric_options(metrics)
-        refused = _needing(chosen, BINS) + _needing(chosen, MULTICLASS)
+        refused = _window._needing(chosen, BINS) + _window._needing(chosen, MULTICLASS)
         if refused:
             raise ValueError(
                 f"DelayedAUC does not follow {refused}: 'auc_binned' places its bins from "
@@ -187,13 +187,12 @@ class DelayedAUC(Pickled):
                       if isinstance(options, ConfidenceLevel)), ConfidenceLevel())
         for name in ("auc_lo", "auc_hi"):
             realized.setdefault(name, level)
-        self._level = level.level
-        self._realized = _window_engines(realized, capacity=16, seed=None)
+        self._realized = _window._window_engines(realized, capacity=16, seed=None)
         # The expected set: the AUC, and H with its options when H is asked.
         expected = {"auc": None}
         if "h" in chosen:
             expected["h"] = chosen["h"]
-        self._expected = _window_engines(expected, capacity=16, seed=None)
+        self._expected = _window._window_engines(expected, capacity=16, seed=None)
         self._window = (np.timedelta64(horizon, "ns") if is_duration(window) else horizon)
         self._horizon = horizon
         self._by_time = is_duration(window)
@@ -204,35 +203,26 @@ class DelayedAUC(Pickled):
         self._made = 0
         self._newest = None
         self._n_labelled = 0
-        self.n_late_labels = 0
+        self._n_late_labels = 0
 
     # ------------------------------------------------------------------
     # Updates.
 
     def predict(self, key, score, prob=None, *, time=None):
-        """Register a prediction: its score and probability of class 1.
+        """Register prediction ``key``: its finite ``score``, its (calibrated) probability
+        of class 1 ``prob`` (default: the score) and, for a duration window, its ``time``
+        (seconds since the epoch, datetime, ISO string; not before the newest).
 
-        Parameters
-        ----------
-        key : hashable
-            The prediction's identifier, given again to :meth:`label`.
-        score : float
-            The score whose ranking is evaluated, finite.
-        prob : float, optional
-            The (calibrated) probability of class 1, in [0, 1]; default: ``score``.
-        time : float, str, datetime or numpy.datetime64, optional
-            The prediction's time (seconds since the epoch, ...); required with
-            a duration window, not before the newest time.
-
-        Raises
-        ------
-        ValueError
-            On a key held in the window, an invalid score, probability or time.
+        Raises ValueError on a key in the window or an invalid value.
         """
         _check_key(key, "predict")
-        score = check_score_value(score, "score")
+        if type(score) is not float or score - score != 0.0:  # (a finite float passes)
+            score = check_score_value(score, "score")
         defaulted = prob is None
-        prob = score if defaulted else check_score_value(prob, "prob")
+        if defaulted:
+            prob = score
+        elif type(prob) is not float:
+            prob = check_score_value(prob, "prob")
         if not 0.0 <= prob <= 1.0:
             raise ValueError(
                 f"predict: prob must lie in [0, 1] (the probability of class 1), got {prob!r}"
@@ -294,21 +284,9 @@ class DelayedAUC(Pickled):
                 del expired[key]
 
     def label(self, key, y_true):
-        """Supply the label of a prediction.
+        """The label of prediction ``key`` (0/1, -1/1, a boolean or ``pos_label``'s).
 
-        Parameters
-        ----------
-        key : hashable
-            The key given to :meth:`predict`.
-        y_true : int, bool or label
-            0/1, -1/1 or a boolean (class 1 is True), or ``pos_label`` / the other label.
-
-        Raises
-        ------
-        KeyError
-            If no prediction of that key is held (or remembered as late).
-        ValueError
-            If the prediction is labelled already, or the label is invalid.
+        Raises KeyError for an unknown key, ValueError for a second label.
         """
         _check_key(key, "label")
         if self._labels is None:
@@ -325,7 +303,7 @@ class DelayedAUC(Pickled):
             if late[_LABEL] != _PENDING:
                 raise ValueError(f"label: the prediction {key!r} is labelled already")
             late[_LABEL] = int(is_pos)
-            self.n_late_labels += 1
+            self._n_late_labels += 1
             self._labels = labels
             return
         if slot[_LABEL] != _PENDING:
@@ -341,13 +319,7 @@ class DelayedAUC(Pickled):
             self._labels = labels
 
     def forget(self, key):
-        """Remove a prediction (labelled or not) from the window.
-
-        Raises
-        ------
-        KeyError
-            If no prediction of that key is held.
-        """
+        """Remove prediction ``key`` (labelled or not); KeyError if not in the window."""
         _check_key(key, "forget")
         slot = self._slots.get(key)
         if slot is None:
@@ -389,13 +361,26 @@ class DelayedAUC(Pickled):
         if name not in self._metrics and name not in ("auc", "auc_lo", "auc_hi"):
             raise AttributeError(
                 f"{name!r} is not among this monitor's metrics {list(self._metrics)}")
-        return float(getattr(next(engine for engine in self._realized
-                                  if name in engine.columns), name))
+        for engine in self._realized:  # (the first engine that computes it, as a window's)
+            if name in engine.columns:
+                return float(getattr(engine, name))
+        raise AssertionError(f"no realized engine computes {name!r}")  # (chosen for it)
+
+    @property
+    def auc(self):
+        """The AUC of the labelled predictions in the window (nan while a class is absent)."""
+        return float(self._realized[0].auc)
+
+    def __getattr__(self, name):
+        # The other realized metrics by name (``h``, ``auc_lo``, ...); called only for
+        # names that are not attributes.
+        if name in METRICS and not name.startswith("_"):
+            return self._metric(name)
+        raise AttributeError(f"'DelayedAUC' object has no attribute {name!r}")
 
     @property
     def expected_auc(self):
-        """The expected AUC of every prediction in the window (nan while an expected class
-        has no weight).  O(1)."""
+        """The expected AUC of every prediction in the window (nan without a class)."""
         return float(self._expected[0].auc)
 
     @property
@@ -407,10 +392,9 @@ class DelayedAUC(Pickled):
 
     @property
     def auc_ci(self):
-        """DeLong's interval ``(low, high, estimate)`` of the realized AUC, at the level
-        of ``"auc_lo"`` and ``"auc_hi"`` (0.95 by default)."""
-        return ConfidenceInterval(self._metric("auc_lo"), self._metric("auc_hi"),
-                                  self._metric("auc"))
+        """DeLong's interval ``(low, high, estimate)`` of the realized AUC (``auc_lo``)."""
+        engine = self._realized[0]  # (the blocked engine of the interval and the AUC)
+        return ConfidenceInterval(float(engine.auc_lo), float(engine.auc_hi), float(engine.auc))
 
     @property
     def n_pending(self):
@@ -418,26 +402,18 @@ class DelayedAUC(Pickled):
         return len(self._slots) - self._n_labelled
 
     @property
-    def n_labelled(self):
-        """The labelled predictions in the window."""
-        return self._n_labelled
+    def n_late_labels(self):
+        """The labels that arrived after their prediction left the window (ignored)."""
+        return self._n_late_labels
 
     @property
     def pending_share(self):
-        """The share of the window's predictions still waiting for their label (nan when
-        the window is empty)."""
+        """The share of the window's predictions waiting for their label (nan if none)."""
         return self.n_pending / len(self._slots) if self._slots else math.nan
 
     def results(self):
-        """Every value followed, by name.
-
-        Returns
-        -------
-        dict
-            The realized ``"auc"`` and the other realized metrics asked for,
-            then ``"expected_auc"`` (and ``"expected_h"`` with ``"h"``),
-            ``"n_pending"``, ``"pending_share"``, ``"auc_lo"`` and ``"auc_hi"``.
-        """
+        """Every value by name: ``"auc"``, the other realized metrics, ``"expected_auc"``
+        (``"expected_h"``), ``"n_pending"``, ``"pending_share"``, ``"auc_lo"``, ``"auc_hi"``."""
         values = {name: self._metric(name) for name in dict.fromkeys(("auc", *self._metrics))}
         values["expected_auc"] = self.expected_auc
         if "h" in self._metrics:
@@ -457,11 +433,6 @@ class DelayedAUC(Pickled):
     def metrics(self):
         """The realized metrics asked for."""
         return self._metrics
-
-    @property
-    def level(self):
-        """The confidence level of ``auc_lo``, ``auc_hi`` and ``auc_ci``."""
-        return self._level
 
     def __len__(self):
         return len(self._slots)
@@ -540,12 +511,3 @@ class DelayedAUC(Pickled):
         if any(id(slot) not in remembered for slot in self._expired.values()):
             raise AssertionError("a late-label key is not in the memory's order")
         return True
-
-
-# One attribute per metric of the table, read from the realized engine that computes it.
-for _name in METRICS:
-    if _name not in ("auc_binned", "multiclass_auc"):
-        setattr(DelayedAUC, _name, property(
-            functools.partial(DelayedAUC._metric, name=_name),
-            doc=f"Of the labelled predictions in the window: {METRICS[_name].description}."))
-del _name

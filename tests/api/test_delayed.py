@@ -197,6 +197,8 @@ class DelayedMachine(RuleBasedStateMachine):
                 assert close(monitor.auc_ci.low, low) and close(results["auc_lo"], low)
                 assert close(monitor.auc_ci.high, high) and close(results["auc_hi"], high)
                 assert close(monitor.auc_ci.estimate, estimate)
+            else:  # DeLong's variance needs two points of each class (auc_ci refuses)
+                assert math.isnan(results["auc_lo"]) and math.isnan(monitor.auc_ci.high)
             if "h" in results:
                 h = hs.h_measure(y, s) if n_pos and n_neg else math.nan
                 assert close(results["h"], h) and close(monitor.h, h)
@@ -303,7 +305,6 @@ def test_options_and_refusals():
         with pytest.raises(ValueError):
             DelayedAUC(window)
     monitor = DelayedAUC(metrics=("auc", Compression(0.1), ConfidenceLevel(0.9)))
-    assert monitor.level == 0.9
     with pytest.raises(AttributeError, match="expected_h"):
         monitor.expected_h  # noqa: B018
     with pytest.raises(AttributeError, match="'h'"):
@@ -342,3 +343,20 @@ def test_no_drift_over_many_updates():
     assert monitor.auc == pytest.approx(hs.auc(labels[held][known], scores[held][known]),
                                         abs=1e-15)
     assert monitor._check()
+
+
+def test_pickle_format_and_consistency_are_checked():
+    monitor = DelayedAUC(window=4, metrics=("auc", "h"))
+    for key, (score, y) in enumerate([(0.9, 1), (0.2, 0), (0.6, None), (0.4, 1)]):
+        monitor.predict(key, score)
+        if y is not None:
+            monitor.label(key, y)
+    copy = pickle.loads(pickle.dumps(monitor))
+    assert pickle.dumps(copy) == pickle.dumps(monitor) and copy._check()
+    assert copy.results() == pytest.approx(monitor.results(), nan_ok=True)
+    state = monitor.__getstate__()
+    blank = DelayedAUC.__new__(DelayedAUC)
+    with pytest.raises(ValueError, match="pickle format 2"):
+        blank.__setstate__({**state, "format": 2})
+    with pytest.raises(ValueError, match="labelled predictions"):
+        blank.__setstate__({**state, "_n_labelled": 2})  # three are labelled
