@@ -1169,7 +1169,8 @@ def _summary(args, monitor):
         tracker = monitor.tracker
         counts = (f"{monitor.rows - monitor.class_counts.sum()} predictions, "
                   f"{monitor.class_counts.sum()} labels ({counts}); {tracker.n_pending} of "
-                  f"the window's {len(tracker)} predictions pending")
+                  f"the window's {len(tracker)} predictions pending; {tracker.n_late_labels} "
+                  "labels arrived after their prediction left the window, ignored")
         final.append(f"expected AUC {tracker.expected_auc:.6f}")
     return (f"hmeasure-stream: {monitor.rows} rows ({counts}), "
             f"{span}; last: {', '.join(final)}{written}")
