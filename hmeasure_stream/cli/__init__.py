@@ -299,7 +299,8 @@ class DelayedMonitor:
                 written.append(tracker.results())
         self.rows += labels.shape[0]
         return (np.array(emitted, dtype=np.int64),
-                {name: np.array([values[name] for values in written], dtype=np.float64)
+                {name: np.array([values[name] for values in written],
+                                dtype=np.int64 if name == "n_pending" else np.float64)
                  for name in self.columns})
 
     @property

@@ -153,3 +153,12 @@ def test_an_array_format_is_refused(tmp_path, capsys):
     np.savez(path, id=np.arange(3), label=np.array([0, 1, 0]), score=np.array([0.1, 0.2, 0.3]))
     code, _, err = run_cli([path, "--delayed", "--id-col", "id"], capsys)
     assert code == 2 and "--delayed reads a CSV stream" in err, err
+
+
+def test_a_label_after_its_prediction_left_the_window_is_ignored_and_counted(tmp_path, capsys):
+    path = tmp_path / "stream.csv"
+    path.write_text("id,label,score\na,,0.9\nb,,0.2\nc,,0.7\na,1,\nb,0,\nc,1,\n")
+    code, out, err = run_cli([path, "--delayed", "--id-col", "id", "--window", 2], capsys)
+    assert code == 0, err
+    assert out.strip().splitlines()[-1] == "5,c,1.0,1.0,0"
+    assert "1 labels arrived after their prediction left the window, ignored" in err
