@@ -20,12 +20,12 @@ defined (as in scikit-learn), so unlike the ranking metrics nothing is
 refused for it.
 """
 
-import math
 from dataclasses import dataclass
 from typing import NamedTuple
 
 import numpy as np
 
+from hmeasure_stream._core.groups import exact_sum as _exact_sum
 from hmeasure_stream._validation import (
     binary_input,
     check_integer,
@@ -123,8 +123,8 @@ def _weighted_mean(values, weights):
     """``sum(weights * values) / sum(weights)``, both sums exactly rounded (weights
     None: the plain mean)."""
     if weights is None:
-        return math.fsum(values.tolist()) / values.shape[0]
-    return math.fsum((weights * values).tolist()) / math.fsum(weights.tolist())
+        return _exact_sum(values) / values.shape[0]
+    return _exact_sum(weights * values) / _exact_sum(weights)
 
 
 def brier_score(y_true, y_prob, *, sample_weight=None, pos_label=None):

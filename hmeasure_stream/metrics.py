@@ -5,12 +5,12 @@ tested against, and fast in their own right: O(n log n), dominated by two
 numpy sorts, with the linear passes in compiled code.
 """
 
-import math
 
 import numpy as np
 
 from hmeasure_stream._core.curves import hull_of
 from hmeasure_stream._core.groups import auc_value as _auc_value
+from hmeasure_stream._core.groups import exact_sum as _exact_sum
 from hmeasure_stream._core.groups import hull_and_cost as _hull_and_cost
 from hmeasure_stream._core.groups import hull_h_and_auc as _hull_h_and_auc
 from hmeasure_stream._core.groups import roc_groups as _roc_groups
@@ -528,8 +528,8 @@ def hmeasure_report(
     above = as_1d(y_score, "y_score", column=True) > threshold
     weights = (np.ones(is_pos.shape[0]) if sample_weight is None
                else check_weights(sample_weight, is_pos.shape[0]))
-    counts = (math.fsum(weights[is_pos & above]), math.fsum(weights[~is_pos & above]),
-              math.fsum(weights[~is_pos & ~above]), math.fsum(weights[is_pos & ~above]))
+    counts = (_exact_sum(weights[is_pos & above]), _exact_sum(weights[~is_pos & above]),
+              _exact_sum(weights[~is_pos & ~above]), _exact_sum(weights[is_pos & ~above]))
     report = r_report(
         levels, roc_auc, curve,
         spec_at_sens=lambda level: r_lookup(cdf_pos, cdf_neg, 1.0 - level),

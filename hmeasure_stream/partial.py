@@ -17,6 +17,7 @@ import math
 
 import numpy as np
 
+from hmeasure_stream._core.groups import exact_sum as _exact_sum
 from hmeasure_stream._core.partial import corrected as _corrected
 from hmeasure_stream._core.partial import exact_area as _exact_area
 from hmeasure_stream._core.partial import sides as _sides
@@ -59,7 +60,7 @@ def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
         return _exact_area(twice_inside, width_inside, width_above, cuts, fpr_box, tpr_box,
                            n_neg, n_pos)
     group_neg, group_pos = weighted_groups(y_true, y_score, sample_weight, "The partial AUC")
-    total_neg, total_pos = math.fsum(group_neg), math.fsum(group_pos)
+    total_neg, total_pos = _exact_sum(group_neg), _exact_sum(group_pos)
     area = _partial.box_area_groups(
         group_neg, group_pos, a * total_neg, b * total_neg, c * total_pos, d * total_pos
     )
@@ -337,7 +338,7 @@ def weighted_auc(y_true, y_score, weight, *, sample_weight=None, pos_label=None)
     neg, neg_weight, pos, pos_weight = weighted_classes(
         y_true, y_score, sample_weight, "The weighted AUC"
     )
-    total_neg, total_pos = math.fsum(neg_weight), math.fsum(pos_weight)
+    total_neg, total_pos = _exact_sum(neg_weight), _exact_sum(pos_weight)
     _, at_or_below = _scratch.placements(neg, neg, neg_weight)
     pos_below, pos_at_or_below = _scratch.placements(neg, pos, pos_weight)
     twice_wins = 2.0 * total_pos - pos_at_or_below - pos_below

@@ -32,6 +32,7 @@ from scipy import special
 from hmeasure_stream._core.delong import AUCInterval, BootstrapInterval, ConfidenceInterval
 from hmeasure_stream._core.delong import check_class_sizes as _check_class_sizes
 from hmeasure_stream._core.delong import delong_interval as _delong_interval
+from hmeasure_stream._core.groups import exact_sum as _exact_sum
 from hmeasure_stream._core.groups import groups_auc as _groups_auc
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._validation import (
@@ -209,7 +210,7 @@ def _variance_and_auc(y_true, y_score, sample_weight, metric, with_auc, label_na
     # Frequency weights: their scale is the sample size, so they stay as given.
     neg, w_neg, pos, w_pos = weighted_classes(y_true, y_score, sample_weight, metric,
                                               normalize=False)
-    total_neg, total_pos = math.fsum(w_neg), math.fsum(w_pos)
+    total_neg, total_pos = _exact_sum(w_neg), _exact_sum(w_pos)
     _check_class_sizes(total_neg, total_pos, metric, weighted=True)
     variance = _weighted_variance(neg, w_neg, pos, w_pos, total_neg, total_pos)
     if not with_auc:

@@ -10,10 +10,10 @@ specificity or a sensitivity also reads a *piece* of the curve: the one or
 two points around the value, which a structure's engine finds in O(log n).
 """
 
-import math
 
 import numpy as np
 
+from hmeasure_stream._core.groups import exact_sum
 from hmeasure_stream._engines._scratch import upper_hull
 from hmeasure_stream._validation import check_option
 
@@ -89,7 +89,7 @@ def average_precision_of(fp, tp):
     """Average precision: sum_k (tp_k - tp_(k-1)) precision_k / N1, exactly rounded."""
     added = np.diff(tp, prepend=0)
     terms = added * (tp / (tp + fp))
-    return math.fsum(terms.tolist()) / float(tp[-1])
+    return exact_sum(terms) / float(tp[-1])
 
 
 def proc_curve(keys, fp, tp):

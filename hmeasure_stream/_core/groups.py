@@ -102,10 +102,15 @@ def auc_value(y_true, y_score, sample_weight=None):
     return groups_auc(*weighted_groups(y_true, y_score, sample_weight, "AUC"))
 
 
+def exact_sum(values):
+    """The sum of float64 values rounded once (``math.fsum``'s value), in C."""
+    return _scratch.exactly_rounded_sum(np.ascontiguousarray(values, dtype=np.float64))
+
+
 def groups_auc(group_neg, group_pos):
     """The AUC of float64 groups, both classes of positive weight."""
     twice_u = _scratch.auc2_groups(group_neg, group_pos)
-    return unit(twice_u / (2.0 * math.fsum(group_neg) * math.fsum(group_pos)))
+    return unit(twice_u / (2.0 * exact_sum(group_neg) * exact_sum(group_pos)))
 
 
 def expected_groups(probs, scores, weights):
@@ -215,7 +220,7 @@ def summarise(groups, lower, hull=True):
         weight_neg, weight_pos = int(neg.sum()), int(pos.sum())
         twice_u = int(_scratch.auc2_groups(neg, pos))
     else:
-        weight_neg, weight_pos = math.fsum(neg), math.fsum(pos)
+        weight_neg, weight_pos = exact_sum(neg), exact_sum(pos)
         twice_u = float(_scratch.auc2_groups(neg, pos))
     upper = _edges(*_scratch.upper_hull(neg, pos)) if hull else None
     low = None

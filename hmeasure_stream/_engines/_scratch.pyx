@@ -680,5 +680,70 @@ def dot_compensated(const double[::1] a, const double[::1] b):
     return total + compensation
 
 
+# Shewchuk's non-overlapping partials of finite doubles occupy disjoint bit
+# ranges of the 2098 bit positions of float64, so this many always suffice.
+cdef enum:
+    _MAX_PARTIALS = 2100
+
+
+def exactly_rounded_sum(const double[::1] values):
+    """The sum of finite ``values`` rounded once, as ``math.fsum`` gives it, in C.
+
+    Shewchuk, "Adaptive precision floating-point arithmetic and fast robust
+    geometric predicates", Discrete Comput. Geom. 1997, Sec. 2.8: each value
+    is added into a list of non-overlapping partials by error-free sums
+    (Knuth's TwoSum), so the partials hold the exact sum; it is then rounded
+    from the largest partial down, with the round-half-even correction when
+    the rest lies exactly half way.  O(n) for values of similar exponents
+    (the partials stay few).
+    """
+    cdef Py_ssize_t k, i, j, count = 0
+    cdef double x, y, t, high, low, twice, rounded, half
+    cdef double* partials = <double*> malloc(_MAX_PARTIALS * sizeof(double))
+    if partials == NULL:
+        raise MemoryError("exactly_rounded_sum: no memory for the partials")
+    with nogil:
+        for k in range(values.shape[0]):
+            x = values[k]
+            i = 0
+            for j in range(count):
+                y = partials[j]
+                if abs(x) < abs(y):
+                    x, y = y, x
+                high = x + y
+                low = y - (high - x)
+                if low != 0.0:
+                    partials[i] = low
+                    i += 1
+                x = high
+            if x != 0.0:
+                partials[i] = x
+                i += 1
+            count = i
+        high = 0.0
+        if count > 0:
+            count -= 1
+            high = partials[count]
+            low = 0.0
+            while count > 0:
+                count -= 1
+                x, y = high, partials[count]
+                high = x + y
+                t = high - x
+                low = y - t
+                if low != 0.0:
+                    break
+            # Half way between two doubles: round to even, using the sign of what lies below.
+            if count > 0 and ((low < 0.0 and partials[count - 1] < 0.0)
+                              or (low > 0.0 and partials[count - 1] > 0.0)):
+                twice = low * 2.0
+                rounded = high + twice
+                half = rounded - high
+                if twice == half:
+                    high = rounded
+    free(partials)
+    return high
+
+
 #: Label dtypes the kernels take without conversion (the fused type ``label_t``).
 LABEL_DTYPES = _label_dtypes()
