@@ -54,7 +54,7 @@ The metric table :data:`METRICS` declares each metric a window follows
 # First: the command line's Ctrl-C while the modules below import (see _startup).
 from hmeasure_stream import _startup  # noqa: F401
 from hmeasure_stream._validation import InvertedScoresWarning
-from hmeasure_stream.binned import binned_auc, loglog_transform
+from hmeasure_stream.binned import OutOfRangeScoresWarning, binned_auc, loglog_transform
 from hmeasure_stream.calibration import (
     CalibrationReport,
     brier_score,
@@ -132,6 +132,7 @@ __all__ = [
     "FixedRates",
     "HCost",
     "InvertedScoresWarning",
+    "OutOfRangeScoresWarning",
     "PartialRange",
     "PrecisionRecallCurve",
     "ROCCurve",
