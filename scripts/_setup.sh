@@ -80,12 +80,14 @@ fi
 mapfile -t dependency_list < <(requirements package)
 pip_install "${dependency_list[@]}"
 
-# The compiler's lines ("[k/N] Compiling C object ...") are shown as they
-# come; pip's whole verbose output goes to .venv/build.log.
+# Meson's configure step and the compiler's lines ("[k/N] Compiling C object
+# ...") are shown as they come; pip's whole verbose output goes to
+# .venv/build.log.
 say "compiling the Cython engines (about 3 min on 2 cores; log in .venv/build.log)"
+shown='^ *(The Meson build system|Build targets in project|\[[0-9]+/[0-9]+\] )'
 set +e
 python -m pip --disable-pip-version-check install -v --no-build-isolation --no-deps -e . 2>&1 \
-    | tee .venv/build.log | { grep --line-buffered -E '^ *\[[0-9]+/[0-9]+\] ' >&2; true; }
+    | tee .venv/build.log | { grep --line-buffered -E "$shown" >&2; true; }
 status=${PIPESTATUS[0]}
 set -e
 if [ "$status" -ne 0 ]; then

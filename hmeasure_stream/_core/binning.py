@@ -70,13 +70,14 @@ class OutOfRangeScoresWarning(UserWarning):
     --------
     >>> import warnings
     >>> from hmeasure_stream import OutOfRangeScoresWarning, binned_auc
+    >>> y, s = [0, 1, 0, 1], [-2.0, -1.0, 0.5, 3.0]
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     result = binned_auc([0, 1, 0, 1], [-2.0, 0.5, 0.25, 3.0], bins=4)
+    ...     result = binned_auc(y, s, bins=5)
     >>> caught[0].category is OutOfRangeScoresWarning, result.n_below, result.n_above
-    (True, 1, 1)
-    >>> binned_auc([0, 1, 0, 1], [-2.0, 0.5, 0.25, 3.0], bins=4, score_range=(-2, 3)).auc
-    0.75
+    (True, 2, 1)
+    >>> result.auc, binned_auc(y, s, bins=5, score_range=(-2, 3)).auc  # exact: 0.75
+    (0.625, 0.75)
     """
 
 
@@ -96,7 +97,8 @@ def outside_range(n_outside, scores, score_range, strict, where, stacklevel=3):
     if scores.shape[0] == 1:
         what = f"the score {low!r} lies"
     else:
-        what = f"{n_outside} of {scores.shape[0]} scores (in [{low!r}, {high!r}]) lie"
+        verb = "lies" if n_outside == 1 else "lie"
+        what = f"{n_outside} of {scores.shape[0]} scores (in [{low!r}, {high!r}]) {verb}"
     message = f"{where}: {what} outside score_range {score_range}"
     if strict:
         raise ValueError(
