@@ -213,6 +213,6 @@ def test_a_strict_structure_refuses_and_stays_byte_identical():
 def test_a_strict_loglog_structure_refuses_before_freezing_its_alpha():
     tracker = BinnedAUC(8, transform="loglog", strict=True)
     before = pickle.dumps(tracker)
-    with pytest.raises(ValueError, match="the score 1.5 lies outside"):
+    with pytest.raises(ValueError, match=r"the score 1\.5 lies outside"):
         tracker.add(1, 1.5)
     assert pickle.dumps(tracker) == before and tracker.loglog_alpha is None
