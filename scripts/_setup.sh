@@ -73,7 +73,7 @@ mapfile -t build_list < <(requirements build)
 pip_install "${build_list[@]}"
 
 if [ -n "$extras" ]; then
-    say "installing the dependencies of [$extras]: pytest, scikit-learn, dask, sphinx, ... (about 2 min)"
+    say "installing the dependencies of [$extras]: pytest, scikit-learn, dask, sphinx, ... (a few minutes; pip lists them as it goes)"
 else
     say "checking the package's dependencies"
 fi
@@ -83,7 +83,7 @@ pip_install "${dependency_list[@]}"
 # Meson's configure step and the compiler's lines ("[k/N] Compiling C object
 # ...") are shown as they come; pip's whole verbose output goes to
 # .venv/build.log.
-say "compiling the Cython engines (about 3 min on 2 cores; log in .venv/build.log)"
+say "compiling the Cython engines: 66 steps, about 3 min on 2 idle cores (log in .venv/build.log)"
 shown='^ *(The Meson build system|Build targets in project|\[[0-9]+/[0-9]+\] )'
 set +e
 python -m pip --disable-pip-version-check install -v --no-build-isolation --no-deps -e . 2>&1 \
