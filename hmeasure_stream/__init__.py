@@ -56,7 +56,7 @@ The metric table :data:`METRICS` declares each metric a window follows
 from hmeasure_stream import _startup  # noqa: F401
 from hmeasure_stream._validation import InvertedScoresWarning
 from hmeasure_stream._version import __version__
-from hmeasure_stream.binned import binned_auc, loglog_transform
+from hmeasure_stream.binned import OutOfRangeScoresWarning, binned_auc, loglog_transform
 from hmeasure_stream.calibration import (
     CalibrationReport,
     brier_score,
@@ -134,6 +134,7 @@ __all__ = [
     "FixedRates",
     "HCost",
     "InvertedScoresWarning",
+    "OutOfRangeScoresWarning",
     "PartialRange",
     "PrecisionRecallCurve",
     "ROCCurve",

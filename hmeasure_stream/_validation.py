@@ -5,6 +5,7 @@ what is wrong and, for a bad element, gives its position and value.
 """
 
 import datetime
+import importlib
 import math
 import numbers
 import re
@@ -1299,16 +1300,37 @@ def check_time_value(value, name="time"):
     )
 
 
+# An ISO 8601 time of day followed by its zone: "Z" (UTC) or the offset from
+# UTC, "+hh:mm", "+hhmm" or "+hh".  numpy reads a zone with a UserWarning
+# (datetime64 has none), so without pandas the zone is read here.
+_ZONED_TIME = re.compile(r"(.*\d[T ]\d\d(?:[:.,\d]*\d)?)(?:Z|([+-])(\d\d)(?::?(\d\d))?)")
+
+
+def _numpy_times(values):
+    """ISO 8601 strings as int64 nanoseconds since the epoch (UTC), by numpy alone."""
+    local = values.copy()
+    offsets = np.zeros(values.shape[0], dtype=np.int64)
+    for position, text in enumerate(values.tolist()):
+        zoned = _ZONED_TIME.fullmatch(text)
+        if zoned is None:  # no zone: UTC, as numpy reads it
+            continue
+        local[position] = zoned[1]
+        if zoned[2] is not None:
+            minutes = int(zoned[3]) * 60 + int(zoned[4] or 0)
+            offsets[position] = (minutes if zoned[2] == "+" else -minutes) * 60 * 10**9
+    return local.astype("datetime64[ns]").astype(np.int64) - offsets
+
+
 def _parse_time_strings(array, name):
     try:
         import pandas
-    except ImportError:  # pragma: no cover - pandas is installed with the tests
+    except ImportError:
         pandas = None
 
     def parse(values):
         if pandas is not None:
             return pandas.to_datetime(values, utc=True, format="ISO8601").as_unit("ns").asi8
-        return values.astype("datetime64[ns]").astype(np.int64)
+        return _numpy_times(values)
 
     try:
         return parse(array)
@@ -1360,3 +1382,23 @@ def check_times(times, n_points, name="times"):
         return np.array([check_time_value(value, f"{name}[{position}]")
                          for position, value in enumerate(array.tolist())], dtype=np.int64)
     raise ValueError(f"{name} must be times, got an array of dtype {array.dtype}")
+
+
+def import_optional(*modules, needed_by, install):
+    """Import optional dependencies: the module (or a tuple of them, in order).
+
+    A missing one raises ImportError in one line naming what needs it and
+    the pip requirement that installs it (``install``, the package's extra
+    when it has one), instead of the bare ``ModuleNotFoundError``.
+    """
+    imported = []
+    for name in modules:
+        try:
+            imported.append(importlib.import_module(name))
+        except ModuleNotFoundError as error:
+            missing = (error.name or name).partition(".")[0]
+            raise ImportError(
+                f"{needed_by} needs {missing}, which is not installed: "
+                f"pip install '{install}'"
+            ) from None
+    return imported[0] if len(imported) == 1 else tuple(imported)

@@ -16,11 +16,17 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from hmeasure_stream._core.binning import (
+    OutOfRangeScoresWarning,
+    histograms,
+    outside_range,
+    result_fields,
+)
 from hmeasure_stream._core.binning import check_bins as _check_bins
 from hmeasure_stream._core.binning import check_score_range as _check_score_range
+from hmeasure_stream._core.binning import check_strict as _check_strict
 from hmeasure_stream._core.binning import check_transform as _check_transform
 from hmeasure_stream._core.binning import estimate_alpha as _estimate_alpha
-from hmeasure_stream._core.binning import histograms, result_fields
 from hmeasure_stream._engines import _binning
 from hmeasure_stream._validation import (
     binary_input,
@@ -34,7 +40,7 @@ from hmeasure_stream._validation import (
     with_pos_label,
 )
 
-__all__ = ["BinnedAUCResult", "binned_auc", "loglog_transform"]
+__all__ = ["BinnedAUCResult", "OutOfRangeScoresWarning", "binned_auc", "loglog_transform"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -182,7 +188,7 @@ def loglog_transform(r, alpha):
 
 
 def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
-               score_range=(0.0, 1.0), sample_weight=None, pos_label=None):
+               score_range=(0.0, 1.0), sample_weight=None, pos_label=None, strict=False):
     """Approximate AUC from binned class counts, with an error bound.
 
     The scores are counted in ``bins`` bins per class; the ROC curve through
@@ -195,7 +201,8 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
         Labels, 0/1 or bool; class 1 is the class expected to score higher.
     y_score : array-like of shape (n,)
         Scores, finite real numbers, expected in ``score_range`` (those outside
-        go to the end bins and are counted in ``n_below`` / ``n_above``).
+        go to the end bins, are counted in ``n_below`` / ``n_above`` and raise
+        a warning, or an error with ``strict``).
     bins : int, default 1000
         Number of bins m, 1 <= m <= 2**24.
     transform : {None, "loglog"}, default None
@@ -215,6 +222,9 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
         The label of class 1 (a string, number, bool, ...); the one other
         label in ``y_true`` is class 0 and a third one is refused.  Default:
         labels 0/1 or booleans (or -1/1, as in scikit-learn).
+    strict : bool, default False
+        Refuse scores outside ``score_range`` (ValueError) instead of
+        counting them in the end bins with a warning.
 
     Returns
     -------
@@ -228,10 +238,14 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     ValueError
         If the input is not 1-d, is empty, the lengths differ, a label is not
         0/1, a score or weight is not finite, a weight is negative, only one
-        class is present (with positive weight), or a parameter is invalid.
+        class is present (with positive weight), or a parameter is invalid;
+        with ``strict=True``, if a score lies outside ``score_range``.
 
     Warns
     -----
+    OutOfRangeScoresWarning
+        If scores lie outside ``score_range`` (and ``strict`` is False): the
+        message says how many and the scores' span.
     InvertedScoresWarning
         If the AUC is below 0.5 (the scores rank class 0 above class 1); the
         value is not flipped.  Silence it with ``warnings.filterwarnings(
@@ -301,6 +315,7 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     m = _check_bins(bins)
     transform, alpha = _check_transform(transform, loglog_alpha)
     lo, hi = _check_score_range(score_range)
+    strict = _check_strict(strict)
     labels, scores, weights = binary_input(y_true, y_score, sample_weight, ranks=False)
     if transform is not None and alpha is None:
         alpha = _estimate_alpha(scores, lo, hi)
@@ -317,6 +332,7 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
                                transform, alpha)
     bad_label, bad_score, n_below, n_above = flags
     raise_flagged(labels, scores, bad_label, bad_score)
+    outside_range(int(n_below + n_above), scores, (lo, hi), strict, "binned_auc")
     result = BinnedAUCResult(**result_fields(
         counts[:m], counts[m:], int(n_below), int(n_above), weighted, lo, hi, transform, alpha,
         scale_exponent if weighted else 0))

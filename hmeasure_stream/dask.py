@@ -34,17 +34,6 @@ from fractions import Fraction
 
 import numpy as np
 
-try:
-    import dask
-    import dask.array as da
-    import dask.dataframe as dd
-    import pandas as pd
-except ImportError as exc:  # pragma: no cover - depends on the environment
-    raise ImportError(
-        f"hmeasure_stream.dask needs dask and pandas ({exc.name} is missing): "
-        "pip install 'hmeasure_stream[dask]'"
-    ) from None
-
 from hmeasure_stream._core.binning import (
     ALPHA_SAMPLE,
     check_bins,
@@ -93,6 +82,7 @@ from hmeasure_stream._validation import (
     check_weights,
     equal_mask,
     first_other_labels,
+    import_optional,
     is_missing,
     raise_bad_label,
     raise_bad_score,
@@ -101,6 +91,10 @@ from hmeasure_stream._validation import (
 )
 from hmeasure_stream.binned import BinnedAUCResult
 from hmeasure_stream.metric_table import EXACT_AUC, HULL, LOWER_HULL, METRICS, REPORT
+
+dask, da, dd, pd = import_optional(
+    "dask", "dask.array", "dask.dataframe", "pandas", needed_by="hmeasure_stream.dask",
+    install="hmeasure_stream[dask]")
 
 __all__ = [
     "auc",

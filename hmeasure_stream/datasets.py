@@ -4,6 +4,8 @@ from importlib import resources
 
 import numpy as np
 
+from hmeasure_stream._validation import import_optional
+
 __all__ = ["load_default_stream"]
 
 
@@ -69,8 +71,6 @@ def load_default_stream(*, as_frame=False):
     y_true, y_score = table[:, 0].astype(np.int8), table[:, 1]
     if not as_frame:
         return y_true, y_score
-    try:
-        import pandas as pd
-    except ImportError:
-        raise ImportError("as_frame=True needs pandas: pip install pandas") from None
+    pd = import_optional("pandas", needed_by="load_default_stream(as_frame=True)",
+                         install="pandas")
     return pd.DataFrame({"label": y_true, "score": y_score})

@@ -26,6 +26,7 @@ from hmeasure_stream._validation import (
     check_max_fpr,
     check_score_value,
     check_weights,
+    import_optional,
     labels_as_is_pos,
     warn_if_inverted,
     with_pos_label,
@@ -537,9 +538,7 @@ def hmeasure_report(
         counts=counts,
     )
     if as_frame:
-        try:
-            import pandas as pd
-        except ImportError:
-            raise ImportError("hmeasure_report(as_frame=True) requires pandas") from None
+        pd = import_optional("pandas", needed_by="hmeasure_report(as_frame=True)",
+                             install="pandas")
         return pd.DataFrame([report])
     return report

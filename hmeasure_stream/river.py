@@ -13,10 +13,12 @@ Importing ``hmeasure_stream`` does not import river; importing this
 module does.
 """
 
-from river import base as river_base
-from river.metrics import base as metrics_base
-
+from hmeasure_stream._validation import import_optional
 from hmeasure_stream.streaming import DynamicAUC, DynamicH
+
+river_base, metrics_base = import_optional(
+    "river.base", "river.metrics.base", needed_by="hmeasure_stream.river",
+    install="hmeasure_stream[river]")
 
 __all__ = ["ROCAUC", "HMeasure"]
 

@@ -16,6 +16,7 @@ from hmeasure_stream._validation import (
     check_partial_correction,
     check_pos_label,
     check_rate_range,
+    import_optional,
 )
 from hmeasure_stream.metrics import h_measure
 from hmeasure_stream.partial import partial_auc
@@ -49,10 +50,8 @@ def _partial_auc_score(y_true, y_score, *, pos_label=None, **options):
 
 def _make(score, pos_label, options):
     pos_label = check_pos_label(pos_label)
-    try:
-        from sklearn.metrics import make_scorer
-    except ImportError:  # pragma: no cover - scikit-learn is installed with the tests
-        raise ImportError("the scorers need scikit-learn >= 1.4") from None
+    make_scorer = import_optional("sklearn.metrics", needed_by="hmeasure_stream.scorers",
+                                  install="scikit-learn>=1.4").make_scorer
     if pos_label is not None:
         options["pos_label"] = pos_label
     # scikit-learn's order for ranking metrics: decision_function when the

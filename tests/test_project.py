@@ -123,6 +123,31 @@ def test_readme_has_exactly_two_setup_commands_and_ci_runs_the_test_one():
     assert run_lines == ["bash scripts/test.sh"]
 
 
+def test_readme_opens_with_the_two_commands_saying_what_they_do_and_how_long():
+    readme = (ROOT / "README.md").read_text()
+    headings = re.findall(r"^## (.+)$", readme, flags=re.MULTILINE)
+    assert headings[0] == "Two commands"
+    # Before them only the title and the one-line summary; no other command.
+    assert len(readme.split("## Two commands", 1)[0].strip().splitlines()) <= 3
+    assert re.findall(r"^\$ (.+)$", readme, flags=re.MULTILINE)[:2] == [
+        "bash scripts/demo.sh", "bash scripts/test.sh"]
+    section = readme.split("## Two commands", 1)[1].split("\n## ", 1)[0]
+    for command in ("bash scripts/demo.sh", "bash scripts/test.sh"):
+        told = re.search(rf"^- `{re.escape(command)}` (.+?)(?=^- |\Z)", section,
+                         flags=re.MULTILINE | re.DOTALL)
+        assert told and re.search(r"about\s+\d+\s+minutes\s+on\s+2\s+cores", told.group(1)), command
+
+
+def test_readme_links_its_docs_pages_and_states_r_default_h_with_h():
+    readme = (ROOT / "README.md").read_text()
+    pages = re.findall(r"\]\((docs/[\w/]+\.rst)\)", readme)
+    assert len(set(pages)) >= 8
+    assert [page for page in pages if not (ROOT / page).is_file()] == []
+    # The default H and R's, where H is first explained (before the first example).
+    offers = readme.split("## What it offers", 1)[1].split("## Example", 1)[0]
+    assert "Beta(2, 2)" in offers and 'h_measure(y, s, severity_ratio="prior")' in offers
+
+
 def test_import_contracts_pass():
     """The layers of pyproject.toml's [tool.importlinter] hold (docs/implementation.rst)."""
     executable = shutil.which("lint-imports", path=str(Path(sys.executable).parent))

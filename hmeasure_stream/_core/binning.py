@@ -8,6 +8,7 @@ merge exactly.
 """
 
 import math
+import warnings
 
 import numpy as np
 
@@ -19,8 +20,9 @@ from hmeasure_stream._validation import (
     check_positive,
 )
 
-__all__ = ["ALPHA_SAMPLE", "MAX_BINS", "TRANSFORMS", "check_bins", "check_score_range",
-           "check_transform", "edges_of", "estimate_alpha", "histograms", "result_fields"]
+__all__ = ["ALPHA_SAMPLE", "MAX_BINS", "TRANSFORMS", "OutOfRangeScoresWarning", "check_bins",
+           "check_score_range", "check_strict", "check_transform", "edges_of",
+           "estimate_alpha", "histograms", "outside_range", "result_fields"]
 
 TRANSFORMS = {None: _binning.TRANSFORM_LINEAR, "loglog": _binning.TRANSFORM_LOGLOG}
 
@@ -47,6 +49,65 @@ ALPHA_SAMPLE = 65_536
 _ALPHA_TAIL = 0.01
 # ... and t is capped at this value, so alpha <= 1 / (2 log 2).
 _ALPHA_T_CAP = 0.25
+
+
+class OutOfRangeScoresWarning(UserWarning):
+    """Scores outside a binned AUC's ``score_range``: they were counted in the end bins.
+
+    Issued by :func:`~hmeasure_stream.binned_auc` and
+    :class:`~hmeasure_stream.BinnedAUC` when scores lie below or above
+    ``score_range`` (default (0, 1), for probabilities): the scores of all of
+    them share the two end bins, so the binned AUC is coarse (decision
+    values of a linear SVM, say, need ``score_range`` set to their span).
+    The message says how many and the span of the scores.  With
+    ``strict=True`` such scores are refused (``ValueError``) instead.
+
+    See Also
+    --------
+    hmeasure_stream.binned_auc : one of the two that issue it.
+
+    Examples
+    --------
+    >>> import warnings
+    >>> from hmeasure_stream import OutOfRangeScoresWarning, binned_auc
+    >>> y, s = [0, 1, 0, 1], [-2.0, -1.0, 0.5, 3.0]
+    >>> with warnings.catch_warnings(record=True) as caught:
+    ...     warnings.simplefilter("always")
+    ...     result = binned_auc(y, s, bins=5)
+    >>> caught[0].category is OutOfRangeScoresWarning, result.n_below, result.n_above
+    (True, 2, 1)
+    >>> result.auc, binned_auc(y, s, bins=5, score_range=(-2, 3)).auc  # exact: 0.75
+    (0.625, 0.75)
+    """
+
+
+OutOfRangeScoresWarning.__module__ = "hmeasure_stream"
+
+
+def check_strict(strict):
+    return check_option(strict, "strict", (False, True))
+
+
+def outside_range(n_outside, scores, score_range, strict, where, stacklevel=3):
+    """Refuse (``strict``: ValueError) or warn of the ``n_outside`` of ``scores`` outside
+    ``score_range``, naming how many and the scores' span; nothing if there are none."""
+    if n_outside == 0:
+        return
+    low, high = float(np.min(scores)), float(np.max(scores))
+    if scores.shape[0] == 1:
+        what = f"the score {low!r} lies"
+    else:
+        verb = "lies" if n_outside == 1 else "lie"
+        what = f"{n_outside} of {scores.shape[0]} scores (in [{low!r}, {high!r}]) {verb}"
+    message = f"{where}: {what} outside score_range {score_range}"
+    if strict:
+        raise ValueError(
+            f"{message}, and strict=True refuses them: pass a score_range that holds the "
+            "scores")
+    warnings.warn(
+        f"{message}; they are counted in the end bins, which coarsens the binned AUC. Pass "
+        "a score_range that holds the scores, or strict=True to refuse them",
+        OutOfRangeScoresWarning, stacklevel=stacklevel)
 
 
 def check_transform(transform, loglog_alpha):

@@ -5,9 +5,11 @@ import numpy as np
 from hmeasure_stream._core.binning import TRANSFORMS as _TRANSFORMS
 from hmeasure_stream._core.binning import check_bins as _check_bins
 from hmeasure_stream._core.binning import check_score_range as _check_score_range
+from hmeasure_stream._core.binning import check_strict as _check_strict
 from hmeasure_stream._core.binning import check_transform as _check_transform
 from hmeasure_stream._core.binning import edges_of as _edges
 from hmeasure_stream._core.binning import estimate_alpha as _estimate_alpha
+from hmeasure_stream._core.binning import outside_range as _outside_range
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._binning import bin_indices, bin_of_score
 from hmeasure_stream._engines._protocol import Status
@@ -50,12 +52,17 @@ class BinnedAUC(Pickled):
         added, as :func:`~hmeasure_stream.binned_auc` does, and then frozen so
         that every later point is binned with it.
     score_range : (float, float), default (0.0, 1.0)
-        The scores' range mapped to [0, 1]; scores outside it go to the end
-        bins (counted in ``n_below`` / ``n_above``).
+        The scores' range mapped to [0, 1]; scores added outside it go to the
+        end bins (counted in ``n_below`` / ``n_above``) with an
+        ``OutOfRangeScoresWarning`` saying how many and their span.
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...): the first other
         label added is class 0 from then on and a third one is refused.
         Default: labels 0/1, -1/1 or booleans.
+    strict : bool, default False
+        Refuse to add scores outside ``score_range`` (ValueError, nothing
+        added; a merge of a structure holding such points too) instead of
+        warning.
 
     Attributes
     ----------
@@ -94,19 +101,21 @@ class BinnedAUC(Pickled):
     True
     """
 
-    __slots__ = ("_alpha", "_bins", "_labels", "_outside", "_range", "_transform", "_tree")
+    __slots__ = ("_alpha", "_bins", "_labels", "_outside", "_range", "_strict", "_transform",
+                 "_tree")
 
     def __init__(self, bins, *, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
-                 pos_label=None):
+                 pos_label=None, strict=False):
         self._labels = label_map(pos_label)
         self._bins = _check_bins(bins)
         self._transform, self._alpha = _check_transform(transform, loglog_alpha)
         self._range = _check_score_range(score_range)
+        self._strict = _check_strict(strict)
         self._outside = np.zeros(2, dtype=np.int64)  # points below / above the range
         self._tree = BinTree(self._bins)
 
     def _binned(self, y_true, y_score, sample_weight):
-        """(bins, is_pos, weights, points below / above the range, the log-log alpha): a
+        """(bins, is_pos, scores, weights, points below / above the range, the log-log alpha): a
         batch's alpha is estimated while none is frozen, and frozen only once it is added."""
         is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
         alpha = self._alpha
@@ -118,18 +127,23 @@ class BinnedAUC(Pickled):
         bin_indices(scores, lo, hi - lo, self._bins, _TRANSFORMS[self._transform],
                     0.0 if alpha is None else alpha, bins)
         outside = np.array([np.count_nonzero(scores < lo), np.count_nonzero(scores > hi)])
-        return bins, is_pos, weights, outside, alpha
+        return bins, is_pos, scores, weights, outside, alpha
 
     def add_many(self, y_true, y_score, sample_weight=None):
         """Add a batch of points: O(k log m).
 
-        ValueError, adding nothing, if an entry is invalid or a weight is
-        2**400 times larger or smaller than the first positive weight held.
+        ValueError, adding nothing, if an entry is invalid, a weight is
+        2**400 times larger or smaller than the first positive weight held, or
+        (``strict``) a score lies outside ``score_range``; without ``strict``
+        such scores issue an ``OutOfRangeScoresWarning``.
         """
         with claimed(self._tree):  # (the tree, the counts outside the range, alpha, labels)
             y_true, labels = labels_many(self._labels, y_true)
-            bins, is_pos, weights, outside, alpha = self._binned(y_true, y_score,
-                                                                 sample_weight)
+            bins, is_pos, scores, weights, outside, alpha = self._binned(y_true, y_score,
+                                                                         sample_weight)
+            n_outside = int(outside.sum())
+            if self._strict:
+                _outside_range(n_outside, scores, self._range, True, "BinnedAUC")
             refused = self._tree.apply(bins, is_pos, weights, True)
             if refused >= 0:
                 raise ValueError(out_of_range_message(self._tree, weights, refused,
@@ -137,6 +151,7 @@ class BinnedAUC(Pickled):
             self._outside += outside
             self._alpha = alpha
             self._labels = labels
+        _outside_range(n_outside, scores, self._range, False, "BinnedAUC")
 
     def remove_many(self, y_true, y_score, sample_weight=None):
         """Remove a batch of points: O(k log m).
@@ -148,7 +163,7 @@ class BinnedAUC(Pickled):
         """
         with claimed(self._tree):
             y_true, labels = labels_many(self._labels, y_true)
-            bins, is_pos, weights, outside, _ = self._binned(y_true, y_score, sample_weight)
+            bins, is_pos, _, weights, outside, _ = self._binned(y_true, y_score, sample_weight)
             for side in (0, 1):
                 if outside[side] > self._outside[side]:
                     raise KeyError(self._missing_outside(side, int(outside[side])))
@@ -192,6 +207,8 @@ class BinnedAUC(Pickled):
             side = 0 if score < lo else 1 if score > hi else -1
             if side >= 0 and not adding and self._outside[side] == 0:
                 raise KeyError(self._missing_outside(side, 1))
+            if side >= 0 and adding and self._strict:
+                _outside_range(1, np.array([score]), self._range, True, "BinnedAUC")
             bin_index = bin_of_score(score, lo, hi - lo, self._bins,
                                      _TRANSFORMS[self._transform],
                                      0.0 if self._alpha is None else self._alpha)
@@ -203,7 +220,9 @@ class BinnedAUC(Pickled):
             if side >= 0:
                 self._outside[side] += 1 if adding else -1
             self._labels = labels
-            return True
+        if side >= 0 and adding:
+            _outside_range(1, np.array([score]), self._range, False, "BinnedAUC", stacklevel=4)
+        return True
 
     def add(self, y_true, y_score, weight=1.0):
         """Add one point: O(log m).  See :meth:`add_many`."""
@@ -224,7 +243,8 @@ class BinnedAUC(Pickled):
         """Add another structure's points (the same bins required): O(m).
 
         ValueError if the bins (number, range, transform, alpha) or the
-        labels differ.
+        labels differ, or this structure is ``strict`` and the other holds
+        points outside the score range.
         """
         if not isinstance(other, BinnedAUC):
             raise ValueError(f"can only merge a BinnedAUC, got {type(other).__name__}")
@@ -240,6 +260,11 @@ class BinnedAUC(Pickled):
                     f"cannot merge different bins: (bins, score_range, transform, "
                     f"loglog_alpha) {mine} and {theirs}"
                 )
+            if self._strict and other._outside.any():
+                raise ValueError(
+                    f"BinnedAUC: the other structure holds {int(other._outside.sum())} "
+                    f"point(s) outside score_range {self._range}, and strict=True refuses "
+                    "them")
             if not self._tree.add_counts(other._tree):
                 raise ValueError(merge_scale_message(self._tree.scale, other._tree.scale))
             self._outside += other._outside

@@ -23,6 +23,10 @@ from strategies import labelled_scores
 from hmeasure_stream import auc, binned_auc, loglog_transform
 from hmeasure_stream.datasets import load_default_stream
 
+# Scores outside score_range are part of what the bins are checked on here: their
+# OutOfRangeScoresWarning is tested in test_messages.py.
+pytestmark = pytest.mark.filterwarnings("ignore::hmeasure_stream.OutOfRangeScoresWarning")
+
 
 def naive_counts(y, s, m, lo=0.0, hi=1.0, alpha=None, w=None):
     neg, pos = [0] * m, [0] * m

@@ -8,8 +8,11 @@ import pytest
 from hmeasure_stream import BinnedAUC, auc, binned_auc
 
 # The from-scratch functions are the references here, on random data whose AUC may
-# be below 0.5: their InvertedScoresWarning is tested in test_pos_label.py.
-pytestmark = pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
+# be below 0.5: their InvertedScoresWarning is tested in test_pos_label.py.  Scores
+# outside score_range are part of what is checked here: their OutOfRangeScoresWarning
+# is tested in test_messages.py.
+pytestmark = [pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning"),
+              pytest.mark.filterwarnings("ignore::hmeasure_stream.OutOfRangeScoresWarning")]
 
 
 def assert_equals_batch(tracker, points, bins, **options):

@@ -24,9 +24,11 @@ from hmeasure_stream import dask as hsd
 from hmeasure_stream._demo import load_default_stream
 
 # The from-scratch functions are the references here, on random data whose AUC may
-# be below 0.5: their InvertedScoresWarning is tested in test_pos_label.py.
+# be below 0.5: their InvertedScoresWarning is tested in test_pos_label.py, and
+# binned_auc's OutOfRangeScoresWarning (scores beyond (0, 1)) in test_messages.py.
 pytestmark = [pytest.mark.slow,
-              pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")]
+              pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning"),
+              pytest.mark.filterwarnings("ignore::hmeasure_stream.OutOfRangeScoresWarning")]
 
 AUC_TOL = 1e-12
 H_TOL = 1e-9

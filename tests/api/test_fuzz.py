@@ -363,6 +363,7 @@ def test_functions_of_the_order(drawn):
 
 
 @pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.OutOfRangeScoresWarning")
 @given(drawn=arguments())
 def test_binned_auc(drawn):
     values, kinds = drawn
@@ -637,6 +638,8 @@ OTHER_STRUCTURES = {
 }
 
 
+# (BinnedAUC takes the fuzzed scores beyond its score_range with a warning.)
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.OutOfRangeScoresWarning")
 @settings(max_examples=200)
 @given(batches=st.lists(arguments(), min_size=1, max_size=3),
        name=st.sampled_from(sorted(OTHER_STRUCTURES)))

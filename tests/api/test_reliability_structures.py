@@ -116,7 +116,8 @@ def test_binned_remove_never_added_point_outside_the_range():
     _unchanged([tracker], lambda: tracker.remove(1, 5.0), KeyError, "above")
     _unchanged([tracker], lambda: tracker.remove_many([1], [5.0]), KeyError, "above")
     _unchanged([tracker], lambda: tracker.remove(0, -5.0), KeyError, "below")
-    tracker.add(1, 5.0)
+    with pytest.warns(hs.OutOfRangeScoresWarning, match=r"the score 5\.0 lies outside"):
+        tracker.add(1, 5.0)
     tracker.remove(1, 5.0)
     assert (tracker.result().n_below, tracker.result().n_above) == (0, 0)
 

@@ -81,6 +81,7 @@ def with_zeros(data, zeros):
 
 
 @pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.OutOfRangeScoresWarning")
 @given(data=labelled_scores(weighted=True), k=EXPONENTS,
        zeros=st.lists(st.booleans(), max_size=40))
 def test_from_scratch_functions(data, k, zeros):
