@@ -20,6 +20,7 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part labels
     python asv_benchmarks/ratios.py --part derived
     python asv_benchmarks/ratios.py --part operating
+    python asv_benchmarks/ratios.py --part ap_stream
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``sort`` (the from-scratch functions that sort -- auc, h_measure, roc_curve,
@@ -55,6 +56,10 @@ remove + ``auc`` plain, with ``variance=True``, after one ``partial_auc`` read a
 after one ``auc_variance`` read, at 10^4 to 10^6 points, and the first derived
 read's time at 10^6.  ``operating`` (``DynamicAUC.coords`` at a threshold, a
 specificity and a sensitivity from 10^4 to 10^6 points, and ``coords`` from scratch).
+``ap_stream`` (the average precision on streams): ``DynamicAUC.average_precision``
+within epsilon = 0.01 read at 10^4 to 10^6 points (its growth) next to the exact
+read, then the window metrics ``"ap"`` and ``"ap_approx"`` per step of
+``SlidingWindow`` against river's ``RollingPRAUC`` at windows 10^3 and 10^5.
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -73,6 +78,7 @@ from hmeasure import h_score
 from sklearn.metrics import roc_auc_score
 
 from hmeasure_stream import (
+    APApprox,
     ApproxAUC,
     ApproxH,
     BinnedAUC,
@@ -238,13 +244,14 @@ def report_target(name, value, relation, bound):
     return met
 
 
-def river_step_seconds(window, steps, seed):
-    """River's RollingROCAUC: update + get per step, after filling the window."""
+def river_step_seconds(window, steps, seed, name="RollingROCAUC"):
+    """River's RollingROCAUC (or rolling metric ``name``): update + get per step, after
+    filling the window."""
     from river import metrics
 
     y, s = make_data(window + steps, seed)
     labels, scores = y.astype(bool).tolist(), s.tolist()
-    metric = metrics.RollingROCAUC(window_size=window)
+    metric = getattr(metrics, name)(window_size=window)
     for i in range(window):
         metric.update(labels[i], scores[i])
     start = time.perf_counter()
@@ -1314,12 +1321,78 @@ def operating_part(args):
     return met
 
 
+def ap_read_part(args):
+    """``DynamicAUC.average_precision(epsilon=0.01)`` read from 10^4 to 10^6 points."""
+    reads, rounds = 200, max(7, args.rounds)
+    print(f"\nDynamicAUC.average_precision, per read (median of {rounds} interleaved rounds "
+          f"of {reads} reads within epsilon = 0.01; the exact read: one per round)")
+    trackers = {}
+    for n in (10**4, 10**5, 10**6):
+        y, s = make_data(n, args.seed)
+        trackers[n] = DynamicAUC()
+        trackers[n].add_many(y, s)
+
+    def approx(tracker):
+        read = tracker.average_precision
+        return lambda: [read(epsilon=0.01) for _ in range(reads)]
+
+    seconds = time_interleaved({**{("approx", n): approx(t) for n, t in trackers.items()},
+                                **{("exact", n): t.average_precision
+                                   for n, t in trackers.items()}}, rounds, rounds)
+    for n in trackers:
+        print(f"  n = {n:<9,} within 0.01 {seconds['approx', n] / reads * 1e6:8.2f} us   "
+              f"exact {seconds['exact', n] * 1e6:10.1f} us")
+    print("  targets:")
+    return report_target("average_precision(epsilon=0.01): growth 10^4 -> 10^6",
+                         seconds["approx", 10**6] / seconds["approx", 10**4], "<=", 3)
+
+
+def window_metric_step_seconds(metric, window, steps, seed):
+    """SlidingWindow's step with one metric, after filling the window (one chunk)."""
+    y, s = make_data(window + steps, seed)
+    monitor = SlidingWindow(window, metric)
+    monitor.update(y[:window], s[:window])
+    start = time.perf_counter()
+    monitor.update(y[window:], s[window:])
+    return (time.perf_counter() - start) / steps
+
+
+def ap_window_part(args):
+    """The window metrics "ap" and "ap_approx" per step against river's RollingPRAUC."""
+    rounds = max(5, args.rounds // 2)
+    steps = {10**3: (20_000, 200_000, 2000), 10**5: (20, 200_000, 200)}
+    print(f"\naverage precision over a sliding window, per step (median of {rounds} "
+          "interleaved rounds; river's RollingPRAUC is a trapezoid area, O(window) a step)")
+    measures = {}
+    for window, (river_steps, approx_steps, exact_steps) in steps.items():
+        measures["river", window] = (lambda w=window, k=river_steps:
+                                     river_step_seconds(w, k, args.seed, "RollingPRAUC"))
+        measures["ap_approx", window] = (lambda w=window, k=approx_steps:
+                                         window_metric_step_seconds(APApprox(0.01), w, k,
+                                                                    args.seed))
+        measures["ap", window] = (lambda w=window, k=exact_steps:
+                                  window_metric_step_seconds("ap", w, k, args.seed))
+    medians = interleaved_rounds(measures, rounds)
+    met = True
+    for window in steps:
+        river, approx, exact = (medians[name, window] for name in ("river", "ap_approx", "ap"))
+        print(f"  window {window:<7,} river RollingPRAUC {river * 1e6:10.2f} us   "
+              f"\"ap\" {exact * 1e6:9.2f} us   \"ap_approx\" (0.01) {approx * 1e6:7.2f} us   "
+              f"river / ap {river / exact:7.1f}   river / ap_approx {river / approx:8.1f}")
+    print("  targets:")
+    for window in steps:
+        met &= report_target(f"river / ap_approx at window {window:,}",
+                             medians["river", window] / medians["ap_approx", window], ">=", 1)
+    return met
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "sort", "streaming", "hull", "partial",
                                            "partial_stream", "multiclass", "multiclass_window",
                                            "binned", "approx_auc", "dask", "windows", "report",
-                                           "labels", "variance", "derived", "operating"],
+                                           "labels", "variance", "derived", "operating",
+                                           "ap_stream"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -1369,6 +1442,9 @@ def main(argv=None):
         all_met &= variance_part(args)
     if args.part in ("all", "derived"):
         all_met &= derived_part(args)
+    if args.part in ("all", "ap_stream"):
+        all_met &= ap_read_part(args)
+        all_met &= ap_window_part(args)
     return 0 if all_met else 1
 
 

@@ -354,6 +354,7 @@ cdef class BlockedAUCEngine(PointEngine):
         self.level_specificity = NAN
         self.level_sensitivity = NAN
         self.with_average_precision = False
+        self.ap_epsilon = NAN
         self.threshold = NAN
         self.box = None
         self.box_reader = NULL
@@ -634,6 +635,9 @@ cdef class BlockedAUCEngine(PointEngine):
             column += 1
         if self.with_average_precision:
             out[row, column] = self._average_precision()
+            column += 1
+        if self.ap_epsilon == self.ap_epsilon:
+            out[row, column] = self._approx_average_precision(self.ap_epsilon)
             column += 1
         if self.box_reader != NULL:
             out[row, column] = self.box_reader(self)
@@ -1403,6 +1407,7 @@ cdef class BlockedAUCEngine(PointEngine):
                 + ("sens_at_spec",) * (self.level_specificity == self.level_specificity)
                 + ("spec_at_sens",) * (self.level_sensitivity == self.level_sensitivity)
                 + ("ap",) * self.with_average_precision
+                + ("ap_approx",) * (self.ap_epsilon == self.ap_epsilon)
                 + ("pauc",) * (self.box_reader != NULL)
                 + ("auc_var", "auc_lo", "auc_hi") * self.interval)
 
@@ -1756,6 +1761,110 @@ cdef class BlockedAUCEngine(PointEngine):
                     compensated_add(&total, &compensation, at_pos * (tp / (tp + fp)))
         return (total + compensation) / tp
 
+    cdef double _approx_average_precision(self, double epsilon) noexcept nogil:
+        """The average precision within ``epsilon`` (relative) of ``_average_precision``:
+        nan while a class is absent.
+
+        The distinct scores are read from the highest down in groups (runs of
+        consecutive keys, so a tie is never split).  A group runs from its first
+        key, of rank (weight at or above it) r0 and true positives tp0, to the last
+        key whose rank r and true positives tp keep r tp <= (1 + epsilon)^2 r0 tp0
+        (``_group_end``): every precision tp / r in it lies in [tp0 / r_end,
+        tp_end / r0], a ratio of at most (1 + epsilon)^2.  Its class 1 weight w (exact,
+        from the segment tree's sums) times the harmonic mean of these two precisions
+        is within (r - 1) / (r + 1) < epsilon of its exact share (docs/implementation.rst,
+        "The approximate average precision").  O(log(R N1) / epsilon) groups, each a
+        scan of one block and a finger search of the segment tree."""
+        cdef double ratio = (1.0 + epsilon) * (1.0 + epsilon), total = 0.0
+        cdef double above_neg = 0.0, above_pos = 0.0, before_pos, start_rank, start_pos
+        cdef double total_neg, total_pos, weight
+        cdef int32_t block, index, slot
+        if not self._both_classes(&total_neg, &total_pos):
+            return NAN
+        block = self.order[self.n_blocks - 1]
+        index = self.size[block] - 1
+        while block >= 0:
+            # The group's first key, then its end: the first key past its bound.
+            slot = block * BLOCK + index
+            before_pos = above_pos
+            above_neg += self._held(slot, False)
+            above_pos += self._held(slot, True)
+            start_rank = above_neg + above_pos
+            start_pos = above_pos
+            index -= 1
+            # (No true positive yet: the group ends at the first; its weight is 0.)
+            self._group_end(ratio, 1.0 / start_rank if start_rank > 0.0 else 1.0,
+                            1.0 / start_pos if start_pos > 0.0 else INFINITY, &block, &index,
+                            &above_neg, &above_pos)
+            weight = above_pos - before_pos
+            if weight > 0.0 and start_pos > 0.0:
+                total += 2.0 * weight / ((above_neg + above_pos) / start_pos
+                                         + start_rank / above_pos)
+        return total / above_pos
+
+    cdef void _group_end(self, double ratio, double inverse_rank, double inverse_pos,
+                         int32_t* at_block, int32_t* at_index, double* above_neg,
+                         double* above_pos) noexcept nogil:
+        """From the key at ``at_index`` of ``at_block`` down, the first key whose rank r and
+        true positives tp (``above_*`` with its own weights) have r tp past ``ratio``
+        times the group's first (``inverse_*`` their inverses; a first tp of 0 gives an
+        infinite inverse: any tp > 0 is past).  Its block and index go to ``at_*`` (block
+        -1: none, the group runs to the lowest key); ``above_*`` gain the weights of the
+        keys passed.  The rest of the block is scanned; then a finger search: up from
+        the block's leaf while the left siblings stay within the bound, down into the
+        first that does not.  O(BLOCK + log n) per group."""
+        cdef int32_t block = at_block[0], index = at_index[0], slot, leaf
+        cdef Py_ssize_t node, child
+        cdef double neg, pos
+        while True:
+            while index >= 0:
+                slot = block * BLOCK + index
+                neg = above_neg[0] + self._held(slot, False)
+                pos = above_pos[0] + self._held(slot, True)
+                if ((neg + pos) * inverse_rank) * (pos * inverse_pos) > ratio:
+                    at_block[0] = block
+                    at_index[0] = index
+                    return
+                above_neg[0] = neg
+                above_pos[0] = pos
+                index -= 1
+            # Every leaf from the block's on is read: climb while the left sibling (the
+            # next lower scores) stays within the bound, taking its weights.
+            node = <Py_ssize_t>self.leaves + self.leaf_of_block[block]
+            while node > 1:
+                if node & 1:
+                    neg = above_neg[0] + self.tree[3 * (node - 1)]
+                    pos = above_pos[0] + self.tree[3 * (node - 1) + 1]
+                    if ((neg + pos) * inverse_rank) * (pos * inverse_pos) > ratio:
+                        node -= 1
+                        break
+                    above_neg[0] = neg
+                    above_pos[0] = pos
+                node >>= 1
+            if node == 1:
+                at_block[0] = -1
+                return
+            while node < self.leaves:
+                child = 2 * node + 1
+                neg = above_neg[0] + self.tree[3 * child]
+                pos = above_pos[0] + self.tree[3 * child + 1]
+                if ((neg + pos) * inverse_rank) * (pos * inverse_pos) > ratio:
+                    node = child
+                else:
+                    above_neg[0] = neg
+                    above_pos[0] = pos
+                    node = child - 1
+            # Gaps weigh nothing (a float node sum may still lead to one): the next
+            # block to the left.
+            leaf = <int32_t>(node - self.leaves)
+            while leaf >= 0 and self.block_at_leaf[leaf] < 0:
+                leaf -= 1
+            if leaf < 0:
+                at_block[0] = -1
+                return
+            block = self.block_at_leaf[leaf]
+            index = self.size[block] - 1
+
     def record_levels(self, double specificity, double sensitivity):
         """Record the sensitivity at ``specificity`` and the specificity at ``sensitivity``
         (each unless nan) in ``slide`` too (``_rate_at``)."""
@@ -1777,6 +1886,24 @@ cdef class BlockedAUCEngine(PointEngine):
     @property
     def ap(self):
         return self._average_precision()
+
+    def record_approx_average_precision(self, double epsilon):
+        """Record the average precision within ``epsilon`` in ``slide`` too (column
+        ``ap_approx``, ``_approx_average_precision``)."""
+        self.ap_epsilon = epsilon
+
+    @property
+    def ap_approx(self):
+        return self._approx_average_precision(self.ap_epsilon)
+
+    def approx_average_precision(self, double epsilon):
+        """The average precision within ``epsilon`` (relative) of the exact one, nan while
+        a class is absent (``_approx_average_precision``)."""
+        cdef double value
+        self._check_idle()
+        with nogil:
+            value = self._approx_average_precision(epsilon)
+        return value
 
     cdef double _present_key(self, int32_t block, int32_t index, int32_t step) noexcept nogil:
         """The score of the nearest key of positive weight after the key at ``index`` of
@@ -2014,7 +2141,7 @@ cdef class BlockedAUCEngine(PointEngine):
                                     self.newest_decay),
                                    (self.at_threshold, self.threshold,
                                     self.level_specificity, self.level_sensitivity,
-                                    self.with_average_precision), self.box))
+                                    self.with_average_precision, self.ap_epsilon), self.box))
 
 
 # The layout of the pickles ``__reduce__`` writes.
@@ -2057,7 +2184,7 @@ def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, 
         engine.inverse_scale = inverse_scale
         engine.interval, engine.quantile_low, engine.quantile_high, engine.newest_decay = interval
         (engine.at_threshold, engine.threshold, engine.level_specificity,
-         engine.level_sensitivity, engine.with_average_precision) = threshold
+         engine.level_sensitivity, engine.with_average_precision, engine.ap_epsilon) = threshold
         engine._check_layout()
     except (AssertionError, OverflowError, TypeError, ValueError) as error:
         raise ValueError(f"cannot unpickle this blocked engine: {error}") from None
