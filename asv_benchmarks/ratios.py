@@ -1347,31 +1347,40 @@ def ap_read_part(args):
                          seconds["approx", 10**6] / seconds["approx", 10**4], "<=", 3)
 
 
-def window_metric_step_seconds(metric, window, steps, seed):
-    """SlidingWindow's step with one metric, after filling the window (one chunk)."""
+def filled_window(metric, window, steps, seed):
+    """A SlidingWindow of ``metric`` that holds the first ``window`` points, pickled (each
+    round times a fresh copy: filling a window of "ap" is O(window^2)), and the next
+    ``steps`` points."""
     y, s = make_data(window + steps, seed)
     monitor = SlidingWindow(window, metric)
     monitor.update(y[:window], s[:window])
+    return pickle.dumps(monitor), y[window:], s[window:]
+
+
+def window_metric_step_seconds(filled):
+    """SlidingWindow's step (add, the oldest point out, the metric recorded), per step."""
+    blob, y, s = filled
+    monitor = pickle.loads(blob)
     start = time.perf_counter()
-    monitor.update(y[window:], s[window:])
-    return (time.perf_counter() - start) / steps
+    monitor.update(y, s)
+    return (time.perf_counter() - start) / len(y)
 
 
 def ap_window_part(args):
     """The window metrics "ap" and "ap_approx" per step against river's RollingPRAUC."""
     rounds = max(5, args.rounds // 2)
-    steps = {10**3: (20_000, 200_000, 2000), 10**5: (20, 200_000, 200)}
+    # Steps per round: river, "ap_approx", "ap".
+    steps = {10**3: (2000, 20_000, 5000), 10**5: (20, 2000, 100)}
     print(f"\naverage precision over a sliding window, per step (median of {rounds} "
           "interleaved rounds; river's RollingPRAUC is a trapezoid area, O(window) a step)")
     measures = {}
     for window, (river_steps, approx_steps, exact_steps) in steps.items():
+        approx = filled_window(APApprox(0.01), window, approx_steps, args.seed)
+        exact = filled_window("ap", window, exact_steps, args.seed)
         measures["river", window] = (lambda w=window, k=river_steps:
                                      river_step_seconds(w, k, args.seed, "RollingPRAUC"))
-        measures["ap_approx", window] = (lambda w=window, k=approx_steps:
-                                         window_metric_step_seconds(APApprox(0.01), w, k,
-                                                                    args.seed))
-        measures["ap", window] = (lambda w=window, k=exact_steps:
-                                  window_metric_step_seconds("ap", w, k, args.seed))
+        measures["ap_approx", window] = lambda f=approx: window_metric_step_seconds(f)
+        measures["ap", window] = lambda f=exact: window_metric_step_seconds(f)
     medians = interleaved_rounds(measures, rounds)
     met = True
     for window in steps:

@@ -154,9 +154,8 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef double _rate_at(self, bint by_sensitivity, double level) noexcept nogil
     cdef double _average_precision(self) noexcept nogil
     cdef double _approx_average_precision(self, double epsilon) noexcept nogil
-    cdef void _group_end(self, double ratio, double inverse_rank, double inverse_pos,
-                         int32_t* at_block, int32_t* at_index, double* above_neg,
-                         double* above_pos) noexcept nogil
+    cdef void _group_end(self, double ratio, double start_neg, double start_pos,
+                         int32_t* at_block, int32_t* at_index, double* above) noexcept nogil
     cdef double _auc(self) noexcept nogil
     cdef int _add_point(self, bint is_pos, double score, double weight, bint apply) except -1
     cdef int _remove_point(self, bint is_pos, double score, double weight,

@@ -198,6 +198,17 @@ cdef inline bint _crossed(bint by_sensitivity, double level, double total_neg,
     return (total_neg - (total_neg - below_neg)) / total_neg >= level
 
 
+cdef inline bint _past(double ratio, double start_neg, double start_pos, double neg,
+                       double pos) noexcept nogil:
+    """Whether class weights ``neg``, ``pos`` at or above a key leave the bracket of a
+    group that starts at ``start_neg``, ``start_pos``: the ratio of the precision bounds
+    pos (start_pos + neg) / (start_pos (pos + start_neg)) past ``ratio`` (it only grows
+    down the scores).  A group starting without class 1 weight ends at the first."""
+    if start_pos == 0.0:
+        return pos > 0.0
+    return pos * (start_pos + neg) > ratio * start_pos * (pos + start_neg)
+
+
 cdef inline void _prefetch_path(const double* tree, Py_ssize_t node) noexcept nogil:
     """Ask for the segment-tree nodes on the path from leaf ``node`` up (and their left
     siblings, in the same or the previous cache line) before they are read, so that
@@ -1766,97 +1777,104 @@ cdef class BlockedAUCEngine(PointEngine):
         nan while a class is absent.
 
         The distinct scores are read from the highest down in groups (runs of
-        consecutive keys, so a tie is never split).  A group runs from its first
-        key, of rank (weight at or above it) r0 and true positives tp0, to the last
-        key whose rank r and true positives tp keep r tp <= (1 + epsilon)^2 r0 tp0
-        (``_group_end``): every precision tp / r in it lies in [tp0 / r_end,
-        tp_end / r0], a ratio of at most (1 + epsilon)^2.  Its class 1 weight w (exact,
-        from the segment tree's sums) times the harmonic mean of these two precisions
-        is within (r - 1) / (r + 1) < epsilon of its exact share (docs/implementation.rst,
-        "The approximate average precision").  O(log(R N1) / epsilon) groups, each a
-        scan of one block and a finger search of the segment tree."""
+        consecutive keys, so a tie is never split).  A group starts at a key where
+        the class 1 and class 0 weights at or above it are tp0, fp0 and runs to the
+        last key whose tp, fp keep the precision's bracket within (1 + epsilon)^2:
+        every precision tp / (tp + fp) in a group ending at tp1, fp1 lies in
+        [tp0 / (tp0 + fp1), tp1 / (tp1 + fp0)] (``_past``).  The group's class 1
+        weight w (exact, from the segment tree's sums) times the harmonic mean of
+        the two ends is within (q - 1) / (q + 1) < epsilon of its exact share, q the
+        ends' ratio (docs/implementation.rst, "The approximate average
+        precision").  One block scan and one finger search of the segment tree per
+        group (``_group_end``)."""
         cdef double ratio = (1.0 + epsilon) * (1.0 + epsilon), total = 0.0
-        cdef double above_neg = 0.0, above_pos = 0.0, before_pos, start_rank, start_pos
-        cdef double total_neg, total_pos, weight
+        cdef double above[4]  # class 0 and 1 weights above the cursor, then at its block's end
+        cdef double before_pos, start_neg, start_pos, weight, total_neg, total_pos
         cdef int32_t block, index, slot
+        cdef Py_ssize_t leaf
         if not self._both_classes(&total_neg, &total_pos):
             return NAN
         block = self.order[self.n_blocks - 1]
         index = self.size[block] - 1
+        leaf = 3 * (<Py_ssize_t>self.leaves + self.leaf_of_block[block])
+        above[0] = above[1] = 0.0
+        above[2] = self.tree[leaf]
+        above[3] = self.tree[leaf + 1]
         while block >= 0:
-            # The group's first key, then its end: the first key past its bound.
+            # The group's first key, then its end: the first key past its bracket.
             slot = block * BLOCK + index
-            before_pos = above_pos
-            above_neg += self._held(slot, False)
-            above_pos += self._held(slot, True)
-            start_rank = above_neg + above_pos
-            start_pos = above_pos
+            before_pos = above[1]
+            above[0] += self._held(slot, False)
+            above[1] += self._held(slot, True)
+            start_neg = above[0]
+            start_pos = above[1]
             index -= 1
-            # (No true positive yet: the group ends at the first; its weight is 0.)
-            self._group_end(ratio, 1.0 / start_rank if start_rank > 0.0 else 1.0,
-                            1.0 / start_pos if start_pos > 0.0 else INFINITY, &block, &index,
-                            &above_neg, &above_pos)
-            weight = above_pos - before_pos
+            self._group_end(ratio, start_neg, start_pos, &block, &index, above)
+            weight = above[1] - before_pos
             if weight > 0.0 and start_pos > 0.0:
-                total += 2.0 * weight / ((above_neg + above_pos) / start_pos
-                                         + start_rank / above_pos)
-        return total / above_pos
+                total += 2.0 * weight / ((start_pos + above[0]) / start_pos
+                                         + (above[1] + start_neg) / above[1])
+        return total / above[1]
 
-    cdef void _group_end(self, double ratio, double inverse_rank, double inverse_pos,
-                         int32_t* at_block, int32_t* at_index, double* above_neg,
-                         double* above_pos) noexcept nogil:
-        """From the key at ``at_index`` of ``at_block`` down, the first key whose rank r and
-        true positives tp (``above_*`` with its own weights) have r tp past ``ratio``
-        times the group's first (``inverse_*`` their inverses; a first tp of 0 gives an
-        infinite inverse: any tp > 0 is past).  Its block and index go to ``at_*`` (block
-        -1: none, the group runs to the lowest key); ``above_*`` gain the weights of the
-        keys passed.  The rest of the block is scanned; then a finger search: up from
-        the block's leaf while the left siblings stay within the bound, down into the
-        first that does not.  O(BLOCK + log n) per group."""
-        cdef int32_t block = at_block[0], index = at_index[0], slot, leaf
-        cdef Py_ssize_t node, child
+    cdef void _group_end(self, double ratio, double start_neg, double start_pos,
+                         int32_t* at_block, int32_t* at_index, double* above) noexcept nogil:
+        """From the key at ``at_index`` of ``at_block`` down, the first key whose class
+        weights at or above it are past the group's bracket (``_past``).  Its block and
+        index go to ``at_*`` (block -1: none, the group runs to the lowest key);
+        ``above[0:2]`` gain the weights of the keys passed, ``above[2:4]`` are the
+        weights down to the end of the block reached.  The rest of the block is
+        skipped whole if its end is within the bracket, else scanned; then a finger
+        search: up from the block's leaf while the left siblings (the next lower
+        scores) stay within it, taking their weights, down into the first that does
+        not.  O(BLOCK + log n) per group."""
+        cdef int32_t block = at_block[0], index = at_index[0], slot
+        cdef Py_ssize_t node, child, leaf
         cdef double neg, pos
         while True:
+            if index >= 0 and not _past(ratio, start_neg, start_pos, above[2], above[3]):
+                index = -1
+                above[0] = above[2]
+                above[1] = above[3]
             while index >= 0:
                 slot = block * BLOCK + index
-                neg = above_neg[0] + self._held(slot, False)
-                pos = above_pos[0] + self._held(slot, True)
-                if ((neg + pos) * inverse_rank) * (pos * inverse_pos) > ratio:
+                neg = above[0] + self._held(slot, False)
+                pos = above[1] + self._held(slot, True)
+                if _past(ratio, start_neg, start_pos, neg, pos):
                     at_block[0] = block
                     at_index[0] = index
                     return
-                above_neg[0] = neg
-                above_pos[0] = pos
+                above[0] = neg
+                above[1] = pos
                 index -= 1
-            # Every leaf from the block's on is read: climb while the left sibling (the
-            # next lower scores) stays within the bound, taking its weights.
+            # Every leaf from the block's on is read: climb while the left sibling stays
+            # within the bracket, taking its weights.
             node = <Py_ssize_t>self.leaves + self.leaf_of_block[block]
             while node > 1:
                 if node & 1:
-                    neg = above_neg[0] + self.tree[3 * (node - 1)]
-                    pos = above_pos[0] + self.tree[3 * (node - 1) + 1]
-                    if ((neg + pos) * inverse_rank) * (pos * inverse_pos) > ratio:
+                    neg = above[0] + self.tree[3 * (node - 1)]
+                    pos = above[1] + self.tree[3 * (node - 1) + 1]
+                    if _past(ratio, start_neg, start_pos, neg, pos):
                         node -= 1
                         break
-                    above_neg[0] = neg
-                    above_pos[0] = pos
+                    above[0] = neg
+                    above[1] = pos
                 node >>= 1
             if node == 1:
                 at_block[0] = -1
                 return
             while node < self.leaves:
                 child = 2 * node + 1
-                neg = above_neg[0] + self.tree[3 * child]
-                pos = above_pos[0] + self.tree[3 * child + 1]
-                if ((neg + pos) * inverse_rank) * (pos * inverse_pos) > ratio:
+                neg = above[0] + self.tree[3 * child]
+                pos = above[1] + self.tree[3 * child + 1]
+                if _past(ratio, start_neg, start_pos, neg, pos):
                     node = child
                 else:
-                    above_neg[0] = neg
-                    above_pos[0] = pos
+                    above[0] = neg
+                    above[1] = pos
                     node = child - 1
             # Gaps weigh nothing (a float node sum may still lead to one): the next
             # block to the left.
-            leaf = <int32_t>(node - self.leaves)
+            leaf = node - self.leaves
             while leaf >= 0 and self.block_at_leaf[leaf] < 0:
                 leaf -= 1
             if leaf < 0:
@@ -1864,6 +1882,8 @@ cdef class BlockedAUCEngine(PointEngine):
                 return
             block = self.block_at_leaf[leaf]
             index = self.size[block] - 1
+            above[2] = above[0] + self.tree[3 * (self.leaves + leaf)]
+            above[3] = above[1] + self.tree[3 * (self.leaves + leaf) + 1]
 
     def record_levels(self, double specificity, double sensitivity):
         """Record the sensitivity at ``specificity`` and the specificity at ``sensitivity``
