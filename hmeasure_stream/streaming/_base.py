@@ -415,17 +415,17 @@ class PointSet(Pickled):
         Notes
         -----
         The estimate reads the distinct scores from the highest down in groups
-        over which rank times true positives (the precision's denominator times
-        its numerator, both weighted) grows by a factor of at most
-        ``(1 + epsilon)**2``, never splitting a tie; each group's class 1
-        weight is exact, its precisions lie between two bounds a factor
-        ``(1 + epsilon)**2`` apart, and the harmonic mean of the bounds is
-        within ``epsilon`` (relative) of every value between them: so is the
-        sum, ``|estimate - exact| <= epsilon * exact``, with weights and ties.
-        One finger search of the segment tree and one block scan per group.
-        :class:`~hmeasure_stream.ApproxAUC` (no segment tree) returns the exact
-        value.  See docs/implementation.rst, "The approximate average
-        precision".
+        (a tie is never split) whose precisions' bracket, ``tp0 / (tp0 + fp1)``
+        to ``tp1 / (tp1 + fp0)`` (class 1 and class 0 weights at or above the
+        group's first and last scores), spans a factor of at most
+        ``(1 + epsilon)**2``.  Each
+        group's class 1 weight is exact; the harmonic mean of the bracket's
+        ends is within ``epsilon`` (relative) of every precision between
+        them, and so is the sum: ``|estimate - exact| <= epsilon * exact``,
+        with weights and ties.  One finger search of the segment tree and one
+        block scan per group.  :class:`~hmeasure_stream.ApproxAUC` (no
+        segment tree) returns the exact value.  See docs/implementation.rst,
+        "The approximate average precision".
 
         Examples
         --------
