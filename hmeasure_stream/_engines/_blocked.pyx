@@ -198,6 +198,13 @@ cdef inline bint _crossed(bint by_sensitivity, double level, double total_neg,
     return (total_neg - (total_neg - below_neg)) / total_neg >= level
 
 
+cdef inline double _slot_weight(BlockedAUCEngine self, int32_t slot, bint is_pos) noexcept nogil:
+    """``_held`` without the virtual call, for the scans of the hot reads."""
+    if self.weighted:
+        return self.weight[4 * slot + is_pos] + self.weight[4 * slot + 2 + is_pos]
+    return self.count_pos[slot] if is_pos else self.count_neg[slot]
+
+
 cdef inline bint _past(double ratio, double start_neg, double start_pos, double neg,
                        double pos) noexcept nogil:
     """Whether class weights ``neg``, ``pos`` at or above a key leave the bracket of a
@@ -1804,8 +1811,8 @@ cdef class BlockedAUCEngine(PointEngine):
             # The group's first key, then its end: the first key past its bracket.
             slot = block * BLOCK + index
             before_pos = above[1]
-            above[0] += self._held(slot, False)
-            above[1] += self._held(slot, True)
+            above[0] += _slot_weight(self, slot, False)
+            above[1] += _slot_weight(self, slot, True)
             start_neg = above[0]
             start_pos = above[1]
             index -= 1
@@ -1837,8 +1844,8 @@ cdef class BlockedAUCEngine(PointEngine):
                 above[1] = above[3]
             while index >= 0:
                 slot = block * BLOCK + index
-                neg = above[0] + self._held(slot, False)
-                pos = above[1] + self._held(slot, True)
+                neg = above[0] + _slot_weight(self, slot, False)
+                pos = above[1] + _slot_weight(self, slot, True)
                 if _past(ratio, start_neg, start_pos, neg, pos):
                     at_block[0] = block
                     at_index[0] = index
