@@ -21,6 +21,7 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part derived
     python asv_benchmarks/ratios.py --part operating
     python asv_benchmarks/ratios.py --part delayed
+    python asv_benchmarks/ratios.py --part ap_stream
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``sort`` (the from-scratch functions that sort -- auc, h_measure, roc_curve,
@@ -60,6 +61,10 @@ specificity and a sensitivity from 10^4 to 10^6 points, and ``coords`` from scra
 10^4 and 10^6 predictions; ``expected_auc`` per chunk of 10^4 and 10^5 points, from
 scratch and streaming, against NannyML's CBPE per chunk, timed in a child process of
 NannyML's own environment, ``NANNYML_PYTHON``, skipped with a note when absent).
+``ap_stream`` (the average precision on streams): ``DynamicAUC.average_precision``
+within epsilon = 0.01 read at 10^4 to 10^6 points (its growth) next to the exact
+read, then the window metrics ``"ap"`` and ``"ap_approx"`` per step of
+``SlidingWindow`` against river's ``RollingPRAUC`` at windows 10^3 and 10^5.
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -78,6 +83,7 @@ from hmeasure import h_score
 from sklearn.metrics import roc_auc_score
 
 from hmeasure_stream import (
+    APApprox,
     ApproxAUC,
     ApproxH,
     BinnedAUC,
@@ -243,13 +249,14 @@ def report_target(name, value, relation, bound):
     return met
 
 
-def river_step_seconds(window, steps, seed):
-    """River's RollingROCAUC: update + get per step, after filling the window."""
+def river_step_seconds(window, steps, seed, name="RollingROCAUC"):
+    """River's RollingROCAUC (or rolling metric ``name``): update + get per step, after
+    filling the window."""
     from river import metrics
 
     y, s = make_data(window + steps, seed)
     labels, scores = y.astype(bool).tolist(), s.tolist()
-    metric = metrics.RollingROCAUC(window_size=window)
+    metric = getattr(metrics, name)(window_size=window)
     for i in range(window):
         metric.update(labels[i], scores[i])
     start = time.perf_counter()
@@ -1486,6 +1493,78 @@ def _seconds_per_chunk(function, probs, chunk):
     for k in range(probs.shape[0] // chunk):
         function(probs[k * chunk:(k + 1) * chunk])
     return (time.perf_counter() - start) / (probs.shape[0] // chunk)
+def ap_read_part(args):
+    """``DynamicAUC.average_precision(epsilon=0.01)`` read from 10^4 to 10^6 points."""
+    reads, rounds = 200, max(7, args.rounds)
+    print(f"\nDynamicAUC.average_precision, per read (median of {rounds} interleaved rounds "
+          f"of {reads} reads within epsilon = 0.01; the exact read: one per round)")
+    trackers = {}
+    for n in (10**4, 10**5, 10**6):
+        y, s = make_data(n, args.seed)
+        trackers[n] = DynamicAUC()
+        trackers[n].add_many(y, s)
+
+    def approx(tracker):
+        read = tracker.average_precision
+        return lambda: [read(epsilon=0.01) for _ in range(reads)]
+
+    seconds = time_interleaved({**{("approx", n): approx(t) for n, t in trackers.items()},
+                                **{("exact", n): t.average_precision
+                                   for n, t in trackers.items()}}, rounds, rounds)
+    for n in trackers:
+        print(f"  n = {n:<9,} within 0.01 {seconds['approx', n] / reads * 1e6:8.2f} us   "
+              f"exact {seconds['exact', n] * 1e6:10.1f} us")
+    print("  targets:")
+    return report_target("average_precision(epsilon=0.01): growth 10^4 -> 10^6",
+                         seconds["approx", 10**6] / seconds["approx", 10**4], "<=", 3)
+
+
+def filled_window(metric, window, steps, seed):
+    """A SlidingWindow of ``metric`` that holds the first ``window`` points, pickled (each
+    round times a fresh copy: filling a window of "ap" is O(window^2)), and the next
+    ``steps`` points."""
+    y, s = make_data(window + steps, seed)
+    monitor = SlidingWindow(window, metric)
+    monitor.update(y[:window], s[:window])
+    return pickle.dumps(monitor), y[window:], s[window:]
+
+
+def window_metric_step_seconds(filled):
+    """SlidingWindow's step (add, the oldest point out, the metric recorded), per step."""
+    blob, y, s = filled
+    monitor = pickle.loads(blob)
+    start = time.perf_counter()
+    monitor.update(y, s)
+    return (time.perf_counter() - start) / len(y)
+
+
+def ap_window_part(args):
+    """The window metrics "ap" and "ap_approx" per step against river's RollingPRAUC."""
+    rounds = max(5, args.rounds // 2)
+    # Steps per round: river, "ap_approx", "ap".
+    steps = {10**3: (2000, 20_000, 5000), 10**5: (20, 2000, 100)}
+    print(f"\naverage precision over a sliding window, per step (median of {rounds} "
+          "interleaved rounds; river's RollingPRAUC is a trapezoid area, O(window) a step)")
+    measures = {}
+    for window, (river_steps, approx_steps, exact_steps) in steps.items():
+        approx = filled_window(APApprox(0.01), window, approx_steps, args.seed)
+        exact = filled_window("ap", window, exact_steps, args.seed)
+        measures["river", window] = (lambda w=window, k=river_steps:
+                                     river_step_seconds(w, k, args.seed, "RollingPRAUC"))
+        measures["ap_approx", window] = lambda f=approx: window_metric_step_seconds(f)
+        measures["ap", window] = lambda f=exact: window_metric_step_seconds(f)
+    medians = interleaved_rounds(measures, rounds)
+    met = True
+    for window in steps:
+        river, approx, exact = (medians[name, window] for name in ("river", "ap_approx", "ap"))
+        print(f"  window {window:<7,} river RollingPRAUC {river * 1e6:10.2f} us   "
+              f"\"ap\" {exact * 1e6:9.2f} us   \"ap_approx\" (0.01) {approx * 1e6:7.2f} us   "
+              f"river / ap {river / exact:7.1f}   river / ap_approx {river / approx:8.1f}")
+    print("  targets:")
+    for window in steps:
+        met &= report_target(f"river / ap_approx at window {window:,}",
+                             medians["river", window] / medians["ap_approx", window], ">=", 1)
+    return met
 
 
 def main(argv=None):
@@ -1494,7 +1573,7 @@ def main(argv=None):
                                            "partial_stream", "multiclass", "multiclass_window",
                                            "binned", "approx_auc", "dask", "windows", "report",
                                            "labels", "variance", "derived", "operating",
-                                           "delayed"],
+                                           "delayed", "ap_stream"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -1546,6 +1625,9 @@ def main(argv=None):
         all_met &= derived_part(args)
     if args.part in ("all", "delayed"):
         all_met &= delayed_part(args)
+    if args.part in ("all", "ap_stream"):
+        all_met &= ap_read_part(args)
+        all_met &= ap_window_part(args)
     return 0 if all_met else 1
 
 

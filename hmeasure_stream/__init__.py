@@ -49,7 +49,8 @@ The metric table :data:`METRICS` declares each metric a window follows
 :class:`Compression` (``"auc_approx"``), :class:`Threshold` (``"er"``, ...,
 ``"youden"``), :class:`FixedRates` (``"sens_at_spec"``, ``"spec_at_sens"``),
 :class:`ConfidenceLevel` (``"auc_var"``, ``"auc_lo"``,
-``"auc_hi"``) and :class:`Classes` (``"multiclass_auc"``).
+``"auc_hi"``), :class:`Classes` (``"multiclass_auc"``) and :class:`APApprox`
+(``"ap_approx"``).
 """
 
 # First: the command line's Ctrl-C while the modules below import (see _startup).
@@ -79,6 +80,7 @@ from hmeasure_stream.expected import expected_auc, expected_h_measure
 from hmeasure_stream.metric_table import (
     METRICS,
     WINDOW_METRICS,
+    APApprox,
     Binning,
     Classes,
     Compression,
@@ -116,6 +118,7 @@ from hmeasure_stream.uncertainty import (
 __all__ = [
     "METRICS",
     "WINDOW_METRICS",
+    "APApprox",
     "ApproxAUC",
     "ApproxH",
     "BinnedAUC",

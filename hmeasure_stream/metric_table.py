@@ -38,7 +38,7 @@ from hmeasure_stream._validation import (
     check_score_value,
 )
 
-__all__ = ["METRICS", "WINDOW_METRICS", "Binning", "Classes", "Compression",
+__all__ = ["METRICS", "WINDOW_METRICS", "APApprox", "Binning", "Classes", "Compression",
            "ConfidenceLevel", "FixedRates", "HCost", "Metric", "PartialRange", "Threshold",
            "metric_options"]
 
@@ -67,6 +67,9 @@ BINS = "bins"
 COMPRESSED = "compressed list"
 #: One binary engine per class or ordered pair of classes, over 2-d scores.
 MULTICLASS = "multi-class"
+#: The average precision within epsilon after each point (finger searches of the
+#: segment tree by rank times true positives).
+PRECISION_GROUPS = "precision groups"
 
 
 @dataclass(frozen=True)
@@ -411,6 +414,38 @@ class Classes:
 
 
 @dataclass(frozen=True)
+class APApprox:
+    """The options of ``"ap_approx"``: the relative error of the average precision.
+
+    Alone in ``metrics`` it asks for ``"ap_approx"``.
+
+    Parameters
+    ----------
+    epsilon : float in (0, 1), default=0.01
+        The estimate is within ``epsilon * ap`` of the window's exact average
+        precision, as ``DynamicAUC.average_precision(epsilon=...)`` reads it.
+
+    See Also
+    --------
+    hmeasure_stream.DynamicAUC.average_precision : the same read on a set of points.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import APApprox, sliding_window
+    >>> y, s = [0, 1, 0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3, 0.8, 0.1]
+    >>> sliding_window(y, s, 4, metrics=APApprox(0.05))["ap_approx"].shape
+    (6,)
+    """
+
+    #: The relative error bound.
+    epsilon: float = field(default=0.01, metadata={
+        "help": "average precision within EPS * ap (default 0.01)"})
+
+    def __post_init__(self):
+        object.__setattr__(self, "epsilon", check_probability_level(self.epsilon, "epsilon"))
+
+
+@dataclass(frozen=True)
 class Metric:
     """One entry of the metric table :data:`~hmeasure_stream.METRICS`.
 
@@ -506,6 +541,9 @@ METRICS = {metric.name: metric for metric in (
     _metric("multiclass_auc", "one-vs-rest or one-vs-one AUC of c classes (2-d scores, "
             "alone in its window)", Classes, (MULTICLASS,), stands_for_options=True,
             cli=False),
+    # (Not on the command line: its epsilon is no flag there, --epsilon being H's.)
+    _metric("ap_approx", "average precision within epsilon * ap (O(log(w)^2 / epsilon) a step)",
+            APApprox, (PRECISION_GROUPS,), label="AP", stands_for_options=True, cli=False),
 )}
 
 #: The metrics a window can follow, by name, in the table's order.

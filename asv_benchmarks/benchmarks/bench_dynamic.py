@@ -226,3 +226,19 @@ class DynamicAUCUpdates:
         tracker = DynamicAUC(variance=variance)
         tracker.add_many(self.y, self.s)
         tracker.remove_many(self.y[self.order], self.s[self.order])
+
+
+class DynamicAUCApproxAP:
+    """Reading DynamicAUC.average_precision within epsilon of n points, against its growth."""
+
+    params = ([10**4, 10**5, 10**6], [0.1, 0.01])
+    param_names = ["n", "epsilon"]
+    timeout = 300
+
+    def setup(self, n, epsilon):
+        y, s = _stream(n)
+        self.tracker = DynamicAUC()
+        self.tracker.add_many(y, s)
+
+    def time_read_average_precision(self, n, epsilon):
+        self.tracker.average_precision(epsilon=epsilon)

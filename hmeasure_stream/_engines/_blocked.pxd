@@ -111,6 +111,9 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef readonly double level_specificity
     cdef readonly double level_sensitivity
     cdef readonly bint with_average_precision
+    # The epsilon of the approximate average precision recorded in ``slide``
+    # (``record_approx_average_precision``; nan: not recorded).
+    cdef readonly double ap_epsilon
     cdef readonly bint interval
     cdef double quantile_low
     cdef double quantile_high
@@ -150,6 +153,9 @@ cdef class BlockedAUCEngine(PointEngine):
                              int32_t step) noexcept nogil
     cdef double _rate_at(self, bint by_sensitivity, double level) noexcept nogil
     cdef double _average_precision(self) noexcept nogil
+    cdef double _approx_average_precision(self, double epsilon) noexcept nogil
+    cdef void _group_end(self, double ratio, double start_neg, double start_pos,
+                         int32_t* at_block, int32_t* at_index, double* above) noexcept nogil
     cdef double _auc(self) noexcept nogil
     cdef int _add_point(self, bint is_pos, double score, double weight, bint apply) except -1
     cdef int _remove_point(self, bint is_pos, double score, double weight,

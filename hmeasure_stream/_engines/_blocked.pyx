@@ -198,6 +198,24 @@ cdef inline bint _crossed(bint by_sensitivity, double level, double total_neg,
     return (total_neg - (total_neg - below_neg)) / total_neg >= level
 
 
+cdef inline double _slot_weight(BlockedAUCEngine self, int32_t slot, bint is_pos) noexcept nogil:
+    """``_held`` without the virtual call, for the scans of the hot reads."""
+    if self.weighted:
+        return self.weight[4 * slot + is_pos] + self.weight[4 * slot + 2 + is_pos]
+    return self.count_pos[slot] if is_pos else self.count_neg[slot]
+
+
+cdef inline bint _past(double ratio, double start_neg, double start_pos, double neg,
+                       double pos) noexcept nogil:
+    """Whether class weights ``neg``, ``pos`` at or above a key leave the bracket of a
+    group that starts at ``start_neg``, ``start_pos``: the ratio of the precision bounds
+    pos (start_pos + neg) / (start_pos (pos + start_neg)) past ``ratio`` (it only grows
+    down the scores).  A group starting without class 1 weight ends at the first."""
+    if start_pos == 0.0:
+        return pos > 0.0
+    return pos * (start_pos + neg) > ratio * start_pos * (pos + start_neg)
+
+
 cdef inline void _prefetch_path(const double* tree, Py_ssize_t node) noexcept nogil:
     """Ask for the segment-tree nodes on the path from leaf ``node`` up (and their left
     siblings, in the same or the previous cache line) before they are read, so that
@@ -354,6 +372,7 @@ cdef class BlockedAUCEngine(PointEngine):
         self.level_specificity = NAN
         self.level_sensitivity = NAN
         self.with_average_precision = False
+        self.ap_epsilon = NAN
         self.threshold = NAN
         self.box = None
         self.box_reader = NULL
@@ -634,6 +653,9 @@ cdef class BlockedAUCEngine(PointEngine):
             column += 1
         if self.with_average_precision:
             out[row, column] = self._average_precision()
+            column += 1
+        if self.ap_epsilon == self.ap_epsilon:
+            out[row, column] = self._approx_average_precision(self.ap_epsilon)
             column += 1
         if self.box_reader != NULL:
             out[row, column] = self.box_reader(self)
@@ -1403,6 +1425,7 @@ cdef class BlockedAUCEngine(PointEngine):
                 + ("sens_at_spec",) * (self.level_specificity == self.level_specificity)
                 + ("spec_at_sens",) * (self.level_sensitivity == self.level_sensitivity)
                 + ("ap",) * self.with_average_precision
+                + ("ap_approx",) * (self.ap_epsilon == self.ap_epsilon)
                 + ("pauc",) * (self.box_reader != NULL)
                 + ("auc_var", "auc_lo", "auc_hi") * self.interval)
 
@@ -1756,6 +1779,119 @@ cdef class BlockedAUCEngine(PointEngine):
                     compensated_add(&total, &compensation, at_pos * (tp / (tp + fp)))
         return (total + compensation) / tp
 
+    cdef double _approx_average_precision(self, double epsilon) noexcept nogil:
+        """The average precision within ``epsilon`` (relative) of ``_average_precision``:
+        nan while a class is absent.
+
+        The distinct scores are read from the highest down in groups (runs of
+        consecutive keys, so a tie is never split).  A group starts at a key where
+        the class 1 and class 0 weights at or above it are tp0, fp0 and runs to the
+        last key whose tp, fp keep the precision's bracket within (1 + epsilon)^2:
+        every precision tp / (tp + fp) in a group ending at tp1, fp1 lies in
+        [tp0 / (tp0 + fp1), tp1 / (tp1 + fp0)] (``_past``).  The group's class 1
+        weight w (exact, from the segment tree's sums) times the harmonic mean of
+        the two ends is within (q - 1) / (q + 1) < epsilon of its exact share, q the
+        ends' ratio (docs/implementation.rst, "The approximate average
+        precision").  One block scan and one finger search of the segment tree per
+        group (``_group_end``)."""
+        cdef double ratio = (1.0 + epsilon) * (1.0 + epsilon), total = 0.0
+        cdef double above[4]  # class 0 and 1 weights above the cursor, then at its block's end
+        cdef double before_pos, start_neg, start_pos, weight, total_neg, total_pos
+        cdef int32_t block, index, slot
+        cdef Py_ssize_t leaf
+        if not self._both_classes(&total_neg, &total_pos):
+            return NAN
+        block = self.order[self.n_blocks - 1]
+        index = self.size[block] - 1
+        leaf = 3 * (<Py_ssize_t>self.leaves + self.leaf_of_block[block])
+        above[0] = above[1] = 0.0
+        above[2] = self.tree[leaf]
+        above[3] = self.tree[leaf + 1]
+        while block >= 0:
+            # The group's first key, then its end: the first key past its bracket.
+            slot = block * BLOCK + index
+            before_pos = above[1]
+            above[0] += _slot_weight(self, slot, False)
+            above[1] += _slot_weight(self, slot, True)
+            start_neg = above[0]
+            start_pos = above[1]
+            index -= 1
+            self._group_end(ratio, start_neg, start_pos, &block, &index, above)
+            weight = above[1] - before_pos
+            if weight > 0.0 and start_pos > 0.0:
+                total += 2.0 * weight / ((start_pos + above[0]) / start_pos
+                                         + (above[1] + start_neg) / above[1])
+        return total / above[1]
+
+    cdef void _group_end(self, double ratio, double start_neg, double start_pos,
+                         int32_t* at_block, int32_t* at_index, double* above) noexcept nogil:
+        """From the key at ``at_index`` of ``at_block`` down, the first key whose class
+        weights at or above it are past the group's bracket (``_past``).  Its block and
+        index go to ``at_*`` (block -1: none, the group runs to the lowest key);
+        ``above[0:2]`` gain the weights of the keys passed, ``above[2:4]`` are the
+        weights down to the end of the block reached.  The rest of the block is
+        skipped whole if its end is within the bracket, else scanned; then a finger
+        search: up from the block's leaf while the left siblings (the next lower
+        scores) stay within it, taking their weights, down into the first that does
+        not.  O(BLOCK + log n) per group."""
+        cdef int32_t block = at_block[0], index = at_index[0], slot
+        cdef Py_ssize_t node, child, leaf
+        cdef double neg, pos
+        while True:
+            if index >= 0 and not _past(ratio, start_neg, start_pos, above[2], above[3]):
+                index = -1
+                above[0] = above[2]
+                above[1] = above[3]
+            while index >= 0:
+                slot = block * BLOCK + index
+                neg = above[0] + _slot_weight(self, slot, False)
+                pos = above[1] + _slot_weight(self, slot, True)
+                if _past(ratio, start_neg, start_pos, neg, pos):
+                    at_block[0] = block
+                    at_index[0] = index
+                    return
+                above[0] = neg
+                above[1] = pos
+                index -= 1
+            # Every leaf from the block's on is read: climb while the left sibling stays
+            # within the bracket, taking its weights.
+            node = <Py_ssize_t>self.leaves + self.leaf_of_block[block]
+            while node > 1:
+                if node & 1:
+                    neg = above[0] + self.tree[3 * (node - 1)]
+                    pos = above[1] + self.tree[3 * (node - 1) + 1]
+                    if _past(ratio, start_neg, start_pos, neg, pos):
+                        node -= 1
+                        break
+                    above[0] = neg
+                    above[1] = pos
+                node >>= 1
+            if node == 1:
+                at_block[0] = -1
+                return
+            while node < self.leaves:
+                child = 2 * node + 1
+                neg = above[0] + self.tree[3 * child]
+                pos = above[1] + self.tree[3 * child + 1]
+                if _past(ratio, start_neg, start_pos, neg, pos):
+                    node = child
+                else:
+                    above[0] = neg
+                    above[1] = pos
+                    node = child - 1
+            # Gaps weigh nothing (a float node sum may still lead to one): the next
+            # block to the left.
+            leaf = node - self.leaves
+            while leaf >= 0 and self.block_at_leaf[leaf] < 0:
+                leaf -= 1
+            if leaf < 0:
+                at_block[0] = -1
+                return
+            block = self.block_at_leaf[leaf]
+            index = self.size[block] - 1
+            above[2] = above[0] + self.tree[3 * (self.leaves + leaf)]
+            above[3] = above[1] + self.tree[3 * (self.leaves + leaf) + 1]
+
     def record_levels(self, double specificity, double sensitivity):
         """Record the sensitivity at ``specificity`` and the specificity at ``sensitivity``
         (each unless nan) in ``slide`` too (``_rate_at``)."""
@@ -1777,6 +1913,24 @@ cdef class BlockedAUCEngine(PointEngine):
     @property
     def ap(self):
         return self._average_precision()
+
+    def record_approx_average_precision(self, double epsilon):
+        """Record the average precision within ``epsilon`` in ``slide`` too (column
+        ``ap_approx``, ``_approx_average_precision``)."""
+        self.ap_epsilon = epsilon
+
+    @property
+    def ap_approx(self):
+        return self._approx_average_precision(self.ap_epsilon)
+
+    def approx_average_precision(self, double epsilon):
+        """The average precision within ``epsilon`` (relative) of the exact one, nan while
+        a class is absent (``_approx_average_precision``)."""
+        cdef double value
+        self._check_idle()
+        with nogil:
+            value = self._approx_average_precision(epsilon)
+        return value
 
     cdef double _present_key(self, int32_t block, int32_t index, int32_t step) noexcept nogil:
         """The score of the nearest key of positive weight after the key at ``index`` of
@@ -2014,7 +2168,7 @@ cdef class BlockedAUCEngine(PointEngine):
                                     self.newest_decay),
                                    (self.at_threshold, self.threshold,
                                     self.level_specificity, self.level_sensitivity,
-                                    self.with_average_precision), self.box))
+                                    self.with_average_precision, self.ap_epsilon), self.box))
 
 
 # The layout of the pickles ``__reduce__`` writes.
@@ -2057,7 +2211,7 @@ def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, 
         engine.inverse_scale = inverse_scale
         engine.interval, engine.quantile_low, engine.quantile_high, engine.newest_decay = interval
         (engine.at_threshold, engine.threshold, engine.level_specificity,
-         engine.level_sensitivity, engine.with_average_precision) = threshold
+         engine.level_sensitivity, engine.with_average_precision, engine.ap_epsilon) = threshold
         engine._check_layout()
     except (AssertionError, OverflowError, TypeError, ValueError) as error:
         raise ValueError(f"cannot unpickle this blocked engine: {error}") from None

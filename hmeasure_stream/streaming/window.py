@@ -39,6 +39,7 @@ from hmeasure_stream.metric_table import (
     METRICS,
     MULTICLASS,
     PARTIAL_BOX,
+    PRECISION_GROUPS,
     REPORT,
     THRESHOLD,
     VARIANCE,
@@ -75,7 +76,7 @@ def _check_window(window):
 
 # What the one blocked engine of a window serves beyond the exact AUC: the metrics
 # read from the score order.
-_ORDER_NEEDS = (HULL, THRESHOLD, LEVEL, CURVE_WALK, PARTIAL_BOX, VARIANCE)
+_ORDER_NEEDS = (HULL, THRESHOLD, LEVEL, CURVE_WALK, PARTIAL_BOX, VARIANCE, PRECISION_GROUPS)
 
 
 def _needing(chosen, need):
@@ -163,6 +164,9 @@ def _window_engines(chosen, *, capacity, seed, window=None):
                                   rates.sensitivity if "spec_at_sens" in chosen else np.nan)
         if _needing(chosen, CURVE_WALK):
             blocked.record_average_precision()
+        if _needing(chosen, PRECISION_GROUPS):
+            blocked.record_approx_average_precision(_options_needing(chosen,
+                                                                     PRECISION_GROUPS).epsilon)
         if _needing(chosen, PARTIAL_BOX):
             box = _options_needing(chosen, PARTIAL_BOX)
             (a, b), (c, d) = box.box

@@ -13,6 +13,7 @@ import hmeasure_stream
 from hmeasure_stream import (
     METRICS,
     WINDOW_METRICS,
+    APApprox,
     Binning,
     Classes,
     Compression,
@@ -50,6 +51,7 @@ OPTIONS = {
     **{name: FixedRates(specificity=0.8, sensitivity=0.7)
        for name in ("sens_at_spec", "spec_at_sens")},
     "multiclass_auc": Classes(["a", "b", "c"], method="ovo"),
+    "ap_approx": APApprox(0.05),
 }
 # R hmeasure's names of the report's metrics (hmeasure_report's keys).
 REPORT = {"ks": "KS", "mer": "MER", "mwl": "MWL", "er": "ER", "sens": "Sens", "spec": "Spec",
@@ -111,7 +113,7 @@ def test_the_table_is_the_one_list_of_window_metrics():
     # Every need is one of the capabilities the engine choice knows.
     capabilities = {table.EXACT_AUC, table.HULL, table.REPORT, table.LOWER_HULL, table.THRESHOLD,
                     table.VARIANCE, table.PARTIAL_BOX, table.BINS, table.COMPRESSED,
-                    table.MULTICLASS, table.LEVEL, table.CURVE_WALK}
+                    table.MULTICLASS, table.LEVEL, table.CURVE_WALK, table.PRECISION_GROUPS}
     for metric in METRICS.values():
         assert metric.needs and metric.needs <= capabilities, metric.name
         assert metric.options is None or metric.name in OPTIONS
@@ -149,6 +151,10 @@ def test_every_binary_metric_equals_its_reference_on_every_window(name, with_opt
                 exact = brute_auc(y[part], s[part])
                 assert abs(values[end] - exact) <= default.epsilon * float(exact) / 2 + 1e-12, end
                 continue
+            if name == "ap_approx":
+                exact = float(average_precision_score(y[part], s[part]))
+                assert abs(values[end] - exact) <= default.epsilon * exact, end
+                continue
             expected = reference(name, default, y[part], s[part])
             expected = None if expected is None else float(expected)
             if expected is None or np.isnan(expected):
@@ -181,7 +187,7 @@ def test_the_multiclass_metric_equals_multiclass_auc(options):
 @pytest.mark.parametrize(("options", "changed"), [
     (HCost(), "alpha"), (PartialRange(), "fpr_range"), (Binning(), "bins"),
     (Compression(0.1), "epsilon"), (Threshold(), "threshold"), (ConfidenceLevel(), "level"),
-    (Classes(), "method"),
+    (Classes(), "method"), (APApprox(), "epsilon"),
 ])
 def test_options_are_frozen_hashable_and_pickle(options, changed):
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -211,6 +217,7 @@ def test_options_are_frozen_hashable_and_pickle(options, changed):
     (lambda: Classes(method="ovx"), "method"),
     (lambda: Classes(average=None), "average=None is not available in a window"),
     (lambda: Classes(average="micro"), "average"),
+    (lambda: APApprox(1.0), r"epsilon must be in \(0, 1\)"),
 ])
 def test_bad_options_are_refused_naming_the_option(make, message):
     with pytest.raises(ValueError, match=message):
@@ -234,6 +241,7 @@ def test_options_objects_stand_for_their_metrics_and_are_shared():
     assert list(table.metric_options(Threshold(0.3))) == [
         "er", "sens", "spec", "precision", "f", "youden"]
     assert list(table.metric_options(ConfidenceLevel(0.9))) == ["auc_lo", "auc_hi"]
+    assert table.metric_options(APApprox(0.2)) == {"ap_approx": APApprox(0.2)}
     # Named metrics of the class take the object and it adds none of its own.
     cost = HCost(alpha=3.0)
     assert table.metric_options(("auch", "auc", cost, "mwl")) == {
