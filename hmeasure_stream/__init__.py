@@ -48,7 +48,10 @@ The metric table :data:`METRICS` declares each metric a window follows
 :class:`Compression` (``"auc_approx"``), :class:`Threshold` (``"er"``, ...,
 ``"youden"``), :class:`FixedRates` (``"sens_at_spec"``, ``"spec_at_sens"``),
 :class:`ConfidenceLevel` (``"auc_var"``, ``"auc_lo"``,
-``"auc_hi"``) and :class:`Classes` (``"multiclass_auc"``).
+``"auc_hi"``), :class:`Classes` (``"multiclass_auc"``) and
+:class:`CalibrationBins` (``"ece"``, ``"mce"``, with ``"brier"``,
+``"log_loss"`` and ``"expected_auc"`` the metrics of the scores read as
+probabilities of class 1).
 """
 
 # First: the command line's Ctrl-C while the modules below import (see _startup).
@@ -78,6 +81,7 @@ from hmeasure_stream.metric_table import (
     METRICS,
     WINDOW_METRICS,
     Binning,
+    CalibrationBins,
     Classes,
     Compression,
     ConfidenceLevel,
@@ -120,6 +124,7 @@ __all__ = [
     "BinnedAUC",
     "Binning",
     "BootstrapInterval",
+    "CalibrationBins",
     "CalibrationReport",
     "Classes",
     "Compression",
