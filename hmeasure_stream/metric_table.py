@@ -439,7 +439,7 @@ class CalibrationBins:
     CalibrationBins(n_bins=5)
     >>> y, p = [0, 1, 1, 0], [0.1, 0.8, 0.6, 0.3]
     >>> sliding_window(y, p, 2, metrics=[CalibrationBins(2)])["ece"]
-    array([0.1, 0.1, 0.3, 0.1])
+    array([0.1 , 0.15, 0.3 , 0.35])
     """
 
     #: The number of uniform bins.

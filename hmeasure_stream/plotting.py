@@ -714,10 +714,10 @@ def plot_reliability(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_we
     >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
     >>> p = [0.1, 0.3, 0.35, 0.4, 0.6, 0.9, 0.2, 0.8]
     >>> ax = plot_reliability(y, p, n_bins=2, label="model A")
-    >>> ax.get_lines()[-1].get_xydata().tolist()
-    [[0.27, 0.2], [0.7666666666666666, 1.0]]
+    >>> ax.get_lines()[-1].get_xydata().round(3).tolist()  # (mean p, share of class 1)
+    [[0.27, 0.2], [0.767, 1.0]]
     >>> [text.get_text() for text in ax.get_legend().get_texts()]
-    ['model A (ECE = 0.135)']
+    ['perfectly calibrated', 'model A (ECE = 0.131)']
     """
     report = calibration_report(y_true, y_prob, n_bins=n_bins, strategy=strategy,
                                 sample_weight=sample_weight, pos_label=pos_label)
