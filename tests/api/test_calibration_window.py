@@ -325,3 +325,31 @@ def test_min_periods_and_empty_windows():
     values = SlidingWindow(3, PROBABILITY_METRICS, min_periods=2).update([1, 1], [1.0, 1.0])
     assert np.isnan(values["brier"][0]) and values["brier"][1] == 0.0
     assert np.isnan(values["expected_auc"][1])
+
+
+def state(value):
+    """What an engine's pickle holds, comparable: arrays by dtype, shape and bytes, floats
+    in hexadecimal, engines by their reductions."""
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, float):
+        return value.hex()
+    if isinstance(value, (list, tuple)):
+        return tuple(state(item) for item in value)
+    if value is None or isinstance(value, (str, int, np.generic)) or callable(value):
+        return repr(value)
+    return state(value.__reduce__()[1])
+
+
+@pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
+def test_every_pickle_protocol_round_trips_byte_identical(protocol, rng):
+    y, p = stream(rng, 30)
+    w = rng.uniform(0, 2, size=30)
+    tracker = SlidingWindow(8, (*PROBABILITY_METRICS, CalibrationBins(4)))
+    tracker.update(y[:20], p[:20], w[:20])
+    copy = pickle.loads(pickle.dumps(tracker, protocol=protocol))
+    assert state(copy._engines[0]) == state(tracker._engines[0])
+    copy._check()
+    mine, theirs = (t.update(y[20:], p[20:], w[20:]) for t in (tracker, copy))
+    for name in PROBABILITY_METRICS:
+        np.testing.assert_array_equal(mine[name], theirs[name])
