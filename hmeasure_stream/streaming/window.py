@@ -570,7 +570,10 @@ def sliding_window(
         only), ``"auc_binned"`` (the binned AUC; with ``window=None``
         Bouckaert's binned learning curve, a log-log alpha of None estimated
         from the whole array), ``"pauc"`` (the partial AUC), DeLong's
-        ``"auc_var"``, ``"auc_lo"``, ``"auc_hi"``, and the others of the
+        ``"auc_var"``, ``"auc_lo"``, ``"auc_hi"``, the scores read as
+        probabilities of class 1 (in [0, 1]): ``"brier"``, ``"log_loss"``,
+        ``"ece"``, ``"mce"`` (bins of :class:`~hmeasure_stream.CalibrationBins`)
+        and ``"expected_auc"`` (labels not used), and the others of the
         metric table; or ``"multiclass_auc"`` alone, for 2-d scores (its
         :class:`~hmeasure_stream.Classes` default to the sorted distinct
         labels of ``y_true``).
@@ -606,7 +609,8 @@ def sliding_window(
         On invalid input (as for :func:`hmeasure_stream.auc`), a window that
         is not a positive integer, an unknown metric, ``"auc_approx"``
         without :class:`~hmeasure_stream.Compression` or with weights other
-        than 1, ``"multiclass_auc"`` with another metric.
+        than 1, ``"multiclass_auc"`` with another metric, a score outside
+        [0, 1] with a metric that reads the scores as probabilities.
 
     See Also
     --------
@@ -629,7 +633,11 @@ def sliding_window(
     most h vertices, O(w) memory (plus O(n (h + (1 + 1/epsilon) log^2 w))
     with ``epsilon``).  With
     ``"auc_approx"``, the compressed list of :class:`ApproxAUC` over its
-    treap: O(n (log w + log w / epsilon)).  With ``"pauc"``, the blocks read
+    treap: O(n (log w + log w / epsilon)).  With the probability metrics,
+    exact sums: O(1) per step (``"ece"``, ``"mce"``: O(bins) to read),
+    ``"expected_auc"`` O(log w), each value the from-scratch one of its
+    window bit for bit for ``"brier"`` and ``"log_loss"`` (exactly rounded
+    sums), with no drift however long the stream.  With ``"pauc"``, the blocks read
     as :meth:`DynamicAUC.partial_auc` reads them after each step: O(n log w)
     (the area within an ulp or two of the from-scratch value with unit
     weights, whose integer parts it shares, the cut segments in floating

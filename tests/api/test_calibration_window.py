@@ -23,8 +23,10 @@ from hmeasure_stream import (
     METRICS,
     CalibrationBins,
     SlidingWindow,
+    brier_score,
     calibration_error,
     expected_auc,
+    log_loss,
     sliding_window,
 )
 from hmeasure_stream.metric_table import CALIBRATION
@@ -119,6 +121,17 @@ def test_count_windows_equal_the_definitions(window, weighted, rng):
             assert all(np.isnan(values[name][i]) for name in PROBABILITY_METRICS)
             continue
         assert_window(values, i, y[rows], p[rows], w[rows])
+
+
+def test_brier_and_log_loss_equal_the_from_scratch_functions_bit_for_bit(rng):
+    p = rng.uniform(size=1500)
+    y = (rng.uniform(size=1500) < p).astype(int)
+    w = rng.uniform(0.1, 5, size=1500)
+    values = sliding_window(y, p, 100, ("brier", "log_loss"), sample_weight=w)
+    for i in range(99, 1500, 7):
+        rows = slice(i - 99, i + 1)
+        assert values["brier"][i] == brier_score(y[rows], p[rows], sample_weight=w[rows])
+        assert values["log_loss"][i] == log_loss(y[rows], p[rows], sample_weight=w[rows])
 
 
 def test_unit_weights_equal_scikit_learn_calibration_curve(rng):
