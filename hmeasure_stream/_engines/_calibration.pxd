@@ -2,7 +2,7 @@
 # probabilities' scores (Brier, log loss, uniform bins) and the expected AUC's
 # doubled points (see _calibration.pyx).
 
-from libc.stdint cimport int64_t
+from libc.stdint cimport int64_t, uint8_t
 
 from hmeasure_stream._engines._blocked cimport BlockedAUCEngine
 from hmeasure_stream._engines._protocol cimport PointEngine
@@ -32,6 +32,9 @@ cdef class CalibrationEngine(PointEngine):
     cdef public object count_buffer      # (n_bins,) int64: points per bin
     cdef public object edge_buffer       # (n_bins + 1,) float64: the bins' edges
     cdef object cache_buffer             # (accumulators,) each sum rounded (derived state)
+    cdef object dirty_buffer             # (accumulators,) uint8: changed since rounded
+    cdef uint8_t* dirty
+    cdef bint stale                      # some sum changed since the last read
     cdef int64_t* digits
     cdef int64_t* count
     cdef double* edges
@@ -52,4 +55,5 @@ cdef class CalibrationEngine(PointEngine):
     cdef Py_ssize_t _bin_of(self, double probability) noexcept nogil
     cdef void _refresh(self, Py_ssize_t accumulator) noexcept nogil
     cdef void _clear(self, Py_ssize_t accumulator) noexcept nogil
+    cdef void _settle(self) noexcept nogil
     cdef double _metric(self, Py_ssize_t column) noexcept nogil

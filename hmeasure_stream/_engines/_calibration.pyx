@@ -36,7 +36,7 @@ weighted mode.
 import numpy as np
 
 from libc.math cimport NAN, fabs, frexp, ldexp, log
-from libc.stdint cimport int32_t, int64_t, uint64_t
+from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
 
 from hmeasure_stream._engines._protocol cimport DONE, NOT_PRESENT, PointEngine
 
@@ -212,6 +212,8 @@ cdef class CalibrationEngine(PointEngine):
         self.digit_buffer = np.zeros((self.accumulators, DIGITS), dtype=np.int64)
         self.count_buffer = np.zeros(max(self.n_bins, 1), dtype=np.int64)
         self.cache_buffer = np.zeros(self.accumulators, dtype=np.float64)
+        self.dirty_buffer = np.zeros(self.accumulators, dtype=np.uint8)
+        self.stale = False
         self.n_points = 0
         self.parts = _Blocked() if "expected_auc" in columns else None
         self._bind()
@@ -221,10 +223,12 @@ cdef class CalibrationEngine(PointEngine):
         cdef int64_t[::1] count = self.count_buffer
         cdef double[::1] edges = self.edge_buffer
         cdef double[::1] cache = self.cache_buffer
+        cdef uint8_t[::1] dirty = self.dirty_buffer
         self.digits = &digits[0, 0]
         self.count = &count[0]
         self.edges = &edges[0]
         self.cache = &cache[0]
+        self.dirty = &dirty[0]
         return 0
 
     cdef Py_ssize_t _bin_of(self, double probability) noexcept nogil:
@@ -243,6 +247,17 @@ cdef class CalibrationEngine(PointEngine):
 
     cdef void _refresh(self, Py_ssize_t accumulator) noexcept nogil:
         self.cache[accumulator] = exact_value(self.digits + accumulator * DIGITS)
+
+    cdef void _settle(self) noexcept nogil:
+        """Round the sums changed since the last read (the cache a read divides)."""
+        cdef Py_ssize_t accumulator
+        if not self.stale:
+            return
+        for accumulator in range(self.accumulators):
+            if self.dirty[accumulator]:
+                self._refresh(accumulator)
+                self.dirty[accumulator] = 0
+        self.stale = False
 
     cdef void _clear(self, Py_ssize_t accumulator) noexcept nogil:
         cdef Py_ssize_t i
@@ -279,21 +294,21 @@ cdef class CalibrationEngine(PointEngine):
                 exact_add(self.digits + slot * DIGITS, weight, negate)
                 exact_add(self.digits + (slot + 1) * DIGITS, weight * score, negate)
                 exact_add(self.digits + (slot + 1) * DIGITS, weight * label, not negate)
-                self._refresh(slot)
-                self._refresh(slot + 1)
+            self.dirty[slot] = self.dirty[slot + 1] = 1
         exact_add(self.digits + TOTAL * DIGITS, weight, negate)
-        self._refresh(TOTAL)
+        self.dirty[TOTAL] = 1
+        self.stale = True
         if self.with_brier:
             # (y - p)^2 as numpy squares the difference of float labels and p.
             term = (label - score) * (label - score)
             exact_add(self.digits + BRIER * DIGITS, weight * term, negate)
-            self._refresh(BRIER)
+            self.dirty[BRIER] = 1
         if self.with_log_loss:
             own = score if is_pos else 1.0 - score
             own = min(max(own, _EPS), 1.0 - _EPS)
             term = -log(own)
             exact_add(self.digits + LOG_LOSS * DIGITS, weight * term, negate)
-            self._refresh(LOG_LOSS)
+            self.dirty[LOG_LOSS] = 1
         if self.parts is not None:
             # (In this engine's units; its emptied rule runs with this one's.)
             self.parts.inverse_scale = self.inverse_scale
@@ -352,6 +367,8 @@ cdef class CalibrationEngine(PointEngine):
         cdef Py_ssize_t b
         if column == 4:
             return self.parts._auc()
+        self._settle()
+        total = self.cache[TOTAL]
         if not total > 0.0:
             return NAN
         if column == 0:
@@ -432,7 +449,8 @@ cdef class CalibrationEngine(PointEngine):
         if np.any(digits[:, :-1] < 0) or np.any(digits[:, :-1] > int(_MASK)):
             raise AssertionError("an exact sum is not normalised")
         sums = self.sums()
-        if not np.array_equal(sums, self.cache_buffer):
+        settled = self.dirty_buffer == 0
+        if not np.array_equal(sums[settled], self.cache_buffer[settled]):
             raise AssertionError("a cached sum differs from its exact sum")
         weights = sums[FIRST_BIN::2]
         if np.any(sums[:FIRST_BIN] < 0) or np.any(weights < 0):
