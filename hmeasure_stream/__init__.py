@@ -49,8 +49,10 @@ The metric table :data:`METRICS` declares each metric a window follows
 :class:`Compression` (``"auc_approx"``), :class:`Threshold` (``"er"``, ...,
 ``"youden"``), :class:`FixedRates` (``"sens_at_spec"``, ``"spec_at_sens"``),
 :class:`ConfidenceLevel` (``"auc_var"``, ``"auc_lo"``,
-``"auc_hi"``), :class:`Classes` (``"multiclass_auc"``) and :class:`APApprox`
-(``"ap_approx"``).
+``"auc_hi"``), :class:`Classes` (``"multiclass_auc"``), :class:`APApprox`
+(``"ap_approx"``) and :class:`CalibrationBins` (``"ece"``, ``"mce"``, with
+``"brier"``, ``"log_loss"`` and ``"expected_auc"`` the metrics of the scores
+read as probabilities of class 1).
 """
 
 # First: the command line's Ctrl-C while the modules below import (see _startup).
@@ -82,6 +84,7 @@ from hmeasure_stream.metric_table import (
     WINDOW_METRICS,
     APApprox,
     Binning,
+    CalibrationBins,
     Classes,
     Compression,
     ConfidenceLevel,
@@ -124,6 +127,7 @@ __all__ = [
     "BinnedAUC",
     "Binning",
     "BootstrapInterval",
+    "CalibrationBins",
     "CalibrationReport",
     "Classes",
     "Compression",

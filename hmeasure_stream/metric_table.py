@@ -27,6 +27,7 @@ from hmeasure_stream._core.binning import check_bins, check_score_range, check_t
 from hmeasure_stream._core.classes import AVERAGES, METHODS
 from hmeasure_stream._validation import (
     check_cost,
+    check_integer,
     check_option,
     check_partial_correction,
     check_positive,
@@ -38,9 +39,9 @@ from hmeasure_stream._validation import (
     check_score_value,
 )
 
-__all__ = ["METRICS", "WINDOW_METRICS", "APApprox", "Binning", "Classes", "Compression",
-           "ConfidenceLevel", "FixedRates", "HCost", "Metric", "PartialRange", "Threshold",
-           "metric_options"]
+__all__ = ["METRICS", "WINDOW_METRICS", "APApprox", "Binning", "CalibrationBins", "Classes",
+           "Compression", "ConfidenceLevel", "FixedRates", "HCost", "Metric", "PartialRange",
+           "Threshold", "metric_options"]
 
 # What a metric needs from an engine (the window's engines are chosen from these alone).
 #: The exact AUC (every engine but the bins' computes it).
@@ -70,6 +71,9 @@ MULTICLASS = "multi-class"
 #: The average precision within epsilon after each point (finger searches of the
 #: segment tree by rank times true positives).
 PRECISION_GROUPS = "precision groups"
+#: Exact sums of terms of each point's probability (the scores read as probabilities of
+#: class 1, in [0, 1]): Brier, log loss, uniform bins; the expected AUC's doubled points.
+CALIBRATION = "probability sums"
 
 
 @dataclass(frozen=True)
@@ -446,6 +450,41 @@ class APApprox:
 
 
 @dataclass(frozen=True)
+class CalibrationBins:
+    """The options of ``"ece"`` and ``"mce"``: the number of uniform bins.
+
+    The bins of :func:`~hmeasure_stream.calibration_error` with
+    ``strategy="uniform"`` (a window keeps per-bin sums, so its bins are
+    fixed: quantile bins would move with the window); alone in ``metrics``
+    it asks for ``"ece"``.
+
+    Parameters
+    ----------
+    n_bins : int, default=10
+        The number of bins of width 1 / n_bins over [0, 1] (>= 1).
+
+    See Also
+    --------
+    hmeasure_stream.calibration_error : the same errors of one set of points.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import CalibrationBins, sliding_window
+    >>> CalibrationBins(5)
+    CalibrationBins(n_bins=5)
+    >>> y, p = [0, 1, 1, 0], [0.1, 0.8, 0.6, 0.3]
+    >>> sliding_window(y, p, 2, metrics=[CalibrationBins(2)])["ece"]
+    array([0.1 , 0.15, 0.3 , 0.35])
+    """
+
+    #: The number of uniform bins.
+    n_bins: int = field(default=10, metadata={"help": "uniform bins of ece and mce"})
+
+    def __post_init__(self):
+        object.__setattr__(self, "n_bins", check_integer(self.n_bins, "n_bins", 1))
+
+
+@dataclass(frozen=True)
 class Metric:
     """One entry of the metric table :data:`~hmeasure_stream.METRICS`.
 
@@ -544,6 +583,17 @@ METRICS = {metric.name: metric for metric in (
     # (Not on the command line: its epsilon is no flag there, --epsilon being H's.)
     _metric("ap_approx", "average precision within epsilon * ap (O(log(w)^2 / epsilon) a step)",
             APApprox, (PRECISION_GROUPS,), label="AP", stands_for_options=True, cli=False),
+    _metric("brier", "Brier score of the scores as probabilities of class 1", None,
+            (CALIBRATION,), label="Brier", cli=False),
+    _metric("log_loss", "log loss of the scores as probabilities of class 1", None,
+            (CALIBRATION,), label="log loss", cli=False),
+    _metric("ece", "expected calibration error over uniform bins of the probabilities",
+            CalibrationBins, (CALIBRATION,), label="ECE", stands_for_options=True,
+            cli=False),
+    _metric("mce", "maximum calibration error over uniform bins of the probabilities",
+            CalibrationBins, (CALIBRATION,), label="MCE", cli=False),
+    _metric("expected_auc", "AUC expected from the scores read as calibrated probabilities "
+            "(labels not used)", None, (CALIBRATION,), label="expected AUC", cli=False),
 )}
 
 #: The metrics a window can follow, by name, in the table's order.

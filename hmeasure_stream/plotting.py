@@ -17,6 +17,7 @@ from hmeasure_stream import (
     DynamicAUC,
     DynamicH,
     auc,
+    calibration_report,
     h_measure,
     roc_hull,
     roc_points,
@@ -26,7 +27,7 @@ from hmeasure_stream.metric_table import METRICS
 #: The structures that keep their points (their ROC curve and hull can be drawn).
 _POINT_SETS = (DynamicAUC, DynamicH, ApproxH, ApproxAUC)
 
-__all__ = ["RocDisplay", "plot_metrics", "plot_roc"]
+__all__ = ["RocDisplay", "plot_metrics", "plot_reliability", "plot_roc"]
 
 # The convex hull drawn with each ROC curve, so that the legend shows one
 # entry per classifier (curve and hull side by side) however many share an Axes.
@@ -643,11 +644,106 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     if ylabel is None:
         ylabel = _metric_label(columns[0][0]) if len(columns) == 1 else "metric value"
     ax.set_ylabel(ylabel)
-    ax.set_ylim(-0.02, 1.02)
+    # [0, 1], or up to the largest value (a log loss is not bounded by 1).
+    shown = [values[hidden:] for _, _, values in columns]
+    top = max((float(np.nanmax(v)) for v in shown if np.isfinite(v).any()), default=1.0)
+    ax.set_ylim(-0.02, max(1.0, top) * 1.02)
     ax.grid(True, color="0.9", linewidth=0.6)
     if title:
         ax.set_title(title)
     if legend:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
                   frameon=False, fontsize="small")
+    return ax
+
+
+def plot_reliability(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None,
+                     pos_label=None, ax=None, label=None, color=None, counts=True,
+                     diagonal=True, **kwargs):
+    """Plot the reliability diagram of probabilities: share of class 1 against mean probability.
+
+    One point per bin of positive weight of
+    :func:`~hmeasure_stream.calibration_report` (scikit-learn's
+    ``calibration_curve``), joined by a line, with the diagonal of perfect
+    calibration and the bins' weights as bars on a second y axis.
+
+    Parameters
+    ----------
+    y_true, y_prob, sample_weight, pos_label
+        As for :func:`~hmeasure_stream.calibration_report`.
+    n_bins, strategy
+        The bins, as for :func:`~hmeasure_stream.calibration_error`.
+    ax : matplotlib.axes.Axes, optional
+        Where to draw (a new figure when None).
+    label : str, optional
+        The model's name in the legend, before its ECE.
+    color : color, optional
+        The curve's colour (default: the axes' next colour).
+    counts : bool, default=True
+        Draw each bin's weight (its number of points without weights) as a
+        bar over the bin, on a second y axis (``ax.figure`` holds it).
+    diagonal : bool, default=True
+        Draw the diagonal of perfect calibration (once per axes).
+    **kwargs
+        Passed to :meth:`matplotlib.axes.Axes.plot` for the curve.
+
+    Returns
+    -------
+    matplotlib.axes.Axes
+        The axes of the curve.
+
+    Raises
+    ------
+    ValueError
+        As for :func:`~hmeasure_stream.calibration_report`.
+
+    See Also
+    --------
+    hmeasure_stream.calibration_report : the bins and errors drawn.
+    plot_metrics : the ``"ece"`` and ``"brier"`` of a window over time.
+
+    Notes
+    -----
+    O(n) with uniform bins, O(n log n) with quantile bins.
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from hmeasure_stream.plotting import plot_reliability
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
+    >>> p = [0.1, 0.3, 0.35, 0.4, 0.6, 0.9, 0.2, 0.8]
+    >>> ax = plot_reliability(y, p, n_bins=2, label="model A")
+    >>> ax.get_lines()[-1].get_xydata().round(3).tolist()  # (mean p, share of class 1)
+    [[0.27, 0.2], [0.767, 1.0]]
+    >>> [text.get_text() for text in ax.get_legend().get_texts()]
+    ['perfectly calibrated', 'model A (ECE = 0.131)']
+    """
+    report = calibration_report(y_true, y_prob, n_bins=n_bins, strategy=strategy,
+                                sample_weight=sample_weight, pos_label=pos_label)
+    plt = _pyplot()
+    if ax is None:
+        _, ax = plt.subplots(figsize=(4.5, 4.5), layout="constrained")
+    if diagonal and not any(line.get_gid() == _CHANCE_GID for line in ax.get_lines()):
+        ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=1,
+                label="perfectly calibrated", gid=_CHANCE_GID)
+    text = f"ECE = {report.ece:.3g}"
+    line = ax.plot(report.prob_pred, report.prob_true, marker="o", markersize=4,
+                   label=f"{label} ({text})" if label else text, color=color, **kwargs)[0]
+    if counts:
+        # The bins' weights behind the curve, on their own scale.
+        bars = ax.twinx()
+        edges = report.bin_edges
+        lefts = edges[report.bin_index]
+        bars.bar(lefts, report.bin_weight, width=edges[report.bin_index + 1] - lefts,
+                 align="edge", color=line.get_color(), alpha=0.15, linewidth=0)
+        bars.set_ylabel("bin weight" if sample_weight is not None else "points per bin")
+        bars.set_ylim(0, 4 * float(report.bin_weight.max()))
+        ax.set_zorder(bars.get_zorder() + 1)
+        ax.patch.set_visible(False)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("mean predicted probability")
+    ax.set_ylabel("share of class 1")
+    ax.legend(loc="upper left", frameon=False, fontsize="small")
     return ax

@@ -14,6 +14,7 @@ from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
+from hmeasure_stream._engines._calibration import CalibrationEngine
 from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._fenwick import sliding_auc_ranked
 from hmeasure_stream._engines._pool import MAX_CAPACITY
@@ -31,6 +32,7 @@ from hmeasure_stream._validation import (
 )
 from hmeasure_stream.metric_table import (
     BINS,
+    CALIBRATION,
     COMPRESSED,
     CURVE_WALK,
     HULL,
@@ -147,6 +149,8 @@ def _window_engines(chosen, *, capacity, seed, window=None):
         compression = _options_needing(chosen, COMPRESSED)
         engines.append(ApproxAUCEngine(compression.epsilon, compression.relative_to == "1-auc",
                                        capacity, seed))
+    if _needing(chosen, CALIBRATION):
+        engines.append(_calibration_engine(chosen))
     if (any(_needing(chosen, need) for need in _ORDER_NEEDS)
             or any(not any(METRICS[name].column in engine.columns for engine in engines)
                    for name in chosen)):
@@ -179,6 +183,26 @@ def _window_engines(chosen, *, capacity, seed, window=None):
                                     float(special.ndtri(1.0 - (1.0 - level) / 2.0)))
         engines.insert(0, blocked)
     return engines
+
+
+def _calibration_engine(chosen):
+    """The exact sums of the probability metrics (Brier, log loss, ECE, MCE) and the
+    expected AUC's doubled points, for the metrics of ``CALIBRATION`` asked."""
+    names = _needing(chosen, CALIBRATION)
+    bins = [chosen[name] for name in names if chosen[name] is not None]
+    return CalibrationEngine(names, np.linspace(0.0, 1.0, bins[0].n_bins + 1) if bins else None)
+
+
+def _check_probabilities(metrics, scores):
+    """Refuse (ValueError) a score outside [0, 1] when a metric reads the scores as
+    probabilities of class 1, before anything changes."""
+    names = [name for name in metrics if CALIBRATION in METRICS[name].needs]
+    if names:
+        bad = np.flatnonzero((scores < 0.0) | (scores > 1.0))
+        if bad.size:
+            raise ValueError(
+                f"the metric {names[0]!r} reads the scores as probabilities of class 1, which "
+                f"lie in [0, 1]: y_score has {float(scores[bad[0]])!r} at position {int(bad[0])}")
 
 
 def _hull_engine(chosen, capacity):
@@ -318,6 +342,7 @@ class SlidingWindow(Pickled):
         return None
 
     def _slide(self, is_pos, scores, weights, times=None):
+        _check_probabilities(self._metrics, scores)
         if self._forgettings is not None:
             return self._forget(is_pos, scores, weights, times)
         held_before = len(self)
@@ -459,7 +484,7 @@ class SlidingWindow(Pickled):
         its ``Forgetting``)."""
         if self._forgettings is not None:
             for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
-                check_forgetting(engine, forgetting)
+                _check_window_points(engine, forgetting)
             return
         if len(self._engines) != len(self._rings):
             raise AssertionError(f"{len(self._engines)} engines, {len(self._rings)} rings")
@@ -474,7 +499,7 @@ class SlidingWindow(Pickled):
         if self._forgettings is not None:
             for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
                 engine._check()
-                check_forgetting(engine, forgetting)
+                _check_window_points(engine, forgetting)
             return True
         for engine, ring in zip(self._engines, self._rings, strict=True):
             engine._check()
@@ -483,6 +508,19 @@ class SlidingWindow(Pickled):
             if self._window is not None and ring is not None and ring.size != len(self):
                 raise AssertionError(f"{ring.size} points in the ring, {len(self)} held")
         return True
+
+
+def _check_window_points(engine, forgetting):
+    """The engine holds the points of its ``Forgetting`` (the calibration sums: exactly
+    those of the live points of the ring)."""
+    if not isinstance(engine, CalibrationEngine):
+        return check_forgetting(engine, forgetting)
+    is_pos, scores, weights = forgetting.ring.points()
+    live = is_pos != 2
+    if int(live.sum()) != forgetting.live or forgetting.live != engine.n_points:
+        raise AssertionError(f"{int(live.sum())} live points in the ring, {forgetting.live} "
+                             f"counted, {engine.n_points} in the engine")
+    return engine.check_points(is_pos[live], scores[live], weights[live])
 
 
 def _metric_property(name):
@@ -536,7 +574,10 @@ def sliding_window(
         only), ``"auc_binned"`` (the binned AUC; with ``window=None``
         Bouckaert's binned learning curve, a log-log alpha of None estimated
         from the whole array), ``"pauc"`` (the partial AUC), DeLong's
-        ``"auc_var"``, ``"auc_lo"``, ``"auc_hi"``, and the others of the
+        ``"auc_var"``, ``"auc_lo"``, ``"auc_hi"``, the scores read as
+        probabilities of class 1 (in [0, 1]): ``"brier"``, ``"log_loss"``,
+        ``"ece"``, ``"mce"`` (bins of :class:`~hmeasure_stream.CalibrationBins`)
+        and ``"expected_auc"`` (labels not used), and the others of the
         metric table; or ``"multiclass_auc"`` alone, for 2-d scores (its
         :class:`~hmeasure_stream.Classes` default to the sorted distinct
         labels of ``y_true``).
@@ -572,7 +613,8 @@ def sliding_window(
         On invalid input (as for :func:`hmeasure_stream.auc`), a window that
         is not a positive integer, an unknown metric, ``"auc_approx"``
         without :class:`~hmeasure_stream.Compression` or with weights other
-        than 1, ``"multiclass_auc"`` with another metric.
+        than 1, ``"multiclass_auc"`` with another metric, a score outside
+        [0, 1] with a metric that reads the scores as probabilities.
 
     See Also
     --------
@@ -595,7 +637,11 @@ def sliding_window(
     most h vertices, O(w) memory (plus O(n (h + (1 + 1/epsilon) log^2 w))
     with ``epsilon``).  With
     ``"auc_approx"``, the compressed list of :class:`ApproxAUC` over its
-    treap: O(n (log w + log w / epsilon)).  With ``"pauc"``, the blocks read
+    treap: O(n (log w + log w / epsilon)).  With the probability metrics,
+    exact sums: O(1) per step (``"ece"``, ``"mce"``: O(bins) to read),
+    ``"expected_auc"`` O(log w), each value the from-scratch one of its
+    window bit for bit for ``"brier"`` and ``"log_loss"`` (exactly rounded
+    sums), with no drift however long the stream.  With ``"pauc"``, the blocks read
     as :meth:`DynamicAUC.partial_auc` reads them after each step: O(n log w)
     (the area within an ulp or two of the from-scratch value with unit
     weights, whose integer parts it shares, the cut segments in floating
@@ -650,7 +696,7 @@ def sliding_window(
     # Ranks keep every comparison between scores, not with a threshold.
     is_pos, scores, weights = checked_batch(
         y_true, y_score, sample_weight, allow_empty=False,
-        ranks=not _needing(chosen, THRESHOLD)
+        ranks=not (_needing(chosen, THRESHOLD) or _needing(chosen, CALIBRATION))
     )
     if by_count and window < scores.shape[0]:
         tracker = SlidingWindow(window, metrics, **options)

@@ -15,6 +15,7 @@ from hmeasure_stream import (
     WINDOW_METRICS,
     APApprox,
     Binning,
+    CalibrationBins,
     Classes,
     Compression,
     ConfidenceLevel,
@@ -27,9 +28,13 @@ from hmeasure_stream import (
     auc_ci,
     auc_variance,
     binned_auc,
+    brier_score,
+    calibration_error,
     coords,
+    expected_auc,
     h_measure,
     hmeasure_report,
+    log_loss,
     multiclass_auc,
     partial_auc,
     sliding_window,
@@ -52,7 +57,10 @@ OPTIONS = {
        for name in ("sens_at_spec", "spec_at_sens")},
     "multiclass_auc": Classes(["a", "b", "c"], method="ovo"),
     "ap_approx": APApprox(0.05),
+    "ece": CalibrationBins(4), "mce": CalibrationBins(4),
 }
+# The metrics of the scores read as probabilities of class 1 (defined with one class).
+PROBABILITY = ("brier", "log_loss", "ece", "mce", "expected_auc")
 # R hmeasure's names of the report's metrics (hmeasure_report's keys).
 REPORT = {"ks": "KS", "mer": "MER", "mwl": "MWL", "er": "ER", "sens": "Sens", "spec": "Spec",
           "precision": "Precision", "f": "F", "youden": "Youden", "auch": "AUCH"}
@@ -84,6 +92,15 @@ def reference(name, options, y, s):
         return coords(y, s, getattr(options, at), input=at, ret=read)[read][0]
     if name == "ap":
         return average_precision_score(y, s)
+    if name == "brier":
+        return brier_score(y, s)
+    if name == "log_loss":
+        return log_loss(y, s)
+    if name in ("ece", "mce"):
+        return calibration_error(y, s, n_bins=options.n_bins,
+                                 norm="l1" if name == "ece" else "max")
+    if name == "expected_auc":
+        return expected_auc(s) if 0 < s.sum() < len(s) else None
     if name == "auc_binned":
         return binned_auc(y, s, bins=options.bins).auc
     if name == "pauc":
@@ -100,7 +117,8 @@ def reference(name, options, y, s):
 
 def test_the_table_is_the_one_list_of_window_metrics():
     assert WINDOW_METRICS == tuple(METRICS) == hmeasure_stream.streaming.WINDOW_METRICS
-    assert set(WINDOW_METRICS) == set(OPTIONS) | {"auc", "ap"}
+    assert set(WINDOW_METRICS) == set(OPTIONS) | {"auc", "ap", "brier", "log_loss",
+                                                  "expected_auc"}
     assert AVAILABLE_METRICS == tuple(name for name in METRICS if METRICS[name].cli)
     assert set(AVAILABLE_METRICS) <= set(WINDOW_METRICS)
     parser = build_parser()
@@ -113,7 +131,8 @@ def test_the_table_is_the_one_list_of_window_metrics():
     # Every need is one of the capabilities the engine choice knows.
     capabilities = {table.EXACT_AUC, table.HULL, table.REPORT, table.LOWER_HULL, table.THRESHOLD,
                     table.VARIANCE, table.PARTIAL_BOX, table.BINS, table.COMPRESSED,
-                    table.MULTICLASS, table.LEVEL, table.CURVE_WALK, table.PRECISION_GROUPS}
+                    table.MULTICLASS, table.LEVEL, table.CURVE_WALK, table.PRECISION_GROUPS,
+                    table.CALIBRATION}
     for metric in METRICS.values():
         assert metric.needs and metric.needs <= capabilities, metric.name
         assert metric.options is None or metric.name in OPTIONS
@@ -127,6 +146,8 @@ def test_every_binary_metric_equals_its_reference_on_every_window(name, with_opt
             sliding_window([0, 1], [0.1, 0.2], 2, name)
         return
     y, s = binary_stream(WINDOW_METRICS.index(name))
+    if name in PROBABILITY:
+        s = np.round(1 / (1 + np.exp(-2 * s)), 1)  # probabilities (ties, 0 and 1 among them)
     options = OPTIONS.get(name) if with_options else None
     metrics = (name, options) if options is not None else name
     default = METRICS[name].options() if METRICS[name].options and not with_options else options
@@ -144,7 +165,7 @@ def test_every_binary_metric_equals_its_reference_on_every_window(name, with_opt
         warnings.simplefilter("ignore", hmeasure_stream.OutOfRangeScoresWarning)
         for end in range(N):
             part = slice(max(0, end + 1 - WINDOW), end + 1)
-            if y[part].min() == y[part].max():
+            if y[part].min() == y[part].max() and name not in PROBABILITY:
                 assert np.isnan(values[end]), end
                 continue
             if name == "auc_approx":
@@ -188,6 +209,7 @@ def test_the_multiclass_metric_equals_multiclass_auc(options):
     (HCost(), "alpha"), (PartialRange(), "fpr_range"), (Binning(), "bins"),
     (Compression(0.1), "epsilon"), (Threshold(), "threshold"), (ConfidenceLevel(), "level"),
     (Classes(), "method"), (APApprox(), "epsilon"),
+    (Classes(), "method"), (CalibrationBins(), "n_bins"),
 ])
 def test_options_are_frozen_hashable_and_pickle(options, changed):
     with pytest.raises(dataclasses.FrozenInstanceError):
@@ -218,6 +240,7 @@ def test_options_are_frozen_hashable_and_pickle(options, changed):
     (lambda: Classes(average=None), "average=None is not available in a window"),
     (lambda: Classes(average="micro"), "average"),
     (lambda: APApprox(1.0), r"epsilon must be in \(0, 1\)"),
+    (lambda: CalibrationBins(0), "n_bins must be an integer >= 1"),
 ])
 def test_bad_options_are_refused_naming_the_option(make, message):
     with pytest.raises(ValueError, match=message):
@@ -274,6 +297,9 @@ def test_options_objects_stand_for_their_metrics_and_are_shared():
     (("h", "pauc", "youden", "auc_var"), ["BlockedHullEngine"]),
     (("auc", "mer", "mwl"), ["BlockedHullEngine"]),
     ((Classes([0, 1, 2]),), ["MulticlassWindow"]),
+    # The probability metrics: one engine of exact sums, the order engine only if asked.
+    (("brier", "log_loss", CalibrationBins(5), "expected_auc"), ["CalibrationEngine"]),
+    (("auc", "ece", "h"), ["BlockedHullEngine", "CalibrationEngine"]),
 ])
 def test_engines_follow_the_needs_of_the_table(metrics, engines):
     monitor = SlidingWindow(5, metrics)

@@ -9,10 +9,11 @@ import pytest
 from hmeasure import h_score
 from matplotlib.colors import to_rgb, to_rgba
 from reference_impl import to_unit_interval
+from sklearn.calibration import calibration_curve
 from sklearn.metrics import roc_auc_score, roc_curve
 
 from hmeasure_stream import ApproxH, DynamicAUC, DynamicH, roc_hull, sliding_window
-from hmeasure_stream.plotting import RocDisplay, plot_metrics, plot_roc
+from hmeasure_stream.plotting import RocDisplay, plot_metrics, plot_reliability, plot_roc
 
 matplotlib.use("Agg")
 import matplotlib.pyplot as plt
@@ -273,3 +274,48 @@ def test_plot_metrics_refuses_bad_input_with_a_clear_message(metrics, kwargs, me
     with pytest.raises(ValueError, match=message):
         plot_metrics(metrics, **kwargs)
     assert plt.get_fignums() == []  # refused before a figure is made
+
+
+# -- plot_reliability and the probability metrics -------------------------------
+
+
+def test_plot_reliability_draws_calibration_curve_diagonal_and_bin_counts(rng):
+    p = np.round(rng.uniform(size=300), 3)
+    y = (rng.uniform(size=300) < p ** 1.5).astype(int)
+    ax = plot_reliability(y, p, n_bins=8, label="model")
+    diagonal, curve = ax.get_lines()
+    np.testing.assert_array_equal(diagonal.get_xydata(), [[0, 0], [1, 1]])
+    prob_true, prob_pred = calibration_curve(y, p, n_bins=8)
+    np.testing.assert_allclose(curve.get_xdata(), prob_pred, rtol=1e-12)
+    np.testing.assert_allclose(curve.get_ydata(), prob_true, rtol=1e-12)
+    # The bars: one per bin of points, its height the bin's count.
+    (bars,) = [other for other in ax.figure.axes if other is not ax]
+    heights = [patch.get_height() for patch in bars.patches]
+    index = np.searchsorted(np.linspace(0, 1, 9)[1:-1], p)
+    counts = np.bincount(index, minlength=8)
+    assert heights == counts[counts > 0].tolist()
+    assert sum(heights) == 300
+    assert legend_texts(ax)[0] == "perfectly calibrated"
+    assert legend_texts(ax)[1].startswith("model (ECE = ")
+    # A second model on the same axes: one diagonal; quantile bins.
+    ax = plot_reliability(1 - y, 1 - p, strategy="quantile", ax=ax, counts=False)
+    assert [line.get_gid() for line in ax.get_lines()].count(
+        "hmeasure_stream-chance") == 1
+
+
+def test_plot_reliability_refuses_what_calibration_report_refuses():
+    with pytest.raises(ValueError, match="y_prob"):
+        plot_reliability([0, 1], [0.2, 1.5])
+    with pytest.raises(ValueError, match="n_bins"):
+        plot_reliability([0, 1], [0.2, 0.5], n_bins=0)
+    assert plt.get_fignums() == []
+
+
+def test_plot_metrics_shows_the_probability_metrics_beyond_one(rng):
+    p = rng.uniform(size=200)
+    y = (rng.uniform(size=200) < 1 - p).astype(int)  # badly calibrated: log loss above 1
+    result = sliding_window(y, p, 40, ("brier", "log_loss", "ece", "expected_auc"))
+    ax = plot_metrics(result, min_periods=40)
+    assert legend_texts(ax) == ["Brier", "log loss", "ECE", "expected AUC"]
+    top = np.nanmax(result["log_loss"][39:])
+    assert top > 1 and ax.get_ylim()[1] >= top

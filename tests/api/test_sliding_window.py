@@ -93,7 +93,7 @@ def test_sliding_window_accepts_metric_names_and_huge_integer_scores():
         ({"window": 0}, r"window must be a positive integer or None, got 0"),
         ({"window": 2.5}, r"window must be a positive integer or None"),
         ({"window": True}, r"window must be a positive integer or None"),
-        ({"window": 3, "metrics": ("auc", "gini")}, r"unknown metric\(s\) \['gini'\]: available metrics are \['auc', 'h', 'auch', 'auc_approx', 'auc_binned', 'pauc', 'ks', 'mer', 'mwl', 'er', 'sens', 'spec', 'precision', 'f', 'youden', 'sens_at_spec', 'spec_at_sens', 'ap', 'auc_var', 'auc_lo', 'auc_hi', 'multiclass_auc', 'ap_approx'\]"),
+        ({"window": 3, "metrics": ("auc", "gini")}, r"unknown metric\(s\) \['gini'\]: available metrics are \['auc', 'h', 'auch', 'auc_approx', 'auc_binned', 'pauc', 'ks', 'mer', 'mwl', 'er', 'sens', 'spec', 'precision', 'f', 'youden', 'sens_at_spec', 'spec_at_sens', 'ap', 'auc_var', 'auc_lo', 'auc_hi', 'multiclass_auc', 'ap_approx', 'brier', 'log_loss', 'ece', 'mce', 'expected_auc'\]"),
         ({"window": 3, "metrics": ()}, r"metrics must name at least one metric"),
     ],
 )
