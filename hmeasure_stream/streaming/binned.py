@@ -54,7 +54,7 @@ class BinnedAUC(Pickled):
     score_range : (float, float), default (0.0, 1.0)
         The scores' range mapped to [0, 1]; scores added outside it go to the
         end bins (counted in ``n_below`` / ``n_above``) with an
-        ``OutOfRangeScoresWarning`` saying how many and their span.
+        :class:`~hmeasure_stream.OutOfRangeScoresWarning` saying how many and their span.
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...): the first other
         label added is class 0 from then on and a third one is refused.
@@ -135,7 +135,7 @@ class BinnedAUC(Pickled):
         ValueError, adding nothing, if an entry is invalid, a weight is
         2**400 times larger or smaller than the first positive weight held, or
         (``strict``) a score lies outside ``score_range``; without ``strict``
-        such scores issue an ``OutOfRangeScoresWarning``.
+        such scores issue an :class:`~hmeasure_stream.OutOfRangeScoresWarning`.
         """
         with claimed(self._tree):  # (the tree, the counts outside the range, alpha, labels)
             y_true, labels = labels_many(self._labels, y_true)
