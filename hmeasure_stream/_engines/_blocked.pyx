@@ -2172,7 +2172,7 @@ cdef class BlockedAUCEngine(PointEngine):
 
 
 # The layout of the pickles ``__reduce__`` writes.
-_FORMAT = 2
+_FORMAT = 3
 
 # R hmeasure's metrics at a threshold, in the order ``_threshold_into`` writes them.
 _THRESHOLD_COLUMNS = ("er", "sens", "spec", "precision", "f", "youden")
