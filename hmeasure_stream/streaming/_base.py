@@ -398,46 +398,9 @@ class PointSet(Pickled):
         return PrecisionRecallCurve(*precision_recall_of(*self._sums(), drop_intermediate))
 
     def average_precision(self, epsilon=None):
-        """The average precision of the current points: exact, or within ``epsilon``.
-
-        Parameters
-        ----------
-        epsilon : float in (0, 1), optional
-            None: the exact value, :func:`~hmeasure_stream.average_precision`
-            of the current points, O(n).  A number: an estimate within
-            ``epsilon`` times the exact value, O(log(n)^2 / epsilon).
-
-        Returns
-        -------
-        float
-            nan while a class is absent.
-
-        Notes
-        -----
-        The estimate reads the distinct scores from the highest down in groups
-        (a tie is never split) whose precisions' bracket, ``tp0 / (tp0 + fp1)``
-        to ``tp1 / (tp1 + fp0)`` (class 1 and class 0 weights at or above the
-        group's first and last scores), spans a factor of at most
-        ``(1 + epsilon)**2``.  Each
-        group's class 1 weight is exact; the harmonic mean of the bracket's
-        ends is within ``epsilon`` (relative) of every precision between
-        them, and so is the sum: ``|estimate - exact| <= epsilon * exact``,
-        with weights and ties.  One finger search of the segment tree and one
-        block scan per group.  :class:`~hmeasure_stream.ApproxAUC` (no
-        segment tree) returns the exact value.  See docs/implementation.rst,
-        "The approximate average precision".
-
-        Examples
-        --------
-        >>> from hmeasure_stream import DynamicAUC
-        >>> tracker = DynamicAUC()
-        >>> tracker.add_many([0, 1, 0, 1, 1], [0.1, 0.35, 0.4, 0.8, 0.9])
-        >>> round(tracker.average_precision(), 4)
-        0.9167
-        >>> exact = tracker.average_precision()
-        >>> abs(tracker.average_precision(epsilon=0.1) - exact) <= 0.1 * exact
-        True
-        """
+        """:func:`~hmeasure_stream.average_precision` of the points (O(n); nan without a class);
+        with ``epsilon`` in (0, 1), within ``epsilon`` times it in O(log(n)^2 / epsilon) (see
+        docs/implementation.rst, "The approximate average precision")."""
         if epsilon is not None:
             epsilon = check_probability_level(epsilon, "epsilon")
             if hasattr(self._engine, "approx_average_precision"):
