@@ -178,6 +178,11 @@ class DelayedAUC(Pickled):
                 f"DelayedAUC does not follow {refused}: 'auc_binned' places its bins from "
                 "a whole chunk and 'multiclass_auc' takes 2-d scores; follow them with a "
                 "SlidingWindow of the labelled points")
+        if "expected_auc" in chosen:
+            raise ValueError(
+                "DelayedAUC follows expected_auc itself (every prediction, a pending one by "
+                "its probability): leave the window metric 'expected_auc', which ignores the "
+                "labels, out of metrics")
         self._labels = label_map(pos_label)
         self._metrics = tuple(chosen)
         # The realized set: what was asked, with the AUC and DeLong's interval.
