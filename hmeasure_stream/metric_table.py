@@ -584,16 +584,15 @@ METRICS = {metric.name: metric for metric in (
     _metric("ap_approx", "average precision within epsilon * ap (O(log(w)^2 / epsilon) a step)",
             APApprox, (PRECISION_GROUPS,), label="AP", stands_for_options=True, cli=False),
     _metric("brier", "Brier score of the scores as probabilities of class 1", None,
-            (CALIBRATION,), label="Brier", cli=False),
+            (CALIBRATION,), label="Brier"),
     _metric("log_loss", "log loss of the scores as probabilities of class 1", None,
-            (CALIBRATION,), label="log loss", cli=False),
-    _metric("ece", "expected calibration error over uniform bins of the probabilities",
-            CalibrationBins, (CALIBRATION,), label="ECE", stands_for_options=True,
-            cli=False),
-    _metric("mce", "maximum calibration error over uniform bins of the probabilities",
-            CalibrationBins, (CALIBRATION,), label="MCE", cli=False),
+            (CALIBRATION,), label="log loss"),
+    _metric("ece", "expected calibration error over 10 uniform bins of the probabilities",
+            CalibrationBins, (CALIBRATION,), label="ECE", stands_for_options=True),
+    _metric("mce", "maximum calibration error over 10 uniform bins of the probabilities",
+            CalibrationBins, (CALIBRATION,), label="MCE"),
     _metric("expected_auc", "AUC expected from the scores read as calibrated probabilities "
-            "(labels not used)", None, (CALIBRATION,), label="expected AUC", cli=False),
+            "(labels not used)", None, (CALIBRATION,), label="expected AUC"),
 )}
 
 #: The metrics a window can follow, by name, in the table's order.

@@ -73,12 +73,15 @@ from hmeasure_stream.cli._reading import (
     open_source,
     parse_scores,
 )
-from hmeasure_stream.metric_table import METRICS, REPORT, HCost, Threshold
+from hmeasure_stream.metric_table import CALIBRATION, METRICS, REPORT, HCost, Threshold
 
 #: The metrics of the table that --metrics offers (1-d scores, options among the flags').
 AVAILABLE_METRICS = tuple(name for name, metric in METRICS.items() if metric.cli)
 # R hmeasure's KS, MER, MWL: the exact hull, with the window's class proportions.
 _REPORT_METRICS = tuple(name for name in AVAILABLE_METRICS if REPORT in METRICS[name].needs)
+# The metrics that read the scores as probabilities of class 1.
+_PROBABILITY_METRICS = tuple(name for name in AVAILABLE_METRICS
+                             if CALIBRATION in METRICS[name].needs)
 #: The columns --delayed writes after the metrics (DelayedAUC's results).
 DELAYED_COLUMNS = ("expected_auc", "n_pending")
 #: The largest --window and --every (no stream is longer).
@@ -1059,6 +1062,7 @@ def run(args, stdout):
                     chunk_times = (None if times is None
                                    else times.parse(chunk.extras[args.time_col], chunk.lines)
                                    .view("datetime64[ns]"))
+                    _check_probability_scores(args.metrics, chunk, source)
                     try:
                         rows, values = monitor.process(chunk.labels, chunk.scores, chunk_times,
                                                        **_delayed_rows(args, chunk, source))
@@ -1120,6 +1124,19 @@ def run(args, stdout):
     if args.fail_on_alert and any(alert.fired for alert in args.alert):
         return 3
     return 0
+
+
+def _check_probability_scores(metrics, chunk, source):
+    """Refuse a score outside [0, 1] when a metric reads the scores as probabilities,
+    naming its line (the window would name its position in the chunk)."""
+    names = [name for name in metrics if name in _PROBABILITY_METRICS]
+    if names:
+        bad = np.flatnonzero((chunk.scores < 0.0) | (chunk.scores > 1.0))
+        if bad.size:
+            row = int(bad[0])
+            raise InputError(
+                f"{source.where(chunk.lines[row])}: score {float(chunk.scores[row])!r} is not a "
+                f"probability in [0, 1], which --metrics {names[0]} reads the scores as")
 
 
 def _delayed_rows(args, chunk, source):
@@ -1220,6 +1237,10 @@ def _complete(args):
         if args.min_periods != 1:
             raise _UsageError("--min-periods does not go with --delayed (n_pending and the "
                               "realized metrics' nan tell how many are labelled)")
+        if "expected_auc" in args.metrics:
+            raise _UsageError("--delayed writes expected_auc (of every prediction, the pending "
+                              "ones by their probability) after the metrics: leave it out of "
+                              "--metrics")
     elif args.prob_col is not None:
         raise _UsageError("--prob-col goes with --delayed")
     for name in _copied_columns(args):

@@ -1,6 +1,6 @@
 """Predictions whose labels arrive late: ``DelayedAUC``.
 
-Two sets of window engines, both chosen by ``window._window_engines``: the
+Two sets of window engines, both chosen by ``_engine_choice.window_engines``: the
 realized set holds the labelled predictions of the window (unit weights),
 the expected set every prediction of the window, a pending one as its two
 parts (the probability p as class 1, 1 - p as class 0 at its score, as
@@ -31,12 +31,12 @@ from hmeasure_stream.metric_table import (
     ConfidenceLevel,
     metric_options,
 )
-
-# Both engine sets come from window._window_engines, the one place where a window's
-# engines are chosen from the metric table (read through the module: it is private
-# to the windows' layer).
-from hmeasure_stream.streaming import window as _window
 from hmeasure_stream.streaming._base import Pickled, claimed
+
+# Both engine sets come from window_engines, the one place where a window's engines
+# are chosen from the metric table.
+from hmeasure_stream.streaming._engine_choice import needing as _needing
+from hmeasure_stream.streaming._engine_choice import window_engines as _window_engines
 
 __all__ = ["DelayedAUC"]
 
@@ -172,12 +172,17 @@ class DelayedAUC(Pickled):
         else:
             horizon = int(window)
         chosen = metric_options(metrics)
-        refused = _window._needing(chosen, BINS) + _window._needing(chosen, MULTICLASS)
+        refused = _needing(chosen, BINS) + _needing(chosen, MULTICLASS)
         if refused:
             raise ValueError(
                 f"DelayedAUC does not follow {refused}: 'auc_binned' places its bins from "
                 "a whole chunk and 'multiclass_auc' takes 2-d scores; follow them with a "
                 "SlidingWindow of the labelled points")
+        if "expected_auc" in chosen:
+            raise ValueError(
+                "DelayedAUC follows expected_auc itself (every prediction, a pending one by "
+                "its probability): leave the window metric 'expected_auc', which ignores the "
+                "labels, out of metrics")
         self._labels = label_map(pos_label)
         self._metrics = tuple(chosen)
         # The realized set: what was asked, with the AUC and DeLong's interval.
@@ -187,12 +192,12 @@ class DelayedAUC(Pickled):
                       if isinstance(options, ConfidenceLevel)), ConfidenceLevel())
         for name in ("auc_lo", "auc_hi"):
             realized.setdefault(name, level)
-        self._realized = _window._window_engines(realized, capacity=16, seed=None)
+        self._realized = _window_engines(realized, capacity=16, seed=None)
         # The expected set: the AUC, and H with its options when H is asked.
         expected = {"auc": None}
         if "h" in chosen:
             expected["h"] = chosen["h"]
-        self._expected = _window._window_engines(expected, capacity=16, seed=None)
+        self._expected = _window_engines(expected, capacity=16, seed=None)
         self._window = (np.timedelta64(horizon, "ns") if is_duration(window) else horizon)
         self._horizon = horizon
         self._by_time = is_duration(window)

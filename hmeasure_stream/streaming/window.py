@@ -6,20 +6,14 @@ The one place where an engine is chosen for a window of a stream.
 import dataclasses
 
 import numpy as np
-from scipy import special
 
-from hmeasure_stream._core.binning import TRANSFORMS, estimate_alpha
+from hmeasure_stream._core.binning import estimate_alpha
 from hmeasure_stream._core.classes import as_label_array, encode_sorted
-from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._bin_tree import BinTree
-from hmeasure_stream._engines._blocked import BlockedAUCEngine
-from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._calibration import CalibrationEngine
-from hmeasure_stream._engines._cost import mwl_cost
 from hmeasure_stream._engines._fenwick import sliding_auc_ranked
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._ring import PointRing
-from hmeasure_stream._engines._tree_partial import record_box
 from hmeasure_stream._validation import (
     check_integer,
     check_times,
@@ -34,17 +28,9 @@ from hmeasure_stream.metric_table import (
     BINS,
     CALIBRATION,
     COMPRESSED,
-    CURVE_WALK,
-    HULL,
-    LEVEL,
-    LOWER_HULL,
     METRICS,
     MULTICLASS,
-    PARTIAL_BOX,
-    PRECISION_GROUPS,
-    REPORT,
     THRESHOLD,
-    VARIANCE,
     WINDOW_METRICS,
     metric_options,
 )
@@ -58,6 +44,8 @@ from hmeasure_stream.streaming._base import (
     make_forgetting,
     out_of_range_message,
 )
+from hmeasure_stream.streaming._engine_choice import needing as _needing
+from hmeasure_stream.streaming._engine_choice import window_engines as _window_engines
 from hmeasure_stream.streaming.multiclass import MulticlassWindow
 
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
@@ -76,121 +64,10 @@ def _check_window(window):
     return None if window is None else int(window)
 
 
-# What the one blocked engine of a window serves beyond the exact AUC: the metrics
-# read from the score order.
-_ORDER_NEEDS = (HULL, THRESHOLD, LEVEL, CURVE_WALK, PARTIAL_BOX, VARIANCE, PRECISION_GROUPS)
-
-
-def _needing(chosen, need):
-    """The metrics of ``chosen`` that need the engine capability ``need``, by name."""
-    return [name for name in chosen if need in METRICS[name].needs]
-
-
-def _options_needing(chosen, need):
-    """The options object of the metrics that need ``need`` (one class shares it)."""
-    return next(chosen[name] for name in _needing(chosen, need))
-
-
 def _as_metrics(chosen):
     """The ``metrics`` argument of these metrics and options (each options object once)."""
     return (*chosen, *dict.fromkeys(options for options in chosen.values() if options))
 
-
-def _window_engines(chosen, *, capacity, seed, window=None):
-    """The engines for these metrics: the one place where a window's engines are chosen.
-
-    ``chosen`` maps each metric to its options (:func:`metric_options`); the
-    engines follow from what the metric table says each metric needs.  Each
-    engine computes the metrics it names in ``columns``; every metric is read
-    from the first engine that computes it.  One blocked engine keeps the
-    points in score order for every metric read from that order (the AUC,
-    the threshold metrics, the partial box, DeLong's variance and interval):
-    the hull engine when a hull metric is asked (H, AUCH and R's KS, MER,
-    MWL: exact H when the priors come from the data and the cost
-    distribution does not depend on them, the approximate H of ``epsilon``
-    otherwise; the report's descents and the lower hull only when a metric
-    needs them), else a ``BlockedAUCEngine``; it is left out when the bins or
-    the compressed list compute every metric asked for.  The bins and the
-    compressed list (``auc_binned``, ``auc_approx``) are structures of their
-    own.  ``MULTICLASS`` takes 2-d scores, so it is alone in its window:
-    its engine (one binary engine per class or per ordered pair of classes)
-    keeps the window's points itself.
-    """
-    multiclass = _needing(chosen, MULTICLASS)
-    if multiclass:
-        if len(chosen) > 1:
-            raise ValueError(
-                f"the metric {multiclass[0]!r} takes 2-d scores (one column per class) and "
-                "cannot be combined with the binary metrics "
-                f"{[m for m in chosen if m not in multiclass]}: use one window per kind of "
-                "score"
-            )
-        classes = _options_needing(chosen, MULTICLASS)
-        if classes.classes is None:
-            raise ValueError(
-                "the metric 'multiclass_auc' needs classes=, the classes in the column order "
-                "of the score rows (a window may not hold every class): give "
-                "Classes(classes=...) among the metrics"
-            )
-        return [MulticlassWindow(window, list(classes.classes), classes.method, classes.average,
-                                 capacity)]
-    engines = []
-    if _needing(chosen, BINS):
-        # The rule of binned_auc, frozen (a log-log alpha of None, nan here, is
-        # estimated from the first chunk).
-        binning = _options_needing(chosen, BINS)
-        lo, hi = binning.score_range
-        engine = BinTree(binning.bins)
-        engine.set_binning(lo, hi - lo, TRANSFORMS[binning.transform],
-                           0.0 if binning.transform is None
-                           else np.nan if binning.loglog_alpha is None else binning.loglog_alpha)
-        engines.append(engine)
-    if _needing(chosen, COMPRESSED):
-        compression = _options_needing(chosen, COMPRESSED)
-        engines.append(ApproxAUCEngine(compression.epsilon, compression.relative_to == "1-auc",
-                                       capacity, seed))
-    if _needing(chosen, CALIBRATION):
-        engines.append(_calibration_engine(chosen))
-    if (any(_needing(chosen, need) for need in _ORDER_NEEDS)
-            or any(not any(METRICS[name].column in engine.columns for engine in engines)
-                   for name in chosen)):
-        # One blocked engine (the hull's when a hull metric is asked) keeps the window's
-        # points in score order and records every metric read from that order.
-        blocked = (_hull_engine(chosen, capacity) if _needing(chosen, HULL)
-                   else BlockedAUCEngine(capacity))
-        if _needing(chosen, THRESHOLD):
-            # R hmeasure's metrics at a threshold: a walk up the segment tree per step.
-            blocked.record_threshold(_options_needing(chosen, THRESHOLD).threshold)
-        if _needing(chosen, LEVEL):
-            # pROC's coords at fixed rates: a descent of the segment tree per step.
-            rates = _options_needing(chosen, LEVEL)
-            blocked.record_levels(rates.specificity if "sens_at_spec" in chosen else np.nan,
-                                  rates.sensitivity if "spec_at_sens" in chosen else np.nan)
-        if _needing(chosen, CURVE_WALK):
-            blocked.record_average_precision()
-        if _needing(chosen, PRECISION_GROUPS):
-            blocked.record_approx_average_precision(_options_needing(chosen,
-                                                                     PRECISION_GROUPS).epsilon)
-        if _needing(chosen, PARTIAL_BOX):
-            box = _options_needing(chosen, PARTIAL_BOX)
-            (a, b), (c, d) = box.box
-            record_box(blocked, a, b, c, d, box.fpr_range is not None,
-                       box.tpr_range is not None, box.correction == "mcclish")
-        if _needing(chosen, VARIANCE):
-            # DeLong's variance, maintained with the AUC; the interval as auc_ci's.
-            level = _options_needing(chosen, VARIANCE).level
-            blocked.record_interval(float(special.ndtri((1.0 - level) / 2.0)),
-                                    float(special.ndtri(1.0 - (1.0 - level) / 2.0)))
-        engines.insert(0, blocked)
-    return engines
-
-
-def _calibration_engine(chosen):
-    """The exact sums of the probability metrics (Brier, log loss, ECE, MCE) and the
-    expected AUC's doubled points, for the metrics of ``CALIBRATION`` asked."""
-    names = _needing(chosen, CALIBRATION)
-    bins = [chosen[name] for name in names if chosen[name] is not None]
-    return CalibrationEngine(names, np.linspace(0.0, 1.0, bins[0].n_bins + 1) if bins else None)
 
 
 def _check_probabilities(metrics, scores):
@@ -204,34 +81,6 @@ def _check_probabilities(metrics, scores):
                 f"the metric {names[0]!r} reads the scores as probabilities of class 1, which "
                 f"lie in [0, 1]: y_score has {float(scores[bad[0]])!r} at position {int(bad[0])}")
 
-
-def _hull_engine(chosen, capacity):
-    """The maintained hull of H, AUCH and R's KS, MER and MWL."""
-    cost = _options_needing(chosen, HULL)
-    report = _needing(chosen, REPORT)
-    if cost.epsilon is not None:
-        if report:
-            raise ValueError(
-                "the metrics 'ks', 'mer' and 'mwl' come from the exact hull: they cannot be "
-                "combined with epsilon="
-            )
-        engine = BlockedHullEngine(2.0, 2.0, capacity)
-        engine.set_reading(cost.epsilon, cost.rule)
-        return engine
-    if not cost.rule.exact_on_structures:
-        raise ValueError(
-            "fixed priors and severity_ratio='prior' make H impossible to maintain "
-            "exactly: pass epsilon= for the approximate H (within epsilon * (1 - H)), "
-            "or call h_measure on each window"
-        )
-    engine = BlockedHullEngine(*cost.rule.shape, capacity)
-    if report:
-        # R hmeasure's KS, MER and MWL (priors from the window, MWL at the
-        # Beta's mode): hull descents, KS with the lower hull as well.
-        engine.record_report(mwl_cost(*cost.rule.shape, None))
-        if _needing(chosen, LOWER_HULL):
-            engine.track_lower()
-    return engine
 
 
 class SlidingWindow(Pickled):

@@ -17,6 +17,8 @@ import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, initialize, invariant, precondition, rule
+from sklearn.metrics import brier_score_loss
+from sklearn.metrics import log_loss as sk_log_loss
 
 import hmeasure_stream as hs
 from hmeasure_stream import Compression, ConfidenceLevel, DelayedAUC, HCost
@@ -301,6 +303,8 @@ def test_options_and_refusals():
         DelayedAUC(10, metrics=("auc", "auc_binned"))
     with pytest.raises(ValueError, match="multiclass_auc"):
         DelayedAUC(10, metrics=hs.Classes([0, 1, 2]))
+    with pytest.raises(ValueError, match="follows expected_auc itself"):
+        DelayedAUC(10, metrics=("auc", "expected_auc"))
     for window in (0, -1, 1.5, True, "soon"):
         with pytest.raises(ValueError):
             DelayedAUC(window)
@@ -321,6 +325,22 @@ def test_options_and_refusals():
     assert abs(monitor.auc_approx - hs.auc(y, s)) <= 0.1 * hs.auc(y, s) / 2
     assert set(monitor.results()) == {"auc", "auc_approx", "auc_lo", "auc_hi", "expected_auc",
                                       "n_pending", "pending_share"}
+
+
+def test_the_calibration_of_the_labelled_predictions():
+    """The window metrics of probabilities read the labelled predictions' scores."""
+    rng = np.random.default_rng(8)
+    p = rng.random(60)
+    y = (rng.random(60) < p).astype(int)
+    monitor = DelayedAUC(metrics=("auc", "brier", "log_loss"))
+    for key in range(60):
+        monitor.predict(key, float(p[key]))
+        if key % 3:
+            monitor.label(key, int(y[key]))
+    labelled = np.arange(60) % 3 != 0
+    assert monitor.brier == pytest.approx(brier_score_loss(y[labelled], p[labelled]),
+                                          rel=1e-12)
+    assert monitor.log_loss == pytest.approx(sk_log_loss(y[labelled], p[labelled]), rel=1e-12)
 
 
 def test_no_drift_over_many_updates():

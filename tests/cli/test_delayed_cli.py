@@ -162,3 +162,11 @@ def test_a_label_after_its_prediction_left_the_window_is_ignored_and_counted(tmp
     assert code == 0, err
     assert out.strip().splitlines()[-1] == "5,c,1.0,1.0,0"
     assert "1 labels arrived after their prediction left the window, ignored" in err
+
+
+def test_delayed_refuses_the_window_metric_expected_auc(tmp_path, capsys):
+    path = tmp_path / "stream.csv"
+    path.write_text("id,label,score\na,,0.5\na,1,\n")
+    code, _, err = run_cli([path, "--delayed", "--id-col", "id", "--metrics", "auc,expected_auc"],
+                           capsys)
+    assert code == 2 and "leave it out of --metrics" in err, err

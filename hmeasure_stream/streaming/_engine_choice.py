@@ -1,0 +1,178 @@
+"""The choice of a window's engines from the metric table, in one place.
+
+:class:`~hmeasure_stream.SlidingWindow`, :func:`~hmeasure_stream.sliding_window`
+and :class:`~hmeasure_stream.DelayedAUC` read their engines here: each metric
+of the table says what it needs from an engine (``EXACT_AUC``, ``HULL``, ...),
+and :func:`window_engines` makes the fewest engines that serve them all.
+"""
+
+import numpy as np
+from scipy import special
+
+from hmeasure_stream._core.binning import TRANSFORMS
+from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
+from hmeasure_stream._engines._bin_tree import BinTree
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
+from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
+from hmeasure_stream._engines._calibration import CalibrationEngine
+from hmeasure_stream._engines._cost import mwl_cost
+from hmeasure_stream._engines._tree_partial import record_box
+from hmeasure_stream.metric_table import (
+    BINS,
+    CALIBRATION,
+    COMPRESSED,
+    CURVE_WALK,
+    HULL,
+    LEVEL,
+    LOWER_HULL,
+    METRICS,
+    MULTICLASS,
+    PARTIAL_BOX,
+    PRECISION_GROUPS,
+    REPORT,
+    THRESHOLD,
+    VARIANCE,
+)
+from hmeasure_stream.streaming.multiclass import MulticlassWindow
+
+__all__ = ["ORDER_NEEDS", "needing", "options_needing", "window_engines"]
+
+# What the one blocked engine of a window serves beyond the exact AUC: the metrics
+# read from the score order.
+ORDER_NEEDS = (HULL, THRESHOLD, LEVEL, CURVE_WALK, PARTIAL_BOX, VARIANCE, PRECISION_GROUPS)
+
+
+def needing(chosen, need):
+    """The metrics of ``chosen`` that need the engine capability ``need``, by name."""
+    return [name for name in chosen if need in METRICS[name].needs]
+
+
+def options_needing(chosen, need):
+    """The options object of the metrics that need ``need`` (one class shares it)."""
+    return next(chosen[name] for name in needing(chosen, need))
+
+
+def window_engines(chosen, *, capacity, seed, window=None):
+    """The engines for these metrics: the one place where a window's engines are chosen.
+
+    ``chosen`` maps each metric to its options (:func:`metric_options`); the
+    engines follow from what the metric table says each metric needs.  Each
+    engine computes the metrics it names in ``columns``; every metric is read
+    from the first engine that computes it.  One blocked engine keeps the
+    points in score order for every metric read from that order (the AUC,
+    the threshold metrics, the partial box, DeLong's variance and interval):
+    the hull engine when a hull metric is asked (H, AUCH and R's KS, MER,
+    MWL: exact H when the priors come from the data and the cost
+    distribution does not depend on them, the approximate H of ``epsilon``
+    otherwise; the report's descents and the lower hull only when a metric
+    needs them), else a ``BlockedAUCEngine``; it is left out when the bins or
+    the compressed list compute every metric asked for.  The bins and the
+    compressed list (``auc_binned``, ``auc_approx``) are structures of their
+    own.  ``MULTICLASS`` takes 2-d scores, so it is alone in its window:
+    its engine (one binary engine per class or per ordered pair of classes)
+    keeps the window's points itself.
+    """
+    multiclass = needing(chosen, MULTICLASS)
+    if multiclass:
+        if len(chosen) > 1:
+            raise ValueError(
+                f"the metric {multiclass[0]!r} takes 2-d scores (one column per class) and "
+                "cannot be combined with the binary metrics "
+                f"{[m for m in chosen if m not in multiclass]}: use one window per kind of "
+                "score"
+            )
+        classes = options_needing(chosen, MULTICLASS)
+        if classes.classes is None:
+            raise ValueError(
+                "the metric 'multiclass_auc' needs classes=, the classes in the column order "
+                "of the score rows (a window may not hold every class): give "
+                "Classes(classes=...) among the metrics"
+            )
+        return [MulticlassWindow(window, list(classes.classes), classes.method, classes.average,
+                                 capacity)]
+    engines = []
+    if needing(chosen, BINS):
+        # The rule of binned_auc, frozen (a log-log alpha of None, nan here, is
+        # estimated from the first chunk).
+        binning = options_needing(chosen, BINS)
+        lo, hi = binning.score_range
+        engine = BinTree(binning.bins)
+        engine.set_binning(lo, hi - lo, TRANSFORMS[binning.transform],
+                           0.0 if binning.transform is None
+                           else np.nan if binning.loglog_alpha is None else binning.loglog_alpha)
+        engines.append(engine)
+    if needing(chosen, COMPRESSED):
+        compression = options_needing(chosen, COMPRESSED)
+        engines.append(ApproxAUCEngine(compression.epsilon, compression.relative_to == "1-auc",
+                                       capacity, seed))
+    if needing(chosen, CALIBRATION):
+        engines.append(_calibration_engine(chosen))
+    if (any(needing(chosen, need) for need in ORDER_NEEDS)
+            or any(not any(METRICS[name].column in engine.columns for engine in engines)
+                   for name in chosen)):
+        # One blocked engine (the hull's when a hull metric is asked) keeps the window's
+        # points in score order and records every metric read from that order.
+        blocked = (_hull_engine(chosen, capacity) if needing(chosen, HULL)
+                   else BlockedAUCEngine(capacity))
+        if needing(chosen, THRESHOLD):
+            # R hmeasure's metrics at a threshold: a walk up the segment tree per step.
+            blocked.record_threshold(options_needing(chosen, THRESHOLD).threshold)
+        if needing(chosen, LEVEL):
+            # pROC's coords at fixed rates: a descent of the segment tree per step.
+            rates = options_needing(chosen, LEVEL)
+            blocked.record_levels(rates.specificity if "sens_at_spec" in chosen else np.nan,
+                                  rates.sensitivity if "spec_at_sens" in chosen else np.nan)
+        if needing(chosen, CURVE_WALK):
+            blocked.record_average_precision()
+        if needing(chosen, PRECISION_GROUPS):
+            blocked.record_approx_average_precision(options_needing(chosen,
+                                                                     PRECISION_GROUPS).epsilon)
+        if needing(chosen, PARTIAL_BOX):
+            box = options_needing(chosen, PARTIAL_BOX)
+            (a, b), (c, d) = box.box
+            record_box(blocked, a, b, c, d, box.fpr_range is not None,
+                       box.tpr_range is not None, box.correction == "mcclish")
+        if needing(chosen, VARIANCE):
+            # DeLong's variance, maintained with the AUC; the interval as auc_ci's.
+            level = options_needing(chosen, VARIANCE).level
+            blocked.record_interval(float(special.ndtri((1.0 - level) / 2.0)),
+                                    float(special.ndtri(1.0 - (1.0 - level) / 2.0)))
+        engines.insert(0, blocked)
+    return engines
+
+
+def _calibration_engine(chosen):
+    """The exact sums of the probability metrics (Brier, log loss, ECE, MCE) and the
+    expected AUC's doubled points, for the metrics of ``CALIBRATION`` asked."""
+    names = needing(chosen, CALIBRATION)
+    bins = [chosen[name] for name in names if chosen[name] is not None]
+    return CalibrationEngine(names, np.linspace(0.0, 1.0, bins[0].n_bins + 1) if bins else None)
+
+
+def _hull_engine(chosen, capacity):
+    """The maintained hull of H, AUCH and R's KS, MER and MWL."""
+    cost = options_needing(chosen, HULL)
+    report = needing(chosen, REPORT)
+    if cost.epsilon is not None:
+        if report:
+            raise ValueError(
+                "the metrics 'ks', 'mer' and 'mwl' come from the exact hull: they cannot be "
+                "combined with epsilon="
+            )
+        engine = BlockedHullEngine(2.0, 2.0, capacity)
+        engine.set_reading(cost.epsilon, cost.rule)
+        return engine
+    if not cost.rule.exact_on_structures:
+        raise ValueError(
+            "fixed priors and severity_ratio='prior' make H impossible to maintain "
+            "exactly: pass epsilon= for the approximate H (within epsilon * (1 - H)), "
+            "or call h_measure on each window"
+        )
+    engine = BlockedHullEngine(*cost.rule.shape, capacity)
+    if report:
+        # R hmeasure's KS, MER and MWL (priors from the window, MWL at the
+        # Beta's mode): hull descents, KS with the lower hull as well.
+        engine.record_report(mwl_cost(*cost.rule.shape, None))
+        if needing(chosen, LOWER_HULL):
+            engine.track_lower()
+    return engine
