@@ -1393,10 +1393,10 @@ def _nannyml_per_chunk(probs, chunk, rounds):
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 
-def _delayed_steady_state(n, metrics, rounds, seed, m=10_000):
+def _delayed_steady_state(n, metrics, rounds, seed, m=10_000, half_life=None):
     """Seconds per predict, label and results() of a DelayedAUC holding a window of n
-    predictions (each predict pushes the oldest out), median of ``rounds`` rounds of m
-    calls each."""
+    predictions (each predict pushes the oldest out; with ``half_life`` in predictions
+    too), median of ``rounds`` rounds of m calls each."""
     from hmeasure_stream import DelayedAUC
 
     rng = np.random.default_rng(seed)
@@ -1404,7 +1404,7 @@ def _delayed_steady_state(n, metrics, rounds, seed, m=10_000):
     scores = rng.random(total)
     labels = (rng.random(total) < scores).tolist()
     scores = scores.tolist()
-    monitor = DelayedAUC(window=n, metrics=metrics)
+    monitor = DelayedAUC(window=n, metrics=metrics, half_life=half_life)
     for key in range(n):  # the window filled, nine in ten labelled
         monitor.predict(key, scores[key])
         if key % 10:
@@ -1434,10 +1434,14 @@ def delayed_part(args):
     rounds = max(5, args.rounds // 2)
     print(f"\nDelayedAUC, a window of n predictions, steady state (each predict pushes the "
           f"oldest out; median of {rounds} rounds of 10^4 calls)")
-    for metrics in (("auc",), ("auc", "h")):
+    for metrics, decay in ((("auc",), False), (("auc", "h"), False), (("auc",), True)):
         for n in (10**4, 10**6):
-            seconds = _delayed_steady_state(n, metrics, rounds, args.seed)
-            print(f"  {'+'.join(metrics):<6} n = {n:<9,} predict {seconds['predict'] * 1e6:6.2f} "
+            # With decay: a half-life of n / 100 predictions, so that the weights are
+            # divided by 2**k every 64 half-lives (0.64 n predictions) during the rounds.
+            seconds = _delayed_steady_state(n, metrics, rounds, args.seed,
+                                            half_life=n / 100 if decay else None)
+            name = "+".join(metrics) + (", half-life n/100" if decay else "")
+            print(f"  {name:<6} n = {n:<9,} predict {seconds['predict'] * 1e6:6.2f} "
                   f"us, label {seconds['label'] * 1e6:6.2f} us, results() "
                   f"{seconds['read'] * 1e6:6.2f} us")
     yardstick = median_of(_weighted_step_seconds, rounds, args.seed)

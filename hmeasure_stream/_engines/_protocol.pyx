@@ -589,6 +589,29 @@ cdef class PointEngine(Guarded):
         """The engine's main metric, read under the claim (the AUC here)."""
         return self._guarded(READ, None, None, None, None)
 
+    def set_decay(self, int shift, double newest_factor):
+        """Decay kept by the caller, who adds each point with its decay factor in its weight
+        (``DelayedAUC``, whose points are not added in the order they age).
+
+        Every stored weight is divided by ``2**shift`` (exact; the caller divides
+        its own record of the weights alike, so removals find them), and
+        ``newest_factor`` is the factor the newest point's weight carries: the
+        caller's weights divided by it are relative to the newest point, as
+        ``Forgetting`` makes them (DeLong's variance reads them so).
+        """
+        if not (0 <= shift <= RESCALE_EXPONENT + 64 and newest_factor > 0.0
+                and isfinite(newest_factor)):
+            raise ValueError(f"set_decay: shift {shift} or newest factor {newest_factor} "
+                             "out of range")
+        self._claim()
+        try:
+            if shift and self._held_points():
+                self._reserve(0, True)  # (unit mode cannot scale its weights)
+                self._scale_weights(ldexp(1.0, -shift))
+            self.newest_decay = newest_factor
+        finally:
+            self._release()
+
     def counts_at(self, const double[::1] scores, bint is_pos):
         """Number of points of one class at each of ``scores``."""
         counts = np.empty(scores.shape[0], dtype=np.int64)
@@ -642,3 +665,8 @@ cdef class PointEngine(Guarded):
     def scale(self):
         """What a stored weight of 1 stands for (a power of two; 1 while none is fixed)."""
         return 1.0 / self.inverse_scale if self.inverse_scale > 0.0 else 1.0
+
+    @property
+    def newest_factor(self):
+        """The decay factor the newest point's weight carries (1 without decay)."""
+        return self.newest_decay

@@ -35,7 +35,8 @@ from hmeasure_stream.metric_table import (
 )
 from hmeasure_stream.streaming.multiclass import MulticlassWindow
 
-__all__ = ["ORDER_NEEDS", "needing", "options_needing", "window_engines"]
+__all__ = ["ORDER_NEEDS", "needing", "options_needing", "unit_weight_metrics",
+           "window_engines"]
 
 # What the one blocked engine of a window serves beyond the exact AUC: the metrics
 # read from the score order.
@@ -45,6 +46,12 @@ ORDER_NEEDS = (HULL, THRESHOLD, LEVEL, CURVE_WALK, PARTIAL_BOX, VARIANCE, PRECIS
 def needing(chosen, need):
     """The metrics of ``chosen`` that need the engine capability ``need``, by name."""
     return [name for name in chosen if need in METRICS[name].needs]
+
+
+def unit_weight_metrics(chosen):
+    """The metrics of ``chosen`` whose engines take unit weights only (the bins and the
+    compressed list): no decay for them."""
+    return sorted(needing(chosen, COMPRESSED) + needing(chosen, BINS))
 
 
 def options_needing(chosen, need):

@@ -14,14 +14,12 @@ import math
 import numpy as np
 
 from hmeasure_stream._core.delong import ConfidenceInterval
-from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._protocol import Status
+from hmeasure_stream._engines._ring import DROP_EXPONENTS, RESCALE_EXPONENTS
 from hmeasure_stream._validation import (
-    check_duration,
     check_label_value,
     check_score_value,
     check_time_value,
-    is_duration,
     label_map,
 )
 from hmeasure_stream.metric_table import (
@@ -31,39 +29,49 @@ from hmeasure_stream.metric_table import (
     ConfidenceLevel,
     metric_options,
 )
-from hmeasure_stream.streaming._base import Pickled, claimed
+from hmeasure_stream.streaming._base import Pickled, claimed, make_forgetting
 
 # Both engine sets come from window_engines, the one place where a window's engines
 # are chosen from the metric table.
 from hmeasure_stream.streaming._engine_choice import needing as _needing
+from hmeasure_stream.streaming._engine_choice import unit_weight_metrics as _unit_weight_metrics
 from hmeasure_stream.streaming._engine_choice import window_engines as _window_engines
 
 __all__ = ["DelayedAUC"]
 
-#: A part of a pending prediction lighter than this (a probability within 2**-64 of 0
-#: or 1) is left out of the expected engines, as if the probability were 0 or 1: the
-#: engines keep weights in compensated sums whose residue after removals stays far
-#: below 1e-9 of a part this heavy (their removal tolerance), and the expected AUC
-#: moves by less than 2**-64 of the weight of its class.
+#: A part of a pending prediction lighter than this share of it (a probability within
+#: 2**-64 of 0 or 1; 2**-32 with decay) is left out of the expected engines, as if the
+#: probability were 0 or 1.  The engines keep the weight of a class at a score in a
+#: compensated sum (about 106 bits): the parts and the decay factors, which span up to
+#: 2**DROP_EXPONENTS, stay within 2**96 of each other, so the residue after removals
+#: stays far below 1e-9 of the lightest part (the removal tolerance); the expected AUC
+#: moves by less than that share of the weight of its class.
 _LIGHTEST_PART = 2.0**-64
+_LIGHTEST_DECAYED_PART = 2.0**-32
 
-# A slot: [score, prob, position, label]; position is the prediction's number
-# (count window, no window) or its time in ns (duration window); label -1 while
-# pending, else 0 or 1.
-_SCORE, _PROB, _POSITION, _LABEL = range(4)
+# A slot: [score, prob, position, label, weight, decay_at]; position is the
+# prediction's number (count window, no window) or its time in ns (duration
+# window); label -1 while pending, else 0 or 1; weight its decay factor (1 without
+# decay) relative to the anchor, divided as the engines' weights are; decay_at its
+# number or time in ns for the decay (None without decay).
+_SCORE, _PROB, _POSITION, _LABEL, _WEIGHT, _DECAY_AT = range(6)
 _PENDING = -1
 
 
-def _parts(prob):
-    """The expected parts (is_pos, weight) of a pending prediction, heavier first (the
-    first weight added to an empty engine fixes its units: at least 1/2, every later part
-    of at least 2**-64 is storable next to it); a part lighter than that is left out (only
-    class 1's can be: 1 - prob is 0 or at least 2**-53)."""
+def _parts(prob, weight=1.0, lightest=_LIGHTEST_PART):
+    """The expected parts (is_pos, weight) of a pending prediction of decay factor
+    ``weight``, heavier first (the first weight added to an empty engine fixes its units:
+    every later part of at least ``lightest`` of its prediction's is storable next to
+    it); a part lighter than that is left out (without decay only class 1's can be:
+    1 - prob is 0 or at least 2**-53)."""
+    rest = 1.0 - prob
     if prob >= 0.5:
-        return ((True, prob), (False, 1.0 - prob)) if prob < 1.0 else ((True, prob),)
-    if prob >= _LIGHTEST_PART:
-        return ((False, 1.0 - prob), (True, prob))
-    return ((False, 1.0 - prob),)
+        if rest >= lightest:
+            return ((True, prob * weight), (False, rest * weight))
+        return ((True, prob * weight),)
+    if prob >= lightest:
+        return ((False, rest * weight), (True, prob * weight))
+    return ((False, rest * weight),)
 
 
 def _check_key(key, method):
@@ -94,12 +102,18 @@ class DelayedAUC(Pickled):
         ``"2h"``: :meth:`predict` then needs ``time``), or None: all.
     metrics : str, options object, or sequence of them, default=("auc",)
         The realized metrics, as for :class:`SlidingWindow`, but not
-        ``"auc_binned"`` or ``"multiclass_auc"``; ``"auc"``, ``"auc_lo"`` and
+        ``"auc_binned"``, ``"multiclass_auc"`` (nor ``"auc_approx"`` with
+        ``half_life``); ``"auc"``, ``"auc_lo"`` and
         ``"auc_hi"`` (DeLong's interval, level 0.95 or a
         :class:`~hmeasure_stream.ConfidenceLevel`'s) always; with ``"h"`` also
         ``expected_h``, as :func:`~hmeasure_stream.expected_h_measure`.
-    half_life : None
-        Decay is not available: anything but None is refused.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        Exponential decay by the age of the prediction: a prediction made a
+        predictions (a number) or a duration (:meth:`predict` then needs
+        ``time``) before the newest weighs 2^(-a / half_life) in the realized
+        and the expected metrics and in DeLong's interval (as the
+        ``sample_weight`` of the from-scratch functions); it leaves once
+        older than 60 half-lives.
     pos_label : hashable, optional
         The label of class 1.  Default: labels 0/1, -1/1 or booleans.
 
@@ -111,17 +125,18 @@ class DelayedAUC(Pickled):
     Notes
     -----
     O(log w) per :meth:`predict`, :meth:`label` and :meth:`forget` for w
-    predictions in the window, O(1) per read (O(log w) for a hull metric),
-    memory O(w); the values equal the from-scratch ones (nan while a class is
-    absent).  Rules: a key in the window is not predicted again nor labelled
-    twice (ValueError); :meth:`label` and :meth:`forget` of an unknown key
-    raise KeyError.  A label whose prediction left the window unlabelled is
-    ignored and counted in ``n_late_labels`` if the prediction is among the
-    last ``2 * window`` (KeyError if older).  A count window holds the
-    predictions among the last ``window`` made; a duration window's times
-    must not go backwards.  A part lighter than 2**-64 (``prob`` within
-    2**-64 of 0) is left out of the expected AUC.  A refused call changes
-    nothing.
+    predictions in the window (amortized with decay), O(1) per read (O(log
+    w) for a hull metric), memory O(w); the values equal the from-scratch
+    ones (nan while a class is absent).  Rules: a key in the window is not
+    predicted again nor labelled twice (ValueError); :meth:`label` and
+    :meth:`forget` of an unknown key raise KeyError.  A label whose
+    prediction left the window unlabelled is ignored and counted in
+    ``n_late_labels`` if the prediction is among the last ``2 * window``
+    (and 120 half-lives; KeyError if older).  A count window holds the
+    predictions among the last ``window`` made; times must not go
+    backwards.  A part lighter than 2**-64 of its prediction (``prob``
+    within 2**-64 of 0; 2**-32 of 0 or 1 with decay) is left out of the
+    expected AUC.  A refused call changes nothing.
 
     Examples
     --------
@@ -137,7 +152,9 @@ class DelayedAUC(Pickled):
     """
 
     __slots__ = (
+        "_anchor",
         "_by_time",
+        "_decay",
         "_expected",
         "_expired",
         "_expired_order",
@@ -148,6 +165,7 @@ class DelayedAUC(Pickled):
         "_n_labelled",
         "_n_late_labels",
         "_newest",
+        "_newest_decay_at",
         "_order",
         "_realized",
         "_slots",
@@ -155,22 +173,9 @@ class DelayedAUC(Pickled):
     )
 
     def __init__(self, window=None, metrics=("auc",), *, half_life=None, pos_label=None):
-        if half_life is not None:
-            raise ValueError(
-                "DelayedAUC does not take half_life: decay is not available for predictions "
-                "whose labels arrive late; give a count or duration window instead")
-        if is_duration(window):
-            horizon = check_duration(window, "window")
-        elif window is None:
-            horizon = None
-        elif (isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer))
-              or not 1 <= window <= MAX_CAPACITY):
-            raise ValueError(
-                f"window must be a positive integer (a number of predictions, at most "
-                f"{MAX_CAPACITY}), a duration such as '2h', a datetime.timedelta or a "
-                f"numpy.timedelta64, or None; got {window!r}")
-        else:
-            horizon = int(window)
+        # The window and the half-life as every structure reads them.
+        rules = make_forgetting(window, half_life)
+        horizon = None if rules is None else (rules.count or rules.period or None)
         chosen = metric_options(metrics)
         refused = _needing(chosen, BINS) + _needing(chosen, MULTICLASS)
         if refused:
@@ -178,6 +183,10 @@ class DelayedAUC(Pickled):
                 f"DelayedAUC does not follow {refused}: 'auc_binned' places its bins from "
                 "a whole chunk and 'multiclass_auc' takes 2-d scores; follow them with a "
                 "SlidingWindow of the labelled points")
+        if half_life is not None and _unit_weight_metrics(chosen):
+            raise ValueError(f"half_life is not available with the metric(s) "
+                             f"{_unit_weight_metrics(chosen)}: their engines take unit "
+                             "weights")
         if "expected_auc" in chosen:
             raise ValueError(
                 "DelayedAUC follows expected_auc itself (every prediction, a pending one by "
@@ -198,11 +207,19 @@ class DelayedAUC(Pickled):
         if "h" in chosen:
             expected["h"] = chosen["h"]
         self._expected = _window_engines(expected, capacity=16, seed=None)
-        self._window = (np.timedelta64(horizon, "ns") if is_duration(window) else horizon)
+        self._by_time = rules is not None and rules.period > 0
+        self._window = np.timedelta64(horizon, "ns") if self._by_time else horizon
         self._horizon = horizon
-        self._by_time = is_duration(window)
+        # Decay: (half-life, by time, drop age); the anchor (an integer and a fraction
+        # below 1) where the decay factor is 1, as ``Forgetting``'s.
+        self._decay = (None if rules is None or not rules.half_life
+                       else (rules.half_life, rules.decay_by_time,
+                             DROP_EXPONENTS * rules.half_life))
+        self._anchor = (0, 0.0)
+        self._newest_decay_at = None
         self._slots = {}
-        self._order = None if horizon is None else collections.deque()
+        self._order = (None if horizon is None and self._decay is None
+                       else collections.deque())
         self._expired = {}
         self._expired_order = collections.deque()
         self._made = 0
@@ -233,49 +250,61 @@ class DelayedAUC(Pickled):
                 f"predict: prob must lie in [0, 1] (the probability of class 1), got {prob!r}"
                 + ("; it defaults to score: give prob= with scores outside [0, 1]"
                    if defaulted else ""))
-        position = self._position(time)
+        position, decay_at, nanoseconds = self._position(time)
         if key in self._slots:
             raise ValueError(
                 f"predict: the key {key!r} is already in the window (a key names one "
                 "prediction: forget it first to predict it again)")
-        slot = [score, prob, position, _PENDING]
+        slot = [score, prob, position, _PENDING, 1.0, decay_at]
         with claimed(*self._realized, *self._expected):  # (one operation: every engine)
             self._expired.pop(key, None)
             self._made += 1
             if self._order is not None:
-                self._slide(position)
+                self._slide(position, decay_at)
                 self._order.append((key, slot))
-            for is_pos, weight in _parts(prob):
+            if self._decay is not None:
+                slot[_WEIGHT] = self._decay_factor(decay_at)
+            for is_pos, weight in self._parts(slot):
                 self._add(self._expected, is_pos, score, weight)
             self._slots[key] = slot
-            if self._by_time:
-                self._newest = position
+            if nanoseconds is not None:
+                self._newest = nanoseconds
 
     def _position(self, time):
-        """The prediction's position in the window (checked): its number, or its time in
-        ns for a duration window."""
+        """The prediction's (position in the window, position for the decay, time in ns
+        if kept), checked: a number or a time in ns."""
+        timed = self._by_time or (self._decay is not None and self._decay[1])
         if time is None:
-            if self._by_time:
-                raise ValueError("predict: time is required, the window is a duration")
-            return self._made
+            if timed:
+                raise ValueError("predict: time is required, the window or the half-life "
+                                 "is a duration")
+            return self._made, None if self._decay is None else self._made, None
         nanoseconds = check_time_value(time)
-        if not self._by_time:
-            return self._made
+        if not timed:
+            return self._made, None if self._decay is None else self._made, None
         if self._newest is not None and nanoseconds < self._newest:
             raise ValueError(
                 f"predict: time must not go backwards: {time!r} "
                 f"({np.datetime64(nanoseconds, 'ns')}) is before the newest prediction's "
                 f"({np.datetime64(self._newest, 'ns')})")
-        return nanoseconds
+        return (nanoseconds if self._by_time else self._made,
+                None if self._decay is None else nanoseconds if self._decay[1] else self._made,
+                nanoseconds)
 
-    def _slide(self, position):
-        """Drop the predictions that leave the window when one at ``position`` enters, and
-        the late-label memory older than two windows."""
-        order, slots, horizon = self._order, self._slots, self._horizon
-        # A count window's position is the prediction's number: this one is the
-        # newest, so the window keeps numbers > position - horizon, as a duration
-        # window keeps times > t - horizon.
-        while order and order[0][1][_POSITION] <= position - horizon:
+    def _beyond(self, slot, position, decay_at, windows):
+        """Whether the prediction of ``slot`` is out of ``windows`` windows (and ``windows``
+        times 60 half-lives) of one at (``position``, ``decay_at``)."""
+        # A count window's position is the prediction's number: the window keeps
+        # numbers > position - horizon, as a duration window keeps times > t - horizon.
+        if self._horizon is not None and slot[_POSITION] <= position - windows * self._horizon:
+            return True
+        return self._decay is not None and decay_at - slot[_DECAY_AT] > windows * self._decay[2]
+
+    def _slide(self, position, decay_at):
+        """Drop the predictions that leave the window when one at (``position``,
+        ``decay_at``) enters, and the late-label memory older than two windows."""
+        order, slots = self._order, self._slots
+        while order and self._beyond(order[0][1], position, decay_at, 1):
             key, slot = order.popleft()
             if slots.get(key) is slot:
                 self._remove(key, slot)
@@ -283,10 +312,40 @@ class DelayedAUC(Pickled):
                     self._expired[key] = slot
                     self._expired_order.append((key, slot))
         expired, expired_order = self._expired, self._expired_order
-        while expired_order and expired_order[0][1][_POSITION] <= position - 2 * horizon:
+        while expired_order and self._beyond(expired_order[0][1], position, decay_at, 2):
             key, slot = expired_order.popleft()
             if expired.get(key) is slot:
                 del expired[key]
+
+    def _decay_factor(self, decay_at):
+        """The decay factor of a prediction at ``decay_at`` (the newest), relative to the
+        anchor; every weight is divided by 2**k and the anchor moved k half-lives first
+        when the factor would pass 2**RESCALE_EXPONENTS (as ``Forgetting`` does)."""
+        half_life = self._decay[0]
+        if not self._slots:
+            self._anchor = (decay_at, 0.0)
+        anchor, fraction = self._anchor
+        exponent = ((decay_at - anchor) - fraction) / half_life
+        shift = 0
+        if exponent > RESCALE_EXPONENTS:
+            shift = math.floor(exponent)
+            factor = math.ldexp(1.0, -shift)
+            for slot in self._slots.values():
+                slot[_WEIGHT] *= factor
+            moved = fraction + shift * half_life
+            self._anchor = anchor, fraction = (anchor + math.floor(moved),
+                                               moved - math.floor(moved))
+            exponent = ((decay_at - anchor) - fraction) / half_life
+        weight = 2.0**exponent
+        for engine in (*self._realized, *self._expected):
+            engine.set_decay(shift, weight)
+        self._newest_decay_at = decay_at
+        return weight
+
+    def _parts(self, slot):
+        """The expected parts (is_pos, weight) of the pending prediction of ``slot``."""
+        return _parts(slot[_PROB], slot[_WEIGHT],
+                      _LIGHTEST_PART if self._decay is None else _LIGHTEST_DECAYED_PART)
 
     def label(self, key, y_true):
         """The label of prediction ``key`` (0/1, -1/1, a boolean or ``pos_label``'s).
@@ -313,12 +372,12 @@ class DelayedAUC(Pickled):
             return
         if slot[_LABEL] != _PENDING:
             raise ValueError(f"label: the prediction {key!r} is labelled already")
-        score = slot[_SCORE]
+        score, weight = slot[_SCORE], slot[_WEIGHT]
         with claimed(*self._realized, *self._expected):
-            self._add(self._expected, is_pos, score, 1.0)
-            for part_is_pos, weight in _parts(slot[_PROB]):
-                self._take(self._expected, part_is_pos, score, weight)
-            self._add(self._realized, is_pos, score, 1.0)
+            self._add(self._expected, is_pos, score, weight)
+            for part_is_pos, part in self._parts(slot):
+                self._take(self._expected, part_is_pos, score, part)
+            self._add(self._realized, is_pos, score, weight)
             slot[_LABEL] = int(is_pos)
             self._n_labelled += 1
             self._labels = labels
@@ -337,12 +396,12 @@ class DelayedAUC(Pickled):
         left, recognised as gone by identity)."""
         score = slot[_SCORE]
         if slot[_LABEL] == _PENDING:
-            for is_pos, weight in _parts(slot[_PROB]):
+            for is_pos, weight in self._parts(slot):
                 self._take(self._expected, is_pos, score, weight)
         else:
             is_pos = bool(slot[_LABEL])
-            self._take(self._expected, is_pos, score, 1.0)
-            self._take(self._realized, is_pos, score, 1.0)
+            self._take(self._expected, is_pos, score, slot[_WEIGHT])
+            self._take(self._realized, is_pos, score, slot[_WEIGHT])
             self._n_labelled -= 1
         del self._slots[key]
 
@@ -463,7 +522,7 @@ class DelayedAUC(Pickled):
         labelled = sum(slot[_LABEL] != _PENDING for slot in self._slots.values())
         if labelled != self._n_labelled:
             raise AssertionError(f"{labelled} labelled predictions, {self._n_labelled} counted")
-        parts = labelled + sum(len(_parts(slot[_PROB])) for slot in self._slots.values()
+        parts = labelled + sum(len(self._parts(slot)) for slot in self._slots.values()
                                if slot[_LABEL] == _PENDING)
         for engine in self._realized:
             if engine.n_points != labelled:
@@ -481,17 +540,22 @@ class DelayedAUC(Pickled):
         self._check_counts()
         slots = self._slots
         # Class weights: the realized engines hold the labelled predictions, the
-        # expected ones their labels and the pending predictions' parts.
-        pos = sum(slot[_LABEL] == 1 for slot in slots.values())
-        expected_pos = pos + sum(slot[_PROB] for slot in slots.values()
-                                 if slot[_LABEL] == _PENDING and slot[_PROB] >= _LIGHTEST_PART)
+        # expected ones their labels and the pending predictions' parts (the
+        # weights sum exactly while all are 1).
+        pos = sum(slot[_WEIGHT] for slot in slots.values() if slot[_LABEL] == 1)
+        expected_pos = pos + sum(weight for slot in slots.values() if slot[_LABEL] == _PENDING
+                                 for is_pos, weight in self._parts(slot) if is_pos)
+        total = sum(slot[_WEIGHT] for slot in slots.values())
         for engine in self._realized:
-            if hasattr(engine, "weight_pos") and engine.weight_pos != pos:
+            if hasattr(engine, "weight_pos") and abs(engine.weight_pos - pos) > (
+                    0.0 if self._decay is None else 1e-12 * total):
                 raise AssertionError(f"realized class 1 weight {engine.weight_pos}, {pos} "
                                      "labelled")
-        if abs(self._expected[0].weight_pos - expected_pos) > 1e-9 * max(len(slots), 1):
+        if abs(self._expected[0].weight_pos - expected_pos) > 1e-9 * max(total, 1.0):
             raise AssertionError(f"expected class 1 weight {self._expected[0].weight_pos}, "
                                  f"{expected_pos} summed")
+        if self._decay is not None:
+            self._check_decay()
         if self._order is None:
             if self._expired or self._expired_order:
                 raise AssertionError("predictions expired from a window keeping all")
@@ -504,15 +568,35 @@ class DelayedAUC(Pickled):
         if any(later < earlier for earlier, later in itertools.pairwise(positions)):
             raise AssertionError("the order's positions go backwards")
         newest = self._newest if self._by_time else self._made - 1
-        if positions and positions[0] <= newest - self._horizon:
+        if self._order and self._beyond(self._order[0][1], newest, self._newest_decay_at, 1):
             raise AssertionError("a prediction older than the window is still in the order")
-        if not self._by_time and len(self._order) > self._horizon:
+        if (not self._by_time and self._horizon is not None
+                and len(self._order) > self._horizon):
             raise AssertionError(f"{len(self._order)} predictions in a window of "
                                  f"{self._horizon}")
         for key, slot in self._expired.items():
-            if key in slots or slot[_POSITION] <= newest - 2 * self._horizon:
+            if key in slots or self._beyond(slot, newest, self._newest_decay_at, 2):
                 raise AssertionError(f"the late-label memory holds {key!r} wrongly")
         remembered = {id(slot) for _, slot in self._expired_order}
         if any(id(slot) not in remembered for slot in self._expired.values()):
             raise AssertionError("a late-label key is not in the memory's order")
         return True
+
+    def _check_decay(self):
+        """Each held prediction's weight is its decay factor relative to the anchor, within
+        2**RESCALE_EXPONENTS, and the engines read weights relative to the newest."""
+        half_life = self._decay[0]
+        anchor, fraction = self._anchor
+        if not 0.0 <= fraction < 1.0:
+            raise AssertionError(f"the anchor's fraction {fraction} is not in [0, 1)")
+        for slot in self._slots.values():
+            exponent = ((slot[_DECAY_AT] - anchor) - fraction) / half_life
+            if not (-DROP_EXPONENTS - 1 <= exponent <= RESCALE_EXPONENTS
+                    and math.isclose(slot[_WEIGHT], 2.0**exponent, rel_tol=1e-12)):
+                raise AssertionError(f"a weight {slot[_WEIGHT]} at exponent {exponent}")
+        if self._slots:
+            newest = 2.0**(((self._newest_decay_at - anchor) - fraction) / half_life)
+            for engine in (*self._realized, *self._expected):
+                if not math.isclose(engine.newest_factor, newest, rel_tol=1e-12):
+                    raise AssertionError(f"an engine's newest factor {engine.newest_factor}, "
+                                         f"{newest} made")

@@ -45,6 +45,7 @@ from hmeasure_stream.streaming._base import (
     out_of_range_message,
 )
 from hmeasure_stream.streaming._engine_choice import needing as _needing
+from hmeasure_stream.streaming._engine_choice import unit_weight_metrics as _unit_weight_metrics
 from hmeasure_stream.streaming._engine_choice import window_engines as _window_engines
 from hmeasure_stream.streaming.multiclass import MulticlassWindow
 
@@ -147,10 +148,10 @@ class SlidingWindow(Pickled):
             raise ValueError("the metric 'multiclass_auc' takes a count window (an int or "
                              "None) without half_life or min_periods")
         if is_duration(window) or half_life is not None:
-            refused = _needing(chosen, COMPRESSED) + _needing(chosen, BINS)
+            refused = _unit_weight_metrics(chosen)
             if refused and half_life is not None:
                 raise ValueError(f"half_life is not available with the metric(s) "
-                                 f"{sorted(refused)}: their engines take unit weights")
+                                 f"{refused}: their engines take unit weights")
             if _needing(chosen, BINS):
                 raise ValueError("a window given as a duration is not available with "
                                  f"{_needing(chosen, BINS)[0]!r}")

@@ -57,14 +57,18 @@ def unchanged_after(monitor, call, error):
 
 
 class DelayedMachine(RuleBasedStateMachine):
-    """Predict, label, forget and pickle at random, over a window by count, time or none."""
+    """Predict, label, forget and pickle at random, over a window by count, time or none,
+    with decay by count or time or without."""
 
     @initialize(window=st.sampled_from([None, 1, 3, 6, "5s"]),
-                metrics=st.sampled_from([("auc",), ("auc", "h"), (HCost(),)]))
-    def start(self, window, metrics):
+                metrics=st.sampled_from([("auc",), ("auc", "h"), (HCost(),)]),
+                half_life=st.sampled_from([None, None, 0.5, 2, "1s"]))
+    def start(self, window, metrics, half_life):
         self.window = window
         self.metrics = metrics
-        self.monitor = DelayedAUC(window, metrics)
+        self.half_life = half_life
+        self.timed = window == "5s" or half_life == "1s"
+        self.monitor = DelayedAUC(window, metrics, half_life=half_life)
         self.records = []  # every prediction made: dicts, in order
         self.now = 0
         self.late = 0
@@ -77,18 +81,30 @@ class DelayedMachine(RuleBasedStateMachine):
     def held(self):
         return [r for r in self.records if r["state"] == "held"]
 
-    def horizon_start(self, factor):
-        """Positions at or below this are out of ``factor`` windows."""
+    def age(self, record):
+        """The prediction's age in half-lives (0 without decay)."""
+        if self.half_life is None:
+            return 0.0
+        if self.half_life == "1s":
+            return self.now - record["time"]
+        return (len(self.records) - 1 - record["number"]) / self.half_life
+
+    def weight(self, record):
+        return 2.0 ** -self.age(record)
+
+    def out_of(self, record, factor):
+        """Whether ``record`` is out of ``factor`` windows (and 60 half-lives)."""
+        if self.age(record) > factor * 60:
+            return True
         if self.window is None:
-            return -math.inf
+            return False
         if self.window == "5s":
-            return self.now - factor * 5
-        return len(self.records) - 1 - factor * self.window
+            return record["time"] <= self.now - factor * 5
+        return record["number"] <= len(self.records) - 1 - factor * self.window
 
     def slide(self):
-        start = self.horizon_start(1)
         for record in self.held():
-            if record["position"] <= start:
+            if self.out_of(record, 1):
                 record["state"] = "left"
 
     # -- the rules ----------------------------------------------------------
@@ -97,7 +113,7 @@ class DelayedMachine(RuleBasedStateMachine):
     def predict(self, key, score, prob, step):
         record = self.latest(key)
         time = None
-        if self.window == "5s":
+        if self.timed:
             time = self.now + step
         if record is not None and record["state"] == "held":
             unchanged_after(self.monitor, lambda: self.monitor.predict(key, score, prob,
@@ -107,8 +123,8 @@ class DelayedMachine(RuleBasedStateMachine):
         if time is not None:
             self.now = time
         self.records.append({"key": key, "score": score, "prob": prob, "label": None,
-                             "late": None, "state": "held",
-                             "position": self.now if time is not None else len(self.records)})
+                             "late": None, "state": "held", "time": time,
+                             "number": len(self.records)})
         self.slide()
 
     @rule(key=KEYS, y=LABELS)
@@ -123,7 +139,7 @@ class DelayedMachine(RuleBasedStateMachine):
             record["label"] = is_pos
             return
         if (record is not None and record["state"] == "left" and record["label"] is None
-                and record["position"] > self.horizon_start(2)):
+                and not self.out_of(record, 2)):
             if record["late"] is not None:  # a late label counted already
                 unchanged_after(self.monitor, lambda: self.monitor.label(key, y), ValueError)
                 return
@@ -157,7 +173,7 @@ class DelayedMachine(RuleBasedStateMachine):
         unchanged_after(self.monitor, lambda: self.monitor.predict([1], 0.5, time=self.now),
                         ValueError)  # an unhashable key
 
-    @precondition(lambda self: self.window == "5s" and self.now > 0)
+    @precondition(lambda self: self.timed and self.now > 0)
     @rule()
     def time_going_back_is_refused(self):
         unchanged_after(self.monitor, lambda: self.monitor.predict(99, 0.5, time=self.now - 1),
@@ -187,35 +203,41 @@ class DelayedMachine(RuleBasedStateMachine):
                 else monitor.pending_share == pending / len(held))
         y = [r["label"] for r in labelled]
         s = [r["score"] for r in labelled]
-        realized = brute_weighted_auc([(yi, si, 1.0) for yi, si in zip(y, s, strict=True)])
+        w = [self.weight(r) for r in labelled]  # (sample weights relative to the newest)
+        realized = brute_weighted_auc(list(zip(y, s, w, strict=True)))
         assert close(monitor.auc, realized)
         results = monitor.results()
         assert close(results["auc"], realized)
         n_pos, n_neg = sum(y), len(y) - sum(y)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", hs.InvertedScoresWarning)
-            if n_pos >= 2 and n_neg >= 2:
-                low, high, estimate = hs.auc_ci(y, s)
+            try:
+                low, high, estimate = hs.auc_ci(y, s, sample_weight=w)
+            except ValueError:  # DeLong's variance needs two points (weight > 1) per class
+                assert math.isnan(results["auc_lo"]) and math.isnan(monitor.auc_ci.high)
+            else:
                 assert close(monitor.auc_ci.low, low) and close(results["auc_lo"], low)
                 assert close(monitor.auc_ci.high, high) and close(results["auc_hi"], high)
                 assert close(monitor.auc_ci.estimate, estimate)
-            else:  # DeLong's variance needs two points of each class (auc_ci refuses)
-                assert math.isnan(results["auc_lo"]) and math.isnan(monitor.auc_ci.high)
             if "h" in results:
-                h = hs.h_measure(y, s) if n_pos and n_neg else math.nan
+                h = hs.h_measure(y, s, sample_weight=w) if n_pos and n_neg else math.nan
                 assert close(results["h"], h) and close(monitor.h, h)
             parts = [part for r in held for part in (
-                [(r["label"], r["score"], 1.0)] if r["label"] is not None
-                else [(1, r["score"], r["prob"]), (0, r["score"], 1.0 - r["prob"])])]
+                [(r["label"], r["score"], self.weight(r))] if r["label"] is not None
+                else [(1, r["score"], r["prob"] * self.weight(r)),
+                      (0, r["score"], (1.0 - r["prob"]) * self.weight(r))])]
             expected = brute_weighted_auc(parts)
             assert close(monitor.expected_auc, expected)
             assert close(results["expected_auc"], expected)
             probs = [r["prob"] if r["label"] is None else r["label"] for r in held]
             scores = [r["score"] for r in held]
+            weights = [self.weight(r) for r in held]
             if not math.isnan(expected):
-                assert close(monitor.expected_auc, hs.expected_auc(probs, scores))
+                assert close(monitor.expected_auc,
+                             hs.expected_auc(probs, scores, sample_weight=weights))
                 if "h" in results:
-                    assert close(results["expected_h"], hs.expected_h_measure(probs, scores))
+                    assert close(results["expected_h"],
+                                 hs.expected_h_measure(probs, scores, sample_weight=weights))
         assert results["n_pending"] == pending
 
 
@@ -297,8 +319,13 @@ def test_pos_label_and_probabilities_apart_from_scores():
 
 
 def test_options_and_refusals():
-    with pytest.raises(ValueError, match="half_life"):
-        DelayedAUC(10, half_life=5)
+    with pytest.raises(ValueError, match=r"half_life is not available with .*auc_approx"):
+        DelayedAUC(10, metrics=("auc", Compression(0.1)), half_life=5)
+    for half_life in (0, -1.0, math.inf, True, "soon"):
+        with pytest.raises(ValueError, match="half_life"):
+            DelayedAUC(10, half_life=half_life)
+    with pytest.raises(ValueError, match="time is required"):
+        DelayedAUC(10, half_life="1h").predict(0, 0.5)
     with pytest.raises(ValueError, match="auc_binned"):
         DelayedAUC(10, metrics=("auc", "auc_binned"))
     with pytest.raises(ValueError, match="multiclass_auc"):
@@ -380,3 +407,64 @@ def test_pickle_format_and_consistency_are_checked():
         blank.__setstate__({**state, "format": 2})
     with pytest.raises(ValueError, match="labelled predictions"):
         blank.__setstate__({**state, "_n_labelled": 2})  # three are labelled
+
+
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")  # (1 point)
+@pytest.mark.parametrize(("half_life", "label_every", "lag"),
+                         [(1, 1, 3), (1, 70, 3), (0.37, 3, 40), (7, 2, 100)])
+def test_decay_drops_and_rescales_as_weighted_from_scratch(half_life, label_every, lag):
+    """Over many half-lives (the anchor moves, weights are divided by 2**k, predictions
+    leave at 60 half-lives), the values equal the from-scratch ones with sample weights
+    2^(-age / half_life); with label_every=70 the realized engine holds one point of
+    weight a power of two at each rescale."""
+    rng = np.random.default_rng(17)
+    n = 1200
+    probs = rng.random(n)
+    scores = np.round(probs * 20) / 20
+    labels = rng.random(n) < probs
+    monitor = DelayedAUC(metrics=("auc", "h", "brier"), half_life=half_life)
+    for key in range(n):
+        monitor.predict(key, scores[key], probs[key])
+        if key >= lag and (key - lag) % label_every == 0:
+            monitor.label(key - lag, bool(labels[key - lag]))
+        if key % 50 == 49 or key < 5:
+            assert monitor._check()
+            ages = key - np.arange(key + 1)
+            held = ages <= 60 * half_life  # (as the structure compares: no rounding apart)
+            weights = 2.0 ** (-ages / half_life)
+            known = held & (np.arange(key + 1) <= key - lag) & (
+                (np.arange(key + 1) % label_every) == 0)
+            assert len(monitor) == held.sum() and monitor.n_pending == (held & ~known).sum()
+            y, s, w = labels[:key + 1][known], scores[:key + 1][known], weights[known]
+            if 0 < y.sum() < y.size:
+                assert monitor.auc == pytest.approx(hs.auc(y, s, sample_weight=w), abs=1e-12)
+                assert monitor.h == pytest.approx(hs.h_measure(y, s, sample_weight=w),
+                                                  abs=1e-12)
+                assert monitor.brier == pytest.approx(
+                    brier_score_loss(y, s, sample_weight=w), abs=1e-12)  # (of the scores)
+            y_prob = np.where(known, labels[:key + 1], probs[:key + 1])[held]
+            assert monitor.expected_auc == pytest.approx(
+                hs.expected_auc(y_prob, scores[:key + 1][held], sample_weight=weights[held]),
+                abs=1e-12)
+    assert monitor._anchor[0] > 0  # the anchor moved: weights were rescaled
+
+
+def test_decay_by_time_with_a_count_window_and_late_labels():
+    """A count window with a half-life in time: both rules make predictions leave, and a
+    label arrives late within two windows (and 120 half-lives)."""
+    monitor = DelayedAUC(window=3, half_life="10s")
+    for key, (time, score) in enumerate([(0, 0.9), (700, 0.2), (1300, 0.8), (1301, 0.3),
+                                         (1302, 0.6)]):
+        monitor.predict(key, score, time=time)
+    # 0 and 1 left by decay (more than 60 half-lives old), 1 by the count window too.
+    assert len(monitor) == 3 and 0 not in monitor and 1 not in monitor
+    monitor.label(1, 0)  # 602 s old: within 120 half-lives and two windows: counted
+    assert monitor.n_late_labels == 1
+    with pytest.raises(KeyError):
+        monitor.label(0, 1)  # 1302 s old: beyond 120 half-lives
+    monitor.label(2, 1)
+    monitor.label(3, 0)
+    monitor.label(4, 1)
+    w = 2.0 ** (-np.array([2.0, 1.0, 0.0]) / 10)
+    assert monitor.auc == pytest.approx(hs.auc([1, 0, 1], [0.8, 0.3, 0.6], sample_weight=w))
+    assert monitor._check()
