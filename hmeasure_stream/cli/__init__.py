@@ -548,8 +548,9 @@ def build_parser():
                              "of the prefix")
     parser.add_argument("--half-life", type=_half_life, metavar="H",
                         help="exponential decay: a row of age a weighs 2^(-a/H) against the "
-                             "newest; H in rows, or a duration such as 30min with --time-col; "
-                             "combines with --window (give --window all for decay alone)")
+                             "newest; H in rows (with --delayed: in predictions), or a "
+                             "duration such as 30min with --time-col; combines with --window "
+                             "(give --window all for decay alone)")
     parser.add_argument("--min-periods", type=_count, default=1, metavar="N",
                         help="the metrics are nan until the window holds N rows (as "
                              "pandas' rolling min_periods; default: 1)")
