@@ -105,6 +105,7 @@ from hmeasure_stream import (
     sliding_window,
     weighted_auc,
 )
+from hmeasure_stream._validation import stable_order
 from hmeasure_stream.datasets import load_default_stream
 
 # (name, speed target on 10^6 points): "a / b <= x" means median(a) <= x * median(b).
@@ -202,6 +203,15 @@ def sort_contenders(y, s):
     }
 
 
+def stable_contenders(y, s):
+    weights = np.full(s.shape[0], 0.5)
+    return {
+        "np.argsort stable": lambda: np.argsort(s, kind="stable"),
+        "stable_order": lambda: stable_order(s),
+        "auc weighted": lambda: auc(y, s, sample_weight=weights),
+    }
+
+
 def sort_part(args):
     """The from-scratch functions against np.sort of the same scores; with
     ``--scalar-numpy`` (a child process that numpy's vectorised sort is
@@ -226,6 +236,13 @@ def sort_part(args):
         for ours, peer in [("auc", "np.sort"), ("h_measure", "auc"),
                            ("roc_curve", "auc"), ("average_precision", "auc")]:
             print(f"    {ours + ' / ' + peer:<44}{medians[ours] / medians[peer]:8.2f}")
+        # The stable order of the weighted paths (``stable_order``: the radix argsort)
+        # against numpy's stable argsort, and the weighted AUC it serves.
+        stable = time_interleaved(stable_contenders(y, s), args.rounds, args.rounds)
+        for name, seconds in stable.items():
+            print(f"  {name:<22}{seconds * 1e3:10.2f} ms")
+        print(f"    {'stable_order / np.argsort stable':<44}"
+              f"{stable['stable_order'] / stable['np.argsort stable']:8.2f}")
         if n == 10**6:
             print("  targets at 10^6 points:")
             for ours, peer, bound in SORT_TARGETS:

@@ -966,6 +966,16 @@ def sort_scores(values):
         values.sort()
 
 
+def stable_order(scores):
+    """The stable ascending order (int64) of validated (finite) float64 scores: ties, -0.0
+    with 0.0 among them, in input order, as ``np.argsort(scores, kind="stable")``.
+
+    By the compiled LSD radix sort, O(n): numpy's stable sort of doubles is a
+    merge sort that no machine vectorises (docs/performance.rst).
+    """
+    return _scratch.radix_argsort(scores)
+
+
 def sorted_classes(y_true, y_score, metric, score_name="y_score", label_name="y_true"):
     """Validated unit-weight input split by class, each class's scores sorted ascending."""
     neg, pos = split_classes(y_true, y_score, metric, score_name, label_name)
@@ -1001,8 +1011,7 @@ def weighted_groups(y_true, y_score, sample_weight, metric, with_keys=False, nor
     :func:`weighted_input`)."""
     is_pos, scores, weights = weighted_input(y_true, y_score, sample_weight, metric,
                                              normalize=normalize)
-    order = np.argsort(scores, kind="stable").astype(np.int64, copy=False)
-    return _scratch.groups_weighted(order, scores, is_pos, weights, with_keys)
+    return _scratch.groups_weighted(stable_order(scores), scores, is_pos, weights, with_keys)
 
 
 def weighted_classes(y_true, y_score, sample_weight, metric, *, normalize=True):
@@ -1013,7 +1022,7 @@ def weighted_classes(y_true, y_score, sample_weight, metric, *, normalize=True):
     """
     is_pos, scores, weights = weighted_input(y_true, y_score, sample_weight, metric,
                                              normalize=normalize)
-    order = np.argsort(scores, kind="stable")
+    order = stable_order(scores)
     ordered_pos = is_pos.view(bool)[order]
     neg_order, pos_order = order[~ordered_pos], order[ordered_pos]
     return scores[neg_order], weights[neg_order], scores[pos_order], weights[pos_order]

@@ -31,6 +31,7 @@ from hmeasure_stream._validation import (
     raise_bad_score,
     sort_scores,
     sorted_classes,
+    stable_order,
     weighted_groups,
 )
 
@@ -124,7 +125,7 @@ def expected_groups(probs, scores, weights):
     weights = normalized_weights(weights)
     order = np.empty(2 * n_points, dtype=np.int64)
     # Stable, as for labels: tied parts are summed in the order ``auc`` sums them.
-    order[0::2] = np.argsort(scores, kind="stable")
+    order[0::2] = stable_order(scores)
     order[1::2] = order[0::2] + n_points
     is_pos = np.zeros(2 * n_points, dtype=np.uint8)
     is_pos[:n_points] = 1
@@ -175,8 +176,7 @@ def groups_of(labels, scores, weights, names=("y_true", "y_score")):
         return _scratch.groups_sorted_classes(neg, pos, True)
     is_pos = labels_as_is_pos(labels, label_name)
     raise_bad_score(scores, score_name)
-    order = np.argsort(scores, kind="stable").astype(np.int64, copy=False)
-    return _scratch.groups_weighted(order, scores, is_pos, weights, True)
+    return _scratch.groups_weighted(stable_order(scores), scores, is_pos, weights, True)
 
 
 def cut(groups, bounds, n_ranges):

@@ -91,16 +91,22 @@ def test_radix_sort_orders_like_sorted(scores):
     assert np.all(array[1:] >= array[:-1])
 
 
-@pytest.mark.parametrize("kind", ["normal", "unit", "ties", "signed zeros", "extremes"])
-def test_radix_sort_long_inputs(rng, kind):
-    n = 70_000
-    scores = {
+LONG_KINDS = ["normal", "unit", "ties", "signed zeros", "extremes"]
+
+
+def long_scores(rng, kind, n=70_000):
+    return {
         "normal": rng.normal(size=n) * 1e3,
         "unit": rng.random(n),  # shared high bytes: passes skipped
-        "ties": rng.integers(-3, 3, n) * 0.5,
-        "signed zeros": rng.choice([-0.0, 0.0, 1.0], n),
+        "ties": rng.integers(-3, 3, n) * 0.5,  # (argsort: ties keep their input order)
+        "signed zeros": rng.choice([-0.0, 0.0, 1.0], n),  # (argsort: -0.0 and 0.0 tie)
         "extremes": rng.choice(SPECIAL, n) * rng.random(n),
     }[kind]
+
+
+@pytest.mark.parametrize("kind", LONG_KINDS)
+def test_radix_sort_long_inputs(rng, kind):
+    scores = long_scores(rng, kind)
     expected = np.sort(scores)
     _scratch.radix_sort(scores)
     np.testing.assert_array_equal(scores, expected)  # -0.0 == 0.0 here too
@@ -112,3 +118,22 @@ def test_radix_sort_short_inputs():
         array = np.array(scores, dtype=np.float64)
         _scratch.radix_sort(array)
         assert array.tolist() == sorted(scores)
+
+
+@given(st.lists(st.one_of(st.sampled_from(SPECIAL), st.floats(allow_nan=False,
+                                                              allow_infinity=False)),
+                max_size=60))
+def test_radix_argsort_is_numpys_stable_order(scores):
+    array = np.array(scores, dtype=np.float64)
+    order = _scratch.radix_argsort(array)
+    assert order.dtype == np.int64
+    np.testing.assert_array_equal(order, np.argsort(array, kind="stable"))
+
+
+@pytest.mark.parametrize("kind", LONG_KINDS)
+def test_radix_argsort_long_inputs(rng, kind):
+    scores = long_scores(rng, kind)
+    before = scores.copy()
+    np.testing.assert_array_equal(_scratch.radix_argsort(scores),
+                                  np.argsort(scores, kind="stable"))
+    np.testing.assert_array_equal(scores, before)  # (read only)
