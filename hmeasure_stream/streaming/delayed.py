@@ -18,9 +18,15 @@ from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._engines._ring import DROP_EXPONENTS, RESCALE_EXPONENTS
 from hmeasure_stream._validation import (
     check_label_value,
+    check_labels,
     check_score_value,
+    check_scores,
     check_time_value,
+    check_times,
     label_map,
+    labels_as_is_pos,
+    raise_bad_probability,
+    raise_bad_score,
 )
 from hmeasure_stream.metric_table import (
     BINS,
@@ -74,6 +80,31 @@ def _parts(prob, weight=1.0, lightest=_LIGHTEST_PART):
     return ((False, rest * weight),)
 
 
+#: No key (``None`` is a key).
+_NONE = object()
+
+
+def _checked_keys(keys, method):
+    """A batch's keys as a list of distinct hashable keys (else ValueError)."""
+    if isinstance(keys, (str, bytes)) or not hasattr(keys, "__iter__"):
+        raise ValueError(f"{method}: keys must be a sequence of keys, got {keys!r}")
+    keys = keys.tolist() if isinstance(keys, np.ndarray) else list(keys)
+    for key in keys:
+        _check_key(key, method)
+    if len(set(keys)) != len(keys):
+        seen = set()
+        repeated = next(key for key in keys if key in seen or seen.add(key))
+        raise ValueError(f"{method}: the key {repeated!r} is given twice (a key names one "
+                         "prediction)")
+    return keys
+
+
+def _check_length(keys, values, name):
+    if values.shape[0] != len(keys):
+        raise ValueError(f"keys and {name} have different lengths: {len(keys)} and "
+                         f"{values.shape[0]}")
+
+
 def _check_key(key, method):
     if type(key) in (int, str):
         return
@@ -87,7 +118,8 @@ class DelayedAUC(Pickled):
     """The AUC of predictions whose labels arrive late, realized and expected.
 
     Register each prediction with :meth:`predict` when it is made and its
-    label with :meth:`label` when it arrives.  Over the window of the latest
+    label with :meth:`label` when it arrives (or batches of them with
+    :meth:`predict_many` and :meth:`label_many`, all or nothing).  Over the window of the latest
     predictions, the realized metrics (attributes of their names: ``auc``,
     ``h``, ...) are those of the labelled predictions; ``expected_auc`` is
     :func:`~hmeasure_stream.expected_auc` of all of them, a labelled one with
@@ -250,11 +282,54 @@ class DelayedAUC(Pickled):
                 f"predict: prob must lie in [0, 1] (the probability of class 1), got {prob!r}"
                 + ("; it defaults to score: give prob= with scores outside [0, 1]"
                    if defaulted else ""))
-        position, decay_at, nanoseconds = self._position(time)
+        nanoseconds = self._time(time)
         if key in self._slots:
             raise ValueError(
                 f"predict: the key {key!r} is already in the window (a key names one "
                 "prediction: forget it first to predict it again)")
+        self._enter(key, score, prob, nanoseconds)
+
+    def predict_many(self, keys, y_score, y_prob=None, *, times=None):
+        """Register a batch of predictions as :meth:`predict` each, in order, all or
+        nothing: distinct ``keys``, none in the window (else ValueError)."""
+        keys = _checked_keys(keys, "predict_many")
+        scores = check_scores(y_score, allow_empty=True, ranks=False)
+        _check_length(keys, scores, "y_score")
+        raise_bad_score(scores)
+        probs = scores if y_prob is None else check_scores(y_prob, "y_prob", allow_empty=True,
+                                                           ranks=False)
+        _check_length(keys, probs, "y_prob")
+        raise_bad_probability(probs, "y_score (the probabilities by default)" if y_prob is None
+                              else "y_prob")
+        timed = self._by_time or (self._decay is not None and self._decay[1])
+        if times is None:
+            if timed and keys:
+                raise ValueError("predict_many: times are required, the window or the "
+                                 "half-life is a duration")
+            nanoseconds = [None] * len(keys)
+        else:
+            nanoseconds = check_times(times, len(keys))
+            if timed and keys:
+                earlier = np.concatenate(([self._newest if self._newest is not None
+                                           else nanoseconds[0]], nanoseconds[:-1]))
+                back = np.flatnonzero(nanoseconds < earlier)
+                if back.size:
+                    raise ValueError(f"predict_many: times must not go backwards: times"
+                                     f"[{back[0]}] is before the prediction made before it")
+            nanoseconds = nanoseconds.tolist() if timed else [None] * len(keys)
+        held = next((key for key in keys if key in self._slots), _NONE)
+        if held is not _NONE:
+            raise ValueError(f"predict_many: the key {held!r} is already in the window")
+        with claimed(*self._realized, *self._expected):
+            for key, score, prob, at in zip(keys, scores.tolist(), probs.tolist(), nanoseconds,
+                                            strict=True):
+                self._enter(key, score, prob, at)
+
+    def _enter(self, key, score, prob, nanoseconds):
+        """Register a checked prediction (its time in ns if kept, else None)."""
+        position = nanoseconds if self._by_time else self._made
+        decay_at = (None if self._decay is None
+                    else nanoseconds if self._decay[1] else self._made)
         slot = [score, prob, position, _PENDING, 1.0, decay_at]
         with claimed(*self._realized, *self._expected):  # (one operation: every engine)
             self._expired.pop(key, None)
@@ -270,26 +345,24 @@ class DelayedAUC(Pickled):
             if nanoseconds is not None:
                 self._newest = nanoseconds
 
-    def _position(self, time):
-        """The prediction's (position in the window, position for the decay, time in ns
-        if kept), checked: a number or a time in ns."""
+    def _time(self, time):
+        """The prediction's time in ns, checked, if the window or the decay keeps times
+        (else None: a time given is checked and not used)."""
         timed = self._by_time or (self._decay is not None and self._decay[1])
         if time is None:
             if timed:
                 raise ValueError("predict: time is required, the window or the half-life "
                                  "is a duration")
-            return self._made, None if self._decay is None else self._made, None
+            return None
         nanoseconds = check_time_value(time)
         if not timed:
-            return self._made, None if self._decay is None else self._made, None
+            return None
         if self._newest is not None and nanoseconds < self._newest:
             raise ValueError(
                 f"predict: time must not go backwards: {time!r} "
                 f"({np.datetime64(nanoseconds, 'ns')}) is before the newest prediction's "
                 f"({np.datetime64(self._newest, 'ns')})")
-        return (nanoseconds if self._by_time else self._made,
-                None if self._decay is None else nanoseconds if self._decay[1] else self._made,
-                nanoseconds)
+        return nanoseconds
 
     def _beyond(self, slot, position, decay_at, windows):
         """Whether the prediction of ``slot`` is out of ``windows`` windows (and ``windows``
@@ -357,21 +430,47 @@ class DelayedAUC(Pickled):
             is_pos, labels = check_label_value(y_true), None
         else:
             is_pos, labels = self._labels.one(y_true)
-        slot = self._slots.get(key)
-        if slot is None:
-            late = self._expired.get(key)
-            if late is None:
-                raise KeyError(
-                    f"label: no prediction with key {key!r} in the window (never predicted, "
-                    "forgotten, or left the window more than a window ago)")
-            if late[_LABEL] != _PENDING:
-                raise ValueError(f"label: the prediction {key!r} is labelled already")
-            late[_LABEL] = int(is_pos)
-            self._n_late_labels += 1
+        slot, held = self._labelled_slot(key, "label")
+        self._apply_label(slot, held, is_pos)
+        self._labels = labels
+
+    def label_many(self, keys, y_true):
+        """The labels of a batch of predictions as :meth:`label` each, all or nothing:
+        distinct ``keys`` (else ValueError)."""
+        keys = _checked_keys(keys, "label_many")
+        if self._labels is None:
+            is_pos, labels = labels_as_is_pos(check_labels(y_true, allow_empty=True)), None
+        else:
+            is_pos, labels = self._labels.many(y_true)
+        _check_length(keys, is_pos, "y_true")
+        slots = [self._labelled_slot(key, "label_many") for key in keys]
+        with claimed(*self._realized, *self._expected):
+            for (slot, held), one in zip(slots, is_pos.tolist(), strict=True):
+                self._apply_label(slot, held, one)
             self._labels = labels
-            return
+
+    def _labelled_slot(self, key, method):
+        """``(slot, held)`` of the prediction ``key`` names, held or left unlabelled
+        (else KeyError), not labelled (else ValueError)."""
+        slot = self._slots.get(key)
+        held = slot is not None
+        if not held:
+            slot = self._expired.get(key)
+            if slot is None:
+                raise KeyError(
+                    f"{method}: no prediction with key {key!r} in the window (never "
+                    "predicted, forgotten, or left the window more than a window ago)")
         if slot[_LABEL] != _PENDING:
-            raise ValueError(f"label: the prediction {key!r} is labelled already")
+            raise ValueError(f"{method}: the prediction {key!r} is labelled already")
+        return slot, held
+
+    def _apply_label(self, slot, held, is_pos):
+        """Label a checked slot: a held prediction's point and parts swap, a late label is
+        counted."""
+        if not held:
+            slot[_LABEL] = int(is_pos)
+            self._n_late_labels += 1
+            return
         score, weight = slot[_SCORE], slot[_WEIGHT]
         with claimed(*self._realized, *self._expected):
             self._add(self._expected, is_pos, score, weight)
@@ -380,7 +479,6 @@ class DelayedAUC(Pickled):
             self._add(self._realized, is_pos, score, weight)
             slot[_LABEL] = int(is_pos)
             self._n_labelled += 1
-            self._labels = labels
 
     def forget(self, key):
         """Remove prediction ``key`` (labelled or not); KeyError if not in the window."""

@@ -149,6 +149,65 @@ class DelayedMachine(RuleBasedStateMachine):
             return
         unchanged_after(self.monitor, lambda: self.monitor.label(key, y), KeyError)
 
+    def label_fate(self, key):
+        """What labelling ``key`` does: "held", "late", or the error it raises."""
+        record = self.latest(key)
+        if record is not None and record["state"] == "held":
+            return ValueError if record["label"] is not None else "held"
+        if (record is not None and record["state"] == "left" and record["label"] is None
+                and not self.out_of(record, 2)):
+            return ValueError if record["late"] is not None else "late"
+        return KeyError
+
+    @rule(batch=st.lists(st.tuples(KEYS, SCORES, PROBS, st.integers(0, 3)), max_size=4),
+          as_array=st.booleans())
+    def predict_many(self, batch, as_array):
+        """A batch: as many predict calls, or refused whole (a key twice or in the window)."""
+        keys = [key for key, *_ in batch]
+        scores = [score for _, score, _, _ in batch]
+        probs = [prob for _, _, prob, _ in batch]
+        times = (np.cumsum([step for *_, step in batch]) + self.now).tolist()
+        call = lambda: self.monitor.predict_many(  # noqa: E731
+            np.array(keys) if as_array else keys, scores, probs,
+            times=times if self.timed else None)
+        if len(set(keys)) < len(keys) or any(
+                (r := self.latest(key)) is not None and r["state"] == "held" for key in keys):
+            unchanged_after(self.monitor, call, ValueError)
+            return
+        call()
+        for key, score, prob, time in zip(keys, scores, probs, times, strict=True):
+            if self.timed:
+                self.now = time
+            self.records.append({"key": key, "score": score, "prob": prob, "label": None,
+                                 "late": None, "state": "held",
+                                 "time": time if self.timed else None,
+                                 "number": len(self.records)})
+            self.slide()
+
+    @rule(keys=st.lists(KEYS, max_size=3), bits=st.lists(st.booleans(), min_size=3,
+                                                         max_size=3),
+          style=st.sampled_from([(0, 1), (-1, 1), (False, True)]))
+    def label_many(self, keys, bits, style):
+        """A batch of labels: as many label calls, or refused whole."""
+        ys = [style[bit] for bit in bits[:len(keys)]]
+        call = lambda: self.monitor.label_many(keys, ys)  # noqa: E731
+        if len(set(keys)) < len(keys):
+            unchanged_after(self.monitor, call, ValueError)
+            return
+        fates = [self.label_fate(key) for key in keys]
+        refused = next((fate for fate in fates if not isinstance(fate, str)), None)
+        if refused is not None:
+            unchanged_after(self.monitor, call, refused)
+            return
+        call()
+        for key, bit, fate in zip(keys, bits[:len(keys)], fates, strict=True):
+            record = self.latest(key)
+            if fate == "held":
+                record["label"] = int(bit)
+            else:
+                record["late"] = int(bit)
+                self.late += 1
+
     @rule(key=KEYS)
     def forget(self, key):
         record = self.latest(key)
@@ -467,4 +526,39 @@ def test_decay_by_time_with_a_count_window_and_late_labels():
     monitor.label(4, 1)
     w = 2.0 ** (-np.array([2.0, 1.0, 0.0]) / 10)
     assert monitor.auc == pytest.approx(hs.auc([1, 0, 1], [0.8, 0.3, 0.6], sample_weight=w))
+    assert monitor._check()
+
+
+def test_batches_are_all_or_nothing():
+    monitor = DelayedAUC(window="1h", half_life="10min", pos_label="fraud")
+    monitor.predict_many(["a", "b", "c"], [0.9, 0.2, 0.6], [0.8, 0.1, 0.5],
+                         times=np.array(["2026-11-28T10:00", "2026-11-28T10:05",
+                                         "2026-11-28T10:05"], dtype="datetime64[ns]"))
+    monitor.label_many(["a", "b"], ["fraud", "ok"])
+    assert (len(monitor), monitor.n_pending) == (3, 1)
+    w = 2.0 ** (-np.array([5.0, 0.0]) / 10)
+    assert monitor.auc == 1.0
+    assert monitor.expected_auc == pytest.approx(hs.expected_auc(
+        [1, 0, 0.5], [0.9, 0.2, 0.6], sample_weight=[w[0], w[1], w[1]]))
+    for call, error, match in [
+        (lambda: monitor.predict_many(["d", "d"], [0.1, 0.2], times=[1.8e9, 1.8e9]), ValueError,
+         "given twice"),
+        (lambda: monitor.predict_many(["d", "a"], [0.1, 0.2], times=[1.8e9, 1.8e9]), ValueError,
+         "already in the window"),
+        (lambda: monitor.predict_many(["d"], [0.1]), ValueError, "times are required"),
+        (lambda: monitor.predict_many(["d"], [0.1], times=["2026-11-28T09:00"]), ValueError,
+         "backwards"),
+        (lambda: monitor.predict_many(["d", "e"], [0.1, 1.5], times=[1.8e9, 1.8e9]), ValueError,
+         r"y_score \(the probabilities by default\)"),
+        (lambda: monitor.predict_many(["d", "e"], [0.1], times=[1.8e9]), ValueError,
+         "different lengths"),
+        (lambda: monitor.predict_many("de", [0.1, 0.2], times=[1.8e9, 1.8e9]), ValueError,
+         "sequence of keys"),
+        (lambda: monitor.label_many(["c", "zz"], ["ok", "ok"]), KeyError, "zz"),
+        (lambda: monitor.label_many(["c", "a"], ["ok", "ok"]), ValueError, "labelled already"),
+        (lambda: monitor.label_many(["c"], ["maybe"]), ValueError, "maybe"),
+    ]:
+        unchanged_after(monitor, call, error)
+        with pytest.raises(error, match=match):
+            call()
     assert monitor._check()
