@@ -38,9 +38,11 @@ from hmeasure_stream._core.binning import (
     ALPHA_SAMPLE,
     check_bins,
     check_score_range,
+    check_strict,
     check_transform,
     estimate_alpha,
     histograms,
+    outside_span,
     result_fields,
 )
 from hmeasure_stream._core.classes import (
@@ -999,28 +1001,42 @@ def _bin_counts(index, y_part, s_part, w_part, weighted, params, alpha, pos_labe
             raise_bad_label(labels)
         if bad_score:
             raise_bad_score(scores)
-        return counts, int(n_below), int(n_above), scores.shape[0]
+        # The partition's span: the warning of scores outside the range names the whole's.
+        low, high = ((float(scores.min()), float(scores.max())) if scores.shape[0]
+                     else (math.inf, -math.inf))
+        return counts, int(n_below), int(n_above), scores.shape[0], low, high
 
     return _in_partition(index, run)
 
 
-def _binned_of(params, weighted, transform, alpha, *parts):
-    lo, hi, m, _ = params
+def _summed(alpha, *parts):
+    """The partitions' histograms added up, with their counts outside the range and span."""
     if sum(p[3] for p in parts) == 0:
         raise ValueError("y_true is empty: at least one point is needed")
     counts = parts[0][0].copy()
     for part in parts[1:]:
         counts += part[0]
-    if not weighted and sum(p[3] for p in parts) >= EXACT_COUNT_LIMIT:
+    return (counts, sum(p[1] for p in parts), sum(p[2] for p in parts), sum(p[3] for p in parts),
+            min(p[4] for p in parts), max(p[5] for p in parts), alpha)
+
+
+def _binned_of(summed, params, weighted, transform, strict):
+    """The result of the summed histograms, after the word on (or refusal of) the scores
+    outside the range, as :func:`hmeasure_stream.binned_auc` gives them."""
+    lo, hi, m, _ = params
+    counts, n_below, n_above, n, low, high, alpha = summed
+    outside_span(n_below + n_above, n, low, high, (lo, hi), strict,
+                 "hmeasure_stream.dask.binned_auc", stacklevel=4)  # binned_auc's caller
+    if not weighted and n >= EXACT_COUNT_LIMIT:
         counts, weighted = counts.astype(np.float64), True
     return BinnedAUCResult(**result_fields(
-        counts[:m].copy(), counts[m:].copy(), sum(p[1] for p in parts), sum(p[2] for p in parts),
-        weighted, lo, hi, transform, alpha,
-    ))
+        counts[:m].copy(), counts[m:].copy(), n_below, n_above, weighted, lo, hi, transform,
+        alpha))
 
 
 def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
-               score_range=(0.0, 1.0), sample_weight=None, compute=True, pos_label=None):
+               score_range=(0.0, 1.0), sample_weight=None, compute=True, pos_label=None,
+               strict=False):
     """Binned AUC of a dask collection, with its error bound: one histogram per partition.
 
     Equal to :func:`hmeasure_stream.binned_auc` of the data in memory: the
@@ -1030,8 +1046,11 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     ----------
     y_true, y_score, sample_weight, compute, pos_label
         As for :func:`auc`.
-    bins, transform, loglog_alpha, score_range
-        As for :func:`hmeasure_stream.binned_auc`.
+    bins, transform, loglog_alpha, score_range, strict
+        As for :func:`hmeasure_stream.binned_auc`: scores outside
+        ``score_range`` give one :class:`~hmeasure_stream.OutOfRangeScoresWarning`
+        (a ``ValueError`` with ``strict=True``) naming how many of the whole
+        collection and their span.
 
     Returns
     -------
@@ -1055,6 +1074,9 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     reduction.  With ``transform="loglog"`` and no ``loglog_alpha``, alpha
     is estimated from the same evenly strided sample of at most 65536
     scores as in memory (a first pass finds the partitions' lengths).
+    Each partition also sends its number of scores outside ``score_range``
+    and its span, so the warning (or refusal) counts the whole collection;
+    with ``compute=False`` it comes when the result is computed.
 
     References
     ----------
@@ -1075,6 +1097,7 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     m = check_bins(bins)
     transform, alpha = check_transform(transform, loglog_alpha)
     lo, hi = check_score_range(score_range)
+    strict = check_strict(strict)
     pos_label = check_pos_label(pos_label)
     parts = _aligned([("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)])
     weighted = sample_weight is not None
@@ -1094,8 +1117,10 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
                                              neg_label)
         for k, (y, s, w) in enumerate(parts)
     ]
-    result = dask.delayed(_binned_of, pure=True)(params, weighted, transform, alpha, *counts)
-    return _finish(result, compute)
+    summed = _finish(dask.delayed(_summed, pure=True)(alpha, *counts), compute)
+    if compute:
+        return _binned_of(summed, params, weighted, transform, strict)
+    return dask.delayed(_binned_of, pure=True)(summed, params, weighted, transform, strict)
 
 
 # ---------------------------------------------------------------------------
