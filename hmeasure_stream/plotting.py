@@ -1,12 +1,13 @@
 """Plots of ROC curves with their convex hull, and of metrics over time.
 
-Requires matplotlib (``pip install hmeasure_stream[cli]``); it is imported
-only when a plot is drawn.
+Requires matplotlib (``pip install 'hmeasure_stream[cli]'``); it is imported
+only when a plot is drawn, and its absence is said in one line naming that extra.
 """
 
 import datetime
 import math
 import numbers
+import re
 import weakref
 
 import numpy as np
@@ -14,6 +15,7 @@ import numpy as np
 from hmeasure_stream import (
     ApproxAUC,
     ApproxH,
+    ConfidenceLevel,
     DynamicAUC,
     DynamicH,
     auc,
@@ -22,6 +24,7 @@ from hmeasure_stream import (
     roc_hull,
     roc_points,
 )
+from hmeasure_stream._validation import check_duration, import_optional, is_duration
 from hmeasure_stream.metric_table import METRICS
 
 #: The structures that keep their points (their ROC curve and hull can be drawn).
@@ -43,13 +46,8 @@ del _metric
 
 
 def _pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError(
-            "plotting needs matplotlib: pip install matplotlib (or hmeasure_stream[cli])"
-        ) from None
-    return plt
+    return import_optional("matplotlib.pyplot", needed_by="hmeasure_stream.plotting",
+                           install="hmeasure_stream[cli]")
 
 
 def _darker(color, factor=0.55):
@@ -492,12 +490,79 @@ def _references(reference):
     return checked
 
 
-def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, xlabel=None,
-                 ylabel=None, reference=None, bands=None, colors=None, legend=True):
+class _NotGiven:
+    """The default of ``window``: None already means every prefix."""
+
+    def __repr__(self):
+        return "<not given>"
+
+
+_NOT_GIVEN = _NotGiven()
+# A duration in words: its whole units, largest first ("1 h 30 min").
+_UNITS = (("d", 86400 * 10**9), ("h", 3600 * 10**9), ("min", 60 * 10**9), ("s", 10**9),
+          ("ms", 10**6), ("us", 10**3), ("ns", 1))
+
+
+def _duration_text(value, name):
+    """A duration in words: a string as written, spaced ("1h30min" as "1 h 30 min"), a
+    timedelta as its whole units (90 minutes as "1 h 30 min")."""
+    nanoseconds = check_duration(value, name)
+    if isinstance(value, str):
+        return " ".join(f"{number} {unit}" for number, unit in
+                        re.findall(r"(\d+(?:\.\d*)?|\.\d+)\s*([a-zA-Z]+)", value))
+    parts = []
+    for unit, size in _UNITS:
+        count, nanoseconds = divmod(nanoseconds, size)
+        if count:
+            parts.append(f"{count} {unit}")
+    return " ".join(parts)
+
+
+def _rows_text(value, name):
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+            math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a number of rows > 0 or a duration; got {value!r}")
+    return f"{value:g} row" + ("" if value == 1 else "s")
+
+
+def _window_text(window, half_life):
+    """The window in words: "sliding window of 200 rows", "sliding window of 2 h",
+    "every prefix", with ", half-life 30 min" when the points decay; None if not given."""
+    if window is _NOT_GIVEN and half_life is None:
+        return None
+    if window is None or window is _NOT_GIVEN:
+        text = "every prefix" if half_life is None else "exponential decay"
+    elif is_duration(window):
+        text = f"sliding window of {_duration_text(window, 'window')}"
+    elif isinstance(window, numbers.Integral) and not isinstance(window, bool) and window > 0:
+        text = f"sliding window of {_rows_text(window, 'window')}"
+    else:
+        raise ValueError("window must be a number of rows (a positive integer), a duration "
+                         f"such as '24h', or None (every prefix); got {window!r}")
+    if half_life is not None:
+        text += ", half-life " + (_duration_text(half_life, "half_life")
+                                  if is_duration(half_life)
+                                  else _rows_text(half_life, "half_life"))
+    return text
+
+
+def _level_text(level):
+    """The legend's words for the interval of the metric table: "95% CI (DeLong)"."""
+    if level is None:
+        level = ConfidenceLevel()
+    elif not isinstance(level, ConfidenceLevel):
+        level = ConfidenceLevel(level)
+    return f"{100 * level.level:.10g}% CI (DeLong)"
+
+
+def plot_metrics(metrics, *, rows=None, ax=None, title=None, window=_NOT_GIVEN, half_life=None,
+                 level=None, min_periods=None, xlabel=None, ylabel=None, reference=None,
+                 bands=None, colors=None, legend=True):
     """Plot metrics over time, e.g. the result of :func:`~hmeasure_stream.sliding_window`.
 
     One line per metric, on a shared [0, 1] axis, against the stream position
-    or time, with the legend to the right of the axes, outside the data.
+    or time (a date axis), with the legend to the right of the axes, outside
+    the data.
 
     Parameters
     ----------
@@ -514,7 +579,26 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     ax : matplotlib.axes.Axes, optional
         Where to draw (a new figure when None).
     title : str, optional
-        Title of the axes.
+        Title of the axes.  Default: the window in words, when ``window`` or
+        ``half_life`` is given.
+    window : int, str, datetime.timedelta, numpy.timedelta64 or None, optional
+        The window the metrics were computed over, as given to
+        :func:`~hmeasure_stream.sliding_window`, said in words: a number of
+        rows as "sliding window of 200 rows", a duration as "sliding window
+        of 2 h" (``"90min"`` as "1 h 30 min"), None as "every prefix".  It is
+        the title, or the legend's title when ``title`` is given.  Default:
+        not said.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        The half-life of the points' decay, as given to
+        :func:`~hmeasure_stream.sliding_window`, said after the window:
+        "sliding window of 2 h, half-life 30 min" ("exponential decay,
+        half-life 500 rows" with ``window=None``).
+    level : float or ConfidenceLevel, optional
+        The confidence level of DeLong's interval (``"auc_lo"``,
+        ``"auc_hi"``) when it is drawn as a band, shown in the legend ("AUC
+        95% CI (DeLong)"): that of the
+        :class:`~hmeasure_stream.ConfidenceLevel` the metrics were computed
+        with.  Default: ``ConfidenceLevel``'s default, 0.95.
     min_periods : int, optional
         Leave out the first ``min_periods - 1`` values, e.g. pass the window
         length for the values of :func:`~hmeasure_stream.sliding_window`,
@@ -533,11 +617,13 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
         Shaded bands, e.g. the confidence interval of a metric: each bound an
         array of the metrics' length or a number.  A band named like a metric
         takes that metric's colour (and hides with it under ``min_periods``).
-        When ``metrics`` holds both ends of a band of the metric table (its
-        ``band``: ``"auc_lo"`` and ``"auc_hi"``, the DeLong interval of
-        :func:`~hmeasure_stream.sliding_window`), they are drawn as the band
-        of their metric (``"auc"``) rather than as lines, unless ``bands``
-        already has one for it (or they are the only metrics).
+        A band named like a metric is "AUC band" in the legend (its level is
+        not known).  When ``metrics`` holds both ends of a band of the metric
+        table (its ``band``: ``"auc_lo"`` and ``"auc_hi"``, the DeLong
+        interval of :func:`~hmeasure_stream.sliding_window`), they are drawn
+        as the band of their metric (``"auc"``), labelled with ``level``,
+        rather than as lines, unless ``bands`` already has one for it (or
+        they are the only metrics).
     colors : dict of str to color, optional
         The colour of some or all metrics (default: the axes' colour cycle).
     legend : bool, default=True
@@ -552,8 +638,8 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     ------
     ValueError
         If ``metrics`` is not a mapping of names to 1-d numeric arrays of one
-        length, or ``rows``, ``min_periods``, ``reference`` or ``bands`` do not
-        fit it.
+        length, ``rows``, ``min_periods``, ``reference`` or ``bands`` do not
+        fit it, or ``window``, ``half_life`` or ``level`` is not one.
 
     See Also
     --------
@@ -573,15 +659,30 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     >>> from hmeasure_stream.plotting import plot_metrics
     >>> y, s = load_default_stream()
     >>> result = sliding_window(y, s, 200, metrics=("auc", "h"))
-    >>> ax = plot_metrics(result, min_periods=200, reference={"alert": 0.8},
-    ...                   title="UCI digits, window of 200")
+    >>> ax = plot_metrics(result, min_periods=200, reference={"alert": 0.8}, window=200)
+    >>> ax.get_title()
+    'sliding window of 200 rows'
     >>> [text.get_text() for text in ax.get_legend().get_texts()]
     ['AUC', 'H', 'alert']
     >>> ax.get_xlabel(), ax.get_ylabel()
     ('row', 'metric value')
+
+    Over time, with DeLong's interval at 90%:
+
+    >>> import numpy as np
+    >>> from hmeasure_stream import ConfidenceLevel
+    >>> times = np.datetime64("2026-01-01") + np.arange(len(y)) * np.timedelta64(1, "m")
+    >>> result = sliding_window(y, s, "2h", metrics=("auc", ConfidenceLevel(0.9)), times=times)
+    >>> ax = plot_metrics(result, rows=times, window="2h", level=0.9, min_periods=120)
+    >>> ax.get_title(), ax.get_xlabel()
+    ('sliding window of 2 h', 'time')
+    >>> [text.get_text() for text in ax.get_legend().get_texts()]
+    ['AUC', 'AUC 90% CI (DeLong)']
     """
     columns = _columns(metrics)
     n = columns[0][2].shape[0]
+    window_text = _window_text(window, half_life)
+    band_text = _level_text(level)
     if min_periods is not None and (
         isinstance(min_periods, bool) or not isinstance(min_periods, numbers.Integral)
         or min_periods < 1
@@ -602,11 +703,13 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     if colors is not None and not isinstance(colors, dict):
         raise ValueError(f"colors must be a dict of metric name to colour; got {colors!r}")
     band_bounds = {name: _band(name, bounds, n) for name, bounds in (bands or {}).items()}
+    table_bands = set()
     for around, ends in _BANDS.items():
         # A band of the metric table (DeLong's interval around the AUC).
         interval = {name: values for name, _, values in columns if name in ends}
         if len(interval) == 2 and around not in band_bounds and len(columns) > 2:
             band_bounds[around] = tuple(interval[name].astype(np.float64) for name in ends)
+            table_bands.add(around)
             columns = [column for column in columns if column[0] not in interval]
 
     plt = _pyplot()
@@ -624,8 +727,12 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
         if name in metric_colors:
             lower[:hidden] = upper[:hidden] = np.nan
         label = _metric_label(name)
+        if name in table_bands:
+            label = f"{label} {band_text}"
+        elif name in metric_colors:
+            label = f"{label} band"
         ax.fill_between(x, lower, upper, color=metric_colors.get(name, "0.5"), alpha=0.2,
-                        linewidth=0, label=f"{label} band" if name in metric_colors else label)
+                        linewidth=0, label=label)
     for label, value in references:
         ax.axhline(value, color="0.3", linestyle="--", linewidth=0.9, label=label)
 
@@ -649,11 +756,14 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     top = max((float(np.nanmax(v)) for v in shown if np.isfinite(v).any()), default=1.0)
     ax.set_ylim(-0.02, max(1.0, top) * 1.02)
     ax.grid(True, color="0.9", linewidth=0.6)
+    if title is None:
+        title, window_text = window_text, None
     if title:
         ax.set_title(title)
     if legend:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
-                  frameon=False, fontsize="small")
+                  frameon=False, fontsize="small", title=window_text,
+                  title_fontsize="small", alignment="left")
     return ax
 
 
