@@ -4,13 +4,18 @@ Requires matplotlib (``pip install 'hmeasure_stream[cli]'``); it is imported
 only when a plot is drawn, and its absence is said in one line naming that extra.
 """
 
+from __future__ import annotations
+
 import datetime
 import math
 import numbers
 import re
 import weakref
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream import (
     ApproxAUC,
@@ -24,8 +29,21 @@ from hmeasure_stream import (
     roc_hull,
     roc_points,
 )
-from hmeasure_stream._validation import check_duration, import_optional, is_duration
+from hmeasure_stream._validation import check_duration, import_optional
 from hmeasure_stream.metric_table import METRICS
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure, SubFigure
+    from matplotlib.lines import Line2D
+    from matplotlib.typing import ColorType
+
+#: A duration as the windows take it: ``"2h"``, a timedelta or a numpy timedelta64.
+Duration = str | datetime.timedelta | np.timedelta64
+#: What the ROC plots draw: labels and scores, or a structure that keeps its points.
+PointSet = DynamicAUC | DynamicH | ApproxH | ApproxAUC
 
 #: The structures that keep their points (their ROC curve and hull can be drawn).
 _POINT_SETS = (DynamicAUC, DynamicH, ApproxH, ApproxAUC)
@@ -34,30 +52,30 @@ __all__ = ["RocDisplay", "plot_metrics", "plot_reliability", "plot_roc"]
 
 # The convex hull drawn with each ROC curve, so that the legend shows one
 # entry per classifier (curve and hull side by side) however many share an Axes.
-_HULL_OF_CURVE = weakref.WeakKeyDictionary()
+_HULL_OF_CURVE: weakref.WeakKeyDictionary[Artist, Line2D] = weakref.WeakKeyDictionary()
 _CHANCE_GID = "hmeasure_stream-chance"
 _HULL_TITLE = "solid: ROC curve, dashed: convex hull"
 # The bands of the metric table: the metric each is drawn around, by its two ends.
-_BANDS = {}
+_BANDS: dict[str, list[str | None]] = {}
 for _metric in METRICS.values():
     if _metric.band is not None:
         _BANDS.setdefault(_metric.band[0], [None, None])[_metric.band[1]] = _metric.name
 del _metric
 
 
-def _pyplot():
+def _pyplot() -> Any:
     return import_optional("matplotlib.pyplot", needed_by="hmeasure_stream.plotting",
                            install="hmeasure_stream[cli]")
 
 
-def _darker(color, factor=0.55):
+def _darker(color: ColorType, factor: float = 0.55) -> tuple[float, ...]:
     """The same hue, darker: the hull's colour next to its curve's."""
     from matplotlib.colors import to_rgb
 
     return tuple(factor * channel for channel in to_rgb(color))
 
 
-def _check_h(h):
+def _check_h(h: bool | dict[str, Any] | None) -> bool | dict[str, Any]:
     if isinstance(h, bool) or h is None:
         return bool(h)
     if isinstance(h, dict):
@@ -126,7 +144,9 @@ class RocDisplay:
     ['model (AUC = 0.889)']
     """
 
-    def __init__(self, fpr, tpr, hull_fpr, hull_tpr, *, roc_auc, h=None, label=None):
+    def __init__(self, fpr: ArrayLike, tpr: ArrayLike, hull_fpr: ArrayLike,
+                 hull_tpr: ArrayLike, *, roc_auc: float, h: float | None = None,
+                 label: str | None = None) -> None:
         self.fpr = np.asarray(fpr, dtype=np.float64)
         self.tpr = np.asarray(tpr, dtype=np.float64)
         self.hull_fpr = np.asarray(hull_fpr, dtype=np.float64)
@@ -134,12 +154,18 @@ class RocDisplay:
         self.roc_auc = float(roc_auc)
         self.h = None if h is None else float(h)
         self.label = label
-        self.line_ = self.hull_line_ = self.ax_ = self.figure_ = None
+        self.line_: Line2D | None = None
+        self.hull_line_: Line2D | None = None
+        self.ax_: Axes | None = None
+        self.figure_: Figure | SubFigure | None = None
 
     @classmethod
-    def from_predictions(cls, y_true, y_score, *, sample_weight=None, h=False, label=None,
-                         ax=None, hull=True, color=None, chance=True, pos_label=None,
-                         **kwargs):
+    def from_predictions(cls, y_true: ArrayLike, y_score: ArrayLike, *,
+                         sample_weight: ArrayLike | None = None,
+                         h: bool | dict[str, Any] = False, label: str | None = None,
+                         ax: Axes | None = None, hull: bool = True,
+                         color: ColorType | None = None, chance: bool = True,
+                         pos_label: Hashable | None = None, **kwargs: Any) -> RocDisplay:
         """Compute the ROC curve, hull and AUC of labels and scores, and plot them.
 
         Parameters
@@ -182,8 +208,10 @@ class RocDisplay:
         return display.plot(ax, hull=hull, color=color, chance=chance, **kwargs)
 
     @classmethod
-    def from_structure(cls, structure, *, h=False, label=None, ax=None, hull=True, color=None,
-                       chance=True, **kwargs):
+    def from_structure(cls, structure: PointSet, *, h: bool | dict[str, Any] = False,
+                       label: str | None = None, ax: Axes | None = None, hull: bool = True,
+                       color: ColorType | None = None, chance: bool = True,
+                       **kwargs: Any) -> RocDisplay:
         """Plot the ROC curve, hull and AUC of a structure's current points.
 
         Parameters
@@ -222,10 +250,11 @@ class RocDisplay:
         fpr, tpr = structure.roc_points()
         hull_fpr, hull_tpr = structure.hull()
         display = cls(fpr, tpr, hull_fpr, hull_tpr, roc_auc=structure.auc,
-                      h=structure.h if h_options else None, label=label)
+                      h=structure.h if h_options and isinstance(structure, (DynamicH, ApproxH))
+                      else None, label=label)
         return display.plot(ax, hull=hull, color=color, chance=chance, **kwargs)
 
-    def legend_label(self, label=None):
+    def legend_label(self, label: str | None = None) -> str:
         """The legend text: the label (if any) then the AUC (and H) to 3 decimals.
 
         Parameters
@@ -245,7 +274,8 @@ class RocDisplay:
             values += f", H = {self.h:.3f}"
         return f"{label} ({values})" if label else values
 
-    def plot(self, ax=None, *, label=None, hull=True, color=None, chance=True, **kwargs):
+    def plot(self, ax: Axes | None = None, *, label: str | None = None, hull: bool = True,
+             color: ColorType | None = None, chance: bool = True, **kwargs: Any) -> RocDisplay:
         """Draw the curve (and hull) on ``ax``, with one legend entry.
 
         Parameters
@@ -302,7 +332,7 @@ class RocDisplay:
         return self
 
 
-def _roc_legend(ax):
+def _roc_legend(ax: Axes) -> None:
     """One legend entry per ROC curve on ``ax``, its hull beside it."""
     from matplotlib.legend_handler import HandlerTuple
 
@@ -314,8 +344,11 @@ def _roc_legend(ax):
               handler_map={tuple: HandlerTuple(ndivide=None, pad=0.6)}, handlelength=4.0)
 
 
-def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, label=None,
-             color=None, h=False, chance=True, pos_label=None, **kwargs):
+def plot_roc(y_true: ArrayLike | PointSet, y_score: ArrayLike | None = None, *,
+             sample_weight: ArrayLike | None = None, ax: Axes | None = None, hull: bool = True,
+             label: str | None = None, color: ColorType | None = None,
+             h: bool | dict[str, Any] = False, chance: bool = True,
+             pos_label: Hashable | None = None, **kwargs: Any) -> Axes:
     """Plot the ROC curve and its convex hull, with the AUC (and H) in the legend.
 
     The curve joins the ROC points of the distinct scores (ties as diagonal
@@ -389,16 +422,16 @@ def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, la
             )
         display = RocDisplay.from_structure(y_true, h=h, label=label, ax=ax, hull=hull,
                                             color=color, chance=chance, **kwargs)
-        return display.ax_
+        return cast("Axes", display.ax_)  # (set by plot)
     if y_score is None:
         raise ValueError("y_score is required with arrays (y_true, y_score)")
     display = RocDisplay.from_predictions(y_true, y_score, sample_weight=sample_weight, h=h,
                                           label=label, ax=ax, hull=hull, color=color,
                                           chance=chance, pos_label=pos_label, **kwargs)
-    return display.ax_
+    return cast("Axes", display.ax_)
 
 
-def _values(name, values, what="metrics"):
+def _values(name: object, values: Any, what: str = "metrics") -> NDArray[np.float64]:
     """A metric's values as a 1-d float array, or a ValueError naming it."""
     if values is None or np.ndim(values) == 0:
         raise ValueError(
@@ -415,7 +448,7 @@ def _values(name, values, what="metrics"):
     return array
 
 
-def _columns(metrics):
+def _columns(metrics: Any) -> list[tuple[Any, Any, NDArray[np.float64]]]:
     if not hasattr(metrics, "items"):
         raise ValueError(
             "metrics must map metric names to arrays of values (such as the dict "
@@ -434,12 +467,12 @@ def _columns(metrics):
     return columns
 
 
-def _metric_label(name):
+def _metric_label(name: object) -> str:
     """A metric's name in the legend: its label in the metric table, else the name."""
     return METRICS[name].label if name in METRICS else str(name)
 
 
-def _band(name, bounds, n):
+def _band(name: object, bounds: Any, n: int) -> list[NDArray[np.float64]]:
     """(lower, upper) of a band as two arrays of n values, or a ValueError naming it."""
     if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
         raise ValueError(f"bands[{name!r}] must be a pair (lower, upper); got {bounds!r}")
@@ -459,15 +492,17 @@ def _band(name, bounds, n):
     return arrays
 
 
-def _is_time(x):
+def _is_time(x: NDArray[Any]) -> bool:
     if np.issubdtype(x.dtype, np.datetime64):
         return True
     return x.dtype == object and x.size > 0 and isinstance(x[0], datetime.date)
 
 
-def _references(reference):
+def _references(reference: float | Sequence[float] | dict[str, float] | None
+                ) -> list[tuple[str, float]]:
     if reference is None:
         return []
+    pairs: list[tuple[str | None, Any]]
     if isinstance(reference, dict):
         pairs = list(reference.items())
     elif isinstance(reference, numbers.Real):
@@ -479,7 +514,7 @@ def _references(reference):
             "reference must be a number, a list of numbers or a dict of label to number; got "
             f"{reference!r}"
         )
-    checked = []
+    checked: list[tuple[str, float]] = []
     for label, value in pairs:
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(
             value
@@ -493,17 +528,19 @@ def _references(reference):
 class _NotGiven:
     """The default of ``window``: None already means every prefix."""
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return "<not given>"
 
 
 _NOT_GIVEN = _NotGiven()
+# The types of a duration (pandas.Timedelta is a datetime.timedelta).
+_DURATIONS = (str, datetime.timedelta, np.timedelta64)
 # A duration in words: its whole units, largest first ("1 h 30 min").
 _UNITS = (("d", 86400 * 10**9), ("h", 3600 * 10**9), ("min", 60 * 10**9), ("s", 10**9),
           ("ms", 10**6), ("us", 10**3), ("ns", 1))
 
 
-def _duration_text(value, name):
+def _duration_text(value: Duration, name: str) -> str:
     """A duration in words: a string as written, spaced ("1h30min" as "1 h 30 min"), a
     timedelta as its whole units (90 minutes as "1 h 30 min")."""
     nanoseconds = check_duration(value, name)
@@ -518,35 +555,36 @@ def _duration_text(value, name):
     return " ".join(parts)
 
 
-def _rows_text(value, name):
+def _rows_text(value: float, name: str) -> str:
     if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
             math.isfinite(value) and value > 0):
         raise ValueError(f"{name} must be a number of rows > 0 or a duration; got {value!r}")
     return f"{value:g} row" + ("" if value == 1 else "s")
 
 
-def _window_text(window, half_life):
+def _window_text(window: int | Duration | _NotGiven | None, half_life: float | Duration | None
+                 ) -> str | None:
     """The window in words: "sliding window of 200 rows", "sliding window of 2 h",
     "every prefix", with ", half-life 30 min" when the points decay; None if not given."""
-    if window is _NOT_GIVEN and half_life is None:
+    if isinstance(window, _NotGiven) and half_life is None:
         return None
-    if window is None or window is _NOT_GIVEN:
+    if window is None or isinstance(window, _NotGiven):
         text = "every prefix" if half_life is None else "exponential decay"
-    elif is_duration(window):
+    elif isinstance(window, _DURATIONS):
         text = f"sliding window of {_duration_text(window, 'window')}"
-    elif isinstance(window, numbers.Integral) and not isinstance(window, bool) and window > 0:
-        text = f"sliding window of {_rows_text(window, 'window')}"
+    elif isinstance(window, numbers.Integral) and not isinstance(window, bool) and int(window) > 0:
+        text = f"sliding window of {_rows_text(int(window), 'window')}"
     else:
         raise ValueError("window must be a number of rows (a positive integer), a duration "
                          f"such as '24h', or None (every prefix); got {window!r}")
     if half_life is not None:
         text += ", half-life " + (_duration_text(half_life, "half_life")
-                                  if is_duration(half_life)
+                                  if isinstance(half_life, _DURATIONS)
                                   else _rows_text(half_life, "half_life"))
     return text
 
 
-def _level_text(level):
+def _level_text(level: float | ConfidenceLevel | None) -> str:
     """The legend's words for the interval of the metric table: "95% CI (DeLong)"."""
     if level is None:
         level = ConfidenceLevel()
@@ -555,9 +593,15 @@ def _level_text(level):
     return f"{100 * level.level:.10g}% CI (DeLong)"
 
 
-def plot_metrics(metrics, *, rows=None, ax=None, title=None, window=_NOT_GIVEN, half_life=None,
-                 level=None, min_periods=None, xlabel=None, ylabel=None, reference=None,
-                 bands=None, colors=None, legend=True):
+def plot_metrics(metrics: Mapping[Any, ArrayLike] | pd.DataFrame, *,
+                 rows: ArrayLike | None = None, ax: Axes | None = None, title: str | None = None,
+                 window: int | Duration | _NotGiven | None = _NOT_GIVEN,
+                 half_life: float | Duration | None = None,
+                 level: float | ConfidenceLevel | None = None, min_periods: int | None = None,
+                 xlabel: str | None = None, ylabel: str | None = None,
+                 reference: float | Sequence[float] | dict[str, float] | None = None,
+                 bands: dict[str, tuple[ArrayLike | float, ArrayLike | float]] | None = None,
+                 colors: dict[str, ColorType] | None = None, legend: bool = True) -> Axes:
     """Plot metrics over time, e.g. the result of :func:`~hmeasure_stream.sliding_window`.
 
     One line per metric, on a shared [0, 1] axis, against the stream position
@@ -708,7 +752,7 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, window=_NOT_GIVEN, 
         # A band of the metric table (DeLong's interval around the AUC).
         interval = {name: values for name, _, values in columns if name in ends}
         if len(interval) == 2 and around not in band_bounds and len(columns) > 2:
-            band_bounds[around] = tuple(interval[name].astype(np.float64) for name in ends)
+            band_bounds[around] = [interval[name].astype(np.float64) for name in ends]
             table_bands.add(around)
             columns = [column for column in columns if column[0] not in interval]
 
@@ -737,8 +781,9 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, window=_NOT_GIVEN, 
         ax.axhline(value, color="0.3", linestyle="--", linewidth=0.9, label=label)
 
     if _is_time(x):
-        import matplotlib.dates as mdates
+        import matplotlib.dates
 
+        mdates: Any = matplotlib.dates  # (no type stubs)
         locator = mdates.AutoDateLocator()
         ax.xaxis.set_major_locator(locator)
         ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
@@ -767,9 +812,11 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, window=_NOT_GIVEN, 
     return ax
 
 
-def plot_reliability(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None,
-                     pos_label=None, ax=None, label=None, color=None, counts=True,
-                     diagonal=True, **kwargs):
+def plot_reliability(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+                     strategy: str = "uniform", sample_weight: ArrayLike | None = None,
+                     pos_label: Hashable | None = None, ax: Axes | None = None,
+                     label: str | None = None, color: ColorType | None = None,
+                     counts: bool = True, diagonal: bool = True, **kwargs: Any) -> Axes:
     """Plot the reliability diagram of probabilities: share of class 1 against mean probability.
 
     One point per bin of positive weight of
