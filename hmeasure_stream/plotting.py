@@ -42,7 +42,7 @@ if TYPE_CHECKING:
 
 #: A duration as the windows take it: ``"2h"``, a timedelta or a numpy timedelta64.
 Duration = str | datetime.timedelta | np.timedelta64
-#: What the ROC plots draw: labels and scores, or a structure that keeps its points.
+#: A structure whose ROC curve and hull the ROC plots draw (it keeps its points).
 PointSet = DynamicAUC | DynamicH | ApproxH | ApproxAUC
 
 #: The structures that keep their points (their ROC curve and hull can be drawn).
