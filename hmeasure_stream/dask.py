@@ -28,19 +28,26 @@ holds more than a range or a partition: memory per worker is bounded by its
 partitions.  See the documentation page "Dask".
 """
 
+from __future__ import annotations
+
 import heapq
 import math
+from collections.abc import Callable, Hashable, Iterable, Sequence
 from fractions import Fraction
+from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream._core.binning import (
     ALPHA_SAMPLE,
     check_bins,
     check_score_range,
+    check_strict,
     check_transform,
     estimate_alpha,
     histograms,
+    outside_span,
     result_fields,
 )
 from hmeasure_stream._core.classes import (
@@ -96,6 +103,25 @@ dask, da, dd, pd = import_optional(
     "dask", "dask.array", "dask.dataframe", "pandas", needed_by="hmeasure_stream.dask",
     install="hmeasure_stream[dask]")
 
+if TYPE_CHECKING:
+    import pandas
+    from dask.array import Array
+    from dask.dataframe import DataFrame, Index, Series
+    from dask.delayed import Delayed
+
+    from hmeasure_stream._core.delong import ConfidenceInterval
+
+    #: A 1-d dask collection: a dask array, or a dask DataFrame's column or index.
+    Collection = Array | Series | Index
+    #: A partition (numpy array, pandas Series), or a Delayed of one.
+    Part = Any
+    #: A partition's or a range's groups: distinct scores, class 0 and class 1 weights.
+    Groups = tuple[NDArray[Any], NDArray[Any], NDArray[Any]]
+    #: A range's summary (``_core.groups.summarise``), or a Delayed of one.
+    Summary = Any
+    #: The offsets and totals the ranges are given in a second step.
+    Context = dict[str, Any]
+
 __all__ = [
     "auc",
     "auc_ci",
@@ -126,11 +152,11 @@ _GROUP_METRICS = tuple(name for metric in _TABLE_METRICS
 # Inputs: dask collections as lists of delayed partitions
 
 
-def _is_series(value):
+def _is_series(value: object) -> bool:
     return isinstance(value, (dd.Series, dd.Index))
 
 
-def _check_collection(value, name):
+def _check_collection(value: object, name: str) -> None:
     if isinstance(value, da.Array):
         if value.ndim != 1:
             raise ValueError(f"{name} must be 1-d, got a dask array of shape {value.shape}")
@@ -148,13 +174,14 @@ def _check_collection(value, name):
     )
 
 
-def _delayed_parts(value):
+def _delayed_parts(value: Collection | DataFrame) -> list[Delayed]:
     if isinstance(value, da.Array):
-        return list(value.to_delayed().ravel())
-    return list(value.to_delayed())
+        return list(cast(Any, value).to_delayed().ravel())  # (dask's methods are untyped)
+    return list(cast(Any, value).to_delayed())
 
 
-def _aligned(columns):
+def _aligned(columns: Sequence[tuple[str, Collection | None]]
+             ) -> list[tuple[Delayed | None, ...]]:
     """Delayed partitions of each (name, collection) pair, partitioned alike.
 
     Dask arrays with known chunks are rechunked to the chunks of the first
@@ -193,23 +220,26 @@ def _aligned(columns):
     ]
 
 
-def _check_n_ranges(n_ranges, n_parts):
+def _check_n_ranges(n_ranges: int | None, n_parts: int) -> int:
     if n_ranges is None:
         return max(1, n_parts)
     return check_integer(n_ranges, "n_ranges", 1)
 
 
-def _finish(result, compute):
+def _finish(result: Delayed, compute: bool) -> Any:
     if not isinstance(compute, (bool, np.bool_)):
         raise ValueError(f"compute must be True or False, got {compute!r}")
-    return result.compute() if compute else result
+    return cast(Any, result).compute() if compute else result  # (untyped in dask)
 
 
 # ---------------------------------------------------------------------------
 # Per partition: validated points as groups (keys, class weights), highest first
 
 
-def _in_partition(index, function, *args):
+_T = TypeVar("_T")
+
+
+def _in_partition(index: int, function: Callable[..., _T], *args: Any) -> _T:
     """``function(*args)``, a ValueError saying which partition it comes from."""
     try:
         return function(*args)
@@ -217,14 +247,15 @@ def _in_partition(index, function, *args):
         raise ValueError(f"{exc} (in partition {index})") from None
 
 
-def _other_labels(index, y_part, pos_label, name="y_true"):
+def _other_labels(index: int, y_part: Part, pos_label: Hashable, name: Hashable = "y_true"
+                  ) -> tuple[int, bool, list[tuple[Any, int]]]:
     """Whether a partition holds ``pos_label``, and its first two other labels.
 
     Returns ``(index, pos_found, [(label, position), ...])``: at most two
     distinct labels other than ``pos_label``, in order of first appearance,
     each with its position in the partition.
     """
-    def run():
+    def run() -> tuple[int, bool, list[tuple[Any, int]]]:
         array = as_1d(y_part, name, True)
         is_pos = equal_mask(array, pos_label)
         return index, bool(is_pos.any()), first_other_labels(array, is_pos)
@@ -232,7 +263,8 @@ def _other_labels(index, y_part, pos_label, name="y_true"):
     return _in_partition(index, run)
 
 
-def _agreed_neg_label(pos_label, name, *per_partition):
+def _agreed_neg_label(pos_label: Hashable, name: Hashable,
+                      *per_partition: tuple[int, bool, list[tuple[Any, int]]]) -> Any:
     """The class 0 label of the whole: the first label other than ``pos_label``.
 
     A second other label (or a missing one) anywhere is a ValueError naming
@@ -255,7 +287,8 @@ def _agreed_neg_label(pos_label, name, *per_partition):
 
 
 
-def _neg_label(parts, pos_label, column=0, name="y_true"):
+def _neg_label(parts: Sequence[tuple[Part, ...]], pos_label: Hashable | None, column: int = 0,
+               name: Hashable = "y_true") -> Delayed | None:
     """Delayed class 0 label agreed by all partitions (None without ``pos_label``)."""
     if pos_label is None:
         return None
@@ -263,10 +296,12 @@ def _neg_label(parts, pos_label, column=0, name="y_true"):
         dask.delayed(_other_labels, pure=True)(k, part[column], pos_label, name)
         for k, part in enumerate(parts)
     ]
-    return dask.delayed(_agreed_neg_label, pure=True)(pos_label, name, *per_partition)
+    return cast("Delayed",
+                dask.delayed(_agreed_neg_label, pure=True)(pos_label, name, *per_partition))
 
 
-def _part_labels(y_part, pos_label, neg_label, name="y_true"):
+def _part_labels(y_part: Part, pos_label: Hashable | None, neg_label: Any,
+                 name: Hashable = "y_true") -> NDArray[Any]:
     """A partition's labels for the kernels: as is, or 0/1 against the agreed labels."""
     if pos_label is None:
         return check_labels(y_part, name, allow_empty=True, signed=False)
@@ -274,8 +309,9 @@ def _part_labels(y_part, pos_label, neg_label, name="y_true"):
                          allow_empty=True)[0]
 
 
-def _binary_groups(index, y_part, s_part, w_part, weighted, pos_label=None, neg_label=None):
-    def run():
+def _binary_groups(index: int, y_part: Part, s_part: Part, w_part: Part, weighted: bool,
+                   pos_label: Hashable | None = None, neg_label: Any = None) -> Groups:
+    def run() -> Groups:
         labels = _part_labels(y_part, pos_label, neg_label)
         scores = check_scores(s_part, allow_empty=True, ranks=False)
         check_same_length(labels, scores)
@@ -291,7 +327,7 @@ def _binary_groups(index, y_part, s_part, w_part, weighted, pos_label=None, neg_
 # The range partition
 
 
-def _sample(groups, n_ranges):
+def _sample(groups: Groups, n_ranges: int) -> tuple[NDArray[Any], float]:
     """Evenly spaced scores of a partition's groups, each standing for len / size groups."""
     keys = groups[0]
     size = min(keys.shape[0], _SAMPLES_PER_RANGE * n_ranges)
@@ -301,7 +337,7 @@ def _sample(groups, n_ranges):
     return keys[picks].copy(), keys.shape[0] / size
 
 
-def _bounds(n_ranges, *samples):
+def _bounds(n_ranges: int, *samples: tuple[NDArray[Any], float]) -> NDArray[Any]:
     """At most n_ranges - 1 distinct scores, decreasing, cutting the sample into equal parts."""
     values = np.concatenate([values for values, _ in samples])
     if values.size == 0 or n_ranges == 1:
@@ -314,7 +350,7 @@ def _bounds(n_ranges, *samples):
     return np.unique(values[order][picks])[::-1].copy()
 
 
-def _range_groups(groups, n_ranges):
+def _range_groups(groups: Sequence[Delayed], n_ranges: int) -> list[Delayed]:
     """Delayed groups of each range, highest scores first, from delayed partition groups."""
     samples = [dask.delayed(_sample, pure=True)(g, n_ranges) for g in groups]
     bounds = dask.delayed(_bounds, pure=True)(n_ranges, *samples)
@@ -330,7 +366,8 @@ def _range_groups(groups, n_ranges):
 # Per range: its numbers and hulls; on the driver: the whole
 
 
-def _range_points(groups, context, r):
+def _range_points(groups: Groups, context: Context, r: int
+                  ) -> tuple[NDArray[Any], NDArray[Any]]:
     """Cumulative class weights (fp, tp) of a range's ROC points, its start point first."""
     _, neg, pos = groups
     fp = np.concatenate(([0], np.cumsum(neg))) + context["fp_offsets"][r]
@@ -338,19 +375,21 @@ def _range_points(groups, context, r):
     return fp, tp
 
 
-def _whole(summaries, metric):
+def _whole(summaries: Sequence[Summary], metric: str) -> Any:
     return _Whole(summaries, metric)
 
 
-def _pipeline(groups, n_ranges, lower=False, hull=True):
+def _pipeline(groups: Sequence[Delayed], n_ranges: int, lower: bool = False, hull: bool = True
+              ) -> tuple[list[Delayed], list[Delayed]]:
     """Delayed (ranges, summaries) of delayed partition groups."""
     ranges = _range_groups(groups, n_ranges)
     summaries = [dask.delayed(_summarise, pure=True)(g, lower, hull) for g in ranges]
     return ranges, summaries
 
 
-def _binary_pipeline(y_true, y_score, sample_weight, n_ranges, lower=False, hull=True,
-                     pos_label=None):
+def _binary_pipeline(y_true: Collection, y_score: Collection, sample_weight: Collection | None,
+                     n_ranges: int | None, lower: bool = False, hull: bool = True,
+                     pos_label: Hashable | None = None) -> tuple[list[Delayed], list[Delayed]]:
     pos_label = check_pos_label(pos_label)
     parts = _aligned([("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)])
     n_ranges = _check_n_ranges(n_ranges, len(parts))
@@ -367,11 +406,13 @@ def _binary_pipeline(y_true, y_score, sample_weight, n_ranges, lower=False, hull
 # auc, h_measure, roc_hull
 
 
-def _auc_of(metric, *summaries):
+def _auc_of(metric: str, *summaries: Summary) -> float:
     return _whole(summaries, metric).auc
 
 
-def auc(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True, pos_label=None):
+def auc(y_true: Collection, y_score: Collection, *, sample_weight: Collection | None = None,
+        n_ranges: int | None = None, compute: bool = True, pos_label: Hashable | None = None
+        ) -> float | Delayed:
     """Area under the ROC curve of a dask collection, exactly.
 
     Equal to :func:`hmeasure_stream.auc` of the same data in memory (with
@@ -455,15 +496,18 @@ def auc(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True, pos
     """
     _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False,
                                     pos_label=pos_label)
-    return _finish(dask.delayed(_auc_of, pure=True)("AUC", *summaries), compute)
+    return cast("float | Delayed",
+                _finish(dask.delayed(_auc_of, pure=True)("AUC", *summaries), compute))
 
 
-def _h_of(spec, *summaries):
+def _h_of(spec: Any, *summaries: Summary) -> float:
     return _whole(summaries, "The H-measure").h_measure(spec)
 
 
-def h_measure(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None, priors=None,
-              sample_weight=None, n_ranges=None, compute=True, pos_label=None):
+def h_measure(y_true: Collection, y_score: Collection, *, alpha: float = 2.0, beta: float = 2.0,
+              severity_ratio: float | None = None, priors: tuple[float, float] | None = None,
+              sample_weight: Collection | None = None, n_ranges: int | None = None,
+              compute: bool = True, pos_label: Hashable | None = None) -> float | Delayed:
     """Hand's H-measure of a dask collection, exactly.
 
     Equal to :func:`hmeasure_stream.h_measure` of the same data in memory
@@ -521,16 +565,19 @@ def h_measure(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None, prio
     """
     spec = check_cost(alpha, beta, severity_ratio, priors)
     _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, pos_label=pos_label)
-    return _finish(dask.delayed(_h_of, pure=True)(spec, *summaries), compute)
+    return cast("float | Delayed",
+                _finish(dask.delayed(_h_of, pure=True)(spec, *summaries), compute))
 
 
-def _hull_of(*summaries):
+def _hull_of(*summaries: Summary) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     hull_fp, hull_tp = _whole(summaries, "The ROC hull").hull()
     return hull_fp / hull_fp[-1], hull_tp / hull_tp[-1]
 
 
-def roc_hull(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True,
-             pos_label=None):
+def roc_hull(y_true: Collection, y_score: Collection, *, sample_weight: Collection | None = None,
+             n_ranges: int | None = None, compute: bool = True,
+             pos_label: Hashable | None = None
+             ) -> tuple[NDArray[np.float64], NDArray[np.float64]] | Delayed:
     """Vertices of the ROC convex hull of a dask collection.
 
     Equal to :func:`hmeasure_stream.roc_hull` of the same data in memory.
@@ -580,18 +627,20 @@ def roc_hull(y_true, y_score, *, sample_weight=None, n_ranges=None, compute=True
     array([0.        , 0.66666667, 1.        , 1.        ])
     """
     _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, pos_label=pos_label)
-    return _finish(dask.delayed(_hull_of, pure=True)(*summaries), compute)
+    return cast("tuple[NDArray[np.float64], NDArray[np.float64]] | Delayed",
+                _finish(dask.delayed(_hull_of, pure=True)(*summaries), compute))
 
 
 # ---------------------------------------------------------------------------
 # hmeasure_report
 
 
-def _report_context(levels, *summaries):
+def _report_context(levels: Sequence[float], *summaries: Summary) -> Context:
     return _whole(summaries, "The H-measure").context(levels=levels)
 
 
-def _lookup_candidates(groups, context, r, threshold):
+def _lookup_candidates(groups: Groups, context: Context, r: int, threshold: float
+                       ) -> dict[Any, Any]:
     """This range's candidates for R's fixed-level lookups: (global index, value) or None.
 
     R's ``Look.Up.AUC`` on the ascending class CDFs finds the first point
@@ -610,7 +659,7 @@ def _lookup_candidates(groups, context, r, threshold):
         "spec": (cdf_pos, cdf_neg),        # Spec.SensXX: x = 1 - level
         "sens": (cdf_neg, 1.0 - cdf_pos),  # Sens.SpecXX: x = level
     }
-    out = {}
+    out: dict[Any, Any] = {}
     for value in context["levels"]:
         for kind, (xcurve, ycurve) in curves.items():
             x = 1.0 - value if kind == "spec" else value
@@ -624,13 +673,13 @@ def _lookup_candidates(groups, context, r, threshold):
             out[kind, value] = (context["group_offsets"][r] + k, r_lookup(pair_x, pair_y, x))
     # This range's class weights above and not above the report's threshold.
     keys, neg, pos = groups
-    above = keys > threshold
+    high = keys > threshold
     out["threshold"] = tuple(float(math.fsum(part)) for part in (
-        pos[above], neg[above], neg[~above], pos[~above]))
+        pos[high], neg[high], neg[~high], pos[~high]))
     return out
 
 
-def _curve_of(whole, spec):
+def _curve_of(whole: Any, spec: Any) -> tuple[float, Any]:
     """The AUC of the whole and its H, AUCH, KS, MER and MWL, from its two hulls.
 
     KS is nan when the ranges did not compute their lower hulls.
@@ -649,11 +698,12 @@ def _curve_of(whole, spec):
     return float(whole.twice_u / (2.0 * weight_neg * weight_pos)), curve
 
 
-def _report_of(spec, levels, as_frame, summaries, *candidates):
+def _report_of(spec: Any, levels: Sequence[float], as_frame: bool, summaries: Sequence[Summary],
+               *candidates: dict[Any, Any]) -> dict[str, float] | pandas.DataFrame:
     auc, curve = _curve_of(_whole(summaries, "The H-measure"), spec)
 
-    def looked_up(kind):
-        def value_at(level):
+    def looked_up(kind: str) -> Callable[[float], Any]:
+        def value_at(level: float) -> Any:
             found = [c[kind, level] for c in candidates if c[kind, level] is not None]
             return max(found)[1]
         return value_at
@@ -666,9 +716,14 @@ def _report_of(spec, levels, as_frame, summaries, *candidates):
     return report
 
 
-def hmeasure_report(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None, priors=None,
-                    sample_weight=None, sens_spec_levels=0.95, threshold=0.5, as_frame=False,
-                    n_ranges=None, compute=True, pos_label=None):
+def hmeasure_report(y_true: Collection, y_score: Collection, *, alpha: float = 2.0,
+                    beta: float = 2.0, severity_ratio: float | None = None,
+                    priors: tuple[float, float] | None = None,
+                    sample_weight: Collection | None = None,
+                    sens_spec_levels: float | Sequence[float] = 0.95, threshold: float = 0.5,
+                    as_frame: bool = False, n_ranges: int | None = None, compute: bool = True,
+                    pos_label: Hashable | None = None
+                    ) -> dict[str, float] | pandas.DataFrame | Delayed:
     """R hmeasure's summary of one classifier on a dask collection.
 
     The same keys and values as :func:`hmeasure_stream.hmeasure_report` of
@@ -735,26 +790,27 @@ def hmeasure_report(y_true, y_score, *, alpha=2.0, beta=2.0, severity_ratio=None
     report = dask.delayed(_report_of, pure=True)(
         spec, levels, bool(as_frame), summaries, *candidates
     )
-    return _finish(report, compute)
+    return cast("dict[str, float] | pandas.DataFrame | Delayed", _finish(report, compute))
 
 
 # ---------------------------------------------------------------------------
 # partial_auc
 
 
-def _box_context(*summaries):
+def _box_context(*summaries: Summary) -> Context:
     return _whole(summaries, "The partial AUC").context()
 
 
-def _partial_of(options, context, box, *pieces):
+def _partial_of(options: tuple[Any, ...], context: Context, box: tuple[float, ...],
+                *pieces: Any) -> float:
     _, _, c, d = box
     weight_neg, weight_pos = context["weight_neg"], context["weight_pos"]
-    pieces = [piece for piece in pieces if piece is not None]
+    present = [piece for piece in pieces if piece is not None]
     if context["unit_weights"]:
         # As partial.py: exact rational arithmetic on the counts, rounded once.
         c_count, d_count = Fraction(c * weight_pos), Fraction(d * weight_pos)
         area = Fraction(0)
-        for (twice_inside, width_inside, width_above, rest), above_pos in pieces:
+        for (twice_inside, width_inside, width_above, rest), above_pos in present:
             area += (
                 Fraction(twice_inside, 2)
                 - (c_count - above_pos) * width_inside
@@ -762,12 +818,15 @@ def _partial_of(options, context, box, *pieces):
                 + Fraction(rest)
             )
         return corrected(area / (weight_neg * weight_pos), *options)
-    area = math.fsum(parts for parts, _ in pieces)
-    return corrected(area / weight_neg / weight_pos, *options)
+    total = math.fsum(parts for parts, _ in present)
+    return corrected(total / weight_neg / weight_pos, *options)
 
 
-def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=None,
-                sample_weight=None, n_ranges=None, compute=True, pos_label=None):
+def partial_auc(y_true: Collection, y_score: Collection, *,
+                fpr_range: tuple[float, float] | None = None,
+                tpr_range: tuple[float, float] | None = None, correction: str | None = None,
+                sample_weight: Collection | None = None, n_ranges: int | None = None,
+                compute: bool = True, pos_label: Hashable | None = None) -> float | Delayed:
     """Partial area under the ROC curve of a dask collection; pROC's ``partial.auc``.
 
     Equal (to a relative 1e-12) to :func:`hmeasure_stream.partial_auc` of
@@ -830,21 +889,21 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     ]
     options = (fpr_box, tpr_box, fpr_range, tpr_range, correction)
     result = dask.delayed(_partial_of, pure=True)(options, context, box, *pieces)
-    return _finish(result, compute)
+    return cast("float | Delayed", _finish(result, compute))
 
 
 # ---------------------------------------------------------------------------
 # auc_ci (DeLong)
 
 
-def _delong_context(*summaries):
+def _delong_context(*summaries: Summary) -> Context:
     whole = _whole(summaries, "DeLong's confidence interval")
     check_class_sizes(whole.weight_neg, whole.weight_pos, "DeLong's confidence interval",
                        weighted=not whole.unit_weights)
     return whole.context(auc=whole.auc)
 
 
-def _delong_piece(groups, context, r):
+def _delong_piece(groups: Groups, context: Context, r: int) -> tuple[float, float]:
     """This range's sums of squared centred placements: (class 1 sum, class 0 sum)."""
     _, neg, pos = groups
     # The class weights at higher scores than each group.
@@ -869,7 +928,8 @@ def _delong_piece(groups, context, r):
     return float(np.dot(pos, pos_place * pos_place)), float(np.dot(neg, neg_share * neg_share))
 
 
-def _interval_of(context, level, *pieces):
+def _interval_of(context: Context, level: float, *pieces: tuple[float, float]
+                 ) -> ConfidenceInterval:
     n, m = float(context["weight_neg"]), float(context["weight_pos"])
     sum_pos = math.fsum(p[0] for p in pieces)
     sum_neg = math.fsum(p[1] for p in pieces)
@@ -882,8 +942,10 @@ def _interval_of(context, level, *pieces):
     return delong_interval(context["auc"], variance, level)
 
 
-def auc_ci(y_true, y_score, *, level=0.95, method="delong", sample_weight=None, n_ranges=None,
-           compute=True, pos_label=None):
+def auc_ci(y_true: Collection, y_score: Collection, *, level: float = 0.95,
+           method: str = "delong", sample_weight: Collection | None = None,
+           n_ranges: int | None = None, compute: bool = True,
+           pos_label: Hashable | None = None) -> ConfidenceInterval | Delayed:
     """DeLong's confidence interval for the AUC of a dask collection.
 
     Equal (to a relative 1e-12) to :func:`hmeasure_stream.auc_ci` with
@@ -950,45 +1012,48 @@ def auc_ci(y_true, y_score, *, level=0.95, method="delong", sample_weight=None, 
                                          pos_label=pos_label)
     context = dask.delayed(_delong_context, pure=True)(*summaries)
     pieces = [dask.delayed(_delong_piece, pure=True)(g, context, r) for r, g in enumerate(ranges)]
-    return _finish(dask.delayed(_interval_of, pure=True)(context, level, *pieces), compute)
+    return cast("ConfidenceInterval | Delayed", _finish(
+        dask.delayed(_interval_of, pure=True)(context, level, *pieces), compute))
 
 
 # ---------------------------------------------------------------------------
 # binned_auc
 
 
-def _length(part):
+def _length(part: ArrayLike) -> int:
     return int(np.shape(part)[0])
 
 
-def _strided(index, part, offset, step):
+def _strided(index: int, part: Part, offset: int, step: int) -> NDArray[np.float64]:
     """The scores of a partition at global positions 0, step, 2 step, ..."""
-    def run():
+    def run() -> NDArray[np.float64]:
         scores = check_scores(part, allow_empty=True, ranks=False)
         return scores[(-offset) % step::step]
 
     return _in_partition(index, run)
 
 
-def _alpha_of(lo, hi, *samples):
+def _alpha_of(lo: float, hi: float, *samples: NDArray[np.float64]) -> float:
     sample = np.concatenate(samples) if samples else np.empty(0)
     if sample.size == 0:
         raise ValueError("y_true is empty: at least one point is needed")
     return estimate_alpha(sample, lo, hi)
 
 
-def _sample_plan(lengths):
+def _sample_plan(lengths: Sequence[int]) -> tuple[int, list[int]]:
     total = sum(lengths)
     step = max(1, -(-total // ALPHA_SAMPLE))
     offsets = np.concatenate(([0], np.cumsum(lengths)))[:-1].tolist()
     return step, offsets
 
 
-def _bin_counts(index, y_part, s_part, w_part, weighted, params, alpha, pos_label=None,
-                neg_label=None):
+def _bin_counts(index: int, y_part: Part, s_part: Part, w_part: Part, weighted: bool,
+                params: tuple[float, float, int, str | None], alpha: float | None,
+                pos_label: Hashable | None = None, neg_label: Any = None
+                ) -> tuple[NDArray[Any], int, int, int, float, float]:
     lo, hi, m, transform = params
 
-    def run():
+    def run() -> tuple[NDArray[Any], int, int, int, float, float]:
         labels = _part_labels(y_part, pos_label, neg_label)
         scores = check_scores(s_part, allow_empty=True, ranks=False)
         check_same_length(labels, scores)
@@ -999,28 +1064,48 @@ def _bin_counts(index, y_part, s_part, w_part, weighted, params, alpha, pos_labe
             raise_bad_label(labels)
         if bad_score:
             raise_bad_score(scores)
-        return counts, int(n_below), int(n_above), scores.shape[0]
+        # The partition's span: the warning of scores outside the range names the whole's.
+        low, high = ((float(scores.min()), float(scores.max())) if scores.shape[0]
+                     else (math.inf, -math.inf))
+        return counts, int(n_below), int(n_above), scores.shape[0], low, high
 
     return _in_partition(index, run)
 
 
-def _binned_of(params, weighted, transform, alpha, *parts):
-    lo, hi, m, _ = params
+def _summed(alpha: float | None, *parts: tuple[NDArray[Any], int, int, int, float, float]
+            ) -> tuple[NDArray[Any], int, int, int, float, float, float | None]:
+    """The partitions' histograms added up, with their counts outside the range and span."""
     if sum(p[3] for p in parts) == 0:
         raise ValueError("y_true is empty: at least one point is needed")
     counts = parts[0][0].copy()
     for part in parts[1:]:
         counts += part[0]
-    if not weighted and sum(p[3] for p in parts) >= EXACT_COUNT_LIMIT:
+    return (counts, sum(p[1] for p in parts), sum(p[2] for p in parts), sum(p[3] for p in parts),
+            min(p[4] for p in parts), max(p[5] for p in parts), alpha)
+
+
+def _binned_of(summed: tuple[NDArray[Any], int, int, int, float, float, float | None],
+               params: tuple[float, float, int, str | None], weighted: bool,
+               transform: str | None, strict: bool) -> BinnedAUCResult:
+    """The result of the summed histograms, after the word on (or refusal of) the scores
+    outside the range, as :func:`hmeasure_stream.binned_auc` gives them."""
+    lo, hi, m, _ = params
+    counts, n_below, n_above, n, low, high, alpha = summed
+    outside_span(n_below + n_above, n, low, high, (lo, hi), strict,
+                 "hmeasure_stream.dask.binned_auc", stacklevel=4)  # binned_auc's caller
+    if not weighted and n >= EXACT_COUNT_LIMIT:
         counts, weighted = counts.astype(np.float64), True
     return BinnedAUCResult(**result_fields(
-        counts[:m].copy(), counts[m:].copy(), sum(p[1] for p in parts), sum(p[2] for p in parts),
-        weighted, lo, hi, transform, alpha,
-    ))
+        counts[:m].copy(), counts[m:].copy(), n_below, n_above, weighted, lo, hi, transform,
+        alpha))
 
 
-def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
-               score_range=(0.0, 1.0), sample_weight=None, compute=True, pos_label=None):
+def binned_auc(y_true: Collection, y_score: Collection, *, bins: int = 1000,
+               transform: str | None = None, loglog_alpha: float | None = None,
+               score_range: tuple[float, float] = (0.0, 1.0),
+               sample_weight: Collection | None = None, compute: bool = True,
+               pos_label: Hashable | None = None, strict: bool = False
+               ) -> BinnedAUCResult | Delayed:
     """Binned AUC of a dask collection, with its error bound: one histogram per partition.
 
     Equal to :func:`hmeasure_stream.binned_auc` of the data in memory: the
@@ -1030,8 +1115,11 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     ----------
     y_true, y_score, sample_weight, compute, pos_label
         As for :func:`auc`.
-    bins, transform, loglog_alpha, score_range
-        As for :func:`hmeasure_stream.binned_auc`.
+    bins, transform, loglog_alpha, score_range, strict
+        As for :func:`hmeasure_stream.binned_auc`: scores outside
+        ``score_range`` give one :class:`~hmeasure_stream.OutOfRangeScoresWarning`
+        (a ``ValueError`` with ``strict=True``) naming how many of the whole
+        collection and their span.
 
     Returns
     -------
@@ -1055,6 +1143,9 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     reduction.  With ``transform="loglog"`` and no ``loglog_alpha``, alpha
     is estimated from the same evenly strided sample of at most 65536
     scores as in memory (a first pass finds the partitions' lengths).
+    Each partition also sends its number of scores outside ``score_range``
+    and its span, so the warning (or refusal) counts the whole collection;
+    with ``compute=False`` it comes when the result is computed.
 
     References
     ----------
@@ -1075,6 +1166,7 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
     m = check_bins(bins)
     transform, alpha = check_transform(transform, loglog_alpha)
     lo, hi = check_score_range(score_range)
+    strict = check_strict(strict)
     pos_label = check_pos_label(pos_label)
     parts = _aligned([("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)])
     weighted = sample_weight is not None
@@ -1094,15 +1186,18 @@ def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
                                              neg_label)
         for k, (y, s, w) in enumerate(parts)
     ]
-    result = dask.delayed(_binned_of, pure=True)(params, weighted, transform, alpha, *counts)
-    return _finish(result, compute)
+    summed = _finish(dask.delayed(_summed, pure=True)(alpha, *counts), compute)
+    if compute:
+        return _binned_of(summed, params, weighted, transform, strict)
+    return cast("Delayed",
+                dask.delayed(_binned_of, pure=True)(summed, params, weighted, transform, strict))
 
 
 # ---------------------------------------------------------------------------
 # multiclass_auc
 
 
-def _score_block(part, n_classes):
+def _score_block(part: Any, n_classes: int) -> NDArray[np.float64]:
     matrix = part.to_numpy() if hasattr(part, "to_numpy") else np.asarray(part)
     if matrix.ndim != 2 or matrix.shape[1] != n_classes:
         raise ValueError(
@@ -1115,8 +1210,8 @@ def _score_block(part, n_classes):
     return check_finite_matrix(scores)
 
 
-def _label_values(index, y_part):
-    def run():
+def _label_values(index: int, y_part: Part) -> Any:
+    def run() -> Any:
         array = as_label_array(y_part) if len(y_part) else np.empty(0, dtype=object)
         if array.size == 0:
             return []
@@ -1125,8 +1220,8 @@ def _label_values(index, y_part):
     return _in_partition(index, run)
 
 
-def _classes_of(n_classes, *per_partition):
-    distinct = set()
+def _classes_of(n_classes: int, *per_partition: Iterable[Any]) -> list[Any]:
+    distinct: set[Any] = set()
     for values in per_partition:
         distinct.update(values)
     try:
@@ -1144,9 +1239,11 @@ def _classes_of(n_classes, *per_partition):
     return classes
 
 
-def _encoded(index, y_part, s_part, w_part, classes, n_classes, weighted):
+def _encoded(index: int, y_part: Part, s_part: Part, w_part: Part, classes: Sequence[Any],
+             n_classes: int, weighted: bool
+             ) -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64] | None]:
     """A partition as (class codes, float64 score matrix, weights or None)."""
-    def run():
+    def run() -> tuple[NDArray[np.intp], NDArray[np.float64], NDArray[np.float64] | None]:
         if len(y_part):
             array = as_label_array(y_part)
             _, codes = encode_given(array, classes)
@@ -1164,12 +1261,15 @@ def _encoded(index, y_part, s_part, w_part, classes, n_classes, weighted):
     return _in_partition(index, run)
 
 
-def _class_mass(part, n_classes):
+def _class_mass(part: tuple[NDArray[np.intp], Any, NDArray[np.float64] | None],
+                n_classes: int) -> NDArray[np.float64]:
     codes, _, weights = part
     return np.bincount(codes, weights=weights, minlength=n_classes).astype(np.float64)
 
 
-def _problem_groups(part, high, low):
+def _problem_groups(part: tuple[NDArray[np.intp], NDArray[np.float64],
+                                NDArray[np.float64] | None],
+                    high: int, low: int | None) -> Groups:
     """Groups of the binary problem "class ``high`` against class ``low`` (None: all others)".
 
     Column ``high`` is the score; class ``high`` is class 1.
@@ -1185,7 +1285,7 @@ def _problem_groups(part, high, low):
     return _groups_of(labels, column, None if weights is None else weights[keep])
 
 
-def _pair_auc(*summaries):
+def _pair_auc(*summaries: Summary) -> float:
     """The AUC of one binary problem (nan without a class; the masses are checked apart)."""
     exact, weight_neg, weight_pos, _, _, twice_u = _totals(summaries)
     if not (weight_neg > 0 and weight_pos > 0):
@@ -1195,7 +1295,9 @@ def _pair_auc(*summaries):
     return float(twice_u / (2.0 * weight_neg * weight_pos))
 
 
-def _multiclass_of(method, average, classes, n_classes, masses, weighted, *values):
+def _multiclass_of(method: str, average: str | None, classes: Sequence[Any], n_classes: int,
+                   masses: Sequence[NDArray[np.float64]], weighted: bool, *values: float
+                   ) -> Any:
     # The rules and the averages of multiclass_auc (a class without points is nan in
     # ``values``: its binary problems lack a class).
     class_mass = np.sum(masses, axis=0)
@@ -1209,8 +1311,10 @@ def _multiclass_of(method, average, classes, n_classes, masses, weighted, *value
     return averaged(pairwise, method, average, class_mass)
 
 
-def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=None,
-                   sample_weight=None, n_ranges=None, compute=True):
+def multiclass_auc(y_true: Collection, y_score: Array | DataFrame, *, method: str = "ovr",
+                   average: str | None = "macro", classes: ArrayLike | None = None,
+                   sample_weight: Collection | None = None, n_ranges: int | None = None,
+                   compute: bool = True) -> float | NDArray[np.float64] | Delayed:
     """Multi-class AUC of a dask collection: one-vs-rest or Hand and Till's M, exactly.
 
     Equal to :func:`hmeasure_stream.multiclass_auc` of the data in memory.
@@ -1308,24 +1412,27 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=No
             f"the inputs must be partitioned alike; numbers of partitions differ ({described})"
         )
     n_ranges = _check_n_ranges(n_ranges, len(score_parts))
+    # The classes in column order (a Delayed of them when read from y_true).
+    ordered: Any
     if classes is None:
-        values = [dask.delayed(_label_values, pure=True)(k, y) for k, y in enumerate(label_parts)]
-        classes = dask.delayed(_classes_of, pure=True)(n_classes, *values)
+        labels = [dask.delayed(_label_values, pure=True)(k, y) for k, y in enumerate(label_parts)]
+        ordered = dask.delayed(_classes_of, pure=True)(n_classes, *labels)
     else:
-        classes, _ = encode_given(np.empty(0), classes)
-        if len(classes) != n_classes:
+        ordered, _ = encode_given(np.empty(0), classes)
+        if len(ordered) != n_classes:
             raise ValueError(
-                f"classes has {len(classes)} classes but y_score has {n_classes} columns"
+                f"classes has {len(ordered)} classes but y_score has {n_classes} columns"
             )
     weighted = sample_weight is not None
     encoded = [
         dask.delayed(_encoded, pure=True)(
-            k, y, s, None if weight_parts is None else weight_parts[k], classes, n_classes,
+            k, y, s, None if weight_parts is None else weight_parts[k], ordered, n_classes,
             weighted,
         )
         for k, (y, s) in enumerate(zip(label_parts, score_parts, strict=True))
     ]
     masses = [dask.delayed(_class_mass, pure=True)(part, n_classes) for part in encoded]
+    problems: list[tuple[int, int | None]]
     if method == "ovr":
         problems = [(k, None) for k in range(n_classes)]
     else:
@@ -1336,16 +1443,16 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=No
         _, summaries = _pipeline(groups, n_ranges, hull=False)
         values.append(dask.delayed(_pair_auc, pure=True)(*summaries))
     result = dask.delayed(_multiclass_of, pure=True)(
-        method, average, classes, n_classes, masses, weighted, *values
+        method, average, ordered, n_classes, masses, weighted, *values
     )
-    return _finish(result, compute)
+    return cast("float | NDArray[np.float64] | Delayed", _finish(result, compute))
 
 
 # ---------------------------------------------------------------------------
 # grouped
 
 
-def _check_metrics(metrics):
+def _check_metrics(metrics: str | Iterable[str]) -> tuple[str, ...]:
     names = [metrics] if isinstance(metrics, str) else list(metrics)
     if not names:
         raise ValueError("metrics must name at least one metric")
@@ -1360,7 +1467,8 @@ _REPORT_NAMES = {**{name: METRICS[name].report_key for name in _TABLE_METRICS},
                  "gini": "Gini"}
 
 
-def _segment_row(spec, metrics, summaries):
+def _segment_row(spec: Any, metrics: Sequence[str], summaries: Sequence[Summary]
+                 ) -> dict[str, float]:
     """Class weights and the metrics of one segment (nan while a class is absent)."""
     exact, weight_neg, weight_pos, _, _, _ = _totals(summaries)
     row = {"n_neg": weight_neg, "n_pos": weight_pos}
@@ -1374,7 +1482,8 @@ def _segment_row(spec, metrics, summaries):
     return row
 
 
-def _segment_groups(frame, columns, weighted, segment, labels_of=(None, None)):
+def _segment_groups(frame: pandas.DataFrame, columns: tuple[Any, Any, Any], weighted: bool,
+                    segment: Hashable, labels_of: tuple[Any, Any] = (None, None)) -> Groups:
     label, score, weight = columns
     try:
         labels = _part_labels(frame[label].to_numpy(), *labels_of, label)
@@ -1386,7 +1495,8 @@ def _segment_groups(frame, columns, weighted, segment, labels_of=(None, None)):
         raise ValueError(f"{exc} (in segment {segment!r})") from None
 
 
-def _split_rows(part, by, assignment, n_targets):
+def _split_rows(part: pandas.DataFrame, by: Hashable, assignment: dict[Any, int],
+                n_targets: int) -> list[pandas.DataFrame]:
     """A partition's rows cut by ``assignment`` (segment -> target), one frame per target."""
     target = part[by].map(assignment)
     keep = target.notna().to_numpy()
@@ -1398,7 +1508,9 @@ def _split_rows(part, by, assignment, n_targets):
     return [rows.iloc[cuts[k]:cuts[k + 1]] for k in range(n_targets)]
 
 
-def _large_groups(part, by, assignment, n_large, columns, weighted, names, labels_of):
+def _large_groups(part: pandas.DataFrame, by: Hashable, assignment: dict[Any, int],
+                  n_large: int, columns: tuple[Any, Any, Any], weighted: bool,
+                  names: Sequence[Hashable], labels_of: tuple[Any, Any]) -> tuple[Groups, ...]:
     frames = _split_rows(part, by, assignment, n_large)
     return tuple(
         _segment_groups(frame, columns, weighted, names[k], labels_of)
@@ -1406,7 +1518,9 @@ def _large_groups(part, by, assignment, n_large, columns, weighted, names, label
     )
 
 
-def _small_bucket(by, columns, weighted, spec, metrics, lower, labels_of, *frames):
+def _small_bucket(by: Hashable, columns: tuple[Any, Any, Any], weighted: bool, spec: Any,
+                  metrics: Sequence[str], lower: bool, labels_of: tuple[Any, Any],
+                  *frames: pandas.DataFrame) -> dict[Any, dict[str, float]]:
     """Every small segment of one bucket, gathered: {segment: row}."""
     frame = pd.concat(frames)
     rows = {}
@@ -1416,11 +1530,12 @@ def _small_bucket(by, columns, weighted, spec, metrics, lower, labels_of, *frame
     return rows
 
 
-def _large_row(spec, metrics, segment, *summaries):
+def _large_row(spec: Any, metrics: Sequence[str], segment: Hashable, *summaries: Summary
+               ) -> dict[Any, dict[str, float]]:
     return {segment: _segment_row(spec, metrics, summaries)}
 
 
-def _buckets(sizes, capacity):
+def _buckets(sizes: pandas.Series, capacity: int) -> tuple[dict[Any, int], int]:
     """Small segments packed into buckets of about ``capacity`` rows (largest first)."""
     n_buckets = max(1, -(-int(sizes.sum()) // capacity))
     heap = [(0, k) for k in range(n_buckets)]
@@ -1432,8 +1547,11 @@ def _buckets(sizes, capacity):
     return assignment, n_buckets
 
 
-def grouped(df, *, by, label, score, weight=None, metrics=("auc", "h"), alpha=2.0, beta=2.0,
-            severity_ratio=None, priors=None, small_rows=None, pos_label=None):
+def grouped(df: DataFrame, *, by: Hashable, label: Hashable, score: Hashable,
+            weight: Hashable | None = None, metrics: str | Iterable[str] = ("auc", "h"),
+            alpha: float = 2.0, beta: float = 2.0, severity_ratio: float | None = None,
+            priors: tuple[float, float] | None = None, small_rows: int | None = None,
+            pos_label: Hashable | None = None) -> pandas.DataFrame:
     """Exact metrics of every segment of a dask DataFrame, as a pandas DataFrame.
 
     For each value of the column ``by``, the metrics of its rows, equal to

@@ -1,19 +1,26 @@
 """Plots of ROC curves with their convex hull, and of metrics over time.
 
-Requires matplotlib (``pip install hmeasure_stream[cli]``); it is imported
-only when a plot is drawn.
+Requires matplotlib (``pip install 'hmeasure_stream[cli]'``); it is imported
+only when a plot is drawn, and its absence is said in one line naming that extra.
 """
+
+from __future__ import annotations
 
 import datetime
 import math
 import numbers
+import re
 import weakref
+from collections.abc import Hashable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream import (
     ApproxAUC,
     ApproxH,
+    ConfidenceLevel,
     DynamicAUC,
     DynamicH,
     auc,
@@ -22,7 +29,21 @@ from hmeasure_stream import (
     roc_hull,
     roc_points,
 )
+from hmeasure_stream._validation import check_duration, import_optional
 from hmeasure_stream.metric_table import METRICS
+
+if TYPE_CHECKING:
+    import pandas as pd
+    from matplotlib.artist import Artist
+    from matplotlib.axes import Axes
+    from matplotlib.figure import Figure, SubFigure
+    from matplotlib.lines import Line2D
+    from matplotlib.typing import ColorType
+
+#: A duration as the windows take it: ``"2h"``, a timedelta or a numpy timedelta64.
+Duration = str | datetime.timedelta | np.timedelta64
+#: A structure whose ROC curve and hull the ROC plots draw (it keeps its points).
+PointSet = DynamicAUC | DynamicH | ApproxH | ApproxAUC
 
 #: The structures that keep their points (their ROC curve and hull can be drawn).
 _POINT_SETS = (DynamicAUC, DynamicH, ApproxH, ApproxAUC)
@@ -31,35 +52,30 @@ __all__ = ["RocDisplay", "plot_metrics", "plot_reliability", "plot_roc"]
 
 # The convex hull drawn with each ROC curve, so that the legend shows one
 # entry per classifier (curve and hull side by side) however many share an Axes.
-_HULL_OF_CURVE = weakref.WeakKeyDictionary()
+_HULL_OF_CURVE: weakref.WeakKeyDictionary[Artist, Line2D] = weakref.WeakKeyDictionary()
 _CHANCE_GID = "hmeasure_stream-chance"
 _HULL_TITLE = "solid: ROC curve, dashed: convex hull"
 # The bands of the metric table: the metric each is drawn around, by its two ends.
-_BANDS = {}
+_BANDS: dict[str, list[str | None]] = {}
 for _metric in METRICS.values():
     if _metric.band is not None:
         _BANDS.setdefault(_metric.band[0], [None, None])[_metric.band[1]] = _metric.name
 del _metric
 
 
-def _pyplot():
-    try:
-        import matplotlib.pyplot as plt
-    except ImportError:
-        raise ImportError(
-            "plotting needs matplotlib: pip install matplotlib (or hmeasure_stream[cli])"
-        ) from None
-    return plt
+def _pyplot() -> Any:
+    return import_optional("matplotlib.pyplot", needed_by="hmeasure_stream.plotting",
+                           install="hmeasure_stream[cli]")
 
 
-def _darker(color, factor=0.55):
+def _darker(color: ColorType, factor: float = 0.55) -> tuple[float, ...]:
     """The same hue, darker: the hull's colour next to its curve's."""
     from matplotlib.colors import to_rgb
 
     return tuple(factor * channel for channel in to_rgb(color))
 
 
-def _check_h(h):
+def _check_h(h: bool | dict[str, Any] | None) -> bool | dict[str, Any]:
     if isinstance(h, bool) or h is None:
         return bool(h)
     if isinstance(h, dict):
@@ -128,7 +144,9 @@ class RocDisplay:
     ['model (AUC = 0.889)']
     """
 
-    def __init__(self, fpr, tpr, hull_fpr, hull_tpr, *, roc_auc, h=None, label=None):
+    def __init__(self, fpr: ArrayLike, tpr: ArrayLike, hull_fpr: ArrayLike,
+                 hull_tpr: ArrayLike, *, roc_auc: float, h: float | None = None,
+                 label: str | None = None) -> None:
         self.fpr = np.asarray(fpr, dtype=np.float64)
         self.tpr = np.asarray(tpr, dtype=np.float64)
         self.hull_fpr = np.asarray(hull_fpr, dtype=np.float64)
@@ -136,12 +154,18 @@ class RocDisplay:
         self.roc_auc = float(roc_auc)
         self.h = None if h is None else float(h)
         self.label = label
-        self.line_ = self.hull_line_ = self.ax_ = self.figure_ = None
+        self.line_: Line2D | None = None
+        self.hull_line_: Line2D | None = None
+        self.ax_: Axes | None = None
+        self.figure_: Figure | SubFigure | None = None
 
     @classmethod
-    def from_predictions(cls, y_true, y_score, *, sample_weight=None, h=False, label=None,
-                         ax=None, hull=True, color=None, chance=True, pos_label=None,
-                         **kwargs):
+    def from_predictions(cls, y_true: ArrayLike, y_score: ArrayLike, *,
+                         sample_weight: ArrayLike | None = None,
+                         h: bool | dict[str, Any] = False, label: str | None = None,
+                         ax: Axes | None = None, hull: bool = True,
+                         color: ColorType | None = None, chance: bool = True,
+                         pos_label: Hashable | None = None, **kwargs: Any) -> RocDisplay:
         """Compute the ROC curve, hull and AUC of labels and scores, and plot them.
 
         Parameters
@@ -184,8 +208,10 @@ class RocDisplay:
         return display.plot(ax, hull=hull, color=color, chance=chance, **kwargs)
 
     @classmethod
-    def from_structure(cls, structure, *, h=False, label=None, ax=None, hull=True, color=None,
-                       chance=True, **kwargs):
+    def from_structure(cls, structure: PointSet, *, h: bool | dict[str, Any] = False,
+                       label: str | None = None, ax: Axes | None = None, hull: bool = True,
+                       color: ColorType | None = None, chance: bool = True,
+                       **kwargs: Any) -> RocDisplay:
         """Plot the ROC curve, hull and AUC of a structure's current points.
 
         Parameters
@@ -224,10 +250,11 @@ class RocDisplay:
         fpr, tpr = structure.roc_points()
         hull_fpr, hull_tpr = structure.hull()
         display = cls(fpr, tpr, hull_fpr, hull_tpr, roc_auc=structure.auc,
-                      h=structure.h if h_options else None, label=label)
+                      h=structure.h if h_options and isinstance(structure, (DynamicH, ApproxH))
+                      else None, label=label)
         return display.plot(ax, hull=hull, color=color, chance=chance, **kwargs)
 
-    def legend_label(self, label=None):
+    def legend_label(self, label: str | None = None) -> str:
         """The legend text: the label (if any) then the AUC (and H) to 3 decimals.
 
         Parameters
@@ -247,7 +274,8 @@ class RocDisplay:
             values += f", H = {self.h:.3f}"
         return f"{label} ({values})" if label else values
 
-    def plot(self, ax=None, *, label=None, hull=True, color=None, chance=True, **kwargs):
+    def plot(self, ax: Axes | None = None, *, label: str | None = None, hull: bool = True,
+             color: ColorType | None = None, chance: bool = True, **kwargs: Any) -> RocDisplay:
         """Draw the curve (and hull) on ``ax``, with one legend entry.
 
         Parameters
@@ -304,7 +332,7 @@ class RocDisplay:
         return self
 
 
-def _roc_legend(ax):
+def _roc_legend(ax: Axes) -> None:
     """One legend entry per ROC curve on ``ax``, its hull beside it."""
     from matplotlib.legend_handler import HandlerTuple
 
@@ -316,8 +344,11 @@ def _roc_legend(ax):
               handler_map={tuple: HandlerTuple(ndivide=None, pad=0.6)}, handlelength=4.0)
 
 
-def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, label=None,
-             color=None, h=False, chance=True, pos_label=None, **kwargs):
+def plot_roc(y_true: ArrayLike | PointSet, y_score: ArrayLike | None = None, *,
+             sample_weight: ArrayLike | None = None, ax: Axes | None = None, hull: bool = True,
+             label: str | None = None, color: ColorType | None = None,
+             h: bool | dict[str, Any] = False, chance: bool = True,
+             pos_label: Hashable | None = None, **kwargs: Any) -> Axes:
     """Plot the ROC curve and its convex hull, with the AUC (and H) in the legend.
 
     The curve joins the ROC points of the distinct scores (ties as diagonal
@@ -391,16 +422,16 @@ def plot_roc(y_true, y_score=None, *, sample_weight=None, ax=None, hull=True, la
             )
         display = RocDisplay.from_structure(y_true, h=h, label=label, ax=ax, hull=hull,
                                             color=color, chance=chance, **kwargs)
-        return display.ax_
+        return cast("Axes", display.ax_)  # (set by plot)
     if y_score is None:
         raise ValueError("y_score is required with arrays (y_true, y_score)")
     display = RocDisplay.from_predictions(y_true, y_score, sample_weight=sample_weight, h=h,
                                           label=label, ax=ax, hull=hull, color=color,
                                           chance=chance, pos_label=pos_label, **kwargs)
-    return display.ax_
+    return cast("Axes", display.ax_)
 
 
-def _values(name, values, what="metrics"):
+def _values(name: object, values: Any, what: str = "metrics") -> NDArray[np.float64]:
     """A metric's values as a 1-d float array, or a ValueError naming it."""
     if values is None or np.ndim(values) == 0:
         raise ValueError(
@@ -417,7 +448,7 @@ def _values(name, values, what="metrics"):
     return array
 
 
-def _columns(metrics):
+def _columns(metrics: Any) -> list[tuple[Any, Any, NDArray[np.float64]]]:
     if not hasattr(metrics, "items"):
         raise ValueError(
             "metrics must map metric names to arrays of values (such as the dict "
@@ -436,12 +467,12 @@ def _columns(metrics):
     return columns
 
 
-def _metric_label(name):
+def _metric_label(name: object) -> str:
     """A metric's name in the legend: its label in the metric table, else the name."""
     return METRICS[name].label if name in METRICS else str(name)
 
 
-def _band(name, bounds, n):
+def _band(name: object, bounds: Any, n: int) -> list[NDArray[np.float64]]:
     """(lower, upper) of a band as two arrays of n values, or a ValueError naming it."""
     if not isinstance(bounds, (tuple, list)) or len(bounds) != 2:
         raise ValueError(f"bands[{name!r}] must be a pair (lower, upper); got {bounds!r}")
@@ -461,15 +492,17 @@ def _band(name, bounds, n):
     return arrays
 
 
-def _is_time(x):
+def _is_time(x: NDArray[Any]) -> bool:
     if np.issubdtype(x.dtype, np.datetime64):
         return True
     return x.dtype == object and x.size > 0 and isinstance(x[0], datetime.date)
 
 
-def _references(reference):
+def _references(reference: float | Sequence[float] | dict[str, float] | None
+                ) -> list[tuple[str, float]]:
     if reference is None:
         return []
+    pairs: list[tuple[str | None, Any]]
     if isinstance(reference, dict):
         pairs = list(reference.items())
     elif isinstance(reference, numbers.Real):
@@ -481,7 +514,7 @@ def _references(reference):
             "reference must be a number, a list of numbers or a dict of label to number; got "
             f"{reference!r}"
         )
-    checked = []
+    checked: list[tuple[str, float]] = []
     for label, value in pairs:
         if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(
             value
@@ -492,12 +525,88 @@ def _references(reference):
     return checked
 
 
-def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, xlabel=None,
-                 ylabel=None, reference=None, bands=None, colors=None, legend=True):
+class _NotGiven:
+    """The default of ``window``: None already means every prefix."""
+
+    def __repr__(self) -> str:
+        return "<not given>"
+
+
+_NOT_GIVEN = _NotGiven()
+# The types of a duration (pandas.Timedelta is a datetime.timedelta).
+_DURATIONS = (str, datetime.timedelta, np.timedelta64)
+# A duration in words: its whole units, largest first ("1 h 30 min").
+_UNITS = (("d", 86400 * 10**9), ("h", 3600 * 10**9), ("min", 60 * 10**9), ("s", 10**9),
+          ("ms", 10**6), ("us", 10**3), ("ns", 1))
+
+
+def _duration_text(value: Duration, name: str) -> str:
+    """A duration in words: a string as written, spaced ("1h30min" as "1 h 30 min"), a
+    timedelta as its whole units (90 minutes as "1 h 30 min")."""
+    nanoseconds = check_duration(value, name)
+    if isinstance(value, str):
+        return " ".join(f"{number} {unit}" for number, unit in
+                        re.findall(r"(\d+(?:\.\d*)?|\.\d+)\s*([a-zA-Z]+)", value))
+    parts = []
+    for unit, size in _UNITS:
+        count, nanoseconds = divmod(nanoseconds, size)
+        if count:
+            parts.append(f"{count} {unit}")
+    return " ".join(parts)
+
+
+def _rows_text(value: float, name: str) -> str:
+    if isinstance(value, bool) or not isinstance(value, numbers.Real) or not (
+            math.isfinite(value) and value > 0):
+        raise ValueError(f"{name} must be a number of rows > 0 or a duration; got {value!r}")
+    return f"{value:g} row" + ("" if value == 1 else "s")
+
+
+def _window_text(window: int | Duration | _NotGiven | None, half_life: float | Duration | None
+                 ) -> str | None:
+    """The window in words: "sliding window of 200 rows", "sliding window of 2 h",
+    "every prefix", with ", half-life 30 min" when the points decay; None if not given."""
+    if isinstance(window, _NotGiven) and half_life is None:
+        return None
+    if window is None or isinstance(window, _NotGiven):
+        text = "every prefix" if half_life is None else "exponential decay"
+    elif isinstance(window, _DURATIONS):
+        text = f"sliding window of {_duration_text(window, 'window')}"
+    elif isinstance(window, numbers.Integral) and not isinstance(window, bool) and int(window) > 0:
+        text = f"sliding window of {_rows_text(int(window), 'window')}"
+    else:
+        raise ValueError("window must be a number of rows (a positive integer), a duration "
+                         f"such as '24h', or None (every prefix); got {window!r}")
+    if half_life is not None:
+        text += ", half-life " + (_duration_text(half_life, "half_life")
+                                  if isinstance(half_life, _DURATIONS)
+                                  else _rows_text(half_life, "half_life"))
+    return text
+
+
+def _level_text(level: float | ConfidenceLevel | None) -> str:
+    """The legend's words for the interval of the metric table: "95% CI (DeLong)"."""
+    if level is None:
+        level = ConfidenceLevel()
+    elif not isinstance(level, ConfidenceLevel):
+        level = ConfidenceLevel(level)
+    return f"{100 * level.level:.10g}% CI (DeLong)"
+
+
+def plot_metrics(metrics: Mapping[Any, ArrayLike] | pd.DataFrame, *,
+                 rows: ArrayLike | None = None, ax: Axes | None = None, title: str | None = None,
+                 window: int | Duration | _NotGiven | None = _NOT_GIVEN,
+                 half_life: float | Duration | None = None,
+                 level: float | ConfidenceLevel | None = None, min_periods: int | None = None,
+                 xlabel: str | None = None, ylabel: str | None = None,
+                 reference: float | Sequence[float] | dict[str, float] | None = None,
+                 bands: dict[str, tuple[ArrayLike | float, ArrayLike | float]] | None = None,
+                 colors: dict[str, ColorType] | None = None, legend: bool = True) -> Axes:
     """Plot metrics over time, e.g. the result of :func:`~hmeasure_stream.sliding_window`.
 
     One line per metric, on a shared [0, 1] axis, against the stream position
-    or time, with the legend to the right of the axes, outside the data.
+    or time (a date axis), with the legend to the right of the axes, outside
+    the data.
 
     Parameters
     ----------
@@ -514,7 +623,26 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     ax : matplotlib.axes.Axes, optional
         Where to draw (a new figure when None).
     title : str, optional
-        Title of the axes.
+        Title of the axes.  Default: the window in words, when ``window`` or
+        ``half_life`` is given.
+    window : int, str, datetime.timedelta, numpy.timedelta64 or None, optional
+        The window the metrics were computed over, as given to
+        :func:`~hmeasure_stream.sliding_window`, said in words: a number of
+        rows as "sliding window of 200 rows", a duration as "sliding window
+        of 2 h" (``"90min"`` as "1 h 30 min"), None as "every prefix".  It is
+        the title, or the legend's title when ``title`` is given.  Default:
+        not said.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        The half-life of the points' decay, as given to
+        :func:`~hmeasure_stream.sliding_window`, said after the window:
+        "sliding window of 2 h, half-life 30 min" ("exponential decay,
+        half-life 500 rows" with ``window=None``).
+    level : float or ConfidenceLevel, optional
+        The confidence level of DeLong's interval (``"auc_lo"``,
+        ``"auc_hi"``) when it is drawn as a band, shown in the legend ("AUC
+        95% CI (DeLong)"): that of the
+        :class:`~hmeasure_stream.ConfidenceLevel` the metrics were computed
+        with.  Default: ``ConfidenceLevel``'s default, 0.95.
     min_periods : int, optional
         Leave out the first ``min_periods - 1`` values, e.g. pass the window
         length for the values of :func:`~hmeasure_stream.sliding_window`,
@@ -533,11 +661,13 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
         Shaded bands, e.g. the confidence interval of a metric: each bound an
         array of the metrics' length or a number.  A band named like a metric
         takes that metric's colour (and hides with it under ``min_periods``).
-        When ``metrics`` holds both ends of a band of the metric table (its
-        ``band``: ``"auc_lo"`` and ``"auc_hi"``, the DeLong interval of
-        :func:`~hmeasure_stream.sliding_window`), they are drawn as the band
-        of their metric (``"auc"``) rather than as lines, unless ``bands``
-        already has one for it (or they are the only metrics).
+        A band named like a metric is "AUC band" in the legend (its level is
+        not known).  When ``metrics`` holds both ends of a band of the metric
+        table (its ``band``: ``"auc_lo"`` and ``"auc_hi"``, the DeLong
+        interval of :func:`~hmeasure_stream.sliding_window`), they are drawn
+        as the band of their metric (``"auc"``), labelled with ``level``,
+        rather than as lines, unless ``bands`` already has one for it (or
+        they are the only metrics).
     colors : dict of str to color, optional
         The colour of some or all metrics (default: the axes' colour cycle).
     legend : bool, default=True
@@ -552,8 +682,8 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     ------
     ValueError
         If ``metrics`` is not a mapping of names to 1-d numeric arrays of one
-        length, or ``rows``, ``min_periods``, ``reference`` or ``bands`` do not
-        fit it.
+        length, ``rows``, ``min_periods``, ``reference`` or ``bands`` do not
+        fit it, or ``window``, ``half_life`` or ``level`` is not one.
 
     See Also
     --------
@@ -573,15 +703,30 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     >>> from hmeasure_stream.plotting import plot_metrics
     >>> y, s = load_default_stream()
     >>> result = sliding_window(y, s, 200, metrics=("auc", "h"))
-    >>> ax = plot_metrics(result, min_periods=200, reference={"alert": 0.8},
-    ...                   title="UCI digits, window of 200")
+    >>> ax = plot_metrics(result, min_periods=200, reference={"alert": 0.8}, window=200)
+    >>> ax.get_title()
+    'sliding window of 200 rows'
     >>> [text.get_text() for text in ax.get_legend().get_texts()]
     ['AUC', 'H', 'alert']
     >>> ax.get_xlabel(), ax.get_ylabel()
     ('row', 'metric value')
+
+    Over time, with DeLong's interval at 90%:
+
+    >>> import numpy as np
+    >>> from hmeasure_stream import ConfidenceLevel
+    >>> times = np.datetime64("2026-01-01") + np.arange(len(y)) * np.timedelta64(1, "m")
+    >>> result = sliding_window(y, s, "2h", metrics=("auc", ConfidenceLevel(0.9)), times=times)
+    >>> ax = plot_metrics(result, rows=times, window="2h", level=0.9, min_periods=120)
+    >>> ax.get_title(), ax.get_xlabel()
+    ('sliding window of 2 h', 'time')
+    >>> [text.get_text() for text in ax.get_legend().get_texts()]
+    ['AUC', 'AUC 90% CI (DeLong)']
     """
     columns = _columns(metrics)
     n = columns[0][2].shape[0]
+    window_text = _window_text(window, half_life)
+    band_text = _level_text(level)
     if min_periods is not None and (
         isinstance(min_periods, bool) or not isinstance(min_periods, numbers.Integral)
         or min_periods < 1
@@ -602,11 +747,13 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     if colors is not None and not isinstance(colors, dict):
         raise ValueError(f"colors must be a dict of metric name to colour; got {colors!r}")
     band_bounds = {name: _band(name, bounds, n) for name, bounds in (bands or {}).items()}
+    table_bands = set()
     for around, ends in _BANDS.items():
         # A band of the metric table (DeLong's interval around the AUC).
         interval = {name: values for name, _, values in columns if name in ends}
         if len(interval) == 2 and around not in band_bounds and len(columns) > 2:
-            band_bounds[around] = tuple(interval[name].astype(np.float64) for name in ends)
+            band_bounds[around] = [interval[name].astype(np.float64) for name in ends]
+            table_bands.add(around)
             columns = [column for column in columns if column[0] not in interval]
 
     plt = _pyplot()
@@ -624,14 +771,19 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
         if name in metric_colors:
             lower[:hidden] = upper[:hidden] = np.nan
         label = _metric_label(name)
+        if name in table_bands:
+            label = f"{label} {band_text}"
+        elif name in metric_colors:
+            label = f"{label} band"
         ax.fill_between(x, lower, upper, color=metric_colors.get(name, "0.5"), alpha=0.2,
-                        linewidth=0, label=f"{label} band" if name in metric_colors else label)
+                        linewidth=0, label=label)
     for label, value in references:
         ax.axhline(value, color="0.3", linestyle="--", linewidth=0.9, label=label)
 
     if _is_time(x):
-        import matplotlib.dates as mdates
+        import matplotlib.dates
 
+        mdates: Any = matplotlib.dates  # (no type stubs)
         locator = mdates.AutoDateLocator()
         ax.xaxis.set_major_locator(locator)
         ax.xaxis.set_major_formatter(mdates.ConciseDateFormatter(locator))
@@ -649,17 +801,22 @@ def plot_metrics(metrics, *, rows=None, ax=None, title=None, min_periods=None, x
     top = max((float(np.nanmax(v)) for v in shown if np.isfinite(v).any()), default=1.0)
     ax.set_ylim(-0.02, max(1.0, top) * 1.02)
     ax.grid(True, color="0.9", linewidth=0.6)
+    if title is None:
+        title, window_text = window_text, None
     if title:
         ax.set_title(title)
     if legend:
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), borderaxespad=0.0,
-                  frameon=False, fontsize="small")
+                  frameon=False, fontsize="small", title=window_text,
+                  title_fontsize="small", alignment="left")
     return ax
 
 
-def plot_reliability(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None,
-                     pos_label=None, ax=None, label=None, color=None, counts=True,
-                     diagonal=True, **kwargs):
+def plot_reliability(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+                     strategy: str = "uniform", sample_weight: ArrayLike | None = None,
+                     pos_label: Hashable | None = None, ax: Axes | None = None,
+                     label: str | None = None, color: ColorType | None = None,
+                     counts: bool = True, diagonal: bool = True, **kwargs: Any) -> Axes:
     """Plot the reliability diagram of probabilities: share of class 1 against mean probability.
 
     One point per bin of positive weight of

@@ -22,7 +22,7 @@ from hmeasure_stream._validation import (
 
 __all__ = ["ALPHA_SAMPLE", "MAX_BINS", "TRANSFORMS", "OutOfRangeScoresWarning", "check_bins",
            "check_score_range", "check_strict", "check_transform", "edges_of",
-           "estimate_alpha", "histograms", "outside_range", "result_fields"]
+           "estimate_alpha", "histograms", "outside_range", "outside_span", "result_fields"]
 
 TRANSFORMS = {None: _binning.TRANSFORM_LINEAR, "loglog": _binning.TRANSFORM_LOGLOG}
 
@@ -93,12 +93,20 @@ def outside_range(n_outside, scores, score_range, strict, where, stacklevel=3):
     ``score_range``, naming how many and the scores' span; nothing if there are none."""
     if n_outside == 0:
         return
-    low, high = float(np.min(scores)), float(np.max(scores))
-    if scores.shape[0] == 1:
+    outside_span(n_outside, scores.shape[0], float(np.min(scores)), float(np.max(scores)),
+                 score_range, strict, where, stacklevel + 1)
+
+
+def outside_span(n_outside, n_scores, low, high, score_range, strict, where, stacklevel=3):
+    """``outside_range`` from the scores' number and span ``[low, high]`` (the sums of
+    the partitions of a dask collection)."""
+    if n_outside == 0:
+        return
+    if n_scores == 1:
         what = f"the score {low!r} lies"
     else:
         verb = "lies" if n_outside == 1 else "lie"
-        what = f"{n_outside} of {scores.shape[0]} scores (in [{low!r}, {high!r}]) {verb}"
+        what = f"{n_outside} of {n_scores} scores (in [{low!r}, {high!r}]) {verb}"
     message = f"{where}: {what} outside score_range {score_range}"
     if strict:
         raise ValueError(

@@ -1081,7 +1081,8 @@ def run(args, stdout):
                         output.write(header + _format_rows(rows, columns, kept))
                         header, committed = "", monitor.rows
                     if args.plot is not None:
-                        plotted_rows.append(rows)
+                        plotted_rows.append(rows if chunk_times is None
+                                            else chunk_times[rows - first_row])
                         for name, column in zip(monitor.columns, columns, strict=True):
                             plotted[name].append(column)
                     if progress is not None:
@@ -1098,7 +1099,7 @@ def run(args, stdout):
                 raise InputError(f"{source.path}: no data rows")
             if plot_target is not None:
                 _plot(plot_target.temporary, Path(args.plot).suffix.lstrip(".").lower(),
-                      plotted_rows, plotted, args.window)
+                      plotted_rows, plotted, args)
             with interrupts.deferred(reraise=False):
                 output.commit()
                 if plot_target is not None:
@@ -1195,7 +1196,9 @@ def _summary(args, monitor):
             f"{span}; last: {', '.join(final)}{written}")
 
 
-def _plot(path, image_format, rows, values, window):
+def _plot(path, image_format, rows, values, args):
+    """Draw the written rows' metrics against their row numbers, or their times (UTC)
+    with --time-col, titled with the window as given (rows, a duration, a half-life)."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -1203,11 +1206,21 @@ def _plot(path, image_format, rows, values, window):
 
     from hmeasure_stream.plotting import plot_metrics
 
-    x = np.concatenate(rows) if rows else np.empty(0)
+    timed = args.time_col is not None
+    empty = np.empty(0, dtype="datetime64[ns]" if timed else np.int64)
+    x = np.concatenate(rows) if rows else empty
     metrics = {name: np.concatenate(parts) if parts else np.empty(0)
                for name, parts in values.items()}
-    title = "every prefix" if window is None else f"sliding window of {window} rows"
-    ax = plot_metrics(metrics, rows=x, title=f"hmeasure-stream: {title}")
+    described = {"window": args.window, "half_life": args.half_life}
+    if args.delayed and args.window is not None and not is_duration(args.window):
+        # A window of predictions (other rows hold labels): said here, not as rows.
+        title = f"sliding window of {args.window} predictions"
+        if args.half_life is not None:
+            title += ", half-life " + (args.half_life if is_duration(args.half_life)
+                                       else f"{args.half_life:g} predictions")
+        described = {"title": title}
+    ax = plot_metrics(metrics, rows=x, xlabel=f"{args.time_col} (UTC)" if timed else "row",
+                      **described)
     ax.figure.savefig(path, dpi=120, format=image_format)
     plt.close(ax.figure)
 

@@ -6,6 +6,7 @@ R), and the AUCs also with scikit-learn directly.
 """
 
 import math
+import warnings
 
 import dask
 import dask.array as da
@@ -582,3 +583,108 @@ def test_pos_label_class_one_only_in_the_first_partitions(client):
     with pytest.raises(ValueError, match=rf"found a third, 'eggs', at position "
                                          rf"{(len(y) - 1) % 400} \(in partition {last}\)"):
         hsd.auc(yd, sd, pos_label="spam")
+
+
+# -- what reaches the user: the binned AUC's scores outside its range, no other warning
+
+
+def _outside_scores():
+    """Scores below 0 in the first partition only; the largest score in the last
+    partition, which holds none outside (0, 1) above: the span is the whole's."""
+    rng = np.random.default_rng(33)
+    y = rng.integers(0, 2, 1200)
+    s = 1.0 / (1.0 + np.exp(-rng.normal(2.0 * y - 1.0, 1.0)))
+    s[[3, 40, 250]] = [-0.5, -2.25, -0.125]  # partition 0 of chunks of 300
+    s[[700, 1100]] = [1.5, 1.75]  # partitions 2 and 3
+    return y, s
+
+
+def _one_warning(caught):
+    assert [w.category for w in caught] == [hs.OutOfRangeScoresWarning], [
+        str(w.message) for w in caught]
+    return str(caught[0].message)
+
+
+@pytest.mark.parametrize("weighted", [False, True])
+def test_binned_auc_scores_outside_the_range_warn_once_for_the_whole(client, weighted):
+    y, s = _outside_scores()
+    w = _weights(len(y), seed=5) if weighted else None
+    n_outside = int(np.count_nonzero((s < 0.0) | (s > 1.0)))
+    low, high = float(np.min(s)), float(np.max(s))
+    assert (n_outside, low, high) == (5, -2.25, 1.75)
+    # Each partition alone sees fewer of them and a narrower span.
+    assert all(np.count_nonzero((part < 0) | (part > 1)) < n_outside
+               for part in np.split(s, 4))
+    yd, sd, wd = _as_arrays(y, s, w, chunks=300)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = hsd.binned_auc(yd, sd, bins=20, sample_weight=wd)
+    message = _one_warning(caught)
+    assert caught[0].filename == __file__  # the caller's line, not a task's
+    assert message.startswith(
+        f"hmeasure_stream.dask.binned_auc: {n_outside} of {len(s)} scores (in "
+        f"[{low!r}, {high!r}]) lie outside score_range (0.0, 1.0)")
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        expected = hs.binned_auc(y, s, bins=20, sample_weight=w)
+    assert [str(w.message) for w in caught
+            if w.category is hs.OutOfRangeScoresWarning] == [
+        message.replace("hmeasure_stream.dask.binned_auc", "binned_auc")]
+    assert (got.n_below, got.n_above) == (expected.n_below, expected.n_above) == (3, 2)
+    assert got.auc == pytest.approx(expected.auc, rel=AUC_TOL)
+    # Delayed: the same warning when computed.
+    lazy = hsd.binned_auc(yd, sd, bins=20, sample_weight=wd, compute=False)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        assert lazy.compute(scheduler="sync").auc == got.auc
+    assert _one_warning(caught) == message
+
+
+def test_binned_auc_strict_refuses_scores_outside_the_range(client):
+    y, s = _outside_scores()
+    yd, sd, _ = _as_arrays(y, s, chunks=300)
+    refusal = (r"hmeasure_stream\.dask\.binned_auc: 5 of 1200 scores \(in \[-2\.25, 1\.75\]\) "
+               r"lie outside score_range \(0\.0, 1\.0\), and strict=True refuses them")
+    with pytest.raises(ValueError, match=refusal):
+        hsd.binned_auc(yd, sd, bins=20, strict=True)
+    lazy = hsd.binned_auc(yd, sd, bins=20, strict=True, compute=False)
+    with pytest.raises(ValueError, match=refusal):
+        lazy.compute()
+    with pytest.raises(ValueError, match="strict must be one of"):
+        hsd.binned_auc(yd, sd, strict="yes")
+    # Within a range that holds them: no word, and the same counts as in memory.
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        got = hsd.binned_auc(yd, sd, bins=20, strict=True, score_range=(-2.25, 1.75))
+    assert caught == []
+    expected = hs.binned_auc(y, s, bins=20, strict=True, score_range=(-2.25, 1.75))
+    np.testing.assert_array_equal(got.counts_neg, expected.counts_neg)
+    assert (got.n_below, got.n_above) == (0, 0)
+
+
+def test_the_dask_functions_issue_no_warning(client):
+    # Every task runs in this process (sync scheduler), so a numpy or pandas warning
+    # raised in any of them would be caught here.
+    y, s = DATASETS["cancer_ties"]
+    labels = np.where(y == 1, 2, np.where(s > 0.5, 1, 0))
+    frame = pd.DataFrame({"seg": np.where(np.arange(len(y)) % 3 == 0, "a", "b"),
+                          "label": y, "score": s})
+    in_process = {"scheduler": "sync", "dataframe.shuffle.method": "tasks"}
+    with dask.config.set(in_process), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for yd, sd, wd in (_as_arrays(y, s, _weights(len(y))), _as_columns(y, s)):
+            hsd.auc(yd, sd, sample_weight=wd)
+            hsd.h_measure(yd, sd, sample_weight=wd)
+            hsd.roc_hull(yd, sd, sample_weight=wd)
+            hsd.hmeasure_report(yd, sd, sample_weight=wd)
+            hsd.hmeasure_report(yd, sd, sample_weight=wd, as_frame=True)
+            hsd.partial_auc(yd, sd, sample_weight=wd, fpr_range=(0, 0.2))
+            hsd.auc_ci(yd, sd, sample_weight=wd)
+            hsd.binned_auc(yd, sd, sample_weight=wd, bins=32)
+            hsd.binned_auc(yd, sd, sample_weight=wd, bins=32, transform="loglog")
+        scores = np.column_stack([1 - s, s, s * (1 - s)])
+        hsd.multiclass_auc(da.from_array(labels, chunks=100),
+                           da.from_array(scores, chunks=(100, 3)))
+        hsd.grouped(dd.from_pandas(frame, npartitions=4, sort=False), by="seg",
+                    label="label", score="score", metrics=("auc", "h", "ks"))
+    assert [f"{w.category.__name__}: {w.message}" for w in caught] == []

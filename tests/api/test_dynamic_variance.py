@@ -538,7 +538,8 @@ def test_plot_draws_the_interval_as_a_band(rng):
     result = sliding_window(y, s, 50, metrics=("auc", "auc_lo", "auc_hi"))
     ax = plot_metrics(result)
     assert [line.get_label() for line in ax.get_lines()] == ["AUC"]
-    assert [text.get_text() for text in ax.get_legend().get_texts()] == ["AUC", "AUC band"]
+    assert [text.get_text() for text in ax.get_legend().get_texts()] == [
+        "AUC", "AUC 95% CI (DeLong)"]
     (band,) = ax.collections
     # The band's outline spans the interval (nan where undefined).
     vertices = band.get_paths()[0].vertices

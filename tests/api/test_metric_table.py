@@ -330,5 +330,5 @@ def test_plot_labels_and_bands_come_from_the_table():
     result = sliding_window(y, s, WINDOW, ("auc", "h", "auc_lo", "auc_hi", "mer"))
     ax = plot_metrics(result)
     legend = [text.get_text() for text in ax.get_legend().get_texts()]
-    assert legend == ["AUC", "H", "mer", "AUC band"]
+    assert legend == ["AUC", "H", "mer", "AUC 95% CI (DeLong)"]
     assert [METRICS[name].label for name in ("auc", "h", "auch")] == ["AUC", "H", "AUCH"]

@@ -319,3 +319,159 @@ def test_plot_metrics_shows_the_probability_metrics_beyond_one(rng):
     assert legend_texts(ax) == ["Brier", "log loss", "ECE", "expected AUC"]
     top = np.nanmax(result["log_loss"][39:])
     assert top > 1 and ax.get_ylim()[1] >= top
+
+
+# -- plot_metrics over time: the date axis, the window in words, the band's level ----
+
+
+def _hours(n, start="2026-03-01T00:00"):
+    rng = np.random.default_rng(7)
+    steps = rng.integers(1, 600, n).astype("timedelta64[s]")
+    return np.datetime64(start) + np.cumsum(steps)
+
+
+@pytest.mark.parametrize("as_type", ["datetime64", "pandas", "pandas utc", "datetime"])
+def test_plot_metrics_draws_times_at_their_date_numbers(as_type):
+    stamps = _hours(300)
+    # The times' own date numbers: days since matplotlib's epoch, from the standard library.
+    epoch = datetime.datetime(1970, 1, 1)
+    expected = [(t - epoch) / datetime.timedelta(days=1)
+                for t in stamps.astype("datetime64[us]").tolist()]
+    rows = {"datetime64": stamps, "pandas": pd.DatetimeIndex(stamps),
+            "pandas utc": pd.DatetimeIndex(stamps).tz_localize("UTC"),
+            "datetime": stamps.astype("datetime64[us]").tolist()}[as_type]
+    values = np.linspace(0.6, 0.9, 300)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ax = plot_metrics({"auc": values}, rows=rows, window="2h")
+        ax.figure.canvas.draw()
+    assert [str(w.message) for w in caught] == []
+    np.testing.assert_allclose(ax.lines[0].get_xdata(orig=False), expected, rtol=0,
+                               atol=1e-9)
+    np.testing.assert_allclose(ax.lines[0].get_xdata(orig=False),
+                               matplotlib.dates.date2num(stamps), rtol=0, atol=1e-12)
+    assert isinstance(ax.xaxis.get_major_formatter(), matplotlib.dates.ConciseDateFormatter)
+    assert isinstance(ax.xaxis.get_major_locator(), matplotlib.dates.AutoDateLocator)
+    assert ax.get_title() == "sliding window of 2 h"
+    assert ax.get_xlabel() == "time"
+    # The ticks are times within the data's span (not row numbers).
+    ticks = [tick for tick in ax.get_xticks()
+             if expected[0] <= tick <= expected[-1]]
+    assert len(ticks) >= 2
+
+
+@pytest.mark.parametrize(("window", "half_life", "title"), [
+    (200, None, "sliding window of 200 rows"),
+    (1, None, "sliding window of 1 row"),
+    (np.int64(50), None, "sliding window of 50 rows"),
+    ("2h", None, "sliding window of 2 h"),
+    ("24h", None, "sliding window of 24 h"),
+    ("1h30min", None, "sliding window of 1 h 30 min"),
+    ("1.5 days", None, "sliding window of 1.5 days"),
+    (datetime.timedelta(minutes=90), None, "sliding window of 1 h 30 min"),
+    (np.timedelta64(36, "h"), None, "sliding window of 1 d 12 h"),
+    (pd.Timedelta(seconds=45, milliseconds=250), None, "sliding window of 45 s 250 ms"),
+    (None, None, "every prefix"),
+    (None, 50, "exponential decay, half-life 50 rows"),
+    (None, "30min", "exponential decay, half-life 30 min"),
+    ("3h", "30min", "sliding window of 3 h, half-life 30 min"),
+    (500, 100.5, "sliding window of 500 rows, half-life 100.5 rows"),
+    (500, np.timedelta64(2, "h"), "sliding window of 500 rows, half-life 2 h"),
+])
+def test_plot_metrics_says_the_window_in_its_units(window, half_life, title):
+    ax = plot_metrics({"auc": [0.5, 0.6]}, window=window, half_life=half_life)
+    assert ax.get_title() == title
+    assert ax.get_legend().get_title().get_text() == ""
+    # With a title of one's own, the window is the legend's title.
+    ax = plot_metrics({"auc": [0.5, 0.6]}, window=window, half_life=half_life, title="model A")
+    assert ax.get_title() == "model A"
+    assert ax.get_legend().get_title().get_text() == title
+
+
+def test_plot_metrics_without_a_window_says_none():
+    ax = plot_metrics({"auc": [0.5, 0.6]})
+    assert ax.get_title() == ""
+    assert ax.get_legend().get_title().get_text() == ""
+
+
+@pytest.mark.parametrize("level", [None, 0.9, 0.99, 0.999])
+def test_plot_metrics_band_says_its_confidence_level(rng, level):
+    from hmeasure_stream import ConfidenceLevel, auc_ci
+
+    y = rng.integers(0, 2, 300)
+    s = rng.normal(size=300) + y
+    options = ConfidenceLevel() if level is None else ConfidenceLevel(level)
+    result = sliding_window(y, s, 100, metrics=("auc", options))
+    percent = {None: "95%", 0.9: "90%", 0.99: "99%", 0.999: "99.9%"}[level]
+    for given in ({} if level is None else {"level": level}, {"level": options}):
+        ax = plot_metrics(result, **given)
+        assert legend_texts(ax) == ["AUC", f"AUC {percent} CI (DeLong)"]
+        (band,) = ax.collections
+        # The band's last interval is that of the last window at this level.
+        interval = auc_ci(y[-100:], s[-100:], level=options.level)
+        top = band.get_paths()[0].vertices
+        assert np.nanmax(top[:, 1]) >= interval.high - 1e-12
+        assert result["auc_hi"][-1] == pytest.approx(interval.high, abs=1e-12)
+        assert result["auc_lo"][-1] == pytest.approx(interval.low, abs=1e-12)
+    # A band of one's own keeps its name: its level is not known.
+    ax = plot_metrics({"auc": result["auc"]},
+                      bands={"auc": (result["auc_lo"], result["auc_hi"])})
+    assert legend_texts(ax) == ["AUC", "AUC band"]
+
+
+@pytest.mark.parametrize(("kwargs", "message"), [
+    ({"window": 0}, r"window must be a number of rows \(a positive integer\), a duration "
+                    r"such as '24h', or None \(every prefix\); got 0"),
+    ({"window": 2.5}, "window must be a number of rows .*; got 2.5"),
+    ({"window": True}, "window must be a number of rows .*; got True"),
+    ({"window": "2 parsecs"}, "window '2 parsecs' is not a duration"),
+    ({"window": "1M"}, "window '1M' is ambiguous"),
+    ({"half_life": 0}, "half_life must be a number of rows > 0 or a duration; got 0"),
+    ({"half_life": float("nan")}, "half_life must be a number of rows > 0"),
+    ({"half_life": "-1h"}, "half_life '-1h' is not a duration"),
+    ({"level": 1.5}, "level must be"),
+    ({"level": "95%"}, "level must be"),
+])
+def test_plot_metrics_refuses_a_bad_window_or_level(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        plot_metrics({"auc": [0.5, 0.6]}, **kwargs)
+    assert plt.get_fignums() == []
+
+
+def test_plotting_without_matplotlib_names_the_extra(monkeypatch):
+    import sys
+
+    for name in list(sys.modules):
+        if name.partition(".")[0] == "matplotlib":
+            monkeypatch.setitem(sys.modules, name, None)
+    calls = [lambda: plot_metrics({"auc": [0.5, 0.6]}), lambda: plot_roc([0, 1], [0.2, 0.8]),
+             lambda: plot_reliability([0, 1], [0.2, 0.8])]
+    for call in calls:
+        with pytest.raises(ImportError) as error:
+            call()
+        assert str(error.value) == ("hmeasure_stream.plotting needs matplotlib, which is not "
+                                    "installed: pip install 'hmeasure_stream[cli]'")
+        assert error.value.__cause__ is None and error.value.__suppress_context__
+
+
+def test_plot_metrics_issues_no_numpy_or_pandas_warning(rng):
+    y = rng.integers(0, 2, 200)
+    s = rng.normal(size=200) + y
+    stamps = _hours(200)
+    result = sliding_window(y, s, "1h", metrics=("auc", "h", "auc_lo", "auc_hi"),
+                            times=stamps)
+    frame = pd.DataFrame(result, index=pd.DatetimeIndex(stamps, name="at").tz_localize("UTC"))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for ax in (
+            plot_metrics(result, rows=stamps, window="1h", min_periods=10),
+            plot_metrics(frame, window="1h"),
+            plot_metrics({name: frame[name] for name in frame}),
+            plot_metrics({"auc": np.full(5, np.nan), "h": np.full(5, np.nan)}),
+            plot_metrics({"auc": np.full(5, 0.5)}, min_periods=50),
+            plot_metrics({"auc": np.empty(0)}, rows=np.empty(0, dtype="datetime64[ns]"),
+                         window="1h"),
+            plot_metrics({"auc": np.empty(0)}, window=10),
+        ):
+            ax.figure.canvas.draw()
+    assert [f"{w.category.__name__}: {w.message}" for w in caught] == []
