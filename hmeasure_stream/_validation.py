@@ -12,6 +12,7 @@ import re
 import warnings
 from collections.abc import Iterator
 from decimal import Decimal
+from typing import Any
 
 import numpy as np
 
@@ -1384,7 +1385,7 @@ def check_times(times, n_points, name="times"):
     raise ValueError(f"{name} must be times, got an array of dtype {array.dtype}")
 
 
-def import_optional(*modules, needed_by, install):
+def import_optional(*modules: str, needed_by: str, install: str) -> Any:
     """Import optional dependencies: the module (or a tuple of them, in order).
 
     A missing one raises ImportError in one line naming what needs it and

@@ -243,7 +243,7 @@ class _Bins(NamedTuple):
     """The points' bins and each bin's sums (all ``n_bins``, empty ones included)."""
 
     edges: np.ndarray
-    index: np.ndarray      # the bin of each point
+    index: np.ndarray  # type: ignore[assignment]  # the bin of each point (a field, not tuple.index)
     weight: np.ndarray     # sum of w per bin
     prob_pred: np.ndarray  # mean p per bin (0 where empty)
     prob_true: np.ndarray  # share of class 1 per bin (0 where empty)
