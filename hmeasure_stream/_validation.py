@@ -12,9 +12,10 @@ import re
 import warnings
 from collections.abc import Iterator
 from decimal import Decimal
-from typing import Any
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
 
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._engines._cost import CostRule
@@ -69,6 +70,18 @@ def warn_if_inverted(auc_value, function, stacklevel=3):
             stacklevel=stacklevel,
         )
 
+
+# The types of the public API's arguments and results (its annotations).
+#: A float64 array of results.
+FloatArray: TypeAlias = NDArray[np.float64]
+#: A duration: a number of points, or a time span ("15min", a timedelta).
+Duration: TypeAlias = "float | str | datetime.timedelta | np.timedelta64"
+#: A window: a number of points, a time span, or None for every point.
+Window: TypeAlias = "int | str | datetime.timedelta | np.timedelta64 | None"
+#: The label of class 1: a string, number, bool, ... (None: labels 0/1 or booleans).
+Label: TypeAlias = Any
+#: Which partial-AUC correction to apply.
+Correction: TypeAlias = Literal["mcclish"] | None
 
 # Largest magnitude below which every integer is exactly a float64.
 _EXACT_INT_LIMIT = 2**53

@@ -11,7 +11,7 @@ def auc2_sorted_classes(neg: NDArray[np.float64], pos: NDArray[np.float64]) -> A
 def dot_compensated(a: NDArray[np.float64], b: NDArray[np.float64]) -> Any: ...
 def exactly_rounded_sum(values: NDArray[np.float64]) -> Any: ...
 def groups_sorted_classes(
-    neg: NDArray[np.float64], pos: NDArray[np.float64], with_keys: bool = False
+    neg: NDArray[np.float64], pos: NDArray[np.float64], with_keys: int = False
 ) -> Any: ...
 def groups_sorted_weighted(
     neg: NDArray[np.float64],
@@ -24,7 +24,7 @@ def groups_weighted(
     scores: NDArray[np.float64],
     is_pos: NDArray[np.uint8],
     weight: NDArray[np.float64],
-    with_keys: bool = False,
+    with_keys: int = False,
 ) -> Any: ...
 def hull_sorted_classes(neg: NDArray[np.float64], pos: NDArray[np.float64]) -> Any: ...
 def placements(
@@ -37,6 +37,6 @@ def split_by_class(
 def upper_hull(
     group_neg: NDArray[Any],
     group_pos: NDArray[Any],
-    with_edges: bool = False,
-    with_groups: bool = False,
+    with_edges: int = False,
+    with_groups: int = False,
 ) -> Any: ...

@@ -12,7 +12,7 @@ def record_box(
     b: float,
     c: float,
     d: float,
-    has_fpr: bool,
-    has_tpr: bool,
-    corrected: bool,
+    has_fpr: int,
+    has_tpr: int,
+    corrected: int,
 ) -> Any: ...
