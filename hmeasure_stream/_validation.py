@@ -80,6 +80,14 @@ Duration: TypeAlias = "float | str | datetime.timedelta | np.timedelta64"
 Window: TypeAlias = "int | str | datetime.timedelta | np.timedelta64 | None"
 #: The label of class 1: a string, number, bool, ... (None: labels 0/1 or booleans).
 Label: TypeAlias = Any
+#: R hmeasure's severity ratio of the costs (None: alpha and beta).
+SeverityRatio: TypeAlias = 'float | Literal["prior"] | None'
+#: Class priors (pi0, pi1) instead of the class proportions.
+Priors: TypeAlias = "tuple[float, float] | None"
+#: A range of rates (a, b).
+RateRange: TypeAlias = "tuple[float, float] | None"
+#: Seed of a random generator.
+RandomState: TypeAlias = "int | np.random.SeedSequence | np.random.Generator | None"
 #: Which partial-AUC correction to apply.
 Correction: TypeAlias = Literal["mcclish"] | None
 

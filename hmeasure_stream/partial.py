@@ -14,8 +14,10 @@ page "Partial and weighted AUC".
 """
 
 import math
+from collections.abc import Callable
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.groups import exact_sum as _exact_sum
 from hmeasure_stream._core.partial import corrected as _corrected
@@ -23,6 +25,10 @@ from hmeasure_stream._core.partial import exact_area as _exact_area
 from hmeasure_stream._core.partial import sides as _sides
 from hmeasure_stream._engines import _partial, _scratch
 from hmeasure_stream._validation import (
+    Correction,
+    FloatArray,
+    Label,
+    RateRange,
     check_integer,
     check_probability_level,
     check_weight_value,
@@ -67,8 +73,9 @@ def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
     return area / total_neg / total_pos
 
 
-def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=None,
-                sample_weight=None, pos_label=None):
+def partial_auc(y_true: ArrayLike, y_score: ArrayLike, *, fpr_range: RateRange = None,
+                tpr_range: RateRange = None, correction: Correction = None,
+                sample_weight: ArrayLike | None = None, pos_label: Label = None) -> float:
     """Partial area under the ROC curve, exactly, from scratch; R pROC's ``partial.auc``.
 
     The area under the empirical ROC curve (ties as diagonal segments, as in
@@ -229,7 +236,8 @@ def _check_weight_values(values, points):
     return array
 
 
-def weighted_auc(y_true, y_score, weight, *, sample_weight=None, pos_label=None):
+def weighted_auc(y_true: ArrayLike, y_score: ArrayLike, weight: Callable[[FloatArray], ArrayLike],
+                 *, sample_weight: ArrayLike | None = None, pos_label: Label = None) -> float:
     r"""Weighted area under the ROC curve: Maurer and Pontil's plug-in estimator.
 
     The plug-in estimator of Maurer and Pontil (Sec. 2.1) with the step
@@ -347,7 +355,8 @@ def weighted_auc(y_true, y_score, weight, *, sample_weight=None, pos_label=None)
     return float(np.sum(neg_weight * twice_wins * values) / (2.0 * total_neg * total_pos))
 
 
-def weighted_auc_error_bound(n_neg, n_pos, *, delta, w_max, w_lipschitz):
+def weighted_auc_error_bound(n_neg: float, n_pos: float, *, delta: float, w_max: float,
+                             w_lipschitz: float) -> float:
     """Maurer and Pontil's Theorem 2: the error bound of :func:`weighted_auc`.
 
     For n = n0 + n1 points drawn independently from one distribution, of which

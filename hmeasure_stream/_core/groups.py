@@ -16,13 +16,16 @@ kernels are the engines' (``_scratch``, ``_ranges``, ``_partial``).
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.report import unit
 from hmeasure_stream._engines import _partial, _ranges, _scratch
 from hmeasure_stream._engines._cost import h_from_edges
 from hmeasure_stream._validation import (
+    FloatArray,
     check_both_classes,
     exact_path,
     labels_as_is_pos,
@@ -58,7 +61,8 @@ def roc_groups(y_true, y_score, sample_weight, metric, with_keys=False, normaliz
     return weighted_groups(y_true, y_score, sample_weight, metric, with_keys, normalize)
 
 
-def roc_hull_edges(y_true, y_score, sample_weight, metric):
+def roc_hull_edges(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+                   metric: str) -> tuple[Any, Any, Any, Any, Any]:
     """The ROC hull of arrays, ``(fp, tp, edge_neg, edge_pos)`` as ``upper_hull(...,
     with_edges=True)`` of :func:`roc_groups`, and twice the Mann-Whitney U.
 
@@ -113,7 +117,8 @@ def groups_auc(group_neg, group_pos):
     return unit(twice_u / (2.0 * exact_sum(group_neg) * exact_sum(group_pos)))
 
 
-def expected_groups(probs, scores, weights):
+def expected_groups(probs: FloatArray, scores: FloatArray,
+                    weights: FloatArray | None) -> tuple[FloatArray, FloatArray]:
     """Groups of the expected ROC curve of validated probabilities of class 1.
 
     Each point is doubled into its class 1 part, weight w p, and its class 0
