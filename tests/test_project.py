@@ -173,7 +173,7 @@ WRONG_SNIPPET = '''\
 
 from hmeasure_stream import DynamicAUC, SlidingWindow, roc_curve
 
-window = SlidingWindow("100")  # the window is a count, a duration or None: not a str
+window = SlidingWindow(100, min_periods="10")  # min_periods is an int, not a str
 dynamic = DynamicAUC(window=100)
 dynamic.add(1, 0.5, weight="heavy")  # a weight is a number
 curve = roc_curve([0, 1], [0.2, 0.8])
@@ -192,7 +192,7 @@ def test_a_user_snippet_type_checks_and_a_wrong_one_is_refused(mypy_cache, tmp_p
     assert wrong.returncode == 1, wrong.stdout + wrong.stderr
     errors = [line for line in wrong.stdout.splitlines() if ": error:" in line]
     refused_lines = sorted({int(line.split(":")[1]) for line in errors})
-    # The three mistakes (a str window, a str weight, a field ROCCurve has not), each refused.
+    # The three mistakes (a str count, a str weight, a field ROCCurve has not), each refused.
     assert refused_lines == [5, 7, 9], wrong.stdout
     assert 'has no attribute "false_positive_rates"' in wrong.stdout
 
