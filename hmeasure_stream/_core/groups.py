@@ -97,7 +97,7 @@ def roc_sums(group_neg, group_pos, keys=None):
     return (fp, tp) if keys is None else (fp, tp, keys)
 
 
-def auc_value(y_true, y_score, sample_weight=None):
+def auc_value(y_true, y_score, sample_weight=None) -> float:
     """The AUC of ``auc`` without its warning (also the one-vs-rest AUCs of ``multiclass_auc``)."""
     if exact_path(y_score, sample_weight):
         neg, pos = sorted_classes(y_true, y_score, "AUC")
@@ -111,7 +111,7 @@ def exact_sum(values):
     return _scratch.exactly_rounded_sum(np.ascontiguousarray(values, dtype=np.float64))
 
 
-def groups_auc(group_neg, group_pos):
+def groups_auc(group_neg, group_pos) -> float:
     """The AUC of float64 groups, both classes of positive weight."""
     twice_u = _scratch.auc2_groups(group_neg, group_pos)
     return unit(twice_u / (2.0 * exact_sum(group_neg) * exact_sum(group_pos)))
@@ -144,7 +144,7 @@ def hull_and_cost(y_true, y_score, sample_weight, spec):
     return group_neg, group_pos, hull, spec.at(float(hull[0][-1]), float(hull[1][-1]))
 
 
-def hull_h_and_auc(hull_fp, hull_tp, edge_neg, edge_pos, twice_u, spec):
+def hull_h_and_auc(hull_fp, hull_tp, edge_neg, edge_pos, twice_u, spec) -> tuple[float, float]:
     """The H of ``h_measure`` from the ROC hull (vertices and edges) with the cost ``spec``
     (a ``CostRule``) sets for its class weights, and the AUC from 2U (for the warning
     about inverted scores)."""

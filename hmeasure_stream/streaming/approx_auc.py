@@ -89,6 +89,7 @@ class ApproxAUC(WindowedPointSet):
     """
 
     __slots__ = ()
+    _engine: ApproxAUCEngine
 
     def __init__(self, epsilon: float, *, relative_to: Literal["auc", "1-auc"] = "auc",
                  window: Window = None, half_life: Duration | None = None,

@@ -90,6 +90,7 @@ class DynamicAUC(WindowedPointSet):
     # The single-point methods validate in compiled code (fast path for Python
     # bools, ints and floats; anything else goes through _validation).
     __slots__ = ()
+    _engine: BlockedAUCEngine
 
     def __init__(self, *, window: Window = None, half_life: Duration | None = None,
                  variance: bool = False, pos_label: Label = None, capacity: int = 16) -> None:

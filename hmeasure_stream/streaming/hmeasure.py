@@ -32,6 +32,7 @@ class _HullPointSet(WindowedPointSet):
     """What DynamicH and ApproxH share: the maintained ROC hull (BlockedHullEngine) and its AUCH."""
 
     __slots__ = ()
+    _engine: BlockedHullEngine
 
     @property
     def auch(self) -> float:
