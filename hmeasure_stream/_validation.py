@@ -75,19 +75,19 @@ def warn_if_inverted(auc_value, function, stacklevel=3):
 #: A float64 array of results.
 FloatArray: TypeAlias = NDArray[np.float64]
 #: A duration: a number of points, or a time span ("15min", a timedelta).
-Duration: TypeAlias = "float | str | datetime.timedelta | np.timedelta64"
+Duration: TypeAlias = float | str | datetime.timedelta | np.timedelta64
 #: A window: a number of points, a time span, or None for every point.
-Window: TypeAlias = "int | str | datetime.timedelta | np.timedelta64 | None"
+Window: TypeAlias = int | str | datetime.timedelta | np.timedelta64 | None
 #: The label of class 1: a string, number, bool, ... (None: labels 0/1 or booleans).
 Label: TypeAlias = Any
 #: R hmeasure's severity ratio of the costs (None: alpha and beta).
-SeverityRatio: TypeAlias = 'float | Literal["prior"] | None'
+SeverityRatio: TypeAlias = float | Literal["prior"] | None
 #: Class priors (pi0, pi1) instead of the class proportions.
-Priors: TypeAlias = "tuple[float, float] | None"
+Priors: TypeAlias = tuple[float, float] | None
 #: A range of rates (a, b).
-RateRange: TypeAlias = "tuple[float, float] | None"
+RateRange: TypeAlias = tuple[float, float] | None
 #: Seed of a random generator.
-RandomState: TypeAlias = "int | np.random.SeedSequence | np.random.Generator | None"
+RandomState: TypeAlias = int | np.random.SeedSequence | np.random.Generator | None
 #: Which partial-AUC correction to apply.
 Correction: TypeAlias = Literal["mcclish"] | None
 

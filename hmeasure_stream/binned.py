@@ -115,7 +115,8 @@ class BinnedAUCResult:
     @property
     def bins(self) -> int:
         """Number of bins."""
-        return self.counts_neg.shape[0]
+        bins: int = self.counts_neg.shape[0]
+        return bins
 
 
 def loglog_transform(r: ArrayLike, alpha: float) -> FloatArray:

@@ -365,8 +365,10 @@ def coords(y_true: ArrayLike, y_score: ArrayLike, x: float | ArrayLike | str, *,
     {'threshold': array([0.275, 0.55 ]), 'youden': array([0.66666667, 0.66666667])}
     """
     input, ret, best_method = check_coords_options(input, ret, best_method)
-    return coords_of(*_cumulative(y_true, y_score, sample_weight, pos_label, "coords",
-                                  counts=True), x, input, ret, best_method)
+    table: dict[str, FloatArray] = coords_of(
+        *_cumulative(y_true, y_score, sample_weight, pos_label, "coords", counts=True),
+        x, input, ret, best_method)
+    return table
 
 
 class CostThreshold(NamedTuple):

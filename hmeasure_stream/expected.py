@@ -220,6 +220,7 @@ def expected_h_measure(y_prob: ArrayLike, y_score: ArrayLike | None = None, *,
     0.5
     """
     spec = check_cost(alpha, beta, severity_ratio)
+    value: float
     value, roc_auc = _groups_h_and_auc(
         *_expected_groups(y_prob, y_score, sample_weight, "expected_h_measure"), spec)
     warn_if_inverted(roc_auc, "expected_h_measure")

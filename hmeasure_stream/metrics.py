@@ -280,7 +280,8 @@ def roc_hull(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike 
     if return_thresholds:
         # with_keys: (keys, group_neg, group_pos).
         return ROCCurve(*hull_of(*groups[1:], groups[0]))  # type: ignore[call-arg]
-    return hull_of(*groups)
+    hull: tuple[FloatArray, FloatArray] = hull_of(*groups)
+    return hull
 
 
 def h_measure(

@@ -7,10 +7,10 @@ the binary AUC's compiled kernels (``_scratch``).
 """
 
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream._core.classes import AVERAGES as _AVERAGES
 from hmeasure_stream._core.classes import METHODS as _METHODS
@@ -33,7 +33,8 @@ from hmeasure_stream._validation import (
 __all__ = ["multiclass_auc"]
 
 
-def _ovo_matrix(codes, scores, class_sizes, weights, present):
+def _ovo_matrix(codes: NDArray[Any], scores: FloatArray, class_sizes: NDArray[Any],
+                weights: FloatArray | None, present: NDArray[Any]) -> FloatArray:
     """``A[i, j]``: probability that a class-i point outscores a class-j point in column i.
 
     NaN where class i or j is not ``present`` (no points of positive weight).
@@ -245,6 +246,7 @@ def multiclass_auc(y_true: ArrayLike, y_score: ArrayLike, *, method: Literal["ov
         ])
     else:
         values = _ovo_matrix(codes, scores, class_sizes, weights, present)
-    return averaged(values, method, average, class_mass)
+    value: float | FloatArray = averaged(values, method, average, class_mass)
+    return value
 
 

@@ -15,6 +15,7 @@ page "Partial and weighted AUC".
 
 import math
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -44,7 +45,8 @@ from hmeasure_stream._validation import check_rate_range as _check_range
 __all__ = ["partial_auc", "weighted_auc", "weighted_auc_error_bound"]
 
 
-def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
+def _box_area(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+              fpr_box: tuple[float, float], tpr_box: tuple[float, float]) -> Any:
     """Area of the ROC curve inside the box fpr_box x tpr_box, as a fraction of the unit square.
 
     Exact with unit weights (a pair of ints, ``_exact_area``), a float with weights.
@@ -208,10 +210,11 @@ def partial_auc(y_true: ArrayLike, y_score: ArrayLike, *, fpr_range: RateRange =
     tpr_box = _check_range(tpr_range, "tpr_range")
     _check_correction(correction, fpr_range, tpr_range)
     area = _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box)
-    return _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
+    value: float = _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
+    return value
 
 
-def _check_weight_values(values, points):
+def _check_weight_values(values: ArrayLike, points: FloatArray) -> FloatArray:
     """The weight function's values at ``points`` as float64 of the same shape, finite, >= 0."""
     try:
         array = np.asarray(values, dtype=np.float64)
@@ -342,7 +345,8 @@ def weighted_auc(y_true: ArrayLike, y_score: ArrayLike, weight: Callable[[FloatA
         twice_wins = (2 * n_pos - pos_at_or_below - pos_below).astype(np.float64)
         points = at_or_below / n_neg
         values = _check_weight_values(weight(points), points)
-        return float(np.sum(twice_wins * values)) / (2.0 * n_neg * n_pos)
+        value: float = float(np.sum(twice_wins * values)) / (2.0 * n_neg * n_pos)
+        return value
     neg, neg_weight, pos, pos_weight = weighted_classes(
         y_true, y_score, sample_weight, "The weighted AUC"
     )

@@ -1,6 +1,8 @@
 """AUC within a relative error, from a compressed list: ``ApproxAUC``."""
 
-from typing import Literal
+from typing import Any, Literal
+
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._validation import (
@@ -23,7 +25,7 @@ from hmeasure_stream.streaming._base import (
 __all__ = ["ApproxAUC"]
 
 
-def _unit_weight(weight):
+def _unit_weight(weight: float) -> float:
     """1.0, or ValueError: an invalid weight as everywhere, any other valid one refused."""
     if type(weight) is float and weight == 1.0:
         return weight
@@ -105,7 +107,8 @@ class ApproxAUC(WindowedPointSet):
         self._forgetting = make_forgetting(window, None)
         self._engine = ApproxAUCEngine(epsilon, flip, *check_structure_options(capacity, seed))
 
-    def _checked_batch(self, y_true, y_score, sample_weight):
+    def _checked_batch(self, y_true: ArrayLike, y_score: ArrayLike,
+                       sample_weight: ArrayLike | None) -> tuple[Any, Any, None]:
         is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
         check_unit_weights(weights, "ApproxAUC")
         return is_pos, scores, None

@@ -147,7 +147,8 @@ class DynamicAUC(WindowedPointSet):
         else:
             weighted_area, total_neg, total_pos = parts
             area = weighted_area / total_neg / total_pos
-        return corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
+        area_value: float = corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
+        return area_value
 
     def merge(self, other: "DynamicAUC") -> None:
         """Add the m points of a DynamicAUC, DynamicH or ApproxH, exactly.  O(m log(n + m))."""
