@@ -123,6 +123,19 @@ def test_mypy_passes(mypy_cache):
     assert "Success: no issues found" in result.stdout
 
 
+def test_engine_stubs_match_the_compiled_modules(mypy_cache):
+    # stubtest imports each compiled engine and compares it with its .pyi: every
+    # name, class and signature (Cython's own module attributes allowlisted).
+    stubs = sorted(ROOT.glob("hmeasure_stream/_engines/*.pyi"))
+    assert len(stubs) >= 15
+    modules = [f"hmeasure_stream._engines.{stub.stem}" for stub in stubs]
+    executable = shutil.which("stubtest", path=str(Path(sys.executable).parent))
+    result = run([executable, "--mypy-config-file", "pyproject.toml", "--allowlist",
+                  "tests/data/stubtest_allowlist.txt", *modules],
+                 timeout=600, env={**os.environ, "MYPY_CACHE_DIR": str(mypy_cache)})
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
 # A user's code against the package's types, and three mistakes mypy must refuse.
 TYPED_SNIPPET = '''\
 """A user's code against the package's types: tests/test_project.py checks it with mypy."""

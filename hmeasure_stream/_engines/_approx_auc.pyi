@@ -1,5 +1,7 @@
 from typing import Any
 
+from typing_extensions import final
+
 from hmeasure_stream._engines._auc import AUCEngine
 
 def _rebuild_approx_auc_engine(
@@ -15,6 +17,7 @@ def _rebuild_approx_auc_engine(
 ) -> Any: ...
 def grown_buffer(buffer: Any, shape: Any, dtype: Any, fill: Any = None) -> Any: ...
 
+@final
 class ApproxAUCEngine(AUCEngine):
     def __init__(
         self, epsilon: float, flip: int = False, capacity: int = 16, seed: Any = None

@@ -1,12 +1,16 @@
 from typing import Any
 
+from typing_extensions import disjoint_base
+
 from hmeasure_stream._engines._protocol import PointEngine
 
 def _rebuild_auc_engine(
     tree: Any, twice_u: Any, compensation: Any, inverse_scale: Any, newest_decay: Any
 ) -> Any: ...
 
+@disjoint_base
 class AUCEngine(PointEngine):
+    def __init__(self, *args: Any, **kwargs: Any) -> None: ...
     def items(self) -> Any: ...
     def score_groups(self) -> Any: ...
     def _check(self) -> Any: ...

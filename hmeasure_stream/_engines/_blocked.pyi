@@ -2,6 +2,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from typing_extensions import disjoint_base
 
 from hmeasure_stream._engines._protocol import PointEngine
 
@@ -37,6 +38,7 @@ def update_row(
     engines: list[Any], code: int, scores: list[Any], weight: float, adding: int, pairs: int
 ) -> Any: ...
 
+@disjoint_base
 class BlockedAUCEngine(PointEngine):
     def __init__(self, capacity: int = 16, block_limit: int = ...) -> None: ...
     def _slots(self) -> Any: ...

@@ -1,5 +1,7 @@
 from typing import Any
 
+from typing_extensions import disjoint_base
+
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 
 def _rebuild_blocked(
@@ -26,6 +28,7 @@ def _rebuild_blocked_hull(
     base: Any, alpha: Any, beta: Any, epsilon: Any, cost_rule: Any, has_lower: Any, report_cost: Any
 ) -> Any: ...
 
+@disjoint_base
 class BlockedHullEngine(BlockedAUCEngine):
     def __init__(
         self,

@@ -1,6 +1,8 @@
 from collections.abc import Iterable
 from typing import Any
 
+from typing_extensions import Self, disjoint_base
+
 from hmeasure_stream._engines._protocol import PointEngine
 
 COLUMNS: tuple[str, str, str, str, str]
@@ -18,8 +20,9 @@ def _rebuild_calibration(
     parts: Any,
 ) -> Any: ...
 
+@disjoint_base
 class CalibrationEngine(PointEngine):
-    def __init__(self, columns: Iterable[str], edges: Any = None) -> None: ...
+    def __new__(cls, columns: Iterable[str], edges: Any = None) -> Self: ...
     def _column(self, name: Any) -> Any: ...
     def sums(self) -> Any: ...
     def _check(self) -> Any: ...

@@ -1,5 +1,7 @@
 from typing import Any
 
+from typing_extensions import disjoint_base
+
 def h_from_edges(
     edge_neg: Any, edge_pos: Any, pi0: Any, pi1: Any, alpha: Any, beta: Any
 ) -> Any: ...
@@ -10,6 +12,7 @@ def loss_of_edge(rate_neg: float, rate_pos: float, alpha: float, beta: float) ->
 def max_loss(pi0: Any, pi1: Any, alpha: Any, beta: Any) -> Any: ...
 def mwl_cost(alpha: Any, beta: Any, severity_ratio: Any) -> Any: ...
 
+@disjoint_base
 class CostRule:
     def __init__(
         self,

@@ -2,6 +2,7 @@ from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
+from typing_extensions import Self, final
 
 def sliding_auc_ranked(
     is_pos: NDArray[np.uint8],
@@ -11,8 +12,9 @@ def sliding_auc_ranked(
     auc_out: NDArray[np.float64],
 ) -> Any: ...
 
+@final
 class RankCounts:
-    def __init__(self, n_ranks: int) -> None: ...
+    def __new__(cls, n_ranks: int) -> Self: ...
     def count_below(self, rank: int) -> Any: ...
     def add(self, rank: int, is_pos: int, change: int = 1) -> Any: ...
     @property

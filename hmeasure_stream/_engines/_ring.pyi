@@ -1,5 +1,7 @@
 from typing import Any
 
+from typing_extensions import Self, final
+
 DROP_EXPONENTS: int
 RESCALE_EXPONENTS: int
 
@@ -25,16 +27,17 @@ def _rebuild_ring(
     capacity: Any, head: Any, size: Any, is_pos: Any, score: Any, weight: Any, time: Any = None
 ) -> Any: ...
 
+@final
 class Forgetting:
-    def __init__(
-        self,
+    def __new__(
+        cls,
         count: int = 0,
         period: int = 0,
         half_life: float = 0.0,
         decay_by_time: int = False,
         needs_time: int = False,
         drop_exponent: float = ...,
-    ) -> None: ...
+    ) -> Self: ...
     def newest_factor(self) -> Any: ...
     def positions(self) -> Any: ...
     def __reduce__(self) -> Any: ...
@@ -67,8 +70,9 @@ class Forgetting:
     @property
     def rescales(self) -> Any: ...
 
+@final
 class PointRing:
-    def __init__(self, capacity: int, timed: int = False) -> None: ...
+    def __new__(cls, capacity: int, timed: int = False) -> Self: ...
     def _bind(self) -> Any: ...
     def _push_for_tests(self, is_pos: int, score: float, weight: float) -> Any: ...
     def points(self) -> Any: ...
