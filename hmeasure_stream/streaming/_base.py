@@ -7,7 +7,7 @@ only validate, translate refusals into exceptions and document here.
 import copyreg
 import pickle
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -53,6 +53,18 @@ from hmeasure_stream._validation import (
     raise_bad_score,
 )
 from hmeasure_stream.curves import PrecisionRecallCurve, ROCCurve
+
+# The types of the structures' slots, for the type checker only: a class body with
+# annotations would give every structure an ``__annotations__`` that help() lists.
+if TYPE_CHECKING:
+    class _PointSlots:
+        _engine: Any
+        _labels: Any
+
+    class _WindowSlots:
+        _forgetting: Forgetting | None
+else:
+    _PointSlots = _WindowSlots = object
 
 #: The format of every structure's pickle; a pickle of another format is refused.
 PICKLE_FORMAT = 1
@@ -320,7 +332,7 @@ def merge_points(structure, other):
             structure._labels = labels
 
 
-class PointSet(Pickled):
+class PointSet(Pickled, _PointSlots):
     """What every structure over a set of (label, score, weight) points shares.
 
     ``_engine`` is the compiled engine holding the points (an ``AUCEngine``
@@ -330,8 +342,6 @@ class PointSet(Pickled):
     """
 
     __slots__ = ("_engine", "_labels")
-    _engine: Any
-    _labels: Any
 
     def add(self, y_true: Label, y_score: float, weight: float = 1.0) -> None:
         """Add one point, as the class docstring says."""
@@ -660,7 +670,7 @@ def check_forgetting(engine, forgetting):
     return True
 
 
-class WindowedPointSet(PointSet):
+class WindowedPointSet(PointSet, _WindowSlots):
     """A point set that may forget: a count or time window, exponential decay.
 
     ``_forgetting`` is None for a structure that keeps every point (the
@@ -670,7 +680,6 @@ class WindowedPointSet(PointSet):
     """
 
     __slots__ = ("_forgetting",)
-    _forgetting: Forgetting | None
 
     def add(self, y_true: Label, y_score: float, weight: float = 1.0, *,
             time: object = None) -> None:

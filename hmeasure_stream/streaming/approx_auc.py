@@ -91,7 +91,6 @@ class ApproxAUC(WindowedPointSet):
     """
 
     __slots__ = ()
-    _engine: ApproxAUCEngine
 
     def __init__(self, epsilon: float, *, relative_to: Literal["auc", "1-auc"] = "auc",
                  window: Window = None, half_life: Duration | None = None,
@@ -105,7 +104,8 @@ class ApproxAUC(WindowedPointSet):
         epsilon = check_positive(epsilon, "epsilon")
         flip = check_relative_to(relative_to) == "1-auc"
         self._forgetting = make_forgetting(window, None)
-        self._engine = ApproxAUCEngine(epsilon, flip, *check_structure_options(capacity, seed))
+        self._engine: ApproxAUCEngine = ApproxAUCEngine(
+            epsilon, flip, *check_structure_options(capacity, seed))
 
     def _checked_batch(self, y_true: ArrayLike, y_score: ArrayLike,
                        sample_weight: ArrayLike | None) -> tuple[Any, Any, None]:

@@ -90,7 +90,6 @@ class DynamicAUC(WindowedPointSet):
     # The single-point methods validate in compiled code (fast path for Python
     # bools, ints and floats; anything else goes through _validation).
     __slots__ = ()
-    _engine: BlockedAUCEngine
 
     def __init__(self, *, window: Window = None, half_life: Duration | None = None,
                  variance: bool = False, pos_label: Label = None, capacity: int = 16) -> None:
@@ -99,7 +98,7 @@ class DynamicAUC(WindowedPointSet):
         if not isinstance(variance, (bool, np.bool_)):
             raise ValueError(f"variance must be True or False, got {variance!r}")
         capacity = check_capacity(capacity)
-        self._engine = BlockedAUCEngine(capacity)
+        self._engine: BlockedAUCEngine = BlockedAUCEngine(capacity)
         if variance:
             self._engine.track_variance()
 

@@ -32,12 +32,12 @@ class _HullPointSet(WindowedPointSet):
     """What DynamicH and ApproxH share: the maintained ROC hull (BlockedHullEngine) and its AUCH."""
 
     __slots__ = ()
-    _engine: BlockedHullEngine
 
     @property
     def auch(self) -> float:
         """Area under the ROC convex hull (exact); nan while a class is absent."""
-        return self._engine.auch
+        auch: float = self._engine.auch
+        return auch
 
     def hull(self, return_thresholds: bool = False
              ) -> ROCCurve | tuple[FloatArray, FloatArray]:
@@ -112,7 +112,7 @@ class DynamicH(_HullPointSet):
                 "epsilon (1 - H)"
             )
         alpha, beta = check_cost(alpha, beta, severity_ratio).shape
-        self._engine = BlockedHullEngine(alpha, beta, check_capacity(capacity))
+        self._engine: BlockedHullEngine = BlockedHullEngine(alpha, beta, check_capacity(capacity))
 
 
     @property
@@ -233,7 +233,7 @@ class ApproxH(_HullPointSet):
         self._forgetting = make_forgetting(window, half_life)
         epsilon = check_positive(epsilon, "epsilon")
         rule = check_cost(alpha, beta, severity_ratio, priors)
-        self._engine = BlockedHullEngine(2.0, 2.0, check_capacity(capacity))
+        self._engine: BlockedHullEngine = BlockedHullEngine(2.0, 2.0, check_capacity(capacity))
         self._engine.set_reading(epsilon, rule)
 
     @property
