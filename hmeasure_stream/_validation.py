@@ -12,8 +12,10 @@ import re
 import warnings
 from collections.abc import Iterator
 from decimal import Decimal
+from typing import Any, Literal, TypeAlias
 
 import numpy as np
+from numpy.typing import NDArray
 
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._engines._cost import CostRule
@@ -69,10 +71,30 @@ def warn_if_inverted(auc_value, function, stacklevel=3):
         )
 
 
+# The types of the public API's arguments and results (its annotations).
+#: A float64 array of results.
+FloatArray: TypeAlias = NDArray[np.float64]
+#: A duration: a number of points, or a time span ("15min", a timedelta).
+Duration: TypeAlias = float | str | datetime.timedelta | np.timedelta64
+#: A window: a number of points, a time span, or None for every point.
+Window: TypeAlias = int | str | datetime.timedelta | np.timedelta64 | None
+#: The label of class 1: a string, number, bool, ... (None: labels 0/1 or booleans).
+Label: TypeAlias = Any
+#: R hmeasure's severity ratio of the costs (None: alpha and beta).
+SeverityRatio: TypeAlias = float | Literal["prior"] | None
+#: Class priors (pi0, pi1) instead of the class proportions.
+Priors: TypeAlias = tuple[float, float] | None
+#: A range of rates (a, b).
+RateRange: TypeAlias = tuple[float, float] | None
+#: Seed of a random generator.
+RandomState: TypeAlias = int | np.random.SeedSequence | np.random.Generator | None
+#: Which partial-AUC correction to apply.
+Correction: TypeAlias = Literal["mcclish"] | None
+
 # Largest magnitude below which every integer is exactly a float64.
 _EXACT_INT_LIMIT = 2**53
 
-def as_1d(values, name, allow_empty=False, *, column=False):
+def as_1d(values, name, allow_empty=False, *, column=False) -> NDArray[Any]:
     """``values`` as a 1-d numpy array, refusing scalars, matrices and (by default) empty input.
 
     Masked arrays with masked entries are refused (the mask would otherwise be
@@ -483,7 +505,8 @@ def signed_as_binary(array):
     return None
 
 
-def check_labels(y_true, name="y_true", allow_empty=False, pos_label=None, signed=True):
+def check_labels(y_true, name="y_true", allow_empty=False, pos_label=None,
+                 signed=True) -> NDArray[Any]:
     """``y_true`` as a contiguous array the kernels accept (see :func:`binary_labels`).
 
     Without ``pos_label`` the values are checked later (by the kernels).
@@ -492,7 +515,7 @@ def check_labels(y_true, name="y_true", allow_empty=False, pos_label=None, signe
                          signed=signed)[0]
 
 
-def with_pos_label(y_true, pos_label, name="y_true"):
+def with_pos_label(y_true, pos_label, name="y_true") -> Any:
     """``y_true`` as class labels 0/1 when ``pos_label`` is given, else unchanged.
 
     The from-scratch functions call this first: their input checks then see
@@ -503,7 +526,7 @@ def with_pos_label(y_true, pos_label, name="y_true"):
     return binary_labels(y_true, check_pos_label(pos_label), name=name)[0]
 
 
-def check_scores(y_score, name="y_score", allow_empty=False, ranks=True, column=True):
+def check_scores(y_score, name="y_score", allow_empty=False, ranks=True, column=True) -> FloatArray:
     """``y_score`` as contiguous float64 carrying the same order and ties.
 
     With ``column`` (scores of points, the default) a 2-d ``y_score`` follows
@@ -656,13 +679,13 @@ def raise_bad_score(scores, name="y_score"):
     _raise_at_first(~np.isfinite(scores), scores, name, "contain only finite values")
 
 
-def labels_as_is_pos(labels, name="y_true"):
+def labels_as_is_pos(labels, name="y_true") -> NDArray[np.uint8]:
     """Checked labels as a uint8 array: 1 for class 1, 0 for class 0."""
     raise_bad_label(labels, name)
     return np.ascontiguousarray(labels == 1).view(np.uint8)
 
 
-def check_weights(sample_weight, n_points, name="sample_weight"):
+def check_weights(sample_weight, n_points, name="sample_weight") -> FloatArray:
     """``sample_weight`` as contiguous float64 of length ``n_points``, finite and >= 0."""
     # Empty is refused below as a length mismatch, which says what was expected.
     weights = as_1d(sample_weight, name, allow_empty=True)
@@ -680,7 +703,7 @@ def check_weights(sample_weight, n_points, name="sample_weight"):
     return weights
 
 
-def check_probabilities(y_prob, name="y_prob"):
+def check_probabilities(y_prob, name="y_prob") -> FloatArray:
     """``y_prob`` as contiguous float64 probabilities: finite and in [0, 1]."""
     # No ranks: a probability is a value, not only an order.
     probs = check_scores(y_prob, name, ranks=False)
@@ -714,7 +737,7 @@ def _as_float(value):
         return (math.inf if value > 0 else -math.inf)
 
 
-def check_positive(value, name):
+def check_positive(value, name) -> float:
     """A finite real number > 0, returned as float."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a positive number, got {value!r}")
@@ -724,7 +747,7 @@ def check_positive(value, name):
     return value
 
 
-def check_probability_level(value, name):
+def check_probability_level(value, name) -> float:
     """A number strictly between 0 and 1, returned as float."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number in (0, 1), got {value!r}")
@@ -734,7 +757,7 @@ def check_probability_level(value, name):
     return value
 
 
-def check_rate(value, name):
+def check_rate(value, name) -> float:
     """A rate: a number in [0, 1], returned as float."""
     if isinstance(value, bool) or not isinstance(value, numbers.Real):
         raise ValueError(f"{name} must be a number in [0, 1], got {value!r}")
@@ -756,7 +779,7 @@ def check_label_value(value, name="y_true"):
     raise ValueError(f"{name} must be 0/1, -1/1 or a boolean, got {value!r}")
 
 
-def check_score_value(value, name="y_score"):
+def check_score_value(value, name="y_score") -> float:
     """One finite real score as a float64; integers must be exact as float64."""
     if not _is_number(value):
         raise ValueError(f"{name} must be a real number, got {value!r}")
@@ -775,7 +798,7 @@ def check_score_value(value, name="y_score"):
     return score
 
 
-def check_weight_value(value, name="weight"):
+def check_weight_value(value, name="weight") -> float:
     """One finite weight >= 0 as a float."""
     if isinstance(value, (bool, np.bool_)) or not _is_number(value):
         raise ValueError(f"{name} must be a non-negative number, got {value!r}")
@@ -788,7 +811,7 @@ def check_weight_value(value, name="weight"):
     return weight
 
 
-def normalized_weights(weights):
+def normalized_weights(weights) -> FloatArray:
     """Checked weights times the power of two that brings the largest into [1, 2).
 
     Every metric of the package is invariant under multiplying all weights by
@@ -810,7 +833,7 @@ def weight_exponent(weights):
     return math.frexp(largest)[1] - 1 if largest > 0 else 0
 
 
-def check_cost(alpha=2.0, beta=2.0, severity_ratio=None, priors=None):
+def check_cost(alpha=2.0, beta=2.0, severity_ratio=None, priors=None) -> CostRule:
     """Validate the H-measure options shared by every function and structure.
 
     Returns the engines' ``CostRule``, which owns the rules (R's severity
@@ -1028,7 +1051,7 @@ def weighted_classes(y_true, y_score, sample_weight, metric, *, normalize=True):
     return scores[neg_order], weights[neg_order], scores[pos_order], weights[pos_order]
 
 
-def check_integer(value, name, minimum):
+def check_integer(value, name, minimum) -> int:
     """An integer (Python or numpy, not a bool) >= ``minimum``, returned as int."""
     if (
         isinstance(value, (bool, np.bool_))
@@ -1039,7 +1062,7 @@ def check_integer(value, name, minimum):
     return int(value)
 
 
-def check_option(value, name, options):
+def check_option(value, name, options) -> Any:
     """``value`` if it is one of ``options`` (strings or None), else ``ValueError``."""
     for option in options:
         if value is option or (
@@ -1081,7 +1104,7 @@ def check_unit_weights(weights, owner, name="sample_weight"):
         )
 
 
-def check_seed(seed):
+def check_seed(seed) -> int | None:
     """``seed``: None or an integer (numpy integers included), returned as a Python int."""
     if seed is None:
         return None
@@ -1127,7 +1150,7 @@ def _level_percent(value):
     return value, decimal * 100
 
 
-def check_rate_range(value, name):
+def check_rate_range(value, name) -> tuple[float, float]:
     """``value`` as a pair of floats (low, high) with 0 <= low < high <= 1; None is (0, 1).
 
     The range of false or true positive rates of a partial AUC.
@@ -1149,7 +1172,7 @@ def check_rate_range(value, name):
     return low, high
 
 
-def check_max_fpr(value, name="max_fpr"):
+def check_max_fpr(value, name="max_fpr") -> float | None:
     """scikit-learn's ``max_fpr``: None, or a number in (0, 1] returned as float."""
     if value is None:
         return None
@@ -1258,7 +1281,7 @@ def check_duration(value, name):
     return nanoseconds
 
 
-def is_duration(value):
+def is_duration(value) -> bool:
     """Whether ``value`` is meant as a duration (a string, timedelta or timedelta64)."""
     return isinstance(value, (str, datetime.timedelta, np.timedelta64))
 
@@ -1393,7 +1416,7 @@ def check_times(times, n_points, name="times"):
     raise ValueError(f"{name} must be times, got an array of dtype {array.dtype}")
 
 
-def import_optional(*modules, needed_by, install):
+def import_optional(*modules: str, needed_by: str, install: str) -> Any:
     """Import optional dependencies: the module (or a tuple of them, in order).
 
     A missing one raises ImportError in one line naming what needs it and

@@ -13,8 +13,10 @@ compiled place, so histograms made with the same parameters merge exactly.
 """
 
 from dataclasses import dataclass
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.binning import (
     OutOfRangeScoresWarning,
@@ -29,6 +31,8 @@ from hmeasure_stream._core.binning import check_transform as _check_transform
 from hmeasure_stream._core.binning import estimate_alpha as _estimate_alpha
 from hmeasure_stream._engines import _binning
 from hmeasure_stream._validation import (
+    FloatArray,
+    Label,
     binary_input,
     check_positive,
     check_scores,
@@ -109,12 +113,13 @@ class BinnedAUCResult:
     loglog_alpha: float | None
 
     @property
-    def bins(self):
+    def bins(self) -> int:
         """Number of bins."""
-        return self.counts_neg.shape[0]
+        bins: int = self.counts_neg.shape[0]
+        return bins
 
 
-def loglog_transform(r, alpha):
+def loglog_transform(r: ArrayLike, alpha: float) -> FloatArray:
     """Bouckaert's log-log transform, corrected to be continuous and increasing.
 
     .. math::
@@ -187,8 +192,11 @@ def loglog_transform(r, alpha):
     return out
 
 
-def binned_auc(y_true, y_score, *, bins=1000, transform=None, loglog_alpha=None,
-               score_range=(0.0, 1.0), sample_weight=None, pos_label=None, strict=False):
+def binned_auc(y_true: ArrayLike, y_score: ArrayLike, *, bins: int = 1000,
+               transform: Literal["loglog"] | None = None, loglog_alpha: float | None = None,
+               score_range: tuple[float, float] = (0.0, 1.0),
+               sample_weight: ArrayLike | None = None,
+               pos_label: Label = None, strict: bool = False) -> BinnedAUCResult:
     """Approximate AUC from binned class counts, with an error bound.
 
     The scores are counted in ``bins`` bins per class; the ROC curve through

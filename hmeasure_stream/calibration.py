@@ -21,12 +21,14 @@ refused for it.
 """
 
 from dataclasses import dataclass
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.groups import exact_sum as _exact_sum
 from hmeasure_stream._validation import (
+    Label,
     binary_input,
     check_integer,
     check_option,
@@ -127,7 +129,8 @@ def _weighted_mean(values, weights):
     return _exact_sum(weights * values) / _exact_sum(weights)
 
 
-def brier_score(y_true, y_prob, *, sample_weight=None, pos_label=None):
+def brier_score(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None,
+                pos_label: Label = None) -> float:
     """The Brier score: the mean squared difference between label and probability.
 
     ``sum_i w_i (y_i - p_i)^2 / sum_i w_i`` with y_i = 1 for class 1 and 0
@@ -185,7 +188,8 @@ def brier_score(y_true, y_prob, *, sample_weight=None, pos_label=None):
     return _weighted_mean(np.square(is_pos - probs), weights)
 
 
-def log_loss(y_true, y_prob, *, sample_weight=None, pos_label=None):
+def log_loss(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None,
+             pos_label: Label = None) -> float:
     """The log loss: the mean negative log-likelihood of the labels under the probabilities.
 
     ``-sum_i w_i (y_i log p_i + (1 - y_i) log(1 - p_i)) / sum_i w_i``
@@ -243,7 +247,7 @@ class _Bins(NamedTuple):
     """The points' bins and each bin's sums (all ``n_bins``, empty ones included)."""
 
     edges: np.ndarray
-    index: np.ndarray      # the bin of each point
+    index: np.ndarray  # type: ignore[assignment]  # the bin of each point (a field, not tuple.index)
     weight: np.ndarray     # sum of w per bin
     prob_pred: np.ndarray  # mean p per bin (0 where empty)
     prob_true: np.ndarray  # share of class 1 per bin (0 where empty)
@@ -287,8 +291,10 @@ def _gaps_l1_max(bins):
     return _weighted_mean(gaps, weight), float(gaps.max())
 
 
-def calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform", norm="l1",
-                      sample_weight=None, pos_label=None):
+def calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+                      strategy: Literal["uniform", "quantile"] = "uniform",
+                      norm: Literal["l1", "max"] = "l1", sample_weight: ArrayLike | None = None,
+                      pos_label: Label = None) -> float:
     """Expected or maximum calibration error over bins of the probabilities.
 
     The points are put in bins by their probability; in each bin b with
@@ -359,8 +365,10 @@ def calibration_error(y_true, y_prob, *, n_bins=10, strategy="uniform", norm="l1
     return ece if norm == "l1" else mce
 
 
-def calibration_report(y_true, y_prob, *, n_bins=10, strategy="uniform", sample_weight=None,
-                       pos_label=None):
+def calibration_report(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+                       strategy: Literal["uniform", "quantile"] = "uniform",
+                       sample_weight: ArrayLike | None = None,
+                       pos_label: Label = None) -> CalibrationReport:
     """The reliability curve, calibration errors and Murphy's decomposition of the Brier score.
 
     Over the bins of :func:`calibration_error` (b with weight W_b, mean

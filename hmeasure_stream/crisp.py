@@ -23,13 +23,15 @@ inequalities, whose polytope is intersected with V and measured with Qhull.
 import itertools
 import math
 import numbers
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy.optimize import linprog
 from scipy.spatial import ConvexHull, HalfspaceIntersection, QhullError
 
 from hmeasure_stream._validation import (
+    RandomState,
     check_integer,
     check_option,
     check_random_state,
@@ -439,7 +441,8 @@ def _monte_carlo(rates, n_samples, rng):
     )
 
 
-def crisp_vus(confusion, *, method="auto", n_samples=200_000, random_state=None):
+def crisp_vus(confusion: ArrayLike, *, method: Literal["auto", "exact", "monte carlo"] = "auto",
+              n_samples: int = 200_000, random_state: RandomState = None) -> CrispVUS:
     """Volume under the ROC surface of a crisp classifier (or a set of them).
 
     The volume, within the space of valid classifiers, of the classifiers this
@@ -571,7 +574,7 @@ def _power_mean(values, t):
     return float(np.exp(np.log1p(np.mean(terms)) / t))
 
 
-def crisp_auc_approximations(confusion, *, t=0.76):
+def crisp_auc_approximations(confusion: ArrayLike, *, t: float = 0.76) -> dict[str, float]:
     """The one-point approximations of the VUS of a crisp classifier.
 
     The six measures that Ferri, Hernandez-Orallo and Salido compare with the

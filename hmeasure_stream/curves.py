@@ -21,9 +21,11 @@ is absent (as in scikit-learn): a score whose points all weigh zero is no
 threshold.
 """
 
-from typing import NamedTuple
+from collections.abc import Sequence
+from typing import Literal, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.curves import (
     average_precision_of,
@@ -34,6 +36,10 @@ from hmeasure_stream._core.curves import (
 )
 from hmeasure_stream._core.groups import roc_groups, roc_sums
 from hmeasure_stream._validation import (
+    FloatArray,
+    Label,
+    Priors,
+    SeverityRatio,
     check_positive,
     check_priors,
     check_probability_level,
@@ -111,7 +117,9 @@ class PrecisionRecallCurve(NamedTuple):
     thresholds: np.ndarray
 
 
-def _cumulative(y_true, y_score, sample_weight, pos_label, metric, counts=False):
+def _cumulative(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+                pos_label: Label, metric: str,
+                counts: bool = False) -> tuple[FloatArray, FloatArray, FloatArray]:
     """(thresholds, fp, tp): the distinct scores of positive weight from the highest
     down and the class weights at or above each (float64; with weights in the units
     of ``sample_weight`` for ``counts``, else scaled by a power of two: rates do not
@@ -123,7 +131,9 @@ def _cumulative(y_true, y_score, sample_weight, pos_label, metric, counts=False)
     return keys, fp[1:], tp[1:]
 
 
-def roc_curve(y_true, y_score, *, sample_weight=None, pos_label=None, drop_intermediate=True):
+def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
+              pos_label: Label = None,
+              drop_intermediate: bool = True) -> ROCCurve:
     """The ROC curve with the threshold of each point.
 
     The point of a threshold t is (FPR, TPR) of the rule "class 1 when the
@@ -179,8 +189,10 @@ def roc_curve(y_true, y_score, *, sample_weight=None, pos_label=None, drop_inter
         drop_intermediate))
 
 
-def precision_recall_curve(y_true, y_score, *, sample_weight=None, pos_label=None,
-                           drop_intermediate=False):
+def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *,
+                           sample_weight: ArrayLike | None = None,
+                           pos_label: Label = None,
+                           drop_intermediate: bool = False) -> PrecisionRecallCurve:
     """Precision and recall at every threshold.
 
     Precision is the share of class 1 among the points at or above a
@@ -233,7 +245,9 @@ def precision_recall_curve(y_true, y_score, *, sample_weight=None, pos_label=Non
         drop_intermediate))
 
 
-def average_precision(y_true, y_score, *, sample_weight=None, pos_label=None):
+def average_precision(y_true: ArrayLike, y_score: ArrayLike, *,
+                      sample_weight: ArrayLike | None = None,
+                      pos_label: Label = None) -> float:
     """Average precision: the precision at each threshold weighted by the recall it adds.
 
     ``AP = sum_k (R_k - R_{k-1}) P_k`` over the thresholds from the highest
@@ -277,8 +291,12 @@ def average_precision(y_true, y_score, *, sample_weight=None, pos_label=None):
     return average_precision_of(fp, tp)
 
 
-def coords(y_true, y_score, x, *, input="threshold", ret=("threshold", "specificity",
-           "sensitivity"), best_method="youden", sample_weight=None, pos_label=None):
+def coords(y_true: ArrayLike, y_score: ArrayLike, x: float | ArrayLike | str, *,
+           input: Literal["threshold", "specificity", "sensitivity"] = "threshold",
+           ret: str | Sequence[str] = ("threshold", "specificity", "sensitivity"),
+           best_method: Literal["youden", "closest_topleft"] = "youden",
+           sample_weight: ArrayLike | None = None, pos_label: Label = None) -> dict[str,
+           FloatArray]:
     """Operating points of the ROC curve, as R pROC's ``coords``.
 
     The sensitivity at a given specificity, the threshold that reaches a
@@ -347,8 +365,10 @@ def coords(y_true, y_score, x, *, input="threshold", ret=("threshold", "specific
     {'threshold': array([0.275, 0.55 ]), 'youden': array([0.66666667, 0.66666667])}
     """
     input, ret, best_method = check_coords_options(input, ret, best_method)
-    return coords_of(*_cumulative(y_true, y_score, sample_weight, pos_label, "coords",
-                                  counts=True), x, input, ret, best_method)
+    table: dict[str, FloatArray] = coords_of(
+        *_cumulative(y_true, y_score, sample_weight, pos_label, "coords", counts=True),
+        x, input, ret, best_method)
+    return table
 
 
 class CostThreshold(NamedTuple):
@@ -385,8 +405,10 @@ class CostThreshold(NamedTuple):
     tpr: float
 
 
-def min_cost_threshold(y_true, y_score, *, cost=None, severity_ratio=None, priors=None,
-                       sample_weight=None, pos_label=None):
+def min_cost_threshold(y_true: ArrayLike, y_score: ArrayLike, *, cost: float | None = None,
+                       severity_ratio: SeverityRatio = None, priors: Priors = None,
+                       sample_weight: ArrayLike | None = None,
+                       pos_label: Label = None) -> CostThreshold:
     """The threshold that minimises the expected misclassification loss at a cost.
 
     With ``c`` the cost of a false positive and ``1 - c`` that of a false

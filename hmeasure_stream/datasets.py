@@ -1,6 +1,7 @@
 """Data shipped with the package: a real classifier's scores on a real public dataset."""
 
 from importlib import resources
+from typing import Any
 
 import numpy as np
 
@@ -9,7 +10,7 @@ from hmeasure_stream._validation import import_optional
 __all__ = ["load_default_stream"]
 
 
-def load_default_stream(*, as_frame=False):
+def load_default_stream(*, as_frame: bool = False) -> Any:
     """Load the embedded stream of (label, score) pairs.
 
     The UCI optical recognition of handwritten digits data (the 1797 8x8

@@ -8,11 +8,14 @@ are those of the package's weighted engines on the points doubled
 """
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.groups import expected_groups as _core_expected_groups
 from hmeasure_stream._core.groups import groups_auc as _groups_auc
 from hmeasure_stream._core.groups import groups_h_and_auc as _groups_h_and_auc
 from hmeasure_stream._validation import (
+    FloatArray,
+    SeverityRatio,
     check_cost,
     check_probabilities,
     check_same_length,
@@ -25,7 +28,9 @@ from hmeasure_stream._validation import (
 __all__ = ["expected_auc", "expected_h_measure"]
 
 
-def _expected_groups(y_prob, y_score, sample_weight, function):
+def _expected_groups(y_prob: ArrayLike, y_score: ArrayLike | None,
+                     sample_weight: ArrayLike | None,
+                     function: str) -> tuple[FloatArray, FloatArray]:
     """Checked input as the groups of its expected ROC curve (``expected_groups``).
 
     Refuses probabilities that leave one expected class without weight: the
@@ -52,7 +57,8 @@ def _expected_groups(y_prob, y_score, sample_weight, function):
     return group_neg, group_pos
 
 
-def expected_auc(y_prob, y_score=None, *, sample_weight=None):
+def expected_auc(y_prob: ArrayLike, y_score: ArrayLike | None = None, *,
+                 sample_weight: ArrayLike | None = None) -> float:
     """Expected area under the ROC curve of points whose labels are not known yet.
 
     Point i is of class 1 with probability ``y_prob[i]``; the expected ROC
@@ -137,8 +143,9 @@ def expected_auc(y_prob, y_score=None, *, sample_weight=None):
     return value
 
 
-def expected_h_measure(y_prob, y_score=None, *, alpha=2.0, beta=2.0, severity_ratio=None,
-                       sample_weight=None):
+def expected_h_measure(y_prob: ArrayLike, y_score: ArrayLike | None = None, *,
+                       alpha: float = 2.0, beta: float = 2.0, severity_ratio: SeverityRatio = None,
+                       sample_weight: ArrayLike | None = None) -> float:
     """Expected H-measure of points whose labels are not known yet.
 
     Hand's H-measure of the expected ROC curve of :func:`expected_auc`: point i
@@ -213,6 +220,7 @@ def expected_h_measure(y_prob, y_score=None, *, alpha=2.0, beta=2.0, severity_ra
     0.5
     """
     spec = check_cost(alpha, beta, severity_ratio)
+    value: float
     value, roc_auc = _groups_h_and_auc(
         *_expected_groups(y_prob, y_score, sample_weight, "expected_h_measure"), spec)
     warn_if_inverted(roc_auc, "expected_h_measure")

@@ -6,7 +6,11 @@ numpy sorts, with the linear passes in compiled code.
 """
 
 
+from collections.abc import Sequence
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.curves import hull_of
 from hmeasure_stream._core.groups import auc_value as _auc_value
@@ -20,6 +24,10 @@ from hmeasure_stream._core.report import curve_metrics, r_lookup, r_report, repo
 from hmeasure_stream._core.report import unit as _unit
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._validation import (
+    FloatArray,
+    Label,
+    Priors,
+    SeverityRatio,
     as_1d,
     check_cost,
     check_labels,
@@ -37,7 +45,9 @@ from hmeasure_stream.partial import partial_auc
 __all__ = ["auc", "h_measure", "hmeasure_report", "roc_hull", "roc_points"]
 
 
-def auc(y_true, y_score, *, sample_weight=None, pos_label=None, max_fpr=None):
+def auc(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
+        pos_label: Label = None,
+        max_fpr: float | None = None) -> float:
     """Area under the ROC curve, exactly, from scratch.
 
     The Mann-Whitney statistic: the probability that a random class 1 point
@@ -130,7 +140,8 @@ def auc(y_true, y_score, *, sample_weight=None, pos_label=None, max_fpr=None):
     return value
 
 
-def roc_points(y_true, y_score, *, sample_weight=None, pos_label=None):
+def roc_points(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
+               pos_label: Label = None) -> tuple[FloatArray, FloatArray]:
     """Points of the ROC curve, one per distinct score, from (0, 0) to (1, 1).
 
     The point of a threshold t is (FPR, TPR) of the rule "class 1 when the
@@ -192,7 +203,9 @@ def roc_points(y_true, y_score, *, sample_weight=None, pos_label=None):
     return fp / fp[-1], tp / tp[-1]
 
 
-def roc_hull(y_true, y_score, *, sample_weight=None, pos_label=None, return_thresholds=False):
+def roc_hull(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
+             pos_label: Label = None,
+             return_thresholds: bool = False) -> ROCCurve | tuple[FloatArray, FloatArray]:
     """Vertices of the convex hull of the ROC curve.
 
     The hull is the ROC curve of the best classifiers that randomise between
@@ -265,21 +278,23 @@ def roc_hull(y_true, y_score, *, sample_weight=None, pos_label=None, return_thre
     groups = _roc_groups(y_true, y_score, sample_weight, "The ROC hull",
                          with_keys=return_thresholds)
     if return_thresholds:
-        return ROCCurve(*hull_of(*groups[1:], groups[0]))
-    return hull_of(*groups)
+        # with_keys: (keys, group_neg, group_pos).
+        return ROCCurve(*hull_of(*groups[1:], groups[0]))  # type: ignore[call-arg]
+    hull: tuple[FloatArray, FloatArray] = hull_of(*groups)
+    return hull
 
 
 def h_measure(
-    y_true,
-    y_score,
+    y_true: ArrayLike,
+    y_score: ArrayLike,
     *,
-    alpha=2.0,
-    beta=2.0,
-    severity_ratio=None,
-    priors=None,
-    sample_weight=None,
-    pos_label=None,
-):
+    alpha: float = 2.0,
+    beta: float = 2.0,
+    severity_ratio: SeverityRatio = None,
+    priors: Priors = None,
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label = None,
+) -> float:
     """Hand's H-measure, exactly, from scratch.
 
     One minus the expected minimum misclassification loss, normalised by the
@@ -379,19 +394,19 @@ def h_measure(
 
 
 def hmeasure_report(
-    y_true,
-    y_score,
+    y_true: ArrayLike,
+    y_score: ArrayLike,
     *,
-    alpha=2.0,
-    beta=2.0,
-    severity_ratio=None,
-    priors=None,
-    sample_weight=None,
-    sens_spec_levels=0.95,
-    threshold=0.5,
-    as_frame=False,
-    pos_label=None,
-):
+    alpha: float = 2.0,
+    beta: float = 2.0,
+    severity_ratio: SeverityRatio = None,
+    priors: Priors = None,
+    sample_weight: ArrayLike | None = None,
+    sens_spec_levels: float | Sequence[float] = 0.95,
+    threshold: float = 0.5,
+    as_frame: bool = False,
+    pos_label: Label = None,
+) -> Any:
     """R hmeasure's summary of one classifier: H, Gini, AUC, AUCH, KS, MER, MWL, ...
 
     The scalar metrics of R's ``HMeasure`` for one classifier, from one sort of

@@ -6,7 +6,11 @@ sorts each class's scores of each column once and merges them pairwise with
 the binary AUC's compiled kernels (``_scratch``).
 """
 
+from collections.abc import Sequence
+from typing import Any, Literal
+
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream._core.classes import AVERAGES as _AVERAGES
 from hmeasure_stream._core.classes import METHODS as _METHODS
@@ -18,12 +22,19 @@ from hmeasure_stream._core.classes import encode_given as _encode_given
 from hmeasure_stream._core.classes import encode_sorted as _encode_sorted
 from hmeasure_stream._core.groups import auc_value as _auc_value
 from hmeasure_stream._engines import _scratch
-from hmeasure_stream._validation import check_option, check_weights, normalized_weights
+from hmeasure_stream._validation import (
+    FloatArray,
+    Label,
+    check_option,
+    check_weights,
+    normalized_weights,
+)
 
 __all__ = ["multiclass_auc"]
 
 
-def _ovo_matrix(codes, scores, class_sizes, weights, present):
+def _ovo_matrix(codes: NDArray[Any], scores: FloatArray, class_sizes: NDArray[Any],
+                weights: FloatArray | None, present: NDArray[Any]) -> FloatArray:
     """``A[i, j]``: probability that a class-i point outscores a class-j point in column i.
 
     NaN where class i or j is not ``present`` (no points of positive weight).
@@ -73,8 +84,10 @@ def _ovo_matrix(codes, scores, class_sizes, weights, present):
     return result
 
 
-def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=None,
-                   sample_weight=None):
+def multiclass_auc(y_true: ArrayLike, y_score: ArrayLike, *, method: Literal["ovr", "ovo"] = "ovr",
+                   average: Literal["macro", "weighted"] | None = "macro",
+                   classes: Sequence[Label] | None = None,
+                   sample_weight: ArrayLike | None = None) -> float | FloatArray:
     """Multi-class AUC: one-vs-rest (Fawcett) or one-vs-one (Hand and Till's M), exactly.
 
     Each class has its own column of scores.  One-vs-rest measures how well
@@ -233,6 +246,7 @@ def multiclass_auc(y_true, y_score, *, method="ovr", average="macro", classes=No
         ])
     else:
         values = _ovo_matrix(codes, scores, class_sizes, weights, present)
-    return averaged(values, method, average, class_mass)
+    value: float | FloatArray = averaged(values, method, average, class_mass)
+    return value
 
 

@@ -14,8 +14,11 @@ page "Partial and weighted AUC".
 """
 
 import math
+from collections.abc import Callable
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.groups import exact_sum as _exact_sum
 from hmeasure_stream._core.partial import corrected as _corrected
@@ -23,6 +26,10 @@ from hmeasure_stream._core.partial import exact_area as _exact_area
 from hmeasure_stream._core.partial import sides as _sides
 from hmeasure_stream._engines import _partial, _scratch
 from hmeasure_stream._validation import (
+    Correction,
+    FloatArray,
+    Label,
+    RateRange,
     check_integer,
     check_probability_level,
     check_weight_value,
@@ -38,7 +45,8 @@ from hmeasure_stream._validation import check_rate_range as _check_range
 __all__ = ["partial_auc", "weighted_auc", "weighted_auc_error_bound"]
 
 
-def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
+def _box_area(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+              fpr_box: tuple[float, float], tpr_box: tuple[float, float]) -> Any:
     """Area of the ROC curve inside the box fpr_box x tpr_box, as a fraction of the unit square.
 
     Exact with unit weights (a pair of ints, ``_exact_area``), a float with weights.
@@ -67,8 +75,9 @@ def _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box):
     return area / total_neg / total_pos
 
 
-def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=None,
-                sample_weight=None, pos_label=None):
+def partial_auc(y_true: ArrayLike, y_score: ArrayLike, *, fpr_range: RateRange = None,
+                tpr_range: RateRange = None, correction: Correction = None,
+                sample_weight: ArrayLike | None = None, pos_label: Label = None) -> float:
     """Partial area under the ROC curve, exactly, from scratch; R pROC's ``partial.auc``.
 
     The area under the empirical ROC curve (ties as diagonal segments, as in
@@ -201,10 +210,11 @@ def partial_auc(y_true, y_score, *, fpr_range=None, tpr_range=None, correction=N
     tpr_box = _check_range(tpr_range, "tpr_range")
     _check_correction(correction, fpr_range, tpr_range)
     area = _box_area(y_true, y_score, sample_weight, fpr_box, tpr_box)
-    return _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
+    value: float = _corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
+    return value
 
 
-def _check_weight_values(values, points):
+def _check_weight_values(values: ArrayLike, points: FloatArray) -> FloatArray:
     """The weight function's values at ``points`` as float64 of the same shape, finite, >= 0."""
     try:
         array = np.asarray(values, dtype=np.float64)
@@ -229,7 +239,8 @@ def _check_weight_values(values, points):
     return array
 
 
-def weighted_auc(y_true, y_score, weight, *, sample_weight=None, pos_label=None):
+def weighted_auc(y_true: ArrayLike, y_score: ArrayLike, weight: Callable[[FloatArray], ArrayLike],
+                 *, sample_weight: ArrayLike | None = None, pos_label: Label = None) -> float:
     r"""Weighted area under the ROC curve: Maurer and Pontil's plug-in estimator.
 
     The plug-in estimator of Maurer and Pontil (Sec. 2.1) with the step
@@ -334,7 +345,8 @@ def weighted_auc(y_true, y_score, weight, *, sample_weight=None, pos_label=None)
         twice_wins = (2 * n_pos - pos_at_or_below - pos_below).astype(np.float64)
         points = at_or_below / n_neg
         values = _check_weight_values(weight(points), points)
-        return float(np.sum(twice_wins * values)) / (2.0 * n_neg * n_pos)
+        value: float = float(np.sum(twice_wins * values)) / (2.0 * n_neg * n_pos)
+        return value
     neg, neg_weight, pos, pos_weight = weighted_classes(
         y_true, y_score, sample_weight, "The weighted AUC"
     )
@@ -347,7 +359,8 @@ def weighted_auc(y_true, y_score, weight, *, sample_weight=None, pos_label=None)
     return float(np.sum(neg_weight * twice_wins * values) / (2.0 * total_neg * total_pos))
 
 
-def weighted_auc_error_bound(n_neg, n_pos, *, delta, w_max, w_lipschitz):
+def weighted_auc_error_bound(n_neg: float, n_pos: float, *, delta: float, w_max: float,
+                             w_lipschitz: float) -> float:
     """Maurer and Pontil's Theorem 2: the error bound of :func:`weighted_auc`.
 
     For n = n0 + n1 points drawn independently from one distribution, of which

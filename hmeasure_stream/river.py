@@ -13,9 +13,13 @@ Importing ``hmeasure_stream`` does not import river; importing this
 module does.
 """
 
-from hmeasure_stream._validation import import_optional
+from typing import Any, Literal
+
+from hmeasure_stream._validation import Duration, Label, Window, import_optional
 from hmeasure_stream.streaming import DynamicAUC, DynamicH
 
+river_base: Any
+metrics_base: Any
 river_base, metrics_base = import_optional(
     "river.base", "river.metrics.base", needed_by="hmeasure_stream.river",
     install="hmeasure_stream[river]")
@@ -23,7 +27,10 @@ river_base, metrics_base = import_optional(
 __all__ = ["ROCAUC", "HMeasure"]
 
 
-class _ExactMetric(metrics_base.BinaryMetric):
+_BinaryMetric: Any = metrics_base.BinaryMetric
+
+
+class _ExactMetric(_BinaryMetric):  # type: ignore[misc]  # river has no types
     """A binary river metric whose points live in one of the package's structures.
 
     Subclasses build ``self._tracker`` and read their value from it in
@@ -31,7 +38,10 @@ class _ExactMetric(metrics_base.BinaryMetric):
     is the structure's ``pos_label``.
     """
 
-    def _score(self, y_pred):
+    _tracker: DynamicAUC | DynamicH
+    pos_val: Label
+
+    def _score(self, y_pred: float | dict[Label, float]) -> float:
         # A classifier's predict_proba_one gives {label: probability}; an
         # anomaly detector a score.  A class the model has not seen yet has no
         # entry: probability 0, as river's own metrics read it.
@@ -39,7 +49,8 @@ class _ExactMetric(metrics_base.BinaryMetric):
             return y_pred.get(self.pos_val, 0.0)
         return y_pred
 
-    def update(self, y_true, y_pred, w=1.0, *, time=None):
+    def update(self, y_true: Label, y_pred: float | dict[Label, float], w: float = 1.0, *,
+               time: object = None) -> None:
         """Add one point: its label, the model's prediction and its weight.
 
         Parameters
@@ -63,7 +74,8 @@ class _ExactMetric(metrics_base.BinaryMetric):
         """
         self._tracker.add(y_true, self._score(y_pred), w, time=time)
 
-    def revert(self, y_true, y_pred, w=1.0):
+    def revert(self, y_true: Label, y_pred: float | dict[Label, float],
+               w: float = 1.0) -> None:
         """Remove a point added before (the same label, prediction and weight).
 
         Raises
@@ -75,25 +87,25 @@ class _ExactMetric(metrics_base.BinaryMetric):
         self._tracker.remove(y_true, self._score(y_pred), w)
 
     @property
-    def bigger_is_better(self):
+    def bigger_is_better(self) -> bool:
         return True
 
     @property
-    def requires_labels(self):
+    def requires_labels(self) -> bool:
         # Scores, not predicted labels: progressive_val_score then calls
         # predict_proba_one.
         return False
 
     @property
-    def works_with_weights(self):
+    def works_with_weights(self) -> bool:
         return True
 
-    def works_with(self, model):
+    def works_with(self, model: object) -> bool:
         """Classifiers (via ``predict_proba_one``) and anomaly detectors (their scores)."""
         return isinstance(model, (river_base.Classifier, river_base.AnomalyDetector,
                                   river_base.AnomalyFilter))
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._tracker)
 
 
@@ -155,13 +167,14 @@ class ROCAUC(_ExactMetric):
     (1.0, 4)
     """
 
-    def __init__(self, window=None, half_life=None, pos_val=True):
+    def __init__(self, window: Window = None, half_life: Duration | None = None,
+                 pos_val: Label = True) -> None:
         self.window = window
         self.half_life = half_life
         self.pos_val = pos_val
         self._tracker = DynamicAUC(window=window, half_life=half_life, pos_label=pos_val)
 
-    def get(self):
+    def get(self) -> float:
         """The AUC of the points held; nan while a class is absent.  O(1)."""
         return self._tracker.auc
 
@@ -216,8 +229,11 @@ class HMeasure(_ExactMetric):
     (0.674074, 0.674074)
     """
 
-    def __init__(self, alpha=2.0, beta=2.0, severity_ratio=None, window=None, half_life=None,
-                 pos_val=True):
+    _tracker: DynamicH
+
+    def __init__(self, alpha: float = 2.0, beta: float = 2.0,
+                 severity_ratio: float | Literal["prior"] | None = None, window: Window = None,
+                 half_life: Duration | None = None, pos_val: Label = True) -> None:
         self.alpha = alpha
         self.beta = beta
         self.severity_ratio = severity_ratio
@@ -227,6 +243,6 @@ class HMeasure(_ExactMetric):
         self._tracker = DynamicH(alpha, beta, severity_ratio, window=window,
                                  half_life=half_life, pos_label=pos_val)
 
-    def get(self):
+    def get(self) -> float:
         """The H-measure of the points held; nan while a class is absent."""
         return self._tracker.h

@@ -9,9 +9,18 @@ with ``response_method=("decision_function", "predict_proba")``
 imported when a scorer is made, not with ``hmeasure_stream``.
 """
 
+from collections.abc import Callable
+from typing import Any
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._validation import (
+    Correction,
+    Label,
+    Priors,
+    RateRange,
+    SeverityRatio,
     check_cost,
     check_partial_correction,
     check_pos_label,
@@ -27,7 +36,7 @@ __all__ = ["h_scorer", "partial_auc_scorer"]
 _RESPONSE_METHOD = ("decision_function", "predict_proba")
 
 
-def _class_one(y_true, pos_label):
+def _class_one(y_true: ArrayLike, pos_label: Label) -> Label:
     """The label of class 1: ``pos_label``, or the class scikit-learn's scores are of.
 
     For a binary classifier scikit-learn scores ``classes_[1]``, the larger
@@ -40,15 +49,17 @@ def _class_one(y_true, pos_label):
     return np.unique(np.asarray(y_true))[-1].item()
 
 
-def _h_score(y_true, y_score, *, pos_label=None, **options):
+def _h_score(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label = None,
+             **options: Any) -> float:
     return h_measure(y_true, y_score, pos_label=_class_one(y_true, pos_label), **options)
 
 
-def _partial_auc_score(y_true, y_score, *, pos_label=None, **options):
+def _partial_auc_score(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Label = None,
+                       **options: Any) -> float:
     return partial_auc(y_true, y_score, pos_label=_class_one(y_true, pos_label), **options)
 
 
-def _make(score, pos_label, options):
+def _make(score: Callable[..., float], pos_label: Label, options: dict[str, Any]) -> Any:
     pos_label = check_pos_label(pos_label)
     make_scorer = import_optional("sklearn.metrics", needed_by="hmeasure_stream.scorers",
                                   install="scikit-learn>=1.4").make_scorer
@@ -61,7 +72,8 @@ def _make(score, pos_label, options):
     return make_scorer(score, response_method=_RESPONSE_METHOD, **options)
 
 
-def h_scorer(*, alpha=2.0, beta=2.0, severity_ratio=None, priors=None, pos_label=None):
+def h_scorer(*, alpha: float = 2.0, beta: float = 2.0, severity_ratio: SeverityRatio = None,
+             priors: Priors = None, pos_label: Label = None) -> Any:
     """A scikit-learn scorer of Hand's H-measure on ``decision_function`` or ``predict_proba``.
 
     The scorer asks the fitted classifier for its scores of class 1 as
@@ -139,7 +151,8 @@ def h_scorer(*, alpha=2.0, beta=2.0, severity_ratio=None, priors=None, pos_label
     return _make(_h_score, pos_label, options)
 
 
-def partial_auc_scorer(*, fpr_range=None, tpr_range=None, correction=None, pos_label=None):
+def partial_auc_scorer(*, fpr_range: RateRange = None, tpr_range: RateRange = None,
+                       correction: Correction = None, pos_label: Label = None) -> Any:
     """A scikit-learn scorer of the partial AUC on ``decision_function`` or ``predict_proba``.
 
     The scorer asks the fitted classifier for its scores of class 1 as

@@ -24,9 +24,11 @@ Both are counted by one compiled merge of the two classes' sorted scores
 import functools
 import math
 import warnings
-from typing import NamedTuple
+from collections.abc import Callable
+from typing import Any, Literal, NamedTuple
 
 import numpy as np
+from numpy.typing import ArrayLike
 from scipy import special
 
 from hmeasure_stream._core.delong import AUCInterval, BootstrapInterval, ConfidenceInterval
@@ -38,6 +40,8 @@ from hmeasure_stream._engines import _scratch
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
     InvertedScoresWarning,
+    Label,
+    RandomState,
     as_1d,
     check_both_classes,
     check_integer,
@@ -219,7 +223,8 @@ def _variance_and_auc(y_true, y_score, sample_weight, metric, with_auc, label_na
     return variance, _groups_auc(*_scratch.groups_sorted_weighted(neg, w_neg, pos, w_pos))
 
 
-def auc_variance(y_true, y_score, *, sample_weight=None, pos_label=None):
+def auc_variance(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
+                 pos_label: Label = None) -> float:
     """DeLong's estimate of the variance of the AUC.
 
     The variance of the empirical AUC (the Mann-Whitney statistic) estimated
@@ -369,16 +374,16 @@ def _bootstrap_aucs(neg, pos, n_boot, rng):
 
 
 def auc_ci(
-    y_true,
-    y_score,
+    y_true: ArrayLike,
+    y_score: ArrayLike,
     *,
-    level=0.95,
-    method="delong",
-    n_boot=2000,
-    random_state=None,
-    sample_weight=None,
-    pos_label=None,
-):
+    level: float = 0.95,
+    method: Literal["delong", "bootstrap"] = "delong",
+    n_boot: int = 2000,
+    random_state: RandomState = None,
+    sample_weight: ArrayLike | None = None,
+    pos_label: Label = None,
+) -> ConfidenceInterval:
     """Confidence interval for the AUC: DeLong's or a stratified bootstrap.
 
     ``method="delong"`` is AUC -+ z sqrt(V), with V from :func:`auc_variance`
@@ -537,8 +542,9 @@ def _stratified_resamples(neg, pos, n_boot, rng):
                               pos[pos_rng.integers(0, m, (size, m))]), axis=1)
 
 
-def bootstrap_ci(y_true, y_score, statistic, *, level=0.95, n_boot=2000, pos_label=None,
-                 random_state=None):
+def bootstrap_ci(y_true: ArrayLike, y_score: ArrayLike, statistic: Callable[[Any, Any], float], *,
+                 level: float = 0.95, n_boot: int = 2000, pos_label: Label = None,
+                 random_state: RandomState = None) -> BootstrapInterval:
     """Stratified bootstrap confidence interval of any binary-classification statistic.
 
     For what has no asymptotic variance at hand: a partial AUC, the
@@ -672,7 +678,8 @@ def _paired_placements(y_true, y_score1, y_score2, pos_label, metric, function):
             *_centred_unit(neg2, pos2, in_input_order=True), n, m)
 
 
-def auc_covariance(y_true, y_score1, y_score2, *, pos_label=None):
+def auc_covariance(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, *,
+                   pos_label: Label = None) -> float:
     """Estimate the covariance of two classifiers' AUCs on the same points (DeLong).
 
     The AUCs of two classifiers scored on the same points are correlated
@@ -733,8 +740,10 @@ def _unpaired_sample(y_true, y_score, pos_label, label_name, score_name):
     return variance, estimate, len(y_true)
 
 
-def auc_test(y_true, y_score1, y_score2, *, y_true2=None, alternative="two-sided",
-             pos_label=None):
+def auc_test(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, *,
+             y_true2: ArrayLike | None = None,
+             alternative: Literal["two-sided", "less", "greater"] = "two-sided",
+             pos_label: Label = None) -> AUCTestResult:
     """DeLong's test of the difference between two AUCs.
 
     Is the difference of two AUCs more than chance?  Z = (A1 - A2) / se.

@@ -80,6 +80,8 @@ def test_wheel_holds_the_modules_and_no_sources(artefacts):
         assert any(name.startswith(stem + ".") and name.endswith((".so", ".pyd"))
                    for name in names), f"no compiled module for {source}"
     assert "hmeasure_stream/_version.py" in names
+    types = _tracked("hmeasure_stream/_engines/*.pyi") | {"hmeasure_stream/py.typed"}
+    assert types - names == set(), sorted(types - names)
     assert "hmeasure_stream/data/default_stream.csv" in names
     unneeded = sorted(name for name in names
                       if name.endswith((".pyx", ".pxd", ".c", ".h", ".build", ".in"))

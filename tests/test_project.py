@@ -104,6 +104,112 @@ def test_ruff_passes():
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+@pytest.fixture(scope="module")
+def mypy_cache(tmp_path_factory):
+    """One mypy cache for the type checks of this module (the package's modules are
+    read once)."""
+    return tmp_path_factory.mktemp("mypy_cache")
+
+
+def mypy(cache, *arguments):
+    executable = shutil.which("mypy", path=str(Path(sys.executable).parent))
+    return run([executable, "--cache-dir", str(cache), *arguments], timeout=600)
+
+
+def test_mypy_passes(mypy_cache):
+    # pyproject.toml's [tool.mypy]: strict but the modules listed as not yet strict.
+    result = mypy(mypy_cache)
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Success: no issues found" in result.stdout
+
+
+def test_engine_stubs_match_the_compiled_modules(mypy_cache):
+    # stubtest imports each compiled engine and compares it with its .pyi: every
+    # name, class and signature (Cython's own module attributes allowlisted).
+    stubs = sorted(ROOT.glob("hmeasure_stream/_engines/*.pyi"))
+    assert len(stubs) >= 15
+    modules = [f"hmeasure_stream._engines.{stub.stem}" for stub in stubs]
+    executable = shutil.which("stubtest", path=str(Path(sys.executable).parent))
+    result = run([executable, "--mypy-config-file", "pyproject.toml", "--allowlist",
+                  "tests/data/stubtest_allowlist.txt", *modules],
+                 timeout=600, env={**os.environ, "MYPY_CACHE_DIR": str(mypy_cache)})
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+# A user's code against the package's types, and three mistakes mypy must refuse.
+TYPED_SNIPPET = '''\
+"""A user's code against the package's types: tests/test_project.py checks it with mypy."""
+
+import numpy as np
+
+from hmeasure_stream import (
+    DynamicAUC,
+    DynamicH,
+    ROCCurve,
+    SlidingWindow,
+    auc,
+    h_measure,
+    roc_curve,
+    sliding_window,
+)
+
+y_true = np.array([0, 1, 1, 0, 1])
+y_score = np.array([0.1, 0.8, 0.6, 0.3, 0.9])
+
+value: float = auc(y_true, y_score)
+h: float = h_measure([0, 1, 1, 0], [0.2, 0.9, 0.4, 0.5], severity_ratio=0.5)
+
+dynamic = DynamicAUC(window=100)
+dynamic.add(1, 0.7)
+dynamic.add_many(y_true, y_score)
+current: float = dynamic.auc
+total_weight: float = dynamic.n_pos + dynamic.n_neg
+held: int = len(dynamic)
+
+hull = DynamicH(half_life=50.0)
+hull.add_many(y_true, y_score)
+h_now: float = hull.h
+
+window = SlidingWindow(200, metrics=("auc", "h"), min_periods=10)
+rows = window.update(y_true, y_score)
+auc_column = rows["auc"]
+
+curve: ROCCurve = roc_curve(y_true, y_score)
+fpr_first: float = float(curve.fpr[0])
+thresholds = curve.thresholds
+
+over_array = sliding_window(y_true, y_score, 3, metrics=("auc",))
+'''
+
+WRONG_SNIPPET = '''\
+"""Mistakes mypy must refuse against the package's types (tests/test_project.py)."""
+
+from hmeasure_stream import DynamicAUC, SlidingWindow, roc_curve
+
+window = SlidingWindow(100, min_periods="10")  # min_periods is an int, not a str
+dynamic = DynamicAUC(window=100)
+dynamic.add(1, 0.5, weight="heavy")  # a weight is a number
+curve = roc_curve([0, 1], [0.2, 0.8])
+print(curve.false_positive_rates)  # no such field of ROCCurve
+'''
+
+
+def test_a_user_snippet_type_checks_and_a_wrong_one_is_refused(mypy_cache, tmp_path):
+    # Run from the repository root, mypy reads the package's sources, its py.typed
+    # and the engines' stubs, as it reads them installed.
+    (tmp_path / "good.py").write_text(TYPED_SNIPPET)
+    (tmp_path / "wrong.py").write_text(WRONG_SNIPPET)
+    good = mypy(mypy_cache, "--strict", "--follow-imports=silent", str(tmp_path / "good.py"))
+    assert good.returncode == 0, good.stdout + good.stderr
+    wrong = mypy(mypy_cache, "--strict", "--follow-imports=silent", str(tmp_path / "wrong.py"))
+    assert wrong.returncode == 1, wrong.stdout + wrong.stderr
+    errors = [line for line in wrong.stdout.splitlines() if ": error:" in line]
+    refused_lines = sorted({int(line.split(":")[1]) for line in errors})
+    # The three mistakes (a str count, a str weight, a field ROCCurve has not), each refused.
+    assert refused_lines == [5, 7, 9], wrong.stdout
+    assert 'has no attribute "false_positive_rates"' in wrong.stdout
+
+
 def test_cython_lint_passes():
     sources = sorted(str(p.relative_to(ROOT)) for p in ROOT.glob("hmeasure_stream/_engines/*.p[xy][dx]"))
     assert "hmeasure_stream/_engines/_scratch.pyx" in sources

@@ -19,8 +19,8 @@ import sys
 import time
 
 import numpy as np
-from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 
+from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream.metrics import h_measure
 
 

@@ -22,6 +22,7 @@ import sys
 import time
 
 import numpy as np
+
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 
 

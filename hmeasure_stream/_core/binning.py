@@ -9,11 +9,13 @@ merge exactly.
 
 import math
 import warnings
+from typing import Any
 
 import numpy as np
 
 from hmeasure_stream._engines import _binning
 from hmeasure_stream._validation import (
+    FloatArray,
     check_both_classes,
     check_integer,
     check_option,
@@ -130,7 +132,7 @@ def check_transform(transform, loglog_alpha):
     return transform, check_positive(loglog_alpha, "loglog_alpha")
 
 
-def check_score_range(score_range):
+def check_score_range(score_range: tuple[float, float]) -> tuple[float, float]:
     try:
         lo, hi = score_range
         lo, hi = float(lo), float(hi)
@@ -163,7 +165,8 @@ def estimate_alpha(scores, lo, hi):
     return _alpha_from_t(min(t_tail, _ALPHA_T_CAP))
 
 
-def edges_of(bins, lo, hi, transform, alpha):
+def edges_of(bins: int, lo: float, hi: float, transform: str | None,
+             alpha: Any) -> FloatArray:
     """Scores at which the bin changes (nominal: the rule itself decides ties)."""
     u = np.arange(bins + 1, dtype=np.float64) / bins
     if transform is None:

@@ -11,6 +11,8 @@ two points around the value, which a structure's engine finds in O(log n).
 """
 
 
+from typing import Any
+
 import numpy as np
 
 from hmeasure_stream._core.groups import exact_sum
@@ -49,7 +51,7 @@ def check_coords_values(x, input):
     return values
 
 
-def roc_curve_of(keys, fp, tp, drop_intermediate):
+def roc_curve_of(keys, fp, tp, drop_intermediate) -> tuple[Any, Any, Any]:
     """(fpr, tpr, thresholds) of ``roc_curve``."""
     if drop_intermediate and keys.shape[0] > 2:
         # A point is kept where the curve turns: its second differences are not both 0.
@@ -71,7 +73,7 @@ def hull_of(group_neg, group_pos, keys=None):
     return fp / fp[-1], tp / tp[-1], np.concatenate(([np.inf], keys[ends[1:]]))
 
 
-def precision_recall_of(keys, fp, tp, drop_intermediate):
+def precision_recall_of(keys, fp, tp, drop_intermediate) -> tuple[Any, Any, Any]:
     """(precision, recall, thresholds) of ``precision_recall_curve``."""
     if drop_intermediate and keys.shape[0] > 2:
         # Keep a threshold where the true positives change on either side of it.
@@ -85,7 +87,7 @@ def precision_recall_of(keys, fp, tp, drop_intermediate):
             keys[::-1].copy())
 
 
-def average_precision_of(fp, tp):
+def average_precision_of(fp, tp) -> float:
     """Average precision: sum_k (tp_k - tp_(k-1)) precision_k / N1, exactly rounded."""
     added = np.diff(tp, prepend=0)
     terms = added * (tp / (tp + fp))

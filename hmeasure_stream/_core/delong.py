@@ -74,7 +74,7 @@ def check_class_sizes(n_neg, n_pos, metric, weighted, name="y_true"):
             )
 
 
-def delong_interval(estimate, variance, level):
+def delong_interval(estimate, variance, level) -> ConfidenceInterval:
     """DeLong's interval: the AUC -+ the normal quantile times sqrt(variance), clipped to [0, 1]."""
     spread = math.sqrt(variance)
     low = estimate + spread * float(special.ndtri((1.0 - level) / 2.0))

@@ -16,13 +16,16 @@ kernels are the engines' (``_scratch``, ``_ranges``, ``_partial``).
 
 import itertools
 import math
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.report import unit
 from hmeasure_stream._engines import _partial, _ranges, _scratch
 from hmeasure_stream._engines._cost import h_from_edges
 from hmeasure_stream._validation import (
+    FloatArray,
     check_both_classes,
     exact_path,
     labels_as_is_pos,
@@ -59,7 +62,8 @@ def roc_groups(y_true, y_score, sample_weight, metric, with_keys=False, normaliz
     return weighted_groups(y_true, y_score, sample_weight, metric, with_keys, normalize)
 
 
-def roc_hull_edges(y_true, y_score, sample_weight, metric):
+def roc_hull_edges(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+                   metric: str) -> tuple[Any, Any, Any, Any, Any]:
     """The ROC hull of arrays, ``(fp, tp, edge_neg, edge_pos)`` as ``upper_hull(...,
     with_edges=True)`` of :func:`roc_groups`, and twice the Mann-Whitney U.
 
@@ -94,7 +98,7 @@ def roc_sums(group_neg, group_pos, keys=None):
     return (fp, tp) if keys is None else (fp, tp, keys)
 
 
-def auc_value(y_true, y_score, sample_weight=None):
+def auc_value(y_true, y_score, sample_weight=None) -> float:
     """The AUC of ``auc`` without its warning (also the one-vs-rest AUCs of ``multiclass_auc``)."""
     if exact_path(y_score, sample_weight):
         neg, pos = sorted_classes(y_true, y_score, "AUC")
@@ -108,13 +112,14 @@ def exact_sum(values):
     return _scratch.exactly_rounded_sum(np.ascontiguousarray(values, dtype=np.float64))
 
 
-def groups_auc(group_neg, group_pos):
+def groups_auc(group_neg, group_pos) -> float:
     """The AUC of float64 groups, both classes of positive weight."""
     twice_u = _scratch.auc2_groups(group_neg, group_pos)
     return unit(twice_u / (2.0 * exact_sum(group_neg) * exact_sum(group_pos)))
 
 
-def expected_groups(probs, scores, weights):
+def expected_groups(probs: FloatArray, scores: FloatArray,
+                    weights: FloatArray | None) -> tuple[FloatArray, FloatArray]:
     """Groups of the expected ROC curve of validated probabilities of class 1.
 
     Each point is doubled into its class 1 part, weight w p, and its class 0
@@ -140,7 +145,7 @@ def hull_and_cost(y_true, y_score, sample_weight, spec):
     return group_neg, group_pos, hull, spec.at(float(hull[0][-1]), float(hull[1][-1]))
 
 
-def hull_h_and_auc(hull_fp, hull_tp, edge_neg, edge_pos, twice_u, spec):
+def hull_h_and_auc(hull_fp, hull_tp, edge_neg, edge_pos, twice_u, spec) -> tuple[float, float]:
     """The H of ``h_measure`` from the ROC hull (vertices and edges) with the cost ``spec``
     (a ``CostRule``) sets for its class weights, and the AUC from 2U (for the warning
     about inverted scores)."""

@@ -132,7 +132,7 @@ def curve_metrics(hull, cost, rates, ks_rates):
     }
 
 
-def r_report(levels, auc, curve, spec_at_sens, sens_at_spec, counts):
+def r_report(levels, auc, curve, spec_at_sens, sens_at_spec, counts) -> dict[str, float]:
     """R hmeasure's report dict: keys in R's order, rates and areas in [0, 1].
 
     Parameters

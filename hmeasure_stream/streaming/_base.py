@@ -6,8 +6,11 @@ only validate, translate refusals into exceptions and document here.
 
 import copyreg
 import pickle
+from collections.abc import Sequence
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.curves import (
     average_precision_of,
@@ -26,6 +29,10 @@ from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._protocol import Claim, Status
 from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting
 from hmeasure_stream._validation import (
+    Duration,
+    FloatArray,
+    Label,
+    Window,
     check_duration,
     check_label_value,
     check_labels,
@@ -46,6 +53,18 @@ from hmeasure_stream._validation import (
     raise_bad_score,
 )
 from hmeasure_stream.curves import PrecisionRecallCurve, ROCCurve
+
+# The types of the structures' slots, for the type checker only: a class body with
+# annotations would give every structure an ``__annotations__`` that help() lists.
+if TYPE_CHECKING:
+    class _PointSlots:
+        _engine: Any
+        _labels: Any
+
+    class _WindowSlots:
+        _forgetting: Forgetting | None
+else:
+    _PointSlots = _WindowSlots = object
 
 #: The format of every structure's pickle; a pickle of another format is refused.
 PICKLE_FORMAT = 1
@@ -89,12 +108,13 @@ class Pickled:
         except AssertionError as error:
             raise ValueError(f"cannot unpickle this {type(self).__name__}: {error}") from None
 
-    def _check_pickle(self):
+    def _check_pickle(self) -> None:
         """What a pickle's parts must agree on beyond each engine's own checks (which run
         as each is rebuilt); AssertionError otherwise."""
 
 
-def checked_batch(y_true, y_score, sample_weight, allow_empty=True, ranks=False):
+def checked_batch(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+                  allow_empty: bool = True, ranks: bool = False) -> tuple[Any, Any, Any]:
     """Validated batch as (is_pos uint8, scores float64, weights float64 or None for unit).
 
     Labels -1/1 are read as 0/1, as everywhere (:func:`~hmeasure_stream._validation.binary_labels`).
@@ -312,7 +332,7 @@ def merge_points(structure, other):
             structure._labels = labels
 
 
-class PointSet(Pickled):
+class PointSet(Pickled, _PointSlots):
     """What every structure over a set of (label, score, weight) points shares.
 
     ``_engine`` is the compiled engine holding the points (an ``AUCEngine``
@@ -323,7 +343,7 @@ class PointSet(Pickled):
 
     __slots__ = ("_engine", "_labels")
 
-    def add(self, y_true, y_score, weight=1.0):
+    def add(self, y_true: Label, y_score: float, weight: float = 1.0) -> None:
         """Add one point, as the class docstring says."""
         if self._labels is not None:  # (one test on the hot path of labels 0/1)
             is_pos, labels = self._labels.one(y_true)
@@ -338,7 +358,7 @@ class PointSet(Pickled):
             if status == Status.OUT_OF_RANGE:
                 raise ValueError(out_of_range_message(self._engine, weight, 0, "weight"))
 
-    def remove(self, y_true, y_score, weight=1.0):
+    def remove(self, y_true: Label, y_score: float, weight: float = 1.0) -> None:
         """Remove a point (or part of a score's weight) as added; KeyError if absent."""
         if self._labels is None:  # the hot path of labels 0/1: no label map to apply
             status = self._engine.remove(y_true, y_score, weight)
@@ -354,7 +374,8 @@ class PointSet(Pickled):
                 raise KeyError(_missing_message(self._engine, y_true, y_score, weight, status))
         self._labels = labels
 
-    def add_many(self, y_true, y_score, sample_weight=None):
+    def add_many(self, y_true: ArrayLike, y_score: ArrayLike,
+                 sample_weight: ArrayLike | None = None) -> None:
         """Add arrays of the arguments of :meth:`add` in one compiled loop."""
         with claimed(self._engine):  # (the label map too: read, then replaced)
             y_true, labels = labels_many(self._labels, y_true)
@@ -365,7 +386,8 @@ class PointSet(Pickled):
                     out_of_range_message(self._engine, weights, refused, "sample_weight"))
             self._labels = labels
 
-    def remove_many(self, y_true, y_score, sample_weight=None):
+    def remove_many(self, y_true: ArrayLike, y_score: ArrayLike,
+                    sample_weight: ArrayLike | None = None) -> None:
         """Remove arrays of points, each as :meth:`remove`: all of them or none."""
         with claimed(self._engine):
             y_true, labels = labels_many(self._labels, y_true)
@@ -377,27 +399,29 @@ class PointSet(Pickled):
         engine takes less (unit weights) refuses more here."""
         return checked_batch(y_true, y_score, sample_weight)
 
-    def roc_points(self):
+    def roc_points(self) -> tuple[FloatArray, FloatArray]:
         """(fpr, tpr), as ``roc_points`` returns them, O(n); ValueError while a class is absent."""
         fp, tp = roc_sums(*self._groups()[1:])
         return fp / fp[-1], tp / tp[-1]
 
-    def hull(self, return_thresholds=False):
+    def hull(self, return_thresholds: bool = False
+             ) -> ROCCurve | tuple[FloatArray, FloatArray]:
         """As :func:`~hmeasure_stream.roc_hull` returns it, O(n); ValueError without a class."""
         keys, group_neg, group_pos = self._groups()
         if return_thresholds:
             return ROCCurve(*hull_of(group_neg, group_pos, keys))
         return hull_of(group_neg, group_pos)
 
-    def roc_curve(self, drop_intermediate=True):
+    def roc_curve(self, drop_intermediate: bool = True) -> ROCCurve:
         """(fpr, tpr, thresholds) as :func:`~hmeasure_stream.roc_curve` returns them.  O(n)."""
         return ROCCurve(*roc_curve_of(*self._sums(), drop_intermediate))
 
-    def precision_recall_curve(self, drop_intermediate=False):
+    def precision_recall_curve(self, drop_intermediate: bool = False
+                               ) -> PrecisionRecallCurve:
         """As :func:`~hmeasure_stream.precision_recall_curve` returns it.  O(n)."""
         return PrecisionRecallCurve(*precision_recall_of(*self._sums(), drop_intermediate))
 
-    def average_precision(self, epsilon=None):
+    def average_precision(self, epsilon: float | None = None) -> float:
         """:func:`~hmeasure_stream.average_precision` of the points (O(n); nan without a class);
         with ``epsilon`` in (0, 1), within ``epsilon`` times it in O(log(n)^2 / epsilon) (see
         docs/implementation.rst, "The approximate average precision")."""
@@ -409,8 +433,9 @@ class PointSet(Pickled):
             return np.nan
         return average_precision_of(*self._sums()[1:])
 
-    def coords(self, x, *, input="threshold", ret=("threshold", "specificity", "sensitivity"),
-               best_method="youden"):
+    def coords(self, x: object, *, input: str = "threshold",
+               ret: str | Sequence[str] = ("threshold", "specificity", "sensitivity"),
+               best_method: str = "youden") -> Any:
         """:func:`~hmeasure_stream.coords`; O(log n) a value of ``x``, O(n) for "all", "best"."""
         input, ret, best_method = check_coords_options(input, ret, best_method)
         if isinstance(x, str):
@@ -457,11 +482,11 @@ class PointSet(Pickled):
             end, at_end = np.array([[-np.inf], [total_neg], [total_pos]]), values <= 0
         return np.where(at_end, end, lower), np.where(at_end, end, upper)
 
-    def _units(self):
+    def _units(self) -> float:
         """The caller's weight units over the engine's stored ones."""
         return self._engine.scale
 
-    def _sums(self, units=False):
+    def _sums(self, units: bool = False) -> tuple[FloatArray, FloatArray, FloatArray]:
         """The groups' cumulative sums (keys, fp, tp) that the curves read (``_core.curves``),
         in the caller's units with ``units``; ValueError while a class is absent."""
         keys, group_neg, group_pos = self._groups()
@@ -471,41 +496,41 @@ class PointSet(Pickled):
         fp, tp, keys = roc_sums(group_neg, group_pos, keys)
         return keys, fp[1:], tp[1:]
 
-    def _groups(self):
+    def _groups(self) -> tuple[FloatArray, FloatArray, FloatArray]:
         scores, group_neg, group_pos = self._engine.score_groups()
         if not (group_neg.sum() > 0 and group_pos.sum() > 0):
             raise ValueError("the ROC curve is undefined while a class is absent")
         return scores, group_neg, group_pos
 
     @property
-    def auc(self):
+    def auc(self) -> float:
         """The AUC of the current points (nan while a class is absent).  O(1)."""
         return self._engine.auc
 
     @property
-    def n_neg(self):
+    def n_neg(self) -> float:
         """Total weight of class 0."""
         return self._engine.weight_neg
 
     @property
-    def n_pos(self):
+    def n_pos(self) -> float:
         """Total weight of class 1."""
         return self._engine.weight_pos
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         """Bytes held by the structure's buffers."""
         return self._engine.nbytes
 
     @property
-    def pos_label(self):
+    def pos_label(self) -> Label:
         """The label of class 1 given at construction (None: labels are 0/1 or booleans)."""
         return None if self._labels is None else self._labels.pos
 
-    def __len__(self):
+    def __len__(self) -> int:
         return int(self._engine.n_points)
 
-    def _check(self):
+    def _check(self) -> bool:
         """Verify every invariant of the structure in O(n), reading only (for tests)."""
         return self._engine._check()
 
@@ -645,7 +670,7 @@ def check_forgetting(engine, forgetting):
     return True
 
 
-class WindowedPointSet(PointSet):
+class WindowedPointSet(PointSet, _WindowSlots):
     """A point set that may forget: a count or time window, exponential decay.
 
     ``_forgetting`` is None for a structure that keeps every point (the
@@ -656,7 +681,8 @@ class WindowedPointSet(PointSet):
 
     __slots__ = ("_forgetting",)
 
-    def add(self, y_true, y_score, weight=1.0, *, time=None):
+    def add(self, y_true: Label, y_score: float, weight: float = 1.0, *,
+            time: object = None) -> None:
         """Add one point, as the class docstring says; the points it pushes out leave."""
         forgetting = self._forgetting
         if forgetting is None:
@@ -688,7 +714,8 @@ class WindowedPointSet(PointSet):
                 raise ValueError(out_of_range_message(self._engine, weight, 0, "weight"))
         self._labels = labels
 
-    def add_many(self, y_true, y_score, sample_weight=None, *, times=None):
+    def add_many(self, y_true: ArrayLike, y_score: ArrayLike,
+                 sample_weight: ArrayLike | None = None, *, times: ArrayLike | None = None) -> None:
         """Add arrays of the arguments of :meth:`add` in one compiled loop."""
         with claimed(self._engine):
             y_true, labels = labels_many(self._labels, y_true)
@@ -704,7 +731,7 @@ class WindowedPointSet(PointSet):
                     out_of_range_message(self._engine, batch[2], refused, "sample_weight"))
             self._labels = labels
 
-    def remove(self, y_true, y_score, weight=1.0):
+    def remove(self, y_true: Label, y_score: float, weight: float = 1.0) -> None:
         """Remove a point as added (from a window: with its weight, in O(w)); KeyError if absent."""
         if self._forgetting is None:
             if self._labels is None and not self._engine.remove(y_true, y_score, weight):
@@ -717,7 +744,8 @@ class WindowedPointSet(PointSet):
                       np.array([weight]))
         self._labels = labels
 
-    def remove_many(self, y_true, y_score, sample_weight=None):
+    def remove_many(self, y_true: ArrayLike, y_score: ArrayLike,
+                    sample_weight: ArrayLike | None = None) -> None:
         """Remove arrays of points, each as :meth:`remove`: all of them or none."""
         if self._forgetting is None:
             PointSet.remove_many(self, y_true, y_score, sample_weight)
@@ -738,32 +766,32 @@ class WindowedPointSet(PointSet):
             raise KeyError(f"no point with {point} and weight {weight!r} in the window to "
                            "remove (pass the weight it was added with)")
 
-    def _check_pickle(self):
+    def _check_pickle(self) -> None:
         """On load: the window's points are the engine's (``check_forgetting``)."""
         if self._forgetting is not None:
             check_forgetting(self._engine, self._forgetting)
 
-    def _units(self):
+    def _units(self) -> float:
         if self._forgetting is None:
             return self._engine.scale
         return self._engine.scale / self._forgetting.newest_factor()
 
     @property
-    def n_neg(self):
+    def n_neg(self) -> float:
         """Total weight of class 0 (with decay: decayed, relative to the newest point)."""
         if self._forgetting is None:
             return self._engine.weight_neg
         return self._engine.weight_neg / self._forgetting.newest_factor()
 
     @property
-    def n_pos(self):
+    def n_pos(self) -> float:
         """Total weight of class 1 (with decay: decayed, relative to the newest point)."""
         if self._forgetting is None:
             return self._engine.weight_pos
         return self._engine.weight_pos / self._forgetting.newest_factor()
 
     @property
-    def window(self):
+    def window(self) -> Window:
         """The window: a number of points, a duration (``numpy.timedelta64``), or None."""
         forgetting = self._forgetting
         if forgetting is None or not (forgetting.count or forgetting.period):
@@ -773,7 +801,7 @@ class WindowedPointSet(PointSet):
         return np.timedelta64(int(forgetting.period), "ns")
 
     @property
-    def half_life(self):
+    def half_life(self) -> Duration | None:
         """The half-life: a number of points, a duration (``numpy.timedelta64``), or None."""
         forgetting = self._forgetting
         if forgetting is None or not forgetting.half_life:
@@ -782,7 +810,7 @@ class WindowedPointSet(PointSet):
             return np.timedelta64(int(forgetting.half_life), "ns")
         return forgetting.half_life
 
-    def _check(self):
+    def _check(self) -> bool:
         """Verify every invariant of the structure in O(n), reading only (for tests)."""
         self._engine._check()
         if self._forgetting is not None:

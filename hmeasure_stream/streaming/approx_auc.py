@@ -1,7 +1,14 @@
 """AUC within a relative error, from a compressed list: ``ApproxAUC``."""
 
+from typing import Any, Literal
+
+from numpy.typing import ArrayLike
+
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._validation import (
+    Duration,
+    Label,
+    Window,
     check_positive,
     check_relative_to,
     check_unit_weights,
@@ -18,7 +25,7 @@ from hmeasure_stream.streaming._base import (
 __all__ = ["ApproxAUC"]
 
 
-def _unit_weight(weight):
+def _unit_weight(weight: float) -> float:
     """1.0, or ValueError: an invalid weight as everywhere, any other valid one refused."""
     if type(weight) is float and weight == 1.0:
         return weight
@@ -85,8 +92,9 @@ class ApproxAUC(WindowedPointSet):
 
     __slots__ = ()
 
-    def __init__(self, epsilon, *, relative_to="auc", window=None, half_life=None,
-                 pos_label=None, capacity=16, seed=None):
+    def __init__(self, epsilon: float, *, relative_to: Literal["auc", "1-auc"] = "auc",
+                 window: Window = None, half_life: Duration | None = None,
+                 pos_label: Label = None, capacity: int = 16, seed: int | None = None) -> None:
         if half_life is not None:
             raise ValueError(
                 "half_life is not available on ApproxAUC: decay weighs the points, and its "
@@ -96,42 +104,45 @@ class ApproxAUC(WindowedPointSet):
         epsilon = check_positive(epsilon, "epsilon")
         flip = check_relative_to(relative_to) == "1-auc"
         self._forgetting = make_forgetting(window, None)
-        self._engine = ApproxAUCEngine(epsilon, flip, *check_structure_options(capacity, seed))
+        self._engine: ApproxAUCEngine = ApproxAUCEngine(
+            epsilon, flip, *check_structure_options(capacity, seed))
 
-    def _checked_batch(self, y_true, y_score, sample_weight):
+    def _checked_batch(self, y_true: ArrayLike, y_score: ArrayLike,
+                       sample_weight: ArrayLike | None) -> tuple[Any, Any, None]:
         is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
         check_unit_weights(weights, "ApproxAUC")
         return is_pos, scores, None
 
-    def add(self, y_true, y_score, weight=1.0, *, time=None):
+    def add(self, y_true: Label, y_score: float, weight: float = 1.0, *,
+            time: object = None) -> None:
         """Add one point (weight 1 only), as :meth:`DynamicAUC.add`: O(log n + compressed_size)."""
         WindowedPointSet.add(self, y_true, y_score, _unit_weight(weight), time=time)
 
-    def remove(self, y_true, y_score, weight=1.0):
+    def remove(self, y_true: Label, y_score: float, weight: float = 1.0) -> None:
         """Remove one point (weight 1 only), as :meth:`DynamicAUC.remove`: O(log n + m)."""
         WindowedPointSet.remove(self, y_true, y_score, _unit_weight(weight))
 
     @property
-    def auc(self):
+    def auc(self) -> float:
         """The estimate of the AUC (Alg. 4); nan while a class is absent.  O(compressed_size)."""
         return self._engine.auc_approx
 
     @property
-    def epsilon(self):
+    def epsilon(self) -> float:
         """The compression: the bound is epsilon / 2, relative."""
         return self._engine.epsilon
 
     @property
-    def relative_to(self):
+    def relative_to(self) -> str:
         """``"auc"`` or ``"1-auc"``: what the error bound is relative to."""
         return "1-auc" if self._engine.flip else "auc"
 
     @property
-    def compressed_size(self):
+    def compressed_size(self) -> int:
         """Score groups in the compressed list C, without its two sentinels.  O(1)."""
         return int(self._engine.compressed_entries)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         window = "" if self.window is None else f"window={self.window!r}, "
         return (
             f"ApproxAUC(points={len(self)}, {window}epsilon={self.epsilon!r}, "

@@ -8,11 +8,15 @@ import math
 
 import numpy as np
 
-from hmeasure_stream._core.delong import delong_interval
+from hmeasure_stream._core.delong import ConfidenceInterval, delong_interval
 from hmeasure_stream._core.partial import corrected, exact_area
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._tree_partial import box_area_parts, read_partial
 from hmeasure_stream._validation import (
+    Correction,
+    Duration,
+    Label,
+    Window,
     check_partial_correction,
     check_probability_level,
     check_rate_range,
@@ -87,19 +91,19 @@ class DynamicAUC(WindowedPointSet):
     # bools, ints and floats; anything else goes through _validation).
     __slots__ = ()
 
-    def __init__(self, *, window=None, half_life=None, variance=False, pos_label=None,
-                 capacity=16):
+    def __init__(self, *, window: Window = None, half_life: Duration | None = None,
+                 variance: bool = False, pos_label: Label = None, capacity: int = 16) -> None:
         self._labels = label_map(pos_label)
         self._forgetting = make_forgetting(window, half_life)
         if not isinstance(variance, (bool, np.bool_)):
             raise ValueError(f"variance must be True or False, got {variance!r}")
         capacity = check_capacity(capacity)
-        self._engine = BlockedAUCEngine(capacity)
+        self._engine: BlockedAUCEngine = BlockedAUCEngine(capacity)
         if variance:
             self._engine.track_variance()
 
     @property
-    def auc_variance(self):
+    def auc_variance(self) -> float:
         """DeLong's variance, :func:`~hmeasure_stream.auc_variance`; nan if a class weighs <= 1."""
         engine = self._engine
         if not engine.tracks_variance:
@@ -109,12 +113,14 @@ class DynamicAUC(WindowedPointSet):
             scale /= self._forgetting.newest_factor()
         return engine.variance(scale)
 
-    def auc_ci(self, level=0.95):
+    def auc_ci(self, level: float = 0.95) -> ConfidenceInterval:
         """DeLong's ``(low, high, estimate)``, as :func:`~hmeasure_stream.auc_ci`; O(1)."""
         level = check_probability_level(level, "level")
         return delong_interval(self.auc, self.auc_variance, level)
 
-    def partial_auc(self, fpr_range=None, tpr_range=None, correction=None):
+    def partial_auc(self, fpr_range: tuple[float, float] | None = None,
+                    tpr_range: tuple[float, float] | None = None,
+                    correction: Correction = None) -> float:
         """The partial AUC, as :func:`~hmeasure_stream.partial_auc` takes arguments.  O(log n)."""
         engine = self._engine
         tracking = engine.tracks_variance
@@ -136,13 +142,14 @@ class DynamicAUC(WindowedPointSet):
             return math.nan
         if len(parts) == 6:
             *exact, n_neg, n_pos = parts
-            area = exact_area(*exact, fpr_box, tpr_box, n_neg, n_pos)
+            area = exact_area(*exact, fpr_box, tpr_box, n_neg, n_pos)  # type: ignore[call-arg]
         else:
             weighted_area, total_neg, total_pos = parts
             area = weighted_area / total_neg / total_pos
-        return corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
+        area_value: float = corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
+        return area_value
 
-    def merge(self, other):
+    def merge(self, other: "DynamicAUC") -> None:
         """Add the m points of a DynamicAUC, DynamicH or ApproxH, exactly.  O(m log(n + m))."""
         if not isinstance(other, PointSet):
             raise ValueError(
@@ -151,7 +158,7 @@ class DynamicAUC(WindowedPointSet):
             )
         merge_points(self, other)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"DynamicAUC(points={len(self)}, n_neg={self.n_neg!r}, n_pos={self.n_pos!r}, "
             f"auc={self.auc!r})"

@@ -1,6 +1,9 @@
 """The binned AUC of a changing set of points: ``BinnedAUC``, O(log m) per update."""
 
+from typing import Literal
+
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.binning import TRANSFORMS as _TRANSFORMS
 from hmeasure_stream._core.binning import check_bins as _check_bins
@@ -14,6 +17,7 @@ from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._binning import bin_indices, bin_of_score
 from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._validation import (
+    Label,
     label_map,
     label_one,
     labels_many,
@@ -104,8 +108,10 @@ class BinnedAUC(Pickled):
     __slots__ = ("_alpha", "_bins", "_labels", "_outside", "_range", "_strict", "_transform",
                  "_tree")
 
-    def __init__(self, bins, *, transform=None, loglog_alpha=None, score_range=(0.0, 1.0),
-                 pos_label=None, strict=False):
+    def __init__(self, bins: int, *, transform: Literal["loglog"] | None = None,
+                 loglog_alpha: float | None = None,
+                 score_range: tuple[float, float] = (0.0, 1.0), pos_label: Label = None,
+                 strict: bool = False) -> None:
         self._labels = label_map(pos_label)
         self._bins = _check_bins(bins)
         self._transform, self._alpha = _check_transform(transform, loglog_alpha)
@@ -129,7 +135,8 @@ class BinnedAUC(Pickled):
         outside = np.array([np.count_nonzero(scores < lo), np.count_nonzero(scores > hi)])
         return bins, is_pos, scores, weights, outside, alpha
 
-    def add_many(self, y_true, y_score, sample_weight=None):
+    def add_many(self, y_true: ArrayLike, y_score: ArrayLike,
+                 sample_weight: ArrayLike | None = None) -> None:
         """Add a batch of points: O(k log m).
 
         ValueError, adding nothing, if an entry is invalid, a weight is
@@ -153,7 +160,8 @@ class BinnedAUC(Pickled):
             self._labels = labels
         _outside_range(n_outside, scores, self._range, False, "BinnedAUC")
 
-    def remove_many(self, y_true, y_score, sample_weight=None):
+    def remove_many(self, y_true: ArrayLike, y_score: ArrayLike,
+                    sample_weight: ArrayLike | None = None) -> None:
         """Remove a batch of points: O(k log m).
 
         KeyError if a bin holds fewer points or less weight of a class than
@@ -224,22 +232,22 @@ class BinnedAUC(Pickled):
             _outside_range(1, np.array([score]), self._range, False, "BinnedAUC", stacklevel=4)
         return True
 
-    def add(self, y_true, y_score, weight=1.0):
+    def add(self, y_true: Label, y_score: float, weight: float = 1.0) -> None:
         """Add one point: O(log m).  See :meth:`add_many`."""
         if not self._point(y_true, y_score, weight, True):
             self.add_many([y_true], [y_score], [weight])
 
-    def remove(self, y_true, y_score, weight=1.0):
+    def remove(self, y_true: Label, y_score: float, weight: float = 1.0) -> None:
         """Remove one point: O(log m).  See :meth:`remove_many`."""
         if not self._point(y_true, y_score, weight, False):
             self.remove_many([y_true], [y_score], [weight])
 
     @property
-    def pos_label(self):
+    def pos_label(self) -> Label:
         """The label of class 1 given at construction (None: labels are 0/1 or booleans)."""
         return None if self._labels is None else self._labels.pos
 
-    def merge(self, other):
+    def merge(self, other: "BinnedAUC") -> None:
         """Add another structure's points (the same bins required): O(m).
 
         ValueError if the bins (number, range, transform, alpha) or the
@@ -272,7 +280,7 @@ class BinnedAUC(Pickled):
             self._labels = labels
 
     @property
-    def auc(self):
+    def auc(self) -> float:
         """The binned AUC; nan while a class is absent.  O(1)."""
         neg, pos, twice_area, _, _ = self._tree.root()
         if not (neg > 0 and pos > 0):
@@ -280,7 +288,7 @@ class BinnedAUC(Pickled):
         return twice_area / (2.0 * neg * pos)
 
     @property
-    def max_error(self):
+    def max_error(self) -> float:
         """Bound on the binned AUC's distance to the exact one; nan if a class is absent."""
         neg, pos, _, ties, _ = self._tree.root()
         if not (neg > 0 and pos > 0):
@@ -288,7 +296,7 @@ class BinnedAUC(Pickled):
         return ties / (2.0 * neg * pos)
 
     @property
-    def expected_error(self):
+    def expected_error(self) -> float:
         """Bouckaert's random-walk estimate of the error; nan while a class is absent."""
         neg, pos, _, _, walk = self._tree.root()
         if not (neg > 0 and pos > 0):
@@ -297,11 +305,11 @@ class BinnedAUC(Pickled):
         return walk / (3.0 * total * np.sqrt(total))
 
     @property
-    def loglog_alpha(self):
+    def loglog_alpha(self) -> float | None:
         """The log-log transform's frozen alpha (None: linear bins, or no batch seen yet)."""
         return self._alpha
 
-    def result(self):
+    def result(self) -> BinnedAUCResult:
         """The state as :func:`~hmeasure_stream.binned_auc` returns it: O(m).
 
         Raises ValueError while a class is absent.
@@ -324,14 +332,14 @@ class BinnedAUC(Pickled):
                                loglog_alpha=self._alpha)
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         """Bytes held by the tree's buffers (O(m), whatever the number of points)."""
         return self._tree.nbytes
 
-    def __len__(self):
+    def __len__(self) -> int:
         return int(self._tree.n_points)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return f"BinnedAUC(bins={self._bins}, points={len(self)}, auc={self.auc!r})"
 
     def _check(self):

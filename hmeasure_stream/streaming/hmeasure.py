@@ -1,9 +1,22 @@
 """The maintained ROC hull: ``DynamicH`` (exact H-measure) and ``ApproxH`` (fixed priors)."""
 
+from collections.abc import Sequence
+from typing import Literal
+
 from hmeasure_stream._core.report import r_report, report_levels
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._cost import mwl_cost
-from hmeasure_stream._validation import check_cost, check_positive, check_score_value, label_map
+from hmeasure_stream._validation import (
+    Duration,
+    FloatArray,
+    Label,
+    Window,
+    check_cost,
+    check_positive,
+    check_score_value,
+    label_map,
+)
+from hmeasure_stream.curves import ROCCurve
 from hmeasure_stream.streaming._base import (
     PointSet,
     WindowedPointSet,
@@ -21,11 +34,13 @@ class _HullPointSet(WindowedPointSet):
     __slots__ = ()
 
     @property
-    def auch(self):
+    def auch(self) -> float:
         """Area under the ROC convex hull (exact); nan while a class is absent."""
-        return self._engine.auch
+        auch: float = self._engine.auch
+        return auch
 
-    def hull(self, return_thresholds=False):
+    def hull(self, return_thresholds: bool = False
+             ) -> ROCCurve | tuple[FloatArray, FloatArray]:
         """As ``roc_hull`` returns it, O(h) (O(n) with thresholds); ValueError while a class
         is absent."""
         if return_thresholds:  # the vertices' scores: from the groups
@@ -82,8 +97,10 @@ class DynamicH(_HullPointSet):
 
     __slots__ = ()
 
-    def __init__(self, alpha=2.0, beta=2.0, severity_ratio=None, *, window=None, half_life=None,
-                 pos_label=None, capacity=16):
+    def __init__(self, alpha: float = 2.0, beta: float = 2.0,
+                 severity_ratio: float | Literal["prior"] | None = None, *,
+                 window: Window = None, half_life: Duration | None = None,
+                 pos_label: Label = None, capacity: int = 16) -> None:
         self._labels = label_map(pos_label)
         self._forgetting = make_forgetting(window, half_life)
         if isinstance(severity_ratio, str) and severity_ratio == "prior":
@@ -95,15 +112,15 @@ class DynamicH(_HullPointSet):
                 "epsilon (1 - H)"
             )
         alpha, beta = check_cost(alpha, beta, severity_ratio).shape
-        self._engine = BlockedHullEngine(alpha, beta, check_capacity(capacity))
+        self._engine: BlockedHullEngine = BlockedHullEngine(alpha, beta, check_capacity(capacity))
 
 
     @property
-    def h(self):
+    def h(self) -> float:
         """The H-measure (priors from the current points); nan while a class is absent."""
         return self._engine.h
 
-    def merge(self, other):
+    def merge(self, other: "DynamicH") -> None:
         """Add the points of a DynamicH (same alpha, beta) or a DynamicAUC in one batch, exactly."""
         if isinstance(other, DynamicH):
             mine = (self._engine.alpha, self._engine.beta)
@@ -124,7 +141,8 @@ class DynamicH(_HullPointSet):
             )
         merge_points(self, other)
 
-    def report(self, sens_spec_levels=0.95, *, threshold=0.5):
+    def report(self, sens_spec_levels: float | Sequence[float] = 0.95, *,
+               threshold: float = 0.5) -> dict[str, float]:
         """R hmeasure's summary of the points, as :func:`~hmeasure_stream.hmeasure_report`.
 
         O(h + log n + B); the first call starts keeping the lower hull (for KS), about doubling an
@@ -150,7 +168,7 @@ class DynamicH(_HullPointSet):
             counts=counts,
         )
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"DynamicH(points={len(self)}, alpha={self._engine.alpha!r}, "
             f"beta={self._engine.beta!r}, h={self.h!r}, auc={self.auc!r})"
@@ -206,32 +224,35 @@ class ApproxH(_HullPointSet):
 
     __slots__ = ()
 
-    def __init__(self, epsilon, priors=None, alpha=2.0, beta=2.0, severity_ratio=None, *,
-                 window=None, half_life=None, pos_label=None, capacity=16):
+    def __init__(self, epsilon: float, priors: tuple[float, float] | None = None,
+                 alpha: float = 2.0, beta: float = 2.0,
+                 severity_ratio: float | Literal["prior"] | None = None, *,
+                 window: Window = None, half_life: Duration | None = None,
+                 pos_label: Label = None, capacity: int = 16) -> None:
         self._labels = label_map(pos_label)
         self._forgetting = make_forgetting(window, half_life)
         epsilon = check_positive(epsilon, "epsilon")
         rule = check_cost(alpha, beta, severity_ratio, priors)
-        self._engine = BlockedHullEngine(2.0, 2.0, check_capacity(capacity))
+        self._engine: BlockedHullEngine = BlockedHullEngine(2.0, 2.0, check_capacity(capacity))
         self._engine.set_reading(epsilon, rule)
 
     @property
-    def epsilon(self):
+    def epsilon(self) -> float:
         """The relative error bound."""
         return self._engine.epsilon
 
     @property
-    def h(self):
+    def h(self) -> float:
         """H within epsilon (1 - H); nan while a class is absent.  O((1 + 1/epsilon) log^2 n)."""
         return self._engine.h
 
-    def subset_info(self):
+    def subset_info(self) -> dict[str, int]:
         """``{"hull_vertices": int, "subset_vertices": int}``, both counting (0, 0).  O(h)."""
         hull_x, _ = self._engine.hull_vertices()
         subset_x, _ = self._engine.subset_vertices()
         return {"hull_vertices": len(hull_x), "subset_vertices": len(subset_x)}
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (
             f"ApproxH(points={len(self)}, epsilon={self.epsilon!r}, h={self.h!r}, "
             f"auc={self.auc!r})"

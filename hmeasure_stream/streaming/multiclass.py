@@ -12,8 +12,11 @@ the same blocked engines.
 
 import math
 import pickle
+from collections.abc import Sequence
+from typing import Literal
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.classes import AVERAGES as _AVERAGES
 from hmeasure_stream._core.classes import METHODS as _METHODS
@@ -24,7 +27,13 @@ from hmeasure_stream._core.classes import encode_given as _encode_given
 from hmeasure_stream._engines._blocked import BlockedAUCEngine, update_row
 from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._engines._ring import PointRing
-from hmeasure_stream._validation import check_option, check_weight_value, check_weights
+from hmeasure_stream._validation import (
+    FloatArray,
+    Label,
+    check_option,
+    check_weight_value,
+    check_weights,
+)
 from hmeasure_stream.streaming._base import (
     Pickled,
     _check_removable,
@@ -102,7 +111,8 @@ class DynamicMulticlassAUC(Pickled):
 
     __slots__ = ("_average", "_classes", "_engines", "_index", "_mass", "_method", "_sizes")
 
-    def __init__(self, classes, *, method="ovr", average="macro", capacity=16):
+    def __init__(self, classes: Sequence[Label], *, method: Literal["ovr", "ovo"] = "ovr",
+                 average: Literal["macro", "weighted"] = "macro", capacity: int = 16) -> None:
         check_option(method, "method", _METHODS)
         check_option(average, "average", tuple(a for a in _AVERAGES if a is not None))
         classes, _ = _encode_given(np.empty(0), classes)
@@ -153,7 +163,8 @@ class DynamicMulticlassAUC(Pickled):
                                                                    labels.shape[0])
         return codes, scores, weights
 
-    def add_many(self, y_true, y_score, sample_weight=None):
+    def add_many(self, y_true: ArrayLike, y_score: ArrayLike,
+                 sample_weight: ArrayLike | None = None) -> None:
         """Add a batch of points: O(k c log n) for k points.
 
         ``y_true`` of shape (k,), each one of ``classes``; ``y_score`` of
@@ -177,7 +188,8 @@ class DynamicMulticlassAUC(Pickled):
         self._mass += sign * np.bincount(codes, weights=weights, minlength=c)
         self._mass[self._sizes == 0] = 0.0  # exactly zero once a class is gone
 
-    def remove_many(self, y_true, y_score, sample_weight=None):
+    def remove_many(self, y_true: ArrayLike, y_score: ArrayLike,
+                    sample_weight: ArrayLike | None = None) -> None:
         """Remove a batch of points (as added): O(k c log n).
 
         KeyError if an engine holds no entry for a row (counting repeats) or
@@ -221,11 +233,11 @@ class DynamicMulticlassAUC(Pickled):
             return None, None
         return code, scores
 
-    def add(self, y_true, y_score, weight=1.0):
+    def add(self, y_true: Label, y_score: ArrayLike, weight: float = 1.0) -> None:
         """Add one point: O(c log n).  See :meth:`add_many`."""
         self._point(y_true, y_score, weight, True)
 
-    def remove(self, y_true, y_score, weight=1.0):
+    def remove(self, y_true: Label, y_score: ArrayLike, weight: float = 1.0) -> None:
         """Remove one point: O(c log n).  See :meth:`remove_many`."""
         self._point(y_true, y_score, weight, False)
 
@@ -248,7 +260,7 @@ class DynamicMulticlassAUC(Pickled):
             if self._sizes[code] == 0:
                 self._mass[code] = 0.0
 
-    def merge(self, other):
+    def merge(self, other: "DynamicMulticlassAUC") -> None:
         """Add the points of another structure over the same ``classes`` and ``method``.
 
         ``other`` is not changed (its ``average`` may differ).  O(m c log(n +
@@ -320,13 +332,13 @@ class DynamicMulticlassAUC(Pickled):
             return float("nan")
         return averaged(values, self._method, self._average, self._mass)
 
-    def per_class(self):
+    def per_class(self) -> FloatArray:
         """One-vs-rest: each class's AUC against the rest (nan where undefined)."""
         if self._method != "ovr":
             raise ValueError("per_class() is for method='ovr'; use pairwise() with 'ovo'")
         return self._values()
 
-    def pairwise(self):
+    def pairwise(self) -> FloatArray:
         """One-vs-one: the c x c matrix of A(i|j) (nan on the diagonal and where undefined)."""
         if self._method != "ovo":
             raise ValueError("pairwise() is for method='ovo'; use per_class() with 'ovr'")
@@ -338,7 +350,7 @@ class DynamicMulticlassAUC(Pickled):
         return list(self._classes)
 
     @property
-    def class_weights(self):
+    def class_weights(self) -> FloatArray:
         """Total weight of each class's current points, in the order of ``classes``."""
         return self._mass.copy()
 
@@ -350,7 +362,7 @@ class DynamicMulticlassAUC(Pickled):
     def __len__(self):
         return int(self._sizes.sum())
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"DynamicMulticlassAUC(classes={self._classes!r}, method={self._method!r}, "
                 f"points={len(self)}, auc={self.auc!r})")
 

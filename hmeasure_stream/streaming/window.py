@@ -4,8 +4,10 @@ The one place where an engine is chosen for a window of a stream.
 """
 
 import dataclasses
+from typing import Any
 
 import numpy as np
+from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.binning import estimate_alpha
 from hmeasure_stream._core.classes import as_label_array, encode_sorted
@@ -15,6 +17,10 @@ from hmeasure_stream._engines._fenwick import sliding_auc_ranked
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._validation import (
+    Duration,
+    FloatArray,
+    Label,
+    Window,
     check_integer,
     check_times,
     check_unit_weights,
@@ -131,8 +137,9 @@ class SlidingWindow(Pickled):
     __slots__ = ("_engines", "_forgettings", "_labels", "_metrics", "_min_periods", "_rings",
                  "_window")
 
-    def __init__(self, window, metrics=("auc",), *, half_life=None, min_periods=1,
-                 pos_label=None, capacity=16, seed=None):
+    def __init__(self, window: Window, metrics: object = ("auc",), *,
+                 half_life: Duration | None = None, min_periods: int = 1,
+                 pos_label: Label = None, capacity: int = 16, seed: int | None = None) -> None:
         self._window = _check_window(window)
         chosen = metric_options(metrics)
         self._metrics = tuple(chosen)
@@ -170,7 +177,9 @@ class SlidingWindow(Pickled):
                            else PointRing(0 if self._window is None else self._window)
                            for engine in self._engines]
 
-    def update(self, y_true, y_score, sample_weight=None, *, times=None):
+    def update(self, y_true: ArrayLike, y_score: ArrayLike,
+               sample_weight: ArrayLike | None = None, *,
+               times: ArrayLike | None = None) -> dict[str, FloatArray]:
         """Feed the next chunk as :func:`sliding_window` takes it; returns what it would for it."""
         engine = self._engines[0]
         if isinstance(engine, MulticlassWindow):  # 2-d scores
@@ -288,12 +297,12 @@ class SlidingWindow(Pickled):
                 if THRESHOLD in METRICS[name].needs}
 
     @property
-    def window(self):
+    def window(self) -> Window:
         """A number of points, a duration (``numpy.timedelta64``), or None (every prefix)."""
         return self._window
 
     @property
-    def half_life(self):
+    def half_life(self) -> Duration | None:
         """The half-life: a number of points, a duration (``numpy.timedelta64``), or None."""
         if self._forgettings is None or not self._forgettings[0].half_life:
             return None
@@ -303,17 +312,17 @@ class SlidingWindow(Pickled):
         return forgetting.half_life
 
     @property
-    def min_periods(self):
+    def min_periods(self) -> int:
         """The fewest points a window needs for its metrics (nan before)."""
         return self._min_periods
 
     @property
-    def metrics(self):
+    def metrics(self) -> tuple[object, ...]:
         """The metrics followed."""
         return self._metrics
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         """Bytes held by the engine's buffers and the window's points."""
         rings = self._rings if self._forgettings is None else [
             forgetting.ring for forgetting in self._forgettings]
@@ -322,10 +331,10 @@ class SlidingWindow(Pickled):
             for buffer in (ring.is_pos_buffer, ring.score_buffer, ring.weight_buffer,
                            ring.time_buffer) if buffer is not None)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return int(self._engines[0].n_points)
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"SlidingWindow(window={self._window!r}, metrics={self._metrics!r}, "
                 f"points={len(self)})")
 
@@ -389,17 +398,17 @@ del _name
 
 
 def sliding_window(
-    y_true,
-    y_score,
-    window,
-    metrics=("auc",),
+    y_true: ArrayLike,
+    y_score: ArrayLike,
+    window: Window,
+    metrics: object = ("auc",),
     *,
-    sample_weight=None,
-    times=None,
-    half_life=None,
-    min_periods=1,
-    pos_label=None,
-):
+    sample_weight: ArrayLike | None = None,
+    times: ArrayLike | None = None,
+    half_life: Duration | None = None,
+    min_periods: int = 1,
+    pos_label: Label = None,
+) -> dict[str, FloatArray]:
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
     Entry i of each result is the metric over the ``window`` points ending at
@@ -520,7 +529,7 @@ def sliding_window(
     """
     window = _check_window(window)
     chosen = metric_options(metrics)
-    options = {"half_life": half_life, "min_periods": min_periods}
+    options: dict[str, Any] = {"half_life": half_life, "min_periods": min_periods}
     if _needing(chosen, MULTICLASS):
         if pos_label is not None:
             raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "

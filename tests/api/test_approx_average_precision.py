@@ -11,7 +11,6 @@ import pickle
 
 import numpy as np
 import pytest
-from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from hypothesis.stateful import precondition, rule
@@ -27,6 +26,7 @@ from hmeasure_stream import (
     SlidingWindow,
     sliding_window,
 )
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
 
 EPSILONS = (0.9, 0.5, 0.1, 0.01, 0.001)
 

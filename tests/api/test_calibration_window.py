@@ -14,7 +14,6 @@ from fractions import Fraction
 import numpy as np
 import pandas as pd
 import pytest
-from hmeasure_stream._engines._calibration import CalibrationEngine
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss
 from sklearn.metrics import log_loss as sk_log_loss
@@ -29,6 +28,7 @@ from hmeasure_stream import (
     log_loss,
     sliding_window,
 )
+from hmeasure_stream._engines._calibration import CalibrationEngine
 from hmeasure_stream.metric_table import CALIBRATION
 
 pytestmark = pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")

@@ -13,10 +13,10 @@ import pickle
 
 import numpy as np
 import pytest
-from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from reference_impl import brute_auc, roc_points_exact
 
 from hmeasure_stream import DynamicAUC, DynamicH, auc_variance, partial_auc
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
 
 
 def _tracking_from_start(**options):

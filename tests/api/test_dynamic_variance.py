@@ -18,7 +18,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hypothesis import strategies as st
 from machines import PointSetMachine
 from reference_impl import placements_exact
@@ -34,6 +33,7 @@ from hmeasure_stream import (
     partial_auc,
     sliding_window,
 )
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream.cli import main
 
 # Random data: the from-scratch references may see an AUC below 0.5.

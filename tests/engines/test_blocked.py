@@ -5,11 +5,12 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hmeasure_stream._engines._blocked import BlockedAUCEngine
-from hmeasure_stream._engines._protocol import Status
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
+from hmeasure_stream._engines._protocol import Status
 
 
 def brute_auc(points):

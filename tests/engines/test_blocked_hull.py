@@ -14,13 +14,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
-from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
-from hmeasure_stream._engines._protocol import Status
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from reference_impl import brute_upper_hull, h_by_integration, window_points
 
+from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
+from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream.metrics import h_measure, roc_hull
 from hmeasure_stream.streaming._base import make_forgetting
 

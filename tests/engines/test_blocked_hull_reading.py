@@ -14,13 +14,13 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from reference_impl import brute_upper_hull, r_style_report
+
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._cost import CostRule
 from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._engines._ring import PointRing
-from reference_impl import brute_upper_hull, r_style_report
-
 from hmeasure_stream.metrics import h_measure
 
 # Random windows can rank class 0 higher: the from-scratch references then warn (the

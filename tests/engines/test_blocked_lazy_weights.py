@@ -10,9 +10,10 @@ import pickle
 
 import numpy as np
 import pytest
+from reference_impl import brute_auc
+
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._protocol import Status
-from reference_impl import brute_auc
 
 
 def _assert_auc(engine, points):

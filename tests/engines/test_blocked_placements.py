@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 
@@ -199,9 +200,8 @@ def test_recorded_interval_columns_equal_auc_ci_from_scratch(rng, weighted, hull
     # ``record_interval``: auc_var, auc_lo, auc_hi after the engine's own columns, as
     # ``auc_ci`` computes them from scratch on every window, DeLong's definition summed
     # over all pairs, and kept by pickling.
-    from hmeasure_stream._engines._ring import PointRing
-
     from hmeasure_stream import auc, auc_ci
+    from hmeasure_stream._engines._ring import PointRing
 
     n, window, low, high = 160, 30, -1.6448536269514729, 1.6448536269514722
     y = rng.integers(0, 2, n).astype(np.uint8)
@@ -271,10 +271,9 @@ def test_recorded_threshold_and_box_columns(rng, weighted, hull):
     # area after the engine's own columns and before the interval's, on one engine,
     # equal to counting and to ``partial_auc`` from scratch on every window, and kept by
     # pickling.
+    from hmeasure_stream import partial_auc
     from hmeasure_stream._engines._ring import PointRing
     from hmeasure_stream._engines._tree_partial import record_box
-
-    from hmeasure_stream import partial_auc
 
     n, window, threshold = 150, 25, 1.25
     y = rng.integers(0, 2, n).astype(np.uint8)

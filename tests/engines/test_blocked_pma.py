@@ -12,12 +12,13 @@ import pickle
 
 import numpy as np
 import pytest
-from hmeasure_stream._engines._blocked import BlockedAUCEngine
-from hmeasure_stream._engines._protocol import Status
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 from reference_impl import brute_auc
+
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
+from hmeasure_stream._engines._protocol import Status
 
 
 def exact_auc(points):

@@ -7,10 +7,10 @@ window holds, with the decay weights computed here from the points' ages.
 
 import numpy as np
 import pytest
-from hmeasure_stream._engines._blocked import BlockedAUCEngine
-from hmeasure_stream._engines._ring import PointRing
 from reference_impl import brute_auc, window_points
 
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
+from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream.streaming._base import make_forgetting
 
 

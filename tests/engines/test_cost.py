@@ -2,8 +2,9 @@
 
 import numpy as np
 import pytest
-from hmeasure_stream._engines._cost import loss_of_edge
 from scipy.special import betainc, betaincc
+
+from hmeasure_stream._engines._cost import loss_of_edge
 
 
 @pytest.mark.parametrize(

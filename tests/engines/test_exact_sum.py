@@ -3,9 +3,10 @@
 import math
 
 import numpy as np
-from hmeasure_stream._engines._scratch import exactly_rounded_sum
 from hypothesis import given
 from hypothesis import strategies as st
+
+from hmeasure_stream._engines._scratch import exactly_rounded_sum
 
 # Magnitudes up to 1e300 and at most 200 values: no partial sum overflows.
 finite = st.floats(min_value=-1e300, max_value=1e300, allow_nan=False, allow_subnormal=True)

@@ -4,6 +4,7 @@ import pickle
 
 import numpy as np
 import pytest
+
 from hmeasure_stream._engines._fenwick import RankCounts
 from hmeasure_stream._engines._ring import PointRing
 

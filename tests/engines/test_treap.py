@@ -3,10 +3,10 @@
 
 import numpy as np
 import pytest
-from hmeasure_stream._engines._auc import AUCEngine
-from hmeasure_stream._engines._protocol import Status
 
 from hmeasure_stream import DynamicAUC
+from hmeasure_stream._engines._auc import AUCEngine
+from hmeasure_stream._engines._protocol import Status
 
 
 def treap_tracker(capacity=16, seed=None):

@@ -5,6 +5,7 @@ import pickle
 
 import numpy as np
 import pytest
+
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._protocol import Status

@@ -1,0 +1,26 @@
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+from typing_extensions import Self, final
+
+def sliding_auc_ranked(
+    is_pos: NDArray[np.uint8],
+    ranks: NDArray[np.int64],
+    n_ranks: int,
+    window: int,
+    auc_out: NDArray[np.float64],
+) -> Any: ...
+
+@final
+class RankCounts:
+    def __new__(cls, n_ranks: int) -> Self: ...
+    def count_below(self, rank: int) -> Any: ...
+    def add(self, rank: int, is_pos: int, change: int = 1) -> Any: ...
+    @property
+    def n_ranks(self) -> int: ...
+    @property
+    def n_neg(self) -> Any: ...
+    @property
+    def n_pos(self) -> Any: ...
+    def __reduce__(self) -> Any: ...

@@ -1,0 +1,20 @@
+from typing import Any
+
+import numpy as np
+from numpy.typing import NDArray
+
+def box_area_counts(
+    neg: NDArray[np.float64],
+    pos: NDArray[np.float64],
+    floor_a: int,
+    ceil_a: int,
+    floor_b: int,
+    ceil_b: int,
+    floor_c: int,
+    ceil_c: int,
+    floor_d: int,
+    ceil_d: int,
+) -> Any: ...
+def box_area_groups(
+    group_neg: NDArray[Any], group_pos: NDArray[Any], a: float, b: float, c: float, d: float
+) -> Any: ...
