@@ -12,7 +12,7 @@ import numbers
 import re
 import weakref
 from collections.abc import Hashable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, cast
+from typing import TYPE_CHECKING, Any, Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -196,9 +196,10 @@ class RocDisplay:
             If the labels or scores are invalid or a class is absent.
         """
         h_options = _check_h(h)
-        common = {"sample_weight": sample_weight, "pos_label": pos_label}
+        common: dict[str, Any] = {"sample_weight": sample_weight, "pos_label": pos_label}
         fpr, tpr = roc_points(y_true, y_score, **common)
-        hull_fpr, hull_tpr = roc_hull(y_true, y_score, **common)
+        vertices = roc_hull(y_true, y_score, **common)
+        hull_fpr, hull_tpr = vertices[0], vertices[1]
         h_value = None
         if h_options is not False:
             options = {} if h_options is True else h_options
@@ -248,7 +249,8 @@ class RocDisplay:
         if h_options and not hasattr(type(structure), "h"):
             raise ValueError(f"h=True needs a DynamicH or ApproxH; a {name} has no H-measure")
         fpr, tpr = structure.roc_points()
-        hull_fpr, hull_tpr = structure.hull()
+        vertices = structure.hull()
+        hull_fpr, hull_tpr = vertices[0], vertices[1]
         display = cls(fpr, tpr, hull_fpr, hull_tpr, roc_auc=structure.auc,
                       h=structure.h if h_options and isinstance(structure, (DynamicH, ApproxH))
                       else None, label=label)
@@ -813,7 +815,8 @@ def plot_metrics(metrics: Mapping[Any, ArrayLike] | pd.DataFrame, *,
 
 
 def plot_reliability(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
-                     strategy: str = "uniform", sample_weight: ArrayLike | None = None,
+                     strategy: Literal["uniform", "quantile"] = "uniform",
+                     sample_weight: ArrayLike | None = None,
                      pos_label: Hashable | None = None, ax: Axes | None = None,
                      label: str | None = None, color: ColorType | None = None,
                      counts: bool = True, diagonal: bool = True, **kwargs: Any) -> Axes:
