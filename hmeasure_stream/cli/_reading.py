@@ -593,9 +593,12 @@ class _BlockParser:
         self.arrow = pyarrow
         names = [f"f{index}" for index in range(len(header))]
         score_type = pyarrow.string() if self.delayed else pyarrow.float64()
+        # The labels as a dictionary of their few distinct texts, each read once.
         types = {names[self.positions[1]]: score_type,
-                 **{names[position]: pyarrow.string() for position in
-                    (self.positions[0], *self.positions[2:])}}
+                 **{names[position]: pyarrow.string() for position in self.positions[2:]},
+                 names[self.positions[0]]: (pyarrow.string() if self.delayed else
+                                            pyarrow.dictionary(pyarrow.int32(),
+                                                               pyarrow.string()))}
         self.read = functools.partial(
             pyarrow.csv.read_csv,
             read_options=pyarrow.csv.ReadOptions(column_names=names, use_threads=False,
@@ -622,24 +625,37 @@ class _BlockParser:
 
     def _columns(self, table, lines):
         """The chunk of a table pyarrow read, or None for the slow path to name a problem."""
-        columns = [table.column(index).combine_chunks() for index in range(table.num_columns)]
-        extras = {name: column.to_pylist()
+        columns = [table.column(index).chunks for index in range(table.num_columns)]
+
+        def texts(column):
+            return [text for chunk in column for text in chunk.to_pylist()]
+
+        extras = {name: texts(column)
                   for name, column in zip(self.columns[2:], columns[2:], strict=True)}
         if self.delayed:
-            return _delayed_chunk(columns[0].to_pylist(), columns[1].to_pylist(), lines,
-                                  self.path, self.classes, self.options.decimal_comma, extras)
-        scores = columns[1].to_numpy()
+            return _delayed_chunk(texts(columns[0]), texts(columns[1]), lines, self.path,
+                                  self.classes, self.options.decimal_comma, extras)
+        scores = np.concatenate([_values(chunk, np.float64) for chunk in columns[1]])
         if not (np.isfinite(scores).all() and (np.abs(scores) < EXACT_INT_LIMIT).all()):
             return None  # the text of the scores names the problem
         if self.classes is not None:
-            labels = self.classes.text(columns[0].to_pylist(), lines)
+            labels = self.classes.text(texts(columns[0]), lines)
         else:
-            encoded = columns[0].dictionary_encode()
-            codes = [_label_code(text) for text in encoded.dictionary.to_pylist()]
-            if None in codes:
-                return None
-            labels = np.array(codes, dtype=np.int8)[encoded.indices.to_numpy()]
+            parts = []
+            for chunk in columns[0]:
+                codes = [_label_code(text) for text in chunk.dictionary.to_pylist()]
+                if None in codes:
+                    return None
+                parts.append(np.array(codes, dtype=np.int8)[_values(chunk.indices, np.int32)])
+            labels = np.concatenate(parts)
         return Chunk(labels, scores, lines, extras)
+
+
+def _values(array, dtype):
+    """The values of a pyarrow array without nulls, as numpy's (Array.to_numpy imports
+    pandas)."""
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array),
+                         offset=array.offset * np.dtype(dtype).itemsize)
 
 
 def _parse_rows(numbered, parser):
