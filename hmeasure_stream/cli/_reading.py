@@ -15,7 +15,16 @@ no ``_``); an integer written beyond 2**53 that float64 cannot hold
 scores would tie.  The last line of a live input (standard input, a FIFO,
 ``--follow``) must end with a line end: a stream that stops in the middle of
 a row (a writer killed while writing ``1,0.75``, cut at ``1,0.``) is refused
-rather than read as another score.  Nothing is ever unpickled.
+rather than read as another score.  A line equal to the header row is
+skipped (``tail -F`` passes on the header of each file rotated in).  Nothing
+is ever unpickled.
+
+The text is decoded here (to name the byte offset and line of a byte that
+does not decode) and parsed by pyarrow's CSV reader in blocks of whole lines;
+a block with a quote, a comment or a blank line (whose rows are not its
+lines), or in which pyarrow stops or finds a score that needs its text (not
+finite, or beyond 2**53), is read by Python's ``csv`` module, which names the
+line of the problem.
 
 Every problem with the input is an :class:`InputError`: one line, naming the
 file and where in it.
@@ -542,20 +551,25 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
         parser = _BlockParser(path, options, delimiter, header, indices)
         yield None
         rest = "\n".join(lines[number - first + 1:])
+        # Chunks of chunk_size rows across blocks (a live input's rows handed out at the end
+        # of each block): a problem stops the run at the chunk it is in.
+        pending, held = [], 0
         for text, first in itertools.chain([(rest, number + 1)], blocks):
-            if not text:
-                continue
-            chunk = parser.parse(text, first)
-            size = chunk.labels.shape[0]
-            start = 0
-            while start < size:
-                # The caller may change the chunk size between chunks.
-                stop = start + options.chunk_size
-                yield (chunk if start == 0 and stop >= size else Chunk(
-                    chunk.labels[start:stop], chunk.scores[start:stop],
-                    chunk.lines[start:stop],
-                    {name: values[start:stop] for name, values in chunk.extras.items()}))
-                start = stop
+            for part in parser.parse(text, first, options.chunk_size - held):
+                pending.append(part)
+                held += part.labels.shape[0]
+                if held >= options.chunk_size:
+                    whole, start = _joined(pending), 0
+                    # The caller may change the chunk size between chunks.
+                    while held - start >= options.chunk_size:
+                        yield _rows(whole, start, start + options.chunk_size)
+                        start += options.chunk_size
+                    pending, held = [_rows(whole, start, held)], held - start
+            if live and held:
+                yield _joined(pending)
+                pending, held = [], 0
+        if held:
+            yield _joined(pending)
     finally:
         stream.close()
         handle.close()
@@ -609,8 +623,12 @@ class _BlockParser:
                 null_values=[], strings_can_be_null=False,
                 decimal_point="," if options.decimal_comma else "."))
 
-    def parse(self, text, first):
-        """The rows of ``text``, whose first line is line ``first`` of the file."""
+    def parse(self, text, first, room):
+        """The rows of ``text``, whose first line is line ``first`` of the file, in chunks;
+        on a problem, the chunks before the one of ``room`` rows, then of chunk_size rows,
+        that holds it."""
+        if not text:
+            return
         if (self.arrow is not None and "#" not in text and '"' not in text
                 and "\n\n" not in text and not text.startswith("\n")):
             try:
@@ -620,8 +638,9 @@ class _BlockParser:
             if table is not None:
                 chunk = self._columns(table, np.arange(first, first + table.num_rows))
                 if chunk is not None:
-                    return chunk
-        return _parse_rows(_numbered_rows(text, first), self)
+                    yield chunk
+                    return
+        yield from _parse_rows(_numbered_rows(text, first), self, room)
 
     def _columns(self, table, lines):
         """The chunk of a table pyarrow read, or None for the slow path to name a problem."""
@@ -658,10 +677,28 @@ def _values(array, dtype):
                          offset=array.offset * np.dtype(dtype).itemsize)
 
 
-def _parse_rows(numbered, parser):
-    """The rows of (line number, line) pairs, read with Python's csv module."""
+def _joined(chunks):
+    """One chunk of the rows of ``chunks`` in order."""
+    if len(chunks) == 1:
+        return chunks[0]
+    return Chunk(*(np.concatenate([getattr(chunk, field) for chunk in chunks])
+                   for field in ("labels", "scores", "lines")),
+                 {name: [value for chunk in chunks for value in chunk.extras[name]]
+                  for name in chunks[0].extras})
+
+
+def _rows(chunk, start, stop):
+    """The rows ``start:stop`` of a chunk."""
+    return Chunk(chunk.labels[start:stop], chunk.scores[start:stop], chunk.lines[start:stop],
+                 {name: values[start:stop] for name, values in chunk.extras.items()})
+
+
+def _parse_rows(numbered, parser, room):
+    """The rows of (line number, line) pairs, read with Python's csv module, in chunks of
+    ``room`` rows, then of chunk_size rows; each is checked when it is full."""
     path, header, delimiter = parser.path, parser.header, parser.delimiter
     label_index, score_index, *extra = parser.positions
+    pairs = list(zip(parser.columns[2:], extra, strict=True))
     number = 0
 
     def source():
@@ -669,27 +706,39 @@ def _parse_rows(numbered, parser):
         for number, line in numbered:  # noqa: B007 - read by the loop below
             yield line
 
-    label_texts, score_texts, numbers = [], [], []
-    extras = {name: [] for name in parser.columns[2:]}
-    pairs = list(zip(parser.columns[2:], extra, strict=True))
+    def chunk():
+        lines = np.array(numbers, dtype=np.int64)
+        if parser.delayed:
+            return _delayed_chunk(label_texts, score_texts, lines, path, parser.classes,
+                                  parser.options.decimal_comma, extras)
+        return Chunk(_parse_labels(label_texts, lines, path, parser.classes),
+                     parse_scores(score_texts, lines, path, parser.options.decimal_comma),
+                     lines, extras)
+
+    def fresh():
+        return [], [], [], {name: [] for name in parser.columns[2:]}
+
+    label_texts, score_texts, numbers, extras = fresh()
     try:
         for row in csv.reader(source(), delimiter=delimiter):
             if len(row) != len(header):
                 _ragged(row, header, delimiter, f"{path}:{number}")
+            if row[label_index].strip() == header[label_index] and [
+                    name.strip() for name in row] == header:
+                continue  # the header again: a file rotated in under ``tail -F``
             label_texts.append(row[label_index])
             score_texts.append(row[score_index])
             for name, index in pairs:
                 extras[name].append(row[index])
             numbers.append(number)
+            if len(numbers) >= room:
+                yield chunk()
+                label_texts, score_texts, numbers, extras = fresh()
+                room = parser.options.chunk_size
     except csv.Error as error:
         raise InputError(f"{path}:{number}: {error}") from None
-    lines = np.array(numbers, dtype=np.int64)
-    if parser.delayed:
-        return _delayed_chunk(label_texts, score_texts, lines, path, parser.classes,
-                              parser.options.decimal_comma, extras)
-    return Chunk(_parse_labels(label_texts, lines, path, parser.classes),
-                 parse_scores(score_texts, lines, path, parser.options.decimal_comma),
-                 lines, extras)
+    if numbers:
+        yield chunk()
 
 
 def _delayed_chunk(label_texts, score_texts, numbers, path, classes, decimal_comma, extras):
