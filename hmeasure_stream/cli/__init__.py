@@ -18,7 +18,7 @@ program starts (numpy and scipy import) is one line and exit code 130.
 Nothing is written before the first chunk of rows is checked.
 
 A live input (``-`` for standard input, a FIFO, or a file read with
-``--follow`` like ``tail -F``) may never end: its rows are handed out as soon
+``--follow`` like ``tail -f``) may never end: its rows are handed out as soon
 as they are read, each output row is written and flushed at once, and
 ``--out`` is written as ``OUT.partial`` (a visible name, refused if it
 exists), renamed to ``OUT`` when the run ends (end of input,
@@ -299,12 +299,13 @@ class DelayedMonitor:
             row = self.rows + index
             if (row + 1) % every == 0:
                 emitted.append(row)
-                written.append(tracker.results())
+                # The written columns alone (results() also computes DeLong's interval).
+                written.append([getattr(tracker, name) for name in self.columns])
         self.rows += labels.shape[0]
         return (np.array(emitted, dtype=np.int64),
-                {name: np.array([values[name] for values in written],
+                {name: np.array([values[column] for values in written],
                                 dtype=np.int64 if name == "n_pending" else np.float64)
-                 for name in self.columns})
+                 for column, name in enumerate(self.columns)})
 
     @property
     def last_auc(self):
@@ -575,11 +576,10 @@ def build_parser():
     parser.add_argument("--keep-cols", type=_column_names, metavar="A,B",
                         help="more columns copied to each output row")
     parser.add_argument("--follow", action="store_true", default=None,
-                        help="like tail -F: at the end of FILE, wait for more rows (stop "
-                             "with Ctrl-C), and go on with the new file when FILE is rotated "
-                             "(renamed and created anew, or truncated); with --out the output "
-                             "is written to OUT.partial as it comes and renamed to OUT at "
-                             "the end")
+                        help="like tail -f: at the end of FILE, wait for more rows (stop "
+                             "with Ctrl-C); with --out the output is written to OUT.partial "
+                             "as it comes and renamed to OUT at the end; a file that is "
+                             "rotated is followed by 'tail -n +1 -F FILE | hmeasure-stream -'")
     parser.add_argument("--follow-timeout", type=_seconds, metavar="SECONDS",
                         help="with --follow: stop after SECONDS without new data")
     parser.add_argument("--metrics", type=_metrics,

@@ -15,7 +15,16 @@ no ``_``); an integer written beyond 2**53 that float64 cannot hold
 scores would tie.  The last line of a live input (standard input, a FIFO,
 ``--follow``) must end with a line end: a stream that stops in the middle of
 a row (a writer killed while writing ``1,0.75``, cut at ``1,0.``) is refused
-rather than read as another score.  Nothing is ever unpickled.
+rather than read as another score.  A line equal to the header row is
+skipped (``tail -F`` passes on the header of each file rotated in).  Nothing
+is ever unpickled.
+
+The text is decoded here (to name the byte offset and line of a byte that
+does not decode) and parsed by pyarrow's CSV reader in blocks of whole lines;
+a block with a quote, a comment or a blank line (whose rows are not its
+lines), or in which pyarrow stops or finds a score that needs its text (not
+finite, or beyond 2**53), is read by Python's ``csv`` module, which names the
+line of the problem.
 
 Every problem with the input is an :class:`InputError`: one line, naming the
 file and where in it.
@@ -24,6 +33,7 @@ file and where in it.
 import bz2
 import codecs
 import csv
+import functools
 import gzip
 import io
 import itertools
@@ -160,13 +170,14 @@ def _refusal(prefix):
 # Text
 
 
-class _Lines:
-    """The physical lines of a binary text stream, decoded, without comments and blank lines.
+class _Blocks:
+    """The decoded text of a binary stream, in blocks of whole physical lines.
 
-    ``line`` is the physical number (from 1) of the last line handed out;
-    ``offset`` counts the bytes of the (decompressed) stream decoded so far.
-    Lines end with LF, CRLF or CR and are handed out ending with LF.
-    ``live``: a last line without a line end is a row cut short (InputError).
+    Yields ``(text, first)``: lines that each end with LF (LF, CRLF and CR
+    read as LF), ``first`` the physical number (from 1) of the first.
+    ``line`` counts the lines handed out; ``offset`` the bytes of the
+    (decompressed) stream decoded so far.  ``live``: a last line without a
+    line end is a row cut short (InputError).
     """
 
     def __init__(self, stream, path, encoding, decompression_errors, compressed, live=False):
@@ -177,7 +188,6 @@ class _Lines:
         self.errors = (EOFError, OSError, *decompression_errors)
         self.compressed = compressed
         self.line = 0
-        self.at_block_end = False
 
     def _where(self, offset):
         kind = " of the decompressed text" if self.compressed else ""
@@ -231,46 +241,31 @@ class _Lines:
                 self._nul(text, start, carry)
             text = carry + text
             # A CR at the end of a block may be the first half of a CRLF: kept for the next.
-            held_cr = "\r" if block and text.endswith("\r") else ""
-            parts = _LINE_END.split(text[:len(text) - len(held_cr)])
-            carry = parts.pop() + held_cr
+            held = 1 if block and text.endswith("\r") else 0
+            end = max(text.rfind("\n", 0, len(text) - held),
+                      text.rfind("\r", 0, len(text) - held)) + 1
+            whole, carry = text[:end], text[end:]
+            if "\r" in whole:
+                whole = whole.replace("\r\n", "\n").replace("\r", "\n")
             if len(carry) > _MAX_LINE:
                 raise InputError(
-                    f"{self.path}:{self.line + len(parts) + 1}: a line longer than "
+                    f"{self.path}:{self.line + whole.count(chr(10)) + 1}: a line longer than "
                     f"{_MAX_LINE} characters: not a CSV file?"
                 )
-            line = self.line
-            # Each kept line is handed out once the next one is found, so that the last
-            # whole line read so far is known as such (at_block_end): a live reader hands
-            # out its rows then, before waiting for more.
-            held = None
-            self.at_block_end = False
-            for part in parts:
-                line += 1
-                head = part[:1]
-                # Blank lines and comments: a first character that is blank or "#".
-                if (head and head not in _BLANK_OR_COMMENT) or (
-                        part.strip() and not part.lstrip().startswith("#")):
-                    if held is not None:
-                        yield held
-                    self.line = line
-                    held = part + "\n"
-            if held is not None:
-                self.at_block_end = True
-                yield held
-            self.line = line
+            if whole:
+                yield whole, self.line + 1
+                self.line += whole.count("\n")
             if not block:
                 break
             block = self._read()
         if carry:
+            if carry.strip() and not carry.lstrip().startswith("#") and self.live:
+                raise InputError(
+                    f"{self.path}:{self.line + 1}: the input ended in the middle of a row "
+                    f"({carry!r}, without a line end): was its writer stopped while "
+                    "writing? Each row of a live input must end with a line end")
+            yield carry + "\n", self.line + 1
             self.line += 1
-            if carry.strip() and not carry.lstrip().startswith("#"):
-                if self.live:
-                    raise InputError(
-                        f"{self.path}:{self.line}: the input ended in the middle of a row "
-                        f"({carry!r}, without a line end): was its writer stopped while "
-                        "writing? Each row of a live input must end with a line end")
-                yield carry
 
     def _nul(self, text, start, carry):
         index = text.index("\x00")
@@ -282,25 +277,37 @@ class _Lines:
         )
 
 
+def _numbered_rows(text, first):
+    """(physical number, line) of a block's lines that are neither blank nor comments."""
+    for number, line in enumerate(text.split("\n")[:-1], first):
+        head = line[:1]
+        # Blank lines and comments: a first character that is blank or "#".
+        if (head and head not in _BLANK_OR_COMMENT) or (
+                line.strip() and not line.lstrip().startswith("#")):
+            yield number, line + "\n"
+
+
 def _line_ends(text):
     return len(_LINE_END.findall(text))
+
+
+def _label_code(text):
+    """0 or 1 for a CSV label 0/1, -1/1 or true/false (any case, spaces around), else None."""
+    code = _LABELS.get(text)
+    return _LABELS.get(text.strip().lower()) if code is None else code
 
 
 def _parse_labels(texts, lines, path, classes=None):
     if classes is not None:
         return classes.text(texts, lines)
-    codes = list(map(_LABELS.get, texts))
+    codes = list(map(_label_code, texts))
     if None in codes:
-        for index, code in enumerate(codes):
-            if code is None:
-                code = _LABELS.get(texts[index].strip().lower())
-                if code is None:
-                    raise InputError(
-                        f"{path}:{lines[index]}: label {texts[index]!r} is not 0/1 "
-                        "(or -1/1, true/false); for other labels give the label of class 1 "
-                        "with --pos-label"
-                    )
-                codes[index] = code
+        index = codes.index(None)
+        raise InputError(
+            f"{path}:{lines[index]}: label {texts[index]!r} is not 0/1 "
+            "(or -1/1, true/false); for other labels give the label of class 1 "
+            "with --pos-label"
+        )
     return np.array(codes, dtype=np.int8)
 
 
@@ -367,8 +374,7 @@ class PositiveLabel:
             raise InputError(f"{self.path}:{lines[empty[0]]}: the label is empty")
         keys = np.empty(len(texts), dtype=object)
         keys[:] = [table[text] for text in texts]
-        return self._map(keys, keys == self.key, texts,
-                         [f"{self.path}:{line}" for line in lines])
+        return self._map(keys, keys == self.key, texts, _Where(self.path, lines))
 
     def array(self, labels, name, start):
         """npz/parquet labels as int8 0/1; ``start``: the position of the first."""
@@ -513,87 +519,226 @@ def _extra_columns(options):
     return list(extra)
 
 
-class _Layout(NamedTuple):
-    """The header of a CSV stream as read from its first file."""
+def _csv_rows(stream, path, options, compressed, decompression_errors, handle, live):
+    """The chunks of a CSV stream, after ``None`` once the header is checked.
 
-    line: str           # the header line as read (its line end included)
-    delimiter: str
-    header: list
-    indices: dict       # column name -> position
-
-
-def _csv_rows(stream, path, options, compressed, decompression_errors, handle, live,
-              layout=None):
-    """The chunks of a CSV stream, after its :class:`_Layout` once the header is checked.
-
-    ``layout``: the header of the file this one replaced (``--follow`` after a
-    rotation).  A first line equal to that header line is this file's header;
-    otherwise the file has none, and its first line is a row under the same
-    header.  An empty replacement yields no chunks.
+    Each block of text is parsed by pyarrow when it holds no quote, comment
+    or blank line (so its rows are its physical lines); a block pyarrow
+    cannot read to the end (a bad value, a ragged row), and every block
+    without pyarrow, is read by :func:`_parse_rows`, which names the line of
+    the first problem.
     """
-    lines = _Lines(stream, path, options.encoding or "utf-8", decompression_errors, compressed,
-                   live)
-    source = iter(lines)
+    blocks = iter(_Blocks(stream, path, options.encoding or "utf-8", decompression_errors,
+                          compressed, live))
     try:
-        first_line = next(source, None)
-        if layout is not None:
-            if first_line is not None and first_line.rstrip("\r\n") != layout.line.rstrip("\r\n"):
-                source = itertools.chain([first_line], source)
-        else:
-            if first_line is None:
-                raise InputError(f"{path}: the file is empty (no header row)")
-            wanted = (options.label_col, options.score_col)
-            try:
-                delimiter = options.delimiter or _choose_delimiter(first_line, wanted)
-                header = [name.strip()
-                          for name in next(csv.reader([first_line], delimiter=delimiter))]
-            except csv.Error as error:
-                raise InputError(f"{path}:{lines.line}: the header row: {error}") from None
-            indices = _header_indices(header, lines.line, path, options)
-            layout = _Layout(first_line, delimiter, header, indices)
-        delimiter, header, indices = layout.delimiter, layout.header, layout.indices
-        label_index, score_index = indices[options.label_col], indices[options.score_col]
-        extra = [(name, indices[name]) for name, _ in _extra_columns(options)]
-        yield layout
-        reader = csv.reader(source, delimiter=delimiter)
-
-        classes = _classes(options, path)
-
-        def chunk():
-            if getattr(options, "delayed", False):
-                return _delayed_chunk(label_texts, score_texts, numbers, path, classes,
-                                      options.decimal_comma, extras)
-            return Chunk(_parse_labels(label_texts, numbers, path, classes),
-                         parse_scores(score_texts, numbers, path, options.decimal_comma),
-                         np.array(numbers, dtype=np.int64), extras)
-
-        def fresh():
-            return [], [], [], {name: [] for name, _ in extra}
-
-        label_texts, score_texts, numbers, extras = fresh()
-        limit = options.chunk_size
+        text, number = "", None
+        for text, first in blocks:
+            number = next((number for number, _ in _numbered_rows(text, first)), None)
+            if number is not None:
+                break
+        if number is None:
+            raise InputError(f"{path}: the file is empty (no header row)")
+        lines = text.split("\n")
+        header_line = lines[number - first]
+        wanted = (options.label_col, options.score_col)
         try:
-            for row in reader:
-                if len(row) != len(header):
-                    _ragged(row, header, delimiter, f"{path}:{lines.line}")
-                label_texts.append(row[label_index])
-                score_texts.append(row[score_index])
-                if extra:
-                    for name, index in extra:
-                        extras[name].append(row[index])
-                numbers.append(lines.line)
-                if len(numbers) >= limit or (live and lines.at_block_end):
-                    yield chunk()
-                    label_texts, score_texts, numbers, extras = fresh()
-                    # The caller may change the chunk size between chunks.
-                    limit = options.chunk_size
+            delimiter = options.delimiter or _choose_delimiter(header_line, wanted)
+            header = [name.strip() for name in next(csv.reader([header_line],
+                                                               delimiter=delimiter))]
         except csv.Error as error:
-            raise InputError(f"{path}:{lines.line}: {error}") from None
-        if numbers:
-            yield chunk()
+            raise InputError(f"{path}:{number}: the header row: {error}") from None
+        indices = _header_indices(header, number, path, options)
+        parser = _BlockParser(path, options, delimiter, header, indices)
+        yield None
+        rest = "\n".join(lines[number - first + 1:])
+        # Chunks of chunk_size rows across blocks (a live input's rows handed out at the end
+        # of each block): a problem stops the run at the chunk it is in.
+        pending, held = [], 0
+        for text, first in itertools.chain([(rest, number + 1)], blocks):
+            for part in parser.parse(text, first, options.chunk_size - held):
+                pending.append(part)
+                held += part.labels.shape[0]
+                if held >= options.chunk_size:
+                    whole, start = _joined(pending), 0
+                    # The caller may change the chunk size between chunks.
+                    while held - start >= options.chunk_size:
+                        yield _rows(whole, start, start + options.chunk_size)
+                        start += options.chunk_size
+                    pending, held = [_rows(whole, start, held)], held - start
+            if live and held:
+                yield _joined(pending)
+                pending, held = [], 0
+        if held:
+            yield _joined(pending)
     finally:
         stream.close()
         handle.close()
+
+
+class _Where:
+    """``where[k]``: ``path:line`` of the k-th row, for messages."""
+
+    def __init__(self, path, lines):
+        self.path, self.lines = path, lines
+
+    def __getitem__(self, index):
+        return f"{self.path}:{self.lines[index]}"
+
+
+class _BlockParser:
+    """The rows of blocks of CSV text as :class:`Chunk` s."""
+
+    def __init__(self, path, options, delimiter, header, indices):
+        self.path = path
+        self.options = options
+        self.delimiter = delimiter
+        self.header = header
+        self.columns = [options.label_col, options.score_col,
+                        *(name for name, _ in _extra_columns(options))]
+        self.positions = [indices[name] for name in self.columns]
+        self.delayed = getattr(options, "delayed", False)
+        self.classes = _classes(options, path)
+        try:
+            import pyarrow
+            import pyarrow.csv
+        except ImportError:  # pragma: no cover - pyarrow comes with the cli extra
+            self.arrow = None
+            return
+        self.arrow = pyarrow
+        names = [f"f{index}" for index in range(len(header))]
+        score_type = pyarrow.string() if self.delayed else pyarrow.float64()
+        # The labels as a dictionary of their few distinct texts, each read once.
+        types = {names[self.positions[1]]: score_type,
+                 **{names[position]: pyarrow.string() for position in self.positions[2:]},
+                 names[self.positions[0]]: (pyarrow.string() if self.delayed else
+                                            pyarrow.dictionary(pyarrow.int32(),
+                                                               pyarrow.string()))}
+        self.read = functools.partial(
+            pyarrow.csv.read_csv,
+            read_options=pyarrow.csv.ReadOptions(column_names=names, use_threads=False,
+                                                 block_size=1 << 26),
+            parse_options=pyarrow.csv.ParseOptions(delimiter=delimiter),
+            convert_options=pyarrow.csv.ConvertOptions(
+                column_types=types, include_columns=[names[i] for i in self.positions],
+                null_values=[], strings_can_be_null=False,
+                decimal_point="," if options.decimal_comma else "."))
+
+    def parse(self, text, first, room):
+        """The rows of ``text``, whose first line is line ``first`` of the file, in chunks;
+        on a problem, the chunks before the one of ``room`` rows, then of chunk_size rows,
+        that holds it."""
+        if not text:
+            return
+        if (self.arrow is not None and "#" not in text and '"' not in text
+                and "\n\n" not in text and not text.startswith("\n")):
+            try:
+                table = self.read(self.arrow.py_buffer(text.encode("utf-8")))
+            except self.arrow.ArrowInvalid:
+                table = None
+            if table is not None:
+                chunk = self._columns(table, np.arange(first, first + table.num_rows))
+                if chunk is not None:
+                    yield chunk
+                    return
+        yield from _parse_rows(_numbered_rows(text, first), self, room)
+
+    def _columns(self, table, lines):
+        """The chunk of a table pyarrow read, or None for the slow path to name a problem."""
+        columns = [table.column(index).chunks for index in range(table.num_columns)]
+
+        def texts(column):
+            return [text for chunk in column for text in chunk.to_pylist()]
+
+        extras = {name: texts(column)
+                  for name, column in zip(self.columns[2:], columns[2:], strict=True)}
+        if self.delayed:
+            return _delayed_chunk(texts(columns[0]), texts(columns[1]), lines, self.path,
+                                  self.classes, self.options.decimal_comma, extras)
+        scores = np.concatenate([_values(chunk, np.float64) for chunk in columns[1]])
+        if not (np.isfinite(scores).all() and (np.abs(scores) < EXACT_INT_LIMIT).all()):
+            return None  # the text of the scores names the problem
+        if self.classes is not None:
+            labels = self.classes.text(texts(columns[0]), lines)
+        else:
+            parts = []
+            for chunk in columns[0]:
+                codes = [_label_code(text) for text in chunk.dictionary.to_pylist()]
+                if None in codes:
+                    return None
+                parts.append(np.array(codes, dtype=np.int8)[_values(chunk.indices, np.int32)])
+            labels = np.concatenate(parts)
+        return Chunk(labels, scores, lines, extras)
+
+
+def _values(array, dtype):
+    """The values of a pyarrow array without nulls, as numpy's (Array.to_numpy imports
+    pandas)."""
+    return np.frombuffer(array.buffers()[1], dtype=dtype, count=len(array),
+                         offset=array.offset * np.dtype(dtype).itemsize)
+
+
+def _joined(chunks):
+    """One chunk of the rows of ``chunks`` in order."""
+    if len(chunks) == 1:
+        return chunks[0]
+    return Chunk(*(np.concatenate([getattr(chunk, field) for chunk in chunks])
+                   for field in ("labels", "scores", "lines")),
+                 {name: [value for chunk in chunks for value in chunk.extras[name]]
+                  for name in chunks[0].extras})
+
+
+def _rows(chunk, start, stop):
+    """The rows ``start:stop`` of a chunk."""
+    return Chunk(chunk.labels[start:stop], chunk.scores[start:stop], chunk.lines[start:stop],
+                 {name: values[start:stop] for name, values in chunk.extras.items()})
+
+
+def _parse_rows(numbered, parser, room):
+    """The rows of (line number, line) pairs, read with Python's csv module, in chunks of
+    ``room`` rows, then of chunk_size rows; each is checked when it is full."""
+    path, header, delimiter = parser.path, parser.header, parser.delimiter
+    label_index, score_index, *extra = parser.positions
+    pairs = list(zip(parser.columns[2:], extra, strict=True))
+    number = 0
+
+    def source():
+        nonlocal number
+        for number, line in numbered:  # noqa: B007 - read by the loop below
+            yield line
+
+    def chunk():
+        lines = np.array(numbers, dtype=np.int64)
+        if parser.delayed:
+            return _delayed_chunk(label_texts, score_texts, lines, path, parser.classes,
+                                  parser.options.decimal_comma, extras)
+        return Chunk(_parse_labels(label_texts, lines, path, parser.classes),
+                     parse_scores(score_texts, lines, path, parser.options.decimal_comma),
+                     lines, extras)
+
+    def fresh():
+        return [], [], [], {name: [] for name in parser.columns[2:]}
+
+    label_texts, score_texts, numbers, extras = fresh()
+    try:
+        for row in csv.reader(source(), delimiter=delimiter):
+            if len(row) != len(header):
+                _ragged(row, header, delimiter, f"{path}:{number}")
+            if row[label_index].strip() == header[label_index] and [
+                    name.strip() for name in row] == header:
+                continue  # the header again: a file rotated in under ``tail -F``
+            label_texts.append(row[label_index])
+            score_texts.append(row[score_index])
+            for name, index in pairs:
+                extras[name].append(row[index])
+            numbers.append(number)
+            if len(numbers) >= room:
+                yield chunk()
+                label_texts, score_texts, numbers, extras = fresh()
+                room = parser.options.chunk_size
+    except csv.Error as error:
+        raise InputError(f"{path}:{number}: {error}") from None
+    if numbers:
+        yield chunk()
 
 
 def _delayed_chunk(label_texts, score_texts, numbers, path, classes, decimal_comma, extras):
@@ -604,18 +749,18 @@ def _delayed_chunk(label_texts, score_texts, numbers, path, classes, decimal_com
     read (0/1, or by ``--pos-label``) and its score, which may be empty, is
     not (nan).
     """
-    predicted = [index for index, text in enumerate(label_texts) if not text.strip()]
-    labelled = sorted(set(range(len(label_texts))).difference(predicted))
+    predicted = np.array([not text.strip() for text in label_texts], dtype=bool)
     labels = np.full(len(label_texts), -1, dtype=np.int8)
     scores = np.full(len(label_texts), np.nan)
-    if labelled:
+    if not predicted.all():
+        labelled = np.flatnonzero(~predicted)
         labels[labelled] = _parse_labels([label_texts[index] for index in labelled],
-                                         [numbers[index] for index in labelled], path, classes)
-    if predicted:
-        scores[predicted] = parse_scores([score_texts[index] for index in predicted],
-                                          [numbers[index] for index in predicted], path,
-                                          decimal_comma)
-    return Chunk(labels, scores, np.array(numbers, dtype=np.int64), extras)
+                                         numbers[labelled], path, classes)
+    if predicted.any():
+        scores[predicted] = parse_scores([score_texts[index] for index in
+                                          np.flatnonzero(predicted)],
+                                         numbers[predicted], path, decimal_comma)
+    return Chunk(labels, scores, numbers, extras)
 
 
 def _ragged(row, header, delimiter, where):
@@ -847,16 +992,13 @@ class Chunk(NamedTuple):
 
 
 class _FollowingReader(io.RawIOBase):
-    """A regular file read like ``tail -F``: at its end, wait for it to grow.
+    """A regular file read like ``tail -f``: at its end, wait for it to grow.
 
     Polls every ``poll`` seconds; ends (returns no bytes) after ``timeout``
     seconds without growth, or never when ``timeout`` is None (Ctrl-C stops
-    the run).  It also ends, with ``reopen`` set, once the file at its end
-    was rotated: its path now names another file (renamed away and created
-    anew, as logrotate and Python's rotating log handlers do), or it shrank
-    (truncated in place, logrotate's ``copytruncate``).  The caller then
-    reads the path again from its start.  ``path`` None: standard input
-    redirected from a file, which is only followed as it grows.
+    the run).  A file that shrinks (truncated) is an :class:`InputError`; a
+    file renamed away is read to its end, and the file created anew at its
+    path is not read: ``tail -F FILE | hmeasure-stream -`` follows rotations.
     """
 
     def __init__(self, raw, path, timeout, poll=0.1):
@@ -866,46 +1008,24 @@ class _FollowingReader(io.RawIOBase):
         self._poll = poll
         self._read = 0
         self._ended = False
-        self.reopen = False
-        status = os.fstat(raw.fileno())
-        self._identity = (status.st_dev, status.st_ino)
 
     def readable(self):
         return True
-
-    def _rotated(self):
-        """Whether the file was truncated, or its path now names another file."""
-        if os.fstat(self._raw.fileno()).st_size < self._read:
-            if self._path is None:
-                raise InputError(f"{STDIN_NAME}: the file shrank while it was followed "
-                                 f"(truncated?) after {self._read} bytes")
-            return True
-        if self._path is None:
-            return False  # standard input: no path to look at again
-        try:
-            status = os.stat(self._path)
-        except OSError:
-            return False  # renamed away, the new one not yet created: wait for it
-        return (status.st_dev, status.st_ino) != self._identity
 
     def readinto(self, buffer):
         if self._ended:
             return 0
         quiet_since = time.monotonic()
-        rotated = False
         while True:
             count = self._raw.readinto(buffer) or 0
             if count:
                 self._read += count
                 return count
-            if rotated:  # and nothing more in the old file: the caller reads the new one
-                self._ended = self.reopen = True
-                return 0
-            # At the end of what was written.  Once a rotation is seen, the old file is read
-            # once more, for a writer that finished it between that read and the check.
-            rotated = self._rotated()
-            if rotated:
-                continue
+            if os.fstat(self._raw.fileno()).st_size < self._read:
+                raise InputError(f"{self._path}: the file shrank while it was followed "
+                                 f"(truncated?) after {self._read} bytes; to follow a file "
+                                 "that is rotated, read it with tail -F FILE | "
+                                 "hmeasure-stream -")
             if self._timeout is not None and time.monotonic() - quiet_since >= self._timeout:
                 self._ended = True
                 return 0
@@ -983,38 +1103,16 @@ def _open_raw(path):
     return handle, stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
 
 
-def _rotated_rows(rows, reader, path, options, timeout, layout):
-    """The chunks of a followed file, then of each file rotated in at its path after it.
-
-    Every file is read from its start, with the first file's header
-    ``layout``; rows are reported by their line in their own file.
-    """
-    while True:
-        yield from rows
-        if not reader.reopen:
-            return
-        handle, _ = _open_raw(path)
-        try:
-            reader = _FollowingReader(handle, path, timeout)
-            rows = _csv_rows(io.BufferedReader(reader, _BLOCK), path, options, None, (), handle,
-                             True, layout)
-            next(rows)
-        except BaseException:
-            handle.close()
-            raise
-
-
 def open_source(path, options, follow=False, follow_timeout=None):
     """Open ``path``, recognise its format and check its header or arrays.
 
     ``path`` ``-`` is standard input.  ``options`` carries ``label_col``,
     ``score_col``, ``chunk_size``, ``encoding``, ``delimiter``,
     ``decimal_comma`` and ``extra_columns`` ((name, option) of other columns
-    to read).  ``follow``: a regular file is read like ``tail -F`` (ending
-    after ``follow_timeout`` seconds without growth, if given), the files
-    rotated in at its path after it (see :class:`_FollowingReader`) read in
-    turn; standard input and FIFOs are read as they come whether followed or
-    not.  Raises
+    to read).  ``follow``: a regular file is read like ``tail -f`` (ending
+    after ``follow_timeout`` seconds without growth, if given; see
+    :class:`_FollowingReader`); standard input and FIFOs are read as they
+    come whether followed or not.  Raises
     :class:`InputError` for anything wrong found so far; later rows are
     checked as they are read.
     """
@@ -1023,8 +1121,7 @@ def open_source(path, options, follow=False, follow_timeout=None):
     following = follow and regular
     live = following or not regular
     try:
-        raw = (_FollowingReader(handle, None if str(path) == STDIN else shown, follow_timeout)
-               if following else handle)
+        raw = _FollowingReader(handle, shown, follow_timeout) if following else handle
         prefix = _read_prefix(raw, 8)
         if not prefix:
             raise InputError(f"{shown}: the file is empty" if regular else
@@ -1075,9 +1172,7 @@ def open_source(path, options, follow=False, follow_timeout=None):
                     "only text is read compressed; decompress .npz or parquet files first"
                 )
         rows = _csv_rows(stream, shown, options, compressed, errors, handle, live)
-        layout = next(rows)
-        if following:  # (standard input is never reopened: its reader sets no ``reopen``)
-            rows = _rotated_rows(rows, raw, shown, options, follow_timeout, layout)
+        next(rows)
         return Source(shown, rows, counter, live=live)
     except BaseException:
         handle.close()

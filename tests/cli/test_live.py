@@ -321,18 +321,26 @@ def start_rotator(path, actions, process, out, rows):
 
 
 def follow_rotated(path, out, actions, rows, *options):
-    """Run the monitor with --follow on ``path`` while ``actions`` rotate it (once it has
-    answered ``rows`` rows); (exit code, standard output, standard error)."""
-    process = start(path, "--follow", *options, "--out", out, "--no-progress")
+    """Run ``tail -F path | hmeasure-stream -`` while ``actions`` rotate the file (once the
+    monitor has answered ``rows`` rows); (exit code, standard output, standard error).
+
+    tail ends once the actions are done, which ends the monitor's input."""
+    tail = subprocess.Popen(["tail", "-s", "0.05", "-n", "+1", "-F", str(path)],
+                            stdout=subprocess.PIPE, stderr=subprocess.DEVNULL)
+    process = start("-", *options, "--out", out, "--no-progress", stdin=tail.stdout)
+    tail.stdout.close()
     rotator = start_rotator(path, actions, process, out, rows)
     assert rotator.wait(TIMEOUT) == 0
+    time.sleep(0.5)  # for tail to pass on the last rows
+    tail.terminate()
+    tail.wait(TIMEOUT)
     stdout, err = process.communicate(timeout=TIMEOUT)
     return process.returncode, stdout, err
 
 
-def test_follow_goes_on_through_rotations(tmp_path, stream):
+def test_tail_F_goes_on_through_rotations(tmp_path, stream):
     # Renamed away and created anew (with and without a header row), then truncated in
-    # place: every row is read once, in order, as one stream.
+    # place: tail -F passes every row on once, in order; a repeated header row is skipped.
     y, s = stream
     path, out = tmp_path / "live.csv", tmp_path / "metrics.csv"
     path.write_text("label,score\n" + rows_of(y[:100], s[:100]))
@@ -352,8 +360,7 @@ def test_follow_goes_on_through_rotations(tmp_path, stream):
         ["truncate", None],
         ["append", "label,score\n" + rows(450, 600)],
     ]
-    code, stdout, err = follow_rotated(path, out, actions, 100, "--follow-timeout", 3,
-                                       "--window", 60)
+    code, stdout, err = follow_rotated(path, out, actions, 100, "--window", 60)
     assert (code, err) == (0, b"")
     assert stdout.decode().startswith(f"hmeasure-stream: {len(y)} rows")
     assert_auc_column(out.read_text(), window_aucs(y, s, 60))
@@ -361,34 +368,53 @@ def test_follow_goes_on_through_rotations(tmp_path, stream):
     assert path.read_text() == "label,score\n" + rows(450, 600)
 
 
-def test_follow_reports_a_row_of_a_rotated_file_by_its_own_line(tmp_path, stream):
+def test_tail_F_a_row_of_a_rotated_file_is_named_by_its_line_on_standard_input(tmp_path,
+                                                                               stream):
     y, s = stream
     path, out = tmp_path / "live.csv", tmp_path / "metrics.csv"
     path.write_text("label,score\n" + rows_of(y[:50], s[:50]))
     out.write_text(PRECIOUS)
     actions = [["rename", str(tmp_path / "old.csv")],
                ["append", "label,score\n1,0.5\n# a comment\nspam,0.1\n"]]
-    code, stdout, err = follow_rotated(path, out, actions, 50, "--follow-timeout", 3)
+    code, stdout, err = follow_rotated(path, out, actions, 50)
     assert (code, stdout) == (2, b"")
     assert err.decode() == (
-        f"hmeasure-stream: error: {path}:4: label 'spam' is not 0/1 (or -1/1, true/false); for "
-        "other labels give the label of class 1 with --pos-label\n")
+        "hmeasure-stream: error: <stdin>:55: label 'spam' is not 0/1 (or -1/1, true/false); "
+        "for other labels give the label of class 1 with --pos-label\n")
     assert out.read_text() == PRECIOUS and not (tmp_path / "metrics.csv.partial").exists()
 
 
-def test_follow_a_file_rotated_while_empty_waits_for_its_rows(tmp_path, stream):
+def test_tail_F_a_file_rotated_while_empty_waits_for_its_rows(tmp_path, stream):
     # The new file exists but is still empty (or the path is missing between the rename
-    # and the creation): reading waits for it, and the timeout still ends the run.
+    # and the creation): tail waits for it.
     y, s = stream
     path, out = tmp_path / "live.csv", tmp_path / "metrics.csv"
     path.write_text("label,score\n" + rows_of(y[:80], s[:80]))
     actions = [["rename", str(tmp_path / "live.csv.1")], ["append", ""],
                ["append", rows_of(y[80:200], s[80:200])]]
-    code, stdout, err = follow_rotated(path, out, actions, 80, "--follow-timeout", 2,
-                                       "--window", 30)
+    code, stdout, err = follow_rotated(path, out, actions, 80, "--window", 30)
     assert code == 0, err
     assert stdout.decode().startswith("hmeasure-stream: 200 rows")
     assert_auc_column(out.read_text(), window_aucs(y[:200], s[:200], 30))
+
+
+def test_follow_refuses_a_rotated_file_that_shrank(tmp_path, capsys, stream):
+    y, s = stream
+    path, out = tmp_path / "live.csv", tmp_path / "metrics.csv"
+    path.write_text("label,score\n" + rows_of(y[:50], s[:50]))
+    process = start(path, "--follow", "--follow-timeout", 3, "--out", out, "--no-progress")
+    partial = tmp_path / "metrics.csv.partial"
+    deadline = time.monotonic() + TIMEOUT
+    while not (partial.exists() and partial.read_text().count("\n") >= 51):
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    os.truncate(path, 0)
+    stdout, err = process.communicate(timeout=TIMEOUT)
+    assert (process.returncode, stdout) == (2, b"")
+    assert err.decode().startswith(f"hmeasure-stream: error: {path}: the file shrank while "
+                                   "it was followed (truncated?)")
+    assert err.decode().endswith("read it with tail -F FILE | hmeasure-stream -\n")
+    assert not out.exists() and not partial.exists()
 
 
 # ----------------------------------------------------------------------------
