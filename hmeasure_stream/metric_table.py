@@ -23,6 +23,8 @@ follows ``"auc"``, ``"pauc"`` over false positive rates in [0, 0.2] and
 import dataclasses
 from dataclasses import dataclass, field
 
+import numpy as np
+
 from hmeasure_stream._core.binning import check_bins, check_score_range, check_transform
 from hmeasure_stream._core.classes import AVERAGES, METHODS
 from hmeasure_stream._validation import (
@@ -660,6 +662,18 @@ def metric_options(metrics):
         for name in names:
             chosen.setdefault(name, _options_of(name, given))
     return chosen
+
+
+def first_improbable(metrics, scores):
+    """``(metric, index)`` of the first score outside [0, 1] when one of ``metrics`` reads
+    the scores (float64) as probabilities of class 1, else None: the one rule of the
+    windows and the command line, which each say where the score is."""
+    names = [name for name in metrics if CALIBRATION in METRICS[name].needs]
+    if names:
+        bad = np.flatnonzero((scores < 0.0) | (scores > 1.0))
+        if bad.size:
+            return names[0], int(bad[0])
+    return None
 
 
 def _options_of(name, given):

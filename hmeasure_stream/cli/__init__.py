@@ -73,15 +73,12 @@ from hmeasure_stream.cli._reading import (
     open_source,
     parse_scores,
 )
-from hmeasure_stream.metric_table import CALIBRATION, METRICS, REPORT, HCost, Threshold
+from hmeasure_stream.metric_table import METRICS, REPORT, HCost, Threshold, first_improbable
 
 #: The metrics of the table that --metrics offers (1-d scores, options among the flags').
 AVAILABLE_METRICS = tuple(name for name, metric in METRICS.items() if metric.cli)
 # R hmeasure's KS, MER, MWL: the exact hull, with the window's class proportions.
 _REPORT_METRICS = tuple(name for name in AVAILABLE_METRICS if REPORT in METRICS[name].needs)
-# The metrics that read the scores as probabilities of class 1.
-_PROBABILITY_METRICS = tuple(name for name in AVAILABLE_METRICS
-                             if CALIBRATION in METRICS[name].needs)
 #: The columns --delayed writes after the metrics (DelayedAUC's results).
 DELAYED_COLUMNS = ("expected_auc", "n_pending")
 #: The largest --window and --every (no stream is longer).
@@ -514,7 +511,8 @@ def _plot_formats():
 def _plot_path(text):
     formats = _plot_formats()
     if formats is None:
-        raise argparse.ArgumentTypeError("needs matplotlib (pip install matplotlib)")
+        raise argparse.ArgumentTypeError(
+            "needs matplotlib, which is not installed: pip install 'hmeasure_stream[cli]'")
     extension = Path(text).suffix.lower().lstrip(".")
     if extension not in formats:
         raise argparse.ArgumentTypeError(
@@ -1131,14 +1129,12 @@ def run(args, stdout):
 def _check_probability_scores(metrics, chunk, source):
     """Refuse a score outside [0, 1] when a metric reads the scores as probabilities,
     naming its line (the window would name its position in the chunk)."""
-    names = [name for name in metrics if name in _PROBABILITY_METRICS]
-    if names:
-        bad = np.flatnonzero((chunk.scores < 0.0) | (chunk.scores > 1.0))
-        if bad.size:
-            row = int(bad[0])
-            raise InputError(
-                f"{source.where(chunk.lines[row])}: score {float(chunk.scores[row])!r} is not a "
-                f"probability in [0, 1], which --metrics {names[0]} reads the scores as")
+    found = first_improbable(metrics, chunk.scores)
+    if found is not None:
+        name, row = found
+        raise InputError(
+            f"{source.where(chunk.lines[row])}: score {float(chunk.scores[row])!r} is not a "
+            f"probability in [0, 1], which --metrics {name} reads the scores as")
 
 
 def _delayed_rows(args, chunk, source):

@@ -38,6 +38,7 @@ from hmeasure_stream.metric_table import (
     MULTICLASS,
     THRESHOLD,
     WINDOW_METRICS,
+    first_improbable,
     metric_options,
 )
 from hmeasure_stream.streaming._base import (
@@ -80,13 +81,12 @@ def _as_metrics(chosen):
 def _check_probabilities(metrics, scores):
     """Refuse (ValueError) a score outside [0, 1] when a metric reads the scores as
     probabilities of class 1, before anything changes."""
-    names = [name for name in metrics if CALIBRATION in METRICS[name].needs]
-    if names:
-        bad = np.flatnonzero((scores < 0.0) | (scores > 1.0))
-        if bad.size:
-            raise ValueError(
-                f"the metric {names[0]!r} reads the scores as probabilities of class 1, which "
-                f"lie in [0, 1]: y_score has {float(scores[bad[0]])!r} at position {int(bad[0])}")
+    found = first_improbable(metrics, scores)
+    if found is not None:
+        name, position = found
+        raise ValueError(
+            f"the metric {name!r} reads the scores as probabilities of class 1, which "
+            f"lie in [0, 1]: y_score has {float(scores[position])!r} at position {position}")
 
 
 
