@@ -301,7 +301,7 @@ class DelayedAUC(Pickled):
         _check_length(keys, probs, "y_prob")
         raise_bad_probability(probs, "y_score (the probabilities by default)" if y_prob is None
                               else "y_prob")
-        timed = self._by_time or (self._decay is not None and self._decay[1])
+        timed = self._keeps_times()
         if times is None:
             if timed and keys:
                 raise ValueError("predict_many: times are required, the window or the "
@@ -345,10 +345,14 @@ class DelayedAUC(Pickled):
             if nanoseconds is not None:
                 self._newest = nanoseconds
 
+    def _keeps_times(self):
+        """Whether predictions carry times: a duration window or half-life."""
+        return self._by_time or (self._decay is not None and self._decay[1])
+
     def _time(self, time):
         """The prediction's time in ns, checked, if the window or the decay keeps times
         (else None: a time given is checked and not used)."""
-        timed = self._by_time or (self._decay is not None and self._decay[1])
+        timed = self._keeps_times()
         if time is None:
             if timed:
                 raise ValueError("predict: time is required, the window or the half-life "
