@@ -27,8 +27,6 @@ from typing import Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy.optimize import linprog
-from scipy.spatial import ConvexHull, HalfspaceIntersection, QhullError
 
 from hmeasure_stream._validation import (
     RandomState,
@@ -246,6 +244,8 @@ def _halfspaces_set(rates):
     raised = np.array(list(itertools.product((False, True), repeat=dim)))
     points = np.where(raised[None, :, :], 1.0, generators[:, None, :]).reshape(-1, dim)
     points = np.unique(points, axis=0)
+    from scipy.spatial import ConvexHull  # (scipy.spatial and .optimize: imported on first use)
+
     hull = ConvexHull(points)
     return np.vstack([hull.equations, _valid_space(n_classes)])
 
@@ -253,6 +253,8 @@ def _halfspaces_set(rates):
 def _polytope_volume(halfspaces, interior):
     # Scale every inequality to a unit normal (Qhull works in the dual).
     halfspaces = halfspaces / np.linalg.norm(halfspaces[:, :-1], axis=1)[:, None]
+    from scipy.spatial import ConvexHull, HalfspaceIntersection
+
     vertices = HalfspaceIntersection(halfspaces, interior).intersections
     return float(ConvexHull(vertices).volume)
 
@@ -264,6 +266,8 @@ def _exact_volume(rates, is_set):
     (about 1 in 3000 random classifiers) with a topology error; another interior point
     (the dual problem is then numerically different, the polytope the same) fixes it.
     """
+    from scipy.spatial import QhullError
+
     n_classes = rates.shape[1]
     if is_set and rates.shape[0] > 1:
         halfspaces = _halfspaces_set(rates)
@@ -386,6 +390,8 @@ class _SetTest:
         return (flat @ self.cuts.T < self.floors - _CUT_TOLERANCE).any(axis=1)
 
     def __call__(self, v):
+        from scipy.optimize import linprog
+
         discarded = np.zeros(v.shape[0], dtype=bool)
         flat = v[:, self.rows, self.columns]
         open_ = np.flatnonzero(~self._separated(flat))

@@ -29,7 +29,6 @@ from typing import Any, Literal, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
-from scipy import special
 
 from hmeasure_stream._core.delong import AUCInterval, BootstrapInterval, ConfidenceInterval
 from hmeasure_stream._core.delong import check_class_sizes as _check_class_sizes
@@ -850,6 +849,8 @@ def auc_test(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, *,
         statistic = 0.0
     else:
         statistic = math.copysign(math.inf, difference)
+    from scipy import special  # (imported on first use: scipy.special slows start-up)
+
     tail = special.ndtr if df == math.inf else functools.partial(special.stdtr, df)
     if alternative == "two-sided":
         pvalue = 2.0 * tail(-abs(statistic))

@@ -9,10 +9,8 @@ pickled as ``hmeasure_stream.uncertainty.ConfidenceInterval``.
 import math
 from typing import NamedTuple
 
-from scipy import special
-
 __all__ = ["AUCInterval", "BootstrapInterval", "ConfidenceInterval", "check_class_sizes",
-           "delong_interval"]
+           "delong_interval", "normal_quantiles"]
 
 
 class ConfidenceInterval(NamedTuple):
@@ -74,9 +72,18 @@ def check_class_sizes(n_neg, n_pos, metric, weighted, name="y_true"):
             )
 
 
+def normal_quantiles(level: float) -> tuple[float, float]:
+    """The standard normal's quantiles at (1 - level) / 2 and 1 - (1 - level) / 2."""
+    from scipy import special  # (imported on first use: scipy.special slows start-up)
+
+    return (float(special.ndtri((1.0 - level) / 2.0)),
+            float(special.ndtri(1.0 - (1.0 - level) / 2.0)))
+
+
 def delong_interval(estimate, variance, level) -> ConfidenceInterval:
     """DeLong's interval: the AUC -+ the normal quantile times sqrt(variance), clipped to [0, 1]."""
     spread = math.sqrt(variance)
-    low = estimate + spread * float(special.ndtri((1.0 - level) / 2.0))
-    high = estimate + spread * float(special.ndtri(1.0 - (1.0 - level) / 2.0))
+    low_quantile, high_quantile = normal_quantiles(level)
+    low = estimate + spread * low_quantile
+    high = estimate + spread * high_quantile
     return ConfidenceInterval(min(max(low, 0.0), 1.0), min(max(high, 0.0), 1.0), estimate)

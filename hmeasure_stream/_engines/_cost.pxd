@@ -40,6 +40,20 @@ cdef enum:
     MAX_INTEGER_ORDER = 40
 
 
+ctypedef double (*IncompleteBetaFunction)(double, double, double) noexcept nogil
+
+
+cdef struct IncompleteBeta:
+    # scipy's betainc and betaincc, loaded on first use (``_incomplete_beta``).
+    IncompleteBetaFunction lower
+    IncompleteBetaFunction upper
+
+
+cdef inline const char* incomplete_beta_capsule() noexcept nogil:
+    """The name of the capsule that carries them."""
+    return b"hmeasure_stream._engines._incomplete_beta.functions"
+
+
 cdef int integer_order_of(double alpha, double beta) noexcept nogil
 cdef double edge_loss(double rate_neg, double rate_pos, double alpha, double beta,
                       int integer_order) noexcept nogil

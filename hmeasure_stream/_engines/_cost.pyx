@@ -30,14 +30,15 @@ what makes H maintainable under updates (Tatti, Sec. 5.3).
 
 For integer shapes a, b (Beta(2, 2), the default, and severity ratios 1/k)
 the incomplete beta functions are finite binomial sums of positive terms,
-evaluated directly (``integer_order`` = a + b); scipy's betainc otherwise.
+evaluated directly (``integer_order`` = a + b); scipy's betainc otherwise,
+loaded on first use: importing scipy.special is most of a second of start-up
+that the default shapes never need.
 """
 
 import numpy as np
-from scipy import special
 
+from cpython.pycapsule cimport PyCapsule_GetPointer
 from libc.math cimport NAN, floor
-from scipy.special.cython_special cimport betainc, betaincc
 
 
 # C(m, j) for m, j <= MAX_INTEGER_ORDER (Pascal's triangle: exact integers in doubles).
@@ -55,6 +56,27 @@ cdef void _fill_binomial() noexcept:
 
 
 _fill_binomial()
+
+
+# scipy's incomplete beta functions once loaded (``_load_incomplete_beta``).
+cdef IncompleteBeta _incomplete_beta
+_incomplete_beta.lower = NULL
+_incomplete_beta.upper = NULL
+
+
+cdef int _load_incomplete_beta() except -1:
+    from hmeasure_stream._engines import _incomplete_beta as module
+    global _incomplete_beta
+    _incomplete_beta = (<IncompleteBeta*>PyCapsule_GetPointer(
+        module.functions, incomplete_beta_capsule()))[0]
+    return 0
+
+
+cdef void _ensure_incomplete_beta() noexcept with gil:
+    # Called from nogil loss loops; the import fails only if scipy is broken,
+    # and then the loss terms are nan (the error is reported as unraisable).
+    if _incomplete_beta.lower == NULL:
+        _load_incomplete_beta()
 
 
 cdef inline void _binomial_tails(int order, int split, double p, double q,
@@ -107,8 +129,12 @@ cdef double edge_loss(double rate_neg, double rate_pos, double alpha, double bet
         # betaincc(a, b + 1, c) = sum over j < a (the binomial tail identities).
         _binomial_tails(integer_order, <int>alpha, cost, rate_neg / total, &upper, &lower)
     else:
-        upper = betainc(alpha + 1.0, beta, cost)
-        lower = betaincc(alpha, beta + 1.0, cost)
+        if _incomplete_beta.lower == NULL:
+            _ensure_incomplete_beta()
+            if _incomplete_beta.lower == NULL:
+                return NAN
+        upper = _incomplete_beta.lower(alpha + 1.0, beta, cost)
+        lower = _incomplete_beta.upper(alpha, beta + 1.0, cost)
     return (rate_neg * alpha / (alpha + beta) * upper
             + rate_pos * beta / (alpha + beta) * lower)
 
@@ -183,11 +209,13 @@ cdef class CostRule:
 
 def integral_cost(c, alpha, beta):
     """I(c) = int_0^c t u(t) dt for u = Beta(alpha, beta)."""
+    from scipy import special
     return alpha / (alpha + beta) * special.betainc(alpha + 1.0, beta, c)
 
 
 def integral_benefit_above(c, alpha, beta):
     """J(c) = int_c^1 (1 - t) u(t) dt for u = Beta(alpha, beta)."""
+    from scipy import special
     return beta / (alpha + beta) * special.betaincc(alpha, beta + 1.0, c)
 
 

@@ -7,9 +7,9 @@ and :func:`window_engines` makes the fewest engines that serve them all.
 """
 
 import numpy as np
-from scipy import special
 
 from hmeasure_stream._core.binning import TRANSFORMS
+from hmeasure_stream._core.delong import normal_quantiles
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
@@ -142,8 +142,7 @@ def window_engines(chosen, *, capacity, seed, window=None):
         if needing(chosen, VARIANCE):
             # DeLong's variance, maintained with the AUC; the interval as auc_ci's.
             level = options_needing(chosen, VARIANCE).level
-            blocked.record_interval(float(special.ndtri((1.0 - level) / 2.0)),
-                                    float(special.ndtri(1.0 - (1.0 - level) / 2.0)))
+            blocked.record_interval(*normal_quantiles(level))
         engines.insert(0, blocked)
     return engines
 
