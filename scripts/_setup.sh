@@ -83,7 +83,7 @@ pip_install "${dependency_list[@]}"
 # Meson's configure step and the compiler's lines ("[k/N] Compiling C object
 # ...") are shown as they come; pip's whole verbose output goes to
 # .venv/build.log.
-say "compiling the Cython engines: 66 steps, about 3 min on 2 idle cores (log in .venv/build.log)"
+say "compiling the Cython engines, about 3 min on 2 idle cores; ninja counts the steps [k/N] (log in .venv/build.log)"
 shown='^ *(The Meson build system|Build targets in project|\[[0-9]+/[0-9]+\] )'
 set +e
 python -m pip --disable-pip-version-check install -v --no-build-isolation --no-deps -e . 2>&1 \

@@ -122,20 +122,13 @@ def expected_groups(probs: FloatArray, scores: FloatArray,
                     weights: FloatArray | None) -> tuple[FloatArray, FloatArray]:
     """Groups of the expected ROC curve of validated probabilities of class 1.
 
-    Each point is doubled into its class 1 part, weight w p, and its class 0
-    part, weight w (1 - p), at its score: one sort of the n scores orders the
-    2n parts.  The weights are scaled by a power of two first, as for labels.
+    Each point is its class 1 part, weight w p, and its class 0 part, weight
+    w (1 - p), at its score: one sort of the n scores orders the 2n parts.
+    The weights are scaled by a power of two first, as for labels.
     """
-    n_points = scores.shape[0]
-    weights = normalized_weights(weights)
-    order = np.empty(2 * n_points, dtype=np.int64)
     # Stable, as for labels: tied parts are summed in the order ``auc`` sums them.
-    order[0::2] = stable_order(scores)
-    order[1::2] = order[0::2] + n_points
-    is_pos = np.zeros(2 * n_points, dtype=np.uint8)
-    is_pos[:n_points] = 1
-    return _scratch.groups_weighted(order, np.concatenate((scores, scores)), is_pos,
-                                    np.concatenate((weights * probs, weights * (1.0 - probs))))
+    return _scratch.groups_expected(stable_order(scores), scores, normalized_weights(weights),
+                                    probs)
 
 
 def hull_and_cost(y_true, y_score, sample_weight, spec):

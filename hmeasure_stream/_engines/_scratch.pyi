@@ -26,6 +26,12 @@ def groups_weighted(
     weight: NDArray[np.float64],
     with_keys: int = False,
 ) -> Any: ...
+def groups_expected(
+    order: NDArray[np.int64],
+    scores: NDArray[np.float64],
+    weight: NDArray[np.float64],
+    prob: NDArray[np.float64],
+) -> Any: ...
 def hull_sorted_classes(neg: NDArray[np.float64], pos: NDArray[np.float64]) -> Any: ...
 def placements(
     scores: NDArray[np.float64], other: NDArray[np.float64], other_weight: Any = None

@@ -379,6 +379,41 @@ def groups_sorted_classes(const double[::1] neg, const double[::1] pos, bint wit
     return group_neg_arr[:m], group_pos_arr[:m]
 
 
+cdef Py_ssize_t _group_weights(const int64_t* order, Py_ssize_t n, const double* scores,
+                               const uint8_t* is_pos, const double* weight, const double* prob,
+                               double* keys, double* group_neg, double* group_pos) noexcept nogil:
+    """The groups of ``groups_weighted`` (``prob`` NULL) or ``groups_expected``; returns
+    their number.  ``keys`` may be NULL."""
+    cdef Py_ssize_t k = n - 1, m = 0, idx
+    cdef double value, w_neg, w_pos
+    while k >= 0:
+        value = scores[order[k]]
+        w_neg = 0.0
+        w_pos = 0.0
+        while k >= 0 and scores[order[k]] == value:
+            idx = order[k]
+            if prob != NULL:
+                # The point's two parts, summed in the order of its class's points.
+                w_pos += weight[idx] * prob[idx]
+                w_neg += weight[idx] * (1.0 - prob[idx])
+            elif is_pos[idx]:
+                w_pos += weight[idx]
+            else:
+                w_neg += weight[idx]
+            k -= 1
+        if keys != NULL:
+            keys[m] = value
+        group_neg[m] = w_neg
+        group_pos[m] = w_pos
+        m += 1
+    return m
+
+
+def _group_arrays(n, bint with_keys):
+    return (np.empty(n if with_keys else 0, dtype=np.float64), np.empty(n, dtype=np.float64),
+            np.empty(n, dtype=np.float64))
+
+
 def groups_weighted(const int64_t[::1] order, const double[::1] scores,
                     const uint8_t[::1] is_pos, const double[::1] weight, bint with_keys=False):
     """Class weights of each distinct score, highest score first.
@@ -388,33 +423,37 @@ def groups_weighted(const int64_t[::1] order, const double[::1] scores,
     ``with_keys``; a group's weight is an ordinary sum of its points' weights
     (groups are short, the error is a few ulps).
     """
-    cdef Py_ssize_t k = order.shape[0] - 1, m = 0, idx
-    keys_arr = np.empty(k + 1 if with_keys else 1, dtype=np.float64)
-    group_neg_arr = np.empty(k + 1, dtype=np.float64)
-    group_pos_arr = np.empty(k + 1, dtype=np.float64)
+    cdef Py_ssize_t n = order.shape[0], m
+    keys_arr, group_neg_arr, group_pos_arr = _group_arrays(n, with_keys)
     cdef double[::1] keys = keys_arr
     cdef double[::1] group_neg = group_neg_arr
     cdef double[::1] group_pos = group_pos_arr
-    cdef double value, w_neg, w_pos
-    with nogil:
-        while k >= 0:
-            value = scores[order[k]]
-            w_neg = 0.0
-            w_pos = 0.0
-            while k >= 0 and scores[order[k]] == value:
-                idx = order[k]
-                if is_pos[idx]:
-                    w_pos += weight[idx]
-                else:
-                    w_neg += weight[idx]
-                k -= 1
-            if with_keys:
-                keys[m] = value
-            group_neg[m] = w_neg
-            group_pos[m] = w_pos
-            m += 1
+    if n == 0:
+        m = 0
+    else:
+        with nogil:
+            m = _group_weights(&order[0], n, &scores[0], &is_pos[0], &weight[0], NULL,
+                               &keys[0] if with_keys else NULL, &group_neg[0], &group_pos[0])
     if with_keys:
         return keys_arr[:m], group_neg_arr[:m], group_pos_arr[:m]
+    return group_neg_arr[:m], group_pos_arr[:m]
+
+
+def groups_expected(const int64_t[::1] order, const double[::1] scores,
+                    const double[::1] weight, const double[::1] prob):
+    """``groups_weighted`` of the expected labels: each point is a class 1 part of
+    weight ``weight * prob`` and a class 0 part of weight ``weight * (1 - prob)``
+    at its score (no copy of the points is made for the parts)."""
+    cdef Py_ssize_t n = order.shape[0], m
+    _, group_neg_arr, group_pos_arr = _group_arrays(n, False)
+    cdef double[::1] group_neg = group_neg_arr
+    cdef double[::1] group_pos = group_pos_arr
+    if n == 0:
+        m = 0
+    else:
+        with nogil:
+            m = _group_weights(&order[0], n, &scores[0], NULL, &weight[0], &prob[0], NULL,
+                               &group_neg[0], &group_pos[0])
     return group_neg_arr[:m], group_pos_arr[:m]
 
 
