@@ -409,9 +409,27 @@ cdef Py_ssize_t _group_weights(const int64_t* order, Py_ssize_t n, const double*
     return m
 
 
-def _group_arrays(n, bint with_keys):
-    return (np.empty(n if with_keys else 0, dtype=np.float64), np.empty(n, dtype=np.float64),
-            np.empty(n, dtype=np.float64))
+cdef object _groups(const int64_t[::1] order, const double[::1] scores,
+                    const uint8_t[::1] is_pos, const double[::1] weight,
+                    const double[::1] prob, bint with_keys):
+    """The arrays of ``groups_weighted`` (``prob`` None) or ``groups_expected`` (``is_pos``
+    None)."""
+    cdef Py_ssize_t n = order.shape[0], m = 0
+    keys_arr = np.empty(n if with_keys else 0, dtype=np.float64)
+    group_neg_arr = np.empty(n, dtype=np.float64)
+    group_pos_arr = np.empty(n, dtype=np.float64)
+    cdef double[::1] keys = keys_arr
+    cdef double[::1] group_neg = group_neg_arr
+    cdef double[::1] group_pos = group_pos_arr
+    if n:
+        with nogil:
+            m = _group_weights(&order[0], n, &scores[0],
+                               &is_pos[0] if prob is None else NULL, &weight[0],
+                               NULL if prob is None else &prob[0],
+                               &keys[0] if with_keys else NULL, &group_neg[0], &group_pos[0])
+    if with_keys:
+        return keys_arr[:m], group_neg_arr[:m], group_pos_arr[:m]
+    return group_neg_arr[:m], group_pos_arr[:m]
 
 
 def groups_weighted(const int64_t[::1] order, const double[::1] scores,
@@ -423,20 +441,7 @@ def groups_weighted(const int64_t[::1] order, const double[::1] scores,
     ``with_keys``; a group's weight is an ordinary sum of its points' weights
     (groups are short, the error is a few ulps).
     """
-    cdef Py_ssize_t n = order.shape[0], m
-    keys_arr, group_neg_arr, group_pos_arr = _group_arrays(n, with_keys)
-    cdef double[::1] keys = keys_arr
-    cdef double[::1] group_neg = group_neg_arr
-    cdef double[::1] group_pos = group_pos_arr
-    if n == 0:
-        m = 0
-    else:
-        with nogil:
-            m = _group_weights(&order[0], n, &scores[0], &is_pos[0], &weight[0], NULL,
-                               &keys[0] if with_keys else NULL, &group_neg[0], &group_pos[0])
-    if with_keys:
-        return keys_arr[:m], group_neg_arr[:m], group_pos_arr[:m]
-    return group_neg_arr[:m], group_pos_arr[:m]
+    return _groups(order, scores, is_pos, weight, None, with_keys)
 
 
 def groups_expected(const int64_t[::1] order, const double[::1] scores,
@@ -444,17 +449,7 @@ def groups_expected(const int64_t[::1] order, const double[::1] scores,
     """``groups_weighted`` of the expected labels: each point is a class 1 part of
     weight ``weight * prob`` and a class 0 part of weight ``weight * (1 - prob)``
     at its score (no copy of the points is made for the parts)."""
-    cdef Py_ssize_t n = order.shape[0], m
-    _, group_neg_arr, group_pos_arr = _group_arrays(n, False)
-    cdef double[::1] group_neg = group_neg_arr
-    cdef double[::1] group_pos = group_pos_arr
-    if n == 0:
-        m = 0
-    else:
-        with nogil:
-            m = _group_weights(&order[0], n, &scores[0], NULL, &weight[0], &prob[0], NULL,
-                               &group_neg[0], &group_pos[0])
-    return group_neg_arr[:m], group_pos_arr[:m]
+    return _groups(order, scores, None, weight, prob, False)
 
 
 def auc2_groups(const count_t[::1] group_neg, const count_t[::1] group_pos):
