@@ -9,6 +9,7 @@ import importlib
 import math
 import numbers
 import re
+import sys
 import warnings
 from collections.abc import Iterator
 from decimal import Decimal
@@ -150,7 +151,10 @@ def unmasked(values, name):
     """
     if values is None:
         raise ValueError(f"{name} must be array-like, got None")
-    if isinstance(values, np.ma.MaskedArray):
+    # numpy.ma loads on first use (tens of milliseconds): until it is loaded, no
+    # masked array exists.
+    masked_arrays = sys.modules.get("numpy.ma")
+    if masked_arrays is not None and isinstance(values, masked_arrays.MaskedArray):
         if np.ma.count_masked(values):
             raise ValueError(
                 f"{name} is a masked array with {np.ma.count_masked(values)} masked "
