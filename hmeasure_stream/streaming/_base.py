@@ -7,7 +7,7 @@ only validate, translate refusals into exceptions and document here.
 import copyreg
 import pickle
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -536,13 +536,34 @@ class PointSet(Pickled, _PointSlots):
 
 
 
+class ForgettingRules(NamedTuple):
+    """A window and a half-life as ``Forgetting`` takes them (0: none)."""
+
+    count: int            # a window of this many points
+    period: int           # a window of this duration (ns)
+    half_life: float      # points, or ns when decay_by_time
+    decay_by_time: bool
+
+
 def make_forgetting(window, half_life):
     """The ``Forgetting`` of a window and a half-life as the public API takes them, or None.
 
+    Decayed points leave at 2^-DROP_EXPONENTS relative to the newest, in every
+    engine; durations need a time with every point.
+    """
+    rules = forgetting_rules(window, half_life)
+    if rules is None:
+        return None
+    return Forgetting(*rules, rules.period > 0 or rules.decay_by_time, DROP_EXPONENTS)
+
+
+def forgetting_rules(window, half_life):
+    """The ``ForgettingRules`` of a window and a half-life as the public API takes them,
+    checked, or None for neither.
+
     ``window``: None, an int (a count of points) or a duration (see
     ``check_duration``); ``half_life``: None, a positive number of points or a
-    duration.  Durations need a time with every point.  Decayed points leave at
-    2^-DROP_EXPONENTS relative to the newest, in every engine.
+    duration.
     """
     if window is None and half_life is None:
         return None
@@ -572,31 +593,42 @@ def make_forgetting(window, half_life):
                 f"datetime.timedelta or a numpy.timedelta64, or None; got {half_life!r}"
             )
         decay = float(half_life)
-    return Forgetting(count, period, decay, decay_by_time, period > 0 or decay_by_time,
-                      DROP_EXPONENTS)
+    return ForgettingRules(count, period, decay, decay_by_time)
 
 
 def forgetting_times(forgetting, times, n, name="times"):
     """A batch's times (int64 ns, or None) checked against a structure's ``Forgetting``."""
+    if forgetting is None:  # (a count window: times are checked, not ordered)
+        return None if times is None else check_times(times, n, name)
+    return ordered_times(times, n, forgetting.newest_time if forgetting.has_time else None,
+                         forgetting.needs_time, name=name)
+
+
+def ordered_times(times, n, newest, required, *, name="times", caller="",
+                  newest_of="of the structure"):
+    """A batch's times (int64 ns, or None when not given) for a window or a decay that
+    keeps them: given when ``required`` (a duration), in order, none before ``newest``
+    (ns, None before the first).  ``caller`` prefixes the messages."""
+    prefix = f"{caller}: " if caller else ""
     if times is None:
-        if forgetting is not None and forgetting.needs_time and n:
-            raise ValueError(
-                f"{name} is required: the structure's window or half-life is a duration")
+        if required and n:
+            raise ValueError(f"{prefix}{name} is required: the window or half-life is a "
+                             "duration")
         return None
     times = check_times(times, n, name)
-    if forgetting is None or not n:
+    if not n:
         return times
     back = np.flatnonzero(times[1:] < times[:-1])  # (np.diff wraps beyond 2^63 ns)
     if back.size:
         k = back[0] + 1
         raise ValueError(
-            f"{name} must not go backwards: {name}[{k}] ({_as_time(times[k])}) is before "
-            f"{name}[{k - 1}] ({_as_time(times[k - 1])})"
+            f"{prefix}{name} must not go backwards: {name}[{k}] ({_as_time(times[k])}) is "
+            f"before {name}[{k - 1}] ({_as_time(times[k - 1])})"
         )
-    if forgetting.has_time and times[0] < forgetting.newest_time:
+    if newest is not None and times[0] < newest:
         raise ValueError(
-            f"{name} must not go backwards: {name}[0] ({_as_time(times[0])}) is before the "
-            f"newest time of the structure ({_as_time(forgetting.newest_time)})"
+            f"{prefix}{name} must not go backwards: {name}[0] ({_as_time(times[0])}) is "
+            f"before the newest time {newest_of} ({_as_time(newest)})"
         )
     return times
 
@@ -607,16 +639,23 @@ def _as_time(nanoseconds):
 
 def forgetting_time(forgetting, time):
     """One point's time (int ns, or None) checked against a ``Forgetting``."""
+    return ordered_time(time, forgetting.newest_time if forgetting.has_time else None,
+                        forgetting.needs_time)
+
+
+def ordered_time(time, newest, required, *, caller="", newest_of="of the structure"):
+    """One point's time as ``ordered_times`` checks a batch's."""
+    prefix = f"{caller}: " if caller else ""
     if time is None:
-        if forgetting.needs_time:
-            raise ValueError("time is required: the structure's window or half-life is a "
+        if required:
+            raise ValueError(f"{prefix}time is required: the window or half-life is a "
                              "duration")
         return None
     nanoseconds = check_time_value(time)
-    if forgetting.has_time and nanoseconds < forgetting.newest_time:
+    if newest is not None and nanoseconds < newest:
         raise ValueError(
-            f"time must not go backwards: {time!r} ({_as_time(nanoseconds)}) is before the "
-            f"newest time of the structure ({_as_time(forgetting.newest_time)})"
+            f"{prefix}time must not go backwards: {time!r} ({_as_time(nanoseconds)}) is "
+            f"before the newest time {newest_of} ({_as_time(newest)})"
         )
     return nanoseconds
 

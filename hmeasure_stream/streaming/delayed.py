@@ -35,7 +35,13 @@ from hmeasure_stream.metric_table import (
     ConfidenceLevel,
     metric_options,
 )
-from hmeasure_stream.streaming._base import Pickled, claimed, make_forgetting
+from hmeasure_stream.streaming._base import (
+    Pickled,
+    claimed,
+    forgetting_rules,
+    ordered_time,
+    ordered_times,
+)
 
 # Both engine sets come from window_engines, the one place where a window's engines
 # are chosen from the metric table.
@@ -206,7 +212,7 @@ class DelayedAUC(Pickled):
 
     def __init__(self, window=None, metrics=("auc",), *, half_life=None, pos_label=None):
         # The window and the half-life as every structure reads them.
-        rules = make_forgetting(window, half_life)
+        rules = forgetting_rules(window, half_life)
         horizon = None if rules is None else (rules.count or rules.period or None)
         chosen = metric_options(metrics)
         refused = _needing(chosen, BINS) + _needing(chosen, MULTICLASS)
@@ -301,22 +307,14 @@ class DelayedAUC(Pickled):
         _check_length(keys, probs, "y_prob")
         raise_bad_probability(probs, "y_score (the probabilities by default)" if y_prob is None
                               else "y_prob")
-        timed = self._keeps_times()
-        if times is None:
-            if timed and keys:
-                raise ValueError("predict_many: times are required, the window or the "
-                                 "half-life is a duration")
+        if self._keeps_times():
+            nanoseconds = ordered_times(times, len(keys), self._newest, True,
+                                        caller="predict_many",
+                                        newest_of="of a prediction").tolist()
+        else:  # (checked, not kept)
+            if times is not None:
+                check_times(times, len(keys))
             nanoseconds = [None] * len(keys)
-        else:
-            nanoseconds = check_times(times, len(keys))
-            if timed and keys:
-                earlier = np.concatenate(([self._newest if self._newest is not None
-                                           else nanoseconds[0]], nanoseconds[:-1]))
-                back = np.flatnonzero(nanoseconds < earlier)
-                if back.size:
-                    raise ValueError(f"predict_many: times must not go backwards: times"
-                                     f"[{back[0]}] is before the prediction made before it")
-            nanoseconds = nanoseconds.tolist() if timed else [None] * len(keys)
         held = next((key for key in keys if key in self._slots), _NONE)
         if held is not _NONE:
             raise ValueError(f"predict_many: the key {held!r} is already in the window")
@@ -352,21 +350,12 @@ class DelayedAUC(Pickled):
     def _time(self, time):
         """The prediction's time in ns, checked, if the window or the decay keeps times
         (else None: a time given is checked and not used)."""
-        timed = self._keeps_times()
-        if time is None:
-            if timed:
-                raise ValueError("predict: time is required, the window or the half-life "
-                                 "is a duration")
-            return None
-        nanoseconds = check_time_value(time)
-        if not timed:
-            return None
-        if self._newest is not None and nanoseconds < self._newest:
-            raise ValueError(
-                f"predict: time must not go backwards: {time!r} "
-                f"({np.datetime64(nanoseconds, 'ns')}) is before the newest prediction's "
-                f"({np.datetime64(self._newest, 'ns')})")
-        return nanoseconds
+        if self._keeps_times():
+            return ordered_time(time, self._newest, True, caller="predict",
+                                newest_of="of a prediction")
+        if time is not None:  # (checked, not kept)
+            check_time_value(time)
+        return None
 
     def _beyond(self, slot, position, decay_at, windows):
         """Whether the prediction of ``slot`` is out of ``windows`` windows (and ``windows``

@@ -545,7 +545,7 @@ def test_batches_are_all_or_nothing():
          "given twice"),
         (lambda: monitor.predict_many(["d", "a"], [0.1, 0.2], times=[1.8e9, 1.8e9]), ValueError,
          "already in the window"),
-        (lambda: monitor.predict_many(["d"], [0.1]), ValueError, "times are required"),
+        (lambda: monitor.predict_many(["d"], [0.1]), ValueError, "times is required"),
         (lambda: monitor.predict_many(["d"], [0.1], times=["2026-11-28T09:00"]), ValueError,
          "backwards"),
         (lambda: monitor.predict_many(["d", "e"], [0.1, 1.5], times=[1.8e9, 1.8e9]), ValueError,
