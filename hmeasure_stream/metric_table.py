@@ -163,11 +163,15 @@ class PartialRange:
     """
 
     #: The range of false positive rates, or None.
-    fpr_range: object = None
+    fpr_range: object = field(default=None, metadata={
+        "help": "the range of false positive rates (default: none)", "metavar": "A,B"})
     #: The range of true positive rates, or None.
-    tpr_range: object = None
+    tpr_range: object = field(default=None, metadata={
+        "help": "the range of true positive rates (default: none)", "metavar": "A,B"})
     #: None or "mcclish".
-    correction: object = None
+    correction: object = field(default=None, metadata={
+        "help": "McClish's standardisation, over one range (default: none)",
+        "metavar": "mcclish"})
 
     def __post_init__(self):
         check_partial_correction(self.correction, self.fpr_range, self.tpr_range)
@@ -212,13 +216,19 @@ class Binning:
     """
 
     #: The number of bins.
-    bins: int = 1000
+    bins: int = field(default=1000, metadata={
+        "help": "the number of bins (default 1000)", "metavar": "N"})
     #: None (linear bins) or "loglog".
-    transform: object = None
+    transform: object = field(default=None, metadata={
+        "help": "bins of the log-log transform (default: linear bins)",
+        "metavar": "loglog"})
     #: The log-log alpha, or None to estimate it.
-    loglog_alpha: object = None
+    loglog_alpha: object = field(default=None, metadata={
+        "help": "the log-log transform's alpha (default: estimated from the first chunk)",
+        "metavar": "ALPHA"})
     #: The range (low, high) of the scores the bins cover.
-    score_range: tuple = (0.0, 1.0)
+    score_range: tuple = field(default=(0.0, 1.0), metadata={
+        "help": "the range of the scores the bins cover (default 0,1)", "metavar": "A,B"})
 
     def __post_init__(self):
         object.__setattr__(self, "bins", check_bins(self.bins))
@@ -257,9 +267,12 @@ class Compression:
     """
 
     #: The relative error bound.
-    epsilon: float
+    epsilon: float = field(metadata={
+        "help": "the AUC within EPS * auc / 2 (required)", "metavar": "EPS"})
     #: "auc" or "1-auc".
-    relative_to: str = "auc"
+    relative_to: str = field(default="auc", metadata={
+        "help": "the bound is EPS * (1 - auc) / 2 instead (default: auc)",
+        "metavar": "1-auc"})
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
@@ -327,9 +340,11 @@ class FixedRates:
     """
 
     #: The fixed specificity.
-    specificity: float = 0.95
+    specificity: float = field(default=0.95, metadata={
+        "help": "the specificity held fixed (default 0.95)", "metavar": "SPEC"})
     #: The fixed sensitivity.
-    sensitivity: float = 0.95
+    sensitivity: float = field(default=0.95, metadata={
+        "help": "the sensitivity held fixed (default 0.95)", "metavar": "SENS"})
 
     def __post_init__(self):
         for name in ("specificity", "sensitivity"):
@@ -361,7 +376,8 @@ class ConfidenceLevel:
     """
 
     #: The confidence level.
-    level: float = 0.95
+    level: float = field(default=0.95, metadata={
+        "help": "the confidence level (default 0.95)", "metavar": "LEVEL"})
 
     def __post_init__(self):
         object.__setattr__(self, "level", check_probability_level(self.level, "level"))
@@ -445,7 +461,7 @@ class APApprox:
 
     #: The relative error bound.
     epsilon: float = field(default=0.01, metadata={
-        "help": "average precision within EPS * ap (default 0.01)"})
+        "help": "average precision within EPS * ap (default 0.01)", "metavar": "EPS"})
 
     def __post_init__(self):
         object.__setattr__(self, "epsilon", check_probability_level(self.epsilon, "epsilon"))
@@ -480,7 +496,8 @@ class CalibrationBins:
     """
 
     #: The number of uniform bins.
-    n_bins: int = field(default=10, metadata={"help": "uniform bins of ece and mce"})
+    n_bins: int = field(default=10, metadata={
+        "help": "uniform bins of ece and mce (default 10)", "metavar": "N"})
 
     def __post_init__(self):
         object.__setattr__(self, "n_bins", check_integer(self.n_bins, "n_bins", 1))
@@ -545,11 +562,11 @@ METRICS = {metric.name: metric for metric in (
     _metric("auch", "area under the ROC convex hull", HCost, (HULL,), label="AUCH",
             report_key="AUCH"),
     _metric("auc_approx", "the AUC within epsilon * auc / 2 from Tatti's compressed list",
-            Compression, (COMPRESSED,), stands_for_options=True, cli=False),
+            Compression, (COMPRESSED,), stands_for_options=True),
     _metric("auc_binned", "the AUC of binned class counts", Binning, (BINS,),
-            stands_for_options=True, cli=False),
+            stands_for_options=True),
     _metric("pauc", "the partial AUC over a range of FPR and/or TPR", PartialRange,
-            (PARTIAL_BOX,), stands_for_options=True, cli=False),
+            (PARTIAL_BOX,), stands_for_options=True),
     _metric("ks", "R hmeasure's Kolmogorov-Smirnov statistic (the window's priors)", HCost,
             (HULL, REPORT, LOWER_HULL), report_key="KS"),
     _metric("mer", "R hmeasure's minimum error rate (the window's priors)", HCost,
@@ -569,9 +586,9 @@ METRICS = {metric.name: metric for metric in (
     _metric("youden", "Youden's index at the threshold", Threshold, (THRESHOLD,),
             stands_for_options=True, report_key="Youden"),
     _metric("sens_at_spec", "sensitivity at the fixed specificity (pROC's coords)", FixedRates,
-            (LEVEL,), label="sens at spec", stands_for_options=True, cli=False),
+            (LEVEL,), label="sens at spec", stands_for_options=True),
     _metric("spec_at_sens", "specificity at the fixed sensitivity (pROC's coords)", FixedRates,
-            (LEVEL,), label="spec at sens", stands_for_options=True, cli=False),
+            (LEVEL,), label="spec at sens", stands_for_options=True),
     _metric("ap", "average precision (O(window) a step)", None, (CURVE_WALK,),
             label="AP"),
     _metric("auc_var", "DeLong's variance of the AUC", ConfidenceLevel, (VARIANCE,)),
@@ -582,9 +599,8 @@ METRICS = {metric.name: metric for metric in (
     _metric("multiclass_auc", "one-vs-rest or one-vs-one AUC of c classes (2-d scores, "
             "alone in its window)", Classes, (MULTICLASS,), stands_for_options=True,
             cli=False),
-    # (Not on the command line: its epsilon is no flag there, --epsilon being H's.)
     _metric("ap_approx", "average precision within epsilon * ap (O(log(w)^2 / epsilon) a step)",
-            APApprox, (PRECISION_GROUPS,), label="AP", stands_for_options=True, cli=False),
+            APApprox, (PRECISION_GROUPS,), label="AP", stands_for_options=True),
     _metric("brier", "Brier score of the scores as probabilities of class 1", None,
             (CALIBRATION,), label="Brier"),
     _metric("log_loss", "log loss of the scores as probabilities of class 1", None,

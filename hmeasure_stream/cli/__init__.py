@@ -77,6 +77,11 @@ from hmeasure_stream.metric_table import METRICS, REPORT, HCost, Threshold, firs
 
 #: The metrics of the table that --metrics offers (1-d scores, options among the flags').
 AVAILABLE_METRICS = tuple(name for name, metric in METRICS.items() if metric.cli)
+#: The options objects whose fields are flags made from the table (``_table_flags``);
+#: H's and the threshold's flags are written out, for their own parsing.
+_TABLE_OPTIONS = tuple(dict.fromkeys(
+    METRICS[name].options for name in AVAILABLE_METRICS
+    if METRICS[name].options not in (None, HCost, Threshold)))
 # R hmeasure's KS, MER, MWL: the exact hull, with the window's class proportions.
 _REPORT_METRICS = tuple(name for name in AVAILABLE_METRICS if REPORT in METRICS[name].needs)
 #: The columns --delayed writes after the metrics (DelayedAUC's results).
@@ -90,7 +95,7 @@ MAX_CHUNK = 2**24
 _MONITOR_OPTIONS = ("out", "metrics", "every", "plot",
                     *(f.name for f in dataclasses.fields(HCost) if f.init),
                     *(f.name for f in dataclasses.fields(Threshold)),
-                    "alert", "fail_on_alert", "half_life")
+                    "alert", "fail_on_alert", "half_life")  # (and the table's flags)
 # Options that describe FILE: refused without it.
 _FILE_OPTIONS = ("label_col", "pos_label", "score_col", "encoding", "delimiter",
                  "decimal_comma", "time_col", "id_col", "keep_cols", "follow", "follow_timeout",
@@ -584,7 +589,7 @@ def build_parser():
                         help="comma-separated metrics: " + "; ".join(
                             f"{name}: {METRICS[name].description}"
                             for name in AVAILABLE_METRICS).replace("%", "%%")
-                        + " (DeLong's interval at 95%%; default: auc)")
+                        + " (default: auc)")
     parser.add_argument("--threshold", type=_finite_float, metavar="T",
                         help=f"threshold of {', '.join(_options_of(Threshold))}: "
                              + _help(Threshold, "threshold"))
@@ -624,6 +629,11 @@ def build_parser():
                         help="H: " + _help(HCost, "epsilon") + " (without it, H with --priors "
                              "or --severity-ratio prior is recomputed from the window for "
                              "each written row)")
+    for flag, dest, options, field in _table_flags():
+        help_text = field.metadata["help"]
+        parser.add_argument(flag, dest=dest, type=_option_value,
+                            metavar=field.metadata.get("metavar"),
+                            help=f"{', '.join(_options_of(options))}: {help_text}")
     parser.add_argument("--alert", type=_Alert, action="append", metavar="METRIC<VALUE",
                         help="write a line to stderr when a written metric crosses a limit "
                              "(METRIC<VALUE or METRIC>VALUE, e.g. 'auc<0.8'; the metric must "
@@ -634,6 +644,68 @@ def build_parser():
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
+
+
+def _table_flags():
+    """(flag, dest, options class, field) of each field with a help of ``_TABLE_OPTIONS``:
+    ``--field-name``, or ``--metric-field-name`` when another flag has that name."""
+    taken = {"--" + f.name.replace("_", "-") for f in dataclasses.fields(HCost)}
+    for options in _TABLE_OPTIONS:
+        for field in dataclasses.fields(options):
+            if "help" not in field.metadata:
+                continue
+            flag = "--" + field.name.replace("_", "-")
+            if flag in taken:
+                flag = f"--{_options_of(options)[0]}-{field.name}".replace("_", "-")
+            taken.add(flag)
+            yield flag, f"{options.__name__}.{field.name}", options, field
+
+
+def _option_value(text):
+    """A table flag's value: an integer, a finite number, a word, or a pair A,B of them
+    (the options object checks it)."""
+    values = []
+    for part in text.split(","):
+        part = part.strip()
+        try:
+            value = int(part)
+        except ValueError:
+            try:
+                value = float(part)
+            except ValueError:
+                value = part
+            else:
+                if not math.isfinite(value):
+                    raise argparse.ArgumentTypeError(f"{text!r} is not finite") from None
+        values.append(value)
+    return values[0] if len(values) == 1 else tuple(values)
+
+
+def _table_options(args):
+    """The options objects of the table's flags, for the metrics asked (a flag for no
+    metric asked is an error)."""
+    chosen = []
+    for options in _TABLE_OPTIONS:
+        flags = [(flag, field.name, getattr(args, dest)) for flag, dest, owner, field
+                 in _table_flags() if owner is options]
+        given = {name: value for _, name, value in flags if value is not None}
+        asked = [name for name in args.metrics if METRICS[name].options is options]
+        if not asked:
+            if given:
+                flag = next(flag for flag, _, value in flags if value is not None)
+                raise InputError(f"{flag} goes with --metrics "
+                                 f"{' or '.join(_options_of(options))}")
+            continue
+        for flag, name, value in flags:
+            field = next(f for f in dataclasses.fields(options) if f.name == name)
+            if value is None and field.default is dataclasses.MISSING:
+                raise InputError(f"--metrics {asked[0]} needs {flag}")
+        try:
+            chosen.append(options(**given))
+        except ValueError as error:
+            shown = ", ".join(flag for flag, _, value in flags if value is not None)
+            raise InputError(f"{shown}: {error}") from None
+    return tuple(chosen)
 
 
 def _options_of(options):
@@ -670,7 +742,7 @@ def _metric_options(args):
         message = str(error)
         raise InputError(f"--priors: {message}" if message.startswith("priors") else message
                          ) from None
-    return cost, Threshold(args.threshold)
+    return cost, Threshold(args.threshold), *_table_options(args)
 
 
 # ----------------------------------------------------------------------------
@@ -1227,7 +1299,8 @@ def _plot(path, image_format, rows, values, args):
 
 def _complete(args):
     """Fill in the defaults; refuse FILE's options without FILE."""
-    given = {name for name in (*_MONITOR_OPTIONS, *_FILE_OPTIONS)
+    given = {name for name in (*_MONITOR_OPTIONS, *_FILE_OPTIONS,
+                               *(dest for _, dest, _, _ in _table_flags()))
              if getattr(args, name) is not None}
     if args.file is None:
         stray = [name for name in _FILE_OPTIONS if name in given]

@@ -21,6 +21,17 @@ def csv_text(y, s, header="label,score", delimiter=","):
     return "\n".join(lines) + "\n"
 
 
+def probability_stream(directory, n, seed):
+    """A CSV of n scores that are calibrated probabilities (3 decimals) and labels drawn
+    from them: (path, labels, probabilities)."""
+    rng = np.random.default_rng(seed)
+    p = np.round(rng.random(n), 3)
+    y = (rng.random(n) < p).astype(int)
+    path = directory / "probabilities.csv"
+    path.write_text(csv_text(y, p))
+    return path, y, p
+
+
 def run_cli(args, capsys):
     """Run ``main`` in this process: (exit code, standard output, standard error)."""
     buffer = io.StringIO()

@@ -1,19 +1,14 @@
 """The metrics of probabilities (Brier, log loss, ECE, MCE, expected AUC) on the command line."""
 
-import numpy as np
 import pytest
-from cli_helpers import csv_text, read_table, run_cli
+from cli_helpers import probability_stream, read_table, run_cli
 from sklearn.metrics import brier_score_loss, log_loss
 
 from hmeasure_stream import calibration_error, expected_auc
 
 
 def test_each_row_equals_the_from_scratch_values(tmp_path, capsys):
-    rng = np.random.default_rng(4)
-    p = np.round(rng.random(120), 3)
-    y = (rng.random(120) < p).astype(int)
-    path = tmp_path / "stream.csv"
-    path.write_text(csv_text(y, p))
+    path, y, p = probability_stream(tmp_path, 120, 4)
     window = 40
     code, out, err = run_cli([path, "--window", window, "--every", 7,
                               "--metrics", "brier,log_loss,ece,mce,expected_auc"], capsys)
