@@ -17,12 +17,12 @@ likewise, with exit code 143 (128 + the signal's number).  Ctrl-C while the
 program starts (numpy and scipy import) is one line and exit code 130.
 Nothing is written before the first chunk of rows is checked.
 
-A live input (``-`` for standard input, a FIFO, or a file read with
-``--follow`` like ``tail -f``) may never end: its rows are handed out as soon
-as they are read, each output row is written and flushed at once, and
-``--out`` is written as ``OUT.partial`` (a visible name, refused if it
-exists), renamed to ``OUT`` when the run ends (end of input,
-``--follow-timeout``, Ctrl-C) and removed on an error.
+A live input (``-`` for standard input, or a FIFO; a growing file through
+``tail -n +1 -F FILE | hmeasure-stream -``) may never end: its rows are
+handed out as soon as they are read, each output row is written and flushed
+at once, and ``--out`` is written as ``OUT.partial`` (a visible name, refused
+if it exists), renamed to ``OUT`` when the run ends (end of input, Ctrl-C)
+and removed on an error.
 
 ``--time-col`` gives the rows' times, for ``--window 24h`` and a
 ``--half-life`` in time; ``--id-col`` and ``--keep-cols`` are copied to the
@@ -98,12 +98,11 @@ _MONITOR_OPTIONS = ("out", "metrics", "every", "plot",
                     "alert", "fail_on_alert", "half_life")  # (and the table's flags)
 # Options that describe FILE: refused without it.
 _FILE_OPTIONS = ("label_col", "pos_label", "score_col", "encoding", "delimiter",
-                 "decimal_comma", "time_col", "id_col", "keep_cols", "follow", "follow_timeout",
-                 "delayed", "prob_col")
+                 "decimal_comma", "time_col", "id_col", "keep_cols", "delayed", "prob_col")
 _DEFAULTS = {"metrics": ("auc",), "every": 1, "alpha": 2.0, "beta": 2.0, "alert": [],
              "fail_on_alert": False, "threshold": 0.5,
              "label_col": "label", "score_col": "score", "decimal_comma": False,
-             "keep_cols": (), "follow": False, "delayed": False}
+             "keep_cols": (), "delayed": False}
 #: Seconds of work a chunk is cut to while the progress bar shows (it refreshes after each).
 _PROGRESS_PACE = 0.2
 
@@ -468,13 +467,6 @@ def _column_names(text):
     return tuple(dict.fromkeys(names))
 
 
-def _seconds(text):
-    value = _finite_float(text)
-    if value <= 0:
-        raise argparse.ArgumentTypeError(f"must be a number of seconds > 0, got {text!r}")
-    return value
-
-
 def _chunk_size(text):
     return _count(text, MAX_CHUNK)
 
@@ -578,13 +570,6 @@ def build_parser():
                              "of class 1, for expected_auc (default: the scores)")
     parser.add_argument("--keep-cols", type=_column_names, metavar="A,B",
                         help="more columns copied to each output row")
-    parser.add_argument("--follow", action="store_true", default=None,
-                        help="like tail -f: at the end of FILE, wait for more rows (stop "
-                             "with Ctrl-C); with --out the output is written to OUT.partial "
-                             "as it comes and renamed to OUT at the end; a file that is "
-                             "rotated is followed by 'tail -n +1 -F FILE | hmeasure-stream -'")
-    parser.add_argument("--follow-timeout", type=_seconds, metavar="SECONDS",
-                        help="with --follow: stop after SECONDS without new data")
     parser.add_argument("--metrics", type=_metrics,
                         help="comma-separated metrics: " + "; ".join(
                             f"{name}: {METRICS[name].description}"
@@ -597,7 +582,7 @@ def build_parser():
                         help="write the metrics to this CSV (default: standard output); "
                              "replaced only when the run succeeds (or is interrupted); a "
                              "FIFO or device (/dev/stdout) is written in place; "
-                             "while a live input (--follow, a FIFO, '-' from a pipe) is read, "
+                             "while a live input (a FIFO, '-' from a pipe) is read, "
                              "the rows are in OUT.partial as they come")
     parser.add_argument("--every", type=_count, metavar="K",
                         help="write every K-th row only (default: every row)")
@@ -1117,8 +1102,7 @@ def run(args, stdout):
     with _Interrupts() as interrupts:
         output = plot_target = progress = None
         try:
-            with contextlib.closing(open_source(args.file, args, args.follow,
-                                                args.follow_timeout)) as source:
+            with contextlib.closing(open_source(args.file, args)) as source:
                 times = _Times(args.time_col, source) if args.time_col is not None else None
                 output = _Output(args.out, stdout, partial=source.live)
                 if args.plot is not None:
@@ -1314,8 +1298,6 @@ def _complete(args):
         if is_duration(value) and args.time_col is None:
             raise _UsageError(f"{option} {value} is a duration: give the column of the rows' "
                               "times with --time-col")
-    if args.follow_timeout is not None and not args.follow:
-        raise _UsageError("--follow-timeout goes with --follow")
     args.columns = (*args.metrics, *DELAYED_COLUMNS) if args.delayed else args.metrics
     if args.delayed:
         if args.id_col is None:

@@ -12,8 +12,8 @@ starting with ``#`` and blank lines count), and each must have as many fields
 as the header.  Scores are decimal numbers as CSV writes them (ASCII digits,
 no ``_``); an integer written beyond 2**53 that float64 cannot hold
 (``9007199254740993`` or ``9007199254740993.0``) is refused, since distinct
-scores would tie.  The last line of a live input (standard input, a FIFO,
-``--follow``) must end with a line end: a stream that stops in the middle of
+scores would tie.  The last line of a live input (standard input, a FIFO)
+must end with a line end: a stream that stops in the middle of
 a row (a writer killed while writing ``1,0.75``, cut at ``1,0.``) is refused
 rather than read as another score.  A line equal to the header row is
 skipped (``tail -F`` passes on the header of each file rotated in).  Nothing
@@ -43,7 +43,6 @@ import os
 import re
 import stat
 import sys
-import time
 import zipfile
 import zlib
 from pathlib import Path
@@ -991,61 +990,12 @@ class Chunk(NamedTuple):
     extras: dict
 
 
-class _FollowingReader(io.RawIOBase):
-    """A regular file read like ``tail -f``: at its end, wait for it to grow.
-
-    Polls every ``poll`` seconds; ends (returns no bytes) after ``timeout``
-    seconds without growth, or never when ``timeout`` is None (Ctrl-C stops
-    the run).  A file that shrinks (truncated) is an :class:`InputError`; a
-    file renamed away is read to its end, and the file created anew at its
-    path is not read: ``tail -F FILE | hmeasure-stream -`` follows rotations.
-    """
-
-    def __init__(self, raw, path, timeout, poll=0.1):
-        self._raw = raw
-        self._path = path
-        self._timeout = timeout
-        self._poll = poll
-        self._read = 0
-        self._ended = False
-
-    def readable(self):
-        return True
-
-    def readinto(self, buffer):
-        if self._ended:
-            return 0
-        quiet_since = time.monotonic()
-        while True:
-            count = self._raw.readinto(buffer) or 0
-            if count:
-                self._read += count
-                return count
-            if os.fstat(self._raw.fileno()).st_size < self._read:
-                raise InputError(f"{self._path}: the file shrank while it was followed "
-                                 f"(truncated?) after {self._read} bytes; to follow a file "
-                                 "that is rotated, read it with tail -F FILE | "
-                                 "hmeasure-stream -")
-            if self._timeout is not None and time.monotonic() - quiet_since >= self._timeout:
-                self._ended = True
-                return 0
-            time.sleep(self._poll)
-
-    def fileno(self):
-        return self._raw.fileno()
-
-    def close(self):
-        self._raw.close()
-        super().close()
-
-
 class Source:
     """An input file whose format and header are checked; ``chunks()`` reads its rows.
 
     ``position`` and ``size`` measure the progress in bytes of the file (None
-    when unknown: a stream, or a followed file, which grows).  ``live``: the
-    input may never end (standard input, a FIFO, a followed file); its rows are
-    handed out as soon as they are read.
+    when unknown: a stream).  ``live``: the input may never end (standard
+    input, a FIFO); its rows are handed out as soon as they are read.
     """
 
     def __init__(self, path, rows, counter=None, live=False, kind="text"):
@@ -1103,26 +1053,22 @@ def _open_raw(path):
     return handle, stat.S_ISREG(os.fstat(handle.fileno()).st_mode)
 
 
-def open_source(path, options, follow=False, follow_timeout=None):
+def open_source(path, options):
     """Open ``path``, recognise its format and check its header or arrays.
 
     ``path`` ``-`` is standard input.  ``options`` carries ``label_col``,
     ``score_col``, ``chunk_size``, ``encoding``, ``delimiter``,
     ``decimal_comma`` and ``extra_columns`` ((name, option) of other columns
-    to read).  ``follow``: a regular file is read like ``tail -f`` (ending
-    after ``follow_timeout`` seconds without growth, if given; see
-    :class:`_FollowingReader`); standard input and FIFOs are read as they
-    come whether followed or not.  Raises
-    :class:`InputError` for anything wrong found so far; later rows are
-    checked as they are read.
+    to read).  Standard input and FIFOs are read as their rows come (a file
+    that grows is read so by ``tail -n +1 -F FILE | hmeasure-stream -``).
+    Raises :class:`InputError` for anything wrong found so far; later rows
+    are checked as they are read.
     """
     handle, regular = _open_raw(path)
     shown = STDIN_NAME if str(path) == STDIN else Path(path)
-    following = follow and regular
-    live = following or not regular
+    live = not regular
     try:
-        raw = _FollowingReader(handle, shown, follow_timeout) if following else handle
-        prefix = _read_prefix(raw, 8)
+        prefix = _read_prefix(handle, 8)
         if not prefix:
             raise InputError(f"{shown}: the file is empty" if regular else
                              f"{shown}: the stream ended before any data")
@@ -1145,17 +1091,12 @@ def open_source(path, options, follow=False, follow_timeout=None):
             if not regular or str(path) == STDIN:
                 raise InputError(f"{shown}: {kind} data can only be read from a file given "
                                  "by its path (it is read by seeking)")
-            if following:
-                raise InputError(f"{shown}: --follow reads CSV text; a {kind} file cannot grow")
             handle.close()
             reader = _npz_rows if kind == "npz" else _parquet_rows
             rows = reader(Path(path), options)
             next(rows)
             return Source(shown, rows, kind=kind)
-        if following and kind in _COMPRESSIONS:
-            raise InputError(f"{shown}: --follow reads plain CSV text, and this file is "
-                             f"{kind}-compressed")
-        counter = _CountingReader(prefix, raw)
+        counter = _CountingReader(prefix, handle)
         stream = io.BufferedReader(counter, _BLOCK)
         compressed, errors = None, ()
         if kind in _COMPRESSIONS:

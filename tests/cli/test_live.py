@@ -1,4 +1,4 @@
-"""Live input: standard input, a FIFO, a growing file (--follow), time windows,
+"""Live input: standard input, a FIFO, a growing file (through tail -F), time windows,
 decay, copied columns, ``auch`` and the progress bar.
 
 Every value is checked against a from-scratch computation on the rows of each
@@ -14,7 +14,6 @@ import os
 import pty
 import re
 import select
-import signal
 import struct
 import subprocess
 import sys
@@ -174,113 +173,18 @@ def test_chunked_reading_equals_the_whole_file(tmp_path, capsys, stream, chunk_s
 
 
 # ----------------------------------------------------------------------------
-# --follow
+# A live input's --out, and a file that grows (tail -F)
 
 
-WRITER = textwrap.dedent("""
-    import os, sys, time
-    path, flag = sys.argv[1], sys.argv[2]
-    batches = sys.stdin.read().split("@")
-    with open(path, "a") as handle:
-        for k, batch in enumerate(batches):
-            if k == len(batches) - 1:
-                # The last batch waits until the test has seen the output so far.
-                deadline = time.monotonic() + 120
-                while not os.path.exists(flag) and time.monotonic() < deadline:
-                    time.sleep(0.02)
-            handle.write(batch)
-            handle.flush()
-            time.sleep(0.3)
-""")
-
-
-def start_writer(path, flag, batches):
-    writer = subprocess.Popen([sys.executable, "-c", WRITER, str(path), str(flag)],
-                              stdin=subprocess.PIPE, text=True)
-    writer.stdin.write("@".join(batches))
-    writer.stdin.close()
-    return writer
-
-
-def follow_batches(y, s):
-    """Appended text in pieces, two of which cut a row in the middle."""
-    text = rows_of(y, s, 200)
-    cut = [0, 101, 102, 1500, 2600, len(text)]
-    return [text[a:b] for a, b in itertools.pairwise(cut)]
-
-
-def test_follow_a_growing_file_until_the_timeout(tmp_path, stream):
-    y, s = stream
-    path, out, flag = tmp_path / "live.csv", tmp_path / "metrics.csv", tmp_path / "go"
-    path.write_text("label,score\n" + rows_of(y[:200], s[:200]))
-    out.write_text(PRECIOUS)
-    batches = follow_batches(y, s)
-    process = start(path, "--follow", "--follow-timeout", 4, "--window", 60, "--out", out,
-                    "--no-progress")
-    writer = start_writer(path, flag, batches)
-    partial = tmp_path / "metrics.csv.partial"
-    seen = 1 + 200 + "".join(batches[:-1]).count("\n")
-    deadline = time.monotonic() + TIMEOUT
-    while not (partial.exists() and partial.read_text().count("\n") >= seen):
-        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
-        time.sleep(0.05)
-    # The rows written so far are answered, in OUT.partial, before the writer is done.
-    assert writer.poll() is None
-    assert out.read_text() == PRECIOUS
-    answered = partial.read_text()
-    flag.touch()
-    assert writer.wait(TIMEOUT) == 0
-    stdout, err = process.communicate(timeout=TIMEOUT)
-    assert process.returncode == 0, err
-    assert err == b""
-    assert stdout.decode().startswith(f"hmeasure-stream: {len(y)} rows")
-    assert not partial.exists()
-    expected = window_aucs(y, s, 60)
-    assert_auc_column("".join(answered.splitlines(keepends=True)[:seen]), expected[:seen - 1])
-    assert_auc_column(out.read_text(), expected)
-
-
-def test_follow_stops_on_ctrl_c_with_one_line(tmp_path, stream):
-    y, s = stream
-    path = tmp_path / "live.csv"
-    path.write_text("label,score\n" + rows_of(y[:200], s[:200]))
-    process = start(path, "--follow", "--window", 60, "--no-progress")
-    reader = LineReader(process.stdout)
-    (tmp_path / "go").touch()
-    writer = start_writer(path, tmp_path / "go", follow_batches(y, s))
-    assert writer.wait(TIMEOUT) == 0
-    lines = reader.lines(1 + len(y), process)
-    # Still following: nothing ends it but Ctrl-C.
-    time.sleep(0.5)
-    assert process.poll() is None
-    process.send_signal(signal.SIGINT)
-    code, out, err = reader.finish(process)
-    assert code == 130
-    assert err == (f"hmeasure-stream: interrupted after {len(y)} rows; standard "
-                   f"output holds the output for rows 0..{len(y) - 1}\n")
-    assert out == "".join(lines)
-    assert_auc_column(out, window_aucs(y, s, 60))
-
-
-def test_follow_refuses_a_compressed_file(tmp_path, capsys):
-    import gzip
-
-    path = tmp_path / "rows.csv.gz"
-    path.write_bytes(gzip.compress(b"label,score\n1,0.5\n"))
-    code, out, err = run_cli([path, "--follow", "--follow-timeout", 1], capsys)
-    assert (code, out) == (2, "")
-    assert err == (f"hmeasure-stream: error: {path}: --follow reads plain CSV text, and this "
-                   "file is gzip-compressed\n")
-
-
-def test_a_partial_out_file_is_not_overwritten(tmp_path, capsys):
-    path, out = tmp_path / "rows.csv", tmp_path / "m.csv"
-    path.write_text("label,score\n1,0.5\n0,0.2\n")
+def test_a_partial_out_file_is_not_overwritten(tmp_path):
+    out = tmp_path / "m.csv"
     (tmp_path / "m.csv.partial").write_text(PRECIOUS)
-    code, _, err = run_cli([path, "--follow", "--follow-timeout", 0.2, "--out", out], capsys)
-    assert code == 2
-    assert err == (f"hmeasure-stream: error: --out {out}: {out}.partial exists (another run "
-                   "writing there, or one that was killed): remove it\n")
+    done = subprocess.run(command("-", "--out", out), input=b"label,score\n1,0.5\n0,0.2\n",
+                          capture_output=True, timeout=TIMEOUT, check=False)
+    assert done.returncode == 2
+    assert done.stderr.decode() == (
+        f"hmeasure-stream: error: --out {out}: {out}.partial exists (another run writing "
+        "there, or one that was killed): remove it\n")
     assert (tmp_path / "m.csv.partial").read_text() == PRECIOUS and not out.exists()
 
 
@@ -396,25 +300,6 @@ def test_tail_F_a_file_rotated_while_empty_waits_for_its_rows(tmp_path, stream):
     assert code == 0, err
     assert stdout.decode().startswith("hmeasure-stream: 200 rows")
     assert_auc_column(out.read_text(), window_aucs(y[:200], s[:200], 30))
-
-
-def test_follow_refuses_a_rotated_file_that_shrank(tmp_path, capsys, stream):
-    y, s = stream
-    path, out = tmp_path / "live.csv", tmp_path / "metrics.csv"
-    path.write_text("label,score\n" + rows_of(y[:50], s[:50]))
-    process = start(path, "--follow", "--follow-timeout", 3, "--out", out, "--no-progress")
-    partial = tmp_path / "metrics.csv.partial"
-    deadline = time.monotonic() + TIMEOUT
-    while not (partial.exists() and partial.read_text().count("\n") >= 51):
-        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
-        time.sleep(0.05)
-    os.truncate(path, 0)
-    stdout, err = process.communicate(timeout=TIMEOUT)
-    assert (process.returncode, stdout) == (2, b"")
-    assert err.decode().startswith(f"hmeasure-stream: error: {path}: the file shrank while "
-                                   "it was followed (truncated?)")
-    assert err.decode().endswith("read it with tail -F FILE | hmeasure-stream -\n")
-    assert not out.exists() and not partial.exists()
 
 
 # ----------------------------------------------------------------------------
@@ -549,7 +434,6 @@ def test_times_going_backwards_across_chunks(tmp_path, capsys):
                           "with --time-col"),
     (["--half-life", "1h"], "--half-life 1h is a duration: give the column of the rows' times "
                             "with --time-col"),
-    (["--follow-timeout", "3"], "--follow-timeout goes with --follow"),
     (["--half-life", "10", "--metrics", "h", "--severity-ratio", "prior"],
      "H with --priors or --severity-ratio prior over a window of time or with --half-life "
      "needs --epsilon"),

@@ -176,14 +176,15 @@ def test_out_on_a_block_device_is_refused(tmp_path, capsys):
 # (SIGTERM on a FIFO, on standard output and before any row: test_interrupts.py.)
 
 
-def test_sigterm_with_follow_leaves_out_holding_the_rows_read(tmp_path, capsys, rows):
+def test_sigterm_on_standard_input_leaves_out_holding_the_rows_read(tmp_path, capsys, rows):
     y, s = rows
     out = tmp_path / "out.csv"
     out.write_text(PRECIOUS)
     options = ["--window", WINDOW, "--chunk-size", CHUNK, "--every", "3", "--out", out]
-    source = tmp_path / "grows.csv"  # followed like tail -F: it never ends by itself
-    source.write_text(csv_text(y, s))
-    process = start([source, "--follow", *options])
+    # Standard input from a pipe kept open (as from tail -F): it never ends by itself.
+    process = start(["-", *options], stdin=subprocess.PIPE)
+    process.stdin.write(csv_text(y, s))
+    process.stdin.flush()
     # A live input: the output is in OUT.partial until the run ends.
     wait_for_lines("out.csv.partial", tmp_path, 1 + N_ROWS // 3, process)
     process.send_signal(signal.SIGTERM)
@@ -191,8 +192,10 @@ def test_sigterm_with_follow_leaves_out_holding_the_rows_read(tmp_path, capsys, 
     assert_every_third_row_kept(process, stdout, err, 143, "terminated (SIGTERM)", out, y, s,
                                 WINDOW)
     # Nothing left behind stops the next run.
-    code, _, err = run_cli([source, "--follow", "--follow-timeout", 0.2, *options], capsys)
-    assert code == 0, err
+    done = subprocess.run([sys.executable, "-m", "hmeasure_stream", "-", *map(str, options)],
+                          input=csv_text(y, s), text=True, capture_output=True,
+                          timeout=TIMEOUT, check=False)
+    assert done.returncode == 0, done.stderr
 
 
 def test_sigterm_while_a_file_is_read_leaves_no_temporary_file(tmp_path):
