@@ -1055,6 +1055,25 @@ def weighted_classes(y_true, y_score, sample_weight, metric, *, normalize=True):
     return scores[neg_order], weights[neg_order], scores[pos_order], weights[pos_order]
 
 
+def check_rows(rows, n_points, name="at") -> NDArray[np.int64]:
+    """Row indices of a batch of ``n_points``: integers, strictly increasing, in
+    [0, n_points), as a contiguous int64 array."""
+    array = as_1d(rows, name, allow_empty=True)
+    if array.dtype.kind == "b" or (array.dtype.kind not in "iu" and array.size):
+        raise ValueError(f"{name} must hold row indices (integers), got dtype {array.dtype}")
+    array = np.ascontiguousarray(array, dtype=np.int64)
+    outside = np.flatnonzero((array < 0) | (array >= n_points))
+    if outside.size:
+        raise ValueError(f"{name}[{outside[0]}] = {array[outside[0]]} is not a row of the "
+                         f"{n_points} points (0 to {n_points - 1})")
+    back = np.flatnonzero(array[1:] <= array[:-1])
+    if back.size:
+        k = back[0] + 1
+        raise ValueError(f"{name} must increase strictly: {name}[{k}] = {array[k]} follows "
+                         f"{array[k - 1]}")
+    return array
+
+
 def check_integer(value, name, minimum) -> int:
     """An integer (Python or numpy, not a bool) >= ``minimum``, returned as int."""
     if (

@@ -11,8 +11,9 @@ the caller sends fewer than 2^31 points.
 
 import numpy as np
 
-from libc.math cimport NAN
 from libc.stdint cimport int32_t, int64_t, uint8_t
+
+from hmeasure_stream._engines._numeric cimport unit_auc
 
 
 cdef class RankCounts:
@@ -100,8 +101,4 @@ def sliding_auc_ranked(const uint8_t[::1] is_pos, const int64_t[::1] ranks,
                 twice_u -= counts.pairs(ranks[leaving], is_pos[leaving])
             twice_u += counts.pairs(ranks[index], is_pos[index])
             counts.update(ranks[index], is_pos[index], 1)
-            if counts.n_neg > 0 and counts.n_pos > 0:
-                auc_out[index] = <double>twice_u / (2.0 * <double>counts.n_neg
-                                                    * <double>counts.n_pos)
-            else:
-                auc_out[index] = NAN
+            auc_out[index] = unit_auc(twice_u, counts.n_neg, counts.n_pos)

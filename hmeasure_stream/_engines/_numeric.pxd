@@ -3,7 +3,7 @@
 # compensated summation and the storage of weights in units of a power of
 # two.  Declarations only (inline), no module of its own.
 
-from libc.math cimport fma, frexp, ldexp
+from libc.math cimport NAN, fma, frexp, ldexp
 from libc.stdint cimport int8_t, int16_t, int32_t, int64_t
 from libc.stdint cimport uint8_t, uint16_t, uint32_t, uint64_t
 
@@ -38,6 +38,14 @@ cdef extern from *:
     """
     # A hint to start loading a cache line (nothing where the compiler has none).
     void prefetch "HMS_PREFETCH"(const void* address) noexcept nogil
+
+
+cdef inline double unit_auc(int64_t twice_u, int64_t n_neg, int64_t n_pos) noexcept nogil:
+    """The AUC of unit-weight classes from 2U (an exact integer), nan without a class: one
+    rounding of the exact ratio."""
+    if n_neg > 0 and n_pos > 0:
+        return <double>twice_u / (2.0 * <double>n_neg * <double>n_pos)
+    return NAN
 
 
 cdef inline bint clockwise(count_t first_x, count_t first_y,

@@ -47,3 +47,10 @@ def upper_hull(
     with_edges: int = False,
     with_groups: int = False,
 ) -> Any: ...
+def sliding_auc_at(
+    is_pos: NDArray[np.uint8],
+    scores: NDArray[np.float64],
+    window: int,
+    at: NDArray[np.int64],
+    out: NDArray[np.float64],
+) -> None: ...

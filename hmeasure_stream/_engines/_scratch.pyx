@@ -16,7 +16,7 @@ import numpy as np
 from libc.math cimport INFINITY, NAN, isfinite
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free, malloc
-from libc.string cimport memcpy
+from libc.string cimport memcpy, memset
 
 from hmeasure_stream._engines._numeric cimport (
     clockwise,
@@ -26,6 +26,7 @@ from hmeasure_stream._engines._numeric cimport (
     label_t,
     next_group,
     uint8_t,
+    unit_auc,
 )
 
 
@@ -168,6 +169,227 @@ def radix_sort(double[::1] values):
             keys[k] = key ^ (((key >> 63) - 1) | sign)
     free(spare)
     free(counts)
+
+
+# ---------------------------------------------------------------------------
+# The AUC of a sliding window at chosen rows only, by merges of sorted pieces.
+
+
+cdef inline uint64_t _score_key(double score) noexcept nogil:
+    """A finite score as the unsigned key ``radix_sort`` orders by; -0.0 and 0.0 get one
+    key (they are equal scores)."""
+    cdef double positive_zero = score + 0.0  # (-0.0 + 0.0 is 0.0)
+    cdef uint64_t bits = (<uint64_t*>&positive_zero)[0]
+    return bits ^ ((0 - (bits >> 63)) | ((<uint64_t>1) << 63))
+
+
+cdef void _sort_keys(uint64_t* keys, uint64_t* spare, Py_ssize_t* counts,
+                     Py_ssize_t n) noexcept nogil:
+    """Sort keys ascending in place (insertion sort for a few, else ``_radix_passes``)."""
+    cdef Py_ssize_t k, j, p
+    cdef uint64_t key
+    cdef uint64_t* source
+    cdef int64_t* moved
+    if n <= 32:
+        for k in range(1, n):
+            key = keys[k]
+            j = k
+            while j > 0 and keys[j - 1] > key:
+                keys[j] = keys[j - 1]
+                j -= 1
+            keys[j] = key
+        return
+    memset(counts, 0, RADIX_PASSES * RADIX_BUCKETS * sizeof(Py_ssize_t))
+    for k in range(n):
+        key = keys[k]
+        for p in range(RADIX_PASSES):
+            counts[p * RADIX_BUCKETS + ((key >> (p * RADIX_BITS)) & (RADIX_BUCKETS - 1))] += 1
+    source = _radix_passes(keys, spare, NULL, NULL, counts, n, &moved)
+    if source != keys:
+        memcpy(keys, source, n * sizeof(uint64_t))
+
+
+cdef inline Py_ssize_t _first(const uint64_t* keys, Py_ssize_t lo, Py_ssize_t hi, uint64_t key,
+                              bint above) noexcept nogil:
+    """The first index in [lo, hi) of a key >= ``key`` (> ``key`` if ``above``), or hi:
+    a few steps from lo (the next rows of a piece are usually near), then exponential
+    steps and bisection, so a search near lo costs little and a far one O(log)."""
+    cdef Py_ssize_t behind, step = 1, ahead, middle, near = min(hi, lo + 16)
+    if above:
+        while lo < near and keys[lo] <= key:
+            lo += 1
+    else:
+        while lo < near and keys[lo] < key:
+            lo += 1
+    if lo < near or lo == hi:
+        return lo
+    behind = lo - 1
+    while True:
+        ahead = behind + step
+        if ahead >= hi:
+            ahead = hi
+            break
+        if keys[ahead] > key or (not above and keys[ahead] == key):
+            break
+        behind = ahead
+        step <<= 1
+    while behind + 1 < ahead:
+        middle = (behind + ahead) >> 1
+        if keys[middle] > key or (not above and keys[middle] == key):
+            ahead = middle
+        else:
+            behind = middle
+    return ahead
+
+
+cdef int64_t _below_twice(const uint64_t* keys, Py_ssize_t n, const uint64_t* others,
+                          Py_ssize_t n_others) noexcept nogil:
+    """The sum over sorted ``keys`` of the sorted ``others`` below each (twice) and equal to
+    it (once), by searches from the last position found."""
+    cdef Py_ssize_t k, below = 0, not_above = 0
+    cdef int64_t total = 0, last = 0
+    for k in range(n):
+        if k and keys[k] == keys[k - 1]:
+            total += last
+            continue
+        below = _first(others, below, n_others, keys[k], False)
+        not_above = max(not_above, below)
+        while not_above < n_others and others[not_above] == keys[k]:
+            not_above += 1
+        last = below + not_above
+        total += last
+    return total
+
+
+cdef int64_t _pairs(const uint64_t* pos, Py_ssize_t n_pos, const uint64_t* neg,
+                    Py_ssize_t n_neg) noexcept nogil:
+    """2U of sorted class 1 and class 0 keys: each class 1 key counts the class 0 keys
+    below it twice and those equal once (Tatti, Props 1-2, summed).  The searches run
+    over the shorter class: 2U = 2 n1 n0 - the same count from the class 0 side."""
+    if n_pos <= n_neg:
+        return _below_twice(pos, n_pos, neg, n_neg)
+    return 2 * <int64_t>n_pos * n_neg - _below_twice(neg, n_neg, pos, n_pos)
+
+
+cdef Py_ssize_t _replaced(const uint64_t* keys, Py_ssize_t n, const uint64_t* gone,
+                          Py_ssize_t n_gone, const uint64_t* new, Py_ssize_t n_new,
+                          uint64_t* out) noexcept nogil:
+    """Sorted ``keys`` less the sorted multiset ``gone`` (held by them) plus the sorted
+    ``new``, into ``out``, in one pass: the runs between the places found are moved whole."""
+    cdef Py_ssize_t g = 0, a = 0, start = 0, m = 0, at
+    while g < n_gone or a < n_new:
+        if a < n_new and (g == n_gone or new[a] < gone[g]):
+            at = _first(keys, start, n, new[a], True)
+            memcpy(out + m, keys + start, (at - start) * sizeof(uint64_t))
+            m += at - start
+            out[m] = new[a]
+            m += 1
+            start = at
+            a += 1
+        else:  # (an equal key leaves first, from the front of its run)
+            at = _first(keys, start, n, gone[g], False)
+            memcpy(out + m, keys + start, (at - start) * sizeof(uint64_t))
+            m += at - start
+            start = at + 1
+            g += 1
+    memcpy(out + m, keys + start, (n - start) * sizeof(uint64_t))
+    return m + n - start
+
+
+cdef struct _Piece:
+    # The sorted keys of one class of some rows, in a buffer of the window's size.
+    uint64_t* keys
+    Py_ssize_t n
+
+
+cdef void _split(const uint8_t* is_pos, const double* scores, Py_ssize_t start, Py_ssize_t stop,
+                 _Piece* pos, _Piece* neg, uint64_t* spare, Py_ssize_t* counts) noexcept nogil:
+    """The rows [start, stop) as sorted class 1 and class 0 keys."""
+    cdef Py_ssize_t row
+    pos.n = 0
+    neg.n = 0
+    for row in range(start, stop):
+        if is_pos[row]:
+            pos.keys[pos.n] = _score_key(scores[row])
+            pos.n += 1
+        else:
+            neg.keys[neg.n] = _score_key(scores[row])
+            neg.n += 1
+    _sort_keys(pos.keys, spare, counts, pos.n)
+    _sort_keys(neg.keys, spare, counts, neg.n)
+
+
+cdef void _replace(_Piece* held, _Piece* gone, _Piece* new, uint64_t** spare) noexcept nogil:
+    """``held`` less ``gone`` plus ``new``, written to the buffer ``spare``, which becomes
+    ``held``'s (and ``held``'s the spare)."""
+    cdef uint64_t* written = spare[0]
+    held.n = _replaced(held.keys, held.n, gone.keys, gone.n, new.keys, new.n, written)
+    spare[0] = held.keys
+    held.keys = written
+
+
+def sliding_auc_at(const uint8_t[::1] is_pos, const double[::1] scores, Py_ssize_t window,
+                   const int64_t[::1] at, double[::1] out):
+    """The AUC, unit weights, of the window ending at each row of ``at`` only.
+
+    ``out[k]`` is the AUC of rows ``max(0, at[k] - window + 1) .. at[k]``
+    (``window`` 0: from row 0), nan without a class; ``at`` increases
+    strictly (checked by the caller).  The window's class 1 and class 0
+    scores are kept sorted (as ``_score_key`` keys) with 2U, an exact
+    integer: from one row of ``at`` to the next, the rows that left and the
+    rows that came are each sorted, their pairs with the window counted by
+    searches from the last position found (Tatti's Props 1-2 summed over a
+    piece), and the window's arrays rebuilt by moving the runs between
+    them.  A step costs O(w) moves and O(K log w) compares for K rows
+    between two rows of ``at``, against the K updates of a search structure.
+    """
+    cdef Py_ssize_t n = scores.shape[0], m = at.shape[0], k, capacity, buffer_index
+    cdef Py_ssize_t first = 0, last = -1, new_first, new_last
+    cdef int64_t twice_u = 0
+    if m == 0:
+        return
+    capacity = n if window <= 0 else min(window, n)
+    # The window's two classes (held), the spare buffer of a rebuild, the pieces of the
+    # rows that leave and arrive, and the radix sort's buffer and digit counts.
+    cdef uint64_t[:, ::1] key_buffers = np.empty((8, capacity), dtype=np.uint64)
+    cdef Py_ssize_t[::1] digit_counts = np.empty(RADIX_PASSES * RADIX_BUCKETS, dtype=np.intp)
+    cdef Py_ssize_t* counts = &digit_counts[0]
+    cdef uint64_t* buffers[8]
+    for buffer_index in range(8):
+        buffers[buffer_index] = &key_buffers[buffer_index, 0]
+    cdef _Piece held_pos, held_neg, gone_pos, gone_neg, new_pos, new_neg
+    held_pos.keys, held_neg.keys = buffers[0], buffers[1]
+    gone_pos.keys, gone_neg.keys = buffers[2], buffers[3]
+    new_pos.keys, new_neg.keys = buffers[4], buffers[5]
+    cdef uint64_t* spare = buffers[6]
+    cdef uint64_t* sort_spare = buffers[7]
+    held_pos.n = held_neg.n = 0
+    with nogil:
+        for k in range(m):
+            new_last = at[k]
+            new_first = 0 if window <= 0 else max(0, new_last - window + 1)
+            if new_first > last:  # nothing shared with the window before: rebuilt
+                _split(&is_pos[0], &scores[0], new_first, new_last + 1, &held_pos, &held_neg,
+                       sort_spare, counts)
+                twice_u = _pairs(held_pos.keys, held_pos.n, held_neg.keys, held_neg.n)
+            else:
+                _split(&is_pos[0], &scores[0], first, new_first, &gone_pos, &gone_neg,
+                       sort_spare, counts)
+                _split(&is_pos[0], &scores[0], last + 1, new_last + 1, &new_pos, &new_neg,
+                       sort_spare, counts)
+                twice_u -= (_pairs(gone_pos.keys, gone_pos.n, held_neg.keys, held_neg.n)
+                            + _pairs(held_pos.keys, held_pos.n, gone_neg.keys, gone_neg.n)
+                            - _pairs(gone_pos.keys, gone_pos.n, gone_neg.keys, gone_neg.n))
+                # The pairs of the rows that arrive: with those that stay, and among them.
+                twice_u += (_pairs(new_pos.keys, new_pos.n, held_neg.keys, held_neg.n)
+                            - _pairs(new_pos.keys, new_pos.n, gone_neg.keys, gone_neg.n)
+                            + _pairs(held_pos.keys, held_pos.n, new_neg.keys, new_neg.n)
+                            - _pairs(gone_pos.keys, gone_pos.n, new_neg.keys, new_neg.n)
+                            + _pairs(new_pos.keys, new_pos.n, new_neg.keys, new_neg.n))
+                _replace(&held_pos, &gone_pos, &new_pos, &spare)
+                _replace(&held_neg, &gone_neg, &new_neg, &spare)
+            first, last = new_first, new_last
+            out[k] = unit_auc(twice_u, held_neg.n, held_pos.n)
 
 
 def radix_argsort(const double[::1] values):

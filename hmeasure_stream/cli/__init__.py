@@ -57,6 +57,7 @@ from hmeasure_stream import (
     SlidingWindow,
     __version__,
     h_measure,
+    sliding_window,
 )
 from hmeasure_stream._startup import release as _release_startup_sigint
 from hmeasure_stream._validation import (
@@ -130,6 +131,10 @@ class Monitor:
     rows' times (``process(..., times=...)``); the window's structure then
     forgets points itself, from the first row.  ``min_periods``: the values
     are nan while the window holds fewer rows.
+
+    With the AUC alone over a window of rows written every K rows, only the
+    windows of the written rows are computed (``sliding_window(..., at=)``)
+    from the window's last rows and the chunk.
     """
 
     def __init__(self, window, metrics, every=1, options=(), half_life=None, min_periods=1):
@@ -169,7 +174,10 @@ class Monitor:
         self.kept = []
         self.rows = 0
         self.class_counts = np.zeros(2, dtype=np.int64)
-        # With recompute_h, the points the next chunk still needs: the window's.
+        # With recompute_h or written_only, the points the next chunk still needs: the
+        # window's.
+        self.written_only = (not self.timed and window is not None and every > 1
+                             and self.tracked == ("auc",))
         self.tail_labels = np.empty(0, dtype=np.int8)
         self.tail_scores = np.empty(0, dtype=np.float64)
 
@@ -196,12 +204,20 @@ class Monitor:
 
         ``times``: the rows' times (int64 nanoseconds since the epoch),
         required with a window of time or a half-life."""
-        values = self._update(labels, scores, times)
         rows = np.arange(self.rows, self.rows + labels.shape[0])
         emitted = (rows + 1) % self.every == 0
-        result = {name: values[name][emitted] for name in self.metrics if name in values}
+        if self.written_only or self.recompute_h:
+            window_rows = self._with_tail(labels, scores)
+        if self.written_only:
+            all_labels, all_scores, start = window_rows
+            at = start + np.flatnonzero(emitted)
+            result = {"auc": sliding_window(all_labels, all_scores, self.window, at=at)["auc"]
+                      if at.shape[0] else np.empty(0, dtype=np.float64)}
+        else:
+            values = self._update(labels, scores, times)
+            result = {name: values[name][emitted] for name in self.metrics if name in values}
         if self.recompute_h:
-            result["h"] = self._recomputed_h(labels, scores, emitted)
+            result["h"] = self._recomputed_h(*window_rows, emitted)
         if self.min_periods > 1 and not self.timed:
             # A row window (or the prefix) holds min(row + 1, window) rows.
             held = rows[emitted] + 1 if self.window is None else np.minimum(rows[emitted] + 1,
@@ -212,19 +228,24 @@ class Monitor:
         self.class_counts += np.bincount(labels, minlength=2)[:2]
         return rows[emitted], result
 
-    def _recomputed_h(self, labels, scores, emitted):
-        """H with priors fixed from outside, from the window's points for each emitted row."""
+    def _with_tail(self, labels, scores):
+        """The window's last rows and the chunk's, and where the chunk starts in them; the
+        window's last rows are then those of this chunk."""
         all_labels = np.concatenate([self.tail_labels, labels])
         all_scores = np.concatenate([self.tail_scores, scores])
+        keep = all_labels.shape[0] if self.window is None else self.window
         start = self.tail_labels.shape[0]
-        values = np.array([
+        self.tail_labels = all_labels[-keep:].copy()
+        self.tail_scores = all_scores[-keep:].copy()
+        return all_labels, all_scores, start
+
+    def _recomputed_h(self, all_labels, all_scores, start, emitted):
+        """H with priors fixed from outside, from the window's points for each emitted row
+        (``all_*``: the window's last rows and the chunk's, which starts at ``start``)."""
+        return np.array([
             self._h_of_window(all_labels, all_scores, start + int(offset))
             for offset in np.flatnonzero(emitted)
         ], dtype=np.float64)
-        keep = all_labels.shape[0] if self.window is None else self.window
-        self.tail_labels = all_labels[-keep:].copy()
-        self.tail_scores = all_scores[-keep:].copy()
-        return values
 
     def _h_of_window(self, labels, scores, end):
         begin = 0 if self.window is None else max(0, end + 1 - self.window)
@@ -237,6 +258,11 @@ class Monitor:
 
     @property
     def last_auc(self):
+        if self.written_only:
+            if self.tail_labels.shape[0] == 0:
+                return np.nan
+            return float(sliding_window(self.tail_labels, self.tail_scores, self.window,
+                                        at=[self.tail_labels.shape[0] - 1])["auc"][0])
         return self.tracker.auc
 
     def final_h(self):

@@ -5,9 +5,10 @@ only validate, translate refusals into exceptions and document here.
 """
 
 import copyreg
+import dataclasses
 import pickle
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -536,7 +537,8 @@ class PointSet(Pickled, _PointSlots):
 
 
 
-class ForgettingRules(NamedTuple):
+@dataclasses.dataclass(frozen=True)
+class ForgettingRules:
     """A window and a half-life as ``Forgetting`` takes them (0: none)."""
 
     count: int            # a window of this many points
@@ -554,7 +556,8 @@ def make_forgetting(window, half_life):
     rules = forgetting_rules(window, half_life)
     if rules is None:
         return None
-    return Forgetting(*rules, rules.period > 0 or rules.decay_by_time, DROP_EXPONENTS)
+    return Forgetting(rules.count, rules.period, rules.half_life, rules.decay_by_time,
+                      rules.period > 0 or rules.decay_by_time, DROP_EXPONENTS)
 
 
 def forgetting_rules(window, half_life):

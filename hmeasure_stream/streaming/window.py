@@ -16,12 +16,14 @@ from hmeasure_stream._engines._calibration import CalibrationEngine
 from hmeasure_stream._engines._fenwick import sliding_auc_ranked
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._ring import PointRing
+from hmeasure_stream._engines._scratch import sliding_auc_at
 from hmeasure_stream._validation import (
     Duration,
     FloatArray,
     Label,
     Window,
     check_integer,
+    check_rows,
     check_times,
     check_unit_weights,
     dense_ranks,
@@ -263,26 +265,38 @@ class SlidingWindow(Pickled):
             self._mask_short(values, held)
         return values
 
-    def _one_shot(self, is_pos, scores, weights, times=None):
-        """The metrics of every window of a whole stream (``sliding_window``).
+    def _one_shot(self, is_pos, scores, weights, times=None, at=None):
+        """The metrics of every window of a whole stream (``sliding_window``), or of the
+        windows ending at the rows ``at`` (checked).
 
         With the AUC alone and unit weights, the whole stream is known: the
         window's class counts go in a Fenwick tree over the stream's dense
-        ranks instead of the sorted blocks.
+        ranks instead of the sorted blocks; at chosen rows only, the window's
+        sorted scores go from one row to the next by merges of sorted pieces.
         """
         n = scores.shape[0]
-        if (self._metrics == ("auc",) and len(self) == 0 and n < 2**31
+        if not (self._metrics == ("auc",) and len(self) == 0 and n < 2**31
                 and self._forgettings is None
                 and (weights is None or np.all(weights == 1.0))):
+            values = self._slide(is_pos, scores, weights, times)
+            return values if at is None else {name: column[at] for name, column in
+                                              values.items()}
+        # The merges cost O(w) for each row of ``at``, the ranked loop O(log n) for each
+        # row: merges when the rows of ``at`` are, on average, w / 1000 rows apart or more.
+        merged = at is not None and at.shape[0] * (self._window or n) <= 1000 * n
+        rows = np.arange(n) if at is None else at
+        values = {"auc": np.empty(rows.shape[0] if merged else n, dtype=np.float64)}
+        if merged:
+            sliding_auc_at(is_pos, scores, self._window or 0, at, values["auc"])
+        else:
             ranks, n_ranks = dense_ranks(scores)
-            values = {"auc": np.empty(n, dtype=np.float64)}
             sliding_auc_ranked(is_pos, ranks, n_ranks, self._window or 0, values["auc"])
-            if self._min_periods > 1:
-                held = np.arange(1, n + 1)
-                self._mask_short(values, held if self._window is None
-                                 else np.minimum(held, self._window))
-            return values
-        return self._slide(is_pos, scores, weights, times)
+            values["auc"] = values["auc"][rows]
+        if self._min_periods > 1:
+            held = rows + 1
+            self._mask_short(values, held if self._window is None
+                             else np.minimum(held, self._window))
+        return values
 
     def _metric(self, name):
         if name not in self._metrics:
@@ -408,6 +422,7 @@ def sliding_window(
     half_life: Duration | None = None,
     min_periods: int = 1,
     pos_label: Label = None,
+    at: ArrayLike | None = None,
 ) -> dict[str, FloatArray]:
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -459,12 +474,16 @@ def sliding_window(
         The label of class 1 (a string, number, bool, ...); the one other
         label in ``y_true`` is class 0 and a third one is refused.  Default:
         labels 0/1 or booleans (or -1/1, as in scikit-learn).
+    at : array-like of int, optional
+        Only the windows ending at these rows (strictly increasing indices),
+        as ``sliding_window(...)[name][at]`` but, with ``"auc"`` alone, unit
+        weights and a count window, computed for those rows only.
 
     Returns
     -------
     dict of str to ndarray
-        For each metric a float64 array of length n; nan where a class is
-        absent from the window.
+        For each metric a float64 array of length n (of ``at``'s length with
+        ``at``); nan where a class is absent from the window.
 
     Raises
     ------
@@ -489,7 +508,10 @@ def sliding_window(
     O(n log n)) and the window's class counts are kept in a Fenwick tree
     indexed by rank, O(log n) per step in one flat array of 8 bytes per
     distinct score, so a step costs about the same for any window size; O(n)
-    memory.  Otherwise the sorted blocks of :class:`DynamicAUC`: O(n log w)
+    memory; at the rows ``at`` only, the window's sorted scores of each class
+    go from one row to the next by merging in the sorted rows that arrive and
+    out those that leave (2U from searches), O(w + K log w) for K rows
+    between two rows of ``at``.  Otherwise the sorted blocks of :class:`DynamicAUC`: O(n log w)
     time, O(w) memory, one copy of the points for every metric read from the
     score order.  With ``"h"`` or ``"auch"``, the hull
     engine of :class:`DynamicH`: O(n (B + h log w)) time for hulls of at
@@ -526,6 +548,8 @@ def sliding_window(
     >>> sliding_window(y, s, window=None)["auc"]
     array([       nan, 1.        , 1.        , 0.75      , 0.83333333,
            0.88888889])
+    >>> sliding_window(y, s, window=3, at=[3, 5])["auc"]
+    array([0.5, 1. ])
     """
     window = _check_window(window)
     chosen = metric_options(metrics)
@@ -545,7 +569,9 @@ def sliding_window(
         engine = tracker._engines[0]
         batch = engine.checked(y_true, y_score, sample_weight, allow_empty=False)
         tracker._times(times, batch[0].shape[0])  # checked, not used by a count window
-        return {name: engine.slide(*batch)}
+        rows = None if at is None else check_rows(at, batch[0].shape[0])
+        values = engine.slide(*batch)
+        return {name: values if rows is None else values[rows]}
     # The options are checked before the data; a count window of at least the
     # whole stream keeps every point (each window is a prefix) and needs no ring.
     metrics = _as_metrics(chosen)
@@ -557,6 +583,8 @@ def sliding_window(
         y_true, y_score, sample_weight, allow_empty=False,
         ranks=not (_needing(chosen, THRESHOLD) or _needing(chosen, CALIBRATION))
     )
+    rows = None if at is None else check_rows(at, scores.shape[0])
     if by_count and window < scores.shape[0]:
         tracker = SlidingWindow(window, metrics, **options)
-    return tracker._one_shot(is_pos, scores, weights, tracker._times(times, scores.shape[0]))
+    return tracker._one_shot(is_pos, scores, weights, tracker._times(times, scores.shape[0]),
+                             rows)

@@ -228,3 +228,76 @@ def test_sliding_window_object_refusals_change_nothing():
         SlidingWindow("3")
     with pytest.raises(ValueError, match="pass epsilon= for the approximate H"):
         SlidingWindow(10, HCost(priors=(0.5, 0.5)))
+
+
+# ----------------------------------------------------------------------------
+# Only the windows ending at chosen rows (at=)
+
+
+def brute_window_auc(y, s, end, window):
+    """AUC of the window ending at row ``end`` by counting its pairs (nan without a class)."""
+    start = 0 if window is None else max(0, end + 1 - window)
+    pos, neg = s[start:end + 1][y[start:end + 1] == 1], s[start:end + 1][y[start:end + 1] == 0]
+    if not (pos.size and neg.size):
+        return np.nan
+    return (2 * (pos[:, None] > neg).sum() + (pos[:, None] == neg).sum()) / (
+        2 * pos.size * neg.size)
+
+
+@given(st.data())
+def test_windows_at_chosen_rows_count_their_pairs(data):
+    # Many ties, -0.0 next to 0.0, windows of 1 row up to every prefix, rows of ``at``
+    # close together and far apart (a window shares nothing with the one before).
+    n = data.draw(st.integers(1, 60))
+    y = np.array(data.draw(st.lists(st.integers(0, 1), min_size=n, max_size=n)))
+    s = np.array(data.draw(st.lists(st.sampled_from([-1.0, -0.0, 0.0, 0.5, 2.0]),
+                                     min_size=n, max_size=n)))
+    window = data.draw(st.one_of(st.none(), st.integers(1, 12)))
+    at = sorted(data.draw(st.sets(st.integers(0, n - 1), max_size=n)))
+    got = sliding_window(y, s, window, at=at)["auc"]
+    expected = [brute_window_auc(y, s, end, window) for end in at]
+    np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("window", [1, 37, 1000, None])
+@pytest.mark.parametrize("gap", [1, 5, 300, 2500])
+def test_windows_at_rows_equal_every_window_bit_for_bit(window, gap):
+    # Both ways of computing them (merges when the rows are far apart, else every
+    # window), against every window computed: the same doubles.
+    rng = np.random.default_rng(gap)
+    y = rng.integers(0, 2, 20000)
+    s = np.round(rng.normal(size=20000) + y, 3)
+    every = sliding_window(y, s, window)["auc"]
+    at = np.sort(rng.choice(20000, size=20000 // gap, replace=False))
+    np.testing.assert_array_equal(sliding_window(y, s, window, at=at)["auc"], every[at])
+    np.testing.assert_array_equal(
+        sliding_window(y, s, window, at=at, min_periods=30)["auc"],
+        sliding_window(y, s, window, min_periods=30)["auc"][at])
+
+
+def test_windows_at_rows_for_other_metrics_and_weights():
+    rng = np.random.default_rng(2)
+    y = rng.integers(0, 2, 300)
+    s = rng.normal(size=300) + y
+    w = rng.random(300)
+    at = [0, 5, 150, 299]
+    for options in ({"metrics": ("auc", "h")}, {"sample_weight": w}):
+        every = sliding_window(y, s, 40, **options)
+        chosen = sliding_window(y, s, 40, at=at, **options)
+        assert chosen.keys() == every.keys()
+        for name in every:
+            np.testing.assert_array_equal(chosen[name], every[name][at])
+
+
+@pytest.mark.parametrize(("at", "message"), [
+    ([3, 1], r"at must increase strictly: at\[1\] = 1 follows 3"),
+    ([2, 2], r"at must increase strictly: at\[1\] = 2 follows 2"),
+    ([0, 6], r"at\[1\] = 6 is not a row of the 6 points \(0 to 5\)"),
+    ([-1], r"at\[0\] = -1 is not a row"),
+    ([0.5], "at must hold row indices"),
+    ([True], "at must hold row indices"),
+    ([[1]], "at must be 1-d"),
+])
+def test_rows_that_are_not_increasing_rows_are_refused(at, message):
+    with pytest.raises(ValueError, match=message):
+        sliding_window([0, 1, 0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3, 0.8, 0.1], 3, at=at)

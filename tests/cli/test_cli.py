@@ -49,6 +49,35 @@ def test_monitor_equals_sliding_window_across_chunks(tmp_path, stream, chunk_siz
     np.testing.assert_array_equal(table["auc"], expected)
 
 
+@pytest.mark.parametrize("chunk_size", ["7", "300", "100000"])
+@pytest.mark.parametrize(("window", "every"), [("50", "3"), ("50", "120"), ("400", "61"),
+                                                ("1", "2")])
+def test_monitor_every_k_rows_counts_the_pairs_of_each_written_window(
+        tmp_path, stream, chunk_size, window, every):
+    # The AUC alone, written every K rows: only those windows are computed, from the
+    # window's last rows carried across chunks; the summary reads the last window.
+    y, s = stream
+    source, out = tmp_path / "scores.csv", tmp_path / "out.csv"
+    write_csv(source, y, s)
+    summary = io.StringIO()
+    code = main([str(source), "--window", window, "--every", every, "--out", str(out),
+                 "--chunk-size", chunk_size, "--no-progress"], stdout=summary)
+    assert code == 0
+    table = read_output(out)
+    rows = np.arange(int(every) - 1, len(y), int(every))
+    np.testing.assert_array_equal(table["row"], rows)
+    for row, value in zip(rows, np.atleast_1d(table["auc"]), strict=True):
+        part = slice(max(0, row + 1 - int(window)), row + 1)
+        pos, neg = s[part][y[part] == 1], s[part][y[part] == 0]
+        pairs = (2 * (pos[:, None] > neg).sum() + (pos[:, None] == neg).sum())
+        expected = pairs / (2 * pos.size * neg.size) if pos.size and neg.size else np.nan
+        np.testing.assert_equal(value, expected)
+    last = slice(len(y) - int(window), len(y))
+    last_auc = roc_auc_score(y[last], s[last]) if len(set(y[last])) == 2 else np.nan
+    assert summary.getvalue().strip().endswith(
+        "last: AUC nan" if np.isnan(last_auc) else f"last: AUC {last_auc:.6f}")
+
+
 def test_monitor_h_column_and_every(tmp_path, stream):
     y, s = stream
     source, out = tmp_path / "scores.csv", tmp_path / "out.csv"
