@@ -28,6 +28,7 @@ from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.groups import exact_sum as _exact_sum
 from hmeasure_stream._validation import (
+    FloatArray,
     Label,
     binary_input,
     check_integer,
@@ -105,7 +106,9 @@ class CalibrationReport:
     within_bin_covariance: float
 
 
-def _probability_input(y_true, y_prob, sample_weight, pos_label, metric):
+def _probability_input(y_true: ArrayLike, y_prob: ArrayLike, sample_weight: ArrayLike | None,
+                       pos_label: Label, metric: str
+                       ) -> tuple[FloatArray, FloatArray, FloatArray | None, int]:
     """Validated input: class 1 as float64 0/1, probabilities, weights scaled by a
     power of two (None without ``sample_weight``) and that power's exponent."""
     labels, probs, weights = binary_input(with_pos_label(y_true, pos_label), y_prob,
@@ -121,12 +124,12 @@ def _probability_input(y_true, y_prob, sample_weight, pos_label, metric):
     return is_pos, probs, normalized_weights(weights), weight_exponent(weights)
 
 
-def _weighted_mean(values, weights):
+def _weighted_mean(values: FloatArray, weights: FloatArray | None) -> float:
     """``sum(weights * values) / sum(weights)``, both sums exactly rounded (weights
     None: the plain mean)."""
     if weights is None:
-        return _exact_sum(values) / values.shape[0]
-    return _exact_sum(weights * values) / _exact_sum(weights)
+        return float(_exact_sum(values)) / len(values)
+    return float(_exact_sum(weights * values)) / float(_exact_sum(weights))
 
 
 def brier_score(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None,
@@ -254,12 +257,14 @@ class _Bins(NamedTuple):
     filled: np.ndarray     # the bins of positive weight
 
 
-def _check_binning(n_bins, strategy):
+def _check_binning(n_bins: int, strategy: str
+                   ) -> tuple[int, Literal["uniform", "quantile"]]:
     return (check_integer(n_bins, "n_bins", 1),
             check_option(strategy, "strategy", ("uniform", "quantile")))
 
 
-def _bins(is_pos, probs, weights, n_bins, strategy):
+def _bins(is_pos: FloatArray, probs: FloatArray, weights: FloatArray | None, n_bins: int,
+          strategy: str) -> _Bins:
     """The bins of scikit-learn's ``calibration_curve`` and their weighted means."""
     if strategy == "uniform":
         edges = np.linspace(0.0, 1.0, n_bins + 1)
@@ -270,12 +275,14 @@ def _bins(is_pos, probs, weights, n_bins, strategy):
         edges = np.percentile(kept, np.linspace(0, 1, n_bins + 1) * 100)
     # A probability on an inner edge belongs to the bin below it; 0 and 1 to the end bins.
     index = np.searchsorted(edges[1:-1], probs)
+    weight: FloatArray
     if weights is None:
         weight = np.bincount(index, minlength=n_bins).astype(np.float64)
         sum_prob = np.bincount(index, weights=probs, minlength=n_bins)
         sum_pos = np.bincount(index, weights=is_pos, minlength=n_bins)
     else:
-        weight = np.bincount(index, weights=weights, minlength=n_bins)
+        weight = np.asarray(np.bincount(index, weights=weights, minlength=n_bins),
+                            dtype=np.float64)
         sum_prob = np.bincount(index, weights=weights * probs, minlength=n_bins)
         sum_pos = np.bincount(index, weights=weights * is_pos, minlength=n_bins)
     filled = weight > 0
@@ -284,7 +291,7 @@ def _bins(is_pos, probs, weights, n_bins, strategy):
     return _Bins(edges, index, weight, prob_pred, prob_true, filled)
 
 
-def _gaps_l1_max(bins):
+def _gaps_l1_max(bins: _Bins) -> tuple[float, float]:
     """(ECE, MCE): the mean by weight and the maximum of the bins' |mean p - share of class 1|."""
     gaps = np.abs(bins.prob_pred - bins.prob_true)[bins.filled]
     weight = bins.weight[bins.filled]

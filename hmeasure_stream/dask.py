@@ -305,8 +305,8 @@ def _part_labels(y_part: Part, pos_label: Hashable | None, neg_label: Any,
     """A partition's labels for the kernels: as is, or 0/1 against the agreed labels."""
     if pos_label is None:
         return check_labels(y_part, name, allow_empty=True, signed=False)
-    return binary_labels(y_part, pos_label, neg_label=neg_label, name=name,
-                         allow_empty=True)[0]
+    labels = binary_labels(y_part, pos_label, neg_label=neg_label, name=name, allow_empty=True)
+    return cast("NDArray[Any]", labels[0])
 
 
 def _binary_groups(index: int, y_part: Part, s_part: Part, w_part: Part, weighted: bool,
@@ -318,7 +318,7 @@ def _binary_groups(index: int, y_part: Part, s_part: Part, w_part: Part, weighte
         weights = None
         if weighted:
             weights = check_weights(w_part, scores.shape[0])
-        return _groups_of(labels, scores, weights)
+        return cast("Groups", _groups_of(labels, scores, weights))
 
     return _in_partition(index, run)
 
@@ -347,7 +347,7 @@ def _bounds(n_ranges: int, *samples: tuple[NDArray[Any], float]) -> NDArray[Any]
     cumulative = np.cumsum(weights[order])
     targets = cumulative[-1] * np.arange(1, n_ranges) / n_ranges
     picks = np.minimum(np.searchsorted(cumulative, targets), values.shape[0] - 1)
-    return np.unique(values[order][picks])[::-1].copy()
+    return cast("NDArray[Any]", np.unique(values[order][picks])[::-1].copy())
 
 
 def _range_groups(groups: Sequence[Delayed], n_ranges: int) -> list[Delayed]:
@@ -407,7 +407,7 @@ def _binary_pipeline(y_true: Collection, y_score: Collection, sample_weight: Col
 
 
 def _auc_of(metric: str, *summaries: Summary) -> float:
-    return _whole(summaries, metric).auc
+    return float(_whole(summaries, metric).auc)
 
 
 def auc(y_true: Collection, y_score: Collection, *, sample_weight: Collection | None = None,
@@ -501,7 +501,7 @@ def auc(y_true: Collection, y_score: Collection, *, sample_weight: Collection | 
 
 
 def _h_of(spec: Any, *summaries: Summary) -> float:
-    return _whole(summaries, "The H-measure").h_measure(spec)
+    return float(_whole(summaries, "The H-measure").h_measure(spec))
 
 
 def h_measure(y_true: Collection, y_score: Collection, *, alpha: float = 2.0, beta: float = 2.0,
@@ -636,7 +636,7 @@ def roc_hull(y_true: Collection, y_score: Collection, *, sample_weight: Collecti
 
 
 def _report_context(levels: Sequence[float], *summaries: Summary) -> Context:
-    return _whole(summaries, "The H-measure").context(levels=levels)
+    return cast("Context", _whole(summaries, "The H-measure").context(levels=levels))
 
 
 def _lookup_candidates(groups: Groups, context: Context, r: int, threshold: float
@@ -798,7 +798,7 @@ def hmeasure_report(y_true: Collection, y_score: Collection, *, alpha: float = 2
 
 
 def _box_context(*summaries: Summary) -> Context:
-    return _whole(summaries, "The partial AUC").context()
+    return cast("Context", _whole(summaries, "The partial AUC").context())
 
 
 def _partial_of(options: tuple[Any, ...], context: Context, box: tuple[float, ...],
@@ -817,9 +817,9 @@ def _partial_of(options: tuple[Any, ...], context: Context, box: tuple[float, ..
                 + (d_count - c_count) * width_above
                 + Fraction(rest)
             )
-        return corrected(area / (weight_neg * weight_pos), *options)
+        return float(corrected(area / (weight_neg * weight_pos), *options))
     total = math.fsum(parts for parts, _ in present)
-    return corrected(total / weight_neg / weight_pos, *options)
+    return float(corrected(total / weight_neg / weight_pos, *options))
 
 
 def partial_auc(y_true: Collection, y_score: Collection, *,
@@ -900,7 +900,7 @@ def _delong_context(*summaries: Summary) -> Context:
     whole = _whole(summaries, "DeLong's confidence interval")
     check_class_sizes(whole.weight_neg, whole.weight_pos, "DeLong's confidence interval",
                        weighted=not whole.unit_weights)
-    return whole.context(auc=whole.auc)
+    return cast("Context", whole.context(auc=whole.auc))
 
 
 def _delong_piece(groups: Groups, context: Context, r: int) -> tuple[float, float]:
@@ -1037,7 +1037,7 @@ def _alpha_of(lo: float, hi: float, *samples: NDArray[np.float64]) -> float:
     sample = np.concatenate(samples) if samples else np.empty(0)
     if sample.size == 0:
         raise ValueError("y_true is empty: at least one point is needed")
-    return estimate_alpha(sample, lo, hi)
+    return float(estimate_alpha(sample, lo, hi))
 
 
 def _sample_plan(lengths: Sequence[int]) -> tuple[int, list[int]]:
@@ -1207,7 +1207,7 @@ def _score_block(part: Any, n_classes: int) -> NDArray[np.float64]:
     for column in range(n_classes):
         scores[:, column] = check_scores(matrix[:, column], name=f"y_score[:, {column}]",
                                          allow_empty=True, ranks=False)
-    return check_finite_matrix(scores)
+    return cast("NDArray[np.float64]", check_finite_matrix(scores))
 
 
 def _label_values(index: int, y_part: Part) -> Any:
@@ -1278,11 +1278,11 @@ def _problem_groups(part: tuple[NDArray[np.intp], NDArray[np.float64],
     if low is None:
         labels = (codes == high).view(np.uint8)
         column = np.ascontiguousarray(scores[:, high])
-        return _groups_of(labels, column, weights)
+        return cast("Groups", _groups_of(labels, column, weights))
     keep = (codes == high) | (codes == low)
     labels = np.ascontiguousarray(codes[keep] == high).view(np.uint8)
     column = np.ascontiguousarray(scores[keep, high])
-    return _groups_of(labels, column, None if weights is None else weights[keep])
+    return cast("Groups", _groups_of(labels, column, None if weights is None else weights[keep]))
 
 
 def _pair_auc(*summaries: Summary) -> float:
@@ -1291,7 +1291,7 @@ def _pair_auc(*summaries: Summary) -> float:
     if not (weight_neg > 0 and weight_pos > 0):
         return math.nan
     if exact:
-        return twice_u / (2 * weight_neg * weight_pos)
+        return float(twice_u / (2 * weight_neg * weight_pos))
     return float(twice_u / (2.0 * weight_neg * weight_pos))
 
 
@@ -1490,7 +1490,7 @@ def _segment_groups(frame: pandas.DataFrame, columns: tuple[Any, Any, Any], weig
         scores = check_scores(frame[score].to_numpy(), score, allow_empty=True, ranks=False)
         weights = check_weights(frame[weight].to_numpy(), scores.shape[0], weight) \
             if weighted else None
-        return _groups_of(labels, scores, weights, (label, score))
+        return cast("Groups", _groups_of(labels, scores, weights, (label, score)))
     except ValueError as exc:
         raise ValueError(f"{exc} (in segment {segment!r})") from None
 

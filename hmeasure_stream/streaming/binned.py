@@ -3,7 +3,7 @@
 from typing import Literal
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream._core.binning import TRANSFORMS as _TRANSFORMS
 from hmeasure_stream._core.binning import check_bins as _check_bins
@@ -17,6 +17,7 @@ from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._binning import bin_indices, bin_of_score
 from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._validation import (
+    FloatArray,
     Label,
     label_map,
     label_one,
@@ -114,13 +115,16 @@ class BinnedAUC(Pickled):
                  strict: bool = False) -> None:
         self._labels = label_map(pos_label)
         self._bins = _check_bins(bins)
+        self._alpha: float | None
         self._transform, self._alpha = _check_transform(transform, loglog_alpha)
         self._range = _check_score_range(score_range)
         self._strict = _check_strict(strict)
         self._outside = np.zeros(2, dtype=np.int64)  # points below / above the range
         self._tree = BinTree(self._bins)
 
-    def _binned(self, y_true, y_score, sample_weight):
+    def _binned(self, y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None
+                ) -> tuple[NDArray[np.int64], NDArray[np.uint8], FloatArray, FloatArray | None,
+                           NDArray[np.int64], float | None]:
         """(bins, is_pos, scores, weights, points below / above the range, the log-log alpha): a
         batch's alpha is estimated while none is frozen, and frozen only once it is added."""
         is_pos, scores, weights = checked_batch(y_true, y_score, sample_weight)
@@ -191,19 +195,19 @@ class BinnedAUC(Pickled):
             self._outside -= outside
             self._labels = labels
 
-    def _missing_outside(self, side, count):
+    def _missing_outside(self, side: int, count: int) -> str:
         where = ("below", "n_below") if side == 0 else ("above", "n_above")
         return (f"the points remove {count} point(s) {where[0]} the score range "
                 f"{self._range}, but {int(self._outside[side])} were added there "
                 f"({where[1]})")
 
-    def _missing(self, bin_index, label, count, weight):
+    def _missing(self, bin_index: int, label: int, count: int, weight: float) -> str:
         held = self._tree.class_weights()[bin_index, label]
         return (f"the points remove {count} point(s) of weight {weight!r} with y_true={label} "
                 f"from bin {bin_index}, which holds "
                 f"{int(self._tree.count_buffer[bin_index, label])} of weight {float(held)!r}")
 
-    def _point(self, y_true, y_score, weight, adding):
+    def _point(self, y_true: Label, y_score: float, weight: float, adding: bool) -> bool:
         """One point: validated, binned and applied without building arrays."""
         tree = self._tree
         with claimed(tree):  # (the tree, the counts outside the range and the labels together)
@@ -285,7 +289,7 @@ class BinnedAUC(Pickled):
         neg, pos, twice_area, _, _ = self._tree.root()
         if not (neg > 0 and pos > 0):
             return float("nan")
-        return twice_area / (2.0 * neg * pos)
+        return float(twice_area / (2.0 * neg * pos))
 
     @property
     def max_error(self) -> float:
@@ -293,7 +297,7 @@ class BinnedAUC(Pickled):
         neg, pos, _, ties, _ = self._tree.root()
         if not (neg > 0 and pos > 0):
             return float("nan")
-        return ties / (2.0 * neg * pos)
+        return float(ties / (2.0 * neg * pos))
 
     @property
     def expected_error(self) -> float:
@@ -302,7 +306,7 @@ class BinnedAUC(Pickled):
         if not (neg > 0 and pos > 0):
             return float("nan")
         total = neg + pos
-        return walk / (3.0 * total * np.sqrt(total))
+        return float(walk / (3.0 * total * np.sqrt(total)))
 
     @property
     def loglog_alpha(self) -> float | None:
@@ -342,9 +346,9 @@ class BinnedAUC(Pickled):
     def __repr__(self) -> str:
         return f"BinnedAUC(bins={self._bins}, points={len(self)}, auc={self.auc!r})"
 
-    def _check(self):
+    def _check(self) -> None:
         """The tree's invariants (reads only)."""
         if np.any(self._outside < 0) or self._outside.sum() > len(self):
             raise AssertionError(f"points outside the range {self._outside} out of {len(self)}")
-        return self._tree._check()
+        self._tree._check()
 
