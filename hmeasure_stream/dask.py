@@ -1463,8 +1463,9 @@ def _check_metrics(metrics: str | Iterable[str]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(names))
 
 
-_REPORT_NAMES = {**{name: METRICS[name].report_key for name in _TABLE_METRICS},
-                 "gini": "Gini"}
+_REPORT_NAMES: dict[str, str] = {
+    **{name: key for name in _TABLE_METRICS if (key := METRICS[name].report_key) is not None},
+    "gini": "Gini"}
 
 
 def _segment_row(spec: Any, metrics: Sequence[str], summaries: Sequence[Summary]

@@ -21,13 +21,16 @@ follows ``"auc"``, ``"pauc"`` over false positive rates in [0, 0.2] and
 """
 
 import dataclasses
+from collections.abc import Iterable
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from hmeasure_stream._core.binning import check_bins, check_score_range, check_transform
 from hmeasure_stream._core.classes import AVERAGES, METHODS
 from hmeasure_stream._validation import (
+    FloatArray,
     check_cost,
     check_integer,
     check_option,
@@ -40,6 +43,9 @@ from hmeasure_stream._validation import (
     check_relative_to,
     check_score_value,
 )
+
+if TYPE_CHECKING:
+    from hmeasure_stream._engines._cost import CostRule
 
 __all__ = ["METRICS", "WINDOW_METRICS", "APApprox", "Binning", "CalibrationBins", "Classes",
            "Compression", "ConfidenceLevel", "FixedRates", "HCost", "Metric", "PartialRange",
@@ -123,7 +129,7 @@ class HCost:
     #: The relative error of the approximate H, or None for the exact H.
     epsilon: object = field(default=None, metadata={
         "help": "approximate within EPS * (1 - H), for any priors"})
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         rule = check_cost(self.alpha, self.beta, self.severity_ratio, self.priors)
         object.__setattr__(self, "_rule", rule)
         if self.priors is not None:
@@ -132,9 +138,10 @@ class HCost:
             object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
 
     @property
-    def rule(self):
+    def rule(self) -> "CostRule":
         """The engines' cost rule of these options (made once, when they are checked)."""
-        return self._rule
+        # (set in __post_init__, not a field: getattr tells mypy so)
+        return cast("CostRule", getattr(self, "_rule"))  # noqa: B009
 
 
 @dataclass(frozen=True)
@@ -173,16 +180,17 @@ class PartialRange:
         "help": "McClish's standardisation, over one range (default: none)",
         "metavar": "mcclish"})
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_partial_correction(self.correction, self.fpr_range, self.tpr_range)
         for name in ("fpr_range", "tpr_range"):
             if getattr(self, name) is not None:
                 object.__setattr__(self, name, check_rate_range(getattr(self, name), name))
 
     @property
-    def box(self):
+    def box(self) -> tuple[tuple[float, float], tuple[float, float]]:
         """The box ((a, b), (c, d)) of false and true positive rates (a range not given: (0, 1))."""
-        return self.fpr_range or (0.0, 1.0), self.tpr_range or (0.0, 1.0)
+        return cast("tuple[tuple[float, float], tuple[float, float]]",
+                    (self.fpr_range or (0.0, 1.0), self.tpr_range or (0.0, 1.0)))
 
 
 @dataclass(frozen=True)
@@ -227,10 +235,10 @@ class Binning:
         "help": "the log-log transform's alpha (default: estimated from the first chunk)",
         "metavar": "ALPHA"})
     #: The range (low, high) of the scores the bins cover.
-    score_range: tuple = field(default=(0.0, 1.0), metadata={
+    score_range: tuple[float, float] = field(default=(0.0, 1.0), metadata={
         "help": "the range of the scores the bins cover (default 0,1)", "metavar": "A,B"})
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "bins", check_bins(self.bins))
         transform, alpha = check_transform(self.transform, self.loglog_alpha)
         object.__setattr__(self, "transform", transform)
@@ -274,7 +282,7 @@ class Compression:
         "help": "the bound is EPS * (1 - auc) / 2 instead (default: auc)",
         "metavar": "1-auc"})
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
         check_relative_to(self.relative_to, "relative_to")
 
@@ -308,7 +316,7 @@ class Threshold:
     threshold: float = field(default=0.5, metadata={
         "help": "class 1 when score > T (default: 0.5)"})
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "threshold", check_score_value(self.threshold, "threshold"))
 
 
@@ -346,7 +354,7 @@ class FixedRates:
     sensitivity: float = field(default=0.95, metadata={
         "help": "the sensitivity held fixed (default 0.95)", "metavar": "SENS"})
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         for name in ("specificity", "sensitivity"):
             object.__setattr__(self, name, check_rate(getattr(self, name), name))
 
@@ -379,7 +387,7 @@ class ConfidenceLevel:
     level: float = field(default=0.95, metadata={
         "help": "the confidence level (default 0.95)", "metavar": "LEVEL"})
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "level", check_probability_level(self.level, "level"))
 
 
@@ -426,13 +434,13 @@ class Classes:
     #: "macro" or "weighted".
     average: str = "macro"
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         check_option(self.method, "method", METHODS)
         if self.average is None:
             raise ValueError(_WINDOW_AVERAGE)
         check_option(self.average, "average", tuple(a for a in AVERAGES if a is not None))
         if self.classes is not None:
-            object.__setattr__(self, "classes", tuple(self.classes))
+            object.__setattr__(self, "classes", tuple(cast("Iterable[Any]", self.classes)))
 
 
 @dataclass(frozen=True)
@@ -463,7 +471,7 @@ class APApprox:
     epsilon: float = field(default=0.01, metadata={
         "help": "average precision within EPS * ap (default 0.01)", "metavar": "EPS"})
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "epsilon", check_probability_level(self.epsilon, "epsilon"))
 
 
@@ -499,7 +507,7 @@ class CalibrationBins:
     n_bins: int = field(default=10, metadata={
         "help": "uniform bins of ece and mce (default 10)", "metavar": "N"})
 
-    def __post_init__(self):
+    def __post_init__(self) -> None:
         object.__setattr__(self, "n_bins", check_integer(self.n_bins, "n_bins", 1))
 
 
@@ -528,12 +536,12 @@ class Metric:
     #: The class of its options (None: it has none).
     options: type | None
     #: The engine capabilities it needs (``EXACT_AUC``, ``HULL``, ...).
-    needs: frozenset
+    needs: frozenset[str]
     #: Its name in plots' legends.
     label: str
     #: (metric, 0) for the lower, (metric, 1) for the upper end of a band drawn
     #: around that metric; None.
-    band: tuple | None = None
+    band: tuple[str, int] | None = None
     #: Whether an options object of its class asks for it when none of that
     #: class's metrics is named.
     stands_for_options: bool = False
@@ -544,12 +552,13 @@ class Metric:
     report_key: str | None = None
 
     @property
-    def column(self):
+    def column(self) -> str:
         """The column of the engine's ``columns`` (and its attribute) that holds the value."""
         return self.name
 
 
-def _metric(name, description, options, needs, *, label=None, **more):
+def _metric(name: str, description: str, options: type | None, needs: Iterable[str], *,
+            label: str | None = None, **more: Any) -> Metric:
     return Metric(name, description, options, frozenset(needs), label or name, **more)
 
 
@@ -620,7 +629,7 @@ _OPTION_CLASSES = tuple(dict.fromkeys(
     metric.options for metric in METRICS.values() if metric.options is not None))
 
 
-def metric_options(metrics):
+def metric_options(metrics: object) -> dict[str, Any]:
     """The metrics asked for, by name, each with its options object (or None).
 
     Parameters
@@ -645,12 +654,12 @@ def metric_options(metrics):
     if isinstance(metrics, (str, *_OPTION_CLASSES)):
         metrics = (metrics,)
     try:
-        metrics = tuple(metrics)
+        metrics = tuple(cast("Iterable[Any]", metrics))
     except TypeError:
         raise ValueError(
             f"metrics must be a metric name or a sequence of them, got {metrics!r}"
         ) from None
-    given = {}
+    given: dict[type, Any] = {}
     for item in metrics:
         if isinstance(item, _OPTION_CLASSES):
             if type(item) in given:
@@ -666,8 +675,9 @@ def metric_options(metrics):
             if unknown else "metrics must name at least one metric"
         )
     named = {item for item in metrics if isinstance(item, str)}
-    chosen = {}
+    chosen: dict[str, Any] = {}
     for item in metrics:
+        names: tuple[str, ...]
         if isinstance(item, str):
             names = (item,)
         elif any(METRICS[name].options is type(item) for name in named):
@@ -680,7 +690,7 @@ def metric_options(metrics):
     return chosen
 
 
-def first_improbable(metrics, scores):
+def first_improbable(metrics: Iterable[str], scores: FloatArray) -> tuple[str, int] | None:
     """``(metric, index)`` of the first score outside [0, 1] when one of ``metrics`` reads
     the scores (float64) as probabilities of class 1, else None: the one rule of the
     windows and the command line, which each say where the score is."""
@@ -692,11 +702,13 @@ def first_improbable(metrics, scores):
     return None
 
 
-def _options_of(name, given):
+def _options_of(name: str, given: dict[type, Any]) -> Any:
     """The options of metric ``name``: the object given for its class, else the defaults."""
     options = METRICS[name].options
-    if options is None or options in given:
-        return given.get(options)
+    if options is None:
+        return None
+    if options in given:
+        return given[options]
     missing = [f.name for f in dataclasses.fields(options)
                if f.init and f.default is dataclasses.MISSING]
     if missing:

@@ -24,11 +24,11 @@ Both are counted by one compiled merge of the two classes' sorted scores
 import functools
 import math
 import warnings
-from collections.abc import Callable
-from typing import Any, Literal, NamedTuple
+from collections.abc import Callable, Iterator, Sized
+from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream._core.delong import AUCInterval, BootstrapInterval, ConfidenceInterval
 from hmeasure_stream._core.delong import check_class_sizes as _check_class_sizes
@@ -38,6 +38,7 @@ from hmeasure_stream._core.groups import groups_auc as _groups_auc
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
+    FloatArray,
     InvertedScoresWarning,
     Label,
     RandomState,
@@ -56,6 +57,9 @@ from hmeasure_stream._validation import (
     weighted_classes,
     with_pos_label,
 )
+
+# Exact placements and counts.
+_Ints = NDArray[np.int64]
 
 __all__ = ["AUCInterval", "AUCTestResult", "BootstrapInterval", "ConfidenceInterval", "auc_ci",
            "auc_covariance", "auc_test", "auc_variance", "bootstrap_ci"]
@@ -99,7 +103,8 @@ class AUCTestResult(NamedTuple):
 # Placement values
 
 
-def _placement_numerators(neg, pos, in_input_order=False):
+def _placement_numerators(neg: FloatArray, pos: FloatArray, in_input_order: bool = False
+                          ) -> tuple[_Ints, _Ints]:
     """Twice the unnormalised placements, as exact int64, for unit weights.
 
     For each class 1 point, 2 #{class 0 below} + #{class 0 equal}; for each class 0
@@ -122,7 +127,8 @@ def _placement_numerators(neg, pos, in_input_order=False):
     return neg_place, pos_place
 
 
-def _centred_unit(neg, pos, in_input_order=False):
+def _centred_unit(neg: FloatArray, pos: FloatArray, in_input_order: bool = False
+                  ) -> tuple[_Ints, _Ints, int]:
     """Centred placements for unit weights, exactly, and twice the Mann-Whitney U.
 
     Returns (f, e, twice_u): with m = #class 1, n = #class 0, the placements
@@ -141,7 +147,8 @@ def _centred_unit(neg, pos, in_input_order=False):
     return f, e, twice_u
 
 
-def _sum_squares_over(f, e, n, m, f_other=None, e_other=None):
+def _sum_squares_over(f: _Ints, e: _Ints, n: int, m: int, f_other: _Ints | None = None,
+                      e_other: _Ints | None = None) -> float:
     """(sum f^2 / (n (n - 1)) + sum e^2 / (m (m - 1))) / (2mn)^2 for exact integers f, e;
     with ``f_other``, ``e_other`` the same of the products f f_other and e e_other
     (DeLong's covariance of two classifiers).
@@ -157,7 +164,8 @@ def _sum_squares_over(f, e, n, m, f_other=None, e_other=None):
     return float(total / (2.0 * m * n) ** 2)
 
 
-def _weighted_placements(scores, other_scores, other_weights, other_total):
+def _weighted_placements(scores: FloatArray, other_scores: FloatArray, other_weights: FloatArray,
+                         other_total: float) -> FloatArray:
     """Weighted placement of each point (sorted ``scores``) against the other class.
 
     For a point of score s, (W[< s] + W[<= s]) / (2 W) with W the weights of
@@ -165,10 +173,10 @@ def _weighted_placements(scores, other_scores, other_weights, other_total):
     share of the other class below s, ties one half.
     """
     below, at_or_below = _scratch.placements(scores, other_scores, other_weights)
-    return (below + at_or_below) / (2.0 * other_total)
+    return cast(FloatArray, (below + at_or_below) / (2.0 * other_total))
 
 
-def _weighted_sum_squares(values, weights, total):
+def _weighted_sum_squares(values: FloatArray, weights: FloatArray, total: float) -> float:
     """sum w (v - mean_w)^2, centred in two passes with compensated means.
 
     The second pass removes the rounding of the first mean; both weighted
@@ -184,7 +192,8 @@ def _weighted_sum_squares(values, weights, total):
 # Variance
 
 
-def _weighted_variance(neg, w_neg, pos, w_pos, total_neg, total_pos):
+def _weighted_variance(neg: FloatArray, w_neg: FloatArray, pos: FloatArray, w_pos: FloatArray,
+                       total_neg: float, total_pos: float) -> float:
     """Weighted DeLong variance (weights as frequencies, see auc_variance's Notes).
 
     Each class sorted ascending with its weights.  A class 0 placement is 1
@@ -198,8 +207,9 @@ def _weighted_variance(neg, w_neg, pos, w_pos, total_neg, total_pos):
     return s10 / total_pos + s01 / total_neg
 
 
-def _variance_and_auc(y_true, y_score, sample_weight, metric, with_auc, label_name="y_true",
-                      score_name="y_score"):
+def _variance_and_auc(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+                      metric: str, with_auc: bool, label_name: str = "y_true",
+                      score_name: str = "y_score") -> tuple[float, float | None]:
     """DeLong's variance of validated input and (``with_auc``) the AUC, else None.
 
     ``label_name`` and ``score_name`` are the arguments the messages name.
@@ -326,7 +336,8 @@ def auc_variance(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayL
 # Confidence interval
 
 
-def _resampled_counts(groups, k, size, rng):
+def _resampled_counts(groups: _Ints, k: int, size: int, rng: np.random.Generator
+                      ) -> _Ints:
     """(size, k) counts: per resample, how many of len(groups) draws with
     replacement from the points fall on each of the k distinct scores.
 
@@ -346,7 +357,8 @@ def _resampled_counts(groups, k, size, rng):
     return np.bincount(drawn.ravel(), minlength=size * k).reshape(size, k)
 
 
-def _bootstrap_aucs(neg, pos, n_boot, rng):
+def _bootstrap_aucs(neg: FloatArray, pos: FloatArray, n_boot: int,
+                    rng: np.random.Generator) -> FloatArray:
     """AUCs of n_boot stratified bootstrap resamples, in batches of whole resamples.
 
     A resample draws n class 0 and m class 1 points with replacement, each class
@@ -523,7 +535,8 @@ def auc_ci(
 # Bootstrap interval of any statistic
 
 
-def _stratified_resamples(neg, pos, n_boot, rng):
+def _stratified_resamples(neg: NDArray[Any], pos: NDArray[Any], n_boot: int,
+                          rng: np.random.Generator) -> Iterator[NDArray[Any]]:
     """The point indices of ``n_boot`` stratified resamples, a batch at a time.
 
     Yields 2-d arrays, one row per resample: n = len(neg) indices drawn with
@@ -654,7 +667,9 @@ def bootstrap_ci(y_true: ArrayLike, y_score: ArrayLike, statistic: Callable[[Any
 # DeLong's tests and covariance
 
 
-def _paired_placements(y_true, y_score1, y_score2, pos_label, metric, function):
+def _paired_placements(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike,
+                       pos_label: Label, metric: str, function: str
+                       ) -> tuple[_Ints, _Ints, int, _Ints, _Ints, int, int, int]:
     """Two classifiers on the same points: (f1, e1, 2U1, f2, e2, 2U2, n, m), the
     centred placements of each (``_centred_unit``) in the points' order
     (``function`` named in the message on too many points)."""
@@ -730,13 +745,14 @@ def auc_covariance(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, 
     return _sum_squares_over(f1, e1, n, m, f2, e2)
 
 
-def _unpaired_sample(y_true, y_score, pos_label, label_name, score_name):
+def _unpaired_sample(y_true: ArrayLike, y_score: ArrayLike, pos_label: Label, label_name: str,
+                     score_name: str) -> tuple[float, float, int]:
     """DeLong's variance, the AUC and the size of one sample of the unpaired test;
     every message names ``label_name`` and ``score_name``."""
     variance, estimate = _variance_and_auc(with_pos_label(y_true, pos_label, label_name),
                                            y_score, None, "DeLong's test", True, label_name,
                                            score_name)
-    return variance, estimate, len(y_true)
+    return variance, cast(float, estimate), len(cast("Sized", y_true))  # (with_auc: a float)
 
 
 def auc_test(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, *,
