@@ -23,12 +23,13 @@ inequalities, whose polytope is intersected with V and measured with Qhull.
 import itertools
 import math
 import numbers
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, cast
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream._validation import (
+    FloatArray,
     RandomState,
     check_integer,
     check_option,
@@ -90,7 +91,7 @@ class CrispVUS(NamedTuple):
     n_samples: int
 
 
-def _check_confusion(confusion, allow_set):
+def _check_confusion(confusion: ArrayLike, allow_set: bool) -> tuple[FloatArray, bool]:
     """Rates of shape (m, c, c), each row normalised, and whether a set was given."""
     confusion = unmasked(confusion, "confusion")
     try:
@@ -129,7 +130,7 @@ def _check_confusion(confusion, allow_set):
         raise ValueError("confusion is an empty set of classifiers")
     matrices = array.astype(np.float64).reshape((-1, shape[-1], shape[-1]))
 
-    def where(index):
+    def at(index: NDArray[np.intp]) -> str:
         k, i, j = (int(x) for x in index)
         return f"[{k}, {i}, {j}]" if is_set else f"[{i}, {j}]"
 
@@ -137,13 +138,13 @@ def _check_confusion(confusion, allow_set):
     if bad.size:
         raise ValueError(
             f"confusion must contain only finite values; found "
-            f"{matrices[tuple(bad[0])].item()!r} at {where(bad[0])}"
+            f"{matrices[tuple(bad[0])].item()!r} at {at(bad[0])}"
         )
     bad = np.argwhere(matrices < 0)
     if bad.size:
         raise ValueError(
             f"confusion must be non-negative; found {matrices[tuple(bad[0])].item()!r} at "
-            f"{where(bad[0])}"
+            f"{at(bad[0])}"
         )
     # Each row over a power of two that brings its largest entry into [0.5, 1)
     # (exact): the rates are unchanged and a row of entries near the float64
@@ -161,12 +162,12 @@ def _check_confusion(confusion, allow_set):
     return matrices / totals[:, :, None], is_set
 
 
-def _off_diagonal(n_classes):
+def _off_diagonal(n_classes: int) -> list[tuple[int, int]]:
     """(row, column) of each coordinate of the ROC space, row-major."""
     return [(i, j) for i in range(n_classes) for j in range(n_classes) if i != j]
 
 
-def _valid_space(n_classes):
+def _valid_space(n_classes: int) -> FloatArray:
     """Inequalities a.v + b <= 0 of V beyond v >= 0: each row's off-diagonal sum <= 1."""
     index = _off_diagonal(n_classes)
     rows = np.zeros((n_classes, len(index) + 1))
@@ -176,7 +177,7 @@ def _valid_space(n_classes):
     return rows
 
 
-def _interior_point(n_classes):
+def _interior_point(n_classes: int) -> FloatArray:
     """Every off-diagonal rate halfway between 1/c and 1/(c - 1): strictly inside V and
     strictly inside the region the trivial classifiers discard (the column minima sum to
     more than 1), hence inside every discarded region."""
@@ -184,7 +185,7 @@ def _interior_point(n_classes):
     return np.full(n_classes * (n_classes - 1), value)
 
 
-def _halfspaces_one(z):
+def _halfspaces_one(z: FloatArray) -> FloatArray:
     """H-representation (a.v + b <= 0) of the region one classifier ``z`` discards, in V.
 
     For each choice sigma of one actual class sigma(j) != j per predicted class j, let
@@ -202,13 +203,13 @@ def _halfspaces_one(z):
     z_vec = np.array([z[i, j] for i, j in index])
     choices = itertools.product(*[[i for i in range(n_classes) if i != j]
                                   for j in range(n_classes)])
-    sigma = []
+    sigma_rows = []
     for choice in choices:
         row = np.zeros(dim)
         for j, i in enumerate(choice):
             row[position[(i, j)]] = 1.0
-        sigma.append(row)
-    sigma = np.array(sigma)
+        sigma_rows.append(row)
+    sigma = np.array(sigma_rows)
     s = sigma @ z_vec
     rows = [np.hstack([-np.eye(dim), np.zeros((dim, 1))]), _valid_space(n_classes)]
     high = s >= 1
@@ -227,7 +228,7 @@ def _halfspaces_one(z):
     return np.vstack(rows)
 
 
-def _halfspaces_set(rates):
+def _halfspaces_set(rates: FloatArray) -> FloatArray:
     """H-representation of the region a set of classifiers discards, in V.
 
     The region is (conv(trivial classifiers and the set) + nonnegative orthant)
@@ -250,7 +251,7 @@ def _halfspaces_set(rates):
     return np.vstack([hull.equations, _valid_space(n_classes)])
 
 
-def _polytope_volume(halfspaces, interior):
+def _polytope_volume(halfspaces: FloatArray, interior: FloatArray) -> float:
     # Scale every inequality to a unit normal (Qhull works in the dual).
     halfspaces = halfspaces / np.linalg.norm(halfspaces[:, :-1], axis=1)[:, None]
     from scipy.spatial import ConvexHull, HalfspaceIntersection
@@ -259,7 +260,7 @@ def _polytope_volume(halfspaces, interior):
     return float(ConvexHull(vertices).volume)
 
 
-def _exact_volume(rates, is_set):
+def _exact_volume(rates: FloatArray, is_set: bool) -> float:
     """Volume of the discarded region.
 
     Qhull's vertex enumeration of these highly degenerate polytopes fails now and then
@@ -287,17 +288,17 @@ def _exact_volume(rates, is_set):
     raise AssertionError("unreachable")  # pragma: no cover
 
 
-def _valid_volume(n_classes):
+def _valid_volume(n_classes: int) -> float:
     return (1.0 / math.factorial(n_classes - 1)) ** n_classes
 
 
-def _sample_valid(rng, count, n_classes):
+def _sample_valid(rng: np.random.Generator, count: int, n_classes: int) -> FloatArray:
     """``count`` classifiers uniform in V: each row's rates uniform on the simplex."""
     draws = rng.exponential(size=(count, n_classes, n_classes))
-    return draws / draws.sum(axis=2, keepdims=True)
+    return cast(FloatArray, draws / draws.sum(axis=2, keepdims=True))
 
 
-def _discarded_one(v, z):
+def _discarded_one(v: FloatArray, z: FloatArray) -> NDArray[np.bool_]:
     """Whether each sampled classifier ``v`` (shape (N, c, c)) is discarded by ``z``.
 
     g(h) = sum_j min_{i != j} (v_ij - h z_ij) + h - 1 is concave and piecewise linear in
@@ -325,10 +326,10 @@ def _discarded_one(v, z):
         rows = [i for i in range(n_classes) if i != j]
         lines = v[:, rows, j][:, :, None] - h[:, None, :] * z[rows, j][None, :, None]
         g += lines.min(axis=1)
-    return g.max(axis=1) >= 0
+    return cast("NDArray[np.bool_]", g.max(axis=1) >= 0)
 
 
-def _choices(n_classes):
+def _choices(n_classes: int) -> FloatArray:
     """The cost directions of the outer test of :func:`_discarded_set`: one actual class
     sigma(j) != j per predicted class j, all (c - 1)^c of them up to ``_MAX_CHOICES``, else
     a fixed sample of them; as 0/1 masks of shape (k, c, c)."""
@@ -366,7 +367,7 @@ class _SetTest:
     (sigma(j), j)), where every trivial classifier scores 1.
     """
 
-    def __init__(self, rates):
+    def __init__(self, rates: FloatArray) -> None:
         n_classes = rates.shape[1]
         self.rates = rates
         self.mixtures = [z for z in rates]
@@ -386,10 +387,11 @@ class _SetTest:
         self.bounds = [(0, None)] * dim + [(None, None)]
         self.n_programs = 0
 
-    def _separated(self, flat):
-        return (flat @ self.cuts.T < self.floors - _CUT_TOLERANCE).any(axis=1)
+    def _separated(self, flat: FloatArray) -> NDArray[np.bool_]:
+        return cast("NDArray[np.bool_]",
+                    (flat @ self.cuts.T < self.floors - _CUT_TOLERANCE).any(axis=1))
 
-    def __call__(self, v):
+    def __call__(self, v: FloatArray) -> NDArray[np.bool_]:
         from scipy.optimize import linprog
 
         discarded = np.zeros(v.shape[0], dtype=bool)
@@ -425,16 +427,15 @@ class _SetTest:
         return discarded
 
 
-def _monte_carlo(rates, n_samples, rng):
+def _monte_carlo(rates: FloatArray, n_samples: int, rng: np.random.Generator) -> CrispVUS:
     n_classes = rates.shape[1]
-    test = None if rates.shape[0] == 1 else _SetTest(rates)
+    test = _SetTest(rates) if rates.shape[0] > 1 else None
     hits = 0
     remaining = n_samples
     while remaining:
         count = min(remaining, _CHUNK)
         sample = _sample_valid(rng, count, n_classes)
-        discarded = (_discarded_one(sample, rates[0]) if rates.shape[0] == 1
-                     else test(sample))
+        discarded = _discarded_one(sample, rates[0]) if test is None else test(sample)
         hits += int(np.count_nonzero(discarded))
         remaining -= count
     fraction = hits / n_samples
@@ -564,7 +565,7 @@ def crisp_vus(confusion: ArrayLike, *, method: Literal["auto", "exact", "monte c
     return _monte_carlo(rates, n_samples, rng)
 
 
-def _power_mean(values, t):
+def _power_mean(values: FloatArray, t: float) -> float:
     """Generalised mean (mean of values^t)^(1/t), the geometric mean at t = 0.
 
     Written as exp(log1p(mean(expm1(t log a))) / t), accurate also for t near 0.
