@@ -4,10 +4,11 @@ The one place where an engine is chosen for a window of a stream.
 """
 
 import dataclasses
-from typing import Any
+from collections.abc import Iterable
+from typing import Any, cast
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream._core.binning import estimate_alpha
 from hmeasure_stream._core.classes import as_label_array, encode_sorted
@@ -49,6 +50,7 @@ from hmeasure_stream.streaming._base import (
     check_structure_options,
     checked_batch,
     claimed,
+    forgetting_rules,
     forgetting_times,
     make_forgetting,
     out_of_range_message,
@@ -60,9 +62,9 @@ from hmeasure_stream.streaming.multiclass import MulticlassWindow
 
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
 
-def _check_window(window):
+def _check_window(window: Window) -> Window:
     if is_duration(window):
-        return window  # checked by make_forgetting
+        return window  # checked by forgetting_rules
     if window is not None and (
         isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer))
         or not 1 <= window <= MAX_CAPACITY
@@ -74,13 +76,13 @@ def _check_window(window):
     return None if window is None else int(window)
 
 
-def _as_metrics(chosen):
+def _as_metrics(chosen: dict[str, Any]) -> tuple[object, ...]:
     """The ``metrics`` argument of these metrics and options (each options object once)."""
     return (*chosen, *dict.fromkeys(options for options in chosen.values() if options))
 
 
 
-def _check_probabilities(metrics, scores):
+def _check_probabilities(metrics: Iterable[str], scores: FloatArray) -> None:
     """Refuse (ValueError) a score outside [0, 1] when a metric reads the scores as
     probabilities of class 1, before anything changes."""
     found = first_improbable(metrics, scores)
@@ -142,7 +144,8 @@ class SlidingWindow(Pickled):
     def __init__(self, window: Window, metrics: object = ("auc",), *,
                  half_life: Duration | None = None, min_periods: int = 1,
                  pos_label: Label = None, capacity: int = 16, seed: int | None = None) -> None:
-        self._window = _check_window(window)
+        # A count, a numpy.timedelta64 or None (a duration given is kept as checked).
+        self._window: Any = _check_window(window)
         chosen = metric_options(metrics)
         self._metrics = tuple(chosen)
         self._labels = label_map(pos_label)
@@ -151,7 +154,7 @@ class SlidingWindow(Pickled):
             raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "
                              "the classes (see Classes(classes=...))")
         self._min_periods = check_integer(min_periods, "min_periods", 1)
-        self._forgettings = None
+        self._forgettings: list[Any] | None = None
         if multiclass and (is_duration(window) or half_life is not None
                            or self._min_periods > 1):
             raise ValueError("the metric 'multiclass_auc' takes a count window (an int or "
@@ -164,7 +167,7 @@ class SlidingWindow(Pickled):
             if _needing(chosen, BINS):
                 raise ValueError("a window given as a duration is not available with "
                                  f"{_needing(chosen, BINS)[0]!r}")
-            make_forgetting(window, half_life)  # checks both before anything is built
+            forgetting_rules(window, half_life)  # checks both before anything is built
         capacity, seed = check_structure_options(capacity, seed)
         self._engines = _window_engines(chosen, capacity=capacity, seed=seed,
                                         window=self._window)
@@ -176,7 +179,7 @@ class SlidingWindow(Pickled):
             self._rings = []
         else:
             self._rings = [None if getattr(engine, "own_window", False)
-                           else PointRing(0 if self._window is None else self._window)
+                           else PointRing(cast(int, self._window or 0))
                            for engine in self._engines]
 
     def update(self, y_true: ArrayLike, y_score: ArrayLike,
@@ -187,7 +190,7 @@ class SlidingWindow(Pickled):
         if isinstance(engine, MulticlassWindow):  # 2-d scores
             batch = engine.checked(y_true, y_score, sample_weight)
             self._times(times, batch[0].shape[0])  # checked, not used by a count window
-            return {self._metrics[0]: engine.slide(*batch)}
+            return {str(self._metrics[0]): engine.slide(*batch)}
         with claimed(*self._engines):  # every engine, its ring and the labels together
             y_true, labels = labels_many(self._labels, y_true)
             batch = checked_batch(y_true, y_score, sample_weight)
@@ -195,14 +198,16 @@ class SlidingWindow(Pickled):
             self._labels = labels
         return values
 
-    def _times(self, times, n):
+    def _times(self, times: ArrayLike | None, n: int) -> NDArray[np.int64] | None:
         if self._forgettings is not None:
-            return forgetting_times(self._forgettings[0], times, n)
+            return cast("NDArray[np.int64] | None",
+                        forgetting_times(self._forgettings[0], times, n))
         if times is not None:
             check_times(times, n)
         return None
 
-    def _slide(self, is_pos, scores, weights, times=None):
+    def _slide(self, is_pos: NDArray[np.uint8], scores: FloatArray, weights: FloatArray | None,
+               times: NDArray[np.int64] | None = None) -> dict[str, FloatArray]:
         _check_probabilities(self._metrics, scores)
         if self._forgettings is not None:
             return self._forget(is_pos, scores, weights, times)
@@ -214,7 +219,7 @@ class SlidingWindow(Pickled):
                 # The log-log alpha, estimated from the first chunk, then frozen.
                 engine.set_binning(engine.lo, engine.span, engine.transform,
                                    estimate_alpha(scores, engine.lo, engine.lo + engine.span))
-        values = {}
+        values: dict[str, FloatArray] = {}
         for engine, ring in zip(self._engines, self._rings, strict=True):
             out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
             refused = engine.slide(ring, is_pos, scores, weights, out)
@@ -229,7 +234,7 @@ class SlidingWindow(Pickled):
             self._mask_short(values, held)
         return values
 
-    def _check_scale(self, weights, n):
+    def _check_scale(self, weights: FloatArray | None, n: int) -> None:
         """Refuse (ValueError) weights an engine cannot store next to those it holds: each
         engine answers for its own units, before any of them changes."""
         for engine in self._engines:
@@ -237,23 +242,24 @@ class SlidingWindow(Pickled):
             if refused >= 0:
                 raise ValueError(out_of_range_message(engine, weights, refused, "sample_weight"))
 
-    def _check_unit_weights(self, weights):
+    def _check_unit_weights(self, weights: FloatArray | None) -> None:
         for name in self._metrics:
             if COMPRESSED in METRICS[name].needs:
                 check_unit_weights(weights, f"the metric {name!r}")
 
-    def _mask_short(self, values, held):
+    def _mask_short(self, values: dict[str, FloatArray], held: NDArray[np.int64]) -> None:
         short = held < self._min_periods
         for column in values.values():
             column[short] = np.nan
 
-    def _forget(self, is_pos, scores, weights, times):
+    def _forget(self, is_pos: NDArray[np.uint8], scores: FloatArray, weights: FloatArray | None,
+                times: NDArray[np.int64] | None) -> dict[str, FloatArray]:
         """A chunk through each engine's ``Forgetting`` (duration windows, decay)."""
         self._check_unit_weights(weights)
         self._check_scale(weights, scores.shape[0])  # (unit weights too)
-        values = {}
+        values: dict[str, FloatArray] = {}
         held = np.empty(scores.shape[0], dtype=np.int64)
-        for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
+        for engine, forgetting in zip(self._engines, self._forgettings or [], strict=True):
             out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
             refused = engine.forget_add_many(forgetting, is_pos, scores, weights, times, out,
                                              held)
@@ -265,7 +271,9 @@ class SlidingWindow(Pickled):
             self._mask_short(values, held)
         return values
 
-    def _one_shot(self, is_pos, scores, weights, times=None, at=None):
+    def _one_shot(self, is_pos: NDArray[np.uint8], scores: FloatArray,
+                  weights: FloatArray | None, times: NDArray[np.int64] | None = None,
+                  at: NDArray[np.int64] | None = None) -> dict[str, FloatArray]:
         """The metrics of every window of a whole stream (``sliding_window``), or of the
         windows ending at the rows ``at`` (checked).
 
@@ -286,7 +294,7 @@ class SlidingWindow(Pickled):
         merged = at is not None and at.shape[0] * (self._window or n) <= 1000 * n
         rows = np.arange(n) if at is None else at
         values = {"auc": np.empty(rows.shape[0] if merged else n, dtype=np.float64)}
-        if merged:
+        if merged and at is not None:
             sliding_auc_at(is_pos, scores, self._window or 0, at, values["auc"])
         else:
             ranks, n_ranks = dense_ranks(scores)
@@ -298,14 +306,15 @@ class SlidingWindow(Pickled):
                              else np.minimum(held, self._window))
         return values
 
-    def _metric(self, name):
+    def _metric(self, name: str) -> float:
         if name not in self._metrics:
             raise AttributeError(
                 f"{name!r} is not among this window's metrics {list(self._metrics)}"
             )
-        return getattr(next(engine for engine in self._engines if name in engine.columns), name)
+        return float(getattr(next(engine for engine in self._engines if name in engine.columns),
+                             name))
 
-    def threshold_metrics(self):
+    def threshold_metrics(self) -> dict[str, float]:
         """The metrics followed at the threshold (``"er"``, ``"sens"``, ...), by name.  O(log w)."""
         return {name: self._metric(name) for name in self._metrics
                 if THRESHOLD in METRICS[name].needs}
@@ -313,7 +322,7 @@ class SlidingWindow(Pickled):
     @property
     def window(self) -> Window:
         """A number of points, a duration (``numpy.timedelta64``), or None (every prefix)."""
-        return self._window
+        return cast(Window, self._window)
 
     @property
     def half_life(self) -> Duration | None:
@@ -323,7 +332,7 @@ class SlidingWindow(Pickled):
         forgetting = self._forgettings[0]
         if forgetting.decay_by_time:
             return np.timedelta64(int(forgetting.half_life), "ns")
-        return forgetting.half_life
+        return float(forgetting.half_life)
 
     @property
     def min_periods(self) -> int:
@@ -340,10 +349,10 @@ class SlidingWindow(Pickled):
         """Bytes held by the engine's buffers and the window's points."""
         rings = self._rings if self._forgettings is None else [
             forgetting.ring for forgetting in self._forgettings]
-        return sum(engine.nbytes for engine in self._engines) + sum(
+        return int(sum(engine.nbytes for engine in self._engines) + sum(
             buffer.nbytes for ring in rings if ring is not None
             for buffer in (ring.is_pos_buffer, ring.score_buffer, ring.weight_buffer,
-                           ring.time_buffer) if buffer is not None)
+                           ring.time_buffer) if buffer is not None))
 
     def __len__(self) -> int:
         return int(self._engines[0].n_points)
@@ -352,7 +361,7 @@ class SlidingWindow(Pickled):
         return (f"SlidingWindow(window={self._window!r}, metrics={self._metrics!r}, "
                 f"points={len(self)})")
 
-    def _check_pickle(self):
+    def _check_pickle(self) -> None:
         """On load: each engine holds its window's points (their counts, or the points of
         its ``Forgetting``)."""
         if self._forgettings is not None:
@@ -367,7 +376,7 @@ class SlidingWindow(Pickled):
                 raise AssertionError(f"an engine or ring holds other points than the window's "
                                      f"{len(self)}")
 
-    def _check(self):
+    def _check(self) -> bool:
         """Verify the engine's invariants and that it holds the ring's points (for tests)."""
         if self._forgettings is not None:
             for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
@@ -383,7 +392,7 @@ class SlidingWindow(Pickled):
         return True
 
 
-def _check_window_points(engine, forgetting):
+def _check_window_points(engine: Any, forgetting: Any) -> Any:
     """The engine holds the points of its ``Forgetting`` (the calibration sums: exactly
     those of the live points of the ring)."""
     if not isinstance(engine, CalibrationEngine):
@@ -396,8 +405,8 @@ def _check_window_points(engine, forgetting):
     return engine.check_points(is_pos[live], scores[live], weights[live])
 
 
-def _metric_property(name):
-    def read(self):
+def _metric_property(name: str) -> property:
+    def read(self: SlidingWindow) -> float:
         return self._metric(name)
 
     read.__name__ = name
