@@ -10,13 +10,19 @@ parts (the probability p as class 1, 1 - p as class 0 at its score, as
 import collections
 import itertools
 import math
+from collections.abc import Hashable, Sequence
+from typing import Any, cast
 
 import numpy as np
+from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream._core.delong import ConfidenceInterval
 from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._engines._ring import DROP_EXPONENTS, RESCALE_EXPONENTS
 from hmeasure_stream._validation import (
+    Duration,
+    Label,
+    Window,
     check_label_value,
     check_labels,
     check_score_value,
@@ -68,9 +74,11 @@ _LIGHTEST_DECAYED_PART = 2.0**-32
 # number or time in ns for the decay (None without decay).
 _SCORE, _PROB, _POSITION, _LABEL, _WEIGHT, _DECAY_AT = range(6)
 _PENDING = -1
+#: A pending prediction's parts: (is_pos, weight), heavier first.
+_Parts = tuple[tuple[bool, float], ...]
 
 
-def _parts(prob, weight=1.0, lightest=_LIGHTEST_PART):
+def _parts(prob: float, weight: float = 1.0, lightest: float = _LIGHTEST_PART) -> _Parts:
     """The expected parts (is_pos, weight) of a pending prediction of decay factor
     ``weight``, heavier first (the first weight added to an empty engine fixes its units:
     every later part of at least ``lightest`` of its prediction's is storable next to
@@ -90,28 +98,30 @@ def _parts(prob, weight=1.0, lightest=_LIGHTEST_PART):
 _NONE = object()
 
 
-def _checked_keys(keys, method):
+def _checked_keys(keys: Any, method: str) -> list[Hashable]:
     """A batch's keys as a list of distinct hashable keys (else ValueError)."""
     if isinstance(keys, (str, bytes)) or not hasattr(keys, "__iter__"):
         raise ValueError(f"{method}: keys must be a sequence of keys, got {keys!r}")
-    keys = keys.tolist() if isinstance(keys, np.ndarray) else list(keys)
-    for key in keys:
+    checked: list[Hashable] = keys.tolist() if isinstance(keys, np.ndarray) else list(keys)
+    for key in checked:
         _check_key(key, method)
-    if len(set(keys)) != len(keys):
-        seen = set()
-        repeated = next(key for key in keys if key in seen or seen.add(key))
-        raise ValueError(f"{method}: the key {repeated!r} is given twice (a key names one "
-                         "prediction)")
-    return keys
+    if len(set(checked)) != len(checked):
+        seen: set[Hashable] = set()
+        for key in checked:
+            if key in seen:
+                raise ValueError(f"{method}: the key {key!r} is given twice (a key names one "
+                                 "prediction)")
+            seen.add(key)
+    return checked
 
 
-def _check_length(keys, values, name):
+def _check_length(keys: list[Hashable], values: NDArray[Any], name: str) -> None:
     if values.shape[0] != len(keys):
         raise ValueError(f"keys and {name} have different lengths: {len(keys)} and "
                          f"{values.shape[0]}")
 
 
-def _check_key(key, method):
+def _check_key(key: Hashable, method: str) -> None:
     if type(key) in (int, str):
         return
     try:
@@ -210,7 +220,8 @@ class DelayedAUC(Pickled):
         "_window",
     )
 
-    def __init__(self, window=None, metrics=("auc",), *, half_life=None, pos_label=None):
+    def __init__(self, window: Window = None, metrics: object = ("auc",), *,
+                 half_life: Duration | None = None, pos_label: Label = None) -> None:
         # The window and the half-life as every structure reads them.
         rules = forgetting_rules(window, half_life)
         horizon = None if rules is None else (rules.count or rules.period or None)
@@ -250,25 +261,26 @@ class DelayedAUC(Pickled):
         self._horizon = horizon
         # Decay: (half-life, by time, drop age); the anchor (an integer and a fraction
         # below 1) where the decay factor is 1, as ``Forgetting``'s.
-        self._decay = (None if rules is None or not rules.half_life
+        self._decay: Any = (None if rules is None or not rules.half_life
                        else (rules.half_life, rules.decay_by_time,
                              DROP_EXPONENTS * rules.half_life))
         self._anchor = (0, 0.0)
-        self._newest_decay_at = None
-        self._slots = {}
-        self._order = (None if horizon is None and self._decay is None
+        self._newest_decay_at: Any = None
+        self._slots: dict[Hashable, list[Any]] = {}
+        self._order: Any = (None if horizon is None and self._decay is None
                        else collections.deque())
-        self._expired = {}
-        self._expired_order = collections.deque()
+        self._expired: dict[Hashable, list[Any]] = {}
+        self._expired_order: collections.deque[tuple[Hashable, list[Any]]] = collections.deque()
         self._made = 0
-        self._newest = None
+        self._newest: int | None = None
         self._n_labelled = 0
         self._n_late_labels = 0
 
     # ------------------------------------------------------------------
     # Updates.
 
-    def predict(self, key, score, prob=None, *, time=None):
+    def predict(self, key: Hashable, score: float, prob: float | None = None, *,
+                time: object = None) -> None:
         """Register prediction ``key``: its finite ``score``, its (calibrated) probability
         of class 1 ``prob`` (default: the score) and, for a duration window, its ``time``
         (seconds since the epoch, datetime, ISO string; not before the newest).
@@ -295,7 +307,8 @@ class DelayedAUC(Pickled):
                 "prediction: forget it first to predict it again)")
         self._enter(key, score, prob, nanoseconds)
 
-    def predict_many(self, keys, y_score, y_prob=None, *, times=None):
+    def predict_many(self, keys: Sequence[Hashable] | NDArray[Any], y_score: ArrayLike,
+                     y_prob: ArrayLike | None = None, *, times: ArrayLike | None = None) -> None:
         """Register a batch of predictions as :meth:`predict` each, in order, all or
         nothing: distinct ``keys``, none in the window (else ValueError)."""
         keys = _checked_keys(keys, "predict_many")
@@ -323,7 +336,7 @@ class DelayedAUC(Pickled):
                                             strict=True):
                 self._enter(key, score, prob, at)
 
-    def _enter(self, key, score, prob, nanoseconds):
+    def _enter(self, key: Hashable, score: float, prob: float, nanoseconds: int | None) -> None:
         """Register a checked prediction (its time in ns if kept, else None)."""
         position = nanoseconds if self._by_time else self._made
         decay_at = (None if self._decay is None
@@ -343,21 +356,21 @@ class DelayedAUC(Pickled):
             if nanoseconds is not None:
                 self._newest = nanoseconds
 
-    def _keeps_times(self):
+    def _keeps_times(self) -> bool:
         """Whether predictions carry times: a duration window or half-life."""
         return self._by_time or (self._decay is not None and self._decay[1])
 
-    def _time(self, time):
+    def _time(self, time: object) -> int | None:
         """The prediction's time in ns, checked, if the window or the decay keeps times
         (else None: a time given is checked and not used)."""
         if self._keeps_times():
-            return ordered_time(time, self._newest, True, caller="predict",
-                                newest_of="of a prediction")
+            return cast("int | None", ordered_time(time, self._newest, True, caller="predict",
+                                                   newest_of="of a prediction"))
         if time is not None:  # (checked, not kept)
             check_time_value(time)
         return None
 
-    def _beyond(self, slot, position, decay_at, windows):
+    def _beyond(self, slot: list[Any], position: Any, decay_at: Any, windows: int) -> bool:
         """Whether the prediction of ``slot`` is out of ``windows`` windows (and ``windows``
         times 60 half-lives) of one at (``position``, ``decay_at``)."""
         # A count window's position is the prediction's number: the window keeps
@@ -366,24 +379,25 @@ class DelayedAUC(Pickled):
             return True
         return self._decay is not None and decay_at - slot[_DECAY_AT] > windows * self._decay[2]
 
-    def _slide(self, position, decay_at):
+    def _slide(self, position: Any, decay_at: Any) -> None:
         """Drop the predictions that leave the window when one at (``position``,
         ``decay_at``) enters, and the late-label memory older than two windows."""
         order, slots = self._order, self._slots
         while order and self._beyond(order[0][1], position, decay_at, 1):
             key, slot = order.popleft()
-            if slots.get(key) is slot:
-                self._remove(key, slot)
-                if slot[_LABEL] == _PENDING:
-                    self._expired[key] = slot
-                    self._expired_order.append((key, slot))
+            held = slots.get(key)
+            if held is not None and held is slot:  # (else forgotten, or predicted anew)
+                self._remove(key, held)
+                if held[_LABEL] == _PENDING:
+                    self._expired[key] = held
+                    self._expired_order.append((key, held))
         expired, expired_order = self._expired, self._expired_order
         while expired_order and self._beyond(expired_order[0][1], position, decay_at, 2):
             key, slot = expired_order.popleft()
             if expired.get(key) is slot:
                 del expired[key]
 
-    def _decay_factor(self, decay_at):
+    def _decay_factor(self, decay_at: Any) -> float:
         """The decay factor of a prediction at ``decay_at`` (the newest), relative to the
         anchor; every weight is divided by 2**k and the anchor moved k half-lives first
         when the factor would pass 2**RESCALE_EXPONENTS (as ``Forgetting`` does)."""
@@ -402,19 +416,19 @@ class DelayedAUC(Pickled):
             self._anchor = anchor, fraction = (anchor + math.floor(moved),
                                                moved - math.floor(moved))
             exponent = ((decay_at - anchor) - fraction) / half_life
-        weight = 2.0**exponent
+        weight = float(2.0**exponent)
         if shift:
             for engine in (*self._realized, *self._expected):
                 engine.set_decay(shift, weight)
         self._newest_decay_at = decay_at
         return weight
 
-    def _newest_factor(self):
+    def _newest_factor(self) -> float:
         """The decay factor of the newest prediction, relative to the anchor."""
         anchor, fraction = self._anchor
-        return 2.0**(((self._newest_decay_at - anchor) - fraction) / self._decay[0])
+        return float(2.0**(((self._newest_decay_at - anchor) - fraction) / self._decay[0]))
 
-    def _hand_over_decay(self):
+    def _hand_over_decay(self) -> None:
         """Tell the engines the newest prediction's factor, before a read: DeLong's
         variance reads the weights relative to it.  Handed over here rather than at each
         prediction, which then costs no call into the engines."""
@@ -425,12 +439,12 @@ class DelayedAUC(Pickled):
             if engine.newest_factor != newest:
                 engine.set_decay(0, newest)
 
-    def _parts(self, slot):
+    def _parts(self, slot: list[Any]) -> _Parts:
         """The expected parts (is_pos, weight) of the pending prediction of ``slot``."""
         return _parts(slot[_PROB], slot[_WEIGHT],
                       _LIGHTEST_PART if self._decay is None else _LIGHTEST_DECAYED_PART)
 
-    def label(self, key, y_true):
+    def label(self, key: Hashable, y_true: Label) -> None:
         """The label of prediction ``key`` (0/1, -1/1, a boolean or ``pos_label``'s).
 
         Raises KeyError for an unknown key, ValueError for a second label.
@@ -444,7 +458,7 @@ class DelayedAUC(Pickled):
         self._apply_label(slot, held, is_pos)
         self._labels = labels
 
-    def label_many(self, keys, y_true):
+    def label_many(self, keys: Sequence[Hashable] | NDArray[Any], y_true: ArrayLike) -> None:
         """The labels of a batch of predictions as :meth:`label` each, all or nothing:
         distinct ``keys`` (else ValueError)."""
         keys = _checked_keys(keys, "label_many")
@@ -459,12 +473,12 @@ class DelayedAUC(Pickled):
                 self._apply_label(slot, held, one)
             self._labels = labels
 
-    def _labelled_slot(self, key, method):
+    def _labelled_slot(self, key: Hashable, method: str) -> tuple[list[Any], bool]:
         """``(slot, held)`` of the prediction ``key`` names, held or left unlabelled
         (else KeyError), not labelled (else ValueError)."""
         slot = self._slots.get(key)
         held = slot is not None
-        if not held:
+        if slot is None:
             slot = self._expired.get(key)
             if slot is None:
                 raise KeyError(
@@ -474,7 +488,7 @@ class DelayedAUC(Pickled):
             raise ValueError(f"{method}: the prediction {key!r} is labelled already")
         return slot, held
 
-    def _apply_label(self, slot, held, is_pos):
+    def _apply_label(self, slot: list[Any], held: bool, is_pos: bool) -> None:
         """Label a checked slot: a held prediction's point and parts swap, a late label is
         counted."""
         if not held:
@@ -490,7 +504,7 @@ class DelayedAUC(Pickled):
             slot[_LABEL] = int(is_pos)
             self._n_labelled += 1
 
-    def forget(self, key):
+    def forget(self, key: Hashable) -> None:
         """Remove prediction ``key`` (labelled or not); KeyError if not in the window."""
         _check_key(key, "forget")
         slot = self._slots.get(key)
@@ -499,7 +513,7 @@ class DelayedAUC(Pickled):
         with claimed(*self._realized, *self._expected):
             self._remove(key, slot)
 
-    def _remove(self, key, slot):
+    def _remove(self, key: Hashable, slot: list[Any]) -> None:
         """Take a held prediction out of every engine and the dict (the deque's entry is
         left, recognised as gone by identity)."""
         score = slot[_SCORE]
@@ -514,14 +528,14 @@ class DelayedAUC(Pickled):
         del self._slots[key]
 
     @staticmethod
-    def _add(engines, is_pos, score, weight):
+    def _add(engines: Sequence[Any], is_pos: bool, score: float, weight: float) -> None:
         for engine in engines:
             status = engine.add(is_pos, score, weight)
             # (checked values, weights within 2**64 of the engine's units: always stored)
             assert status == Status.DONE, status
 
     @staticmethod
-    def _take(engines, is_pos, score, weight):
+    def _take(engines: Sequence[Any], is_pos: bool, score: float, weight: float) -> None:
         for engine in engines:
             status = engine.remove(is_pos, score, weight)
             assert status == Status.DONE, status  # (a part as it was added)
@@ -529,7 +543,7 @@ class DelayedAUC(Pickled):
     # ------------------------------------------------------------------
     # Reads.
 
-    def _metric(self, name):
+    def _metric(self, name: str) -> float:
         if name not in self._metrics and name not in ("auc", "auc_lo", "auc_hi"):
             raise AttributeError(
                 f"{name!r} is not among this monitor's metrics {list(self._metrics)}")
@@ -540,11 +554,11 @@ class DelayedAUC(Pickled):
         raise AssertionError(f"no realized engine computes {name!r}")  # (chosen for it)
 
     @property
-    def auc(self):
+    def auc(self) -> float:
         """The AUC of the labelled predictions in the window (nan while a class is absent)."""
         return float(self._realized[0].auc)
 
-    def __getattr__(self, name):
+    def __getattr__(self, name: str) -> float:
         # The other realized metrics by name (``h``, ``auc_lo``, ...); called only for
         # names that are not attributes.
         if name in METRICS and not name.startswith("_"):
@@ -552,40 +566,40 @@ class DelayedAUC(Pickled):
         raise AttributeError(f"'DelayedAUC' object has no attribute {name!r}")
 
     @property
-    def expected_auc(self):
+    def expected_auc(self) -> float:
         """The expected AUC of every prediction in the window (nan without a class)."""
         return float(self._expected[0].auc)
 
     @property
-    def expected_h(self):
+    def expected_h(self) -> float:
         """The expected H-measure of every prediction in the window (with ``"h"`` only)."""
         if "h" not in self._metrics:
             raise AttributeError("expected_h needs the metric 'h' among the metrics")
         return float(self._expected[0].h)
 
     @property
-    def auc_ci(self):
+    def auc_ci(self) -> ConfidenceInterval:
         """DeLong's interval ``(low, high, estimate)`` of the realized AUC (``auc_lo``)."""
         self._hand_over_decay()
         engine = self._realized[0]  # (the blocked engine of the interval and the AUC)
         return ConfidenceInterval(float(engine.auc_lo), float(engine.auc_hi), float(engine.auc))
 
     @property
-    def n_pending(self):
+    def n_pending(self) -> int:
         """The predictions in the window still waiting for their label."""
         return len(self._slots) - self._n_labelled
 
     @property
-    def n_late_labels(self):
+    def n_late_labels(self) -> int:
         """The labels that arrived after their prediction left the window (ignored)."""
         return self._n_late_labels
 
     @property
-    def pending_share(self):
+    def pending_share(self) -> float:
         """The share of the window's predictions waiting for their label (nan if none)."""
         return self.n_pending / len(self._slots) if self._slots else math.nan
 
-    def results(self):
+    def results(self) -> dict[str, float]:
         """Every value by name: ``"auc"``, the other realized metrics, ``"expected_auc"``
         (``"expected_h"``), ``"n_pending"``, ``"pending_share"``, ``"auc_lo"``, ``"auc_hi"``."""
         values = {name: self._metric(name) for name in dict.fromkeys(("auc", *self._metrics))}
@@ -599,36 +613,36 @@ class DelayedAUC(Pickled):
         return values
 
     @property
-    def window(self):
+    def window(self) -> Window:
         """A number of predictions, a duration (``numpy.timedelta64``), or None."""
         return self._window
 
     @property
-    def metrics(self):
+    def metrics(self) -> tuple[str, ...]:
         """The realized metrics asked for."""
         return self._metrics
 
-    def __len__(self):
+    def __len__(self) -> int:
         return len(self._slots)
 
-    def __contains__(self, key):
+    def __contains__(self, key: object) -> bool:
         try:
             return key in self._slots
         except TypeError:
             return False
 
-    def __repr__(self):
+    def __repr__(self) -> str:
         return (f"DelayedAUC(window={self._window!r}, metrics={self._metrics!r}, "
                 f"predictions={len(self)}, pending={self.n_pending})")
 
     # ------------------------------------------------------------------
     # Invariants.
 
-    def _check_pickle(self):
+    def _check_pickle(self) -> None:
         """On load: the engines hold as many points as the predictions say."""
         self._check_counts()
 
-    def _check_counts(self):
+    def _check_counts(self) -> None:
         labelled = sum(slot[_LABEL] != _PENDING for slot in self._slots.values())
         if labelled != self._n_labelled:
             raise AssertionError(f"{labelled} labelled predictions, {self._n_labelled} counted")
@@ -643,7 +657,7 @@ class DelayedAUC(Pickled):
                 raise AssertionError(f"an expected engine holds {engine.n_points} points, "
                                      f"the predictions have {parts} parts")
 
-    def _check(self):
+    def _check(self) -> bool:
         """Verify every invariant in O(n), reading only (for tests)."""
         for engine in (*self._realized, *self._expected):
             engine._check()
@@ -677,7 +691,7 @@ class DelayedAUC(Pickled):
         positions = [slot[_POSITION] for _, slot in self._order]
         if any(later < earlier for earlier, later in itertools.pairwise(positions)):
             raise AssertionError("the order's positions go backwards")
-        newest = self._newest if self._by_time else self._made - 1
+        newest: Any = self._newest if self._by_time else self._made - 1
         if self._order and self._beyond(self._order[0][1], newest, self._newest_decay_at, 1):
             raise AssertionError("a prediction older than the window is still in the order")
         if (not self._by_time and self._horizon is not None
@@ -692,7 +706,7 @@ class DelayedAUC(Pickled):
             raise AssertionError("a late-label key is not in the memory's order")
         return True
 
-    def _check_decay(self):
+    def _check_decay(self) -> None:
         """Each held prediction's weight is its decay factor relative to the anchor, within
         2**RESCALE_EXPONENTS.  (The engines get the newest factor at read time: the
         intervals the tests compare after every step check it.)"""
