@@ -314,7 +314,7 @@ class DynamicMulticlassAUC(Pickled):
         return values
 
     @property
-    def auc(self):
+    def auc(self) -> float:
         """The averaged AUC; nan while undefined.  O(c) (ovr) or O(c^2) (ovo)."""
         if self._method == "ovr":
             # Without numpy for c scalars: the same terms and sums as ``averaged``.
@@ -326,8 +326,7 @@ class DynamicMulticlassAUC(Pickled):
         values = self._values()
         if not all(mass > 0 for mass in self._mass.tolist()):
             return float("nan")
-        defined = values if self._method == "ovr" else values[~np.eye(len(self._classes),
-                                                                      dtype=bool)]
+        defined = values[~np.eye(len(self._classes), dtype=bool)]  # (ovo: off the diagonal)
         if any(value != value for value in defined.tolist()):
             return float("nan")
         return averaged(values, self._method, self._average, self._mass)
@@ -345,7 +344,7 @@ class DynamicMulticlassAUC(Pickled):
         return self._values()
 
     @property
-    def classes(self):
+    def classes(self) -> list[Label]:
         """The class labels, in the column order of the score rows."""
         return list(self._classes)
 
@@ -355,11 +354,11 @@ class DynamicMulticlassAUC(Pickled):
         return self._mass.copy()
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         """Bytes held by the engines' buffers."""
         return sum(engine.nbytes for engine in self._engines)
 
-    def __len__(self):
+    def __len__(self) -> int:
         return int(self._sizes.sum())
 
     def __repr__(self) -> str:
