@@ -12,11 +12,11 @@ the same blocked engines.
 
 import math
 import pickle
-from collections.abc import Sequence
-from typing import Literal
+from collections.abc import Iterator, Sequence
+from typing import Any, Literal, cast
 
 import numpy as np
-from numpy.typing import ArrayLike
+from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream._core.classes import AVERAGES as _AVERAGES
 from hmeasure_stream._core.classes import METHODS as _METHODS
@@ -45,6 +45,10 @@ from hmeasure_stream.streaming._base import (
 )
 
 __all__ = ["DynamicMulticlassAUC", "MulticlassWindow"]
+
+
+#: Class codes: each point's class as its index in ``classes``.
+_Codes = NDArray[np.intp]
 
 
 class DynamicMulticlassAUC(Pickled):
@@ -132,7 +136,8 @@ class DynamicMulticlassAUC(Pickled):
     # ------------------------------------------------------------------
     # The entries a point gives the engines.
 
-    def _entries(self, codes, scores):
+    def _entries(self, codes: _Codes, scores: FloatArray
+                 ) -> Iterator[tuple[int, NDArray[np.bool_], FloatArray, Any]]:
         """(engine index, is_pos, score column) of every entry the points give.
 
         ovr: engine k, positive when the code is k, column k.  ovo: for a point
@@ -150,7 +155,8 @@ class DynamicMulticlassAUC(Pickled):
                     rows = (codes == i) | (codes == j)
                     yield i * c + j, codes[rows] == i, scores[rows, i], rows
 
-    def _batch(self, y_true, y_score, sample_weight):
+    def _batch(self, y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None
+               ) -> tuple[_Codes, FloatArray, FloatArray | None]:
         labels = _as_label_array(y_true)
         codes = _encode_given(labels, self._classes)[1]
         scores = np.ascontiguousarray(_check_score_matrix(y_score, labels.shape[0]))
@@ -182,7 +188,7 @@ class DynamicMulticlassAUC(Pickled):
                 assert refused < 0  # (checked above)
             self._count(codes, weights, 1)
 
-    def _count(self, codes, weights, sign):
+    def _count(self, codes: _Codes, weights: FloatArray | None, sign: int) -> None:
         c = len(self._classes)
         self._sizes += sign * np.bincount(codes, minlength=c)
         self._mass += sign * np.bincount(codes, weights=weights, minlength=c)
@@ -198,8 +204,8 @@ class DynamicMulticlassAUC(Pickled):
         codes, scores, weights = self._batch(y_true, y_score, sample_weight)
         with claimed(*self._engines):  # every check, then every removal
             entries = []
-            for engine, is_pos, column, rows in self._entries(codes, scores):
-                entry = (self._engines[engine], np.ascontiguousarray(is_pos).view(np.uint8),
+            for index, in_class, column, rows in self._entries(codes, scores):
+                entry = (self._engines[index], np.ascontiguousarray(in_class).view(np.uint8),
                          np.ascontiguousarray(column),
                          None if weights is None else np.ascontiguousarray(weights[rows]))
                 _check_removable(*entry)
@@ -208,7 +214,8 @@ class DynamicMulticlassAUC(Pickled):
                 engine.remove_many(is_pos, column, entry_weights)
             self._count(codes, weights, -1)
 
-    def _plain_row(self, y_true, y_score):
+    def _plain_row(self, y_true: Label, y_score: Any
+                   ) -> tuple[int, list[float]] | tuple[None, None]:
         """(class code, list of c finite float scores) of a plain point, or (None, None) to
         take the batch path (which validates and names the problem)."""
         try:
@@ -241,14 +248,14 @@ class DynamicMulticlassAUC(Pickled):
         """Remove one point: O(c log n).  See :meth:`remove_many`."""
         self._point(y_true, y_score, weight, False)
 
-    def _point(self, y_true, y_score, weight, adding):
+    def _point(self, y_true: Label, y_score: Any, weight: float, adding: bool) -> None:
         """One point in or out of every engine of its class, all or nothing."""
         weight = check_weight_value(weight)
         code, scores = self._plain_row(y_true, y_score)
         engines = self._engines
         with claimed(*engines):  # (the engines and the class sizes together)
             # All entries checked, then all applied, in one compiled call.
-            if scores is None or update_row(engines, code, scores, weight, adding,
+            if code is None or scores is None or update_row(engines, code, scores, weight, adding,
                                             self._method == "ovo") != Status.DONE:
                 # Not the plain case, or refused: the batch path validates and names the
                 # problem (or, for a removal, the point that is not there).
@@ -304,7 +311,7 @@ class DynamicMulticlassAUC(Pickled):
 
     # ------------------------------------------------------------------
 
-    def _values(self):
+    def _values(self) -> FloatArray:
         c = len(self._classes)
         values = np.array([engine.auc for engine in self._engines])
         if self._method == "ovr":
@@ -318,18 +325,18 @@ class DynamicMulticlassAUC(Pickled):
         """The averaged AUC; nan while undefined.  O(c) (ovr) or O(c^2) (ovo)."""
         if self._method == "ovr":
             # Without numpy for c scalars: the same terms and sums as ``averaged``.
-            values = [engine.auc for engine in self._engines]
+            ovr = [engine.auc for engine in self._engines]
             if not all(mass > 0 for mass in self._mass.tolist()) or any(
-                    value != value for value in values):
+                    value != value for value in ovr):
                 return float("nan")
-            return averaged(values, self._method, self._average, self._mass)
+            return float(averaged(ovr, self._method, self._average, self._mass))
         values = self._values()
         if not all(mass > 0 for mass in self._mass.tolist()):
             return float("nan")
         defined = values[~np.eye(len(self._classes), dtype=bool)]  # (ovo: off the diagonal)
         if any(value != value for value in defined.tolist()):
             return float("nan")
-        return averaged(values, self._method, self._average, self._mass)
+        return float(averaged(values, self._method, self._average, self._mass))
 
     def per_class(self) -> FloatArray:
         """One-vs-rest: each class's AUC against the rest (nan where undefined)."""
@@ -351,7 +358,7 @@ class DynamicMulticlassAUC(Pickled):
     @property
     def class_weights(self) -> FloatArray:
         """Total weight of each class's current points, in the order of ``classes``."""
-        return self._mass.copy()
+        return cast(FloatArray, self._mass.copy())
 
     @property
     def nbytes(self) -> int:
@@ -365,12 +372,12 @@ class DynamicMulticlassAUC(Pickled):
         return (f"DynamicMulticlassAUC(classes={self._classes!r}, method={self._method!r}, "
                 f"points={len(self)}, auc={self.auc!r})")
 
-    def _check_pickle(self):
+    def _check_pickle(self) -> None:
         """On load: one engine per class or ordered pair, each holding the points the
         class sizes say."""
         _check_engine_sizes(self._engines, self._method, self._sizes)
 
-    def _check(self):
+    def _check(self) -> bool:
         """Every engine's invariants, and the class weights against the engines'."""
         for engine in self._engines:
             engine._check()
@@ -395,18 +402,19 @@ class _LabelRing(Pickled):
 
     __slots__ = ("codes", "head", "rows", "size", "weights")
 
-    def __init__(self, window, n_classes, keep_rows):
+    def __init__(self, window: int, n_classes: int, keep_rows: bool) -> None:
         self.codes = np.zeros(window, dtype=np.intp)
         self.weights = np.zeros(window)
         self.rows = np.zeros((window, n_classes)) if keep_rows else None
         self.head = 0
         self.size = 0
 
-    def _oldest(self, count):
+    def _oldest(self, count: int) -> _Codes:
         """Slots of the ``count`` oldest points."""
         return (self.head + np.arange(count)) % self.codes.shape[0]
 
-    def push(self, codes, weights, rows):
+    def push(self, codes: _Codes, weights: FloatArray, rows: FloatArray | None
+             ) -> tuple[_Codes, FloatArray, FloatArray | None]:
         """Append a chunk; returns (codes, weights, rows or None) of the evicted points."""
         window, n = self.codes.shape[0], codes.shape[0]
         evicted = max(0, self.size + n - window)
@@ -416,25 +424,25 @@ class _LabelRing(Pickled):
         out_weights = np.concatenate([self.weights[from_ring], weights[:from_chunk]])
         out_rows = None
         if self.rows is not None:
-            out_rows = np.concatenate([self.rows[from_ring], rows[:from_chunk]])
+            out_rows = np.concatenate([self.rows[from_ring], cast(FloatArray, rows)[:from_chunk]])
         kept = min(n, window)
         slots = (self.head + self.size + np.arange(n - kept, n)) % window
         self.codes[slots] = codes[n - kept:]
         self.weights[slots] = weights[n - kept:]
         if self.rows is not None:
-            self.rows[slots] = rows[n - kept:]
+            self.rows[slots] = cast(FloatArray, rows)[n - kept:]
         self.head = (self.head + evicted) % window
         self.size = min(window, self.size + n)
         return out_codes, out_weights, out_rows
 
-    def points(self):
+    def points(self) -> tuple[_Codes, FloatArray, FloatArray | None]:
         """(codes, weights, rows or None) in the window, oldest first."""
         slots = self._oldest(self.size)
         return (self.codes[slots], self.weights[slots],
                 None if self.rows is None else self.rows[slots])
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         return sum(a.nbytes for a in (self.codes, self.weights, self.rows) if a is not None)
 
 
@@ -462,7 +470,8 @@ class MulticlassWindow(Pickled):
     __slots__ = ("_average", "_classes", "_counts", "_engines", "_mass", "_method", "_ring",
                  "_rings", "_since_exact", "_window")
 
-    def __init__(self, window, classes, method, average, capacity):
+    def __init__(self, window: int | None, classes: Sequence[Label] | None, method: str,
+                 average: str, capacity: int) -> None:
         # ``method`` and ``average`` come checked from the metric table's Classes.
         classes, _ = _encode_given(np.empty(0), classes)
         if len(classes) < 2:
@@ -481,7 +490,8 @@ class MulticlassWindow(Pickled):
         self._mass = np.zeros(c)
         self._since_exact = 0
 
-    def checked(self, y_true, y_score, sample_weight, allow_empty=True):
+    def checked(self, y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+                allow_empty: bool = True) -> tuple[_Codes, FloatArray, FloatArray | None]:
         """A validated chunk: (codes, Fortran (k, c) scores, weights or None)."""
         if allow_empty and _is_empty(y_true):
             if not _is_empty(y_score) or not (sample_weight is None
@@ -501,13 +511,15 @@ class MulticlassWindow(Pickled):
                                                                    labels.shape[0])
         return codes, scores, weights
 
-    def slide(self, codes, scores, weights):
+    def slide(self, codes: _Codes, scores: FloatArray, weights: FloatArray | None
+              ) -> FloatArray:
         """Feed a checked chunk; the averaged AUC of the window after each of its points."""
         with claimed(*self._engines):  # the engines, the rings and the class counts together
             _check_scale(self._engines, self._method, codes, weights)
             return self._slide(codes, scores, weights)
 
-    def _slide(self, codes, scores, weights):
+    def _slide(self, codes: _Codes, scores: FloatArray, weights: FloatArray | None
+               ) -> FloatArray:
         n, c = codes.shape[0], len(self._classes)
         unit_weights = np.ones(n)
         point_weights = unit_weights if weights is None else weights
@@ -519,10 +531,11 @@ class MulticlassWindow(Pickled):
                 codes, point_weights, np.ascontiguousarray(scores) if self._method == "ovo"
                 else None)
         if self._method == "ovr":
+            rings = cast("list[PointRing]", self._rings)
             values = np.empty((n, c))
             out = np.empty((n, 1))
             for k in range(c):
-                self._engines[k].slide(self._rings[k], (codes == k).view(np.uint8),
+                self._engines[k].slide(rings[k], (codes == k).view(np.uint8),
                                        np.ascontiguousarray(scores[:, k]),
                                        None if weights is None else weights, out)
                 values[:, k] = out[:, 0]
@@ -532,7 +545,9 @@ class MulticlassWindow(Pickled):
         masses = self._masses(codes, point_weights, left_codes, left_weights, weights is None)
         return self._averages(values, masses)
 
-    def _slide_pairs(self, codes, scores, weights, left_codes, left_weights, left_rows):
+    def _slide_pairs(self, codes: _Codes, scores: FloatArray, weights: FloatArray,
+                     left_codes: _Codes, left_weights: FloatArray,
+                     left_rows: FloatArray | None) -> FloatArray:
         """One-vs-one: the c x c values of A(i|j) after each point (flattened rows)."""
         n, c = codes.shape[0], len(self._classes)
         engines = self._engines
@@ -541,7 +556,7 @@ class MulticlassWindow(Pickled):
         first_left = n - left_codes.shape[0]
         rows = scores.tolist()
         code_list, weight_list = codes.tolist(), weights.tolist()
-        left_rows = [] if left_rows is None else left_rows.tolist()
+        left_row_list = [] if left_rows is None else left_rows.tolist()
         left_code_list, left_weight_list = left_codes.tolist(), left_weights.tolist()
         others = [[j for j in range(c) if j != y] for y in range(c)]
         for t in range(n):
@@ -552,7 +567,7 @@ class MulticlassWindow(Pickled):
             touched = [y]
             if t >= first_left:
                 k = t - first_left
-                x, old, old_weight = left_code_list[k], left_rows[k], left_weight_list[k]
+                x, old, old_weight = left_code_list[k], left_row_list[k], left_weight_list[k]
                 for j in others[x]:
                     _removed(engines[x * c + j].remove(True, old[x], old_weight))
                     _removed(engines[j * c + x].remove(False, old[j], old_weight))
@@ -564,7 +579,8 @@ class MulticlassWindow(Pickled):
             values[t] = current
         return values
 
-    def _masses(self, codes, weights, left_codes, left_weights, unit):
+    def _masses(self, codes: _Codes, weights: FloatArray, left_codes: _Codes,
+                left_weights: FloatArray, unit: bool) -> FloatArray:
         """Each class's count (and weight) in the window after each point: (n, c) arrays."""
         n, c = codes.shape[0], len(self._classes)
         steps = np.zeros((n, c))
@@ -587,11 +603,12 @@ class MulticlassWindow(Pickled):
             if not unit and self._ring is not None and self._since_exact >= max(
                     self._ring.codes.shape[0], 1024):
                 held_codes, held_weights, _ = self._ring.points()
-                self._mass = np.bincount(held_codes, weights=held_weights, minlength=c)
+                self._mass = np.asarray(np.bincount(held_codes, weights=held_weights,
+                                                    minlength=c), dtype=np.float64)
                 self._since_exact = 0
         return masses
 
-    def _averages(self, values, masses):
+    def _averages(self, values: FloatArray, masses: FloatArray) -> FloatArray:
         """The macro or weighted average of each step's values; nan while a class is absent."""
         n, c = masses.shape
         if self._method == "ovo":
@@ -608,10 +625,10 @@ class MulticlassWindow(Pickled):
             with np.errstate(invalid="ignore", divide="ignore"):
                 result = (terms * weights).sum(axis=1) / weights.sum(axis=1)
         result[undefined] = np.nan
-        return result
+        return cast(FloatArray, result)
 
     @property
-    def multiclass_auc(self):
+    def multiclass_auc(self) -> float:
         """The averaged AUC of the current window; nan while a class is absent."""
         c = len(self._classes)
         values = np.array([engine.auc for engine in self._engines])[None, :]
@@ -620,15 +637,15 @@ class MulticlassWindow(Pickled):
         return float(self._averages(values, self._mass[None, :])[0])
 
     @property
-    def classes(self):
+    def classes(self) -> list[Label]:
         return list(self._classes)
 
     @property
-    def n_points(self):
+    def n_points(self) -> int:
         return int(self._counts.sum())
 
     @property
-    def nbytes(self):
+    def nbytes(self) -> int:
         held = sum(engine.nbytes for engine in self._engines)
         if self._rings is not None:
             held += sum(buffer.nbytes for ring in self._rings
@@ -636,12 +653,12 @@ class MulticlassWindow(Pickled):
                                        ring.weight_buffer))
         return held + (0 if self._ring is None else self._ring.nbytes)
 
-    def _check_pickle(self):
+    def _check_pickle(self) -> None:
         """On load: one engine per class or ordered pair, each holding the points the
         class counts say."""
         _check_engine_sizes(self._engines, self._method, self._counts)
 
-    def _check(self):
+    def _check(self) -> bool:
         """The engines' invariants, and the class counts against the engines and the ring."""
         c = len(self._classes)
         for engine in self._engines:
@@ -652,7 +669,7 @@ class MulticlassWindow(Pickled):
             if held != self._counts.tolist():
                 raise AssertionError(f"class counts {self._counts} != engines' {held}")
             if self._window is not None:
-                for ring in self._rings:
+                for ring in self._rings or []:
                     if ring.size != self._counts.sum():
                         raise AssertionError(f"a ring holds {ring.size} points")
         if self._ring is not None:
@@ -666,7 +683,7 @@ class MulticlassWindow(Pickled):
         return True
 
 
-def _check_engine_sizes(engines, method, sizes):
+def _check_engine_sizes(engines: Sequence[Any], method: str, sizes: NDArray[np.int64]) -> None:
     """AssertionError unless there is one engine per class (ovr) or per ordered pair of
     classes (ovo) and each holds the points of its classes (``sizes``, per class)."""
     c = len(sizes)
@@ -681,7 +698,8 @@ def _check_engine_sizes(engines, method, sizes):
                                  f"the class sizes say {expected}")
 
 
-def _check_scale(engines, method, codes, weights):
+def _check_scale(engines: Sequence[Any], method: str, codes: _Codes,
+                 weights: FloatArray | None) -> None:
     """Refuse (ValueError) a weight an engine cannot store next to those it holds (unit
     weights too: the engines may hold weights of another scale), before any changes."""
     if method == "ovr":
@@ -700,13 +718,13 @@ def _check_scale(engines, method, codes, weights):
                                                       "sample_weight"))
 
 
-def _is_empty(values):
+def _is_empty(values: Any) -> bool:
     try:
         return len(values) == 0
     except TypeError:
         return False
 
 
-def _removed(status):
+def _removed(status: int) -> None:
     if status:
         raise AssertionError(f"a window's point was not in its engine (status {status})")

@@ -188,9 +188,9 @@ class SlidingWindow(Pickled):
         """Feed the next chunk as :func:`sliding_window` takes it; returns what it would for it."""
         engine = self._engines[0]
         if isinstance(engine, MulticlassWindow):  # 2-d scores
-            batch = engine.checked(y_true, y_score, sample_weight)
-            self._times(times, batch[0].shape[0])  # checked, not used by a count window
-            return {str(self._metrics[0]): engine.slide(*batch)}
+            chunk = engine.checked(y_true, y_score, sample_weight)
+            self._times(times, chunk[0].shape[0])  # checked, not used by a count window
+            return {str(self._metrics[0]): engine.slide(*chunk)}
         with claimed(*self._engines):  # every engine, its ring and the labels together
             y_true, labels = labels_many(self._labels, y_true)
             batch = checked_batch(y_true, y_score, sample_weight)
