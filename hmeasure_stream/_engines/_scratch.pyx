@@ -73,14 +73,23 @@ cdef enum:
     RADIX_PASSES = 8
 
 
-cdef inline uint64_t _radix_key(uint64_t bits, Py_ssize_t* counts) noexcept nogil:
+cdef inline uint64_t _order_key(uint64_t bits) noexcept nogil:
     """The key of a double's ``bits`` whose unsigned order is the numeric order (flip
-    every bit of a negative number, the sign bit of a positive one), its digit of
-    every pass counted in ``counts``."""
+    every bit of a negative number, the sign bit of a positive one)."""
+    return bits ^ ((0 - (bits >> 63)) | ((<uint64_t>1) << 63))
+
+
+cdef inline void _count_digits(uint64_t key, Py_ssize_t* counts) noexcept nogil:
+    """Count the key's digit of every pass in ``counts``."""
     cdef int p
-    cdef uint64_t key = bits ^ ((0 - (bits >> 63)) | ((<uint64_t>1) << 63))
     for p in range(RADIX_PASSES):
         counts[p * RADIX_BUCKETS + ((key >> (p * RADIX_BITS)) & (RADIX_BUCKETS - 1))] += 1
+
+
+cdef inline uint64_t _radix_key(uint64_t bits, Py_ssize_t* counts) noexcept nogil:
+    """``_order_key`` of a double's ``bits``, its digits counted in ``counts``."""
+    cdef uint64_t key = _order_key(bits)
+    _count_digits(key, counts)
     return key
 
 
@@ -179,14 +188,13 @@ cdef inline uint64_t _score_key(double score) noexcept nogil:
     """A finite score as the unsigned key ``radix_sort`` orders by; -0.0 and 0.0 get one
     key (they are equal scores)."""
     cdef double positive_zero = score + 0.0  # (-0.0 + 0.0 is 0.0)
-    cdef uint64_t bits = (<uint64_t*>&positive_zero)[0]
-    return bits ^ ((0 - (bits >> 63)) | ((<uint64_t>1) << 63))
+    return _order_key((<uint64_t*>&positive_zero)[0])
 
 
 cdef void _sort_keys(uint64_t* keys, uint64_t* spare, Py_ssize_t* counts,
                      Py_ssize_t n) noexcept nogil:
     """Sort keys ascending in place (insertion sort for a few, else ``_radix_passes``)."""
-    cdef Py_ssize_t k, j, p
+    cdef Py_ssize_t k, j
     cdef uint64_t key
     cdef uint64_t* source
     cdef int64_t* moved
@@ -201,9 +209,7 @@ cdef void _sort_keys(uint64_t* keys, uint64_t* spare, Py_ssize_t* counts,
         return
     memset(counts, 0, RADIX_PASSES * RADIX_BUCKETS * sizeof(Py_ssize_t))
     for k in range(n):
-        key = keys[k]
-        for p in range(RADIX_PASSES):
-            counts[p * RADIX_BUCKETS + ((key >> (p * RADIX_BITS)) & (RADIX_BUCKETS - 1))] += 1
+        _count_digits(keys[k], counts)
     source = _radix_passes(keys, spare, NULL, NULL, counts, n, &moved)
     if source != keys:
         memcpy(keys, source, n * sizeof(uint64_t))

@@ -83,6 +83,28 @@ AVAILABLE_METRICS = tuple(name for name, metric in METRICS.items() if metric.cli
 _TABLE_OPTIONS = tuple(dict.fromkeys(
     METRICS[name].options for name in AVAILABLE_METRICS
     if METRICS[name].options not in (None, HCost, Threshold)))
+def _options_of(options):
+    """The metrics --metrics offers whose options are of this class."""
+    return [name for name in AVAILABLE_METRICS if METRICS[name].options is options]
+
+
+def _table_flags():
+    """(flag, dest, options class, field) of each field with a help of ``_TABLE_OPTIONS``:
+    ``--field-name``, or ``--metric-field-name`` when another flag has that name (read
+    once, as ``_TABLE_FLAGS``)."""
+    taken = {"--" + f.name.replace("_", "-") for f in dataclasses.fields(HCost)}
+    for options in _TABLE_OPTIONS:
+        for field in dataclasses.fields(options):
+            if "help" not in field.metadata:
+                continue
+            flag = "--" + field.name.replace("_", "-")
+            if flag in taken:
+                flag = f"--{_options_of(options)[0]}-{field.name}".replace("_", "-")
+            taken.add(flag)
+            yield flag, f"{options.__name__}.{field.name}", options, field
+
+
+_TABLE_FLAGS = tuple(_table_flags())
 # R hmeasure's KS, MER, MWL: the exact hull, with the window's class proportions.
 _REPORT_METRICS = tuple(name for name in AVAILABLE_METRICS if REPORT in METRICS[name].needs)
 #: The columns --delayed writes after the metrics (DelayedAUC's results).
@@ -96,7 +118,8 @@ MAX_CHUNK = 2**24
 _MONITOR_OPTIONS = ("out", "metrics", "every", "plot",
                     *(f.name for f in dataclasses.fields(HCost) if f.init),
                     *(f.name for f in dataclasses.fields(Threshold)),
-                    "alert", "fail_on_alert", "half_life")  # (and the table's flags)
+                    "alert", "fail_on_alert", "half_life",
+                    *(dest for _, dest, _, _ in _TABLE_FLAGS))
 # Options that describe FILE: refused without it.
 _FILE_OPTIONS = ("label_col", "pos_label", "score_col", "encoding", "delimiter",
                  "decimal_comma", "time_col", "id_col", "keep_cols", "delayed", "prob_col")
@@ -640,7 +663,7 @@ def build_parser():
                         help="H: " + _help(HCost, "epsilon") + " (without it, H with --priors "
                              "or --severity-ratio prior is recomputed from the window for "
                              "each written row)")
-    for flag, dest, options, field in _table_flags():
+    for flag, dest, options, field in _TABLE_FLAGS:
         help_text = field.metadata["help"]
         parser.add_argument(flag, dest=dest, type=_option_value,
                             metavar=field.metadata.get("metavar"),
@@ -655,21 +678,6 @@ def build_parser():
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
-
-
-def _table_flags():
-    """(flag, dest, options class, field) of each field with a help of ``_TABLE_OPTIONS``:
-    ``--field-name``, or ``--metric-field-name`` when another flag has that name."""
-    taken = {"--" + f.name.replace("_", "-") for f in dataclasses.fields(HCost)}
-    for options in _TABLE_OPTIONS:
-        for field in dataclasses.fields(options):
-            if "help" not in field.metadata:
-                continue
-            flag = "--" + field.name.replace("_", "-")
-            if flag in taken:
-                flag = f"--{_options_of(options)[0]}-{field.name}".replace("_", "-")
-            taken.add(flag)
-            yield flag, f"{options.__name__}.{field.name}", options, field
 
 
 def _option_value(text):
@@ -697,9 +705,9 @@ def _table_options(args):
     metric asked is an error)."""
     chosen = []
     for options in _TABLE_OPTIONS:
-        flags = [(flag, field.name, getattr(args, dest)) for flag, dest, owner, field
-                 in _table_flags() if owner is options]
-        given = {name: value for _, name, value in flags if value is not None}
+        flags = [(flag, field, getattr(args, dest)) for flag, dest, owner, field
+                 in _TABLE_FLAGS if owner is options]
+        given = {field.name: value for _, field, value in flags if value is not None}
         asked = [name for name in args.metrics if METRICS[name].options is options]
         if not asked:
             if given:
@@ -707,8 +715,7 @@ def _table_options(args):
                 raise InputError(f"{flag} goes with --metrics "
                                  f"{' or '.join(_options_of(options))}")
             continue
-        for flag, name, value in flags:
-            field = next(f for f in dataclasses.fields(options) if f.name == name)
+        for flag, field, value in flags:
             if value is None and field.default is dataclasses.MISSING:
                 raise InputError(f"--metrics {asked[0]} needs {flag}")
         try:
@@ -717,11 +724,6 @@ def _table_options(args):
             shown = ", ".join(flag for flag, _, value in flags if value is not None)
             raise InputError(f"{shown}: {error}") from None
     return tuple(chosen)
-
-
-def _options_of(options):
-    """The metrics --metrics offers whose options are of this class."""
-    return [name for name in AVAILABLE_METRICS if METRICS[name].options is options]
 
 
 def _help(options, name):
@@ -1309,8 +1311,7 @@ def _plot(path, image_format, rows, values, args):
 
 def _complete(args):
     """Fill in the defaults; refuse FILE's options without FILE."""
-    given = {name for name in (*_MONITOR_OPTIONS, *_FILE_OPTIONS,
-                               *(dest for _, dest, _, _ in _table_flags()))
+    given = {name for name in (*_MONITOR_OPTIONS, *_FILE_OPTIONS)
              if getattr(args, name) is not None}
     if args.file is None:
         stray = [name for name in _FILE_OPTIONS if name in given]

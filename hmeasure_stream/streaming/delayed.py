@@ -405,7 +405,7 @@ class DelayedAUC(Pickled):
         if not self._slots:
             self._anchor = (decay_at, 0.0)
         anchor, fraction = self._anchor
-        exponent = ((decay_at - anchor) - fraction) / half_life
+        exponent = self._exponent(decay_at)
         shift = 0
         if exponent > RESCALE_EXPONENTS:
             shift = math.floor(exponent)
@@ -413,9 +413,8 @@ class DelayedAUC(Pickled):
             for slot in self._slots.values():
                 slot[_WEIGHT] *= factor
             moved = fraction + shift * half_life
-            self._anchor = anchor, fraction = (anchor + math.floor(moved),
-                                               moved - math.floor(moved))
-            exponent = ((decay_at - anchor) - fraction) / half_life
+            self._anchor = (anchor + math.floor(moved), moved - math.floor(moved))
+            exponent = self._exponent(decay_at)
         weight = float(2.0**exponent)
         if shift:
             for engine in (*self._realized, *self._expected):
@@ -423,10 +422,14 @@ class DelayedAUC(Pickled):
         self._newest_decay_at = decay_at
         return weight
 
+    def _exponent(self, decay_at: Any) -> float:
+        """log2 of the decay factor, relative to the anchor, of a prediction at ``decay_at``."""
+        anchor, fraction = self._anchor
+        return float(((decay_at - anchor) - fraction) / self._decay[0])
+
     def _newest_factor(self) -> float:
         """The decay factor of the newest prediction, relative to the anchor."""
-        anchor, fraction = self._anchor
-        return float(2.0**(((self._newest_decay_at - anchor) - fraction) / self._decay[0]))
+        return float(2.0**self._exponent(self._newest_decay_at))
 
     def _hand_over_decay(self) -> None:
         """Tell the engines the newest prediction's factor, before a read: DeLong's
@@ -710,12 +713,11 @@ class DelayedAUC(Pickled):
         """Each held prediction's weight is its decay factor relative to the anchor, within
         2**RESCALE_EXPONENTS.  (The engines get the newest factor at read time: the
         intervals the tests compare after every step check it.)"""
-        half_life = self._decay[0]
-        anchor, fraction = self._anchor
+        fraction = self._anchor[1]
         if not 0.0 <= fraction < 1.0:
             raise AssertionError(f"the anchor's fraction {fraction} is not in [0, 1)")
         for slot in self._slots.values():
-            exponent = ((slot[_DECAY_AT] - anchor) - fraction) / half_life
+            exponent = self._exponent(slot[_DECAY_AT])
             if not (-DROP_EXPONENTS - 1 <= exponent <= RESCALE_EXPONENTS
                     and math.isclose(slot[_WEIGHT], 2.0**exponent, rel_tol=1e-12)):
                 raise AssertionError(f"a weight {slot[_WEIGHT]} at exponent {exponent}")

@@ -291,17 +291,16 @@ class SlidingWindow(Pickled):
                                               values.items()}
         # The merges cost O(w) for each row of ``at``, the ranked loop O(log n) for each
         # row: merges when the rows of ``at`` are, on average, w / 1000 rows apart or more.
-        merged = at is not None and at.shape[0] * (self._window or n) <= 1000 * n
-        rows = np.arange(n) if at is None else at
-        values = {"auc": np.empty(rows.shape[0] if merged else n, dtype=np.float64)}
-        if merged and at is not None:
+        if at is not None and at.shape[0] * (self._window or n) <= 1000 * n:
+            values = {"auc": np.empty(at.shape[0], dtype=np.float64)}
             sliding_auc_at(is_pos, scores, self._window or 0, at, values["auc"])
         else:
+            every = np.empty(n, dtype=np.float64)
             ranks, n_ranks = dense_ranks(scores)
-            sliding_auc_ranked(is_pos, ranks, n_ranks, self._window or 0, values["auc"])
-            values["auc"] = values["auc"][rows]
+            sliding_auc_ranked(is_pos, ranks, n_ranks, self._window or 0, every)
+            values = {"auc": every if at is None else every[at]}
         if self._min_periods > 1:
-            held = rows + 1
+            held = np.arange(1, n + 1) if at is None else at + 1
             self._mask_short(values, held if self._window is None
                              else np.minimum(held, self._window))
         return values
