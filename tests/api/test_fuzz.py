@@ -106,8 +106,11 @@ def contain(values, kind):
     return np.ma.array(array, mask=mask)
 
 
-def read(container):
-    """The elements a container stands for, as Python objects; Invalid if it stands for none."""
+def read(container, column=False):
+    """The elements a container stands for, as Python objects; Invalid if it stands for none.
+
+    With ``column`` (scores), an (n, 1) array is its n elements, as the package documents.
+    """
     if container is None or isinstance(container, Iterator):
         raise Invalid
     if isinstance(container, np.ma.MaskedArray):
@@ -118,6 +121,8 @@ def read(container):
         array = np.asarray(container)
     except (TypeError, ValueError, OverflowError):
         raise Invalid from None
+    if column and array.ndim == 2 and array.shape[1] == 1:
+        array = array[:, 0]
     if array.ndim != 1 or array.dtype.kind not in "biufO":
         raise Invalid
     if array.dtype.kind == "f" and array.dtype.itemsize > 8:
@@ -234,7 +239,7 @@ def meaning(values, kinds, exact_float):
             read_values.append(None)
             continue
         try:
-            read_values.append(read(contain(value, kind)))
+            read_values.append(read(contain(value, kind), column=name == "y_score"))
         except Invalid:
             bad.add(name)
             read_values.append(None)
