@@ -105,6 +105,12 @@ def _table_flags():
 
 
 _TABLE_FLAGS = tuple(_table_flags())
+#: (flag, dest, options class) of every metric option: H's and the threshold's, written out
+#: in the parser, and the table's (``_TABLE_FLAGS``).
+_OPTION_FLAGS = (*(("--" + f.name.replace("_", "-"), f.name, options)
+                   for options in (HCost, Threshold) for f in dataclasses.fields(options)
+                   if f.init),
+                 *((flag, dest, options) for flag, dest, options, _ in _TABLE_FLAGS))
 # R hmeasure's KS, MER, MWL: the exact hull, with the window's class proportions.
 _REPORT_METRICS = tuple(name for name in AVAILABLE_METRICS if REPORT in METRICS[name].needs)
 #: The columns --delayed writes after the metrics (DelayedAUC's results).
@@ -115,11 +121,8 @@ MAX_CHUNK = 2**24
 
 # Options that shape the monitor's output: given without FILE, the monitor
 # runs on the embedded stream instead of the demo's summary.
-_MONITOR_OPTIONS = ("out", "metrics", "every", "plot",
-                    *(f.name for f in dataclasses.fields(HCost) if f.init),
-                    *(f.name for f in dataclasses.fields(Threshold)),
-                    "alert", "fail_on_alert", "half_life",
-                    *(dest for _, dest, _, _ in _TABLE_FLAGS))
+_MONITOR_OPTIONS = ("out", "metrics", "every", "plot", "alert", "fail_on_alert", "half_life",
+                    *(dest for _, dest, _ in _OPTION_FLAGS))
 # Options that describe FILE: refused without it.
 _FILE_OPTIONS = ("label_col", "pos_label", "score_col", "encoding", "delimiter",
                  "decimal_comma", "time_col", "id_col", "keep_cols", "delayed", "prob_col")
@@ -191,7 +194,10 @@ class Monitor:
             except ValueError as error:
                 raise InputError(str(error)) from None
         else:
-            self.tracker = SlidingWindow(None, self.tracked)
+            try:
+                self.tracker = SlidingWindow(None, self.tracked)
+            except ValueError as error:  # options the window's engines refuse
+                raise InputError(str(error)) from None
         # While the window is not full: the points so far (the tracker follows the prefix).
         self.filling = window is not None and not self.timed
         self.kept = []
@@ -700,9 +706,17 @@ def _option_value(text):
     return values[0] if len(values) == 1 else tuple(values)
 
 
+def _check_option_flags(args, given):
+    """Refuse a metric option's flag (among ``given``, the dests set on the command line)
+    when no metric of ``--metrics`` has options of its class."""
+    asked = {METRICS[name].options for name in args.metrics}
+    for flag, dest, options in _OPTION_FLAGS:
+        if dest in given and options not in asked:
+            raise _UsageError(f"{flag} goes with --metrics {' or '.join(_options_of(options))}")
+
+
 def _table_options(args):
-    """The options objects of the table's flags, for the metrics asked (a flag for no
-    metric asked is an error)."""
+    """The options objects of the table's flags, for the metrics asked."""
     chosen = []
     for options in _TABLE_OPTIONS:
         flags = [(flag, field, getattr(args, dest)) for flag, dest, owner, field
@@ -710,10 +724,6 @@ def _table_options(args):
         given = {field.name: value for _, field, value in flags if value is not None}
         asked = [name for name in args.metrics if METRICS[name].options is options]
         if not asked:
-            if given:
-                flag = next(flag for flag, _, value in flags if value is not None)
-                raise InputError(f"{flag} goes with --metrics "
-                                 f"{' or '.join(_options_of(options))}")
             continue
         for flag, field, value in flags:
             if value is None and field.default is dataclasses.MISSING:
@@ -1321,6 +1331,7 @@ def _complete(args):
     for name, value in _DEFAULTS.items():
         if getattr(args, name) is None:
             setattr(args, name, value)
+    _check_option_flags(args, given)
     for option, value in (("--window", args.window), ("--half-life", args.half_life)):
         if is_duration(value) and args.time_col is None:
             raise _UsageError(f"{option} {value} is a duration: give the column of the rows' "

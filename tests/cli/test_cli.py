@@ -173,9 +173,9 @@ def test_monitor_writes_to_stdout_with_summary_on_stderr(tmp_path, stream, capsy
         ("label,score\n1\n", [], r"scores.csv:2: expected 2 columns, found 1"),
         ("", [], r"the file is empty"),
         ("label,score\n", [], r"no data rows"),
-        ("label,score\n1,0.5\n", ["--severity-ratio", "x"], r"--severity-ratio must be a number or 'prior'"),
-        ("label,score\n1,0.5\n", ["--priors", "0.5,0.7"], r"--priors: priors must sum to 1"),
-        ("label,score\n1,0.5\n", ["--alpha", "-1"], r"alpha must be a finite number > 0"),
+        ("label,score\n1,0.5\n", ["--metrics", "h", "--severity-ratio", "x"], r"--severity-ratio must be a number or 'prior'"),
+        ("label,score\n1,0.5\n", ["--metrics", "h", "--priors", "0.5,0.7"], r"--priors: priors must sum to 1"),
+        ("label,score\n1,0.5\n", ["--metrics", "h", "--alpha", "-1"], r"alpha must be a finite number > 0"),
     ],
 )
 def test_bad_input_is_one_line_and_exit_code_2(tmp_path, capsys, content, args, message):

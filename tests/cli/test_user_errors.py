@@ -295,10 +295,10 @@ CASES = {
     "unknown option": (csv_file, ["--windw", "3"], r"unrecognized arguments: --windw 3"),
     "two files": (csv_file, ["other.csv"], r"unrecognized arguments"),
     # H options.
-    "severity ratio": (csv_file, ["--severity-ratio", "x"],
+    "severity ratio": (csv_file, ["--metrics", "h", "--severity-ratio", "x"],
                        r"--severity-ratio must be a number or 'prior'"),
-    "priors": (csv_file, ["--priors", "0.5,0.7"], r"--priors: priors must sum to 1"),
-    "alpha": (csv_file, ["--alpha", "-1"], r"alpha must be a finite number > 0"),
+    "priors": (csv_file, ["--metrics", "h", "--priors", "0.5,0.7"], r"--priors: priors must sum to 1"),
+    "alpha": (csv_file, ["--metrics", "h", "--alpha", "-1"], r"alpha must be a finite number > 0"),
 }
 
 
