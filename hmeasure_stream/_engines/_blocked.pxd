@@ -56,9 +56,10 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef public object leaf_of_block_buffer  # (blocks,) int32: slot of each block id, -1 if free
     cdef public object block_at_leaf_buffer  # (leaves,) int32: block at each slot, -1: a gap
     cdef object scratch_buffer              # (2 * leaves,) int32: work space (not state)
-    # DeLong's placements in weighted mode (``track_variance``; None otherwise): the sums
-    # Q1 = sum u a^2 and Q0 = sum v b^2 of each block and segment-tree node (unit mode
-    # keeps the exact totals ``square_pos`` and ``square_neg`` instead).
+    # DeLong's placements in weighted mode (``track_variance``; None otherwise): the
+    # centred sums M1 = sum u (a - mean a)^2 and M0 = sum v (b - mean b)^2 of each block
+    # and segment-tree node (unit mode keeps the exact uncentred totals ``square_pos``
+    # and ``square_neg`` instead).
     cdef public object square_aggregate_buffer  # (blocks, 2)
     cdef public object square_tree_buffer       # (2 * leaves, 2)
 

@@ -40,14 +40,17 @@ The derived reads (DeLong's variance, the partial areas of ``_tree_partial``)
 need more than the class weights: ``track_variance`` (one compiled O(n) pass:
 ``_track_all``) starts keeping the pair weight 2U of every block and node in
 unit mode too (the block's and the path's by the increments of Props 1-2: the
-point's pairs under each node) and DeLong's sums of squared placement numerators
-Q1 and Q0: in unit mode exact 128-bit totals changed by each update
+point's pairs under each node) and DeLong's sums of squared placement numerators:
+in unit mode the exact 128-bit totals Q1 and Q0 changed by each update
 (``_delong.track_squares``), with 2U of the points above the score summed from
 the block's suffix and the right siblings on the path up, in the same walk that
-changes the path (``_walk_path``); in
-weighted mode per block (from its keys) and per node (from its children with the
-shift identity sum u (a + k)^2 = Q + 2 k (2U) + k^2 W), sums of non-negative
-terms.  The partial areas then read the blocks by descents of the segment tree
+changes the path (``_walk_path``); in weighted mode the numerators' sums of
+squares centred on their class's mean, M1 and M0, per block (from its keys, in
+two passes) and per node (from its children's by the pooled-variance identity:
+``_pooled``), sums of non-negative terms.  Centred sums keep the variance of a
+(nearly) separated sample at (nearly) 0 to the rounding of its own terms, where
+Q / W - (2U / W)^2 would leave the rounding of the AUC squared, about 1e-16, and
+its root about 1e-8.  The partial areas then read the blocks by descents of the segment tree
 (``_tree_partial``): O(log n + BLOCK).  The same engine records, after each
 step of a window, R's metrics at a threshold, one partial area and DeLong's
 interval (``_record_extras``): one engine and one ring for every metric read
@@ -132,7 +135,7 @@ cdef inline void _sum_node(double* tree, int32_t node, bint pairs) noexcept nogi
 
 cdef inline void _square_leaf(double* square_tree, const double* square_aggregate,
                               int32_t leaves, int32_t slot, int32_t block) noexcept nogil:
-    """Weighted placements: the leaf's Q1, Q0 from its block's, zeros for a gap."""
+    """Weighted placements: the leaf's M1, M0 from its block's, zeros for a gap."""
     cdef Py_ssize_t node = 2 * (<Py_ssize_t>leaves + slot)
     if block >= 0:
         square_tree[node] = square_aggregate[2 * block]
@@ -142,20 +145,38 @@ cdef inline void _square_leaf(double* square_tree, const double* square_aggregat
         square_tree[node + 1] = 0.0
 
 
+cdef inline double _pooled(double spread_left, double spread_right, double weight_left,
+                           double weight_right, double gap) noexcept nogil:
+    """The centred sum of squares of two weighted groups from each one's (Chan, Golub
+    and LeVeque): M_L + M_R + gap^2 w_L w_R / (w_L + w_R), ``gap`` the difference of
+    their means (the cross term is 0 when a group is empty)."""
+    if weight_left > 0.0 and weight_right > 0.0:
+        return (spread_left + spread_right
+                + gap * gap * (weight_left * weight_right / (weight_left + weight_right)))
+    return spread_left + spread_right
+
+
 cdef inline void _square_node(const double* tree, double* square_tree,
                               int32_t node) noexcept nogil:
-    """Weighted placements: inner ``node``'s Q1, Q0 from its children (its class weights
-    and 2U are current).  The right child's class 1 numerators grow by k = 2 W0(left),
-    the left child's class 0 ones by k = 2 W1(right): sum u (a + k)^2 = Q + 2 k (2U) +
-    k^2 W, sums of non-negative terms."""
+    """Weighted placements: inner ``node``'s M1, M0 from its children (its class weights
+    and 2U are current).  The right child's class 1 numerators grow by 2 W0(left), and
+    are all at least 2 W0(left) while the left child's are at most that: the gap of the
+    class 1 means is 2U(right) / W1(right) + (2 W0(left) - 2U(left) / W1(left)), two
+    non-negative terms; for class 0 the mirror image.  A sum of non-negative terms."""
     cdef Py_ssize_t left = 2 * <Py_ssize_t>node, right = left + 1
-    cdef double shift = 2.0 * tree[3 * left]
-    square_tree[2 * node] = (square_tree[2 * left] + square_tree[2 * right]
-                             + shift * (2.0 * tree[3 * right + 2] + shift * tree[3 * right + 1]))
-    shift = 2.0 * tree[3 * right + 1]
-    square_tree[2 * node + 1] = (square_tree[2 * left + 1]
-                                 + shift * (2.0 * tree[3 * left + 2] + shift * tree[3 * left])
-                                 + square_tree[2 * right + 1])
+    cdef double w1_left = tree[3 * left + 1], w1_right = tree[3 * right + 1]
+    cdef double w0_left = tree[3 * left], w0_right = tree[3 * right], gap = 0.0
+    if w1_left > 0.0 and w1_right > 0.0:
+        gap = (tree[3 * right + 2] / w1_right
+               + (2.0 * w0_left - tree[3 * left + 2] / w1_left))
+    square_tree[2 * node] = _pooled(square_tree[2 * left], square_tree[2 * right],
+                                    w1_left, w1_right, gap)
+    gap = 0.0
+    if w0_left > 0.0 and w0_right > 0.0:
+        gap = (tree[3 * left + 2] / w0_left
+               + (2.0 * w1_right - tree[3 * right + 2] / w0_right))
+    square_tree[2 * node + 1] = _pooled(square_tree[2 * left + 1],
+                                        square_tree[2 * right + 1], w0_left, w0_right, gap)
 
 
 cdef double _level_lookup(bint spec_at_sens, double x, double total_neg, double total_pos,
@@ -340,7 +361,7 @@ cdef inline int32_t _log2(int32_t power) noexcept nogil:
 
 
 cdef inline void _base_leaf(BlockedAUCEngine self, int32_t slot) noexcept nogil:
-    """The base's leaf of ``slot``: its block's aggregate (and weighted Q sums)."""
+    """The base's leaf of ``slot``: its block's aggregate (and weighted M sums)."""
     _sum_leaf(self.tree, self.aggregate, self.leaves, slot, self.block_at_leaf[slot])
     if self.weighted and self.square_tree != NULL:
         _square_leaf(self.square_tree, self.square_aggregate, self.leaves, slot,
@@ -529,7 +550,7 @@ cdef class BlockedAUCEngine(PointEngine):
         self.weight_buffer = weights
         self._bind()
         self.weighted = True
-        # Weighted placements are the Q sums of the blocks and nodes, recomputed below.
+        # Weighted placements are the M sums of the blocks and nodes, recomputed below.
         self.square_pos.low = self.square_pos.high = 0
         self.square_neg.low = self.square_neg.high = 0
         for position in range(self.n_blocks):
@@ -718,28 +739,37 @@ cdef class BlockedAUCEngine(PointEngine):
 
     cdef void _block_aggregate(self, int32_t block) noexcept nogil:
         """Recompute a block's class weights (and, weighted or with the placements, its 2U;
-        weighted with the placements, its Q1 and Q0) from its keys."""
+        weighted with the placements, its M1 and M0) from its keys."""
         cdef int32_t index, slot = block * BLOCK
-        cdef double neg = 0.0, pos = 0.0, pairs = 0.0, at_neg, at_pos, own, square = 0.0
+        cdef double neg = 0.0, pos = 0.0, pairs = 0.0, at_neg, at_pos, own, square, mean
         cdef int64_t count_neg = 0, count_pos = 0, count_pairs = 0
         if self.weighted:
             for index in range(self.size[block]):
                 at_neg = self.weight[4 * (slot + index)] + self.weight[4 * (slot + index) + 2]
                 at_pos = (self.weight[4 * (slot + index) + 1]
                           + self.weight[4 * (slot + index) + 3])
-                own = 2.0 * neg + at_neg
-                pairs += at_pos * own
-                square += at_pos * own * own
+                pairs += at_pos * (2.0 * neg + at_neg)
                 neg += at_neg
                 pos += at_pos
             if self.square_aggregate != NULL:
+                # Centred on the block's means (2U / W): a second pass over the keys.
+                square = 0.0
+                at_neg = 0.0
+                mean = pairs / pos if pos > 0.0 else 0.0
+                for index in range(self.size[block]):
+                    own = (2.0 * at_neg + self.weight[4 * (slot + index)]
+                           + self.weight[4 * (slot + index) + 2]) - mean
+                    square += (self.weight[4 * (slot + index) + 1]
+                               + self.weight[4 * (slot + index) + 3]) * own * own
+                    at_neg += self.weight[4 * (slot + index)] + self.weight[4 * (slot + index) + 2]
                 self.square_aggregate[2 * block] = square
-                # Q0 from the top key down (exclusive suffixes, no subtraction).
+                # M0 from the top key down (exclusive suffixes, no subtraction).
                 square = 0.0
                 at_pos = 0.0
+                mean = pairs / neg if neg > 0.0 else 0.0
                 for index in range(self.size[block] - 1, -1, -1):
                     own = (2.0 * at_pos + self.weight[4 * (slot + index) + 1]
-                           + self.weight[4 * (slot + index) + 3])
+                           + self.weight[4 * (slot + index) + 3]) - mean
                     square += (self.weight[4 * (slot + index)]
                                + self.weight[4 * (slot + index) + 2]) * own * own
                     at_pos += (self.weight[4 * (slot + index) + 1]
@@ -1349,8 +1379,8 @@ cdef class BlockedAUCEngine(PointEngine):
 
     def track_variance(self):
         """Keep the pair sums (2U of every block and node, in unit mode too) and DeLong's
-        placements (Q1, Q0) from now on: one compiled O(n) pass, claiming the engine as an
-        update does (a MemoryError changes nothing)."""
+        placements (Q1, Q0; weighted, M1, M0) from now on: one compiled O(n) pass,
+        claiming the engine as an update does (a MemoryError changes nothing)."""
         self._check_idle()
         if self.placements:
             return
@@ -1377,7 +1407,7 @@ cdef class BlockedAUCEngine(PointEngine):
         if self.n_blocks == 0 or not self.placements:
             return NAN
         return delong_variance(
-            self.weighted, self.tree[3], self.tree[4], self.tree[5],
+            self.weighted, self.tree[3], self.tree[4],
             exact_pairs(self.twice_u, self.twice_u_compensation), self.square_pos,
             self.square_neg, self.square_tree[2] if self.weighted else 0.0,
             self.square_tree[3] if self.weighted else 0.0, scale)
@@ -2054,7 +2084,7 @@ cdef class BlockedAUCEngine(PointEngine):
         if (squares != (self.square_aggregate_buffer is not None)
                 or squares != (self.square_tree_buffer is not None)):
             raise AssertionError(
-                "the Q sums' buffers must exist, sized, with the placements in weighted mode")
+                "the M sums' buffers must exist, sized, with the placements in weighted mode")
         keys = capacity * BLOCK
         for name, shape, dtype in (
                 ("key", (keys,), np.float64), ("count_neg", (keys,), np.int32),
@@ -2114,8 +2144,9 @@ cdef class BlockedAUCEngine(PointEngine):
     def _check_squares(self, order, slots, starts, sizes, weight_neg, weight_pos, count_neg,
                        count_pos):
         """The placements' sums against a recomputation: unit mode the exact Q1, Q0 (Python
-        integers) and zero Q buffers; weighted mode each block's Q1, Q0 to 1e-12, every
-        leaf and node bit for bit from its block or children, the root to 1e-11."""
+        integers) and zero Q buffers; weighted mode each block's M1, M0 to 1e-12 of the
+        uncentred sums, every leaf and node bit for bit from its block or children, the
+        root to 1e-11 of them."""
         squares, tree = self.square_tree_buffer, self.tree_buffer
         if not self.weighted:
             expected = _exact_squares(count_neg.tolist(), count_pos.tolist())
@@ -2128,33 +2159,39 @@ cdef class BlockedAUCEngine(PointEngine):
         for position in range(self.n_blocks):
             block = order[position]
             part = slice(starts[position], starts[position] + sizes[position])
-            expected = _float_squares(weight_neg[part], weight_pos[part])
+            expected, scale = _float_squares(weight_neg[part], weight_pos[part])
             for column in range(2):
                 got = self.square_aggregate_buffer[block, column]
-                if abs(got - expected[column]) > 1e-12 * max(expected[column], 1e-300):
-                    raise AssertionError(f"block {block} Q sum {column}: {got!r} != "
+                if abs(got - expected[column]) > 1e-12 * max(scale[column], 1e-300):
+                    raise AssertionError(f"block {block} M sum {column}: {got!r} != "
                                          f"{expected[column]!r}")
                 if squares[self.leaves + slots[position], column] != got:
-                    raise AssertionError(f"the Q sums of block {block}'s leaf differ from it")
+                    raise AssertionError(f"the M sums of block {block}'s leaf differ from it")
         gaps = self.leaves + np.flatnonzero(self.block_at_leaf_buffer < 0)
         if np.any(squares[gaps] != 0):
-            raise AssertionError("a gap's Q sums are not zero")
+            raise AssertionError("a gap's M sums are not zero")
         left, right = slice(2, 2 * self.leaves, 2), slice(3, 2 * self.leaves, 2)
-        shift = 2.0 * tree[left, 0]
-        square_pos = squares[left, 0] + squares[right, 0] + shift * (
-            2.0 * tree[right, 2] + shift * tree[right, 1])
-        shift = 2.0 * tree[right, 1]
-        square_neg = squares[left, 1] + shift * (
-            2.0 * tree[left, 2] + shift * tree[left, 0]) + squares[right, 1]
-        stale = np.flatnonzero((squares[1:self.leaves, 0] != square_pos)
-                               | (squares[1:self.leaves, 1] != square_neg))
+        pooled = []
+        for column, (inner, outer) in enumerate(((left, right), (right, left))):
+            # _square_node's arithmetic, operation for operation: class 1 (column 0) is
+            # shifted by the left child's class 0 weight, class 0 by the right's class 1.
+            weight_left, weight_right = tree[left, 1 - column], tree[right, 1 - column]
+            both = (weight_left > 0) & (weight_right > 0)
+            with np.errstate(divide="ignore", invalid="ignore"):
+                gap = (tree[outer, 2] / tree[outer, 1 - column]
+                       + (2.0 * tree[inner, column] - tree[inner, 2] / tree[inner, 1 - column]))
+                cross = gap * gap * (weight_left * weight_right / (weight_left + weight_right))
+            plain = squares[left, column] + squares[right, column]
+            pooled.append(np.where(both, plain + cross, plain))
+        stale = np.flatnonzero((squares[1:self.leaves, 0] != pooled[0])
+                               | (squares[1:self.leaves, 1] != pooled[1]))
         if stale.size:
-            raise AssertionError(f"the Q sums of segment node {stale[0] + 1} are stale")
-        expected = _float_squares(weight_neg, weight_pos)
+            raise AssertionError(f"the M sums of segment node {stale[0] + 1} are stale")
+        expected, scale = _float_squares(weight_neg, weight_pos)
         for column in range(2):
-            bound = 1e-11 * max(expected[column], 1e-300)
+            bound = 1e-11 * max(scale[column], 1e-300)
             if fabs(squares[1, column] - expected[column]) > bound:
-                raise AssertionError(f"Q sum {column} {squares[1, column]!r} != recomputed "
+                raise AssertionError(f"M sum {column} {squares[1, column]!r} != recomputed "
                                      f"{expected[column]!r}")
 
     def __reduce__(self):
@@ -2172,7 +2209,7 @@ cdef class BlockedAUCEngine(PointEngine):
 
 
 # The layout of the pickles ``__reduce__`` writes.
-_FORMAT = 3
+_FORMAT = 4
 
 # R hmeasure's metrics at a threshold, in the order ``_threshold_into`` writes them.
 _THRESHOLD_COLUMNS = ("er", "sens", "spec", "precision", "f", "youden")
@@ -2234,7 +2271,7 @@ cdef inline void _prefetch_counts(BlockedAUCEngine self, int32_t block) noexcept
 
 cdef int _track_all(BlockedAUCEngine self) except -1 nogil:
     """The placements from scratch (``track_variance``): every block's 2U (weighted, with
-    its Q sums: ``_block_aggregate``), then their leaves and ancestors.  In unit mode one
+    its M sums: ``_block_aggregate``), then their leaves and ancestors.  In unit mode one
     pass from the lowest key up gives each block's class counts and 2U and the exact Q1
     and Q0 (a key's numerator squared times its count: one 64-bit square times 0 or 1,
     widened only for a count above 1)."""
@@ -2321,14 +2358,21 @@ def _exact_squares(count_neg, count_pos):
 
 
 def _float_squares(weight_neg, weight_pos):
-    """Q1 and Q0 of keys in increasing order with these class weights (exclusive prefix
-    and suffix sums, no subtraction)."""
+    """M1 and M0 of keys in increasing order with these class weights (the class's
+    placement numerators centred on their weighted mean: exclusive prefix and suffix sums,
+    two passes), and the uncentred Q1 and Q0, the scale of their rounding."""
     if weight_neg.size == 0:
-        return 0.0, 0.0
+        return (0.0, 0.0), (0.0, 0.0)
     below = np.concatenate(([0.0], np.cumsum(weight_neg)[:-1]))
     above = np.concatenate((np.cumsum(weight_pos[::-1])[::-1][1:], [0.0]))
-    return (float(np.sum(weight_pos * (2.0 * below + weight_neg) ** 2)),
-            float(np.sum(weight_neg * (2.0 * above + weight_pos) ** 2)))
+    centred, uncentred = [], []
+    for weight, own in ((weight_pos, 2.0 * below + weight_neg),
+                        (weight_neg, 2.0 * above + weight_pos)):
+        total = float(np.sum(weight))
+        mean = float(np.sum(weight * own)) / total if total > 0 else 0.0
+        centred.append(float(np.sum(weight * (own - mean) ** 2)))
+        uncentred.append(float(np.sum(weight * own ** 2)))
+    return tuple(centred), tuple(uncentred)
 
 
 def update_row(list engines, Py_ssize_t code, list scores, double weight, bint adding,

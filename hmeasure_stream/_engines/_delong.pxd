@@ -4,7 +4,8 @@
 # are, for a class 1 point, a = 2 (class 0 weight below it) + (class 0 weight at
 # its score) and, for a class 0 point, b = 2 (class 1 weight above it) + (class 1
 # weight at its score); the variance needs 2U = sum u a = sum v b and the sums of
-# squares Q1 = sum u a^2, Q0 = sum v b^2.
+# squares Q1 = sum u a^2, Q0 = sum v b^2 (exact, unit mode) or the centred ones
+# M1 = sum u (a - 2U / W1)^2, M0 = sum v (b - 2U / W0)^2 (weighted mode).
 
 from libc.math cimport NAN, sqrt
 from libc.stdint cimport int64_t, uint64_t
@@ -82,9 +83,9 @@ cdef inline void track_squares(wide_uint* square_pos, wide_uint* square_neg, uin
 
 
 cdef inline double delong_variance(bint weighted, double weight_neg, double weight_pos,
-                                   double twice_u, uint64_t exact_twice_u,
+                                   uint64_t exact_twice_u,
                                    wide_uint square_pos, wide_uint square_neg,
-                                   double weighted_square_pos, double weighted_square_neg,
+                                   double centred_square_pos, double centred_square_neg,
                                    double scale) noexcept nogil:
     """DeLong's variance of the AUC, weights as frequencies in units of ``scale``.
 
@@ -92,11 +93,11 @@ cdef inline double delong_variance(bint weighted, double weight_neg, double weig
     q1 = sum u V^2 / W1: var = (q1 - A^2) / (scale W1 - 1) + (q0 - A^2) /
     (scale W0 - 1).  Unit mode: q1 - A^2 = (m Q1 - T^2) / (4 m^2 n^2), Q1
     the exact ``square_pos``, T = 2U (``exact_twice_u``), formed exactly in
-    128 bits and rounded once.  Weighted mode: from 2U (``twice_u``) and the sums
-    ``weighted_square_*`` of weight times squared numerator.  nan while a
-    class holds a total weight <= 1 (in caller units).
+    128 bits and rounded once.  Weighted mode: q1 - A^2 = M1 / (4 W0^2 W1), M1
+    the numerators' centred sum of squares (``centred_square_pos``), no
+    subtraction.  nan while a class holds a total weight <= 1 (in caller units).
     """
-    cdef double auc, denominator, spread_pos, spread_neg
+    cdef double denominator, spread_pos, spread_neg
     cdef wide_uint pairs_squared
     if not (scale * weight_neg > 1.0 and scale * weight_pos > 1.0):
         return NAN
@@ -108,11 +109,8 @@ cdef inline double delong_variance(bint weighted, double weight_neg, double weig
         spread_neg = wide_difference(wide_times(square_neg, <uint64_t>weight_neg),
                                      pairs_squared) / denominator
     else:
-        auc = twice_u / (2.0 * weight_neg * weight_pos)
-        spread_pos = max(weighted_square_pos / (4.0 * weight_neg * weight_neg)
-                         / weight_pos - auc * auc, 0.0)
-        spread_neg = max(weighted_square_neg / (4.0 * weight_pos * weight_pos)
-                         / weight_neg - auc * auc, 0.0)
+        spread_pos = centred_square_pos / (4.0 * weight_neg * weight_neg) / weight_pos
+        spread_neg = centred_square_neg / (4.0 * weight_pos * weight_pos) / weight_neg
     return (spread_pos / (scale * weight_pos - 1.0)
             + spread_neg / (scale * weight_neg - 1.0))
 
