@@ -4,6 +4,7 @@ Each check raises ``ValueError`` with a message that names the argument, says
 what is wrong and, for a bad element, gives its position and value.
 """
 
+import bisect
 import datetime
 import importlib
 import math
@@ -13,6 +14,7 @@ import sys
 import warnings
 from collections.abc import Iterator
 from decimal import Decimal
+from fractions import Fraction
 from typing import Any, Literal, TypeAlias
 
 import numpy as np
@@ -536,89 +538,250 @@ def check_scores(y_score, name="y_score", allow_empty=False, ranks=True, column=
     With ``column`` (scores of points, the default) a 2-d ``y_score`` follows
     :func:`score_column`: an (n, 1) column is read as its n scores.  Integers
     beyond 2**53 and extended-precision floats are not all exact as float64.
-    With ``ranks=True`` (a whole array at once) they are replaced by
-    their dense ranks, which preserves every comparison: all the metrics depend
-    on the scores only through their order.  With ``ranks=False`` (points
-    stored in a structure, compared with later points) such integers are
-    refused and extended-precision floats are rounded to float64.
-    Finiteness is checked separately (``raise_bad_score`` / the split kernel).
+    With ``ranks=True`` (a whole array at once) they are replaced by their
+    dense ranks, which preserves every comparison between scores: a function
+    that shows scores or compares them with a threshold takes the
+    :class:`ScoreScale` of :func:`ranked_scores` with them.  With
+    ``ranks=False`` (points stored in a structure, compared with later points)
+    such integers are refused and extended-precision floats are rounded to
+    float64.  Finiteness is checked separately (``raise_bad_score`` / the
+    split kernel).
     """
+    if ranks:
+        return ranked_scores(y_score, name, allow_empty, column)[0]
     array = as_1d(y_score, name, allow_empty, column=column)
     if array.size == 0:
         return np.empty(0, dtype=np.float64)
     kind = array.dtype.kind
     if kind == "O":
-        return np.ascontiguousarray(_object_scores(array, name, ranks))
-    if kind == "b":
-        array = array.astype(np.float64)
-    elif kind in "iu":
-        if array.dtype.itemsize >= 8 and (
-            int(array.max()) > _EXACT_INT_LIMIT or int(array.min()) < -_EXACT_INT_LIMIT
-        ):
-            if not ranks:
-                _raise_at_first(
-                    (array > _EXACT_INT_LIMIT) | (array < -_EXACT_INT_LIMIT), array, name,
-                    "hold integers of magnitude <= 2**53 (exact as float64)",
-                )
-            array = _dense_ranks(array)
-        else:
-            array = array.astype(np.float64)
-    elif kind == "f":
-        if array.dtype.itemsize > 8 and ranks:
-            raise_bad_score(array, name)
-            as_double = array.astype(np.float64)
-            if not np.array_equal(as_double, array):
-                as_double = _dense_ranks(array)
-            array = as_double
-        else:
-            array = array.astype(np.float64, copy=False)
-    elif kind == "c":
-        raise ValueError(f"{name} must be real, got an array of dtype {array.dtype}")
-    else:
-        raise ValueError(f"{name} must be numeric, got an array of dtype {array.dtype}")
-    return np.ascontiguousarray(array)
+        return np.ascontiguousarray(_object_floats(array, name))
+    if kind in "iu" and not _exact_integers(array):
+        _raise_at_first((array > _EXACT_INT_LIMIT) | (array < -_EXACT_INT_LIMIT), array, name,
+                        "hold integers of magnitude <= 2**53 (exact as float64)")
+    _check_real(array, name)
+    return np.ascontiguousarray(array, dtype=np.float64)
 
 
-def _object_scores(array, name, ranks):
-    """Scores given as an object array (Python ints beyond int64, Fractions, ...).
+def ranked_scores(y_score, name="y_score", allow_empty=False,
+                  column=True) -> tuple[FloatArray, "ScoreScale"]:
+    """``y_score`` as contiguous float64 of the same order and ties, and its :class:`ScoreScale`.
 
-    Exact as float64: converted.  Otherwise, with ``ranks``, replaced by their
-    dense ranks under Python's exact comparisons.  Without ``ranks`` (points
-    a structure keeps), integers beyond 2**53 are refused, as for integer
-    arrays, and other values are rounded to float64.
+    Scores all exact as float64 are converted (the scale is the identity);
+    otherwise (integers beyond 2**53, extended-precision floats, Python
+    numbers beyond float64) the float64 array holds their dense ranks and the
+    scale the sorted distinct scores, the way back to the user's values.
     """
-    as_float, exact = _object_numbers(array, name)
-    values = array.tolist()
-    for position, value in enumerate(values):
+    array = as_1d(y_score, name, allow_empty, column=column)
+    if array.size == 0:
+        return np.empty(0, dtype=np.float64), EXACT_SCALE
+    kind = array.dtype.kind
+    if kind == "O":
+        as_float, exact = _object_numbers(array, name)
+        values = array.tolist()
+        for position, value in enumerate(values):
+            if not _finite_number(value):
+                raise ValueError(f"{name} must contain only finite values; found {value!r} "
+                                 f"at position {position}")
+        if exact:
+            return as_float, EXACT_SCALE
+        return _ranked_objects(values)
+    _check_real(array, name)
+    if kind in "iu" and not _exact_integers(array):
+        return _ranked_array(array)
+    if kind == "f" and array.dtype.itemsize > 8:
+        raise_bad_score(array, name)
+        as_double = array.astype(np.float64)
+        if not np.array_equal(as_double, array):
+            return _ranked_array(array)
+        return as_double, EXACT_SCALE
+    return np.ascontiguousarray(array, dtype=np.float64), EXACT_SCALE
+
+
+def _check_real(array, name):
+    """Refuse arrays of a dtype that is not real numbers (complex, strings, dates)."""
+    if array.dtype.kind == "c":
+        raise ValueError(f"{name} must be real, got an array of dtype {array.dtype}")
+    if array.dtype.kind not in "biuf":
+        raise ValueError(f"{name} must be numeric, got an array of dtype {array.dtype}")
+
+
+def _exact_integers(array):
+    """Whether an integer array's values are all exact as float64 (magnitude <= 2**53)."""
+    return array.dtype.itemsize < 8 or (
+        int(array.max()) <= _EXACT_INT_LIMIT and int(array.min()) >= -_EXACT_INT_LIMIT)
+
+
+def _object_floats(array, name):
+    """An object array of scores a structure keeps: float64, refusing what is not exact
+    integers of magnitude <= 2**53 or finite as float64 (other values are rounded)."""
+    as_float, _ = _object_numbers(array, name)
+    for position, value in enumerate(array.tolist()):
         if not _finite_number(value):
             raise ValueError(
                 f"{name} must contain only finite values; found {value!r} at position {position}"
             )
-    if not ranks:
-        for position, value in enumerate(values):
-            if not math.isfinite(as_float[position]) or (
-                isinstance(value, (numbers.Integral, np.integer))
-                and abs(value) > _EXACT_INT_LIMIT
-            ):
-                raise ValueError(
-                    f"{name} must hold integers of magnitude <= 2**53 (exact as float64) and "
-                    f"values finite as float64; found {value!r} at position {position}"
-                )
-        return as_float
-    if exact:
-        return as_float
-    # Python's comparisons of ints, floats, Fractions and Decimals are exact.
-    values = [value.item() if isinstance(value, np.generic) else value for value in values]
+        if not math.isfinite(as_float[position]) or (
+            isinstance(value, (numbers.Integral, np.integer)) and abs(value) > _EXACT_INT_LIMIT
+        ):
+            raise ValueError(
+                f"{name} must hold integers of magnitude <= 2**53 (exact as float64) and "
+                f"values finite as float64; found {value!r} at position {position}"
+            )
+    return as_float
+
+
+def _ranked_array(array):
+    """Dense ranks of a numeric array, and the scale holding its distinct values."""
+    order = np.argsort(array, kind="stable")
+    ordered = array[order]
+    starts = np.empty(ordered.shape[0], dtype=bool)
+    starts[:1] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
+    ranks = np.empty(ordered.shape[0], dtype=np.float64)
+    ranks[order] = np.cumsum(starts) - 1
+    return ranks, ScoreScale(ordered[starts])
+
+
+def _ranked_objects(values):
+    """Dense ranks of Python numbers under Python's exact comparisons, and their scale."""
+    values = [value.item() if isinstance(value, np.generic) and value.dtype.itemsize <= 8
+              else value for value in values]
     order = sorted(range(len(values)), key=values.__getitem__)
-    result = np.empty(len(values), dtype=np.float64)
-    rank = -1
-    previous = None
+    ranks = np.empty(len(values), dtype=np.float64)
+    distinct = []
     for index in order:
-        if rank < 0 or values[index] != previous:
-            rank += 1
-            previous = values[index]
-        result[index] = rank
-    return result
+        if not distinct or values[index] != distinct[-1]:
+            distinct.append(values[index])
+        ranks[index] = len(distinct) - 1
+    scale_values = np.empty(len(distinct), dtype=object)
+    scale_values[:] = distinct
+    return ranks, ScoreScale(scale_values)
+
+
+def exact_number(value):
+    """A real number as a Python value that compares exactly with any other: numpy
+    integers as int, extended-precision floats as a Fraction, others unchanged."""
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.floating):
+        if value.dtype.itemsize > 8 and np.isfinite(value):
+            return Fraction(*value.as_integer_ratio())
+        return float(value)
+    if isinstance(value, np.bool_):
+        return int(value)
+    return value
+
+
+def check_threshold(value, name="threshold"):
+    """A threshold: a finite real number, returned exact (a Python number, or a numpy
+    extended-precision float), compared with scores exactly (class 1 when score >= it)."""
+    if isinstance(value, (bool, np.bool_)) or not _is_number(value):
+        raise ValueError(f"{name} must be a real number, got {value!r}")
+    if not _finite_number(value) or (isinstance(value, np.floating) and not np.isfinite(value)):
+        raise ValueError(f"{name} must be finite, got {value!r}")
+    if isinstance(value, np.floating) and value.dtype.itemsize > 8:
+        return value
+    return exact_number(value)
+
+
+def least_double_at_or_above(value) -> float:
+    """The least float64 f with ``x >= value`` exactly when ``x >= f`` for every float64 x
+    (``inf`` above the float64 range); exact comparisons, never rounding."""
+    if isinstance(value, float):
+        return value
+    try:
+        rounded = float(value)
+    except OverflowError:
+        rounded = math.inf if value > 0 else -math.inf
+    if rounded < value:
+        rounded = math.nextafter(rounded, math.inf)
+    elif rounded == -math.inf:
+        rounded = -sys.float_info.max
+    return rounded
+
+
+class ScoreScale:
+    """How the float64 scores the kernels see relate to the user's scores.
+
+    The identity (:data:`EXACT_SCALE`) when every score is exact as float64;
+    otherwise the kernels see dense ranks 0 .. k - 1 and ``distinct`` holds
+    the k sorted distinct scores as given (int64, uint64, an extended float
+    dtype, or objects for Python numbers).  Every reading that shows a score
+    (a curve's thresholds) or compares one with a threshold goes through it,
+    so ranks never leave the package.
+    """
+
+    __slots__ = ("_exact", "distinct")
+
+    def __init__(self, distinct=None):
+        self.distinct = distinct
+        self._exact = None
+
+    @property
+    def ranked(self) -> bool:
+        return self.distinct is not None
+
+    def values(self, keys):
+        """The user's scores of float64 keys (finite, scores of the kernels)."""
+        if self.distinct is None:
+            return keys
+        return self.distinct[np.asarray(keys).astype(np.intp)]
+
+    def thresholds(self, keys, before=(), after=()):
+        """The user's values of keys, between infinities ``before`` and ``after``: an
+        array of the scores' dtype, or of objects when that dtype holds no infinity."""
+        values = self.values(keys)
+        if values.dtype.kind in "iu" and (before or after):
+            values = values.astype(object)
+        if not (before or after):
+            return values
+        return np.concatenate((np.array(before, dtype=values.dtype), values,
+                               np.array(after, dtype=values.dtype)))
+
+    def key(self, threshold) -> float:
+        """The float64 key k of a checked threshold t: a score is >= t exactly when its
+        key is >= k: the package's one threshold rule (docs/api.rst, "Thresholds") in the
+        kernels' terms."""
+        if self.distinct is None:
+            return least_double_at_or_above(threshold)
+        if self._exact is None:
+            self._exact = [exact_number(value) for value in self.distinct]
+        # The number of distinct scores below t: the ranks at or above it are >= t.
+        return float(bisect.bisect_left(self._exact, exact_number(threshold)))
+
+    def keys(self, thresholds):
+        """:meth:`key` of each threshold of a 1-d array or list, as float64."""
+        return np.array([self.key(value) for value in thresholds], dtype=np.float64)
+
+    def midpoints(self, low_keys, high_keys):
+        """A threshold between each pair of consecutive distinct scores a < b (their keys):
+        their midpoint in the scores' own type, or b where that type has no value strictly
+        between them (so a < t <= b: the rule puts a below and b at or above)."""
+        low, high = self.values(low_keys), self.values(high_keys)
+        if low.dtype.kind == "f":
+            return _float_midpoints(low, high)
+        result = np.empty(low.shape[0], dtype=object)
+        for index, (a, b) in enumerate(zip(low.tolist(), high.tolist(), strict=True)):
+            middle = (Fraction(a) + Fraction(b)) / 2
+            if isinstance(a, int) and isinstance(b, int):
+                middle = math.ceil(middle)
+            result[index] = middle
+        return result
+
+
+def _float_midpoints(low, high):
+    """(a + b) / 2 of floats a < b without overflow, b where it rounds to a."""
+    with np.errstate(over="ignore", invalid="ignore"):
+        middle = (low + high) / 2
+    huge = np.isinf(middle) & np.isfinite(low) & np.isfinite(high)
+    if huge.any():
+        middle[huge] = low[huge] / 2 + high[huge] / 2
+    with np.errstate(invalid="ignore"):
+        return np.where(middle > low, middle, high)
+
+
+#: The scale of scores exact as float64: keys are the scores themselves.
+EXACT_SCALE = ScoreScale()
 
 
 def _finite_number(value):
@@ -642,10 +805,6 @@ def dense_ranks(values):
     ranks = np.empty(ordered.shape[0], dtype=np.int64)
     ranks[order] = np.cumsum(starts) - 1
     return ranks, int(np.count_nonzero(starts))
-
-
-def _dense_ranks(array):
-    return dense_ranks(array)[0].astype(np.float64)
 
 
 def check_same_length(labels, scores, label_name="y_true", score_name="y_score"):
@@ -815,26 +974,65 @@ def check_weight_value(value, name="weight") -> float:
     return weight
 
 
-def normalized_weights(weights) -> FloatArray:
-    """Checked weights times the power of two that brings the largest into [1, 2).
+def normalized_weights(weights, is_pos=None) -> FloatArray:
+    """Checked weights times the power of two 2**-e of :func:`weight_exponent`.
 
     Every metric of the package is invariant under multiplying all weights by
     one constant; scaling by a power of two is exact, so the scaled weights,
     and every result computed from them, are the same bit for bit whatever
-    the constant (from 1e-300 to 1e300), and products of weights neither
-    overflow nor underflow.  Weights below 2**-1022 times the largest may
-    lose bits (they are negligible next to it).
+    the constant (from 1e-300 to 1e300), and sums and products of weights
+    neither overflow nor lose the small ones.  Every positive weight stays
+    positive: a class whose weights are all tiny next to the other's is
+    still present.  ``is_pos`` (class 1 as uint8), when the weights are of
+    labelled points, bounds the products by those of the two classes.
     """
-    exponent = weight_exponent(weights)
+    exponent = weight_exponent(weights, is_pos)
     if exponent == 0:
         return weights
-    return np.ldexp(weights, -exponent)
+    scaled = np.ldexp(weights, -exponent)
+    if exponent > 0:
+        # Only beyond any exact scaling (weights spanning about 2**1500 within the
+        # points of the largest ones): those that would vanish become the least double.
+        np.copyto(scaled, _TINY_WEIGHT, where=(scaled == 0) & (weights > 0))
+    return scaled
 
 
-def weight_exponent(weights):
-    """The binary exponent of the largest weight (0 when none is positive)."""
-    largest = float(weights.max()) if weights.shape[0] else 0.0
-    return math.frexp(largest)[1] - 1 if largest > 0 else 0
+# The least positive double.
+_TINY_WEIGHT = 5e-324
+
+
+def weight_exponent(weights, is_pos=None):
+    """The exponent e of the power of two 2**-e that :func:`normalized_weights` scales by
+    (0 when no weight is positive).
+
+    The largest weight is brought into [1, 2), unless the smallest positive
+    one would then leave the normal range (lose bits or vanish): then all are
+    scaled up just enough to keep it normal, which is exact.  The scaling is
+    bounded so that the sum of n scaled weights and the products of two sums
+    (of the two classes with ``is_pos``, else of any) stay below 2**1022;
+    only where the weights span more than that allows (about 2**1500) do the
+    smallest lose bits, rounded up to stay positive.
+    """
+    if not weights.shape[0]:
+        return 0
+    largest = float(weights.max())
+    if not largest > 0:
+        return 0
+    positive = weights[weights > 0] if float(weights.min()) <= 0 else weights
+    top = math.frexp(largest)[1]
+    bottom = math.frexp(float(positive.min()))[1]
+    # 2**(top - 1) <= largest < 2**top; the smallest, >= 2**(bottom - 1), stays
+    # normal (>= 2**-1022) when scaled by 2**-e for e <= bottom + 1021.
+    exponent = min(top - 1, bottom + 1021)
+    count = weights.shape[0].bit_length()  # n < 2**count
+    tops = (top, top)
+    if is_pos is not None:
+        pos = is_pos.view(bool)
+        tops = tuple(math.frexp(float(part.max()))[1] if part.shape[0] and part.max() > 0
+                     else -1074 for part in (weights[~pos], weights[pos]))
+    # Sums below 2**(top - e + count) <= 2**1022; products of the two below 2**1022.
+    floor = max(top + count - 1022, -((1022 - sum(tops) - 2 * count) // 2))
+    return max(exponent, floor)
 
 
 def check_cost(alpha=2.0, beta=2.0, severity_ratio=None, priors=None) -> CostRule:
@@ -1020,12 +1218,12 @@ def weighted_input(y_true, y_score, sample_weight, metric, *, normalize=True):
     weights, as DeLong's variance reads them).
     """
     labels, scores, weights = binary_input(y_true, y_score, sample_weight)
+    is_pos = labels_as_is_pos(labels)
     if weights is None:
         weights = np.ones(scores.shape[0])
     elif normalize:
         # One power of two for all: the results do not depend on the weights' scale.
-        weights = normalized_weights(weights)
-    is_pos = labels_as_is_pos(labels)
+        weights = normalized_weights(weights, is_pos)
     raise_bad_score(scores)
     pos_mask = is_pos.view(bool)
     check_both_classes(weights[~pos_mask].sum(), weights[pos_mask].sum(), metric)

@@ -16,6 +16,7 @@ kernels are the engines' (``_scratch``, ``_ranges``, ``_partial``).
 
 import itertools
 import math
+import sys
 from typing import Any
 
 import numpy as np
@@ -144,8 +145,26 @@ def hull_h_and_auc(hull_fp, hull_tp, edge_neg, edge_pos, twice_u, spec) -> tuple
     about inverted scores)."""
     weight_neg, weight_pos = float(hull_fp[-1]), float(hull_tp[-1])
     pi0, pi1, alpha, beta, _ = spec.at(weight_neg, weight_pos)
-    return (unit(h_from_edges(edge_neg, edge_pos, pi0, pi1, alpha, beta)),
-            twice_u / (2.0 * weight_neg * weight_pos))
+    if min(pi0, pi1) < sys.float_info.min and math.isfinite(alpha + beta):
+        value = _h_at_vanishing_prior(edge_neg, edge_pos, pi1 < pi0)
+    else:
+        value = h_from_edges(edge_neg, edge_pos, pi0, pi1, alpha, beta)
+    return unit(value), twice_u / (2.0 * weight_neg * weight_pos)
+
+
+def _h_at_vanishing_prior(edge_neg, edge_pos, rare_pos):
+    """H's limit as one class's prior goes to 0 (below float64's normal range, where the
+    priors cannot be formed): the share of that class's weight on the hull's edges that
+    hold none of the other class.
+
+    For pi1 -> 0 every edge of the hull with class 0 weight loses pi1 d1 / N1 J(0)
+    to first order (its cost c = O(pi1)), an edge of class 1 only loses nothing, and
+    L_max = pi1 J(0) + O(pi1**(alpha + 1)): H -> the class 1 weight of the edges without
+    class 0 weight over N1 (1 for separated classes); pi0 -> 0 likewise, classes swapped.
+    """
+    rare, other = (edge_pos, edge_neg) if rare_pos else (edge_neg, edge_pos)
+    rare, other = np.asarray(rare, dtype=np.float64), np.asarray(other, dtype=np.float64)
+    return exact_sum(rare[other == 0]) / exact_sum(rare)
 
 
 def groups_h_and_auc(group_neg, group_pos, spec):
