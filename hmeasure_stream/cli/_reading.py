@@ -550,25 +550,15 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
         parser = _BlockParser(path, options, delimiter, header, indices)
         yield None
         rest = "\n".join(lines[number - first + 1:])
-        # Chunks of chunk_size rows across blocks (a live input's rows handed out at the end
-        # of each block): a problem stops the run at the chunk it is in.
-        pending, held = [], 0
+        # Chunks across blocks (a live input's rows handed out at the end of each block):
+        # a problem stops the run at the chunk it is in.
+        pending = _Pending(options)
         for text, first in itertools.chain([(rest, number + 1)], blocks):
-            for part in parser.parse(text, first, options.chunk_size - held):
-                pending.append(part)
-                held += part.labels.shape[0]
-                if held >= options.chunk_size:
-                    whole, start = _joined(pending), 0
-                    # The caller may change the chunk size between chunks.
-                    while held - start >= options.chunk_size:
-                        yield _rows(whole, start, start + options.chunk_size)
-                        start += options.chunk_size
-                    pending, held = [_rows(whole, start, held)], held - start
-            if live and held:
-                yield _joined(pending)
-                pending, held = [], 0
-        if held:
-            yield _joined(pending)
+            for part in parser.parse(text, first, pending.room):
+                yield from pending.add(part)
+            if live:
+                yield from pending.flush()
+        yield from pending.flush()
     finally:
         stream.close()
         handle.close()
@@ -676,14 +666,66 @@ def _values(array, dtype):
                          offset=array.offset * np.dtype(dtype).itemsize)
 
 
+class _Pending:
+    """Rows read and not yet handed out, handed out in chunks of ``options.chunk_size``.
+
+    The size is read afresh for each chunk, and each chunk is cut before it is
+    handed out: the caller may change ``chunk_size`` between chunks (the
+    monitor paces its progress bar so), and every row is still handed out
+    once, in order.
+    """
+
+    def __init__(self, options):
+        self.options = options
+        self.parts = []
+        self.start = 0  # the rows of parts[0] already handed out
+        self.held = 0  # the rows of parts not handed out
+
+    @property
+    def room(self):
+        """The rows the next chunk still lacks (at least one)."""
+        return max(self.options.chunk_size - self.held, 1)
+
+    def add(self, part):
+        """Keep the rows of ``part``; yield every chunk they complete."""
+        if part.labels.shape[0]:
+            self.parts.append(part)
+            self.held += part.labels.shape[0]
+        while self.held >= self.options.chunk_size:
+            yield self._take(self.options.chunk_size)
+
+    def flush(self):
+        """Yield every row held, in chunks of at most ``chunk_size``."""
+        while self.held:
+            yield self._take(min(self.held, self.options.chunk_size))
+
+    def _take(self, size):
+        if len(self.parts) > 1:
+            # Joined once per part added: what is left of the first is under a chunk.
+            self.parts = [_joined([_rows(self.parts[0], self.start, None), *self.parts[1:]])]
+            self.start = 0
+        stop = self.start + size
+        chunk = _rows(self.parts[0], self.start, stop)
+        self.held -= size
+        self.parts, self.start = (self.parts, stop) if self.held else ([], 0)
+        return chunk
+
+
 def _joined(chunks):
     """One chunk of the rows of ``chunks`` in order."""
     if len(chunks) == 1:
         return chunks[0]
     return Chunk(*(np.concatenate([getattr(chunk, field) for chunk in chunks])
                    for field in ("labels", "scores", "lines")),
-                 {name: [value for chunk in chunks for value in chunk.extras[name]]
+                 {name: _concatenated([chunk.extras[name] for chunk in chunks])
                   for name in chunks[0].extras})
+
+
+def _concatenated(parts):
+    """The values of an extra column's parts: arrays (npz, parquet) or lists (CSV text)."""
+    if isinstance(parts[0], np.ndarray):
+        return np.concatenate(parts)
+    return [value for part in parts for value in part]
 
 
 def _rows(chunk, start, stop):
@@ -890,13 +932,10 @@ def _npz_rows(path, options):
                            classes=_classes(options, path))
     scores = _array_scores(scores, path, f"array {options.score_col!r}", ranks=True)
     yield None
-    start = 0
-    while start < labels.shape[0]:
-        part = slice(start, start + options.chunk_size)
-        positions = np.arange(start, min(start + options.chunk_size, labels.shape[0]))
-        yield Chunk(labels[part], scores[part], positions,
-                    {name: arrays[name][part] for name, _ in _extra_columns(options)})
-        start = part.stop
+    pending = _Pending(options)
+    yield from pending.add(Chunk(labels, scores, np.arange(labels.shape[0]),
+                                 {name: arrays[name] for name, _ in _extra_columns(options)}))
+    yield from pending.flush()
 
 
 def _parquet_rows(path, options):
@@ -935,10 +974,14 @@ def _parquet_rows(path, options):
                     f"{path}: column {name!r} holds {kind} values; {role} must be "
                     f"numbers{hint}"
                 )
+        # Batches of the chunk size asked for at the start, cut into chunks of the size
+        # asked for at each chunk.
+        batch_size = options.chunk_size
         yield None
         start = 0
+        pending = _Pending(options)
         extra = [name for name, _ in _extra_columns(options)]
-        batches = reader.iter_batches(batch_size=options.chunk_size,
+        batches = reader.iter_batches(batch_size=batch_size,
                                       columns=list(dict.fromkeys(
                                           [options.label_col, options.score_col, *extra])))
         while True:
@@ -948,6 +991,7 @@ def _parquet_rows(path, options):
                 raise InputError(f"{path}: corrupt parquet data after row {start}: {error}") \
                     from None
             if batch is None:
+                yield from pending.flush()
                 return
             columns = []
             for name in (options.label_col, options.score_col):
@@ -968,10 +1012,11 @@ def _parquet_rows(path, options):
                     raise InputError(f"{path}: column {name!r} at position {position}: "
                                      "the value is missing (null)")
                 extras[name] = column.to_numpy(zero_copy_only=False)
-            yield Chunk(_array_labels(columns[0], path, f"column {options.label_col!r}", start,
-                                      classes),
-                        _array_scores(columns[1], path, f"column {options.score_col!r}", start),
-                        np.arange(start, start + batch.num_rows), extras)
+            yield from pending.add(Chunk(
+                _array_labels(columns[0], path, f"column {options.label_col!r}", start,
+                              classes),
+                _array_scores(columns[1], path, f"column {options.score_col!r}", start),
+                np.arange(start, start + batch.num_rows), extras))
             start += batch.num_rows
 
 
