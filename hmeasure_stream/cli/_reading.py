@@ -595,20 +595,26 @@ class _BlockParser:
             return
         self.arrow = pyarrow
         names = [f"f{index}" for index in range(len(header))]
-        score_type = pyarrow.string() if self.delayed else pyarrow.float64()
+        label_position, score_position, *copied = self.positions
+        # Each column is read once: scores that are also copied (or the labels) as their
+        # text, which the copy holds, then parsed.
+        self.score_text = self.delayed or score_position in (label_position, *copied)
+        types = {names[position]: pyarrow.string() for position in copied}
+        types[names[score_position]] = (pyarrow.string() if self.score_text
+                                        else pyarrow.float64())
         # The labels as a dictionary of their few distinct texts, each read once.
-        types = {names[self.positions[1]]: score_type,
-                 **{names[position]: pyarrow.string() for position in self.positions[2:]},
-                 names[self.positions[0]]: (pyarrow.string() if self.delayed else
-                                            pyarrow.dictionary(pyarrow.int32(),
-                                                               pyarrow.string()))}
+        types[names[label_position]] = (pyarrow.string() if self.delayed else
+                                        pyarrow.dictionary(pyarrow.int32(), pyarrow.string()))
+        read = list(dict.fromkeys(self.positions))
+        # The table's column of each of self.columns.
+        self.slots = [read.index(position) for position in self.positions]
         self.read = functools.partial(
             pyarrow.csv.read_csv,
             read_options=pyarrow.csv.ReadOptions(column_names=names, use_threads=False,
                                                  block_size=1 << 26),
             parse_options=pyarrow.csv.ParseOptions(delimiter=delimiter),
             convert_options=pyarrow.csv.ConvertOptions(
-                column_types=types, include_columns=[names[i] for i in self.positions],
+                column_types=types, include_columns=[names[i] for i in read],
                 null_values=[], strings_can_be_null=False,
                 decimal_point="," if options.decimal_comma else "."))
 
@@ -633,7 +639,7 @@ class _BlockParser:
 
     def _columns(self, table, lines):
         """The chunk of a table pyarrow read, or None for the slow path to name a problem."""
-        columns = [table.column(index).chunks for index in range(table.num_columns)]
+        columns = [table.column(index).chunks for index in self.slots]
 
         def texts(column):
             return [text for chunk in column for text in chunk.to_pylist()]
@@ -643,7 +649,14 @@ class _BlockParser:
         if self.delayed:
             return _delayed_chunk(texts(columns[0]), texts(columns[1]), lines, self.path,
                                   self.classes, self.options.decimal_comma, extras)
-        scores = np.concatenate([_values(chunk, np.float64) for chunk in columns[1]])
+        if self.score_text:
+            try:
+                scores = parse_scores(texts(columns[1]), lines, self.path,
+                                      self.options.decimal_comma)
+            except InputError:
+                return None
+        else:
+            scores = np.concatenate([_values(chunk, np.float64) for chunk in columns[1]])
         if not (np.isfinite(scores).all() and (np.abs(scores) < EXACT_INT_LIMIT).all()):
             return None  # the text of the scores names the problem
         if self.classes is not None:
