@@ -225,6 +225,8 @@ class _Blocks:
                 encoding, skip = name, len(bom)
                 break
         self.encoding = encoding
+        if not skip and codecs.lookup(encoding).name in ("utf-16", "utf-32"):
+            self._no_byte_order(first, codecs.lookup(encoding).name)
         decoder = codecs.getincrementaldecoder(encoding)()
         self.offset = skip
         block = first[skip:]
@@ -235,6 +237,9 @@ class _Blocks:
                 text = decoder.decode(block, not block)
             except UnicodeDecodeError as error:
                 self._decode_error(error, start, carry)
+            except UnicodeError as error:  # a codec's own check, not of a byte
+                raise InputError(f"{self._where(start)}: the text cannot be decoded as "
+                                 f"{self.encoding}: {error}") from None
             self.offset += len(block)
             if "\x00" in text:
                 self._nul(text, start, carry)
@@ -265,6 +270,27 @@ class _Blocks:
                     "writing? Each row of a live input must end with a line end")
             yield carry + "\n", self.line + 1
             self.line += 1
+
+    def _no_byte_order(self, first, name):
+        """Refuse UTF-16 or UTF-32 without a byte-order mark: their byte order is unknown.
+
+        (Python's ``utf-16`` codec refuses such a stream too; decoding it in the
+        machine's byte order would make the file's meaning depend on the machine.)
+        The order is suggested when the first characters' zero bytes show it, as
+        the zero high bytes of ASCII text do.
+        """
+        width = 2 if name == "utf-16" else 4
+        units = [first[k:k + width] for k in range(0, min(len(first), 64) - width + 1, width)]
+        little = sum(unit[0] != 0 and unit[-1] == 0 for unit in units)
+        big = sum(unit[0] == 0 and unit[-1] != 0 for unit in units)
+        if little and not big:
+            advice = f"its first bytes look little-endian: pass --encoding {name}-le"
+        elif big and not little:
+            advice = f"its first bytes look big-endian: pass --encoding {name}-be"
+        else:
+            advice = f"pass --encoding {name}-le or {name}-be"
+        raise InputError(f"{self.path}: no byte-order mark at the start, which {name.upper()} "
+                         f"text needs to tell its byte order; {advice}")
 
     def _nul(self, text, start, carry):
         index = text.index("\x00")
