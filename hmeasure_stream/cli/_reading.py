@@ -1001,14 +1001,16 @@ def _parquet_rows(path, options):
         classes = _classes(options, path)
         for name, role in ((options.label_col, "labels"), (options.score_col, "scores")):
             kind = schema.field(name).type
-            if not (pyarrow.types.is_integer(kind) or pyarrow.types.is_floating(kind)
-                    or pyarrow.types.is_boolean(kind)
-                    or (role == "scores" and pyarrow.types.is_decimal(kind))
-                    or (role == "labels" and classes is not None
-                        and (pyarrow.types.is_string(kind)
-                             or pyarrow.types.is_large_string(kind)))):
+            # A dictionary-encoded column (a pandas categorical) holds values of its
+            # dictionary's type; it is decoded as it is read.
+            stored = kind.value_type if pyarrow.types.is_dictionary(kind) else kind
+            text = _arrow_text(pyarrow, stored)
+            if not (pyarrow.types.is_integer(stored) or pyarrow.types.is_floating(stored)
+                    or pyarrow.types.is_boolean(stored)
+                    or (role == "scores" and pyarrow.types.is_decimal(stored))
+                    or (role == "labels" and classes is not None and text)):
                 hint = ("; for text labels give the label of class 1 with --pos-label"
-                        if role == "labels" and pyarrow.types.is_string(kind) else "")
+                        if role == "labels" and text else "")
                 raise InputError(
                     f"{path}: column {name!r} holds {kind} values; {role} must be "
                     f"numbers{hint}"
@@ -1034,7 +1036,7 @@ def _parquet_rows(path, options):
                 return
             columns = []
             for name in (options.label_col, options.score_col):
-                column = batch.column(name)
+                column = _decoded(pyarrow, batch.column(name))
                 if column.null_count:
                     position = start + column.is_null().index(True).as_py()
                     raise InputError(f"{path}: column {name!r} at position {position}: "
@@ -1045,7 +1047,7 @@ def _parquet_rows(path, options):
                 columns.append(column.to_numpy(zero_copy_only=False))
             extras = {}
             for name in extra:
-                column = batch.column(name)
+                column = _decoded(pyarrow, batch.column(name))
                 if column.null_count:
                     position = start + column.is_null().index(True).as_py()
                     raise InputError(f"{path}: column {name!r} at position {position}: "
@@ -1057,6 +1059,17 @@ def _parquet_rows(path, options):
                 _array_scores(columns[1], path, f"column {options.score_col!r}", start),
                 np.arange(start, start + batch.num_rows), extras))
             start += batch.num_rows
+
+
+def _arrow_text(pyarrow, kind):
+    """Whether an arrow type holds text (strings, large strings, string views)."""
+    return (pyarrow.types.is_string(kind) or pyarrow.types.is_large_string(kind)
+            or getattr(pyarrow.types, "is_string_view", lambda _: False)(kind))
+
+
+def _decoded(pyarrow, column):
+    """A parquet column's values: a dictionary-encoded column as the values it encodes."""
+    return column.dictionary_decode() if pyarrow.types.is_dictionary(column.type) else column
 
 
 # ----------------------------------------------------------------------------
