@@ -39,10 +39,12 @@ from hmeasure_stream._validation import (
     FloatArray,
     Label,
     Priors,
+    ScoreScale,
     SeverityRatio,
     check_positive,
     check_priors,
     check_probability_level,
+    ranked_scores,
     with_pos_label,
 )
 
@@ -119,16 +121,19 @@ class PrecisionRecallCurve(NamedTuple):
 
 def _cumulative(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
                 pos_label: Label, metric: str,
-                counts: bool = False) -> tuple[FloatArray, FloatArray, FloatArray]:
-    """(thresholds, fp, tp): the distinct scores of positive weight from the highest
-    down and the class weights at or above each (float64; with weights in the units
+                counts: bool = False) -> tuple[FloatArray, FloatArray, FloatArray, ScoreScale]:
+    """(keys, fp, tp, scale): the keys of the distinct scores of positive weight from the
+    highest down, the class weights at or above each (float64; with weights in the units
     of ``sample_weight`` for ``counts``, else scaled by a power of two: rates do not
-    depend on the scale, and the scaling keeps the sums finite)."""
-    keys, group_neg, group_pos = roc_groups(with_pos_label(y_true, pos_label), y_score,
-                                            sample_weight, metric, with_keys=True,
-                                            normalize=not counts)
+    depend on the scale, and the scaling keeps the sums finite), and the
+    :class:`~hmeasure_stream._validation.ScoreScale` that gives the user's scores of
+    the keys (dense ranks of integers beyond 2**53)."""
+    y_true = with_pos_label(y_true, pos_label)
+    scores, scale = ranked_scores(y_score)
+    keys, group_neg, group_pos = roc_groups(y_true, scores, sample_weight, metric,
+                                            with_keys=True, normalize=not counts)
     fp, tp, keys = roc_sums(group_neg, group_pos, keys)
-    return keys, fp[1:], tp[1:]
+    return keys, fp[1:], tp[1:], scale
 
 
 def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
@@ -184,9 +189,9 @@ def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike
     >>> thresholds
     array([ inf, 0.8 , 0.4 , 0.35, 0.1 ])
     """
-    return ROCCurve(*roc_curve_of(
-        *_cumulative(y_true, y_score, sample_weight, pos_label, "The ROC curve"),
-        drop_intermediate))
+    keys, fp, tp, scale = _cumulative(y_true, y_score, sample_weight, pos_label,
+                                      "The ROC curve")
+    return ROCCurve(*roc_curve_of(keys, fp, tp, drop_intermediate, scale))
 
 
 def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *,
@@ -240,9 +245,9 @@ def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *,
     >>> recall
     array([1. , 1. , 0.5, 0.5, 0. ])
     """
-    return PrecisionRecallCurve(*precision_recall_of(
-        *_cumulative(y_true, y_score, sample_weight, pos_label, "The precision-recall curve"),
-        drop_intermediate))
+    keys, fp, tp, scale = _cumulative(y_true, y_score, sample_weight, pos_label,
+                                      "The precision-recall curve")
+    return PrecisionRecallCurve(*precision_recall_of(keys, fp, tp, drop_intermediate, scale))
 
 
 def average_precision(y_true: ArrayLike, y_score: ArrayLike, *,
@@ -287,7 +292,7 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *,
     >>> average_precision([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.8333333333333333
     """
-    _, fp, tp = _cumulative(y_true, y_score, sample_weight, pos_label, "Average precision")
+    _, fp, tp, _ = _cumulative(y_true, y_score, sample_weight, pos_label, "Average precision")
     return average_precision_of(fp, tp)
 
 
@@ -365,9 +370,9 @@ def coords(y_true: ArrayLike, y_score: ArrayLike, x: float | ArrayLike | str, *,
     {'threshold': array([0.275, 0.55 ]), 'youden': array([0.66666667, 0.66666667])}
     """
     input, ret, best_method = check_coords_options(input, ret, best_method)
-    table: dict[str, FloatArray] = coords_of(
-        *_cumulative(y_true, y_score, sample_weight, pos_label, "coords", counts=True),
-        x, input, ret, best_method)
+    keys, fp, tp, scale = _cumulative(y_true, y_score, sample_weight, pos_label, "coords",
+                                      counts=True)
+    table: dict[str, FloatArray] = coords_of(keys, fp, tp, x, input, ret, best_method, scale)
     return table
 
 
@@ -472,11 +477,11 @@ def min_cost_threshold(y_true: ArrayLike, y_score: ArrayLike, *, cost: float | N
         cost = ratio / (1.0 + ratio)
     else:
         cost = check_probability_level(cost, "cost")
-    keys, fp, tp = _cumulative(y_true, y_score, sample_weight, pos_label,
-                               "The minimum-cost threshold")
+    keys, fp, tp, scale = _cumulative(y_true, y_score, sample_weight, pos_label,
+                                      "The minimum-cost threshold")
     total_neg, total_pos = float(fp[-1]), float(tp[-1])
     # The thresholds from inf (nothing is class 1) down to the lowest score.
-    thresholds = np.concatenate(([np.inf], keys))
+    thresholds = scale.thresholds(keys, before=(np.inf,))
     fp, tp = np.concatenate(([0], fp)), np.concatenate(([0], tp))
     fpr, tpr = fp / total_neg, tp / total_pos
     if priors is None:
@@ -486,5 +491,8 @@ def min_cost_threshold(y_true: ArrayLike, y_score: ArrayLike, *, cost: float | N
         pi0, pi1 = check_priors(priors)
         loss = cost * pi0 * fpr + (1.0 - cost) * pi1 * (1.0 - tpr)
     best = int(np.argmin(loss))
-    return CostThreshold(float(thresholds[best]), float(loss[best]), float(fpr[best]),
-                         float(tpr[best]))
+    threshold = thresholds[best]
+    # The user's score: a float, or (integers beyond 2**53) the score in its own type.
+    threshold = float(threshold) if thresholds.dtype == np.float64 else (
+        threshold.item() if isinstance(threshold, np.integer) else threshold)
+    return CostThreshold(threshold, float(loss[best]), float(fpr[best]), float(tpr[best]))

@@ -28,14 +28,14 @@ from hmeasure_stream._validation import (
     Label,
     Priors,
     SeverityRatio,
-    as_1d,
     check_cost,
     check_labels,
     check_max_fpr,
-    check_score_value,
+    check_threshold,
     check_weights,
     import_optional,
     labels_as_is_pos,
+    ranked_scores,
     warn_if_inverted,
     with_pos_label,
 )
@@ -275,11 +275,12 @@ def roc_hull(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike 
     array([inf,  5.,  3.,  1.])
     """
     y_true = with_pos_label(y_true, pos_label)
-    groups = _roc_groups(y_true, y_score, sample_weight, "The ROC hull",
+    scores, scale = ranked_scores(y_score)
+    groups = _roc_groups(y_true, scores, sample_weight, "The ROC hull",
                          with_keys=return_thresholds)
     if return_thresholds:
         # with_keys: (keys, group_neg, group_pos).
-        return ROCCurve(*hull_of(*groups[1:], groups[0]))  # type: ignore[call-arg]
+        return ROCCurve(*hull_of(*groups[1:], groups[0], scale))  # type: ignore[call-arg]
     hull: tuple[FloatArray, FloatArray] = hull_of(*groups)
     return hull
 
@@ -525,8 +526,9 @@ def hmeasure_report(
     y_true = with_pos_label(y_true, pos_label)
     spec = check_cost(alpha, beta, severity_ratio, priors)
     levels = report_levels(sens_spec_levels)
-    threshold = check_score_value(threshold, "threshold")
-    group_neg, group_pos, hull, cost = _hull_and_cost(y_true, y_score, sample_weight, spec)
+    threshold = check_threshold(threshold)
+    scores, scale = ranked_scores(y_score)
+    group_neg, group_pos, hull, cost = _hull_and_cost(y_true, scores, sample_weight, spec)
     weight_neg, weight_pos = float(hull[0][-1]), float(hull[1][-1])
 
     # ROC points from the highest score down; R's empirical class CDFs F0, F1
@@ -539,9 +541,9 @@ def hmeasure_report(
     warn_if_inverted(_unit(roc_auc), "hmeasure_report")
     curve = curve_metrics(hull, cost, (fpr, tpr), [(fpr, tpr)])
     # The input passed every check above; the threshold is compared with the
-    # scores as given (not their float64 ranks).
+    # user's scores exactly, through the keys of the scale.
     is_pos = labels_as_is_pos(check_labels(y_true)).astype(bool)
-    above = as_1d(y_score, "y_score", column=True) > threshold
+    above = scores >= scale.key(threshold)
     weights = (np.ones(is_pos.shape[0]) if sample_weight is None
                else check_weights(sample_weight, is_pos.shape[0]))
     counts = (_exact_sum(weights[is_pos & above]), _exact_sum(weights[~is_pos & above]),

@@ -272,17 +272,25 @@ def r_style_report(y, s, severity_ratio=None, level=0.95):
     }
 
 
-def r_misclass_counts(y, s, threshold=0.5, w=None):
+def r_threshold(threshold):
+    """The package's threshold (class 1 when s >= it) that classifies as R hmeasure's
+    ``s > threshold`` does: the next double above (they differ only at scores equal to
+    the threshold)."""
+    return float(np.nextafter(threshold, np.inf))
+
+
+def r_misclass_counts(y, s, threshold=0.5, w=None, at_or_above=False):
     """R hmeasure's ``misclassCounts(as.numeric(s > threshold), y)``, transcribed naively.
 
-    Point by point over the confusion matrix of "class 1 when s > threshold";
+    Point by point over the confusion matrix of "class 1 when s > threshold"
+    (with ``at_or_above``, the package's rule "s >= threshold");
     with ``w`` every point counts with its weight.  R's 0/0 is nan and its
     1/0 infinite (numpy float64 arithmetic).
     """
     tp = fp = tn = fn = np.float64(0.0)
     w = [1.0] * len(y) if w is None else w
     for label, score, weight in zip(y, s, w, strict=True):
-        predicted = 1 if score > threshold else 0
+        predicted = 1 if score > threshold or (at_or_above and score == threshold) else 0
         if predicted == 1 and label == 1:
             tp += weight
         elif predicted == 1 and label == 0:

@@ -11,16 +11,24 @@ two points around the value, which a structure's engine finds in O(log n).
 """
 
 
+import numbers
+from decimal import Decimal
 from typing import Any
 
 import numpy as np
 
 from hmeasure_stream._core.groups import exact_sum
 from hmeasure_stream._engines._scratch import upper_hull
-from hmeasure_stream._validation import check_option
+from hmeasure_stream._validation import (
+    EXACT_SCALE,
+    check_option,
+    exact_number,
+    least_double_at_or_above,
+)
 
-__all__ = ["COORDS_RETURNS", "average_precision_of", "check_coords_options", "coords_at",
-           "coords_between", "coords_of", "hull_of", "precision_recall_of", "roc_curve_of"]
+__all__ = ["COORDS_RETURNS", "average_precision_of", "check_coords_options",
+           "check_coords_thresholds", "coords_at", "coords_between", "coords_of", "hull_of",
+           "precision_recall_of", "roc_curve_of"]
 
 # What ``coords`` can return, in pROC's names (``youden`` is J = sens + spec - 1).
 COORDS_RETURNS = ("threshold", "specificity", "sensitivity", "accuracy", "precision", "npv",
@@ -51,8 +59,45 @@ def check_coords_values(x, input):
     return values
 
 
-def roc_curve_of(keys, fp, tp, drop_intermediate) -> tuple[Any, Any, Any]:
-    """(fpr, tpr, thresholds) of ``roc_curve``."""
+def check_coords_thresholds(x, scale=EXACT_SCALE):
+    """The thresholds of ``coords(x, input="threshold")``: ``(keys, shown)``.
+
+    ``shown`` are the thresholds as given (float64 when each is exact as a
+    float64, else an array of their own type), ``keys`` the float64 keys of
+    the scores (``scale``) such that a score is >= a threshold exactly when
+    its key is >= the threshold's key (the one rule, ``ScoreScale.key``).
+    """
+    refused = f"x must be a number or a 1-d array of numbers, got {x!r}"
+    try:
+        values = np.atleast_1d(np.asarray(x))
+    except (TypeError, ValueError, OverflowError):
+        raise ValueError(refused) from None
+    kind = values.dtype.kind
+    if values.ndim != 1 or kind not in "biufO":
+        raise ValueError(refused)
+    if kind in "iu":
+        as_doubles = values.dtype.itemsize < 8 or not values.size or bool(
+            np.all(np.abs(values.astype(np.float64)) < 2.0**53))
+    else:
+        as_doubles = kind in "bf" and values.dtype.itemsize <= 8
+    if as_doubles:
+        shown = values.astype(np.float64)
+        if np.any(np.isnan(shown)):
+            raise ValueError(refused)
+        return (shown if scale is EXACT_SCALE else scale.keys(shown.tolist())), shown
+    for value in values.tolist() if kind == "O" else values:
+        if isinstance(value, (bool, np.bool_)) or not isinstance(
+                value, (numbers.Real, np.number, Decimal)) or value != value:
+            raise ValueError(refused)
+    if scale is EXACT_SCALE:
+        keys = [least_double_at_or_above(exact_number(value)) for value in values]
+        return np.array(keys, dtype=np.float64), values
+    return scale.keys(values), values
+
+
+def roc_curve_of(keys, fp, tp, drop_intermediate, scale=EXACT_SCALE) -> tuple[Any, Any, Any]:
+    """(fpr, tpr, thresholds) of ``roc_curve``; ``scale`` gives the user's scores of
+    ``keys``."""
     if drop_intermediate and keys.shape[0] > 2:
         # A point is kept where the curve turns: its second differences are not both 0.
         turns = (np.diff(fp, 2) != 0) | (np.diff(tp, 2) != 0)
@@ -60,20 +105,22 @@ def roc_curve_of(keys, fp, tp, drop_intermediate) -> tuple[Any, Any, Any]:
         keys, fp, tp = keys[kept], fp[kept], tp[kept]
     fpr = np.concatenate(([0.0], fp / fp[-1]))
     tpr = np.concatenate(([0.0], tp / tp[-1]))
-    return fpr, tpr, np.concatenate(([np.inf], keys))
+    return fpr, tpr, scale.thresholds(keys, before=(np.inf,))
 
 
-def hull_of(group_neg, group_pos, keys=None):
+def hull_of(group_neg, group_pos, keys=None, scale=EXACT_SCALE):
     """(fpr, tpr) of the ROC hull's vertices from the groups (highest score first), and
-    with the groups' ``keys`` the threshold of each vertex (``inf`` for (0, 0))."""
+    with the groups' ``keys`` the threshold of each vertex (``inf`` for (0, 0)), a
+    user's score by ``scale``."""
     if keys is None:
         fp, tp = upper_hull(group_neg, group_pos)
         return fp / fp[-1], tp / tp[-1]
     fp, tp, ends = upper_hull(group_neg, group_pos, with_groups=True)
-    return fp / fp[-1], tp / tp[-1], np.concatenate(([np.inf], keys[ends[1:]]))
+    return fp / fp[-1], tp / tp[-1], scale.thresholds(keys[ends[1:]], before=(np.inf,))
 
 
-def precision_recall_of(keys, fp, tp, drop_intermediate) -> tuple[Any, Any, Any]:
+def precision_recall_of(keys, fp, tp, drop_intermediate,
+                        scale=EXACT_SCALE) -> tuple[Any, Any, Any]:
     """(precision, recall, thresholds) of ``precision_recall_curve``."""
     if drop_intermediate and keys.shape[0] > 2:
         # Keep a threshold where the true positives change on either side of it.
@@ -84,7 +131,7 @@ def precision_recall_of(keys, fp, tp, drop_intermediate) -> tuple[Any, Any, Any]
     precision = np.divide(tp, predicted, out=np.zeros(tp.shape[0]), where=predicted != 0)
     recall = tp / tp[-1]
     return (np.concatenate((precision[::-1], [1.0])), np.concatenate((recall[::-1], [0.0])),
-            keys[::-1].copy())
+            scale.thresholds(keys[::-1].copy()))
 
 
 def average_precision_of(fp, tp) -> float:
@@ -94,21 +141,26 @@ def average_precision_of(fp, tp) -> float:
     return exact_sum(terms) / float(tp[-1])
 
 
-def proc_curve(keys, fp, tp):
-    """pROC's curve, thresholds increasing: -inf, the midpoints of the distinct scores,
-    inf, with the class weights at or above each (float64)."""
-    thresholds = np.concatenate(([-np.inf], (keys[:-1] + keys[1:])[::-1] / 2, [np.inf]))
+def proc_curve(keys, fp, tp, scale=EXACT_SCALE):
+    """pROC's curve, thresholds increasing: -inf, a threshold between each two
+    consecutive distinct scores (their midpoint, ``ScoreScale.midpoints``), inf, with
+    the class weights at or above each (float64)."""
+    ascending = keys[::-1]
+    middle = scale.midpoints(ascending[:-1], ascending[1:])
+    thresholds = np.concatenate((np.array([-np.inf], dtype=middle.dtype), middle,
+                                 np.array([np.inf], dtype=middle.dtype)))
     fp_at = np.concatenate((fp[::-1], [0])).astype(np.float64)
     tp_at = np.concatenate((tp[::-1], [0])).astype(np.float64)
     return thresholds, fp_at, tp_at
 
 
-def coords_of(keys, fp, tp, x, input, ret, best_method):
-    """``coords`` on the whole curve of the cumulative sums (options checked)."""
+def coords_of(keys, fp, tp, x, input, ret, best_method, scale=EXACT_SCALE):
+    """``coords`` on the whole curve of the cumulative sums (options checked); ``scale``
+    relates ``keys`` to the user's scores."""
     total_neg, total_pos = float(fp[-1]), float(tp[-1])
     if isinstance(x, str):
         x = check_option(x, "x", ("all", "best"))
-        thresholds, fp_at, tp_at = proc_curve(keys, fp, tp)
+        thresholds, fp_at, tp_at = proc_curve(keys, fp, tp, scale)
         specificity = (total_neg - fp_at) / total_neg
         sensitivity = tp_at / total_pos
         chosen = slice(None)
@@ -120,14 +172,16 @@ def coords_of(keys, fp, tp, x, input, ret, best_method):
             chosen = distance == distance.min()
         return table(ret, thresholds[chosen], specificity[chosen], sensitivity[chosen],
                      fp_at[chosen], tp_at[chosen], total_neg, total_pos)
-    values = check_coords_values(x, input)
     if input == "threshold":
+        threshold_keys, shown = check_coords_thresholds(x, scale)
         # The distinct scores at or above each threshold (keys descending).
-        above = np.searchsorted(-keys, -values, side="right")
+        above = np.searchsorted(-keys, -threshold_keys, side="right")
         taken_fp = np.concatenate(([0], fp))[above].astype(np.float64)
         taken_tp = np.concatenate(([0], tp))[above].astype(np.float64)
-        return threshold_table(ret, values, taken_fp, taken_tp, total_neg, total_pos)
-    return coords_at(values, input, ret, *proc_curve(keys, fp, tp), total_neg, total_pos)
+        return threshold_table(ret, shown, taken_fp, taken_tp, total_neg, total_pos)
+    values = check_coords_values(x, input)
+    return coords_at(values, input, ret, *proc_curve(keys, fp, tp, scale), total_neg,
+                     total_pos)
 
 
 def threshold_table(ret, thresholds, fp, tp, total_neg, total_pos):
@@ -195,4 +249,6 @@ def table(ret, threshold, spec, sens, fp, tp, total_neg, total_pos):
             "youden": sens + spec - 1.0,
             "closest_topleft": (1.0 - sens) ** 2 + (1.0 - spec) ** 2,
         }
-    return {name: np.asarray(columns[name], dtype=np.float64) for name in ret}
+    # Thresholds keep the scores' type (``ScoreScale``); every other column is float64.
+    return {name: np.asarray(columns[name], dtype=None if name == "threshold" else np.float64)
+            for name in ret}

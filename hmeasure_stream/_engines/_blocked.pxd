@@ -167,6 +167,8 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef void _interval_into(self, double auc, double* out) noexcept nogil
     cdef void _above(self, double threshold, double* above_neg, double* above_pos,
                      double* total_neg, double* total_pos) noexcept nogil
+    cdef void _at_or_above(self, double threshold, double* above_neg, double* above_pos,
+                           double* total_neg, double* total_pos) noexcept nogil
     cdef void _threshold_into(self, double* out) noexcept nogil
     cdef void _record_extras(self, double[:, ::1] out, Py_ssize_t row,
                              Py_ssize_t column) noexcept nogil

@@ -1460,8 +1460,8 @@ cdef class BlockedAUCEngine(PointEngine):
                 + ("auc_var", "auc_lo", "auc_hi") * self.interval)
 
     def record_threshold(self, double threshold):
-        """Record R hmeasure's metrics of the rule "class 1 when score > ``threshold``"
-        (``_THRESHOLD_COLUMNS``) in ``slide`` too."""
+        """Record R hmeasure's metrics at ``threshold`` (``_THRESHOLD_COLUMNS``) in
+        ``slide`` too, under the package's rule (``_at_or_above``)."""
         self.at_threshold = True
         self.threshold = threshold
 
@@ -1471,7 +1471,7 @@ cdef class BlockedAUCEngine(PointEngine):
         where R has 0/0."""
         cdef double fp, tp, total_neg, total_pos, sens, precision
         cdef int k
-        self._above(self.threshold, &fp, &tp, &total_neg, &total_pos)
+        self._at_or_above(self.threshold, &fp, &tp, &total_neg, &total_pos)
         if not (total_neg > 0.0 and total_pos > 0.0):
             for k in range(6):
                 out[k] = NAN
@@ -1580,17 +1580,17 @@ cdef class BlockedAUCEngine(PointEngine):
         keys, weight_neg, weight_pos, _, _ = self.items()
         return keys[::-1].copy(), weight_neg[::-1].copy(), weight_pos[::-1].copy()
 
-    def weights_above(self, double threshold):
-        """Class weights of the scores strictly above ``threshold``, and the class totals:
-        ``(above_neg, above_pos, total_neg, total_pos)`` (``_above``)."""
+    def weights_at_or_above(self, double threshold):
+        """Class weights of the scores >= ``threshold``, and the class totals:
+        ``(above_neg, above_pos, total_neg, total_pos)`` (``_at_or_above``)."""
         cdef double above_neg, above_pos, total_neg, total_pos
         self._check_idle()
-        self._above(threshold, &above_neg, &above_pos, &total_neg, &total_pos)
+        self._at_or_above(threshold, &above_neg, &above_pos, &total_neg, &total_pos)
         return above_neg, above_pos, total_neg, total_pos
 
     def weights_from(self, const double[::1] thresholds):
-        """For each threshold t, the class weights of the scores >= t (those > the double
-        just below t): an array of shape (m, 2).  O(log n + BLOCK) each."""
+        """For each threshold t, the class weights of the scores >= t (``_at_or_above``):
+        an array of shape (m, 2).  O(log n + BLOCK) each."""
         cdef Py_ssize_t k, m = thresholds.shape[0]
         cdef double total_neg, total_pos
         weights_array = np.empty((m, 2))
@@ -1598,14 +1598,23 @@ cdef class BlockedAUCEngine(PointEngine):
         self._check_idle()
         with nogil:
             for k in range(m):
-                self._above(nextafter(thresholds[k], -INFINITY), &weights[k, 0],
-                            &weights[k, 1], &total_neg, &total_pos)
+                self._at_or_above(thresholds[k], &weights[k, 0], &weights[k, 1], &total_neg,
+                                  &total_pos)
         return weights_array
+
+    cdef void _at_or_above(self, double threshold, double* above_neg, double* above_pos,
+                           double* total_neg, double* total_pos) noexcept nogil:
+        """The package's one threshold rule (docs/api.rst, "Thresholds"): the class weights
+        of the scores >= ``threshold``, class 1 at the threshold, and the class totals.
+        The scores > the double just below the threshold (the same for every double
+        score)."""
+        self._above(nextafter(threshold, -INFINITY), above_neg, above_pos, total_neg,
+                    total_pos)
 
     cdef void _above(self, double threshold, double* above_neg, double* above_pos,
                      double* total_neg, double* total_pos) noexcept nogil:
-        """Class weights of the scores strictly above ``threshold`` and the class totals:
-        what R hmeasure predicts as class 1 at a threshold (``s > threshold``).  The class
+        """Class weights of the scores strictly above ``threshold`` and the class totals
+        (R hmeasure's ``s > threshold``; the package's rule is ``_at_or_above``).  The class
         weights of the blocks before the threshold's block (a walk up the segment tree)
         and of its keys up to the threshold are subtracted from the totals.
         O(log n + BLOCK)."""

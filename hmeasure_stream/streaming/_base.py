@@ -16,6 +16,7 @@ from numpy.typing import ArrayLike
 from hmeasure_stream._core.curves import (
     average_precision_of,
     check_coords_options,
+    check_coords_thresholds,
     check_coords_values,
     coords_between,
     coords_of,
@@ -30,6 +31,7 @@ from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._protocol import Claim, Status
 from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting
 from hmeasure_stream._validation import (
+    EXACT_SCALE,
     Duration,
     FloatArray,
     Label,
@@ -441,7 +443,10 @@ class PointSet(Pickled, _PointSlots):
         input, ret, best_method = check_coords_options(input, ret, best_method)
         if isinstance(x, str):
             return coords_of(*self._sums(units=True), x, input, ret, best_method)
-        values = check_coords_values(x, input)
+        if input == "threshold":
+            keys, values = check_coords_thresholds(x)
+        else:
+            values = check_coords_values(x, input)
         engine = self._engine
         units = self._units()
         # The class totals in the engine's units (those its reads are in).
@@ -452,7 +457,7 @@ class PointSet(Pickled, _PointSlots):
         if not hasattr(engine, "crossings"):  # the treap's engine (ApproxAUC): from its groups
             return coords_of(*self._sums(units=True), values, input, ret, best_method)
         if input == "threshold":
-            above = engine.weights_from(values) * units
+            above = engine.weights_from(keys) * units
             return threshold_table(ret, values, above[:, 0], above[:, 1], total_neg * units,
                                    total_pos * units)
         lower, upper = self._points_around(input == "sensitivity", values, total_neg, total_pos)
@@ -468,9 +473,11 @@ class PointSet(Pickled, _PointSlots):
         found = self._engine.crossings(by_sensitivity, values)
         below_neg, below_pos, with_neg, with_pos, previous_key, key, next_key = found.T
         # The points of the thresholds just below the group and just above it.
-        below = np.array([np.where(np.isnan(previous_key), -np.inf, (previous_key + key) / 2),
+        below = np.array([np.where(np.isnan(previous_key), -np.inf,
+                                   EXACT_SCALE.midpoints(previous_key, key)),
                           total_neg - below_neg, total_pos - below_pos])
-        above = np.array([np.where(np.isnan(next_key), np.inf, (key + next_key) / 2),
+        above = np.array([np.where(np.isnan(next_key), np.inf,
+                                   EXACT_SCALE.midpoints(key, next_key)),
                           total_neg - with_neg, total_pos - with_pos])
         # Specificity rises with the threshold: the group's point is the first to reach
         # the value; sensitivity falls: the point below the group is the last to reach it.

@@ -157,7 +157,7 @@ class DynamicH(_HullPointSet):
         curve = {"H": self.h, "AUCH": self.auch, "KS": ks, "MER": mer, "MWL": mwl}
         # In the caller's units: the engine stores weights scaled by a power of two.
         above_neg, above_pos, total_neg, total_pos = (
-            value * engine.scale for value in engine.weights_above(threshold))
+            value * engine.scale for value in engine.weights_at_or_above(threshold))
         counts = None
         if total_neg > 0 and total_pos > 0:
             counts = (above_pos, above_neg, total_neg - above_neg, total_pos - above_pos)

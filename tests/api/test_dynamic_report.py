@@ -157,7 +157,7 @@ def test_report_against_independent_r_definitions():
         assert report[f"Sens.Spec{percent}"] == pytest.approx(reference["Sens.Spec"], rel=1e-12)
     for key in ("KS", "MER", "MWL"):
         assert report[key] == pytest.approx(reference[key], rel=1e-12), key
-    for key, value in r_misclass_counts(y, s, 0.5).items():
+    for key, value in r_misclass_counts(y, s, 0.5, at_or_above=True).items():
         assert report[key] == pytest.approx(value, rel=1e-12), key
 
 
@@ -234,7 +234,7 @@ def test_window_threshold_metrics_match_r_definitions(window, threshold, weighte
             assert all(np.isnan(values[name][end]) for name in names)
             continue
         reference = r_misclass_counts(y[part], s[part], threshold,
-                                      None if w is None else w[part])
+                                      None if w is None else w[part], at_or_above=True)
         for name, key in zip(names, keys, strict=True):
             if np.isnan(reference[key]):
                 assert np.isnan(values[name][end]), (end, name)

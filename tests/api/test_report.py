@@ -115,7 +115,7 @@ def test_threshold_metrics_match_r_definitions(seed, threshold):
     y, s = classifier(seed, [6, 40, 200][seed % 3], [None, 1, 0][seed % 4 % 3])
     w = None if seed % 2 else np.random.default_rng(seed).integers(0, 4, len(y)) + 0.5
     report = hmeasure_report(y, s, sample_weight=w, threshold=threshold)
-    reference = r_misclass_counts(y, s, threshold, w)
+    reference = r_misclass_counts(y, s, threshold, w, at_or_above=True)
     for key in THRESHOLD_KEYS:
         if np.isnan(reference[key]):
             assert np.isnan(report[key]), key
@@ -125,8 +125,8 @@ def test_threshold_metrics_match_r_definitions(seed, threshold):
 
 @pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 def test_threshold_metrics_edge_cases():
-    # Nothing above the threshold: precision 0/0 is nan in R, F too.
-    report = hmeasure_report([0, 1, 1], [0.1, 0.2, 0.5])
+    # Nothing at or above the threshold: precision 0/0 is nan in R, F too.
+    report = hmeasure_report([0, 1, 1], [0.1, 0.2, 0.4])
     assert (report["TP"], report["FP"], report["TN"], report["FN"]) == (0.0, 0.0, 1.0, 2.0)
     assert np.isnan(report["Precision"]) and np.isnan(report["F"])
     assert report["ER"] == 2 / 3 and report["Sens"] == 0.0 and report["Spec"] == 1.0

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from reference_impl import r_style_report
+from reference_impl import r_misclass_counts, r_style_report, r_threshold
 
 from hmeasure_stream import DynamicH, hmeasure_report
 
@@ -59,8 +59,10 @@ def test_hmeasure_report_equals_r(name, index):
     case = entry["reports"][index]
     ratio = case["severity_ratio"]
     y, s = np.array(entry["y"]), np.array(entry["s"])
+    # R classifies s > t; the package's rule is s >= t: R's t is the next double here.
     report = hmeasure_report(y, s, severity_ratio="prior" if ratio == "prior" else float(ratio),
-                             sens_spec_levels=DATA["levels"], threshold=case["threshold"])
+                             sens_spec_levels=DATA["levels"],
+                             threshold=r_threshold(case["threshold"]))
     assert_equal_to_r(report, case["metrics"], y, s, None if ratio == "prior" else float(ratio))
 
 
@@ -79,8 +81,27 @@ def test_dynamic_report_equals_r(name, index):
     tracker.add_many(y[half:], s[half:])
     tracker.add(1, 0.123456)
     tracker.remove(1, 0.123456)
-    assert_equal_to_r(tracker.report(DATA["levels"], threshold=case["threshold"]),
+    assert_equal_to_r(tracker.report(DATA["levels"], threshold=r_threshold(case["threshold"])),
                       case["metrics"], y, s, float(case["severity_ratio"]))
+
+
+@pytest.mark.parametrize("name", ["heavy_ties", "imbalance"])
+def test_scores_at_the_threshold_are_class_1_unlike_r(name):
+    """The stored data hold scores equal to a threshold: there the package's rule
+    (class 1 when s >= t) counts them as class 1 where R's (s > t) does not."""
+    entry = DATA["datasets"][name]
+    y, s = np.array(entry["y"]), np.array(entry["s"])
+    for case in entry["reports"]:
+        t = case["threshold"]
+        if not np.any(s == t):
+            continue
+        ours = hmeasure_report(y, s, sens_spec_levels=DATA["levels"], threshold=t)
+        counted = r_misclass_counts(y, s, t, at_or_above=True)
+        assert (ours["TP"], ours["FP"]) == (counted["TP"], counted["FP"])
+        assert ours["TP"] + ours["FP"] > case["metrics"]["TP"] + case["metrics"]["FP"]
+        break
+    else:
+        pytest.fail(f"no score of {name} equals a threshold")
 
 
 def test_the_knife_edge_is_exercised():

@@ -139,9 +139,9 @@ def test_the_lower_hulls_follow_batches_weights_scaling_and_emptying():
 
 @pytest.mark.parametrize("level", [0.05, 0.5, 0.95, 0.999])
 @pytest.mark.parametrize("block_limit", [2, 5, 128])
-def test_fixed_level_and_weights_above_against_r(level, block_limit):
+def test_fixed_level_and_weights_at_or_above_against_r(level, block_limit):
     """The blocked engine's R lookups (``fixed_level``) against R's report transcribed
-    naively, and ``weights_above`` against a direct count, on tied scores."""
+    naively, and ``weights_at_or_above`` against a direct count, on tied scores."""
     rng = np.random.default_rng(int(level * 1000) + block_limit)
     engine = BlockedAUCEngine(capacity=1, block_limit=block_limit)
     all_y, all_s = np.zeros(0, dtype=np.uint8), np.zeros(0)
@@ -157,8 +157,8 @@ def test_fixed_level_and_weights_above_against_r(level, block_limit):
         assert engine.fixed_level(False, level) == pytest.approx(expected["Sens.Spec"],
                                                                  abs=1e-14)
         for threshold in (-1.0, 0.0, 1.0, 1.5, 3.0, 9.0):
-            above = all_s > threshold
-            assert engine.weights_above(threshold) == (
+            above = all_s >= threshold
+            assert engine.weights_at_or_above(threshold) == (
                 float(np.sum(above & (all_y == 0))), float(np.sum(above & (all_y == 1))),
                 float(np.sum(all_y == 0)), float(np.sum(all_y == 1)))
         groups = engine.score_groups()
@@ -175,7 +175,8 @@ def test_fixed_level_is_nan_with_one_class():
     assert np.isnan(engine.fixed_level(True, 0.9))
     engine.add(1, 0.5)
     assert np.isnan(engine.fixed_level(False, 0.9))
-    assert engine.weights_above(0.0) == (0.0, 1.0, 0.0, 1.0)
+    assert engine.weights_at_or_above(0.5) == (0.0, 1.0, 0.0, 1.0)
+    assert engine.weights_at_or_above(np.nextafter(0.5, 1)) == (0.0, 0.0, 0.0, 1.0)
 
 
 @pytest.mark.parametrize("epsilon", [1e-9, 0.1, 0.5, 2.0])

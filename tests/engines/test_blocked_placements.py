@@ -250,8 +250,8 @@ def test_recorded_interval_columns_equal_auc_ci_from_scratch(rng, weighted, hull
 
 
 def _threshold_by_counting(y, s, w, threshold):
-    """ER, Sens, Spec, Precision, F, Youden of "class 1 when s > threshold", counted."""
-    predicted = s > threshold
+    """ER, Sens, Spec, Precision, F, Youden of "class 1 when s >= threshold", counted."""
+    predicted = s >= threshold
     tp, fp = w[predicted & (y == 1)].sum(), w[predicted & (y == 0)].sum()
     fn, tn = w[~predicted & (y == 1)].sum(), w[~predicted & (y == 0)].sum()
     if not (tp + fn > 0 and tn + fp > 0):
