@@ -285,7 +285,8 @@ class DelayedAUC(Pickled):
         of class 1 ``prob`` (default: the score) and, for a duration window, its ``time``
         (seconds since the epoch, datetime, ISO string; not before the newest).
 
-        Raises ValueError on a key in the window or an invalid value.
+        Raises ValueError on a key in the window (a key whose prediction leaves the
+        window as this one enters is free) or an invalid value.
         """
         _check_key(key, "predict")
         if type(score) is not float or score - score != 0.0:  # (a finite float passes)
@@ -301,7 +302,7 @@ class DelayedAUC(Pickled):
                 + ("; it defaults to score: give prob= with scores outside [0, 1]"
                    if defaulted else ""))
         nanoseconds = self._time(time)
-        if key in self._slots:
+        if self._held_at(key, nanoseconds, 0):
             raise ValueError(
                 f"predict: the key {key!r} is already in the window (a key names one "
                 "prediction: forget it first to predict it again)")
@@ -328,7 +329,8 @@ class DelayedAUC(Pickled):
             if times is not None:
                 check_times(times, len(keys))
             nanoseconds = [None] * len(keys)
-        held = next((key for key in keys if key in self._slots), _NONE)
+        held = next((key for ahead, (key, at) in enumerate(zip(keys, nanoseconds, strict=True))
+                     if self._held_at(key, at, ahead)), _NONE)
         if held is not _NONE:
             raise ValueError(f"predict_many: the key {held!r} is already in the window")
         with claimed(*self._realized, *self._expected):
@@ -336,18 +338,34 @@ class DelayedAUC(Pickled):
                                             strict=True):
                 self._enter(key, score, prob, at)
 
+    def _place(self, nanoseconds: int | None, ahead: int) -> tuple[Any, Any]:
+        """(position, decay_at) of the prediction ``ahead`` after the next one to enter, at
+        ``nanoseconds`` (its time in ns if kept, else None)."""
+        number = self._made + ahead
+        return (nanoseconds if self._by_time else number,
+                None if self._decay is None else nanoseconds if self._decay[1] else number)
+
+    def _held_at(self, key: Hashable, nanoseconds: int | None, ahead: int) -> bool:
+        """Whether ``key`` names a prediction still in the window when the prediction
+        ``ahead`` after the next one enters at ``nanoseconds``: one that would leave the
+        window as it enters does not hold its key (the key then names the new one)."""
+        slot = self._slots.get(key)
+        if slot is None:
+            return False
+        return self._order is None or not self._beyond(slot, *self._place(nanoseconds, ahead), 1)
+
     def _enter(self, key: Hashable, score: float, prob: float, nanoseconds: int | None) -> None:
         """Register a checked prediction (its time in ns if kept, else None)."""
-        position = nanoseconds if self._by_time else self._made
-        decay_at = (None if self._decay is None
-                    else nanoseconds if self._decay[1] else self._made)
+        position, decay_at = self._place(nanoseconds, 0)
         slot = [score, prob, position, _PENDING, 1.0, decay_at]
         with claimed(*self._realized, *self._expected):  # (one operation: every engine)
-            self._expired.pop(key, None)
             self._made += 1
             if self._order is not None:
+                # (an earlier prediction of the key leaves here, if it is still held)
                 self._slide(position, decay_at)
                 self._order.append((key, slot))
+            # The key names this prediction now, not one that left unlabelled.
+            self._expired.pop(key, None)
             if self._decay is not None:
                 slot[_WEIGHT] = self._decay_factor(decay_at)
             for is_pos, weight in self._parts(slot):

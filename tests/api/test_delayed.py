@@ -81,26 +81,37 @@ class DelayedMachine(RuleBasedStateMachine):
     def held(self):
         return [r for r in self.records if r["state"] == "held"]
 
-    def age(self, record):
-        """The prediction's age in half-lives (0 without decay)."""
+    def age(self, record, ahead=0, now=None):
+        """The prediction's age in half-lives (0 without decay), ``ahead`` predictions
+        after the newest, at ``now`` (default: the newest's time)."""
+        now = self.now if now is None else now
         if self.half_life is None:
             return 0.0
         if self.half_life == "1s":
-            return self.now - record["time"]
-        return (len(self.records) - 1 - record["number"]) / self.half_life
+            return now - record["time"]
+        return (len(self.records) - 1 + ahead - record["number"]) / self.half_life
 
     def weight(self, record):
         return 2.0 ** -self.age(record)
 
-    def out_of(self, record, factor):
-        """Whether ``record`` is out of ``factor`` windows (and 60 half-lives)."""
-        if self.age(record) > factor * 60:
+    def out_of(self, record, factor, ahead=0, now=None):
+        """Whether ``record`` is out of ``factor`` windows (and 60 half-lives), ``ahead``
+        predictions after the newest, at ``now``."""
+        now = self.now if now is None else now
+        if self.age(record, ahead, now) > factor * 60:
             return True
         if self.window is None:
             return False
         if self.window == "5s":
-            return record["time"] <= self.now - factor * 5
-        return record["number"] <= len(self.records) - 1 - factor * self.window
+            return record["time"] <= now - factor * 5
+        return record["number"] <= len(self.records) - 1 + ahead - factor * self.window
+
+    def holds(self, key, ahead=1, now=None):
+        """Whether ``key`` is held when the prediction ``ahead`` after the newest enters at
+        ``now``: its prediction is in the window and does not leave it then."""
+        record = self.latest(key)
+        return (record is not None and record["state"] == "held"
+                and not self.out_of(record, 1, ahead, now))
 
     def slide(self):
         for record in self.held():
@@ -111,11 +122,10 @@ class DelayedMachine(RuleBasedStateMachine):
 
     @rule(key=KEYS, score=SCORES, prob=PROBS, step=st.integers(0, 3))
     def predict(self, key, score, prob, step):
-        record = self.latest(key)
         time = None
         if self.timed:
             time = self.now + step
-        if record is not None and record["state"] == "held":
+        if self.holds(key, now=time):
             unchanged_after(self.monitor, lambda: self.monitor.predict(key, score, prob,
                                                                        time=time), ValueError)
             return
@@ -171,7 +181,8 @@ class DelayedMachine(RuleBasedStateMachine):
             np.array(keys) if as_array else keys, scores, probs,
             times=times if self.timed else None)
         if len(set(keys)) < len(keys) or any(
-                (r := self.latest(key)) is not None and r["state"] == "held" for key in keys):
+                self.holds(key, ahead + 1, time if self.timed else None)
+                for ahead, (key, time) in enumerate(zip(keys, times, strict=True))):
             unchanged_after(self.monitor, call, ValueError)
             return
         call()
@@ -543,8 +554,8 @@ def test_batches_are_all_or_nothing():
     for call, error, match in [
         (lambda: monitor.predict_many(["d", "d"], [0.1, 0.2], times=[1.8e9, 1.8e9]), ValueError,
          "given twice"),
-        (lambda: monitor.predict_many(["d", "a"], [0.1, 0.2], times=[1.8e9, 1.8e9]), ValueError,
-         "already in the window"),
+        (lambda: monitor.predict_many(["d", "a"], [0.1, 0.2], times=["2026-11-28T10:30"] * 2),
+         ValueError, "already in the window"),
         (lambda: monitor.predict_many(["d"], [0.1]), ValueError, "times is required"),
         (lambda: monitor.predict_many(["d"], [0.1], times=["2026-11-28T09:00"]), ValueError,
          "backwards"),

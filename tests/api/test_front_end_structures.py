@@ -107,7 +107,7 @@ def test_decayed_interval_of_nearly_separated_data():
     exact = float(definition_variance(*rows))
     assert 0 < exact < 1e-6
     assert tracker.auc_variance == pytest.approx(exact, rel=1e-9)
-    low, high, _ = auc_ci(*rows[:2], sample_weight=rows[2])
+    low, _, _ = auc_ci(*rows[:2], sample_weight=rows[2])
     assert abs(tracker.auc_ci().low - low) <= 1e-10
 
 
@@ -123,3 +123,179 @@ def test_decayed_variance_follows_the_definition_after_removals():
             rows = decayed_rows(y, s, end, 90, half_life)
             exact = float(definition_variance(*rows))
             assert math.isclose(tracker.auc_variance, exact, rel_tol=1e-9, abs_tol=1e-22)
+
+
+# ---------------------------------------------------------------------------
+# DelayedAUC: a key predicted again once its first prediction left the window
+
+
+def brute_auc(points):
+    """Mann-Whitney by its definition over (label, score) pairs; nan without a class."""
+    pos = [s for y, s in points if y == 1]
+    neg = [s for y, s in points if y == 0]
+    if not pos or not neg:
+        return math.nan
+    pairs = sum(1.0 if p > n else 0.5 if p == n else 0.0 for p in pos for n in neg)
+    return pairs / (len(pos) * len(neg))
+
+
+class LivePredictions:
+    """The model: a dict of the live predictions, key -> [time, number, score, prob,
+    label or None], the window moving with each prediction (times in seconds), and the
+    predictions that left it unlabelled, remembered for one more window."""
+
+    def __init__(self, seconds=None, count=None):
+        self.seconds, self.count = seconds, count
+        self.live, self.left, self.made, self.late = {}, {}, 0, 0
+
+    def _out(self, entry, time, number, windows):
+        if self.seconds is not None:
+            return entry[0] <= time - windows * self.seconds
+        return entry[1] <= number - windows * self.count
+
+    def predict(self, key, time, score, prob):
+        """True if the prediction is taken, False if refused (the key is live at ``time``:
+        a refused prediction moves no window)."""
+        if key in self.live and not self._out(self.live[key], time, self.made, 1):
+            return False
+        for name in list(self.live):
+            if self._out(self.live[name], time, self.made, 1):
+                entry = self.live.pop(name)
+                if entry[4] is None:
+                    self.left[name] = entry
+        for name in list(self.left):
+            if self._out(self.left[name], time, self.made, 2):
+                del self.left[name]
+        self.left.pop(key, None)
+        self.live[key] = [time, self.made, score, prob, None]
+        self.made += 1
+        return True
+
+    def label(self, key, label):
+        """"ok", "late", "twice" (ValueError) or "unknown" (KeyError)."""
+        entry = self.live.get(key)
+        if entry is None:
+            entry = self.left.get(key)
+            if entry is None:
+                return "unknown"
+            if entry[4] is not None:
+                return "twice"
+            entry[4] = label
+            self.late += 1
+            return "late"
+        if entry[4] is not None:
+            return "twice"
+        entry[4] = label
+        return "ok"
+
+
+def run_delayed_sequence(seed, window, model):
+    from hmeasure_stream import DelayedAUC, expected_auc
+
+    rng = np.random.default_rng(seed)
+    tracker = DelayedAUC(window=window)
+    time = 0
+    for _ in range(400):
+        action = rng.choice(["predict", "predict", "label", "forget", "wait"])
+        key = int(rng.integers(0, 5))
+        if action == "wait":
+            time += int(rng.choice([0, 1, 4, 9, 10, 11, 3600]))
+            continue
+        if action == "predict":
+            score = float(rng.choice([0.1, 0.3, 0.5, 0.7, 0.9]))
+            prob = float(rng.choice([0.2, 0.5, 0.8]))
+            taken = model.predict(key, time, score, prob)
+            if taken:
+                tracker.predict(key, score, prob, time=time)
+            else:
+                with pytest.raises(ValueError, match="already in the window"):
+                    tracker.predict(key, score, prob, time=time)
+        elif action == "label":
+            label = int(rng.integers(0, 2))
+            outcome = model.label(key, label)
+            if outcome in ("ok", "late"):
+                tracker.label(key, label)
+            elif outcome == "twice":
+                with pytest.raises(ValueError, match="labelled already"):
+                    tracker.label(key, label)
+            else:
+                with pytest.raises(KeyError):
+                    tracker.label(key, label)
+        else:
+            if key in model.live:
+                del model.live[key]
+                tracker.forget(key)
+            else:
+                with pytest.raises(KeyError):
+                    tracker.forget(key)
+        live = model.live.values()
+        assert len(tracker) == len(model.live)
+        assert all(name in tracker for name in model.live)
+        assert tracker.n_pending == sum(entry[4] is None for entry in live)
+        assert tracker.n_late_labels == model.late
+        realized = brute_auc([(entry[4], entry[2]) for entry in live if entry[4] is not None])
+        assert tracker.auc == pytest.approx(realized, nan_ok=True, rel=1e-12)
+        probs = [entry[3] if entry[4] is None else float(entry[4]) for entry in live]
+        scores = [entry[2] for entry in live]
+        has_both = 0 < sum(probs) < len(probs)
+        expected = expected_auc(probs, scores) if has_both else math.nan
+        assert tracker.expected_auc == pytest.approx(expected, nan_ok=True, rel=1e-12)
+        time += int(rng.integers(0, 3))
+    return model
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_delayed_key_predicted_again_after_leaving_a_time_window(seed):
+    model = run_delayed_sequence(seed, "10s", LivePredictions(seconds=10))
+    assert model.made > 50
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_delayed_key_predicted_again_after_leaving_a_count_window(seed):
+    model = run_delayed_sequence(seed, 3, LivePredictions(count=3))
+    assert model.made > 50
+
+
+def test_delayed_key_reused_an_hour_later():
+    from hmeasure_stream import DelayedAUC
+
+    tracker = DelayedAUC(window="10s")
+    tracker.predict("a", 0.9, time=0)
+    tracker.predict("a", 0.2, time=3600)
+    assert len(tracker) == 1 and tracker.n_pending == 1
+    tracker.label("a", 0)
+    assert tracker.n_late_labels == 0
+    with pytest.raises(ValueError, match="already in the window"):
+        tracker.predict("a", 0.5, time=3605)
+    # The refusal changed nothing.
+    assert len(tracker) == 1 and tracker.n_pending == 0
+    # In a batch: each prediction against the window as it enters.
+    counted = DelayedAUC(window=3)
+    counted.predict_many(["a", "b"], [0.1, 0.2])
+    with pytest.raises(ValueError, match="'a' is already in the window"):
+        counted.predict_many(["a", "c"], [0.3, 0.4])
+    assert len(counted) == 2 and "c" not in counted
+    counted.predict_many(["c", "a"], [0.3, 0.4])
+    assert len(counted) == 3 and all(key in counted for key in "abc")
+    assert counted.n_pending == 3
+    timed = DelayedAUC(window="10s")
+    timed.predict_many(["a", "b"], [0.1, 0.2], times=[0, 5])
+    with pytest.raises(ValueError, match="'b' is already in the window"):
+        timed.predict_many(["a", "b"], [0.3, 0.4], times=[10, 14])
+    timed.predict_many(["a", "b"], [0.3, 0.4], times=[10, 15])
+    assert len(timed) == 2 and timed.n_pending == 2
+
+
+def test_delayed_command_line_reuses_an_id_after_the_window(tmp_path, capsys):
+    from hmeasure_stream.cli import main
+
+    source = tmp_path / "stream.csv"
+    source.write_text("id,label,score,time\na,,0.9,0\nb,,0.2,1\na,1,,2\nb,0,,2\n"
+                      "a,,0.3,3600\nc,,0.8,3601\na,0,,3602\nc,1,,3602\n")
+    out = tmp_path / "out.csv"
+    code = main([str(source), "--delayed", "--id-col", "id", "--window", "10s",
+                 "--time-col", "time", "--out", str(out)])
+    assert code == 0, capsys.readouterr().err
+    last = out.read_text().strip().splitlines()[-1].split(",")
+    # The window at t=3602: a (0.3, class 0) and c (0.8, class 1), both labelled.
+    assert last[-3:] == [str(brute_auc([(0, 0.3), (1, 0.8)])), "1.0", "0"]
