@@ -6,7 +6,8 @@ parquet, and otherwise text (CSV).  A name that promises a format the bytes do
 not hold (a text file named ``.npz``) is refused.  Text is decoded by its
 byte-order mark (UTF-8 as Excel writes it, UTF-16, UTF-32), else by
 ``encoding`` (UTF-8 by default); a byte that does not decode is reported with
-its offset.  A line ends with LF, CRLF or a lone CR (old Mac files).  CSV
+its offset, and UTF-16 or UTF-32 without a mark is refused unless ``encoding``
+names its byte order (``utf-16-le``).  A line ends with LF, CRLF or a lone CR (old Mac files).  CSV
 rows are reported by their physical line number in the file (comment lines
 starting with ``#`` and blank lines count), and each must have as many fields
 as the header.  Scores are decimal numbers as CSV writes them (ASCII digits,
@@ -25,6 +26,12 @@ a block with a quote, a comment or a blank line (whose rows are not its
 lines), or in which pyarrow stops or finds a score that needs its text (not
 finite, or beyond 2**53), is read by Python's ``csv`` module, which names the
 line of the problem.
+
+Chunks hold ``chunk_size`` rows as the option stands when each is cut (the
+caller may change it between chunks).  A column copied to the output that is
+also the label or score column is copied as written and read as labels or
+scores too.  Parquet columns dictionary-encoded (pandas categoricals) are read
+as the values they encode.
 
 Every problem with the input is an :class:`InputError`: one line, naming the
 file and where in it.

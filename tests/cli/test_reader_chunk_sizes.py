@@ -158,3 +158,18 @@ def test_each_chunk_has_the_size_asked_for(tmp_path, table, path_kind):
     assert got[:-1] == asked[:len(got) - 1]
     assert 0 < got[-1] <= asked[len(got) - 1]
     check(chunks, y, s, ids)
+
+
+def test_parquet_integer_scores_reach_the_monitor_exactly(tmp_path):
+    """int64 scores up to 2**53 in magnitude are handed on as float64 that equal them."""
+    limit = 2**53
+    s = np.array([limit, limit - 1, -limit, 3, limit - 2, -(limit - 1)] * 50, dtype=np.int64)
+    y = np.arange(s.shape[0]) % 2
+    path = tmp_path / "rows.parquet"
+    parquet.write_table(pyarrow.table({"label": y, "score": s, "id": s}), path,
+                        row_group_size=64)
+    chunks = read_all(path, random_sizes(6))
+    scores = np.concatenate([chunk.scores for chunk in chunks])
+    assert scores.dtype == np.float64
+    assert [int(value) for value in scores.tolist()] == s.tolist()
+    assert [int(value) for chunk in chunks for value in chunk.extras["id"]] == s.tolist()
