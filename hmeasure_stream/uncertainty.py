@@ -89,7 +89,8 @@ class AUCTestResult(NamedTuple):
     df : float
         Degrees of freedom of the Student t distribution of Z under the null
         hypothesis: ``inf`` (the standard normal) for the paired test, Welch
-        and Satterthwaite's for the unpaired one.
+        and Satterthwaite's for the unpaired one (``inf`` when both
+        variances are 0).
     """
 
     statistic: float
@@ -755,6 +756,18 @@ def _unpaired_sample(y_true: ArrayLike, y_score: ArrayLike, pos_label: Label, la
     return variance, cast(float, estimate), len(cast("Sized", y_true))  # (with_auc: a float)
 
 
+def _welch_satterthwaite(variance1: float, size1: int, variance2: float, size2: int) -> float:
+    """Welch and Satterthwaite's degrees of freedom of sqrt(V1 + V2), with each sample's
+    size: (V1 + V2)^2 / (V1^2 / (n1 - 1) + V2^2 / (n2 - 1)), from the shares of the sum
+    (no square to underflow); ``inf`` when both variances are 0, where Z is 0 or +-inf
+    and its p-value the same under every t distribution (the paired test's normal)."""
+    total = variance1 + variance2
+    if total == 0.0:
+        return math.inf
+    share1, share2 = variance1 / total, variance2 / total
+    return 1.0 / (share1 * share1 / (size1 - 1) + share2 * share2 / (size2 - 1))
+
+
 def auc_test(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, *,
              y_true2: ArrayLike | None = None,
              alternative: Literal["two-sided", "less", "greater"] = "two-sided",
@@ -794,8 +807,12 @@ def auc_test(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, *,
         Named tuple ``(statistic, pvalue, difference, std_error, df)``: Z, the
         p-value of ``alternative``, A1 - A2, its standard error and the degrees
         of freedom of Z's distribution (``inf`` when paired).  When the
-        standard error is 0 (e.g. identical scores) Z is 0 if the AUCs are
-        equal, and +-inf otherwise, as in pROC.
+        standard error is 0 (e.g. identical scores, or unpaired samples both
+        perfectly separated) Z is 0 if the AUCs are equal, and +-inf
+        otherwise, as in pROC: the two-sided p-value is then 1 or 0 (a
+        one-sided one 0.5, or 0 or 1), and the unpaired test's degrees of
+        freedom are ``inf`` as the paired test's (every t distribution gives
+        these p-values).
 
     Raises
     ------
@@ -856,9 +873,7 @@ def auc_test(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, *,
             _unpaired_sample(y_true2, y_score2, pos_label, "y_true2", "y_score2"))
         std_error = math.sqrt(variance1 + variance2)
         difference = auc1 - auc2
-        # Welch and Satterthwaite's degrees of freedom, with each sample's size.
-        df = (variance1 + variance2) ** 2 / (variance1 ** 2 / (size1 - 1)
-                                            + variance2 ** 2 / (size2 - 1))
+        df = _welch_satterthwaite(variance1, size1, variance2, size2)
     if std_error > 0:
         statistic = difference / std_error
     elif difference == 0:

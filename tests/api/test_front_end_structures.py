@@ -299,3 +299,48 @@ def test_delayed_command_line_reuses_an_id_after_the_window(tmp_path, capsys):
     last = out.read_text().strip().splitlines()[-1].split(",")
     # The window at t=3602: a (0.3, class 0) and c (0.8, class 1), both labelled.
     assert last[-3:] == [str(brute_auc([(0, 0.3), (1, 0.8)])), "1.0", "0"]
+
+
+# ---------------------------------------------------------------------------
+# The unpaired test with both variances 0
+
+
+def test_unpaired_test_with_both_variances_zero():
+    from hmeasure_stream import auc_test
+
+    y = [0, 0, 0, 1, 1]
+    separated_scores, inverted_scores = [1, 2, 3, 4, 5], [5, 4, 3, 2, 1]
+    # AUC 1 and AUC 0: every placement is 1 (or 0), both variances are 0.
+    assert definition_variance(y, separated_scores, [1] * 5) == 0
+    assert definition_variance(y, inverted_scores, [1] * 5) == 0
+    paired_equal = auc_test(y, separated_scores, separated_scores)
+    assert paired_equal == (0.0, 1.0, 0.0, 0.0, math.inf)
+    equal = auc_test(y, separated_scores, [10, 20, 30, 40, 50], y_true2=y)
+    assert equal == paired_equal
+    for alternative, pvalue in (("two-sided", 0.0), ("greater", 0.0), ("less", 1.0)):
+        apart = auc_test(y, separated_scores, inverted_scores, y_true2=y,
+                         alternative=alternative)
+        assert apart == (math.inf, pvalue, 1.0, 0.0, math.inf)
+        reverse = auc_test(y, inverted_scores, separated_scores, y_true2=y,
+                           alternative=alternative)
+        assert reverse == (-math.inf, {"two-sided": 0.0, "greater": 1.0, "less": 0.0}[
+            alternative], -1.0, 0.0, math.inf)
+    assert auc_test(y, separated_scores, separated_scores, y_true2=y,
+                    alternative="less").pvalue == 0.5
+
+
+def test_unpaired_test_with_one_variance_zero():
+    from scipy import stats
+
+    from hmeasure_stream import auc_test
+
+    y1, s1 = [0, 0, 0, 1, 1], [1, 2, 3, 4, 5]
+    y2, s2 = [0, 1, 0, 1, 0, 1, 1], [1, 2, 3, 4, 5, 6, 0]
+    variance2 = float(definition_variance(y2, s2, [1] * 7))
+    assert variance2 > 0
+    result = auc_test(y1, s1, s2, y_true2=y2)
+    # Welch and Satterthwaite with V1 = 0: (V2)^2 / (V2^2 / (n2 - 1)) = n2 - 1.
+    assert result.df == pytest.approx(6.0, rel=1e-15)
+    area2 = brute_auc(list(zip(y2, s2, strict=True)))
+    assert result.statistic == pytest.approx((1.0 - area2) / math.sqrt(variance2), rel=1e-12)
+    assert result.pvalue == pytest.approx(2 * stats.t.sf(abs(result.statistic), 6), rel=1e-9)
