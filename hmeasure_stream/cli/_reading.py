@@ -728,22 +728,27 @@ class _Pending:
         self.held = 0  # the rows of parts not handed out
 
     @property
+    def size(self):
+        """The size of the next chunk, as asked for now (at least one row)."""
+        return max(int(self.options.chunk_size), 1)
+
+    @property
     def room(self):
         """The rows the next chunk still lacks (at least one)."""
-        return max(self.options.chunk_size - self.held, 1)
+        return max(self.size - self.held, 1)
 
     def add(self, part):
         """Keep the rows of ``part``; yield every chunk they complete."""
         if part.labels.shape[0]:
             self.parts.append(part)
             self.held += part.labels.shape[0]
-        while self.held >= self.options.chunk_size:
-            yield self._take(self.options.chunk_size)
+        while self.held >= self.size:
+            yield self._take(self.size)
 
     def flush(self):
         """Yield every row held, in chunks of at most ``chunk_size``."""
         while self.held:
-            yield self._take(min(self.held, self.options.chunk_size))
+            yield self._take(min(self.held, self.size))
 
     def _take(self, size):
         if len(self.parts) > 1:
