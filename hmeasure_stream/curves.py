@@ -15,8 +15,9 @@ passes over the distinct scores):
 
 Every curve is read from the *groups*: the distinct scores from the highest
 down with the class weights of their points; the rule of a threshold t is
-"class 1 when the score is >= t", so the cumulative class weights of the
-groups down to t are its false and true positives.  A point of zero weight
+"class 1 when the score is >= t" (the package's one rule, docs/api.rst,
+"Thresholds"), so the cumulative class weights of the groups down to t are
+its false and true positives.  A point of zero weight
 is absent (as in scikit-learn): a score whose points all weigh zero is no
 threshold.
 """
@@ -65,9 +66,11 @@ class ROCCurve(NamedTuple):
         False positive rates, non-decreasing from 0 to 1.
     tpr : ndarray of float64
         True positive rates, non-decreasing from 0 to 1.
-    thresholds : ndarray of float64
+    thresholds : ndarray
         Decreasing; ``fpr[i]``, ``tpr[i]`` are the rates of "class 1 when the
-        score is >= thresholds[i]"; the first is ``inf`` (nothing is class 1).
+        score is >= thresholds[i]" (:ref:`thresholds`); the first is ``inf``
+        (nothing is class 1).  float64, but for integer scores beyond 2**53:
+        those scores, as objects (:ref:`thresholds`).
 
     See Also
     --------
@@ -99,8 +102,9 @@ class PrecisionRecallCurve(NamedTuple):
         Precision at each threshold, then 1 (the curve's end at recall 0).
     recall : ndarray of float64
         Recall at each threshold (non-increasing), then 0.
-    thresholds : ndarray of float64
-        Increasing, one fewer than ``precision``: the distinct scores.
+    thresholds : ndarray
+        Increasing, one fewer than ``precision``: the distinct scores (float64,
+        or their own dtype for integers beyond 2**53, :ref:`thresholds`).
 
     See Also
     --------
@@ -142,8 +146,8 @@ def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike
     """The ROC curve with the threshold of each point.
 
     The point of a threshold t is (FPR, TPR) of the rule "class 1 when the
-    score is >= t"; the thresholds are the distinct scores, from the highest
-    down, after ``inf`` (nothing is class 1).
+    score is >= t" (:ref:`thresholds`); the thresholds are the distinct
+    scores, from the highest down, after ``inf`` (nothing is class 1).
 
     Parameters
     ----------
@@ -319,7 +323,8 @@ def coords(y_true: ArrayLike, y_score: ArrayLike, x: float | ArrayLike | str, *,
         (``"closest_topleft"``).
     input : {"threshold", "specificity", "sensitivity"}, default "threshold"
         What ``x`` is.  At a threshold t the rule is "class 1 when the score
-        is >= t".  A specificity between two points of the curve reads the
+        is >= t" (:ref:`thresholds`), compared exactly (a Python int beyond
+        2**53 too).  A specificity between two points of the curve reads the
         point of the straight line between them (pROC's interpolation; its
         threshold is nan); one that a point has exactly reads the point with
         the highest sensitivity (likewise for a sensitivity).
@@ -355,9 +360,13 @@ def coords(y_true: ArrayLike, y_score: ArrayLike, x: float | ArrayLike | str, *,
     ``youden`` is J = sensitivity + specificity - 1, the package's meaning
     (pROC's ``youden`` column is sensitivity + specificity), and
     ``closest_topleft`` is the squared distance to (0, 1).  pROC's
-    thresholds lie between the distinct scores (midpoints, -inf and inf);
-    scikit-learn's (:func:`roc_curve`) are the scores themselves: the two
-    describe the same points.  With weights, the counts are class weights.
+    thresholds lie between the distinct scores (-inf, inf and between two
+    consecutive scores a < b their midpoint, computed without overflow, or b
+    where no value of the scores' type lies strictly between them, so that a
+    is below it and b at or above it; for integers beyond 2**53 the midpoint
+    rounded up, an int); scikit-learn's (:func:`roc_curve`) are the scores
+    themselves: the two describe the same points.  With weights, the counts
+    are class weights.
 
     Examples
     --------
@@ -380,12 +389,13 @@ class CostThreshold(NamedTuple):
     """The threshold of least expected loss, returned by :func:`min_cost_threshold`.
 
     The operating point of the rule "class 1 when the score is >= threshold"
-    that loses least on average at one cost.
+    (:ref:`thresholds`) that loses least on average at one cost.
 
     Attributes
     ----------
     threshold : float
-        Class 1 when the score is >= ``threshold`` (``inf``: nothing is).
+        Class 1 when the score is >= ``threshold`` (``inf``: nothing is): one
+        of the scores, in their own type for integers beyond 2**53 (an int).
     loss : float
         The expected loss per point there, c pi0 FPR + (1 - c) pi1 (1 - TPR).
     fpr : float

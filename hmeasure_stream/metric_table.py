@@ -32,7 +32,6 @@ from hmeasure_stream._core.classes import AVERAGES, METHODS
 from hmeasure_stream._validation import (
     FloatArray,
     check_cost,
-    check_integer,
     check_option,
     check_partial_correction,
     check_positive,
@@ -82,6 +81,10 @@ PRECISION_GROUPS = "precision groups"
 #: Exact sums of terms of each point's probability (the scores read as probabilities of
 #: class 1, in [0, 1]): Brier, log loss, uniform bins; the expected AUC's doubled points.
 CALIBRATION = "probability sums"
+
+#: The needs that read the scores' values, not only their order: dense ranks of
+#: scores not exact as float64 (integers beyond 2**53) would change them.
+VALUE_NEEDS = frozenset({THRESHOLD, BINS, CALIBRATION})
 
 
 @dataclass(frozen=True)
@@ -292,7 +295,8 @@ class Threshold:
     """The options of R hmeasure's metrics at a threshold.
 
     The threshold of ``"er"``, ``"sens"``, ``"spec"``, ``"precision"``,
-    ``"f"`` and ``"youden"`` (class 1 when score > threshold), as for
+    ``"f"`` and ``"youden"`` (class 1 when score >= threshold, the package's
+    one rule: docs/api.rst, "Thresholds"), as for
     :func:`~hmeasure_stream.hmeasure_report`; alone in ``metrics`` it asks
     for the six.
 
@@ -314,7 +318,7 @@ class Threshold:
 
     #: The threshold.
     threshold: float = field(default=0.5, metadata={
-        "help": "class 1 when score > T (default: 0.5)"})
+        "help": "class 1 when score >= T (default: 0.5)"})
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "threshold", check_score_value(self.threshold, "threshold"))
@@ -487,7 +491,7 @@ class CalibrationBins:
     Parameters
     ----------
     n_bins : int, default=10
-        The number of bins of width 1 / n_bins over [0, 1] (>= 1).
+        The number of bins of width 1 / n_bins over [0, 1], in [1, 2**24].
 
     See Also
     --------
@@ -508,7 +512,7 @@ class CalibrationBins:
         "help": "uniform bins of ece and mce (default 10)", "metavar": "N"})
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "n_bins", check_integer(self.n_bins, "n_bins", 1))
+        object.__setattr__(self, "n_bins", check_bins(self.n_bins, "n_bins"))
 
 
 @dataclass(frozen=True)

@@ -226,7 +226,8 @@ def roc_hull(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike 
         labels 0/1 or booleans (or -1/1, as in scikit-learn).
     return_thresholds : bool, default False
         Also return the threshold of each vertex: the vertex is the ROC point
-        of "class 1 when the score is >= threshold" (``inf`` for (0, 0)).
+        of "class 1 when the score is >= threshold" (:ref:`thresholds`;
+        ``inf`` for (0, 0)).
 
     Returns
     -------
@@ -237,9 +238,9 @@ def roc_hull(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike 
         repeated points are removed, so consecutive edges have strictly
         decreasing slopes.  When the ROC curve never rises above the diagonal
         the hull is the diagonal itself.
-    thresholds : ndarray of float64
-        With ``return_thresholds``: decreasing, one per vertex; the three
-        arrays are then a :class:`ROCCurve`.
+    thresholds : ndarray
+        With ``return_thresholds``: decreasing, one per vertex (scores, as
+        :func:`roc_curve`'s); the three arrays are then a :class:`ROCCurve`.
 
     Raises
     ------
@@ -421,9 +422,11 @@ def hmeasure_report(
         The sensitivity (specificity) levels at which specificity
         (sensitivity) is reported, each in (0, 1) (R's ``level``).
     threshold : float, default=0.5
-        The threshold of the crisp rule "class 1 when the score is greater
-        than ``threshold``" whose confusion matrix gives the metrics from
-        ``ER`` on (R's ``threshold``).
+        The threshold of the crisp rule "class 1 when the score is >=
+        ``threshold``" (:ref:`thresholds`; R's ``threshold``, where R
+        classifies ``score > threshold``) whose confusion matrix gives the
+        metrics from ``ER`` on; any finite number, compared with the scores
+        exactly.
     as_frame : bool, default=False
         Return a one-row :class:`pandas.DataFrame` (requires pandas) instead
         of a dict.
@@ -449,14 +452,14 @@ def hmeasure_report(
           when alpha <= 1 or beta <= 1);
         - ``Spec.SensXX``: specificity where sensitivity reaches XX %;
         - ``Sens.SpecXX``: sensitivity where specificity reaches XX %;
-        - at ``threshold`` (class 1 when score > threshold), R's
+        - at ``threshold`` (class 1 when score >= threshold), R's
           ``misclassCounts``: ``ER`` (error rate, (FP + FN) / N), ``Sens``,
           ``Spec``, ``Precision``, ``Recall`` (= Sens), ``TPR`` (= Sens),
           ``FPR`` (1 - Spec), ``F`` (2 / (1/Precision + 1/Sens)), ``Youden``
           (Sens + Spec - 1) and the confusion weights ``TP``, ``FP``, ``TN``,
           ``FN`` (point counts with unit weights), as floats.  A ratio with
-          denominator 0 (no point above the threshold: Precision) is nan, as
-          in R.
+          denominator 0 (no point at or above the threshold: Precision) is
+          nan, as in R.
 
         XX is R's name, the whole percent of the level as written, computed
         exactly (``0.29`` gives ``Spec.Sens29``, where R's
@@ -497,7 +500,9 @@ def hmeasure_report(
     0.95), R's running sum of rounded fractions falls on either side of it by
     chance, and here the correctly rounded CDF decides.  The threshold
     metrics are those of the scores as given (R computes them after flipping
-    the scores of a classifier whose AUC is below 0.5); with
+    the scores of a classifier whose AUC is below 0.5), and a score equal to
+    the threshold is class 1 (R's rule is ``score > threshold``: pass
+    ``numpy.nextafter(t, numpy.inf)`` for R's values at ``t``); with
     ``sample_weight`` they are sums of weights.
 
     O(n log n) time, O(n) memory.
@@ -521,7 +526,7 @@ def hmeasure_report(
     >>> report["AUC"], report["Gini"], report["AUCH"], report["KS"]
     (0.875, 0.75, 0.9375, 0.75)
     >>> {key: report[key] for key in ("ER", "Precision", "TP", "FP", "TN", "FN")}
-    {'ER': 0.25, 'Precision': 1.0, 'TP': 2.0, 'FP': 0.0, 'TN': 4.0, 'FN': 2.0}
+    {'ER': 0.125, 'Precision': 1.0, 'TP': 3.0, 'FP': 0.0, 'TN': 4.0, 'FN': 1.0}
     """
     y_true = with_pos_label(y_true, pos_label)
     spec = check_cost(alpha, beta, severity_ratio, priors)

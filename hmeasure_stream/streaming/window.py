@@ -35,11 +35,11 @@ from hmeasure_stream._validation import (
 )
 from hmeasure_stream.metric_table import (
     BINS,
-    CALIBRATION,
     COMPRESSED,
     METRICS,
     MULTICLASS,
     THRESHOLD,
+    VALUE_NEEDS,
     WINDOW_METRICS,
     first_improbable,
     metric_options,
@@ -586,10 +586,10 @@ def sliding_window(
     by_count = window is not None and not is_duration(window)
     tracker = SlidingWindow(None if by_count else window, metrics, **options)
     y_true = with_pos_label(y_true, pos_label)
-    # Ranks keep every comparison between scores, not with a threshold.
+    # Ranks keep every comparison between scores, not their values.
     is_pos, scores, weights = checked_batch(
         y_true, y_score, sample_weight, allow_empty=False,
-        ranks=not (_needing(chosen, THRESHOLD) or _needing(chosen, CALIBRATION))
+        ranks=not any(_needing(chosen, need) for need in VALUE_NEEDS)
     )
     rows = None if at is None else check_rows(at, scores.shape[0])
     if by_count and window < scores.shape[0]:

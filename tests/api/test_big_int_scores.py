@@ -19,6 +19,7 @@ from hmeasure_stream import (
     precision_recall_curve,
     roc_curve,
     roc_hull,
+    sliding_window,
 )
 
 Y = [0, 1, 0, 1, 1, 0, 1, 0, 0, 1, 1, 0]
@@ -146,3 +147,19 @@ def test_curves_equal_scikit_learn_on_shifted_scores(scores, base):
     np.testing.assert_allclose(precision, sk_precision, rtol=1e-15)
     np.testing.assert_array_equal(recall, sk_recall)
     assert [int(t) - base for t in pr_thresholds] == sk_pr_thresholds.tolist()
+
+
+@pytest.mark.parametrize("metric", ["auc_binned", "sens", "brier"])
+def test_sliding_window_refuses_big_ints_for_value_metrics(metric):
+    """Binned, threshold and calibration metrics read the scores' values, which ranks
+    would change: sliding_window refuses integers beyond 2**53 for them, naming one."""
+    scores = np.array([2**62, 2**62 + 2**10, 2**62 + 2**11, 2**62 + 3 * 2**10], dtype=np.int64)
+    with pytest.raises(ValueError, match="4611686018427387904"):
+        sliding_window([0, 1, 0, 1], scores, None, [metric])
+
+
+def test_sliding_window_ranks_big_ints_for_order_metrics():
+    scores = np.array([2**62, 2**62 + 2**10, 2**62 + 2**11, 2**62 + 3 * 2**10], dtype=np.int64)
+    np.testing.assert_array_equal(
+        sliding_window([0, 1, 0, 1], scores, None, ["auc"])["auc"],
+        sliding_window([0, 1, 0, 1], [0.0, 1.0, 2.0, 3.0], None, ["auc"])["auc"])

@@ -124,7 +124,7 @@ def test_threshold_metrics_and_an_alert_on_one(tmp_path):
         if len(set(y[part].tolist())) < 2:
             assert np.isnan(er) and np.isnan(f_score)
             continue
-        predicted = s[part] > 1.0
+        predicted = s[part] >= 1.0  # class 1 at or above the threshold
         errors = np.sum(predicted != (y[part] == 1))
         assert er == errors / len(y[part])
         tp, fp = np.sum(predicted & (y[part] == 1)), np.sum(predicted & (y[part] == 0))
