@@ -26,12 +26,12 @@ from typing import Literal, NamedTuple
 import numpy as np
 from numpy.typing import ArrayLike
 
+from hmeasure_stream._core.binning import check_bins
 from hmeasure_stream._core.groups import exact_sum as _exact_sum
 from hmeasure_stream._validation import (
     FloatArray,
     Label,
     binary_input,
-    check_integer,
     check_option,
     labels_as_is_pos,
     normalized_weights,
@@ -259,7 +259,7 @@ class _Bins(NamedTuple):
 
 def _check_binning(n_bins: int, strategy: str
                    ) -> tuple[int, Literal["uniform", "quantile"]]:
-    return (check_integer(n_bins, "n_bins", 1),
+    return (check_bins(n_bins, "n_bins"),
             check_option(strategy, "strategy", ("uniform", "quantile")))
 
 

@@ -1,4 +1,5 @@
-"""The binned AUC's shared rules: options, the log-log alpha, the histograms, the result.
+"""The binned AUC's shared rules: options, the log-log alpha, the histograms, the result;
+and the bound on every bin count (``check_bins``, the calibration errors' too).
 
 Private.  ``binned_auc``, ``BinnedAUC``, the ``auc_binned`` window metric and
 ``hmeasure_stream.dask.binned_auc`` bin alike through these: the bin of a
@@ -28,18 +29,21 @@ __all__ = ["ALPHA_SAMPLE", "MAX_BINS", "TRANSFORMS", "OutOfRangeScoresWarning", 
 
 TRANSFORMS = {None: _binning.TRANSFORM_LINEAR, "loglog": _binning.TRANSFORM_LOGLOG}
 
-# At most this many bins: the two histograms and the edges then take 400 MB, and a
-# finer binning than 2**24 bins of a score range is no longer a summary of it.
+# At most this many bins, for every bin count of the package (the binned AUC's
+# ``bins``, the calibration errors' ``n_bins``): the binned AUC's histograms and
+# edges then take 400 MB, and a finer binning than 2**24 bins of a score range is no
+# longer a summary of it.
 MAX_BINS = 2**24
 
 
-def check_bins(bins):
-    """The number of bins, an integer in [1, MAX_BINS]."""
-    bins = check_integer(bins, "bins", 1)
+def check_bins(bins, name="bins"):
+    """The number of bins (the argument ``name``, named in the message), an integer in
+    [1, MAX_BINS]."""
+    bins = check_integer(bins, name, 1)
     if bins > MAX_BINS:
         raise ValueError(
-            f"bins must be at most {MAX_BINS} (2**24), got {bins}: the histograms and "
-            f"edges take 24 bytes a bin")
+            f"{name} must be at most {MAX_BINS} (2**24), got {bins}: every bin takes "
+            "memory (24 bytes or more) and a finer binning is no longer a summary")
     return bins
 
 

@@ -344,3 +344,51 @@ def test_unpaired_test_with_one_variance_zero():
     area2 = brute_auc(list(zip(y2, s2, strict=True)))
     assert result.statistic == pytest.approx((1.0 - area2) / math.sqrt(variance2), rel=1e-12)
     assert result.pvalue == pytest.approx(2 * stats.t.sf(abs(result.statistic), 6), rel=1e-9)
+
+
+# ---------------------------------------------------------------------------
+# One bound on every bin count
+
+TOO_MANY = 10**11
+BOUND = 2**24
+
+
+def bound_message(name):
+    return rf"{name} must be at most 16777216 \(2\*\*24\), got 100000000000"
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+def test_calibration_functions_bound_n_bins(strategy):
+    from hmeasure_stream import calibration_error, calibration_report
+
+    y, p = [0, 1], [0.2, 0.7]
+    for function in (calibration_error, calibration_report):
+        with pytest.raises(ValueError, match=bound_message("n_bins")):
+            function(y, p, n_bins=TOO_MANY, strategy=strategy)
+    # At the bound: each point alone in its bin, ECE the mean of |p - y|.
+    assert calibration_error(y, p, n_bins=BOUND, strategy=strategy) == pytest.approx(0.25)
+
+
+def test_calibration_bins_option_and_window_bound_n_bins():
+    from hmeasure_stream import CalibrationBins, SlidingWindow
+
+    with pytest.raises(ValueError, match=bound_message("n_bins")):
+        CalibrationBins(TOO_MANY)
+    with pytest.raises(ValueError, match=bound_message("n_bins")):
+        SlidingWindow(5, metrics=[CalibrationBins(n_bins=TOO_MANY)])
+    assert CalibrationBins(BOUND).n_bins == BOUND
+
+
+def test_command_line_bounds_n_bins(tmp_path, capsys):
+    from hmeasure_stream.cli import main
+
+    source = tmp_path / "scores.csv"
+    source.write_text("label,score\n0,0.1\n1,0.9\n0,0.3\n1,0.7\n")
+    out = tmp_path / "out.csv"
+    code = main([str(source), "--metrics", "ece", "--n-bins", str(TOO_MANY), "--window", "3",
+                 "--out", str(out)])
+    err = capsys.readouterr().err
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("hmeasure-stream: ")
+    assert "--n-bins" in err and "16777216" in err and "Traceback" not in err
+    assert not out.exists()
