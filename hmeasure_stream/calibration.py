@@ -314,7 +314,7 @@ def calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
     ----------
     y_true, y_prob, sample_weight, pos_label
         As for :func:`brier_score`.
-    n_bins : int >= 1, default 10
+    n_bins : int in [1, 2**24], default 10
         The number of bins.
     strategy : {"uniform", "quantile"}, default "uniform"
         ``"uniform"``: bins of width 1 / n_bins over [0, 1].
