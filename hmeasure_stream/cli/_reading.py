@@ -58,6 +58,7 @@ from typing import NamedTuple
 import numpy as np
 
 from hmeasure_stream._validation import check_scores, equal_mask, first_other_labels
+from hmeasure_stream.metric_table import METRICS, VALUE_NEEDS
 
 #: Integers beyond this magnitude are not all exact as float64.
 EXACT_INT_LIMIT = 2**53
@@ -894,18 +895,30 @@ def _array_labels(labels, path, name, start=0, classes=None):
     return is_pos.astype(np.int8)
 
 
-def _array_scores(scores, path, name, start=0, ranks=False):
-    if scores.dtype.kind in "iu" and not ranks and scores.size and (
-        int(scores.max()) > EXACT_INT_LIMIT or int(scores.min()) < -EXACT_INT_LIMIT
-    ):
+def _value_metrics(options):
+    """The metrics asked for that read the scores' values, not only their order."""
+    return [name for name in getattr(options, "metrics", None) or ()
+            if name in METRICS and METRICS[name].needs & VALUE_NEEDS]
+
+
+def _exact_integers(scores, path, name, start, why):
+    """Refuse integer scores beyond 2**53 (float64 does not hold them all exactly)."""
+    if scores.size and (int(scores.max()) > EXACT_INT_LIMIT
+                        or int(scores.min()) < -EXACT_INT_LIMIT):
         position = int(np.flatnonzero(
             (scores > EXACT_INT_LIMIT) | (scores < -EXACT_INT_LIMIT))[0])
         raise InputError(
             f"{path}: {name} at position {start + position}: score "
             f"{scores[position].item()} is an integer beyond 2**53, which float64 cannot hold "
-            "exactly; a stream read in chunks cannot rank them: save the columns as .npz "
-            "(whose integer scores are ranked exactly), or as float64"
+            f"exactly; {why}"
         )
+
+
+def _array_scores(scores, path, name, start=0, ranks=False):
+    if scores.dtype.kind in "iu" and not ranks:
+        _exact_integers(scores, path, name, start,
+                        "a stream read in chunks cannot rank them: save the columns as .npz "
+                        "(whose integer scores are ranked exactly), or as float64")
     if scores.dtype.kind not in "biuf":
         what = "complex" if scores.dtype.kind == "c" else "not numbers"
         raise InputError(
@@ -981,7 +994,12 @@ def _npz_rows(path, options):
             )
     labels = _array_labels(labels, path, f"array {options.label_col!r}",
                            classes=_classes(options, path))
-    scores = _array_scores(scores, path, f"array {options.score_col!r}", ranks=True)
+    name = f"array {options.score_col!r}"
+    reading = _value_metrics(options)
+    if reading and scores.dtype.kind in "iu":
+        _exact_integers(scores, path, name, 0, f"--metrics {reading[0]} reads the scores' "
+                        "values, not only their order (which npz integers are ranked by)")
+    scores = _array_scores(scores, path, name, ranks=True)
     yield None
     pending = _Pending(options)
     yield from pending.add(Chunk(labels, scores, np.arange(labels.shape[0]),

@@ -16,6 +16,7 @@ import numpy as np
 import pyarrow
 import pyarrow.parquet as parquet
 import pytest
+from cli_helpers import brute_auc, read_table, run_cli
 
 from hmeasure_stream.cli._reading import open_source
 
@@ -173,3 +174,33 @@ def test_parquet_integer_scores_reach_the_monitor_exactly(tmp_path):
     assert scores.dtype == np.float64
     assert [int(value) for value in scores.tolist()] == s.tolist()
     assert [int(value) for chunk in chunks for value in chunk.extras["id"]] == s.tolist()
+
+
+
+@pytest.mark.parametrize(("metrics", "named"), [("auc,er", "er"), ("brier", "brier"),
+                                                ("auc,auc_binned", "auc_binned")])
+def test_npz_integers_beyond_float64_with_a_metric_of_their_values(tmp_path, capsys, metrics,
+                                                                   named):
+    """Dense ranks keep the scores' order, not the values a threshold, a bin or a
+    probability reads: such a metric on integers float64 cannot hold is refused."""
+    limit = 2**53
+    path = tmp_path / "rows.npz"
+    np.savez(path, label=np.array([1, 0, 1, 0]),
+             score=np.array([limit + 1, 1, limit + 3, 0], dtype=np.int64))
+    code, out, err = run_cli([path, "--metrics", metrics, "--no-progress"], capsys)
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1
+    assert "position 0: score 9007199254740993" in err
+    assert f"--metrics {named}" in err
+
+
+def test_npz_integers_beyond_float64_are_ranked_for_the_auc(tmp_path, capsys):
+    limit = 2**53
+    y = [1, 0, 1, 0, 1]
+    s = [limit + 1, limit + 2, limit + 3, 0, limit + 2]
+    path = tmp_path / "rows.npz"
+    np.savez(path, label=np.array(y), score=np.array(s, dtype=np.int64))
+    code, out, err = run_cli([path, "--metrics", "auc,h", "--no-progress"], capsys)
+    assert code == 0, err
+    _, values = read_table(out)
+    np.testing.assert_allclose(values["auc"], [brute_auc(y[:k], s[:k]) for k in range(1, 6)])
