@@ -1255,15 +1255,24 @@ def weighted_classes(y_true, y_score, sample_weight, metric, *, normalize=True):
 
 def check_rows(rows, n_points, name="at") -> NDArray[np.int64]:
     """Row indices of a batch of ``n_points``: integers, strictly increasing, in
-    [0, n_points), as a contiguous int64 array."""
+    [0, n_points), as a contiguous int64 array; a message names the user's value."""
     array = as_1d(rows, name, allow_empty=True)
-    if array.dtype.kind == "b" or (array.dtype.kind not in "iu" and array.size):
-        raise ValueError(f"{name} must hold row indices (integers), got dtype {array.dtype}")
-    array = np.ascontiguousarray(array, dtype=np.int64)
+    if array.dtype.kind not in "iu" and array.size:
+        # Each value as given: Python integers beyond int64 make an object array, and
+        # numpy makes floats of int64 and uint64 scalars together.
+        items = list(rows) if isinstance(rows, (list, tuple)) else array.tolist()
+        wrong = next((k for k, item in enumerate(items) if isinstance(item, (bool, np.bool_))
+                      or not isinstance(item, numbers.Integral)), None)
+        if wrong is not None:
+            raise ValueError(f"{name} must hold row indices (integers): {name}[{wrong}] = "
+                             f"{items[wrong]!r}")
+        array = np.array([int(item) for item in items], dtype=object)
+    # (Compared in the given type: a uint64 beyond int64 or a Python integer is not wrapped.)
     outside = np.flatnonzero((array < 0) | (array >= n_points))
     if outside.size:
         raise ValueError(f"{name}[{outside[0]}] = {array[outside[0]]} is not a row of the "
                          f"{n_points} points (0 to {n_points - 1})")
+    array = np.ascontiguousarray(array, dtype=np.int64)
     back = np.flatnonzero(array[1:] <= array[:-1])
     if back.size:
         k = back[0] + 1

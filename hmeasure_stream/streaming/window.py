@@ -483,7 +483,8 @@ def sliding_window(
         label in ``y_true`` is class 0 and a third one is refused.  Default:
         labels 0/1 or booleans (or -1/1, as in scikit-learn).
     at : array-like of int, optional
-        Only the windows ending at these rows (strictly increasing indices),
+        Only the windows ending at these rows (strictly increasing integers in
+        [0, n), of any integer type; floats such as 3.0 are refused),
         as ``sliding_window(...)[name][at]`` but, with ``"auc"`` alone, unit
         weights and a count window, computed for those rows only.
 

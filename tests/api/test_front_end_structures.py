@@ -392,3 +392,41 @@ def test_command_line_bounds_n_bins(tmp_path, capsys):
     assert err.count("\n") == 1 and err.startswith("hmeasure-stream: ")
     assert "--n-bins" in err and "16777216" in err and "Traceback" not in err
     assert not out.exists()
+
+
+# ---------------------------------------------------------------------------
+# sliding_window's rows ``at``: the messages name the user's values
+
+
+AT_Y = [0, 1, 0, 1, 1, 0]
+AT_S = [0.2, 0.9, 0.4, 0.3, 0.8, 0.1]
+
+
+@pytest.mark.parametrize(("at", "message"), [
+    ([2**63], r"at\[0\] = 9223372036854775808 is not a row of the 6 points \(0 to 5\)"),
+    (np.array([1, 2**64 - 1], dtype=np.uint64),
+     r"at\[1\] = 18446744073709551615 is not a row of the 6 points"),
+    ([1, 2**64], r"at\[1\] = 18446744073709551616 is not a row of the 6 points"),
+    ([-2**70], r"at\[0\] = -1180591620717411303424 is not a row"),
+    ([-1], r"at\[0\] = -1 is not a row of the 6 points \(0 to 5\)"),
+    ([2, 6], r"at\[1\] = 6 is not a row of the 6 points \(0 to 5\)"),
+    ([3, 1], r"at must increase strictly: at\[1\] = 1 follows 3"),
+    ([1, 1], r"at must increase strictly: at\[1\] = 1 follows 1"),
+    ([1, 3.5], r"at must hold row indices \(integers\): at\[1\] = 3\.5"),
+    ([3.0], r"at must hold row indices \(integers\): at\[0\] = 3\.0"),
+    ([True], r"at must hold row indices \(integers\): at\[0\] = True"),
+    (["2"], r"at must hold row indices \(integers\): at\[0\] = '2'"),
+])
+def test_sliding_window_at_messages_name_the_value(at, message):
+    with pytest.raises(ValueError, match=message):
+        sliding_window(AT_Y, AT_S, 3, at=at)
+    with pytest.raises(ValueError, match=message):
+        sliding_window(AT_Y, AT_S, 3, metrics=("auc", "brier"), at=at)
+
+
+def test_sliding_window_at_takes_every_integer_type():
+    every = sliding_window(AT_Y, AT_S, 3)["auc"]
+    for at in ([3, 5], np.array([3, 5], dtype=np.uint64), np.array([3, 5], dtype=np.int8),
+               (np.int64(3), np.uint64(5)), np.array([3, 5], dtype=object)):
+        np.testing.assert_array_equal(sliding_window(AT_Y, AT_S, 3, at=at)["auc"], every[[3, 5]])
+    assert sliding_window(AT_Y, AT_S, 3, at=[])["auc"].shape == (0,)
