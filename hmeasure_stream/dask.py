@@ -30,10 +30,9 @@ partitions.  See the documentation page "Dask".
 
 from __future__ import annotations
 
-import heapq
+import functools
 import math
 from collections.abc import Callable, Hashable, Iterable, Sequence
-from fractions import Fraction
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
 import numpy as np
@@ -68,7 +67,7 @@ from hmeasure_stream._core.groups import groups_of as _groups_of
 from hmeasure_stream._core.groups import merge as _merge
 from hmeasure_stream._core.groups import summarise as _summarise
 from hmeasure_stream._core.groups import totals as _totals
-from hmeasure_stream._core.partial import corrected
+from hmeasure_stream._core.partial import corrected, exact_area, sides
 from hmeasure_stream._core.report import curve_metrics, r_lookup, r_report, report_levels
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
@@ -99,9 +98,9 @@ from hmeasure_stream._validation import (
 from hmeasure_stream.binned import BinnedAUCResult
 from hmeasure_stream.metric_table import EXACT_AUC, HULL, LOWER_HULL, METRICS, REPORT
 
-dask, da, dd, pd = import_optional(
-    "dask", "dask.array", "dask.dataframe", "pandas", needed_by="hmeasure_stream.dask",
-    install="hmeasure_stream[dask]")
+dask, da, dd, pd, dask_delayed, dask_graphs = import_optional(
+    "dask", "dask.array", "dask.dataframe", "pandas", "dask.delayed", "dask.highlevelgraph",
+    needed_by="hmeasure_stream.dask", install="hmeasure_stream[dask]")
 
 if TYPE_CHECKING:
     import pandas
@@ -113,14 +112,25 @@ if TYPE_CHECKING:
 
     #: A 1-d dask collection: a dask array, or a dask DataFrame's column or index.
     Collection = Array | Series | Index
-    #: A partition (numpy array, pandas Series), or a Delayed of one.
+    #: A partition (numpy array, pandas Series or DataFrame).
     Part = Any
     #: A partition's or a range's groups: distinct scores, class 0 and class 1 weights.
     Groups = tuple[NDArray[Any], NDArray[Any], NDArray[Any]]
-    #: A range's summary (``_core.groups.summarise``), or a Delayed of one.
+    #: A range's summary (``_core.groups.summarise``).
     Summary = Any
     #: The offsets and totals the ranges are given in a second step.
     Context = dict[str, Any]
+    #: Where a partition's input is among its values: ("value", j) -> values[j];
+    #: ("columns", j, start, stop, one) -> columns start:stop of the stacked frame
+    #: values[j] (a Series when ``one``); None: no such input.
+    Layout = tuple[Any, ...]
+    #: A partition's (or several partitions') histograms, counts outside the range,
+    #: number of scores and span.
+    Histograms = tuple[NDArray[Any], int, int, int, float, float]
+    #: A partition's (or several's) class weights and groups of each binary problem.
+    Problems = tuple[NDArray[np.float64], tuple[Groups, ...]]
+    #: Segments' groups: {segment: groups}.
+    Segments = dict[Any, Groups]
 
 __all__ = [
     "auc",
@@ -148,8 +158,97 @@ _GROUP_METRICS = tuple(name for metric in _TABLE_METRICS
                        for name in ((metric, "gini") if metric == "auch" else (metric,)))
 
 
+_T = TypeVar("_T")
+# Fan-in of the merge trees: P partitions take about P / (_WIDTH - 1) merges.
+_WIDTH = 8
+
+
 # ---------------------------------------------------------------------------
-# Inputs: dask collections as lists of delayed partitions
+# The graph of a call: tasks on the partitions' keys, merged by trees
+
+
+class _Key:
+    """A task's key among the arguments of :meth:`_Graph.task` (its value is passed)."""
+
+    __slots__ = ("key",)
+
+    def __init__(self, key: Any) -> None:
+        self.key = key
+
+
+def _run(function: Callable[..., _T], template: tuple[tuple[str, Any], ...], *values: Any
+         ) -> _T:
+    """``function`` called with the literals of ``template`` and the values of its keys."""
+    found = iter(values)
+    args = [item if kind == "literal" else next(found) if kind == "key"
+            else [next(found) for _ in range(item)] for kind, item in template]
+    return function(*args)
+
+
+class _Graph:
+    """The tasks of one call, one graph layer on top of the inputs' graphs.
+
+    A task's key is a hash of its function, literals and the keys it reads
+    (as ``dask.delayed(..., pure=True)``), so that calls on the same inputs
+    share their common tasks in one compute.  Literals travel inside the
+    task's callable, out of dask's reach.
+    """
+
+    def __init__(self, sources: Sequence[Delayed]) -> None:
+        self.sources = sources
+        self.tasks: dict[str, Any] = {}
+
+    def task(self, function: Callable[..., Any], *args: Any) -> _Key:
+        """A task of ``function(*args)``: a ``_Key`` or a list of them stands for its value."""
+        template, keys = [], []
+        for arg in args:
+            if isinstance(arg, _Key):
+                template.append(("key", None))
+                keys.append(arg.key)
+            elif isinstance(arg, list) and arg and all(isinstance(a, _Key) for a in arg):
+                template.append(("keys", len(arg)))
+                keys.extend(a.key for a in arg)
+            else:
+                template.append(("literal", arg))
+        frozen = tuple(template)
+        name = f"{function.__name__.strip('_')}-{dask.base.tokenize(function, frozen, keys)}"
+        self.tasks[name] = (functools.partial(_run, function, frozen), *keys)
+        return _Key(name)
+
+    def tree(self, function: Callable[[list[Any]], Any], keys: Sequence[_Key]) -> _Key:
+        """``function`` applied over ``keys`` by a tree of fan-in ``_WIDTH`` (at least once).
+
+        ``function`` takes a list of values and returns one of the same kind
+        (associative, in order): P keys take about P / (_WIDTH - 1) tasks.
+        """
+        level = list(keys)
+        while True:
+            level = [self.task(function, level[k:k + _WIDTH])
+                     for k in range(0, max(1, len(level)), _WIDTH)]
+            if len(level) == 1:
+                return level[0]
+
+    def delayed(self, key: _Key) -> Delayed:
+        layer = f"hmeasure_stream-{key.key}"
+        graph = dask_graphs.HighLevelGraph.from_collections(
+            layer, dict(self.tasks), dependencies=list(self.sources))
+        return dask_delayed.Delayed(key.key, graph, layer=layer)
+
+
+def _finish(graph: _Graph, result: _Key, compute: bool) -> Any:
+    if not isinstance(compute, (bool, np.bool_)):
+        raise ValueError(f"compute must be True or False, got {compute!r}")
+    lazy = graph.delayed(result)
+    return dask.compute(lazy)[0] if compute else lazy
+
+
+def _joined(lists: list[list[_T]]) -> list[_T]:
+    """Lists concatenated, in order: the tree of values gathered whole (small ones)."""
+    return [item for items in lists for item in items]
+
+
+# ---------------------------------------------------------------------------
+# Inputs: the partitions of dask collections, aligned
 
 
 def _is_series(value: object) -> bool:
@@ -174,69 +273,137 @@ def _check_collection(value: object, name: str) -> None:
     )
 
 
-def _delayed_parts(value: Collection | DataFrame) -> list[Delayed]:
-    if isinstance(value, da.Array):
-        return list(cast(Any, value).to_delayed().ravel())  # (dask's methods are untyped)
-    return list(cast(Any, value).to_delayed())
+def _length_message(name: str, length: int, first: str, first_length: int) -> str:
+    if name == "sample_weight":
+        return f"sample_weight has {length} entries but there are {first_length} points"
+    return f"{first} and {name} have different lengths: {first_length} and {length}"
 
 
-def _aligned(columns: Sequence[tuple[str, Collection | None]]
-             ) -> list[tuple[Delayed | None, ...]]:
-    """Delayed partitions of each (name, collection) pair, partitioned alike.
+def _stacked(*columns: Any, names: Sequence[str],
+             partition_info: dict[str, Any] | None = None) -> pandas.DataFrame:
+    """One partition of several dask DataFrame inputs side by side, by position.
 
-    Dask arrays with known chunks are rechunked to the chunks of the first
-    one; otherwise the numbers of partitions must agree (each partition's
-    lengths are checked when it is computed).
+    The inputs are put in one collection so that dask optimises them as one
+    (reading a parquet directory, it may join files into fewer partitions,
+    by how many columns are read).
     """
-    for name, value in columns:
-        if value is not None:
-            _check_collection(value, name)
-    first_name, first = columns[1]  # y_score decides the partitioning
-    present = [(name, value) for name, value in columns if value is not None]
-    if isinstance(first, da.Array) and not any(math.isnan(c) for c in first.chunks[0]):
-        aligned = []
+    lengths = [len(column) for column in columns]
+    for name, length in zip(names[1:], lengths[1:], strict=True):
+        if length != lengths[0]:
+            message = _length_message(name, length, names[0], lengths[0])
+            index = partition_info["number"] if partition_info else "?"
+            raise ValueError(f"{message} (in partition {index})")
+    pieces = [column.reset_index(drop=True) if isinstance(column, pd.DataFrame)
+              else pd.Series(column.array) for column in columns]
+    return pd.concat(pieces, axis=1, ignore_index=True)
+
+
+def _columns(layout: Layout, values: Sequence[Any]) -> tuple[Any, ...]:
+    """A partition's inputs, in the order of the call's names, from its values."""
+    out = []
+    for place in layout:
+        if place is None:
+            out.append(None)
+        elif place[0] == "value":
+            out.append(values[place[1]])
+        else:
+            _, j, start, stop, one = place
+            frame = values[j]
+            out.append(frame.iloc[:, start] if one else frame.iloc[:, start:stop])
+    return tuple(out)
+
+
+class _Partitions:
+    """The partitions of a call's inputs, aligned: a graph, a layout and P lists of keys.
+
+    Dask arrays with known chunks are rechunked to the row chunks of the
+    first one (``y_score`` first); dask DataFrame inputs are stacked into
+    one collection, optimised once.  The numbers of partitions must then
+    agree (each partition's lengths are checked when it is computed).
+    """
+
+    def __init__(self, columns: Sequence[tuple[str, Any]], matrix: str | None = None) -> None:
+        present = [(name, value) for name, value in columns if value is not None]
         for name, value in present:
-            if isinstance(value, da.Array) and value is not first:
-                if value.shape[0] != first.shape[0] and not math.isnan(value.shape[0]):
+            if name != matrix:
+                _check_collection(value, name)
+        # y_score (second) decides the chunks of the arrays.
+        order = sorted(present, key=lambda item: item[0] != columns[1][0])
+        arrays = [(name, value) for name, value in order if isinstance(value, da.Array)]
+        frames = [(name, value) for name, value in present
+                  if not isinstance(value, da.Array)]
+        reference = next((value for _, value in arrays
+                          if not any(math.isnan(c) for c in value.chunks[0])), None)
+        aligned = {}
+        for name, value in arrays:
+            if reference is not None and value is not reference:
+                if not math.isnan(value.shape[0]) and value.shape[0] != reference.shape[0]:
+                    first = next(n for n, v in arrays if v is reference)
                     raise ValueError(
-                        f"{name} and {first_name} have different lengths: "
-                        f"{value.shape[0]} and {first.shape[0]}"
+                        f"{name} and {first} have different lengths: "
+                        f"{value.shape[0]} and {reference.shape[0]}"
                     )
-                if value.chunks != first.chunks:
-                    value = value.rechunk(first.chunks)
-            aligned.append((name, value))
-        present = aligned
-    counts = {name: value.npartitions for name, value in present}
-    if len(set(counts.values())) > 1:
-        described = ", ".join(f"{name}: {n}" for name, n in counts.items())
-        raise ValueError(
-            f"the inputs must be partitioned alike; numbers of partitions differ ({described})"
-        )
-    parts = {name: _delayed_parts(value) for name, value in present}
-    n_parts = counts[first_name]
-    return [
-        tuple(parts[name][k] if name in parts else None for name, _ in columns)
-        for k in range(n_parts)
-    ]
+                if value.chunks[0] != reference.chunks[0]:
+                    value = value.rechunk((reference.chunks[0],) + (-1,) * (value.ndim - 1))
+            aligned[name] = value
+        counts = {name: value.numblocks[0] for name, value in aligned.items()}
+        counts.update({name: value.npartitions for name, value in frames})
+        self._check_counts(counts)
+        sources, per_part, layout = [], [], {}
+        if len(frames) == 1:
+            name, value = frames[0]
+            per_part.append(list(value.to_delayed()))
+            layout[name] = ("value", 0)
+        elif frames:
+            names = [name for name, _ in frames]
+            stacked = dd.map_partitions(
+                _stacked, *[value for _, value in frames], names=names,
+                align_dataframes=False,
+                meta=_stacked(*[value._meta for _, value in frames], names=names))
+            per_part.append(list(stacked.to_delayed()))
+            start = 0
+            for name, value in frames:
+                width = len(value.columns) if isinstance(value, dd.DataFrame) else 1
+                layout[name] = ("columns", 0, start, start + width, not isinstance(
+                    value, dd.DataFrame))
+                start += width
+        if frames:
+            optimised = len(per_part[0])
+            if optimised != next(iter(counts.values())) and arrays:
+                counts = {name: count if name in aligned else optimised
+                          for name, count in counts.items()}
+                self._check_counts(counts, " (after dask's optimisation of the DataFrame "
+                                           "inputs)")
+        for name, value in aligned.items():
+            layout[name] = ("value", len(per_part))
+            per_part.append(list(cast(Any, value).to_delayed().ravel()))
+        for parts in per_part:
+            if parts:
+                sources.append(parts[0])
+        self.sources: list[Delayed] = sources
+        self.layout: Layout = tuple(layout.get(name) for name, _ in columns)
+        n_parts = len(per_part[0]) if per_part else 0
+        self.keys: list[list[_Key]] = [
+            [_Key(parts[k].key) for parts in per_part] for k in range(n_parts)]
+
+    @staticmethod
+    def _check_counts(counts: dict[str, int], after: str = "") -> None:
+        if len(set(counts.values())) > 1:
+            described = ", ".join(f"{name}: {n}" for name, n in counts.items())
+            raise ValueError(
+                "the inputs must be partitioned alike; numbers of partitions differ "
+                f"({described}){after}"
+            )
 
 
-def _check_n_ranges(n_ranges: int | None, n_parts: int) -> int:
+def _check_n_ranges(n_ranges: int | None) -> int:
     if n_ranges is None:
-        return max(1, n_parts)
+        return 1
     return check_integer(n_ranges, "n_ranges", 1)
-
-
-def _finish(result: Delayed, compute: bool) -> Any:
-    if not isinstance(compute, (bool, np.bool_)):
-        raise ValueError(f"compute must be True or False, got {compute!r}")
-    return cast(Any, result).compute() if compute else result  # (untyped in dask)
 
 
 # ---------------------------------------------------------------------------
 # Per partition: validated points as groups (keys, class weights), highest first
-
-
-_T = TypeVar("_T")
 
 
 def _in_partition(index: int, function: Callable[..., _T], *args: Any) -> _T:
@@ -248,23 +415,29 @@ def _in_partition(index: int, function: Callable[..., _T], *args: Any) -> _T:
 
 
 def _other_labels(index: int, y_part: Part, pos_label: Hashable, name: Hashable = "y_true"
-                  ) -> tuple[int, bool, list[tuple[Any, int]]]:
+                  ) -> list[tuple[int, bool, list[tuple[Any, int]]]]:
     """Whether a partition holds ``pos_label``, and its first two other labels.
 
-    Returns ``(index, pos_found, [(label, position), ...])``: at most two
+    Returns ``[(index, pos_found, [(label, position), ...])]``: at most two
     distinct labels other than ``pos_label``, in order of first appearance,
-    each with its position in the partition.
+    each with its position in the partition (in a list, to be joined with
+    the other partitions').
     """
-    def run() -> tuple[int, bool, list[tuple[Any, int]]]:
+    def run() -> list[tuple[int, bool, list[tuple[Any, int]]]]:
         array = as_1d(y_part, name, True)
         is_pos = equal_mask(array, pos_label)
-        return index, bool(is_pos.any()), first_other_labels(array, is_pos)
+        return [(index, bool(is_pos.any()), first_other_labels(array, is_pos))]
 
     return _in_partition(index, run)
 
 
+def _input_labels(index: int, layout: Layout, values: Sequence[Any], pos_label: Hashable
+                  ) -> list[tuple[int, bool, list[tuple[Any, int]]]]:
+    return _other_labels(index, _columns(layout, values)[0], pos_label)
+
+
 def _agreed_neg_label(pos_label: Hashable, name: Hashable,
-                      *per_partition: tuple[int, bool, list[tuple[Any, int]]]) -> Any:
+                      per_partition: Sequence[tuple[int, bool, list[tuple[Any, int]]]]) -> Any:
     """The class 0 label of the whole: the first label other than ``pos_label``.
 
     A second other label (or a missing one) anywhere is a ValueError naming
@@ -286,18 +459,20 @@ def _agreed_neg_label(pos_label: Hashable, name: Hashable,
     return neg_label
 
 
+def _neg_label(graph: _Graph, per_partition: Sequence[_Key], pos_label: Hashable,
+               name: Hashable = "y_true") -> _Key:
+    """The class 0 label agreed by all partitions, from their ``_other_labels``."""
+    gathered = graph.tree(_joined, per_partition)
+    return graph.task(_agreed_neg_label, pos_label, name, gathered)
 
-def _neg_label(parts: Sequence[tuple[Part, ...]], pos_label: Hashable | None, column: int = 0,
-               name: Hashable = "y_true") -> Delayed | None:
-    """Delayed class 0 label agreed by all partitions (None without ``pos_label``)."""
+
+def _labels_of(graph: _Graph, parts: _Partitions, pos_label: Hashable | None) -> Any:
+    """The class 0 label agreed by all partitions (None without ``pos_label``)."""
     if pos_label is None:
         return None
-    per_partition = [
-        dask.delayed(_other_labels, pure=True)(k, part[column], pos_label, name)
-        for k, part in enumerate(parts)
-    ]
-    return cast("Delayed",
-                dask.delayed(_agreed_neg_label, pure=True)(pos_label, name, *per_partition))
+    per_partition = [graph.task(_input_labels, k, parts.layout, values, pos_label)
+                     for k, values in enumerate(parts.keys)]
+    return _neg_label(graph, per_partition, pos_label)
 
 
 def _part_labels(y_part: Part, pos_label: Hashable | None, neg_label: Any,
@@ -309,9 +484,10 @@ def _part_labels(y_part: Part, pos_label: Hashable | None, neg_label: Any,
     return cast("NDArray[Any]", labels[0])
 
 
-def _binary_groups(index: int, y_part: Part, s_part: Part, w_part: Part, weighted: bool,
+def _binary_groups(index: int, layout: Layout, values: Sequence[Any], weighted: bool,
                    pos_label: Hashable | None = None, neg_label: Any = None) -> Groups:
     def run() -> Groups:
+        y_part, s_part, w_part = _columns(layout, values)
         labels = _part_labels(y_part, pos_label, neg_label)
         scores = check_scores(s_part, allow_empty=True, ranks=False)
         check_same_length(labels, scores)
@@ -324,20 +500,25 @@ def _binary_groups(index: int, y_part: Part, s_part: Part, w_part: Part, weighte
 
 
 # ---------------------------------------------------------------------------
-# The range partition
+# Merging the partitions' groups: one tree, or a range partition
 
 
-def _sample(groups: Groups, n_ranges: int) -> tuple[NDArray[Any], float]:
+def _merged(pieces: list[Groups]) -> Groups:
+    """Groups of one range (or of the whole) merged, equal scores summed."""
+    return cast("Groups", _merge(*pieces))
+
+
+def _sample(groups: Groups, n_ranges: int) -> list[tuple[NDArray[Any], float]]:
     """Evenly spaced scores of a partition's groups, each standing for len / size groups."""
     keys = groups[0]
     size = min(keys.shape[0], _SAMPLES_PER_RANGE * n_ranges)
     if size == 0:
-        return keys[:0], 0.0
+        return [(keys[:0], 0.0)]
     picks = np.linspace(0, keys.shape[0] - 1, size).round().astype(np.intp)
-    return keys[picks].copy(), keys.shape[0] / size
+    return [(keys[picks].copy(), keys.shape[0] / size)]
 
 
-def _bounds(n_ranges: int, *samples: tuple[NDArray[Any], float]) -> NDArray[Any]:
+def _bounds(n_ranges: int, samples: Sequence[tuple[NDArray[Any], float]]) -> NDArray[Any]:
     """At most n_ranges - 1 distinct scores, decreasing, cutting the sample into equal parts."""
     values = np.concatenate([values for values, _ in samples])
     if values.size == 0 or n_ranges == 1:
@@ -350,16 +531,25 @@ def _bounds(n_ranges: int, *samples: tuple[NDArray[Any], float]) -> NDArray[Any]
     return cast("NDArray[Any]", np.unique(values[order][picks])[::-1].copy())
 
 
-def _range_groups(groups: Sequence[Delayed], n_ranges: int) -> list[Delayed]:
-    """Delayed groups of each range, highest scores first, from delayed partition groups."""
-    samples = [dask.delayed(_sample, pure=True)(g, n_ranges) for g in groups]
-    bounds = dask.delayed(_bounds, pure=True)(n_ranges, *samples)
+def _piece(pieces: tuple[Groups, ...], r: int) -> Groups:
+    return pieces[r]
+
+
+def _range_groups(graph: _Graph, groups: Sequence[_Key], n_ranges: int) -> list[_Key]:
+    """Groups of each range, highest scores first, from the partitions' groups.
+
+    One range: a tree of merges over the partitions.  More: a sample of
+    every partition's scores sets the boundaries, every partition cuts its
+    groups at them (by value) and each range merges its pieces by a tree of
+    its own: (n_ranges + 2) tasks per partition and the trees.
+    """
     if n_ranges == 1:
-        return [dask.delayed(_merge, pure=True)(*groups)]
-    cut = [dask.delayed(_cut, pure=True, nout=n_ranges)(g, bounds, n_ranges) for g in groups]
-    return [
-        dask.delayed(_merge, pure=True)(*[pieces[r] for pieces in cut]) for r in range(n_ranges)
-    ]
+        return [graph.tree(_merged, groups)]
+    samples = graph.tree(_joined, [graph.task(_sample, g, n_ranges) for g in groups])
+    bounds = graph.task(_bounds, n_ranges, samples)
+    cut = [graph.task(_cut, g, bounds, n_ranges) for g in groups]
+    return [graph.tree(_merged, [graph.task(_piece, c, r) for c in cut])
+            for r in range(n_ranges)]
 
 
 # ---------------------------------------------------------------------------
@@ -379,34 +569,37 @@ def _whole(summaries: Sequence[Summary], metric: str) -> Any:
     return _Whole(summaries, metric)
 
 
-def _pipeline(groups: Sequence[Delayed], n_ranges: int, lower: bool = False, hull: bool = True
-              ) -> tuple[list[Delayed], list[Delayed]]:
-    """Delayed (ranges, summaries) of delayed partition groups."""
-    ranges = _range_groups(groups, n_ranges)
-    summaries = [dask.delayed(_summarise, pure=True)(g, lower, hull) for g in ranges]
-    return ranges, summaries
+def _pipeline(graph: _Graph, groups: Sequence[_Key], n_ranges: int, lower: bool = False,
+              hull: bool = True) -> tuple[list[_Key], _Key]:
+    """(ranges, the list of their summaries) of the partitions' groups."""
+    ranges = _range_groups(graph, groups, n_ranges)
+    summaries = [graph.task(_summarise, g, lower, hull) for g in ranges]
+    return ranges, graph.task(list, summaries)  # (one key for the list: read by several)
 
 
 def _binary_pipeline(y_true: Collection, y_score: Collection, sample_weight: Collection | None,
                      n_ranges: int | None, lower: bool = False, hull: bool = True,
-                     pos_label: Hashable | None = None) -> tuple[list[Delayed], list[Delayed]]:
+                     pos_label: Hashable | None = None
+                     ) -> tuple[_Graph, list[_Key], _Key]:
     pos_label = check_pos_label(pos_label)
-    parts = _aligned([("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)])
-    n_ranges = _check_n_ranges(n_ranges, len(parts))
+    n_ranges = _check_n_ranges(n_ranges)
+    parts = _Partitions([("y_true", y_true), ("y_score", y_score),
+                         ("sample_weight", sample_weight)])
+    graph = _Graph(parts.sources)
     weighted = sample_weight is not None
-    neg_label = _neg_label(parts, pos_label)
+    neg_label = _labels_of(graph, parts, pos_label)
     groups = [
-        dask.delayed(_binary_groups, pure=True)(k, y, s, w, weighted, pos_label, neg_label)
-        for k, (y, s, w) in enumerate(parts)
+        graph.task(_binary_groups, k, parts.layout, values, weighted, pos_label, neg_label)
+        for k, values in enumerate(parts.keys)
     ]
-    return _pipeline(groups, n_ranges, lower, hull)
+    return graph, *_pipeline(graph, groups, n_ranges, lower, hull)
 
 
 # ---------------------------------------------------------------------------
 # auc, h_measure, roc_hull
 
 
-def _auc_of(metric: str, *summaries: Summary) -> float:
+def _auc_of(metric: str, summaries: Sequence[Summary]) -> float:
     return float(_whole(summaries, metric).auc)
 
 
@@ -494,13 +687,13 @@ def auc(y_true: Collection, y_score: Collection, *, sample_weight: Collection | 
     >>> hsd.auc(words, s, pos_label="yes")
     0.875
     """
-    _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False,
-                                    pos_label=pos_label)
+    graph, _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges,
+                                           hull=False, pos_label=pos_label)
     return cast("float | Delayed",
-                _finish(dask.delayed(_auc_of, pure=True)("AUC", *summaries), compute))
+                _finish(graph, graph.task(_auc_of, "AUC", summaries), compute))
 
 
-def _h_of(spec: Any, *summaries: Summary) -> float:
+def _h_of(spec: Any, summaries: Sequence[Summary]) -> float:
     return float(_whole(summaries, "The H-measure").h_measure(spec))
 
 
@@ -564,12 +757,12 @@ def h_measure(y_true: Collection, y_score: Collection, *, alpha: float = 2.0, be
     0.674074
     """
     spec = check_cost(alpha, beta, severity_ratio, priors)
-    _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, pos_label=pos_label)
-    return cast("float | Delayed",
-                _finish(dask.delayed(_h_of, pure=True)(spec, *summaries), compute))
+    graph, _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges,
+                                           pos_label=pos_label)
+    return cast("float | Delayed", _finish(graph, graph.task(_h_of, spec, summaries), compute))
 
 
-def _hull_of(*summaries: Summary) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
+def _hull_of(summaries: Sequence[Summary]) -> tuple[NDArray[np.float64], NDArray[np.float64]]:
     hull_fp, hull_tp = _whole(summaries, "The ROC hull").hull()
     return hull_fp / hull_fp[-1], hull_tp / hull_tp[-1]
 
@@ -626,16 +819,17 @@ def roc_hull(y_true: Collection, y_score: Collection, *, sample_weight: Collecti
     >>> tpr
     array([0.        , 0.66666667, 1.        , 1.        ])
     """
-    _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, pos_label=pos_label)
+    graph, _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges,
+                                           pos_label=pos_label)
     return cast("tuple[NDArray[np.float64], NDArray[np.float64]] | Delayed",
-                _finish(dask.delayed(_hull_of, pure=True)(*summaries), compute))
+                _finish(graph, graph.task(_hull_of, summaries), compute))
 
 
 # ---------------------------------------------------------------------------
 # hmeasure_report
 
 
-def _report_context(levels: Sequence[float], *summaries: Summary) -> Context:
+def _report_context(levels: Sequence[float], summaries: Sequence[Summary]) -> Context:
     return cast("Context", _whole(summaries, "The H-measure").context(levels=levels))
 
 
@@ -671,9 +865,10 @@ def _lookup_candidates(groups: Groups, context: Context, r: int, threshold: floa
             pair_x = np.array([xcurve[k + 1], xcurve[k]])
             pair_y = np.array([ycurve[k + 1], ycurve[k]])
             out[kind, value] = (context["group_offsets"][r] + k, r_lookup(pair_x, pair_y, x))
-    # This range's class weights above and not above the report's threshold.
+    # This range's class weights at or above the report's threshold (class 1 when
+    # score >= threshold, the package's rule) and below it.
     keys, neg, pos = groups
-    high = keys > threshold
+    high = keys >= threshold
     out["threshold"] = tuple(float(math.fsum(part)) for part in (
         pos[high], neg[high], neg[~high], pos[~high]))
     return out
@@ -699,7 +894,7 @@ def _curve_of(whole: Any, spec: Any) -> tuple[float, Any]:
 
 
 def _report_of(spec: Any, levels: Sequence[float], as_frame: bool, summaries: Sequence[Summary],
-               *candidates: dict[Any, Any]) -> dict[str, float] | pandas.DataFrame:
+               candidates: Sequence[dict[Any, Any]]) -> dict[str, float] | pandas.DataFrame:
     auc, curve = _curve_of(_whole(summaries, "The H-measure"), spec)
 
     def looked_up(kind: str) -> Callable[[float], Any]:
@@ -780,45 +975,75 @@ def hmeasure_report(y_true: Collection, y_score: Collection, *, alpha: float = 2
     spec = check_cost(alpha, beta, severity_ratio, priors)
     levels = report_levels(sens_spec_levels)
     threshold = check_score_value(threshold, "threshold")
-    ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, lower=True,
-                                         pos_label=pos_label)
-    context = dask.delayed(_report_context, pure=True)(list(levels.values()), *summaries)
-    candidates = [
-        dask.delayed(_lookup_candidates, pure=True)(g, context, r, threshold)
-        for r, g in enumerate(ranges)
-    ]
-    report = dask.delayed(_report_of, pure=True)(
-        spec, levels, bool(as_frame), summaries, *candidates
-    )
-    return cast("dict[str, float] | pandas.DataFrame | Delayed", _finish(report, compute))
+    graph, ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges,
+                                                lower=True, pos_label=pos_label)
+    context = graph.task(_report_context, list(levels.values()), summaries)
+    candidates = [graph.task(_lookup_candidates, g, context, r, threshold)
+                  for r, g in enumerate(ranges)]
+    report = graph.task(_report_of, spec, levels, bool(as_frame), summaries, candidates)
+    return cast("dict[str, float] | pandas.DataFrame | Delayed",
+                _finish(graph, report, compute))
 
 
 # ---------------------------------------------------------------------------
 # partial_auc
 
 
-def _box_context(*summaries: Summary) -> Context:
+def _box_context(summaries: Sequence[Summary]) -> Context:
     return cast("Context", _whole(summaries, "The partial AUC").context())
 
 
-def _partial_of(options: tuple[Any, ...], context: Context, box: tuple[float, ...],
-                *pieces: Any) -> float:
-    _, _, c, d = box
-    weight_neg, weight_pos = context["weight_neg"], context["weight_pos"]
-    present = [piece for piece in pieces if piece is not None]
+def _exact_box_piece(groups: Groups, context: Context, r: int, box: tuple[float, ...]
+                     ) -> tuple[int, int, int, list[tuple[int, int, int, int]]]:
+    """This range's integer parts of the unit-weight area in the box, in the whole's counts.
+
+    The parts ``exact_area`` adds up as in memory: with the exact sides
+    A, B, C, D of the box (``sides``: floors and ceilings compared with the
+    integer corners of the curve), the segments wholly inside the box give
+    g0 (2 t0 + g1) and g0, those at or above D over their width g0, and the
+    few crossing a side are returned as ``(u0, t0, g0, g1)`` to be cut
+    exactly.  The segments start at the range's class weights above it.
+    """
+    _, neg, pos = groups
+    if neg.shape[0] == 0:
+        return 0, 0, 0, []
+    numerators = sides(box[:2], box[2:], context["weight_neg"], context["weight_pos"])
+    *numerators, den = numerators
+    floor_a, floor_b, floor_c, floor_d = (n // den for n in numerators)
+    ceil_a, ceil_b, ceil_c, ceil_d = (-(-n // den) for n in numerators)
+    fp = np.concatenate(([0], np.cumsum(neg)[:-1])) + context["fp_offsets"][r]
+    tp = np.concatenate(([0], np.cumsum(pos)[:-1])) + context["tp_offsets"][r]
+    # Segments with an area in the box: not vertical, starting before B, reaching
+    # beyond A and above C.
+    counted = (neg > 0) & (fp < ceil_b) & (fp + neg > floor_a) & (tp + pos > floor_c)
+    above = tp >= ceil_d
+    whole = counted & (fp >= ceil_a) & (fp + neg <= floor_b) & (
+        ((tp >= ceil_c) & (tp + pos <= floor_d)) | above)
+    inside = whole & ~above
+    cuts = [tuple(int(v) for v in segment) for segment in zip(
+        *(column[counted & ~whole] for column in (fp, tp, neg, pos)), strict=True)]
+    return (int(np.sum(neg[inside] * (2 * tp[inside] + pos[inside]))),
+            int(np.sum(neg[inside])), int(np.sum(neg[whole & above])), cuts)
+
+
+def _box_part(groups: Groups, context: Context, r: int, box: tuple[float, ...]) -> Any:
     if context["unit_weights"]:
-        # As partial.py: exact rational arithmetic on the counts, rounded once.
-        c_count, d_count = Fraction(c * weight_pos), Fraction(d * weight_pos)
-        area = Fraction(0)
-        for (twice_inside, width_inside, width_above, rest), above_pos in present:
-            area += (
-                Fraction(twice_inside, 2)
-                - (c_count - above_pos) * width_inside
-                + (d_count - c_count) * width_above
-                + Fraction(rest)
-            )
-        return float(corrected(area / (weight_neg * weight_pos), *options))
-    total = math.fsum(parts for parts, _ in present)
+        return _exact_box_piece(groups, context, r, box)
+    return _box_piece(groups, context, r, box)
+
+
+def _partial_of(options: tuple[Any, ...], context: Context, pieces: Sequence[Any]) -> float:
+    weight_neg, weight_pos = context["weight_neg"], context["weight_pos"]
+    fpr_box, tpr_box = options[:2]
+    if context["unit_weights"]:
+        # As partial.py: the integer parts, the crossing segments cut in exact rational
+        # arithmetic, the (corrected) area rounded once.
+        twice_inside, width_inside, width_above = (sum(p[k] for p in pieces) for k in range(3))
+        area = exact_area(twice_inside, width_inside, width_above,
+                          [cut for piece in pieces for cut in piece[3]], fpr_box, tpr_box,
+                          weight_neg, weight_pos)
+        return float(corrected(area, *options))
+    total = math.fsum(parts for parts, _ in (p for p in pieces if p is not None))
     return float(corrected(total / weight_neg / weight_pos, *options))
 
 
@@ -880,23 +1105,21 @@ def partial_auc(y_true: Collection, y_score: Collection, *,
     fpr_box = check_rate_range(fpr_range, "fpr_range")
     tpr_box = check_rate_range(tpr_range, "tpr_range")
     check_partial_correction(correction, fpr_range, tpr_range)
-    ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False,
-                                         pos_label=pos_label)
-    context = dask.delayed(_box_context, pure=True)(*summaries)
+    graph, ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges,
+                                                hull=False, pos_label=pos_label)
+    context = graph.task(_box_context, summaries)
     box = (*fpr_box, *tpr_box)
-    pieces = [
-        dask.delayed(_box_piece, pure=True)(g, context, r, box) for r, g in enumerate(ranges)
-    ]
+    pieces = [graph.task(_box_part, g, context, r, box) for r, g in enumerate(ranges)]
     options = (fpr_box, tpr_box, fpr_range, tpr_range, correction)
-    result = dask.delayed(_partial_of, pure=True)(options, context, box, *pieces)
-    return cast("float | Delayed", _finish(result, compute))
+    result = graph.task(_partial_of, options, context, pieces)
+    return cast("float | Delayed", _finish(graph, result, compute))
 
 
 # ---------------------------------------------------------------------------
 # auc_ci (DeLong)
 
 
-def _delong_context(*summaries: Summary) -> Context:
+def _delong_context(summaries: Sequence[Summary]) -> Context:
     whole = _whole(summaries, "DeLong's confidence interval")
     check_class_sizes(whole.weight_neg, whole.weight_pos, "DeLong's confidence interval",
                        weighted=not whole.unit_weights)
@@ -928,7 +1151,7 @@ def _delong_piece(groups: Groups, context: Context, r: int) -> tuple[float, floa
     return float(np.dot(pos, pos_place * pos_place)), float(np.dot(neg, neg_share * neg_share))
 
 
-def _interval_of(context: Context, level: float, *pieces: tuple[float, float]
+def _interval_of(context: Context, level: float, pieces: Sequence[tuple[float, float]]
                  ) -> ConfidenceInterval:
     n, m = float(context["weight_neg"]), float(context["weight_pos"])
     sum_pos = math.fsum(p[0] for p in pieces)
@@ -1008,32 +1231,35 @@ def auc_ci(y_true: Collection, y_score: Collection, *, level: float = 0.95,
         )
     if method != "delong":
         raise ValueError(f'method must be "delong", got {method!r}')
-    ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges, hull=False,
-                                         pos_label=pos_label)
-    context = dask.delayed(_delong_context, pure=True)(*summaries)
-    pieces = [dask.delayed(_delong_piece, pure=True)(g, context, r) for r, g in enumerate(ranges)]
+    graph, ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges,
+                                                hull=False, pos_label=pos_label)
+    context = graph.task(_delong_context, summaries)
+    pieces = [graph.task(_delong_piece, g, context, r) for r, g in enumerate(ranges)]
     return cast("ConfidenceInterval | Delayed", _finish(
-        dask.delayed(_interval_of, pure=True)(context, level, *pieces), compute))
+        graph, graph.task(_interval_of, context, level, pieces), compute))
 
 
 # ---------------------------------------------------------------------------
 # binned_auc
 
 
-def _length(part: ArrayLike) -> int:
-    return int(np.shape(part)[0])
+def _length(index: int, layout: Layout, values: Sequence[Any]) -> list[int]:
+    return [int(np.shape(_columns(layout, values)[1])[0])]
 
 
-def _strided(index: int, part: Part, offset: int, step: int) -> NDArray[np.float64]:
+def _strided(index: int, layout: Layout, values: Sequence[Any], plan: tuple[int, list[int]]
+             ) -> list[NDArray[np.float64]]:
     """The scores of a partition at global positions 0, step, 2 step, ..."""
-    def run() -> NDArray[np.float64]:
-        scores = check_scores(part, allow_empty=True, ranks=False)
-        return scores[(-offset) % step::step]
+    step, offsets = plan
+
+    def run() -> list[NDArray[np.float64]]:
+        scores = check_scores(_columns(layout, values)[1], allow_empty=True, ranks=False)
+        return [scores[(-offsets[index]) % step::step]]
 
     return _in_partition(index, run)
 
 
-def _alpha_of(lo: float, hi: float, *samples: NDArray[np.float64]) -> float:
+def _alpha_of(lo: float, hi: float, samples: Sequence[NDArray[np.float64]]) -> float:
     sample = np.concatenate(samples) if samples else np.empty(0)
     if sample.size == 0:
         raise ValueError("y_true is empty: at least one point is needed")
@@ -1047,13 +1273,13 @@ def _sample_plan(lengths: Sequence[int]) -> tuple[int, list[int]]:
     return step, offsets
 
 
-def _bin_counts(index: int, y_part: Part, s_part: Part, w_part: Part, weighted: bool,
+def _bin_counts(index: int, layout: Layout, values: Sequence[Any], weighted: bool,
                 params: tuple[float, float, int, str | None], alpha: float | None,
-                pos_label: Hashable | None = None, neg_label: Any = None
-                ) -> tuple[NDArray[Any], int, int, int, float, float]:
+                pos_label: Hashable | None = None, neg_label: Any = None) -> Histograms:
     lo, hi, m, transform = params
 
-    def run() -> tuple[NDArray[Any], int, int, int, float, float]:
+    def run() -> Histograms:
+        y_part, s_part, w_part = _columns(layout, values)
         labels = _part_labels(y_part, pos_label, neg_label)
         scores = check_scores(s_part, allow_empty=True, ranks=False)
         check_same_length(labels, scores)
@@ -1072,16 +1298,20 @@ def _bin_counts(index: int, y_part: Part, s_part: Part, w_part: Part, weighted: 
     return _in_partition(index, run)
 
 
-def _summed(alpha: float | None, *parts: tuple[NDArray[Any], int, int, int, float, float]
-            ) -> tuple[NDArray[Any], int, int, int, float, float, float | None]:
-    """The partitions' histograms added up, with their counts outside the range and span."""
-    if sum(p[3] for p in parts) == 0:
-        raise ValueError("y_true is empty: at least one point is needed")
+def _added(parts: Sequence[Histograms]) -> Histograms:
+    """Histograms added up, with their counts outside the range and spans."""
     counts = parts[0][0].copy()
     for part in parts[1:]:
         counts += part[0]
     return (counts, sum(p[1] for p in parts), sum(p[2] for p in parts), sum(p[3] for p in parts),
-            min(p[4] for p in parts), max(p[5] for p in parts), alpha)
+            min(p[4] for p in parts), max(p[5] for p in parts))
+
+
+def _summed(summed: Histograms, alpha: float | None
+            ) -> tuple[NDArray[Any], int, int, int, float, float, float | None]:
+    if summed[3] == 0:
+        raise ValueError("y_true is empty: at least one point is needed")
+    return (*summed, alpha)
 
 
 def _binned_of(summed: tuple[NDArray[Any], int, int, int, float, float, float | None],
@@ -1168,29 +1398,29 @@ def binned_auc(y_true: Collection, y_score: Collection, *, bins: int = 1000,
     lo, hi = check_score_range(score_range)
     strict = check_strict(strict)
     pos_label = check_pos_label(pos_label)
-    parts = _aligned([("y_true", y_true), ("y_score", y_score), ("sample_weight", sample_weight)])
+    parts = _Partitions([("y_true", y_true), ("y_score", y_score),
+                         ("sample_weight", sample_weight)])
+    graph = _Graph(parts.sources)
     weighted = sample_weight is not None
     params = (lo, hi, m, transform)
-    neg_label = _neg_label(parts, pos_label)
+    neg_label = _labels_of(graph, parts, pos_label)
     if transform is not None and alpha is None:
-        lengths = [dask.delayed(_length, pure=True)(s) for _, s, _ in parts]
-        plan = dask.delayed(_sample_plan, pure=True)(lengths)
-        step, offsets = plan[0], plan[1]
-        samples = [
-            dask.delayed(_strided, pure=True)(k, s, offsets[k], step)
-            for k, (_, s, _) in enumerate(parts)
-        ]
-        alpha = dask.delayed(_alpha_of, pure=True)(lo, hi, *samples)
+        lengths = graph.tree(_joined, [graph.task(_length, k, parts.layout, values)
+                                       for k, values in enumerate(parts.keys)])
+        plan = graph.task(_sample_plan, lengths)
+        samples = graph.tree(_joined, [graph.task(_strided, k, parts.layout, values, plan)
+                                       for k, values in enumerate(parts.keys)])
+        alpha = graph.task(_alpha_of, lo, hi, samples)
     counts = [
-        dask.delayed(_bin_counts, pure=True)(k, y, s, w, weighted, params, alpha, pos_label,
-                                             neg_label)
-        for k, (y, s, w) in enumerate(parts)
+        graph.task(_bin_counts, k, parts.layout, values, weighted, params, alpha, pos_label,
+                   neg_label)
+        for k, values in enumerate(parts.keys)
     ]
-    summed = _finish(dask.delayed(_summed, pure=True)(alpha, *counts), compute)
+    summed = graph.task(_summed, graph.tree(_added, counts), alpha)
     if compute:
-        return _binned_of(summed, params, weighted, transform, strict)
-    return cast("Delayed",
-                dask.delayed(_binned_of, pure=True)(summed, params, weighted, transform, strict))
+        return _binned_of(_finish(graph, summed, True), params, weighted, transform, strict)
+    return cast("Delayed", _finish(
+        graph, graph.task(_binned_of, summed, params, weighted, transform, strict), False))
 
 
 # ---------------------------------------------------------------------------
@@ -1210,20 +1440,25 @@ def _score_block(part: Any, n_classes: int) -> NDArray[np.float64]:
     return cast("NDArray[np.float64]", check_finite_matrix(scores))
 
 
-def _label_values(index: int, y_part: Part) -> Any:
-    def run() -> Any:
+def _label_values(index: int, layout: Layout, values: Sequence[Any]) -> list[Any]:
+    def run() -> list[Any]:
+        y_part = _columns(layout, values)[0]
         array = as_label_array(y_part) if len(y_part) else np.empty(0, dtype=object)
         if array.size == 0:
             return []
-        return encode_sorted(array)[0]
+        return list(encode_sorted(array)[0])
 
     return _in_partition(index, run)
 
 
-def _classes_of(n_classes: int, *per_partition: Iterable[Any]) -> list[Any]:
+def _union(per_partition: Sequence[Iterable[Any]]) -> list[Any]:
     distinct: set[Any] = set()
     for values in per_partition:
         distinct.update(values)
+    return list(distinct)
+
+
+def _classes_of(n_classes: int, distinct: Sequence[Any]) -> list[Any]:
     try:
         classes = sorted(distinct)
     except TypeError:
@@ -1267,6 +1502,32 @@ def _class_mass(part: tuple[NDArray[np.intp], Any, NDArray[np.float64] | None],
     return np.bincount(codes, weights=weights, minlength=n_classes).astype(np.float64)
 
 
+def _problems_of(index: int, layout: Layout, values: Sequence[Any], classes: Sequence[Any],
+                 n_classes: int, weighted: bool, problems: Sequence[tuple[int, int | None]]
+                 ) -> Problems:
+    """A partition's class weights and the groups of each binary problem."""
+    part = _encoded(index, *_columns(layout, values), classes, n_classes, weighted)
+    return (_class_mass(part, n_classes),
+            tuple(_problem_groups(part, high, low) for high, low in problems))
+
+
+def _merged_problems(parts: Sequence[Problems]) -> Problems:
+    mass = np.sum([part[0] for part in parts], axis=0)
+    return mass, tuple(_merge(*[part[1][k] for part in parts]) for k in range(len(parts[0][1])))
+
+
+def _problem_piece(part: Problems, k: int) -> Groups:
+    return part[1][k]
+
+
+def _mass(part: Problems) -> Problems:
+    return part[0], ()
+
+
+def _problem_aucs(whole: Problems) -> list[float]:
+    return [_pair_auc([_summarise(groups, False, False)]) for groups in whole[1]]
+
+
 def _problem_groups(part: tuple[NDArray[np.intp], NDArray[np.float64],
                                 NDArray[np.float64] | None],
                     high: int, low: int | None) -> Groups:
@@ -1285,7 +1546,7 @@ def _problem_groups(part: tuple[NDArray[np.intp], NDArray[np.float64],
     return cast("Groups", _groups_of(labels, column, None if weights is None else weights[keep]))
 
 
-def _pair_auc(*summaries: Summary) -> float:
+def _pair_auc(summaries: Sequence[Summary]) -> float:
     """The AUC of one binary problem (nan without a class; the masses are checked apart)."""
     exact, weight_neg, weight_pos, _, _, twice_u = _totals(summaries)
     if not (weight_neg > 0 and weight_pos > 0):
@@ -1296,11 +1557,10 @@ def _pair_auc(*summaries: Summary) -> float:
 
 
 def _multiclass_of(method: str, average: str | None, classes: Sequence[Any], n_classes: int,
-                   masses: Sequence[NDArray[np.float64]], weighted: bool, *values: float
-                   ) -> Any:
+                   whole: Problems, weighted: bool, values: Sequence[float]) -> Any:
     # The rules and the averages of multiclass_auc (a class without points is nan in
     # ``values``: its binary problems lack a class).
-    class_mass = np.sum(masses, axis=0)
+    class_mass = whole[0]
     check_classes_present(classes, class_mass, method, average, weighted)
     if method == "ovr":
         return averaged(np.array(values, dtype=np.float64), method, average, class_mass)
@@ -1392,31 +1652,16 @@ def multiclass_auc(y_true: Collection, y_score: Array | DataFrame, *, method: st
         )
     if n_classes < 2:
         raise ValueError(f"y_score must have one column per class, at least 2; got {n_classes}")
-    _check_collection(y_true, "y_true")
-    if sample_weight is not None:
-        _check_collection(sample_weight, "sample_weight")
-    if isinstance(y_score, da.Array) and not any(math.isnan(c) for c in y_score.chunks[0]):
-        if isinstance(y_true, da.Array) and y_true.chunks[0] != y_score.chunks[0]:
-            y_true = y_true.rechunk((y_score.chunks[0],))
-        if isinstance(sample_weight, da.Array) and sample_weight.chunks[0] != y_score.chunks[0]:
-            sample_weight = sample_weight.rechunk((y_score.chunks[0],))
-    score_parts = _delayed_parts(y_score)
-    label_parts = _delayed_parts(y_true)
-    weight_parts = _delayed_parts(sample_weight) if sample_weight is not None else None
-    counts = {"y_true": len(label_parts), "y_score": len(score_parts)}
-    if weight_parts is not None:
-        counts["sample_weight"] = len(weight_parts)
-    if len(set(counts.values())) > 1:
-        described = ", ".join(f"{name}: {n}" for name, n in counts.items())
-        raise ValueError(
-            f"the inputs must be partitioned alike; numbers of partitions differ ({described})"
-        )
-    n_ranges = _check_n_ranges(n_ranges, len(score_parts))
-    # The classes in column order (a Delayed of them when read from y_true).
+    parts = _Partitions([("y_true", y_true), ("y_score", y_score),
+                         ("sample_weight", sample_weight)], matrix="y_score")
+    graph = _Graph(parts.sources)
+    n_ranges = _check_n_ranges(n_ranges)
+    # The classes in column order (a task's key when read from y_true).
     ordered: Any
     if classes is None:
-        labels = [dask.delayed(_label_values, pure=True)(k, y) for k, y in enumerate(label_parts)]
-        ordered = dask.delayed(_classes_of, pure=True)(n_classes, *labels)
+        labels = [graph.task(_label_values, k, parts.layout, values)
+                  for k, values in enumerate(parts.keys)]
+        ordered = graph.task(_classes_of, n_classes, graph.tree(_union, labels))
     else:
         ordered, _ = encode_given(np.empty(0), classes)
         if len(ordered) != n_classes:
@@ -1424,28 +1669,29 @@ def multiclass_auc(y_true: Collection, y_score: Array | DataFrame, *, method: st
                 f"classes has {len(ordered)} classes but y_score has {n_classes} columns"
             )
     weighted = sample_weight is not None
-    encoded = [
-        dask.delayed(_encoded, pure=True)(
-            k, y, s, None if weight_parts is None else weight_parts[k], ordered, n_classes,
-            weighted,
-        )
-        for k, (y, s) in enumerate(zip(label_parts, score_parts, strict=True))
-    ]
-    masses = [dask.delayed(_class_mass, pure=True)(part, n_classes) for part in encoded]
     problems: list[tuple[int, int | None]]
     if method == "ovr":
         problems = [(k, None) for k in range(n_classes)]
     else:
         problems = [(i, j) for i in range(n_classes) for j in range(n_classes) if i != j]
-    values = []
-    for high, low in problems:
-        groups = [dask.delayed(_problem_groups, pure=True)(part, high, low) for part in encoded]
-        _, summaries = _pipeline(groups, n_ranges, hull=False)
-        values.append(dask.delayed(_pair_auc, pure=True)(*summaries))
-    result = dask.delayed(_multiclass_of, pure=True)(
-        method, average, ordered, n_classes, masses, weighted, *values
-    )
-    return cast("float | NDArray[np.float64] | Delayed", _finish(result, compute))
+    # Every partition computes the groups of all the binary problems in one task.
+    per_part = [graph.task(_problems_of, k, parts.layout, values, ordered, n_classes, weighted,
+                           problems)
+                for k, values in enumerate(parts.keys)]
+    if n_ranges == 1:
+        whole = graph.tree(_merged_problems, per_part)
+        values = graph.task(_problem_aucs, whole)
+    else:
+        whole = graph.tree(_merged_problems, [graph.task(_mass, part) for part in per_part])
+        aucs = []
+        for k in range(len(problems)):
+            groups = [graph.task(_problem_piece, part, k) for part in per_part]
+            _, summaries = _pipeline(graph, groups, n_ranges, hull=False)
+            aucs.append(graph.task(_pair_auc, summaries))
+        values = graph.task(list, aucs)
+    result = graph.task(_multiclass_of, method, average, ordered, n_classes, whole, weighted,
+                        values)
+    return cast("float | NDArray[np.float64] | Delayed", _finish(graph, result, compute))
 
 
 # ---------------------------------------------------------------------------
@@ -1484,16 +1730,45 @@ def _segment_row(spec: Any, metrics: Sequence[str], summaries: Sequence[Summary]
 
 
 def _segment_groups(frame: pandas.DataFrame, columns: tuple[Any, Any, Any], weighted: bool,
-                    segment: Hashable, labels_of: tuple[Any, Any] = (None, None)) -> Groups:
+                    segment: Hashable, pos_label: Hashable | None, neg_label: Any) -> Groups:
     label, score, weight = columns
     try:
-        labels = _part_labels(frame[label].to_numpy(), *labels_of, label)
+        labels = _part_labels(frame[label].to_numpy(), pos_label, neg_label, label)
         scores = check_scores(frame[score].to_numpy(), score, allow_empty=True, ranks=False)
         weights = check_weights(frame[weight].to_numpy(), scores.shape[0], weight) \
             if weighted else None
         return cast("Groups", _groups_of(labels, scores, weights, (label, score)))
     except ValueError as exc:
         raise ValueError(f"{exc} (in segment {segment!r})") from None
+
+
+def _frame_labels(index: int, part: pandas.DataFrame, label: Hashable, pos_label: Hashable
+                  ) -> list[tuple[int, bool, list[tuple[Any, int]]]]:
+    return _other_labels(index, part[label], pos_label, label)
+
+
+def _segments_of(part: pandas.DataFrame, by: Hashable, columns: tuple[Any, Any, Any],
+                 weighted: bool, pos_label: Hashable | None, neg_label: Any,
+                 large: tuple[Any, ...]) -> Segments:
+    """A partition's groups of each of its segments but the ``large`` ones."""
+    if large:
+        part = part[~part[by].isin(large)]
+    return {segment: _segment_groups(rows, columns, weighted, segment, pos_label, neg_label)
+            for segment, rows in part.groupby(by, sort=False, observed=True)}
+
+
+def _merged_segments(parts: Sequence[Segments]) -> Segments:
+    pieces: dict[Any, list[Groups]] = {}
+    for part in parts:
+        for segment, groups in part.items():
+            pieces.setdefault(segment, []).append(groups)
+    return {segment: _merge(*found) for segment, found in pieces.items()}
+
+
+def _segment_rows(spec: Any, metrics: Sequence[str], lower: bool, segments: Segments
+                  ) -> dict[Any, dict[str, float]]:
+    return {segment: _segment_row(spec, metrics, [_summarise(groups, lower)])
+            for segment, groups in segments.items()}
 
 
 def _split_rows(part: pandas.DataFrame, by: Hashable, assignment: dict[Any, int],
@@ -1509,43 +1784,26 @@ def _split_rows(part: pandas.DataFrame, by: Hashable, assignment: dict[Any, int]
     return [rows.iloc[cuts[k]:cuts[k + 1]] for k in range(n_targets)]
 
 
-def _large_groups(part: pandas.DataFrame, by: Hashable, assignment: dict[Any, int],
-                  n_large: int, columns: tuple[Any, Any, Any], weighted: bool,
-                  names: Sequence[Hashable], labels_of: tuple[Any, Any]) -> tuple[Groups, ...]:
-    frames = _split_rows(part, by, assignment, n_large)
+def _large_groups(part: pandas.DataFrame, by: Hashable, names: Sequence[Hashable],
+                  columns: tuple[Any, Any, Any], weighted: bool, pos_label: Hashable | None,
+                  neg_label: Any) -> tuple[Groups, ...]:
+    frames = _split_rows(part, by, {segment: k for k, segment in enumerate(names)}, len(names))
     return tuple(
-        _segment_groups(frame, columns, weighted, names[k], labels_of)
+        _segment_groups(frame, columns, weighted, names[k], pos_label, neg_label)
         for k, frame in enumerate(frames)
     )
 
 
-def _small_bucket(by: Hashable, columns: tuple[Any, Any, Any], weighted: bool, spec: Any,
-                  metrics: Sequence[str], lower: bool, labels_of: tuple[Any, Any],
-                  *frames: pandas.DataFrame) -> dict[Any, dict[str, float]]:
-    """Every small segment of one bucket, gathered: {segment: row}."""
-    frame = pd.concat(frames)
-    rows = {}
-    for segment, rows_of in frame.groupby(by, sort=False):
-        groups = _segment_groups(rows_of, columns, weighted, segment, labels_of)
-        rows[segment] = _segment_row(spec, metrics, [_summarise(groups, lower)])
-    return rows
-
-
-def _large_row(spec: Any, metrics: Sequence[str], segment: Hashable, *summaries: Summary
-               ) -> dict[Any, dict[str, float]]:
+def _large_row(spec: Any, metrics: Sequence[str], segment: Hashable,
+               summaries: Sequence[Summary]) -> dict[Any, dict[str, float]]:
     return {segment: _segment_row(spec, metrics, summaries)}
 
 
-def _buckets(sizes: pandas.Series, capacity: int) -> tuple[dict[Any, int], int]:
-    """Small segments packed into buckets of about ``capacity`` rows (largest first)."""
-    n_buckets = max(1, -(-int(sizes.sum()) // capacity))
-    heap = [(0, k) for k in range(n_buckets)]
-    assignment = {}
-    for segment, size in sizes.sort_values(ascending=False, kind="stable").items():
-        load, k = heapq.heappop(heap)
-        assignment[segment] = k
-        heapq.heappush(heap, (load + int(size), k))
-    return assignment, n_buckets
+def _all_rows(found: Sequence[dict[Any, dict[str, float]]]) -> dict[Any, dict[str, float]]:
+    rows = {}
+    for part in found:
+        rows.update(part)
+    return rows
 
 
 def grouped(df: DataFrame, *, by: Hashable, label: Hashable, score: Hashable,
@@ -1652,52 +1910,34 @@ def grouped(df: DataFrame, *, by: Hashable, label: Hashable, score: Hashable,
     columns = (label, score, weight)
     used = [c for c in dict.fromkeys((by, label, score, weight)) if c is not None]
     frame = df[used]
-    parts = frame.to_delayed()
-    sizes, lengths = dask.compute(frame[by].value_counts(), frame.map_partitions(len))
+    delayed_parts = frame.to_delayed()
+    graph = _Graph(delayed_parts[:1])
+    parts = [_Key(part.key) for part in delayed_parts]
     neg_label = None
     if pos_label is not None:
-        # The class 0 label of the whole column, agreed by all partitions (a pass of its own).
-        neg_label = _neg_label([(part[label],) for part in parts], pos_label, name=label)
-        neg_label = dask.compute(neg_label)[0]
-    labels_of = (pos_label, neg_label)
-    capacity = int(small_rows) if small_rows is not None else max(
-        1, -(-int(np.sum(lengths)) // max(1, len(lengths)))
-    )
+        # The class 0 label of the whole column, agreed by all partitions.
+        neg_label = _neg_label(graph, [graph.task(_frame_labels, k, part, label, pos_label)
+                                       for k, part in enumerate(parts)], pos_label, label)
     lower = any(LOWER_HULL in METRICS[name].needs for name in metrics if name in METRICS)
-    small = sizes[sizes <= capacity]
-    large = sizes[sizes > capacity]
-    results = []
-    if small.size:
-        assignment, n_buckets = _buckets(small, capacity)
-        cut = [
-            dask.delayed(_split_rows, pure=True, nout=n_buckets)(p, by, assignment, n_buckets)
-            for p in parts
-        ]
-        results += [
-            dask.delayed(_small_bucket, pure=True)(
-                by, columns, weighted, spec, metrics, lower, labels_of,
-                *[pieces[b] for pieces in cut]
-            )
-            for b in range(n_buckets)
-        ]
-    if large.size:
-        names = list(large.index)
-        assignment = {segment: k for k, segment in enumerate(names)}
-        per_part = [
-            dask.delayed(_large_groups, pure=True, nout=len(names))(
-                p, by, assignment, len(names), columns, weighted, names, labels_of
-            )
-            for p in parts
-        ]
+    large = pd.Series([], dtype=np.int64)
+    if small_rows is not None:
+        sizes = dask.compute(frame[by].value_counts())[0]
+        large = sizes[sizes > small_rows]
+    names = tuple(large.index)
+    # The segments but the large ones: merged by one tree of merges.
+    segments = graph.tree(_merged_segments, [
+        graph.task(_segments_of, part, by, columns, weighted, pos_label, neg_label, names)
+        for part in parts])
+    found = [graph.task(_segment_rows, spec, metrics, lower, segments)]
+    if names:
+        per_part = [graph.task(_large_groups, part, by, names, columns, weighted, pos_label,
+                               neg_label) for part in parts]
         for k, segment in enumerate(names):
-            n_ranges = max(1, -(-int(large[segment]) // capacity))
-            _, summaries = _pipeline([groups[k] for groups in per_part], n_ranges, lower)
-            results.append(
-                dask.delayed(_large_row, pure=True)(spec, metrics, segment, *summaries)
-            )
-    rows = {}
-    for found in dask.compute(*results):
-        rows.update(found)
+            n_ranges = -(-int(large[segment]) // small_rows)
+            _, summaries = _pipeline(graph, [graph.task(_piece, p, k) for p in per_part],
+                                     n_ranges, lower)
+            found.append(graph.task(_large_row, spec, metrics, segment, summaries))
+    rows = _finish(graph, graph.task(_all_rows, found), True)
     table = pd.DataFrame.from_dict(rows, orient="index")
     table = table.reindex(columns=["n_neg", "n_pos", *metrics])
     table.index.name = by
