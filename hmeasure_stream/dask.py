@@ -7,25 +7,28 @@ partitions live:
 
 - :func:`auc`, :func:`h_measure`, :func:`roc_hull`, :func:`hmeasure_report`,
   :func:`partial_auc`, :func:`auc_ci` (DeLong), :func:`multiclass_auc`:
-  exact, by a range partition of the distinct scores;
+  exact, from the partitions' distinct scores merged exactly;
 - :func:`binned_auc`: a histogram per partition, summed;
 - :func:`grouped`: exact metrics per segment of a dask DataFrame, as a
   pandas DataFrame.
 
 How: every partition is reduced to its distinct scores with their class
-weights (*groups*), sorted; a sample of those scores chooses boundaries that
-cut the scores into ranges of about equal numbers of groups; every partition
-cuts its groups at the boundaries (by value, so the points of one score are
-always in one range) and each range merges its pieces from all partitions.
-A range then sends only a few numbers and the vertices of its own ROC hull:
+weights (*groups*), sorted; a tree of merges (8 at a time, equal scores
+summed: exact integers without weights) gathers them, so a call on P
+partitions is a graph of O(P) tasks, one graph layer.  With ``n_ranges=R``
+a sample of the scores chooses boundaries that cut them into R ranges of
+about equal numbers of groups; every partition cuts its groups at the
+boundaries (by value, so the points of one score are always in one range)
+and each range merges its pieces by a tree of its own: no task holds more
+than about 1 / R of the distinct scores, for about R more tasks per
+partition.  A range sends a few numbers and the vertices of its ROC hull:
 the Mann-Whitney statistic of the whole is the sum of the ranges' own plus,
 for each range, its class 0 weight times the class 1 weight of the ranges
 above it, and the ROC hull of the whole is the hull of the ranges' hulls
 translated by the weights above them.  Metrics that need single points of
 the ROC curve (the report's fixed-level values, the partial area, DeLong's
-placements) ask each range in a second step, given those offsets.  No step
-holds more than a range or a partition: memory per worker is bounded by its
-partitions.  See the documentation page "Dask".
+placements) ask each range in a second step, given those offsets.  See the
+documentation page "Dask".
 """
 
 from __future__ import annotations
@@ -200,7 +203,8 @@ class _Graph:
 
     def task(self, function: Callable[..., Any], *args: Any) -> _Key:
         """A task of ``function(*args)``: a ``_Key`` or a list of them stands for its value."""
-        template, keys = [], []
+        template: list[tuple[str, Any]] = []
+        keys: list[Any] = []
         for arg in args:
             if isinstance(arg, _Key):
                 template.append(("key", None))
@@ -232,7 +236,7 @@ class _Graph:
         layer = f"hmeasure_stream-{key.key}"
         graph = dask_graphs.HighLevelGraph.from_collections(
             layer, dict(self.tasks), dependencies=list(self.sources))
-        return dask_delayed.Delayed(key.key, graph, layer=layer)
+        return cast("Delayed", dask_delayed.Delayed(key.key, graph, layer=layer))
 
 
 def _finish(graph: _Graph, result: _Key, compute: bool) -> Any:
@@ -300,7 +304,7 @@ def _stacked(*columns: Any, names: Sequence[str],
 
 def _columns(layout: Layout, values: Sequence[Any]) -> tuple[Any, ...]:
     """A partition's inputs, in the order of the call's names, from its values."""
-    out = []
+    out: list[Any] = []
     for place in layout:
         if place is None:
             out.append(None)
@@ -349,7 +353,9 @@ class _Partitions:
         counts = {name: value.numblocks[0] for name, value in aligned.items()}
         counts.update({name: value.npartitions for name, value in frames})
         self._check_counts(counts)
-        sources, per_part, layout = [], [], {}
+        sources: list[Delayed] = []
+        per_part: list[list[Delayed]] = []
+        layout: dict[str, tuple[Any, ...]] = {}
         if len(frames) == 1:
             name, value = frames[0]
             per_part.append(list(value.to_delayed()))
@@ -622,9 +628,12 @@ def auc(y_true: Collection, y_score: Collection, *, sample_weight: Collection | 
     sample_weight : dask array or dask Series of shape (n,), optional
         Non-negative finite weight of each point.
     n_ranges : int, optional
-        Number of score ranges the work is split into; default the number
-        of partitions of ``y_score``, so that a range holds about as many
-        distinct scores as a partition.
+        Number of score ranges the merge is split into.  By default one:
+        the partitions' groups are merged by a tree of merges of 8, whose
+        last task holds the distinct scores of the whole (24 bytes each;
+        ties collapsed), in a graph of about 2 tasks per partition.  With
+        R ranges no task holds more than about 1 / R of them, for about
+        R + 3 tasks per partition.
     compute : bool, default=True
         False: return a ``dask.delayed.Delayed`` of the float instead.
     pos_label : hashable, optional
@@ -658,15 +667,16 @@ def auc(y_true: Collection, y_score: Collection, *, sample_weight: Collection | 
     Notes
     -----
     Each partition sorts its two classes and reduces them to distinct
-    scores with their class counts (O(p log p) for p points); a sample of
-    those scores sets ``n_ranges - 1`` boundaries; each partition cuts its
-    groups at the boundaries and each range merges its pieces (O(g log P)
-    for g groups from P partitions) and computes its own twice Mann-Whitney
-    count 2U_r and class weights.  Then 2U = sum_r 2U_r + 2 sum_r N0_r T_r,
-    T_r the class 1 weight of the ranges above range r.  Without weights
-    every count is an exact integer.  The points move once (as groups, the
-    ties of a partition collapsed); no task holds more than a partition or
-    a range.
+    scores with their class counts (O(p log p) for p points); a tree of
+    merges gathers them (O(g log P) for g groups from P partitions) and
+    the whole's twice Mann-Whitney count 2U follows, as in memory.  With
+    ``n_ranges`` a sample of those scores sets ``n_ranges - 1``
+    boundaries; each partition cuts its groups at the boundaries, each
+    range merges its pieces and computes its own 2U_r and class weights,
+    and 2U = sum_r 2U_r + 2 sum_r N0_r T_r, T_r the class 1 weight of the
+    ranges above range r.  Without weights every count is an exact
+    integer.  The points move once, as groups (the ties of a partition
+    collapsed).
 
     References
     ----------
@@ -732,8 +742,8 @@ def h_measure(y_true: Collection, y_score: Collection, *, alpha: float = 2.0, be
 
     Notes
     -----
-    The range partition of :func:`auc`; each range computes the upper hull
-    of its own ROC points (O(g)) and sends its edges.  Translated by the
+    The merge of :func:`auc`; each range (the whole, by default) computes
+    the upper hull of its own ROC points (O(g)) and sends its edges.  Translated by the
     class weights of the ranges above it, a range's curve is a piece of the
     whole curve, and the hull of the whole is the hull of the pieces' hulls:
     the driver runs the monotone chain over the concatenated edges, a few
@@ -1020,8 +1030,9 @@ def _exact_box_piece(groups: Groups, context: Context, r: int, box: tuple[float,
     whole = counted & (fp >= ceil_a) & (fp + neg <= floor_b) & (
         ((tp >= ceil_c) & (tp + pos <= floor_d)) | above)
     inside = whole & ~above
-    cuts = [tuple(int(v) for v in segment) for segment in zip(
-        *(column[counted & ~whole] for column in (fp, tp, neg, pos)), strict=True)]
+    crossing = counted & ~whole
+    cuts = [(int(u0), int(t0), int(g0), int(g1)) for u0, t0, g0, g1 in zip(
+        fp[crossing], tp[crossing], neg[crossing], pos[crossing], strict=True)]
     return (int(np.sum(neg[inside] * (2 * tp[inside] + pos[inside]))),
             int(np.sum(neg[inside])), int(np.sum(neg[whole & above])), cuts)
 
@@ -1081,12 +1092,13 @@ def partial_auc(y_true: Collection, y_score: Collection, *,
 
     Notes
     -----
-    After the range partition of :func:`auc`, every range is handed the
-    class weights above it and measures its own piece of the curve in the
-    box translated to the piece's start (the kernel of
-    :func:`hmeasure_stream.partial_auc`); without weights the parts are
-    exact integers but for the few cut segments, and the driver adds them in
-    rational arithmetic, as in memory.
+    After the merge of :func:`auc`, every range is handed the class
+    weights above it and measures its own piece of the curve in the box:
+    without weights, in the whole's integer counts against the box's exact
+    sides, the segments inside or above it summed as integers and the few
+    crossing a side cut in rational arithmetic, rounded once (as
+    :func:`hmeasure_stream.partial_auc`); with weights by the kernel of the
+    in-memory function.
 
     References
     ----------
@@ -1202,8 +1214,8 @@ def auc_ci(y_true: Collection, y_score: Collection, *, level: float = 0.95,
 
     Notes
     -----
-    Points of one score share their placements, so after the range
-    partition of :func:`auc` each range, handed the class weights above it
+    Points of one score share their placements, so after the merge of
+    :func:`auc` each range, handed the class weights above it
     and 2U, sums its groups' squared centred placements (exact integers
     before squaring without weights); the driver adds the sums.
 
@@ -1506,7 +1518,8 @@ def _problems_of(index: int, layout: Layout, values: Sequence[Any], classes: Seq
                  n_classes: int, weighted: bool, problems: Sequence[tuple[int, int | None]]
                  ) -> Problems:
     """A partition's class weights and the groups of each binary problem."""
-    part = _encoded(index, *_columns(layout, values), classes, n_classes, weighted)
+    y_part, s_part, w_part = _columns(layout, values)
+    part = _encoded(index, y_part, s_part, w_part, classes, n_classes, weighted)
     return (_class_mass(part, n_classes),
             tuple(_problem_groups(part, high, low) for high, low in problems))
 
@@ -1610,9 +1623,11 @@ def multiclass_auc(y_true: Collection, y_score: Array | DataFrame, *, method: st
     Notes
     -----
     Every binary AUC of the definition (c one-vs-rest, or c (c - 1)
-    one-vs-one A(i|j)) is an exact AUC of the points of its classes, each
-    by the range partition of :func:`auc`.  Without ``classes`` the sorted
-    distinct labels are found by a reduction first.
+    one-vs-one A(i|j)) is an exact AUC of the points of its classes: each
+    partition computes the groups of all of them in one task, merged by
+    one tree (with ``n_ranges``, each problem's by a range partition of its
+    own, as :func:`auc`).  Without ``classes`` the sorted distinct labels
+    are found by a reduction first.
 
     References
     ----------
@@ -1814,10 +1829,11 @@ def grouped(df: DataFrame, *, by: Hashable, label: Hashable, score: Hashable,
     """Exact metrics of every segment of a dask DataFrame, as a pandas DataFrame.
 
     For each value of the column ``by``, the metrics of its rows, equal to
-    the in-memory functions on those rows.  A segment with at most
-    ``small_rows`` rows is gathered in one task with other small segments;
-    the rows of a larger segment are never gathered: it gets its own range
-    partition, as :func:`auc`.
+    the in-memory functions on those rows.  Each partition computes the
+    groups of each of its segments, and one tree of merges gathers them (a
+    graph of about 2 tasks per partition); with ``small_rows``, a segment
+    of more rows gets its own range partition, as :func:`auc`, so its
+    groups are never in one task.
 
     Parameters
     ----------
@@ -1837,8 +1853,10 @@ def grouped(df: DataFrame, *, by: Hashable, label: Hashable, score: Hashable,
     alpha, beta, severity_ratio, priors
         The H-measure's options, as for :func:`hmeasure_stream.h_measure`.
     small_rows : int, optional
-        Segments with at most this many rows are small; default the mean
-        number of rows of a partition.
+        Segments with more rows than this are large: each is cut into
+        about rows / small_rows score ranges, merged apart (about as many
+        tasks per partition as ranges).  By default no segment is cut: the
+        last merge holds the groups of every segment.
     pos_label : hashable, optional
         The label of class 1 in ``label``; the one other label of the whole
         column is class 0, agreed over all partitions by a light pass of its
@@ -1866,13 +1884,14 @@ def grouped(df: DataFrame, *, by: Hashable, label: Hashable, score: Hashable,
 
     Notes
     -----
-    A first pass counts the rows of each segment (``value_counts``).  Small
-    segments are packed into buckets of about ``small_rows`` rows (largest
-    first, into the least filled bucket); each partition sends each bucket
-    its rows, and a bucket computes its segments one by one.  Each large
-    segment of s rows is cut into about s / small_rows score ranges, as in
-    :func:`auc`, from its groups in every partition (one pass over each
-    partition for all large segments).
+    Each partition groups its rows by segment and reduces each segment to
+    its distinct scores with their class weights; the tree merges them
+    segment by segment (equal scores summed, exactly without weights) and
+    its last task computes every segment's metrics.  With ``small_rows`` a
+    first pass counts the rows of each segment (``value_counts``), and each
+    segment of s > small_rows rows is cut into about s / small_rows score
+    ranges, as in :func:`auc`, from its groups in every partition (one
+    pass over each partition for all large segments).
 
     References
     ----------
@@ -1919,11 +1938,12 @@ def grouped(df: DataFrame, *, by: Hashable, label: Hashable, score: Hashable,
         neg_label = _neg_label(graph, [graph.task(_frame_labels, k, part, label, pos_label)
                                        for k, part in enumerate(parts)], pos_label, label)
     lower = any(LOWER_HULL in METRICS[name].needs for name in metrics if name in METRICS)
-    large = pd.Series([], dtype=np.int64)
+    n_ranges: dict[Any, int] = {}  # the large segments' numbers of ranges
     if small_rows is not None:
         sizes = dask.compute(frame[by].value_counts())[0]
-        large = sizes[sizes > small_rows]
-    names = tuple(large.index)
+        n_ranges = {segment: -(-int(size) // small_rows)
+                    for segment, size in sizes[sizes > small_rows].items()}
+    names = tuple(n_ranges)
     # The segments but the large ones: merged by one tree of merges.
     segments = graph.tree(_merged_segments, [
         graph.task(_segments_of, part, by, columns, weighted, pos_label, neg_label, names)
@@ -1933,9 +1953,8 @@ def grouped(df: DataFrame, *, by: Hashable, label: Hashable, score: Hashable,
         per_part = [graph.task(_large_groups, part, by, names, columns, weighted, pos_label,
                                neg_label) for part in parts]
         for k, segment in enumerate(names):
-            n_ranges = -(-int(large[segment]) // small_rows)
             _, summaries = _pipeline(graph, [graph.task(_piece, p, k) for p in per_part],
-                                     n_ranges, lower)
+                                     n_ranges[segment], lower)
             found.append(graph.task(_large_row, spec, metrics, segment, summaries))
     rows = _finish(graph, graph.task(_all_rows, found), True)
     table = pd.DataFrame.from_dict(rows, orient="index")
