@@ -190,17 +190,25 @@ def test_read_parquet_directory_equals_in_memory(parquet_dirs, kind, weighted):
     _check_grouped(df, frame, weighted)
 
 
+def _from_pandas(frame, n_parts):
+    """``dd.from_pandas``, persisted beyond 100 partitions: dask slices the frame for every
+    partition each time a graph of it is built (about 3 ms a partition), which would
+    dominate 1000 partitions; the graph-size test builds them unpersisted."""
+    df = dd.from_pandas(frame, npartitions=n_parts, sort=False)
+    return df.persist() if n_parts > 100 else df
+
+
 def _forms(frame, n_parts):
     """(name, labels, scores, weights, classes, score matrix) of the same rows, n_parts
     partitions."""
-    df = dd.from_pandas(frame, npartitions=n_parts, sort=False)
+    df = _from_pandas(frame, n_parts)
     yield ("frame columns", df["label"], df["score"], df["weight"], df["klass"],
            df[["p0", "p1", "p2"]])
 
     def series(column):
-        return dd.from_pandas(frame[column], npartitions=n_parts, sort=False)
+        return _from_pandas(frame[column], n_parts)
 
-    matrix = dd.from_pandas(frame[["p0", "p1", "p2"]], npartitions=n_parts, sort=False)
+    matrix = _from_pandas(frame[["p0", "p1", "p2"]], n_parts)
     yield ("separate series", series("label"), series("score"), series("weight"),
            series("klass"), matrix)
     chunks = -(-len(frame) // n_parts)
@@ -212,15 +220,14 @@ def _forms(frame, n_parts):
     yield "arrays", array("label"), array("score"), array("weight"), array("klass"), scores
 
 
-@pytest.mark.parametrize("n_parts", [1, 10, 100, 1000])
+@pytest.mark.parametrize("n_parts", [1, 10, 100, pytest.param(1000, marks=pytest.mark.slow)])
 def test_any_number_of_partitions_equals_in_memory(n_parts):
     for form, yd, sd, wd, kd, md in _forms(NUMERIC, n_parts):
         assert yd.npartitions == n_parts, form
         for weights in (None, wd):
             _check_binary(yd, sd, weights, NUMERIC)
         _check_multiclass(kd, md, None, NUMERIC)
-    df = dd.from_pandas(NUMERIC, npartitions=n_parts, sort=False)
-    _check_grouped(df, NUMERIC, weighted=False)
+    _check_grouped(_from_pandas(NUMERIC, n_parts), NUMERIC, weighted=False)
 
 
 def test_unknown_divisions_and_empty_partitions():
@@ -292,6 +299,7 @@ def _grouped_tasks(df, monkeypatch):
 PER_PARTITION, CONSTANT = 6, 40
 
 
+@pytest.mark.slow
 def test_the_graph_grows_linearly_in_partitions(monkeypatch):
     measured = {}
     for n_parts in (10, 100, 1000):
