@@ -562,6 +562,17 @@ def check_scores(y_score, name="y_score", allow_empty=False, ranks=True, column=
     return np.ascontiguousarray(array, dtype=np.float64)
 
 
+def labels_and_ranked_scores(y_true, y_score, pos_label) -> tuple[Any, FloatArray, "ScoreScale"]:
+    """``y_true`` read with ``pos_label`` and ``y_score`` by :func:`ranked_scores`.
+
+    The labels' shape is checked first, so a bad ``y_true`` is named before the
+    scores, as by every function that checks the two together.
+    """
+    y_true = with_pos_label(y_true, pos_label)
+    as_1d(y_true, "y_true")
+    return (y_true, *ranked_scores(y_score))
+
+
 def ranked_scores(y_score, name="y_score", allow_empty=False,
                   column=True) -> tuple[FloatArray, "ScoreScale"]:
     """``y_score`` as contiguous float64 of the same order and ties, and its :class:`ScoreScale`.

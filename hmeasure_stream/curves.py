@@ -45,8 +45,7 @@ from hmeasure_stream._validation import (
     check_positive,
     check_priors,
     check_probability_level,
-    ranked_scores,
-    with_pos_label,
+    labels_and_ranked_scores,
 )
 
 __all__ = ["CostThreshold", "PrecisionRecallCurve", "ROCCurve", "average_precision",
@@ -132,8 +131,7 @@ def _cumulative(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike 
     depend on the scale, and the scaling keeps the sums finite), and the
     :class:`~hmeasure_stream._validation.ScoreScale` that gives the user's scores of
     the keys (dense ranks of integers beyond 2**53)."""
-    y_true = with_pos_label(y_true, pos_label)
-    scores, scale = ranked_scores(y_score)
+    y_true, scores, scale = labels_and_ranked_scores(y_true, y_score, pos_label)
     keys, group_neg, group_pos = roc_groups(y_true, scores, sample_weight, metric,
                                             with_keys=True, normalize=not counts)
     fp, tp, keys = roc_sums(group_neg, group_pos, keys)

@@ -34,8 +34,8 @@ from hmeasure_stream._validation import (
     check_threshold,
     check_weights,
     import_optional,
+    labels_and_ranked_scores,
     labels_as_is_pos,
-    ranked_scores,
     warn_if_inverted,
     with_pos_label,
 )
@@ -275,8 +275,7 @@ def roc_hull(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike 
     >>> roc_hull([0, 0, 1, 0, 1, 1], [1, 2, 3, 4, 5, 6], return_thresholds=True).thresholds
     array([inf,  5.,  3.,  1.])
     """
-    y_true = with_pos_label(y_true, pos_label)
-    scores, scale = ranked_scores(y_score)
+    y_true, scores, scale = labels_and_ranked_scores(y_true, y_score, pos_label)
     groups = _roc_groups(y_true, scores, sample_weight, "The ROC hull",
                          with_keys=return_thresholds)
     if return_thresholds:
@@ -528,11 +527,10 @@ def hmeasure_report(
     >>> {key: report[key] for key in ("ER", "Precision", "TP", "FP", "TN", "FN")}
     {'ER': 0.125, 'Precision': 1.0, 'TP': 3.0, 'FP': 0.0, 'TN': 4.0, 'FN': 1.0}
     """
-    y_true = with_pos_label(y_true, pos_label)
     spec = check_cost(alpha, beta, severity_ratio, priors)
     levels = report_levels(sens_spec_levels)
     threshold = check_threshold(threshold)
-    scores, scale = ranked_scores(y_score)
+    y_true, scores, scale = labels_and_ranked_scores(y_true, y_score, pos_label)
     group_neg, group_pos, hull, cost = _hull_and_cost(y_true, scores, sample_weight, spec)
     weight_neg, weight_pos = float(hull[0][-1]), float(hull[1][-1])
 
