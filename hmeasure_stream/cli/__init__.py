@@ -6,9 +6,11 @@ prefix) after each row, or after every K-th row.  Without a file it prints a
 summary of the stream embedded in the package (or, given options that shape
 the output, monitors that stream).
 
-A user error (bad input, bad options) ends the run with a one-line message on
-stderr and exit code 2, and never costs a file: the output goes to a temporary
-file in the same directory, renamed over ``--out`` only when the run succeeds.
+A user error (bad input, bad options, a write of output that fails or is cut
+short: a full disk, the file-size limit) ends the run with a one-line message
+on stderr and exit code 2, and never costs a file: the output goes to a
+temporary file in the same directory, renamed over ``--out`` only when the run
+succeeds, and removed on any failure.
 An ``--out`` that is not a regular file (a FIFO, a terminal, ``/dev/null``,
 ``/dev/stdout``) is written in place and never replaced; a block device is
 refused.  Ctrl-C ends with one line, exit code 130, and ``--out`` holding the
@@ -40,6 +42,7 @@ import decimal
 import math
 import os
 import re
+import select
 import signal
 import stat
 import sys
@@ -59,6 +62,7 @@ from hmeasure_stream import (
     h_measure,
     sliding_window,
 )
+from hmeasure_stream._startup import INTERRUPTED
 from hmeasure_stream._startup import release as _release_startup_sigint
 from hmeasure_stream._validation import (
     DurationUnitError,
@@ -384,6 +388,11 @@ class _Parser(argparse.ArgumentParser):
 
     def error(self, message):
         raise _UsageError(message)
+
+    def _print_message(self, message, file=None):
+        # --help and --version: written in whole or an error (argparse ignores a failure).
+        if message:
+            _Stream(file or sys.stderr).write(message)
 
 
 def _metrics(text):
@@ -869,6 +878,7 @@ class _Target:
     """
 
     def __init__(self, path, option, partial=False):
+        self.shown = f"{option} {path}"
         self.special = _special(path, option)
         if self.special:
             self.path = self.temporary = path
@@ -908,65 +918,167 @@ class _Target:
         self.descriptor = descriptor
 
     def commit(self):
+        """Rename the complete file over the path; on a failure, remove it (_WriteError)."""
         if self.special:
             return
-        with contextlib.suppress(FileNotFoundError):
-            # Keep the permissions of the file replaced.
-            os.chmod(self.temporary, stat.S_IMODE(os.stat(self.path).st_mode))
-        os.replace(self.temporary, self.path)
+        try:
+            with contextlib.suppress(FileNotFoundError):
+                # Keep the permissions of the file replaced.
+                os.chmod(self.temporary, stat.S_IMODE(os.stat(self.path).st_mode))
+            os.replace(self.temporary, self.path)
+        except OSError as error:
+            self.discard()
+            raise _WriteError(f"cannot write {self.shown}: {error.strerror or error}") from None
 
     def discard(self):
         if self.special:
             return
-        with contextlib.suppress(FileNotFoundError):
+        with contextlib.suppress(OSError):
             os.unlink(self.temporary)
 
 
+class _WriteError(Exception):
+    """A write of output that failed or was cut short (a full disk, the file-size limit):
+    ``cannot write WHERE: why``, a user error (exit code 2)."""
+
+
+def _write_all(descriptor, data, where):
+    """Write all of ``data`` to the file descriptor, or raise :class:`_WriteError` naming
+    ``where``: the one check of every write of output.
+
+    A write may be cut short (the file-size limit, a full disk); the rest is written
+    again, so the failure, if any, is the next write's.  BrokenPipeError passes: the
+    reader left, a quiet end (``main``).
+    """
+    view = memoryview(data)
+    while view:
+        try:
+            written = os.write(descriptor, view)
+        except BlockingIOError:  # a descriptor made non-blocking by the program that gave it
+            select.select([], [descriptor], [])
+            continue
+        except BrokenPipeError:
+            raise
+        except OSError as error:
+            raise _WriteError(f"cannot write {where}: {error.strerror or error}") from None
+        if written == 0:
+            raise _WriteError(f"cannot write {where}: nothing was written")
+        view = view[written:]
+
+
+class _Stream:
+    """Standard output or standard error (or a text stream given to :func:`main`), each
+    write reaching it in whole or raising :class:`_WriteError`.
+
+    Python's text layer drops the rest of a write cut short when the stream is
+    unbuffered (``PYTHONUNBUFFERED=1``), and reports a buffered one's failure
+    only when it flushes, at exit: the text goes to the file descriptor by
+    :func:`_write_all`, after what the stream holds.  A stream without a
+    descriptor (``io.StringIO``) is written as it is; a closed one (None:
+    Python found the descriptor closed) takes nothing.
+    """
+
+    def __init__(self, stream, name=None):
+        self.stream = stream
+        if name is None:
+            name = "standard output" if stream is sys.stdout else "standard error"
+        self.name = name
+        try:
+            self.descriptor = stream.fileno()
+        except (AttributeError, OSError, ValueError):  # (io.UnsupportedOperation: OSError)
+            self.descriptor = None
+
+    def write(self, text):
+        if self.stream is None:
+            return
+        try:
+            self.stream.flush()
+            if self.descriptor is None:
+                self.stream.write(text)
+                self.stream.flush()
+                return
+            data = text.encode(getattr(self.stream, "encoding", None) or "utf-8",
+                               getattr(self.stream, "errors", None) or "strict")
+        except BrokenPipeError:
+            raise
+        except (OSError, UnicodeEncodeError) as error:
+            raise _WriteError(f"cannot write {self.name}: "
+                              f"{getattr(error, 'strerror', None) or error}") from None
+        _write_all(self.descriptor, data, self.name)
+
+    def flush(self):
+        """Nothing waits: each write is complete."""
+
+
+def _say(line):
+    """A closing line on standard error (an error, an interruption): nothing more can be
+    said if it cannot be written."""
+    with contextlib.suppress(OSError, _WriteError):
+        _Stream(sys.stderr, "standard error").write(line + "\n")
+
+
 class _Output:
-    """The metrics' CSV: ``--out`` through a temporary file, or standard output.
+    """The metrics' CSV: ``--out`` through a temporary file, or standard output
+    (a :class:`_Stream`).
 
     An ``--out`` that names standard output itself (``/dev/stdout``, or the
     file the shell redirected it to) is standard output: written as it is,
-    appended to after ``>>``, never replaced.
+    appended to after ``>>``, never replaced.  Every write is whole or a
+    :class:`_WriteError`; after any failure, the temporary file is removed.
     """
 
     def __init__(self, path, stdout, partial=False):
-        self.target = None
+        self.target = self.descriptor = None
         if path is None or _is_stream(path, stdout):
             self.handle, self.name = stdout, "standard output"
             return
         self.target = _Target(path, "--out", partial)
-        descriptor = self.target.descriptor
-        if descriptor is None:  # a special file, written in place (a FIFO waits for a reader)
-            descriptor = os.open(path, os.O_WRONLY)
-        self.handle = open(descriptor, "w", newline="", encoding="utf-8")
+        self.descriptor = self.target.descriptor
         self.name = path
+        if self.descriptor is None:  # a special file, written in place (a FIFO waits)
+            try:
+                self.descriptor = os.open(path, os.O_WRONLY)
+            except OSError as error:
+                raise InputError(f"--out {path}: {error.strerror}") from None
 
     def write(self, text):
-        self.handle.write(text)
-        self.handle.flush()
+        if self.target is None:
+            self.handle.write(text)
+        else:
+            _write_all(self.descriptor, text.encode("utf-8"), self.target.shown)
 
     def commit(self):
         if self.target is None:
-            self.handle.flush()
             return
-        self.handle.flush()
-        if not self.target.special:
-            os.fsync(self.handle.fileno())
-        self.handle.close()
+        try:
+            if not self.target.special:
+                os.fsync(self.descriptor)
+            descriptor, self.descriptor = self.descriptor, None
+            os.close(descriptor)  # (where some file systems report a write that failed)
+        except OSError as error:
+            self.discard()
+            raise _WriteError(f"cannot write {self.target.shown}: "
+                              f"{error.strerror or error}") from None
         self.target.commit()
 
     def discard(self):
-        if self.target is not None:
-            self.handle.close()
-            self.target.discard()
+        if self.target is None:
+            return
+        if self.descriptor is not None:
+            with contextlib.suppress(OSError):
+                os.close(self.descriptor)
+            self.descriptor = None
+        self.target.discard()
 
 
 def _is_stream(path, stream):
-    """Whether ``path`` is the file open as ``stream`` (e.g. ``/dev/stdout``)."""
+    """Whether ``path`` is the file open as ``stream`` (a :class:`_Stream`; e.g.
+    ``/dev/stdout``)."""
+    if stream.descriptor is None:
+        return False
     try:
-        return os.path.samestat(os.stat(path), os.fstat(stream.fileno()))
-    except (OSError, AttributeError, ValueError):  # (io.UnsupportedOperation is an OSError)
+        return os.path.samestat(os.stat(path), os.fstat(stream.descriptor))
+    except OSError:
         return False
 
 
@@ -1116,6 +1228,8 @@ def _copied_columns(args):
 
 
 def run(args, stdout):
+    stdout = stdout if isinstance(stdout, _Stream) else _Stream(stdout, "standard output")
+    stderr = _Stream(sys.stderr, "standard error")
     if args.delayed:
         monitor = DelayedMonitor(args.window, args.metrics, args.every, _metric_options(args),
                                  args.half_life)
@@ -1173,7 +1287,7 @@ def run(args, stdout):
                     with interrupts.deferred():
                         for alert in args.alert:
                             for line in alert.check(rows, values[alert.metric]):
-                                print(line, file=sys.stderr)
+                                stderr.write(line + "\n")
                         output.write(header + _format_rows(rows, columns, kept))
                         header, committed = "", monitor.rows
                     if args.plot is not None:
@@ -1194,8 +1308,12 @@ def run(args, stdout):
             if monitor.rows == 0:
                 raise InputError(f"{source.path}: no data rows")
             if plot_target is not None:
-                _plot(plot_target.temporary, Path(args.plot).suffix.lstrip(".").lower(),
-                      plotted_rows, plotted, args)
+                try:
+                    _plot(plot_target.temporary, Path(args.plot).suffix.lstrip(".").lower(),
+                          plotted_rows, plotted, args)
+                except OSError as error:
+                    raise _WriteError(f"cannot write {plot_target.shown}: "
+                                      f"{error.strerror or error}") from None
             with interrupts.deferred(reraise=False):
                 output.commit()
                 if plot_target is not None:
@@ -1207,18 +1325,20 @@ def run(args, stdout):
                 if plot_target is not None:
                     plot_target.discard()
                 message = _interrupted(committed, output, args.out, stop)
-            print(f"hmeasure-stream: {message}", file=sys.stderr)
+            _say(f"hmeasure-stream: {message}")
             return _exit_status(stop)
         except BaseException:
-            if progress is not None:
-                progress.close()
-            if output is not None:
-                output.discard()
-            if plot_target is not None:
-                plot_target.discard()
+            # Every failure: no temporary file left, whatever signal arrives meanwhile.
+            with interrupts.deferred(reraise=False):
+                if progress is not None:
+                    progress.close()
+                if output is not None:
+                    output.discard()
+                if plot_target is not None:
+                    plot_target.discard()
             raise
-    summary = sys.stderr if output.target is None else stdout
-    print(_summary(args, monitor), file=summary)
+    summary = stderr if output.target is None else stdout
+    summary.write(_summary(args, monitor) + "\n")
     if args.fail_on_alert and any(alert.fired for alert in args.alert):
         return 3
     return 0
@@ -1374,7 +1494,7 @@ def _complete(args):
 
 def main(argv=None, stdout=None):
     """Entry point; returns the exit code (2 for a user error, with a one-line message)."""
-    stdout = sys.stdout if stdout is None else stdout
+    stdout = _Stream(sys.stdout if stdout is None else stdout, "standard output")
     try:
         _release_startup_sigint()
         args = build_parser().parse_args(argv)
@@ -1390,11 +1510,11 @@ def main(argv=None, stdout=None):
                 args.file = str(path)
                 return run(args, stdout)
         return run(args, stdout)
-    except (_UsageError, InputError) as error:
-        print(f"hmeasure-stream: error: {error}", file=sys.stderr)
+    except (_UsageError, InputError, _WriteError) as error:
+        _say(f"hmeasure-stream: error: {error}")
         return 2
     except KeyboardInterrupt as stop:  # while starting (e.g. importing) or the demo runs
-        print("hmeasure-stream: interrupted", file=sys.stderr)
+        _say(INTERRUPTED)
         return _exit_status(stop)
     except BrokenPipeError:
         # The reader of standard output left (``| head``): stop quietly, as other tools do.
@@ -1403,7 +1523,7 @@ def main(argv=None, stdout=None):
             os.dup2(devnull, sys.stdout.fileno())
         return 141
     except OSError as error:
-        print(f"hmeasure-stream: error: {error}", file=sys.stderr)
+        _say(f"hmeasure-stream: error: {error}")
         return 2
 
 
