@@ -7,13 +7,17 @@ this module first.  When the process is the command line (the
 ``hmeasure-stream`` script, or ``python -m hmeasure_stream``), SIGINT ends it
 with one line and exit code 130 until ``main`` starts and hands SIGINT back
 to Python's own handler (:func:`release`); in any other process nothing
-changes.
+changes.  Before the package's first line runs, the interpreter is still
+starting, and answers a Ctrl-C itself (``docs/command_line.rst``).
 """
 
+import contextlib
 import os
 import signal
 import sys
 
+#: The line of a Ctrl-C while the command line starts (here, and in ``main``).
+INTERRUPTED = "hmeasure-stream: interrupted"
 _MODULE = "hmeasure_stream"
 _SCRIPTS = ("hmeasure-stream", "hmeasure-stream.exe", "hmeasure-stream-script.py")
 
@@ -28,8 +32,12 @@ def _is_command_line():
 
 
 def _interrupted(signum, frame):
-    sys.stderr.write("hmeasure-stream: interrupted\n")
-    raise SystemExit(128 + signum)
+    # The process ends here: an exception raised by a handler is lost when the code it
+    # interrupts swallows it (seen while the import system compiled a module: the
+    # program then went on), and nothing is open for output yet.
+    with contextlib.suppress(OSError):
+        os.write(2, f"{INTERRUPTED}\n".encode())
+    os._exit(128 + signum)
 
 
 def release():
