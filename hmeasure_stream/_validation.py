@@ -643,14 +643,8 @@ def _object_floats(array, name):
 
 def _ranked_array(array):
     """Dense ranks of a numeric array, and the scale holding its distinct values."""
-    order = np.argsort(array, kind="stable")
-    ordered = array[order]
-    starts = np.empty(ordered.shape[0], dtype=bool)
-    starts[:1] = True
-    np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
-    ranks = np.empty(ordered.shape[0], dtype=np.float64)
-    ranks[order] = np.cumsum(starts) - 1
-    return ranks, ScoreScale(ordered[starts])
+    ranks, distinct = _ranks_and_distinct(array)
+    return ranks.astype(np.float64), ScoreScale(distinct)
 
 
 def _ranked_objects(values):
@@ -808,6 +802,12 @@ def dense_ranks(values):
 
     Ranks are int64, 0 .. count - 1; O(n log n).
     """
+    ranks, distinct = _ranks_and_distinct(values)
+    return ranks, distinct.shape[0]
+
+
+def _ranks_and_distinct(values):
+    """Each value's dense rank (int64) and the sorted distinct values."""
     order = np.argsort(values)
     ordered = values[order]
     starts = np.empty(ordered.shape[0], dtype=bool)
@@ -815,7 +815,7 @@ def dense_ranks(values):
     np.not_equal(ordered[1:], ordered[:-1], out=starts[1:])
     ranks = np.empty(ordered.shape[0], dtype=np.int64)
     ranks[order] = np.cumsum(starts) - 1
-    return ranks, int(np.count_nonzero(starts))
+    return ranks, ordered[starts]
 
 
 def check_same_length(labels, scores, label_name="y_true", score_name="y_score"):
