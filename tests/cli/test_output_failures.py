@@ -233,3 +233,33 @@ def test_standard_output_written_in_whole_in_process(streams, capsys):
     np.testing.assert_array_equal(rows, expected_rows)
     np.testing.assert_allclose(values["auc"], expected_auc, rtol=1e-14)
     assert capsys.readouterr().err.startswith(f"hmeasure-stream: {SMALL} rows")
+
+
+@pytest.mark.parametrize("env", BUFFERING)
+@pytest.mark.parametrize("args", [["--help"], ["--version"], []], ids=["help", "version",
+                                                                     "demo"])
+def test_help_version_and_the_demo_on_a_full_device_are_an_error(env, args):
+    # (argparse ignores a failed write of --help or --version: exit code 0, text lost.)
+    with open("/dev/full", "w") as full:
+        process = subprocess.run([sys.executable, "-m", "hmeasure_stream", *args],
+                                 stdout=full, stderr=subprocess.PIPE, text=True,
+                                 env=environment(env), timeout=600)
+    assert (process.returncode, process.stderr) == (
+        2, f"hmeasure-stream: error: cannot write standard output: {ENOSPC}\n")
+
+
+def test_summary_on_a_full_standard_output_is_an_error_after_out_is_complete(tmp_path,
+                                                                             streams):
+    # With --out the closing summary goes to standard output: --out is complete (renamed
+    # before the summary is written), and the lost summary is still an error.
+    path, y, s = streams[SMALL]
+    out = tmp_path / "out.csv"
+    with open("/dev/full", "w") as full:
+        code, err = monitor([path, "--window", WINDOW, "--out", out], {}, full)
+    assert (code, err) == (2, f"hmeasure-stream: error: cannot write standard output: "
+                              f"{ENOSPC}\n")
+    rows, values = read_table(out.read_text())
+    expected_rows, expected_auc = expected_table(y, s)
+    np.testing.assert_array_equal(rows, expected_rows)
+    np.testing.assert_allclose(values["auc"], expected_auc, rtol=1e-14)
+    assert leftovers(tmp_path) == []
