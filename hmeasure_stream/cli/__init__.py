@@ -946,9 +946,9 @@ def _write_all(descriptor, data, where):
     """Write all of ``data`` to the file descriptor, or raise :class:`_WriteError` naming
     ``where``: the one check of every write of output.
 
-    A write may be cut short (the file-size limit, a full disk); the rest is written
-    again, so the failure, if any, is the next write's.  BrokenPipeError passes: the
-    reader left, a quiet end (``main``).
+    A write may be cut short (the file-size limit, a full disk): the rest goes to the
+    next write, which then reports the failure.  BrokenPipeError passes: the reader
+    left, a quiet end (``main``).
     """
     view = memoryview(data)
     while view:
