@@ -204,23 +204,6 @@ def test_a_read_only_directory_is_one_line_and_costs_no_file(tmp_path, capsys, m
     assert os.listdir(other) == [targets["--plot" if option == "--out" else "--out"].name]
 
 
-@pytest.mark.skipif(os.geteuid() == 0, reason="root writes in a directory without write "
-                    "permission (the test above makes os.open refuse instead)")
-def test_a_directory_without_write_permission(tmp_path, streams):
-    path, _, _ = streams[SMALL]
-    closed = tmp_path / "closed"
-    closed.mkdir()
-    (closed / "out.csv").write_text(PRECIOUS)
-    closed.chmod(0o555)
-    try:
-        code, err = monitor([path, "--out", closed / "out.csv"], {}, subprocess.PIPE)
-    finally:
-        closed.chmod(0o755)
-    assert code == 2 and err.count("\n") == 1 and "Permission denied" in err
-    assert os.listdir(closed) == ["out.csv"]
-    assert (closed / "out.csv").read_text() == PRECIOUS
-
-
 def test_standard_output_written_in_whole_in_process(streams, capsys):
     # A text stream without a file descriptor (as tests and embedding programs pass) gets
     # the same text.
