@@ -67,9 +67,9 @@ class ROCCurve(NamedTuple):
         True positive rates, non-decreasing from 0 to 1.
     thresholds : ndarray
         Decreasing; ``fpr[i]``, ``tpr[i]`` are the rates of "class 1 when the
-        score is >= thresholds[i]" (:ref:`thresholds`); the first is ``inf``
+        score is >= thresholds[i]" (:ref:`rule <thresholds>`); the first is ``inf``
         (nothing is class 1).  float64, but for integer scores beyond 2**53:
-        those scores, as objects (:ref:`thresholds`).
+        those scores, as objects (:ref:`rule <thresholds>`).
 
     See Also
     --------
@@ -103,7 +103,7 @@ class PrecisionRecallCurve(NamedTuple):
         Recall at each threshold (non-increasing), then 0.
     thresholds : ndarray
         Increasing, one fewer than ``precision``: the distinct scores (float64,
-        or their own dtype for integers beyond 2**53, :ref:`thresholds`).
+        or their own dtype for integers beyond 2**53, :ref:`rule <thresholds>`).
 
     See Also
     --------
@@ -144,7 +144,7 @@ def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike
     """The ROC curve with the threshold of each point.
 
     The point of a threshold t is (FPR, TPR) of the rule "class 1 when the
-    score is >= t" (:ref:`thresholds`); the thresholds are the distinct
+    score is >= t" (:ref:`rule <thresholds>`); the thresholds are the distinct
     scores, from the highest down, after ``inf`` (nothing is class 1).
 
     Parameters
@@ -321,7 +321,7 @@ def coords(y_true: ArrayLike, y_score: ArrayLike, x: float | ArrayLike | str, *,
         (``"closest_topleft"``).
     input : {"threshold", "specificity", "sensitivity"}, default "threshold"
         What ``x`` is.  At a threshold t the rule is "class 1 when the score
-        is >= t" (:ref:`thresholds`), compared exactly (a Python int beyond
+        is >= t" (:ref:`rule <thresholds>`), compared exactly (a Python int beyond
         2**53 too).  A specificity between two points of the curve reads the
         point of the straight line between them (pROC's interpolation; its
         threshold is nan); one that a point has exactly reads the point with
@@ -387,7 +387,7 @@ class CostThreshold(NamedTuple):
     """The threshold of least expected loss, returned by :func:`min_cost_threshold`.
 
     The operating point of the rule "class 1 when the score is >= threshold"
-    (:ref:`thresholds`) that loses least on average at one cost.
+    (:ref:`rule <thresholds>`) that loses least on average at one cost.
 
     Attributes
     ----------

@@ -226,7 +226,7 @@ def roc_hull(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike 
         labels 0/1 or booleans (or -1/1, as in scikit-learn).
     return_thresholds : bool, default False
         Also return the threshold of each vertex: the vertex is the ROC point
-        of "class 1 when the score is >= threshold" (:ref:`thresholds`;
+        of "class 1 when the score is >= threshold" (:ref:`rule <thresholds>`;
         ``inf`` for (0, 0)).
 
     Returns
@@ -422,7 +422,7 @@ def hmeasure_report(
         (sensitivity) is reported, each in (0, 1) (R's ``level``).
     threshold : float, default=0.5
         The threshold of the crisp rule "class 1 when the score is >=
-        ``threshold``" (:ref:`thresholds`; R's ``threshold``, where R
+        ``threshold``" (:ref:`rule <thresholds>`; R's ``threshold``, where R
         classifies ``score > threshold``) whose confusion matrix gives the
         metrics from ``ER`` on; any finite number, compared with the scores
         exactly.
