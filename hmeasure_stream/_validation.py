@@ -705,6 +705,18 @@ def least_double_at_or_above(value) -> float:
     return rounded
 
 
+def threshold_key(value, name="threshold", scale=None) -> float:
+    """The float64 key k of a threshold t: a score is >= t exactly when its key is >= k.
+
+    ``t`` is checked by :func:`check_threshold` (kept exact, never rounded to a
+    double); ``scale`` is the :class:`ScoreScale` of the scores, None for
+    float64 scores as the engines hold them.  The package's one threshold rule
+    (docs/api.rst, "Thresholds") in the kernels' terms.
+    """
+    threshold = check_threshold(value, name)
+    return (EXACT_SCALE if scale is None else scale).key(threshold)
+
+
 class ScoreScale:
     """How the float64 scores the kernels see relate to the user's scores.
 

@@ -40,7 +40,7 @@ from hmeasure_stream._validation import (
     check_rate,
     check_rate_range,
     check_relative_to,
-    check_score_value,
+    threshold_key,
 )
 
 if TYPE_CHECKING:
@@ -321,7 +321,7 @@ class Threshold:
         "help": "class 1 when score >= T (default: 0.5)"})
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "threshold", check_score_value(self.threshold, "threshold"))
+        object.__setattr__(self, "threshold", threshold_key(self.threshold))
 
 
 @dataclass(frozen=True)
@@ -692,6 +692,13 @@ def metric_options(metrics: object) -> dict[str, Any]:
         for name in names:
             chosen.setdefault(name, _options_of(name, given))
     return chosen
+
+
+def value_metrics(metrics: Iterable[str]) -> list[str]:
+    """The metrics of ``metrics`` that read the scores' values (a threshold, bins,
+    probabilities), not only their order, in order: for them scores are float64 (not
+    replaced by their ranks), the one rule of the windows and the command line."""
+    return [name for name in metrics if METRICS[name].needs & VALUE_NEEDS]
 
 
 def first_improbable(metrics: Iterable[str], scores: FloatArray) -> tuple[str, int] | None:

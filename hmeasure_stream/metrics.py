@@ -31,11 +31,11 @@ from hmeasure_stream._validation import (
     check_cost,
     check_labels,
     check_max_fpr,
-    check_threshold,
     check_weights,
     import_optional,
     labels_and_ranked_scores,
     labels_as_is_pos,
+    threshold_key,
     warn_if_inverted,
     with_pos_label,
 )
@@ -529,8 +529,8 @@ def hmeasure_report(
     """
     spec = check_cost(alpha, beta, severity_ratio, priors)
     levels = report_levels(sens_spec_levels)
-    threshold = check_threshold(threshold)
     y_true, scores, scale = labels_and_ranked_scores(y_true, y_score, pos_label)
+    key = threshold_key(threshold, scale=scale)
     group_neg, group_pos, hull, cost = _hull_and_cost(y_true, scores, sample_weight, spec)
     weight_neg, weight_pos = float(hull[0][-1]), float(hull[1][-1])
 
@@ -546,7 +546,7 @@ def hmeasure_report(
     # The input passed every check above; the threshold is compared with the
     # user's scores exactly, through the keys of the scale.
     is_pos = labels_as_is_pos(check_labels(y_true)).astype(bool)
-    above = scores >= scale.key(threshold)
+    above = scores >= key
     weights = (np.ones(is_pos.shape[0]) if sample_weight is None
                else check_weights(sample_weight, is_pos.shape[0]))
     counts = (_exact_sum(weights[is_pos & above]), _exact_sum(weights[~is_pos & above]),

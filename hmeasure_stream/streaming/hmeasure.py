@@ -13,8 +13,8 @@ from hmeasure_stream._validation import (
     Window,
     check_cost,
     check_positive,
-    check_score_value,
     label_map,
+    threshold_key,
 )
 from hmeasure_stream.curves import ROCCurve
 from hmeasure_stream.streaming._base import (
@@ -149,7 +149,7 @@ class DynamicH(_HullPointSet):
         update's cost.
         """
         levels = report_levels(sens_spec_levels)
-        threshold = check_score_value(threshold, "threshold")
+        key = threshold_key(threshold)
         engine = self._engine
         if not engine.has_lower:
             engine.track_lower()
@@ -157,7 +157,7 @@ class DynamicH(_HullPointSet):
         curve = {"H": self.h, "AUCH": self.auch, "KS": ks, "MER": mer, "MWL": mwl}
         # In the caller's units: the engine stores weights scaled by a power of two.
         above_neg, above_pos, total_neg, total_pos = (
-            value * engine.scale for value in engine.weights_at_or_above(threshold))
+            value * engine.scale for value in engine.weights_at_or_above(key))
         counts = None
         if total_neg > 0 and total_pos > 0:
             counts = (above_pos, above_neg, total_neg - above_neg, total_pos - above_pos)

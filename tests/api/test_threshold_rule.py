@@ -8,6 +8,7 @@ scores never overflow and always separate them under the rule.
 """
 
 import warnings
+from fractions import Fraction
 
 import numpy as np
 import pytest
@@ -125,3 +126,53 @@ def test_structure_coords_between_huge_scores():
         every = tracker.coords("all", ret=("threshold",))
     assert np.all(np.isfinite(every["threshold"][1:-1]))
     assert np.all(np.isfinite(read["threshold"]) | np.isnan(read["threshold"]))
+
+
+def exact_counts(y, s, t):
+    """(TP, FP, TN, FN) of "class 1 when s >= t", with Python's exact comparisons."""
+    above = [float(score) >= t for score in s]
+    return (sum(a and label == 1 for a, label in zip(above, y, strict=True)),
+            sum(a and label == 0 for a, label in zip(above, y, strict=True)),
+            sum(not a and label == 0 for a, label in zip(above, y, strict=True)),
+            sum(not a and label == 1 for a, label in zip(above, y, strict=True)))
+
+
+@pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
+@pytest.mark.parametrize(("s", "t"), [
+    # float(1/3) lies just below 1/3: class 0, which rounding the threshold would lose.
+    ([0.1, 1 / 3, 0.5, 0.2, 0.9, np.nextafter(1 / 3, 1)], Fraction(1, 3)),
+    # 2**53 + 1 is no double: 2**53 is below it, 2**53 + 2 at or above.
+    ([2.0**53, 2.0**53 + 2, 1.0, 2.0**53, 3e16, 0.0], 2**53 + 1),
+    ([-(2.0**60), -(2.0**60) + 256, 0.0, -(2.0**60), 5.0, -1e30], -(2**60) + 1),
+])
+def test_exact_threshold_in_every_reader(s, t):
+    y = [1, 0, 1, 0, 1, 1]
+    tp, fp, tn, fn = exact_counts(y, s, t)
+    assert 0 < tp + fp < len(y)  # the threshold splits the points
+    sens, spec = tp / (tp + fn), tn / (tn + fp)
+
+    report = hmeasure_report(y, s, threshold=t)
+    assert (report["TP"], report["FP"], report["TN"], report["FN"]) == (tp, fp, tn, fn)
+
+    every = sliding_window(y, s, None, ["sens", "spec", Threshold(t)])
+    assert (every["sens"][-1], every["spec"][-1]) == (sens, spec)
+
+    window = SlidingWindow(None, ["sens", "spec", Threshold(t)])
+    window.update(y, s)
+    assert window.threshold_metrics() == {"sens": sens, "spec": spec}
+
+    tracker = DynamicH()
+    tracker.add_many(y, s)
+    dynamic = tracker.report(threshold=t)
+    assert (dynamic["TP"], dynamic["FP"], dynamic["TN"], dynamic["FN"]) == (tp, fp, tn, fn)
+
+
+@pytest.mark.parametrize("bad", [True, np.bool_(False), float("nan"), "0.5", np.float64("inf")])
+def test_threshold_refusals_agree(bad):
+    y, s = [0, 1, 0, 1], [0.1, 0.2, 0.3, 0.4]
+    tracker = DynamicH()
+    tracker.add_many(y, s)
+    for call in (lambda: hmeasure_report(y, s, threshold=bad), lambda: Threshold(bad),
+                 lambda: tracker.report(threshold=bad)):
+        with pytest.raises(ValueError, match="threshold"):
+            call()
