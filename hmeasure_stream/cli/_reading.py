@@ -58,7 +58,7 @@ from typing import NamedTuple
 import numpy as np
 
 from hmeasure_stream._validation import check_scores, equal_mask, first_other_labels
-from hmeasure_stream.metric_table import METRICS, VALUE_NEEDS
+from hmeasure_stream.metric_table import METRICS, value_metrics
 
 #: Integers beyond this magnitude are not all exact as float64.
 EXACT_INT_LIMIT = 2**53
@@ -895,12 +895,6 @@ def _array_labels(labels, path, name, start=0, classes=None):
     return is_pos.astype(np.int8)
 
 
-def _value_metrics(options):
-    """The metrics asked for that read the scores' values, not only their order."""
-    return [name for name in getattr(options, "metrics", None) or ()
-            if name in METRICS and METRICS[name].needs & VALUE_NEEDS]
-
-
 def _exact_integers(scores, path, name, start, why):
     """Refuse integer scores beyond 2**53 (float64 does not hold them all exactly)."""
     if scores.size and (int(scores.max()) > EXACT_INT_LIMIT
@@ -995,11 +989,14 @@ def _npz_rows(path, options):
     labels = _array_labels(labels, path, f"array {options.label_col!r}",
                            classes=_classes(options, path))
     name = f"array {options.score_col!r}"
-    reading = _value_metrics(options)
+    # As the structures read them: ranks keep the order only; a metric of the scores'
+    # values reads them as float64 (extended floats rounded, integers beyond 2**53 refused).
+    reading = value_metrics(name for name in getattr(options, "metrics", None) or ()
+                            if name in METRICS)
     if reading and scores.dtype.kind in "iu":
         _exact_integers(scores, path, name, 0, f"--metrics {reading[0]} reads the scores' "
                         "values, not only their order (which npz integers are ranked by)")
-    scores = _array_scores(scores, path, name, ranks=True)
+    scores = _array_scores(scores, path, name, ranks=not reading)
     yield None
     pending = _Pending(options)
     yield from pending.add(Chunk(labels, scores, np.arange(labels.shape[0]),

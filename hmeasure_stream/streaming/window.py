@@ -39,10 +39,10 @@ from hmeasure_stream.metric_table import (
     METRICS,
     MULTICLASS,
     THRESHOLD,
-    VALUE_NEEDS,
     WINDOW_METRICS,
     first_improbable,
     metric_options,
+    value_metrics,
 )
 from hmeasure_stream.streaming._base import (
     Pickled,
@@ -590,7 +590,7 @@ def sliding_window(
     # Ranks keep every comparison between scores, not their values.
     is_pos, scores, weights = checked_batch(
         y_true, y_score, sample_weight, allow_empty=False,
-        ranks=not any(_needing(chosen, need) for need in VALUE_NEEDS)
+        ranks=not value_metrics(chosen)
     )
     rows = None if at is None else check_rows(at, scores.shape[0])
     if by_count and window < scores.shape[0]:
