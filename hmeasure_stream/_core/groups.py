@@ -16,15 +16,13 @@ kernels are the engines' (``_scratch``, ``_ranges``, ``_partial``).
 
 import itertools
 import math
-import sys
 from typing import Any
 
 import numpy as np
 from numpy.typing import ArrayLike
 
-from hmeasure_stream._core.report import unit
+from hmeasure_stream._core.report import exact_sum, hull_h, unit
 from hmeasure_stream._engines import _partial, _ranges, _scratch
-from hmeasure_stream._engines._cost import h_from_edges
 from hmeasure_stream._validation import (
     FloatArray,
     check_both_classes,
@@ -108,11 +106,6 @@ def auc_value(y_true, y_score, sample_weight=None) -> float:
     return groups_auc(*weighted_groups(y_true, y_score, sample_weight, "AUC"))
 
 
-def exact_sum(values):
-    """The sum of float64 values rounded once (``math.fsum``'s value), in C."""
-    return _scratch.exactly_rounded_sum(np.ascontiguousarray(values, dtype=np.float64))
-
-
 def groups_auc(group_neg, group_pos) -> float:
     """The AUC of float64 groups, both classes of positive weight."""
     twice_u = _scratch.auc2_groups(group_neg, group_pos)
@@ -144,27 +137,8 @@ def hull_h_and_auc(hull_fp, hull_tp, edge_neg, edge_pos, twice_u, spec) -> tuple
     (a ``CostRule``) sets for its class weights, and the AUC from 2U (for the warning
     about inverted scores)."""
     weight_neg, weight_pos = float(hull_fp[-1]), float(hull_tp[-1])
-    pi0, pi1, alpha, beta, _ = spec.at(weight_neg, weight_pos)
-    if min(pi0, pi1) < sys.float_info.min and math.isfinite(alpha + beta):
-        value = _h_at_vanishing_prior(edge_neg, edge_pos, pi1 < pi0)
-    else:
-        value = h_from_edges(edge_neg, edge_pos, pi0, pi1, alpha, beta)
-    return unit(value), twice_u / (2.0 * weight_neg * weight_pos)
-
-
-def _h_at_vanishing_prior(edge_neg, edge_pos, rare_pos):
-    """H's limit as one class's prior goes to 0 (below float64's normal range, where the
-    priors cannot be formed): the share of that class's weight on the hull's edges that
-    hold none of the other class.
-
-    For pi1 -> 0 every edge of the hull with class 0 weight loses pi1 d1 / N1 J(0)
-    to first order (its cost c = O(pi1)), an edge of class 1 only loses nothing, and
-    L_max = pi1 J(0) + O(pi1**(alpha + 1)): H -> the class 1 weight of the edges without
-    class 0 weight over N1 (1 for separated classes); pi0 -> 0 likewise, classes swapped.
-    """
-    rare, other = (edge_pos, edge_neg) if rare_pos else (edge_neg, edge_pos)
-    rare, other = np.asarray(rare, dtype=np.float64), np.asarray(other, dtype=np.float64)
-    return exact_sum(rare[other == 0]) / exact_sum(rare)
+    value = hull_h(edge_neg, edge_pos, spec.at(weight_neg, weight_pos))
+    return value, twice_u / (2.0 * weight_neg * weight_pos)
 
 
 def groups_h_and_auc(group_neg, group_pos, spec):
@@ -301,9 +275,8 @@ class Whole:
 
     def h_measure(self, spec):
         """H of the whole on its hull, with the cost ``spec`` (a ``CostRule``) sets for it."""
-        hull_fp, hull_tp, *edges = self.hull(with_edges=True)
-        pi0, pi1, alpha, beta, _ = spec.at(float(hull_fp[-1]), float(hull_tp[-1]))
-        return h_from_edges(*edges, pi0, pi1, alpha, beta)
+        hull_fp, hull_tp, edge_neg, edge_pos = self.hull(with_edges=True)
+        return hull_h(edge_neg, edge_pos, spec.at(float(hull_fp[-1]), float(hull_tp[-1])))
 
     def context(self, **extra):
         """What a range needs for its second step (small: offsets and totals)."""

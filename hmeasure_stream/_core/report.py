@@ -8,19 +8,56 @@ the report: R's keys in R's order, the fixed-level keys named by
 """
 
 import math
+import sys
 
 import numpy as np
 
+from hmeasure_stream._engines import _scratch
 from hmeasure_stream._engines._cost import h_from_edges, mwl_cost
 from hmeasure_stream._validation import level_names
 
-__all__ = ["curve_metrics", "r_lookup", "r_report", "report_levels", "threshold_metrics",
-           "unit"]
+__all__ = ["curve_metrics", "exact_sum", "hull_h", "r_lookup", "r_report", "report_levels",
+           "threshold_metrics", "unit"]
 
 
 def unit(value):
     """A rate or area as a float in [0, 1]: rounding may leave it an ulp outside (nan stays)."""
     return min(max(float(value), 0.0), 1.0)
+
+
+def exact_sum(values):
+    """The sum of float64 values rounded once (``math.fsum``'s value), in C."""
+    return _scratch.exactly_rounded_sum(np.ascontiguousarray(values, dtype=np.float64))
+
+
+def hull_h(edge_neg, edge_pos, cost) -> float:
+    """The H-measure from the class weights of the ROC hull's edges and the cost in effect
+    for them (``(pi0, pi1, alpha, beta, ratio)`` of ``CostRule.at``): every H of the package
+    computed from a hull (``h_measure``, the reports, dask's whole).
+
+    With a prior below float64's normal range (a class weighing less than
+    about 2**-1022 of the other), where the formula cannot be evaluated, H is
+    its limit as that prior goes to 0 (:func:`_h_at_vanishing_prior`).
+    """
+    pi0, pi1, alpha, beta, _ = cost
+    if min(pi0, pi1) < sys.float_info.min and math.isfinite(alpha + beta):
+        return unit(_h_at_vanishing_prior(edge_neg, edge_pos, pi1 < pi0))
+    return unit(h_from_edges(edge_neg, edge_pos, pi0, pi1, alpha, beta))
+
+
+def _h_at_vanishing_prior(edge_neg, edge_pos, rare_pos):
+    """H's limit as one class's prior goes to 0 (below float64's normal range, where the
+    priors cannot be formed): the share of that class's weight on the hull's edges that
+    hold none of the other class.
+
+    For pi1 -> 0 every edge of the hull with class 0 weight loses pi1 d1 / N1 J(0)
+    to first order (its cost c = O(pi1)), an edge of class 1 only loses nothing, and
+    L_max = pi1 J(0) + O(pi1**(alpha + 1)): H -> the class 1 weight of the edges without
+    class 0 weight over N1 (1 for separated classes); pi0 -> 0 likewise, classes swapped.
+    """
+    rare, other = (edge_pos, edge_neg) if rare_pos else (edge_neg, edge_pos)
+    rare, other = np.asarray(rare, dtype=np.float64), np.asarray(other, dtype=np.float64)
+    return exact_sum(rare[other == 0]) / exact_sum(rare)
 
 
 def report_levels(level):
@@ -124,7 +161,7 @@ def curve_metrics(hull, cost, rates, ks_rates):
     loss_cost = mwl_cost(alpha, beta, ratio)
     ks = max((float(np.max(np.abs(y - x))) for x, y in ks_rates), default=math.nan)
     return {
-        "H": h_from_edges(edge_neg, edge_pos, pi0, pi1, alpha, beta),
+        "H": hull_h(edge_neg, edge_pos, cost),
         "AUCH": np.sum(np.diff(hull_fpr) * (hull_tpr[1:] + hull_tpr[:-1])) / 2.0,
         "KS": ks,
         "MER": np.min(pi0 * fpr + pi1 * (1.0 - tpr)),

@@ -12,7 +12,14 @@ import numpy as np
 import pytest
 from sklearn.metrics import average_precision_score, roc_auc_score
 
-from hmeasure_stream import auc, average_precision, expected_auc, h_measure, roc_curve
+from hmeasure_stream import (
+    auc,
+    average_precision,
+    expected_auc,
+    h_measure,
+    hmeasure_report,
+    roc_curve,
+)
 
 TINY = 5e-324  # the least positive double
 
@@ -82,3 +89,26 @@ def test_h_measure_when_a_class_share_is_below_float64(rare):
     limit = h_measure(y, s, sample_weight=moderate, priors=priors)
     assert h_measure(y, s, sample_weight=w) == pytest.approx(limit, abs=1e-6)
     assert 0.0 < limit < 1.0
+
+
+@pytest.mark.parametrize("rare", [0, 1])
+def test_every_h_agrees_when_a_class_share_is_below_float64(rare):
+    """h_measure, hmeasure_report's H and dask's H take the same limit at a vanishing
+    class share: that of the usual formula with a tiny prior given."""
+    y = np.array([1, 0, 1, 0, 1, 0])
+    s = [0.9, 0.5, 0.6, 0.4, 0.45, 0.1]
+    w = np.where(y == rare, 1e-300, 1e300) * np.array([1, 1, 3, 2, 1, 1])
+    moderate = np.array([1.0, 1, 3, 2, 1, 1])
+    priors = (1e-12, 1 - 1e-12) if rare == 0 else (1 - 1e-12, 1e-12)
+    limit = h_measure(y, s, sample_weight=moderate, priors=priors)
+    assert 0.0 < limit < 1.0
+    value = h_measure(y, s, sample_weight=w)
+    assert value == pytest.approx(limit, abs=1e-9)
+    assert hmeasure_report(y, s, sample_weight=w)["H"] == value
+    da = pytest.importorskip("dask.array")
+    from hmeasure_stream import dask as hsd
+
+    chunks = (da.from_array(y, chunks=2), da.from_array(np.array(s), chunks=2),
+              da.from_array(w, chunks=2))
+    assert hsd.h_measure(*chunks[:2], sample_weight=chunks[2]) == value
+    assert hsd.hmeasure_report(*chunks[:2], sample_weight=chunks[2])["H"] == value
