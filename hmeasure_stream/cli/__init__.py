@@ -928,7 +928,7 @@ class _Target:
             os.replace(self.temporary, self.path)
         except OSError as error:
             self.discard()
-            raise _WriteError(f"cannot write {self.shown}: {error.strerror or error}") from None
+            raise _WriteError.of(self.shown, error) from None
 
     def discard(self):
         if self.special:
@@ -940,6 +940,11 @@ class _Target:
 class _WriteError(Exception):
     """A write of output that failed or was cut short (a full disk, the file-size limit):
     ``cannot write WHERE: why``, a user error (exit code 2)."""
+
+    @classmethod
+    def of(cls, where, error):
+        """The failure of a write to ``where`` that raised ``error`` (an OSError, ...)."""
+        return cls(f"cannot write {where}: {getattr(error, 'strerror', None) or error}")
 
 
 def _write_all(descriptor, data, where):
@@ -955,12 +960,15 @@ def _write_all(descriptor, data, where):
         try:
             written = os.write(descriptor, view)
         except BlockingIOError:  # a descriptor made non-blocking by the program that gave it
-            select.select([], [descriptor], [])
+            if os.name == "nt":  # (select waits on sockets only there)
+                time.sleep(0.01)
+            else:
+                select.select([], [descriptor], [])
             continue
         except BrokenPipeError:
             raise
         except OSError as error:
-            raise _WriteError(f"cannot write {where}: {error.strerror or error}") from None
+            raise _WriteError.of(where, error) from None
         if written == 0:
             raise _WriteError(f"cannot write {where}: nothing was written")
         view = view[written:]
@@ -1002,8 +1010,7 @@ class _Stream:
         except BrokenPipeError:
             raise
         except (OSError, UnicodeEncodeError) as error:
-            raise _WriteError(f"cannot write {self.name}: "
-                              f"{getattr(error, 'strerror', None) or error}") from None
+            raise _WriteError.of(self.name, error) from None
         _write_all(self.descriptor, data, self.name)
 
     def flush(self):
@@ -1047,8 +1054,9 @@ class _Output:
         else:
             _write_all(self.descriptor, text.encode("utf-8"), self.target.shown)
 
-    def commit(self):
-        if self.target is None:
+    def finish(self):
+        """Complete the file (its last write that can fail); :meth:`commit` renames it."""
+        if self.target is None or self.descriptor is None:
             return
         try:
             if not self.target.special:
@@ -1057,8 +1065,12 @@ class _Output:
             os.close(descriptor)  # (where some file systems report a write that failed)
         except OSError as error:
             self.discard()
-            raise _WriteError(f"cannot write {self.target.shown}: "
-                              f"{error.strerror or error}") from None
+            raise _WriteError.of(self.target.shown, error) from None
+
+    def commit(self):
+        if self.target is None:
+            return
+        self.finish()
         self.target.commit()
 
     def discard(self):
@@ -1221,6 +1233,15 @@ def _interrupted(rows, output, out, stop):
     return f"{event} after {rows} rows; {output.name} holds the output for rows 0..{rows - 1}"
 
 
+def _release(progress, plot_target):
+    """Close the progress bar and remove the unfinished plot: every end of a run but its
+    success does so."""
+    if progress is not None:
+        progress.close()
+    if plot_target is not None:
+        plot_target.discard()
+
+
 def _copied_columns(args):
     """The input columns copied to the output rows: the time, the id, --keep-cols."""
     return list(dict.fromkeys(name for name in (args.time_col, args.id_col, *args.keep_cols)
@@ -1250,7 +1271,7 @@ def run(args, stdout):
     if args.prob_col is not None and args.prob_col not in copied:
         args.extra_columns.append((args.prob_col, "--prob-col"))
     plotted_rows, plotted = [], {name: [] for name in monitor.columns}
-    committed = 0
+    committed, left = 0, None
     with _Interrupts() as interrupts:
         output = plot_target = progress = None
         try:
@@ -1312,33 +1333,35 @@ def run(args, stdout):
                     _plot(plot_target.temporary, Path(args.plot).suffix.lstrip(".").lower(),
                           plotted_rows, plotted, args)
                 except OSError as error:
-                    raise _WriteError(f"cannot write {plot_target.shown}: "
-                                      f"{error.strerror or error}") from None
+                    raise _WriteError.of(plot_target.shown, error) from None
+            output.finish()
+            # The summary is written before anything is renamed: one that cannot be
+            # written leaves every file as it was; a reader that left (a closed pipe)
+            # still gets the complete output.
+            summary = stderr if output.target is None else stdout
+            try:
+                summary.write(_summary(args, monitor) + "\n")
+            except BrokenPipeError as error:
+                left = error
             with interrupts.deferred(reraise=False):
                 output.commit()
                 if plot_target is not None:
                     plot_target.commit()
         except (KeyboardInterrupt, Terminated) as stop:
             with interrupts.deferred(reraise=False):
-                if progress is not None:
-                    progress.close()
-                if plot_target is not None:
-                    plot_target.discard()
+                _release(progress, plot_target)
                 message = _interrupted(committed, output, args.out, stop)
             _say(f"hmeasure-stream: {message}")
             return _exit_status(stop)
         except BaseException:
             # Every failure: no temporary file left, whatever signal arrives meanwhile.
             with interrupts.deferred(reraise=False):
-                if progress is not None:
-                    progress.close()
+                _release(progress, plot_target)
                 if output is not None:
                     output.discard()
-                if plot_target is not None:
-                    plot_target.discard()
             raise
-    summary = stderr if output.target is None else stdout
-    summary.write(_summary(args, monitor) + "\n")
+    if left is not None:
+        raise left
     if args.fail_on_alert and any(alert.fired for alert in args.alert):
         return 3
     return 0

@@ -231,16 +231,35 @@ def test_help_version_and_the_demo_on_a_full_device_are_an_error(env, args):
         2, f"hmeasure-stream: error: cannot write standard output: {ENOSPC}\n")
 
 
-def test_summary_on_a_full_standard_output_is_an_error_after_out_is_complete(tmp_path,
-                                                                             streams):
-    # With --out the closing summary goes to standard output: --out is complete (renamed
-    # before the summary is written), and the lost summary is still an error.
-    path, y, s = streams[SMALL]
-    out = tmp_path / "out.csv"
+def test_summary_on_a_full_standard_output_is_an_error_that_touches_no_file(tmp_path,
+                                                                            streams):
+    # With --out the closing summary goes to standard output, written before --out and
+    # --plot are renamed over their paths: a lost summary leaves both as they were.
+    path, _, _ = streams[SMALL]
+    out, plot = tmp_path / "out.csv", tmp_path / "plot.png"
+    out.write_text(PRECIOUS)
+    plot.write_text(PRECIOUS)
     with open("/dev/full", "w") as full:
-        code, err = monitor([path, "--window", WINDOW, "--out", out], {}, full)
+        code, err = monitor([path, "--window", WINDOW, "--out", out, "--plot", plot], {},
+                            full)
     assert (code, err) == (2, f"hmeasure-stream: error: cannot write standard output: "
                               f"{ENOSPC}\n")
+    assert out.read_text() == PRECIOUS and plot.read_text() == PRECIOUS
+    assert leftovers(tmp_path) == []
+
+
+def test_summary_to_a_closed_pipe_still_completes_out(tmp_path, streams):
+    # The reader of standard output left: a quiet end (141), and --out holds every row.
+    path, y, s = streams[SMALL]
+    out = tmp_path / "out.csv"
+    out.write_text(PRECIOUS)
+    reading, writing = os.pipe()
+    os.close(reading)
+    try:
+        code, err = monitor([path, "--window", WINDOW, "--out", out], {}, writing)
+    finally:
+        os.close(writing)
+    assert (code, err) == (141, "")
     rows, values = read_table(out.read_text())
     expected_rows, expected_auc = expected_table(y, s)
     np.testing.assert_array_equal(rows, expected_rows)
