@@ -713,6 +713,12 @@ def _values(array, dtype):
                          offset=array.offset * np.dtype(dtype).itemsize)
 
 
+def _chunk_rows(options):
+    """The rows of the next chunk as ``options.chunk_size`` asks for them now (at least
+    one): the one reading of the option."""
+    return max(int(options.chunk_size), 1)
+
+
 class _Pending:
     """Rows read and not yet handed out, handed out in chunks of ``options.chunk_size``.
 
@@ -730,8 +736,8 @@ class _Pending:
 
     @property
     def size(self):
-        """The size of the next chunk, as asked for now (at least one row)."""
-        return max(int(self.options.chunk_size), 1)
+        """The size of the next chunk, as asked for now."""
+        return _chunk_rows(self.options)
 
     @property
     def room(self):
@@ -827,7 +833,7 @@ def _parse_rows(numbered, parser, room):
             if len(numbers) >= room:
                 yield chunk()
                 label_texts, score_texts, numbers, extras = fresh()
-                room = parser.options.chunk_size
+                room = _chunk_rows(parser.options)
     except csv.Error as error:
         raise InputError(f"{path}:{number}: {error}") from None
     if numbers:
@@ -1044,7 +1050,7 @@ def _parquet_rows(path, options):
                 )
         # Batches of the chunk size asked for at the start, cut into chunks of the size
         # asked for at each chunk.
-        batch_size = options.chunk_size
+        batch_size = _chunk_rows(options)
         yield None
         start = 0
         pending = _Pending(options)
