@@ -277,10 +277,15 @@ def _check_collection(value: object, name: str) -> None:
     )
 
 
-def _length_message(name: str, length: int, first: str, first_length: int) -> str:
-    if name == "sample_weight":
-        return f"sample_weight has {length} entries but there are {first_length} points"
-    return f"{first} and {name} have different lengths: {first_length} and {length}"
+def _length_message(first: tuple[str, int], other: tuple[str, int]) -> str:
+    """The in-memory functions' message for inputs (name, length) of different lengths.
+
+    ``first`` is the one named first in the call.
+    """
+    (name, length), (other_name, other_length) = first, other
+    if other_name == "sample_weight":
+        return f"sample_weight has {other_length} entries but there are {length} points"
+    return f"{name} and {other_name} have different lengths: {length} and {other_length}"
 
 
 def _stacked(*columns: Any, names: Sequence[str],
@@ -294,7 +299,7 @@ def _stacked(*columns: Any, names: Sequence[str],
     lengths = [len(column) for column in columns]
     for name, length in zip(names[1:], lengths[1:], strict=True):
         if length != lengths[0]:
-            message = _length_message(name, length, names[0], lengths[0])
+            message = _length_message((names[0], lengths[0]), (name, length))
             index = partition_info["number"] if partition_info else "?"
             raise ValueError(f"{message} (in partition {index})")
     pieces = [column.reset_index(drop=True) if isinstance(column, pd.DataFrame)
@@ -328,6 +333,7 @@ class _Partitions:
 
     def __init__(self, columns: Sequence[tuple[str, Any]], matrix: str | None = None) -> None:
         present = [(name, value) for name, value in columns if value is not None]
+        call_order = [name for name, _ in columns]
         for name, value in present:
             if name != matrix:
                 _check_collection(value, name)
@@ -340,13 +346,14 @@ class _Partitions:
                           if not any(math.isnan(c) for c in value.chunks[0])), None)
         aligned = {}
         for name, value in arrays:
-            if reference is not None and value is not reference:
-                if not math.isnan(value.shape[0]) and value.shape[0] != reference.shape[0]:
+            # Unknown chunks cannot be rechunked: their partitions are taken as they are.
+            if reference is not None and value is not reference and not math.isnan(
+                    value.shape[0]):
+                if value.shape[0] != reference.shape[0]:
                     first = next(n for n, v in arrays if v is reference)
-                    raise ValueError(
-                        f"{name} and {first} have different lengths: "
-                        f"{value.shape[0]} and {reference.shape[0]}"
-                    )
+                    raise ValueError(_length_message(*sorted(
+                        [(name, value.shape[0]), (first, reference.shape[0])],
+                        key=lambda item: call_order.index(item[0]))))
                 if value.chunks[0] != reference.chunks[0]:
                     value = value.rechunk((reference.chunks[0],) + (-1,) * (value.ndim - 1))
             aligned[name] = value

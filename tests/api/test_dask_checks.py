@@ -1,0 +1,145 @@
+"""hmeasure_stream.dask: its messages, task counts and exact-path guards against the in-memory
+functions'."""
+
+import re
+from fractions import Fraction
+
+import dask.array as da
+import dask.dataframe as dd
+import numpy as np
+import pandas as pd
+import pytest
+from dask.base import collections_to_expr
+
+import hmeasure_stream as hs
+from hmeasure_stream import dask as hsd
+
+RNG = np.random.default_rng(20261201)
+Y = RNG.integers(0, 2, 40)
+S = np.round(RNG.normal(Y * 0.7, 1.0), 1)
+W = RNG.exponential(1.0, 40)
+
+
+def _in_memory_message(*args, **kwargs):
+    with pytest.raises(ValueError) as info:
+        hs.auc(*args, **kwargs)
+    return str(info.value)
+
+
+def test_length_message_of_arrays_is_the_in_memory_one():
+    expected = _in_memory_message(Y, S, sample_weight=W[:-1])
+    assert expected == "sample_weight has 39 entries but there are 40 points"
+    with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
+        hsd.auc(da.from_array(Y, chunks=9), da.from_array(S, chunks=9),
+                sample_weight=da.from_array(W[:-1], chunks=9))
+    expected = _in_memory_message(Y[:-1], S)
+    with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
+        hsd.auc(da.from_array(Y[:-1], chunks=9), da.from_array(S, chunks=9))
+
+
+def test_unknown_chunks_of_y_score_are_kept():
+    # y_true's known chunks cannot be imposed on y_score's unknown ones: the partitions
+    # are taken as they are, their numbers checked.
+    unknown = dd.from_pandas(pd.Series(S), npartitions=4).to_dask_array()
+    assert np.isnan(unknown.shape[0])
+    assert hsd.auc(da.from_array(Y, chunks=10), unknown) == hs.auc(Y, S)
+    with pytest.raises(ValueError, match="numbers of partitions differ"):
+        hsd.auc(da.from_array(Y, chunks=20), unknown)
+    # With y_true setting the chunks, the weights are compared with it.
+    expected = _in_memory_message(Y, S, sample_weight=W[:-1])
+    with pytest.raises(ValueError, match=f"^{re.escape(expected)}$"):
+        hsd.auc(da.from_array(Y, chunks=10), unknown,
+                sample_weight=da.from_array(W[:-1], chunks=10))
+
+
+def test_length_message_of_frames_is_the_in_memory_one():
+    y = dd.from_pandas(pd.Series(Y), npartitions=2)
+    w = dd.from_pandas(pd.Series(W[:-1]), npartitions=2)
+    s = dd.from_pandas(pd.Series(S), npartitions=2)
+    w_sizes = w.map_partitions(len).compute().tolist()
+    y_sizes = y.map_partitions(len).compute().tolist()
+    k = next(i for i, (a, b) in enumerate(zip(w_sizes, y_sizes, strict=True)) if a != b)
+    expected = _in_memory_message(Y[:y_sizes[k]], S[:y_sizes[k]],
+                                  sample_weight=W[:w_sizes[k]])
+    with pytest.raises(ValueError,
+                       match=f"^{re.escape(expected)} \\(in partition {k}\\)$"):
+        hsd.auc(y, s, sample_weight=w)
+    s_short = dd.from_pandas(pd.Series(S[:-1]), npartitions=2)
+    expected = _in_memory_message(Y[:y_sizes[k]], S[:w_sizes[k]])
+    with pytest.raises(ValueError,
+                       match=f"^{re.escape(expected)} \\(in partition {k}\\)$"):
+        hsd.auc(y, s_short)
+
+
+def _tasks(*lazy):
+    return len(collections_to_expr(list(lazy), optimize_graph=True).optimize().__dask_graph__())
+
+
+@pytest.mark.parametrize("n_ranges", [1, 2, 5])
+def test_tasks_per_partition_as_documented(n_ranges):
+    # The docs: about 1.15 tasks a partition beyond the inputs' own with one range,
+    # about 1.15 R + 3 with R ranges (R + 3 and the trees of merges, 1 for 7 pieces).
+    n_parts = 700
+    frame = pd.DataFrame({"label": np.arange(7000) % 2, "score": np.arange(7000) % 97})
+    df = dd.from_pandas(frame, npartitions=n_parts, sort=False)
+    inputs = 2 * n_parts  # from_pandas and the stacked columns, per partition
+    own = _tasks(hsd.auc(df["label"], df["score"], n_ranges=n_ranges, compute=False)) - inputs
+    documented = 1.15 if n_ranges == 1 else 1.15 * n_ranges + 3
+    assert abs(own / n_parts - documented) < 0.2
+
+
+def _huge_counts():
+    """Two groups of 2**32 points of each class, unit weights: 2 N0 N1 = 2**67."""
+    count = 2**32
+    groups = (np.array([2.0, 1.0]), np.array([count, count], dtype=np.int64),
+              np.array([count, count], dtype=np.int64))
+    context = {"unit_weights": True, "weight_neg": 2 * count, "weight_pos": 2 * count,
+               "fp_offsets": [0], "tp_offsets": [0], "twice_u": 2 * count * count * 2}
+    return groups, context
+
+
+@pytest.mark.parametrize(("fpr", "tpr", "expected"), [
+    ((0.0, 1.0), (0.0, 1.0), 0.5),  # two diagonal segments: the area under the diagonal
+    ((0.0, 0.5), (0.0, 1.0), 0.125),
+    ((0.25, 1.0), (0.5, 1.0), 0.125),  # the triangle above tpr 0.5, right of 0.5
+])
+def test_partial_auc_beyond_int64_counts(fpr, tpr, expected):
+    groups, context = _huge_counts()
+    box = (*fpr, *tpr)
+    piece = hsd._box_part(groups, context, 0, box)
+    options = (fpr, tpr, fpr, tpr, None)
+    assert hsd._partial_of(options, context, [piece]) == pytest.approx(expected, rel=1e-12)
+
+
+def test_partial_auc_takes_the_float_path_beyond_the_limit(monkeypatch):
+    from hmeasure_stream import _validation
+
+    y, s = Y, S
+    exact = hs.partial_auc(y, s, fpr_range=(0.1, 0.6))
+    monkeypatch.setattr(_validation, "EXACT_COUNT_LIMIT", 30)
+    monkeypatch.setattr(hsd, "EXACT_COUNT_LIMIT", 30)
+    in_memory = hs.partial_auc(y, s, fpr_range=(0.1, 0.6))
+    assert in_memory == pytest.approx(exact, rel=1e-12)
+
+    def refused(*args):
+        raise AssertionError("the exact path at 40 points with a limit of 30")
+
+    monkeypatch.setattr(hsd, "_exact_box_piece", refused)
+    for n_ranges in (1, 3):
+        value = hsd.partial_auc(da.from_array(y, chunks=7), da.from_array(s, chunks=7),
+                                fpr_range=(0.1, 0.6), n_ranges=n_ranges)
+        assert value == pytest.approx(in_memory, rel=1e-12)
+
+
+def test_report_threshold_is_the_exact_one():
+    y = np.array([0, 1, 0, 1, 1, 0])
+    s = np.array([1 / 3, 0.2, 0.9, 0.5, 0.4, 0.1])
+    threshold = Fraction(1, 3)  # above the double 1/3: the point scored 1/3 is class 0
+    expected = hs.hmeasure_report(y, s, threshold=threshold)
+    got = hsd.hmeasure_report(da.from_array(y, chunks=4), da.from_array(s, chunks=4),
+                              threshold=threshold)
+    assert got.keys() == expected.keys()
+    for key, value in expected.items():
+        assert got[key] == pytest.approx(value, rel=1e-12, nan_ok=True), key
+    rounded = hs.hmeasure_report(y, s, threshold=1 / 3)
+    assert rounded["FP"] != expected["FP"]
