@@ -998,7 +998,14 @@ def check_weight_value(value, name="weight") -> float:
 
 
 def normalized_weights(weights, is_pos=None) -> FloatArray:
-    """Checked weights times the power of two 2**-e of :func:`weight_exponent`.
+    """Checked weights times the power of two 2**-e of :func:`weight_exponent`
+    (:func:`scaled_weights` without the exponent)."""
+    return scaled_weights(weights, is_pos)[0]
+
+
+def scaled_weights(weights, is_pos=None) -> tuple[FloatArray, int]:
+    """Checked weights times the power of two 2**-e of :func:`weight_exponent`, and e
+    (for results in the weights' own units, such as counts).
 
     Every metric of the package is invariant under multiplying all weights by
     one constant; scaling by a power of two is exact, so the scaled weights,
@@ -1011,21 +1018,21 @@ def normalized_weights(weights, is_pos=None) -> FloatArray:
     """
     exponent = weight_exponent(weights, is_pos)
     if exponent == 0:
-        return weights
+        return weights, 0
     scaled = np.ldexp(weights, -exponent)
     if exponent > 0:
         # Only beyond any exact scaling (weights spanning about 2**1500 within the
         # points of the largest ones): those that would vanish become the least double.
         np.copyto(scaled, _TINY_WEIGHT, where=(scaled == 0) & (weights > 0))
-    return scaled
+    return scaled, exponent
 
 
 # The least positive double.
 _TINY_WEIGHT = 5e-324
 
 
-def weight_exponent(weights, is_pos=None):
-    """The exponent e of the power of two 2**-e that :func:`normalized_weights` scales by
+def weight_exponent(weights, is_pos=None) -> int:
+    """The exponent e of the power of two 2**-e that :func:`scaled_weights` scales by
     (0 when no weight is positive).
 
     The largest weight is brought into [1, 2), unless the smallest positive

@@ -37,10 +37,9 @@ from hmeasure_stream._validation import (
     check_positive,
     check_scores,
     exact_path,
-    normalized_weights,
     raise_flagged,
+    scaled_weights,
     warn_if_inverted,
-    weight_exponent,
     with_pos_label,
 )
 
@@ -334,8 +333,7 @@ def binned_auc(y_true: ArrayLike, y_score: ArrayLike, *, bins: int = 1000,
         # Counted in units of a power of two (undone in the result): sums and
         # products of counts then neither overflow nor underflow, whatever the
         # weights' scale.
-        scale_exponent = weight_exponent(weights)
-        weights = normalized_weights(weights)
+        weights, scale_exponent = scaled_weights(weights)
     counts, flags = histograms(labels, scores, weights if weighted else None, lo, hi, m,
                                transform, alpha)
     bad_label, bad_score, n_below, n_above = flags

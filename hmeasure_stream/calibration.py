@@ -34,9 +34,8 @@ from hmeasure_stream._validation import (
     binary_input,
     check_option,
     labels_as_is_pos,
-    normalized_weights,
     raise_bad_probability,
-    weight_exponent,
+    scaled_weights,
     with_pos_label,
 )
 
@@ -121,7 +120,8 @@ def _probability_input(y_true: ArrayLike, y_prob: ArrayLike, sample_weight: Arra
         raise ValueError(f"{metric} is undefined when every point weighs 0: "
                          "sample_weight has no positive entry")
     # One power of two for all (exact): no value depends on the weights' scale.
-    return is_pos, probs, normalized_weights(weights), weight_exponent(weights)
+    scaled, exponent = scaled_weights(weights)
+    return is_pos, probs, scaled, exponent
 
 
 def _weighted_mean(values: FloatArray, weights: FloatArray | None) -> float:
