@@ -1044,16 +1044,28 @@ def _exact_box_piece(groups: Groups, context: Context, r: int, box: tuple[float,
             int(np.sum(neg[inside])), int(np.sum(neg[whole & above])), cuts)
 
 
+def _exact_box(context: Context) -> bool:
+    """Unit weights and few enough points for the int64 sums of the exact path.
+
+    As :func:`hmeasure_stream.partial_auc`: from ``EXACT_COUNT_LIMIT``
+    points the products of counts could overflow, and the float path is taken.
+    """
+    return bool(context["unit_weights"]
+                and context["weight_neg"] + context["weight_pos"] < EXACT_COUNT_LIMIT)
+
+
 def _box_part(groups: Groups, context: Context, r: int, box: tuple[float, ...]) -> Any:
-    if context["unit_weights"]:
+    if _exact_box(context):
         return _exact_box_piece(groups, context, r, box)
-    return _box_piece(groups, context, r, box)
+    keys, neg, pos = groups
+    floats = (keys, np.asarray(neg, dtype=np.float64), np.asarray(pos, dtype=np.float64))
+    return _box_piece(floats, context, r, box)
 
 
 def _partial_of(options: tuple[Any, ...], context: Context, pieces: Sequence[Any]) -> float:
     weight_neg, weight_pos = context["weight_neg"], context["weight_pos"]
     fpr_box, tpr_box = options[:2]
-    if context["unit_weights"]:
+    if _exact_box(context):
         # As partial.py: the integer parts, the crossing segments cut in exact rational
         # arithmetic, the (corrected) area rounded once.
         twice_inside, width_inside, width_above = (sum(p[k] for p in pieces) for k in range(3))
