@@ -500,7 +500,7 @@ def min_cost_threshold(y_true: ArrayLike, y_score: ArrayLike, *, cost: float | N
         loss = cost * pi0 * fpr + (1.0 - cost) * pi1 * (1.0 - tpr)
     best = int(np.argmin(loss))
     threshold = thresholds[best]
-    # The user's score: a float, or (integers beyond 2**53) the score in its own type.
-    threshold = float(threshold) if thresholds.dtype == np.float64 else (
-        threshold.item() if isinstance(threshold, np.integer) else threshold)
+    # The user's score: a float, or (scores not exact as float64) the score in its own
+    # type, integers as Python ints (``thresholds`` holds them as objects).
+    threshold = float(threshold) if thresholds.dtype == np.float64 else threshold
     return CostThreshold(threshold, float(loss[best]), float(fpr[best]), float(tpr[best]))

@@ -130,7 +130,7 @@ def test_structure_coords_between_huge_scores():
 
 def exact_counts(y, s, t):
     """(TP, FP, TN, FN) of "class 1 when s >= t", with Python's exact comparisons."""
-    above = [float(score) >= t for score in s]
+    above = [Fraction(score) >= t for score in s]
     return (sum(a and label == 1 for a, label in zip(above, y, strict=True)),
             sum(a and label == 0 for a, label in zip(above, y, strict=True)),
             sum(not a and label == 0 for a, label in zip(above, y, strict=True)),
@@ -176,3 +176,17 @@ def test_threshold_refusals_agree(bad):
                  lambda: tracker.report(threshold=bad)):
         with pytest.raises(ValueError, match="threshold"):
             call()
+
+
+@pytest.mark.parametrize("scores", [
+    np.array([2**53, 2**53 + 1, 2**60 + 3, 5, 2**53 + 1], dtype=np.int64),
+    np.array([2**64 - 1, 2**64 - 2, 2**63, 7, 2**64 - 2], dtype=np.uint64),
+    [2**70, 2**70 + 1, -(2**80), 3, 2**70 + 1],
+])
+def test_min_cost_threshold_of_big_integers_is_a_python_int(scores):
+    y = [0, 1, 1, 0, 1]
+    best = min_cost_threshold(y, scores, cost=0.5)
+    assert type(best.threshold) is int
+    assert best.threshold in {int(value) for value in scores}
+    tp, fp, tn, fn = exact_counts(y, [int(value) for value in scores], best.threshold)
+    assert (best.tpr, best.fpr) == (tp / (tp + fn), fp / (fp + tn))
