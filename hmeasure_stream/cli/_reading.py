@@ -685,9 +685,9 @@ class _BlockParser:
                                   self.classes, self.options.decimal_comma, extras)
         if self.score_text:
             try:
-                scores = parse_scores(texts(columns[1]), lines, self.path,
-                                      self.options.decimal_comma)
-            except InputError:
+                scores = np.concatenate([_values(self._float_scores(chunk), np.float64)
+                                         for chunk in columns[1]])
+            except self.arrow.ArrowInvalid:
                 return None
         else:
             scores = np.concatenate([_values(chunk, np.float64) for chunk in columns[1]])
@@ -704,6 +704,18 @@ class _BlockParser:
                 parts.append(np.array(codes, dtype=np.int8)[_values(chunk.indices, np.int32)])
             labels = np.concatenate(parts)
         return Chunk(labels, scores, lines, extras)
+
+
+    def _float_scores(self, texts):
+        """A chunk of score texts as float64, converted by pyarrow as a score column it
+        reads as numbers is (ArrowInvalid where one is not a number: the slow path names
+        it)."""
+        import pyarrow.compute
+
+        if self.options.decimal_comma:
+            # (A decimal point is a number too there, as ``parse_scores`` reads it.)
+            texts = pyarrow.compute.replace_substring(texts, ",", ".")
+        return pyarrow.compute.cast(texts, self.arrow.float64())
 
 
 def _values(array, dtype):

@@ -5,6 +5,8 @@ and labels are read as numbers, as without the copy: the metrics are those
 of the run without it.
 """
 
+import csv
+import io
 import os
 import select
 import subprocess
@@ -153,3 +155,35 @@ def test_live_rows_with_the_score_copied():
     np.testing.assert_allclose([float(fields[3]) for fields in got],
                                [np.mean((np.array(y[:k + 1]) - s[:k + 1]) ** 2)
                                 for k in range(len(rows))], rtol=1e-12)
+
+
+@pytest.mark.parametrize("decimal_comma", [False, True], ids=["point", "comma"])
+def test_copied_scores_of_a_plain_block_are_parsed_in_compiled_code(tmp_path, capsys,
+                                                                    monkeypatch,
+                                                                    decimal_comma):
+    # A block without quotes, comments or problems is read by pyarrow whole: the scores
+    # whose text is copied are converted there too, not one by one in Python.
+    import hmeasure_stream.cli._reading as reading
+
+    def refused(*args, **kwargs):
+        raise AssertionError("parse_scores called for a plain block")
+
+    rng = np.random.default_rng(3)
+    y = rng.integers(0, 2, 500)
+    s = np.round(rng.random(500), 4)
+    delimiter = ";" if decimal_comma else ","
+    texts = [f"{value!r}".replace(".", ",") if decimal_comma else f"{value!r}"
+             for value in s.tolist()]
+    path = tmp_path / "rows.csv"
+    path.write_text(f"label{delimiter}score\n" + "".join(
+        f"{label}{delimiter}{text}\n" for label, text in zip(y.tolist(), texts, strict=True)))
+    monkeypatch.setattr(reading, "parse_scores", refused)
+    flags = ["--decimal-comma", "--delimiter", ";"] if decimal_comma else []
+    code, out, err = run_cli([path, "--window", "100", "--keep-cols", "score", *flags,
+                              "--no-progress"], capsys)
+    assert code == 0, err
+    rows = list(csv.reader(io.StringIO(out)))
+    assert rows[0] == ["row", "score", "auc"]
+    assert [row[1] for row in rows[1:]] == texts
+    np.testing.assert_allclose([float(row[2]) for row in rows[1:]], window_aucs(y, s, 100),
+                               rtol=1e-12)
