@@ -35,6 +35,7 @@ from __future__ import annotations
 
 import functools
 import math
+import operator
 from collections.abc import Callable, Hashable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -131,7 +132,8 @@ if TYPE_CHECKING:
     #: number of scores and span.
     Histograms = tuple[NDArray[Any], int, int, int, float, float]
     #: A partition's (or several's) class weights and groups of each binary problem.
-    Problems = tuple[NDArray[np.float64], tuple[Groups, ...]]
+    #: (class weights, groups of problem 0, groups of problem 1, ...).
+    Problems = tuple[Any, ...]
     #: Segments' groups: {segment: groups}.
     Segments = dict[Any, Groups]
 
@@ -544,10 +546,6 @@ def _bounds(n_ranges: int, samples: Sequence[tuple[NDArray[Any], float]]) -> NDA
     return cast("NDArray[Any]", np.unique(values[order][picks])[::-1].copy())
 
 
-def _piece(pieces: tuple[Groups, ...], r: int) -> Groups:
-    return pieces[r]
-
-
 def _range_groups(graph: _Graph, groups: Sequence[_Key], n_ranges: int) -> list[_Key]:
     """Groups of each range, highest scores first, from the partitions' groups.
 
@@ -561,7 +559,7 @@ def _range_groups(graph: _Graph, groups: Sequence[_Key], n_ranges: int) -> list[
     samples = graph.tree(_joined, [graph.task(_sample, g, n_ranges) for g in groups])
     bounds = graph.task(_bounds, n_ranges, samples)
     cut = [graph.task(_cut, g, bounds, n_ranges) for g in groups]
-    return [graph.tree(_merged, [graph.task(_piece, c, r) for c in cut])
+    return [graph.tree(_merged, [graph.task(operator.getitem, c, r) for c in cut])
             for r in range(n_ranges)]
 
 
@@ -1540,24 +1538,20 @@ def _problems_of(index: int, layout: Layout, values: Sequence[Any], classes: Seq
     y_part, s_part, w_part = _columns(layout, values)
     part = _encoded(index, y_part, s_part, w_part, classes, n_classes, weighted)
     return (_class_mass(part, n_classes),
-            tuple(_problem_groups(part, high, low) for high, low in problems))
+            *(_problem_groups(part, high, low) for high, low in problems))
+
+
+def _summed(masses: Sequence[NDArray[np.float64]]) -> NDArray[np.float64]:
+    return cast("NDArray[np.float64]", np.sum(masses, axis=0))
 
 
 def _merged_problems(parts: Sequence[Problems]) -> Problems:
-    mass = np.sum([part[0] for part in parts], axis=0)
-    return mass, tuple(_merge(*[part[1][k] for part in parts]) for k in range(len(parts[0][1])))
-
-
-def _problem_piece(part: Problems, k: int) -> Groups:
-    return part[1][k]
-
-
-def _mass(part: Problems) -> Problems:
-    return part[0], ()
+    return (_summed([part[0] for part in parts]),
+            *(_merge(*[part[k] for part in parts]) for k in range(1, len(parts[0]))))
 
 
 def _problem_aucs(whole: Problems) -> list[float]:
-    return [_pair_auc([_summarise(groups, False, False)]) for groups in whole[1]]
+    return [_pair_auc([_summarise(groups, False, False)]) for groups in whole[1:]]
 
 
 def _problem_groups(part: tuple[NDArray[np.intp], NDArray[np.float64],
@@ -1589,10 +1583,10 @@ def _pair_auc(summaries: Sequence[Summary]) -> float:
 
 
 def _multiclass_of(method: str, average: str | None, classes: Sequence[Any], n_classes: int,
-                   whole: Problems, weighted: bool, values: Sequence[float]) -> Any:
+                   class_mass: NDArray[np.float64], weighted: bool, values: Sequence[float]
+                   ) -> Any:
     # The rules and the averages of multiclass_auc (a class without points is nan in
     # ``values``: its binary problems lack a class).
-    class_mass = whole[0]
     check_classes_present(classes, class_mass, method, average, weighted)
     if method == "ovr":
         return averaged(np.array(values, dtype=np.float64), method, average, class_mass)
@@ -1714,17 +1708,19 @@ def multiclass_auc(y_true: Collection, y_score: Array | DataFrame, *, method: st
                 for k, values in enumerate(parts.keys)]
     if n_ranges == 1:
         whole = graph.tree(_merged_problems, per_part)
+        class_mass = graph.task(operator.getitem, whole, 0)
         values = graph.task(_problem_aucs, whole)
     else:
-        whole = graph.tree(_merged_problems, [graph.task(_mass, part) for part in per_part])
+        class_mass = graph.tree(_summed, [graph.task(operator.getitem, part, 0)
+                                          for part in per_part])
         aucs = []
-        for k in range(len(problems)):
-            groups = [graph.task(_problem_piece, part, k) for part in per_part]
+        for k in range(1, len(problems) + 1):
+            groups = [graph.task(operator.getitem, part, k) for part in per_part]
             _, summaries = _pipeline(graph, groups, n_ranges, hull=False)
             aucs.append(graph.task(_pair_auc, summaries))
         values = graph.task(list, aucs)
-    result = graph.task(_multiclass_of, method, average, ordered, n_classes, whole, weighted,
-                        values)
+    result = graph.task(_multiclass_of, method, average, ordered, n_classes, class_mass,
+                        weighted, values)
     return cast("float | NDArray[np.float64] | Delayed", _finish(graph, result, compute))
 
 
@@ -1972,7 +1968,7 @@ def grouped(df: DataFrame, *, by: Hashable, label: Hashable, score: Hashable,
         per_part = [graph.task(_large_groups, part, by, names, columns, weighted, pos_label,
                                neg_label) for part in parts]
         for k, segment in enumerate(names):
-            _, summaries = _pipeline(graph, [graph.task(_piece, p, k) for p in per_part],
+            _, summaries = _pipeline(graph, [graph.task(operator.getitem, p, k) for p in per_part],
                                      n_ranges[segment], lower)
             found.append(graph.task(_large_row, spec, metrics, segment, summaries))
     rows = _finish(graph, graph.task(_all_rows, found), True)

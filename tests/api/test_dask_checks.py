@@ -78,14 +78,14 @@ def _tasks(*lazy):
 @pytest.mark.parametrize("n_ranges", [1, 2, 5])
 def test_tasks_per_partition_as_documented(n_ranges):
     # The docs: about 1.15 tasks a partition beyond the inputs' own with one range,
-    # about 1.15 R + 3 with R ranges (R + 3 and the trees of merges, 1 for 7 pieces).
+    # about 1.15 R + 3 with R ranges (R + 3, and the trees of merges: 1 task for 7 keys).
     n_parts = 700
     frame = pd.DataFrame({"label": np.arange(7000) % 2, "score": np.arange(7000) % 97})
     df = dd.from_pandas(frame, npartitions=n_parts, sort=False)
     inputs = 2 * n_parts  # from_pandas and the stacked columns, per partition
     own = _tasks(hsd.auc(df["label"], df["score"], n_ranges=n_ranges, compute=False)) - inputs
     documented = 1.15 if n_ranges == 1 else 1.15 * n_ranges + 3
-    assert abs(own / n_parts - documented) < 0.2
+    assert abs(own / n_parts - documented) < 0.3
 
 
 def _huge_counts():
