@@ -27,7 +27,7 @@ from hmeasure_stream._validation import (
 )
 
 __all__ = ["COORDS_RETURNS", "average_precision_of", "check_coords_options",
-           "check_coords_thresholds", "coords_at", "coords_between", "coords_of", "hull_of",
+           "check_coords_x", "coords_at", "coords_between", "coords_of", "hull_of",
            "precision_recall_of", "roc_curve_of"]
 
 # What ``coords`` can return, in pROC's names (``youden`` is J = sens + spec - 1).
@@ -49,37 +49,37 @@ def check_coords_options(input, ret, best_method):
     return input, ret, best_method
 
 
-def check_coords_values(x, input):
-    """The values of a numeric ``x`` as a 1-d float64 array (rates within [0, 1])."""
-    values = np.atleast_1d(np.asarray(x, dtype=np.float64))
-    if values.ndim != 1 or np.any(np.isnan(values)):
-        raise ValueError(f"x must be a number or a 1-d array of numbers, got {x!r}")
-    if input != "threshold" and np.any((values < 0) | (values > 1)):
-        raise ValueError(f"x must be {input} values in [0, 1], got {x!r}")
-    return values
+def check_coords_x(x, input, scale=EXACT_SCALE):
+    """The numeric ``x`` of ``coords``, checked: ``(keys, values)``.
 
-
-def check_coords_thresholds(x, scale=EXACT_SCALE):
-    """The thresholds of ``coords(x, input="threshold")``: ``(keys, shown)``.
-
-    ``shown`` are the thresholds as given (float64 when each is exact as a
-    float64, else an array of their own type), ``keys`` the float64 keys of
-    the scores (``scale``) such that a score is >= a threshold exactly when
-    its key is >= the threshold's key (the one rule, ``ScoreScale.key``).
+    Thresholds (``input="threshold"``): ``values`` are the thresholds as
+    given (float64 when each is exact as a float64, else an array of their
+    own type), ``keys`` the float64 keys of the scores (``scale``) such that a
+    score is >= a threshold exactly when its key is >= the threshold's key
+    (the one rule, ``ScoreScale.key``).  A bool is no threshold, as for
+    ``check_threshold``.  Specificities or sensitivities: ``values`` as a
+    float64 array within [0, 1], ``keys`` None.
     """
     refused = f"x must be a number or a 1-d array of numbers, got {x!r}"
+    if input != "threshold":
+        values = np.atleast_1d(np.asarray(x, dtype=np.float64))
+        if values.ndim != 1 or np.any(np.isnan(values)):
+            raise ValueError(refused)
+        if np.any((values < 0) | (values > 1)):
+            raise ValueError(f"x must be {input} values in [0, 1], got {x!r}")
+        return None, values
     try:
         values = np.atleast_1d(np.asarray(x))
     except (TypeError, ValueError, OverflowError):
         raise ValueError(refused) from None
     kind = values.dtype.kind
-    if values.ndim != 1 or kind not in "biufO":
+    if values.ndim != 1 or kind not in "iufO":
         raise ValueError(refused)
     if kind in "iu":
         as_doubles = values.dtype.itemsize < 8 or not values.size or bool(
             np.all(np.abs(values.astype(np.float64)) < 2.0**53))
     else:
-        as_doubles = kind in "bf" and values.dtype.itemsize <= 8
+        as_doubles = kind == "f" and values.dtype.itemsize <= 8
     if as_doubles:
         shown = values.astype(np.float64)
         if np.any(np.isnan(shown)):
@@ -172,14 +172,13 @@ def coords_of(keys, fp, tp, x, input, ret, best_method, scale=EXACT_SCALE):
             chosen = distance == distance.min()
         return table(ret, thresholds[chosen], specificity[chosen], sensitivity[chosen],
                      fp_at[chosen], tp_at[chosen], total_neg, total_pos)
-    if input == "threshold":
-        threshold_keys, shown = check_coords_thresholds(x, scale)
+    threshold_keys, values = check_coords_x(x, input, scale)
+    if threshold_keys is not None:
         # The distinct scores at or above each threshold (keys descending).
         above = np.searchsorted(-keys, -threshold_keys, side="right")
         taken_fp = np.concatenate(([0], fp))[above].astype(np.float64)
         taken_tp = np.concatenate(([0], tp))[above].astype(np.float64)
-        return threshold_table(ret, shown, taken_fp, taken_tp, total_neg, total_pos)
-    values = check_coords_values(x, input)
+        return threshold_table(ret, values, taken_fp, taken_tp, total_neg, total_pos)
     return coords_at(values, input, ret, *proc_curve(keys, fp, tp, scale), total_neg,
                      total_pos)
 

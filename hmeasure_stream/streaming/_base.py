@@ -16,8 +16,7 @@ from numpy.typing import ArrayLike
 from hmeasure_stream._core.curves import (
     average_precision_of,
     check_coords_options,
-    check_coords_thresholds,
-    check_coords_values,
+    check_coords_x,
     coords_between,
     coords_of,
     hull_of,
@@ -443,10 +442,7 @@ class PointSet(Pickled, _PointSlots):
         input, ret, best_method = check_coords_options(input, ret, best_method)
         if isinstance(x, str):
             return coords_of(*self._sums(units=True), x, input, ret, best_method)
-        if input == "threshold":
-            keys, values = check_coords_thresholds(x)
-        else:
-            values = check_coords_values(x, input)
+        keys, values = check_coords_x(x, input)
         engine = self._engine
         units = self._units()
         # The class totals in the engine's units (those its reads are in).
@@ -456,7 +452,7 @@ class PointSet(Pickled, _PointSlots):
             return table(ret, nan, nan, nan, nan, nan, np.nan, np.nan)
         if not hasattr(engine, "crossings"):  # the treap's engine (ApproxAUC): from its groups
             return coords_of(*self._sums(units=True), values, input, ret, best_method)
-        if input == "threshold":
+        if keys is not None:
             above = engine.weights_from(keys) * units
             return threshold_table(ret, values, above[:, 0], above[:, 1], total_neg * units,
                                    total_pos * units)

@@ -190,3 +190,23 @@ def test_min_cost_threshold_of_big_integers_is_a_python_int(scores):
     assert best.threshold in {int(value) for value in scores}
     tp, fp, tn, fn = exact_counts(y, [int(value) for value in scores], best.threshold)
     assert (best.tpr, best.fpr) == (tp / (tp + fn), fp / (fp + tn))
+
+
+@pytest.mark.parametrize("x", [True, np.bool_(False), [True, False], np.array([False]),
+                               np.array([True, 0.5], dtype=object)])
+def test_coords_refuses_bool_thresholds_everywhere(x):
+    """A bool is no threshold (as for ``hmeasure_report``'s): refused by ``coords`` and by
+    a structure's ``coords``, whether given alone, in a list or in an array."""
+    y, s = [0, 1, 0, 1], [0.1, 0.8, 0.4, 0.6]
+    with pytest.raises(ValueError, match="x must be"):
+        coords(y, s, x)
+    with pytest.raises(ValueError, match="threshold"):
+        hmeasure_report(y, s, threshold=x if np.ndim(x) == 0 else True)
+    tracker = DynamicH()
+    tracker.add_many(y, s)
+    with pytest.raises(ValueError, match="x must be"):
+        tracker.coords(x)
+    # Other numbers stay thresholds.
+    expected = [brute_rates(y, s, t)[0] for t in (0.5, 1)]
+    assert coords(y, s, [0.5, 1], ret=("sensitivity",))["sensitivity"].tolist() == expected
+    assert tracker.coords([0.5, 1], ret=("sensitivity",))["sensitivity"].tolist() == expected
