@@ -1055,7 +1055,7 @@ def weight_exponent(weights, is_pos=None) -> int:
     # normal (>= 2**-1022) when scaled by 2**-e for e <= bottom + 1021.
     exponent = min(top - 1, bottom + 1021)
     count = weights.shape[0].bit_length()  # n < 2**count
-    tops = (top, top)
+    tops: tuple[int, ...] = (top, top)
     if is_pos is not None:
         pos = is_pos.view(bool)
         tops = tuple(math.frexp(float(part.max()))[1] if part.shape[0] and part.max() > 0

@@ -37,7 +37,8 @@ from hmeasure_stream._validation import (
     weighted_groups,
 )
 
-__all__ = ["Whole", "auc_value", "box_piece", "cut", "expected_groups", "groups_auc",
+# exact_sum is report's, exported here too for the modules that sum groups.
+__all__ = ["Whole", "auc_value", "box_piece", "cut", "exact_sum", "expected_groups", "groups_auc",
            "groups_h_and_auc", "groups_of", "hull_and_cost",
            "hull_h_and_auc", "merge", "roc_groups", "roc_hull_edges", "roc_sums", "summarise",
            "totals"]
