@@ -20,8 +20,8 @@ a sample of the scores chooses boundaries that cut them into R ranges of
 about equal numbers of groups; every partition cuts its groups at the
 boundaries (by value, so the points of one score are always in one range)
 and each range merges its pieces by a tree of its own: no task holds more
-than about 1 / R of the distinct scores, for about R more tasks per
-partition.  A range sends a few numbers and the vertices of its ROC hull:
+than about 1 / R of the distinct scores, for about 1.15 R + 2 more tasks
+per partition.  A range sends a few numbers and the vertices of its ROC hull:
 the Mann-Whitney statistic of the whole is the sum of the ranges' own plus,
 for each range, its class 0 weight times the class 1 weight of the ranges
 above it, and the ROC hull of the whole is the hull of the ranges' hulls
@@ -87,7 +87,6 @@ from hmeasure_stream._validation import (
     check_probability_level,
     check_rate_range,
     check_same_length,
-    check_score_value,
     check_scores,
     check_weights,
     equal_mask,
@@ -98,6 +97,7 @@ from hmeasure_stream._validation import (
     raise_bad_score,
     same_label,
     third_label_message,
+    threshold_key,
 )
 from hmeasure_stream.binned import BinnedAUCResult
 from hmeasure_stream.metric_table import EXACT_AUC, HULL, LOWER_HULL, METRICS, REPORT
@@ -552,7 +552,9 @@ def _range_groups(graph: _Graph, groups: Sequence[_Key], n_ranges: int) -> list[
     One range: a tree of merges over the partitions.  More: a sample of
     every partition's scores sets the boundaries, every partition cuts its
     groups at them (by value) and each range merges its pieces by a tree of
-    its own: (n_ranges + 2) tasks per partition and the trees.
+    its own: a sample, a cut and n_ranges pieces per partition, and the
+    trees (a tree of merges takes one task per 7 keys): about
+    1.15 n_ranges + 2 tasks per partition.
     """
     if n_ranges == 1:
         return [graph.tree(_merged, groups)]
@@ -636,9 +638,9 @@ def auc(y_true: Collection, y_score: Collection, *, sample_weight: Collection | 
         Number of score ranges the merge is split into.  By default one:
         the partitions' groups are merged by a tree of merges of 8, whose
         last task holds the distinct scores of the whole (24 bytes each;
-        ties collapsed), in a graph of about 2 tasks per partition.  With
-        R ranges no task holds more than about 1 / R of them, for about
-        R + 3 tasks per partition.
+        ties collapsed), in a graph of about 1.15 tasks per partition beyond
+        the inputs' own.  With R ranges no task holds more than about 1 / R
+        of them, for about 1.15 R + 3 tasks per partition.
     compute : bool, default=True
         False: return a ``dask.delayed.Delayed`` of the float instead.
     pos_label : hashable, optional
@@ -880,8 +882,8 @@ def _lookup_candidates(groups: Groups, context: Context, r: int, threshold: floa
             pair_x = np.array([xcurve[k + 1], xcurve[k]])
             pair_y = np.array([ycurve[k + 1], ycurve[k]])
             out[kind, value] = (context["group_offsets"][r] + k, r_lookup(pair_x, pair_y, x))
-    # This range's class weights at or above the report's threshold (class 1 when
-    # score >= threshold, the package's rule) and below it.
+    # This range's class weights at or above the report's threshold and below it
+    # (``threshold`` is its key: a score is >= the threshold exactly when >= the key).
     keys, neg, pos = groups
     high = keys >= threshold
     out["threshold"] = tuple(float(math.fsum(part)) for part in (
@@ -989,7 +991,7 @@ def hmeasure_report(y_true: Collection, y_score: Collection, *, alpha: float = 2
     """
     spec = check_cost(alpha, beta, severity_ratio, priors)
     levels = report_levels(sens_spec_levels)
-    threshold = check_score_value(threshold, "threshold")
+    threshold = threshold_key(threshold)  # class 1: score >= threshold, exactly
     graph, ranges, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges,
                                                 lower=True, pos_label=pos_label)
     context = graph.task(_report_context, list(levels.values()), summaries)
@@ -1042,18 +1044,18 @@ def _exact_box_piece(groups: Groups, context: Context, r: int, box: tuple[float,
             int(np.sum(neg[inside])), int(np.sum(neg[whole & above])), cuts)
 
 
-def _exact_box(context: Context) -> bool:
-    """Unit weights and few enough points for the int64 sums of the exact path.
+def _exact_counts(context: Context) -> bool:
+    """Unit weights and few enough points for the int64 products of the exact paths.
 
-    As :func:`hmeasure_stream.partial_auc`: from ``EXACT_COUNT_LIMIT``
-    points the products of counts could overflow, and the float path is taken.
+    As in memory (``exact_path``): from ``EXACT_COUNT_LIMIT`` points the
+    products of counts could overflow, and the float path is taken.
     """
     return bool(context["unit_weights"]
                 and context["weight_neg"] + context["weight_pos"] < EXACT_COUNT_LIMIT)
 
 
 def _box_part(groups: Groups, context: Context, r: int, box: tuple[float, ...]) -> Any:
-    if _exact_box(context):
+    if _exact_counts(context):
         return _exact_box_piece(groups, context, r, box)
     keys, neg, pos = groups
     floats = (keys, np.asarray(neg, dtype=np.float64), np.asarray(pos, dtype=np.float64))
@@ -1063,7 +1065,7 @@ def _box_part(groups: Groups, context: Context, r: int, box: tuple[float, ...]) 
 def _partial_of(options: tuple[Any, ...], context: Context, pieces: Sequence[Any]) -> float:
     weight_neg, weight_pos = context["weight_neg"], context["weight_pos"]
     fpr_box, tpr_box = options[:2]
-    if _exact_box(context):
+    if _exact_counts(context):
         # As partial.py: the integer parts, the crossing segments cut in exact rational
         # arithmetic, the (corrected) area rounded once.
         twice_inside, width_inside, width_above = (sum(p[k] for p in pieces) for k in range(3))
@@ -1162,7 +1164,7 @@ def _delong_piece(groups: Groups, context: Context, r: int) -> tuple[float, floa
     above_neg = _range_points(groups, context, r)[0][:-1]
     above_pos = _range_points(groups, context, r)[1][:-1]
     n, m = context["weight_neg"], context["weight_pos"]
-    if context["unit_weights"]:
+    if _exact_counts(context):
         # As uncertainty.py: e = m a - 2U, a = 2 #{class 0 below} + #{class 0 level};
         # f = n b - 2U, b = 2 #{class 1 above} + #{class 1 level}: exact integers.
         twice_u = context["twice_u"]
@@ -1185,7 +1187,7 @@ def _interval_of(context: Context, level: float, pieces: Sequence[tuple[float, f
     n, m = float(context["weight_neg"]), float(context["weight_pos"])
     sum_pos = math.fsum(p[0] for p in pieces)
     sum_neg = math.fsum(p[1] for p in pieces)
-    if context["unit_weights"]:
+    if _exact_counts(context):
         variance = float(
             (sum_pos / (m * (m - 1.0)) + sum_neg / (n * (n - 1.0))) / (2.0 * m * n) ** 2
         )
@@ -1541,12 +1543,12 @@ def _problems_of(index: int, layout: Layout, values: Sequence[Any], classes: Seq
             *(_problem_groups(part, high, low) for high, low in problems))
 
 
-def _summed(masses: Sequence[NDArray[np.float64]]) -> NDArray[np.float64]:
+def _mass_sum(masses: Sequence[NDArray[np.float64]]) -> NDArray[np.float64]:
     return cast("NDArray[np.float64]", np.sum(masses, axis=0))
 
 
 def _merged_problems(parts: Sequence[Problems]) -> Problems:
-    return (_summed([part[0] for part in parts]),
+    return (_mass_sum([part[0] for part in parts]),
             *(_merge(*[part[k] for part in parts]) for k in range(1, len(parts[0]))))
 
 
@@ -1639,8 +1641,11 @@ def multiclass_auc(y_true: Collection, y_score: Array | DataFrame, *, method: st
     one-vs-one A(i|j)) is an exact AUC of the points of its classes: each
     partition computes the groups of all of them in one task, merged by
     one tree (with ``n_ranges``, each problem's by a range partition of its
-    own, as :func:`auc`).  Without ``classes`` the sorted distinct labels
-    are found by a reduction first.
+    own, as :func:`auc`).  That task holds the groups of every problem:
+    up to c times the partition's points one-vs-rest, 2 (c - 1) times
+    one-vs-one (every point is in the problems of its class against each
+    other one, both ways), 24 bytes a group.  Without ``classes`` the
+    sorted distinct labels are found by a reduction first.
 
     References
     ----------
@@ -1711,7 +1716,7 @@ def multiclass_auc(y_true: Collection, y_score: Array | DataFrame, *, method: st
         class_mass = graph.task(operator.getitem, whole, 0)
         values = graph.task(_problem_aucs, whole)
     else:
-        class_mass = graph.tree(_summed, [graph.task(operator.getitem, part, 0)
+        class_mass = graph.tree(_mass_sum, [graph.task(operator.getitem, part, 0)
                                           for part in per_part])
         aucs = []
         for k in range(1, len(problems) + 1):
@@ -1846,9 +1851,9 @@ def grouped(df: DataFrame, *, by: Hashable, label: Hashable, score: Hashable,
     For each value of the column ``by``, the metrics of its rows, equal to
     the in-memory functions on those rows.  Each partition computes the
     groups of each of its segments, and one tree of merges gathers them (a
-    graph of about 2 tasks per partition); with ``small_rows``, a segment
-    of more rows gets its own range partition, as :func:`auc`, so its
-    groups are never in one task.
+    graph of about 1.15 tasks per partition beyond the input's own); with
+    ``small_rows``, a segment of more rows gets its own range partition, as
+    :func:`auc`, so its groups are never in one task.
 
     Parameters
     ----------
@@ -1869,8 +1874,9 @@ def grouped(df: DataFrame, *, by: Hashable, label: Hashable, score: Hashable,
         The H-measure's options, as for :func:`hmeasure_stream.h_measure`.
     small_rows : int, optional
         Segments with more rows than this are large: each is cut into
-        about rows / small_rows score ranges, merged apart (about as many
-        tasks per partition as ranges).  By default no segment is cut: the
+        about rows / small_rows score ranges, merged apart (about
+        1.15 R + 3 more tasks per partition for a segment of R ranges, and 1
+        for all of them).  By default no segment is cut: the
         last merge holds the groups of every segment.
     pos_label : hashable, optional
         The label of class 1 in ``label``; the one other label of the whole

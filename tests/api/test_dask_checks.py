@@ -143,3 +143,18 @@ def test_report_threshold_is_the_exact_one():
         assert got[key] == pytest.approx(value, rel=1e-12, nan_ok=True), key
     rounded = hs.hmeasure_report(y, s, threshold=1 / 3)
     assert rounded["FP"] != expected["FP"]
+
+
+def test_auc_ci_beyond_int64_counts():
+    from scipy.stats import norm
+
+    groups, context = _huge_counts()
+    context = {**context, "auc": 0.5}
+    interval = hsd._interval_of(context, 0.95, [hsd._delong_piece(groups, context, 0)])
+    # Every placement is 1/2 -+ 1/4: the variance of each class's mean is
+    # (1/16) / (2K - 1) for its 2K points, K = 2**32.
+    variance = 2 * (1 / 16) / (2 * 2**32 - 1)
+    half = norm.ppf(0.975) * variance ** 0.5
+    assert interval.estimate == 0.5
+    assert interval.low == pytest.approx(0.5 - half, rel=1e-9)
+    assert interval.high == pytest.approx(0.5 + half, rel=1e-9)
