@@ -166,6 +166,13 @@ def test_exact_threshold_in_every_reader(s, t):
     dynamic = tracker.report(threshold=t)
     assert (dynamic["TP"], dynamic["FP"], dynamic["TN"], dynamic["FN"]) == (tp, fp, tn, fn)
 
+    da = pytest.importorskip("dask.array")
+    from hmeasure_stream import dask as hsd
+
+    lazy = hsd.hmeasure_report(da.from_array(np.array(y), chunks=2),
+                               da.from_array(np.array(s), chunks=2), threshold=t)
+    assert (lazy["TP"], lazy["FP"], lazy["TN"], lazy["FN"]) == (tp, fp, tn, fn)
+
 
 @pytest.mark.parametrize("bad", [True, np.bool_(False), float("nan"), "0.5", np.float64("inf")])
 def test_threshold_refusals_agree(bad):
