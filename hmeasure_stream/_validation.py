@@ -94,8 +94,8 @@ RandomState: TypeAlias = int | np.random.SeedSequence | np.random.Generator | No
 #: Which partial-AUC correction to apply.
 Correction: TypeAlias = Literal["mcclish"] | None
 
-# Largest magnitude below which every integer is exactly a float64.
-_EXACT_INT_LIMIT = 2**53
+#: Integers of at most this magnitude are all exact as float64.
+EXACT_INT_LIMIT = 2**53
 
 def as_1d(values, name, allow_empty=False, *, column=False) -> NDArray[Any]:
     """``values`` as a 1-d numpy array, refusing scalars, matrices and (by default) empty input.
@@ -555,8 +555,8 @@ def check_scores(y_score, name="y_score", allow_empty=False, ranks=True, column=
     kind = array.dtype.kind
     if kind == "O":
         return np.ascontiguousarray(_object_floats(array, name))
-    if kind in "iu" and not _exact_integers(array):
-        _raise_at_first((array > _EXACT_INT_LIMIT) | (array < -_EXACT_INT_LIMIT), array, name,
+    if kind in "iu" and not exact_integers(array):
+        _raise_at_first((array > EXACT_INT_LIMIT) | (array < -EXACT_INT_LIMIT), array, name,
                         "hold integers of magnitude <= 2**53 (exact as float64)")
     _check_real(array, name)
     return np.ascontiguousarray(array, dtype=np.float64)
@@ -597,7 +597,7 @@ def ranked_scores(y_score, name="y_score", allow_empty=False,
             return as_float, EXACT_SCALE
         return _ranked_objects(values)
     _check_real(array, name)
-    if kind in "iu" and not _exact_integers(array):
+    if kind in "iu" and not exact_integers(array):
         return _ranked_array(array)
     if kind == "f" and array.dtype.itemsize > 8:
         raise_bad_score(array, name)
@@ -616,10 +616,10 @@ def _check_real(array, name):
         raise ValueError(f"{name} must be numeric, got an array of dtype {array.dtype}")
 
 
-def _exact_integers(array):
+def exact_integers(array):
     """Whether an integer array's values are all exact as float64 (magnitude <= 2**53)."""
     return array.dtype.itemsize < 8 or (
-        int(array.max()) <= _EXACT_INT_LIMIT and int(array.min()) >= -_EXACT_INT_LIMIT)
+        int(array.max()) <= EXACT_INT_LIMIT and int(array.min()) >= -EXACT_INT_LIMIT)
 
 
 def _object_floats(array, name):
@@ -632,7 +632,7 @@ def _object_floats(array, name):
                 f"{name} must contain only finite values; found {value!r} at position {position}"
             )
         if not math.isfinite(as_float[position]) or (
-            isinstance(value, (numbers.Integral, np.integer)) and abs(value) > _EXACT_INT_LIMIT
+            isinstance(value, (numbers.Integral, np.integer)) and abs(value) > EXACT_INT_LIMIT
         ):
             raise ValueError(
                 f"{name} must hold integers of magnitude <= 2**53 (exact as float64) and "
@@ -977,7 +977,7 @@ def check_score_value(value, name="y_score") -> float:
         score = math.inf
     if not math.isfinite(score):
         raise ValueError(f"{name} must be finite as a float64, got {value!r}")
-    if isinstance(value, (numbers.Integral, np.integer)) and abs(int(value)) > _EXACT_INT_LIMIT:
+    if isinstance(value, (numbers.Integral, np.integer)) and abs(int(value)) > EXACT_INT_LIMIT:
         raise ValueError(
             f"{name} must be exact as float64: the integer {value!r} exceeds 2**53"
         )

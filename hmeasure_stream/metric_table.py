@@ -303,7 +303,10 @@ class Threshold:
     Parameters
     ----------
     threshold : float, default=0.5
-        A finite score.
+        A finite real number (a ``Fraction`` or an integer beyond 2**53
+        too), compared with the scores exactly: it is kept as the least
+        double at or above it, which classifies every float64 score as the
+        number itself does.
 
     See Also
     --------

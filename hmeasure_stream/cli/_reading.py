@@ -57,11 +57,15 @@ from typing import NamedTuple
 
 import numpy as np
 
-from hmeasure_stream._validation import check_scores, equal_mask, first_other_labels
+from hmeasure_stream._validation import (
+    EXACT_INT_LIMIT,
+    check_scores,
+    equal_mask,
+    exact_integers,
+    first_other_labels,
+)
 from hmeasure_stream.metric_table import METRICS, value_metrics
 
-#: Integers beyond this magnitude are not all exact as float64.
-EXACT_INT_LIMIT = 2**53
 #: Delimiters tried on the header row when none is given.
 DELIMITERS = (",", ";", "\t")
 
@@ -915,8 +919,7 @@ def _array_labels(labels, path, name, start=0, classes=None):
 
 def _exact_integers(scores, path, name, start, why):
     """Refuse integer scores beyond 2**53 (float64 does not hold them all exactly)."""
-    if scores.size and (int(scores.max()) > EXACT_INT_LIMIT
-                        or int(scores.min()) < -EXACT_INT_LIMIT):
+    if scores.size and not exact_integers(scores):
         position = int(np.flatnonzero(
             (scores > EXACT_INT_LIMIT) | (scores < -EXACT_INT_LIMIT))[0])
         raise InputError(
