@@ -24,6 +24,7 @@ from numpy.typing import ArrayLike
 from hmeasure_stream._core.report import exact_sum, hull_h, unit
 from hmeasure_stream._engines import _partial, _ranges, _scratch
 from hmeasure_stream._validation import (
+    EXACT_COUNT_LIMIT,
     FloatArray,
     check_both_classes,
     exact_path,
@@ -208,6 +209,10 @@ def summarise(groups, lower, hull=True):
     """
     _, neg, pos = groups
     exact = neg.dtype == np.int64
+    if exact and int(neg.sum()) + int(pos.sum()) >= EXACT_COUNT_LIMIT:
+        # As in memory (exact_path): the int64 products of counts (2U, the hull's cross
+        # products) could wrap from about 3e9 points a class.
+        neg, pos, exact = neg.astype(np.float64), pos.astype(np.float64), False
     if exact:
         weight_neg, weight_pos = int(neg.sum()), int(pos.sum())
         twice_u = int(_scratch.auc2_groups(neg, pos))

@@ -158,3 +158,30 @@ def test_auc_ci_beyond_int64_counts():
     assert interval.estimate == 0.5
     assert interval.low == pytest.approx(0.5 - half, rel=1e-9)
     assert interval.high == pytest.approx(0.5 + half, rel=1e-9)
+
+
+def test_ranges_beyond_the_exact_count_limit_take_the_float_path(monkeypatch):
+    """A range of more than EXACT_COUNT_LIMIT points is summarised in float64, as in memory:
+    its int64 products of counts (2U, the hull's cross products) could wrap (from about
+    3e9 points a class)."""
+    from hmeasure_stream._core import groups
+
+    y, s = Y, S
+    expected = {"auc": hs.auc(y, s), "h": hs.h_measure(y, s),
+                "report": hs.hmeasure_report(y, s)}
+    auc2_groups = groups._scratch.auc2_groups
+
+    def float_beyond_the_limit(neg, pos):
+        assert not (neg.dtype == np.int64 and int(neg.sum()) + int(pos.sum()) >= 30), \
+            "int64 counts of a range beyond the limit"
+        return auc2_groups(neg, pos)
+
+    monkeypatch.setattr(groups, "EXACT_COUNT_LIMIT", 30, raising=False)
+    monkeypatch.setattr(groups._scratch, "auc2_groups", float_beyond_the_limit)
+    for n_ranges in (1, 3):
+        yd, sd = da.from_array(y, chunks=7), da.from_array(s, chunks=7)
+        assert hsd.auc(yd, sd, n_ranges=n_ranges) == pytest.approx(expected["auc"], rel=1e-12)
+        assert hsd.h_measure(yd, sd, n_ranges=n_ranges) == pytest.approx(expected["h"],
+                                                                         rel=1e-12)
+        report = hsd.hmeasure_report(yd, sd, n_ranges=n_ranges)
+        assert report == pytest.approx(expected["report"], rel=1e-12)
