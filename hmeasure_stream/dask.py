@@ -71,7 +71,7 @@ from hmeasure_stream._core.groups import groups_of as _groups_of
 from hmeasure_stream._core.groups import merge as _merge
 from hmeasure_stream._core.groups import summarise as _summarise
 from hmeasure_stream._core.groups import totals as _totals
-from hmeasure_stream._core.partial import corrected, exact_area, sides
+from hmeasure_stream._core.partial import corrected, count_group_parts, exact_area
 from hmeasure_stream._core.report import curve_metrics, r_lookup, r_report, report_levels
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
@@ -1014,34 +1014,15 @@ def _exact_box_piece(groups: Groups, context: Context, r: int, box: tuple[float,
                      ) -> tuple[int, int, int, list[tuple[int, int, int, int]]]:
     """This range's integer parts of the unit-weight area in the box, in the whole's counts.
 
-    The parts ``exact_area`` adds up as in memory: with the exact sides
-    A, B, C, D of the box (``sides``: floors and ceilings compared with the
-    integer corners of the curve), the segments wholly inside the box give
-    g0 (2 t0 + g1) and g0, those at or above D over their width g0, and the
-    few crossing a side are returned as ``(u0, t0, g0, g1)`` to be cut
-    exactly.  The segments start at the range's class weights above it.
+    The parts ``exact_area`` adds up as in memory, by the in-memory kernel's
+    rule (``count_group_parts``); the range's segments start at the class
+    counts above it.
     """
     _, neg, pos = groups
-    if neg.shape[0] == 0:
-        return 0, 0, 0, []
-    numerators = sides(box[:2], box[2:], context["weight_neg"], context["weight_pos"])
-    *numerators, den = numerators
-    floor_a, floor_b, floor_c, floor_d = (n // den for n in numerators)
-    ceil_a, ceil_b, ceil_c, ceil_d = (-(-n // den) for n in numerators)
-    fp = np.concatenate(([0], np.cumsum(neg)[:-1])) + context["fp_offsets"][r]
-    tp = np.concatenate(([0], np.cumsum(pos)[:-1])) + context["tp_offsets"][r]
-    # Segments with an area in the box: not vertical, starting before B, reaching
-    # beyond A and above C.
-    counted = (neg > 0) & (fp < ceil_b) & (fp + neg > floor_a) & (tp + pos > floor_c)
-    above = tp >= ceil_d
-    whole = counted & (fp >= ceil_a) & (fp + neg <= floor_b) & (
-        ((tp >= ceil_c) & (tp + pos <= floor_d)) | above)
-    inside = whole & ~above
-    crossing = counted & ~whole
-    cuts = [(int(u0), int(t0), int(g0), int(g1)) for u0, t0, g0, g1 in zip(
-        fp[crossing], tp[crossing], neg[crossing], pos[crossing], strict=True)]
-    return (int(np.sum(neg[inside] * (2 * tp[inside] + pos[inside]))),
-            int(np.sum(neg[inside])), int(np.sum(neg[whole & above])), cuts)
+    return cast("tuple[int, int, int, list[tuple[int, int, int, int]]]", count_group_parts(
+        np.ascontiguousarray(neg, dtype=np.int64), np.ascontiguousarray(pos, dtype=np.int64),
+        int(context["fp_offsets"][r]), int(context["tp_offsets"][r]), box[:2], box[2:],
+        int(context["weight_neg"]), int(context["weight_pos"])))
 
 
 def _exact_counts(context: Context) -> bool:
@@ -1073,7 +1054,7 @@ def _partial_of(options: tuple[Any, ...], context: Context, pieces: Sequence[Any
                           [cut for piece in pieces for cut in piece[3]], fpr_box, tpr_box,
                           weight_neg, weight_pos)
         return float(corrected(area, *options))
-    total = math.fsum(parts for parts, _ in (p for p in pieces if p is not None))
+    total = math.fsum(p for p in pieces if p is not None)
     return float(corrected(total / weight_neg / weight_pos, *options))
 
 

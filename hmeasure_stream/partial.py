@@ -23,7 +23,7 @@ from numpy.typing import ArrayLike
 from hmeasure_stream._core.groups import exact_sum as _exact_sum
 from hmeasure_stream._core.partial import corrected as _corrected
 from hmeasure_stream._core.partial import exact_area as _exact_area
-from hmeasure_stream._core.partial import sides as _sides
+from hmeasure_stream._core.partial import side_bounds as _side_bounds
 from hmeasure_stream._engines import _partial, _scratch
 from hmeasure_stream._validation import (
     Correction,
@@ -59,12 +59,8 @@ def _box_area(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | 
         # the kernel classifies the segments in integers and sums those wholly
         # inside or above the box as integers; the ones crossing a side are cut
         # in exact rational arithmetic, and the area is rounded once.
-        *sides, den = _sides(fpr_box, tpr_box, n_neg, n_pos)
-        bounds = []
-        for side in sides:
-            bounds += [side // den, -(-side // den)]  # floor and ceiling
         twice_inside, width_inside, width_above, cuts = _partial.box_area_counts(
-            neg, pos, *bounds)
+            neg, pos, *_side_bounds(fpr_box, tpr_box, n_neg, n_pos))
         return _exact_area(twice_inside, width_inside, width_above, cuts, fpr_box, tpr_box,
                            n_neg, n_pos)
     group_neg, group_pos = weighted_groups(y_true, y_score, sample_weight, "The partial AUC")

@@ -301,8 +301,8 @@ class Whole:
 def box_piece(groups, context, r, box):
     """This range's part of the area in the box, with the box translated to the range's start.
 
-    In class counts (int64 groups): the exact parts of ``_partial.box_area_groups``
-    and the range's class 1 offset; with weights: the area in weight units.
+    The area in weight units (float64 groups; class counts go to
+    ``partial.count_group_parts``, exact), None for an empty range.
     """
     _, neg, pos = groups
     a, b, c, d = box
@@ -310,8 +310,7 @@ def box_piece(groups, context, r, box):
     above_neg, above_pos = context["fp_offsets"][r], context["tp_offsets"][r]
     if neg.shape[0] == 0:
         return None
-    parts = _partial.box_area_groups(
+    return _partial.box_area_groups(
         neg, pos, a * weight_neg - above_neg, b * weight_neg - above_neg,
         c * weight_pos - above_pos, d * weight_pos - above_pos,
     )
-    return parts, above_pos

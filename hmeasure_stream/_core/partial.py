@@ -8,7 +8,9 @@ a ratio of integers and rounded once, at the end.
 import math
 from fractions import Fraction
 
-__all__ = ["corrected", "exact_area", "sides"]
+from hmeasure_stream._engines import _partial
+
+__all__ = ["corrected", "count_group_parts", "exact_area", "side_bounds", "sides"]
 
 
 def sides(fpr_box, tpr_box, n_neg, n_pos):
@@ -23,6 +25,28 @@ def sides(fpr_box, tpr_box, n_neg, n_pos):
     counts = (n_neg, n_neg, n_pos, n_pos)
     return (*(num * (den // rate_den) * count
               for (num, rate_den), count in zip(ratios, counts, strict=True)), den)
+
+
+def side_bounds(fpr_box, tpr_box, n_neg, n_pos):
+    """The floor and ceiling of each side A, B, C, D of the box in class counts, exactly.
+
+    The eight integers the count kernels compare the curve's integer corners
+    with (``_partial.box_area_counts``): a side's floor and ceiling are equal
+    when it is an integer.
+    """
+    *numerators, den = sides(fpr_box, tpr_box, n_neg, n_pos)
+    bounds = []
+    for numerator in numerators:
+        bounds += [numerator // den, -(-numerator // den)]
+    return bounds
+
+
+def count_group_parts(group_neg, group_pos, fp, tp, fpr_box, tpr_box, n_neg, n_pos):
+    """The integer parts of the box's area (as ``exact_area`` takes them) of a range of
+    groups of class counts starting at the corner (fp, tp) of a curve of n_neg, n_pos points.
+    """
+    return _partial.box_area_count_groups(group_neg, group_pos, fp, tp,
+                                          *side_bounds(fpr_box, tpr_box, n_neg, n_pos))
 
 
 def _cut_area(u0, t0, g0, g1, low_a, high_b, low_c, high_d, den):

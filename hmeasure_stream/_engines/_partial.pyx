@@ -20,14 +20,14 @@ side instead of their area, for ``partial.py`` to cut in exact rational
 arithmetic.
 """
 
-from hmeasure_stream._engines._numeric cimport compensated_add, count_t, int64_t, next_group
+from hmeasure_stream._engines._numeric cimport compensated_add, int64_t, next_group
 
 # The most segments that cross a side of the box: one per side.
 cdef enum:
     MAX_CUTS = 4
 
 
-def box_area_groups(const count_t[::1] group_neg, const count_t[::1] group_pos,
+def box_area_groups(const double[::1] group_neg, const double[::1] group_pos,
                     double a, double b, double c, double d):
     """Area in the box of the ROC curve of the groups (highest score first).
 
@@ -38,28 +38,17 @@ def box_area_groups(const count_t[::1] group_neg, const count_t[::1] group_pos,
     a and b at or above d add g0 (d - c), and only the few segments crossing
     a side of the box are cut (``segment_box_area``).
 
-    For int64 counts the area is exact but for the cut segments: returns
-    ``(twice_inside, width_inside, width_above, rest)`` with the area equal
-    to ``twice_inside / 2 - c * width_inside + (d - c) * width_above + rest``,
-    the first three exact integers (sums of g0 (2T + g1), g0 and g0) and
-    ``rest`` the cut segments' area.  For float64 weights returns the area,
-    summed with compensation (every term is >= 0).
+    The class weights are float64 (class counts go to ``box_area_counts``,
+    exact); the area is summed with compensation (every term is >= 0).
     """
     cdef Py_ssize_t k, m = group_neg.shape[0]
-    cdef count_t g0, g1
-    cdef int64_t fp = 0, tp = 0
-    cdef int64_t twice_inside = 0, width_inside = 0, width_above = 0
+    cdef double g0, g1, u0, t0
     cdef double rest = 0.0, rest_comp = 0.0
     cdef double fp_sum = 0.0, fp_comp = 0.0, tp_sum = 0.0, tp_comp = 0.0
-    cdef double u0, t0
     with nogil:
         for k in range(m):
-            if count_t is int64_t:
-                u0 = <double>fp
-                t0 = <double>tp
-            else:
-                u0 = fp_sum + fp_comp
-                t0 = tp_sum + tp_comp
+            u0 = fp_sum + fp_comp
+            t0 = tp_sum + tp_comp
             if u0 >= b:
                 break
             g0 = group_neg[k]
@@ -67,31 +56,68 @@ def box_area_groups(const count_t[::1] group_neg, const count_t[::1] group_pos,
             if g0 > 0 and u0 + g0 > a:
                 if a <= u0 and u0 + g0 <= b:
                     if c <= t0 and t0 + g1 <= d:
-                        if count_t is int64_t:
-                            twice_inside += g0 * (2 * tp + g1)
-                            width_inside += g0
-                        else:
-                            compensated_add(&rest, &rest_comp, g0 * ((t0 - c) + 0.5 * g1))
+                        compensated_add(&rest, &rest_comp, g0 * ((t0 - c) + 0.5 * g1))
                     elif t0 >= d:
-                        if count_t is int64_t:
-                            width_above += g0
-                        else:
-                            compensated_add(&rest, &rest_comp, g0 * (d - c))
+                        compensated_add(&rest, &rest_comp, g0 * (d - c))
                     elif t0 + g1 > c:
                         compensated_add(&rest, &rest_comp,
                                         segment_box_area(u0, t0, g0, g1, a, b, c, d))
                 else:
                     compensated_add(&rest, &rest_comp,
                                     segment_box_area(u0, t0, g0, g1, a, b, c, d))
-            if count_t is int64_t:
-                fp += g0
-                tp += g1
-            else:
-                compensated_add(&fp_sum, &fp_comp, g0)
-                compensated_add(&tp_sum, &tp_comp, g1)
-    if count_t is int64_t:
-        return twice_inside, width_inside, width_above, rest + rest_comp
+            compensated_add(&fp_sum, &fp_comp, g0)
+            compensated_add(&tp_sum, &tp_comp, g1)
     return rest + rest_comp
+
+
+cdef struct BoxParts:
+    # The integer parts of a box's area in class counts (box_area_counts).
+    int64_t twice_inside
+    int64_t width_inside
+    int64_t width_above
+    int64_t cuts[MAX_CUTS][4]
+    int n_cuts
+    int extra
+
+
+cdef inline void _count_segment(BoxParts* parts, int64_t fp, int64_t tp, int64_t g0,
+                                int64_t g1, const int64_t* bounds) noexcept nogil:
+    """Add the segment (fp, tp) -> (fp + g0, tp + g1) to the box's integer parts.
+
+    ``bounds`` are the floor and ceiling of each side A, B, C, D, in that
+    order: a corner of the curve is a pair of integers, so each comparison with
+    a side is exact (u >= A iff u >= ceil(A), u > A iff u > floor(A), ...).
+    """
+    cdef int64_t floor_a = bounds[0], ceil_a = bounds[1], floor_b = bounds[2]
+    cdef int64_t floor_c = bounds[4], ceil_c = bounds[5], floor_d = bounds[6]
+    cdef int64_t ceil_d = bounds[7]
+    # Vertical segments have no area; the others need u0 + g0 > A and a height
+    # above C somewhere (t0 + g1 > C).
+    if not (g0 > 0 and fp + g0 > floor_a and tp + g1 > floor_c):
+        return
+    if fp >= ceil_a and fp + g0 <= floor_b and (
+            (tp >= ceil_c and tp + g1 <= floor_d) or tp >= ceil_d):
+        if tp >= ceil_d:  # at or above D over its whole width
+            parts.width_above += g0
+        else:  # inside the box
+            parts.twice_inside += g0 * (2 * tp + g1)
+            parts.width_inside += g0
+    elif parts.n_cuts < MAX_CUTS:
+        parts.cuts[parts.n_cuts][0] = fp
+        parts.cuts[parts.n_cuts][1] = tp
+        parts.cuts[parts.n_cuts][2] = g0
+        parts.cuts[parts.n_cuts][3] = g1
+        parts.n_cuts += 1
+    else:
+        parts.extra += 1
+
+
+cdef _parts_result(BoxParts* parts):
+    if parts.extra:
+        raise AssertionError("more than four segments cross a side of the box")
+    return (parts.twice_inside, parts.width_inside, parts.width_above,
+            [(parts.cuts[k][0], parts.cuts[k][1], parts.cuts[k][2], parts.cuts[k][3])
+             for k in range(parts.n_cuts)])
 
 
 def box_area_counts(const double[::1] neg, const double[::1] pos,
@@ -103,11 +129,10 @@ def box_area_counts(const double[::1] neg, const double[::1] pos,
     of each distinct score are taken as the pass goes (``next_group``), with
     no group arrays.  The sides A, B (class 0 counts) and C, D (class 1
     counts) are given by the floor and ceiling of their exact values (equal
-    when a side is an integer), 0 <= A < B <= N0 and 0 <= C < D <= N1.  A
-    corner of the curve is a pair of integers, so each comparison with a side
-    is exact in integers: u >= A iff u >= ceil(A), u > A iff u > floor(A),
-    and so on.  One pass from the highest score down, stopped at the first
-    segment starting at or beyond B, as ``box_area_groups``.
+    when a side is an integer), 0 <= A < B <= N0 and 0 <= C < D <= N1; each
+    comparison of a corner with a side is exact in integers
+    (``_count_segment``).  One pass from the highest score down, stopped at
+    the first segment starting at or beyond B.
 
     Returns ``(twice_inside, width_inside, width_above, cuts)``: the area is
     ``twice_inside / 2 - C * width_inside + (D - C) * width_above`` plus the
@@ -119,33 +144,40 @@ def box_area_counts(const double[::1] neg, const double[::1] pos,
     cdef const double* neg_first = &neg[0] if neg.shape[0] else NULL
     cdef const double* pos_first = &pos[0] if pos.shape[0] else NULL
     cdef int64_t g0, g1, fp = 0, tp = 0
-    cdef int64_t twice_inside = 0, width_inside = 0, width_above = 0
-    cdef int64_t cuts[MAX_CUTS][4]
-    cdef int k, n_cuts = 0, extra = 0
+    cdef int64_t bounds[8]
+    cdef BoxParts parts
+    bounds[:] = [floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d]
+    parts.twice_inside = parts.width_inside = parts.width_above = 0
+    parts.n_cuts = parts.extra = 0
     with nogil:
         while (i >= 0 or j >= 0) and fp < ceil_b:  # (u0 >= B: done)
             next_group(neg_first, &i, pos_first, &j, &g0, &g1)
-            # Vertical segments have no area; the others need u0 + g0 > A and
-            # a height above C somewhere (t0 + g1 > C).
-            if g0 > 0 and fp + g0 > floor_a and tp + g1 > floor_c:
-                if fp >= ceil_a and fp + g0 <= floor_b and (
-                        (tp >= ceil_c and tp + g1 <= floor_d) or tp >= ceil_d):
-                    if tp >= ceil_d:  # at or above D over its whole width
-                        width_above += g0
-                    else:  # inside the box
-                        twice_inside += g0 * (2 * tp + g1)
-                        width_inside += g0
-                elif n_cuts < MAX_CUTS:
-                    cuts[n_cuts][0] = fp
-                    cuts[n_cuts][1] = tp
-                    cuts[n_cuts][2] = g0
-                    cuts[n_cuts][3] = g1
-                    n_cuts += 1
-                else:
-                    extra += 1
+            _count_segment(&parts, fp, tp, g0, g1, bounds)
             fp += g0
             tp += g1
-    if extra:
-        raise AssertionError("more than four segments cross a side of the box")
-    return (twice_inside, width_inside, width_above,
-            [(cuts[k][0], cuts[k][1], cuts[k][2], cuts[k][3]) for k in range(n_cuts)])
+    return _parts_result(&parts)
+
+
+def box_area_count_groups(const int64_t[::1] group_neg, const int64_t[::1] group_pos,
+                          int64_t fp, int64_t tp,
+                          int64_t floor_a, int64_t ceil_a, int64_t floor_b, int64_t ceil_b,
+                          int64_t floor_c, int64_t ceil_c, int64_t floor_d, int64_t ceil_d):
+    """The integer parts of ``box_area_counts`` for a range of groups of class counts.
+
+    The groups (highest score first) start at the corner (fp, tp) of the
+    whole curve: the class counts above the range (dask's ranges of scores).
+    """
+    cdef Py_ssize_t k, m = group_neg.shape[0]
+    cdef int64_t bounds[8]
+    cdef BoxParts parts
+    bounds[:] = [floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d]
+    parts.twice_inside = parts.width_inside = parts.width_above = 0
+    parts.n_cuts = parts.extra = 0
+    with nogil:
+        for k in range(m):
+            if fp >= ceil_b:  # (u0 >= B: done)
+                break
+            _count_segment(&parts, fp, tp, group_neg[k], group_pos[k], bounds)
+            fp += group_neg[k]
+            tp += group_pos[k]
+    return _parts_result(&parts)
