@@ -13,7 +13,9 @@ u = b) in the units of the groups: class counts, or class weights.  The area
 under one segment is ``segment_box_area`` (``_partial.pxd``).
 
 With class counts, ``box_area_counts`` (which takes the two classes' sorted
-scores and forms the groups as it goes) takes the box's sides as the floor
+scores and forms the groups as it goes) and ``box_area_count_groups`` (a
+range of groups starting at given counts, as dask's ranges of scores) share
+one step (``_count_segment``), which takes the box's sides as the floor
 and ceiling of their exact values in counts, so every comparison of an
 integer corner with a side is exact, and returns the few segments crossing a
 side instead of their area, for ``partial.py`` to cut in exact rational
