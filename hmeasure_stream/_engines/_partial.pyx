@@ -73,7 +73,9 @@ def box_area_groups(const double[::1] group_neg, const double[::1] group_pos,
 
 
 cdef struct BoxParts:
-    # The integer parts of a box's area in class counts (box_area_counts).
+    # The integer parts of a box's area in class counts (box_area_counts), and the
+    # floor and ceiling of each side A, B, C, D that its segments are compared with.
+    int64_t bounds[8]
     int64_t twice_inside
     int64_t width_inside
     int64_t width_above
@@ -82,14 +84,29 @@ cdef struct BoxParts:
     int extra
 
 
+cdef inline BoxParts _no_parts(int64_t floor_a, int64_t ceil_a, int64_t floor_b,
+                               int64_t ceil_b, int64_t floor_c, int64_t ceil_c,
+                               int64_t floor_d, int64_t ceil_d) noexcept nogil:
+    """Empty parts of the box whose sides have these floors and ceilings."""
+    cdef BoxParts parts
+    parts.bounds[0], parts.bounds[1] = floor_a, ceil_a
+    parts.bounds[2], parts.bounds[3] = floor_b, ceil_b
+    parts.bounds[4], parts.bounds[5] = floor_c, ceil_c
+    parts.bounds[6], parts.bounds[7] = floor_d, ceil_d
+    parts.twice_inside = parts.width_inside = parts.width_above = 0
+    parts.n_cuts = parts.extra = 0
+    return parts
+
+
 cdef inline void _count_segment(BoxParts* parts, int64_t fp, int64_t tp, int64_t g0,
-                                int64_t g1, const int64_t* bounds) noexcept nogil:
+                                int64_t g1) noexcept nogil:
     """Add the segment (fp, tp) -> (fp + g0, tp + g1) to the box's integer parts.
 
-    ``bounds`` are the floor and ceiling of each side A, B, C, D, in that
-    order: a corner of the curve is a pair of integers, so each comparison with
-    a side is exact (u >= A iff u >= ceil(A), u > A iff u > floor(A), ...).
+    A corner of the curve is a pair of integers, so each comparison with a
+    side is exact against its floor and ceiling (u >= A iff u >= ceil(A),
+    u > A iff u > floor(A), ...).
     """
+    cdef const int64_t* bounds = parts.bounds
     cdef int64_t floor_a = bounds[0], ceil_a = bounds[1], floor_b = bounds[2]
     cdef int64_t floor_c = bounds[4], ceil_c = bounds[5], floor_d = bounds[6]
     cdef int64_t ceil_d = bounds[7]
@@ -146,15 +163,12 @@ def box_area_counts(const double[::1] neg, const double[::1] pos,
     cdef const double* neg_first = &neg[0] if neg.shape[0] else NULL
     cdef const double* pos_first = &pos[0] if pos.shape[0] else NULL
     cdef int64_t g0, g1, fp = 0, tp = 0
-    cdef int64_t bounds[8]
-    cdef BoxParts parts
-    bounds[:] = [floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d]
-    parts.twice_inside = parts.width_inside = parts.width_above = 0
-    parts.n_cuts = parts.extra = 0
+    cdef BoxParts parts = _no_parts(floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c,
+                                    floor_d, ceil_d)
     with nogil:
         while (i >= 0 or j >= 0) and fp < ceil_b:  # (u0 >= B: done)
             next_group(neg_first, &i, pos_first, &j, &g0, &g1)
-            _count_segment(&parts, fp, tp, g0, g1, bounds)
+            _count_segment(&parts, fp, tp, g0, g1)
             fp += g0
             tp += g1
     return _parts_result(&parts)
@@ -170,16 +184,13 @@ def box_area_count_groups(const int64_t[::1] group_neg, const int64_t[::1] group
     whole curve: the class counts above the range (dask's ranges of scores).
     """
     cdef Py_ssize_t k, m = group_neg.shape[0]
-    cdef int64_t bounds[8]
-    cdef BoxParts parts
-    bounds[:] = [floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c, floor_d, ceil_d]
-    parts.twice_inside = parts.width_inside = parts.width_above = 0
-    parts.n_cuts = parts.extra = 0
+    cdef BoxParts parts = _no_parts(floor_a, ceil_a, floor_b, ceil_b, floor_c, ceil_c,
+                                    floor_d, ceil_d)
     with nogil:
         for k in range(m):
             if fp >= ceil_b:  # (u0 >= B: done)
                 break
-            _count_segment(&parts, fp, tp, group_neg[k], group_pos[k], bounds)
+            _count_segment(&parts, fp, tp, group_neg[k], group_pos[k])
             fp += group_neg[k]
             tp += group_pos[k]
     return _parts_result(&parts)

@@ -77,16 +77,22 @@ def test_expected_auc_with_tiny_weights():
     assert expected_auc(p, s, sample_weight=w) == roc_auc_score([0, 1, 1], s, sample_weight=w)
 
 
+def vanishing_share(rare, spread, tiny):
+    """Points whose class ``rare`` weighs ``spread``**-2 of the other, and H's limit there:
+    the usual formula on moderate weights with the prior ``tiny`` given to that class."""
+    y = np.array([1, 0, 1, 0, 1, 0])
+    s = [0.9, 0.5, 0.6, 0.4, 0.45, 0.1]
+    moderate = np.array([1.0, 1, 3, 2, 1, 1])
+    w = np.where(y == rare, 1 / spread, spread) * moderate
+    priors = (tiny, 1 - tiny) if rare == 0 else (1 - tiny, tiny)
+    return y, s, w, h_measure(y, s, sample_weight=moderate, priors=priors)
+
+
 @pytest.mark.parametrize("rare", [0, 1])
 def test_h_measure_when_a_class_share_is_below_float64(rare):
     """A class weighing less than 2**-1074 of the other: H is its limit as that prior
     goes to 0, which the usual formula approaches with a small prior given."""
-    y = np.array([1, 0, 1, 0, 1, 0])
-    s = [0.9, 0.5, 0.6, 0.4, 0.45, 0.1]
-    w = np.where(y == rare, 1e-200, 1e200) * np.array([1, 1, 3, 2, 1, 1])
-    moderate = np.array([1.0, 1, 3, 2, 1, 1])
-    priors = (1e-9, 1 - 1e-9) if rare == 0 else (1 - 1e-9, 1e-9)
-    limit = h_measure(y, s, sample_weight=moderate, priors=priors)
+    y, s, w, limit = vanishing_share(rare, 1e200, 1e-9)
     assert h_measure(y, s, sample_weight=w) == pytest.approx(limit, abs=1e-6)
     assert 0.0 < limit < 1.0
 
@@ -95,19 +101,15 @@ def test_h_measure_when_a_class_share_is_below_float64(rare):
 def test_every_h_agrees_when_a_class_share_is_below_float64(rare):
     """h_measure, hmeasure_report's H and dask's H take the same limit at a vanishing
     class share: that of the usual formula with a tiny prior given."""
-    y = np.array([1, 0, 1, 0, 1, 0])
-    s = [0.9, 0.5, 0.6, 0.4, 0.45, 0.1]
-    w = np.where(y == rare, 1e-300, 1e300) * np.array([1, 1, 3, 2, 1, 1])
-    moderate = np.array([1.0, 1, 3, 2, 1, 1])
-    priors = (1e-12, 1 - 1e-12) if rare == 0 else (1 - 1e-12, 1e-12)
-    limit = h_measure(y, s, sample_weight=moderate, priors=priors)
+    import dask.array as da
+
+    from hmeasure_stream import dask as hsd
+
+    y, s, w, limit = vanishing_share(rare, 1e300, 1e-12)
     assert 0.0 < limit < 1.0
     value = h_measure(y, s, sample_weight=w)
     assert value == pytest.approx(limit, abs=1e-9)
     assert hmeasure_report(y, s, sample_weight=w)["H"] == value
-    da = pytest.importorskip("dask.array")
-    from hmeasure_stream import dask as hsd
-
     chunks = (da.from_array(y, chunks=2), da.from_array(np.array(s), chunks=2),
               da.from_array(w, chunks=2))
     assert hsd.h_measure(*chunks[:2], sample_weight=chunks[2]) == value
