@@ -21,14 +21,16 @@ follows ``"auc"``, ``"pauc"`` over false positive rates in [0, 0.2] and
 """
 
 import dataclasses
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from importlib import import_module
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 
 from hmeasure_stream._core.binning import check_bins, check_score_range, check_transform
 from hmeasure_stream._core.classes import AVERAGES, METHODS
+from hmeasure_stream._core.delong import normal_quantiles
 from hmeasure_stream._validation import (
     FloatArray,
     check_cost,
@@ -519,6 +521,49 @@ class CalibrationBins:
 
 
 @dataclass(frozen=True)
+class Reader:
+    """How the order engine records a metric: a compiled reader and its arguments.
+
+    ``module`` (a reader of ``hmeasure_stream._engines``, one module per
+    reader) has ``function(engine, *arguments(options))`` attach the reader to a
+    window's order engine; the metrics of one reader with the same arguments
+    share one step (the six of a threshold, DeLong's three).
+    """
+
+    #: The reader's module, ``hmeasure_stream._engines._read_...``.
+    module: str
+    #: The module's function that attaches the reader to an engine.
+    function: str
+    #: The reader's arguments from the metric's options.
+    arguments: Callable[[Any], tuple[Any, ...]]
+
+    def attach(self, engine: Any, options: Any) -> tuple[str, str, tuple[Any, ...]]:
+        """Attach the reader to ``engine``; returns what identifies the step attached."""
+        arguments = self.arguments(options)
+        getattr(import_module(self.module), self.function)(engine, *arguments)
+        return self.module, self.function, arguments
+
+    def identity(self, options: Any) -> tuple[str, str, tuple[Any, ...]]:
+        """What identifies the step this reader attaches for ``options``."""
+        return self.module, self.function, self.arguments(options)
+
+
+def _reader(name: str, function: str = "attach",
+            arguments: Callable[[Any], tuple[Any, ...]] = lambda options: ()) -> Reader:
+    return Reader(f"hmeasure_stream._engines.{name}", function, arguments)
+
+
+def _box(options: "PartialRange") -> tuple[Any, ...]:
+    (a, b), (c, d) = options.box
+    return (a, b, c, d, options.fpr_range is not None, options.tpr_range is not None,
+            options.correction == "mcclish")
+
+
+_THRESHOLD = _reader("_read_threshold", arguments=lambda options: (options.threshold,))
+_INTERVAL = _reader("_read_delong", arguments=lambda options: normal_quantiles(options.level))
+
+
+@dataclass(frozen=True)
 class Metric:
     """One entry of the metric table :data:`~hmeasure_stream.METRICS`.
 
@@ -557,6 +602,9 @@ class Metric:
     cli: bool = True
     #: Its key in hmeasure_report (for dask's grouped metrics), or None.
     report_key: str | None = None
+    #: The order engine's reader that records it (None: the engine's own column, or
+    #: another engine's).
+    reader: Reader | None = None
 
     @property
     def column(self) -> str:
@@ -582,7 +630,8 @@ METRICS = {metric.name: metric for metric in (
     _metric("auc_binned", "the AUC of binned class counts", Binning, (BINS,),
             stands_for_options=True),
     _metric("pauc", "the partial AUC over a range of FPR and/or TPR", PartialRange,
-            (PARTIAL_BOX,), stands_for_options=True),
+            (PARTIAL_BOX,), stands_for_options=True,
+            reader=_reader("_tree_partial", "record_box", _box)),
     _metric("ks", "R hmeasure's Kolmogorov-Smirnov statistic (the window's priors)", HCost,
             (HULL, REPORT, LOWER_HULL), report_key="KS"),
     _metric("mer", "R hmeasure's minimum error rate (the window's priors)", HCost,
@@ -590,33 +639,38 @@ METRICS = {metric.name: metric for metric in (
     _metric("mwl", "R hmeasure's minimum weighted loss (the window's priors)", HCost,
             (HULL, REPORT), report_key="MWL"),
     _metric("er", "error rate at the threshold", Threshold, (THRESHOLD,),
-            stands_for_options=True, report_key="ER"),
+            stands_for_options=True, report_key="ER", reader=_THRESHOLD),
     _metric("sens", "sensitivity at the threshold", Threshold, (THRESHOLD,),
-            stands_for_options=True, report_key="Sens"),
+            stands_for_options=True, report_key="Sens", reader=_THRESHOLD),
     _metric("spec", "specificity at the threshold", Threshold, (THRESHOLD,),
-            stands_for_options=True, report_key="Spec"),
+            stands_for_options=True, report_key="Spec", reader=_THRESHOLD),
     _metric("precision", "precision at the threshold", Threshold, (THRESHOLD,),
-            stands_for_options=True, report_key="Precision"),
+            stands_for_options=True, report_key="Precision", reader=_THRESHOLD),
     _metric("f", "F measure at the threshold", Threshold, (THRESHOLD,),
-            stands_for_options=True, report_key="F"),
+            stands_for_options=True, report_key="F", reader=_THRESHOLD),
     _metric("youden", "Youden's index at the threshold", Threshold, (THRESHOLD,),
-            stands_for_options=True, report_key="Youden"),
+            stands_for_options=True, report_key="Youden", reader=_THRESHOLD),
     _metric("sens_at_spec", "sensitivity at the fixed specificity (pROC's coords)", FixedRates,
-            (LEVEL,), label="sens at spec", stands_for_options=True),
+            (LEVEL,), label="sens at spec", stands_for_options=True,
+            reader=_reader("_read_levels", arguments=lambda rates: (False, rates.specificity))),
     _metric("spec_at_sens", "specificity at the fixed sensitivity (pROC's coords)", FixedRates,
-            (LEVEL,), label="spec at sens", stands_for_options=True),
+            (LEVEL,), label="spec at sens", stands_for_options=True,
+            reader=_reader("_read_levels", arguments=lambda rates: (True, rates.sensitivity))),
     _metric("ap", "average precision (O(window) a step)", None, (CURVE_WALK,),
-            label="AP"),
-    _metric("auc_var", "DeLong's variance of the AUC", ConfidenceLevel, (VARIANCE,)),
+            label="AP", reader=_reader("_read_precision")),
+    _metric("auc_var", "DeLong's variance of the AUC", ConfidenceLevel, (VARIANCE,),
+            reader=_INTERVAL),
     _metric("auc_lo", "lower end of DeLong's interval of the AUC", ConfidenceLevel,
-            (VARIANCE,), band=("auc", 0), stands_for_options=True),
+            (VARIANCE,), band=("auc", 0), stands_for_options=True, reader=_INTERVAL),
     _metric("auc_hi", "upper end of DeLong's interval of the AUC", ConfidenceLevel,
-            (VARIANCE,), band=("auc", 1), stands_for_options=True),
+            (VARIANCE,), band=("auc", 1), stands_for_options=True, reader=_INTERVAL),
     _metric("multiclass_auc", "one-vs-rest or one-vs-one AUC of c classes (2-d scores, "
             "alone in its window)", Classes, (MULTICLASS,), stands_for_options=True,
             cli=False),
     _metric("ap_approx", "average precision within epsilon * ap (O(log(w)^2 / epsilon) a step)",
-            APApprox, (PRECISION_GROUPS,), label="AP", stands_for_options=True),
+            APApprox, (PRECISION_GROUPS,), label="AP", stands_for_options=True,
+            reader=_reader("_read_precision", "attach_approx",
+                           lambda options: (options.epsilon,))),
     _metric("brier", "Brier score of the scores as probabilities of class 1", None,
             (CALIBRATION,), label="Brier"),
     _metric("log_loss", "log loss of the scores as probabilities of class 1", None,

@@ -144,6 +144,10 @@ cdef class BinTree:
     def auc_binned(self):
         return self._auc()
 
+    def value(self, name):
+        """The current value of the column ``name`` of ``columns``."""
+        return getattr(self, name)
+
     def slide(self, PointRing ring, is_pos_array, scores_array, weights_array, out_array):
         """A window's protocol (as the other engines'): add each point, remove the one it
         evicts from ``ring``, record the binned AUC in ``out[i, 0]``.  Returns -1, or

@@ -38,6 +38,25 @@ from hmeasure_stream._engines._protocol cimport PointEngine
 cdef enum:
     # Distinct scores per block (at most); a full block splits in halves.
     BLOCK = 128
+    # Blocks are addressed by int32 slots: at most this many blocks (2**31 - 1 // BLOCK).
+    MAX_BLOCKS = 16777215
+
+
+cdef enum:
+    # Readers one engine records at once, and the doubles of each one's parameters.
+    MAX_READERS = 8
+    READER_PARAMS = 8
+
+
+cdef class BlockedAUCEngine
+
+
+# A reader's step (the metric table's ``reader``: one module each, ``_read_*``): the
+# reader's columns of the current points into row[column], row[column + 1], ...
+# (``row[0]`` holds the AUC already); returns how many it wrote.  ``params`` are the
+# reader's own (``attach``).
+ctypedef Py_ssize_t (*RecordStep)(BlockedAUCEngine engine, const double* params,
+                                  double* row, Py_ssize_t column) noexcept nogil
 
 
 cdef class BlockedAUCEngine(PointEngine):
@@ -96,28 +115,14 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef readonly bint placements
     cdef wide_uint square_pos
     cdef wide_uint square_neg
-    # What ``slide`` records after the engine's own columns, in this order:
-    # R hmeasure's metrics at ``threshold`` (``record_threshold``), one partial area
-    # read by ``box_reader`` (``_tree_partial.record_box``; ``box`` its arguments for
-    # pickles, ``box_values`` the same as doubles), auc_var, auc_lo, auc_hi (the
-    # interval's normal quantiles: ``record_interval``).
-    cdef readonly bint at_threshold
-    cdef readonly double threshold
-    cdef readonly object box
-    cdef double box_values[7]
-    cdef double (*box_reader)(BlockedAUCEngine engine) noexcept nogil
-    # pROC's coords on the window (``record_levels``): the sensitivity at the fixed
-    # specificity, the specificity at the fixed sensitivity (nan: not recorded), and
-    # the average precision (``record_average_precision``).
-    cdef readonly double level_specificity
-    cdef readonly double level_sensitivity
-    cdef readonly bint with_average_precision
-    # The epsilon of the approximate average precision recorded in ``slide``
-    # (``record_approx_average_precision``; nan: not recorded).
-    cdef readonly double ap_epsilon
-    cdef readonly bint interval
-    cdef double quantile_low
-    cdef double quantile_high
+    # The readers (``attach``): what ``slide`` records after the engine's own columns,
+    # each reader's step writing its columns in the order they were attached; the
+    # Python-level specs rebuild them (pickles) and name their columns.
+    cdef RecordStep record_steps[MAX_READERS]
+    cdef double reader_params[MAX_READERS][READER_PARAMS]
+    cdef Py_ssize_t n_readers
+    cdef readonly tuple readers             # (attach function, arguments) of each reader
+    cdef readonly tuple reader_columns      # the columns of each reader, in order
     # Diagnostics for benchmarks (always on, not pickled): segment-tree leaves and
     # inner nodes recomputed (or changed in place) since construction; see ``_counters``.
     cdef int64_t leaf_changes
@@ -133,14 +138,9 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef int32_t _locate(self, double key) noexcept nogil
     cdef int32_t _lower(self, int32_t block, double key) noexcept nogil
     cdef double _held(self, int32_t slot, bint is_pos) noexcept nogil
-    cdef void _block_aggregate(self, int32_t block) noexcept nogil
     cdef int _set_leaf(self, int32_t slot) except -1 nogil
     cdef int _pull_node(self, int32_t node) except -1 nogil
     cdef int _refresh(self, int32_t* slots, int32_t count) except -1 nogil
-    cdef int _spread_all(self) except -1 nogil
-    cdef int _place_after(self, int32_t block, int32_t new_block) except -1 nogil
-    cdef int _spread(self, int32_t low, int32_t width, int32_t after,
-                     int32_t new_block) except -1 nogil
     cdef void _prefix(self, int32_t position, double* neg, double* pos) noexcept nogil
     cdef int _split(self, int32_t position) except -1 nogil
     cdef int _drop_key(self, int32_t position, int32_t index, bint is_pos,
@@ -149,26 +149,27 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef int32_t _remove_position(self, int32_t position) noexcept nogil
     cdef int32_t _find(self, double score) noexcept nogil
     cdef bint _both_classes(self, double* total_neg, double* total_pos) noexcept nogil
-    cdef bint _crossing(self, bint by_sensitivity, double level, double* found) noexcept nogil
-    cdef double _present_key(self, int32_t block, int32_t index,
-                             int32_t step) noexcept nogil
-    cdef double _rate_at(self, bint by_sensitivity, double level) noexcept nogil
-    cdef double _average_precision(self) noexcept nogil
-    cdef double _approx_average_precision(self, double epsilon) noexcept nogil
-    cdef void _group_end(self, double ratio, double start_neg, double start_pos,
-                         int32_t* at_block, int32_t* at_index, double* above) noexcept nogil
     cdef double _auc(self) noexcept nogil
     cdef int _add_point(self, bint is_pos, double score, double weight, bint apply) except -1
     cdef int _remove_point(self, bint is_pos, double score, double weight,
                            bint apply) except -1
     cdef double _class_total(self, bint is_pos) noexcept nogil
-    cdef double _pairs_above(self, int32_t block, int32_t start) noexcept nogil
-    cdef double _variance(self, double scale) noexcept nogil
-    cdef void _interval_into(self, double auc, double* out) noexcept nogil
-    cdef void _above(self, double threshold, double* above_neg, double* above_pos,
-                     double* total_neg, double* total_pos) noexcept nogil
-    cdef void _at_or_above(self, double threshold, double* above_neg, double* above_pos,
-                           double* total_neg, double* total_pos) noexcept nogil
-    cdef void _threshold_into(self, double* out) noexcept nogil
-    cdef void _record_extras(self, double[:, ::1] out, Py_ssize_t row,
-                             Py_ssize_t column) noexcept nogil
+    cdef void _record_extras(self, double* row, Py_ssize_t column) noexcept nogil
+    cdef int attach(self, RecordStep step, const double* params, Py_ssize_t n_params,
+                    tuple columns, object spec) except -1
+
+
+cdef inline double pairs_beyond(BlockedAUCEngine self, int32_t block, double neg,
+                                double pairs) noexcept nogil:
+    """2U of a suffix of ``block`` (class 0 weight ``neg``, 2U ``pairs``) and of every later
+    block: every right sibling on the path up lies above all the keys before it, and
+    2U(lower + upper) = 2U(lower) + 2U(upper) + 2 W1(upper) W0(lower).  Integers in
+    doubles (unit mode), exact below 2**53."""
+    cdef Py_ssize_t node = <Py_ssize_t>self.leaves + self.leaf_of_block[block], right
+    while node > 1:
+        if not (node & 1):
+            right = 3 * (node + 1)
+            pairs += self.tree[right + 2] + 2.0 * self.tree[right + 1] * neg
+            neg += self.tree[right]
+        node >>= 1
+    return pairs

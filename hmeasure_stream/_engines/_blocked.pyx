@@ -57,6 +57,8 @@ interval (``_record_extras``): one engine and one ring for every metric read
 from the score order.
 """
 
+from importlib import import_module
+
 import numpy as np
 
 from libc.math cimport INFINITY, NAN, fabs, isfinite, nextafter
@@ -91,8 +93,6 @@ from hmeasure_stream._engines._protocol cimport (
     removal_leaves_weight,
 )
 
-# Blocks are addressed by int32 slots: at most this many blocks.
-cdef Py_ssize_t _MAX_BLOCKS = 2147483647 // BLOCK
 
 cdef enum:
     # Directory entries (first keys, 8 bytes each) that fit a 32 KiB first-level cache.
@@ -179,63 +179,6 @@ cdef inline void _square_node(const double* tree, double* square_tree,
                                         square_tree[2 * right + 1], w0_left, w0_right, gap)
 
 
-cdef double _level_lookup(bint spec_at_sens, double x, double total_neg, double total_pos,
-                          double below_neg, double below_pos, double with_neg,
-                          double with_pos) noexcept nogil:
-    """R hmeasure's ``Look.Up.AUC`` value once the crossing group is found (``fixed_level``).
-
-    ``below_*`` are the class weights under the first group where the CDF
-    of one class exceeds ``x`` (the class 1 CDF for ``spec_at_sens``, else
-    the class 0 CDF), ``with_*`` the same including that group.  The CDF
-    values are formed as the from-scratch report forms them, 1 - (N -
-    prefix) / N, and interpolated with R's reversed weights.
-    """
-    cdef double x1, x2, y1, y2, weight_y2
-    if spec_at_sens:
-        x1 = 1.0 - (total_pos - below_pos) / total_pos
-        x2 = 1.0 - (total_pos - with_pos) / total_pos
-        y1 = 1.0 - (total_neg - below_neg) / total_neg
-        y2 = 1.0 - (total_neg - with_neg) / total_neg
-    else:
-        x1 = 1.0 - (total_neg - below_neg) / total_neg
-        x2 = 1.0 - (total_neg - with_neg) / total_neg
-        y1 = 1.0 - (1.0 - (total_pos - below_pos) / total_pos)
-        y2 = 1.0 - (1.0 - (total_pos - with_pos) / total_pos)
-    if x2 - x1 > 0.0:
-        weight_y2 = (x2 - x) / (x2 - x1)
-        return (1.0 - weight_y2) * y1 + weight_y2 * y2
-    return y2
-
-
-cdef inline bint _crossed(bint by_sensitivity, double level, double total_neg,
-                          double total_pos, double below_neg, double below_pos) noexcept nogil:
-    """Whether the ROC point of the threshold just above the scores weighing ``below_*``
-    is past ``level`` in pROC's ``coords``: its specificity reaches ``level``, or (with
-    ``by_sensitivity``) its sensitivity falls below it.  The rates are formed as
-    ``coords`` forms them, from the weights at or above the threshold (N - below), so
-    that with unit weights the point found is the from-scratch one."""
-    if by_sensitivity:
-        return (total_pos - below_pos) / total_pos < level
-    return (total_neg - (total_neg - below_neg)) / total_neg >= level
-
-
-cdef inline double _slot_weight(BlockedAUCEngine self, int32_t slot, bint is_pos) noexcept nogil:
-    """``_held`` without the virtual call, for the scans of the hot reads."""
-    if self.weighted:
-        return self.weight[4 * slot + is_pos] + self.weight[4 * slot + 2 + is_pos]
-    return self.count_pos[slot] if is_pos else self.count_neg[slot]
-
-
-cdef inline bint _past(double ratio, double start_neg, double start_pos, double neg,
-                       double pos) noexcept nogil:
-    """Whether class weights ``neg``, ``pos`` at or above a key leave the bracket of a
-    group that starts at ``start_neg``, ``start_pos``: the ratio of the precision bounds
-    pos (start_pos + neg) / (start_pos (pos + start_neg)) past ``ratio`` (it only grows
-    down the scores).  A group starting without class 1 weight ends at the first."""
-    if start_pos == 0.0:
-        return pos > 0.0
-    return pos * (start_pos + neg) > ratio * start_pos * (pos + start_neg)
-
 
 cdef inline void _prefetch_path(const double* tree, Py_ssize_t node) noexcept nogil:
     """Ask for the segment-tree nodes on the path from leaf ``node`` up (and their left
@@ -288,22 +231,6 @@ cdef inline int32_t _scan_pairs(BlockedAUCEngine self, int32_t block, double key
     after_pos[0] = <double>pos
     after_pairs[0] = <double>pairs
     return index
-
-
-cdef inline double _pairs_beyond(BlockedAUCEngine self, int32_t block, double neg,
-                                 double pairs) noexcept nogil:
-    """2U of a suffix of ``block`` (class 0 weight ``neg``, 2U ``pairs``) and of every later
-    block: every right sibling on the path up lies above all the keys before it, and
-    2U(lower + upper) = 2U(lower) + 2U(upper) + 2 W1(upper) W0(lower).  Integers in
-    doubles (unit mode), exact below 2**53."""
-    cdef Py_ssize_t node = <Py_ssize_t>self.leaves + self.leaf_of_block[block], right
-    while node > 1:
-        if not (node & 1):
-            right = 3 * (node + 1)
-            pairs += self.tree[right + 2] + 2.0 * self.tree[right + 1] * neg
-            neg += self.tree[right]
-        node >>= 1
-    return pairs
 
 
 cdef inline double _walk_path(BlockedAUCEngine self, int32_t block, bint is_pos,
@@ -375,6 +302,107 @@ cdef inline void _base_node(BlockedAUCEngine self, int32_t node) noexcept nogil:
         _square_node(self.tree, self.square_tree, node)
 
 
+cdef inline void _first_block(BlockedAUCEngine self, double score) noexcept nogil:
+    """The first point of an empty engine: a block of its own in the middle leaf (the room
+    was reserved by ``_reserve``)."""
+    cdef int32_t block
+    self.n_free -= 1
+    block = self.free_ids[self.n_free]
+    self.order[0] = block
+    self.size[block] = 0
+    self.first[0] = score
+    self.n_blocks = 1
+    self.leaf_of_block[block] = self.leaves >> 1
+    self.block_at_leaf[self.leaves >> 1] = block
+
+
+cdef inline int32_t _scan_key(BlockedAUCEngine self, int32_t block, double score,
+                              double* after_neg, double* after_pos,
+                              double* after_pairs) noexcept nogil:
+    """The index of ``score`` in ``block`` and the class counts from it on (``_scan``),
+    their 2U too while the placements are kept in unit mode (``_scan_pairs``)."""
+    if self.placements and not self.weighted:
+        return _scan_pairs(self, block, score, after_neg, after_pos, after_pairs)
+    return _scan(self, block, score, after_neg, after_pos)
+
+
+cdef inline bint _count_pairs(BlockedAUCEngine self, bint is_pos, bint adding, bint found,
+                              int32_t position, int32_t block, int32_t slot,
+                              double after_neg, double after_pos,
+                              double after_pairs) noexcept nogil:
+    """Unit mode: 2U (Props 1-2) and, with the placements, the block's 2U and DeLong's
+    Q1, Q0 changed by the point going in or out at ``slot`` (its class counts from the
+    scan: ``after_*``).  Returns whether the point's path was changed on the way
+    (``_walk_path``: its leaf and ancestors then need no refresh)."""
+    cdef double below_neg, below_pos, at_neg = 0.0, at_pos = 0.0, change
+    cdef double local_change = 0.0, suffix_neg = 0.0, suffix_pairs = 0.0, pairs_above = 0.0
+    cdef double total_pos = self.tree[4]
+    cdef bint walked = False
+    # The pairs the point takes part in, counted without it.
+    if found:
+        at_neg = self.count_neg[slot]
+        at_pos = self.count_pos[slot]
+    if self.placements:
+        # The same pairs within the block: its counts below and above the score.
+        if is_pos:
+            local_change = 2.0 * (self.aggregate[3 * block] - after_neg) + at_neg
+        else:
+            local_change = 2.0 * (after_pos - at_pos) + at_pos
+        # The keys above the score in the block: those from the index on but the
+        # score's own key (its class 0 count pairs with those above it).
+        suffix_neg = after_neg - at_neg
+        suffix_pairs = after_pairs - at_neg * (2.0 * (after_pos - at_pos) + at_pos)
+    if self.sum_nodes and (adding or at_neg + at_pos > 1
+                           or self._merge_partner(position, self.size[block] - 1) < 0):
+        # The point is certain to go in or out now, its block to stay: its path takes
+        # it in the same walk that reads the sums below (and above) it.  (A block
+        # dropped or merged has its paths recomputed by ``_drop_key``.)
+        pairs_above = _walk_path(self, block, is_pos, 1.0 if adding else -1.0,
+                                 self.placements, local_change if adding else -local_change,
+                                 suffix_neg, suffix_pairs, &below_neg, &below_pos)
+        walked = True
+    else:
+        self._prefix(position, &below_neg, &below_pos)
+        if self.placements:
+            pairs_above = pairs_beyond(self, block, suffix_neg, suffix_pairs)
+    below_neg += self.aggregate[3 * block] - after_neg
+    below_pos += self.aggregate[3 * block + 1] - after_pos
+    if is_pos:
+        change = 2.0 * below_neg + at_neg
+    else:
+        change = 2.0 * (total_pos - below_pos - at_pos) + at_pos
+    compensated_add(&self.twice_u, &self.twice_u_compensation, change if adding else -change)
+    if self.placements:
+        track_squares(&self.square_pos, &self.square_neg,
+                      exact_pairs(self.twice_u, self.twice_u_compensation), pairs_above,
+                      is_pos, adding, below_neg, total_pos - below_pos - at_pos, at_neg,
+                      at_pos)
+        self.aggregate[3 * block + 2] += local_change if adding else -local_change
+    return walked
+
+
+cdef inline void _insert_key(BlockedAUCEngine self, int32_t position, int32_t block,
+                             int32_t index, double score) noexcept nogil:
+    """A new key ``score`` at ``index`` of ``block`` (not full), with no point yet: the
+    keys above it, their counts (and weights) shifted up by one."""
+    cdef double* keys = self.key + block * BLOCK
+    cdef int32_t slot = block * BLOCK + index, count = self.size[block] - index, column
+    memmove(keys + index + 1, keys + index, count * sizeof(double))
+    memmove(self.count_neg + slot + 1, self.count_neg + slot, count * sizeof(int32_t))
+    memmove(self.count_pos + slot + 1, self.count_pos + slot, count * sizeof(int32_t))
+    keys[index] = score
+    self.count_neg[slot] = 0
+    self.count_pos[slot] = 0
+    if self.weighted:
+        memmove(self.weight + 4 * (slot + 1), self.weight + 4 * slot,
+                4 * count * sizeof(double))
+        for column in range(4):
+            self.weight[4 * slot + column] = 0.0
+    self.size[block] += 1
+    if index == 0:
+        self.first[position] = score
+
+
 cdef class BlockedAUCEngine(PointEngine):
     """Exact AUC under insertion and deletion on sorted blocks; see the module docstring."""
 
@@ -389,17 +417,9 @@ cdef class BlockedAUCEngine(PointEngine):
         self.placements = False
         self.square_pos.low = self.square_pos.high = 0
         self.square_neg.low = self.square_neg.high = 0
-        self.at_threshold = False
-        self.level_specificity = NAN
-        self.level_sensitivity = NAN
-        self.with_average_precision = False
-        self.ap_epsilon = NAN
-        self.threshold = NAN
-        self.box = None
-        self.box_reader = NULL
-        self.interval = False
-        self.quantile_low = NAN
-        self.quantile_high = NAN
+        self.n_readers = 0
+        self.readers = ()
+        self.reader_columns = ()
         # Subclasses keep more than sums in their nodes: every change goes to their hooks.
         self.sum_nodes = type(self) is BlockedAUCEngine
 
@@ -409,8 +429,8 @@ cdef class BlockedAUCEngine(PointEngine):
         if not 2 <= block_limit <= BLOCK:
             raise ValueError(f"block_limit must be in 2..{BLOCK}, got {block_limit}")
         cdef Py_ssize_t blocks = max(1, (capacity + block_limit - 1) // block_limit)
-        if blocks > _MAX_BLOCKS:
-            raise MemoryError(f"the blocked engine holds at most {_MAX_BLOCKS} blocks")
+        if blocks > MAX_BLOCKS:
+            raise MemoryError(f"the blocked engine holds at most {MAX_BLOCKS} blocks")
         self.block_limit = block_limit
         self.block_capacity = blocks
         self.leaves = 2 * _power_of_two_at_least(blocks)
@@ -483,9 +503,9 @@ cdef class BlockedAUCEngine(PointEngine):
         cdef Py_ssize_t old = self.block_capacity, new, slots, index
         cdef int32_t leaves
         new = doubled_capacity(old, old + 1, "the blocked engine")
-        new = min(new, _MAX_BLOCKS)
+        new = min(new, MAX_BLOCKS)
         if new <= old:
-            raise MemoryError(f"the blocked engine holds at most {_MAX_BLOCKS} blocks")
+            raise MemoryError(f"the blocked engine holds at most {MAX_BLOCKS} blocks")
         slots = new * BLOCK
         leaves = 2 * _power_of_two_at_least(new)
         try:
@@ -526,7 +546,7 @@ cdef class BlockedAUCEngine(PointEngine):
              self.square_tree_buffer) = leaf_buffers
             self.leaves = leaves
             self._bind()
-            self._spread_all()
+            _spread_all(self)
         else:
             self._bind()
         return 0
@@ -561,7 +581,7 @@ cdef class BlockedAUCEngine(PointEngine):
                 self.weight[4 * slot + 1] = self.count_pos[slot]
                 self.weight[4 * slot + 2] = 0.0
                 self.weight[4 * slot + 3] = 0.0
-            self._block_aggregate(block)
+            _block_aggregate(self, block)
             changed[position] = self.leaf_of_block[block]
         self._refresh(changed, self.n_blocks)
         return 0
@@ -657,32 +677,56 @@ cdef class BlockedAUCEngine(PointEngine):
     cdef void _record(self, double[:, ::1] out, Py_ssize_t row) noexcept nogil:
         """The AUC into ``out[row, 0]``, then what ``_record_extras`` records."""
         out[row, 0] = self._auc()
-        self._record_extras(out, row, 1)
+        self._record_extras(&out[row, 0], 1)
 
-    cdef void _record_extras(self, double[:, ::1] out, Py_ssize_t row,
-                             Py_ssize_t column) noexcept nogil:
-        """From ``out[row, column]`` on: the threshold metrics, the partial area and
-        DeLong's variance and interval (of the AUC in ``out[row, 0]``) that are recorded."""
-        if self.at_threshold:
-            self._threshold_into(&out[row, column])
-            column += 6
-        if self.level_specificity == self.level_specificity:
-            out[row, column] = self._rate_at(False, self.level_specificity)
-            column += 1
-        if self.level_sensitivity == self.level_sensitivity:
-            out[row, column] = self._rate_at(True, self.level_sensitivity)
-            column += 1
-        if self.with_average_precision:
-            out[row, column] = self._average_precision()
-            column += 1
-        if self.ap_epsilon == self.ap_epsilon:
-            out[row, column] = self._approx_average_precision(self.ap_epsilon)
-            column += 1
-        if self.box_reader != NULL:
-            out[row, column] = self.box_reader(self)
-            column += 1
-        if self.interval:
-            self._interval_into(out[row, 0], &out[row, column])
+    cdef void _record_extras(self, double* row, Py_ssize_t column) noexcept nogil:
+        """The readers' columns from ``row[column]`` on, each reader's step in turn (the
+        AUC is in ``row[0]``)."""
+        cdef Py_ssize_t k
+        for k in range(self.n_readers):
+            column += self.record_steps[k](self, self.reader_params[k], row, column)
+
+    cdef int attach(self, RecordStep step, const double* params, Py_ssize_t n_params,
+                    tuple columns, object spec) except -1:
+        """Record a reader's ``columns`` after the others in ``slide`` (its ``step`` with its
+        ``params``); ``spec`` (module, function, arguments) attaches it again (pickles)."""
+        cdef Py_ssize_t k
+        taken = set(self.columns)
+        if self.n_readers == MAX_READERS or n_params > READER_PARAMS:
+            raise ValueError(f"an engine records at most {MAX_READERS} readers")
+        if taken.intersection(columns):
+            raise ValueError(f"the columns {sorted(taken.intersection(columns))} are recorded "
+                             "already")
+        for k in range(n_params):
+            self.reader_params[self.n_readers][k] = params[k]
+        self.record_steps[self.n_readers] = step
+        self.n_readers += 1
+        self.readers += (spec,)
+        self.reader_columns += (columns,)
+        return 0
+
+    @property
+    def columns(self):
+        """The metrics ``_record`` writes, in the column order of ``slide``'s ``out``."""
+        return ("auc", *(name for names in self.reader_columns for name in names))
+
+    def value(self, name):
+        """The current value of the column ``name`` (one reader's step, O(its read))."""
+        cdef Py_ssize_t k, column
+        cdef double[::1] row
+        if name == "auc":
+            return self._auc()
+        for k, names in enumerate(self.reader_columns):
+            if name in names:
+                row = np.empty(1 + len(names))
+                row[0] = self._auc()
+                self._check_idle()
+                self.record_steps[k](self, self.reader_params[k], &row[0], 1)
+                return row[1 + names.index(name)]
+        if name in self.columns:  # a subclass's own column
+            return getattr(self, name)
+        raise AttributeError(f"{name!r} is not recorded by this engine: it records "
+                             f"{list(self.columns)}")
 
     cdef object _read(self):
         return self._auc()
@@ -736,58 +780,6 @@ cdef class BlockedAUCEngine(PointEngine):
             return (self.weight[4 * slot + is_pos]
                     + self.weight[4 * slot + 2 + is_pos])
         return self.count_pos[slot] if is_pos else self.count_neg[slot]
-
-    cdef void _block_aggregate(self, int32_t block) noexcept nogil:
-        """Recompute a block's class weights (and, weighted or with the placements, its 2U;
-        weighted with the placements, its M1 and M0) from its keys."""
-        cdef int32_t index, slot = block * BLOCK
-        cdef double neg = 0.0, pos = 0.0, pairs = 0.0, at_neg, at_pos, own, square, mean
-        cdef int64_t count_neg = 0, count_pos = 0, count_pairs = 0
-        if self.weighted:
-            for index in range(self.size[block]):
-                at_neg = self.weight[4 * (slot + index)] + self.weight[4 * (slot + index) + 2]
-                at_pos = (self.weight[4 * (slot + index) + 1]
-                          + self.weight[4 * (slot + index) + 3])
-                pairs += at_pos * (2.0 * neg + at_neg)
-                neg += at_neg
-                pos += at_pos
-            if self.square_aggregate != NULL:
-                # Centred on the block's means (2U / W): a second pass over the keys.
-                square = 0.0
-                at_neg = 0.0
-                mean = pairs / pos if pos > 0.0 else 0.0
-                for index in range(self.size[block]):
-                    own = (2.0 * at_neg + self.weight[4 * (slot + index)]
-                           + self.weight[4 * (slot + index) + 2]) - mean
-                    square += (self.weight[4 * (slot + index) + 1]
-                               + self.weight[4 * (slot + index) + 3]) * own * own
-                    at_neg += self.weight[4 * (slot + index)] + self.weight[4 * (slot + index) + 2]
-                self.square_aggregate[2 * block] = square
-                # M0 from the top key down (exclusive suffixes, no subtraction).
-                square = 0.0
-                at_pos = 0.0
-                mean = pairs / neg if neg > 0.0 else 0.0
-                for index in range(self.size[block] - 1, -1, -1):
-                    own = (2.0 * at_pos + self.weight[4 * (slot + index) + 1]
-                           + self.weight[4 * (slot + index) + 3]) - mean
-                    square += (self.weight[4 * (slot + index)]
-                               + self.weight[4 * (slot + index) + 2]) * own * own
-                    at_pos += (self.weight[4 * (slot + index) + 1]
-                               + self.weight[4 * (slot + index) + 3])
-                self.square_aggregate[2 * block + 1] = square
-        else:
-            for index in range(self.size[block]):
-                count_pairs += self.count_pos[slot + index] * (
-                    2 * count_neg + self.count_neg[slot + index])
-                count_neg += self.count_neg[slot + index]
-                count_pos += self.count_pos[slot + index]
-            neg = <double>count_neg
-            pos = <double>count_pos
-            if self.placements:
-                pairs = <double>count_pairs
-        self.aggregate[3 * block] = neg
-        self.aggregate[3 * block + 1] = pos
-        self.aggregate[3 * block + 2] = pairs
 
     cdef int _set_leaf(self, int32_t slot) except -1 nogil:
         """Hook: the leaf of ``slot`` from its block's aggregate, or zero for a gap."""
@@ -844,91 +836,6 @@ cdef class BlockedAUCEngine(PointEngine):
             for index in range(count):
                 slots[index] >>= 1
 
-    cdef int _spread_all(self) except -1 nogil:
-        """Spread the blocks evenly over all the leaves (after they doubled) and recompute
-        every leaf and node."""
-        cdef int32_t position, slot
-        cdef int64_t leaves = self.leaves, n = self.n_blocks
-        for slot in range(self.leaves):
-            self.block_at_leaf[slot] = -1
-            self.scratch[slot] = slot
-        for position in range(self.n_blocks):
-            slot = <int32_t>(((2 * position + 1) * leaves) // (2 * n))
-            self.block_at_leaf[slot] = self.order[position]
-            self.leaf_of_block[self.order[position]] = slot
-        return self._refresh(self.scratch, self.leaves)
-
-    cdef int _place_after(self, int32_t block, int32_t new_block) except -1 nogil:
-        """Give ``new_block`` (just split from ``block``) the leaf after ``block``'s:
-        a neighbouring gap if there is one, else respread the smallest aligned window
-        around ``block``'s slot whose density stays under its threshold (1 near the
-        leaves down to 1/2 at the root, which always holds: blocks <= leaves / 2)."""
-        cdef int32_t slot = self.leaf_of_block[block], height = _log2(self.leaves)
-        cdef int32_t level, width, low, index, count = 1, scanned_low = slot, scanned_high
-        cdef int32_t* changed = self.scratch
-        if slot + 1 < self.leaves and self.block_at_leaf[slot + 1] < 0:
-            self.block_at_leaf[slot + 1] = new_block
-            self.leaf_of_block[new_block] = slot + 1
-            changed[0] = slot
-            changed[1] = slot + 1
-            return self._refresh(changed, 2)
-        if slot > 0 and self.block_at_leaf[slot - 1] < 0:
-            self.block_at_leaf[slot - 1] = block
-            self.leaf_of_block[block] = slot - 1
-            self.block_at_leaf[slot] = new_block
-            self.leaf_of_block[new_block] = slot
-            changed[0] = slot - 1
-            changed[1] = slot
-            return self._refresh(changed, 2)
-        scanned_high = slot + 1
-        for level in range(1, height + 1):
-            width = 1 << level
-            low = slot & ~(width - 1)
-            # Count the blocks of the window, scanning only the part not seen yet.
-            for index in range(low, scanned_low):
-                count += self.block_at_leaf[index] >= 0
-            for index in range(scanned_high, low + width):
-                count += self.block_at_leaf[index] >= 0
-            scanned_low = low
-            scanned_high = low + width
-            # With the new block: count + 1 <= (1 - level / (2 height)) width.
-            if (<int64_t>count + 1) * 2 * height <= (<int64_t>2 * height - level) * width:
-                return self._spread(low, width, block, new_block)
-        with gil:
-            raise AssertionError("the blocked engine's leaves are over half full")
-
-    cdef int _spread(self, int32_t low, int32_t width, int32_t after,
-                     int32_t new_block) except -1 nogil:
-        """Respread the blocks of the window ``low .. low + width - 1`` evenly, with
-        ``new_block`` inserted after ``after``; refresh only the slots that changed."""
-        cdef int32_t* blocks = self.scratch
-        cdef int32_t* changed = self.scratch + self.leaves
-        cdef int32_t slot, block, occupant, m = 0, taken = 0, n_changed = 0
-        cdef int64_t target
-        for slot in range(low, low + width):
-            block = self.block_at_leaf[slot]
-            if block >= 0:
-                blocks[m] = block
-                m += 1
-                if block == after:
-                    blocks[m] = new_block
-                    m += 1
-        target = ((2 * <int64_t>taken + 1) * width) // (2 * m)
-        for slot in range(low, low + width):
-            occupant = -1
-            if taken < m and slot - low == target:
-                occupant = blocks[taken]
-                taken += 1
-                target = ((2 * <int64_t>taken + 1) * width) // (2 * m)
-            if (occupant != self.block_at_leaf[slot] or occupant == after
-                    or (occupant == new_block and occupant >= 0)):
-                changed[n_changed] = slot
-                n_changed += 1
-                self.block_at_leaf[slot] = occupant
-                if occupant >= 0:
-                    self.leaf_of_block[occupant] = slot
-        return self._refresh(changed, n_changed)
-
     cdef void _prefix(self, int32_t position, double* neg, double* pos) noexcept nogil:
         """Class weights of the blocks before ``position``."""
         cdef Py_ssize_t node = self.leaves + self.leaf_of_block[self.order[position]]
@@ -984,9 +891,9 @@ cdef class BlockedAUCEngine(PointEngine):
         self.order[position + 1] = new_block
         self.first[position + 1] = self.key[new_block * BLOCK]
         self.n_blocks += 1
-        self._block_aggregate(block)
-        self._block_aggregate(new_block)
-        return self._place_after(block, new_block)
+        _block_aggregate(self, block)
+        _block_aggregate(self, new_block)
+        return _place_after(self, block, new_block)
 
     cdef int _drop_key(self, int32_t position, int32_t index, bint is_pos,
                        bint walked) except -1 nogil:
@@ -1029,14 +936,14 @@ cdef class BlockedAUCEngine(PointEngine):
             self.size[right_block] = 0
             changed[0] = self.leaf_of_block[left_block]
             changed[1] = self._remove_position(right)
-            self._block_aggregate(left_block)
+            _block_aggregate(self, left_block)
             return self._refresh(changed, 2)
         if walked:
             # (The block's 2U with the placements changed already, in ``_update``.)
             self.aggregate[3 * block + is_pos] -= 1.0
             return 0
         changed[0] = self.leaf_of_block[block]
-        self._block_aggregate(block)
+        _block_aggregate(self, block)
         return self._refresh(changed, 1)
 
     cdef int32_t _merge_partner(self, int32_t position, int32_t size) noexcept nogil:
@@ -1086,33 +993,20 @@ cdef class BlockedAUCEngine(PointEngine):
         only with its whole weight, and removing less leaves it there with the
         rest.
         """
-        cdef int32_t position, block, index, slot, count, column, leaf
-        cdef double below_neg, below_pos, at_neg = 0.0, at_pos = 0.0, remaining, change
-        cdef double after_neg, after_pos, after_pairs = 0.0, local_change = 0.0
-        cdef double total_pos, suffix_neg = 0.0, suffix_pairs = 0.0, pairs_above = 0.0
+        cdef int32_t position, block, index, slot, count = 0, leaf
+        cdef double after_neg, after_pos, after_pairs = 0.0, remaining = 0.0
         cdef bint found, leaves, walked = False
-        cdef double* keys
         if self.n_blocks == 0:
             if not adding:
                 return NOT_PRESENT
-            self.n_free -= 1
-            block = self.free_ids[self.n_free]
-            self.order[0] = block
-            self.size[block] = 0
-            self.first[0] = score
-            self.n_blocks = 1
-            self.leaf_of_block[block] = self.leaves >> 1
-            self.block_at_leaf[self.leaves >> 1] = block
+            _first_block(self, score)
         position = self._locate(score)
         block = self.order[position]
         # The path's nodes and the block's aggregate (read after the scan) are fetched
         # while the scan waits for the block's keys.
         _prefetch_path(self.tree, <Py_ssize_t>self.leaves + self.leaf_of_block[block])
         prefetch(self.aggregate + 3 * block)
-        if self.placements and not self.weighted:
-            index = _scan_pairs(self, block, score, &after_neg, &after_pos, &after_pairs)
-        else:
-            index = _scan(self, block, score, &after_neg, &after_pos)
+        index = _scan_key(self, block, score, &after_neg, &after_pos, &after_pairs)
         found = index < self.size[block] and self.key[block * BLOCK + index] == score
         if not found:
             if not adding:
@@ -1121,11 +1015,7 @@ cdef class BlockedAUCEngine(PointEngine):
                 self._split(position)
                 position = self._locate(score)
                 block = self.order[position]
-                if self.placements and not self.weighted:
-                    index = _scan_pairs(self, block, score, &after_neg, &after_pos,
-                                        &after_pairs)
-                else:
-                    index = _scan(self, block, score, &after_neg, &after_pos)
+                index = _scan_key(self, block, score, &after_neg, &after_pos, &after_pairs)
         slot = block * BLOCK + index
         if not adding:
             count = self.count_pos[slot] if is_pos else self.count_neg[slot]
@@ -1138,69 +1028,11 @@ cdef class BlockedAUCEngine(PointEngine):
             elif removal_exceeds(weight, remaining):
                 return WEIGHT_EXCEEDS
         if not self.weighted:
-            # The pairs the point takes part in, counted without it (Props 1-2).
-            total_pos = self.tree[4]
-            if found:
-                at_neg = self.count_neg[slot]
-                at_pos = self.count_pos[slot]
-            if self.placements:
-                # The same pairs within the block: its counts below and above the score.
-                if is_pos:
-                    local_change = 2.0 * (self.aggregate[3 * block] - after_neg) + at_neg
-                else:
-                    local_change = 2.0 * (after_pos - at_pos) + at_pos
-                # The keys above the score in the block: those from the index on but
-                # the score's own key (its class 0 count pairs with those above it).
-                suffix_neg = after_neg - at_neg
-                suffix_pairs = after_pairs - at_neg * (2.0 * (after_pos - at_pos) + at_pos)
-            if self.sum_nodes and (adding or at_neg + at_pos > 1
-                                   or self._merge_partner(position, self.size[block] - 1) < 0):
-                # The point is certain to go in or out now, its block to stay: its path
-                # takes it in the same walk that reads the sums below (and above) it.
-                # (A block dropped or merged has its paths recomputed by ``_drop_key``.)
-                pairs_above = _walk_path(self, block, is_pos, 1.0 if adding else -1.0,
-                                         self.placements,
-                                         local_change if adding else -local_change,
-                                         suffix_neg, suffix_pairs, &below_neg, &below_pos)
-                walked = True
-            else:
-                self._prefix(position, &below_neg, &below_pos)
-                if self.placements:
-                    pairs_above = _pairs_beyond(self, block, suffix_neg, suffix_pairs)
-            below_neg += self.aggregate[3 * block] - after_neg
-            below_pos += self.aggregate[3 * block + 1] - after_pos
-            if is_pos:
-                change = 2.0 * below_neg + at_neg
-            else:
-                change = 2.0 * (total_pos - below_pos - at_pos) + at_pos
-            compensated_add(&self.twice_u, &self.twice_u_compensation,
-                            change if adding else -change)
-            if self.placements:
-                track_squares(&self.square_pos, &self.square_neg,
-                              exact_pairs(self.twice_u, self.twice_u_compensation),
-                              pairs_above, is_pos, adding, below_neg,
-                              total_pos - below_pos - at_pos, at_neg, at_pos)
-                self.aggregate[3 * block + 2] += local_change if adding else -local_change
+            walked = _count_pairs(self, is_pos, adding, found, position, block, slot,
+                                  after_neg, after_pos, after_pairs)
         if adding:
             if not found:
-                keys = self.key + block * BLOCK
-                count = self.size[block] - index
-                memmove(keys + index + 1, keys + index, count * sizeof(double))
-                memmove(self.count_neg + slot + 1, self.count_neg + slot,
-                        count * sizeof(int32_t))
-                memmove(self.count_pos + slot + 1, self.count_pos + slot,
-                        count * sizeof(int32_t))
-                keys[index] = score
-                self.count_neg[slot] = 0
-                self.count_pos[slot] = 0
-                if self.weighted:
-                    memmove(self.weight + 4 * (slot + 1), self.weight + 4 * slot,
-                            4 * count * sizeof(double))
-                    for column in range(4):
-                        self.weight[4 * slot + column] = 0.0
-                self.size[block] += 1
-                if index == 0:
-                    self.first[position] = score
+                _insert_key(self, position, block, index, score)
             if is_pos:
                 self.count_pos[slot] += 1
             else:
@@ -1235,7 +1067,7 @@ cdef class BlockedAUCEngine(PointEngine):
                 return DONE
         leaf = self.leaf_of_block[block]
         if self.weighted:
-            self._block_aggregate(block)
+            _block_aggregate(self, block)
         else:
             self.aggregate[3 * block + is_pos] += 1.0 if adding else -1.0
             if walked:
@@ -1246,20 +1078,6 @@ cdef class BlockedAUCEngine(PointEngine):
             self.twice_u = 0.0
             self.twice_u_compensation = 0.0
         return DONE
-
-    cdef double _pairs_above(self, int32_t block, int32_t start) noexcept nogil:
-        """Unit mode with the placements: 2U of the keys of ``block`` from index ``start``
-        on (summed from its top down: each class 0 count pairs with the class 1 counts
-        above it) and of every later block (``_pairs_beyond``)."""
-        cdef int32_t index
-        cdef int64_t pos = 0, neg = 0, pairs = 0
-        cdef const int32_t* count_neg = self.count_neg + block * BLOCK
-        cdef const int32_t* count_pos = self.count_pos + block * BLOCK
-        for index in range(self.size[block] - 1, start - 1, -1):
-            pairs += count_neg[index] * (2 * pos + count_pos[index])
-            pos += count_pos[index]
-            neg += count_neg[index]
-        return _pairs_beyond(self, block, <double>neg, <double>pairs)
 
     cdef double _auc(self) noexcept nogil:
         cdef double weight_neg, weight_pos, twice_u
@@ -1397,154 +1215,14 @@ cdef class BlockedAUCEngine(PointEngine):
         finally:
             self._release()
 
-    def variance(self, double scale):
-        """DeLong's variance with weights as frequencies, a stored weight of 1 counting
-        ``scale`` (nan without ``track_variance``, or while a class has total weight
-        <= 1)."""
-        return self._variance(scale)
-
-    cdef double _variance(self, double scale) noexcept nogil:
-        if self.n_blocks == 0 or not self.placements:
-            return NAN
-        return delong_variance(
-            self.weighted, self.tree[3], self.tree[4],
-            exact_pairs(self.twice_u, self.twice_u_compensation), self.square_pos,
-            self.square_neg, self.square_tree[2] if self.weighted else 0.0,
-            self.square_tree[3] if self.weighted else 0.0, scale)
-
-    def record_interval(self, double quantile_low, double quantile_high):
-        """Record ``auc_var``, ``auc_lo`` and ``auc_hi`` in ``slide`` too (after the other
-        columns): the AUC plus the normal quantiles ``quantile_low`` and ``quantile_high``
-        times DeLong's standard error, clipped to [0, 1]; turns on ``track_variance``."""
-        self.track_variance()
-        self.interval = True
-        self.quantile_low = quantile_low
-        self.quantile_high = quantile_high
-
-    cdef void _interval_into(self, double auc, double* out) noexcept nogil:
-        """DeLong's variance and interval of ``auc`` into out[0..2] (``_delong``), weights
-        in the caller's units (with decay relative to the newest point)."""
-        delong_interval(auc, self._variance(caller_units(self.inverse_scale, self.newest_decay)),
-                        self.quantile_low, self.quantile_high, out)
-
-    def _interval_values(self):
-        cdef double values[3]
-        self._interval_into(self._auc(), values)
-        return values[0], values[1], values[2]
-
-    @property
-    def auc_var(self):
-        return self._interval_values()[0]
-
-    @property
-    def auc_lo(self):
-        return self._interval_values()[1]
-
-    @property
-    def auc_hi(self):
-        return self._interval_values()[2]
-
-    @property
-    def columns(self):
-        """The metrics ``_record`` writes, in the column order of ``slide``'s ``out``."""
-        return ("auc", *self._extra_columns())
-
-    def _extra_columns(self):
-        """The columns of ``_record_extras``, last in ``columns``."""
-        return ((*_THRESHOLD_COLUMNS,) * self.at_threshold
-                + ("sens_at_spec",) * (self.level_specificity == self.level_specificity)
-                + ("spec_at_sens",) * (self.level_sensitivity == self.level_sensitivity)
-                + ("ap",) * self.with_average_precision
-                + ("ap_approx",) * (self.ap_epsilon == self.ap_epsilon)
-                + ("pauc",) * (self.box_reader != NULL)
-                + ("auc_var", "auc_lo", "auc_hi") * self.interval)
-
-    def record_threshold(self, double threshold):
-        """Record R hmeasure's metrics at ``threshold`` (``_THRESHOLD_COLUMNS``) in
-        ``slide`` too, under the package's rule (``_at_or_above``)."""
-        self.at_threshold = True
-        self.threshold = threshold
-
-    cdef void _threshold_into(self, double* out) noexcept nogil:
-        """ER, Sens, Spec, Precision, F and Youden at ``threshold`` into out[0..5] (R
-        hmeasure's ``misclassCounts``): nan while a class is absent, Precision and F
-        where R has 0/0."""
-        cdef double fp, tp, total_neg, total_pos, sens, precision
-        cdef int k
-        self._at_or_above(self.threshold, &fp, &tp, &total_neg, &total_pos)
-        if not (total_neg > 0.0 and total_pos > 0.0):
-            for k in range(6):
-                out[k] = NAN
-            return
-        sens = tp / total_pos
-        precision = tp / (tp + fp) if tp + fp > 0.0 else NAN
-        out[0] = (fp + (total_pos - tp)) / (total_neg + total_pos)
-        out[1] = sens
-        out[2] = (total_neg - fp) / total_neg
-        out[3] = precision
-        if precision != precision:
-            out[4] = NAN
-        elif precision == 0.0 or sens == 0.0:
-            out[4] = 0.0
-        else:
-            out[4] = 2.0 / (1.0 / precision + 1.0 / sens)
-        out[5] = out[1] + out[2] - 1.0
-
-    def _threshold_values(self, name):
-        cdef double values[6]
-        if not self.at_threshold:
-            raise AttributeError(f"{name!r} is read only after record_threshold")
-        self._threshold_into(values)
-        return values[_THRESHOLD_COLUMNS.index(name)]
-
-    @property
-    def er(self):
-        return self._threshold_values("er")
-
-    @property
-    def sens(self):
-        return self._threshold_values("sens")
-
-    @property
-    def spec(self):
-        return self._threshold_values("spec")
-
-    @property
-    def precision(self):
-        return self._threshold_values("precision")
-
-    @property
-    def f(self):
-        return self._threshold_values("f")
-
-    @property
-    def youden(self):
-        return self._threshold_values("youden")
-
-    @property
-    def pauc(self):
-        """The partial area of ``_tree_partial.record_box``."""
-        if self.box_reader == NULL:
-            raise AttributeError("'pauc' is read only after record_box")
-        return self.box_reader(self)
+    def _check(self):
+        """Every invariant, in O(n) (``_blocked_check.check``)."""
+        from hmeasure_stream._engines._blocked_check import check
+        return check(self)
 
     def placement_squares(self):
         """Unit mode: the exact sums of squared placement numerators (class 1, class 0)."""
         return _wide_value(self.square_pos), _wide_value(self.square_neg)
-
-    def pairs_above(self, double score):
-        """With the placements, unit mode: 2U of the points strictly above ``score``
-        (O(log n + BLOCK)); for tests."""
-        cdef int32_t block, index
-        if not self.placements or self.weighted:
-            raise ValueError("pairs_above needs the placements in unit mode")
-        if self.n_blocks == 0:
-            return 0.0
-        block = self.order[self._locate(score)]
-        index = self._lower(block, score)
-        if index < self.size[block] and self.key[block * BLOCK + index] == score:
-            index += 1
-        return self._pairs_above(block, index)
 
     @property
     def nbytes(self):
@@ -1580,629 +1258,6 @@ cdef class BlockedAUCEngine(PointEngine):
         keys, weight_neg, weight_pos, _, _ = self.items()
         return keys[::-1].copy(), weight_neg[::-1].copy(), weight_pos[::-1].copy()
 
-    def weights_at_or_above(self, double threshold):
-        """Class weights of the scores >= ``threshold``, and the class totals:
-        ``(above_neg, above_pos, total_neg, total_pos)`` (``_at_or_above``)."""
-        cdef double above_neg, above_pos, total_neg, total_pos
-        self._check_idle()
-        self._at_or_above(threshold, &above_neg, &above_pos, &total_neg, &total_pos)
-        return above_neg, above_pos, total_neg, total_pos
-
-    def weights_from(self, const double[::1] thresholds):
-        """For each threshold t, the class weights of the scores >= t (``_at_or_above``):
-        an array of shape (m, 2).  O(log n + BLOCK) each."""
-        cdef Py_ssize_t k, m = thresholds.shape[0]
-        cdef double total_neg, total_pos
-        weights_array = np.empty((m, 2))
-        cdef double[:, ::1] weights = weights_array
-        self._check_idle()
-        with nogil:
-            for k in range(m):
-                self._at_or_above(thresholds[k], &weights[k, 0], &weights[k, 1], &total_neg,
-                                  &total_pos)
-        return weights_array
-
-    cdef void _at_or_above(self, double threshold, double* above_neg, double* above_pos,
-                           double* total_neg, double* total_pos) noexcept nogil:
-        """The package's one threshold rule (docs/api.rst, "Thresholds"): the class weights
-        of the scores >= ``threshold``, class 1 at the threshold, and the class totals.
-        The scores > the double just below the threshold (the same for every double
-        score)."""
-        self._above(nextafter(threshold, -INFINITY), above_neg, above_pos, total_neg,
-                    total_pos)
-
-    cdef void _above(self, double threshold, double* above_neg, double* above_pos,
-                     double* total_neg, double* total_pos) noexcept nogil:
-        """Class weights of the scores strictly above ``threshold`` and the class totals
-        (R hmeasure's ``s > threshold``; the package's rule is ``_at_or_above``).  The class
-        weights of the blocks before the threshold's block (a walk up the segment tree)
-        and of its keys up to the threshold are subtracted from the totals.
-        O(log n + BLOCK)."""
-        cdef double below_neg, below_pos
-        cdef int32_t position, block, index
-        if self.n_blocks == 0:
-            above_neg[0] = above_pos[0] = total_neg[0] = total_pos[0] = 0.0
-            return
-        total_neg[0] = self._class_total(False)
-        total_pos[0] = self._class_total(True)
-        position = self._locate(threshold)
-        block = self.order[position]
-        self._prefix(position, &below_neg, &below_pos)
-        for index in range(self.size[block]):
-            if self.key[block * BLOCK + index] > threshold:
-                break
-            below_neg += self._held(block * BLOCK + index, False)
-            below_pos += self._held(block * BLOCK + index, True)
-        above_neg[0] = max(total_neg[0] - below_neg, 0.0)
-        above_pos[0] = max(total_pos[0] - below_pos, 0.0)
-
-    def fixed_level(self, bint spec_at_sens, double level):
-        """R hmeasure's ``Spec.Sens`` (``spec_at_sens``) or ``Sens.Spec`` at ``level``.
-
-        R's lookup (``Look.Up.AUC``) on the empirical class CDFs read from the
-        lowest score up, as ``AUCEngine.fixed_level``: the first group where
-        the CDF of one class exceeds its level, interpolated with the group
-        below as R does.  A descent of the segment tree on the class weights to
-        the block where the CDF crosses, then a scan of its keys: O(log n +
-        BLOCK).  The CDF values are formed as the from-scratch report forms them
-        (1 - (N - prefix) / N), so with unit weights the value is the same.
-        nan while a class is absent.
-        """
-        cdef double total_neg, total_pos, total, x, prefix
-        cdef double below_neg = 0.0, below_pos = 0.0, with_neg, with_pos
-        cdef Py_ssize_t node = 1, child
-        cdef int32_t block, index, slot
-        cdef bint found = False
-        self._check_idle()
-        if not self._both_classes(&total_neg, &total_pos):
-            return NAN
-        # Spec.Sens: the class 1 CDF against 1 - level; Sens.Spec: class 0 against level.
-        total = total_pos if spec_at_sens else total_neg
-        x = 1.0 - level if spec_at_sens else level
-        while node < self.leaves:
-            child = 2 * node
-            prefix = below_pos + self.tree[3 * child + 1] if spec_at_sens else (
-                below_neg + self.tree[3 * child])
-            if 1.0 - (total - prefix) / total > x:
-                node = child
-            else:
-                below_neg += self.tree[3 * child]
-                below_pos += self.tree[3 * child + 1]
-                node = child + 1
-        block = self.block_at_leaf[node - self.leaves]
-        with_neg = below_neg
-        with_pos = below_pos
-        if block >= 0:
-            for index in range(self.size[block]):
-                slot = block * BLOCK + index
-                below_neg = with_neg
-                below_pos = with_pos
-                with_neg += self._held(slot, False)
-                with_pos += self._held(slot, True)
-                prefix = with_pos if spec_at_sens else with_neg
-                if 1.0 - (total - prefix) / total > x:
-                    found = True
-                    break
-        if not found:  # not reached for a level in (0, 1): the CDF ends at 1
-            return NAN
-        return _level_lookup(spec_at_sens, x, total_neg, total_pos, below_neg, below_pos,
-                             with_neg, with_pos)
-
-    def crossings(self, bint by_sensitivity, const double[::1] levels):
-        """For each level, the first group of scores, from the lowest up, whose ROC point is
-        past it (``_crossed``), for pROC's ``coords`` at specificities or sensitivities.
-
-        Returns an array of shape (m, 7), one row per level: ``below_neg,
-        below_pos, with_neg, with_pos, previous_key, key, next_key``, the class
-        weights of the scores below the group and up to it (stored units), its
-        score and the scores of the nearest groups of positive weight below
-        and above it (nan where there is none); a row of nan while a class is
-        absent or when no group is past the level.  Per level a descent of the
-        segment tree on the class weights, then a scan of one block:
-        O(log n + BLOCK), and the keys of weight 0 passed on the way to a
-        neighbour.
-        """
-        cdef Py_ssize_t k, m = levels.shape[0]
-        found_array = np.full((m, 7), np.nan)
-        cdef double[:, ::1] found = found_array
-        self._check_idle()
-        with nogil:
-            for k in range(m):
-                self._crossing(by_sensitivity, levels[k], &found[k, 0])
-        return found_array
-
-    cdef bint _crossing(self, bint by_sensitivity, double level, double* found) noexcept nogil:
-        """One row of ``crossings`` into found[0..6] (left as it is when none: False)."""
-        cdef double total_neg, total_pos, below_neg = 0.0, below_pos = 0.0
-        cdef double with_neg, with_pos
-        cdef Py_ssize_t node = 1, child
-        cdef int32_t block, index, slot, position, leaf
-        cdef bint restarted = False
-        if not self._both_classes(&total_neg, &total_pos) or not _crossed(
-                by_sensitivity, level, total_neg, total_pos, total_neg, total_pos):
-            return False
-        while node < self.leaves:
-            child = 2 * node
-            if _crossed(by_sensitivity, level, total_neg, total_pos,
-                        below_neg + self.tree[3 * child], below_pos + self.tree[3 * child + 1]):
-                node = child
-            else:
-                below_neg += self.tree[3 * child]
-                below_pos += self.tree[3 * child + 1]
-                node = child + 1
-        # The block of the leaf reached (gaps weigh nothing: the next block to the right).
-        leaf = <int32_t>(node - self.leaves)
-        while leaf < self.leaves and self.block_at_leaf[leaf] < 0:
-            leaf += 1
-        position = -1  # the block's directory position, found only if the scan leaves it
-        block = self.block_at_leaf[leaf] if leaf < self.leaves else -1
-        # Scan the keys from there on.  With float weights a node's sum and its
-        # children's may differ in the last bit, so the descent can stop a block
-        # early or late; the scan then goes on, or starts again from the lowest key.
-        while True:
-            while block >= 0:
-                for index in range(self.size[block]):
-                    slot = block * BLOCK + index
-                    with_neg = below_neg + self._held(slot, False)
-                    with_pos = below_pos + self._held(slot, True)
-                    if _crossed(by_sensitivity, level, total_neg, total_pos, with_neg,
-                                with_pos):
-                        found[0] = below_neg
-                        found[1] = below_pos
-                        found[2] = with_neg
-                        found[3] = with_pos
-                        found[4] = self._present_key(block, index, -1)
-                        found[5] = self.key[slot]
-                        found[6] = self._present_key(block, index, 1)
-                        return True
-                    below_neg = with_neg
-                    below_pos = with_pos
-                if position < 0:
-                    position = self._locate(self.key[block * BLOCK])
-                position += 1
-                block = self.order[position] if position < self.n_blocks else -1
-            if restarted:
-                return False
-            restarted = True
-            position = 0
-            block = self.order[0]
-            below_neg = below_pos = 0.0
-
-    cdef double _rate_at(self, bint by_sensitivity, double level) noexcept nogil:
-        """pROC's ``coords`` of the current points: the sensitivity at specificity ``level``
-        or (``by_sensitivity``) the specificity at sensitivity ``level``; nan while a class
-        is absent.  The two points around the level (``_crossing``) and the straight line
-        between them, with the rates and the line formed as ``coords`` forms them."""
-        cdef double found[7], total_neg, total_pos, low_along, high_along, low_other, high_other
-        if not self._both_classes(&total_neg, &total_pos):
-            return NAN
-        if not self._crossing(by_sensitivity, level, found):
-            # No point's sensitivity falls below the level (0): the last point reads it.
-            return 1.0
-        # The points below the group (low) and up to it (high): rates from the weights at
-        # or above their thresholds, N - below.
-        low_other = (total_pos - found[1]) / total_pos
-        high_other = (total_pos - found[3]) / total_pos
-        low_along = (total_neg - (total_neg - found[0])) / total_neg
-        high_along = (total_neg - (total_neg - found[2])) / total_neg
-        if by_sensitivity:
-            # Along the sensitivity (high_other < level <= low_other), reading specificity.
-            if low_other == level:
-                return low_along
-            return high_along + ((level - high_other) / (low_other - high_other)
-                                 * (low_along - high_along))
-        if low_along >= level:  # only the first point, at a specificity of 0
-            return low_other
-        if high_along == level:
-            return high_other
-        return low_other + ((level - low_along) / (high_along - low_along)
-                            * (high_other - low_other))
-
-    cdef double _average_precision(self) noexcept nogil:
-        """``average_precision`` of the current points: one pass over the keys from the
-        highest, sum_k (tp_k - tp_(k-1)) tp_k / (tp_k + fp_k) / N1 (compensated); nan
-        while a class is absent.  O(n)."""
-        cdef double fp = 0.0, tp = 0.0, at_pos, total = 0.0, compensation = 0.0
-        cdef double total_neg, total_pos
-        cdef int32_t position, block, index, slot
-        if not self._both_classes(&total_neg, &total_pos):
-            return NAN
-        for position in range(self.n_blocks - 1, -1, -1):
-            block = self.order[position]
-            for index in range(self.size[block] - 1, -1, -1):
-                slot = block * BLOCK + index
-                fp += self._held(slot, False)
-                at_pos = self._held(slot, True)
-                if at_pos > 0.0:
-                    tp += at_pos
-                    compensated_add(&total, &compensation, at_pos * (tp / (tp + fp)))
-        return (total + compensation) / tp
-
-    cdef double _approx_average_precision(self, double epsilon) noexcept nogil:
-        """The average precision within ``epsilon`` (relative) of ``_average_precision``:
-        nan while a class is absent.
-
-        The distinct scores are read from the highest down in groups (runs of
-        consecutive keys, so a tie is never split).  A group starts at a key where
-        the class 1 and class 0 weights at or above it are tp0, fp0 and runs to the
-        last key whose tp, fp keep the precision's bracket within (1 + epsilon)^2:
-        every precision tp / (tp + fp) in a group ending at tp1, fp1 lies in
-        [tp0 / (tp0 + fp1), tp1 / (tp1 + fp0)] (``_past``).  The group's class 1
-        weight w (exact, from the segment tree's sums) times the harmonic mean of
-        the two ends is within (q - 1) / (q + 1) < epsilon of its exact share, q the
-        ends' ratio (docs/implementation.rst, "The approximate average
-        precision").  One block scan and one finger search of the segment tree per
-        group (``_group_end``)."""
-        cdef double ratio = (1.0 + epsilon) * (1.0 + epsilon), total = 0.0
-        cdef double above[4]  # class 0 and 1 weights above the cursor, then at its block's end
-        cdef double before_pos, start_neg, start_pos, weight, total_neg, total_pos
-        cdef int32_t block, index, slot
-        cdef Py_ssize_t leaf
-        if not self._both_classes(&total_neg, &total_pos):
-            return NAN
-        block = self.order[self.n_blocks - 1]
-        index = self.size[block] - 1
-        leaf = 3 * (<Py_ssize_t>self.leaves + self.leaf_of_block[block])
-        above[0] = above[1] = 0.0
-        above[2] = self.tree[leaf]
-        above[3] = self.tree[leaf + 1]
-        while block >= 0:
-            # The group's first key, then its end: the first key past its bracket.
-            slot = block * BLOCK + index
-            before_pos = above[1]
-            above[0] += _slot_weight(self, slot, False)
-            above[1] += _slot_weight(self, slot, True)
-            start_neg = above[0]
-            start_pos = above[1]
-            index -= 1
-            self._group_end(ratio, start_neg, start_pos, &block, &index, above)
-            weight = above[1] - before_pos
-            if weight > 0.0 and start_pos > 0.0:
-                total += 2.0 * weight / ((start_pos + above[0]) / start_pos
-                                         + (above[1] + start_neg) / above[1])
-        return total / above[1]
-
-    cdef void _group_end(self, double ratio, double start_neg, double start_pos,
-                         int32_t* at_block, int32_t* at_index, double* above) noexcept nogil:
-        """From the key at ``at_index`` of ``at_block`` down, the first key whose class
-        weights at or above it are past the group's bracket (``_past``).  Its block and
-        index go to ``at_*`` (block -1: none, the group runs to the lowest key);
-        ``above[0:2]`` gain the weights of the keys passed, ``above[2:4]`` are the
-        weights down to the end of the block reached.  The rest of the block is
-        skipped whole if its end is within the bracket, else scanned; then a finger
-        search: up from the block's leaf while the left siblings (the next lower
-        scores) stay within it, taking their weights, down into the first that does
-        not.  O(BLOCK + log n) per group."""
-        cdef int32_t block = at_block[0], index = at_index[0], slot
-        cdef Py_ssize_t node, child, leaf
-        cdef double neg, pos
-        while True:
-            if index >= 0 and not _past(ratio, start_neg, start_pos, above[2], above[3]):
-                index = -1
-                above[0] = above[2]
-                above[1] = above[3]
-            while index >= 0:
-                slot = block * BLOCK + index
-                neg = above[0] + _slot_weight(self, slot, False)
-                pos = above[1] + _slot_weight(self, slot, True)
-                if _past(ratio, start_neg, start_pos, neg, pos):
-                    at_block[0] = block
-                    at_index[0] = index
-                    return
-                above[0] = neg
-                above[1] = pos
-                index -= 1
-            # Every leaf from the block's on is read: climb while the left sibling stays
-            # within the bracket, taking its weights.
-            node = <Py_ssize_t>self.leaves + self.leaf_of_block[block]
-            while node > 1:
-                if node & 1:
-                    neg = above[0] + self.tree[3 * (node - 1)]
-                    pos = above[1] + self.tree[3 * (node - 1) + 1]
-                    if _past(ratio, start_neg, start_pos, neg, pos):
-                        node -= 1
-                        break
-                    above[0] = neg
-                    above[1] = pos
-                node >>= 1
-            if node == 1:
-                at_block[0] = -1
-                return
-            while node < self.leaves:
-                child = 2 * node + 1
-                neg = above[0] + self.tree[3 * child]
-                pos = above[1] + self.tree[3 * child + 1]
-                if _past(ratio, start_neg, start_pos, neg, pos):
-                    node = child
-                else:
-                    above[0] = neg
-                    above[1] = pos
-                    node = child - 1
-            # Gaps weigh nothing (a float node sum may still lead to one): the next
-            # block to the left.
-            leaf = node - self.leaves
-            while leaf >= 0 and self.block_at_leaf[leaf] < 0:
-                leaf -= 1
-            if leaf < 0:
-                at_block[0] = -1
-                return
-            block = self.block_at_leaf[leaf]
-            index = self.size[block] - 1
-            above[2] = above[0] + self.tree[3 * (self.leaves + leaf)]
-            above[3] = above[1] + self.tree[3 * (self.leaves + leaf) + 1]
-
-    def record_levels(self, double specificity, double sensitivity):
-        """Record the sensitivity at ``specificity`` and the specificity at ``sensitivity``
-        (each unless nan) in ``slide`` too (``_rate_at``)."""
-        self.level_specificity = specificity
-        self.level_sensitivity = sensitivity
-
-    def record_average_precision(self):
-        """Record the average precision in ``slide`` too: O(n) a step."""
-        self.with_average_precision = True
-
-    @property
-    def sens_at_spec(self):
-        return self._rate_at(False, self.level_specificity)
-
-    @property
-    def spec_at_sens(self):
-        return self._rate_at(True, self.level_sensitivity)
-
-    @property
-    def ap(self):
-        return self._average_precision()
-
-    def record_approx_average_precision(self, double epsilon):
-        """Record the average precision within ``epsilon`` in ``slide`` too (column
-        ``ap_approx``, ``_approx_average_precision``)."""
-        self.ap_epsilon = epsilon
-
-    @property
-    def ap_approx(self):
-        return self._approx_average_precision(self.ap_epsilon)
-
-    def approx_average_precision(self, double epsilon):
-        """The average precision within ``epsilon`` (relative) of the exact one, nan while
-        a class is absent (``_approx_average_precision``)."""
-        cdef double value
-        self._check_idle()
-        with nogil:
-            value = self._approx_average_precision(epsilon)
-        return value
-
-    cdef double _present_key(self, int32_t block, int32_t index, int32_t step) noexcept nogil:
-        """The score of the nearest key of positive weight after the key at ``index`` of
-        ``block``, upwards (``step`` 1) or downwards (-1); nan if none.  The directory is
-        searched only if the block has none."""
-        cdef int32_t position = -1, slot
-        while True:
-            index += step
-            while index < 0 or index >= self.size[block]:
-                if position < 0:
-                    position = self._locate(self.key[block * BLOCK])
-                position += step
-                if position < 0 or position >= self.n_blocks:
-                    return NAN
-                block = self.order[position]
-                index = self.size[block] - 1 if step < 0 else 0
-            slot = block * BLOCK + index
-            if self._held(slot, False) > 0.0 or self._held(slot, True) > 0.0:
-                return self.key[slot]
-
-    def _check(self):
-        """Every invariant, in O(n): blocks, directory, free ids, aggregates, 2U, scale."""
-        cdef Py_ssize_t position
-        n_blocks = self.n_blocks
-        self._check_layout()
-        if self.scratch_buffer.shape != (2 * self.leaves,):
-            raise AssertionError("the scratch buffer has the wrong size")
-        order = self.order_buffer[:n_blocks]
-        sizes = self.size_buffer[order]
-        pairs = self.weighted or self.placements
-        block_at_leaf = self.block_at_leaf_buffer
-        slots = self.leaf_of_block_buffer[order]
-        _, weight_neg, weight_pos, count_neg, count_pos = self.items()
-        if np.any(weight_neg[count_neg == 0] != 0) or np.any(weight_pos[count_pos == 0] != 0):
-            raise AssertionError("weight stored for a class without points")
-        if np.any(weight_neg < 0) or np.any(weight_pos < 0):
-            raise AssertionError("negative weight")
-        tree = self.tree_buffer
-        relative = 1e-12
-        # Block aggregates, then leaves, then inner nodes.
-        starts = np.cumsum(sizes) - sizes
-        for position in range(n_blocks):
-            block = order[position]
-            part = slice(starts[position], starts[position] + sizes[position])
-            neg, pos = weight_neg[part], weight_pos[part]
-            below = np.cumsum(neg) - neg
-            expected = (neg.sum(), pos.sum(),
-                        float(np.sum(pos * (2.0 * below + neg))) if pairs else 0.0)
-            if self.placements and not self.weighted:
-                # Unit mode: the block's 2U is an exact integer, kept by increments.
-                exact = _exact_pairs(count_neg[part].tolist(), count_pos[part].tolist())
-                if self.aggregate_buffer[block, 2] != exact:
-                    raise AssertionError(f"block {block} 2U {self.aggregate_buffer[block, 2]!r}"
-                                         f" != {exact}")
-            for column in range(3):
-                got = self.aggregate_buffer[block, column]
-                if abs(got - expected[column]) > relative * max(abs(expected[column]), 1.0):
-                    raise AssertionError(f"block {block} aggregate {column}: {got} != "
-                                         f"{expected[column]}")
-                if tree[self.leaves + slots[position], column] != got:
-                    raise AssertionError(f"the leaf of block {block} differs from it")
-        gaps = self.leaves + np.flatnonzero(block_at_leaf < 0)
-        if np.any(tree[gaps] != 0):
-            raise AssertionError("a gap's leaf is not zero")
-        # Every inner node is exactly what its children give (weighted nodes are recomputed,
-        # never adjusted, so the same operations give the same bits; unit-mode increments
-        # are integers, exact).
-        left, right = tree[2:2 * self.leaves:2], tree[3:2 * self.leaves:2]
-        expected = np.column_stack([
-            left[:, 0] + right[:, 0], left[:, 1] + right[:, 1],
-            left[:, 2] + right[:, 2] + 2.0 * right[:, 1] * left[:, 0] if pairs
-            else np.zeros(self.leaves - 1)])
-        stale = np.flatnonzero(np.any(tree[1:self.leaves] != expected, axis=1))
-        if stale.size:
-            raise AssertionError(f"segment node {stale[0] + 1} is stale")
-        if self.placements:
-            self._check_squares(order, slots, starts, sizes, weight_neg, weight_pos,
-                                count_neg, count_pos)
-        if self.weighted:
-            below = np.cumsum(weight_neg) - weight_neg
-            recomputed = float(np.sum(weight_pos * (2.0 * below + weight_neg)))
-            maintained = tree[1, 2] if n_blocks else 0.0
-            if fabs(maintained - recomputed) > 1e-12 * max(abs(recomputed), 1e-300):
-                raise AssertionError(f"2U {maintained!r} != recomputed {recomputed!r}")
-        else:
-            below = 0
-            recomputed = 0
-            for negatives, positives in zip(count_neg.tolist(), count_pos.tolist(), strict=True):
-                recomputed += positives * (2 * below + negatives)
-                below += negatives
-            maintained = self.twice_u + self.twice_u_compensation
-            if maintained != recomputed:
-                raise AssertionError(f"exact 2U {maintained!r} != recomputed {recomputed}")
-        if self.n_points == 0 and (self.weighted or n_blocks):
-            raise AssertionError("an empty structure must hold no block and be in unit mode")
-        if self.n_points == 0 and self.inverse_scale != 0.0:
-            raise AssertionError("an empty structure must have forgotten its weights' scale")
-        if self.inverse_scale != 0.0 and (
-                np.frexp(self.inverse_scale)[0] != 0.5 or not np.isfinite(self.inverse_scale)):
-            raise AssertionError(f"the weights' scale {self.inverse_scale!r} is not a power of two")
-        if self.inverse_scale == 0.0 and (np.any(weight_neg != 0) or np.any(weight_pos != 0)):
-            raise AssertionError("positive weight stored without a scale")
-        return True
-
-    def _check_layout(self):
-        """The sizes, ranges and links every operation relies on, in O(n) with numpy only
-        (never through the raw pointers): buffers, block ids, slots, sizes, keys, counts.
-        Run on every pickle before it is bound (``_rebuild_blocked``) and by ``_check``."""
-        capacity, leaves, n_blocks, n_free = (self.block_capacity, self.leaves, self.n_blocks,
-                                              self.n_free)
-        if not 1 <= capacity <= _MAX_BLOCKS or not 2 <= self.block_limit <= BLOCK:
-            raise AssertionError(f"a capacity of {capacity} blocks of at most "
-                                 f"{self.block_limit} keys is out of range")
-        if leaves < 2 * capacity or leaves & (leaves - 1):
-            raise AssertionError(
-                "the segment tree's leaves are not a power of two >= twice the capacity")
-        # The weight buffer exists in weighted mode only, one row per key slot.
-        if self.weighted != (self.weight_buffer is not None):
-            raise AssertionError("a weight buffer must exist exactly in weighted mode")
-        squares = self.placements and self.weighted
-        if (squares != (self.square_aggregate_buffer is not None)
-                or squares != (self.square_tree_buffer is not None)):
-            raise AssertionError(
-                "the M sums' buffers must exist, sized, with the placements in weighted mode")
-        keys = capacity * BLOCK
-        for name, shape, dtype in (
-                ("key", (keys,), np.float64), ("count_neg", (keys,), np.int32),
-                ("count_pos", (keys,), np.int32), ("weight", (keys, 4), np.float64),
-                ("size", (capacity,), np.int32), ("aggregate", (capacity, 3), np.float64),
-                ("order", (capacity,), np.int32), ("first", (capacity,), np.float64),
-                ("free", (capacity,), np.int32), ("tree", (2 * leaves, 3), np.float64),
-                ("leaf_of_block", (capacity,), np.int32),
-                ("block_at_leaf", (leaves,), np.int32),
-                ("square_aggregate", (capacity, 2), np.float64),
-                ("square_tree", (2 * leaves, 2), np.float64)):
-            buffer = getattr(self, name + "_buffer")
-            if buffer is None and name in ("weight", "square_aggregate", "square_tree"):
-                continue
-            if not (isinstance(buffer, np.ndarray) and buffer.dtype == dtype
-                    and buffer.shape == shape and buffer.flags.c_contiguous):
-                what = (f"{buffer.dtype} {buffer.shape}" if isinstance(buffer, np.ndarray)
-                        else type(buffer).__name__)
-                raise AssertionError(f"the {name} buffer has the wrong size or type: "
-                                     f"{what}, not {np.dtype(dtype)} {shape}")
-        if not (0 <= n_blocks <= capacity and n_blocks + n_free == capacity):
-            raise AssertionError("blocks in use and free do not add up to the capacity")
-        order = self.order_buffer[:n_blocks]
-        free = self.free_buffer[:n_free]
-        ids = np.concatenate([order, free])
-        if not np.array_equal(np.sort(ids), np.arange(capacity)):
-            raise AssertionError("a block id is lost or both used and free")
-        sizes = self.size_buffer[order]
-        if np.any(sizes < 1) or np.any(sizes > self.block_limit):
-            raise AssertionError(f"block sizes out of 1..{self.block_limit}: {sizes}")
-        # Gapped leaves: the blocks in directory order, each in exactly one slot.
-        leaf_of_block = self.leaf_of_block_buffer
-        block_at_leaf = self.block_at_leaf_buffer
-        slots = leaf_of_block[order]
-        if n_blocks and (np.any(np.diff(slots) <= 0) or slots[0] < 0
-                         or slots[n_blocks - 1] >= leaves):
-            raise AssertionError("the blocks' slots are not increasing in directory order")
-        if np.any(leaf_of_block[free] != -1):
-            raise AssertionError("a free block id has a slot")
-        occupied = np.flatnonzero(block_at_leaf >= 0)
-        if not (np.array_equal(occupied, slots) and np.array_equal(block_at_leaf[slots], order)):
-            raise AssertionError("the slots and the blocks at the leaves disagree")
-        if np.any(block_at_leaf[block_at_leaf < 0] != -1):
-            raise AssertionError("a gap is not marked -1")
-        keys, _, _, count_neg, count_pos = self.items()
-        if keys.size and not (np.all(keys[1:] > keys[:-1]) and np.all(np.isfinite(keys))):
-            raise AssertionError("keys are not finite and strictly increasing")
-        if not np.array_equal(self.first_buffer[:n_blocks],
-                              self.key_buffer[order.astype(np.int64) * BLOCK]):
-            raise AssertionError("the directory's first keys are stale")
-        if np.any(count_neg < 0) or np.any(count_pos < 0) or np.any(count_neg + count_pos == 0):
-            raise AssertionError("a key with a negative count or no point")
-        if int(count_neg.sum()) + int(count_pos.sum()) != self.n_points:
-            raise AssertionError("n_points differs from the counts")
-        return True
-
-    def _check_squares(self, order, slots, starts, sizes, weight_neg, weight_pos, count_neg,
-                       count_pos):
-        """The placements' sums against a recomputation: unit mode the exact Q1, Q0 (Python
-        integers) and zero Q buffers; weighted mode each block's M1, M0 to 1e-12 of the
-        uncentred sums, every leaf and node bit for bit from its block or children, the
-        root to 1e-11 of them."""
-        squares, tree = self.square_tree_buffer, self.tree_buffer
-        if not self.weighted:
-            expected = _exact_squares(count_neg.tolist(), count_pos.tolist())
-            if self.placement_squares() != expected:
-                raise AssertionError(
-                    f"squared placements {self.placement_squares()} != recomputed {expected}")
-            return
-        if self.placement_squares() != (0, 0):
-            raise AssertionError("exact Q sums left in weighted mode")
-        for position in range(self.n_blocks):
-            block = order[position]
-            part = slice(starts[position], starts[position] + sizes[position])
-            expected, scale = _float_squares(weight_neg[part], weight_pos[part])
-            for column in range(2):
-                got = self.square_aggregate_buffer[block, column]
-                if abs(got - expected[column]) > 1e-12 * max(scale[column], 1e-300):
-                    raise AssertionError(f"block {block} M sum {column}: {got!r} != "
-                                         f"{expected[column]!r}")
-                if squares[self.leaves + slots[position], column] != got:
-                    raise AssertionError(f"the M sums of block {block}'s leaf differ from it")
-        gaps = self.leaves + np.flatnonzero(self.block_at_leaf_buffer < 0)
-        if np.any(squares[gaps] != 0):
-            raise AssertionError("a gap's M sums are not zero")
-        left, right = slice(2, 2 * self.leaves, 2), slice(3, 2 * self.leaves, 2)
-        pooled = []
-        for column, (inner, outer) in enumerate(((left, right), (right, left))):
-            # _square_node's arithmetic, operation for operation: class 1 (column 0) is
-            # shifted by the left child's class 0 weight, class 0 by the right's class 1.
-            weight_left, weight_right = tree[left, 1 - column], tree[right, 1 - column]
-            both = (weight_left > 0) & (weight_right > 0)
-            with np.errstate(divide="ignore", invalid="ignore"):
-                gap = (tree[outer, 2] / tree[outer, 1 - column]
-                       + (2.0 * tree[inner, column] - tree[inner, 2] / tree[inner, 1 - column]))
-                cross = gap * gap * (weight_left * weight_right / (weight_left + weight_right))
-            plain = squares[left, column] + squares[right, column]
-            pooled.append(np.where(both, plain + cross, plain))
-        stale = np.flatnonzero((squares[1:self.leaves, 0] != pooled[0])
-                               | (squares[1:self.leaves, 1] != pooled[1]))
-        if stale.size:
-            raise AssertionError(f"the M sums of segment node {stale[0] + 1} are stale")
-        expected, scale = _float_squares(weight_neg, weight_pos)
-        for column in range(2):
-            bound = 1e-11 * max(scale[column], 1e-300)
-            if fabs(squares[1, column] - expected[column]) > bound:
-                raise AssertionError(f"M sum {column} {squares[1, column]!r} != recomputed "
-                                     f"{expected[column]!r}")
-
     def __reduce__(self):
         self._check_idle()
         return (_rebuild_blocked, (_FORMAT, self._buffers(), self.block_capacity,
@@ -2210,26 +1265,21 @@ cdef class BlockedAUCEngine(PointEngine):
                                    self.n_points, self.weighted, self.twice_u,
                                    self.twice_u_compensation, self.inverse_scale,
                                    self.placements, self.placement_squares(),
-                                   (self.interval, self.quantile_low, self.quantile_high,
-                                    self.newest_decay),
-                                   (self.at_threshold, self.threshold,
-                                    self.level_specificity, self.level_sensitivity,
-                                    self.with_average_precision, self.ap_epsilon), self.box))
+                                   self.newest_decay, self.readers))
 
 
 # The layout of the pickles ``__reduce__`` writes.
-_FORMAT = 4
+_FORMAT = 5
 
-# R hmeasure's metrics at a threshold, in the order ``_threshold_into`` writes them.
-_THRESHOLD_COLUMNS = ("er", "sens", "spec", "precision", "f", "youden")
 
 
 def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, leaves,
                      block_limit, n_points, weighted, twice_u, compensation, inverse_scale,
-                     placements, placement_squares, interval, threshold, box,
+                     placements, placement_squares, newest_decay, readers,
                      engine_type=BlockedAUCEngine):
     # ``engine_type``: a subclass rebuilding its base state first (it recomputes its own).
     cdef BlockedAUCEngine engine = engine_type.__new__(engine_type)
+    from hmeasure_stream._engines._blocked_check import check_layout
     if format_version != _FORMAT:
         raise ValueError(f"a blocked engine pickled in format {format_version!r}; this "
                          f"version reads format {_FORMAT}")
@@ -2255,19 +1305,164 @@ def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, 
         engine.twice_u = twice_u
         engine.twice_u_compensation = compensation
         engine.inverse_scale = inverse_scale
-        engine.interval, engine.quantile_low, engine.quantile_high, engine.newest_decay = interval
-        (engine.at_threshold, engine.threshold, engine.level_specificity,
-         engine.level_sensitivity, engine.with_average_precision, engine.ap_epsilon) = threshold
-        engine._check_layout()
+        engine.newest_decay = newest_decay
+        check_layout(engine)
     except (AssertionError, OverflowError, TypeError, ValueError) as error:
         raise ValueError(f"cannot unpickle this blocked engine: {error}") from None
     engine.scratch_buffer = np.zeros(2 * leaves, dtype=np.int32)
     engine._bind()
-    if box is not None:
-        # (At run time: the partial areas' module builds on this one.)
-        from hmeasure_stream._engines._tree_partial import record_box
-        record_box(engine, *box)
+    for module, function, arguments in readers:
+        # (At run time: the readers' modules build on this one.)
+        if not module.startswith("hmeasure_stream._engines._"):
+            raise ValueError(f"cannot unpickle this blocked engine: {module!r} is no reader")
+        getattr(import_module(module), function)(engine, *arguments)
     return engine
+
+
+# ----------------------------------------------------------------------
+# The gapped leaves (a packed-memory array of the blocks in score order) and the
+# blocks' aggregates: functions of the engine, not hooks (no subclass changes them).
+
+cdef int _spread_all(BlockedAUCEngine self) except -1 nogil:
+    """Spread the blocks evenly over all the leaves (after they doubled) and recompute
+    every leaf and node."""
+    cdef int32_t position, slot
+    cdef int64_t leaves = self.leaves, n = self.n_blocks
+    for slot in range(self.leaves):
+        self.block_at_leaf[slot] = -1
+        self.scratch[slot] = slot
+    for position in range(self.n_blocks):
+        slot = <int32_t>(((2 * position + 1) * leaves) // (2 * n))
+        self.block_at_leaf[slot] = self.order[position]
+        self.leaf_of_block[self.order[position]] = slot
+    return self._refresh(self.scratch, self.leaves)
+
+
+cdef int _place_after(BlockedAUCEngine self, int32_t block,
+                     int32_t new_block) except -1 nogil:
+    """Give ``new_block`` (just split from ``block``) the leaf after ``block``'s:
+    a neighbouring gap if there is one, else respread the smallest aligned window
+    around ``block``'s slot whose density stays under its threshold (1 near the
+    leaves down to 1/2 at the root, which always holds: blocks <= leaves / 2)."""
+    cdef int32_t slot = self.leaf_of_block[block], height = _log2(self.leaves)
+    cdef int32_t level, width, low, index, count = 1, scanned_low = slot, scanned_high
+    cdef int32_t* changed = self.scratch
+    if slot + 1 < self.leaves and self.block_at_leaf[slot + 1] < 0:
+        self.block_at_leaf[slot + 1] = new_block
+        self.leaf_of_block[new_block] = slot + 1
+        changed[0] = slot
+        changed[1] = slot + 1
+        return self._refresh(changed, 2)
+    if slot > 0 and self.block_at_leaf[slot - 1] < 0:
+        self.block_at_leaf[slot - 1] = block
+        self.leaf_of_block[block] = slot - 1
+        self.block_at_leaf[slot] = new_block
+        self.leaf_of_block[new_block] = slot
+        changed[0] = slot - 1
+        changed[1] = slot
+        return self._refresh(changed, 2)
+    scanned_high = slot + 1
+    for level in range(1, height + 1):
+        width = 1 << level
+        low = slot & ~(width - 1)
+        # Count the blocks of the window, scanning only the part not seen yet.
+        for index in range(low, scanned_low):
+            count += self.block_at_leaf[index] >= 0
+        for index in range(scanned_high, low + width):
+            count += self.block_at_leaf[index] >= 0
+        scanned_low = low
+        scanned_high = low + width
+        # With the new block: count + 1 <= (1 - level / (2 height)) width.
+        if (<int64_t>count + 1) * 2 * height <= (<int64_t>2 * height - level) * width:
+            return _spread(self, low, width, block, new_block)
+    with gil:
+        raise AssertionError("the blocked engine's leaves are over half full")
+
+
+cdef int _spread(BlockedAUCEngine self, int32_t low, int32_t width, int32_t after,
+                 int32_t new_block) except -1 nogil:
+    """Respread the blocks of the window ``low .. low + width - 1`` evenly, with
+    ``new_block`` inserted after ``after``; refresh only the slots that changed."""
+    cdef int32_t* blocks = self.scratch
+    cdef int32_t* changed = self.scratch + self.leaves
+    cdef int32_t slot, block, occupant, m = 0, taken = 0, n_changed = 0
+    cdef int64_t target
+    for slot in range(low, low + width):
+        block = self.block_at_leaf[slot]
+        if block >= 0:
+            blocks[m] = block
+            m += 1
+            if block == after:
+                blocks[m] = new_block
+                m += 1
+    target = ((2 * <int64_t>taken + 1) * width) // (2 * m)
+    for slot in range(low, low + width):
+        occupant = -1
+        if taken < m and slot - low == target:
+            occupant = blocks[taken]
+            taken += 1
+            target = ((2 * <int64_t>taken + 1) * width) // (2 * m)
+        if (occupant != self.block_at_leaf[slot] or occupant == after
+                or (occupant == new_block and occupant >= 0)):
+            changed[n_changed] = slot
+            n_changed += 1
+            self.block_at_leaf[slot] = occupant
+            if occupant >= 0:
+                self.leaf_of_block[occupant] = slot
+    return self._refresh(changed, n_changed)
+
+
+cdef void _block_aggregate(BlockedAUCEngine self, int32_t block) noexcept nogil:
+    """Recompute a block's class weights (and, weighted or with the placements, its 2U;
+    weighted with the placements, its M1 and M0) from its keys."""
+    cdef int32_t index, slot = block * BLOCK
+    cdef double neg = 0.0, pos = 0.0, pairs = 0.0, at_neg, at_pos, own, square, mean
+    cdef int64_t count_neg = 0, count_pos = 0, count_pairs = 0
+    if self.weighted:
+        for index in range(self.size[block]):
+            at_neg = self.weight[4 * (slot + index)] + self.weight[4 * (slot + index) + 2]
+            at_pos = (self.weight[4 * (slot + index) + 1]
+                      + self.weight[4 * (slot + index) + 3])
+            pairs += at_pos * (2.0 * neg + at_neg)
+            neg += at_neg
+            pos += at_pos
+        if self.square_aggregate != NULL:
+            # Centred on the block's means (2U / W): a second pass over the keys.
+            square = 0.0
+            at_neg = 0.0
+            mean = pairs / pos if pos > 0.0 else 0.0
+            for index in range(self.size[block]):
+                own = (2.0 * at_neg + self.weight[4 * (slot + index)]
+                       + self.weight[4 * (slot + index) + 2]) - mean
+                square += (self.weight[4 * (slot + index) + 1]
+                           + self.weight[4 * (slot + index) + 3]) * own * own
+                at_neg += self.weight[4 * (slot + index)] + self.weight[4 * (slot + index) + 2]
+            self.square_aggregate[2 * block] = square
+            # M0 from the top key down (exclusive suffixes, no subtraction).
+            square = 0.0
+            at_pos = 0.0
+            mean = pairs / neg if neg > 0.0 else 0.0
+            for index in range(self.size[block] - 1, -1, -1):
+                own = (2.0 * at_pos + self.weight[4 * (slot + index) + 1]
+                       + self.weight[4 * (slot + index) + 3]) - mean
+                square += (self.weight[4 * (slot + index)]
+                           + self.weight[4 * (slot + index) + 2]) * own * own
+                at_pos += (self.weight[4 * (slot + index) + 1]
+                           + self.weight[4 * (slot + index) + 3])
+            self.square_aggregate[2 * block + 1] = square
+    else:
+        for index in range(self.size[block]):
+            count_pairs += self.count_pos[slot + index] * (
+                2 * count_neg + self.count_neg[slot + index])
+            count_neg += self.count_neg[slot + index]
+            count_pos += self.count_pos[slot + index]
+        neg = <double>count_neg
+        pos = <double>count_pos
+        if self.placements:
+            pairs = <double>count_pairs
+    self.aggregate[3 * block] = neg
+    self.aggregate[3 * block + 1] = pos
+    self.aggregate[3 * block + 2] = pairs
 
 
 cdef inline void _prefetch_counts(BlockedAUCEngine self, int32_t block) noexcept nogil:
@@ -2290,7 +1485,7 @@ cdef int _track_all(BlockedAUCEngine self) except -1 nogil:
     if self.weighted:
         for position in range(self.n_blocks):
             block = self.order[position]
-            self._block_aggregate(block)
+            _block_aggregate(self, block)
             self.scratch[position] = self.leaf_of_block[block]
         return self._refresh(self.scratch, self.n_blocks)
     # Counts in integers: the class 1 weight above a key is the total less what is below
@@ -2343,45 +1538,6 @@ cdef object _wide_value(wide_uint value):
 cdef void _set_wide(wide_uint* target, object value):
     target.low = value & 0xFFFFFFFFFFFFFFFF
     target.high = (value >> 64) & 0xFFFFFFFFFFFFFFFF
-
-
-def _exact_pairs(count_neg, count_pos):
-    """2U of keys in increasing order with these class counts (Python integers)."""
-    below = pairs = 0
-    for negatives, positives in zip(count_neg, count_pos, strict=True):
-        pairs += positives * (2 * below + negatives)
-        below += negatives
-    return pairs
-
-
-def _exact_squares(count_neg, count_pos):
-    """Q1 and Q0 of keys in increasing order with these class counts (Python integers)."""
-    square_pos = square_neg = below = above = 0
-    for negatives, positives in zip(count_neg, count_pos, strict=True):
-        square_pos += positives * (2 * below + negatives) ** 2
-        below += negatives
-    for negatives, positives in zip(reversed(count_neg), reversed(count_pos), strict=True):
-        square_neg += negatives * (2 * above + positives) ** 2
-        above += positives
-    return square_pos, square_neg
-
-
-def _float_squares(weight_neg, weight_pos):
-    """M1 and M0 of keys in increasing order with these class weights (the class's
-    placement numerators centred on their weighted mean: exclusive prefix and suffix sums,
-    two passes), and the uncentred Q1 and Q0, the scale of their rounding."""
-    if weight_neg.size == 0:
-        return (0.0, 0.0), (0.0, 0.0)
-    below = np.concatenate(([0.0], np.cumsum(weight_neg)[:-1]))
-    above = np.concatenate((np.cumsum(weight_pos[::-1])[::-1][1:], [0.0]))
-    centred, uncentred = [], []
-    for weight, own in ((weight_pos, 2.0 * below + weight_neg),
-                        (weight_neg, 2.0 * above + weight_pos)):
-        total = float(np.sum(weight))
-        mean = float(np.sum(weight * own)) / total if total > 0 else 0.0
-        centred.append(float(np.sum(weight * (own - mean) ** 2)))
-        uncentred.append(float(np.sum(weight * own ** 2)))
-    return tuple(centred), tuple(uncentred)
 
 
 def update_row(list engines, Py_ssize_t code, list scores, double weight, bint adding,

@@ -588,13 +588,13 @@ cdef class BlockedHullEngine(BlockedAUCEngine):
             out[row, 4] = mer
             out[row, 5] = mwl
             column = 6
-        self._record_extras(out, row, column)
+        self._record_extras(&out[row, 0], column)
 
     @property
     def columns(self):
         """The metrics ``_record`` writes, in the column order of ``slide``'s ``out``."""
         report = ("ks", "mer", "mwl") if self.report_cost == self.report_cost else ()
-        return ("auc", "h", "auch", *report, *self._extra_columns())
+        return ("auc", "h", "auch", *report, *BlockedAUCEngine.columns.__get__(self)[1:])
 
     @property
     def h(self):

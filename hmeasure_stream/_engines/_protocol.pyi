@@ -22,6 +22,7 @@ class Guarded:
 
 @disjoint_base
 class PointEngine(Guarded):
+    def value(self, name: str) -> Any: ...
     def forget_add(
         self, forgetting: Any, y_true: Any, y_score: Any, weight: Any = 1.0, time: Any = None
     ) -> Any: ...

@@ -291,6 +291,10 @@ cdef class PointEngine(Guarded):
         """The engine's main metric."""
         return None
 
+    def value(self, name):
+        """The current value of the column ``name`` of ``columns``."""
+        return getattr(self, name)
+
     # ------------------------------------------------------------------
     # Single points and batches.
 

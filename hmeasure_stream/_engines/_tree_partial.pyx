@@ -466,20 +466,24 @@ def record_box(BlockedAUCEngine blocked, double a, double b, double c, double d,
     """Have ``blocked`` record the partial area in the box [a, b] x [c, d] (rates) in
     ``slide``, McClish-corrected with ``corrected`` (the window metric "pauc"); it keeps
     its pair sums from now on.  O(log n + BLOCK) a point."""
+    cdef double params[7]
+    box = (a, b, c, d, has_fpr, has_tpr, corrected)
     blocked.track_variance()
-    blocked.box = (a, b, c, d, has_fpr, has_tpr, corrected)
-    for index, value in enumerate(blocked.box):
-        blocked.box_values[index] = value
-    blocked.box_reader = _box_pauc
+    for index, value in enumerate(box):
+        params[index] = value
+    blocked.attach(_record_pauc, params, 7, ("pauc",), (__name__, "record_box", box))
 
 
-cdef double _box_pauc(BlockedAUCEngine blocked) noexcept nogil:
+cdef Py_ssize_t _record_pauc(BlockedAUCEngine blocked, const double* box, double* row,
+                             Py_ssize_t column) noexcept nogil:
     """The partial area of ``record_box``'s box (nan while a class is absent)."""
-    cdef double* box = blocked.box_values
     cdef double area = box_fraction(blocked, box[0], box[1], box[2], box[3])
     if box[6] != 0.0 and (box[4] != 0.0 or box[5] != 0.0) and area == area:
-        return mcclish(area, box[0], box[1], box[2], box[3], box[4] != 0.0, box[5] != 0.0)
-    return min(max(area, 0.0), 1.0) if area == area else area
+        area = mcclish(area, box[0], box[1], box[2], box[3], box[4] != 0.0, box[5] != 0.0)
+    elif area == area:
+        area = min(max(area, 0.0), 1.0)
+    row[column] = area
+    return 1
 
 
 # ----------------------------------------------------------------------

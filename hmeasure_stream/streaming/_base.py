@@ -26,8 +26,12 @@ from hmeasure_stream._core.curves import (
     threshold_table,
 )
 from hmeasure_stream._core.groups import roc_sums
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._protocol import Claim, Status
+from hmeasure_stream._engines._read_levels import crossings
+from hmeasure_stream._engines._read_precision import read as read_average_precision
+from hmeasure_stream._engines._read_threshold import weights_from
 from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting
 from hmeasure_stream._validation import (
     EXACT_SCALE,
@@ -429,8 +433,8 @@ class PointSet(Pickled, _PointSlots):
         docs/implementation.rst, "The approximate average precision")."""
         if epsilon is not None:
             epsilon = check_probability_level(epsilon, "epsilon")
-            if hasattr(self._engine, "approx_average_precision"):
-                return self._engine.approx_average_precision(epsilon)
+            if isinstance(self._engine, BlockedAUCEngine):
+                return read_average_precision(self._engine, epsilon)
         if not (self._engine.weight_neg > 0 and self._engine.weight_pos > 0):
             return np.nan
         return average_precision_of(*self._sums()[1:])
@@ -450,10 +454,10 @@ class PointSet(Pickled, _PointSlots):
         if not (total_neg > 0 and total_pos > 0):
             nan = np.full(values.shape[0], np.nan)
             return table(ret, nan, nan, nan, nan, nan, np.nan, np.nan)
-        if not hasattr(engine, "crossings"):  # the treap's engine (ApproxAUC): from its groups
+        if not isinstance(engine, BlockedAUCEngine):  # ApproxAUC's treap: from its groups
             return coords_of(*self._sums(units=True), values, input, ret, best_method)
         if keys is not None:
-            above = engine.weights_from(keys) * units
+            above = weights_from(engine, keys) * units
             return threshold_table(ret, values, above[:, 0], above[:, 1], total_neg * units,
                                    total_pos * units)
         lower, upper = self._points_around(input == "sensitivity", values, total_neg, total_pos)
@@ -466,7 +470,7 @@ class PointSet(Pickled, _PointSlots):
         ``values``, as ``coords_between`` reads them: (lower, upper), each an array of
         rows (thresholds, class weight 0 at or above them, class weight 1), in the
         engine's units (class totals ``total_neg``, ``total_pos``)."""
-        found = self._engine.crossings(by_sensitivity, values)
+        found = crossings(self._engine, by_sensitivity, values)
         below_neg, below_pos, with_neg, with_pos, previous_key, key, next_key = found.T
         # The points of the thresholds just below the group and just above it.
         below = np.array([np.where(np.isnan(previous_key), -np.inf,

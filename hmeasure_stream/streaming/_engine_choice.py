@@ -9,14 +9,12 @@ and :func:`window_engines` makes the fewest engines that serve them all.
 import numpy as np
 
 from hmeasure_stream._core.binning import TRANSFORMS
-from hmeasure_stream._core.delong import normal_quantiles
 from hmeasure_stream._engines._approx_auc import ApproxAUCEngine
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._calibration import CalibrationEngine
 from hmeasure_stream._engines._cost import mwl_cost
-from hmeasure_stream._engines._tree_partial import record_box
 from hmeasure_stream.metric_table import (
     BINS,
     CALIBRATION,
@@ -35,8 +33,8 @@ from hmeasure_stream.metric_table import (
 )
 from hmeasure_stream.streaming.multiclass import MulticlassWindow
 
-__all__ = ["ORDER_NEEDS", "needing", "options_needing", "unit_weight_metrics",
-           "window_engines"]
+__all__ = ["ORDER_NEEDS", "attach_readers", "bins_engine", "compressed_engine", "hull_engine",
+           "needing", "options_needing", "unit_weight_metrics", "window_engines"]
 
 # What the one blocked engine of a window serves beyond the exact AUC: the metrics
 # read from the score order.
@@ -99,19 +97,9 @@ def window_engines(chosen, *, capacity, seed, window=None):
                                  capacity)]
     engines = []
     if needing(chosen, BINS):
-        # The rule of binned_auc, frozen (a log-log alpha of None, nan here, is
-        # estimated from the first chunk).
-        binning = options_needing(chosen, BINS)
-        lo, hi = binning.score_range
-        engine = BinTree(binning.bins)
-        engine.set_binning(lo, hi - lo, TRANSFORMS[binning.transform],
-                           0.0 if binning.transform is None
-                           else np.nan if binning.loglog_alpha is None else binning.loglog_alpha)
-        engines.append(engine)
+        engines.append(bins_engine(options_needing(chosen, BINS)))
     if needing(chosen, COMPRESSED):
-        compression = options_needing(chosen, COMPRESSED)
-        engines.append(ApproxAUCEngine(compression.epsilon, compression.relative_to == "1-auc",
-                                       capacity, seed))
+        engines.append(compressed_engine(options_needing(chosen, COMPRESSED), capacity, seed))
     if needing(chosen, CALIBRATION):
         engines.append(_calibration_engine(chosen))
     if (any(needing(chosen, need) for need in ORDER_NEEDS)
@@ -119,32 +107,26 @@ def window_engines(chosen, *, capacity, seed, window=None):
                    for name in chosen)):
         # One blocked engine (the hull's when a hull metric is asked) keeps the window's
         # points in score order and records every metric read from that order.
-        blocked = (_hull_engine(chosen, capacity) if needing(chosen, HULL)
-                   else BlockedAUCEngine(capacity))
-        if needing(chosen, THRESHOLD):
-            # R hmeasure's metrics at a threshold: a walk up the segment tree per step.
-            blocked.record_threshold(options_needing(chosen, THRESHOLD).threshold)
-        if needing(chosen, LEVEL):
-            # pROC's coords at fixed rates: a descent of the segment tree per step.
-            rates = options_needing(chosen, LEVEL)
-            blocked.record_levels(rates.specificity if "sens_at_spec" in chosen else np.nan,
-                                  rates.sensitivity if "spec_at_sens" in chosen else np.nan)
-        if needing(chosen, CURVE_WALK):
-            blocked.record_average_precision()
-        if needing(chosen, PRECISION_GROUPS):
-            blocked.record_approx_average_precision(options_needing(chosen,
-                                                                     PRECISION_GROUPS).epsilon)
-        if needing(chosen, PARTIAL_BOX):
-            box = options_needing(chosen, PARTIAL_BOX)
-            (a, b), (c, d) = box.box
-            record_box(blocked, a, b, c, d, box.fpr_range is not None,
-                       box.tpr_range is not None, box.correction == "mcclish")
-        if needing(chosen, VARIANCE):
-            # DeLong's variance, maintained with the AUC; the interval as auc_ci's.
-            level = options_needing(chosen, VARIANCE).level
-            blocked.record_interval(*normal_quantiles(level))
+        blocked = (hull_engine(options_needing(chosen, HULL), capacity,
+                               report=bool(needing(chosen, REPORT)),
+                               lower=bool(needing(chosen, LOWER_HULL)))
+                   if needing(chosen, HULL) else BlockedAUCEngine(capacity))
+        attach_readers(blocked, chosen)
         engines.insert(0, blocked)
     return engines
+
+
+def attach_readers(blocked, chosen):
+    """Have the order engine ``blocked`` record every metric of ``chosen`` that has a
+    reader in the metric table: one loop over the table, each reader attached once for
+    the metrics that share it."""
+    attached = set()
+    for name in METRICS:
+        reader = METRICS[name].reader
+        if name in chosen and reader is not None:
+            identity = reader.identity(chosen[name])
+            if identity not in attached:
+                attached.add(reader.attach(blocked, chosen[name]))
 
 
 def _calibration_engine(chosen):
@@ -155,10 +137,28 @@ def _calibration_engine(chosen):
     return CalibrationEngine(names, np.linspace(0.0, 1.0, bins[0].n_bins + 1) if bins else None)
 
 
-def _hull_engine(chosen, capacity):
-    """The maintained hull of H, AUCH and R's KS, MER and MWL."""
-    cost = options_needing(chosen, HULL)
-    report = needing(chosen, REPORT)
+def bins_engine(binning):
+    """The bins of ``binning`` (:class:`Binning`): ``binned_auc``'s rule, frozen (a
+    log-log alpha of None, nan here, is estimated from the first chunk)."""
+    lo, hi = binning.score_range
+    engine = BinTree(binning.bins)
+    engine.set_binning(lo, hi - lo, TRANSFORMS[binning.transform],
+                       0.0 if binning.transform is None
+                       else np.nan if binning.loglog_alpha is None else binning.loglog_alpha)
+    return engine
+
+
+def compressed_engine(compression, capacity, seed):
+    """Tatti's compressed list of ``compression`` (:class:`Compression`)."""
+    return ApproxAUCEngine(compression.epsilon, compression.relative_to == "1-auc", capacity,
+                           seed)
+
+
+def hull_engine(cost, capacity, *, report=False, lower=False):
+    """The maintained hull of H, AUCH and R's KS, MER and MWL for ``cost`` (:class:`HCost`):
+    the exact H when the priors come from the points and the cost distribution does not
+    depend on them, the approximate H of ``cost.epsilon`` otherwise; R's report's
+    descents with ``report``, the lower hull (KS) with ``lower``."""
     if cost.epsilon is not None:
         if report:
             raise ValueError(
@@ -179,6 +179,6 @@ def _hull_engine(chosen, capacity):
         # R hmeasure's KS, MER and MWL (priors from the window, MWL at the
         # Beta's mode): hull descents, KS with the lower hull as well.
         engine.record_report(mwl_cost(*cost.rule.shape, None))
-        if needing(chosen, LOWER_HULL):
+        if lower:
             engine.track_lower()
     return engine

@@ -11,6 +11,7 @@ import numpy as np
 from hmeasure_stream._core.delong import ConfidenceInterval, delong_interval
 from hmeasure_stream._core.partial import corrected, exact_area
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
+from hmeasure_stream._engines._read_delong import variance
 from hmeasure_stream._engines._tree_partial import box_area_parts, read_partial
 from hmeasure_stream._validation import (
     Correction,
@@ -111,7 +112,7 @@ class DynamicAUC(WindowedPointSet):
         scale = engine.scale
         if self._forgetting is not None:
             scale /= self._forgetting.newest_factor()
-        return engine.variance(scale)
+        return variance(engine, scale)
 
     def auc_ci(self, level: float = 0.95) -> ConfidenceInterval:
         """DeLong's ``(low, high, estimate)``, as :func:`~hmeasure_stream.auc_ci`; O(1)."""

@@ -603,7 +603,8 @@ class DelayedAUC(Pickled):
         """DeLong's interval ``(low, high, estimate)`` of the realized AUC (``auc_lo``)."""
         self._hand_over_decay()
         engine = self._realized[0]  # (the blocked engine of the interval and the AUC)
-        return ConfidenceInterval(float(engine.auc_lo), float(engine.auc_hi), float(engine.auc))
+        return ConfidenceInterval(float(engine.value("auc_lo")), float(engine.value("auc_hi")),
+                                  float(engine.auc))
 
     @property
     def n_pending(self) -> int:

@@ -6,6 +6,8 @@ from typing import Literal
 from hmeasure_stream._core.report import r_report, report_levels
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._cost import mwl_cost
+from hmeasure_stream._engines._read_levels import fixed_level
+from hmeasure_stream._engines._read_threshold import weights_at_or_above
 from hmeasure_stream._validation import (
     Duration,
     FloatArray,
@@ -157,14 +159,14 @@ class DynamicH(_HullPointSet):
         curve = {"H": self.h, "AUCH": self.auch, "KS": ks, "MER": mer, "MWL": mwl}
         # In the caller's units: the engine stores weights scaled by a power of two.
         above_neg, above_pos, total_neg, total_pos = (
-            value * engine.scale for value in engine.weights_at_or_above(key))
+            value * engine.scale for value in weights_at_or_above(engine, key))
         counts = None
         if total_neg > 0 and total_pos > 0:
             counts = (above_pos, above_neg, total_neg - above_neg, total_pos - above_pos)
         return r_report(
             levels, self.auc, curve,
-            spec_at_sens=lambda level: engine.fixed_level(True, level),
-            sens_at_spec=lambda level: engine.fixed_level(False, level),
+            spec_at_sens=lambda level: fixed_level(engine, True, level),
+            sens_at_spec=lambda level: fixed_level(engine, False, level),
             counts=counts,
         )
 

@@ -467,6 +467,10 @@ class MulticlassWindow(Pickled):
     own_window = True
     columns = ("multiclass_auc",)
 
+    def value(self, name: str) -> float:
+        """The current value of the column ``name`` of ``columns``."""
+        return float(getattr(self, name))
+
     __slots__ = ("_average", "_classes", "_counts", "_engines", "_mass", "_method", "_ring",
                  "_rings", "_since_exact", "_window")
 

@@ -310,8 +310,8 @@ class SlidingWindow(Pickled):
             raise AttributeError(
                 f"{name!r} is not among this window's metrics {list(self._metrics)}"
             )
-        return float(getattr(next(engine for engine in self._engines if name in engine.columns),
-                             name))
+        return float(next(engine for engine in self._engines
+                          if name in engine.columns).value(name))
 
     def threshold_metrics(self) -> dict[str, float]:
         """The metrics followed at the threshold (``"er"``, ``"sens"``, ...), by name.  O(log w)."""

@@ -20,6 +20,8 @@ from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
 from hmeasure_stream._engines._cost import CostRule
 from hmeasure_stream._engines._protocol import Status
+from hmeasure_stream._engines._read_levels import fixed_level
+from hmeasure_stream._engines._read_threshold import weights_at_or_above
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream.metrics import h_measure
 
@@ -152,13 +154,13 @@ def test_fixed_level_and_weights_at_or_above_against_r(level, block_limit):
         all_y, all_s = np.concatenate((all_y, y)), np.concatenate((all_s, s))
         assert engine._check()
         expected = r_style_report(all_y, all_s, level=level)
-        assert engine.fixed_level(True, level) == pytest.approx(expected["Spec.Sens"],
+        assert fixed_level(engine, True, level) == pytest.approx(expected["Spec.Sens"],
                                                                 abs=1e-14)
-        assert engine.fixed_level(False, level) == pytest.approx(expected["Sens.Spec"],
+        assert fixed_level(engine, False, level) == pytest.approx(expected["Sens.Spec"],
                                                                  abs=1e-14)
         for threshold in (-1.0, 0.0, 1.0, 1.5, 3.0, 9.0):
             above = all_s >= threshold
-            assert engine.weights_at_or_above(threshold) == (
+            assert weights_at_or_above(engine, threshold) == (
                 float(np.sum(above & (all_y == 0))), float(np.sum(above & (all_y == 1))),
                 float(np.sum(all_y == 0)), float(np.sum(all_y == 1)))
         groups = engine.score_groups()
@@ -172,11 +174,11 @@ def test_fixed_level_and_weights_at_or_above_against_r(level, block_limit):
 
 def test_fixed_level_is_nan_with_one_class():
     engine = BlockedAUCEngine()
-    assert np.isnan(engine.fixed_level(True, 0.9))
+    assert np.isnan(fixed_level(engine, True, 0.9))
     engine.add(1, 0.5)
-    assert np.isnan(engine.fixed_level(False, 0.9))
-    assert engine.weights_at_or_above(0.5) == (0.0, 1.0, 0.0, 1.0)
-    assert engine.weights_at_or_above(np.nextafter(0.5, 1)) == (0.0, 0.0, 0.0, 1.0)
+    assert np.isnan(fixed_level(engine, False, 0.9))
+    assert weights_at_or_above(engine, 0.5) == (0.0, 1.0, 0.0, 1.0)
+    assert weights_at_or_above(engine, np.nextafter(0.5, 1)) == (0.0, 0.0, 0.0, 1.0)
 
 
 @pytest.mark.parametrize("epsilon", [1e-9, 0.1, 0.5, 2.0])

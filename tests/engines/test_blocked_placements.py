@@ -14,7 +14,11 @@ import numpy as np
 import pytest
 
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
+from hmeasure_stream._engines._blocked_check import pairs_above
 from hmeasure_stream._engines._blocked_hull import BlockedHullEngine
+from hmeasure_stream._engines._read_delong import attach as record_interval
+from hmeasure_stream._engines._read_delong import variance
+from hmeasure_stream._engines._read_threshold import attach as record_threshold
 
 
 def delong_by_pairs(points):
@@ -82,14 +86,14 @@ def test_pair_sums_and_squares_hold_under_random_updates(rng, weighted, block_li
             assert engine.tracks_variance == (step >= activate_at)
             if step >= activate_at and step % 5 == 0:
                 expected = delong_by_pairs(points)
-                got = engine.variance(engine.scale)
+                got = variance(engine, engine.scale)
                 if expected is None:
                     assert np.isnan(got)
                 else:
                     assert got == pytest.approx(float(expected), rel=1e-12, abs=1e-300)
                 if not weighted:
                     for score in (-1.0, 0.0, 1.25, 2.5, 5.75, 9.0):
-                        assert engine.pairs_above(score) == pairs_above_by_pairs(points, score)
+                        assert pairs_above(engine, score) == pairs_above_by_pairs(points, score)
 
 
 def test_unit_variance_is_the_exact_value_rounded_once(rng):
@@ -99,7 +103,7 @@ def test_unit_variance_is_the_exact_value_rounded_once(rng):
     for step, points in _random_walk(rng, engine, 300, False, None, check_every=10):
         if step % 25 == 0:
             expected = delong_by_pairs(points)
-            got = engine.variance(1.0)
+            got = variance(engine, 1.0)
             assert np.isnan(got) if expected is None else got == pytest.approx(
                 float(expected), rel=4e-16)
 
@@ -119,7 +123,7 @@ def test_reads_are_the_same_before_and_after_activation(rng):
         for engine in (plain, tracked, late):
             engine._check()
         assert plain.auc == tracked.auc == late.auc
-        assert tracked.variance(tracked.scale) == late.variance(late.scale)
+        assert variance(tracked, tracked.scale) == variance(late, late.scale)
         for first, second in zip(plain.items(), late.items(), strict=True):
             np.testing.assert_array_equal(first, second)
         np.testing.assert_array_equal(tracked.tree_buffer, late.tree_buffer)
@@ -133,7 +137,7 @@ def test_the_new_state_pickles_with_the_engine(rng, weighted):
     clone = pickle.loads(pickle.dumps(engine))
     clone._check()
     assert clone.tracks_variance and pickle.dumps(clone) == pickle.dumps(engine)
-    assert clone.variance(clone.scale) == engine.variance(engine.scale)
+    assert variance(clone, clone.scale) == variance(engine, engine.scale)
     assert clone.placement_squares() == engine.placement_squares()
     for label, score, weight in points[:20]:
         for target in (engine, clone):
@@ -167,9 +171,9 @@ def test_emptied_and_refilled_engine_keeps_tracking(rng):
         engine.remove_many(np.array([0, 1, 1, 0], np.uint8), np.array([0.1, 0.5, 0.2, 0.9]),
                            np.full(4, weight))
         engine._check()
-        assert engine.placement_squares() == (0, 0) and np.isnan(engine.variance(1.0))
+        assert engine.placement_squares() == (0, 0) and np.isnan(variance(engine, 1.0))
     engine.add_many(np.array([0, 1, 1, 0], np.uint8), np.array([0.1, 0.5, 0.2, 0.9]), None)
-    assert engine.variance(1.0) == pytest.approx(float(delong_by_pairs(
+    assert variance(engine, 1.0) == pytest.approx(float(delong_by_pairs(
         [(0, 0.1, 1), (1, 0.5, 1), (1, 0.2, 1), (0, 0.9, 1)])), rel=1e-15)
 
 
@@ -188,7 +192,7 @@ def test_the_hull_engine_inherits_the_placements(rng):
         engine._check()
         if step % 10 == 0:
             expected = delong_by_pairs([(y, s, 1) for y, s in points])
-            got = engine.variance(1.0)
+            got = variance(engine, 1.0)
             assert np.isnan(got) if expected is None else got == pytest.approx(
                 float(expected), rel=1e-13)
 
@@ -213,9 +217,10 @@ def test_recorded_interval_columns_equal_auc_ci_from_scratch(rng, weighted, hull
     if hull:
         engine.record_report(0.5)
         own = engine.columns
-    assert engine.columns == own and not engine.interval
-    engine.record_interval(low, high)
-    assert engine.interval and engine.tracks_variance
+    assert engine.columns == own and engine.readers == ()
+    record_interval(engine, low, high)
+    assert engine.readers == (("hmeasure_stream._engines._read_delong", "attach", (low, high)),)
+    assert engine.tracks_variance
     assert engine.columns == (*own, "auc_var", "auc_lo", "auc_hi")
     ring, got = PointRing(window), np.empty((n, len(engine.columns)))
     for start in range(0, n, 40):
@@ -246,7 +251,8 @@ def test_recorded_interval_columns_equal_auc_ci_from_scratch(rng, weighted, hull
             assert np.isnan(interval[end]).all()
         else:
             assert interval[end, 0] == pytest.approx(float(variance), rel=1e-12)
-    assert (engine.auc_var, engine.auc_lo, engine.auc_hi) == tuple(interval[-1])
+    assert tuple(engine.value(name) for name in ("auc_var", "auc_lo", "auc_hi")) == tuple(
+        interval[-1])
 
 
 def _threshold_by_counting(y, s, w, threshold):
@@ -282,9 +288,9 @@ def test_recorded_threshold_and_box_columns(rng, weighted, hull):
     engine = BlockedHullEngine(capacity=1, block_limit=3) if hull else BlockedAUCEngine(
         1, block_limit=3)
     own = engine.columns
-    engine.record_threshold(threshold)
+    record_threshold(engine, threshold)
     record_box(engine, 0.1, 0.6, 0.0, 1.0, True, False, True)
-    engine.record_interval(-1.96, 1.96)
+    record_interval(engine, -1.96, 1.96)
     assert engine.columns == (*own, "er", "sens", "spec", "precision", "f", "youden", "pauc",
                               "auc_var", "auc_lo", "auc_hi")
     ring, got = PointRing(window), np.empty((n, len(engine.columns)))
@@ -293,7 +299,8 @@ def test_recorded_threshold_and_box_columns(rng, weighted, hull):
         engine.slide(ring, y[part], s[part], w[part] if weighted else None, got[part])
         engine._check()
         engine = pickle.loads(pickle.dumps(engine))
-        assert engine.box == (0.1, 0.6, 0.0, 1.0, True, False, True)
+        assert engine.readers[1] == ("hmeasure_stream._engines._tree_partial", "record_box",
+                                     (0.1, 0.6, 0.0, 1.0, True, False, True))
     column = len(own)
     for end in range(n):
         part = slice(max(0, end + 1 - window), end + 1)
@@ -308,5 +315,5 @@ def test_recorded_threshold_and_box_columns(rng, weighted, hull):
             assert np.isnan(got[end, column + 6])
     values = got[-1, column:column + 7]
     np.testing.assert_array_equal(
-        [engine.er, engine.sens, engine.spec, engine.precision, engine.f, engine.youden,
-         engine.pauc], values)
+        [engine.value(name) for name in ("er", "sens", "spec", "precision", "f", "youden",
+                                         "pauc")], values)

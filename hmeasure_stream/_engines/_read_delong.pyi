@@ -1,0 +1,6 @@
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
+
+COLUMNS: tuple[str, str, str]
+
+def attach(engine: BlockedAUCEngine, quantile_low: float, quantile_high: float) -> None: ...
+def variance(engine: BlockedAUCEngine, scale: float) -> float: ...
