@@ -316,8 +316,9 @@ def test_engines_follow_the_needs_of_the_table(metrics, engines):
         # The lower hull (a second hull per node) only for KS.
         assert monitor._engines[0].has_lower == ("ks" in chosen)
     if "youden" in chosen:
+        # The readers' columns follow the engine's own, in the table's order.
         assert monitor._engines[0].columns == (
-            "auc", "h", "auch", "er", "sens", "spec", "precision", "f", "youden", "pauc",
+            "auc", "h", "auch", "pauc", "er", "sens", "spec", "precision", "f", "youden",
             "auc_var", "auc_lo", "auc_hi")
 
 
