@@ -25,17 +25,15 @@ def psi(x, y):
 def mann_whitney_2u(y, s, w=None):
     """Twice the Mann-Whitney U (class 1 over class 0, ties one half), O(n^2), exact."""
     w = [1] * len(y) if w is None else [Fraction(float(v)) for v in w]
+    negatives = [(s[i], w[i]) for i in range(len(y)) if y[i] == 0]
+    positives = [(s[j], w[j]) for j in range(len(y)) if y[j] == 1]
     total = Fraction(0)
-    for i in range(len(y)):
-        if y[i] != 0:
-            continue
-        for j in range(len(y)):
-            if y[j] != 1:
-                continue
-            if s[j] > s[i]:
-                total += 2 * w[i] * w[j]
-            elif s[j] == s[i]:
-                total += w[i] * w[j]
+    for negative, weight_negative in negatives:
+        for positive, weight_positive in positives:
+            if positive > negative:
+                total += 2 * weight_negative * weight_positive
+            elif positive == negative:
+                total += weight_negative * weight_positive
     return total
 
 
@@ -45,6 +43,17 @@ def brute_auc(y, s, w=None):
     n0 = sum(wi for yi, wi in zip(y, w_frac, strict=True) if yi == 0)
     n1 = sum(wi for yi, wi in zip(y, w_frac, strict=True) if yi == 1)
     return mann_whitney_2u(y, s, w) / (2 * n0 * n1)
+
+
+def brute_auc_of_points(points):
+    """``brute_auc`` of (is_pos, score, weight) triples; None when a class has no weight."""
+    labels = [int(bool(p)) for p, _, _ in points]
+    weights = [w for _, _, w in points]
+    class_weights = [sum(Fraction(float(w)) for label, w in zip(labels, weights, strict=True)
+                         if label == c) for c in (0, 1)]
+    if 0 in class_weights:
+        return None
+    return brute_auc(labels, [s for _, s, _ in points], weights)
 
 
 def roc_points_exact(y, s, w=None):
