@@ -4,6 +4,8 @@ The structures keep their points in a compiled engine (``_engines``) and
 only validate, translate refusals into exceptions and document here.
 """
 
+from __future__ import annotations
+
 import copyreg
 import dataclasses
 import pickle
