@@ -1,5 +1,7 @@
 """AUC within a relative error, from a compressed list: ``ApproxAUC``."""
 
+from __future__ import annotations
+
 from typing import Any, Literal
 
 from numpy.typing import ArrayLike
