@@ -4,6 +4,8 @@ The points are kept in sorted blocks (``BlockedAUCEngine``), which also serve th
 partial areas and DeLong's variance.
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy as np
@@ -149,7 +151,7 @@ class DynamicAUC(WindowedPointSet):
         area_value: float = corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
         return area_value
 
-    def merge(self, other: "DynamicAUC") -> None:
+    def merge(self, other: DynamicAUC) -> None:
         """Add the m points of a DynamicAUC, DynamicH or ApproxH, exactly.  O(m log(n + m))."""
         if not isinstance(other, PointSet):
             raise ValueError(
