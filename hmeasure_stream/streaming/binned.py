@@ -1,5 +1,7 @@
 """The binned AUC of a changing set of points: ``BinnedAUC``, O(log m) per update."""
 
+from __future__ import annotations
+
 from typing import Literal
 
 import numpy as np
@@ -251,7 +253,7 @@ class BinnedAUC(Pickled):
         """The label of class 1 given at construction (None: labels are 0/1 or booleans)."""
         return None if self._labels is None else self._labels.pos
 
-    def merge(self, other: "BinnedAUC") -> None:
+    def merge(self, other: BinnedAUC) -> None:
         """Add another structure's points (the same bins required): O(m).
 
         ValueError if the bins (number, range, transform, alpha) or the
