@@ -7,6 +7,8 @@ parts (the probability p as class 1, 1 - p as class 0 at its score, as
 ``expected.expected_auc`` counts it), a labelled one as its point.
 """
 
+from __future__ import annotations
+
 import collections
 import itertools
 import math
