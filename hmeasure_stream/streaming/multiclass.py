@@ -10,6 +10,8 @@ one compiled all-or-nothing call.  The window engine ``MulticlassWindow`` has
 the same blocked engines.
 """
 
+from __future__ import annotations
+
 import math
 import pickle
 from collections.abc import Iterator, Sequence
@@ -267,7 +269,7 @@ class DynamicMulticlassAUC(Pickled):
             if self._sizes[code] == 0:
                 self._mass[code] = 0.0
 
-    def merge(self, other: "DynamicMulticlassAUC") -> None:
+    def merge(self, other: DynamicMulticlassAUC) -> None:
         """Add the points of another structure over the same ``classes`` and ``method``.
 
         ``other`` is not changed (its ``average`` may differ).  O(m c log(n +
