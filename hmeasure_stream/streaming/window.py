@@ -3,6 +3,8 @@
 The one place where an engine is chosen for a window of a stream.
 """
 
+from __future__ import annotations
+
 import dataclasses
 from collections.abc import Iterable
 from typing import Any, cast
