@@ -20,6 +20,8 @@ follows ``"auc"``, ``"pauc"`` over false positive rates in [0, 0.2] and
 ``"h"`` with R's severity ratio, within 0.1 * (1 - H).
 """
 
+from __future__ import annotations
+
 import dataclasses
 from collections.abc import Iterable
 from dataclasses import dataclass, field
@@ -141,7 +143,7 @@ class HCost:
             object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
 
     @property
-    def rule(self) -> "CostRule":
+    def rule(self) -> CostRule:
         """The engines' cost rule of these options (made once, when they are checked)."""
         # (set in __post_init__, not a field: getattr tells mypy so)
         return cast("CostRule", getattr(self, "_rule"))  # noqa: B009
