@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Iterator
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,6 +23,23 @@ from numpy.typing import NDArray
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._engines._cost import CostRule
 from hmeasure_stream._engines._scratch import LABEL_DTYPES
+
+# The public API's aliases, imported by the modules from here with the checks.
+from hmeasure_stream.typing import (  # noqa: F401
+    Correction,
+    Duration,
+    FloatArray,
+    Label,
+    Labels,
+    Priors,
+    Probabilities,
+    RandomState,
+    RateRange,
+    Scores,
+    SeverityRatio,
+    Weights,
+    Window,
+)
 
 
 class InvertedScoresWarning(UserWarning):
@@ -73,26 +90,6 @@ def warn_if_inverted(auc_value, function, stacklevel=3):
             stacklevel=stacklevel,
         )
 
-
-# The types of the public API's arguments and results (its annotations).
-#: A float64 array of results.
-FloatArray: TypeAlias = NDArray[np.float64]
-#: A duration: a number of points, or a time span ("15min", a timedelta).
-Duration: TypeAlias = float | str | datetime.timedelta | np.timedelta64
-#: A window: a number of points, a time span, or None for every point.
-Window: TypeAlias = int | str | datetime.timedelta | np.timedelta64 | None
-#: The label of class 1: a string, number, bool, ... (None: labels 0/1 or booleans).
-Label: TypeAlias = Any
-#: R hmeasure's severity ratio of the costs (None: alpha and beta).
-SeverityRatio: TypeAlias = float | Literal["prior"] | None
-#: Class priors (pi0, pi1) instead of the class proportions.
-Priors: TypeAlias = tuple[float, float] | None
-#: A range of rates (a, b).
-RateRange: TypeAlias = tuple[float, float] | None
-#: Seed of a random generator.
-RandomState: TypeAlias = int | np.random.SeedSequence | np.random.Generator | None
-#: Which partial-AUC correction to apply.
-Correction: TypeAlias = Literal["mcclish"] | None
 
 #: Integers of at most this magnitude are all exact as float64.
 EXACT_INT_LIMIT = 2**53
