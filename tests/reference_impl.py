@@ -22,8 +22,28 @@ def psi(x, y):
     return Fraction(0)
 
 
+def _unit_pairs_2u(y, s):
+    """2U of unit-weight points by comparing every pair: numpy's exact comparisons of the
+    arrays' own values (in slices, to bound the memory), an exact integer."""
+    positives, negatives = s[y == 1], s[y == 0]
+    total = 0
+    for start in range(0, positives.size, 512):
+        chunk = positives[start:start + 512, None]
+        total += 2 * int(np.count_nonzero(chunk > negatives))
+        total += int(np.count_nonzero(chunk == negatives))
+    return total
+
+
 def mann_whitney_2u(y, s, w=None):
-    """Twice the Mann-Whitney U (class 1 over class 0, ties one half), O(n^2), exact."""
+    """Twice the Mann-Whitney U (class 1 over class 0, ties one half), O(n^2), exact.
+
+    Every class 1 point is compared with every class 0 point.  Weights are read
+    exactly as their floats (Fractions); unit-weight numpy arrays of numbers are
+    compared by numpy (exact comparisons, integer counts), other scores (lists,
+    Python integers of any size) by Python.
+    """
+    if w is None and isinstance(s, np.ndarray) and s.dtype.kind in "fiu":
+        return Fraction(_unit_pairs_2u(np.asarray(y), s))
     w = [1] * len(y) if w is None else [Fraction(float(v)) for v in w]
     negatives = [(s[i], w[i]) for i in range(len(y)) if y[i] == 0]
     positives = [(s[j], w[j]) for j in range(len(y)) if y[j] == 1]
@@ -37,21 +57,45 @@ def mann_whitney_2u(y, s, w=None):
     return total
 
 
+def _class_weights(y, w):
+    """(class 0 weight, class 1 weight), each weight read exactly as its float."""
+    w = [1] * len(y) if w is None else [Fraction(float(v)) for v in w]
+    return (sum((wi for yi, wi in zip(y, w, strict=True) if yi == 0), Fraction(0)),
+            sum((wi for yi, wi in zip(y, w, strict=True) if yi == 1), Fraction(0)))
+
+
 def brute_auc(y, s, w=None):
-    """Exact AUC as a Fraction, O(n^2)."""
-    w_frac = [1] * len(y) if w is None else [Fraction(float(v)) for v in w]
-    n0 = sum(wi for yi, wi in zip(y, w_frac, strict=True) if yi == 0)
-    n1 = sum(wi for yi, wi in zip(y, w_frac, strict=True) if yi == 1)
+    """Exact AUC as a Fraction, O(n^2) (ZeroDivisionError when a class has no weight)."""
+    n0, n1 = _class_weights(y, w)
     return mann_whitney_2u(y, s, w) / (2 * n0 * n1)
+
+
+def brute_auc_value(y, s, w=None, exact=True):
+    """``brute_auc`` as a float, nan when a class has no weight.
+
+    With ``exact=False`` the weighted pairs are summed in float64 by numpy (for
+    hundreds of weighted points, too many for Fractions): the same pairs, rounded.
+    """
+    y = np.asarray(y)
+    if exact:
+        n0, n1 = _class_weights(y, w)
+        return float(brute_auc(y, s, w)) if n0 > 0 and n1 > 0 else math.nan
+    s = np.asarray(s, dtype=float)
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
+    positive, negative = y == 1, y == 0
+    if not (w[positive].sum() > 0 and w[negative].sum() > 0):
+        return math.nan
+    difference = s[positive][:, None] - s[negative][None, :]
+    kernel = (difference > 0) + 0.5 * (difference == 0)
+    pairs = w[positive][:, None] * w[negative][None, :]
+    return float((kernel * pairs).sum() / pairs.sum())
 
 
 def brute_auc_of_points(points):
     """``brute_auc`` of (is_pos, score, weight) triples; None when a class has no weight."""
     labels = [int(bool(p)) for p, _, _ in points]
     weights = [w for _, _, w in points]
-    class_weights = [sum(Fraction(float(w)) for label, w in zip(labels, weights, strict=True)
-                         if label == c) for c in (0, 1)]
-    if 0 in class_weights:
+    if 0 in _class_weights(labels, weights):
         return None
     return brute_auc(labels, [s for _, s, _ in points], weights)
 
