@@ -55,6 +55,8 @@ The metric table :data:`METRICS` declares each metric a window follows
 read as probabilities of class 1).
 """
 
+from __future__ import annotations
+
 # First: the command line's Ctrl-C while the modules below import (see _startup).
 from hmeasure_stream import _startup  # noqa: F401
 from hmeasure_stream._validation import InvertedScoresWarning

@@ -24,22 +24,20 @@ from hmeasure_stream._engines import _scratch
 from hmeasure_stream._engines._cost import CostRule
 from hmeasure_stream._engines._scratch import LABEL_DTYPES
 
-# The public API's aliases, imported by the modules from here with the checks.
-from hmeasure_stream.typing import (  # noqa: F401
-    Correction,
-    Duration,
-    FloatArray,
-    Label,
-    Labels,
-    Priors,
-    Probabilities,
-    RandomState,
-    RateRange,
-    Scores,
-    SeverityRatio,
-    Weights,
-    Window,
-)
+# The public API's aliases, re-exported (``X as X``): the modules import them with the checks.
+from hmeasure_stream.typing import Correction as Correction
+from hmeasure_stream.typing import Duration as Duration
+from hmeasure_stream.typing import FloatArray as FloatArray
+from hmeasure_stream.typing import Label as Label
+from hmeasure_stream.typing import Labels as Labels
+from hmeasure_stream.typing import Priors as Priors
+from hmeasure_stream.typing import Probabilities as Probabilities
+from hmeasure_stream.typing import RandomState as RandomState
+from hmeasure_stream.typing import RateRange as RateRange
+from hmeasure_stream.typing import Scores as Scores
+from hmeasure_stream.typing import SeverityRatio as SeverityRatio
+from hmeasure_stream.typing import Weights as Weights
+from hmeasure_stream.typing import Window as Window
 
 
 class InvertedScoresWarning(UserWarning):

@@ -12,6 +12,8 @@ The bin of a score is a pure function of the score and the frozen parameters
 compiled place, so histograms made with the same parameters merge exactly.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
 from typing import Literal
 
@@ -42,6 +44,7 @@ from hmeasure_stream._validation import (
     warn_if_inverted,
     with_pos_label,
 )
+from hmeasure_stream.typing import Labels, Scores, Weights
 
 __all__ = ["BinnedAUCResult", "OutOfRangeScoresWarning", "binned_auc", "loglog_transform"]
 
@@ -191,10 +194,10 @@ def loglog_transform(r: ArrayLike, alpha: float) -> FloatArray:
     return out
 
 
-def binned_auc(y_true: ArrayLike, y_score: ArrayLike, *, bins: int = 1000,
+def binned_auc(y_true: Labels, y_score: Scores, *, bins: int = 1000,
                transform: Literal["loglog"] | None = None, loglog_alpha: float | None = None,
                score_range: tuple[float, float] = (0.0, 1.0),
-               sample_weight: ArrayLike | None = None,
+               sample_weight: Weights | None = None,
                pos_label: Label = None, strict: bool = False) -> BinnedAUCResult:
     """Approximate AUC from binned class counts, with an error bound.
 

@@ -21,6 +21,8 @@ Both are counted by one compiled merge of the two classes' sorted scores
 (``_scratch.placements``).
 """
 
+from __future__ import annotations
+
 import functools
 import math
 import warnings
@@ -28,7 +30,7 @@ from collections.abc import Callable, Iterator, Sized
 from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
 from hmeasure_stream._core.delong import AUCInterval, BootstrapInterval, ConfidenceInterval
 from hmeasure_stream._core.delong import check_class_sizes as _check_class_sizes
@@ -57,6 +59,7 @@ from hmeasure_stream._validation import (
     weighted_classes,
     with_pos_label,
 )
+from hmeasure_stream.typing import Labels, Scores, Weights
 
 # Exact placements and counts.
 _Ints = NDArray[np.int64]
@@ -208,7 +211,7 @@ def _weighted_variance(neg: FloatArray, w_neg: FloatArray, pos: FloatArray, w_po
     return s10 / total_pos + s01 / total_neg
 
 
-def _variance_and_auc(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+def _variance_and_auc(y_true: Labels, y_score: Scores, sample_weight: Weights | None,
                       metric: str, with_auc: bool, label_name: str = "y_true",
                       score_name: str = "y_score") -> tuple[float, float | None]:
     """DeLong's variance of validated input and (``with_auc``) the AUC, else None.
@@ -233,7 +236,7 @@ def _variance_and_auc(y_true: ArrayLike, y_score: ArrayLike, sample_weight: Arra
     return variance, _groups_auc(*_scratch.groups_sorted_weighted(neg, w_neg, pos, w_pos))
 
 
-def auc_variance(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
+def auc_variance(y_true: Labels, y_score: Scores, *, sample_weight: Weights | None = None,
                  pos_label: Label = None) -> float:
     """DeLong's estimate of the variance of the AUC.
 
@@ -386,14 +389,14 @@ def _bootstrap_aucs(neg: FloatArray, pos: FloatArray, n_boot: int,
 
 
 def auc_ci(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
+    y_true: Labels,
+    y_score: Scores,
     *,
     level: float = 0.95,
     method: Literal["delong", "bootstrap"] = "delong",
     n_boot: int = 2000,
     random_state: RandomState = None,
-    sample_weight: ArrayLike | None = None,
+    sample_weight: Weights | None = None,
     pos_label: Label = None,
 ) -> ConfidenceInterval:
     """Confidence interval for the AUC: DeLong's or a stratified bootstrap.
@@ -555,7 +558,7 @@ def _stratified_resamples(neg: NDArray[Any], pos: NDArray[Any], n_boot: int,
                               pos[pos_rng.integers(0, m, (size, m))]), axis=1)
 
 
-def bootstrap_ci(y_true: ArrayLike, y_score: ArrayLike, statistic: Callable[[Any, Any], float], *,
+def bootstrap_ci(y_true: Labels, y_score: Scores, statistic: Callable[[Any, Any], float], *,
                  level: float = 0.95, n_boot: int = 2000, pos_label: Label = None,
                  random_state: RandomState = None) -> BootstrapInterval:
     """Stratified bootstrap confidence interval of any binary-classification statistic.
@@ -668,7 +671,7 @@ def bootstrap_ci(y_true: ArrayLike, y_score: ArrayLike, statistic: Callable[[Any
 # DeLong's tests and covariance
 
 
-def _paired_placements(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike,
+def _paired_placements(y_true: Labels, y_score1: Scores, y_score2: Scores,
                        pos_label: Label, metric: str, function: str
                        ) -> tuple[_Ints, _Ints, int, _Ints, _Ints, int, int, int]:
     """Two classifiers on the same points: (f1, e1, 2U1, f2, e2, 2U2, n, m), the
@@ -693,7 +696,7 @@ def _paired_placements(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLi
             *_centred_unit(neg2, pos2, in_input_order=True), n, m)
 
 
-def auc_covariance(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, *,
+def auc_covariance(y_true: Labels, y_score1: Scores, y_score2: Scores, *,
                    pos_label: Label = None) -> float:
     """Estimate the covariance of two classifiers' AUCs on the same points (DeLong).
 
@@ -746,7 +749,7 @@ def auc_covariance(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, 
     return _sum_squares_over(f1, e1, n, m, f2, e2)
 
 
-def _unpaired_sample(y_true: ArrayLike, y_score: ArrayLike, pos_label: Label, label_name: str,
+def _unpaired_sample(y_true: Labels, y_score: Scores, pos_label: Label, label_name: str,
                      score_name: str) -> tuple[float, float, int]:
     """DeLong's variance, the AUC and the size of one sample of the unpaired test;
     every message names ``label_name`` and ``score_name``."""
@@ -768,8 +771,8 @@ def _welch_satterthwaite(variance1: float, size1: int, variance2: float, size2: 
     return 1.0 / (share1 * share1 / (size1 - 1) + share2 * share2 / (size2 - 1))
 
 
-def auc_test(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, *,
-             y_true2: ArrayLike | None = None,
+def auc_test(y_true: Labels, y_score1: Scores, y_score2: Scores, *,
+             y_true2: Labels | None = None,
              alternative: Literal["two-sided", "less", "greater"] = "two-sided",
              pos_label: Label = None) -> AUCTestResult:
     """DeLong's test of the difference between two AUCs.
