@@ -66,7 +66,7 @@ FUNCTIONS = {
         y, s, fpr_range=(0.0, 0.5), tpr_range=(0.5, 1.0), **kw),
     "weighted_auc": lambda y, s, **kw: hs.weighted_auc(y, s, lambda v: v * v, **kw),
     "auc_variance": hs.auc_variance,
-    "auc_ci": lambda y, s, **kw: tuple(hs.auc_ci(y, s, **kw)),
+    "auc_ci": lambda y, s, **kw: (lambda ci: (*ci, ci.estimate))(hs.auc_ci(y, s, **kw)),
     "auc_test": lambda y, s, **kw: tuple(hs.auc_test(y, s, np.asarray(s)[::-1], **kw)),
     "sliding_window": lambda y, s, **kw: hs.sliding_window(y, s, 4, ("auc", "h"), **kw)["h"],
     # The calibration functions take probabilities: the scores mapped into (0, 1).

@@ -173,13 +173,14 @@ def test_partial_auc_and_delong_equal_in_memory(client, name, weighted):
         {"tpr_range": (0.9, 1.0)},
         {"fpr_range": (0.1, 0.6), "tpr_range": (0.5, 0.95)},
     )
-    *areas, (low, high, estimate) = dask.compute(
+    *areas, interval = dask.compute(
         *[hsd.partial_auc(yd, sd, sample_weight=wd, compute=False, **box) for box in boxes],
         hsd.auc_ci(yd, sd, sample_weight=wd, level=0.9, compute=False),
     )
     for box, got in zip(boxes, areas, strict=True):
         expected = hs.partial_auc(y, s, sample_weight=w, **box)
         assert got == pytest.approx(expected, rel=AUC_TOL, abs=AUC_TOL), box
+    (low, high), estimate = interval, interval.estimate
     expected = hs.auc_ci(y, s, sample_weight=w, level=0.9)
     assert estimate == pytest.approx(expected.estimate, rel=AUC_TOL, abs=AUC_TOL)
     assert low == pytest.approx(expected.low, rel=1e-10)
@@ -465,7 +466,8 @@ def test_pos_label_string_labels_equal_in_memory(client, name, weighted):
             hsd.binned_auc(yd, sd, sample_weight=wd, pos_label="spam", bins=16,
                            compute=False),
         )
-        auc, h, (fpr, tpr), report, partial, (low, high, estimate), binned = got
+        auc, h, (fpr, tpr), report, partial, ci, binned = got
+        (low, high), estimate = ci, ci.estimate
         expected = hs.auc(words, s, sample_weight=w, pos_label="spam")
         # The in-memory function with the same pos_label, and the 0/1 labels directly.
         assert expected == pytest.approx(roc_auc_score(y, s, sample_weight=w), abs=1e-12)

@@ -93,7 +93,7 @@ def assert_variance(tracker, points, exact):
     w = None if exact else [p[2] for p in points]
     scratch = auc_variance(y, s, sample_weight=w)
     assert maintained == pytest.approx(scratch, rel=1e-12, abs=tolerance(points))
-    low, high, _ = auc_ci(y, s, sample_weight=w)
+    low, high = auc_ci(y, s, sample_weight=w)
     assert interval.estimate == tracker.auc
     # sqrt(v) moves by dv / (2 sqrt(v)); z < 2.
     spread = 1e-12 + (0.0 if exact else tolerance(points) / math.sqrt(max(scratch, 1e-300)))
@@ -182,7 +182,8 @@ def test_all_ties_and_separated_classes_are_exact():
     tracker.remove_many([0, 0, 1, 1, 1], [2.0] * 5)
     tracker.add_many([0, 0, 1, 1], [0.0, 1.0, 2.0, 3.0])
     assert tracker.auc == 1.0 and tracker.auc_variance == 0.0
-    assert tuple(tracker.auc_ci()) == (1.0, 1.0, 1.0)
+    interval = tracker.auc_ci()
+    assert (*interval, interval.estimate) == (1.0, 1.0, 1.0)
 
 
 @pytest.mark.parametrize("name", sorted(PROC["datasets"]))
@@ -334,7 +335,7 @@ def test_interval_uses_the_normal_quantiles():
     spread = math.sqrt(float(exact_variance([(a, b, 1) for a, b in zip(y, s, strict=True)])))
     for level in (0.5, 0.9, 0.99):
         z = stats.norm.ppf((1 + level) / 2)
-        low, high, _ = tracker.auc_ci(level)
+        low, high = tracker.auc_ci(level)
         assert low == pytest.approx(max(tracker.auc - z * spread, 0.0), rel=1e-13)
         assert high == pytest.approx(min(tracker.auc + z * spread, 1.0), rel=1e-13)
 
@@ -468,7 +469,7 @@ def test_sliding_window_interval_equals_scratch_on_every_window(rng, weighted, l
             for name in INTERVAL[1:]:
                 assert np.isnan(result[name][end])
             continue
-        variance, (low, high, _) = expected
+        variance, (low, high) = expected
         assert result["auc_var"][end] == pytest.approx(variance, rel=1e-12, abs=1e-15)
         assert result["auc_lo"][end] == pytest.approx(low, rel=1e-12, abs=1e-14)
         assert result["auc_hi"][end] == pytest.approx(high, rel=1e-12, abs=1e-14)

@@ -72,7 +72,7 @@ def test_decayed_interval_of_separated_data_is_exact(window, half_life):
         rows = decayed_rows(y, s, end, window, half_life)
         assert auc_variance(*rows[:2], sample_weight=rows[2]) <= 1e-30
         assert tracker.auc_variance <= 1e-30
-        low, high, _ = auc_ci(*rows[:2], sample_weight=rows[2])
+        low, high = auc_ci(*rows[:2], sample_weight=rows[2])
         interval = tracker.auc_ci()
         assert abs(interval.low - low) <= 1e-10 and abs(interval.high - high) <= 1e-10
         assert interval.low >= 1.0 - 1e-12
@@ -89,7 +89,7 @@ def test_decayed_interval_recorded_at_every_row():
     assert np.nanmin(result["auc_lo"]) >= 1.0 - 1e-12
     for end in (60, 250, n - 1):
         rows = decayed_rows(y, s, end, window, half_life)
-        low, high, _ = auc_ci(*rows[:2], sample_weight=rows[2])
+        low, high = auc_ci(*rows[:2], sample_weight=rows[2])
         assert abs(result["auc_lo"][end] - low) <= 1e-10
         assert abs(result["auc_hi"][end] - high) <= 1e-10
 
@@ -107,7 +107,7 @@ def test_decayed_interval_of_nearly_separated_data():
     exact = float(definition_variance(*rows))
     assert 0 < exact < 1e-6
     assert tracker.auc_variance == pytest.approx(exact, rel=1e-9)
-    low, _, _ = auc_ci(*rows[:2], sample_weight=rows[2])
+    low, _ = auc_ci(*rows[:2], sample_weight=rows[2])
     assert abs(tracker.auc_ci().low - low) <= 1e-10
 
 

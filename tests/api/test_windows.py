@@ -662,7 +662,7 @@ def test_window_interval_from_the_blocked_engine_equals_scratch(metrics, window,
                 assert np.isnan(values[name][i]), (name, i)
             continue
         variance = auc_variance(y[rows], s[rows], sample_weight=weights[rows])
-        low, high, _ = auc_ci(y[rows], s[rows], level=0.9, sample_weight=weights[rows])
+        low, high = auc_ci(y[rows], s[rows], level=0.9, sample_weight=weights[rows])
         # Float weights: DeLong's spreads are differences of rounded terms, a few ulps of
         # A^2 where the variance is 0, which the interval sees through the square root.
         exact = not weighted and half_life is None
