@@ -11,8 +11,8 @@ From-scratch functions on whole arrays, O(n log n) (the bootstrap O(n_boot n)):
 - :func:`bootstrap_ci` -- a stratified bootstrap interval of any statistic
   (a partial AUC, H, average precision).
 
-Both intervals are :class:`ConfidenceInterval` named tuples
-``(low, high, estimate)``.
+Both intervals are :class:`ConfidenceInterval` named tuples ``(low, high)``,
+as scipy's, with the statistic of the data as ``ci.estimate``.
 
 Everything rests on the placement values: the placement of a class 1 point is
 the share of the class 0 points it scores above, the placement of a class 0
@@ -435,11 +435,12 @@ def auc_ci(
     Returns
     -------
     ConfidenceInterval
-        Named tuple ``(low, high, estimate)``: the interval's ends (first, as
-        in scipy's ``ConfidenceInterval``) and the AUC of the data, for both
-        methods (pROC's ``ci.auc`` puts the AUC between the ends of a DeLong
-        interval, but the median of the resampled AUCs between those of a
-        bootstrap interval).
+        Named tuple ``(low, high)`` of the interval's ends, as scipy's
+        ``ConfidenceInterval``, with the AUC of the data as ``estimate``, for
+        both methods.  pROC's ``ci.auc`` is ``(low, auc, high)`` (the median
+        of the resampled AUCs in the middle of a bootstrap interval): its
+        order unpacked here, ``low, auc, high = auc_ci(...)``, is a
+        ValueError, not a swap.
 
     Raises
     ------
@@ -502,7 +503,7 @@ def auc_ci(
     >>> ci = auc_ci(y, s)
     >>> round(ci.low, 6), ci.high, ci.estimate
     (0.592104, 1.0, 0.875)
-    >>> low, high, estimate = auc_ci(y, s, level=0.9)
+    >>> low, high = auc_ci(y, s, level=0.9)
     >>> round(low, 6), high
     (0.637586, 1.0)
     >>> auc_ci(y, s, method="bootstrap", random_state=0)
@@ -589,9 +590,9 @@ def bootstrap_ci(y_true: Labels, y_score: Scores, statistic: Callable[[Any, Any]
     Returns
     -------
     ConfidenceInterval
-        ``(low, high, estimate)``: the (1 - level) / 2 and (1 + level) / 2
-        quantiles of the resampled statistics (R's type 7, numpy's default)
-        and the statistic of the data.
+        ``(low, high)``: the (1 - level) / 2 and (1 + level) / 2 quantiles
+        of the resampled statistics (R's type 7, numpy's default), with the
+        statistic of the data as ``estimate``.
 
     Raises
     ------
@@ -629,13 +630,12 @@ def bootstrap_ci(y_true: Labels, y_score: Scores, statistic: Callable[[Any, Any]
     >>> bootstrap_ci(y, s, functools.partial(partial_auc, fpr_range=(0, 0.5)),
     ...              random_state=0)
     ConfidenceInterval(low=0.16, high=0.5, estimate=0.36)
-    >>> low, high, estimate = bootstrap_ci(y, s, h_measure, n_boot=500, random_state=0)
-    >>> round(low, 4), round(high, 4), round(estimate, 4)
+    >>> ci = bootstrap_ci(y, s, h_measure, n_boot=500, random_state=0)
+    >>> round(ci.low, 4), round(ci.high, 4), round(ci.estimate, 4)
     (0.315, 1.0, 0.5393)
-    >>> low, high, estimate = bootstrap_ci(y, s, average_precision, level=0.9,
-    ...                                    random_state=0)
-    >>> round(low, 4), round(high, 4), round(estimate, 4)
-    (0.7222, 1.0, 0.885)
+    >>> low, high = bootstrap_ci(y, s, average_precision, level=0.9, random_state=0)
+    >>> round(low, 4), round(high, 4)
+    (0.7222, 1.0)
     """
     if not callable(statistic):
         raise ValueError(f"statistic must be callable, got {statistic!r}")
