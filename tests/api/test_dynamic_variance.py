@@ -486,7 +486,7 @@ def test_sliding_window_chunks_properties_and_other_metrics(rng):
     for name in ("auc_lo", "auc_hi", "auc_var", "sens"):  # exact: the same in any chunks
         np.testing.assert_array_equal(np.concatenate([p[name] for p in parts]), whole[name])
     np.testing.assert_allclose(np.concatenate([p["h"] for p in parts]), whole["h"], rtol=1e-12)
-    variance, (low, _, _) = window_reference(y, s, None, n - 1, 60)
+    variance, (low, _) = window_reference(y, s, None, n - 1, 60)
     assert monitor.auc_var == pytest.approx(variance, rel=1e-12)
     assert (monitor.auc_lo, monitor.auc_hi) == (whole["auc_lo"][-1], whole["auc_hi"][-1])
     assert monitor.auc_lo == pytest.approx(low, rel=1e-12)
