@@ -1201,7 +1201,7 @@ def auc_ci(y_true: Collection, y_score: Collection, *, level: float = 0.95,
     Returns
     -------
     ConfidenceInterval or dask.delayed.Delayed
-        ``(low, high, estimate)``, the estimate the AUC.
+        ``(low, high)``, with the AUC as ``estimate``.
 
     Raises
     ------

@@ -116,7 +116,7 @@ class DynamicAUC(WindowedPointSet):
         return engine.variance(scale)
 
     def auc_ci(self, level: float = 0.95) -> ConfidenceInterval:
-        """DeLong's ``(low, high, estimate)``, as :func:`~hmeasure_stream.auc_ci`; O(1)."""
+        """DeLong's ``(low, high)`` and ``.estimate``, as :func:`~hmeasure_stream.auc_ci`; O(1)."""
         level = check_probability_level(level, "level")
         return delong_interval(self.auc, self.auc_variance, level)
 

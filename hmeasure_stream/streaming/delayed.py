@@ -602,7 +602,7 @@ class DelayedAUC(Pickled):
 
     @property
     def auc_ci(self) -> ConfidenceInterval:
-        """DeLong's interval ``(low, high, estimate)`` of the realized AUC (``auc_lo``)."""
+        """DeLong's interval ``(low, high)`` of the realized AUC, ``.estimate`` (``auc_lo``)."""
         self._hand_over_decay()
         engine = self._realized[0]  # (the blocked engine of the interval and the AUC)
         return ConfidenceInterval(float(engine.auc_lo), float(engine.auc_hi), float(engine.auc))
