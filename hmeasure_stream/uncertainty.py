@@ -561,7 +561,7 @@ def _stratified_resamples(neg: NDArray[Any], pos: NDArray[Any], n_boot: int,
 
 def bootstrap_ci(y_true: Labels, y_score: Scores, statistic: Callable[[Any, Any], float], *,
                  level: float = 0.95, n_boot: int = 2000, pos_label: Label = None,
-                 random_state: RandomState = None) -> BootstrapInterval:
+                 random_state: RandomState = None) -> ConfidenceInterval:
     """Stratified bootstrap confidence interval of any binary-classification statistic.
 
     For what has no asymptotic variance at hand: a partial AUC, the

@@ -23,6 +23,8 @@ ANNOTATION_LIMIT = 80
 LONG = {
     "hmeasure_stream.auc_ci",
     "hmeasure_stream.auc_test",
+    "hmeasure_stream.binned.BinnedAUCResult",
+    "hmeasure_stream.binned.BinnedAUCResult.__init__",
     "hmeasure_stream.binned_auc",
     "hmeasure_stream.bootstrap_ci",
     "hmeasure_stream.calibration.CalibrationReport",
