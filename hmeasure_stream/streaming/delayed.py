@@ -56,6 +56,7 @@ from hmeasure_stream.streaming._base import (
 from hmeasure_stream.streaming._engine_choice import needing as _needing
 from hmeasure_stream.streaming._engine_choice import unit_weight_metrics as _unit_weight_metrics
 from hmeasure_stream.streaming._engine_choice import window_engines as _window_engines
+from hmeasure_stream.streaming._window_rules import engine_of, refuse_decay
 
 __all__ = ["DelayedAUC"]
 
@@ -234,10 +235,7 @@ class DelayedAUC(Pickled):
                 f"DelayedAUC does not follow {refused}: 'auc_binned' places its bins from "
                 "a whole chunk and 'multiclass_auc' takes 2-d scores; follow them with a "
                 "SlidingWindow of the labelled points")
-        if half_life is not None and _unit_weight_metrics(chosen):
-            raise ValueError(f"half_life is not available with the metric(s) "
-                             f"{_unit_weight_metrics(chosen)}: their engines take unit "
-                             "weights")
+        refuse_decay(_unit_weight_metrics(chosen), half_life)
         if "expected_auc" in chosen:
             raise ValueError(
                 "DelayedAUC follows expected_auc itself (every prediction, a pending one by "
@@ -571,10 +569,7 @@ class DelayedAUC(Pickled):
             raise AttributeError(
                 f"{name!r} is not among this monitor's metrics {list(self._metrics)}")
         self._hand_over_decay()
-        for engine in self._realized:  # (the first engine that computes it, as a window's)
-            if name in engine.columns:
-                return float(getattr(engine, name))
-        raise AssertionError(f"no realized engine computes {name!r}")  # (chosen for it)
+        return float(getattr(engine_of(self._realized, name), name))
 
     @property
     def auc(self) -> float:

@@ -102,7 +102,7 @@ def test_prior_severity_ratio_and_bad_parameters_are_refused():
         DynamicH(alpha=0)
     with pytest.raises(ValueError, match="pass either severity_ratio or alpha/beta"):
         DynamicH(alpha=3.0, severity_ratio=2.0)
-    with pytest.raises(ValueError, match="capacity must be an integer >= 1"):
+    with pytest.raises(ValueError, match="capacity must be at least 1"):
         DynamicH(capacity=0)
     with pytest.raises(ValueError, match="undefined while a class is absent"):
         DynamicH().hull()
