@@ -1689,3 +1689,42 @@ def import_optional(*modules: str, needed_by: str, install: str) -> Any:
                 f"pip install '{install}'"
             ) from None
     return imported[0] if len(imported) == 1 else tuple(imported)
+
+
+# -- Renamed keywords and attributes -------------------------------------------
+# One rule for every renamed name: the old one keeps working for one release,
+# with a DeprecationWarning naming the new one.  A renamed keyword stays in the
+# signature, default None (as scikit-learn's deprecated parameters), so that no
+# wrapper frame moves the stack levels of the function's own warnings.
+
+
+def _deprecation(old: str, new: str, where: str) -> str:
+    return (f"{where}: {old} is deprecated and will be removed in the next release; "
+            f"use {new}")
+
+
+def renamed_keyword(where: str, old: str, new: str, old_value: Any, new_value: Any,
+                    new_default: Any = None, stacklevel: int = 3) -> Any:
+    """The value of keyword ``new``, or of its deprecated name ``old`` (not None)
+    with a DeprecationWarning; both given (``new`` not at its default) is a
+    ValueError naming them."""
+    if old_value is None:
+        return new_value
+    if new_value is not new_default and new_value != new_default:
+        raise ValueError(f"{where}: give {new}= only ({old}= is its deprecated name), "
+                         "not both")
+    warnings.warn(_deprecation(f"{old}=", f"{new}=", where), DeprecationWarning,
+                  stacklevel=stacklevel)
+    return old_value
+
+
+def renamed_attribute(old: str, new: str) -> property:
+    """A read-only attribute ``old`` that reads ``new``, for one release, with a
+    DeprecationWarning (a class attribute: ``n_neg = renamed_attribute("n_neg",
+    "weight_neg")``)."""
+    def read(self: object) -> Any:
+        warnings.warn(_deprecation(f".{old}", f".{new}", type(self).__name__),
+                      DeprecationWarning, stacklevel=2)
+        return getattr(self, new)
+
+    return property(read, doc=f"Deprecated name of ``{new}`` (removed in the next release).")

@@ -29,7 +29,7 @@ from hmeasure_stream._validation import (
     label_one,
     labels_many,
     merged_label_map,
-    renamed_keywords,
+    renamed_keyword,
 )
 from hmeasure_stream.binned import BinnedAUCResult
 from hmeasure_stream.streaming._base import (
@@ -87,6 +87,8 @@ class BinnedAUC(Pickled):
         until removed.  A duration is refused: the bins slide over a count.
     half_life : None
         Refused unless None: decay weighs the points, and the bins count unit weights.
+    bins : int, optional
+        Deprecated name of ``n_bins`` (removed in the next release).
 
     Attributes
     ----------
@@ -130,12 +132,14 @@ class BinnedAUC(Pickled):
     __slots__ = ("_added", "_alpha", "_bins", "_labels", "_outside", "_outside_steps",
                  "_range", "_ring", "_strict", "_transform", "_tree")
 
-    @renamed_keywords(bins="n_bins")
-    def __init__(self, n_bins: int, *, transform: Literal["loglog"] | None = None,
+    def __init__(self, n_bins: int | None = None, *, transform: Literal["loglog"] | None = None,
                  loglog_alpha: float | None = None,
                  score_range: tuple[float, float] = (0.0, 1.0), pos_label: Label = None,
                  strict: bool = False, window: Window = None,
-                 half_life: Duration | None = None) -> None:
+                 half_life: Duration | None = None, bins: int | None = None) -> None:
+        n_bins = renamed_keyword("BinnedAUC", "bins", "n_bins", bins, n_bins)
+        if n_bins is None:
+            raise TypeError("BinnedAUC() missing 1 required argument: 'n_bins'")
         refuse_decay(["auc_binned"], half_life)
         refuse_duration(["auc_binned"], window)
         window = check_window_counts(window)[0]
