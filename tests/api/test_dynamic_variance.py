@@ -20,7 +20,7 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 from machines import PointSetMachine
-from reference_impl import placements_exact
+from reference_impl import columns, delong_variance_exact
 from scipy import stats
 
 from hmeasure_stream import (
@@ -47,23 +47,6 @@ INTERVAL = ("auc", "auc_var", "auc_lo", "auc_hi")
 # The definition, exact and O(n^2)
 
 
-def exact_variance(points):
-    """DeLong's variance of (label, score, weight) points by its definition, in fractions:
-    weighted placements, frequency-weighted sample variances (denominators W - 1);
-    None where it is undefined (a class of total weight <= 1)."""
-    y = [p[0] for p in points]
-    s = [p[1] for p in points]
-    w = [p[2] for p in points]
-    total_pos = sum(Fraction(v) for v, label in zip(w, y, strict=True) if label == 1)
-    total_neg = sum(Fraction(v) for v, label in zip(w, y, strict=True) if label == 0)
-    if not (total_pos > 1 and total_neg > 1):
-        return None
-    v10, v01, area = placements_exact(y, s, w)
-    s10 = sum(wi * (v - area) ** 2 for v, wi in v10) / (total_pos - 1)
-    s01 = sum(wj * (v - area) ** 2 for v, wj in v01) / (total_neg - 1)
-    return s10 / total_pos + s01 / total_neg
-
-
 def tolerance(points):
     """Rounding allowed in weighted mode: the variance is a difference of mean squared
     placements (<= 1) and the squared AUC, each divided by W - 1."""
@@ -74,7 +57,7 @@ def tolerance(points):
 
 
 def assert_variance(tracker, points, exact):
-    expected = exact_variance(points)
+    expected = delong_variance_exact(*columns(points))
     maintained = tracker.auc_variance
     interval = tracker.auc_ci()
     if expected is None:
@@ -216,7 +199,7 @@ def test_weights_count_as_frequencies_and_a_common_scale_matters():
     doubled = DynamicAUC()  # unit mode (every stored weight 1) in units of 2
     doubled.add_many([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], sample_weight=[2.0] * 4)
     assert doubled.auc_variance == pytest.approx(
-        float(exact_variance([(0, 0.1, 2), (0, 0.4, 2), (1, 0.35, 2), (1, 0.8, 2)])),
+        float(delong_variance_exact([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], [2] * 4)),
         rel=1e-14)
     assert doubled.auc_variance < auc_variance([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     # A class of total weight <= 1: undefined (auc_variance refuses it).
@@ -332,7 +315,7 @@ def test_interval_uses_the_normal_quantiles():
     y = [0, 0, 1, 0, 1, 1, 0, 1, 1, 0]
     s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8, 0.15, 0.6]
     tracker.add_many(y, s)
-    spread = math.sqrt(float(exact_variance([(a, b, 1) for a, b in zip(y, s, strict=True)])))
+    spread = math.sqrt(float(delong_variance_exact(list(y), list(s))))
     for level in (0.5, 0.9, 0.99):
         z = stats.norm.ppf((1 + level) / 2)
         low, high = tracker.auc_ci(level)

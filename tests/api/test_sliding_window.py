@@ -5,6 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
+from reference_impl import brute_auc_value, window_points
 from strategies import labelled_scores
 
 from hmeasure_stream import (
@@ -236,12 +237,8 @@ def test_sliding_window_object_refusals_change_nothing():
 
 def brute_window_auc(y, s, end, window):
     """AUC of the window ending at row ``end`` by counting its pairs (nan without a class)."""
-    start = 0 if window is None else max(0, end + 1 - window)
-    pos, neg = s[start:end + 1][y[start:end + 1] == 1], s[start:end + 1][y[start:end + 1] == 0]
-    if not (pos.size and neg.size):
-        return np.nan
-    return (2 * (pos[:, None] > neg).sum() + (pos[:, None] == neg).sum()) / (
-        2 * pos.size * neg.size)
+    labels, scores, _ = window_points(y, s, end, window, None)
+    return brute_auc_value(labels, scores)
 
 
 @given(st.data())

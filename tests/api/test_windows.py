@@ -12,9 +12,9 @@ import pickle
 import numpy as np
 import pandas as pd
 import pytest
+from reference_impl import brute_auc, brute_auc_value
 
 from hmeasure_stream import ApproxH, DynamicAUC, DynamicH, h_measure
-from tests.reference_impl import brute_auc
 
 # The from-scratch functions are the references here, on random data whose AUC may
 # be below 0.5: their InvertedScoresWarning is tested in test_pos_label.py.
@@ -28,19 +28,6 @@ STRUCTURES = {
     "h": lambda **kw: DynamicH(**kw),
     "approx_h": lambda **kw: ApproxH(0.05, **kw),
 }
-
-
-def weighted_auc(y, s, w=None):
-    """The weighted Mann-Whitney AUC by brute force over all pairs, O(n^2) (float)."""
-    y, s = np.asarray(y), np.asarray(s, dtype=float)
-    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
-    pos, neg = y == 1, y == 0
-    if not (w[pos].sum() > 0 and w[neg].sum() > 0):
-        return np.nan
-    diff = s[pos][:, None] - s[neg][None, :]
-    kernel = (diff > 0) + 0.5 * (diff == 0)
-    pairs = w[pos][:, None] * w[neg][None, :]
-    return float((kernel * pairs).sum() / pairs.sum())
 
 
 def stream(rng, n, ties=True):
@@ -57,7 +44,7 @@ def assert_values(structure, kind, y, s, w=None):
     if not both:
         assert np.isnan(structure.auc)
         return
-    assert structure.auc == pytest.approx(weighted_auc(y, s, w), abs=1e-10)
+    assert structure.auc == pytest.approx(brute_auc_value(y, s, w, exact=False), abs=1e-10)
     if kind == "h":
         assert structure.h == pytest.approx(h_measure(y, s, sample_weight=w), abs=1e-10)
     elif kind == "approx_h":
@@ -172,7 +159,7 @@ def test_every_time_format_gives_the_same_window(rng):
     values.append((singles.auc, len(singles)))
     assert len(set(values)) == 1
     rows = seconds > seconds[-1] - 5
-    assert values[0] == (weighted_auc(y[rows], s[rows]), rows.sum())
+    assert values[0] == (brute_auc_value(y[rows], s[rows]), rows.sum())
 
 
 # ----------------------------------------------------------------------
@@ -198,7 +185,7 @@ def test_decay_in_points_equals_weighted_from_scratch(kind, half_life, rng):
             # The AUC against every point ever added (the dropped ones weigh < 2^-60) ...
             if len(set(y[:i + 1][held].tolist())) == 2:
                 assert tracker.auc == pytest.approx(
-                    weighted_auc(y[:i + 1], s[:i + 1], decayed), abs=1e-10)
+                    brute_auc_value(y[:i + 1], s[:i + 1], decayed, exact=False), abs=1e-10)
             # ... and every metric against the points held.
             assert_values(tracker, kind, y[:i + 1][held], s[:i + 1][held], decayed[held])
     assert tracker._forgetting.rescales > 0
@@ -536,7 +523,7 @@ def test_sliding_window_with_a_time_window(metrics, rng):
         if len(set(y[rows].tolist())) < 2:
             assert np.isnan(values["auc"][i])
             continue
-        assert values["auc"][i] == pytest.approx(weighted_auc(y[rows], s[rows]), abs=1e-12)
+        assert values["auc"][i] == pytest.approx(brute_auc_value(y[rows], s[rows]), abs=1e-12)
         if "h" in metrics:
             assert values["h"][i] == pytest.approx(h_measure(y[rows], s[rows]), abs=1e-10)
 
@@ -557,7 +544,7 @@ def test_sliding_window_with_decay(window, rng):
         if len(set(y[rows_h].tolist())) < 2:
             continue
         assert values["auc"][i] == pytest.approx(
-            weighted_auc(y[rows], s[rows], weights[rows]), abs=1e-10)
+            brute_auc_value(y[rows], s[rows], weights[rows], exact=False), abs=1e-10)
         assert values["h"][i] == pytest.approx(
             h_measure(y[rows_h], s[rows_h], sample_weight=weights[rows_h]), abs=1e-10)
 
