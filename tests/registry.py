@@ -58,7 +58,7 @@ FUNCTIONS = {
         y, s, priors=(0.3, 0.7), alpha=1.5, beta=3.0, **kw),
     "hmeasure_report": lambda y, s, **kw: hs.hmeasure_report(
         y, s, severity_ratio="prior", sens_spec_levels=[0.5, 0.95], threshold=0.25, **kw),
-    "binned_auc": lambda y, s, **kw: hs.binned_auc(y, s, bins=4, **kw).auc,
+    "binned_auc": lambda y, s, **kw: hs.binned_auc(y, s, n_bins=4, **kw).auc,
     "partial fpr": lambda y, s, **kw: hs.partial_auc(
         y, s, fpr_range=(0.1, 0.6), correction="mcclish", **kw),
     "partial tpr": lambda y, s, **kw: hs.partial_auc(y, s, tpr_range=(0.2, 0.9), **kw),
@@ -152,10 +152,10 @@ def readings(tracker, roc=False, totals=True):
     points and hull with ``roc``."""
     values = {"auc": tracker.auc, "len": len(tracker)}
     names = ("h", "auch", "max_error", "expected_error")
-    for name in ("n_neg", "n_pos", *names) if totals else names:
+    for name in ("weight_neg", "weight_pos", *names) if totals else names:
         if hasattr(tracker, name):
             values[name] = getattr(tracker, name)
-    if roc and tracker.n_neg > 0 and tracker.n_pos > 0:
+    if roc and tracker.weight_neg > 0 and tracker.weight_pos > 0:
         values["roc"] = tracker.roc_points()
         values["hull"] = tracker.hull()
     return values

@@ -343,7 +343,7 @@ def test_small_epsilon_keeps_every_group_and_is_exact():
 
 def test_repr_and_properties(tracker):
     assert repr(tracker).startswith("ApproxAUC(points=6, epsilon=0.1, relative_to='auc', auc=")
-    assert tracker.n_neg == 3.0 and tracker.n_pos == 3.0
+    assert tracker.weight_neg == 3.0 and tracker.weight_pos == 3.0
 
 
 # ----------------------------------------------------------------------------

@@ -119,7 +119,7 @@ def test_a_derived_read_keeps_the_same_engine_points_units_and_exact_statistic(r
         tracker.remove_many(y[:1000], s[:1000],
                             sample_weight=None if weights is None else weights[:1000])
         blocked = tracker._engine
-        auc, n_neg, n_pos = tracker.auc, tracker.n_neg, tracker.n_pos
+        auc, n_neg, n_pos = tracker.auc, tracker.weight_neg, tracker.weight_pos
         keys_before = blocked.items()
         tracker.partial_auc(fpr_range=(0.1, 0.6))
         _ = tracker.auc_variance
@@ -127,7 +127,7 @@ def test_a_derived_read_keeps_the_same_engine_points_units_and_exact_statistic(r
         assert engine is blocked and engine.tracks_variance
         engine._check()
         # (The class weights and the statistic are the same sums as before.)
-        assert (tracker.auc, tracker.n_neg, tracker.n_pos) == (auc, n_neg, n_pos)
+        assert (tracker.auc, tracker.weight_neg, tracker.weight_pos) == (auc, n_neg, n_pos)
         assert engine.scale == blocked.scale and engine.unit_weights == blocked.unit_weights
         for got, expected in zip(engine.items(), keys_before, strict=True):
             np.testing.assert_array_equal(got, expected)
@@ -160,7 +160,7 @@ def test_derived_reads_with_a_window_or_decay(rng, options):
         assert _same(moved.auc, before.auc, exact=exact)
         if k >= 150:
             assert _same(moved.auc_variance, before.auc_variance, exact=exact)
-            assert _same(moved.n_neg, before.n_neg, exact=exact)
+            assert _same(moved.weight_neg, before.weight_neg, exact=exact)
     moved._check()
 
 

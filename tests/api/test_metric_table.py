@@ -102,7 +102,7 @@ def reference(name, options, y, s):
     if name == "expected_auc":
         return expected_auc(s) if 0 < s.sum() < len(s) else None
     if name == "auc_binned":
-        return binned_auc(y, s, bins=options.bins).auc
+        return binned_auc(y, s, n_bins=options.bins).auc
     if name == "pauc":
         return partial_auc(y, s, fpr_range=options.fpr_range, correction=options.correction)
     if name == "auc_var":

@@ -88,7 +88,7 @@ def test_times_more_than_292_years_apart_are_in_order(name):
     tracker = TIMED[name]("1d")
     far = np.array(["1700-01-01", "2200-01-01"], dtype="datetime64[ns]")
     tracker.add_many([0, 1], [0.1, 0.2], times=far)  # not "going backwards"
-    assert len(tracker) == 1 and tracker.n_pos == 1.0
+    assert len(tracker) == 1 and tracker.weight_pos == 1.0
     with pytest.raises(ValueError, match="must not go backwards"):
         tracker.add_many([0, 1], [0.1, 0.2], times=far[::-1])
     assert len(tracker) == 1
@@ -102,9 +102,9 @@ def test_decay_over_centuries_weighs_by_the_exact_ages():
         tracker.add(LABELS[k], SCORES[k], WEIGHTS[k], time=TIMES[k])
         decayed = [WEIGHTS[i] * 2.0 ** (-(times[k] - times[i]) / half_life)
                    for i in range(k + 1)]
-        assert tracker.n_pos == pytest.approx(
+        assert tracker.weight_pos == pytest.approx(
             sum(d for d, y in zip(decayed, LABELS, strict=False) if y == 1), rel=1e-12)
-        assert tracker.n_neg == pytest.approx(
+        assert tracker.weight_neg == pytest.approx(
             sum(d for d, y in zip(decayed, LABELS, strict=False) if y == 0), rel=1e-12)
         assert tracker.auc == pytest.approx(brute_auc_value(LABELS[:k + 1], SCORES[:k + 1], decayed),
                                             nan_ok=True)

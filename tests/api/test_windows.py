@@ -192,8 +192,8 @@ def test_decay_in_points_equals_weighted_from_scratch(kind, half_life, rng):
     # The class weights as decayed relative to the newest point.
     age = len(y) - 1 - np.arange(len(y))
     decayed = w * 2.0 ** (-age / half_life) * (age <= DROP * half_life)
-    assert tracker.n_pos == pytest.approx(decayed[y == 1].sum(), rel=1e-12)
-    assert tracker.n_neg == pytest.approx(decayed[y == 0].sum(), rel=1e-12)
+    assert tracker.weight_pos == pytest.approx(decayed[y == 1].sum(), rel=1e-12)
+    assert tracker.weight_neg == pytest.approx(decayed[y == 0].sum(), rel=1e-12)
 
 
 @pytest.mark.parametrize("kind", ["auc", "h"])
@@ -222,7 +222,7 @@ def test_decay_after_a_long_pause_keeps_only_the_new_points(rng):
     tracker._check()
     assert len(tracker) == 2
     assert tracker.auc == 0.0
-    assert (tracker.n_neg, tracker.n_pos) == (1.0, 0.5)  # relative to the newest point
+    assert (tracker.weight_neg, tracker.weight_pos) == (1.0, 0.5)  # relative to the newest point
 
 
 def test_decay_count_window_combined(rng):
@@ -296,7 +296,7 @@ def test_retraction_refusals_leave_the_structure_unchanged():
         tracker.remove_many([1, 1], [0.7, 0.7])  # only one is there
     assert pickle.dumps(tracker) == before
     tracker.remove_many([1, 0], [0.5, 0.2], sample_weight=[2, 1])
-    assert len(tracker) == 1 and tracker.n_pos == 1.0
+    assert len(tracker) == 1 and tracker.weight_pos == 1.0
 
 
 # ----------------------------------------------------------------------
