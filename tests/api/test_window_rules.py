@@ -271,7 +271,7 @@ def test_a_binned_window_equals_binned_auc_of_its_points(size, weighted):
         if 0 < window_y.sum() < len(window_y):
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                expected = binned_auc(window_y, window_s, bins=8, sample_weight=window_w)
+                expected = binned_auc(window_y, window_s, n_bins=8, sample_weight=window_w)
             result = tracker.result()
             assert tracker.auc == pytest.approx(expected.auc, abs=1e-12)
             assert tracker.max_error == pytest.approx(expected.max_error, abs=1e-12)
@@ -291,7 +291,7 @@ def test_a_binned_window_point_by_point_equals_the_batch():
         one.add(int(label), float(score))
     batch.add_many(y, s)
     assert one.result().counts_pos.tolist() == batch.result().counts_pos.tolist()
-    assert one.auc == batch.auc == binned_auc(y[-4:], s[-4:], bins=6).auc
+    assert one.auc == batch.auc == binned_auc(y[-4:], s[-4:], n_bins=6).auc
     assert one.window == 4 and BinnedAUC(6).window is None
     again = pickle.loads(pickle.dumps(one))
     again.add(1, 0.5)
