@@ -4,10 +4,10 @@ same rows, whatever the chunks, ``--every`` and ``--min-periods``."""
 
 import numpy as np
 import pytest
+from cli_helpers import csv_text, read_table, run_cli, window_aucs
 
 import hmeasure_stream.cli as cli
 from hmeasure_stream import SlidingWindow, sliding_window
-from tests.cli.cli_helpers import csv_text, read_table, run_cli, window_aucs
 
 N_ROWS = 2000
 
