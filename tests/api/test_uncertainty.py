@@ -695,7 +695,7 @@ def test_delong_intervals_unpack_as_low_high_with_proc_values(producer):
     assert close(interval.estimate, proc_auc, rel=1e-12)
     # pROC's order (low, auc, high) cannot silently swap the AUC and the bound.
     with pytest.raises(ValueError, match="not enough values to unpack"):
-        lo, auc, hi = interval
+        lo, auc, hi = interval  # noqa: RUF059 (a pROC user's line)
     assert len(interval) == 2
 
 
@@ -707,7 +707,7 @@ def test_bootstrap_intervals_unpack_as_low_high(producer):
     assert low < entry["auc1"] < high
     assert interval.estimate == pytest.approx(roc_auc_score(entry["y"], entry["s1"]), rel=1e-12)
     with pytest.raises(ValueError, match="not enough values to unpack"):
-        lo, auc, hi = interval
+        lo, auc, hi = interval  # noqa: RUF059 (a pROC user's line)
 
 
 def test_interval_keeps_its_estimate_through_pickle_repr_and_comparison():
