@@ -90,6 +90,8 @@ class BinnedAUCResult:
     loglog_alpha : float or None
         The log-log transform's alpha in effect (given or estimated), None for
         linear bins.
+    n_bins : int
+        Number of bins (``bins`` is its deprecated name).
 
     See Also
     --------

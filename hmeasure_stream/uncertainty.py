@@ -76,6 +76,10 @@ _BOOT_INDEX_ELEMENTS = 2**18
 class AUCTestResult(NamedTuple):
     """Result of DeLong's test, returned by :func:`auc_test`.
 
+    A named tuple ``(statistic, pvalue, difference, std_error, df)``, as
+    scipy's test results: the Z statistic of the difference of two AUCs, its
+    p-value, the difference, its standard error and the degrees of freedom.
+
     Attributes
     ----------
     statistic : float
@@ -94,6 +98,19 @@ class AUCTestResult(NamedTuple):
         hypothesis: ``inf`` (the standard normal) for the paired test, Welch
         and Satterthwaite's for the unpaired one (``inf`` when both
         variances are 0).
+
+    See Also
+    --------
+    auc_test : computes it, paired or unpaired.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import auc_test
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
+    >>> result = auc_test(y, [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8],
+    ...                   [0.3, 0.1, 0.2, 0.6, 0.4, 0.9, 0.5, 0.8])
+    >>> result.difference, round(result.statistic, 4), round(result.pvalue, 4)
+    (0.1875, 1.3887, 0.1649)
     """
 
     statistic: float

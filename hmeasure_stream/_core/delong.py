@@ -50,12 +50,16 @@ class ConfidenceInterval(_Bounds):
     (0.58091, 1.0, 0.888889)
     """
 
-    estimate: float
-
     def __new__(cls, low: float, high: float, estimate: float) -> "ConfidenceInterval":
         interval = super().__new__(cls, low, high)
-        object.__setattr__(interval, "estimate", estimate)
+        object.__setattr__(interval, "_estimate", estimate)
         return interval
+
+    @property
+    def estimate(self) -> float:
+        """The statistic of the data, the point estimate the interval is around."""
+        estimate: float = self.__dict__["_estimate"]
+        return estimate
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"ConfidenceInterval is immutable: cannot set {name!r}")
