@@ -4,7 +4,7 @@ import pickle
 import numpy as np
 import pytest
 from hypothesis import strategies as st
-from machines import PointSetMachine
+from machines import PointSetMachine, point_set_test
 from reference_impl import brute_auc
 
 from hmeasure_stream import DynamicAUC, DynamicH, auc
@@ -93,7 +93,7 @@ class DynamicAUCMachine(PointSetMachine):
         assert_matches(tracker, points, exact=exact)
 
 
-TestDynamicAUCMachine = pytest.mark.slow(DynamicAUCMachine.TestCase)
+TestDynamicAUCMachine = point_set_test(DynamicAUCMachine)
 
 
 def test_pickle_and_deepcopy_round_trip_with_identical_later_results():

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from machines import PointSetMachine
+from machines import PointSetMachine, point_set_test
 from strategies import labelled_scores
 
 from hmeasure_stream import (
@@ -150,7 +150,7 @@ class DynamicHMachine(PointSetMachine):
         assert_matches(tracker, points, exact=exact)
 
 
-TestDynamicHMachine = pytest.mark.slow(DynamicHMachine.TestCase)
+TestDynamicHMachine = point_set_test(DynamicHMachine)
 
 
 @given(labelled_scores(max_size=50, weighted=True), st.one_of(st.none(), st.integers(1, 60)))

@@ -19,7 +19,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import strategies as st
-from machines import PointSetMachine
+from machines import PointSetMachine, point_set_test
 from reference_impl import columns, delong_variance_exact
 from scipy import stats
 
@@ -336,7 +336,7 @@ class VarianceMachine(PointSetMachine):
         assert_variance(tracker, points, exact)
 
 
-TestVarianceMachine = pytest.mark.slow(VarianceMachine.TestCase)
+TestVarianceMachine = point_set_test(VarianceMachine)
 
 
 # ---------------------------------------------------------------------------
@@ -470,14 +470,14 @@ def test_sliding_window_chunks_properties_and_other_metrics(rng):
         np.testing.assert_array_equal(np.concatenate([p[name] for p in parts]), whole[name])
     np.testing.assert_allclose(np.concatenate([p["h"] for p in parts]), whole["h"], rtol=1e-12)
     variance, (low, _) = window_reference(y, s, None, n - 1, 60)
-    assert monitor.auc_var == pytest.approx(variance, rel=1e-12)
-    assert (monitor.auc_lo, monitor.auc_hi) == (whole["auc_lo"][-1], whole["auc_hi"][-1])
-    assert monitor.auc_lo == pytest.approx(low, rel=1e-12)
+    assert monitor["auc_var"] == pytest.approx(variance, rel=1e-12)
+    assert (monitor["auc_lo"], monitor["auc_hi"]) == (whole["auc_lo"][-1], whole["auc_hi"][-1])
+    assert monitor["auc_lo"] == pytest.approx(low, rel=1e-12)
     restored = pickle.loads(pickle.dumps(monitor))
     assert restored.update(y[:10], s[:10])["auc_hi"].tolist() == \
         monitor.update(y[:10], s[:10])["auc_hi"].tolist()
-    with pytest.raises(AttributeError, match="auc_var"):
-        _ = SlidingWindow(5).auc_var
+    with pytest.raises(KeyError, match="auc_var"):
+        _ = SlidingWindow(5)["auc_var"]
     with pytest.raises(ValueError, match="level"):
         SlidingWindow(5, metrics=("auc_lo", ConfidenceLevel(level=1.0)))
 
