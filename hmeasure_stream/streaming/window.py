@@ -99,7 +99,7 @@ class SlidingWindow(Pickled):
     half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
         Exponential decay as in :class:`DynamicAUC`; not with ``"auc_approx"``, ``"auc_binned"``.
     min_periods : int, default=1
-        The metrics are nan until the window holds this many points.
+        The metrics are nan until the window holds this many points (at most a count window).
     pos_label, capacity, seed
         As in :class:`DynamicAUC`; ``seed`` seeds ``"auc_approx"``'s treap (nothing else is random).
 
@@ -479,7 +479,7 @@ def sliding_window(
         ``window``.
     min_periods : int, default=1
         Entries whose window holds fewer points are nan (as pandas'
-        ``rolling``).
+        ``rolling``; at most a count ``window``).
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...); the one other
         label in ``y_true`` is class 0 and a third one is refused.  Default:

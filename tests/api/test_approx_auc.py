@@ -369,7 +369,7 @@ def test_window_metric_in_chunks_equals_sliding_window_and_a_loop(window, relati
     for name in ("auc", "auc_approx"):
         np.testing.assert_array_equal(np.concatenate([p[name] for p in parts]), expected[name])
     np.testing.assert_array_equal(expected["auc"], sliding_window(y, s, window)["auc"])
-    np.testing.assert_array_equal(monitor.auc_approx, expected["auc_approx"][-1])
+    np.testing.assert_array_equal(monitor["auc_approx"], expected["auc_approx"][-1])
     # The same steps by hand: add the new point, then remove the one leaving.
     tracker = ApproxAUC(0.2, relative_to=relative_to)
     by_hand = []

@@ -181,7 +181,7 @@ def test_window_metric_equals_binned_auc_of_every_window(window, options):
     rest = tracker.update(y[150:], s[150:])["auc_binned"]
     tracker._check()
     np.testing.assert_array_equal(np.concatenate([first, rest]), values["auc_binned"])
-    assert tracker.auc_binned == values["auc_binned"][-1] or np.isnan(tracker.auc_binned)
+    assert tracker["auc_binned"] == values["auc_binned"][-1] or np.isnan(tracker["auc_binned"])
 
 
 def test_refused_merge_leaves_an_empty_structure_unchanged():

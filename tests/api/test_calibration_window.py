@@ -195,7 +195,7 @@ def test_chunks_equal_one_call_and_the_state_is_that_of_the_points(rng):
     # The same sums (each in its engine's units, a power of two fixed by its first weight).
     assert np.array_equal(engine.sums() * engine.scale, again.sums() * again.scale)
     for name in ("brier", "log_loss", "ece", "mce"):
-        assert getattr(tracker, name) == getattr(fresh, name)
+        assert tracker[name] == fresh[name]
 
 
 def test_no_drift_after_many_updates():
@@ -213,9 +213,9 @@ def test_no_drift_after_many_updates():
                            None if weights is None else weights[start:start + 100_000])
         last = slice(n - window, n)
         ww = np.ones(window) if weights is None else weights[last]
-        assert tracker.brier == exact_brier(y[last], p[last], ww)
-        assert tracker.log_loss == exact_log_loss(y[last], p[last], ww)
-        assert tracker.ece == pytest.approx(brute_ece(y[last], p[last], ww)[0], rel=1e-14)
+        assert tracker["brier"] == exact_brier(y[last], p[last], ww)
+        assert tracker["log_loss"] == exact_log_loss(y[last], p[last], ww)
+        assert tracker["ece"] == pytest.approx(brute_ece(y[last], p[last], ww)[0], rel=1e-14)
         tracker._check()
 
 

@@ -235,7 +235,7 @@ def test_a_window_longer_than_the_stream_is_every_prefix():
 def test_a_numpy_seed_at_the_top_of_its_range_is_taken():
     tracker = SlidingWindow(6, seed=np.uint64(2**64 - 1))
     tracker.update(Y6, S6)
-    assert tracker.auc == float(brute_auc(Y6, S6))
+    assert tracker["auc"] == float(brute_auc(Y6, S6))
 
 
 @pytest.mark.parametrize(

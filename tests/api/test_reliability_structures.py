@@ -261,9 +261,9 @@ def test_threads_on_sliding_window(metrics):
     s = np.concatenate([batch[1] for batch in taken]) / 4
     assert len(tracker) == y.size
     if metrics == ("auc",):
-        assert tracker.auc == hs.auc(y, s)
+        assert tracker["auc"] == hs.auc(y, s)
     if "h" in metrics:
-        assert tracker.h == pytest.approx(hs.h_measure(y, s), rel=1e-12)
+        assert tracker["h"] == pytest.approx(hs.h_measure(y, s), rel=1e-12)
 
 
 @pytest.mark.parametrize("method", ["ovr", "ovo"])
