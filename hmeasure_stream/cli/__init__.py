@@ -78,7 +78,7 @@ from hmeasure_stream.cli._reading import (
     parse_scores,
 )
 from hmeasure_stream.metric_table import METRICS, REPORT, HCost, Threshold, first_improbable
-from hmeasure_stream.streaming._window_rules import COUNT_LIMIT, mask_short
+from hmeasure_stream.streaming._window_rules import COUNT_LIMIT, mask_short, metrics_argument
 
 #: The metrics of the table that --metrics offers (1-d scores, options among the flags').
 AVAILABLE_METRICS = tuple(name for name, metric in METRICS.items() if metric.cli)
@@ -273,8 +273,8 @@ class DelayedMonitor:
 
     def __init__(self, window, metrics, every=1, options=(), half_life=None):
         given = {type(option): option for option in options}
-        tracked = (*metrics, *dict.fromkeys(
-            given[METRICS[name].options] for name in metrics if METRICS[name].options in given))
+        tracked = metrics_argument({name: given.get(METRICS[name].options)
+                                    for name in metrics})
         try:
             self.tracker = DelayedAUC(window, tracked, half_life=half_life)
         except ValueError as error:
