@@ -743,8 +743,8 @@ def binned_part(args):
     medians = time_interleaved({
         "np.searchsorted": lambda: np.searchsorted(edges, s),
         "np.bincount": lambda: np.bincount(index, minlength=1000),
-        "binned_auc linear": lambda: binned_auc(y, s, bins=1000),
-        "binned_auc loglog": lambda: binned_auc(y, s, bins=1000, transform="loglog",
+        "binned_auc linear": lambda: binned_auc(y, s, n_bins=1000),
+        "binned_auc loglog": lambda: binned_auc(y, s, n_bins=1000, transform="loglog",
                                                 loglog_alpha=0.2),
     }, max(3, args.rounds // 2), max(3, args.rounds // 2))
     print(f"\nbinned AUC, n = {n:,}, 1000 bins (median of {max(3, args.rounds // 2)} rounds)")

@@ -55,11 +55,18 @@ The metric table :data:`METRICS` declares each metric a window follows
 read as probabilities of class 1).
 """
 
+from __future__ import annotations
+
 # First: the command line's Ctrl-C while the modules below import (see _startup).
 from hmeasure_stream import _startup  # noqa: F401
 from hmeasure_stream._validation import InvertedScoresWarning
 from hmeasure_stream._version import __version__
-from hmeasure_stream.binned import OutOfRangeScoresWarning, binned_auc, loglog_transform
+from hmeasure_stream.binned import (
+    BinnedAUCResult,
+    OutOfRangeScoresWarning,
+    binned_auc,
+    loglog_transform,
+)
 from hmeasure_stream.calibration import (
     CalibrationReport,
     brier_score,
@@ -67,7 +74,7 @@ from hmeasure_stream.calibration import (
     calibration_report,
     log_loss,
 )
-from hmeasure_stream.crisp import crisp_auc_approximations, crisp_vus
+from hmeasure_stream.crisp import CrispVUS, crisp_auc_approximations, crisp_vus
 from hmeasure_stream.curves import (
     CostThreshold,
     PrecisionRecallCurve,
@@ -109,6 +116,7 @@ from hmeasure_stream.streaming import (
     sliding_window,
 )
 from hmeasure_stream.uncertainty import (
+    AUCTestResult,
     BootstrapInterval,
     ConfidenceInterval,
     auc_ci,
@@ -122,9 +130,11 @@ __all__ = [
     "METRICS",
     "WINDOW_METRICS",
     "APApprox",
+    "AUCTestResult",
     "ApproxAUC",
     "ApproxH",
     "BinnedAUC",
+    "BinnedAUCResult",
     "Binning",
     "BootstrapInterval",
     "CalibrationBins",
@@ -134,6 +144,7 @@ __all__ = [
     "ConfidenceInterval",
     "ConfidenceLevel",
     "CostThreshold",
+    "CrispVUS",
     "DelayedAUC",
     "DynamicAUC",
     "DynamicH",

@@ -15,7 +15,7 @@ import warnings
 from collections.abc import Iterator
 from decimal import Decimal
 from fractions import Fraction
-from typing import Any, Literal, TypeAlias
+from typing import Any
 
 import numpy as np
 from numpy.typing import NDArray
@@ -23,6 +23,21 @@ from numpy.typing import NDArray
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._engines._cost import CostRule
 from hmeasure_stream._engines._scratch import LABEL_DTYPES
+
+# The public API's aliases, re-exported (``X as X``): the modules import them with the checks.
+from hmeasure_stream.typing import Correction as Correction
+from hmeasure_stream.typing import Duration as Duration
+from hmeasure_stream.typing import FloatArray as FloatArray
+from hmeasure_stream.typing import Label as Label
+from hmeasure_stream.typing import Labels as Labels
+from hmeasure_stream.typing import Priors as Priors
+from hmeasure_stream.typing import Probabilities as Probabilities
+from hmeasure_stream.typing import RandomState as RandomState
+from hmeasure_stream.typing import RateRange as RateRange
+from hmeasure_stream.typing import Scores as Scores
+from hmeasure_stream.typing import SeverityRatio as SeverityRatio
+from hmeasure_stream.typing import Weights as Weights
+from hmeasure_stream.typing import Window as Window
 
 
 class InvertedScoresWarning(UserWarning):
@@ -73,26 +88,6 @@ def warn_if_inverted(auc_value, function, stacklevel=3):
             stacklevel=stacklevel,
         )
 
-
-# The types of the public API's arguments and results (its annotations).
-#: A float64 array of results.
-FloatArray: TypeAlias = NDArray[np.float64]
-#: A duration: a number of points, or a time span ("15min", a timedelta).
-Duration: TypeAlias = float | str | datetime.timedelta | np.timedelta64
-#: A window: a number of points, a time span, or None for every point.
-Window: TypeAlias = int | str | datetime.timedelta | np.timedelta64 | None
-#: The label of class 1: a string, number, bool, ... (None: labels 0/1 or booleans).
-Label: TypeAlias = Any
-#: R hmeasure's severity ratio of the costs (None: alpha and beta).
-SeverityRatio: TypeAlias = float | Literal["prior"] | None
-#: Class priors (pi0, pi1) instead of the class proportions.
-Priors: TypeAlias = tuple[float, float] | None
-#: A range of rates (a, b).
-RateRange: TypeAlias = tuple[float, float] | None
-#: Seed of a random generator.
-RandomState: TypeAlias = int | np.random.SeedSequence | np.random.Generator | None
-#: Which partial-AUC correction to apply.
-Correction: TypeAlias = Literal["mcclish"] | None
 
 #: Integers of at most this magnitude are all exact as float64.
 EXACT_INT_LIMIT = 2**53
@@ -1694,3 +1689,42 @@ def import_optional(*modules: str, needed_by: str, install: str) -> Any:
                 f"pip install '{install}'"
             ) from None
     return imported[0] if len(imported) == 1 else tuple(imported)
+
+
+# -- Renamed keywords and attributes -------------------------------------------
+# One rule for every renamed name: the old one keeps working for one release,
+# with a DeprecationWarning naming the new one.  A renamed keyword stays in the
+# signature, default None (as scikit-learn's deprecated parameters), so that no
+# wrapper frame moves the stack levels of the function's own warnings.
+
+
+def _deprecation(old: str, new: str, where: str) -> str:
+    return (f"{where}: {old} is deprecated and will be removed in the next release; "
+            f"use {new}")
+
+
+def renamed_keyword(where: str, old: str, new: str, old_value: Any, new_value: Any,
+                    new_default: Any = None, stacklevel: int = 3) -> Any:
+    """The value of keyword ``new``, or of its deprecated name ``old`` (not None)
+    with a DeprecationWarning; both given (``new`` not at its default) is a
+    ValueError naming them."""
+    if old_value is None:
+        return new_value
+    if new_value is not new_default and new_value != new_default:
+        raise ValueError(f"{where}: give {new}= only ({old}= is its deprecated name), "
+                         "not both")
+    warnings.warn(_deprecation(f"{old}=", f"{new}=", where), DeprecationWarning,
+                  stacklevel=stacklevel)
+    return old_value
+
+
+def renamed_attribute(old: str, new: str) -> property:
+    """A read-only attribute ``old`` that reads ``new``, for one release, with a
+    DeprecationWarning (a class attribute: ``n_neg = renamed_attribute("n_neg",
+    "weight_neg")``)."""
+    def read(self: object) -> Any:
+        warnings.warn(_deprecation(f".{old}", f".{new}", type(self).__name__),
+                      DeprecationWarning, stacklevel=2)
+        return getattr(self, new)
+
+    return property(read, doc=f"Deprecated name of ``{new}`` (removed in the next release).")

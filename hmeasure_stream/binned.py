@@ -12,6 +12,8 @@ The bin of a score is a pure function of the score and the frozen parameters
 compiled place, so histograms made with the same parameters merge exactly.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
 from typing import Literal
 
@@ -38,10 +40,13 @@ from hmeasure_stream._validation import (
     check_scores,
     exact_path,
     raise_flagged,
+    renamed_attribute,
+    renamed_keyword,
     scaled_weights,
     warn_if_inverted,
     with_pos_label,
 )
+from hmeasure_stream.typing import Labels, Scores, Weights
 
 __all__ = ["BinnedAUCResult", "OutOfRangeScoresWarning", "binned_auc", "loglog_transform"]
 
@@ -52,7 +57,7 @@ class BinnedAUCResult:
 
     Returned by :func:`binned_auc`; frozen, with read-only arrays.  The
     histograms of disjoint parts of a data set binned with the same
-    parameters (``bins``, ``score_range``, ``transform``, ``loglog_alpha``) add
+    parameters (``n_bins``, ``score_range``, ``transform``, ``loglog_alpha``) add
     up to the histograms of the whole.
 
     Attributes
@@ -68,13 +73,13 @@ class BinnedAUCResult:
         bound).  It divides the bins' areas by T^{3/2}, T = P + N the number
         of points, where the AUC divides by P N: it is not on the AUC's
         scale, and is often larger than ``max_error``.
-    edges : ndarray of float64, shape (bins + 1,)
+    edges : ndarray of float64, shape (n_bins + 1,)
         Bin edges in score units, ``edges[0] = score_range[0]`` and
         ``edges[-1] = score_range[1]``: bin j holds the scores in
         ``[edges[j], edges[j + 1])`` (up to rounding; the last bin includes its
         upper edge), bin 0 also the scores below the range and the last bin
         those above it.
-    counts_neg, counts_pos : ndarray, shape (bins,)
+    counts_neg, counts_pos : ndarray, shape (n_bins,)
         Number (int64; total weight, float64, with ``sample_weight``) of the
         class 0 / class 1 points in each bin, lowest scores first.
     n_below, n_above : int
@@ -85,6 +90,8 @@ class BinnedAUCResult:
     loglog_alpha : float or None
         The log-log transform's alpha in effect (given or estimated), None for
         linear bins.
+    n_bins : int
+        Number of bins (``bins`` is its deprecated name).
 
     See Also
     --------
@@ -93,8 +100,8 @@ class BinnedAUCResult:
     Examples
     --------
     >>> from hmeasure_stream import binned_auc
-    >>> result = binned_auc([0, 1, 0, 1], [0.1, 0.9, 0.6, 0.7], bins=2)
-    >>> result.counts_neg, result.counts_pos, result.bins
+    >>> result = binned_auc([0, 1, 0, 1], [0.1, 0.9, 0.6, 0.7], n_bins=2)
+    >>> result.counts_neg, result.counts_pos, result.n_bins
     (array([1, 1]), array([0, 2]), 2)
     >>> result.auc, result.max_error
     (0.75, 0.25)
@@ -112,10 +119,12 @@ class BinnedAUCResult:
     loglog_alpha: float | None
 
     @property
-    def bins(self) -> int:
+    def n_bins(self) -> int:
         """Number of bins."""
-        bins: int = self.counts_neg.shape[0]
-        return bins
+        n_bins: int = self.counts_neg.shape[0]
+        return n_bins
+
+    bins = renamed_attribute("bins", "n_bins")
 
 
 def loglog_transform(r: ArrayLike, alpha: float) -> FloatArray:
@@ -191,14 +200,15 @@ def loglog_transform(r: ArrayLike, alpha: float) -> FloatArray:
     return out
 
 
-def binned_auc(y_true: ArrayLike, y_score: ArrayLike, *, bins: int = 1000,
+def binned_auc(y_true: Labels, y_score: Scores, *, n_bins: int = 1000,
                transform: Literal["loglog"] | None = None, loglog_alpha: float | None = None,
                score_range: tuple[float, float] = (0.0, 1.0),
-               sample_weight: ArrayLike | None = None,
-               pos_label: Label = None, strict: bool = False) -> BinnedAUCResult:
+               sample_weight: Weights | None = None,
+               pos_label: Label = None, strict: bool = False,
+               bins: int | None = None) -> BinnedAUCResult:
     """Approximate AUC from binned class counts, with an error bound.
 
-    The scores are counted in ``bins`` bins per class; the ROC curve through
+    The scores are counted in ``n_bins`` bins per class; the ROC curve through
     the bins' cumulative counts (straight lines inside each bin) has area
     ``auc``, and the exact AUC lies within ``max_error`` of it.
 
@@ -210,8 +220,9 @@ def binned_auc(y_true: ArrayLike, y_score: ArrayLike, *, bins: int = 1000,
         Scores, finite real numbers, expected in ``score_range`` (those outside
         go to the end bins, are counted in ``n_below`` / ``n_above`` and raise
         a warning, or an error with ``strict``).
-    bins : int, default 1000
-        Number of bins m, 1 <= m <= 2**24.
+    n_bins : int, default 1000
+        Number of bins m, 1 <= m <= 2**24 (scikit-learn's name, as in
+        ``calibration_curve``; ``bins=`` is its deprecated spelling).
     transform : {None, "loglog"}, default None
         None: bins of equal width over ``score_range``.  ``"loglog"``: bins of
         equal width in the continuous log-log transform of the scores mapped to
@@ -232,6 +243,8 @@ def binned_auc(y_true: ArrayLike, y_score: ArrayLike, *, bins: int = 1000,
     strict : bool, default False
         Refuse scores outside ``score_range`` (ValueError) instead of
         counting them in the end bins with a warning.
+    bins : int, optional
+        Deprecated name of ``n_bins`` (removed in the next release).
 
     Returns
     -------
@@ -308,7 +321,7 @@ def binned_auc(y_true: ArrayLike, y_score: ArrayLike, *, bins: int = 1000,
     >>> from hmeasure_stream import auc, binned_auc
     >>> y = [0, 0, 1, 0, 1, 1]
     >>> s = [0.1, 0.42, 0.45, 0.7, 0.8, 0.95]
-    >>> result = binned_auc(y, s, bins=4)
+    >>> result = binned_auc(y, s, n_bins=4)
     >>> result.counts_neg, result.counts_pos
     (array([1, 1, 1, 0]), array([0, 1, 0, 2]))
     >>> result.auc, result.max_error
@@ -318,8 +331,9 @@ def binned_auc(y_true: ArrayLike, y_score: ArrayLike, *, bins: int = 1000,
     >>> result.edges
     array([0.  , 0.25, 0.5 , 0.75, 1.  ])
     """
+    n_bins = renamed_keyword("binned_auc", "bins", "n_bins", bins, n_bins, 1000)
     y_true = with_pos_label(y_true, pos_label)
-    m = _check_bins(bins)
+    m = _check_bins(n_bins, "n_bins")
     transform, alpha = _check_transform(transform, loglog_alpha)
     lo, hi = _check_score_range(score_range)
     strict = _check_strict(strict)

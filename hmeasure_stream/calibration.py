@@ -20,11 +20,12 @@ defined (as in scikit-learn), so unlike the ranking metrics nothing is
 refused for it.
 """
 
+from __future__ import annotations
+
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.binning import check_bins
 from hmeasure_stream._core.groups import exact_sum as _exact_sum
@@ -38,6 +39,7 @@ from hmeasure_stream._validation import (
     scaled_weights,
     with_pos_label,
 )
+from hmeasure_stream.typing import Labels, Probabilities, Weights
 
 __all__ = ["CalibrationReport", "brier_score", "calibration_error", "calibration_report",
            "log_loss"]
@@ -105,7 +107,7 @@ class CalibrationReport:
     within_bin_covariance: float
 
 
-def _probability_input(y_true: ArrayLike, y_prob: ArrayLike, sample_weight: ArrayLike | None,
+def _probability_input(y_true: Labels, y_prob: Probabilities, sample_weight: Weights | None,
                        pos_label: Label, metric: str
                        ) -> tuple[FloatArray, FloatArray, FloatArray | None, int]:
     """Validated input: class 1 as float64 0/1, probabilities, weights scaled by a
@@ -132,7 +134,7 @@ def _weighted_mean(values: FloatArray, weights: FloatArray | None) -> float:
     return float(_exact_sum(weights * values)) / float(_exact_sum(weights))
 
 
-def brier_score(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None,
+def brier_score(y_true: Labels, y_prob: Probabilities, *, sample_weight: Weights | None = None,
                 pos_label: Label = None) -> float:
     """The Brier score: the mean squared difference between label and probability.
 
@@ -191,7 +193,7 @@ def brier_score(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLik
     return _weighted_mean(np.square(is_pos - probs), weights)
 
 
-def log_loss(y_true: ArrayLike, y_prob: ArrayLike, *, sample_weight: ArrayLike | None = None,
+def log_loss(y_true: Labels, y_prob: Probabilities, *, sample_weight: Weights | None = None,
              pos_label: Label = None) -> float:
     """The log loss: the mean negative log-likelihood of the labels under the probabilities.
 
@@ -298,9 +300,9 @@ def _gaps_l1_max(bins: _Bins) -> tuple[float, float]:
     return _weighted_mean(gaps, weight), float(gaps.max())
 
 
-def calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+def calibration_error(y_true: Labels, y_prob: Probabilities, *, n_bins: int = 10,
                       strategy: Literal["uniform", "quantile"] = "uniform",
-                      norm: Literal["l1", "max"] = "l1", sample_weight: ArrayLike | None = None,
+                      norm: Literal["l1", "max"] = "l1", sample_weight: Weights | None = None,
                       pos_label: Label = None) -> float:
     """Expected or maximum calibration error over bins of the probabilities.
 
@@ -372,9 +374,9 @@ def calibration_error(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
     return ece if norm == "l1" else mce
 
 
-def calibration_report(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+def calibration_report(y_true: Labels, y_prob: Probabilities, *, n_bins: int = 10,
                        strategy: Literal["uniform", "quantile"] = "uniform",
-                       sample_weight: ArrayLike | None = None,
+                       sample_weight: Weights | None = None,
                        pos_label: Label = None) -> CalibrationReport:
     """The reliability curve, calibration errors and Murphy's decomposition of the Brier score.
 

@@ -20,6 +20,8 @@ The derivation of the exact method is in the documentation
 inequalities, whose polytope is intersected with V and measured with Qhull.
 """
 
+from __future__ import annotations
+
 import itertools
 import math
 import numbers

@@ -22,6 +22,8 @@ is absent (as in scikit-learn): a score whose points all weigh zero is no
 threshold.
 """
 
+from __future__ import annotations
+
 from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
@@ -47,6 +49,7 @@ from hmeasure_stream._validation import (
     check_probability_level,
     labels_and_ranked_scores,
 )
+from hmeasure_stream.typing import Labels, Scores, Weights
 
 __all__ = ["CostThreshold", "PrecisionRecallCurve", "ROCCurve", "average_precision",
            "coords", "min_cost_threshold", "precision_recall_curve", "roc_curve"]
@@ -122,7 +125,7 @@ class PrecisionRecallCurve(NamedTuple):
     thresholds: np.ndarray
 
 
-def _cumulative(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+def _cumulative(y_true: Labels, y_score: Scores, sample_weight: Weights | None,
                 pos_label: Label, metric: str,
                 counts: bool = False) -> tuple[FloatArray, FloatArray, FloatArray, ScoreScale]:
     """(keys, fp, tp, scale): the keys of the distinct scores of positive weight from the
@@ -138,7 +141,7 @@ def _cumulative(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike 
     return keys, fp[1:], tp[1:], scale
 
 
-def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
+def roc_curve(y_true: Labels, y_score: Scores, *, sample_weight: Weights | None = None,
               pos_label: Label = None,
               drop_intermediate: bool = True) -> ROCCurve:
     """The ROC curve with the threshold of each point.
@@ -196,8 +199,8 @@ def roc_curve(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike
     return ROCCurve(*roc_curve_of(keys, fp, tp, drop_intermediate, scale))
 
 
-def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *,
-                           sample_weight: ArrayLike | None = None,
+def precision_recall_curve(y_true: Labels, y_score: Scores, *,
+                           sample_weight: Weights | None = None,
                            pos_label: Label = None,
                            drop_intermediate: bool = False) -> PrecisionRecallCurve:
     """Precision and recall at every threshold.
@@ -252,8 +255,8 @@ def precision_recall_curve(y_true: ArrayLike, y_score: ArrayLike, *,
     return PrecisionRecallCurve(*precision_recall_of(keys, fp, tp, drop_intermediate, scale))
 
 
-def average_precision(y_true: ArrayLike, y_score: ArrayLike, *,
-                      sample_weight: ArrayLike | None = None,
+def average_precision(y_true: Labels, y_score: Scores, *,
+                      sample_weight: Weights | None = None,
                       pos_label: Label = None) -> float:
     """Average precision: the precision at each threshold weighted by the recall it adds.
 
@@ -298,11 +301,11 @@ def average_precision(y_true: ArrayLike, y_score: ArrayLike, *,
     return average_precision_of(fp, tp)
 
 
-def coords(y_true: ArrayLike, y_score: ArrayLike, x: float | ArrayLike | str, *,
+def coords(y_true: Labels, y_score: Scores, x: float | ArrayLike | str, *,
            input: Literal["threshold", "specificity", "sensitivity"] = "threshold",
            ret: str | Sequence[str] = ("threshold", "specificity", "sensitivity"),
            best_method: Literal["youden", "closest_topleft"] = "youden",
-           sample_weight: ArrayLike | None = None, pos_label: Label = None) -> dict[str,
+           sample_weight: Weights | None = None, pos_label: Label = None) -> dict[str,
            FloatArray]:
     """Operating points of the ROC curve, as R pROC's ``coords``.
 
@@ -418,9 +421,9 @@ class CostThreshold(NamedTuple):
     tpr: float
 
 
-def min_cost_threshold(y_true: ArrayLike, y_score: ArrayLike, *, cost: float | None = None,
+def min_cost_threshold(y_true: Labels, y_score: Scores, *, cost: float | None = None,
                        severity_ratio: SeverityRatio = None, priors: Priors = None,
-                       sample_weight: ArrayLike | None = None,
+                       sample_weight: Weights | None = None,
                        pos_label: Label = None) -> CostThreshold:
     """The threshold that minimises the expected misclassification loss at a cost.
 

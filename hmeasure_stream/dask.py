@@ -95,6 +95,7 @@ from hmeasure_stream._validation import (
     is_missing,
     raise_bad_label,
     raise_bad_score,
+    renamed_keyword,
     same_label,
     third_label_message,
     threshold_key,
@@ -1201,7 +1202,7 @@ def auc_ci(y_true: Collection, y_score: Collection, *, level: float = 0.95,
     Returns
     -------
     ConfidenceInterval or dask.delayed.Delayed
-        ``(low, high, estimate)``, the estimate the AUC.
+        ``(low, high)``, with the AUC as ``estimate``.
 
     Raises
     ------
@@ -1342,12 +1343,12 @@ def _binned_of(summed: tuple[NDArray[Any], int, int, int, float, float, float | 
         alpha))
 
 
-def binned_auc(y_true: Collection, y_score: Collection, *, bins: int = 1000,
+def binned_auc(y_true: Collection, y_score: Collection, *, n_bins: int = 1000,
                transform: str | None = None, loglog_alpha: float | None = None,
                score_range: tuple[float, float] = (0.0, 1.0),
                sample_weight: Collection | None = None, compute: bool = True,
-               pos_label: Hashable | None = None, strict: bool = False
-               ) -> BinnedAUCResult | Delayed:
+               pos_label: Hashable | None = None, strict: bool = False,
+               bins: int | None = None) -> BinnedAUCResult | Delayed:
     """Binned AUC of a dask collection, with its error bound: one histogram per partition.
 
     Equal to :func:`hmeasure_stream.binned_auc` of the data in memory: the
@@ -1357,11 +1358,13 @@ def binned_auc(y_true: Collection, y_score: Collection, *, bins: int = 1000,
     ----------
     y_true, y_score, sample_weight, compute, pos_label
         As for :func:`auc`.
-    bins, transform, loglog_alpha, score_range, strict
+    n_bins, transform, loglog_alpha, score_range, strict
         As for :func:`hmeasure_stream.binned_auc`: scores outside
         ``score_range`` give one :class:`~hmeasure_stream.OutOfRangeScoresWarning`
         (a ``ValueError`` with ``strict=True``) naming how many of the whole
         collection and their span.
+    bins : int, optional
+        Deprecated name of ``n_bins`` (removed in the next release).
 
     Returns
     -------
@@ -1399,13 +1402,14 @@ def binned_auc(y_true: Collection, y_score: Collection, *, bins: int = 1000,
     >>> from hmeasure_stream import dask as hsd
     >>> y = da.from_array([0, 0, 1, 0, 1, 1], chunks=4)
     >>> s = da.from_array([0.1, 0.42, 0.45, 0.7, 0.8, 0.95], chunks=4)
-    >>> result = hsd.binned_auc(y, s, bins=4)
+    >>> result = hsd.binned_auc(y, s, n_bins=4)
     >>> result.counts_neg, result.counts_pos
     (array([1, 1, 1, 0]), array([0, 1, 0, 2]))
     >>> result.auc, result.max_error
     (0.8333333333333334, 0.05555555555555555)
     """
-    m = check_bins(bins)
+    n_bins = renamed_keyword("binned_auc", "bins", "n_bins", bins, n_bins, 1000)
+    m = check_bins(n_bins, "n_bins")
     transform, alpha = check_transform(transform, loglog_alpha)
     lo, hi = check_score_range(score_range)
     strict = check_strict(strict)

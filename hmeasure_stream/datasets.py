@@ -1,5 +1,7 @@
 """Data shipped with the package: a real classifier's scores on a real public dataset."""
 
+from __future__ import annotations
+
 from importlib import resources
 from typing import Any
 

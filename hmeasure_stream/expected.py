@@ -7,8 +7,9 @@ are those of the package's weighted engines on the points doubled
 (``_core.groups.expected_groups``), with no logic of their own.
 """
 
+from __future__ import annotations
+
 import numpy as np
-from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.groups import expected_groups as _core_expected_groups
 from hmeasure_stream._core.groups import groups_auc as _groups_auc
@@ -24,12 +25,13 @@ from hmeasure_stream._validation import (
     raise_bad_score,
     warn_if_inverted,
 )
+from hmeasure_stream.typing import Probabilities, Scores, Weights
 
 __all__ = ["expected_auc", "expected_h_measure"]
 
 
-def _expected_groups(y_prob: ArrayLike, y_score: ArrayLike | None,
-                     sample_weight: ArrayLike | None,
+def _expected_groups(y_prob: Probabilities, y_score: Scores | None,
+                     sample_weight: Weights | None,
                      function: str) -> tuple[FloatArray, FloatArray]:
     """Checked input as the groups of its expected ROC curve (``expected_groups``).
 
@@ -57,8 +59,8 @@ def _expected_groups(y_prob: ArrayLike, y_score: ArrayLike | None,
     return group_neg, group_pos
 
 
-def expected_auc(y_prob: ArrayLike, y_score: ArrayLike | None = None, *,
-                 sample_weight: ArrayLike | None = None) -> float:
+def expected_auc(y_prob: Probabilities, y_score: Scores | None = None, *,
+                 sample_weight: Weights | None = None) -> float:
     """Expected area under the ROC curve of points whose labels are not known yet.
 
     Point i is of class 1 with probability ``y_prob[i]``; the expected ROC
@@ -143,9 +145,9 @@ def expected_auc(y_prob: ArrayLike, y_score: ArrayLike | None = None, *,
     return value
 
 
-def expected_h_measure(y_prob: ArrayLike, y_score: ArrayLike | None = None, *,
+def expected_h_measure(y_prob: Probabilities, y_score: Scores | None = None, *,
                        alpha: float = 2.0, beta: float = 2.0, severity_ratio: SeverityRatio = None,
-                       sample_weight: ArrayLike | None = None) -> float:
+                       sample_weight: Weights | None = None) -> float:
     """Expected H-measure of points whose labels are not known yet.
 
     Hand's H-measure of the expected ROC curve of :func:`expected_auc`: point i

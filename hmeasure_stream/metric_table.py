@@ -20,6 +20,8 @@ follows ``"auc"``, ``"pauc"`` over false positive rates in [0, 0.2] and
 ``"h"`` with R's severity ratio, within 0.1 * (1 - H).
 """
 
+from __future__ import annotations
+
 import dataclasses
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -143,7 +145,7 @@ class HCost:
             object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
 
     @property
-    def rule(self) -> "CostRule":
+    def rule(self) -> CostRule:
         """The engines' cost rule of these options (made once, when they are checked)."""
         # (set in __post_init__, not a field: getattr tells mypy so)
         return cast("CostRule", getattr(self, "_rule"))  # noqa: B009
@@ -553,7 +555,7 @@ def _reader(name: str, function: str = "attach",
     return Reader(f"hmeasure_stream._engines.{name}", function, arguments)
 
 
-def _box(options: "PartialRange") -> tuple[Any, ...]:
+def _box(options: PartialRange) -> tuple[Any, ...]:
     (a, b), (c, d) = options.box
     return (a, b, c, d, options.fpr_range is not None, options.tpr_range is not None,
             options.correction == "mcclish")

@@ -5,12 +5,12 @@ tested against, and fast in their own right: O(n log n), dominated by two
 numpy sorts, with the linear passes in compiled code.
 """
 
+from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.curves import hull_of
 from hmeasure_stream._core.groups import auc_value as _auc_value
@@ -41,11 +41,12 @@ from hmeasure_stream._validation import (
 )
 from hmeasure_stream.curves import ROCCurve
 from hmeasure_stream.partial import partial_auc
+from hmeasure_stream.typing import Labels, Scores, Weights
 
 __all__ = ["auc", "h_measure", "hmeasure_report", "roc_hull", "roc_points"]
 
 
-def auc(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
+def auc(y_true: Labels, y_score: Scores, *, sample_weight: Weights | None = None,
         pos_label: Label = None,
         max_fpr: float | None = None) -> float:
     """Area under the ROC curve, exactly, from scratch.
@@ -140,7 +141,7 @@ def auc(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | Non
     return value
 
 
-def roc_points(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
+def roc_points(y_true: Labels, y_score: Scores, *, sample_weight: Weights | None = None,
                pos_label: Label = None) -> tuple[FloatArray, FloatArray]:
     """Points of the ROC curve, one per distinct score, from (0, 0) to (1, 1).
 
@@ -203,7 +204,7 @@ def roc_points(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLik
     return fp / fp[-1], tp / tp[-1]
 
 
-def roc_hull(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
+def roc_hull(y_true: Labels, y_score: Scores, *, sample_weight: Weights | None = None,
              pos_label: Label = None,
              return_thresholds: bool = False) -> ROCCurve | tuple[FloatArray, FloatArray]:
     """Vertices of the convex hull of the ROC curve.
@@ -286,14 +287,14 @@ def roc_hull(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike 
 
 
 def h_measure(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
+    y_true: Labels,
+    y_score: Scores,
     *,
     alpha: float = 2.0,
     beta: float = 2.0,
     severity_ratio: SeverityRatio = None,
     priors: Priors = None,
-    sample_weight: ArrayLike | None = None,
+    sample_weight: Weights | None = None,
     pos_label: Label = None,
 ) -> float:
     """Hand's H-measure, exactly, from scratch.
@@ -395,14 +396,14 @@ def h_measure(
 
 
 def hmeasure_report(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
+    y_true: Labels,
+    y_score: Scores,
     *,
     alpha: float = 2.0,
     beta: float = 2.0,
     severity_ratio: SeverityRatio = None,
     priors: Priors = None,
-    sample_weight: ArrayLike | None = None,
+    sample_weight: Weights | None = None,
     sens_spec_levels: float | Sequence[float] = 0.95,
     threshold: float = 0.5,
     as_frame: bool = False,

@@ -6,6 +6,8 @@ sorts each class's scores of each column once and merges them pairwise with
 the binary AUC's compiled kernels (``_scratch``).
 """
 
+from __future__ import annotations
+
 from collections.abc import Sequence
 from typing import Any, Literal
 

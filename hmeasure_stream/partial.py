@@ -13,6 +13,8 @@ weight function (a partial AUC) has no such bound are in the documentation
 page "Partial and weighted AUC".
 """
 
+from __future__ import annotations
+
 import math
 from collections.abc import Callable
 from typing import Any
@@ -41,11 +43,12 @@ from hmeasure_stream._validation import (
 )
 from hmeasure_stream._validation import check_partial_correction as _check_correction
 from hmeasure_stream._validation import check_rate_range as _check_range
+from hmeasure_stream.typing import Labels, Scores, Weights
 
 __all__ = ["partial_auc", "weighted_auc", "weighted_auc_error_bound"]
 
 
-def _box_area(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+def _box_area(y_true: Labels, y_score: Scores, sample_weight: Weights | None,
               fpr_box: tuple[float, float], tpr_box: tuple[float, float]) -> Any:
     """Area of the ROC curve inside the box fpr_box x tpr_box, as a fraction of the unit square.
 
@@ -71,9 +74,9 @@ def _box_area(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | 
     return area / total_neg / total_pos
 
 
-def partial_auc(y_true: ArrayLike, y_score: ArrayLike, *, fpr_range: RateRange = None,
+def partial_auc(y_true: Labels, y_score: Scores, *, fpr_range: RateRange = None,
                 tpr_range: RateRange = None, correction: Correction = None,
-                sample_weight: ArrayLike | None = None, pos_label: Label = None) -> float:
+                sample_weight: Weights | None = None, pos_label: Label = None) -> float:
     """Partial area under the ROC curve, exactly, from scratch; R pROC's ``partial.auc``.
 
     The area under the empirical ROC curve (ties as diagonal segments, as in
@@ -235,8 +238,8 @@ def _check_weight_values(values: ArrayLike, points: FloatArray) -> FloatArray:
     return array
 
 
-def weighted_auc(y_true: ArrayLike, y_score: ArrayLike, weight: Callable[[FloatArray], ArrayLike],
-                 *, sample_weight: ArrayLike | None = None, pos_label: Label = None) -> float:
+def weighted_auc(y_true: Labels, y_score: Scores, weight: Callable[[FloatArray], ArrayLike],
+                 *, sample_weight: Weights | None = None, pos_label: Label = None) -> float:
     r"""Weighted area under the ROC curve: Maurer and Pontil's plug-in estimator.
 
     The plug-in estimator of Maurer and Pontil (Sec. 2.1) with the step

@@ -31,6 +31,7 @@ from hmeasure_stream import (
 )
 from hmeasure_stream._validation import check_duration, import_optional
 from hmeasure_stream.metric_table import METRICS
+from hmeasure_stream.streaming._window_rules import check_window_counts
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -574,11 +575,8 @@ def _window_text(window: int | Duration | _NotGiven | None, half_life: float | D
         text = "every prefix" if half_life is None else "exponential decay"
     elif isinstance(window, _DURATIONS):
         text = f"sliding window of {_duration_text(window, 'window')}"
-    elif isinstance(window, numbers.Integral) and not isinstance(window, bool) and int(window) > 0:
-        text = f"sliding window of {_rows_text(int(window), 'window')}"
-    else:
-        raise ValueError("window must be a number of rows (a positive integer), a duration "
-                         f"such as '24h', or None (every prefix); got {window!r}")
+    else:  # a count, as the windows check it
+        text = f"sliding window of {_rows_text(check_window_counts(window)[0], 'window')}"
     if half_life is not None:
         text += ", half-life " + (_duration_text(half_life, "half_life")
                                   if isinstance(half_life, _DURATIONS)
@@ -729,11 +727,8 @@ def plot_metrics(metrics: Mapping[Any, ArrayLike] | pd.DataFrame, *,
     n = columns[0][2].shape[0]
     window_text = _window_text(window, half_life)
     band_text = _level_text(level)
-    if min_periods is not None and (
-        isinstance(min_periods, bool) or not isinstance(min_periods, numbers.Integral)
-        or min_periods < 1
-    ):
-        raise ValueError(f"min_periods must be a positive integer or None; got {min_periods!r}")
+    if min_periods is not None:  # as the windows check it (None: nothing hidden)
+        check_window_counts(None if isinstance(window, _NotGiven) else window, min_periods)
     hidden = 0 if min_periods is None else min(int(min_periods) - 1, n)
     if rows is None:
         rows = getattr(metrics, "index", getattr(columns[0][1], "index", None))

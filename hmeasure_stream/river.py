@@ -13,6 +13,8 @@ Importing ``hmeasure_stream`` does not import river; importing this
 module does.
 """
 
+from __future__ import annotations
+
 from typing import Any, Literal
 
 from hmeasure_stream._validation import Duration, Label, Window, import_optional

@@ -9,6 +9,8 @@ with ``response_method=("decision_function", "predict_proba")``
 imported when a scorer is made, not with ``hmeasure_stream``.
 """
 
+from __future__ import annotations
+
 from collections.abc import Callable
 from typing import Any
 

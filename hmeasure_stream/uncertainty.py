@@ -11,8 +11,8 @@ From-scratch functions on whole arrays, O(n log n) (the bootstrap O(n_boot n)):
 - :func:`bootstrap_ci` -- a stratified bootstrap interval of any statistic
   (a partial AUC, H, average precision).
 
-Both intervals are :class:`ConfidenceInterval` named tuples
-``(low, high, estimate)``.
+Both intervals are :class:`ConfidenceInterval` named tuples ``(low, high)``,
+as scipy's, with the statistic of the data as ``ci.estimate``.
 
 Everything rests on the placement values: the placement of a class 1 point is
 the share of the class 0 points it scores above, the placement of a class 0
@@ -21,6 +21,8 @@ Both are counted by one compiled merge of the two classes' sorted scores
 (``_scratch.placements``).
 """
 
+from __future__ import annotations
+
 import functools
 import math
 import warnings
@@ -28,7 +30,7 @@ from collections.abc import Callable, Iterator, Sized
 from typing import Any, Literal, NamedTuple, cast
 
 import numpy as np
-from numpy.typing import ArrayLike, NDArray
+from numpy.typing import NDArray
 
 from hmeasure_stream._core.delong import AUCInterval, BootstrapInterval, ConfidenceInterval
 from hmeasure_stream._core.delong import check_class_sizes as _check_class_sizes
@@ -57,6 +59,7 @@ from hmeasure_stream._validation import (
     weighted_classes,
     with_pos_label,
 )
+from hmeasure_stream.typing import Labels, Scores, Weights
 
 # Exact placements and counts.
 _Ints = NDArray[np.int64]
@@ -72,6 +75,10 @@ _BOOT_INDEX_ELEMENTS = 2**18
 
 class AUCTestResult(NamedTuple):
     """Result of DeLong's test, returned by :func:`auc_test`.
+
+    A named tuple ``(statistic, pvalue, difference, std_error, df)``, as
+    scipy's test results: the Z statistic of the difference of two AUCs, its
+    p-value, the difference, its standard error and the degrees of freedom.
 
     Attributes
     ----------
@@ -91,6 +98,19 @@ class AUCTestResult(NamedTuple):
         hypothesis: ``inf`` (the standard normal) for the paired test, Welch
         and Satterthwaite's for the unpaired one (``inf`` when both
         variances are 0).
+
+    See Also
+    --------
+    auc_test : computes it, paired or unpaired.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import auc_test
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
+    >>> result = auc_test(y, [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8],
+    ...                   [0.3, 0.1, 0.2, 0.6, 0.4, 0.9, 0.5, 0.8])
+    >>> result.difference, round(result.statistic, 4), round(result.pvalue, 4)
+    (0.1875, 1.3887, 0.1649)
     """
 
     statistic: float
@@ -208,7 +228,7 @@ def _weighted_variance(neg: FloatArray, w_neg: FloatArray, pos: FloatArray, w_po
     return s10 / total_pos + s01 / total_neg
 
 
-def _variance_and_auc(y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None,
+def _variance_and_auc(y_true: Labels, y_score: Scores, sample_weight: Weights | None,
                       metric: str, with_auc: bool, label_name: str = "y_true",
                       score_name: str = "y_score") -> tuple[float, float | None]:
     """DeLong's variance of validated input and (``with_auc``) the AUC, else None.
@@ -233,7 +253,7 @@ def _variance_and_auc(y_true: ArrayLike, y_score: ArrayLike, sample_weight: Arra
     return variance, _groups_auc(*_scratch.groups_sorted_weighted(neg, w_neg, pos, w_pos))
 
 
-def auc_variance(y_true: ArrayLike, y_score: ArrayLike, *, sample_weight: ArrayLike | None = None,
+def auc_variance(y_true: Labels, y_score: Scores, *, sample_weight: Weights | None = None,
                  pos_label: Label = None) -> float:
     """DeLong's estimate of the variance of the AUC.
 
@@ -386,14 +406,14 @@ def _bootstrap_aucs(neg: FloatArray, pos: FloatArray, n_boot: int,
 
 
 def auc_ci(
-    y_true: ArrayLike,
-    y_score: ArrayLike,
+    y_true: Labels,
+    y_score: Scores,
     *,
     level: float = 0.95,
     method: Literal["delong", "bootstrap"] = "delong",
     n_boot: int = 2000,
     random_state: RandomState = None,
-    sample_weight: ArrayLike | None = None,
+    sample_weight: Weights | None = None,
     pos_label: Label = None,
 ) -> ConfidenceInterval:
     """Confidence interval for the AUC: DeLong's or a stratified bootstrap.
@@ -432,11 +452,12 @@ def auc_ci(
     Returns
     -------
     ConfidenceInterval
-        Named tuple ``(low, high, estimate)``: the interval's ends (first, as
-        in scipy's ``ConfidenceInterval``) and the AUC of the data, for both
-        methods (pROC's ``ci.auc`` puts the AUC between the ends of a DeLong
-        interval, but the median of the resampled AUCs between those of a
-        bootstrap interval).
+        Named tuple ``(low, high)`` of the interval's ends, as scipy's
+        ``ConfidenceInterval``, with the AUC of the data as ``estimate``, for
+        both methods.  pROC's ``ci.auc`` is ``(low, auc, high)`` (the median
+        of the resampled AUCs in the middle of a bootstrap interval): its
+        order unpacked here, ``low, auc, high = auc_ci(...)``, is a
+        ValueError, not a swap.
 
     Raises
     ------
@@ -499,7 +520,7 @@ def auc_ci(
     >>> ci = auc_ci(y, s)
     >>> round(ci.low, 6), ci.high, ci.estimate
     (0.592104, 1.0, 0.875)
-    >>> low, high, estimate = auc_ci(y, s, level=0.9)
+    >>> low, high = auc_ci(y, s, level=0.9)
     >>> round(low, 6), high
     (0.637586, 1.0)
     >>> auc_ci(y, s, method="bootstrap", random_state=0)
@@ -555,9 +576,9 @@ def _stratified_resamples(neg: NDArray[Any], pos: NDArray[Any], n_boot: int,
                               pos[pos_rng.integers(0, m, (size, m))]), axis=1)
 
 
-def bootstrap_ci(y_true: ArrayLike, y_score: ArrayLike, statistic: Callable[[Any, Any], float], *,
+def bootstrap_ci(y_true: Labels, y_score: Scores, statistic: Callable[[Any, Any], float], *,
                  level: float = 0.95, n_boot: int = 2000, pos_label: Label = None,
-                 random_state: RandomState = None) -> BootstrapInterval:
+                 random_state: RandomState = None) -> ConfidenceInterval:
     """Stratified bootstrap confidence interval of any binary-classification statistic.
 
     For what has no asymptotic variance at hand: a partial AUC, the
@@ -586,9 +607,9 @@ def bootstrap_ci(y_true: ArrayLike, y_score: ArrayLike, statistic: Callable[[Any
     Returns
     -------
     ConfidenceInterval
-        ``(low, high, estimate)``: the (1 - level) / 2 and (1 + level) / 2
-        quantiles of the resampled statistics (R's type 7, numpy's default)
-        and the statistic of the data.
+        ``(low, high)``: the (1 - level) / 2 and (1 + level) / 2 quantiles
+        of the resampled statistics (R's type 7, numpy's default), with the
+        statistic of the data as ``estimate``.
 
     Raises
     ------
@@ -626,13 +647,12 @@ def bootstrap_ci(y_true: ArrayLike, y_score: ArrayLike, statistic: Callable[[Any
     >>> bootstrap_ci(y, s, functools.partial(partial_auc, fpr_range=(0, 0.5)),
     ...              random_state=0)
     ConfidenceInterval(low=0.16, high=0.5, estimate=0.36)
-    >>> low, high, estimate = bootstrap_ci(y, s, h_measure, n_boot=500, random_state=0)
-    >>> round(low, 4), round(high, 4), round(estimate, 4)
+    >>> ci = bootstrap_ci(y, s, h_measure, n_boot=500, random_state=0)
+    >>> round(ci.low, 4), round(ci.high, 4), round(ci.estimate, 4)
     (0.315, 1.0, 0.5393)
-    >>> low, high, estimate = bootstrap_ci(y, s, average_precision, level=0.9,
-    ...                                    random_state=0)
-    >>> round(low, 4), round(high, 4), round(estimate, 4)
-    (0.7222, 1.0, 0.885)
+    >>> low, high = bootstrap_ci(y, s, average_precision, level=0.9, random_state=0)
+    >>> round(low, 4), round(high, 4)
+    (0.7222, 1.0)
     """
     if not callable(statistic):
         raise ValueError(f"statistic must be callable, got {statistic!r}")
@@ -668,7 +688,7 @@ def bootstrap_ci(y_true: ArrayLike, y_score: ArrayLike, statistic: Callable[[Any
 # DeLong's tests and covariance
 
 
-def _paired_placements(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike,
+def _paired_placements(y_true: Labels, y_score1: Scores, y_score2: Scores,
                        pos_label: Label, metric: str, function: str
                        ) -> tuple[_Ints, _Ints, int, _Ints, _Ints, int, int, int]:
     """Two classifiers on the same points: (f1, e1, 2U1, f2, e2, 2U2, n, m), the
@@ -693,7 +713,7 @@ def _paired_placements(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLi
             *_centred_unit(neg2, pos2, in_input_order=True), n, m)
 
 
-def auc_covariance(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, *,
+def auc_covariance(y_true: Labels, y_score1: Scores, y_score2: Scores, *,
                    pos_label: Label = None) -> float:
     """Estimate the covariance of two classifiers' AUCs on the same points (DeLong).
 
@@ -746,7 +766,7 @@ def auc_covariance(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, 
     return _sum_squares_over(f1, e1, n, m, f2, e2)
 
 
-def _unpaired_sample(y_true: ArrayLike, y_score: ArrayLike, pos_label: Label, label_name: str,
+def _unpaired_sample(y_true: Labels, y_score: Scores, pos_label: Label, label_name: str,
                      score_name: str) -> tuple[float, float, int]:
     """DeLong's variance, the AUC and the size of one sample of the unpaired test;
     every message names ``label_name`` and ``score_name``."""
@@ -768,8 +788,8 @@ def _welch_satterthwaite(variance1: float, size1: int, variance2: float, size2: 
     return 1.0 / (share1 * share1 / (size1 - 1) + share2 * share2 / (size2 - 1))
 
 
-def auc_test(y_true: ArrayLike, y_score1: ArrayLike, y_score2: ArrayLike, *,
-             y_true2: ArrayLike | None = None,
+def auc_test(y_true: Labels, y_score1: Scores, y_score2: Scores, *,
+             y_true2: Labels | None = None,
              alternative: Literal["two-sided", "less", "greater"] = "two-sided",
              pos_label: Label = None) -> AUCTestResult:
     """DeLong's test of the difference between two AUCs.

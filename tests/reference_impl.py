@@ -13,6 +13,11 @@ import numpy as np
 from scipy import integrate, special, stats
 
 
+def exact(value):
+    """A number as a Fraction: a Fraction as it is, anything else read exactly as its float."""
+    return value if isinstance(value, Fraction) else Fraction(float(value))
+
+
 def psi(x, y):
     """Kernel of the Mann-Whitney statistic: class 1 score x against class 0 score y."""
     if x > y:
@@ -22,29 +27,126 @@ def psi(x, y):
     return Fraction(0)
 
 
-def mann_whitney_2u(y, s, w=None):
-    """Twice the Mann-Whitney U (class 1 over class 0, ties one half), O(n^2), exact."""
-    w = [1] * len(y) if w is None else [Fraction(float(v)) for v in w]
-    total = Fraction(0)
-    for i in range(len(y)):
-        if y[i] != 0:
-            continue
-        for j in range(len(y)):
-            if y[j] != 1:
-                continue
-            if s[j] > s[i]:
-                total += 2 * w[i] * w[j]
-            elif s[j] == s[i]:
-                total += w[i] * w[j]
+def _unit_pairs_2u(y, s):
+    """2U of unit-weight points by comparing every pair: numpy's exact comparisons of the
+    arrays' own values (in slices, to bound the memory), an exact integer."""
+    positives, negatives = s[y == 1], s[y == 0]
+    total = 0
+    for start in range(0, positives.size, 512):
+        chunk = positives[start:start + 512, None]
+        total += 2 * int(np.count_nonzero(chunk > negatives))
+        total += int(np.count_nonzero(chunk == negatives))
     return total
 
 
+def mann_whitney_2u(y, s, w=None):
+    """Twice the Mann-Whitney U (class 1 over class 0, ties one half), O(n^2), exact.
+
+    Every class 1 point is compared with every class 0 point.  Weights are read
+    with ``exact`` (Fractions); unit-weight numpy arrays of numbers are
+    compared by numpy (exact comparisons, integer counts), other scores (lists,
+    Python integers of any size) by Python.
+    """
+    if w is None and isinstance(s, np.ndarray) and s.dtype.kind in "fiu":
+        return Fraction(_unit_pairs_2u(np.asarray(y), s))
+    w = [1] * len(y) if w is None else [exact(v) for v in w]
+    negatives = [(s[i], w[i]) for i in range(len(y)) if y[i] == 0]
+    positives = [(s[j], w[j]) for j in range(len(y)) if y[j] == 1]
+    total = Fraction(0)
+    for negative, weight_negative in negatives:
+        for positive, weight_positive in positives:
+            if positive > negative:
+                total += 2 * weight_negative * weight_positive
+            elif positive == negative:
+                total += weight_negative * weight_positive
+    return total
+
+
+def _class_weights(y, w):
+    """(class 0 weight, class 1 weight), each weight read with ``exact``."""
+    w = [1] * len(y) if w is None else [exact(v) for v in w]
+    return (sum((wi for yi, wi in zip(y, w, strict=True) if yi == 0), Fraction(0)),
+            sum((wi for yi, wi in zip(y, w, strict=True) if yi == 1), Fraction(0)))
+
+
 def brute_auc(y, s, w=None):
-    """Exact AUC as a Fraction, O(n^2)."""
-    w_frac = [1] * len(y) if w is None else [Fraction(float(v)) for v in w]
-    n0 = sum(wi for yi, wi in zip(y, w_frac, strict=True) if yi == 0)
-    n1 = sum(wi for yi, wi in zip(y, w_frac, strict=True) if yi == 1)
+    """Exact AUC as a Fraction, O(n^2) (ZeroDivisionError when a class has no weight)."""
+    n0, n1 = _class_weights(y, w)
     return mann_whitney_2u(y, s, w) / (2 * n0 * n1)
+
+
+def brute_auc_value(y, s, w=None, exact=True):
+    """``brute_auc`` as a float, nan when a class has no weight.
+
+    With ``exact=False`` the weighted pairs are summed in float64 by numpy (for
+    hundreds of weighted points, too many for Fractions): the same pairs, rounded.
+    """
+    y = np.asarray(y)
+    if exact:
+        n0, n1 = _class_weights(y, w)
+        return float(brute_auc(y, s, w)) if n0 > 0 and n1 > 0 else math.nan
+    s = np.asarray(s, dtype=float)
+    w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
+    positive, negative = y == 1, y == 0
+    if not (w[positive].sum() > 0 and w[negative].sum() > 0):
+        return math.nan
+    difference = s[positive][:, None] - s[negative][None, :]
+    kernel = (difference > 0) + 0.5 * (difference == 0)
+    pairs = w[positive][:, None] * w[negative][None, :]
+    return float((kernel * pairs).sum() / pairs.sum())
+
+
+def sorted_count_auc(y, s):
+    """The AUC as a Fraction by counting with sorted arrays, O(n log n), for inputs too long
+    for ``brute_auc``: for each class 1 score, the class 0 scores below it and tied with it
+    (numpy's searchsorted), exact integers.  None while a class is absent.
+    """
+    y, s = np.asarray(y), np.asarray(s, dtype=float)
+    negatives = np.sort(s[y == 0])
+    positives = s[y == 1]
+    if negatives.size == 0 or positives.size == 0:
+        return None
+    twice_u = int(np.searchsorted(negatives, positives, "left").sum()
+                  + np.searchsorted(negatives, positives, "right").sum())
+    return Fraction(twice_u, 2 * negatives.size * positives.size)
+
+
+def columns(points):
+    """(labels, scores, weights) lists of (label, score, weight) triples (empty lists if none)."""
+    return [p[0] for p in points], [p[1] for p in points], [p[2] for p in points]
+
+
+def brute_auc_of_points(points):
+    """``brute_auc`` of (is_pos, score, weight) triples; None when a class has no weight."""
+    labels, scores, weights = columns(points)
+    labels = [int(bool(p)) for p in labels]
+    if 0 in _class_weights(labels, weights):
+        return None
+    return brute_auc(labels, scores, weights)
+
+
+def expected_parts(p, s, w=None):
+    """Each point split into a class 1 part of weight w p and a class 0 part of weight
+    w (1 - p) at its score: (labels, scores, weights), float arrays.  The expected AUC
+    (and H) of the points are the AUC (and H) of their parts."""
+    p, s = np.asarray(p, dtype=float), np.asarray(s, dtype=float)
+    w = np.ones(len(p)) if w is None else np.asarray(w, dtype=float)
+    return (np.array([1] * len(p) + [0] * len(p)), np.concatenate((s, s)),
+            np.concatenate((w * p, w * (1 - p))))
+
+
+def brute_expected_auc(p, s, w=None):
+    """The expected AUC as a Fraction, O(n^2): ``brute_auc`` of the parts, their weights
+    w p and w (1 - p) exact (each probability and weight read with ``exact``); None when
+    the parts of a class have no weight."""
+    p = [exact(v) for v in p]
+    w = [Fraction(1)] * len(p) if w is None else [exact(v) for v in w]
+    labels = [1] * len(p) + [0] * len(p)
+    weights = [wi * pi for wi, pi in zip(w, p, strict=True)] + [
+        wi * (1 - pi) for wi, pi in zip(w, p, strict=True)]
+    if 0 in _class_weights(labels, weights):
+        return None
+    return brute_auc(labels, list(s) + list(s), weights)
 
 
 def roc_points_exact(y, s, w=None):
@@ -53,7 +155,7 @@ def roc_points_exact(y, s, w=None):
     With weights ``w`` the rates are weighted (each weight read exactly as its
     float).  Sorted, the points are in curve order (both rates non-decreasing).
     """
-    w = [Fraction(1)] * len(y) if w is None else [Fraction(float(v)) for v in w]
+    w = [Fraction(1)] * len(y) if w is None else [exact(v) for v in w]
     n0 = sum(wi for yi, wi in zip(y, w, strict=True) if yi == 0)
     n1 = sum(wi for yi, wi in zip(y, w, strict=True) if yi == 1)
     points = {(Fraction(0), Fraction(0))}
@@ -72,7 +174,7 @@ def placements_exact(y, s, w=None):
     class 0 point (placement, weight), the weighted share of class 1 scoring
     above it; and the (weighted) AUC.
     """
-    w = [Fraction(1)] * len(y) if w is None else [Fraction(float(v)) for v in w]
+    w = [Fraction(1)] * len(y) if w is None else [exact(v) for v in w]
     cases = [(s[i], w[i]) for i in range(len(y)) if y[i] == 1]
     controls = [(s[j], w[j]) for j in range(len(y)) if y[j] == 0]
     total_cases = sum(wi for _, wi in cases)
@@ -85,6 +187,22 @@ def placements_exact(y, s, w=None):
         wi * wj * psi(x, t) for x, wi in cases for t, wj in controls
     ) / (total_cases * total_controls)
     return v10, v01, area
+
+
+def delong_variance_exact(y, s, w=None):
+    """DeLong's variance of the AUC by its definition, as a Fraction; None where undefined.
+
+    Weights are frequencies: the placements of ``placements_exact`` and their
+    weighted sample variances with denominators W - 1, so a class of total
+    weight <= 1 leaves it undefined.
+    """
+    total_controls, total_cases = _class_weights(y, w)
+    if not (total_cases > 1 and total_controls > 1):
+        return None
+    v10, v01, area = placements_exact(y, s, w)
+    s10 = sum(wi * (v - area) ** 2 for v, wi in v10) / (total_cases - 1)
+    s01 = sum(wj * (v - area) ** 2 for v, wj in v01) / (total_controls - 1)
+    return s10 / total_cases + s01 / total_controls
 
 
 def brute_upper_hull(points):
@@ -307,6 +425,103 @@ def r_misclass_counts(y, s, threshold=0.5, w=None, at_or_above=False):
     return {"ER": (fp + fn) / (tp + fp + tn + fn), "Sens": sens, "Spec": spec,
             "Precision": precision, "Recall": sens, "TPR": sens, "FPR": 1 - spec,
             "F": f_score, "Youden": sens + spec - 1, "TP": tp, "FP": fp, "TN": tn, "FN": fn}
+
+
+# ---------------------------------------------------------------------------
+# Calibration: bins, and the metrics of probabilities
+
+
+def brute_bins(p, edges):
+    """The bin of each probability, point by point: the number of inner edges below it."""
+    return [sum(1 for edge in edges[1:-1] if edge < value) for value in p]
+
+
+def brute_edges(p, w, n_bins, strategy):
+    """The bin edges: n_bins equal bins of [0, 1], or (quantile) the percentiles of the
+    probabilities of positive weight, as scikit-learn's calibration_curve."""
+    if strategy == "uniform":
+        return [k / n_bins for k in range(n_bins + 1)]
+    # calibration_curve's edges, from the points of positive weight.
+    kept = np.asarray(p)[np.asarray(w) > 0]
+    return np.percentile(kept, np.linspace(0, 1, n_bins + 1) * 100).tolist()
+
+
+def brute_report(y, p, w, n_bins, strategy):
+    """Every value of the report from plain loops over the points (the Brier score, ECE
+    and MCE from ``exact_brier`` and ``brute_ece``)."""
+    w = [1.0] * len(y) if w is None else list(w)
+    y = [float(v) for v in y]
+    p = [float(v) for v in p]
+    edges = brute_edges(p, w, n_bins, strategy)
+    bins = brute_bins(p, edges)
+    ece, mce = brute_ece(y, p, w, edges=edges)
+    total = sum(w)
+    weight, sum_p, sum_y = {}, {}, {}
+    for b, yi, pi, wi in zip(bins, y, p, w, strict=True):
+        weight[b] = weight.get(b, 0.0) + wi
+        sum_p[b] = sum_p.get(b, 0.0) + wi * pi
+        sum_y[b] = sum_y.get(b, 0.0) + wi * yi
+    filled = sorted(b for b in weight if weight[b] > 0)
+    f = {b: sum_p[b] / weight[b] for b in filled}
+    o = {b: sum_y[b] / weight[b] for b in filled}
+    share = sum(wi * yi for wi, yi in zip(w, y, strict=True)) / total
+    wbv = wbc = 0.0
+    for b, yi, pi, wi in zip(bins, y, p, w, strict=True):
+        if wi > 0:
+            wbv += wi * (pi - f[b]) ** 2
+            wbc += 2 * wi * (pi - f[b]) * (yi - o[b])
+    return {
+        "prob_true": [o[b] for b in filled],
+        "prob_pred": [f[b] for b in filled],
+        "bin_weight": [weight[b] for b in filled],
+        "bin_index": filled,
+        "brier": exact_brier(np.array(y), np.array(p), np.array(w)),
+        "ece": ece,
+        "mce": mce,
+        "reliability": sum(weight[b] * (f[b] - o[b]) ** 2 for b in filled) / total,
+        "resolution": sum(weight[b] * (o[b] - share) ** 2 for b in filled) / total,
+        "uncertainty": share * (1 - share),
+        "within_bin_variance": wbv / total,
+        "within_bin_covariance": wbc / total,
+    }
+
+
+LOG_LOSS_EPS = float(np.finfo(np.float64).eps)
+
+
+def exact_brier(y, p, w):
+    """The weighted Brier score, its sums correctly rounded (math.fsum)."""
+    return math.fsum((w * np.square(y - p)).tolist()) / math.fsum(w.tolist())
+
+
+def exact_log_loss(y, p, w):
+    """The weighted log loss, the probabilities clipped to [eps, 1 - eps], the sums
+    correctly rounded (math.fsum)."""
+    own = np.where(y == 1, p, 1 - p)
+    terms = [wi * -math.log(min(max(o, LOG_LOSS_EPS), 1 - LOG_LOSS_EPS)) for wi, o in zip(w, own, strict=True)]
+    return math.fsum(terms) / math.fsum(w.tolist())
+
+
+def brute_ece(y, p, w, n_bins=10, edges=None):
+    """ECE and MCE by the definition, in exact rationals: bins between ``edges`` (by
+    default n_bins uniform bins, edges by np.linspace; a probability on an inner edge in
+    the bin below it), |sum w p - sum w y| per bin."""
+    y, p, w = np.asarray(y), np.asarray(p, dtype=float), np.asarray(w, dtype=float)
+    edges = np.linspace(0, 1, n_bins + 1) if edges is None else edges
+    n_bins = len(edges) - 1
+    index = np.array(brute_bins(p, edges), dtype=int)
+    gaps, largest = Fraction(0), Fraction(0)
+    total = sum(Fraction(wi) for wi in w)
+    for b in range(n_bins):
+        members = index == b
+        weight = sum(Fraction(wi) for wi in w[members])
+        if weight > 0:
+            gap = abs(sum(Fraction(wi) * Fraction(pi) - Fraction(wi) * int(yi)
+                          for wi, pi, yi in zip(w[members], p[members], y[members],
+                                                strict=True)))
+            gaps += gap
+            largest = max(largest, gap / weight)
+    return float(gaps / total), float(largest)
 
 
 def to_unit_interval(s):

@@ -58,7 +58,7 @@ FUNCTIONS = {
         y, s, priors=(0.3, 0.7), alpha=1.5, beta=3.0, **kw),
     "hmeasure_report": lambda y, s, **kw: hs.hmeasure_report(
         y, s, severity_ratio="prior", sens_spec_levels=[0.5, 0.95], threshold=0.25, **kw),
-    "binned_auc": lambda y, s, **kw: hs.binned_auc(y, s, bins=4, **kw).auc,
+    "binned_auc": lambda y, s, **kw: hs.binned_auc(y, s, n_bins=4, **kw).auc,
     "partial fpr": lambda y, s, **kw: hs.partial_auc(
         y, s, fpr_range=(0.1, 0.6), correction="mcclish", **kw),
     "partial tpr": lambda y, s, **kw: hs.partial_auc(y, s, tpr_range=(0.2, 0.9), **kw),
@@ -66,8 +66,10 @@ FUNCTIONS = {
         y, s, fpr_range=(0.0, 0.5), tpr_range=(0.5, 1.0), **kw),
     "weighted_auc": lambda y, s, **kw: hs.weighted_auc(y, s, lambda v: v * v, **kw),
     "auc_variance": hs.auc_variance,
-    "auc_ci": lambda y, s, **kw: tuple(hs.auc_ci(y, s, **kw)),
-    "auc_test": lambda y, s, **kw: tuple(hs.auc_test(y, s, np.asarray(s)[::-1], **kw)),
+    "auc_ci": lambda y, s, **kw: (lambda ci: (*ci, ci.estimate))(hs.auc_ci(y, s, **kw)),
+    # (A second score of each point, from its first: the pairs follow the points.)
+    "auc_test": lambda y, s, **kw: tuple(hs.auc_test(
+        y, s, np.abs(np.asarray(s, dtype=float) - 0.5), **kw)),
     "sliding_window": lambda y, s, **kw: hs.sliding_window(y, s, 4, ("auc", "h"), **kw)["h"],
     # The calibration functions take probabilities: the scores mapped into (0, 1).
     "brier_score": lambda y, s, **kw: hs.brier_score(y, _probability(s), **kw),
@@ -76,6 +78,7 @@ FUNCTIONS = {
     "calibration_error max quantile": lambda y, s, **kw: hs.calibration_error(
         y, _probability(s), n_bins=3, strategy="quantile", norm="max", **kw),
     "calibration_report": lambda y, s, **kw: _calibration_values(y, s, **kw),
+    "min_cost_threshold": lambda y, s, **kw: tuple(hs.min_cost_threshold(y, s, cost=0.3, **kw)),
     "multiclass ovr": lambda y, s, **kw: hs.multiclass_auc(
         y, np.column_stack([-np.asarray(s, dtype=float), s]), average="weighted", **kw),
 }
@@ -149,10 +152,94 @@ def readings(tracker, roc=False, totals=True):
     points and hull with ``roc``."""
     values = {"auc": tracker.auc, "len": len(tracker)}
     names = ("h", "auch", "max_error", "expected_error")
-    for name in ("n_neg", "n_pos", *names) if totals else names:
+    for name in ("weight_neg", "weight_pos", *names) if totals else names:
         if hasattr(tracker, name):
             values[name] = getattr(tracker, name)
-    if roc and tracker.n_neg > 0 and tracker.n_pos > 0:
+    if roc and tracker.weight_neg > 0 and tracker.weight_pos > 0:
         values["roc"] = tracker.roc_points()
         values["hull"] = tracker.hull()
     return values
+
+
+# ---------------------------------------------------------------------------
+# Structures of other interfaces, over binary labels: made by ``make()``, fed a stream by
+# ``feed(structure, y, s, w)`` (w None: no weights) and read at its end by ``read``.
+
+class Stream(NamedTuple):
+    make: object
+    feed: object
+    read: object
+    weighted: bool       # takes weights other than 1
+
+
+def _predicted_and_labelled(monitor, y, s, w):
+    keys = list(range(len(y)))
+    monitor.predict_many(keys, s, _probability(s))
+    monitor.label_many(keys, y)
+
+
+def _two_columns(s):
+    s = np.asarray(s, dtype=float)
+    return np.column_stack([-s, s])
+
+
+STREAMS = {
+    # A window longer than every stream the tests feed: read at the end, it holds them all.
+    "SlidingWindow": Stream(lambda: hs.SlidingWindow(10_000, ("auc", "h", "auch")),
+                            lambda window, y, s, w: window.update(y, s, w),
+                            lambda window: window.results(), True),
+    "DelayedAUC": Stream(lambda: hs.DelayedAUC(window=10_000),
+                         _predicted_and_labelled, lambda monitor: monitor.results(), False),
+    "DynamicMulticlassAUC": Stream(
+        lambda: hs.DynamicMulticlassAUC([0, 1]),
+        lambda tracker, y, s, w: tracker.add_many(y, _two_columns(s), w),
+        lambda tracker: (tracker.auc, *tracker.per_class()), True),
+}
+
+
+# ---------------------------------------------------------------------------
+# Every name of hmeasure_stream.__all__ is above (a function by the first word of its
+# FUNCTIONS names or by FUNCTION_OF, a structure by STRUCTURES' names up to a space or a
+# hyphen, or in STREAMS), or here with the reason it is not.
+
+FUNCTION_OF = {
+    "partial fpr": "partial_auc", "partial tpr": "partial_auc",
+    "partial two-way": "partial_auc", "multiclass ovr": "multiclass_auc",
+}
+
+NOT_IN_REGISTRY = {
+    "__version__": "a string",
+    "METRICS": "the table of metric names (tested in test_metric_table.py)",
+    "WINDOW_METRICS": "the table of window metric names (tested in test_metric_table.py)",
+    "InvertedScoresWarning": "a warning class",
+    "OutOfRangeScoresWarning": "a warning class",
+    "expected_auc": "probabilities in place of labels: no y_true, no pos_label",
+    "expected_h_measure": "probabilities in place of labels: no y_true, no pos_label",
+    "auc_covariance": "no sample_weight (the common tests call every function with weights)",
+    "bootstrap_ci": "draws resamples at random: its value depends on the random state, and it "
+                    "takes no sample_weight",
+    "crisp_auc_approximations": "of a confusion matrix, not of labels and scores",
+    "crisp_vus": "of a confusion matrix, not of labels and scores",
+    "loglog_transform": "a transform of scores, not a metric",
+    "weighted_auc_error_bound": "a bound from class sizes, not of labels and scores",
+    "h_scorer": "a scikit-learn scorer of an estimator (tested in test_sklearn_ergonomics.py)",
+    "partial_auc_scorer": "a scikit-learn scorer of an estimator (tested in "
+                          "test_sklearn_ergonomics.py)",
+}
+
+#: Option classes and result types: arguments and values of the functions above, not
+#: functions of labels and scores.
+OPTIONS_AND_RESULTS = frozenset({
+    "APApprox", "Binning", "Classes", "Compression", "ConfidenceLevel", "FixedRates", "HCost",
+    "PartialRange", "Threshold",
+    "AUCTestResult", "BinnedAUCResult", "BootstrapInterval", "CalibrationBins",
+    "CalibrationReport", "ConfidenceInterval", "CostThreshold", "CrispVUS",
+    "PrecisionRecallCurve", "ROCCurve",
+})
+
+
+def registered_names():
+    """The public names the registry declares: its functions and structures."""
+    functions = {FUNCTION_OF.get(name, name.split()[0]) for name in FUNCTIONS}
+    structures = {name.split()[0].split("-")[0] for name in STRUCTURES}
+    return functions | structures | set(STREAMS)

@@ -58,7 +58,7 @@ h = hs.DynamicH(alpha=2.5, beta=0.7)
 h.add_many(y, s)
 structure = h.h                   # the incomplete beta, first used in a compiled loop
 interval = hs.auc_ci(y, s)        # the normal quantiles, first used
-print(json.dumps([before, "scipy.special" in sys.modules, structure, list(interval)]))
+print(json.dumps([before, "scipy.special" in sys.modules, structure, [*interval, interval.estimate]]))
 """
 
 

@@ -19,7 +19,7 @@ class BinnedAucFromScratch:
         self.y, self.s = _data(n)
 
     def time_binned_auc(self, n, transform):
-        binned_auc(self.y, self.s, bins=1000, transform=transform,
+        binned_auc(self.y, self.s, n_bins=1000, transform=transform,
                    loglog_alpha=None if transform is None else 0.2)
 
     def time_searchsorted_baseline(self, n, transform):

@@ -79,10 +79,10 @@ class OutOfRangeScoresWarning(UserWarning):
     >>> y, s = [0, 1, 0, 1], [-2.0, -1.0, 0.5, 3.0]
     >>> with warnings.catch_warnings(record=True) as caught:
     ...     warnings.simplefilter("always")
-    ...     result = binned_auc(y, s, bins=5)
+    ...     result = binned_auc(y, s, n_bins=5)
     >>> caught[0].category is OutOfRangeScoresWarning, result.n_below, result.n_above
     (True, 2, 1)
-    >>> result.auc, binned_auc(y, s, bins=5, score_range=(-2, 3)).auc  # exact: 0.75
+    >>> result.auc, binned_auc(y, s, n_bins=5, score_range=(-2, 3)).auc  # exact: 0.75
     (0.625, 0.75)
     """
 

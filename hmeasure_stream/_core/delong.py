@@ -13,9 +13,17 @@ __all__ = ["AUCInterval", "BootstrapInterval", "ConfidenceInterval", "check_clas
            "delong_interval", "normal_quantiles"]
 
 
-class ConfidenceInterval(NamedTuple):
-    """Confidence interval of a statistic and its point estimate.
+class _Bounds(NamedTuple):
+    low: float
+    high: float
 
+
+class ConfidenceInterval(_Bounds):
+    """Confidence interval of a statistic, with its point estimate.
+
+    A named tuple ``(low, high)`` as scipy's ``ConfidenceInterval``, the
+    estimate an attribute: ``low, high = ci``, and pROC's order
+    ``low, auc, high = ci`` is a ValueError rather than a silent swap.
     Every interval of the package is one (``AUCInterval`` and
     ``BootstrapInterval`` are other names of this class).
 
@@ -36,14 +44,62 @@ class ConfidenceInterval(NamedTuple):
     Examples
     --------
     >>> from hmeasure_stream import auc_ci
-    >>> low, high, estimate = auc_ci([0, 0, 1, 0, 1, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.9])
-    >>> round(low, 6), high, round(estimate, 6)
+    >>> ci = auc_ci([0, 0, 1, 0, 1, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.9])
+    >>> low, high = ci
+    >>> round(low, 6), high, round(ci.estimate, 6)
     (0.58091, 1.0, 0.888889)
     """
 
-    low: float
-    high: float
-    estimate: float
+    def __new__(cls, low: float, high: float, estimate: float) -> "ConfidenceInterval":
+        interval = super().__new__(cls, low, high)
+        object.__setattr__(interval, "_estimate", estimate)
+        return interval
+
+    @property
+    def estimate(self) -> float:
+        """The statistic of the data, the point estimate the interval is around."""
+        estimate: float = self.__dict__["_estimate"]
+        return estimate
+
+    def __setattr__(self, name: str, value: object) -> None:
+        raise AttributeError(f"ConfidenceInterval is immutable: cannot set {name!r}")
+
+    def __delattr__(self, name: str) -> None:
+        raise AttributeError(f"ConfidenceInterval is immutable: cannot delete {name!r}")
+
+    def __repr__(self) -> str:
+        return (f"ConfidenceInterval(low={self.low!r}, high={self.high!r}, "
+                f"estimate={self.estimate!r})")
+
+    # Equal as (low, high) to a plain pair; two intervals compare their estimates too.
+    def __eq__(self, other: object) -> bool:
+        if isinstance(other, ConfidenceInterval):
+            return tuple.__eq__(self, other) and self.estimate == other.estimate
+        return tuple.__eq__(self, other)
+
+    def __ne__(self, other: object) -> bool:
+        return not self == other
+
+    __hash__ = _Bounds.__hash__
+
+    def __reduce__(self) -> tuple[type, tuple[float, float, float]]:
+        return type(self), (self.low, self.high, self.estimate)
+
+    def __copy__(self) -> "ConfidenceInterval":
+        return self
+
+    def __deepcopy__(self, memo: object) -> "ConfidenceInterval":
+        return self
+
+    def _asdict(self) -> dict[str, float]:
+        return {"low": self.low, "high": self.high, "estimate": self.estimate}
+
+    def _replace(self, **changes: float) -> "ConfidenceInterval":
+        fields = self._asdict()
+        unknown = set(changes) - set(fields)
+        if unknown:
+            raise ValueError(f"ConfidenceInterval has no field {sorted(unknown)[0]!r}")
+        return ConfidenceInterval(**{**fields, **changes})
 
 
 ConfidenceInterval.__module__ = "hmeasure_stream.uncertainty"

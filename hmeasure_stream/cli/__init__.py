@@ -60,7 +60,6 @@ from hmeasure_stream import (
     SlidingWindow,
     __version__,
     h_measure,
-    sliding_window,
 )
 from hmeasure_stream._startup import INTERRUPTED
 from hmeasure_stream._startup import release as _release_startup_sigint
@@ -79,6 +78,7 @@ from hmeasure_stream.cli._reading import (
     parse_scores,
 )
 from hmeasure_stream.metric_table import METRICS, REPORT, HCost, Threshold, first_improbable
+from hmeasure_stream.streaming._window_rules import COUNT_LIMIT, mask_short, metrics_argument
 
 #: The metrics of the table that --metrics offers (1-d scores, options among the flags').
 AVAILABLE_METRICS = tuple(name for name, metric in METRICS.items() if metric.cli)
@@ -145,26 +145,21 @@ _PROGRESS_PACE = 0.2
 class Monitor:
     """Metrics over a sliding window of a stream that arrives in chunks.
 
-    A :class:`~hmeasure_stream.SlidingWindow` carries the window across
-    chunks and chooses the engines (exact AUC, the maintained hull for H, or
-    ApproxH with ``epsilon``).  H with fixed priors or R's "prior" severity
-    ratio and no ``epsilon`` cannot be maintained exactly: it is then computed
-    from the window's points for each emitted row (O(w log w) per emitted row).
+    One :class:`~hmeasure_stream.SlidingWindow` carries the window for the
+    whole run: each row is fed to it once, and the values of the rows
+    written (every K-th row with ``--every K``) are read from what it
+    returns.  It chooses the engines (exact AUC, the maintained hull for H,
+    or ApproxH with ``epsilon``), forgets the points of a window of rows, of
+    time (``"24h"``) or of a half-life (both need the rows' times:
+    ``process(..., times=...)``), and makes the values nan while the window
+    holds fewer than ``min_periods`` rows.  A window longer than the stream
+    has values over every prefix; the window's ring is allocated at the
+    window's size, its pages zero until rows are written to them (memory for
+    the rows read where the system commits pages lazily: Linux, macOS).
 
-    Until the stream has filled the window, every window is a prefix: the
-    values are followed over the prefix, whose points are kept, and the
-    window's structure is built from them only when the window is full.  So a
-    window longer than the stream costs memory for the rows read, not for the
-    window, and its values are those of every prefix.
-
-    A window given as a duration (``"24h"``) or a ``half_life`` needs the
-    rows' times (``process(..., times=...)``); the window's structure then
-    forgets points itself, from the first row.  ``min_periods``: the values
-    are nan while the window holds fewer rows.
-
-    With the AUC alone over a window of rows written every K rows, only the
-    windows of the written rows are computed (``sliding_window(..., at=)``)
-    from the window's last rows and the chunk.
+    H with fixed priors or R's "prior" severity ratio and no ``epsilon``
+    cannot be maintained exactly: it is then computed from the window's
+    last rows, kept here, for each written row (O(w log w) per written row).
     """
 
     def __init__(self, window, metrics, every=1, options=(), half_life=None, min_periods=1):
@@ -191,46 +186,21 @@ class Monitor:
         # Each metric's options, given once for all the metrics that share them.
         self.tracked = (*names, *dict.fromkeys(
             given[METRICS[name].options] for name in names if METRICS[name].options in given))
-        if self.timed:
-            try:
-                self.tracker = SlidingWindow(window, self.tracked, half_life=half_life,
-                                             min_periods=min_periods)
-            except ValueError as error:
-                raise InputError(str(error)) from None
-        else:
-            try:
-                self.tracker = SlidingWindow(None, self.tracked)
-            except ValueError as error:  # options the window's engines refuse
-                raise InputError(str(error)) from None
-        # While the window is not full: the points so far (the tracker follows the prefix).
-        self.filling = window is not None and not self.timed
-        self.kept = []
+        # No structure holds more rows than a window's most points: a longer window of
+        # rows never fills, and its values are those of every prefix.
+        held = window
+        if not self.timed and window is not None and window > COUNT_LIMIT:
+            held = None
+        try:
+            self.tracker = SlidingWindow(held, self.tracked, half_life=half_life,
+                                         min_periods=min_periods)
+        except ValueError as error:  # options the window's engines refuse
+            raise InputError(str(error)) from None
         self.rows = 0
         self.class_counts = np.zeros(2, dtype=np.int64)
-        # With recompute_h or written_only, the points the next chunk still needs: the
-        # window's.
-        self.written_only = (not self.timed and window is not None and every > 1
-                             and self.tracked == ("auc",))
+        # With recompute_h: the window's last rows (all rows without a window), for H.
         self.tail_labels = np.empty(0, dtype=np.int8)
         self.tail_scores = np.empty(0, dtype=np.float64)
-
-    def _update(self, labels, scores, times):
-        if self.timed:
-            return self.tracker.update(labels, scores, times=times)
-        if not self.filling:
-            return self.tracker.update(labels, scores)
-        room = self.window - self.rows
-        if labels.shape[0] <= room:
-            self.kept.append((labels, scores))
-            return self.tracker.update(labels, scores)
-        head = self.tracker.update(labels[:room], scores[:room])
-        self.kept.append((labels[:room], scores[:room]))
-        self.tracker = SlidingWindow(self.window, self.tracked)
-        self.tracker.update(np.concatenate([part[0] for part in self.kept]),
-                            np.concatenate([part[1] for part in self.kept]))
-        self.filling, self.kept = False, []
-        rest = self.tracker.update(labels[room:], scores[room:])
-        return {name: np.concatenate([head[name], rest[name]]) for name in head}
 
     def process(self, labels, scores, times=None):
         """Feed one chunk; return (rows emitted, {metric: values}) for it.
@@ -239,24 +209,11 @@ class Monitor:
         required with a window of time or a half-life."""
         rows = np.arange(self.rows, self.rows + labels.shape[0])
         emitted = (rows + 1) % self.every == 0
-        if self.written_only or self.recompute_h:
-            window_rows = self._with_tail(labels, scores)
-        if self.written_only:
-            all_labels, all_scores, start = window_rows
-            at = start + np.flatnonzero(emitted)
-            result = {"auc": sliding_window(all_labels, all_scores, self.window, at=at)["auc"]
-                      if at.shape[0] else np.empty(0, dtype=np.float64)}
-        else:
-            values = self._update(labels, scores, times)
-            result = {name: values[name][emitted] for name in self.metrics if name in values}
+        values = self.tracker.update(labels, scores, times=times)
+        result = {name: values[name][emitted] for name in self.metrics if name in values}
         if self.recompute_h:
-            result["h"] = self._recomputed_h(*window_rows, emitted)
-        if self.min_periods > 1 and not self.timed:
-            # A row window (or the prefix) holds min(row + 1, window) rows.
-            held = rows[emitted] + 1 if self.window is None else np.minimum(rows[emitted] + 1,
-                                                                             self.window)
-            for column in result.values():
-                column[held < self.min_periods] = np.nan
+            result["h"] = self._recomputed_h(*self._with_tail(labels, scores), emitted)
+            mask_short({"h": result["h"]}, self.min_periods, rows[emitted] + 1, self.window)
         self.rows += labels.shape[0]
         self.class_counts += np.bincount(labels, minlength=2)[:2]
         return rows[emitted], result
@@ -291,16 +248,11 @@ class Monitor:
 
     @property
     def last_auc(self):
-        if self.written_only:
-            if self.tail_labels.shape[0] == 0:
-                return np.nan
-            return float(sliding_window(self.tail_labels, self.tail_scores, self.window,
-                                        at=[self.tail_labels.shape[0] - 1])["auc"][0])
-        return self.tracker.auc
+        return self.tracker["auc"]
 
     def final_h(self):
         if not self.recompute_h:
-            return self.tracker.h
+            return self.tracker["h"]
         if self.tail_labels.shape[0] == 0:
             return np.nan
         return self._h_of_window(self.tail_labels, self.tail_scores,
@@ -321,8 +273,8 @@ class DelayedMonitor:
 
     def __init__(self, window, metrics, every=1, options=(), half_life=None):
         given = {type(option): option for option in options}
-        tracked = (*metrics, *dict.fromkeys(
-            given[METRICS[name].options] for name in metrics if METRICS[name].options in given))
+        tracked = metrics_argument({name: given.get(METRICS[name].options)
+                                    for name in metrics})
         try:
             self.tracker = DelayedAUC(window, tracked, half_life=half_life)
         except ValueError as error:

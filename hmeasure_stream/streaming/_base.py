@@ -4,6 +4,8 @@ The structures keep their points in a compiled engine (``_engines``) and
 only validate, translate refusals into exceptions and document here.
 """
 
+from __future__ import annotations
+
 import copyreg
 import dataclasses
 import pickle
@@ -27,7 +29,6 @@ from hmeasure_stream._core.curves import (
 )
 from hmeasure_stream._core.groups import roc_sums
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
-from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._protocol import Claim, Status
 from hmeasure_stream._engines._read_levels import crossings
 from hmeasure_stream._engines._read_precision import read as read_average_precision
@@ -57,8 +58,10 @@ from hmeasure_stream._validation import (
     labels_many,
     merged_label_map,
     raise_bad_score,
+    renamed_attribute,
 )
 from hmeasure_stream.curves import PrecisionRecallCurve, ROCCurve
+from hmeasure_stream.streaming._window_rules import check_count, check_window_counts
 
 # The types of the structures' slots, for the type checker only: a class body with
 # annotations would give every structure an ``__annotations__`` that help() lists.
@@ -178,12 +181,8 @@ claimed = Claim
 
 
 def check_capacity(capacity):
-    if (isinstance(capacity, bool) or not isinstance(capacity, (int, np.integer))
-            or not 1 <= capacity <= MAX_CAPACITY):
-        raise ValueError(
-            f"capacity must be an integer >= 1 and <= {MAX_CAPACITY}, got {capacity!r}"
-        )
-    return int(capacity)
+    """The initial room of an engine, in distinct scores: a count (``check_count``)."""
+    return check_count(capacity, "capacity")
 
 
 def _missing_message(engine, is_pos, score, weight, status):
@@ -307,6 +306,12 @@ def points_batch(engine):
     return is_pos, scores, np.concatenate([part[2] for part in parts]) * scale
 
 
+def merge_refusal(owner):
+    """The refusal of a merge of a structure that forgets (a window, decay)."""
+    return (f"cannot merge a {type(owner).__name__} with a window or half-life: its points "
+            "have ages and times; merge structures that keep every point")
+
+
 def merge_points(structure, other):
     """Add the points of ``other`` to ``structure`` (both checked compatible by the caller).
 
@@ -317,9 +322,7 @@ def merge_points(structure, other):
     """
     for owner in (structure, other):
         if getattr(owner, "_forgetting", None) is not None:
-            raise ValueError(
-                f"cannot merge a {type(owner).__name__} with a window or half-life: its "
-                "points have ages and times; merge structures that keep every point")
+            raise ValueError(merge_refusal(owner))
     labels = merged_label_map(structure._labels, other._labels)
     mine = structure._engine
     with claimed(mine, other._engine):
@@ -516,14 +519,17 @@ class PointSet(Pickled, _PointSlots):
         return self._engine.auc
 
     @property
-    def n_neg(self) -> float:
+    def weight_neg(self) -> float:
         """Total weight of class 0."""
         return self._engine.weight_neg
 
     @property
-    def n_pos(self) -> float:
+    def weight_pos(self) -> float:
         """Total weight of class 1."""
         return self._engine.weight_pos
+
+    n_neg = renamed_attribute("n_neg", "weight_neg")
+    n_pos = renamed_attribute("n_pos", "weight_pos")
 
     @property
     def nbytes(self) -> int:
@@ -581,14 +587,7 @@ def forgetting_rules(window, half_life):
     if is_duration(window):
         period = check_duration(window, "window")
     elif window is not None:
-        if (isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer))
-                or not 1 <= window <= MAX_CAPACITY):
-            raise ValueError(
-                f"window must be a positive integer (a number of points, at most "
-                f"{MAX_CAPACITY}), a duration such as '24h', a datetime.timedelta or a "
-                f"numpy.timedelta64, or None; got {window!r}"
-            )
-        count = int(window)
+        count = check_window_counts(window)[0]
     decay = 0.0
     decay_by_time = False
     if is_duration(half_life):
@@ -826,18 +825,21 @@ class WindowedPointSet(PointSet, _WindowSlots):
         return self._engine.scale / self._forgetting.newest_factor()
 
     @property
-    def n_neg(self) -> float:
+    def weight_neg(self) -> float:
         """Total weight of class 0 (with decay: decayed, relative to the newest point)."""
         if self._forgetting is None:
             return self._engine.weight_neg
         return self._engine.weight_neg / self._forgetting.newest_factor()
 
     @property
-    def n_pos(self) -> float:
+    def weight_pos(self) -> float:
         """Total weight of class 1 (with decay: decayed, relative to the newest point)."""
         if self._forgetting is None:
             return self._engine.weight_pos
         return self._engine.weight_pos / self._forgetting.newest_factor()
+
+    n_neg = renamed_attribute("n_neg", "weight_neg")
+    n_pos = renamed_attribute("n_pos", "weight_pos")
 
     @property
     def window(self) -> Window:

@@ -1,5 +1,7 @@
 """AUC within a relative error, from a compressed list: ``ApproxAUC``."""
 
+from __future__ import annotations
+
 from typing import Any, Literal
 
 from numpy.typing import ArrayLike
@@ -21,6 +23,7 @@ from hmeasure_stream.streaming._base import (
     checked_batch,
     make_forgetting,
 )
+from hmeasure_stream.streaming._window_rules import refuse_decay
 
 __all__ = ["ApproxAUC"]
 
@@ -95,11 +98,7 @@ class ApproxAUC(WindowedPointSet):
     def __init__(self, epsilon: float, *, relative_to: Literal["auc", "1-auc"] = "auc",
                  window: Window = None, half_life: Duration | None = None,
                  pos_label: Label = None, capacity: int = 16, seed: int | None = None) -> None:
-        if half_life is not None:
-            raise ValueError(
-                "half_life is not available on ApproxAUC: decay weighs the points, and its "
-                "compressed list counts unit weights only; use window=, or DynamicAUC("
-                "half_life=...) for the exact AUC with decay")
+        refuse_decay(["auc_approx"], half_life)
         self._labels = label_map(pos_label)
         epsilon = check_positive(epsilon, "epsilon")
         flip = check_relative_to(relative_to) == "1-auc"

@@ -4,6 +4,8 @@ The points are kept in sorted blocks (``BlockedAUCEngine``), which also serve th
 partial areas and DeLong's variance.
 """
 
+from __future__ import annotations
+
 import math
 
 import numpy as np
@@ -77,14 +79,14 @@ class DynamicAUC(WindowedPointSet):
     >>> tracker.add_many([0, 0, 1, 0, 1, 1, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8])
     >>> tracker.auc, tracker.partial_auc(fpr_range=(0, 0.5)), round(tracker.auc_ci().low, 6)
     (0.875, 0.375, 0.592104)
-    >>> tracker.remove(0, 0.4); tracker.auc, len(tracker), tracker.n_neg, tracker.n_pos
+    >>> tracker.remove(0, 0.4); tracker.auc, len(tracker), tracker.weight_neg, tracker.weight_pos
     (0.9166666666666666, 7, 3.0, 4.0)
     >>> recent = DynamicAUC(window="1h")
     >>> recent.add_many([0, 1, 0, 1], [0.2, 0.9, 0.4, 0.3], times=[0, 1800, 3600, 4200])
     >>> len(recent), recent.auc     # the points of times in (600, 4200] seconds
     (3, 0.5)
     >>> decayed = DynamicAUC(half_life=1); decayed.add_many([1, 0, 1], [0.2, 0.5, 0.9])
-    >>> decayed.auc, decayed.n_pos  # weights 1/4, 1/2 and 1
+    >>> decayed.auc, decayed.weight_pos  # weights 1/4, 1/2 and 1
     (0.8, 1.25)
     """
 
@@ -115,7 +117,7 @@ class DynamicAUC(WindowedPointSet):
         return variance(engine, scale)
 
     def auc_ci(self, level: float = 0.95) -> ConfidenceInterval:
-        """DeLong's ``(low, high, estimate)``, as :func:`~hmeasure_stream.auc_ci`; O(1)."""
+        """DeLong's ``(low, high)`` and ``.estimate``, as :func:`~hmeasure_stream.auc_ci`; O(1)."""
         level = check_probability_level(level, "level")
         return delong_interval(self.auc, self.auc_variance, level)
 
@@ -150,7 +152,7 @@ class DynamicAUC(WindowedPointSet):
         area_value: float = corrected(area, fpr_box, tpr_box, fpr_range, tpr_range, correction)
         return area_value
 
-    def merge(self, other: "DynamicAUC") -> None:
+    def merge(self, other: DynamicAUC) -> None:
         """Add the m points of a DynamicAUC, DynamicH or ApproxH, exactly.  O(m log(n + m))."""
         if not isinstance(other, PointSet):
             raise ValueError(
@@ -161,6 +163,7 @@ class DynamicAUC(WindowedPointSet):
 
     def __repr__(self) -> str:
         return (
-            f"DynamicAUC(points={len(self)}, n_neg={self.n_neg!r}, n_pos={self.n_pos!r}, "
+            f"DynamicAUC(points={len(self)}, weight_neg={self.weight_neg!r}, "
+            f"weight_pos={self.weight_pos!r}, "
             f"auc={self.auc!r})"
         )

@@ -1,5 +1,8 @@
 """The binned AUC of a changing set of points: ``BinnedAUC``, O(log m) per update."""
 
+from __future__ import annotations
+
+from collections import deque
 from typing import Literal
 
 import numpy as np
@@ -16,13 +19,17 @@ from hmeasure_stream._core.binning import outside_range as _outside_range
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._binning import bin_indices, bin_of_score
 from hmeasure_stream._engines._protocol import Status
+from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._validation import (
+    Duration,
     FloatArray,
     Label,
+    Window,
     label_map,
     label_one,
     labels_many,
     merged_label_map,
+    renamed_keyword,
 )
 from hmeasure_stream.binned import BinnedAUCResult
 from hmeasure_stream.streaming._base import (
@@ -30,8 +37,14 @@ from hmeasure_stream.streaming._base import (
     checked_batch,
     checked_point,
     claimed,
+    merge_refusal,
     merge_scale_message,
     out_of_range_message,
+)
+from hmeasure_stream.streaming._window_rules import (
+    check_window_counts,
+    refuse_decay,
+    refuse_duration,
 )
 
 __all__ = ["BinnedAUC"]
@@ -47,8 +60,8 @@ class BinnedAUC(Pickled):
 
     Parameters
     ----------
-    bins : int
-        Number of bins m (>= 1).
+    n_bins : int
+        Number of bins m (>= 1); ``bins=`` is its deprecated spelling.
     transform : {None, "loglog"}, default None
         Linear bins, or Bouckaert's log-log bins (continuous form; see
         :func:`~hmeasure_stream.loglog_transform`).
@@ -68,6 +81,14 @@ class BinnedAUC(Pickled):
         Refuse to add scores outside ``score_range`` (ValueError, nothing
         added; a merge of a structure holding such points too) instead of
         warning.
+    window : int, optional
+        The last ``window`` points added (the older ones leave as new ones
+        arrive; ``remove`` and ``merge`` are then refused).  None: every point
+        until removed.  A duration is refused: the bins slide over a count.
+    half_life : None
+        Refused unless None: decay weighs the points, and the bins count unit weights.
+    bins : int, optional
+        Deprecated name of ``n_bins`` (removed in the next release).
 
     Attributes
     ----------
@@ -102,19 +123,31 @@ class BinnedAUC(Pickled):
     >>> tracker.auc, tracker.max_error
     (0.875, 0.125)
     >>> tracker.remove(0, 0.6)
-    >>> tracker.auc == binned_auc([0, 1, 1], [0.1, 0.55, 0.9], bins=4).auc
+    >>> tracker.auc == binned_auc([0, 1, 1], [0.1, 0.55, 0.9], n_bins=4).auc
     True
     """
 
-    __slots__ = ("_alpha", "_bins", "_labels", "_outside", "_range", "_strict", "_transform",
-                 "_tree")
+    # With a window: the ring of the window's points, which the tree slides over, and
+    # the steps (numbers of the points added) of those outside the range, each side.
+    __slots__ = ("_added", "_alpha", "_bins", "_labels", "_outside", "_outside_steps",
+                 "_range", "_ring", "_strict", "_transform", "_tree")
 
-    def __init__(self, bins: int, *, transform: Literal["loglog"] | None = None,
+    def __init__(self, n_bins: int | None = None, *, transform: Literal["loglog"] | None = None,
                  loglog_alpha: float | None = None,
                  score_range: tuple[float, float] = (0.0, 1.0), pos_label: Label = None,
-                 strict: bool = False) -> None:
+                 strict: bool = False, window: Window = None,
+                 half_life: Duration | None = None, bins: int | None = None) -> None:
+        n_bins = renamed_keyword("BinnedAUC", "bins", "n_bins", bins, n_bins)
+        if n_bins is None:
+            raise TypeError("BinnedAUC() missing 1 required argument: 'n_bins'")
+        refuse_decay(["auc_binned"], half_life)
+        refuse_duration(["auc_binned"], window)
+        window = check_window_counts(window)[0]
+        self._ring = None if window is None else PointRing(window)
+        self._added = 0
+        self._outside_steps: tuple[deque[int], deque[int]] = (deque(), deque())
         self._labels = label_map(pos_label)
-        self._bins = _check_bins(bins)
+        self._bins = _check_bins(n_bins, "n_bins")
         self._alpha: float | None
         self._transform, self._alpha = _check_transform(transform, loglog_alpha)
         self._range = _check_score_range(score_range)
@@ -155,14 +188,47 @@ class BinnedAUC(Pickled):
             n_outside = int(outside.sum())
             if self._strict:
                 _outside_range(n_outside, scores, self._range, True, "BinnedAUC")
-            refused = self._tree.apply(bins, is_pos, weights, True)
+            if self._ring is None:
+                refused = self._tree.apply(bins, is_pos, weights, True)
+            else:
+                refused = self._slide(is_pos, scores, weights, alpha)
             if refused >= 0:
                 raise ValueError(out_of_range_message(self._tree, weights, refused,
                                                       "sample_weight"))
             self._outside += outside
+            if self._ring is not None:
+                self._forget_outside(scores)
             self._alpha = alpha
             self._labels = labels
         _outside_range(n_outside, scores, self._range, False, "BinnedAUC")
+
+    def _slide(self, is_pos: NDArray[np.uint8], scores: FloatArray, weights: FloatArray | None,
+               alpha: float | None) -> int:
+        """Add a batch to a window: the tree bins each point as ``_binned`` does and removes
+        the one it pushes out of the ring.  The index of a weight refused, or -1."""
+        lo, hi = self._range
+        self._tree.set_binning(lo, hi - lo, _TRANSFORMS[self._transform],
+                               0.0 if alpha is None else alpha)
+        out = np.empty((scores.shape[0], 1))
+        return int(self._tree.slide(self._ring, is_pos, scores, weights, out))
+
+    def _forget_outside(self, scores: FloatArray) -> None:
+        """Count the batch's points outside the range and forget those that left the
+        window."""
+        lo, hi = self._range
+        for side, outside in enumerate((scores < lo, scores > hi)):
+            steps = self._outside_steps[side]
+            steps.extend((self._added + np.flatnonzero(outside)).tolist())
+            oldest = self._added + scores.shape[0] - self._ring.capacity
+            while steps and steps[0] < oldest:
+                steps.popleft()
+                self._outside[side] -= 1
+        self._added += scores.shape[0]
+
+    def _refuse_removal(self) -> None:
+        if self._ring is not None:
+            raise ValueError("a BinnedAUC with a window forgets its points itself: remove "
+                             "is not available (the bins slide over the last points added)")
 
     def remove_many(self, y_true: ArrayLike, y_score: ArrayLike,
                     sample_weight: ArrayLike | None = None) -> None:
@@ -173,6 +239,7 @@ class BinnedAUC(Pickled):
         range than were added there; ValueError if an entry is invalid; nothing
         changes.
         """
+        self._refuse_removal()
         with claimed(self._tree):
             y_true, labels = labels_many(self._labels, y_true)
             bins, is_pos, _, weights, outside, _ = self._binned(y_true, y_score, sample_weight)
@@ -238,11 +305,12 @@ class BinnedAUC(Pickled):
 
     def add(self, y_true: Label, y_score: float, weight: float = 1.0) -> None:
         """Add one point: O(log m).  See :meth:`add_many`."""
-        if not self._point(y_true, y_score, weight, True):
+        if self._ring is not None or not self._point(y_true, y_score, weight, True):
             self.add_many([y_true], [y_score], [weight])
 
     def remove(self, y_true: Label, y_score: float, weight: float = 1.0) -> None:
         """Remove one point: O(log m).  See :meth:`remove_many`."""
+        self._refuse_removal()
         if not self._point(y_true, y_score, weight, False):
             self.remove_many([y_true], [y_score], [weight])
 
@@ -251,7 +319,7 @@ class BinnedAUC(Pickled):
         """The label of class 1 given at construction (None: labels are 0/1 or booleans)."""
         return None if self._labels is None else self._labels.pos
 
-    def merge(self, other: "BinnedAUC") -> None:
+    def merge(self, other: BinnedAUC) -> None:
         """Add another structure's points (the same bins required): O(m).
 
         ValueError if the bins (number, range, transform, alpha) or the
@@ -260,6 +328,9 @@ class BinnedAUC(Pickled):
         """
         if not isinstance(other, BinnedAUC):
             raise ValueError(f"can only merge a BinnedAUC, got {type(other).__name__}")
+        for owner in (self, other):
+            if owner._ring is not None:
+                raise ValueError(merge_refusal(owner))
         with claimed(self._tree, other._tree):
             labels = merged_label_map(self._labels, other._labels)
             alpha = self._alpha
@@ -309,6 +380,11 @@ class BinnedAUC(Pickled):
         return float(walk / (3.0 * total * np.sqrt(total)))
 
     @property
+    def window(self) -> int | None:
+        """The number of points the window keeps (None: every point until removed)."""
+        return None if self._ring is None else int(self._ring.capacity)
+
+    @property
     def loglog_alpha(self) -> float | None:
         """The log-log transform's frozen alpha (None: linear bins, or no batch seen yet)."""
         return self._alpha
@@ -344,11 +420,20 @@ class BinnedAUC(Pickled):
         return int(self._tree.n_points)
 
     def __repr__(self) -> str:
-        return f"BinnedAUC(bins={self._bins}, points={len(self)}, auc={self.auc!r})"
+        return f"BinnedAUC(n_bins={self._bins}, points={len(self)}, auc={self.auc!r})"
 
     def _check(self) -> None:
         """The tree's invariants (reads only)."""
         if np.any(self._outside < 0) or self._outside.sum() > len(self):
             raise AssertionError(f"points outside the range {self._outside} out of {len(self)}")
+        if self._ring is not None:
+            scores = self._ring.points()[1]
+            lo, hi = self._range
+            held = [int(np.count_nonzero(scores < lo)), int(np.count_nonzero(scores > hi))]
+            if (self._ring.size != len(self) or held != self._outside.tolist()
+                    or held != [len(steps) for steps in self._outside_steps]):
+                raise AssertionError(f"the window's {self._ring.size} points, {held} outside "
+                                     f"the range, and the tree's {len(self)}, "
+                                     f"{self._outside.tolist()} differ")
         self._tree._check()
 

@@ -7,6 +7,8 @@ parts (the probability p as class 1, 1 - p as class 0 at its score, as
 ``expected.expected_auc`` counts it), a labelled one as its point.
 """
 
+from __future__ import annotations
+
 import collections
 import itertools
 import math
@@ -54,6 +56,7 @@ from hmeasure_stream.streaming._base import (
 from hmeasure_stream.streaming._engine_choice import needing as _needing
 from hmeasure_stream.streaming._engine_choice import unit_weight_metrics as _unit_weight_metrics
 from hmeasure_stream.streaming._engine_choice import window_engines as _window_engines
+from hmeasure_stream.streaming._window_rules import read_metric, refuse_decay
 
 __all__ = ["DelayedAUC"]
 
@@ -232,10 +235,7 @@ class DelayedAUC(Pickled):
                 f"DelayedAUC does not follow {refused}: 'auc_binned' places its bins from "
                 "a whole chunk and 'multiclass_auc' takes 2-d scores; follow them with a "
                 "SlidingWindow of the labelled points")
-        if half_life is not None and _unit_weight_metrics(chosen):
-            raise ValueError(f"half_life is not available with the metric(s) "
-                             f"{_unit_weight_metrics(chosen)}: their engines take unit "
-                             "weights")
+        refuse_decay(_unit_weight_metrics(chosen), half_life)
         if "expected_auc" in chosen:
             raise ValueError(
                 "DelayedAUC follows expected_auc itself (every prediction, a pending one by "
@@ -569,10 +569,7 @@ class DelayedAUC(Pickled):
             raise AttributeError(
                 f"{name!r} is not among this monitor's metrics {list(self._metrics)}")
         self._hand_over_decay()
-        for engine in self._realized:  # (the first engine that computes it, as a window's)
-            if name in engine.columns:
-                return float(getattr(engine, name))
-        raise AssertionError(f"no realized engine computes {name!r}")  # (chosen for it)
+        return read_metric(self._realized, name)
 
     @property
     def auc(self) -> float:
@@ -600,7 +597,7 @@ class DelayedAUC(Pickled):
 
     @property
     def auc_ci(self) -> ConfidenceInterval:
-        """DeLong's interval ``(low, high, estimate)`` of the realized AUC (``auc_lo``)."""
+        """DeLong's interval ``(low, high)`` of the realized AUC, ``.estimate`` (``auc_lo``)."""
         self._hand_over_decay()
         engine = self._realized[0]  # (the blocked engine of the interval and the AUC)
         return ConfidenceInterval(float(engine.value("auc_lo")), float(engine.value("auc_hi")),

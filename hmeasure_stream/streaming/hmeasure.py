@@ -1,5 +1,7 @@
 """The maintained ROC hull: ``DynamicH`` (exact H-measure) and ``ApproxH`` (fixed priors)."""
 
+from __future__ import annotations
+
 from collections.abc import Sequence
 from typing import Literal
 
@@ -122,7 +124,7 @@ class DynamicH(_HullPointSet):
         """The H-measure (priors from the current points); nan while a class is absent."""
         return self._engine.h
 
-    def merge(self, other: "DynamicH") -> None:
+    def merge(self, other: DynamicH) -> None:
         """Add the points of a DynamicH (same alpha, beta) or a DynamicAUC in one batch, exactly."""
         if isinstance(other, DynamicH):
             mine = (self._engine.alpha, self._engine.beta)

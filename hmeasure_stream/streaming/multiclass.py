@@ -10,6 +10,8 @@ one compiled all-or-nothing call.  The window engine ``MulticlassWindow`` has
 the same blocked engines.
 """
 
+from __future__ import annotations
+
 import math
 import pickle
 from collections.abc import Iterator, Sequence
@@ -28,8 +30,10 @@ from hmeasure_stream._engines._blocked import BlockedAUCEngine, update_row
 from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._validation import (
+    Duration,
     FloatArray,
     Label,
+    Window,
     check_option,
     check_weight_value,
     check_weights,
@@ -38,7 +42,10 @@ from hmeasure_stream.streaming._base import (
     Pickled,
     _check_removable,
     check_capacity,
+    check_forgetting,
     claimed,
+    forgetting_times,
+    make_forgetting,
     merge_scale_message,
     out_of_range_message,
     points_batch,
@@ -72,6 +79,14 @@ class DynamicMulticlassAUC(Pickled):
         their two classes), as scikit-learn.
     capacity : int, default=16
         Initial room of each binary engine, in distinct scores.
+    window : int, str, datetime.timedelta or numpy.timedelta64, optional
+        The last ``window`` points (an int), or those whose time is in (t - window, t], t
+        the newest (a duration: :meth:`add_many` then needs ``times``), as for
+        :class:`DynamicAUC`.  None: every point until removed.  One-vs-rest only.
+    half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
+        Exponential decay as for :class:`DynamicAUC`: a point of age a (in points or time)
+        weighs 2^(-a / half_life) times its weight, and leaves after 60 half-lives.
+        Combines with ``window``.  One-vs-rest only.
 
     Attributes
     ----------
@@ -94,7 +109,10 @@ class DynamicMulticlassAUC(Pickled):
     c (c - 1) for one-vs-one, a point entering 2 (c - 1) of them); reading
     ``auc`` O(c) or O(c^2).  The binary AUCs are exact, the average a float
     mean.  ``remove`` takes the row as added (KeyError, nothing changed,
-    when an engine has no such entry).  The averages are those of T.
+    when an engine has no such entry).  With ``window`` or ``half_life``
+    each class engine forgets through its own ``Forgetting``, as
+    :class:`DynamicAUC`'s engine; ``remove`` and ``merge`` are then refused
+    (the points leave by age).  The averages are those of T.
     Fawcett, "An introduction to ROC analysis", Pattern Recognition Letters
     27, 2006, and D. J. Hand and R. J. Till, "A simple generalisation of the
     area under the ROC curve for multiple class classification problems",
@@ -113,10 +131,15 @@ class DynamicMulticlassAUC(Pickled):
     (1.0, [1.0, 1.0, 1.0])
     """
 
-    __slots__ = ("_average", "_classes", "_engines", "_index", "_mass", "_method", "_sizes")
+    # ``_forgettings``: None, or with a window or decay one ``Forgetting`` per class engine
+    # (every point enters every engine, so they forget alike; the class weights are then
+    # read from the engines).
+    __slots__ = ("_average", "_classes", "_engines", "_forgettings", "_index", "_mass",
+                 "_method", "_sizes")
 
     def __init__(self, classes: Sequence[Label], *, method: Literal["ovr", "ovo"] = "ovr",
-                 average: Literal["macro", "weighted"] = "macro", capacity: int = 16) -> None:
+                 average: Literal["macro", "weighted"] = "macro", capacity: int = 16,
+                 window: Window = None, half_life: Duration | None = None) -> None:
         check_option(method, "method", _METHODS)
         check_option(average, "average", tuple(a for a in _AVERAGES if a is not None))
         classes, _ = _encode_given(np.empty(0), classes)
@@ -129,7 +152,16 @@ class DynamicMulticlassAUC(Pickled):
         self._average = average
         c = len(classes)
         pairs = c if method == "ovr" else c * c
+        forgetting = make_forgetting(window, half_life)  # (checks both)
+        if forgetting is not None and method == "ovo":
+            raise ValueError(
+                "window= and half_life= are for method='ovr': a pair's engine holds the "
+                "points of its two classes only, so it cannot forget by the age of every "
+                "point")
         self._engines = [BlockedAUCEngine(capacity) for _ in range(pairs)]
+        self._forgettings = (None if forgetting is None else
+                             [forgetting, *(make_forgetting(window, half_life)
+                                            for _ in range(pairs - 1))])
         self._mass = np.zeros(c)
         self._sizes = np.zeros(c, dtype=np.int64)
 
@@ -170,23 +202,56 @@ class DynamicMulticlassAUC(Pickled):
         return codes, scores, weights
 
     def add_many(self, y_true: ArrayLike, y_score: ArrayLike,
-                 sample_weight: ArrayLike | None = None) -> None:
+                 sample_weight: ArrayLike | None = None, *,
+                 times: ArrayLike | None = None) -> None:
         """Add a batch of points: O(k c log n) for k points.
 
         ``y_true`` of shape (k,), each one of ``classes``; ``y_score`` of
         shape (k, c), finite, in the column order of ``classes``;
-        ``sample_weight`` finite, >= 0 (default 1).  ValueError if an entry
-        is invalid; nothing is added.
+        ``sample_weight`` finite, >= 0 (default 1); ``times`` as
+        :meth:`DynamicAUC.add_many` takes them (required with a duration).
+        ValueError if an entry is invalid; nothing is added.  The points
+        that leave the window or pass the drop age leave.
         """
         codes, scores, weights = self._batch(y_true, y_score, sample_weight)
         with claimed(*self._engines):  # every engine's batch, or none
             _check_scale(self._engines, self._method, codes, weights)
+            if self._forgettings is not None:
+                self._forget_add(codes, scores, weights, times)
+                return
+            forgetting_times(None, times, codes.shape[0])  # (checked, not kept)
             for engine, is_pos, column, rows in self._entries(codes, scores):
                 refused = self._engines[engine].add_many(
                     np.ascontiguousarray(is_pos).view(np.uint8), np.ascontiguousarray(column),
                     None if weights is None else np.ascontiguousarray(weights[rows]))
                 assert refused < 0  # (checked above)
             self._count(codes, weights, 1)
+
+    def _forget_add(self, codes: _Codes, scores: FloatArray, weights: FloatArray | None,
+                    times: ArrayLike | None) -> None:
+        """A checked batch into every class engine through its ``Forgetting``."""
+        forgettings = cast("list[Any]", self._forgettings)
+        times = forgetting_times(forgettings[0], times, codes.shape[0])
+        for (engine, is_pos, column, _), forgetting in zip(
+                self._entries(codes, scores), forgettings, strict=True):
+            refused = self._engines[engine].forget_add_many(
+                forgetting, np.ascontiguousarray(is_pos).view(np.uint8),
+                np.ascontiguousarray(column), weights, times)
+            assert refused < 0  # (checked by the caller)
+
+    def _refuse_forgetting(self, operation: str) -> None:
+        if self._forgettings is not None:
+            raise ValueError(
+                f"{operation} is not available with a window or half-life: its points have "
+                "ages and leave by themselves")
+
+    def _class_mass(self) -> FloatArray:
+        """Each class's weight (with decay: relative to the newest point)."""
+        if self._forgettings is None:
+            return self._mass
+        return np.array([engine.weight_pos / forgetting.newest_factor()
+                         for engine, forgetting in zip(self._engines, self._forgettings,
+                                                       strict=True)])
 
     def _count(self, codes: _Codes, weights: FloatArray | None, sign: int) -> None:
         c = len(self._classes)
@@ -199,8 +264,10 @@ class DynamicMulticlassAUC(Pickled):
         """Remove a batch of points (as added): O(k c log n).
 
         KeyError if an engine holds no entry for a row (counting repeats) or
-        not its weight, ValueError if an entry is invalid; nothing changes.
+        not its weight, ValueError if an entry is invalid or the structure has
+        a window or half-life; nothing changes.
         """
+        self._refuse_forgetting("remove_many")
         codes, scores, weights = self._batch(y_true, y_score, sample_weight)
         with claimed(*self._engines):  # every check, then every removal
             entries = []
@@ -240,12 +307,18 @@ class DynamicMulticlassAUC(Pickled):
             return None, None
         return code, scores
 
-    def add(self, y_true: Label, y_score: ArrayLike, weight: float = 1.0) -> None:
+    def add(self, y_true: Label, y_score: ArrayLike, weight: float = 1.0, *,
+            time: object = None) -> None:
         """Add one point: O(c log n).  See :meth:`add_many`."""
+        if self._forgettings is not None or time is not None:
+            self.add_many([y_true], [y_score], [weight],
+                          times=None if time is None else [time])
+            return
         self._point(y_true, y_score, weight, True)
 
     def remove(self, y_true: Label, y_score: ArrayLike, weight: float = 1.0) -> None:
         """Remove one point: O(c log n).  See :meth:`remove_many`."""
+        self._refuse_forgetting("remove")
         self._point(y_true, y_score, weight, False)
 
     def _point(self, y_true: Label, y_score: Any, weight: float, adding: bool) -> None:
@@ -267,7 +340,7 @@ class DynamicMulticlassAUC(Pickled):
             if self._sizes[code] == 0:
                 self._mass[code] = 0.0
 
-    def merge(self, other: "DynamicMulticlassAUC") -> None:
+    def merge(self, other: DynamicMulticlassAUC) -> None:
         """Add the points of another structure over the same ``classes`` and ``method``.
 
         ``other`` is not changed (its ``average`` may differ).  O(m c log(n +
@@ -279,6 +352,8 @@ class DynamicMulticlassAUC(Pickled):
             raise ValueError(
                 f"merge takes a DynamicMulticlassAUC, got {type(other).__name__}"
             )
+        self._refuse_forgetting("merge")
+        other._refuse_forgetting("merge")
         if other._classes != self._classes or [type(k) for k in other._classes] != [
                 type(k) for k in self._classes]:
             raise ValueError(
@@ -326,10 +401,11 @@ class DynamicMulticlassAUC(Pickled):
         if self._method == "ovr":
             # Without numpy for c scalars: the same terms and sums as ``averaged``.
             ovr = [engine.auc for engine in self._engines]
-            if not all(mass > 0 for mass in self._mass.tolist()) or any(
+            mass = self._class_mass()
+            if not all(weight > 0 for weight in mass.tolist()) or any(
                     value != value for value in ovr):
                 return float("nan")
-            return float(averaged(ovr, self._method, self._average, self._mass))
+            return float(averaged(ovr, self._method, self._average, mass))
         values = self._values()
         if not all(mass > 0 for mass in self._mass.tolist()):
             return float("nan")
@@ -357,8 +433,30 @@ class DynamicMulticlassAUC(Pickled):
 
     @property
     def class_weights(self) -> FloatArray:
-        """Total weight of each class's current points, in the order of ``classes``."""
-        return cast(FloatArray, self._mass.copy())
+        """Total weight of each class's current points, in the order of ``classes`` (with
+        decay: decayed, relative to the newest point)."""
+        return cast(FloatArray, self._class_mass().copy())
+
+    @property
+    def window(self) -> Window:
+        """The window: a number of points, a duration (``numpy.timedelta64``), or None."""
+        if self._forgettings is None or not (self._forgettings[0].count
+                                             or self._forgettings[0].period):
+            return None
+        forgetting = self._forgettings[0]
+        if forgetting.count:
+            return int(forgetting.count)
+        return np.timedelta64(int(forgetting.period), "ns")
+
+    @property
+    def half_life(self) -> Duration | None:
+        """The half-life: a number of points, a duration (``numpy.timedelta64``), or None."""
+        if self._forgettings is None or not self._forgettings[0].half_life:
+            return None
+        forgetting = self._forgettings[0]
+        if forgetting.decay_by_time:
+            return np.timedelta64(int(forgetting.half_life), "ns")
+        return float(forgetting.half_life)
 
     @property
     def nbytes(self) -> int:
@@ -366,6 +464,8 @@ class DynamicMulticlassAUC(Pickled):
         return sum(engine.nbytes for engine in self._engines)
 
     def __len__(self) -> int:
+        if self._forgettings is not None:
+            return int(self._engines[0].n_points)
         return int(self._sizes.sum())
 
     def __repr__(self) -> str:
@@ -374,13 +474,28 @@ class DynamicMulticlassAUC(Pickled):
 
     def _check_pickle(self) -> None:
         """On load: one engine per class or ordered pair, each holding the points the
-        class sizes say."""
+        class sizes say (with a window or decay: the points of its ``Forgetting``)."""
+        if self._forgettings is not None:
+            self._check_forgettings()
+            return
         _check_engine_sizes(self._engines, self._method, self._sizes)
+
+    def _check_forgettings(self) -> None:
+        forgettings = cast("list[Any]", self._forgettings)
+        if len(forgettings) != len(self._engines):
+            raise AssertionError(f"{len(forgettings)} windows for {len(self._engines)} engines")
+        for engine, forgetting in zip(self._engines, forgettings, strict=True):
+            check_forgetting(engine, forgetting)
+            if engine.n_points != self._engines[0].n_points:
+                raise AssertionError("the class engines hold different numbers of points")
 
     def _check(self) -> bool:
         """Every engine's invariants, and the class weights against the engines'."""
         for engine in self._engines:
             engine._check()
+        if self._forgettings is not None:
+            self._check_forgettings()
+            return True
         _check_engine_sizes(self._engines, self._method, self._sizes)
         c = len(self._classes)
         if self._method == "ovr":

@@ -3,7 +3,10 @@
 The one place where an engine is chosen for a window of a stream.
 """
 
+from __future__ import annotations
+
 import dataclasses
+import warnings
 from collections.abc import Iterable
 from typing import Any, cast
 
@@ -15,7 +18,6 @@ from hmeasure_stream._core.classes import as_label_array, encode_sorted
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._calibration import CalibrationEngine
 from hmeasure_stream._engines._fenwick import sliding_auc_ranked
-from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._engines._scratch import sliding_auc_at
 from hmeasure_stream._validation import (
@@ -23,7 +25,6 @@ from hmeasure_stream._validation import (
     FloatArray,
     Label,
     Window,
-    check_integer,
     check_rows,
     check_times,
     check_unit_weights,
@@ -58,29 +59,17 @@ from hmeasure_stream.streaming._base import (
 from hmeasure_stream.streaming._engine_choice import needing as _needing
 from hmeasure_stream.streaming._engine_choice import unit_weight_metrics as _unit_weight_metrics
 from hmeasure_stream.streaming._engine_choice import window_engines as _window_engines
+from hmeasure_stream.streaming._window_rules import (
+    check_window_counts,
+    engine_of,
+    mask_short,
+    read_metric,
+    refuse_decay,
+    refuse_duration,
+)
 from hmeasure_stream.streaming.multiclass import MulticlassWindow
 
 __all__ = ["WINDOW_METRICS", "SlidingWindow", "sliding_window"]
-
-def _check_window(window: Window) -> Window:
-    if is_duration(window):
-        return window  # checked by forgetting_rules
-    if window is not None and (
-        isinstance(window, (bool, np.bool_)) or not isinstance(window, (int, np.integer))
-        or not 1 <= window <= MAX_CAPACITY
-    ):
-        raise ValueError(
-            f"window must be a positive integer or None, got {window!r} (at most "
-            f"{MAX_CAPACITY}, the most points a structure holds)"
-        )
-    return None if window is None else int(window)
-
-
-def _as_metrics(chosen: dict[str, Any]) -> tuple[object, ...]:
-    """The ``metrics`` argument of these metrics and options (each options object once)."""
-    return (*chosen, *dict.fromkeys(options for options in chosen.values() if options))
-
-
 
 def _check_probabilities(metrics: Iterable[str], scores: FloatArray) -> None:
     """Refuse (ValueError) a score outside [0, 1] when a metric reads the scores as
@@ -105,13 +94,13 @@ class SlidingWindow(Pickled):
     window : int, str, datetime.timedelta, numpy.timedelta64 or None
         A number of points, a duration (``update`` then needs ``times``) or None: every prefix.
     metrics : str, options object, or sequence of them, default=("auc",)
-        Names from :data:`~hmeasure_stream.WINDOW_METRICS` (the attributes below) and options
-        objects (:class:`~hmeasure_stream.HCost`, ...) setting their metrics' options (standing for
-        them when none is named); ``"multiclass_auc"`` (2-d scores) goes alone.
+        Names from :data:`~hmeasure_stream.WINDOW_METRICS` (``window[name]`` reads one) and
+        options objects (:class:`~hmeasure_stream.HCost`, ...) setting their metrics' options
+        (standing for them when none is named); ``"multiclass_auc"`` (2-d scores) goes alone.
     half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
         Exponential decay as in :class:`DynamicAUC`; not with ``"auc_approx"``, ``"auc_binned"``.
     min_periods : int, default=1
-        The metrics are nan until the window holds this many points.
+        The metrics are nan until the window holds this many points (at most a count window).
     pos_label, capacity, seed
         As in :class:`DynamicAUC`; ``seed`` seeds ``"auc_approx"``'s treap (nothing else is random).
 
@@ -131,8 +120,10 @@ class SlidingWindow(Pickled):
     >>> monitor = SlidingWindow(3, metrics=("auc", "h", PartialRange(fpr_range=(0, 0.5))))
     >>> monitor.update([0, 1, 0], [0.2, 0.9, 0.4])["auc"]
     array([nan,  1.,  1.])
-    >>> monitor.update([1, 1, 0], [0.3, 0.8, 0.1])["auc"], monitor.h, monitor.pauc
-    (array([0.5, 0.5, 1. ]), 1.0, 0.5)
+    >>> monitor.update([1, 1, 0], [0.3, 0.8, 0.1])["auc"], monitor["h"]
+    (array([0.5, 0.5, 1. ]), 1.0)
+    >>> monitor.results()  # the current window's, by name
+    {'auc': 1.0, 'h': 1.0, 'pauc': 0.5}
     """
 
     # One ring of the window's points per engine: each engine removes the
@@ -144,43 +135,50 @@ class SlidingWindow(Pickled):
     def __init__(self, window: Window, metrics: object = ("auc",), *,
                  half_life: Duration | None = None, min_periods: int = 1,
                  pos_label: Label = None, capacity: int = 16, seed: int | None = None) -> None:
+        self._build(window, metric_options(metrics), half_life=half_life,
+                    min_periods=min_periods, pos_label=pos_label, capacity=capacity, seed=seed)
+
+    def _build(self, window: Window, chosen: dict[str, Any], *, half_life: Duration | None,
+               min_periods: int, pos_label: Label, capacity: int = 16,
+               seed: int | None = None) -> None:
+        """The window of the metrics ``chosen`` (as ``metric_options`` gives them), every
+        argument checked before anything is built."""
         # A count, a numpy.timedelta64 or None (a duration given is kept as checked).
-        self._window: Any = _check_window(window)
-        chosen = metric_options(metrics)
+        window, self._min_periods = check_window_counts(window, min_periods)
+        self._window: Any = window
         self._metrics = tuple(chosen)
         self._labels = label_map(pos_label)
         multiclass = bool(_needing(chosen, MULTICLASS))
         if self._labels is not None and multiclass:
             raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "
                              "the classes (see Classes(classes=...))")
-        self._min_periods = check_integer(min_periods, "min_periods", 1)
         self._forgettings: list[Any] | None = None
         if multiclass and (is_duration(window) or half_life is not None
                            or self._min_periods > 1):
             raise ValueError("the metric 'multiclass_auc' takes a count window (an int or "
                              "None) without half_life or min_periods")
-        if is_duration(window) or half_life is not None:
-            refused = _unit_weight_metrics(chosen)
-            if refused and half_life is not None:
-                raise ValueError(f"half_life is not available with the metric(s) "
-                                 f"{refused}: their engines take unit weights")
-            if _needing(chosen, BINS):
-                raise ValueError("a window given as a duration is not available with "
-                                 f"{_needing(chosen, BINS)[0]!r}")
+        refuse_decay(_unit_weight_metrics(chosen), half_life)
+        refuse_duration(_needing(chosen, BINS), window)
+        forgets = is_duration(window) or half_life is not None
+        if forgets:
             forgetting_rules(window, half_life)  # checks both before anything is built
         capacity, seed = check_structure_options(capacity, seed)
-        self._engines = _window_engines(chosen, capacity=capacity, seed=seed,
-                                        window=self._window)
-        if is_duration(window) or half_life is not None:
+        self._engines = _window_engines(chosen, capacity=capacity, seed=seed, window=window)
+        if forgets:
             self._forgettings = [make_forgetting(window, half_life) for _ in self._engines]
             self._window = self._forgettings[0].count or (
                 np.timedelta64(int(self._forgettings[0].period), "ns")
                 if self._forgettings[0].period else None)
             self._rings = []
         else:
-            self._rings = [None if getattr(engine, "own_window", False)
-                           else PointRing(cast(int, self._window or 0))
-                           for engine in self._engines]
+            self._keep_last(window)
+
+    def _keep_last(self, window: int | None) -> None:
+        """Keep the last ``window`` points (a checked count; None: every point) while the
+        engines hold none: one ring per engine that does not keep its own window."""
+        self._window = window
+        self._rings = [None if getattr(engine, "own_window", False) else PointRing(window or 0)
+                       for engine in self._engines]
 
     def update(self, y_true: ArrayLike, y_score: ArrayLike,
                sample_weight: ArrayLike | None = None, *,
@@ -219,19 +217,23 @@ class SlidingWindow(Pickled):
                 # The log-log alpha, estimated from the first chunk, then frozen.
                 engine.set_binning(engine.lo, engine.span, engine.transform,
                                    estimate_alpha(scores, engine.lo, engine.lo + engine.span))
-        values: dict[str, FloatArray] = {}
+        outs = {}
         for engine, ring in zip(self._engines, self._rings, strict=True):
-            out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
+            outs[id(engine)] = out = np.empty((scores.shape[0], len(engine.columns)))
             refused = engine.slide(ring, is_pos, scores, weights, out)
             assert refused < 0  # (checked above: nothing is left unwritten)
-            for column, name in enumerate(engine.columns):
-                values.setdefault(name, out[:, column])
-        values = {name: values[name].copy() for name in self._metrics}
-        if self._min_periods > 1:
-            held = held_before + np.arange(1, scores.shape[0] + 1)
-            if self._window is not None:
-                held = np.minimum(held, self._window)
-            self._mask_short(values, held)
+        values = self._columns(outs)
+        mask_short(values, self._min_periods, held_before + np.arange(1, scores.shape[0] + 1),
+                   self._window)
+        return values
+
+    def _columns(self, outs: dict[int, FloatArray]) -> dict[str, FloatArray]:
+        """Each metric's column of the chunk, from the engine it is read from (``outs``: the
+        engines' outputs by their ``id``)."""
+        values = {}
+        for name in self._metrics:
+            engine = engine_of(self._engines, name)
+            values[name] = outs[id(engine)][:, engine.columns.index(name)].copy()
         return values
 
     def _check_scale(self, weights: FloatArray | None, n: int) -> None:
@@ -247,29 +249,33 @@ class SlidingWindow(Pickled):
             if COMPRESSED in METRICS[name].needs:
                 check_unit_weights(weights, f"the metric {name!r}")
 
-    def _mask_short(self, values: dict[str, FloatArray], held: NDArray[np.int64]) -> None:
-        short = held < self._min_periods
-        for column in values.values():
-            column[short] = np.nan
-
     def _forget(self, is_pos: NDArray[np.uint8], scores: FloatArray, weights: FloatArray | None,
                 times: NDArray[np.int64] | None) -> dict[str, FloatArray]:
         """A chunk through each engine's ``Forgetting`` (duration windows, decay)."""
         self._check_unit_weights(weights)
         self._check_scale(weights, scores.shape[0])  # (unit weights too)
-        values: dict[str, FloatArray] = {}
+        outs = {}
         held = np.empty(scores.shape[0], dtype=np.int64)
         for engine, forgetting in zip(self._engines, self._forgettings or [], strict=True):
-            out = np.empty((scores.shape[0], len(engine.columns)), dtype=np.float64)
+            outs[id(engine)] = out = np.empty((scores.shape[0], len(engine.columns)))
             refused = engine.forget_add_many(forgetting, is_pos, scores, weights, times, out,
                                              held)
             assert refused < 0  # (checked above)
-            for column, name in enumerate(engine.columns):
-                values.setdefault(name, out[:, column])
-        values = {name: values[name].copy() for name in self._metrics}
-        if self._min_periods > 1:
-            self._mask_short(values, held)
+        values = self._columns(outs)
+        mask_short(values, self._min_periods, held)
         return values
+
+    def _one_shot_classes(self, y_true: ArrayLike, y_score: ArrayLike,
+                          sample_weight: ArrayLike | None, times: ArrayLike | None,
+                          at: ArrayLike | None) -> dict[str, FloatArray]:
+        """``"multiclass_auc"`` of every window of a whole stream (``sliding_window``), or
+        of the windows ending at the rows ``at``."""
+        engine = self._engines[0]
+        batch = engine.checked(y_true, y_score, sample_weight, allow_empty=False)
+        self._times(times, batch[0].shape[0])  # checked, not used by a count window
+        rows = None if at is None else check_rows(at, batch[0].shape[0])
+        values = engine.slide(*batch)
+        return {str(self._metrics[0]): values if rows is None else values[rows]}
 
     def _one_shot(self, is_pos: NDArray[np.uint8], scores: FloatArray,
                   weights: FloatArray | None, times: NDArray[np.int64] | None = None,
@@ -299,24 +305,36 @@ class SlidingWindow(Pickled):
             ranks, n_ranks = dense_ranks(scores)
             sliding_auc_ranked(is_pos, ranks, n_ranks, self._window or 0, every)
             values = {"auc": every if at is None else every[at]}
-        if self._min_periods > 1:
-            held = np.arange(1, n + 1) if at is None else at + 1
-            self._mask_short(values, held if self._window is None
-                             else np.minimum(held, self._window))
+        mask_short(values, self._min_periods, np.arange(1, n + 1) if at is None else at + 1,
+                   self._window)
         return values
 
-    def _metric(self, name: str) -> float:
+    def __getitem__(self, name: str) -> float:
+        """A chosen metric over the current window, by name (KeyError for another)."""
         if name not in self._metrics:
-            raise AttributeError(
-                f"{name!r} is not among this window's metrics {list(self._metrics)}"
-            )
-        return float(next(engine for engine in self._engines
-                          if name in engine.columns).value(name))
+            raise KeyError(f"{name!r} is not among this window's metrics {list(self._metrics)}")
+        return read_metric(self._engines, name)
+
+    def results(self) -> dict[str, float]:
+        """Every chosen metric over the current window, by name, in the order of ``metrics``."""
+        return {name: self[name] for name in self._metrics}
 
     def threshold_metrics(self) -> dict[str, float]:
         """The metrics followed at the threshold (``"er"``, ``"sens"``, ...), by name.  O(log w)."""
-        return {name: self._metric(name) for name in self._metrics
-                if THRESHOLD in METRICS[name].needs}
+        return {name: self[name] for name in self._metrics if THRESHOLD in METRICS[name].needs}
+
+    def __getattr__(self, name: str) -> float:
+        # The reads by attribute of the previous API (``window.h``), for one release:
+        # called only for names that are not attributes, and not listed by help().
+        if name not in METRICS:
+            raise AttributeError(f"'SlidingWindow' object has no attribute {name!r}")
+        warnings.warn(f"SlidingWindow.{name} is deprecated and will be removed in the next "
+                      f"release: read window[{name!r}] (or window.results())",
+                      DeprecationWarning, stacklevel=2)
+        try:
+            return self[name]
+        except KeyError as error:
+            raise AttributeError(error.args[0]) from None
 
     @property
     def window(self) -> Window:
@@ -404,21 +422,6 @@ def _check_window_points(engine: Any, forgetting: Any) -> Any:
     return engine.check_points(is_pos[live], scores[live], weights[live])
 
 
-def _metric_property(name: str) -> property:
-    def read(self: SlidingWindow) -> float:
-        return self._metric(name)
-
-    read.__name__ = name
-    read.__doc__ = f"Over the current window: {METRICS[name].description}."
-    return property(read)
-
-
-# One attribute per metric of the table, read from the engine that computes it.
-for _name in METRICS:
-    setattr(SlidingWindow, _name, _metric_property(_name))
-del _name
-
-
 def sliding_window(
     y_true: ArrayLike,
     y_score: ArrayLike,
@@ -477,7 +480,7 @@ def sliding_window(
         ``window``.
     min_periods : int, default=1
         Entries whose window holds fewer points are nan (as pandas'
-        ``rolling``).
+        ``rolling``; at most a count ``window``).
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...); the one other
         label in ``y_true`` is class 0 and a third one is refused.  Default:
@@ -560,32 +563,27 @@ def sliding_window(
     >>> sliding_window(y, s, window=3, at=[3, 5])["auc"]
     array([0.5, 1. ])
     """
-    window = _check_window(window)
+    window, _ = check_window_counts(window, min_periods)
     chosen = metric_options(metrics)
-    options: dict[str, Any] = {"half_life": half_life, "min_periods": min_periods}
+    options: dict[str, Any] = {"half_life": half_life, "min_periods": min_periods,
+                               "pos_label": pos_label}
+    tracker = SlidingWindow.__new__(SlidingWindow)
+    by_count = window is not None and not is_duration(window)
     if _needing(chosen, MULTICLASS):
-        if pos_label is not None:
-            raise ValueError("pos_label does not apply to 'multiclass_auc', whose labels are "
-                             "the classes (see Classes(classes=...))")
         label_array = as_label_array(y_true)
         name = _needing(chosen, MULTICLASS)[0]
         if chosen[name].classes is None:
             chosen = {**chosen, name: dataclasses.replace(
                 chosen[name], classes=encode_sorted(label_array)[0])}
-        if window is not None and not is_duration(window) and window >= label_array.shape[0]:
+        if by_count and window >= label_array.shape[0]:
             window = None  # every window is a prefix
-        tracker = SlidingWindow(window, _as_metrics(chosen), **options)
-        engine = tracker._engines[0]
-        batch = engine.checked(y_true, y_score, sample_weight, allow_empty=False)
-        tracker._times(times, batch[0].shape[0])  # checked, not used by a count window
-        rows = None if at is None else check_rows(at, batch[0].shape[0])
-        values = engine.slide(*batch)
-        return {name: values if rows is None else values[rows]}
-    # The options are checked before the data; a count window of at least the
-    # whole stream keeps every point (each window is a prefix) and needs no ring.
-    metrics = _as_metrics(chosen)
-    by_count = window is not None and not is_duration(window)
-    tracker = SlidingWindow(None if by_count else window, metrics, **options)
+        tracker._build(window, chosen, **options)
+        return tracker._one_shot_classes(label_array, y_score, sample_weight, times, at)
+    # The options are checked before the data: a count window is built without its rings,
+    # which a window of at least the whole stream does not need (each window is a prefix);
+    # with decay, its ``Forgetting`` keeps the count (and grows as points arrive).
+    ringed = by_count and half_life is None
+    tracker._build(None if ringed else window, chosen, **options)
     y_true = with_pos_label(y_true, pos_label)
     # Ranks keep every comparison between scores, not their values.
     is_pos, scores, weights = checked_batch(
@@ -593,7 +591,7 @@ def sliding_window(
         ranks=not value_metrics(chosen)
     )
     rows = None if at is None else check_rows(at, scores.shape[0])
-    if by_count and window < scores.shape[0]:
-        tracker = SlidingWindow(window, metrics, **options)
+    if ringed and window < scores.shape[0]:
+        tracker._keep_last(window)
     return tracker._one_shot(is_pos, scores, weights, tracker._times(times, scores.shape[0]),
                              rows)

@@ -49,8 +49,8 @@ def test_time_window_in_batches_and_a_pickle(rng):
 
 
 def test_decay_and_weights_are_refused_clearly():
-    with pytest.raises(ValueError, match=r"half_life is not available on ApproxAUC: decay "
-                       r"weighs the points"):
+    with pytest.raises(ValueError, match=r"half_life is not available with \['auc_approx'\]: "
+                       r"decay weighs the points"):
         ApproxAUC(0.1, half_life=10)
     tracker = ApproxAUC(0.1, window=3)
     tracker.add_many([0, 1], [0.2, 0.8])

@@ -225,4 +225,4 @@ def test_the_window_metric_within_the_bound_on_every_window(epsilon):
             assert np.isnan(values[end])
         else:
             assert abs(values[end] - exact) <= epsilon * exact, end
-    assert restored.ap_approx == values[-1]
+    assert restored["ap_approx"] == values[-1]

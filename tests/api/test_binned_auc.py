@@ -99,7 +99,7 @@ def binned_inputs(draw, weighted=False):
 def test_binned_auc_equals_pairwise_auc_of_naive_bins(case, alpha):
     (y, s), m, (lo, hi) = case
     transform = None if alpha is None else "loglog"
-    result = binned_auc(y, s, bins=m, score_range=(lo, hi), transform=transform,
+    result = binned_auc(y, s, n_bins=m, score_range=(lo, hi), transform=transform,
                         loglog_alpha=alpha)
     neg, pos = naive_counts(y, s, m, lo, hi, alpha)
     assert result.counts_neg.tolist() == neg
@@ -120,7 +120,7 @@ def test_binned_auc_equals_pairwise_auc_of_naive_bins(case, alpha):
 def test_weighted_binned_auc_against_naive_weighted_bins(case, alpha):
     (y, s, w), m, (lo, hi) = case
     transform = None if alpha is None else "loglog"
-    result = binned_auc(y, s, bins=m, score_range=(lo, hi), transform=transform,
+    result = binned_auc(y, s, n_bins=m, score_range=(lo, hi), transform=transform,
                         loglog_alpha=alpha, sample_weight=w)
     neg, pos = naive_counts(y, s, m, lo, hi, alpha, w)
     np.testing.assert_allclose(result.counts_neg, [float(v) for v in neg], rtol=1e-13)
@@ -156,7 +156,7 @@ def test_exact_auc_within_max_error_on_real_streams(name, bins, transform):
     if transform == "loglog" and score_range != (0.0, 1.0):
         # Log-odds mapped to [0, 1] linearly are not probabilities, but the rule still holds.
         score_range = (score_range[0] - 1.0, score_range[1] + 1.0)
-    result = binned_auc(y, s, bins=bins, transform=transform, score_range=score_range)
+    result = binned_auc(y, s, n_bins=bins, transform=transform, score_range=score_range)
     assert abs(auc(y, s) - result.auc) <= result.max_error + 1e-12
     assert result.counts_neg.sum() == np.sum(y == 0)
     assert result.counts_pos.sum() == np.sum(y == 1)
@@ -173,13 +173,13 @@ def test_exact_auc_within_max_error_on_large_random_data(rng, bins, transform, t
     if ties:
         s = np.round(s, 3)
     w = rng.exponential(size=n)
-    result = binned_auc(y, s, bins=bins, transform=transform)
+    result = binned_auc(y, s, n_bins=bins, transform=transform)
     assert abs(auc(y, s) - result.auc) <= result.max_error + 1e-12
-    weighted = binned_auc(y, s, bins=bins, transform=transform, sample_weight=w,
+    weighted = binned_auc(y, s, n_bins=bins, transform=transform, sample_weight=w,
                           loglog_alpha=result.loglog_alpha)
     assert abs(auc(y, s, sample_weight=w) - weighted.auc) <= weighted.max_error + 1e-12
     # The same bins with unit weights: float counts equal to the integer counts.
-    unit = binned_auc(y, s, bins=bins, transform=transform, sample_weight=np.ones(n),
+    unit = binned_auc(y, s, n_bins=bins, transform=transform, sample_weight=np.ones(n),
                       loglog_alpha=result.loglog_alpha)
     assert unit.counts_neg.tolist() == result.counts_neg.tolist()
     assert unit.auc == pytest.approx(result.auc, rel=1e-13)
@@ -194,7 +194,7 @@ def test_tiny_loglog_alpha_bins_without_overflow_warnings(rng, alpha):
     m = 50
     y = rng.integers(0, 2, 2000)
     s = np.concatenate([rng.random(1000), expit(rng.normal(size=1000) * 40)])
-    result = binned_auc(y, s, bins=m, transform="loglog", loglog_alpha=alpha)
+    result = binned_auc(y, s, n_bins=m, transform="loglog", loglog_alpha=alpha)
     neg, pos = naive_counts(y, s, m, alpha=alpha)
     assert result.counts_neg.tolist() == neg
     assert result.counts_pos.tolist() == pos
@@ -214,16 +214,16 @@ def test_halves_add_up_to_the_whole(rng):
     s = expit(rng.standard_cauchy(size=n))
     w = rng.exponential(size=n)
     for transform in (None, "loglog"):
-        whole = binned_auc(y, s, bins=64, transform=transform)
+        whole = binned_auc(y, s, n_bins=64, transform=transform)
         alpha = whole.loglog_alpha
-        first = binned_auc(y[:20_000], s[:20_000], bins=64, transform=transform,
+        first = binned_auc(y[:20_000], s[:20_000], n_bins=64, transform=transform,
                            loglog_alpha=alpha)
-        second = binned_auc(y[20_000:], s[20_000:], bins=64, transform=transform,
+        second = binned_auc(y[20_000:], s[20_000:], n_bins=64, transform=transform,
                             loglog_alpha=alpha)
         assert (first.counts_neg + second.counts_neg).tolist() == whole.counts_neg.tolist()
         assert (first.counts_pos + second.counts_pos).tolist() == whole.counts_pos.tolist()
         weighted = [
-            binned_auc(y[part], s[part], bins=64, transform=transform, loglog_alpha=alpha,
+            binned_auc(y[part], s[part], n_bins=64, transform=transform, loglog_alpha=alpha,
                        sample_weight=w[part])
             for part in (slice(None), slice(None, 20_000), slice(20_000, None))
         ]
@@ -237,9 +237,9 @@ def test_estimated_alpha_follows_the_documented_rule(rng):
         y = rng.integers(0, 2, n)
         s = expit(rng.normal(size=n) * 20)
         s[:5] = [0.0, 1.0, 0.5, -0.25, 2.0]
-        result = binned_auc(y, s, bins=10, transform="loglog")
+        result = binned_auc(y, s, n_bins=10, transform="loglog")
         assert result.loglog_alpha == pytest.approx(estimated_alpha(s), rel=1e-12)
-        shifted = binned_auc(y, 3 * s - 1, bins=10, transform="loglog", score_range=(-1, 2))
+        shifted = binned_auc(y, 3 * s - 1, n_bins=10, transform="loglog", score_range=(-1, 2))
         assert shifted.loglog_alpha == pytest.approx(estimated_alpha(3 * s - 1, -1, 2),
                                                      rel=1e-12)
     # Scores all within [1/4, 3/4]: the cap, alpha = 1 / (2 log 2).
@@ -297,8 +297,8 @@ def test_paper_observation_loglog_bins_several_times_tighter():
     y, log_odds = load_default_stream()
     p = expit(log_odds)
     assert np.mean((p < 1e-6) | (p > 1 - 1e-6)) > 0.6
-    linear = binned_auc(y, p, bins=100)
-    loglog = binned_auc(y, p, bins=100, transform="loglog")
+    linear = binned_auc(y, p, n_bins=100)
+    loglog = binned_auc(y, p, n_bins=100, transform="loglog")
     exact = auc(y, p)
     assert linear.max_error > 4 * loglog.max_error
     assert abs(exact - loglog.auc) * 4 < abs(exact - linear.auc)
@@ -306,8 +306,8 @@ def test_paper_observation_loglog_bins_several_times_tighter():
 
 
 def test_result_object():
-    result = binned_auc([0, 1, 0, 1], [0.1, 0.9, 0.2, 0.8], bins=5)
-    assert result.bins == 5
+    result = binned_auc([0, 1, 0, 1], [0.1, 0.9, 0.2, 0.8], n_bins=5)
+    assert result.n_bins == 5
     assert result.transform is None and result.loglog_alpha is None
     np.testing.assert_array_equal(result.edges, [0.0, 0.2, 0.4, 0.6, 0.8, 1.0])
     assert result.counts_neg.dtype == np.int64
@@ -317,23 +317,23 @@ def test_result_object():
         result.auc = 0.5
     weighted = binned_auc([0, 1], [0.1, 0.9], sample_weight=[0.5, 2])
     assert weighted.counts_pos.dtype == np.float64 and weighted.counts_pos.sum() == 2.0
-    shifted = binned_auc([0, 1], [10, 30], bins=4, score_range=(10, 30))
+    shifted = binned_auc([0, 1], [10, 30], n_bins=4, score_range=(10, 30))
     np.testing.assert_array_equal(shifted.edges, [10, 15, 20, 25, 30])
     assert shifted.counts_neg.tolist() == [1, 0, 0, 0]
     assert shifted.counts_pos.tolist() == [0, 0, 0, 1]
 
 
 def test_one_bin_and_perfect_separation():
-    one = binned_auc([0, 1, 1], [0.2, 0.4, 0.9], bins=1)
+    one = binned_auc([0, 1, 1], [0.2, 0.4, 0.9], n_bins=1)
     assert (one.auc, one.max_error) == (0.5, 0.5)
-    separated = binned_auc([0, 0, 1, 1], [0.01, 0.2, 0.7, 0.99], bins=2)
+    separated = binned_auc([0, 0, 1, 1], [0.01, 0.2, 0.7, 0.99], n_bins=2)
     assert (separated.auc, separated.max_error) == (1.0, 0.0)
 
 
 BAD_INPUTS = [
-    ({"bins": 0}, "bins must be an integer >= 1, got 0"),
-    ({"bins": 2.5}, "bins must be an integer >= 1, got 2.5"),
-    ({"bins": True}, "bins must be an integer >= 1, got True"),
+    ({"n_bins": 0}, "n_bins must be an integer >= 1, got 0"),
+    ({"n_bins": 2.5}, "n_bins must be an integer >= 1, got 2.5"),
+    ({"n_bins": True}, "n_bins must be an integer >= 1, got True"),
     ({"transform": "log"}, "transform must be one of None, 'loglog'; got 'log'"),
     ({"transform": "linear"}, "transform must be one of None, 'loglog'; got 'linear'"),
     ({"loglog_alpha": 0.1}, "loglog_alpha is only used with transform='loglog'"),

@@ -26,7 +26,7 @@ def assert_equals_batch(tracker, points, bins, **options):
         assert np.isnan(tracker.auc) and np.isnan(tracker.max_error)
         return
     unit = bool(np.all(w == 1.0))
-    expected = binned_auc(y, s, bins=bins, sample_weight=None if unit else w,
+    expected = binned_auc(y, s, n_bins=bins, sample_weight=None if unit else w,
                           loglog_alpha=tracker.loglog_alpha, **options)
     got = tracker.result()
     for name in ("counts_neg", "counts_pos"):
@@ -96,7 +96,7 @@ def test_merging_two_halves_equals_the_whole():
     np.testing.assert_array_equal(a.counts_neg, b.counts_neg)
     np.testing.assert_array_equal(a.counts_pos, b.counts_pos)
     assert (a.auc, a.max_error) == (b.auc, b.max_error)
-    assert a.auc == binned_auc(y, p, bins=100, transform="loglog", loglog_alpha=0.2).auc
+    assert a.auc == binned_auc(y, p, n_bins=100, transform="loglog", loglog_alpha=0.2).auc
     left.merge(BinnedAUC(50))  # an empty structure adds nothing, whatever its bins
     with pytest.raises(ValueError, match="cannot merge different bins"):
         left.merge(_filled(BinnedAUC(50)))
@@ -142,9 +142,14 @@ def test_a_long_stream_does_not_drift():
         tracker.remove_many(y[start - window:start], s[start - window:start],
                             w[start - window:start])
     tracker._check()
-    expected = binned_auc(y[-window:], s[-window:], bins=64, sample_weight=w[-window:])
+    expected = binned_auc(y[-window:], s[-window:], n_bins=64, sample_weight=w[-window:])
     assert tracker.auc == pytest.approx(expected.auc, rel=1e-13)
     assert tracker.max_error == pytest.approx(expected.max_error, rel=1e-12)
+
+
+def as_function(options):
+    """Binning's options as binned_auc's keywords (Binning's ``bins`` is ``n_bins`` there)."""
+    return {("n_bins" if key == "bins" else key): value for key, value in options.items()}
 
 
 @pytest.mark.parametrize("window", [1, 50, None])
@@ -159,14 +164,14 @@ def test_window_metric_equals_binned_auc_of_every_window(window, options):
     values = sliding_window(y, s, window, ("auc_binned", "auc", Binning(**options)))
     alpha = None
     if options.get("transform") == "loglog":
-        alpha = binned_auc(y, s, **options).loglog_alpha  # estimated from the whole array
+        alpha = binned_auc(y, s, **as_function(options)).loglog_alpha  # estimated from the whole array
     batch_options = {**options, "loglog_alpha": alpha} if alpha is not None else options
     for end in range(len(y)):
         part = slice(0 if window is None else max(0, end + 1 - window), end + 1)
         if y[part].min() == y[part].max():
             assert np.isnan(values["auc_binned"][end])
             continue
-        expected = binned_auc(y[part], s[part], **batch_options)
+        expected = binned_auc(y[part], s[part], **as_function(batch_options))
         assert values["auc_binned"][end] == expected.auc
         assert abs(values["auc"][end] - expected.auc) <= expected.max_error + 1e-12
     # In chunks (alpha frozen from the first chunk when estimated), pickled midway.
@@ -176,7 +181,7 @@ def test_window_metric_equals_binned_auc_of_every_window(window, options):
     rest = tracker.update(y[150:], s[150:])["auc_binned"]
     tracker._check()
     np.testing.assert_array_equal(np.concatenate([first, rest]), values["auc_binned"])
-    assert tracker.auc_binned == values["auc_binned"][-1] or np.isnan(tracker.auc_binned)
+    assert tracker["auc_binned"] == values["auc_binned"][-1] or np.isnan(tracker["auc_binned"])
 
 
 def test_refused_merge_leaves_an_empty_structure_unchanged():
@@ -202,7 +207,7 @@ def test_merge_checks_pos_label():
         assert pickle.dumps(spam) == before
     learner = BinnedAUC(10, pos_label="spam")
     learner.merge(spam)
-    assert learner.auc == binned_auc([1, 0], [0.75, 0.25], bins=10).auc
+    assert learner.auc == binned_auc([1, 0], [0.75, 0.25], n_bins=10).auc
     with pytest.raises(ValueError, match="'eggs'"):
         learner.add("eggs", 0.5)
 
@@ -216,10 +221,10 @@ def test_every_entry_point_refuses_more_than_2_24_bins_alike():
     from hmeasure_stream import dask as hsd
 
     message = r"bins must be at most 16777216 \(2\*\*24\), got 16777217"
-    for make in (lambda: binned_auc([0, 1], [0.2, 0.7], bins=2**24 + 1),
-                 lambda: BinnedAUC(bins=2**24 + 1),
+    for make in (lambda: binned_auc([0, 1], [0.2, 0.7], n_bins=2**24 + 1),
+                 lambda: BinnedAUC(n_bins=2**24 + 1),
                  lambda: Binning(bins=2**24 + 1),
                  lambda: hsd.binned_auc(da.from_array([0, 1]), da.from_array([0.2, 0.7]),
-                                        bins=2**24 + 1)):
+                                        n_bins=2**24 + 1)):
         with pytest.raises(ValueError, match=message):
             make()

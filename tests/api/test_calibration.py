@@ -13,6 +13,7 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+from reference_impl import brute_bins, brute_edges, brute_report
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss
 from sklearn.metrics import log_loss as sk_log_loss
@@ -49,56 +50,6 @@ def cases(seed, count, weighted=None):
 def values(report):
     """The fields of a report, in order, as a dict."""
     return {field.name: getattr(report, field.name) for field in dataclasses.fields(report)}
-
-
-def brute_bins(p, edges):
-    """The bin of each probability, point by point: the number of inner edges below it."""
-    return [sum(1 for edge in edges[1:-1] if edge < value) for value in p]
-
-
-def brute_edges(p, w, n_bins, strategy):
-    if strategy == "uniform":
-        return [k / n_bins for k in range(n_bins + 1)]
-    # calibration_curve's edges, from the points of positive weight.
-    kept = np.asarray(p)[np.asarray(w) > 0]
-    return np.percentile(kept, np.linspace(0, 1, n_bins + 1) * 100).tolist()
-
-
-def brute_report(y, p, w, n_bins, strategy):
-    """Every value of the report from plain loops over the points."""
-    w = [1.0] * len(y) if w is None else list(w)
-    y = [float(v) for v in y]
-    p = [float(v) for v in p]
-    bins = brute_bins(p, brute_edges(p, w, n_bins, strategy))
-    total = sum(w)
-    weight, sum_p, sum_y = {}, {}, {}
-    for b, yi, pi, wi in zip(bins, y, p, w, strict=True):
-        weight[b] = weight.get(b, 0.0) + wi
-        sum_p[b] = sum_p.get(b, 0.0) + wi * pi
-        sum_y[b] = sum_y.get(b, 0.0) + wi * yi
-    filled = sorted(b for b in weight if weight[b] > 0)
-    f = {b: sum_p[b] / weight[b] for b in filled}
-    o = {b: sum_y[b] / weight[b] for b in filled}
-    share = sum(wi * yi for wi, yi in zip(w, y, strict=True)) / total
-    wbv = wbc = 0.0
-    for b, yi, pi, wi in zip(bins, y, p, w, strict=True):
-        if wi > 0:
-            wbv += wi * (pi - f[b]) ** 2
-            wbc += 2 * wi * (pi - f[b]) * (yi - o[b])
-    return {
-        "prob_true": [o[b] for b in filled],
-        "prob_pred": [f[b] for b in filled],
-        "bin_weight": [weight[b] for b in filled],
-        "bin_index": filled,
-        "brier": sum(wi * (yi - pi) ** 2 for yi, pi, wi in zip(y, p, w, strict=True)) / total,
-        "ece": sum(weight[b] * abs(f[b] - o[b]) for b in filled) / total,
-        "mce": max(abs(f[b] - o[b]) for b in filled),
-        "reliability": sum(weight[b] * (f[b] - o[b]) ** 2 for b in filled) / total,
-        "resolution": sum(weight[b] * (o[b] - share) ** 2 for b in filled) / total,
-        "uncertainty": share * (1 - share),
-        "within_bin_variance": wbv / total,
-        "within_bin_covariance": wbc / total,
-    }
 
 
 # ---------------------------------------------------------------------------

@@ -173,13 +173,14 @@ def test_partial_auc_and_delong_equal_in_memory(client, name, weighted):
         {"tpr_range": (0.9, 1.0)},
         {"fpr_range": (0.1, 0.6), "tpr_range": (0.5, 0.95)},
     )
-    *areas, (low, high, estimate) = dask.compute(
+    *areas, interval = dask.compute(
         *[hsd.partial_auc(yd, sd, sample_weight=wd, compute=False, **box) for box in boxes],
         hsd.auc_ci(yd, sd, sample_weight=wd, level=0.9, compute=False),
     )
     for box, got in zip(boxes, areas, strict=True):
         expected = hs.partial_auc(y, s, sample_weight=w, **box)
         assert got == pytest.approx(expected, rel=AUC_TOL, abs=AUC_TOL), box
+    (low, high), estimate = interval, interval.estimate
     expected = hs.auc_ci(y, s, sample_weight=w, level=0.9)
     assert estimate == pytest.approx(expected.estimate, rel=AUC_TOL, abs=AUC_TOL)
     assert low == pytest.approx(expected.low, rel=1e-10)
@@ -200,8 +201,8 @@ def test_binned_auc_equals_in_memory(client, weighted, transform):
     s = 1.0 / (1.0 + np.exp(-rng.normal(2.0 * y - 1.0, 2.0)))
     w = _weights(n, seed=13) if weighted else None
     yd, sd, wd = _as_arrays(y, s, w, chunks=30_011)
-    got = hsd.binned_auc(yd, sd, bins=64, transform=transform, sample_weight=wd)
-    expected = hs.binned_auc(y, s, bins=64, transform=transform, sample_weight=w)
+    got = hsd.binned_auc(yd, sd, n_bins=64, transform=transform, sample_weight=wd)
+    expected = hs.binned_auc(y, s, n_bins=64, transform=transform, sample_weight=w)
     assert got.loglog_alpha == expected.loglog_alpha
     np.testing.assert_allclose(got.counts_neg, expected.counts_neg, rtol=1e-12)
     np.testing.assert_allclose(got.counts_pos, expected.counts_pos, rtol=1e-12)
@@ -303,7 +304,7 @@ def test_compute_false_returns_a_dask_object(client):
         hsd.hmeasure_report(yd, sd, compute=False),
         hsd.partial_auc(yd, sd, fpr_range=(0, 0.1), compute=False),
         hsd.auc_ci(yd, sd, compute=False),
-        hsd.binned_auc(yd, sd, bins=10, score_range=(-200, 200), compute=False),
+        hsd.binned_auc(yd, sd, n_bins=10, score_range=(-200, 200), compute=False),
         hsd.roc_hull(yd, sd, compute=False),
     ]
     assert all(isinstance(value, Delayed) for value in lazy)
@@ -313,7 +314,7 @@ def test_compute_false_returns_a_dask_object(client):
     assert values[2]["KS"] == pytest.approx(hs.hmeasure_report(y, s)["KS"], abs=AUC_TOL)
     assert values[3] == pytest.approx(hs.partial_auc(y, s, fpr_range=(0, 0.1)), rel=AUC_TOL)
     assert values[4].estimate == hs.auc(y, s)
-    assert values[5].auc == hs.binned_auc(y, s, bins=10, score_range=(-200, 200)).auc
+    assert values[5].auc == hs.binned_auc(y, s, n_bins=10, score_range=(-200, 200)).auc
     np.testing.assert_array_equal(values[6][0], hs.roc_hull(y, s)[0])
 
 
@@ -462,10 +463,11 @@ def test_pos_label_string_labels_equal_in_memory(client, name, weighted):
             hsd.hmeasure_report(yd, sd, sample_weight=wd, pos_label="spam", compute=False),
             hsd.partial_auc(yd, sd, sample_weight=wd, pos_label="spam", compute=False, **box),
             hsd.auc_ci(yd, sd, sample_weight=wd, pos_label="spam", compute=False),
-            hsd.binned_auc(yd, sd, sample_weight=wd, pos_label="spam", bins=16,
+            hsd.binned_auc(yd, sd, sample_weight=wd, pos_label="spam", n_bins=16,
                            compute=False),
         )
-        auc, h, (fpr, tpr), report, partial, (low, high, estimate), binned = got
+        auc, h, (fpr, tpr), report, partial, ci, binned = got
+        (low, high), estimate = ci, ci.estimate
         expected = hs.auc(words, s, sample_weight=w, pos_label="spam")
         # The in-memory function with the same pos_label, and the 0/1 labels directly.
         assert expected == pytest.approx(roc_auc_score(y, s, sample_weight=w), abs=1e-12)
@@ -486,7 +488,7 @@ def test_pos_label_string_labels_equal_in_memory(client, name, weighted):
         interval = hs.auc_ci(words, s, sample_weight=w, pos_label="spam")
         assert estimate == pytest.approx(interval.estimate, abs=AUC_TOL)
         assert (low, high) == pytest.approx((interval.low, interval.high), rel=1e-10)
-        binned_mem = hs.binned_auc(words, s, sample_weight=w, pos_label="spam", bins=16)
+        binned_mem = hs.binned_auc(words, s, sample_weight=w, pos_label="spam", n_bins=16)
         np.testing.assert_allclose(binned.counts_neg, binned_mem.counts_neg, rtol=1e-12)
         np.testing.assert_allclose(binned.counts_pos, binned_mem.counts_pos, rtol=1e-12)
         assert binned.auc == pytest.approx(binned_mem.auc, rel=AUC_TOL)
@@ -618,7 +620,7 @@ def test_binned_auc_scores_outside_the_range_warn_once_for_the_whole(client, wei
     yd, sd, wd = _as_arrays(y, s, w, chunks=300)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        got = hsd.binned_auc(yd, sd, bins=20, sample_weight=wd)
+        got = hsd.binned_auc(yd, sd, n_bins=20, sample_weight=wd)
     message = _one_warning(caught)
     assert caught[0].filename == __file__  # the caller's line, not a task's
     assert message.startswith(
@@ -626,14 +628,14 @@ def test_binned_auc_scores_outside_the_range_warn_once_for_the_whole(client, wei
         f"[{low!r}, {high!r}]) lie outside score_range (0.0, 1.0)")
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        expected = hs.binned_auc(y, s, bins=20, sample_weight=w)
+        expected = hs.binned_auc(y, s, n_bins=20, sample_weight=w)
     assert [str(w.message) for w in caught
             if w.category is hs.OutOfRangeScoresWarning] == [
         message.replace("hmeasure_stream.dask.binned_auc", "binned_auc")]
     assert (got.n_below, got.n_above) == (expected.n_below, expected.n_above) == (3, 2)
     assert got.auc == pytest.approx(expected.auc, rel=AUC_TOL)
     # Delayed: the same warning when computed.
-    lazy = hsd.binned_auc(yd, sd, bins=20, sample_weight=wd, compute=False)
+    lazy = hsd.binned_auc(yd, sd, n_bins=20, sample_weight=wd, compute=False)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         assert lazy.compute(scheduler="sync").auc == got.auc
@@ -646,8 +648,8 @@ def test_binned_auc_strict_refuses_scores_outside_the_range(client):
     refusal = (r"hmeasure_stream\.dask\.binned_auc: 5 of 1200 scores \(in \[-2\.25, 1\.75\]\) "
                r"lie outside score_range \(0\.0, 1\.0\), and strict=True refuses them")
     with pytest.raises(ValueError, match=refusal):
-        hsd.binned_auc(yd, sd, bins=20, strict=True)
-    lazy = hsd.binned_auc(yd, sd, bins=20, strict=True, compute=False)
+        hsd.binned_auc(yd, sd, n_bins=20, strict=True)
+    lazy = hsd.binned_auc(yd, sd, n_bins=20, strict=True, compute=False)
     with pytest.raises(ValueError, match=refusal):
         lazy.compute()
     with pytest.raises(ValueError, match="strict must be one of"):
@@ -655,9 +657,9 @@ def test_binned_auc_strict_refuses_scores_outside_the_range(client):
     # Within a range that holds them: no word, and the same counts as in memory.
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
-        got = hsd.binned_auc(yd, sd, bins=20, strict=True, score_range=(-2.25, 1.75))
+        got = hsd.binned_auc(yd, sd, n_bins=20, strict=True, score_range=(-2.25, 1.75))
     assert caught == []
-    expected = hs.binned_auc(y, s, bins=20, strict=True, score_range=(-2.25, 1.75))
+    expected = hs.binned_auc(y, s, n_bins=20, strict=True, score_range=(-2.25, 1.75))
     np.testing.assert_array_equal(got.counts_neg, expected.counts_neg)
     assert (got.n_below, got.n_above) == (0, 0)
 
@@ -680,8 +682,8 @@ def test_the_dask_functions_issue_no_warning(client):
             hsd.hmeasure_report(yd, sd, sample_weight=wd, as_frame=True)
             hsd.partial_auc(yd, sd, sample_weight=wd, fpr_range=(0, 0.2))
             hsd.auc_ci(yd, sd, sample_weight=wd)
-            hsd.binned_auc(yd, sd, sample_weight=wd, bins=32)
-            hsd.binned_auc(yd, sd, sample_weight=wd, bins=32, transform="loglog")
+            hsd.binned_auc(yd, sd, sample_weight=wd, n_bins=32)
+            hsd.binned_auc(yd, sd, sample_weight=wd, n_bins=32, transform="loglog")
         scores = np.column_stack([1 - s, s, s * (1 - s)])
         hsd.multiclass_auc(da.from_array(labels, chunks=100),
                            da.from_array(scores, chunks=(100, 3)))

@@ -71,7 +71,7 @@ def _binary_calls(yd, sd, wd):
         hsd.partial_auc(yd, sd, sample_weight=wd, fpr_range=(0.0, 0.3), correction="mcclish",
                         compute=False),
         hsd.auc_ci(yd, sd, sample_weight=wd, level=0.9, compute=False),
-        hsd.binned_auc(yd, sd, sample_weight=wd, bins=50, score_range=(-5.0, 5.0),
+        hsd.binned_auc(yd, sd, sample_weight=wd, n_bins=50, score_range=(-5.0, 5.0),
                        compute=False),
     )
 
@@ -86,7 +86,7 @@ def _in_memory(frame, weighted):
         hs.hmeasure_report(y, s, sample_weight=w, sens_spec_levels=(0.8, 0.95)),
         hs.partial_auc(y, s, sample_weight=w, fpr_range=(0.0, 0.3), correction="mcclish"),
         hs.auc_ci(y, s, sample_weight=w, level=0.9),
-        hs.binned_auc(y, s, sample_weight=w, bins=50, score_range=(-5.0, 5.0)),
+        hs.binned_auc(y, s, sample_weight=w, n_bins=50, score_range=(-5.0, 5.0)),
     )
 
 

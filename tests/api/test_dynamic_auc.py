@@ -4,7 +4,7 @@ import pickle
 import numpy as np
 import pytest
 from hypothesis import strategies as st
-from machines import PointSetMachine
+from machines import PointSetMachine, point_set_test
 from reference_impl import brute_auc
 
 from hmeasure_stream import DynamicAUC, DynamicH, auc
@@ -37,8 +37,8 @@ def assert_matches(tracker, points, exact):
     else:
         assert tracker.auc == pytest.approx(expected, rel=1e-12, abs=1e-14)
     assert len(tracker) == len(points)
-    assert tracker.n_neg == pytest.approx(sum(p[2] for p in points if p[0] == 0), rel=1e-12)
-    assert tracker.n_pos == pytest.approx(sum(p[2] for p in points if p[0] == 1), rel=1e-12)
+    assert tracker.weight_neg == pytest.approx(sum(p[2] for p in points if p[0] == 0), rel=1e-12)
+    assert tracker.weight_pos == pytest.approx(sum(p[2] for p in points if p[0] == 1), rel=1e-12)
 
 
 @pytest.mark.parametrize("seed", range(12))
@@ -65,7 +65,7 @@ def test_random_sequences_against_reference_checking_every_step(seed):
         tracker.remove(label, score, weight)
         tracker._check()
     assert len(tracker) == 0 and np.isnan(tracker.auc)
-    assert tracker.n_neg == 0.0 and tracker.n_pos == 0.0
+    assert tracker.weight_neg == 0.0 and tracker.weight_pos == 0.0
     tracker.add(0, 1.0)
     tracker.add(1, 2.0)
     assert tracker.auc == 1.0
@@ -93,7 +93,7 @@ class DynamicAUCMachine(PointSetMachine):
         assert_matches(tracker, points, exact=exact)
 
 
-TestDynamicAUCMachine = pytest.mark.slow(DynamicAUCMachine.TestCase)
+TestDynamicAUCMachine = point_set_test(DynamicAUCMachine)
 
 
 def test_pickle_and_deepcopy_round_trip_with_identical_later_results():
@@ -110,7 +110,7 @@ def test_pickle_and_deepcopy_round_trip_with_identical_later_results():
             target.add_many(more_y, more_s)
             target.remove_many(more_y[:20], more_s[:20])
         assert clone.auc == tracker.auc
-        assert clone.n_neg == tracker.n_neg and clone.n_pos == tracker.n_pos
+        assert clone.weight_neg == tracker.weight_neg and clone.weight_pos == tracker.weight_pos
         clone._check()
 
 

@@ -5,7 +5,7 @@ import numpy as np
 import pytest
 from hypothesis import given
 from hypothesis import strategies as st
-from machines import PointSetMachine
+from machines import PointSetMachine, point_set_test
 from strategies import labelled_scores
 
 from hmeasure_stream import (
@@ -102,7 +102,7 @@ def test_prior_severity_ratio_and_bad_parameters_are_refused():
         DynamicH(alpha=0)
     with pytest.raises(ValueError, match="pass either severity_ratio or alpha/beta"):
         DynamicH(alpha=3.0, severity_ratio=2.0)
-    with pytest.raises(ValueError, match="capacity must be an integer >= 1"):
+    with pytest.raises(ValueError, match="capacity must be at least 1"):
         DynamicH(capacity=0)
     with pytest.raises(ValueError, match="undefined while a class is absent"):
         DynamicH().hull()
@@ -150,7 +150,7 @@ class DynamicHMachine(PointSetMachine):
         assert_matches(tracker, points, exact=exact)
 
 
-TestDynamicHMachine = pytest.mark.slow(DynamicHMachine.TestCase)
+TestDynamicHMachine = point_set_test(DynamicHMachine)
 
 
 @given(labelled_scores(max_size=50, weighted=True), st.one_of(st.none(), st.integers(1, 60)))

@@ -5,7 +5,7 @@ import pickle
 
 import numpy as np
 import pytest
-from machines import PointSetMachine
+from machines import PointSetMachine, point_set_test
 from reference_impl import r_misclass_counts, r_style_report
 
 from hmeasure_stream import DynamicH, HCost, Threshold, hmeasure_report
@@ -194,7 +194,7 @@ def test_window_ks_mer_mwl_match_the_report_of_every_window(window):
             assert values[key.lower()][end] == pytest.approx(expected[key], rel=1e-12), (end, key)
     tracker = SlidingWindow(window, metrics=("mwl", "ks", HCost(severity_ratio=0.5)))
     tracker.update(y, s)
-    np.testing.assert_equal([tracker.ks, tracker.mwl], [values["ks"][-1], values["mwl"][-1]])
+    np.testing.assert_equal([tracker["ks"], tracker["mwl"]], [values["ks"][-1], values["mwl"][-1]])
     with pytest.raises(ValueError, match="epsilon"):
         SlidingWindow(window, metrics=("ks", HCost(epsilon=0.1)))
 
@@ -211,7 +211,7 @@ class DynamicHReportMachine(PointSetMachine):
         assert_report_matches(tracker, points, levels=(0.95, 0.5), threshold=0.75, exact=exact)
 
 
-TestDynamicHReportMachine = pytest.mark.slow(DynamicHReportMachine.TestCase)
+TestDynamicHReportMachine = point_set_test(DynamicHReportMachine)
 
 
 @pytest.mark.parametrize(("window", "threshold", "weighted"),

@@ -19,8 +19,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from hypothesis import strategies as st
-from machines import PointSetMachine
-from reference_impl import placements_exact
+from machines import PointSetMachine, point_set_test
+from reference_impl import columns, delong_variance_exact
 from scipy import stats
 
 from hmeasure_stream import (
@@ -48,23 +48,6 @@ INTERVAL = ("auc", "auc_var", "auc_lo", "auc_hi")
 # The definition, exact and O(n^2)
 
 
-def exact_variance(points):
-    """DeLong's variance of (label, score, weight) points by its definition, in fractions:
-    weighted placements, frequency-weighted sample variances (denominators W - 1);
-    None where it is undefined (a class of total weight <= 1)."""
-    y = [p[0] for p in points]
-    s = [p[1] for p in points]
-    w = [p[2] for p in points]
-    total_pos = sum(Fraction(v) for v, label in zip(w, y, strict=True) if label == 1)
-    total_neg = sum(Fraction(v) for v, label in zip(w, y, strict=True) if label == 0)
-    if not (total_pos > 1 and total_neg > 1):
-        return None
-    v10, v01, area = placements_exact(y, s, w)
-    s10 = sum(wi * (v - area) ** 2 for v, wi in v10) / (total_pos - 1)
-    s01 = sum(wj * (v - area) ** 2 for v, wj in v01) / (total_neg - 1)
-    return s10 / total_pos + s01 / total_neg
-
-
 def tolerance(points):
     """Rounding allowed in weighted mode: the variance is a difference of mean squared
     placements (<= 1) and the squared AUC, each divided by W - 1."""
@@ -75,7 +58,7 @@ def tolerance(points):
 
 
 def assert_variance(tracker, points, exact):
-    expected = exact_variance(points)
+    expected = delong_variance_exact(*columns(points))
     maintained = tracker.auc_variance
     interval = tracker.auc_ci()
     if expected is None:
@@ -94,7 +77,7 @@ def assert_variance(tracker, points, exact):
     w = None if exact else [p[2] for p in points]
     scratch = auc_variance(y, s, sample_weight=w)
     assert maintained == pytest.approx(scratch, rel=1e-12, abs=tolerance(points))
-    low, high, _ = auc_ci(y, s, sample_weight=w)
+    low, high = auc_ci(y, s, sample_weight=w)
     assert interval.estimate == tracker.auc
     # sqrt(v) moves by dv / (2 sqrt(v)); z < 2.
     spread = 1e-12 + (0.0 if exact else tolerance(points) / math.sqrt(max(scratch, 1e-300)))
@@ -183,7 +166,8 @@ def test_all_ties_and_separated_classes_are_exact():
     tracker.remove_many([0, 0, 1, 1, 1], [2.0] * 5)
     tracker.add_many([0, 0, 1, 1], [0.0, 1.0, 2.0, 3.0])
     assert tracker.auc == 1.0 and tracker.auc_variance == 0.0
-    assert tuple(tracker.auc_ci()) == (1.0, 1.0, 1.0)
+    interval = tracker.auc_ci()
+    assert (*interval, interval.estimate) == (1.0, 1.0, 1.0)
 
 
 @pytest.mark.parametrize("name", sorted(PROC["datasets"]))
@@ -216,7 +200,7 @@ def test_weights_count_as_frequencies_and_a_common_scale_matters():
     doubled = DynamicAUC()  # unit mode (every stored weight 1) in units of 2
     doubled.add_many([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], sample_weight=[2.0] * 4)
     assert doubled.auc_variance == pytest.approx(
-        float(exact_variance([(0, 0.1, 2), (0, 0.4, 2), (1, 0.35, 2), (1, 0.8, 2)])),
+        float(delong_variance_exact([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8], [2] * 4)),
         rel=1e-14)
     assert doubled.auc_variance < auc_variance([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     # A class of total weight <= 1: undefined (auc_variance refuses it).
@@ -332,10 +316,10 @@ def test_interval_uses_the_normal_quantiles():
     y = [0, 0, 1, 0, 1, 1, 0, 1, 1, 0]
     s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8, 0.15, 0.6]
     tracker.add_many(y, s)
-    spread = math.sqrt(float(exact_variance([(a, b, 1) for a, b in zip(y, s, strict=True)])))
+    spread = math.sqrt(float(delong_variance_exact(list(y), list(s))))
     for level in (0.5, 0.9, 0.99):
         z = stats.norm.ppf((1 + level) / 2)
-        low, high, _ = tracker.auc_ci(level)
+        low, high = tracker.auc_ci(level)
         assert low == pytest.approx(max(tracker.auc - z * spread, 0.0), rel=1e-13)
         assert high == pytest.approx(min(tracker.auc + z * spread, 1.0), rel=1e-13)
 
@@ -353,7 +337,7 @@ class VarianceMachine(PointSetMachine):
         assert_variance(tracker, points, exact)
 
 
-TestVarianceMachine = pytest.mark.slow(VarianceMachine.TestCase)
+TestVarianceMachine = point_set_test(VarianceMachine)
 
 
 # ---------------------------------------------------------------------------
@@ -469,7 +453,7 @@ def test_sliding_window_interval_equals_scratch_on_every_window(rng, weighted, l
             for name in INTERVAL[1:]:
                 assert np.isnan(result[name][end])
             continue
-        variance, (low, high, _) = expected
+        variance, (low, high) = expected
         assert result["auc_var"][end] == pytest.approx(variance, rel=1e-12, abs=1e-15)
         assert result["auc_lo"][end] == pytest.approx(low, rel=1e-12, abs=1e-14)
         assert result["auc_hi"][end] == pytest.approx(high, rel=1e-12, abs=1e-14)
@@ -486,15 +470,15 @@ def test_sliding_window_chunks_properties_and_other_metrics(rng):
     for name in ("auc_lo", "auc_hi", "auc_var", "sens"):  # exact: the same in any chunks
         np.testing.assert_array_equal(np.concatenate([p[name] for p in parts]), whole[name])
     np.testing.assert_allclose(np.concatenate([p["h"] for p in parts]), whole["h"], rtol=1e-12)
-    variance, (low, _, _) = window_reference(y, s, None, n - 1, 60)
-    assert monitor.auc_var == pytest.approx(variance, rel=1e-12)
-    assert (monitor.auc_lo, monitor.auc_hi) == (whole["auc_lo"][-1], whole["auc_hi"][-1])
-    assert monitor.auc_lo == pytest.approx(low, rel=1e-12)
+    variance, (low, _) = window_reference(y, s, None, n - 1, 60)
+    assert monitor["auc_var"] == pytest.approx(variance, rel=1e-12)
+    assert (monitor["auc_lo"], monitor["auc_hi"]) == (whole["auc_lo"][-1], whole["auc_hi"][-1])
+    assert monitor["auc_lo"] == pytest.approx(low, rel=1e-12)
     restored = pickle.loads(pickle.dumps(monitor))
     assert restored.update(y[:10], s[:10])["auc_hi"].tolist() == \
         monitor.update(y[:10], s[:10])["auc_hi"].tolist()
-    with pytest.raises(AttributeError, match="auc_var"):
-        _ = SlidingWindow(5).auc_var
+    with pytest.raises(KeyError, match="auc_var"):
+        _ = SlidingWindow(5)["auc_var"]
     with pytest.raises(ValueError, match="level"):
         SlidingWindow(5, metrics=("auc_lo", ConfidenceLevel(level=1.0)))
 

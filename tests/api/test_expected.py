@@ -10,12 +10,12 @@ NannyML's CBPE estimate stored by ``tools/make_nannyml_cbpe_reference.py``.
 import json
 import math
 import warnings
-from fractions import Fraction
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 import pytest
+from reference_impl import brute_expected_auc, expected_parts, h_by_integration, h_exact
 
 from hmeasure_stream import (
     InvertedScoresWarning,
@@ -24,34 +24,8 @@ from hmeasure_stream import (
     expected_h_measure,
     h_measure,
 )
-from tests.reference_impl import h_by_integration, h_exact, psi
 
 DATA = Path(__file__).resolve().parents[1] / "data"
-
-
-def brute_expected_auc(p, s, w=None):
-    """The expected AUC as a Fraction, O(n^2): each probability and weight read exactly."""
-    n = len(p)
-    p = [Fraction(float(v)) for v in p]
-    w = [Fraction(1)] * n if w is None else [Fraction(float(v)) for v in w]
-    count = Fraction(0)
-    for i in range(n):  # i as class 1, j as class 0
-        for j in range(n):
-            if i == j:
-                count += w[i] * w[i] * p[i] * (1 - p[i]) / 2
-            else:
-                count += w[i] * w[j] * p[i] * (1 - p[j]) * psi(s[i], s[j])
-    weight_pos = sum(wi * pi for wi, pi in zip(w, p, strict=True))
-    weight_neg = sum(wi * (1 - pi) for wi, pi in zip(w, p, strict=True))
-    return count / (weight_pos * weight_neg)
-
-
-def expected_parts(p, s, w=None):
-    """The definition's parts: labels, scores and weights of each point as class 1, then 0."""
-    p, s = np.asarray(p, dtype=float), np.asarray(s, dtype=float)
-    w = np.ones(len(p)) if w is None else np.asarray(w, dtype=float)
-    return ([1] * len(p) + [0] * len(p), np.concatenate((s, s)),
-            np.concatenate((w * p, w * (1 - p))))
 
 
 def random_case(rng, n, ties=True, weights=True, extremes=True):

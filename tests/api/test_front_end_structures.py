@@ -7,10 +7,10 @@ exact fractions (O(n^2)), a dict model of the live predictions, closed forms.
 """
 
 import math
-from fractions import Fraction
 
 import numpy as np
 import pytest
+from reference_impl import brute_auc_value, delong_variance_exact
 
 from hmeasure_stream import DynamicAUC, auc_ci, auc_variance, sliding_window
 
@@ -20,28 +20,6 @@ pytestmark = pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresW
 
 # ---------------------------------------------------------------------------
 # DeLong's interval under decay
-
-
-def definition_variance(y, s, w):
-    """DeLong's variance with frequency weights by its definition, in exact fractions:
-    weighted placements against every point of the other class, O(n^2)."""
-    y = np.asarray(y)
-    s = np.asarray(s, dtype=float)
-    w = [Fraction(float(v)) for v in w]
-    pos = [i for i in range(y.size) if y[i] == 1]
-    neg = [j for j in range(y.size) if y[j] == 0]
-    total_pos = sum(w[i] for i in pos)
-    total_neg = sum(w[j] for j in neg)
-
-    def psi(i, j):
-        return Fraction(1) if s[i] > s[j] else Fraction(1, 2) if s[i] == s[j] else Fraction(0)
-
-    v10 = {i: sum(w[j] * psi(i, j) for j in neg) / total_neg for i in pos}
-    v01 = {j: sum(w[i] * psi(i, j) for i in pos) / total_pos for j in neg}
-    area = sum(w[i] * v10[i] for i in pos) / total_pos
-    s10 = sum(w[i] * (v10[i] - area) ** 2 for i in pos) / (total_pos - 1)
-    s01 = sum(w[j] * (v01[j] - area) ** 2 for j in neg) / (total_neg - 1)
-    return s10 / total_pos + s01 / total_neg
 
 
 def decayed_rows(y, s, end, window, half_life):
@@ -72,12 +50,12 @@ def test_decayed_interval_of_separated_data_is_exact(window, half_life):
         rows = decayed_rows(y, s, end, window, half_life)
         assert auc_variance(*rows[:2], sample_weight=rows[2]) <= 1e-30
         assert tracker.auc_variance <= 1e-30
-        low, high, _ = auc_ci(*rows[:2], sample_weight=rows[2])
+        low, high = auc_ci(*rows[:2], sample_weight=rows[2])
         interval = tracker.auc_ci()
         assert abs(interval.low - low) <= 1e-10 and abs(interval.high - high) <= 1e-10
         assert interval.low >= 1.0 - 1e-12
     rows = decayed_rows(y, s, n - 1, 200 if window is None else window, half_life)
-    assert definition_variance(*rows) == 0
+    assert delong_variance_exact(*rows) == 0
 
 
 def test_decayed_interval_recorded_at_every_row():
@@ -89,7 +67,7 @@ def test_decayed_interval_recorded_at_every_row():
     assert np.nanmin(result["auc_lo"]) >= 1.0 - 1e-12
     for end in (60, 250, n - 1):
         rows = decayed_rows(y, s, end, window, half_life)
-        low, high, _ = auc_ci(*rows[:2], sample_weight=rows[2])
+        low, high = auc_ci(*rows[:2], sample_weight=rows[2])
         assert abs(result["auc_lo"][end] - low) <= 1e-10
         assert abs(result["auc_hi"][end] - high) <= 1e-10
 
@@ -104,10 +82,10 @@ def test_decayed_interval_of_nearly_separated_data():
     for label, score in zip(y, s, strict=True):
         tracker.add(int(label), float(score))
     rows = decayed_rows(y, s, n - 1, None, half_life)
-    exact = float(definition_variance(*rows))
+    exact = float(delong_variance_exact(*rows))
     assert 0 < exact < 1e-6
     assert tracker.auc_variance == pytest.approx(exact, rel=1e-9)
-    low, _, _ = auc_ci(*rows[:2], sample_weight=rows[2])
+    low, _ = auc_ci(*rows[:2], sample_weight=rows[2])
     assert abs(tracker.auc_ci().low - low) <= 1e-10
 
 
@@ -121,22 +99,12 @@ def test_decayed_variance_follows_the_definition_after_removals():
         tracker.add(int(y[end]), float(s[end]))
         if end % 37 == 36:
             rows = decayed_rows(y, s, end, 90, half_life)
-            exact = float(definition_variance(*rows))
+            exact = float(delong_variance_exact(*rows))
             assert math.isclose(tracker.auc_variance, exact, rel_tol=1e-9, abs_tol=1e-22)
 
 
 # ---------------------------------------------------------------------------
 # DelayedAUC: a key predicted again once its first prediction left the window
-
-
-def brute_auc(points):
-    """Mann-Whitney by its definition over (label, score) pairs; nan without a class."""
-    pos = [s for y, s in points if y == 1]
-    neg = [s for y, s in points if y == 0]
-    if not pos or not neg:
-        return math.nan
-    pairs = sum(1.0 if p > n else 0.5 if p == n else 0.0 for p in pos for n in neg)
-    return pairs / (len(pos) * len(neg))
 
 
 class LivePredictions:
@@ -233,7 +201,8 @@ def run_delayed_sequence(seed, window, model):
         assert all(name in tracker for name in model.live)
         assert tracker.n_pending == sum(entry[4] is None for entry in live)
         assert tracker.n_late_labels == model.late
-        realized = brute_auc([(entry[4], entry[2]) for entry in live if entry[4] is not None])
+        realized = brute_auc_value([entry[4] for entry in live if entry[4] is not None],
+                                   [entry[2] for entry in live if entry[4] is not None])
         assert tracker.auc == pytest.approx(realized, nan_ok=True, rel=1e-12)
         probs = [entry[3] if entry[4] is None else float(entry[4]) for entry in live]
         scores = [entry[2] for entry in live]
@@ -298,7 +267,7 @@ def test_delayed_command_line_reuses_an_id_after_the_window(tmp_path, capsys):
     assert code == 0, capsys.readouterr().err
     last = out.read_text().strip().splitlines()[-1].split(",")
     # The window at t=3602: a (0.3, class 0) and c (0.8, class 1), both labelled.
-    assert last[-3:] == [str(brute_auc([(0, 0.3), (1, 0.8)])), "1.0", "0"]
+    assert last[-3:] == [str(brute_auc_value([0, 1], [0.3, 0.8])), "1.0", "0"]
 
 
 # ---------------------------------------------------------------------------
@@ -311,8 +280,8 @@ def test_unpaired_test_with_both_variances_zero():
     y = [0, 0, 0, 1, 1]
     separated_scores, inverted_scores = [1, 2, 3, 4, 5], [5, 4, 3, 2, 1]
     # AUC 1 and AUC 0: every placement is 1 (or 0), both variances are 0.
-    assert definition_variance(y, separated_scores, [1] * 5) == 0
-    assert definition_variance(y, inverted_scores, [1] * 5) == 0
+    assert delong_variance_exact(y, separated_scores, [1] * 5) == 0
+    assert delong_variance_exact(y, inverted_scores, [1] * 5) == 0
     paired_equal = auc_test(y, separated_scores, separated_scores)
     assert paired_equal == (0.0, 1.0, 0.0, 0.0, math.inf)
     equal = auc_test(y, separated_scores, [10, 20, 30, 40, 50], y_true2=y)
@@ -336,12 +305,12 @@ def test_unpaired_test_with_one_variance_zero():
 
     y1, s1 = [0, 0, 0, 1, 1], [1, 2, 3, 4, 5]
     y2, s2 = [0, 1, 0, 1, 0, 1, 1], [1, 2, 3, 4, 5, 6, 0]
-    variance2 = float(definition_variance(y2, s2, [1] * 7))
+    variance2 = float(delong_variance_exact(y2, s2, [1] * 7))
     assert variance2 > 0
     result = auc_test(y1, s1, s2, y_true2=y2)
     # Welch and Satterthwaite with V1 = 0: (V2)^2 / (V2^2 / (n2 - 1)) = n2 - 1.
     assert result.df == pytest.approx(6.0, rel=1e-15)
-    area2 = brute_auc(list(zip(y2, s2, strict=True)))
+    area2 = brute_auc_value(y2, s2)
     assert result.statistic == pytest.approx((1.0 - area2) / math.sqrt(variance2), rel=1e-12)
     assert result.pvalue == pytest.approx(2 * stats.t.sf(abs(result.statistic), 6), rel=1e-9)
 

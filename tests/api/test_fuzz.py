@@ -639,7 +639,7 @@ OTHER_STRUCTURES = {
        if STRUCTURES[name].keeps_points and name not in EXACT_WEIGHTED},
     "SlidingWindow": (lambda: SlidingWindow(
         3, ("auc", Binning(bins=4, score_range=(-2.0, 2.0))), seed=2),
-                      lambda t: [t.auc, t.auc_binned, len(t)]),
+                      lambda t: [t["auc"], t["auc_binned"], len(t)]),
 }
 
 

@@ -59,8 +59,8 @@ def test_from_scratch_results_do_not_depend_on_a_common_weight_scale(scale):
           [v for k, v in unit_report.items() if k not in counts], scale)
     _same(partial_auc(Y6, S6, fpr_range=(0, 0.5), sample_weight=weights),
           partial_auc(Y6, S6, fpr_range=(0, 0.5), sample_weight=unit), scale)
-    _same(binned_auc(Y6, S6, bins=4, sample_weight=weights).auc,
-          binned_auc(Y6, S6, bins=4, sample_weight=unit).auc, scale)
+    _same(binned_auc(Y6, S6, n_bins=4, sample_weight=weights).auc,
+          binned_auc(Y6, S6, n_bins=4, sample_weight=unit).auc, scale)
 
 
 @pytest.mark.parametrize("scale", [1e160, 1e-200, 1e300, 1e-300, 2.0**-990])
@@ -75,7 +75,7 @@ def test_structures_do_not_depend_on_a_common_weight_scale(scale):
         if kind is DynamicH:
             _same(scaled.h, plain.h, scale)
             _same(scaled.auch, plain.auch, scale)
-        assert scaled.n_pos == pytest.approx(3 * scale, rel=1e-15)
+        assert scaled.weight_pos == pytest.approx(3 * scale, rel=1e-15)
         # One point at a time, and removals in the same units.
         single = kind()
         for label, score in zip(Y6, S6, strict=True):
@@ -141,11 +141,11 @@ def test_removing_part_of_the_last_points_weight_keeps_the_point():
     tracker.add(1, 0.5, 2.0)
     tracker.remove(1, 0.5, 1.0)
     tracker._check()
-    assert tracker.n_pos == 1.0
+    assert tracker.weight_pos == 1.0
     assert len(tracker) == 2
     assert tracker.auc == 1.0
     tracker.remove(1, 0.5, 1.0)
-    assert tracker.n_pos == 0.0 and len(tracker) == 1
+    assert tracker.weight_pos == 0.0 and len(tracker) == 1
 
 
 @pytest.mark.parametrize("kind", [DynamicAUC, DynamicH])
@@ -161,7 +161,7 @@ def test_the_removal_tolerance_is_relative_to_the_points_own_weight(kind):
     assert pickle.dumps(tracker) == before
     tracker.remove(1, 0.5, 1.0 + 1e-12)  # rounding of the point's own weight is fine
     tracker._check()
-    assert len(tracker) == 2 and tracker.n_pos == 1e9
+    assert len(tracker) == 2 and tracker.weight_pos == 1e9
 
 
 # --- Row 11: results inside [0, 1] -----------------------------------------------
@@ -235,7 +235,7 @@ def test_a_window_longer_than_the_stream_is_every_prefix():
 def test_a_numpy_seed_at_the_top_of_its_range_is_taken():
     tracker = SlidingWindow(6, seed=np.uint64(2**64 - 1))
     tracker.update(Y6, S6)
-    assert tracker.auc == float(brute_auc(Y6, S6))
+    assert tracker["auc"] == float(brute_auc(Y6, S6))
 
 
 @pytest.mark.parametrize(

@@ -41,7 +41,7 @@ def test_dynamic_auc_merge_is_the_union(first, second):
     assert pickle.dumps(b) == b_before  # other unchanged
     y, s = [*y1, *y2], [*s1, *s2]
     assert len(a) == len(y)
-    assert a.n_neg == sum(1 for v in y if v == 0)
+    assert a.weight_neg == sum(1 for v in y if v == 0)
     if 0 < sum(y) < len(y):
         assert a.auc == float(brute_auc(y, s))
     # Every point of either side can be removed again: counts were carried over.
@@ -61,7 +61,7 @@ def test_weighted_merge_keeps_counts_and_weights(first, second):
     assert len(a) == len(y)
     w0 = sum(wi for yi, wi in zip(y, w, strict=True) if yi == 0)
     w1_total = sum(wi for yi, wi in zip(y, w, strict=True) if yi == 1)
-    assert a.n_neg == pytest.approx(w0, rel=1e-12, abs=1e-12)
+    assert a.weight_neg == pytest.approx(w0, rel=1e-12, abs=1e-12)
     if w0 > 0 and w1_total > 0:
         assert a.auc == pytest.approx(float(brute_auc(y, s, w)), rel=1e-12, abs=1e-15)
     # The points of b can be removed one by one with their own weights.

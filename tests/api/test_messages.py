@@ -135,10 +135,10 @@ SPAN = r"3 of 8 scores \(in \[-1\.5, 2\.0\]\) lie outside score_range \(0\.0, 1\
 
 def test_binned_auc_warns_of_scores_outside_the_range_with_their_count_and_span():
     with pytest.warns(OutOfRangeScoresWarning, match=SPAN + ".*end bins") as caught:
-        result = binned_auc(Y, S, bins=4)
+        result = binned_auc(Y, S, n_bins=4)
     assert len(caught) == 1 and caught[0].filename == __file__
     # The value is unchanged: the end bins hold what clipping the scores puts there.
-    clipped = binned_auc(Y, np.clip(S, 0.0, 1.0), bins=4)
+    clipped = binned_auc(Y, np.clip(S, 0.0, 1.0), n_bins=4)
     assert (result.auc, result.max_error, result.n_below, result.n_above) == (
         clipped.auc, clipped.max_error, 1, 2)
     np.testing.assert_array_equal(result.counts_pos, clipped.counts_pos)
@@ -146,14 +146,14 @@ def test_binned_auc_warns_of_scores_outside_the_range_with_their_count_and_span(
 
 def test_binned_auc_strict_refuses_scores_outside_the_range():
     with pytest.raises(ValueError, match=r"binned_auc: " + SPAN + ", and strict=True refuses"):
-        binned_auc(Y, S, bins=4, strict=True)
-    assert binned_auc(Y, S, bins=4, strict=True, score_range=(-1.5, 2.0)).n_above == 0
+        binned_auc(Y, S, n_bins=4, strict=True)
+    assert binned_auc(Y, S, n_bins=4, strict=True, score_range=(-1.5, 2.0)).n_above == 0
     with pytest.raises(ValueError, match="strict must be one of False, True; got 1"):
-        binned_auc(Y, S, bins=4, strict=1)
+        binned_auc(Y, S, n_bins=4, strict=1)
 
 
 def test_scores_on_the_range_ends_are_inside():
-    binned_auc([0, 1, 0, 1], [0.0, 1.0, 0.5, 0.75], bins=4)              # no warning
+    binned_auc([0, 1, 0, 1], [0.0, 1.0, 0.5, 0.75], n_bins=4)              # no warning
     binned_auc([0, 1, 0, 1], [0.0, 1.0, 0.5, 0.75], transform="loglog", strict=True)
     tracker = BinnedAUC(4, strict=True)
     tracker.add_many([0, 1], [0.0, 1.0])
@@ -168,8 +168,8 @@ def test_the_issue_example_decision_values_need_their_range():
     s = rng.normal(size=2000) + 1.5 * y
     exact = hmeasure_stream.auc(y, s)
     with pytest.warns(OutOfRangeScoresWarning, match=r"of 2000 scores \(in \[-"):
-        coarse = binned_auc(y, s, bins=100)
-    fitted = binned_auc(y, s, bins=100, score_range=(s.min(), s.max()))
+        coarse = binned_auc(y, s, n_bins=100)
+    fitted = binned_auc(y, s, n_bins=100, score_range=(s.min(), s.max()))
     assert abs(fitted.auc - exact) <= fitted.max_error < coarse.max_error
 
 
@@ -185,7 +185,7 @@ def test_binned_auc_structure_warns_when_points_outside_the_range_are_added():
     tracker.remove(1, 1.7)                     # removing them says nothing
     tracker.remove_many(Y[:2], S[:2])
     tracker._check()
-    reference = binned_auc(Y[2:], np.clip(S[2:], 0, 1), bins=4)
+    reference = binned_auc(Y[2:], np.clip(S[2:], 0, 1), n_bins=4)
     assert (tracker.auc, tracker.result().n_above) == (reference.auc, 2)
 
 

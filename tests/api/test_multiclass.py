@@ -149,23 +149,11 @@ def test_invariant_to_increasing_transforms_of_each_column(real_data):
 
 
 def _brute_a(y, s, i, j, w=None):
-    """A(i|j) in exact fractions: P(score_i of a class-i point > that of a class-j point)."""
-    w = [1] * len(y) if w is None else w
-    num = Fraction(0)
-    den = Fraction(0)
-    for p in range(len(y)):
-        if y[p] != i:
-            continue
-        for q in range(len(y)):
-            if y[q] != j:
-                continue
-            weight = Fraction(w[p]) * Fraction(w[q])
-            den += weight
-            if s[p][i] > s[q][i]:
-                num += weight
-            elif s[p][i] == s[q][i]:
-                num += weight / 2
-    return num / den
+    """A(i|j) in exact fractions: P(score_i of a class-i point > that of a class-j point),
+    the brute-force AUC of the class i and class j points, column i as the score."""
+    kept = [p for p in range(len(y)) if y[p] in (i, j)]
+    return brute_auc([int(y[p] == i) for p in kept], [s[p][i] for p in kept],
+                     None if w is None else [w[p] for p in kept])
 
 
 def _brute_ovr(y, s, k, w=None):

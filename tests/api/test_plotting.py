@@ -260,8 +260,8 @@ def test_plot_metrics_legend_is_outside_the_data():
         ({"auc": [[0.5]]}, {}, r"metrics\['auc'\] must be a 1-d array of values; got shape \(1, 1\)"),
         ({"auc": [0.5, 0.6], "h": [0.1]}, {}, r"metrics\['h'\] has 1 values but metrics\['auc'\] has 2"),
         ({"auc": [0.5, 0.6]}, {"rows": [1, 2, 3]}, r"rows must be 1-d with one value per metric value \(2\)"),
-        ({"auc": [0.5]}, {"min_periods": 0}, "min_periods must be a positive integer or None; got 0"),
-        ({"auc": [0.5]}, {"min_periods": 2.5}, "min_periods must be a positive integer"),
+        ({"auc": [0.5]}, {"min_periods": 0}, "min_periods must be at least 1; got 0"),
+        ({"auc": [0.5]}, {"min_periods": 2.5}, "min_periods must be an integer from 1 to"),
         ({"auc": [0.5]}, {"reference": "high"}, "reference must be a number, a list of numbers or a dict of label to number; got 'high'"),
         ({"auc": [0.5]}, {"reference": {"x": np.nan}}, r"reference\['x'\] must be a finite number"),
         ({"auc": [0.5]}, {"bands": {"ci": 0.5}}, r"bands\['ci'\] must be a pair \(lower, upper\)"),
@@ -420,10 +420,9 @@ def test_plot_metrics_band_says_its_confidence_level(rng, level):
 
 
 @pytest.mark.parametrize(("kwargs", "message"), [
-    ({"window": 0}, r"window must be a number of rows \(a positive integer\), a duration "
-                    r"such as '24h', or None \(every prefix\); got 0"),
-    ({"window": 2.5}, "window must be a number of rows .*; got 2.5"),
-    ({"window": True}, "window must be a number of rows .*; got True"),
+    ({"window": 0}, r"window must be at least 1; got 0"),
+    ({"window": 2.5}, "window must be an integer from 1 to .*; got 2.5"),
+    ({"window": True}, "window must be an integer from 1 to .*; got True"),
     ({"window": "2 parsecs"}, "window '2 parsecs' is not a duration"),
     ({"window": "1M"}, "window '1M' is ambiguous"),
     ({"half_life": 0}, "half_life must be a number of rows > 0 or a duration; got 0"),

@@ -127,7 +127,7 @@ def test_binned_refused_remove_leaves_loglog_alpha_unset():
     _unchanged([tracker], lambda: tracker.remove_many([0, 1], [0.5, 0.7]), KeyError)
     assert tracker.loglog_alpha is None
     tracker.add_many([0, 1, 0], [0.2, 0.7, 0.4])
-    assert tracker.loglog_alpha == hs.binned_auc([0, 1, 0], [0.2, 0.7, 0.4], bins=4,
+    assert tracker.loglog_alpha == hs.binned_auc([0, 1, 0], [0.2, 0.7, 0.4], n_bins=4,
                                                  transform="loglog").loglog_alpha
 
 
@@ -231,13 +231,13 @@ def test_threads_on_binary_structures(name):
     s = np.concatenate([piece for _, scores in parts for piece in scores])
     assert len(tracker) == y.size
     if name == "BinnedAUC":
-        result, expected = tracker.result(), hs.binned_auc(y, s, bins=8,
+        result, expected = tracker.result(), hs.binned_auc(y, s, n_bins=8,
                                                            score_range=(-2.0, 2.0))
         np.testing.assert_array_equal(result.counts_neg, expected.counts_neg)
         np.testing.assert_array_equal(result.counts_pos, expected.counts_pos)
         assert (result.n_below, result.n_above) == (expected.n_below, expected.n_above)
         return
-    assert (tracker.n_neg, tracker.n_pos) == (float(np.sum(y == 0)), float(np.sum(y == 1)))
+    assert (tracker.weight_neg, tracker.weight_pos) == (float(np.sum(y == 0)), float(np.sum(y == 1)))
     if name.startswith("Dynamic"):
         assert tracker.auc == hs.auc(y, s)
 
@@ -261,9 +261,9 @@ def test_threads_on_sliding_window(metrics):
     s = np.concatenate([batch[1] for batch in taken]) / 4
     assert len(tracker) == y.size
     if metrics == ("auc",):
-        assert tracker.auc == hs.auc(y, s)
+        assert tracker["auc"] == hs.auc(y, s)
     if "h" in metrics:
-        assert tracker.h == pytest.approx(hs.h_measure(y, s), rel=1e-12)
+        assert tracker["h"] == pytest.approx(hs.h_measure(y, s), rel=1e-12)
 
 
 @pytest.mark.parametrize("method", ["ovr", "ovo"])
@@ -361,6 +361,6 @@ def test_threads_binned_batches_lose_nothing():
     tracker._check()
     taken = sum(sum(outcome) for outcome in outcomes)
     assert len(tracker) == taken * y.size
-    expected = hs.binned_auc(y, s, bins=64)
+    expected = hs.binned_auc(y, s, n_bins=64)
     np.testing.assert_array_equal(tracker.result().counts_neg, taken * expected.counts_neg)
     np.testing.assert_array_equal(tracker.result().counts_pos, taken * expected.counts_pos)

@@ -190,9 +190,9 @@ def test_an_empty_weight_array_of_the_wrong_length_is_a_length_mismatch():
 
 def test_too_many_bins_are_refused_naming_the_limit():
     with pytest.raises(ValueError, match=r"bins must be at most 16777216 \(2\*\*24\)"):
-        binned_auc([0, 1], [0.2, 0.7], bins=10**12)
+        binned_auc([0, 1], [0.2, 0.7], n_bins=10**12)
     # The limit itself is taken.
-    assert binned_auc([0, 1], [0.2, 0.7], bins=2**24).auc == 1.0
+    assert binned_auc([0, 1], [0.2, 0.7], n_bins=2**24).auc == 1.0
 
 
 @pytest.mark.parametrize("options, name", [

@@ -101,8 +101,8 @@ def test_from_scratch_functions(data, k, zeros):
 def test_binned_auc(data, k):
     y, s, w = data
     s = (s - s.min()) / (np.ptp(s) or 1.0)
-    plain = binned_auc(y, s, bins=7, sample_weight=w)
-    scaled = binned_auc(y, s, bins=7, sample_weight=np.ldexp(w, k))
+    plain = binned_auc(y, s, n_bins=7, sample_weight=w)
+    scaled = binned_auc(y, s, n_bins=7, sample_weight=np.ldexp(w, k))
     for field in ("auc", "max_error", "expected_error", "edges"):
         same(getattr(scaled, field), getattr(plain, field))
     same(scaled.counts_neg, np.ldexp(plain.counts_neg, k))
@@ -142,8 +142,8 @@ def test_structures(data, k, operations):
                 held.extend(chosen)
             scaled._check()
             same(readings(scaled, roc=True, totals=False), readings(plain, roc=True, totals=False))
-            assert scaled.n_neg == np.ldexp(plain.n_neg, k), name
-            assert scaled.n_pos == np.ldexp(plain.n_pos, k), name
+            assert scaled.weight_neg == np.ldexp(plain.weight_neg, k), name
+            assert scaled.weight_pos == np.ldexp(plain.weight_pos, k), name
 
 
 @given(data=labelled_scores(weighted=True, max_size=30), k=EXPONENTS,

@@ -12,7 +12,7 @@ with weights.
 import numpy as np
 import pytest
 from hypothesis import strategies as st
-from machines import PointSetMachine
+from machines import PointSetMachine, point_set_test
 
 from hmeasure_stream import (
     ApproxAUC,
@@ -110,7 +110,7 @@ class CurveReadsMachine(PointSetMachine):
         assert_reads_match(tracker, y, s, w, exact=True)
 
 
-TestCurveReadsMachine = pytest.mark.slow(CurveReadsMachine.TestCase)
+TestCurveReadsMachine = point_set_test(CurveReadsMachine)
 
 
 @pytest.mark.parametrize(("make", "weighted"), [

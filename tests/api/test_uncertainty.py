@@ -451,8 +451,10 @@ def test_results_are_frozen():
     result = auc_ci([0, 0, 1, 1], [1, 2, 3, 2])
     with pytest.raises(AttributeError):
         result.low = 0.0
-    low, high, estimate = result
-    assert (low, high, estimate) == (result.low, result.high, result.estimate)
+    with pytest.raises(AttributeError):
+        result.estimate = 0.0
+    low, high = result
+    assert (low, high) == (result.low, result.high)
     test = auc_test([0, 0, 1, 1], [1, 2, 3, 2], [1, 3, 2, 2])
     statistic, pvalue, difference, std_error, df = test
     assert (statistic, pvalue) == (test.statistic, test.pvalue)
@@ -644,3 +646,81 @@ def test_bootstrap_ci_reads_an_n_by_1_score_column_as_its_scores():
     assert hs.bootstrap_ci(y, s[:, None], hs.auc, n_boot=50, random_state=1) == flat
     with pytest.raises(ValueError, match=r"y_score\[:, 1\]"):
         hs.bootstrap_ci(y, np.column_stack([-s, s]), hs.auc, n_boot=50)
+
+
+# ---------------------------------------------------------------------------
+# Every interval unpacks as scipy's ConfidenceInterval: (low, high)
+
+
+def delayed_interval(y, s):
+    """DelayedAUC's interval of labelled predictions (every one labelled)."""
+    monitor = hs.DelayedAUC()
+    monitor.predict_many(range(len(y)), s, np.full(len(y), 0.5))
+    monitor.label_many(range(len(y)), y)
+    return monitor.auc_ci
+
+
+def dynamic_interval(y, s):
+    tracker = hs.DynamicAUC()
+    tracker.add_many(y, s)
+    return tracker.auc_ci()
+
+
+def dask_interval(y, s):
+    hsd = pytest.importorskip("hmeasure_stream.dask")
+    da = pytest.importorskip("dask.array")
+    return hsd.auc_ci(da.from_array(np.asarray(y), chunks=50), da.from_array(np.asarray(s), chunks=50))
+
+
+DELONG_INTERVALS = {
+    "auc_ci": lambda y, s: auc_ci(y, s),
+    "DynamicAUC.auc_ci": dynamic_interval,
+    "DelayedAUC.auc_ci": delayed_interval,
+    "dask.auc_ci": dask_interval,
+}
+BOOTSTRAP_INTERVALS = {
+    "auc_ci bootstrap": lambda y, s: auc_ci(y, s, method="bootstrap", n_boot=200, random_state=0),
+    "bootstrap_ci": lambda y, s: hs.bootstrap_ci(y, s, hs.auc, n_boot=200, random_state=0),
+}
+
+
+@pytest.mark.parametrize("producer", sorted(DELONG_INTERVALS))
+def test_delong_intervals_unpack_as_low_high_with_proc_values(producer):
+    entry = DATASETS["default_stream"]
+    proc_low, proc_auc, proc_high = entry["ci1"]["0.95"]
+    interval = DELONG_INTERVALS[producer](entry["y"], entry["s1"])
+    low, high = interval
+    assert close(low, proc_low, rel=1e-10) and close(high, proc_high, rel=1e-10)
+    assert (interval.low, interval.high) == (low, high)
+    assert close(interval.estimate, proc_auc, rel=1e-12)
+    # pROC's order (low, auc, high) cannot silently swap the AUC and the bound.
+    with pytest.raises(ValueError, match="not enough values to unpack"):
+        lo, auc, hi = interval  # noqa: RUF059 (a pROC user's line)
+    assert len(interval) == 2
+
+
+@pytest.mark.parametrize("producer", sorted(BOOTSTRAP_INTERVALS))
+def test_bootstrap_intervals_unpack_as_low_high(producer):
+    entry = DATASETS["default_stream"]
+    interval = BOOTSTRAP_INTERVALS[producer](entry["y"], entry["s1"])
+    low, high = interval
+    assert low < entry["auc1"] < high
+    assert interval.estimate == pytest.approx(roc_auc_score(entry["y"], entry["s1"]), rel=1e-12)
+    with pytest.raises(ValueError, match="not enough values to unpack"):
+        lo, auc, hi = interval  # noqa: RUF059 (a pROC user's line)
+
+
+def test_interval_keeps_its_estimate_through_pickle_repr_and_comparison():
+    import pickle
+
+    interval = uncertainty.ConfidenceInterval(0.25, 0.75, 0.5)
+    assert repr(interval) == "ConfidenceInterval(low=0.25, high=0.75, estimate=0.5)"
+    copy = pickle.loads(pickle.dumps(interval))
+    assert (copy.low, copy.high, copy.estimate) == (0.25, 0.75, 0.5)
+    assert type(copy) is uncertainty.ConfidenceInterval
+    assert copy == interval and interval == (0.25, 0.75)
+    assert interval != uncertainty.ConfidenceInterval(0.25, 0.75, 0.6)
+    assert interval._asdict() == {"low": 0.25, "high": 0.75, "estimate": 0.5}
+    with pytest.raises(AttributeError):
+        interval.estimate = 0.0
+    assert interval.estimate == 0.5

@@ -7,11 +7,13 @@ the expected AUC of all predictions by counting the pairs of their parts
 tie with each other).
 """
 
+import math
 from fractions import Fraction
 
 import numpy as np
 import pytest
 from cli_helpers import brute_auc, read_table, run_cli
+from reference_impl import brute_expected_auc
 
 
 def _delayed_stream(n, seed, *, window_slack=None):
@@ -38,21 +40,6 @@ def _delayed_stream(n, seed, *, window_slack=None):
     return text, rows
 
 
-def _expected_auc(scores, probs, labelled):
-    """The expected AUC by counting the pairs of the parts (exact fractions)."""
-    parts = []
-    for key, score in scores.items():
-        p = Fraction(labelled[key]) if key in labelled else Fraction(probs[key])
-        parts.append((score, p, 1 - p))
-    wins = pos = neg = Fraction(0)
-    for s1, p1, _ in parts:
-        pos += p1
-        for s0, _, q0 in parts:
-            wins += p1 * q0 * (1 if s1 > s0 else Fraction(1, 2) if s1 == s0 else 0)
-    neg = sum(q for _, _, q in parts)
-    return float(wins / (pos * neg)) if pos and neg else float("nan")
-
-
 def _replay(rows, window, use_probs):
     """The expected output columns, row by row, of --delayed --window window."""
     order, scores, probs, labelled = [], {}, {}, {}
@@ -70,7 +57,10 @@ def _replay(rows, window, use_probs):
             labelled[key] = int(label)
         held = [k for k in order if k in labelled]
         auc.append(brute_auc([labelled[k] for k in held], [scores[k] for k in held]))
-        expected.append(_expected_auc(scores, probs, labelled))
+        value = brute_expected_auc(
+            [Fraction(labelled[k]) if k in labelled else probs[k] for k in scores],
+            list(scores.values()))
+        expected.append(math.nan if value is None else float(value))
         pending.append(len(order) - len(held))
     return np.array(auc), np.array(expected), np.array(pending, dtype=float)
 

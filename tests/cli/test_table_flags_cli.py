@@ -72,7 +72,7 @@ def test_binned_auc_with_its_bins_and_range(stream, capsys):
     # "=": a range whose low end is negative is not taken for a flag.
     values, windows = written(stream, capsys, "--metrics", "auc_binned", "--bins", 20,
                               "--score-range=-3,4")
-    expected = [binned_auc(y, s, bins=20, score_range=(-3, 4)).auc for y, s in windows]
+    expected = [binned_auc(y, s, n_bins=20, score_range=(-3, 4)).auc for y, s in windows]
     np.testing.assert_allclose(values["auc_binned"], expected, rtol=1e-12)
 
 

@@ -1,40 +1,22 @@
 """BlockedAUCEngine against a brute-force Mann-Whitney in Fractions, after every operation."""
 
 import pickle
-from fractions import Fraction
 
 import numpy as np
 import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
+from reference_impl import brute_auc_of_points
 
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._protocol import Status
 
 
-def brute_auc(points):
-    """AUC of (is_pos, score, weight) triples: all pairs, exact in Fractions; None if undefined."""
-    negatives = [(s, Fraction(w)) for p, s, w in points if not p]
-    positives = [(s, Fraction(w)) for p, s, w in points if p]
-    total_neg = sum((w for _, w in negatives), Fraction(0))
-    total_pos = sum((w for _, w in positives), Fraction(0))
-    if total_neg == 0 or total_pos == 0:
-        return None
-    pairs = Fraction(0)
-    for ps, pw in positives:
-        for ns, nw in negatives:
-            if ps > ns:
-                pairs += pw * nw
-            elif ps == ns:
-                pairs += pw * nw / 2
-    return pairs / (total_neg * total_pos)
-
-
 def assert_matches(engine, points, weighted):
     engine._check()
     assert engine.n_points == len(points)
-    expected = brute_auc(points)
+    expected = brute_auc_of_points(points)
     if expected is None:
         assert np.isnan(engine.auc)
     elif weighted:
@@ -183,7 +165,7 @@ class BlockedMachine(RuleBasedStateMachine):
     def matches(self):
         weighted = any(w != 1.0 for _, _, w in self.points)
         self.engine._check()
-        expected = brute_auc(self.points)
+        expected = brute_auc_of_points(self.points)
         if expected is None:
             assert np.isnan(self.engine.auc)
         else:

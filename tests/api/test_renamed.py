@@ -1,0 +1,85 @@
+"""One name per idea: ``n_bins`` (scikit-learn's) for the number of bins,
+``weight_neg`` / ``weight_pos`` for the class weights of a structure; the old
+names work for one release with a DeprecationWarning.
+"""
+
+import numpy as np
+import pytest
+
+import hmeasure_stream as hs
+
+RNG = np.random.default_rng(44)
+Y = RNG.integers(0, 2, 200)
+S = np.clip(RNG.normal(0.4 + 0.2 * Y, 0.2), 0.0, 1.0)
+W = RNG.uniform(0.5, 2.0, 200)
+
+
+def brute_counts(y, s, m, w=None):
+    """Class counts of m equal bins over [0, 1] (the last bin holds 1.0)."""
+    w = np.ones(len(y)) if w is None else w
+    index = np.minimum((s * m).astype(int), m - 1)
+    return (np.bincount(index[y == 0], w[y == 0], m), np.bincount(index[y == 1], w[y == 1], m))
+
+
+def test_binned_auc_takes_n_bins():
+    result = hs.binned_auc(Y, S, n_bins=8)
+    assert result.n_bins == 8
+    neg, pos = brute_counts(Y, S, 8)
+    np.testing.assert_array_equal(result.counts_neg, neg)
+    np.testing.assert_array_equal(result.counts_pos, pos)
+
+
+def test_binned_auc_bins_is_deprecated_with_the_same_result():
+    with pytest.warns(DeprecationWarning, match=r"binned_auc: bins= is deprecated .* use n_bins="):
+        old = hs.binned_auc(Y, S, bins=8)
+    new = hs.binned_auc(Y, S, n_bins=8)
+    np.testing.assert_array_equal(old.counts_neg, new.counts_neg)
+    assert old.auc == new.auc
+    with pytest.warns(DeprecationWarning, match=r"BinnedAUCResult: \.bins is deprecated"):
+        assert new.bins == 8
+    with pytest.raises(ValueError, match="give n_bins= only"):
+        hs.binned_auc(Y, S, bins=8, n_bins=8)
+
+
+def test_binned_auc_messages_name_n_bins():
+    with pytest.raises(ValueError, match="n_bins must be"):
+        hs.binned_auc(Y, S, n_bins=0)
+
+
+def test_binned_structure_takes_n_bins():
+    tracker = hs.BinnedAUC(n_bins=8)
+    tracker.add_many(Y, S)
+    assert tracker.auc == hs.binned_auc(Y, S, n_bins=8).auc
+    with pytest.warns(DeprecationWarning, match="bins= is deprecated"):
+        old = hs.BinnedAUC(bins=8)
+    old.add_many(Y, S)
+    assert old.auc == tracker.auc
+    np.testing.assert_array_equal(tracker.result().counts_pos, brute_counts(Y, S, 8)[1])
+
+
+def test_dask_binned_auc_takes_n_bins():
+    hsd = pytest.importorskip("hmeasure_stream.dask")
+    da = pytest.importorskip("dask.array")
+    got = hsd.binned_auc(da.from_array(Y, chunks=50), da.from_array(S, chunks=50), n_bins=8)
+    np.testing.assert_array_equal(got.counts_neg, brute_counts(Y, S, 8)[0])
+    with pytest.warns(DeprecationWarning, match="bins= is deprecated"):
+        hsd.binned_auc(da.from_array(Y, chunks=50), da.from_array(S, chunks=50), bins=8)
+
+
+# (ApproxAUC counts points one by one: unit weights)
+STRUCTURES = {"DynamicAUC": (hs.DynamicAUC, W), "DynamicH": (hs.DynamicH, W),
+              "ApproxAUC": (lambda: hs.ApproxAUC(0.1), np.ones(len(Y))),
+              "ApproxH": (lambda: hs.ApproxH(0.1), W)}
+
+
+@pytest.mark.parametrize("name", sorted(STRUCTURES))
+def test_class_weights_are_weight_neg_and_weight_pos(name):
+    make, w = STRUCTURES[name]
+    tracker = make()
+    tracker.add_many(Y, S, w)
+    assert tracker.weight_neg == pytest.approx(w[Y == 0].sum(), rel=1e-12)
+    assert tracker.weight_pos == pytest.approx(w[Y == 1].sum(), rel=1e-12)
+    with pytest.warns(DeprecationWarning, match=r"\.n_neg is deprecated .* use \.weight_neg"):
+        assert tracker.n_neg == tracker.weight_neg
+    with pytest.warns(DeprecationWarning, match=r"\.n_pos is deprecated .* use \.weight_pos"):
+        assert tracker.n_pos == tracker.weight_pos
