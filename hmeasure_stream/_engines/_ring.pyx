@@ -13,6 +13,7 @@ each leaves in O(1) here plus one engine update.
 
 import numpy as np
 
+from libc.math cimport floor
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
 
@@ -229,7 +230,8 @@ cdef class Forgetting:
     cdef bint expired(self) noexcept nogil:
         """Whether the oldest point leaves before the next one (``step``, ``newest_time``)
         arrives."""
-        cdef int64_t newest
+        cdef int64_t newest, oldest
+        cdef double drop_age
         if self.ring.size == 0:
             return False
         if self.count > 0 and self.ring.size >= self.count:
@@ -242,7 +244,13 @@ cdef class Forgetting:
             return True
         if self.half_life > 0.0:
             newest = self.newest_time if self.decay_by_time else self.step
-            return time_difference(newest, self.position(0)) > self.drop_exponent * self.half_life
+            oldest = self.position(0)
+            # An age of whole steps or nanoseconds is past the drop age D (a double) when
+            # it exceeds floor(D), compared in integers: as a double the age of a point
+            # 2**53 ns (104 days) or more away would round, and one just past D stay.
+            drop_age = floor(self.drop_exponent * self.half_life)
+            return (newest >= oldest and drop_age < 18446744073709551616.0
+                    and time_distance(oldest, newest) > <uint64_t>drop_age)
         return False
 
     def newest_factor(self):

@@ -74,9 +74,6 @@ def test_the_decay_rescales_alike_over_a_long_stream():
                                rtol=1e-12)
 
 
-@pytest.mark.xfail(strict=True, reason="Forgetting.expired compares a point's age in ns "
-                   "rounded to a double with the drop age: beyond 2**53 ns (104 days) a point "
-                   "1 ns past 60 half-lives stays (engine: hmeasure_stream/_engines/_ring.pyx)")
 def test_a_point_one_nanosecond_past_the_drop_age_leaves_every_structure():
     # Half-life 2 days: 60 of them are 1.0368e16 ns, where doubles are 2 ns apart.
     drop = 60 * 2 * 86400 * SECOND

@@ -51,7 +51,8 @@ OPTIONS = {
     "pauc": PartialRange(fpr_range=(0.0, 0.3), correction="mcclish"),
     "ks": HCost(severity_ratio=0.5), "mer": HCost(severity_ratio=0.5),
     "mwl": HCost(severity_ratio=0.5),
-    **{name: Threshold(0.4) for name in ("er", "sens", "spec", "precision", "f", "youden")},
+    **{name: Threshold(0.4) for name in ("er", "sens", "spec", "precision", "f", "youden",
+                                         "gmean")},
     **{name: ConfidenceLevel(0.9) for name in ("auc_var", "auc_lo", "auc_hi")},
     **{name: FixedRates(specificity=0.8, sensitivity=0.7)
        for name in ("sens_at_spec", "spec_at_sens")},
@@ -85,6 +86,11 @@ def reference(name, options, y, s):
         return hmeasure_report(y, s, alpha=cost.alpha, beta=cost.beta,
                                severity_ratio=cost.severity_ratio,
                                threshold=threshold)[REPORT[name]]
+    if name == "gmean":
+        # MOA's G-mean at the threshold, counted (class 1 at or above it).
+        threshold = options.threshold if isinstance(options, Threshold) else 0.5
+        predicted = s >= threshold
+        return np.sqrt(np.mean(predicted[y == 1]) * np.mean(~predicted[y == 0]))
     if name in ("sens_at_spec", "spec_at_sens"):
         # pROC's values (stored reference values of coords in test_curves.py).
         at, read = (("specificity", "sensitivity") if name == "sens_at_spec"

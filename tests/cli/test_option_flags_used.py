@@ -74,7 +74,7 @@ def test_the_derived_flags_hold_those_listed_by_hand():
     h_family = ["h", "auch", "ks", "mer", "mwl"]
     by_hand = {"--alpha": h_family, "--beta": h_family, "--severity-ratio": h_family,
                "--priors": h_family, "--epsilon": h_family,
-               "--threshold": ["er", "sens", "spec", "precision", "f", "youden"],
+               "--threshold": ["er", "sens", "spec", "precision", "f", "youden", "gmean"],
                "--bins": ["auc_binned"], "--level": ["auc_var", "auc_lo", "auc_hi"],
                "--fpr-range": ["pauc"], "--n-bins": ["ece", "mce"],
                "--auc-approx-epsilon": ["auc_approx"], "--ap-approx-epsilon": ["ap_approx"],
