@@ -12,7 +12,7 @@ import numbers
 import re
 import sys
 import warnings
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from decimal import Decimal
 from fractions import Fraction
 from typing import Any
@@ -1718,13 +1718,15 @@ def renamed_keyword(where: str, old: str, new: str, old_value: Any, new_value: A
     return old_value
 
 
-def renamed_attribute(old: str, new: str) -> property:
-    """A read-only attribute ``old`` that reads ``new``, for one release, with a
-    DeprecationWarning (a class attribute: ``n_neg = renamed_attribute("n_neg",
-    "weight_neg")``)."""
-    def read(self: object) -> Any:
-        warnings.warn(_deprecation(f".{old}", f".{new}", type(self).__name__),
+def renamed_attributes(**renamed: str) -> Callable[[Any, str], Any]:
+    """A class's ``__getattr__`` that reads each deprecated name of ``renamed`` (old=new)
+    as its new name, for one release, with a DeprecationWarning: called only for names
+    that are not attributes, so help() lists the new names alone."""
+    def __getattr__(self: Any, name: str) -> Any:
+        if name not in renamed:
+            raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+        warnings.warn(_deprecation(f".{name}", f".{renamed[name]}", type(self).__name__),
                       DeprecationWarning, stacklevel=2)
-        return getattr(self, new)
+        return getattr(self, renamed[name])
 
-    return property(read, doc=f"Deprecated name of ``{new}`` (removed in the next release).")
+    return __getattr__

@@ -40,7 +40,7 @@ from hmeasure_stream._validation import (
     check_scores,
     exact_path,
     raise_flagged,
-    renamed_attribute,
+    renamed_attributes,
     renamed_keyword,
     scaled_weights,
     warn_if_inverted,
@@ -124,7 +124,7 @@ class BinnedAUCResult:
         n_bins: int = self.counts_neg.shape[0]
         return n_bins
 
-    bins = renamed_attribute("bins", "n_bins")
+    __getattr__ = renamed_attributes(bins="n_bins")
 
 
 def loglog_transform(r: ArrayLike, alpha: float) -> FloatArray:

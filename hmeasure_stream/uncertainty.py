@@ -105,8 +105,7 @@ class AUCTestResult(NamedTuple):
 
     Examples
     --------
-    >>> from hmeasure_stream import auc_test
-    >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
+    >>> from hmeasure_stream import auc_test; y = [0, 0, 1, 0, 1, 1, 0, 1]
     >>> result = auc_test(y, [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8],
     ...                   [0.3, 0.1, 0.2, 0.6, 0.4, 0.9, 0.5, 0.8])
     >>> result.difference, round(result.statistic, 4), round(result.pvalue, 4)

@@ -1,4 +1,5 @@
 import os
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -27,3 +28,35 @@ settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 @pytest.fixture
 def rng():
     return np.random.default_rng(20261121)
+
+
+
+# The files that take longest (a build, the docs, the type checks, the largest stress
+# tests), measured by CPU time; with the slow-marked files they are started first.
+LONGEST_FILES = ("test_packaging.py", "test_docs_build.py", "engines/test_blocked_pma.py",
+                 "test_project.py")
+
+
+def pytest_collection_modifyitems(config, items):
+    """Run the longest files first, then the files holding slow tests, then the others.
+
+    ``scripts/test.sh`` hands the files to the workers in this order (``--dist loadfile
+    --no-loadscope-reorder``): the long files start at once and the many short ones
+    fill in at the end, so the workers finish together.  (xdist's own order, the files
+    with the most tests first, would start the few-test builds last.)  Within each
+    group the files keep their order.
+    """
+    root = Path(__file__).parent
+    slow_files = {item.path for item in items if item.get_closest_marker("slow")}
+
+    def group(item):
+        try:
+            name = item.path.relative_to(root).as_posix()
+        except ValueError:  # the package's doctests, the notebooks
+            name = None
+        if name in LONGEST_FILES:
+            return 0, LONGEST_FILES.index(name)
+        # The notebooks start a kernel each: not the last to run either.
+        return (1 if item.path in slow_files or item.path.suffix == ".ipynb" else 2), 0
+
+    items.sort(key=group)

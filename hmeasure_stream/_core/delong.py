@@ -1,4 +1,4 @@
-"""Confidence intervals: the named tuple every one is returned as, DeLong's
+"""Confidence intervals: the pair every one is returned as, DeLong's
 interval of an AUC, and the class sizes its variance needs.
 
 Private; shared by ``auc_ci``, ``bootstrap_ci``, ``DynamicAUC.auc_ci`` and
@@ -6,24 +6,26 @@ Private; shared by ``auc_ci``, ``bootstrap_ci``, ``DynamicAUC.auc_ci`` and
 pickled as ``hmeasure_stream.uncertainty.ConfidenceInterval``.
 """
 
+from __future__ import annotations
+
+import dataclasses
 import math
-from typing import NamedTuple
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
 
 __all__ = ["AUCInterval", "BootstrapInterval", "ConfidenceInterval", "check_class_sizes",
            "delong_interval", "normal_quantiles"]
 
 
-class _Bounds(NamedTuple):
-    low: float
-    high: float
-
-
-class ConfidenceInterval(_Bounds):
+@dataclass(frozen=True, eq=False)
+class ConfidenceInterval:
     """Confidence interval of a statistic, with its point estimate.
 
-    A named tuple ``(low, high)`` as scipy's ``ConfidenceInterval``, the
-    estimate an attribute: ``low, high = ci``, and pROC's order
-    ``low, auc, high = ci`` is a ValueError rather than a silent swap.
+    A pair ``(low, high)`` as scipy's ``ConfidenceInterval`` (it unpacks,
+    indexes and compares as that pair), the estimate an attribute:
+    ``low, high = ci``, and pROC's order ``low, auc, high = ci`` is a
+    ValueError rather than a silent swap.  Frozen.
     Every interval of the package is one (``AUCInterval`` and
     ``BootstrapInterval`` are other names of this class).
 
@@ -50,56 +52,36 @@ class ConfidenceInterval(_Bounds):
     (0.58091, 1.0, 0.888889)
     """
 
-    def __new__(cls, low: float, high: float, estimate: float) -> "ConfidenceInterval":
-        interval = super().__new__(cls, low, high)
-        object.__setattr__(interval, "_estimate", estimate)
-        return interval
+    low: float
+    high: float
+    estimate: float
 
-    @property
-    def estimate(self) -> float:
-        """The statistic of the data, the point estimate the interval is around."""
-        estimate: float = self.__dict__["_estimate"]
-        return estimate
+    def __iter__(self) -> Iterator[float]:
+        return iter((self.low, self.high))
 
-    def __setattr__(self, name: str, value: object) -> None:
-        raise AttributeError(f"ConfidenceInterval is immutable: cannot set {name!r}")
+    def __len__(self) -> int:
+        return 2
 
-    def __delattr__(self, name: str) -> None:
-        raise AttributeError(f"ConfidenceInterval is immutable: cannot delete {name!r}")
-
-    def __repr__(self) -> str:
-        return (f"ConfidenceInterval(low={self.low!r}, high={self.high!r}, "
-                f"estimate={self.estimate!r})")
+    def __getitem__(self, index: int | slice) -> Any:
+        return (self.low, self.high)[index]
 
     # Equal as (low, high) to a plain pair; two intervals compare their estimates too.
     def __eq__(self, other: object) -> bool:
         if isinstance(other, ConfidenceInterval):
-            return tuple.__eq__(self, other) and self.estimate == other.estimate
-        return tuple.__eq__(self, other)
+            return (self.low, self.high, self.estimate) == (other.low, other.high,
+                                                            other.estimate)
+        if isinstance(other, tuple):
+            return (self.low, self.high) == other
+        return NotImplemented
 
-    def __ne__(self, other: object) -> bool:
-        return not self == other
-
-    __hash__ = _Bounds.__hash__
-
-    def __reduce__(self) -> tuple[type, tuple[float, float, float]]:
-        return type(self), (self.low, self.high, self.estimate)
-
-    def __copy__(self) -> "ConfidenceInterval":
-        return self
-
-    def __deepcopy__(self, memo: object) -> "ConfidenceInterval":
-        return self
+    def __hash__(self) -> int:
+        return hash((self.low, self.high))
 
     def _asdict(self) -> dict[str, float]:
         return {"low": self.low, "high": self.high, "estimate": self.estimate}
 
-    def _replace(self, **changes: float) -> "ConfidenceInterval":
-        fields = self._asdict()
-        unknown = set(changes) - set(fields)
-        if unknown:
-            raise ValueError(f"ConfidenceInterval has no field {sorted(unknown)[0]!r}")
-        return ConfidenceInterval(**{**fields, **changes})
+    def _replace(self, **changes: float) -> ConfidenceInterval:
+        return dataclasses.replace(self, **changes)
 
 
 ConfidenceInterval.__module__ = "hmeasure_stream.uncertainty"

@@ -58,7 +58,7 @@ from hmeasure_stream._validation import (
     labels_many,
     merged_label_map,
     raise_bad_score,
-    renamed_attribute,
+    renamed_attributes,
 )
 from hmeasure_stream.curves import PrecisionRecallCurve, ROCCurve
 from hmeasure_stream.streaming._window_rules import check_count, check_window_counts
@@ -528,8 +528,7 @@ class PointSet(Pickled, _PointSlots):
         """Total weight of class 1."""
         return self._engine.weight_pos
 
-    n_neg = renamed_attribute("n_neg", "weight_neg")
-    n_pos = renamed_attribute("n_pos", "weight_pos")
+    __getattr__ = renamed_attributes(n_neg="weight_neg", n_pos="weight_pos")
 
     @property
     def nbytes(self) -> int:
@@ -837,9 +836,6 @@ class WindowedPointSet(PointSet, _WindowSlots):
         if self._forgetting is None:
             return self._engine.weight_pos
         return self._engine.weight_pos / self._forgetting.newest_factor()
-
-    n_neg = renamed_attribute("n_neg", "weight_neg")
-    n_pos = renamed_attribute("n_pos", "weight_pos")
 
     @property
     def window(self) -> Window:

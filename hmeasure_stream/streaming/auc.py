@@ -74,8 +74,7 @@ class DynamicAUC(WindowedPointSet):
 
     Examples
     --------
-    >>> from hmeasure_stream import DynamicAUC
-    >>> tracker = DynamicAUC()
+    >>> from hmeasure_stream import DynamicAUC; tracker = DynamicAUC()
     >>> tracker.add_many([0, 0, 1, 0, 1, 1, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8])
     >>> tracker.auc, tracker.partial_auc(fpr_range=(0, 0.5)), round(tracker.auc_ci().low, 6)
     (0.875, 0.375, 0.592104)

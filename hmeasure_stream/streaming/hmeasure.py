@@ -74,7 +74,6 @@ class DynamicH(_HullPointSet):
 
     See Also
     --------
-    DynamicAUC : the AUC alone.
     ApproxH : H with priors fixed from outside, within epsilon.
     hmeasure_stream.h_measure : the same H from scratch.
 
@@ -91,10 +90,8 @@ class DynamicH(_HullPointSet):
     >>> from hmeasure_stream import DynamicH, h_measure, hmeasure_report
     >>> y, s = [0, 0, 1, 0, 1, 1, 0, 1], [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8]
     >>> tracker = DynamicH(); tracker.add_many(y, s)
-    >>> round(tracker.h, 6), round(h_measure(y, s), 6)
-    (0.674074, 0.674074)
-    >>> tracker.report() == hmeasure_report(y, s)
-    True
+    >>> round(tracker.h, 6), round(h_measure(y, s), 6), tracker.report() == hmeasure_report(y, s)
+    (0.674074, 0.674074, True)
     >>> tracker.remove(0, 0.4); tracker.auc == 11 / 12, tracker.auch == 23 / 24
     (True, True)
     """
@@ -217,13 +214,10 @@ class ApproxH(_HullPointSet):
     >>> from hmeasure_stream import ApproxH, h_measure
     >>> y = [0, 0, 1, 0, 1, 1, 0, 1, 0, 1]
     >>> s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8, 0.6, 0.7]
-    >>> tracker = ApproxH(epsilon=0.1, priors=(0.9, 0.1))
-    >>> tracker.add_many(y, s)
+    >>> tracker = ApproxH(epsilon=0.1, priors=(0.9, 0.1)); tracker.add_many(y, s)
     >>> exact = h_measure(y, s, priors=(0.9, 0.1))
-    >>> abs(tracker.h - exact) <= 0.1 * (1 - exact)
-    True
-    >>> tracker.subset_info()
-    {'hull_vertices': 5, 'subset_vertices': 5}
+    >>> abs(tracker.h - exact) <= 0.1 * (1 - exact), tracker.subset_info()
+    (True, {'hull_vertices': 5, 'subset_vertices': 5})
     """
 
     __slots__ = ()
