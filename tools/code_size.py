@@ -68,7 +68,7 @@ def sizes(path):
         for entry in stack:
             found[entry[4]][3] += 1
         header = _HEADER.match(" " * indent + stripped)
-        if header is None or stripped.endswith("nogil") and "(" not in stripped:
+        if header is None or (stripped.endswith("nogil") and "(" not in stripped):
             continue
         if header.group("kind"):
             kind = header.group("kind")

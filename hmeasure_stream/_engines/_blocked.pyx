@@ -61,14 +61,11 @@ from importlib import import_module
 
 import numpy as np
 
-from libc.math cimport INFINITY, NAN, fabs, isfinite, nextafter
+from libc.math cimport NAN, isfinite
 from libc.stdint cimport int32_t, int64_t, uint64_t
 from libc.string cimport memcpy, memmove
 
 from hmeasure_stream._engines._delong cimport (
-    caller_units,
-    delong_interval,
-    delong_variance,
     exact_pairs,
     track_squares,
     wide_accumulate,
@@ -177,7 +174,6 @@ cdef inline void _square_node(const double* tree, double* square_tree,
                + (2.0 * w1_right - tree[3 * right + 2] / w0_right))
     square_tree[2 * node + 1] = _pooled(square_tree[2 * left + 1],
                                         square_tree[2 * right + 1], w0_left, w0_right, gap)
-
 
 
 cdef inline void _prefetch_path(const double* tree, Py_ssize_t node) noexcept nogil:
@@ -712,7 +708,7 @@ cdef class BlockedAUCEngine(PointEngine):
 
     def value(self, name):
         """The current value of the column ``name`` (one reader's step, O(its read))."""
-        cdef Py_ssize_t k, column
+        cdef Py_ssize_t k
         cdef double[::1] row
         if name == "auc":
             return self._auc()
@@ -1272,7 +1268,6 @@ cdef class BlockedAUCEngine(PointEngine):
 _FORMAT = 5
 
 
-
 def _rebuild_blocked(format_version, buffers, block_capacity, n_blocks, n_free, leaves,
                      block_limit, n_points, weighted, twice_u, compensation, inverse_scale,
                      placements, placement_squares, newest_decay, readers,
@@ -1339,7 +1334,7 @@ cdef int _spread_all(BlockedAUCEngine self) except -1 nogil:
 
 
 cdef int _place_after(BlockedAUCEngine self, int32_t block,
-                     int32_t new_block) except -1 nogil:
+                      int32_t new_block) except -1 nogil:
     """Give ``new_block`` (just split from ``block``) the leaf after ``block``'s:
     a neighbouring gap if there is one, else respread the smallest aligned window
     around ``block``'s slot whose density stays under its threshold (1 near the

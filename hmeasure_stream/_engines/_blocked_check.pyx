@@ -72,7 +72,7 @@ def check(BlockedAUCEngine engine):
         raise AssertionError(f"segment node {stale[0] + 1} is stale")
     if engine.placements:
         _check_squares(engine, order, slots, starts, sizes, weight_neg, weight_pos,
-                            count_neg, count_pos)
+                       count_neg, count_pos)
     if engine.weighted:
         below = np.cumsum(weight_neg) - weight_neg
         recomputed = float(np.sum(weight_pos * (2.0 * below + weight_neg)))
@@ -177,8 +177,8 @@ def check_layout(BlockedAUCEngine engine):
     return True
 
 
-def _check_squares(BlockedAUCEngine engine, order, slots, starts, sizes, weight_neg, weight_pos, count_neg,
-                   count_pos):
+def _check_squares(BlockedAUCEngine engine, order, slots, starts, sizes, weight_neg,
+                   weight_pos, count_neg, count_pos):
     """The placements' sums against a recomputation: unit mode the exact Q1, Q0 (Python
     integers) and zero Q buffers; weighted mode each block's M1, M0 to 1e-12 of the
     uncentred sums, every leaf and node bit for bit from its block or children, the

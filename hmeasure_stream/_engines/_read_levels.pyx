@@ -56,7 +56,6 @@ cdef inline bint _crossed(bint by_sensitivity, double level, double total_neg,
     return (total_neg - (total_neg - below_neg)) / total_neg >= level
 
 
-
 def fixed_level(BlockedAUCEngine engine, bint spec_at_sens, double level):
     """R hmeasure's ``Spec.Sens`` (``spec_at_sens``) or ``Sens.Spec`` at ``level``.
 

@@ -34,7 +34,6 @@ cdef inline bint _past(double ratio, double start_neg, double start_pos, double 
     return pos * (start_pos + neg) > ratio * start_pos * (pos + start_neg)
 
 
-
 cdef double average_precision(BlockedAUCEngine engine) noexcept nogil:
     """``average_precision`` of the current points: one pass over the keys from the
     highest, sum_k (tp_k - tp_(k-1)) tp_k / (tp_k + fp_k) / N1 (compensated); nan

@@ -78,7 +78,13 @@ from hmeasure_stream.cli._reading import (
     parse_scores,
 )
 from hmeasure_stream.metric_table import METRICS, REPORT, HCost, Threshold, first_improbable
-from hmeasure_stream.streaming._window_rules import COUNT_LIMIT, mask_short, metrics_argument
+from hmeasure_stream.streaming._window_rules import (
+    COUNT_LIMIT,
+    check_count,
+    check_window_counts,
+    mask_short,
+    metrics_argument,
+)
 
 #: The metrics of the table that --metrics offers (1-d scores, options among the flags').
 AVAILABLE_METRICS = tuple(name for name, metric in METRICS.items() if metric.cli)
@@ -166,9 +172,11 @@ class Monitor:
         given = {type(option): option for option in options}
         cost = given.get(HCost, HCost())
         self.timed = is_duration(window) or half_life is not None
-        if not self.timed and window is not None and min_periods > window:
-            raise InputError(f"--min-periods {min_periods} is more than the --window of "
-                             f"{window} rows holds: every value would be nan")
+        if not self.timed and window is not None and window <= COUNT_LIMIT:
+            try:  # the windows' one rule
+                check_window_counts(window, min_periods)
+            except ValueError as error:
+                raise InputError(str(error)) from None
         self.min_periods = min_periods
         self.window = window
         self.metrics = metrics
@@ -416,8 +424,10 @@ def _finite_float(text):
     return value
 
 
-def _count(text, limit=MAX_COUNT):
-    """A whole number of rows from 1 to ``limit``: 5000, 5_000 or 5e3."""
+def _count(text, limit=MAX_COUNT, name=None):
+    """A whole number of rows from 1 to ``limit``: 5000, 5_000 or 5e3; with ``name``, a
+    window's count (``--window``, ``--min-periods``) as every window checks it, but that a
+    window of rows longer than a window holds is every prefix (it never fills)."""
     try:
         value = decimal.Decimal(text.strip().replace("_", ""))
         whole = value.is_finite() and value == value.to_integral_value()
@@ -425,6 +435,11 @@ def _count(text, limit=MAX_COUNT):
         whole = False
     if not whole:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number")
+    if name is not None and not (name == "window" and value > COUNT_LIMIT):
+        try:
+            return check_count(int(value), name)
+        except ValueError as error:
+            raise argparse.ArgumentTypeError(str(error)) from None
     if not 1 <= value <= limit:
         raise argparse.ArgumentTypeError(f"must be from 1 to {limit}, got {text}")
     return int(value)
@@ -448,7 +463,7 @@ def _window(text):
     if duration is not None:
         return duration
     try:
-        return _count(text)
+        return _count(text, name="window")
     except argparse.ArgumentTypeError as error:
         raise argparse.ArgumentTypeError(
             f"{error}; give a number of rows, a duration such as 15min, 24h or 7d (with "
@@ -563,7 +578,8 @@ def build_parser():
                              "newest; H in rows (with --delayed: in predictions), or a "
                              "duration such as 30min with --time-col; combines with --window "
                              "(give --window all for decay alone)")
-    parser.add_argument("--min-periods", type=_count, default=1, metavar="N",
+    parser.add_argument("--min-periods", type=lambda text: _count(text, name="min_periods"),
+                        default=1, metavar="N",
                         help="the metrics are nan until the window holds N rows (as "
                              "pandas' rolling min_periods; default: 1)")
     parser.add_argument("--time-col", metavar="TS",

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Literal
+from typing import Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -143,7 +143,7 @@ class BinnedAUC(Pickled):
         refuse_decay(["auc_binned"], half_life)
         refuse_duration(["auc_binned"], window)
         window = check_window_counts(window)[0]
-        self._ring = None if window is None else PointRing(window)
+        self._ring = None if window is None else PointRing(cast("int", window))
         self._added = 0
         self._outside_steps: tuple[deque[int], deque[int]] = (deque(), deque())
         self._labels = label_map(pos_label)
@@ -219,7 +219,7 @@ class BinnedAUC(Pickled):
         for side, outside in enumerate((scores < lo, scores > hi)):
             steps = self._outside_steps[side]
             steps.extend((self._added + np.flatnonzero(outside)).tolist())
-            oldest = self._added + scores.shape[0] - self._ring.capacity
+            oldest = self._added + scores.shape[0] - cast("PointRing", self._ring).capacity
             while steps and steps[0] < oldest:
                 steps.popleft()
                 self._outside[side] -= 1

@@ -311,8 +311,9 @@ class DynamicMulticlassAUC(Pickled):
             time: object = None) -> None:
         """Add one point: O(c log n).  See :meth:`add_many`."""
         if self._forgettings is not None or time is not None:
-            self.add_many([y_true], [y_score], [weight],
-                          times=None if time is None else [time])
+            # (one row of scores and its time, as add_many's lists of them)
+            self.add_many([y_true], cast("Any", [y_score]), [weight],
+                          times=None if time is None else cast("Any", [time]))
             return
         self._point(y_true, y_score, weight, True)
 

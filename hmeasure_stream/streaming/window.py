@@ -169,9 +169,9 @@ class SlidingWindow(Pickled):
             self._window = self._forgettings[0].count or (
                 np.timedelta64(int(self._forgettings[0].period), "ns")
                 if self._forgettings[0].period else None)
-            self._rings = []
+            self._rings: list[PointRing | None] = []
         else:
-            self._keep_last(window)
+            self._keep_last(cast("int | None", window))  # (not a duration: checked)
 
     def _keep_last(self, window: int | None) -> None:
         """Keep the last ``window`` points (a checked count; None: every point) while the
@@ -592,6 +592,6 @@ def sliding_window(
     )
     rows = None if at is None else check_rows(at, scores.shape[0])
     if ringed and window < scores.shape[0]:
-        tracker._keep_last(window)
+        tracker._keep_last(cast("int", window))
     return tracker._one_shot(is_pos, scores, weights, tracker._times(times, scores.shape[0]),
                              rows)

@@ -375,13 +375,13 @@ def test_binned_auc(drawn):
     labels, scores, weights, bad = function_meaning(values, kinds, exact_float=True)
     odd = [contain(value, kind) if value is not None else None
            for value, kind in zip(values, kinds, strict=True)]
-    got = outcome(binned_auc, odd[0], odd[1], bins=5, score_range=(-4.0, 8.0),
+    got = outcome(binned_auc, odd[0], odd[1], n_bins=5, score_range=(-4.0, 8.0),
                   sample_weight=odd[2])
     if bad:
         assert_refused(got, bad)
         return
     expected = outcome(binned_auc, np.array(labels), np.array(scores, dtype=np.float64),
-                       bins=5, score_range=(-4.0, 8.0),
+                       n_bins=5, score_range=(-4.0, 8.0),
                        sample_weight=None if weights is None else np.array(weights))
     same(got, expected)
 

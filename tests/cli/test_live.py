@@ -630,6 +630,6 @@ def test_min_periods_longer_than_the_window_is_refused(tmp_path, capsys, stream)
     code, stdout, err = run_cli([path, "--window", "30", "--min-periods", "31", "--out", out],
                                 capsys)
     assert (code, stdout) == (2, "")
-    assert err == ("hmeasure-stream: error: --min-periods 31 is more than the --window of 30 "
-                   "rows holds: every value would be nan\n")
+    assert err == ("hmeasure-stream: error: min_periods (31) must not exceed the window (30 "
+                   "points): every value would be nan\n")
     assert out.read_text() == PRECIOUS

@@ -280,7 +280,8 @@ CASES = {
                     r"99999999999999999999999"),
     "huge every": (csv_file, ["--every", "99999999999999999999"],
                    r"argument --every: must be from 1 to 4611686018427387904"),
-    "zero window": (csv_file, ["--window", "0"], r"argument --window: must be from 1"),
+    "zero window": (csv_file, ["--window", "0"], r"argument --window: window must be at least 1; "
+                    r"got 0"),
     "fractional window": (csv_file, ["--window", "2.5"], r"'2.5' is not a whole number"),
     "nan every": (csv_file, ["--every", "nan"], r"argument --every: 'nan' is not a whole number"),
     "huge chunk size": (csv_file, ["--chunk-size", "1e30"], r"argument --chunk-size"),
