@@ -82,7 +82,7 @@ dynamic = DynamicAUC(window=100)
 dynamic.add(1, 0.7)
 dynamic.add_many(y_true, y_score)
 current: float = dynamic.auc
-total_weight: float = dynamic.n_pos + dynamic.n_neg
+total_weight: float = dynamic.weight_pos + dynamic.weight_neg
 held: int = len(dynamic)
 
 hull = DynamicH(half_life=50.0)

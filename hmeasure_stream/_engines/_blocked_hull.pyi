@@ -19,9 +19,8 @@ def _rebuild_blocked(
     inverse_scale: Any,
     placements: Any,
     placement_squares: Any,
-    interval: Any,
-    threshold: Any,
-    box: Any,
+    newest_decay: Any,
+    readers: Any,
     engine_type: Any = ...,
 ) -> Any: ...
 def _rebuild_blocked_hull(
