@@ -11,7 +11,7 @@ From-scratch functions on whole arrays, O(n log n) (the bootstrap O(n_boot n)):
 - :func:`bootstrap_ci` -- a stratified bootstrap interval of any statistic
   (a partial AUC, H, average precision).
 
-Both intervals are :class:`ConfidenceInterval` named tuples ``(low, high)``,
+Both intervals are :class:`ConfidenceInterval` pairs ``(low, high)``,
 as scipy's, with the statistic of the data as ``ci.estimate``.
 
 Everything rests on the placement values: the placement of a class 1 point is

@@ -67,7 +67,7 @@ def test_docs_build_nitpicky_offline(tmp_path):
     # A class page documents its methods and properties, and its tables link to them.
     page = pages["generated/hmeasure_stream.DynamicAUC.html"]
     for member in ("add", "remove", "add_many", "remove_many", "roc_points", "hull", "auc",
-                   "n_neg", "n_pos", "nbytes"):
+                   "weight_neg", "weight_pos", "nbytes"):
         assert f'id="hmeasure_stream.DynamicAUC.{member}"' in page, member
         assert f'href="#hmeasure_stream.DynamicAUC.{member}"' in page, member
     assert "KeyError" in page
