@@ -243,3 +243,23 @@ def test_help_of_every_public_class_fits_in_165_lines():
     lengths = {name: len(pydoc.render_doc(cls, renderer=pydoc.plaintext).splitlines())
                for name, cls in classes.items()}
     assert {name: n for name, n in lengths.items() if n > 165} == {}
+
+
+def test_engine_classes_and_functions_stay_within_their_size():
+    """The largest compiled engine class has at most 700 lines of code, and no function of
+    the package more than 120 (``tools/code_size.py``: no blank, comment or docstring
+    line): a reader goes in a module of its own, not into the order engine."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("code_size", ROOT / "tools" / "code_size.py")
+    code_size = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(code_size)
+    table = code_size.package_sizes([ROOT / "hmeasure_stream"])
+    engines = {name: size for (file, kind, name), size in table.items()
+               if kind == "class" and "/_engines/" in file}
+    assert "BlockedAUCEngine" in engines and engines["BlockedAUCEngine"] > 300
+    assert {name: size for name, size in engines.items() if size > 700} == {}
+    functions = {f"{file}:{name}": size for (file, kind, name), size in table.items()
+                 if kind == "def"}
+    assert functions["hmeasure_stream/_engines/_blocked.pyx:BlockedAUCEngine._update"] > 50
+    assert {name: size for name, size in functions.items() if size > 120} == {}
