@@ -3,7 +3,6 @@
 import pickle
 
 import pytest
-from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
 
@@ -96,15 +95,8 @@ class PointSetMachine(RuleBasedStateMachine):
 
 
 def point_set_test(machine):
-    """The pytest test of a PointSetMachine subclass: marked slow, half the profile's examples.
-
-    Every step of these machines already checks the whole structure (``_check()``, the
-    byte-identical pickle and the from-scratch reference), over up to 50 steps an
-    example.  Measured on DynamicAUC's machine (a line tracer on this module): with 75
-    of the default profile's examples, as with 150, every line of the rules runs, the
-    rarest (a refused removal) at least 79 times, and the largest set reached is the
-    same (107 points); the examples are the first of the same derandomised sequence.
+    """The pytest test of a PointSetMachine subclass: marked slow, with the profile's
+    examples (every step checks the whole structure: ``_check()``, the byte-identical
+    pickle and the from-scratch reference, over up to 50 steps an example).
     """
-    case = machine.TestCase
-    case.settings = settings(case.settings, max_examples=max(1, settings.default.max_examples // 2))
-    return pytest.mark.slow(case)
+    return pytest.mark.slow(machine.TestCase)
