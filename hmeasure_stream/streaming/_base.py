@@ -10,7 +10,7 @@ import copyreg
 import dataclasses
 import pickle
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
 from numpy.typing import ArrayLike
@@ -61,7 +61,12 @@ from hmeasure_stream._validation import (
     renamed_attributes,
 )
 from hmeasure_stream.curves import PrecisionRecallCurve, ROCCurve
-from hmeasure_stream.streaming._window_rules import check_count, check_window_counts
+from hmeasure_stream.streaming._window_rules import (
+    check_count,
+    check_window_counts,
+    half_life_of,
+    window_of,
+)
 
 # The types of the structures' slots, for the type checker only: a class body with
 # annotations would give every structure an ``__annotations__`` that help() lists.
@@ -840,22 +845,12 @@ class WindowedPointSet(PointSet, _WindowSlots):
     @property
     def window(self) -> Window:
         """The window: a number of points, a duration (``numpy.timedelta64``), or None."""
-        forgetting = self._forgetting
-        if forgetting is None or not (forgetting.count or forgetting.period):
-            return None
-        if forgetting.count:
-            return int(forgetting.count)
-        return np.timedelta64(int(forgetting.period), "ns")
+        return cast("Window", window_of(self._forgetting))
 
     @property
     def half_life(self) -> Duration | None:
         """The half-life: a number of points, a duration (``numpy.timedelta64``), or None."""
-        forgetting = self._forgetting
-        if forgetting is None or not forgetting.half_life:
-            return None
-        if forgetting.decay_by_time:
-            return np.timedelta64(int(forgetting.half_life), "ns")
-        return forgetting.half_life
+        return cast("Duration | None", half_life_of(self._forgetting))
 
     def _check(self) -> bool:
         """Verify every invariant of the structure in O(n), reading only (for tests)."""

@@ -16,8 +16,19 @@ import numpy as np
 from hmeasure_stream._engines._pool import MAX_CAPACITY
 from hmeasure_stream._validation import is_duration
 
-__all__ = ["COUNT_LIMIT", "check_count", "check_window_counts", "engine_of", "mask_short",
-           "metrics_argument", "read_metric", "refuse_decay", "refuse_duration"]
+__all__ = [
+    "COUNT_LIMIT",
+    "check_count",
+    "check_window_counts",
+    "engine_of",
+    "half_life_of",
+    "mask_short",
+    "metrics_argument",
+    "read_metric",
+    "refuse_decay",
+    "refuse_duration",
+    "window_of",
+]
 
 #: The most points a window holds (its ring's slots): the limit of every count.
 COUNT_LIMIT = MAX_CAPACITY
@@ -90,6 +101,26 @@ def refuse_duration(count_only_metrics: Sequence[str], window: object) -> None:
 def engine_of(engines: Iterable[Any], name: str) -> Any:
     """The engine a metric is read from: the first that computes it."""
     return next(engine for engine in engines if name in engine.columns)
+
+
+def window_of(forgetting: Any) -> Any:
+    """The window a structure's ``Forgetting`` keeps: a number of points, a duration
+    (``numpy.timedelta64``), or None."""
+    if forgetting is None or not (forgetting.count or forgetting.period):
+        return None
+    if forgetting.count:
+        return int(forgetting.count)
+    return np.timedelta64(int(forgetting.period), "ns")
+
+
+def half_life_of(forgetting: Any) -> Any:
+    """The half-life of a structure's ``Forgetting``: a number of points, a duration
+    (``numpy.timedelta64``), or None."""
+    if forgetting is None or not forgetting.half_life:
+        return None
+    if forgetting.decay_by_time:
+        return np.timedelta64(int(forgetting.half_life), "ns")
+    return float(forgetting.half_life)
 
 
 def read_metric(engines: Iterable[Any], name: str) -> float:

@@ -50,6 +50,7 @@ from hmeasure_stream.streaming._base import (
     out_of_range_message,
     points_batch,
 )
+from hmeasure_stream.streaming._window_rules import half_life_of, window_of
 
 __all__ = ["DynamicMulticlassAUC", "MulticlassWindow"]
 
@@ -441,23 +442,14 @@ class DynamicMulticlassAUC(Pickled):
     @property
     def window(self) -> Window:
         """The window: a number of points, a duration (``numpy.timedelta64``), or None."""
-        if self._forgettings is None or not (self._forgettings[0].count
-                                             or self._forgettings[0].period):
-            return None
-        forgetting = self._forgettings[0]
-        if forgetting.count:
-            return int(forgetting.count)
-        return np.timedelta64(int(forgetting.period), "ns")
+        forgetting = self._forgettings[0] if self._forgettings else None
+        return cast("Window", window_of(forgetting))
 
     @property
     def half_life(self) -> Duration | None:
         """The half-life: a number of points, a duration (``numpy.timedelta64``), or None."""
-        if self._forgettings is None or not self._forgettings[0].half_life:
-            return None
-        forgetting = self._forgettings[0]
-        if forgetting.decay_by_time:
-            return np.timedelta64(int(forgetting.half_life), "ns")
-        return float(forgetting.half_life)
+        forgetting = self._forgettings[0] if self._forgettings else None
+        return cast("Duration | None", half_life_of(forgetting))
 
     @property
     def nbytes(self) -> int:

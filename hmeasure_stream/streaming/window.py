@@ -62,6 +62,7 @@ from hmeasure_stream.streaming._engine_choice import window_engines as _window_e
 from hmeasure_stream.streaming._window_rules import (
     check_window_counts,
     engine_of,
+    half_life_of,
     mask_short,
     read_metric,
     refuse_decay,
@@ -344,12 +345,8 @@ class SlidingWindow(Pickled):
     @property
     def half_life(self) -> Duration | None:
         """The half-life: a number of points, a duration (``numpy.timedelta64``), or None."""
-        if self._forgettings is None or not self._forgettings[0].half_life:
-            return None
-        forgetting = self._forgettings[0]
-        if forgetting.decay_by_time:
-            return np.timedelta64(int(forgetting.half_life), "ns")
-        return float(forgetting.half_life)
+        forgetting = self._forgettings[0] if self._forgettings else None
+        return cast("Duration | None", half_life_of(forgetting))
 
     @property
     def min_periods(self) -> int:
