@@ -539,15 +539,14 @@ class Reader:
     #: The reader's arguments from the metric's options.
     arguments: Callable[[Any], tuple[Any, ...]]
 
-    def attach(self, engine: Any, options: Any) -> tuple[str, str, tuple[Any, ...]]:
-        """Attach the reader to ``engine``; returns what identifies the step attached."""
-        arguments = self.arguments(options)
-        getattr(import_module(self.module), self.function)(engine, *arguments)
-        return self.module, self.function, arguments
-
     def identity(self, options: Any) -> tuple[str, str, tuple[Any, ...]]:
-        """What identifies the step this reader attaches for ``options``."""
+        """What identifies the step this reader attaches for ``options``: (module, function,
+        arguments)."""
         return self.module, self.function, self.arguments(options)
+
+    def attach(self, engine: Any, arguments: tuple[Any, ...]) -> None:
+        """Attach the reader to ``engine`` with ``arguments`` (those of ``identity``)."""
+        getattr(import_module(self.module), self.function)(engine, *arguments)
 
 
 def _reader(name: str, function: str = "attach",

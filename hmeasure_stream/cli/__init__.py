@@ -192,8 +192,8 @@ class Monitor:
         names = ("auc", *[name for name in metrics
                           if name != "auc" and not (name == "h" and self.recompute_h)])
         # Each metric's options, given once for all the metrics that share them.
-        self.tracked = (*names, *dict.fromkeys(
-            given[METRICS[name].options] for name in names if METRICS[name].options in given))
+        self.tracked = metrics_argument({name: given.get(METRICS[name].options)
+                                         for name in names})
         # No structure holds more rows than a window's most points: a longer window of
         # rows never fills, and its values are those of every prefix.
         held = window

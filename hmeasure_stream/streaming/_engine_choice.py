@@ -126,7 +126,8 @@ def attach_readers(blocked, chosen):
         if name in chosen and reader is not None:
             identity = reader.identity(chosen[name])
             if identity not in attached:
-                attached.add(reader.attach(blocked, chosen[name]))
+                attached.add(identity)
+                reader.attach(blocked, identity[2])
 
 
 def _calibration_engine(chosen):
