@@ -8,10 +8,10 @@ a count over all pairs.
 """
 
 import pickle
-from fractions import Fraction
 
 import numpy as np
 import pytest
+from reference_impl import columns, delong_variance_exact, mann_whitney_2u, r_misclass_counts
 
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._blocked_check import pairs_above
@@ -22,37 +22,14 @@ from hmeasure_stream._engines._read_threshold import attach as record_threshold
 
 
 def delong_by_pairs(points):
-    """DeLong's variance of (label, score, weight) points, weights as frequencies: the
-    placements summed over all pairs in Fractions; None while a class weighs <= 1."""
-    negatives = [(s, Fraction(w)) for y, s, w in points if not y]
-    positives = [(s, Fraction(w)) for y, s, w in points if y]
-    total_neg = sum((w for _, w in negatives), Fraction(0))
-    total_pos = sum((w for _, w in positives), Fraction(0))
-    if total_neg <= 1 or total_pos <= 1:
-        return None
-
-    def psi(high, low):
-        return Fraction(1) if high > low else Fraction(1, 2) if high == low else Fraction(0)
-
-    place_pos = [sum((w * psi(s, t) for t, w in negatives), Fraction(0)) / total_neg
-                 for s, _ in positives]
-    place_neg = [sum((w * psi(t, s) for t, w in positives), Fraction(0)) / total_pos
-                 for s, _ in negatives]
-    area = sum((w * v for (_, w), v in zip(positives, place_pos, strict=True)),
-               Fraction(0)) / total_pos
-    spread_pos = sum((w * (v - area) ** 2 for (_, w), v in zip(positives, place_pos,
-                                                               strict=True)), Fraction(0))
-    spread_neg = sum((w * (v - area) ** 2 for (_, w), v in zip(negatives, place_neg,
-                                                               strict=True)), Fraction(0))
-    return (spread_pos / (total_pos * (total_pos - 1))
-            + spread_neg / (total_neg * (total_neg - 1)))
+    """``delong_variance_exact`` of (label, score, weight) points."""
+    return delong_variance_exact(*columns(points))
 
 
 def pairs_above_by_pairs(points, score):
-    """2U of the points above ``score``: every pair counted."""
-    above = [(y, s) for y, s, _ in points if s > score]
-    return sum(2 if p > n else 1 if p == n else 0
-               for y, p in above if y for x, n in above if not x)
+    """2U of the unit-weight points above ``score``: ``mann_whitney_2u``, every pair counted."""
+    labels, scores, _ = columns([point for point in points if point[1] > score])
+    return mann_whitney_2u(labels, scores)
 
 
 def _random_walk(rng, engine, steps, weighted, activate_at, check_every=1):
@@ -255,18 +232,17 @@ def test_recorded_interval_columns_equal_auc_ci_from_scratch(rng, weighted, hull
         interval[-1])
 
 
+THRESHOLD_METRICS = ("ER", "Sens", "Spec", "Precision", "F", "Youden")
+
+
 def _threshold_by_counting(y, s, w, threshold):
-    """ER, Sens, Spec, Precision, F, Youden of "class 1 when s >= threshold", counted."""
-    predicted = s >= threshold
-    tp, fp = w[predicted & (y == 1)].sum(), w[predicted & (y == 0)].sum()
-    fn, tn = w[~predicted & (y == 1)].sum(), w[~predicted & (y == 0)].sum()
-    if not (tp + fn > 0 and tn + fp > 0):
-        return [np.nan] * 6
-    sens, spec = tp / (tp + fn), tn / (tn + fp)
-    precision = tp / (tp + fp) if tp + fp > 0 else np.nan
-    f = np.nan if np.isnan(precision) else 0.0 if precision == 0 or sens == 0 else (
-        2 / (1 / precision + 1 / sens))
-    return [(fp + fn) / (tp + fp + tn + fn), sens, spec, precision, f, sens + spec - 1]
+    """ER, Sens, Spec, Precision, F, Youden of "class 1 when s >= threshold": R's
+    misclassification counts (``r_misclass_counts``); nan while a class is absent, as
+    every reader of a threshold reads."""
+    if not (w[y == 0].sum() > 0 and w[y == 1].sum() > 0):
+        return [np.nan] * len(THRESHOLD_METRICS)
+    counts = r_misclass_counts(y, s, threshold, w, at_or_above=True)
+    return [counts[name] for name in THRESHOLD_METRICS]
 
 
 @pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")

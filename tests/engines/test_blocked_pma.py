@@ -15,36 +15,62 @@ import pytest
 from hypothesis import settings
 from hypothesis import strategies as st
 from hypothesis.stateful import RuleBasedStateMachine, invariant, precondition, rule
-from reference_impl import brute_auc
+from reference_impl import brute_auc, sorted_count_auc
 
 from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._protocol import Status
 
 
 def exact_auc(points):
-    """AUC of unit-weight (is_pos, score) points from sorted negatives (exact integers)."""
-    negatives = np.sort([s for p, s in points if not p])
-    positives = np.array([s for p, s in points if p])
-    if negatives.size == 0 or positives.size == 0:
-        return None
-    twice_u = int(np.sum(np.searchsorted(negatives, positives, "left")
-                         + np.searchsorted(negatives, positives, "right")))
-    return twice_u / (2 * negatives.size * positives.size)
+    """``sorted_count_auc`` of unit-weight (is_pos, score) points, as a float (correctly
+    rounded); None while a class is absent."""
+    labels = np.fromiter((is_pos for is_pos, _ in points), dtype=bool, count=len(points))
+    scores = np.fromiter((score for _, score in points), dtype=float, count=len(points))
+    expected = sorted_count_auc(labels, scores)
+    return None if expected is None else float(expected)
+
+
+def _bits(buffer):
+    """A buffer's elements as the integers of their bytes (exact comparisons, -0.0 apart
+    from 0.0), as int64."""
+    return buffer.view(f"i{buffer.itemsize}").astype(np.int64)
 
 
 def contents(engine):
-    """Each leaf slot's block and that block's keys and class counts (None for a gap)."""
+    """Each leaf slot's block and size, and that block's keys and class counts (their
+    bytes), row by row: (blocks, sizes, keys, negatives, positives), a row a slot.  A gap
+    is the block -1 and zeros; beyond a block's size, zeros (so the rows of two slots are
+    equal exactly when they hold the same block with the same keys and counts)."""
     stride = engine.key_buffer.shape[0] // engine.block_capacity
-    signatures = []
-    for block in engine.block_at_leaf_buffer.tolist():
-        if block < 0:
-            signatures.append(None)
-            continue
-        part = slice(block * stride, block * stride + int(engine.size_buffer[block]))
-        signatures.append((block, engine.key_buffer[part].tobytes(),
-                           engine.count_neg_buffer[part].tobytes(),
-                           engine.count_pos_buffer[part].tobytes()))
-    return signatures
+    blocks = engine.block_at_leaf_buffer.astype(np.int64)
+    held = blocks >= 0
+    sizes = np.where(held, engine.size_buffer[np.maximum(blocks, 0)], 0).astype(np.int64)
+    offsets = np.arange(int(sizes.max(initial=0)))
+    index = np.maximum(blocks, 0)[:, None] * stride + offsets
+    inside = offsets < sizes[:, None]
+    return (blocks[:, None], sizes[:, None],
+            *(np.where(inside, _bits(buffer)[index], 0)
+              for buffer in (engine.key_buffer, engine.count_neg_buffer,
+                             engine.count_pos_buffer)))
+
+
+def changed_slots(before, after):
+    """The slots whose rows of ``contents`` differ (the narrower parts as if padded with
+    zeros)."""
+    changed = np.zeros(before[0].shape[0], dtype=bool)
+    for old, new in zip(before, after, strict=True):
+        width = min(old.shape[1], new.shape[1])
+        changed |= np.any(old[:, :width] != new[:, :width], axis=1)
+        changed |= np.any(old[:, width:] != 0, axis=1) | np.any(new[:, width:] != 0, axis=1)
+    return np.flatnonzero(changed)
+
+
+def slot_of_block(occupants, size):
+    """For each block id below ``size``, the leaf slot it occupies (-1 if none)."""
+    slots = np.full(size, -1, dtype=np.int64)
+    occupied = np.flatnonzero(occupants >= 0)
+    slots[occupants[occupied]] = occupied
+    return slots
 
 
 def snapshot(engine):
@@ -81,9 +107,9 @@ class Events:
         self.merges_or_drops += engine.n_blocks < n_blocks
         # Blocks present before and after whose slot changed.
         after = engine.block_at_leaf_buffer
-        kept = set(occupants[occupants >= 0].tolist()) & set(after[after >= 0].tolist())
-        old_slot = {int(b): s for s, b in enumerate(occupants) if b >= 0}
-        moved = sum(1 for s, b in enumerate(after) if b in kept and old_slot[int(b)] != s)
+        size = int(max(occupants.max(initial=-1), after.max(initial=-1))) + 1
+        old_slot, new_slot = slot_of_block(occupants, size), slot_of_block(after, size)
+        moved = int(np.count_nonzero((old_slot >= 0) & (new_slot >= 0) & (old_slot != new_slot)))
         if engine.n_blocks > n_blocks > 0:
             self.shifts += moved == 1
             self.respreads += moved > 1
@@ -92,9 +118,7 @@ class Events:
             # keys or counts changed, and each ancestor of a changed leaf is pulled once;
             # a split refreshes the leaves it changes, then the leaf the point goes to
             # and its path.
-            changed = {slot for slot, (old, new) in enumerate(zip(rows, contents(engine),
-                                                                   strict=True))
-                       if old != new}
+            changed = changed_slots(rows, contents(engine)).tolist()
             depth = leaves.bit_length() - 1
             split = engine.n_blocks > n_blocks > 0
             assert refreshed == len(changed) + split
