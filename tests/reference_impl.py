@@ -62,7 +62,7 @@ def mann_whitney_2u(y, s, w=None):
     return total
 
 
-def _class_weights(y, w):
+def class_weights(y, w):
     """(class 0 weight, class 1 weight), each weight read with ``exact``."""
     w = [1] * len(y) if w is None else [exact(v) for v in w]
     return (sum((wi for yi, wi in zip(y, w, strict=True) if yi == 0), Fraction(0)),
@@ -71,7 +71,7 @@ def _class_weights(y, w):
 
 def brute_auc(y, s, w=None):
     """Exact AUC as a Fraction, O(n^2) (ZeroDivisionError when a class has no weight)."""
-    n0, n1 = _class_weights(y, w)
+    n0, n1 = class_weights(y, w)
     return mann_whitney_2u(y, s, w) / (2 * n0 * n1)
 
 
@@ -83,7 +83,7 @@ def brute_auc_value(y, s, w=None, exact=True):
     """
     y = np.asarray(y)
     if exact:
-        n0, n1 = _class_weights(y, w)
+        n0, n1 = class_weights(y, w)
         return float(brute_auc(y, s, w)) if n0 > 0 and n1 > 0 else math.nan
     s = np.asarray(s, dtype=float)
     w = np.ones(len(y)) if w is None else np.asarray(w, dtype=float)
@@ -120,7 +120,7 @@ def brute_auc_of_points(points):
     """``brute_auc`` of (is_pos, score, weight) triples; None when a class has no weight."""
     labels, scores, weights = columns(points)
     labels = [int(bool(p)) for p in labels]
-    if 0 in _class_weights(labels, weights):
+    if 0 in class_weights(labels, weights):
         return None
     return brute_auc(labels, scores, weights)
 
@@ -144,7 +144,7 @@ def brute_expected_auc(p, s, w=None):
     labels = [1] * len(p) + [0] * len(p)
     weights = [wi * pi for wi, pi in zip(w, p, strict=True)] + [
         wi * (1 - pi) for wi, pi in zip(w, p, strict=True)]
-    if 0 in _class_weights(labels, weights):
+    if 0 in class_weights(labels, weights):
         return None
     return brute_auc(labels, list(s) + list(s), weights)
 
@@ -196,7 +196,7 @@ def delong_variance_exact(y, s, w=None):
     weighted sample variances with denominators W - 1, so a class of total
     weight <= 1 leaves it undefined.
     """
-    total_controls, total_cases = _class_weights(y, w)
+    total_controls, total_cases = class_weights(y, w)
     if not (total_cases > 1 and total_controls > 1):
         return None
     v10, v01, area = placements_exact(y, s, w)

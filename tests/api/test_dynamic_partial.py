@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 from hypothesis import strategies as st
 from machines import PointSetMachine, point_set_test
+from reference_impl import class_weights, columns, roc_points_exact
 
 from hmeasure_stream import DynamicAUC, PartialRange, SlidingWindow, partial_auc, sliding_window
 
@@ -61,29 +62,19 @@ def _clamped_area(u0, t0, u1, t1, a, b, c, d):
 
 
 def exact_partial(points, fpr_range, tpr_range, correction):
-    """Independent reference: the clamped ROC curve integrated in rational arithmetic."""
-    weights = {}
-    for label, score, weight in points:
-        neg, pos = weights.get(score, (Fraction(0), Fraction(0)))
-        if label:
-            pos += Fraction(weight)
-        else:
-            neg += Fraction(weight)
-        weights[score] = (neg, pos)
-    total_neg = sum(w[0] for w in weights.values())
-    total_pos = sum(w[1] for w in weights.values())
-    if total_neg == 0 or total_pos == 0:
+    """Independent reference: the clamped ROC curve (the exact ROC points of
+    ``roc_points_exact``, in curve order) integrated in rational arithmetic."""
+    labels, scores, weights = columns(points)
+    labels = [int(bool(label)) for label in labels]
+    if 0 in class_weights(labels, weights):
         return float("nan")
     a, b = (Fraction(x) for x in (fpr_range or (0.0, 1.0)))
     c, d = (Fraction(x) for x in (tpr_range or (0.0, 1.0)))
     area = Fraction(0)
-    u = t = Fraction(0)
-    for score in sorted(weights, reverse=True):
-        neg, pos = weights[score]
-        u1, t1 = u + neg / total_neg, t + pos / total_pos
+    for (u, t), (u1, t1) in itertools.pairwise(sorted(roc_points_exact(labels, scores,
+                                                                        weights))):
         if u1 > u:
             area += _clamped_area(u, t, u1, t1, a, b, c, d)
-        u, t = u1, t1
     if correction is None or (fpr_range is None and tpr_range is None):
         return float(area)
     if tpr_range is None:

@@ -12,6 +12,7 @@ from fractions import Fraction
 
 import numpy as np
 import pytest
+from reference_impl import r_misclass_counts
 
 from hmeasure_stream import (
     DynamicH,
@@ -25,11 +26,11 @@ from hmeasure_stream import (
 
 
 def brute_rates(y, s, t):
-    """(TPR, FPR) of "class 1 when s >= t", by counting."""
-    y, s = np.asarray(y), np.asarray(s)
-    predicted = s >= t
-    return (np.sum(predicted & (y == 1)) / np.sum(y == 1),
-            np.sum(predicted & (y == 0)) / np.sum(y == 0))
+    """(TPR, FPR) of "class 1 when s >= t": R's misclassification counts
+    (``r_misclass_counts``), each rate a count over its class."""
+    counts = r_misclass_counts(y, s, t, at_or_above=True)
+    return (counts["TP"] / (counts["TP"] + counts["FN"]),
+            counts["FP"] / (counts["FP"] + counts["TN"]))
 
 
 def tied_data():
@@ -129,12 +130,10 @@ def test_structure_coords_between_huge_scores():
 
 
 def exact_counts(y, s, t):
-    """(TP, FP, TN, FN) of "class 1 when s >= t", with Python's exact comparisons."""
-    above = [Fraction(score) >= t for score in s]
-    return (sum(a and label == 1 for a, label in zip(above, y, strict=True)),
-            sum(a and label == 0 for a, label in zip(above, y, strict=True)),
-            sum(not a and label == 0 for a, label in zip(above, y, strict=True)),
-            sum(not a and label == 1 for a, label in zip(above, y, strict=True)))
+    """(TP, FP, TN, FN) of "class 1 when s >= t", R's misclassification counts
+    (``r_misclass_counts``) of the scores as Fractions: Python's exact comparisons."""
+    counts = r_misclass_counts(y, [Fraction(score) for score in s], t, at_or_above=True)
+    return tuple(counts[name] for name in ("TP", "FP", "TN", "FN"))
 
 
 @pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
