@@ -14,6 +14,7 @@ from typing import NamedTuple
 import numpy as np
 
 import hmeasure_stream as hs
+from hmeasure_stream.metric_table import Binning, Classes, Compression
 
 # ---------------------------------------------------------------------------
 # From-scratch functions of binary labels: f(y_true, y_score, **kwargs) with
@@ -86,6 +87,11 @@ FUNCTIONS = {
 #: Functions whose labels are classes, not a positive class: no pos_label, no -1/1.
 CLASS_LABELS = frozenset({"multiclass ovr"})
 
+#: The calibration metrics: functions of probabilities of class 1 (given above the scores
+#: mapped into (0, 1)).
+PROBABILITY_FUNCTIONS = frozenset({"brier_score", "log_loss", "calibration_error",
+                                   "calibration_error max quantile", "calibration_report"})
+
 #: DeLong's variance treats weights as frequencies (its denominators are the
 #: class weights minus one): not invariant under a common weight scale.
 FREQUENCY_WEIGHTS = frozenset({"auc_variance", "auc_ci", "auc_test"})
@@ -147,6 +153,11 @@ EXACT_WEIGHTED = sorted(name for name, structure in STRUCTURES.items()
                         and name != "BinnedAUC")
 
 
+#: The structures that forget: ``make(window=..., half_life=...)`` holds a window (of
+#: points or of time) or decays the weights (the names of STRUCTURES without a window).
+FORGETTING = ("DynamicAUC", "DynamicH", "ApproxH", "ApproxAUC")
+
+
 def readings(tracker, roc=False, totals=True):
     """What a structure reports, as a dict: its class weights with ``totals``, the ROC
     points and hull with ``roc``."""
@@ -198,6 +209,72 @@ STREAMS = {
 
 
 # ---------------------------------------------------------------------------
+# Further configurations of the structures, for the tests of their state (pickles) and of
+# their input (fuzzed batches): other engines and options, windows of a few rows, times
+# beyond int64 nanoseconds apart.  Made, fed and read as STREAMS; not for the common
+# tests (their readings depend on the order or the times of the points).
+
+def centuries(n):
+    """n increasing times (datetime64[ns]) from 1680 to 2257: the first and the last more
+    than 2^63 ns apart."""
+    days = np.linspace(0, 211_000, n).astype(np.int64)
+    return (np.datetime64("1680-01-01", "D") + days).astype("datetime64[ns]")
+
+
+def _added(tracker, y, s, w):
+    tracker.add_many(y, s, w)
+
+
+def _added_at_times(tracker, y, s, w):
+    tracker.add_many(y, s, w, times=centuries(len(y)))
+
+
+def _updated(window, y, s, w):
+    window.update(y, s, w)
+
+
+STATES = {
+    "DynamicAUC variance": Stream(lambda: hs.DynamicAUC(variance=True), _added, readings,
+                                  True),
+    "DynamicH time window": Stream(lambda: hs.DynamicH(window="106000d"), _added_at_times,
+                                   readings, True),
+    "DynamicAUC time decay": Stream(lambda: hs.DynamicAUC(half_life="30000d"),
+                                    _added_at_times, readings, True),
+    "BinnedAUC loglog": Stream(
+        lambda: hs.BinnedAUC(8, transform="loglog", score_range=(0.01, 1.0)), _added,
+        readings, True),
+    "DynamicMulticlassAUC ovo": Stream(
+        lambda: hs.DynamicMulticlassAUC([0, 1], method="ovo"),
+        lambda tracker, y, s, w: tracker.add_many(y, _two_columns(s), w),
+        lambda tracker: (tracker.auc, tracker.pairwise()), True),
+    # (The compressed list counts points one by one: unit weights.)
+    "SlidingWindow rows": Stream(
+        lambda: hs.SlidingWindow(4, ("auc", "h", "pauc", "auc_var", "ks", "auc_binned",
+                                     "auc_approx", Compression(0.1))),
+        _updated, lambda window: window.results(), False),
+    "SlidingWindow binned": Stream(
+        lambda: hs.SlidingWindow(3, ("auc", Binning(4, score_range=(-2.0, 2.0))), seed=2),
+        _updated, lambda window: [window["auc"], window["auc_binned"], len(window)], True),
+    "SlidingWindow time": Stream(
+        lambda: hs.SlidingWindow("106000d", ("auc", "h")),
+        lambda window, y, s, w: window.update(y, s, w, times=centuries(len(y))),
+        lambda window: window.results(), True),
+    "SlidingWindow multiclass": Stream(
+        lambda: hs.SlidingWindow(3, ["multiclass_auc", Classes([0, 1])]),
+        lambda window, y, s, w: window.update(y, _two_columns(s), w),
+        lambda window: window.results(), True),
+}
+
+#: Every configuration above, by name: STRUCTURES as streams (added to with add_many,
+#: read by ``readings``), STREAMS and STATES.
+EVERY_STATE = {
+    **{name: Stream(structure.make, _added, readings, structure.weighted)
+       for name, structure in STRUCTURES.items()},
+    **STREAMS, **STATES,
+}
+
+
+# ---------------------------------------------------------------------------
 # Every name of hmeasure_stream.__all__ is above (a function by the first word of its
 # FUNCTIONS names or by FUNCTION_OF, a structure by STRUCTURES' names up to a space or a
 # hyphen, or in STREAMS), or here with the reason it is not.
@@ -238,8 +315,13 @@ OPTIONS_AND_RESULTS = frozenset({
 })
 
 
+def public_name(name):
+    """The public name of the function of ``FUNCTIONS[name]``."""
+    return FUNCTION_OF.get(name, name.split()[0])
+
+
 def registered_names():
     """The public names the registry declares: its functions and structures."""
-    functions = {FUNCTION_OF.get(name, name.split()[0]) for name in FUNCTIONS}
+    functions = {public_name(name) for name in FUNCTIONS}
     structures = {name.split()[0].split("-")[0] for name in STRUCTURES}
     return functions | structures | set(STREAMS)

@@ -13,7 +13,9 @@ import math
 import numpy as np
 import pandas as pd
 import pytest
+import registry
 from reference_impl import brute_bins, brute_edges, brute_report
+from registry import PROBABILITY_FUNCTIONS, public_name
 from sklearn.calibration import calibration_curve
 from sklearn.metrics import brier_score_loss
 from sklearn.metrics import log_loss as sk_log_loss
@@ -237,15 +239,8 @@ def test_weight_scale_changes_nothing_but_the_bin_weights(rng):
 
 Y = [0, 1, 1, 0, 1, 0, 0, 1, 1, 0]
 P = [0.1, 0.8, 0.6, 0.35, 0.9, 0.5, 0.2, 0.4, 0.7, 0.3]
-FUNCTIONS = {
-    "brier_score": brier_score,
-    "log_loss": log_loss,
-    "ece": calibration_error,
-    "mce quantile": lambda y, p, **kw: calibration_error(y, p, norm="max", strategy="quantile",
-                                                         n_bins=3, **kw),
-    "report": lambda y, p, **kw: np.concatenate(
-        [np.ravel(value) for value in values(calibration_report(y, p, n_bins=4, **kw)).values()]),
-}
+# The calibration functions of the registry (tests/registry.py), with their options.
+FUNCTIONS = {name: registry.FUNCTIONS[name] for name in sorted(PROBABILITY_FUNCTIONS)}
 
 
 @pytest.mark.parametrize("name", sorted(FUNCTIONS))
@@ -328,7 +323,9 @@ def test_results_are_plain_floats_and_a_frozen_report():
 # ---------------------------------------------------------------------------
 # Refusals
 
-ALL = [brier_score, log_loss, calibration_error, calibration_report]
+# Every calibration function of the registry, called here with bad probabilities.
+ALL = [getattr(hs, name) for name in sorted({public_name(name)
+                                             for name in PROBABILITY_FUNCTIONS})]
 
 
 @pytest.mark.parametrize("function", ALL, ids=lambda f: f.__name__)

@@ -17,11 +17,10 @@ import textwrap
 import numpy as np
 import pytest
 from reference_impl import brute_auc_value
-from registry import STRUCTURES, readings
+from registry import EVERY_STATE, FORGETTING, STRUCTURES, centuries
 
 import hmeasure_stream as hs
 from hmeasure_stream.cli import main
-from hmeasure_stream.metric_table import Classes, Compression
 
 DAY = 86400 * 10**9
 # Times from 1680 to 2261: up to 1.8e19 ns apart, beyond int64's 9.2e18.
@@ -39,12 +38,9 @@ def inside(period, upto):
     return [k for k in range(upto + 1) if times[upto] - times[k] < period]
 
 
-TIMED = {
-    "DynamicAUC": lambda window: hs.DynamicAUC(window=window),
-    "DynamicH": lambda window: hs.DynamicH(window=window),
-    "ApproxH": lambda window: hs.ApproxH(0.01, window=window),
-    "ApproxAUC": lambda window: hs.ApproxAUC(1e-9, window=window),
-}
+# The structures of the registry (tests/registry.py) that take a window, by their maker.
+TIMED = {name: lambda window, make=STRUCTURES[name].make: make(window=window)
+         for name in FORGETTING}
 
 
 # ---------------------------------------------------------------------------
@@ -56,8 +52,7 @@ TIMED = {
 def test_a_time_window_over_centuries_holds_the_points_inside_it(name, window, batch):
     period = hs._validation.check_duration(window, "window")
     tracker = TIMED[name](window)
-    weighted = name != "ApproxAUC"
-    weights = WEIGHTS if weighted else [1.0] * len(WEIGHTS)
+    weights = WEIGHTS if STRUCTURES[name].weighted else [1.0] * len(WEIGHTS)
     for k in range(len(DATES)):
         if batch:
             tracker.add_many(LABELS[k:k + 1], SCORES[k:k + 1], weights[k:k + 1],
@@ -179,66 +174,33 @@ def test_the_command_line_refuses_an_ambiguous_duration(tmp_path, capsys, text, 
 # ---------------------------------------------------------------------------
 # Item 17: every pickle protocol round-trips every structure.
 
-def _filled(make, add):
-    tracker = make()
-    add(tracker)
+SCORES_2D = np.column_stack([-np.array(SCORES), SCORES])
+
+
+def _filled(name):
+    """Structure ``name`` of the registry (tests/registry.py) fed the points, with their
+    weights where it takes them."""
+    stream = EVERY_STATE[name]
+    tracker = stream.make()
+    stream.feed(tracker, np.array(LABELS), np.array(SCORES),
+                np.array(WEIGHTS) if stream.weighted else None)
     return tracker
 
 
-def _add_binary(tracker):
-    tracker.add_many(LABELS, SCORES)
-
-
-def _add_timed(tracker):
-    tracker.add_many(LABELS, SCORES, WEIGHTS, times=TIMES)
-
-
-SCORES_2D = np.column_stack([1 - np.array(SCORES), SCORES])
-PICKLED = {
-    **{name: (structure.make, _add_binary) for name, structure in STRUCTURES.items()},
-    "DynamicAUC variance weighted": (lambda: hs.DynamicAUC(variance=True),
-                                     lambda t: t.add_many(LABELS, SCORES, WEIGHTS)),
-    "DynamicH time window": (lambda: hs.DynamicH(window="106000d"), _add_timed),
-    "DynamicAUC time decay": (lambda: hs.DynamicAUC(half_life="30000d"), _add_timed),
-    "BinnedAUC loglog": (lambda: hs.BinnedAUC(8, transform="loglog", score_range=(0.01, 1.0)),
-                         _add_binary),
-    "DynamicMulticlassAUC": (lambda: hs.DynamicMulticlassAUC([0, 1]),
-                             lambda t: t.add_many(LABELS, SCORES_2D, WEIGHTS)),
-    "DynamicMulticlassAUC ovo": (lambda: hs.DynamicMulticlassAUC([0, 1], method="ovo"),
-                                 lambda t: t.add_many(LABELS, SCORES_2D)),
-    "SlidingWindow": (lambda: hs.SlidingWindow(4, ("auc", "h", "pauc", "auc_var", "ks",
-                                                   "auc_binned", "auc_approx",
-                                                   Compression(0.1))),
-                      lambda t: t.update(LABELS, SCORES)),
-    "SlidingWindow time": (lambda: hs.SlidingWindow("106000d", ("auc", "h")),
-                           lambda t: t.update(LABELS, SCORES, WEIGHTS, times=TIMES)),
-    "SlidingWindow multiclass": (lambda: hs.SlidingWindow(3, ["multiclass_auc",
-                                                              Classes([0, 1])]),
-                                 lambda t: t.update(LABELS, SCORES_2D)),
-}
-
-
-def _values(tracker):
-    if isinstance(tracker, hs.SlidingWindow):
-        return {}
-    if type(tracker).__name__ in STRUCTURES or isinstance(tracker, hs.DynamicAUC):
-        return readings(tracker)
-    return {"auc": tracker.auc, "len": len(tracker)}
-
-
 @pytest.mark.parametrize("protocol", range(pickle.HIGHEST_PROTOCOL + 1))
-@pytest.mark.parametrize("name", sorted(PICKLED))
+@pytest.mark.parametrize("name", sorted(EVERY_STATE))
 def test_every_pickle_protocol_round_trips(name, protocol):
-    tracker = _filled(*PICKLED[name])
+    tracker = _filled(name)
     copy = pickle.loads(pickle.dumps(tracker, protocol=protocol))
     assert type(copy) is type(tracker)
     assert pickle.dumps(copy, protocol=4) == pickle.dumps(tracker, protocol=4)
     assert _state(copy) == _state(tracker)
-    assert _values(copy) == pytest.approx(_values(tracker), nan_ok=True)
+    read = EVERY_STATE[name].read
+    assert _state(read(copy)) == _state(read(tracker))
     copy._check()
     # Both go on alike.
     if isinstance(tracker, hs.SlidingWindow):
-        later = TIMES[-1] + np.arange(1, 3) * np.timedelta64(1, "D")
+        later = centuries(len(LABELS))[-1] + np.arange(1, 3) * np.timedelta64(1, "D")
         more = {"times": later} if name.endswith("time") else {}
         rows = SCORES_2D[:2] if name.endswith("multiclass") else SCORES[:2]
         mine, theirs = (t.update(LABELS[:2], rows, **more) for t in (tracker, copy))

@@ -5,6 +5,7 @@ names work for one release with a DeprecationWarning.
 
 import numpy as np
 import pytest
+from registry import STRUCTURES
 
 import hmeasure_stream as hs
 
@@ -66,16 +67,20 @@ def test_dask_binned_auc_takes_n_bins():
         hsd.binned_auc(da.from_array(Y, chunks=50), da.from_array(S, chunks=50), bins=8)
 
 
-# (ApproxAUC counts points one by one: unit weights)
-STRUCTURES = {"DynamicAUC": (hs.DynamicAUC, W), "DynamicH": (hs.DynamicH, W),
-              "ApproxAUC": (lambda: hs.ApproxAUC(0.1), np.ones(len(Y))),
-              "ApproxH": (lambda: hs.ApproxH(0.1), W)}
+#: BinnedAUC keeps class counts per bin (``result()``), no class weights.
+WITHOUT_CLASS_WEIGHTS = frozenset({"BinnedAUC"})
+
+# The structures of the registry (tests/registry.py) that hold every point: their class
+# weights are those of all the points added (unit weights where they take no others).
+HOLDING = sorted(name for name, structure in STRUCTURES.items()
+                 if structure.keeps_points and name not in WITHOUT_CLASS_WEIGHTS)
 
 
-@pytest.mark.parametrize("name", sorted(STRUCTURES))
+@pytest.mark.parametrize("name", HOLDING)
 def test_class_weights_are_weight_neg_and_weight_pos(name):
-    make, w = STRUCTURES[name]
-    tracker = make()
+    structure = STRUCTURES[name]
+    w = W if structure.weighted else np.ones(len(Y))
+    tracker = structure.make()
     tracker.add_many(Y, S, w)
     assert tracker.weight_neg == pytest.approx(w[Y == 0].sum(), rel=1e-12)
     assert tracker.weight_pos == pytest.approx(w[Y == 1].sum(), rel=1e-12)
