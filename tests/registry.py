@@ -35,6 +35,16 @@ def _calibration_values(y, s, **kwargs):
                            for field in dataclasses.fields(report)])
 
 
+#: The metrics of a report at a threshold: they depend on the scores' values.
+AT_THRESHOLD = ("ER", "Sens", "Spec", "Precision", "Recall", "TPR", "FPR", "F", "Youden",
+                "TP", "FP", "TN", "FN")
+
+
+def _of_the_order(report):
+    """A report without its metrics at a threshold."""
+    return {key: value for key, value in report.items() if key not in AT_THRESHOLD}
+
+
 FUNCTIONS = {
     "auc": hs.auc,
     "auc max_fpr": lambda y, s, **kw: hs.auc(y, s, max_fpr=0.4, **kw),
@@ -71,7 +81,10 @@ FUNCTIONS = {
     # (A second score of each point, from its first: the pairs follow the points.)
     "auc_test": lambda y, s, **kw: tuple(hs.auc_test(
         y, s, np.abs(np.asarray(s, dtype=float) - 0.5), **kw)),
-    "sliding_window": lambda y, s, **kw: hs.sliding_window(y, s, 4, ("auc", "h"), **kw)["h"],
+    "hmeasure_report of the order": lambda y, s, **kw: _of_the_order(hs.hmeasure_report(
+        y, s, sens_spec_levels=[0.9, 0.5], **kw)),
+    "sliding_window": lambda y, s, **kw: np.concatenate(list(hs.sliding_window(
+        y, s, 4, ("auc", "h"), **kw).values())),
     # The calibration functions take probabilities: the scores mapped into (0, 1).
     "brier_score": lambda y, s, **kw: hs.brier_score(y, _probability(s), **kw),
     "log_loss": lambda y, s, **kw: hs.log_loss(y, _probability(s), **kw),
@@ -86,6 +99,14 @@ FUNCTIONS = {
 
 #: Functions whose labels are classes, not a positive class: no pos_label, no -1/1.
 CLASS_LABELS = frozenset({"multiclass ovr"})
+
+#: Functions whose value depends on the scores only through their order, ties included:
+#: equal on the scores and on their ranks.
+ORDER_ONLY = frozenset({"auc", "auc max_fpr", "roc_points", "roc_hull", "average_precision",
+                        "h_measure", "h_measure prior", "h_measure priors",
+                        "hmeasure_report of the order", "partial fpr", "partial tpr",
+                        "partial two-way", "weighted_auc", "auc_variance", "auc_ci",
+                        "sliding_window"})
 
 #: The calibration metrics: functions of probabilities of class 1 (given above the scores
 #: mapped into (0, 1)).

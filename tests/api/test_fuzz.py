@@ -29,28 +29,21 @@ import registry
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from reference_impl import brute_auc, brute_upper_hull, h_exact, roc_points_exact
-from registry import EXACT_WEIGHTED, STRUCTURES
+from registry import EXACT_WEIGHTED, STATES, STRUCTURES
 from sklearn.metrics import roc_curve
 
 from hmeasure_stream import (
-    Binning,
     DynamicAUC,
     DynamicH,
     SlidingWindow,
-    auc,
-    auc_ci,
     auc_test,
-    auc_variance,
     binned_auc,
     crisp_vus,
     h_measure,
     hmeasure_report,
     multiclass_auc,
-    partial_auc,
     roc_hull,
     roc_points,
-    sliding_window,
-    weighted_auc,
 )
 
 NAN, INF = float("nan"), float("inf")
@@ -306,21 +299,12 @@ def second_scores(scores):
     return list(reversed(scores))
 
 
-# Functions whose value depends on the scores only through their order.
+# The functions of the registry (tests/registry.py) whose value depends on the scores
+# only through their order, called f(y, s, w); and a window's update.
 ORDER_ONLY = {
-    "auc": lambda y, s, w: auc(y, s, sample_weight=w),
-    "roc_points": lambda y, s, w: roc_points(y, s, sample_weight=w),
-    "roc_hull": lambda y, s, w: roc_hull(y, s, sample_weight=w),
-    "h_measure": lambda y, s, w: h_measure(y, s, sample_weight=w),
-    # Its metrics at a threshold depend on the scores' values: left out here.
-    "hmeasure_report": lambda y, s, w: dict(list(hmeasure_report(
-        y, s, sens_spec_levels=[0.9, 0.5], sample_weight=w).items())[:11]),
-    "partial_auc": lambda y, s, w: partial_auc(y, s, fpr_range=(0, 0.5), sample_weight=w),
-    "weighted_auc": lambda y, s, w: weighted_auc(y, s, lambda v: 1 + v, sample_weight=w),
-    "auc_variance": lambda y, s, w: auc_variance(y, s, sample_weight=w),
-    "auc_ci": lambda y, s, w: auc_ci(y, s, sample_weight=w),
-    "sliding_window": lambda y, s, w: sliding_window(y, s, 3, metrics=("auc", "h"),
-                                                     sample_weight=w),
+    **{name: lambda y, s, w, function=registry.FUNCTIONS[name]: function(y, s,
+                                                                         sample_weight=w)
+       for name in sorted(registry.ORDER_ONLY)},
     "SlidingWindow.update": lambda y, s, w: SlidingWindow(2, ("auc", "auch"),
                                                           seed=1).update(y, s, w),
 }
@@ -347,11 +331,11 @@ def test_functions_of_the_order(drawn):
         canonical = (np.array(labels), dense_ranks(scores),
                      None if weights is None else np.array(weights))
         expected = outcome(function, *canonical)
-        if name == "sliding_window" and weights is not None and isinstance(expected, dict):
+        if (name == "sliding_window" and weights is not None
+                and not isinstance(expected, Exception)):
             # Random treap priorities: with float weights the sums' rounding depends on
             # the shape, so equal to rounding (SlidingWindow with a seed is bit for bit).
-            for key in expected:
-                np.testing.assert_allclose(got[key], expected[key], rtol=1e-13, atol=1e-15)
+            np.testing.assert_allclose(got, expected, rtol=1e-13, atol=1e-15)
             continue
         same(got, expected)
         if name == "auc" and not isinstance(got, Exception):
@@ -637,9 +621,9 @@ def test_structures_refuse_a_weight_far_from_their_scale(values, kind):
 OTHER_STRUCTURES = {
     **{name: (STRUCTURES[name].make, readings) for name in sorted(STRUCTURES)
        if STRUCTURES[name].keeps_points and name not in EXACT_WEIGHTED},
-    "SlidingWindow": (lambda: SlidingWindow(
-        3, ("auc", Binning(bins=4, score_range=(-2.0, 2.0))), seed=2),
-                      lambda t: [t["auc"], t["auc_binned"], len(t)]),
+    # A window of 3 rows with binned and exact AUCs (tests/registry.py).
+    "SlidingWindow binned": (STATES["SlidingWindow binned"].make,
+                             STATES["SlidingWindow binned"].read),
 }
 
 
@@ -663,12 +647,12 @@ def test_other_structures_take_or_refuse_a_batch(batches, name):
         odd = [contain(value, kind) if value is not None else None
                for value, kind in zip(values, kinds, strict=True)]
         before = pickle.dumps(tracker)
-        call = tracker.update if name == "SlidingWindow" else tracker.add_many
+        call = tracker.update if name == "SlidingWindow binned" else tracker.add_many
         if not takes_or_refuses(call, odd, bad, tracker, before):
             continue
         canonical = [np.array(labels, dtype=np.int64), np.array(scores, dtype=np.float64),
                      None if weights is None else np.array(weights)]
-        (twin.update if name == "SlidingWindow" else twin.add_many)(*canonical)
+        (twin.update if name == "SlidingWindow binned" else twin.add_many)(*canonical)
         if scores:
             exponent = new_exponent
         tracker._check()
