@@ -1515,7 +1515,7 @@ def _seconds_per_chunk(function, probs, chunk):
         function(probs[k * chunk:(k + 1) * chunk])
     return (time.perf_counter() - start) / (probs.shape[0] // chunk)
 def ap_read_part(args):
-    """``DynamicAUC.average_precision(epsilon=0.01)`` read from 10^4 to 10^6 points."""
+    """``DynamicAUC.average_precision(relative_error=0.01)`` read from 10^4 to 10^6 points."""
     reads, rounds = 200, max(7, args.rounds)
     print(f"\nDynamicAUC.average_precision, per read (median of {rounds} interleaved rounds "
           f"of {reads} reads within epsilon = 0.01; the exact read: one per round)")
@@ -1527,7 +1527,7 @@ def ap_read_part(args):
 
     def approx(tracker):
         read = tracker.average_precision
-        return lambda: [read(epsilon=0.01) for _ in range(reads)]
+        return lambda: [read(relative_error=0.01) for _ in range(reads)]
 
     seconds = time_interleaved({**{("approx", n): approx(t) for n, t in trackers.items()},
                                 **{("exact", n): t.average_precision
@@ -1536,7 +1536,7 @@ def ap_read_part(args):
         print(f"  n = {n:<9,} within 0.01 {seconds['approx', n] / reads * 1e6:8.2f} us   "
               f"exact {seconds['exact', n] * 1e6:10.1f} us")
     print("  targets:")
-    return report_target("average_precision(epsilon=0.01): growth 10^4 -> 10^6",
+    return report_target("average_precision(relative_error=0.01): growth 10^4 -> 10^6",
                          seconds["approx", 10**6] / seconds["approx", 10**4], "<=", 3)
 
 

@@ -36,8 +36,8 @@ The streaming structures update the metrics as points arrive and leave:
 - :class:`DynamicH` -- exact H-measure, AUCH and ROC hull, O(log n) hull merges per update;
 - :class:`BinnedAUC` -- the binned AUC with its error bound, O(log m) per update, mergeable;
 - :class:`DynamicMulticlassAUC` -- exact one-vs-rest or one-vs-one AUC of c classes;
-- :class:`ApproxH` -- H-measure with fixed priors within a relative error epsilon;
-- :class:`ApproxAUC` -- AUC within a relative error epsilon / 2 from a compressed list;
+- :class:`ApproxH` -- H-measure with fixed priors within a relative error;
+- :class:`ApproxAUC` -- AUC within a relative error compression / 2 from a compressed list;
 - :class:`SlidingWindow` -- metrics over a window of a stream that arrives in chunks;
 - :func:`sliding_window` -- the metrics over every window of an array;
 - :class:`DelayedAUC` -- realized and expected AUC of predictions whose labels arrive late.

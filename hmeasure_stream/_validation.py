@@ -5,7 +5,9 @@ what is wrong and, for a bad element, gives its position and value.
 """
 
 import bisect
+import dataclasses
 import datetime
+import functools
 import importlib
 import math
 import numbers
@@ -1716,6 +1718,32 @@ def renamed_keyword(where: str, old: str, new: str, old_value: Any, new_value: A
     warnings.warn(_deprecation(f"{old}=", f"{new}=", where), DeprecationWarning,
                   stacklevel=stacklevel)
     return old_value
+
+
+def renamed_fields(**renamed: str) -> Callable[[type], type]:
+    """A decorator of a dataclass whose fields ``new`` were called ``old`` (old=new):
+    its ``__init__`` takes each old name as a keyword (:func:`renamed_keyword`), and
+    the old attribute reads the new one (:func:`renamed_attributes`).  The old names
+    are no fields, so ``dataclasses.replace``, ``fields`` and ``repr`` know the new
+    ones alone."""
+    def decorate(cls: type) -> type:
+        init = vars(cls)["__init__"]
+        defaults = {f.name: f.default for f in dataclasses.fields(cls)}
+
+        @functools.wraps(init)
+        def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+            for old, new in renamed.items():
+                if old in kwargs:
+                    kwargs[new] = renamed_keyword(cls.__name__, old, new, kwargs.pop(old),
+                                                  kwargs.get(new, defaults[new]),
+                                                  defaults[new])
+            init(self, *args, **kwargs)
+
+        setattr(cls, "__init__", __init__)  # noqa: B010 (mypy refuses the assignment)
+        setattr(cls, "__getattr__", renamed_attributes(**renamed))  # noqa: B010
+        return cls
+
+    return decorate
 
 
 def renamed_attributes(**renamed: str) -> Callable[[Any, str], Any]:

@@ -14,7 +14,7 @@ by an options object, which gives the options of every metric of its class
 in the window and stands for its metric(s) when none of them is named::
 
     SlidingWindow(1000, metrics=("auc", PartialRange(fpr_range=(0, 0.2)),
-                                 HCost(severity_ratio="prior", epsilon=0.1)))
+                                 HCost(severity_ratio="prior", relative_error=0.1)))
 
 follows ``"auc"``, ``"pauc"`` over false positive rates in [0, 0.2] and
 ``"h"`` with R's severity ratio, within 0.1 * (1 - H).
@@ -44,6 +44,7 @@ from hmeasure_stream._validation import (
     check_rate,
     check_rate_range,
     check_relative_to,
+    renamed_fields,
     threshold_key,
 )
 
@@ -79,7 +80,7 @@ BINS = "bins"
 COMPRESSED = "compressed list"
 #: One binary engine per class or ordered pair of classes, over 2-d scores.
 MULTICLASS = "multi-class"
-#: The average precision within epsilon after each point (finger searches of the
+#: The average precision within a relative error after each point (finger searches of the
 #: segment tree by rank times true positives).
 PRECISION_GROUPS = "precision groups"
 #: Exact sums of terms of each point's probability (the scores read as probabilities of
@@ -91,9 +92,10 @@ CALIBRATION = "probability sums"
 VALUE_NEEDS = frozenset({THRESHOLD, BINS, CALIBRATION})
 
 
+@renamed_fields(epsilon="relative_error")
 @dataclass(frozen=True)
 class HCost:
-    """The options of the H-measure's hull: cost distribution, priors and epsilon.
+    """The options of the H-measure's hull: cost distribution, priors and relative error.
 
     One object for ``"h"``, ``"auch"``, ``"ks"``, ``"mer"`` and ``"mwl"``,
     which share the window's maintained hull; alone in ``metrics`` it asks
@@ -103,23 +105,26 @@ class HCost:
     ----------
     alpha, beta, severity_ratio, priors
         As for :func:`~hmeasure_stream.h_measure`.  Fixed ``priors`` and
-        ``severity_ratio="prior"`` need ``epsilon``, and cannot be combined
-        with ``"ks"``, ``"mer"`` or ``"mwl"``.
-    epsilon : float, optional
-        Follow ``"h"`` within ``epsilon * (1 - H)`` as
+        ``severity_ratio="prior"`` need ``relative_error``, and cannot be
+        combined with ``"ks"``, ``"mer"`` or ``"mwl"``.
+    relative_error : float, optional
+        Follow ``"h"`` within ``relative_error * (1 - H)`` as
         :class:`~hmeasure_stream.ApproxH` does.  None: the exact H of
         :class:`~hmeasure_stream.DynamicH`.
+    epsilon : float, optional
+        Deprecated name of ``relative_error`` (removed in the next release).
 
     See Also
     --------
     hmeasure_stream.h_measure : the H-measure of one set of points.
-    hmeasure_stream.ApproxH : the approximate H of ``epsilon``.
+    hmeasure_stream.ApproxH : the approximate H of ``relative_error``.
 
     Examples
     --------
     >>> from hmeasure_stream import HCost, sliding_window
     >>> y, s = [0, 1, 0, 1, 1, 0], [0.2, 0.9, 0.4, 0.3, 0.8, 0.1]
-    >>> h = sliding_window(y, s, 4, metrics=[HCost(severity_ratio="prior", epsilon=0.1)])["h"]
+    >>> cost = HCost(severity_ratio="prior", relative_error=0.1)
+    >>> h = sliding_window(y, s, 4, metrics=[cost])["h"]
     >>> h.shape
     (6,)
     """
@@ -134,15 +139,17 @@ class HCost:
     #: Fixed class priors (pi0, pi1), or None for the window's.
     priors: object = field(default=None, metadata={"help": "fixed class priors"})
     #: The relative error of the approximate H, or None for the exact H.
-    epsilon: object = field(default=None, metadata={
-        "help": "approximate within EPS * (1 - H), for any priors"})
+    relative_error: object = field(default=None, metadata={
+        "help": "approximate within E * (1 - H), for any priors", "metavar": "E"})
+
     def __post_init__(self) -> None:
         rule = check_cost(self.alpha, self.beta, self.severity_ratio, self.priors)
         object.__setattr__(self, "_rule", rule)
         if self.priors is not None:
             object.__setattr__(self, "priors", check_priors(self.priors))
-        if self.epsilon is not None:
-            object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
+        if self.relative_error is not None:
+            object.__setattr__(self, "relative_error",
+                               check_positive(self.relative_error, "relative_error"))
 
     @property
     def rule(self) -> CostRule:
@@ -200,6 +207,7 @@ class PartialRange:
                     (self.fpr_range or (0.0, 1.0), self.tpr_range or (0.0, 1.0)))
 
 
+@renamed_fields(bins="n_bins")
 @dataclass(frozen=True)
 class Binning:
     """The options of ``"auc_binned"``: its bins.
@@ -209,7 +217,7 @@ class Binning:
 
     Parameters
     ----------
-    bins : int, default=1000
+    n_bins : int, default=1000
         The number of bins (>= 1).
     transform : {None, "loglog"}, default=None
         Linear bins, or bins of the log-log transform.
@@ -218,6 +226,8 @@ class Binning:
         (the whole array in :func:`~hmeasure_stream.sliding_window`), then frozen.
     score_range : (float, float), default=(0.0, 1.0)
         The range of the scores the bins cover.
+    bins : int, optional
+        Deprecated name of ``n_bins`` (removed in the next release).
 
     See Also
     --------
@@ -226,12 +236,12 @@ class Binning:
     Examples
     --------
     >>> from hmeasure_stream import Binning
-    >>> Binning(bins=100).score_range
+    >>> Binning(n_bins=100).score_range
     (0.0, 1.0)
     """
 
     #: The number of bins.
-    bins: int = field(default=1000, metadata={
+    n_bins: int = field(default=1000, metadata={
         "help": "the number of bins (default 1000)", "metavar": "N"})
     #: None (linear bins) or "loglog".
     transform: object = field(default=None, metadata={
@@ -246,29 +256,32 @@ class Binning:
         "help": "the range of the scores the bins cover (default 0,1)", "metavar": "A,B"})
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "bins", check_bins(self.bins))
+        object.__setattr__(self, "n_bins", check_bins(self.n_bins, "n_bins"))
         transform, alpha = check_transform(self.transform, self.loglog_alpha)
         object.__setattr__(self, "transform", transform)
         object.__setattr__(self, "loglog_alpha", alpha)
         object.__setattr__(self, "score_range", check_score_range(self.score_range))
 
 
+@renamed_fields(epsilon="compression")
 @dataclass(frozen=True)
 class Compression:
     """The options of ``"auc_approx"``: the compression of its list.
 
     Tatti, "Efficient estimation of AUC in a sliding window", as
     :class:`~hmeasure_stream.ApproxAUC` keeps it.  ``"auc_approx"`` needs
-    it (``epsilon`` has no default); alone in ``metrics`` it asks for
+    it (``compression`` has no default); alone in ``metrics`` it asks for
     ``"auc_approx"``.
 
     Parameters
     ----------
-    epsilon : float
-        The relative error bound: the estimate is within ``epsilon * auc / 2``
-        of the window's AUC.
+    compression : float
+        The list is (1 + compression)-compressed (Tatti's epsilon): the
+        estimate is within ``compression * auc / 2`` of the window's AUC.
     relative_to : {"auc", "1-auc"}, default="auc"
-        With ``"1-auc"`` the bound is ``epsilon * (1 - auc) / 2`` instead.
+        With ``"1-auc"`` the bound is ``compression * (1 - auc) / 2`` instead.
+    epsilon : float, optional
+        Deprecated name of ``compression`` (removed in the next release).
 
     See Also
     --------
@@ -278,19 +291,20 @@ class Compression:
     --------
     >>> from hmeasure_stream import Compression
     >>> Compression(0.1)
-    Compression(epsilon=0.1, relative_to='auc')
+    Compression(compression=0.1, relative_to='auc')
     """
 
-    #: The relative error bound.
-    epsilon: float = field(metadata={
-        "help": "the AUC within EPS * auc / 2 (required)", "metavar": "EPS"})
+    #: The compression of the list (Tatti's epsilon).
+    compression: float = field(metadata={
+        "help": "a (1 + C)-compressed list: the AUC within C * auc / 2 (required)",
+        "metavar": "C"})
     #: "auc" or "1-auc".
     relative_to: str = field(default="auc", metadata={
-        "help": "the bound is EPS * (1 - auc) / 2 instead (default: auc)",
+        "help": "the bound is C * (1 - auc) / 2 instead (default: auc)",
         "metavar": "1-auc"})
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_positive(self.epsilon, "epsilon"))
+        object.__setattr__(self, "compression", check_positive(self.compression, "compression"))
         check_relative_to(self.relative_to, "relative_to")
 
 
@@ -454,6 +468,7 @@ class Classes:
             object.__setattr__(self, "classes", tuple(cast("Iterable[Any]", self.classes)))
 
 
+@renamed_fields(epsilon="relative_error")
 @dataclass(frozen=True)
 class APApprox:
     """The options of ``"ap_approx"``: the relative error of the average precision.
@@ -462,9 +477,12 @@ class APApprox:
 
     Parameters
     ----------
-    epsilon : float in (0, 1), default=0.01
-        The estimate is within ``epsilon * ap`` of the window's exact average
-        precision, as ``DynamicAUC.average_precision(epsilon=...)`` reads it.
+    relative_error : float in (0, 1), default=0.01
+        The estimate is within ``relative_error * ap`` of the window's exact
+        average precision, as ``DynamicAUC.average_precision(relative_error=...)``
+        reads it.
+    epsilon : float, optional
+        Deprecated name of ``relative_error`` (removed in the next release).
 
     See Also
     --------
@@ -479,11 +497,12 @@ class APApprox:
     """
 
     #: The relative error bound.
-    epsilon: float = field(default=0.01, metadata={
-        "help": "average precision within EPS * ap (default 0.01)", "metavar": "EPS"})
+    relative_error: float = field(default=0.01, metadata={
+        "help": "average precision within E * ap (default 0.01)", "metavar": "E"})
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "epsilon", check_probability_level(self.epsilon, "epsilon"))
+        object.__setattr__(self, "relative_error",
+                           check_probability_level(self.relative_error, "relative_error"))
 
 
 @dataclass(frozen=True)
@@ -626,7 +645,7 @@ METRICS = {metric.name: metric for metric in (
             stands_for_options=True, report_key="H"),
     _metric("auch", "area under the ROC convex hull", HCost, (HULL,), label="AUCH",
             report_key="AUCH"),
-    _metric("auc_approx", "the AUC within epsilon * auc / 2 from Tatti's compressed list",
+    _metric("auc_approx", "the AUC within compression * auc / 2 from Tatti's compressed list",
             Compression, (COMPRESSED,), stands_for_options=True),
     _metric("auc_binned", "the AUC of binned class counts", Binning, (BINS,),
             stands_for_options=True),
@@ -671,10 +690,11 @@ METRICS = {metric.name: metric for metric in (
     _metric("multiclass_auc", "one-vs-rest or one-vs-one AUC of c classes (2-d scores, "
             "alone in its window)", Classes, (MULTICLASS,), stands_for_options=True,
             cli=False),
-    _metric("ap_approx", "average precision within epsilon * ap (O(log(w)^2 / epsilon) a step)",
+    _metric("ap_approx", "average precision within relative_error * ap "
+            "(O(log(w)^2 / relative_error) a step)",
             APApprox, (PRECISION_GROUPS,), label="AP", stands_for_options=True,
             reader=_reader("_read_precision", "attach_approx",
-                           lambda options: (options.epsilon,))),
+                           lambda options: (options.relative_error,))),
     _metric("brier", "Brier score of the scores as probabilities of class 1", None,
             (CALIBRATION,), label="Brier"),
     _metric("log_loss", "log loss of the scores as probabilities of class 1", None,

@@ -28,19 +28,19 @@ def main():
     s = 1.0 / (1.0 + np.exp(-(rng.normal(size=n) * 4 + 2 * y)))
     edges = np.linspace(0.0, 1.0, m + 1)
     index = np.minimum((s * m).astype(np.int64), m - 1)
-    alpha = binned_auc(y, s, bins=m, transform="loglog").loglog_alpha
+    alpha = binned_auc(y, s, n_bins=m, transform="loglog").loglog_alpha
     cases = {
         "np.searchsorted(edges, s)": lambda: np.searchsorted(edges, s),
         "np.bincount(bin index)": lambda: np.bincount(index, minlength=m),
         "numpy: floor(m s) then bincount": lambda: np.bincount(
             np.minimum((s * m).astype(np.int64), m - 1), minlength=m
         ),
-        "binned_auc linear": lambda: binned_auc(y, s, bins=m),
+        "binned_auc linear": lambda: binned_auc(y, s, n_bins=m),
         "binned_auc loglog, alpha given": lambda: binned_auc(
-            y, s, bins=m, transform="loglog", loglog_alpha=alpha
+            y, s, n_bins=m, transform="loglog", loglog_alpha=alpha
         ),
         "binned_auc loglog, alpha estimated": lambda: binned_auc(
-            y, s, bins=m, transform="loglog"
+            y, s, n_bins=m, transform="loglog"
         ),
     }
     print(f"n = {n}, bins = {m}; median of 11 interleaved runs")

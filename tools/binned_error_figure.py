@@ -50,7 +50,7 @@ def curves(y, p):
         rows[transform] = np.array([
             (abs(exact - r.auc), r.max_error, r.expected_error)
             for r in (
-                binned_auc(y, p, bins=m, transform=transform, loglog_alpha=alpha) for m in BINS
+                binned_auc(y, p, n_bins=m, transform=transform, loglog_alpha=alpha) for m in BINS
             )
         ])
     return exact, rows

@@ -131,7 +131,8 @@ class SlidingWindowApproxH:
         self.y, self.s = _stream(window + 5_000)
 
     def time_sliding_window_approx_h(self, window, epsilon):
-        sliding_window(self.y, self.s, window, metrics=HCost(epsilon=epsilon, priors=(0.3, 0.7)))
+        sliding_window(self.y, self.s, window,
+                       metrics=HCost(relative_error=epsilon, priors=(0.3, 0.7)))
 
 
 class DynamicHMemory:
@@ -241,4 +242,4 @@ class DynamicAUCApproxAP:
         self.tracker.add_many(y, s)
 
     def time_read_average_precision(self, n, epsilon):
-        self.tracker.average_precision(epsilon=epsilon)
+        self.tracker.average_precision(relative_error=epsilon)

@@ -77,7 +77,16 @@ from hmeasure_stream.cli._reading import (
     open_source,
     parse_scores,
 )
-from hmeasure_stream.metric_table import METRICS, REPORT, HCost, Threshold, first_improbable
+from hmeasure_stream.metric_table import (
+    METRICS,
+    REPORT,
+    APApprox,
+    Binning,
+    Compression,
+    HCost,
+    Threshold,
+    first_improbable,
+)
 from hmeasure_stream.streaming._window_rules import (
     COUNT_LIMIT,
     check_count,
@@ -88,7 +97,7 @@ from hmeasure_stream.streaming._window_rules import (
 
 #: The metrics of the table that --metrics offers (1-d scores, options among the flags').
 AVAILABLE_METRICS = tuple(name for name, metric in METRICS.items() if metric.cli)
-#: The options objects whose fields are flags made from the table (``_table_flags``);
+#: The options objects whose fields are flags made from the table (``_TABLE_FLAGS``);
 #: H's and the threshold's flags are written out, for their own parsing.
 _TABLE_OPTIONS = tuple(dict.fromkeys(
     METRICS[name].options for name in AVAILABLE_METRICS
@@ -98,29 +107,35 @@ def _options_of(options):
     return [name for name in AVAILABLE_METRICS if METRICS[name].options is options]
 
 
-def _table_flags():
-    """(flag, dest, options class, field) of each field with a help of ``_TABLE_OPTIONS``:
-    ``--field-name``, or ``--metric-field-name`` when another flag has that name (read
-    once, as ``_TABLE_FLAGS``)."""
-    taken = {"--" + f.name.replace("_", "-") for f in dataclasses.fields(HCost)}
-    for options in _TABLE_OPTIONS:
-        for field in dataclasses.fields(options):
-            if "help" not in field.metadata:
-                continue
-            flag = "--" + field.name.replace("_", "-")
-            if flag in taken:
-                flag = f"--{_options_of(options)[0]}-{field.name}".replace("_", "-")
-            taken.add(flag)
-            yield flag, f"{options.__name__}.{field.name}", options, field
+def _flag_of(field):
+    """An option field's flag: ``--field-name``.  One word, one meaning: the fields of
+    one name (``relative_error``, ``n_bins``) in several options classes share one flag,
+    which sets each of them for the metrics asked."""
+    return "--" + field.name.replace("_", "-")
 
 
-_TABLE_FLAGS = tuple(_table_flags())
+#: (flag, dest, options class, field) of each field with a help of ``_TABLE_OPTIONS``
+#: (the dest is the field's name, shared by the classes with a field of that name).
+_TABLE_FLAGS = tuple((_flag_of(field), field.name, options, field)
+                     for options in _TABLE_OPTIONS for field in dataclasses.fields(options)
+                     if "help" in field.metadata)
 #: (flag, dest, options class) of every metric option: H's and the threshold's, written out
 #: in the parser, and the table's (``_TABLE_FLAGS``).
-_OPTION_FLAGS = (*(("--" + f.name.replace("_", "-"), f.name, options)
+_OPTION_FLAGS = (*((_flag_of(f), f.name, options)
                    for options in (HCost, Threshold) for f in dataclasses.fields(options)
                    if f.init),
                  *((flag, dest, options) for flag, dest, options, _ in _TABLE_FLAGS))
+#: The former spellings of option flags, for one release: (old flag, options class, field);
+#: each sets its class's field alone, with a note on standard error naming the new flag.
+_RENAMED_FLAGS = (("--epsilon", HCost, "relative_error"),
+                  ("--ap-approx-epsilon", APApprox, "relative_error"),
+                  ("--auc-approx-epsilon", Compression, "compression"),
+                  ("--bins", Binning, "n_bins"))
+
+
+def _renamed_dest(flag):
+    """Where the parser keeps a former flag's value (its class's field alone)."""
+    return "renamed" + flag.replace("-", "_")
 # R hmeasure's KS, MER, MWL: the exact hull, with the window's class proportions.
 _REPORT_METRICS = tuple(name for name in AVAILABLE_METRICS if REPORT in METRICS[name].needs)
 #: The columns --delayed writes after the metrics (DelayedAUC's results).
@@ -132,7 +147,8 @@ MAX_CHUNK = 2**24
 # Options that shape the monitor's output: given without FILE, the monitor
 # runs on the embedded stream instead of the demo's summary.
 _MONITOR_OPTIONS = ("out", "metrics", "every", "plot", "alert", "fail_on_alert", "half_life",
-                    *(dest for _, dest, _ in _OPTION_FLAGS))
+                    *dict.fromkeys(dest for _, dest, _ in _OPTION_FLAGS),
+                    *(_renamed_dest(flag) for flag, _, _ in _RENAMED_FLAGS))
 # Options that describe FILE: refused without it.
 _FILE_OPTIONS = ("label_col", "pos_label", "score_col", "encoding", "delimiter",
                  "decimal_comma", "time_col", "id_col", "keep_cols", "delayed", "prob_col")
@@ -155,7 +171,7 @@ class Monitor:
     whole run: each row is fed to it once, and the values of the rows
     written (every K-th row with ``--every K``) are read from what it
     returns.  It chooses the engines (exact AUC, the maintained hull for H,
-    or ApproxH with ``epsilon``), forgets the points of a window of rows, of
+    or ApproxH with ``relative_error``), forgets the points of a window of rows, of
     time (``"24h"``) or of a half-life (both need the rows' times:
     ``process(..., times=...)``), and makes the values nan while the window
     holds fewer than ``min_periods`` rows.  A window longer than the stream
@@ -163,7 +179,7 @@ class Monitor:
     window's size, its pages zero until rows are written to them (memory for
     the rows read where the system commits pages lazily: Linux, macOS).
 
-    H with fixed priors or R's "prior" severity ratio and no ``epsilon``
+    H with fixed priors or R's "prior" severity ratio and no ``relative_error``
     cannot be maintained exactly: it is then computed from the window's
     last rows, kept here, for each written row (O(w log w) per written row).
     """
@@ -184,11 +200,11 @@ class Monitor:
         self.every = every
         self.h_options = {name: getattr(cost, name)
                           for name in ("alpha", "beta", "severity_ratio", "priors")}
-        self.recompute_h = ("h" in metrics and cost.epsilon is None
+        self.recompute_h = ("h" in metrics and cost.relative_error is None
                             and not cost.rule.exact_on_structures)
         if self.recompute_h and self.timed:
             raise InputError("H with --priors or --severity-ratio prior over a window of time "
-                             "or with --half-life needs --epsilon")
+                             "or with --half-life needs --relative-error")
         names = ("auc", *[name for name in metrics
                           if name != "auc" and not (name == "h" and self.recompute_h)])
         # Each metric's options, given once for all the metrics that share them.
@@ -642,15 +658,19 @@ def build_parser():
     parser.add_argument("--severity-ratio", metavar="SR",
                         help="H: " + _help(HCost, "severity_ratio"))
     parser.add_argument("--priors", metavar="P0,P1", help="H: " + _help(HCost, "priors"))
-    parser.add_argument("--epsilon", type=_positive_float, metavar="EPS",
-                        help="H: " + _help(HCost, "epsilon") + " (without it, H with --priors "
-                             "or --severity-ratio prior is recomputed from the window for "
-                             "each written row)")
-    for flag, dest, options, field in _TABLE_FLAGS:
-        help_text = field.metadata["help"]
-        parser.add_argument(flag, dest=dest, type=_option_value,
-                            metavar=field.metadata.get("metavar"),
-                            help=f"{', '.join(_options_of(options))}: {help_text}")
+    parser.add_argument("--relative-error", type=_positive_float, metavar="E",
+                        help="H: " + _help(HCost, "relative_error") + " (without it, H with "
+                             "--priors or --severity-ratio prior is recomputed from the "
+                             "window for each written row); " + _table_help("relative_error"))
+    written = {"--relative-error"}  # (a flag of several classes: made once)
+    for flag, dest, _, field in _TABLE_FLAGS:
+        if flag not in written:
+            written.add(flag)
+            parser.add_argument(flag, dest=dest, type=_option_value,
+                                metavar=field.metadata.get("metavar"), help=_table_help(dest))
+    for flag, options, _ in _RENAMED_FLAGS:
+        parser.add_argument(flag, dest=_renamed_dest(flag), help=argparse.SUPPRESS,
+                            type=_positive_float if options is HCost else _option_value)
     parser.add_argument("--alert", type=_Alert, action="append", metavar="METRIC<VALUE",
                         help="write a line to stderr when a written metric crosses a limit "
                              "(METRIC<VALUE or METRIC>VALUE, e.g. 'auc<0.8'; the metric must "
@@ -685,18 +705,40 @@ def _option_value(text):
 
 def _check_option_flags(args, given):
     """Refuse a metric option's flag (among ``given``, the dests set on the command line)
-    when no metric of ``--metrics`` has options of its class."""
+    when no metric of ``--metrics`` has options of a class it sets; note each former flag
+    used on standard error, and refuse it beside its new spelling."""
     asked = {METRICS[name].options for name in args.metrics}
-    for flag, dest, options in _OPTION_FLAGS:
-        if dest in given and options not in asked:
+    for flag, dest in dict.fromkeys((flag, dest) for flag, dest, _ in _OPTION_FLAGS):
+        owners = [options for f, d, options in _OPTION_FLAGS if (f, d) == (flag, dest)]
+        if dest in given and not asked.intersection(owners):
+            metrics = [name for options in owners for name in _options_of(options)]
+            raise _UsageError(f"{flag} goes with --metrics {' or '.join(metrics)}")
+    for flag, options, name in _RENAMED_FLAGS:
+        if _renamed_dest(flag) not in given:
+            continue
+        new = _flag_of(next(f for f in dataclasses.fields(options) if f.name == name))
+        if name in given:
+            raise _UsageError(f"give {new} only ({flag} is its former name), not both")
+        if options not in asked:
             raise _UsageError(f"{flag} goes with --metrics {' or '.join(_options_of(options))}")
+        _say(f"hmeasure-stream: warning: {flag} is deprecated and will be removed in the "
+             f"next release; use {new}")
+
+
+def _field_value(args, options, name):
+    """The value the command line gives the field ``name`` of ``options``: its former
+    flag's (``_RENAMED_FLAGS``), else its flag's (None: not given)."""
+    for flag, owner, field in _RENAMED_FLAGS:
+        if (owner, field) == (options, name) and getattr(args, _renamed_dest(flag)) is not None:
+            return getattr(args, _renamed_dest(flag))
+    return getattr(args, name)
 
 
 def _table_options(args):
     """The options objects of the table's flags, for the metrics asked."""
     chosen = []
     for options in _TABLE_OPTIONS:
-        flags = [(flag, field, getattr(args, dest)) for flag, dest, owner, field
+        flags = [(flag, field, _field_value(args, options, dest)) for flag, dest, owner, field
                  in _TABLE_FLAGS if owner is options]
         given = {field.name: value for _, field, value in flags if value is not None}
         asked = [name for name in args.metrics if METRICS[name].options is options]
@@ -718,6 +760,13 @@ def _help(options, name):
     return next(f.metadata["help"] for f in dataclasses.fields(options) if f.name == name)
 
 
+def _table_help(dest):
+    """The help of the table's flag of the fields named ``dest``: each class's, after the
+    metrics it serves."""
+    return "; ".join(f"{', '.join(_options_of(options))}: {field.metadata['help']}"
+                     for _, name, options, field in _TABLE_FLAGS if name == dest)
+
+
 def _metric_options(args):
     """The options objects of the metric table, from the flags."""
     severity = args.severity_ratio
@@ -737,7 +786,8 @@ def _metric_options(args):
                              f"{args.priors!r}") from None
     try:
         cost = HCost(alpha=args.alpha, beta=args.beta, severity_ratio=severity,
-                     priors=priors, epsilon=args.epsilon)
+                     priors=priors,
+                     relative_error=_field_value(args, HCost, "relative_error"))
     except ValueError as error:
         message = str(error)
         raise InputError(f"--priors: {message}" if message.startswith("priors") else message
@@ -1474,11 +1524,11 @@ def _complete(args):
                 f"--alert {alert.text!r} watches {alert.metric!r}, which is not in --metrics "
                 f"({','.join(args.metrics)}): add it there")
     report = [name for name in args.metrics if name in _REPORT_METRICS]
-    if report and (args.epsilon is not None or args.priors is not None
-                   or args.severity_ratio == "prior"):
+    if report and (_field_value(args, HCost, "relative_error") is not None
+                   or args.priors is not None or args.severity_ratio == "prior"):
         raise _UsageError(
             f"--metrics {','.join(report)} come from the exact hull, with the window's class "
-            "proportions: they cannot be combined with --epsilon, --priors or "
+            "proportions: they cannot be combined with --relative-error, --priors or "
             "--severity-ratio prior")
     return bool(given) or args.window is None
 

@@ -8,8 +8,8 @@ blocks serve the partial AUC and DeLong's variance: O(log n) per update.
 it the H-measure with priors from the data and the AUCH: O(log n) hull
 merges per update.
 ``ApproxH`` keeps the same hull and computes H for priors not taken from the
-data within a relative error epsilon (Sec. 6).  ``ApproxAUC`` estimates the
-AUC within a relative error epsilon / 2 from a compressed list of score groups
+data within a relative error (Sec. 6).  ``ApproxAUC`` estimates the AUC
+within a relative error compression / 2 from a compressed list of score groups
 (Tatti, "Efficient estimation of AUC in a sliding window").  ``SlidingWindow``
 follows them over a window of a stream that arrives in chunks;
 ``sliding_window`` over a whole array.  ``DelayedAUC`` follows predictions

@@ -43,7 +43,6 @@ from hmeasure_stream._validation import (
     check_duration,
     check_label_value,
     check_labels,
-    check_probability_level,
     check_same_length,
     check_score_value,
     check_scores,
@@ -59,8 +58,10 @@ from hmeasure_stream._validation import (
     merged_label_map,
     raise_bad_score,
     renamed_attributes,
+    renamed_keyword,
 )
 from hmeasure_stream.curves import PrecisionRecallCurve, ROCCurve
+from hmeasure_stream.metric_table import APApprox
 from hmeasure_stream.streaming._window_rules import (
     check_count,
     check_window_counts,
@@ -82,6 +83,9 @@ else:
 
 #: The format of every structure's pickle; a pickle of another format is refused.
 PICKLE_FORMAT = 1
+#: The deprecated attribute names of every point set (old=new); a subclass that renames
+#: more gives its ``__getattr__`` these and its own.
+RENAMED_ATTRIBUTES = {"n_neg": "weight_neg", "n_pos": "weight_pos"}
 
 
 class Pickled:
@@ -435,14 +439,17 @@ class PointSet(Pickled, _PointSlots):
         """As :func:`~hmeasure_stream.precision_recall_curve` returns it.  O(n)."""
         return PrecisionRecallCurve(*precision_recall_of(*self._sums(), drop_intermediate))
 
-    def average_precision(self, epsilon: float | None = None) -> float:
+    def average_precision(self, relative_error: float | None = None, *,
+                          epsilon: float | None = None) -> float:
         """:func:`~hmeasure_stream.average_precision` of the points (O(n); nan without a class);
-        with ``epsilon`` in (0, 1), within ``epsilon`` times it in O(log(n)^2 / epsilon) (see
-        docs/implementation.rst, "The approximate average precision")."""
-        if epsilon is not None:
-            epsilon = check_probability_level(epsilon, "epsilon")
+        with ``relative_error`` e in (0, 1) (``epsilon``: deprecated), within e times it in
+        O(log(n)^2 / e), as ``"ap_approx"`` (docs/implementation.rst)."""
+        relative_error = renamed_keyword("average_precision", "epsilon", "relative_error",
+                                         epsilon, relative_error)
+        if relative_error is not None:
+            relative_error = APApprox(relative_error).relative_error
             if isinstance(self._engine, BlockedAUCEngine):
-                return read_average_precision(self._engine, epsilon)
+                return read_average_precision(self._engine, relative_error)
         if not (self._engine.weight_neg > 0 and self._engine.weight_pos > 0):
             return np.nan
         return average_precision_of(*self._sums()[1:])
@@ -533,7 +540,7 @@ class PointSet(Pickled, _PointSlots):
         """Total weight of class 1."""
         return self._engine.weight_pos
 
-    __getattr__ = renamed_attributes(n_neg="weight_neg", n_pos="weight_pos")
+    __getattr__ = renamed_attributes(**RENAMED_ATTRIBUTES)
 
     @property
     def nbytes(self) -> int:

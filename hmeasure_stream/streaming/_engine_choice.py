@@ -68,7 +68,7 @@ def window_engines(chosen, *, capacity, seed, window=None):
     the threshold metrics, the partial box, DeLong's variance and interval):
     the hull engine when a hull metric is asked (H, AUCH and R's KS, MER,
     MWL: exact H when the priors come from the data and the cost
-    distribution does not depend on them, the approximate H of ``epsilon``
+    distribution does not depend on them, the approximate H of ``relative_error``
     otherwise; the report's descents and the lower hull only when a metric
     needs them), else a ``BlockedAUCEngine``; it is left out when the bins or
     the compressed list compute every metric asked for.  The bins and the
@@ -142,7 +142,7 @@ def bins_engine(binning):
     """The bins of ``binning`` (:class:`Binning`): ``binned_auc``'s rule, frozen (a
     log-log alpha of None, nan here, is estimated from the first chunk)."""
     lo, hi = binning.score_range
-    engine = BinTree(binning.bins)
+    engine = BinTree(binning.n_bins)
     engine.set_binning(lo, hi - lo, TRANSFORMS[binning.transform],
                        0.0 if binning.transform is None
                        else np.nan if binning.loglog_alpha is None else binning.loglog_alpha)
@@ -151,29 +151,30 @@ def bins_engine(binning):
 
 def compressed_engine(compression, capacity, seed):
     """Tatti's compressed list of ``compression`` (:class:`Compression`)."""
-    return ApproxAUCEngine(compression.epsilon, compression.relative_to == "1-auc", capacity,
-                           seed)
+    return ApproxAUCEngine(compression.compression, compression.relative_to == "1-auc",
+                           capacity, seed)
 
 
 def hull_engine(cost, capacity, *, report=False, lower=False):
     """The maintained hull of H, AUCH and R's KS, MER and MWL for ``cost`` (:class:`HCost`):
     the exact H when the priors come from the points and the cost distribution does not
-    depend on them, the approximate H of ``cost.epsilon`` otherwise; R's report's
+    depend on them, the approximate H of ``cost.relative_error`` otherwise; R's report's
     descents with ``report``, the lower hull (KS) with ``lower``."""
-    if cost.epsilon is not None:
+    if cost.relative_error is not None:
         if report:
             raise ValueError(
                 "the metrics 'ks', 'mer' and 'mwl' come from the exact hull: they cannot be "
-                "combined with epsilon="
+                "combined with relative_error="
             )
         engine = BlockedHullEngine(2.0, 2.0, capacity)
-        engine.set_reading(cost.epsilon, cost.rule)
+        engine.set_reading(cost.relative_error, cost.rule)
         return engine
     if not cost.rule.exact_on_structures:
         raise ValueError(
             "fixed priors and severity_ratio='prior' make H impossible to maintain "
-            "exactly: pass epsilon= for the approximate H (within epsilon * (1 - H)), "
-            "or call h_measure on each window"
+            "exactly (H then no longer splits into a sum over the hull's edges): give "
+            "relative_error= (ApproxH, or HCost in a window) for H within "
+            "relative_error * (1 - H), or call h_measure on each set of points"
         )
     engine = BlockedHullEngine(*cost.rule.shape, capacity)
     if report:

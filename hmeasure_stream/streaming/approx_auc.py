@@ -11,18 +11,21 @@ from hmeasure_stream._validation import (
     Duration,
     Label,
     Window,
-    check_positive,
-    check_relative_to,
     check_unit_weights,
     check_weight_value,
     label_map,
+    renamed_attributes,
+    renamed_keyword,
 )
+from hmeasure_stream.metric_table import Compression
 from hmeasure_stream.streaming._base import (
+    RENAMED_ATTRIBUTES,
     WindowedPointSet,
     check_structure_options,
     checked_batch,
     make_forgetting,
 )
+from hmeasure_stream.streaming._engine_choice import compressed_engine
 from hmeasure_stream.streaming._window_rules import refuse_decay
 
 __all__ = ["ApproxAUC"]
@@ -41,18 +44,19 @@ def _unit_weight(weight: float) -> float:
 
 
 class ApproxAUC(WindowedPointSet):
-    """AUC within a relative error epsilon / 2 of a set of points that changes.
+    """AUC within a relative error compression / 2 of a set of points that changes.
 
-    Keeps the points in a score tree and, over it, a *(1 + epsilon)-compressed list* of score
+    Keeps the points in a score tree and, over it, a *(1 + compression)-compressed list* of score
     groups, from which it reads an estimate auc' of the exact AUC of the current points (as
-    :func:`~hmeasure_stream.auc`) with ``|auc' - auc| <= epsilon * auc / 2``, or
-    ``<= epsilon * (1 - auc) / 2`` with ``relative_to="1-auc"`` (Prop. 1 and the remark after
+    :func:`~hmeasure_stream.auc`) with ``|auc' - auc| <= compression * auc / 2``, or
+    ``<= compression * (1 - auc) / 2`` with ``relative_to="1-auc"`` (Prop. 1 and the remark after
     it).  Points of weight 1, refusals, windows and threads as in :class:`DynamicAUC`.
 
     Parameters
     ----------
-    epsilon : float
-        The compression, > 0: the bound above.  Smaller is more exact and slower.
+    compression : float
+        The compression, > 0 (the paper's epsilon; ``epsilon=``: deprecated): the bound above.
+        Smaller is more exact and slower.  As :class:`~hmeasure_stream.Compression` checks it.
     relative_to : {"auc", "1-auc"}, default="auc"
         What the error is relative to.  ``"1-auc"`` builds the list over class 1 and estimates
         1 - auc: the tighter bound for good classifiers, whose AUC is near 1.
@@ -70,11 +74,12 @@ class ApproxAUC(WindowedPointSet):
 
     Notes
     -----
-    An update costs O(log n + log n / epsilon): the tree, then a walk and compression of the list,
-    of at most ``2 log k / log(1 + epsilon) + 3`` groups for k points of the listed class (Prop. 2);
-    reading ``auc`` walks the list once in exact integers.  The exact AUC of :class:`DynamicAUC` is
-    cheaper to maintain; the estimate is what the paper compares with recomputing each window.  Unit
-    weights only: the list's repair (Lemma 1) needs counts that change by one.  N. Tatti, "Efficient
+    An update costs O(log n + log n / compression): the tree, then a walk and compression of the
+    list, of at most ``2 log k / log(1 + compression) + 3`` groups for k points of the listed
+    class (Prop. 2); reading ``auc`` walks the list once in exact integers.  The exact AUC of
+    :class:`DynamicAUC` is cheaper to maintain; the estimate is what the paper compares with
+    recomputing each window.  Unit weights only: the list's repair (Lemma 1) needs counts that
+    change by one.  N. Tatti, "Efficient
     estimation of AUC in a sliding window", ECML PKDD 2018, Secs. 3-4.
 
     Examples
@@ -82,7 +87,7 @@ class ApproxAUC(WindowedPointSet):
     >>> from hmeasure_stream import ApproxAUC, auc
     >>> y = [0, 0, 1, 0, 1, 1, 0, 1, 0, 1]
     >>> s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8, 0.6, 0.7]
-    >>> tracker = ApproxAUC(epsilon=0.5)
+    >>> tracker = ApproxAUC(compression=0.5)
     >>> tracker.add_many(y, s)
     >>> tracker.auc, auc(y, s), tracker.compressed_size
     (0.82, 0.84, 3)
@@ -95,16 +100,23 @@ class ApproxAUC(WindowedPointSet):
 
     __slots__ = ()
 
-    def __init__(self, epsilon: float, *, relative_to: Literal["auc", "1-auc"] = "auc",
-                 window: Window = None, half_life: Duration | None = None,
-                 pos_label: Label = None, capacity: int = 16, seed: int | None = None) -> None:
+    def __init__(self, compression: float | None = None, *,
+                 relative_to: Literal["auc", "1-auc"] = "auc", window: Window = None,
+                 half_life: Duration | None = None, pos_label: Label = None,
+                 capacity: int = 16, seed: int | None = None,
+                 epsilon: float | None = None) -> None:
+        compression = renamed_keyword("ApproxAUC", "epsilon", "compression", epsilon,
+                                      compression)
+        if compression is None:
+            raise TypeError("ApproxAUC() missing 1 required argument: 'compression'")
         refuse_decay(["auc_approx"], half_life)
         self._labels = label_map(pos_label)
-        epsilon = check_positive(epsilon, "epsilon")
-        flip = check_relative_to(relative_to) == "1-auc"
+        options = Compression(compression, relative_to)
         self._forgetting = make_forgetting(window, None)
-        self._engine: ApproxAUCEngine = ApproxAUCEngine(
-            epsilon, flip, *check_structure_options(capacity, seed))
+        self._engine: ApproxAUCEngine = compressed_engine(
+            options, *check_structure_options(capacity, seed))
+
+    __getattr__ = renamed_attributes(**RENAMED_ATTRIBUTES, epsilon="compression")
 
     def _checked_batch(self, y_true: ArrayLike, y_score: ArrayLike,
                        sample_weight: ArrayLike | None) -> tuple[Any, Any, None]:
@@ -127,8 +139,8 @@ class ApproxAUC(WindowedPointSet):
         return self._engine.auc_approx
 
     @property
-    def epsilon(self) -> float:
-        """The compression: the bound is epsilon / 2, relative."""
+    def compression(self) -> float:
+        """The compression: the bound is compression / 2, relative."""
         return self._engine.epsilon
 
     @property
@@ -144,6 +156,6 @@ class ApproxAUC(WindowedPointSet):
     def __repr__(self) -> str:
         window = "" if self.window is None else f"window={self.window!r}, "
         return (
-            f"ApproxAUC(points={len(self)}, {window}epsilon={self.epsilon!r}, "
+            f"ApproxAUC(points={len(self)}, {window}compression={self.compression!r}, "
             f"relative_to={self.relative_to!r}, auc={self.auc!r})"
         )

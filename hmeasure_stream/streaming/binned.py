@@ -9,10 +9,7 @@ import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream._core.binning import TRANSFORMS as _TRANSFORMS
-from hmeasure_stream._core.binning import check_bins as _check_bins
-from hmeasure_stream._core.binning import check_score_range as _check_score_range
 from hmeasure_stream._core.binning import check_strict as _check_strict
-from hmeasure_stream._core.binning import check_transform as _check_transform
 from hmeasure_stream._core.binning import edges_of as _edges
 from hmeasure_stream._core.binning import estimate_alpha as _estimate_alpha
 from hmeasure_stream._core.binning import outside_range as _outside_range
@@ -32,6 +29,7 @@ from hmeasure_stream._validation import (
     renamed_keyword,
 )
 from hmeasure_stream.binned import BinnedAUCResult
+from hmeasure_stream.metric_table import Binning
 from hmeasure_stream.streaming._base import (
     Pickled,
     checked_batch,
@@ -147,10 +145,12 @@ class BinnedAUC(Pickled):
         self._added = 0
         self._outside_steps: tuple[deque[int], deque[int]] = (deque(), deque())
         self._labels = label_map(pos_label)
-        self._bins = _check_bins(n_bins, "n_bins")
-        self._alpha: float | None
-        self._transform, self._alpha = _check_transform(transform, loglog_alpha)
-        self._range = _check_score_range(score_range)
+        # The window's options object checks them, as for the metric "auc_binned".
+        binning = Binning(n_bins, transform, loglog_alpha, score_range)
+        self._bins = binning.n_bins
+        self._alpha: float | None = cast("float | None", binning.loglog_alpha)
+        self._transform = cast("str | None", binning.transform)
+        self._range = binning.score_range
         self._strict = _check_strict(strict)
         self._outside = np.zeros(2, dtype=np.int64)  # points below / above the range
         self._tree = BinTree(self._bins)

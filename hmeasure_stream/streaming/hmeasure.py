@@ -15,19 +15,22 @@ from hmeasure_stream._validation import (
     FloatArray,
     Label,
     Window,
-    check_cost,
-    check_positive,
     label_map,
+    renamed_attributes,
+    renamed_keyword,
     threshold_key,
 )
 from hmeasure_stream.curves import ROCCurve
+from hmeasure_stream.metric_table import HCost
 from hmeasure_stream.streaming._base import (
+    RENAMED_ATTRIBUTES,
     PointSet,
     WindowedPointSet,
     check_capacity,
     make_forgetting,
     merge_points,
 )
+from hmeasure_stream.streaming._engine_choice import hull_engine
 
 __all__ = ["ApproxH", "DynamicH"]
 
@@ -68,13 +71,14 @@ class DynamicH(_HullPointSet):
         The Beta distribution of the cost, as in :func:`~hmeasure_stream.h_measure`.
     severity_ratio : float, optional
         R hmeasure's Beta(2, 1 + 1/SR).  ``"prior"`` is refused: it changes the cost distribution
-        with the class balance (use :class:`ApproxH`).
+        with the class balance (use :class:`ApproxH`).  As :class:`~hmeasure_stream.HCost` checks
+        them.
     window, half_life, pos_label, capacity
         As in :class:`DynamicAUC`.
 
     See Also
     --------
-    ApproxH : H with priors fixed from outside, within epsilon.
+    ApproxH : H with priors fixed from outside, within a relative error.
     hmeasure_stream.h_measure : the same H from scratch.
 
     Notes
@@ -104,16 +108,8 @@ class DynamicH(_HullPointSet):
                  pos_label: Label = None, capacity: int = 16) -> None:
         self._labels = label_map(pos_label)
         self._forgetting = make_forgetting(window, half_life)
-        if isinstance(severity_ratio, str) and severity_ratio == "prior":
-            raise ValueError(
-                'severity_ratio="prior" cannot be maintained exactly: the cost '
-                "distribution would change with the class balance of the current "
-                "points. Use h_measure(..., severity_ratio='prior') on the points, or "
-                "ApproxH(epsilon, severity_ratio='prior'), which approximates it within "
-                "epsilon (1 - H)"
-            )
-        alpha, beta = check_cost(alpha, beta, severity_ratio).shape
-        self._engine: BlockedHullEngine = BlockedHullEngine(alpha, beta, check_capacity(capacity))
+        self._engine: BlockedHullEngine = hull_engine(
+            HCost(alpha, beta, severity_ratio), check_capacity(capacity))
 
 
     @property
@@ -134,7 +130,7 @@ class DynamicH(_HullPointSet):
         elif isinstance(other, ApproxH):
             raise ValueError(
                 "cannot merge an ApproxH into a DynamicH: its H options (priors fixed from "
-                "outside, epsilon) differ from the exact H with priors from the data"
+                "outside, relative_error) differ from the exact H with priors from the data"
             )
         elif not isinstance(other, PointSet):
             raise ValueError(
@@ -177,18 +173,18 @@ class DynamicH(_HullPointSet):
 
 
 class ApproxH(_HullPointSet):
-    """H-measure within a relative error epsilon, for class priors fixed from outside.
+    """H-measure within a relative error, for class priors fixed from outside.
 
     With priors other than those of the current points (known base rates, R's
     ``severity_ratio="prior"``), H does not split into a sum over hull edges.  ApproxH maintains
     the ROC hull of :class:`DynamicH` and computes ``h`` from a subset of its vertices such that
-    ``|h - H| <= epsilon * (1 - H)``, H the exact :func:`~hmeasure_stream.h_measure`.  Points,
-    refusals, windows, decay and threads as in :class:`DynamicAUC`.
+    ``|h - H| <= relative_error * (1 - H)``, H the exact :func:`~hmeasure_stream.h_measure`.
+    Points, refusals, windows, decay and threads as in :class:`DynamicAUC`.
 
     Parameters
     ----------
-    epsilon : float
-        Relative error bound, > 0.  Smaller is more exact and slower to read.
+    relative_error : float
+        Relative error bound, > 0 (``epsilon=``: deprecated).  Smaller is more exact and slower.
     priors : (float, float), optional
         Class priors (pi0, pi1) in (0, 1) summing to 1.  None: those of the current points.
     alpha, beta : float, default=2.0
@@ -205,16 +201,16 @@ class ApproxH(_HullPointSet):
 
     Notes
     -----
-    Updates cost as in :class:`DynamicH`; reading ``h`` visits O((1 + 1/epsilon) log^2 n) hull
-    vertices.  Two structures holding the same points read the same value.  Method: Subset (Sec. 6,
-    Alg. 3, Props 3-7) of N. Tatti, "Maintaining AUC and H-measure over time" (preprint).
+    Updates cost as in :class:`DynamicH`; reading ``h`` visits O((1 + 1/relative_error) log^2 n)
+    hull vertices.  Two structures holding the same points read the same value.  Method: Subset
+    (Sec. 6, Alg. 3, Props 3-7) of N. Tatti, "Maintaining AUC and H-measure over time" (preprint).
 
     Examples
     --------
     >>> from hmeasure_stream import ApproxH, h_measure
     >>> y = [0, 0, 1, 0, 1, 1, 0, 1, 0, 1]
     >>> s = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8, 0.6, 0.7]
-    >>> tracker = ApproxH(epsilon=0.1, priors=(0.9, 0.1)); tracker.add_many(y, s)
+    >>> tracker = ApproxH(relative_error=0.1, priors=(0.9, 0.1)); tracker.add_many(y, s)
     >>> exact = h_measure(y, s, priors=(0.9, 0.1))
     >>> abs(tracker.h - exact) <= 0.1 * (1 - exact), tracker.subset_info()
     (True, {'hull_vertices': 5, 'subset_vertices': 5})
@@ -222,26 +218,33 @@ class ApproxH(_HullPointSet):
 
     __slots__ = ()
 
-    def __init__(self, epsilon: float, priors: tuple[float, float] | None = None,
+    def __init__(self, relative_error: float | None = None,
+                 priors: tuple[float, float] | None = None,
                  alpha: float = 2.0, beta: float = 2.0,
                  severity_ratio: float | Literal["prior"] | None = None, *,
                  window: Window = None, half_life: Duration | None = None,
-                 pos_label: Label = None, capacity: int = 16) -> None:
+                 pos_label: Label = None, capacity: int = 16,
+                 epsilon: float | None = None) -> None:
+        relative_error = renamed_keyword("ApproxH", "epsilon", "relative_error", epsilon,
+                                         relative_error)
+        if relative_error is None:
+            raise TypeError("ApproxH() missing 1 required argument: 'relative_error'")
         self._labels = label_map(pos_label)
         self._forgetting = make_forgetting(window, half_life)
-        epsilon = check_positive(epsilon, "epsilon")
-        rule = check_cost(alpha, beta, severity_ratio, priors)
-        self._engine: BlockedHullEngine = BlockedHullEngine(2.0, 2.0, check_capacity(capacity))
-        self._engine.set_reading(epsilon, rule)
+        cost = HCost(alpha, beta, severity_ratio, priors, relative_error)
+        self._engine: BlockedHullEngine = hull_engine(cost, check_capacity(capacity))
+
+    __getattr__ = renamed_attributes(**RENAMED_ATTRIBUTES, epsilon="relative_error")
 
     @property
-    def epsilon(self) -> float:
+    def relative_error(self) -> float:
         """The relative error bound."""
         return self._engine.epsilon
 
     @property
     def h(self) -> float:
-        """H within epsilon (1 - H); nan while a class is absent.  O((1 + 1/epsilon) log^2 n)."""
+        """H within relative_error * (1 - H); nan while a class is absent.  O((1 + 1 /
+        relative_error) log^2 n)."""
         return self._engine.h
 
     def subset_info(self) -> dict[str, int]:
@@ -252,6 +255,6 @@ class ApproxH(_HullPointSet):
 
     def __repr__(self) -> str:
         return (
-            f"ApproxH(points={len(self)}, epsilon={self.epsilon!r}, h={self.h!r}, "
+            f"ApproxH(points={len(self)}, relative_error={self.relative_error!r}, h={self.h!r}, "
             f"auc={self.auc!r})"
         )

@@ -524,10 +524,10 @@ def sliding_window(
     time, O(w) memory, one copy of the points for every metric read from the
     score order.  With ``"h"`` or ``"auch"``, the hull
     engine of :class:`DynamicH`: O(n (B + h log w)) time for hulls of at
-    most h vertices, O(w) memory (plus O(n (h + (1 + 1/epsilon) log^2 w))
-    with ``epsilon``).  With
+    most h vertices, O(w) memory (plus O(n (h + (1 + 1/e) log^2 w)) with
+    ``relative_error`` e).  With
     ``"auc_approx"``, the compressed list of :class:`ApproxAUC` over its
-    treap: O(n (log w + log w / epsilon)).  With the probability metrics,
+    treap: O(n (log w + log w / c)) for ``compression`` c.  With the probability metrics,
     exact sums: O(1) per step (``"ece"``, ``"mce"``: O(bins) to read),
     ``"expected_auc"`` O(log w), each value the from-scratch one of its
     window bit for bit for ``"brier"`` and ``"log_loss"`` (exactly rounded

@@ -302,10 +302,18 @@ def test_unit_weights_given_explicitly_are_accepted(tracker):
     assert len(tracker) == 7
 
 
-@pytest.mark.parametrize("epsilon", [0, -0.1, float("nan"), float("inf"), "0.1", True, None])
-def test_bad_epsilon(epsilon):
-    with pytest.raises(ValueError, match="epsilon must be"):
-        ApproxAUC(epsilon)
+@pytest.mark.parametrize("compression", [0, -0.1, float("nan"), float("inf"), "0.1", True])
+def test_bad_compression(compression):
+    with pytest.raises(ValueError, match="compression must be"):
+        ApproxAUC(compression)
+
+
+def test_compression_is_required():
+    for make in (ApproxAUC, lambda: ApproxAUC(None), Compression):
+        with pytest.raises(TypeError, match=r"missing 1 required .*argument: 'compression'"):
+            make()
+    with pytest.raises(ValueError, match="compression must be a positive number, got None"):
+        Compression(None)
 
 
 @pytest.mark.parametrize("relative_to", ["AUC", "1 - auc", None, 1])
@@ -321,7 +329,7 @@ def test_pickle_and_deepcopy_round_trip_with_identical_later_results():
     for duplicate in (lambda t: pickle.loads(pickle.dumps(t)), copy.deepcopy):
         clone = duplicate(tracker)
         clone._check()
-        assert (clone.auc, clone.compressed_size, clone.epsilon, clone.relative_to) == (
+        assert (clone.auc, clone.compressed_size, clone.compression, clone.relative_to) == (
             tracker.auc, tracker.compressed_size, 0.05, "1-auc")
         more_y, more_s = rng.integers(0, 2, 50), rng.normal(size=50)
         for target in (tracker, clone):
@@ -342,7 +350,7 @@ def test_small_epsilon_keeps_every_group_and_is_exact():
 
 
 def test_repr_and_properties(tracker):
-    assert repr(tracker).startswith("ApproxAUC(points=6, epsilon=0.1, relative_to='auc', auc=")
+    assert repr(tracker).startswith("ApproxAUC(points=6, compression=0.1, relative_to='auc', auc=")
     assert tracker.weight_neg == 3.0 and tracker.weight_pos == 3.0
 
 
@@ -355,7 +363,7 @@ def test_repr_and_properties(tracker):
 def test_window_metric_in_chunks_equals_sliding_window_and_a_loop(window, relative_to):
     rng = np.random.default_rng(5)
     y, s = load_default_stream()
-    compression = Compression(epsilon=0.2, relative_to=relative_to)
+    compression = Compression(compression=0.2, relative_to=relative_to)
     expected = sliding_window(y, s, window, metrics=("auc", "auc_approx", compression))
     monitor = SlidingWindow(window, ("auc_approx", "auc", compression))
     parts, position = [], 0
@@ -391,13 +399,13 @@ def test_window_metric_with_the_hull_metrics():
 
 
 def test_window_metric_refusals():
-    with pytest.raises(ValueError, match=r"'auc_approx' needs Compression\(epsilon=...\)"):
+    with pytest.raises(ValueError, match=r"'auc_approx' needs Compression\(compression=...\)"):
         SlidingWindow(10, "auc_approx")
-    with pytest.raises(ValueError, match="epsilon must be a finite number > 0"):
-        sliding_window([0, 1], [0.1, 0.2], 10, metrics=Compression(epsilon=0.0))
+    with pytest.raises(ValueError, match="compression must be a finite number > 0"):
+        sliding_window([0, 1], [0.1, 0.2], 10, metrics=Compression(compression=0.0))
     with pytest.raises(ValueError, match='relative_to must be "auc" or "1-auc"'):
-        SlidingWindow(10, Compression(epsilon=0.1, relative_to="auc'"))
-    monitor = SlidingWindow(3, ("auc", Compression(epsilon=0.1)))
+        SlidingWindow(10, Compression(compression=0.1, relative_to="auc'"))
+    monitor = SlidingWindow(3, ("auc", Compression(compression=0.1)))
     monitor.update([0, 1, 1], [0.1, 0.5, 0.7])
     before = pickle.dumps(monitor)
     with pytest.raises(ValueError, match="the metric 'auc_approx' takes unit weights only"):
@@ -406,7 +414,7 @@ def test_window_metric_refusals():
     values = monitor.update([0, 1], [0.2, 0.3], sample_weight=[1.0, 1.0])
     assert values["auc_approx"].shape == (2,)
     with pytest.raises(ValueError, match="unit weights only"):
-        sliding_window([0, 1], [0.1, 0.2], 10, metrics=Compression(epsilon=0.1),
+        sliding_window([0, 1], [0.1, 0.2], 10, metrics=Compression(compression=0.1),
                        sample_weight=[0.5, 1.0])
     # The compressed list leaves the exact AUC as it is.
     np.testing.assert_array_equal(

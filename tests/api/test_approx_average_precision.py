@@ -1,6 +1,6 @@
 """The epsilon-approximate average precision of the structures and of the window metric.
 
-``average_precision(epsilon=...)`` must stay within ``epsilon`` (relative) of
+``average_precision(relative_error=...)`` must stay within ``epsilon`` (relative) of
 scikit-learn's ``average_precision_score`` of the current points after every
 step of random streams: weighted and unit points, ties, additions and
 removals, windows by count, time and decay, small blocks (so that groups span
@@ -45,7 +45,7 @@ def sklearn_ap(y, s, w=None):
 
 def assert_within(tracker, exact, epsilons=EPSILONS):
     for epsilon in epsilons:
-        approx = tracker.average_precision(epsilon=epsilon)
+        approx = tracker.average_precision(relative_error=epsilon)
         if np.isnan(exact):
             assert np.isnan(approx), epsilon
         else:
@@ -178,7 +178,7 @@ def test_structures_without_a_segment_tree_read_the_exact_value():
     y, s = rng.integers(0, 2, 300), rng.integers(0, 40, 300) / 4.0
     approx_auc = ApproxAUC(0.1)
     approx_auc.add_many(y, s)
-    assert approx_auc.average_precision(epsilon=0.2) == pytest.approx(sklearn_ap(y, s),
+    assert approx_auc.average_precision(relative_error=0.2) == pytest.approx(sklearn_ap(y, s),
                                                                         rel=1e-12)
 
 
@@ -187,18 +187,18 @@ def test_a_bad_epsilon_is_refused_and_changes_nothing(epsilon):
     tracker = DynamicAUC()
     tracker.add_many([0, 1, 1], [0.1, 0.4, 0.2])
     before = pickle.dumps(tracker)
-    with pytest.raises(ValueError, match="epsilon"):
-        tracker.average_precision(epsilon=epsilon)
+    with pytest.raises(ValueError, match="relative_error"):
+        tracker.average_precision(relative_error=epsilon)
     assert pickle.dumps(tracker) == before
-    with pytest.raises(ValueError, match="epsilon"):
+    with pytest.raises(ValueError, match="relative_error"):
         APApprox(epsilon)
 
 
 def test_one_class_reads_nan():
     tracker = DynamicAUC()
-    assert np.isnan(tracker.average_precision(epsilon=0.1))
+    assert np.isnan(tracker.average_precision(relative_error=0.1))
     tracker.add_many([1, 1], [0.1, 0.2])
-    assert np.isnan(tracker.average_precision(epsilon=0.1))
+    assert np.isnan(tracker.average_precision(relative_error=0.1))
 
 
 @pytest.mark.parametrize("epsilon", [0.5, 0.05, 0.001])

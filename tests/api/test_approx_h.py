@@ -175,7 +175,7 @@ def test_sliding_window_with_epsilon_matches_per_window_guarantee(rng):
     y, s = rng.integers(0, 2, 600), np.round(rng.normal(size=600), 1)
     for priors, options in SETTINGS[:5]:
         result = sliding_window(y, s, 80,
-                                metrics=("h", "auc", HCost(epsilon=0.2, priors=priors, **options)))
+                                metrics=("h", "auc", HCost(relative_error=0.2, priors=priors, **options)))
         for end in range(0, 600, 7):
             part = slice(max(0, end - 79), end + 1)
             if 0 < y[part].sum() < len(y[part]):
@@ -194,8 +194,8 @@ def test_sliding_window_is_reproducible_and_agrees_with_a_python_loop(rng):
         if i >= 50:
             tracker.remove(int(y[i - 50]), float(s[i - 50]))
         looped.append(tracker.h)
-    result = sliding_window(y, s, 50, metrics=HCost(epsilon=0.5, priors=(0.8, 0.2)))["h"]
-    again = sliding_window(y, s, 50, metrics=HCost(epsilon=0.5, priors=(0.8, 0.2)))["h"]
+    result = sliding_window(y, s, 50, metrics=HCost(relative_error=0.5, priors=(0.8, 0.2)))["h"]
+    again = sliding_window(y, s, 50, metrics=HCost(relative_error=0.5, priors=(0.8, 0.2)))["h"]
     np.testing.assert_array_equal(result, again)
     for i in range(1, 400):
         part = slice(max(0, i - 49), i + 1)
@@ -212,7 +212,7 @@ def test_pickle_and_deepcopy_round_trip(rng):
     y, s = rng.integers(0, 2, 300), np.round(rng.normal(size=300), 1)
     tracker.add_many(y, s)
     for clone in (pickle.loads(pickle.dumps(tracker)), copy.deepcopy(tracker)):
-        assert clone.h == tracker.h and clone.epsilon == 0.3
+        assert clone.h == tracker.h and clone.relative_error == 0.3
         clone.remove_many(y[:100], s[:100])
         clone._check()
         within_bound(clone.h, y[100:], s[100:], 0.3, (0.6, 0.4), {"severity_ratio": "prior"})
@@ -222,18 +222,18 @@ def test_pickle_and_deepcopy_round_trip(rng):
 @pytest.mark.parametrize(
     ("kwargs", "message"),
     [
-        ({"epsilon": 0}, r"epsilon must be a finite number > 0, got 0.0"),
-        ({"epsilon": -0.5}, r"epsilon must be a finite number > 0, got -0.5"),
-        ({"epsilon": float("nan")}, r"epsilon must be a finite number > 0, got nan"),
-        ({"epsilon": float("inf")}, r"epsilon must be a finite number > 0, got inf"),
-        ({"epsilon": True}, r"epsilon must be a positive number, got True"),
-        ({"epsilon": "0.1"}, r"epsilon must be a positive number, got '0.1'"),
-        ({"epsilon": 0.1, "priors": (0.5, 0.6)}, r"priors must sum to 1"),
-        ({"epsilon": 0.1, "priors": (0.0, 1.0)}, r"priors must both lie in \(0, 1\)"),
-        ({"epsilon": 0.1, "priors": 0.5}, r"priors must be a pair"),
-        ({"epsilon": 0.1, "severity_ratio": "posterior"}, r'severity_ratio must be a number > 0 or "prior"'),
-        ({"epsilon": 0.1, "severity_ratio": 2.0, "alpha": 3.0}, r"pass either severity_ratio or alpha/beta"),
-        ({"epsilon": 0.1, "alpha": 0.0}, r"alpha must be a finite number > 0"),
+        ({"relative_error": 0}, r"relative_error must be a finite number > 0, got 0.0"),
+        ({"relative_error": -0.5}, r"relative_error must be a finite number > 0, got -0.5"),
+        ({"relative_error": float("nan")}, r"relative_error must be a finite number > 0, got nan"),
+        ({"relative_error": float("inf")}, r"relative_error must be a finite number > 0, got inf"),
+        ({"relative_error": True}, r"relative_error must be a positive number, got True"),
+        ({"relative_error": "0.1"}, r"relative_error must be a positive number, got '0.1'"),
+        ({"relative_error": 0.1, "priors": (0.5, 0.6)}, r"priors must sum to 1"),
+        ({"relative_error": 0.1, "priors": (0.0, 1.0)}, r"priors must both lie in \(0, 1\)"),
+        ({"relative_error": 0.1, "priors": 0.5}, r"priors must be a pair"),
+        ({"relative_error": 0.1, "severity_ratio": "posterior"}, r'severity_ratio must be a number > 0 or "prior"'),
+        ({"relative_error": 0.1, "severity_ratio": 2.0, "alpha": 3.0}, r"pass either severity_ratio or alpha/beta"),
+        ({"relative_error": 0.1, "alpha": 0.0}, r"alpha must be a finite number > 0"),
     ],
 )
 def test_bad_parameters_are_refused(kwargs, message):
@@ -241,13 +241,13 @@ def test_bad_parameters_are_refused(kwargs, message):
         ApproxH(**kwargs)
 
 
-def test_sliding_window_refuses_fixed_priors_without_epsilon():
-    with pytest.raises(ValueError, match="pass epsilon= for the approximate H"):
+def test_sliding_window_refuses_fixed_priors_without_a_relative_error():
+    with pytest.raises(ValueError, match=r"give relative_error= .* for H within"):
         sliding_window([0, 1, 0], [0.1, 0.2, 0.3], 2, metrics=HCost(priors=(0.5, 0.5)))
-    with pytest.raises(ValueError, match="pass epsilon= for the approximate H"):
+    with pytest.raises(ValueError, match=r"give relative_error= .* for H within"):
         sliding_window([0, 1, 0], [0.1, 0.2, 0.3], 2, metrics=HCost(severity_ratio="prior"))
-    with pytest.raises(ValueError, match="epsilon must be a finite number > 0"):
-        sliding_window([0, 1, 0], [0.1, 0.2, 0.3], 2, metrics=HCost(epsilon=-1))
+    with pytest.raises(ValueError, match="relative_error must be a finite number > 0"):
+        sliding_window([0, 1, 0], [0.1, 0.2, 0.3], 2, metrics=HCost(relative_error=-1))
 
 
 def test_refused_updates_leave_the_structure_unchanged():
@@ -261,9 +261,14 @@ def test_refused_updates_leave_the_structure_unchanged():
     assert pickle.dumps(tracker) == before
 
 
-def test_delegates_to_dynamic_h_message_for_prior():
-    with pytest.raises(ValueError, match=r"ApproxH\(epsilon, severity_ratio='prior'\)"):
+def test_dynamic_h_refuses_the_prior_severity_ratio_as_the_windows_do():
+    """One refusal for H that cannot be maintained: DynamicH's is the windows'."""
+    with pytest.raises(ValueError) as structure:
         DynamicH(severity_ratio="prior")
+    with pytest.raises(ValueError) as window:
+        sliding_window([0, 1], [0.1, 0.2], 2, metrics=HCost(severity_ratio="prior"))
+    assert str(structure.value) == str(window.value)
+    assert "give relative_error= (ApproxH, or HCost in a window)" in str(structure.value)
 
 
 @pytest.mark.parametrize("epsilon", EPSILONS)

@@ -147,14 +147,9 @@ def test_a_long_stream_does_not_drift():
     assert tracker.max_error == pytest.approx(expected.max_error, rel=1e-12)
 
 
-def as_function(options):
-    """Binning's options as binned_auc's keywords (Binning's ``bins`` is ``n_bins`` there)."""
-    return {("n_bins" if key == "bins" else key): value for key, value in options.items()}
-
-
 @pytest.mark.parametrize("window", [1, 50, None])
-@pytest.mark.parametrize("options", [{}, {"bins": 20, "transform": "loglog"},
-                                     {"bins": 7, "score_range": (-3.0, 3.0)}])
+@pytest.mark.parametrize("options", [{}, {"n_bins": 20, "transform": "loglog"},
+                                     {"n_bins": 7, "score_range": (-3.0, 3.0)}])
 def test_window_metric_equals_binned_auc_of_every_window(window, options):
     from hmeasure_stream import Binning, SlidingWindow, sliding_window
 
@@ -164,14 +159,14 @@ def test_window_metric_equals_binned_auc_of_every_window(window, options):
     values = sliding_window(y, s, window, ("auc_binned", "auc", Binning(**options)))
     alpha = None
     if options.get("transform") == "loglog":
-        alpha = binned_auc(y, s, **as_function(options)).loglog_alpha  # estimated from the whole array
+        alpha = binned_auc(y, s, **options).loglog_alpha  # estimated from the whole array
     batch_options = {**options, "loglog_alpha": alpha} if alpha is not None else options
     for end in range(len(y)):
         part = slice(0 if window is None else max(0, end + 1 - window), end + 1)
         if y[part].min() == y[part].max():
             assert np.isnan(values["auc_binned"][end])
             continue
-        expected = binned_auc(y[part], s[part], **as_function(batch_options))
+        expected = binned_auc(y[part], s[part], **batch_options)
         assert values["auc_binned"][end] == expected.auc
         assert abs(values["auc"][end] - expected.auc) <= expected.max_error + 1e-12
     # In chunks (alpha frozen from the first chunk when estimated), pickled midway.
@@ -223,7 +218,7 @@ def test_every_entry_point_refuses_more_than_2_24_bins_alike():
     message = r"bins must be at most 16777216 \(2\*\*24\), got 16777217"
     for make in (lambda: binned_auc([0, 1], [0.2, 0.7], n_bins=2**24 + 1),
                  lambda: BinnedAUC(n_bins=2**24 + 1),
-                 lambda: Binning(bins=2**24 + 1),
+                 lambda: Binning(n_bins=2**24 + 1),
                  lambda: hsd.binned_auc(da.from_array([0, 1]), da.from_array([0.2, 0.7]),
                                         n_bins=2**24 + 1)):
         with pytest.raises(ValueError, match=message):

@@ -96,7 +96,7 @@ def test_severity_ratio_matches_h_measure(rng):
 
 
 def test_prior_severity_ratio_and_bad_parameters_are_refused():
-    with pytest.raises(ValueError, match=r'severity_ratio="prior" cannot be maintained exactly'):
+    with pytest.raises(ValueError, match=r"severity_ratio='prior' make H impossible to maintain exactly"):
         DynamicH(severity_ratio="prior")
     with pytest.raises(ValueError, match="alpha must be a finite number > 0"):
         DynamicH(alpha=0)

@@ -195,8 +195,8 @@ def test_window_ks_mer_mwl_match_the_report_of_every_window(window):
     tracker = SlidingWindow(window, metrics=("mwl", "ks", HCost(severity_ratio=0.5)))
     tracker.update(y, s)
     np.testing.assert_equal([tracker["ks"], tracker["mwl"]], [values["ks"][-1], values["mwl"][-1]])
-    with pytest.raises(ValueError, match="epsilon"):
-        SlidingWindow(window, metrics=("ks", HCost(epsilon=0.1)))
+    with pytest.raises(ValueError, match="cannot be combined with relative_error="):
+        SlidingWindow(window, metrics=("ks", HCost(relative_error=0.1)))
 
 
 class DynamicHReportMachine(PointSetMachine):

@@ -215,7 +215,7 @@ def test_results_inside_the_unit_interval_on_random_weighted_input():
         (lambda: ApproxAUC(0.1, seed=1.5), "seed"),
         (lambda: SlidingWindow(3, seed="x"), "seed"),
         (lambda: h_measure(Y6, S6, alpha=2**1024), "alpha"),
-        (lambda: ApproxH(epsilon=10**400), "epsilon"),
+        (lambda: ApproxH(relative_error=10**400), "relative_error"),
         (lambda: auc(Y6, S6, sample_weight=[1.0] * 5 + [2**1024]), "sample_weight"),
         (lambda: hmeasure_report(Y6, S6, sens_spec_levels=Fraction(10**400, 3)), "level"),
         (lambda: hmeasure_report(Y6, S6, sens_spec_levels=[]), "level"),

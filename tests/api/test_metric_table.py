@@ -47,7 +47,7 @@ N = 150
 # The options each metric is checked with (beside its defaults).
 OPTIONS = {
     "h": HCost(alpha=3.0, beta=1.5), "auch": HCost(alpha=3.0, beta=1.5),
-    "auc_approx": Compression(0.2), "auc_binned": Binning(bins=20),
+    "auc_approx": Compression(0.2), "auc_binned": Binning(n_bins=20),
     "pauc": PartialRange(fpr_range=(0.0, 0.3), correction="mcclish"),
     "ks": HCost(severity_ratio=0.5), "mer": HCost(severity_ratio=0.5),
     "mwl": HCost(severity_ratio=0.5),
@@ -108,7 +108,7 @@ def reference(name, options, y, s):
     if name == "expected_auc":
         return expected_auc(s) if 0 < s.sum() < len(s) else None
     if name == "auc_binned":
-        return binned_auc(y, s, n_bins=options.bins).auc
+        return binned_auc(y, s, n_bins=options.n_bins).auc
     if name == "pauc":
         return partial_auc(y, s, fpr_range=options.fpr_range, correction=options.correction)
     if name == "auc_var":
@@ -147,7 +147,7 @@ def test_the_table_is_the_one_list_of_window_metrics():
 @pytest.mark.parametrize("with_options", [False, True])
 def test_every_binary_metric_equals_its_reference_on_every_window(name, with_options):
     if name == "auc_approx" and not with_options:
-        with pytest.raises(ValueError, match=r"'auc_approx' needs Compression\(epsilon=...\)"):
+        with pytest.raises(ValueError, match=r"'auc_approx' needs Compression\(compression=...\)"):
             sliding_window([0, 1], [0.1, 0.2], 2, name)
         return
     y, s = binary_stream(WINDOW_METRICS.index(name))
@@ -175,11 +175,11 @@ def test_every_binary_metric_equals_its_reference_on_every_window(name, with_opt
                 continue
             if name == "auc_approx":
                 exact = brute_auc(y[part], s[part])
-                assert abs(values[end] - exact) <= default.epsilon * float(exact) / 2 + 1e-12, end
+                assert abs(values[end] - exact) <= default.compression * float(exact) / 2 + 1e-12, end
                 continue
             if name == "ap_approx":
                 exact = float(average_precision_score(y[part], s[part]))
-                assert abs(values[end] - exact) <= default.epsilon * exact, end
+                assert abs(values[end] - exact) <= default.relative_error * exact, end
                 continue
             expected = reference(name, default, y[part], s[part])
             expected = None if expected is None else float(expected)
@@ -211,9 +211,9 @@ def test_the_multiclass_metric_equals_multiclass_auc(options):
 
 
 @pytest.mark.parametrize(("options", "changed"), [
-    (HCost(), "alpha"), (PartialRange(), "fpr_range"), (Binning(), "bins"),
-    (Compression(0.1), "epsilon"), (Threshold(), "threshold"), (ConfidenceLevel(), "level"),
-    (Classes(), "method"), (APApprox(), "epsilon"),
+    (HCost(), "alpha"), (PartialRange(), "fpr_range"), (Binning(), "n_bins"),
+    (Compression(0.1), "compression"), (Threshold(), "threshold"), (ConfidenceLevel(), "level"),
+    (Classes(), "method"), (APApprox(), "relative_error"),
     (Classes(), "method"), (CalibrationBins(), "n_bins"),
 ])
 def test_options_are_frozen_hashable_and_pickle(options, changed):
@@ -228,23 +228,23 @@ def test_options_are_frozen_hashable_and_pickle(options, changed):
     (lambda: HCost(beta="x"), "beta must be a positive number"),
     (lambda: HCost(severity_ratio="x"), "severity_ratio"),
     (lambda: HCost(priors=(0.5, 0.6)), "priors must sum to 1"),
-    (lambda: HCost(epsilon=-1), "epsilon must be a finite number > 0"),
+    (lambda: HCost(relative_error=-1), "relative_error must be a finite number > 0"),
     (lambda: PartialRange(fpr_range=(0.6, 0.2)), "fpr_range must satisfy"),
     (lambda: PartialRange(tpr_range="ab"), "tpr_range must be a pair"),
     (lambda: PartialRange(correction="other"), "correction"),
     (lambda: PartialRange((0, 0.5), (0, 0.5), "mcclish"), "two-way"),
-    (lambda: Binning(bins=0), "bins must be an integer >= 1"),
+    (lambda: Binning(n_bins=0), "n_bins must be an integer >= 1"),
     (lambda: Binning(transform="log"), "transform"),
     (lambda: Binning(loglog_alpha=0.5), "loglog_alpha is only used with transform='loglog'"),
     (lambda: Binning(score_range=(1, 0)), "score_range must be finite with low < high"),
-    (lambda: Compression(0), "epsilon must be a finite number > 0"),
+    (lambda: Compression(0), "compression must be a finite number > 0"),
     (lambda: Compression(0.1, relative_to="auc'"), 'relative_to must be "auc" or "1-auc"'),
     (lambda: Threshold(np.inf), "threshold must be finite"),
     (lambda: ConfidenceLevel(1.0), r"level must be in \(0, 1\)"),
     (lambda: Classes(method="ovx"), "method"),
     (lambda: Classes(average=None), "average=None is not available in a window"),
     (lambda: Classes(average="micro"), "average"),
-    (lambda: APApprox(1.0), r"epsilon must be in \(0, 1\)"),
+    (lambda: APApprox(1.0), r"relative_error must be in \(0, 1\)"),
     (lambda: CalibrationBins(0), "n_bins must be an integer >= 1"),
 ])
 def test_bad_options_are_refused_naming_the_option(make, message):
@@ -265,7 +265,7 @@ def test_options_are_validated_once(monkeypatch):
 
 
 def test_options_objects_stand_for_their_metrics_and_are_shared():
-    assert table.metric_options(HCost(epsilon=0.1)) == {"h": HCost(epsilon=0.1)}
+    assert table.metric_options(HCost(relative_error=0.1)) == {"h": HCost(relative_error=0.1)}
     assert list(table.metric_options(Threshold(0.3))) == [
         "er", "sens", "spec", "precision", "f", "youden"]
     assert list(table.metric_options(ConfidenceLevel(0.9))) == ["auc_lo", "auc_hi"]

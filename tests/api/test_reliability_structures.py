@@ -81,14 +81,14 @@ def test_window_refuses_weights_out_of_scale(metrics, window):
 
 
 def test_window_refused_chunk_leaves_loglog_alpha_unset():
-    tracker = hs.SlidingWindow(3, (hs.Binning(bins=4, transform="loglog"),))
+    tracker = hs.SlidingWindow(3, (hs.Binning(n_bins=4, transform="loglog"),))
     _unchanged([tracker], lambda: tracker.update([0, 1], [0.3, 0.4], [1.0, FAR]),
                match="2\\*\\*400")
     values = tracker.update([0, 1, 0], [0.2, 0.7, 0.4])
     np.testing.assert_array_equal(
         values["auc_binned"],
         hs.sliding_window([0, 1, 0], [0.2, 0.7, 0.4], 3,
-                          (hs.Binning(bins=4, transform="loglog"),))["auc_binned"])
+                          (hs.Binning(n_bins=4, transform="loglog"),))["auc_binned"])
 
 
 # ---------------------------------------------------------------------------
@@ -245,7 +245,7 @@ def test_threads_on_binary_structures(name):
 @pytest.mark.parametrize("metrics", [("auc",), ("h", "auc_binned"), ("auc_approx",)])
 def test_threads_on_sliding_window(metrics):
     if "auc_approx" in metrics:
-        metrics = (*metrics, hs.Compression(epsilon=0.1))
+        metrics = (*metrics, hs.Compression(compression=0.1))
     tracker = hs.SlidingWindow(None, metrics=metrics)
     batches = {index: _binary_batches(index) for index in range(4)}
 

@@ -194,8 +194,8 @@ def test_binned_and_multiclass_structures(data, k, cut, drop):
 def test_sliding_window_binned(data, k):
     y, s, w = data
     s = (s - s.min()) / (np.ptp(s) or 1.0)
-    plain = SlidingWindow(4, (Binning(bins=5),)).update(y, s, w)
-    scaled = SlidingWindow(4, (Binning(bins=5),)).update(y, s, np.ldexp(w, k))
+    plain = SlidingWindow(4, (Binning(n_bins=5),)).update(y, s, w)
+    scaled = SlidingWindow(4, (Binning(n_bins=5),)).update(y, s, np.ldexp(w, k))
     same(scaled, plain)
 
 

@@ -188,7 +188,7 @@ def test_sliding_window_object_approximate_h_in_chunks(options):
     y, s = real_stream()
     window, epsilon = 200, 0.1
     _, values = feed_in_random_chunks(
-        SlidingWindow(window, HCost(epsilon=epsilon, **options)), y, s, None, rng)
+        SlidingWindow(window, HCost(relative_error=epsilon, **options)), y, s, None, rng)
     for end in range(0, len(y), 17):
         part = slice(max(0, end + 1 - window), end + 1)
         if y[part].min() == y[part].max():
@@ -201,9 +201,9 @@ def test_sliding_window_object_approximate_h_in_chunks(options):
 def test_sliding_window_auc_does_not_depend_on_the_h_options():
     y, s = real_stream()
     plain = sliding_window(y, s, 100, metrics="auc")
-    for options in ({"severity_ratio": "prior", "epsilon": 0.1},
-                    {"priors": (0.2, 0.8), "epsilon": 0.1}, {"alpha": 3.0},
-                    {"epsilon": 0.1, "priors": (0.5, 0.5)}):
+    for options in ({"severity_ratio": "prior", "relative_error": 0.1},
+                    {"priors": (0.2, 0.8), "relative_error": 0.1}, {"alpha": 3.0},
+                    {"relative_error": 0.1, "priors": (0.5, 0.5)}):
         metrics = ("auc", HCost(**options))
         np.testing.assert_array_equal(sliding_window(y, s, 100, metrics=metrics)["auc"],
                                       plain["auc"])
@@ -230,7 +230,7 @@ def test_sliding_window_object_refusals_change_nothing():
             SlidingWindow(window)
     with pytest.raises(ValueError, match=r"window .3. is not a duration.* an int, not a string"):
         SlidingWindow("3")
-    with pytest.raises(ValueError, match="pass epsilon= for the approximate H"):
+    with pytest.raises(ValueError, match=r"give relative_error= .* for H within"):
         SlidingWindow(10, HCost(priors=(0.5, 0.5)))
 
 

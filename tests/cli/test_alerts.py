@@ -106,7 +106,7 @@ def test_bad_alert_is_one_line_exit_2(tmp_path, alert, message):
 def test_report_metrics_refuse_approximate_or_fixed_priors(tmp_path):
     y, s = drifting_stream(n=30)
     (tmp_path / "in.csv").write_text(csv_text(y, s))
-    for extra in (["--epsilon", "0.1"], ["--priors", "0.5,0.5"], ["--severity-ratio", "prior"]):
+    for extra in (["--relative-error", "0.1"], ["--priors", "0.5,0.5"], ["--severity-ratio", "prior"]):
         code, _, err = run(["in.csv", "--metrics", "auc,mer", *extra], tmp_path)
         assert code == 2 and len(err.strip().splitlines()) == 1, err
         assert "exact hull" in err

@@ -122,7 +122,7 @@ def test_monitor_approximate_h_across_chunks(tmp_path, stream, options, epsilon)
     y, s = stream
     source, out = tmp_path / "scores.csv", tmp_path / "out.csv"
     write_csv(source, y, s)
-    assert main([str(source), "--window", "250", "--metrics", "auc,h", "--epsilon", epsilon,
+    assert main([str(source), "--window", "250", "--metrics", "auc,h", "--relative-error", epsilon,
                  "--out", str(out), "--chunk-size", "333", *options], stdout=io.StringIO()) == 0
     table = read_output(out)
     kwargs = {"priors": tuple(map(float, options[options.index("--priors") + 1].split(",")))
@@ -195,7 +195,7 @@ def test_missing_file_and_bad_options(tmp_path, capsys):
     assert main([str(tmp_path / "missing.csv")], stdout=io.StringIO()) == 2
     assert "no such file" in capsys.readouterr().err
     for bad in (["--window", "0"], ["--metrics", "auc,gini"], ["--every", "x"],
-                ["--epsilon", "0"], ["--epsilon", "-1"], ["--epsilon", "nan"], ["--epsilon", "x"]):
+                ["--relative-error", "0"], ["--relative-error", "-1"], ["--relative-error", "nan"], ["--relative-error", "x"]):
         assert main(["file.csv", *bad]) == 2
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("hmeasure-stream: error: argument ")

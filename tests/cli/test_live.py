@@ -436,7 +436,7 @@ def test_times_going_backwards_across_chunks(tmp_path, capsys):
                             "with --time-col"),
     (["--half-life", "10", "--metrics", "h", "--severity-ratio", "prior"],
      "H with --priors or --severity-ratio prior over a window of time or with --half-life "
-     "needs --epsilon"),
+     "needs --relative-error"),
     (["--keep-cols", "auc"], "the copied column 'auc' would have the name of an output column "
                              "(row or a metric)"),
 ])

@@ -59,7 +59,7 @@ def test_rates_at_a_fixed_rate_equal_procs_coords(stream, capsys):
 
 def test_approximate_metrics_keep_their_bounds(stream, capsys):
     values, windows = written(stream, capsys, "--metrics", "auc_approx,ap_approx",
-                              "--auc-approx-epsilon", 0.05, "--ap-approx-epsilon", 0.02)
+                              "--compression", 0.05, "--relative-error", 0.02)
     for approx, ap, (y, s) in zip(values["auc_approx"], values["ap_approx"], windows,
                                   strict=True):
         exact = brute_auc(y, s)
@@ -70,7 +70,7 @@ def test_approximate_metrics_keep_their_bounds(stream, capsys):
 
 def test_binned_auc_with_its_bins_and_range(stream, capsys):
     # "=": a range whose low end is negative is not taken for a flag.
-    values, windows = written(stream, capsys, "--metrics", "auc_binned", "--bins", 20,
+    values, windows = written(stream, capsys, "--metrics", "auc_binned", "--n-bins", 20,
                               "--score-range=-3,4")
     expected = [binned_auc(y, s, n_bins=20, score_range=(-3, 4)).auc for y, s in windows]
     np.testing.assert_allclose(values["auc_binned"], expected, rtol=1e-12)
@@ -100,7 +100,7 @@ def test_calibration_bins(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("options", "message"), [
-    (["--metrics", "auc_approx"], "--metrics auc_approx needs --auc-approx-epsilon"),
+    (["--metrics", "auc_approx"], "--metrics auc_approx needs --compression"),
     (["--fpr-range", "0,0.2"], "--fpr-range goes with --metrics pauc"),
     (["--metrics", "pauc", "--fpr-range", "0,2"],
      "--fpr-range: fpr_range must satisfy 0 <= low < high <= 1, got (0.0, 2.0)"),

@@ -292,7 +292,7 @@ CASES = {
     "unknown metric": (csv_file, ["--metrics", "auc,gini"],
                        r"argument --metrics: unknown metric\(s\) gini"),
     "no metric": (csv_file, ["--metrics", ","], r"unknown metric\(s\) \(none given\)"),
-    "epsilon zero": (csv_file, ["--epsilon", "0"], r"argument --epsilon: must be a number > 0"),
+    "relative error zero": (csv_file, ["--relative-error", "0"], r"argument --relative-error: must be a number > 0"),
     "unknown option": (csv_file, ["--windw", "3"], r"unrecognized arguments: --windw 3"),
     "two files": (csv_file, ["other.csv"], r"unrecognized arguments"),
     # H options.
