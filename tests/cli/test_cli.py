@@ -118,7 +118,7 @@ def test_monitor_h_with_every_cost_option(tmp_path, stream, options):
                                      ["--priors", "0.3,0.7", "--severity-ratio", "prior"]])
 @pytest.mark.parametrize("epsilon", ["0.05", "1"])
 def test_monitor_approximate_h_across_chunks(tmp_path, stream, options, epsilon):
-    """--epsilon: H from ApproxH, within epsilon (1 - H) of h_measure on every window."""
+    """--relative-error: H from ApproxH, within relative_error (1 - H) of h_measure on every window."""
     y, s = stream
     source, out = tmp_path / "scores.csv", tmp_path / "out.csv"
     write_csv(source, y, s)
