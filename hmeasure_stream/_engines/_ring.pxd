@@ -67,5 +67,6 @@ cdef class Forgetting:
     cdef readonly int64_t rescales
 
     cdef double exponent(self, int64_t x) noexcept nogil
+    cdef double decay_to(self, int64_t position, bint empty, int* shift) noexcept nogil
     cdef int64_t position(self, Py_ssize_t offset) noexcept nogil
     cdef bint expired(self) noexcept nogil

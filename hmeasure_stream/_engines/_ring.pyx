@@ -13,7 +13,7 @@ each leaves in O(1) here plus one engine update.
 
 import numpy as np
 
-from libc.math cimport floor
+from libc.math cimport exp2, floor, ldexp
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
 
@@ -221,6 +221,89 @@ cdef class Forgetting:
         """log2 of the decay factor a point at ``x`` (step or time) is stored with."""
         return (time_difference(x, self.anchor) - self.anchor_fraction) / self.half_life
 
+    cdef double decay_to(self, int64_t position, bint empty, int* shift) noexcept nogil:
+        """The decay factor, relative to the anchor, of a point arriving at ``position``
+        (step or time; the newest).
+
+        A structure holding no point (``empty``) anchors the decay at
+        ``position``.  When the factor would pass 2^RESCALE_EXPONENT, the anchor
+        moves k = floor(exponent) half-lives and the ring's weights are
+        multiplied by 2^-k (exact), so that stored weights stay within 2^64 of
+        each other's scale; ``shift[0]`` is k (0: no rescale), by which the caller
+        divides the weights it keeps itself (the engine's).
+        """
+        cdef double exponent, whole, moved, factor
+        cdef Py_ssize_t slot
+        cdef double* ring_weights
+        shift[0] = 0
+        if empty:
+            self.anchor = position
+            self.anchor_fraction = 0.0
+        exponent = self.exponent(position)
+        if exponent > RESCALE_EXPONENT:
+            whole = floor(exponent)
+            shift[0] = <int>whole
+            factor = ldexp(1.0, -shift[0])
+            ring_weights = self.ring.weight
+            for slot in range(self.ring.slots):
+                ring_weights[slot] *= factor
+            # The anchor moves by ``whole`` half-lives: an integer part and a fraction
+            # below 1 (0 when the half-life is an integer).
+            moved = self.anchor_fraction + whole * self.half_life
+            # (In unsigned 64 bits: the anchor may lie more than 2^63 ns behind
+            # ``position``, which it does not pass.)
+            self.anchor = <int64_t>(<uint64_t>self.anchor + <uint64_t>floor(moved))
+            self.anchor_fraction = moved - floor(moved)
+            self.rescales += 1
+            exponent = self.exponent(position)
+        return exp2(exponent)
+
+    def decay_newest(self, int64_t position, bint empty):
+        """Decay of points kept outside the ring (``DelayedAUC``, whose points enter its
+        engines in the order their labels arrive, not the order they age): the newest
+        point is at ``position`` (a time in ns with ``decay_by_time``, else a step; not
+        before the newest).  ``empty``: the structure holds no point, so the anchor
+        moves to ``position``.
+
+        Returns ``(factor, rescale)``: the decay factor a point at ``position`` is
+        stored with, relative to the anchor, and None or ``(shift, scale)``: every
+        weight stored before was multiplied by ``scale`` = 2^-shift (an engine's
+        through ``set_decay(shift, factor)``).
+        """
+        cdef int shift
+        cdef double factor
+        if self.half_life <= 0.0:
+            raise ValueError("decay_newest: this Forgetting has no half-life")
+        if self.decay_by_time and self.has_time and position < self.newest_time:
+            raise ValueError(f"decay_newest: the time {position} is before the newest, "
+                             f"{self.newest_time}")
+        if not self.decay_by_time and position < self.step:
+            raise ValueError(f"decay_newest: the step {position} is not after the newest, "
+                             f"{self.step - 1}")
+        if self.decay_by_time:
+            self.newest_time = position
+            self.has_time = True
+        else:
+            self.step = position + 1
+        factor = self.decay_to(position, empty, &shift)
+        return factor, None if shift == 0 else (shift, ldexp(1.0, -shift))
+
+    def newest_position(self):
+        """The decay position (time or step) of the newest point: ``newest_time`` with
+        ``decay_by_time``, else ``step - 1``."""
+        return self.newest_time if self.decay_by_time else self.step - 1
+
+    def exponent_at(self, int64_t position):
+        """log2 of the decay factor, relative to the anchor, of a point at ``position``."""
+        if self.half_life <= 0.0:
+            raise ValueError("exponent_at: this Forgetting has no half-life")
+        return self.exponent(position)
+
+    def factor_at(self, int64_t position):
+        """The decay factor, relative to the anchor, of a point at ``position``: the
+        factor ``decay_newest`` gave it while the anchor has not moved since."""
+        return exp2(self.exponent_at(position))
+
     cdef int64_t position(self, Py_ssize_t offset) noexcept nogil:
         """The decay position (time or step) of the ``offset``-th oldest point."""
         if self.decay_by_time:
@@ -258,7 +341,7 @@ cdef class Forgetting:
         stored weights divided by it are relative to the newest point."""
         if self.half_life == 0.0 or self.live == 0:
             return 1.0
-        return 2.0 ** self.exponent(self.newest_time if self.decay_by_time else self.step - 1)
+        return 2.0 ** self.exponent(self.newest_position())
 
     def positions(self):
         """Decay positions (times or steps) of the ring's points, oldest first."""
