@@ -9,6 +9,9 @@ A structure with a window or decay (``Forgetting``) keeps its points in a
 ring that grows by doubling (``reserve``, ``append``, ``pop_oldest``) with
 their times (25 bytes a point): points leave from the oldest end only, so
 each leaves in O(1) here plus one engine update.
+
+A multi-class count window keeps its points' class codes, weights and score
+rows in a ``ClassRing``, which hands back a chunk's evicted points at once.
 """
 
 import numpy as np
@@ -164,6 +167,148 @@ def _check_ring(PointRing ring):
         raise ValueError(f"head {ring.head} and size {ring.size} out of {slots} slots")
     if np.any(ring.is_pos_buffer > RETRACTED):
         raise ValueError("a label other than 0, 1 or retracted")
+
+
+cdef class ClassRing:
+    """The last ``capacity`` points of a multi-class window: class codes (intp), weights
+    and, with ``n_columns`` > 0, each point's row of scores (one-vs-one removes a point
+    from the engines of its pairs by its scores); allocated once at the window's size.
+
+    ``push`` takes a chunk and hands back the points it evicts, in eviction
+    order: the window's oldest first, then those of the chunk that leave within
+    it (one point leaves at each step once the window is full).
+    """
+
+    def __cinit__(self, Py_ssize_t capacity, Py_ssize_t n_columns=0):
+        if capacity < 1 or n_columns < 0:
+            raise ValueError(f"a class ring of {capacity} points (>= 1) and {n_columns} score "
+                             "columns (>= 0)")
+        self.capacity = capacity
+        self.n_columns = n_columns
+        self.head = 0
+        self.size = 0
+        self.code_buffer = np.zeros(capacity, dtype=np.intp)
+        self.weight_buffer = np.zeros(capacity, dtype=np.float64)
+        self.row_buffer = np.zeros((capacity, n_columns)) if n_columns else None
+
+    def push(self, codes, weights, rows=None):
+        """Append a chunk (codes >= 0, finite weights >= 0, and a row of ``n_columns``
+        scores per point if the ring keeps rows, else None); returns (codes, weights, rows
+        or None) of the points evicted, in eviction order.  A refused chunk (ValueError)
+        changes nothing."""
+        codes = np.ascontiguousarray(codes)
+        weights = np.ascontiguousarray(weights)
+        cdef const Py_ssize_t[::1] new_codes = codes
+        cdef const double[::1] new_weights = weights
+        cdef const double[:, ::1] new_rows = None
+        cdef Py_ssize_t n = new_codes.shape[0]
+        cdef bint keep_rows = self.n_columns > 0
+        if new_weights.shape[0] != n:
+            raise ValueError(f"push: {n} codes and {new_weights.shape[0]} weights")
+        if keep_rows:
+            if rows is None:
+                raise ValueError(f"push: this ring keeps rows of {self.n_columns} scores")
+            rows = np.ascontiguousarray(rows)
+            new_rows = rows
+            if new_rows.shape[0] != n or new_rows.shape[1] != self.n_columns:
+                raise ValueError(f"push: rows of shape {rows.shape} for {n} points of "
+                                 f"{self.n_columns} scores")
+        elif rows is not None:
+            raise ValueError("push: this ring keeps no rows")
+        if n and (codes.min() < 0 or not np.all(weights >= 0.0)
+                  or not np.all(np.isfinite(weights))):
+            raise ValueError("push: a code below 0, or a weight negative or not finite")
+        cdef Py_ssize_t evicted = max(0, self.size + n - self.capacity)
+        out_codes = np.empty(evicted, dtype=np.intp)
+        out_weights = np.empty(evicted, dtype=np.float64)
+        out_rows = np.empty((evicted, self.n_columns)) if keep_rows else None
+        cdef Py_ssize_t[::1] left_codes = out_codes, stored_codes = self.code_buffer
+        cdef double[::1] left_weights = out_weights, stored_weights = self.weight_buffer
+        cdef double[:, ::1] left_rows = out_rows, stored_rows = self.row_buffer
+        cdef Py_ssize_t index, column, slot, left = 0
+        cdef Py_ssize_t capacity = self.capacity, head = self.head, size = self.size
+        with nogil:
+            for index in range(n):
+                if size == capacity:
+                    # The oldest leaves; the new point takes its slot.
+                    slot = head
+                    left_codes[left] = stored_codes[slot]
+                    left_weights[left] = stored_weights[slot]
+                    if keep_rows:
+                        for column in range(stored_rows.shape[1]):
+                            left_rows[left, column] = stored_rows[slot, column]
+                    left += 1
+                    head = slot + 1 if slot + 1 < capacity else 0
+                else:
+                    slot = head + size
+                    if slot >= capacity:
+                        slot -= capacity
+                    size += 1
+                stored_codes[slot] = new_codes[index]
+                stored_weights[slot] = new_weights[index]
+                if keep_rows:
+                    for column in range(stored_rows.shape[1]):
+                        stored_rows[slot, column] = new_rows[index, column]
+        self.head = head
+        self.size = size
+        return out_codes, out_weights, out_rows
+
+    def points(self):
+        """(codes, weights, rows or None) of the window, oldest first (copies)."""
+        order = (self.head + np.arange(self.size)) % self.capacity
+        return (self.code_buffer[order], self.weight_buffer[order],
+                None if self.row_buffer is None else self.row_buffer[order])
+
+    @property
+    def nbytes(self):
+        """Bytes of the buffers."""
+        return sum(buffer.nbytes for buffer in (self.code_buffer, self.weight_buffer,
+                                                self.row_buffer) if buffer is not None)
+
+    def _check(self):
+        """What ``push`` relies on and keeps (a pickle's too): the buffers' types and
+        sizes, the head and size in range, the window's codes >= 0 and weights finite and
+        >= 0; ValueError otherwise."""
+        slots = self.capacity
+        shapes = (("code", np.intp, (slots,)), ("weight", np.float64, (slots,)),
+                  ("row", np.float64, (slots, self.n_columns)))
+        for name, dtype, shape in shapes:
+            buffer = getattr(self, name + "_buffer")
+            if buffer is None and name == "row" and self.n_columns == 0:
+                continue
+            if not (isinstance(buffer, np.ndarray) and buffer.dtype == dtype
+                    and buffer.shape == shape and buffer.flags.c_contiguous):
+                raise ValueError(f"its {name} buffer is not {shape} values of "
+                                 f"{np.dtype(dtype)}")
+        if not (slots >= 1 and self.n_columns >= 0 and 0 <= self.head < slots
+                and 0 <= self.size <= slots):
+            raise ValueError(f"head {self.head} and size {self.size} out of {slots} slots")
+        codes, weights, _ = self.points()
+        if np.any(codes < 0) or not np.all(np.isfinite(weights) & (weights >= 0.0)):
+            raise ValueError("a code below 0, or a weight negative or not finite")
+        return True
+
+    def __reduce__(self):
+        state = (self.capacity, self.n_columns, self.head, self.size, self.code_buffer,
+                 self.weight_buffer, self.row_buffer)
+        return (_rebuild_class_ring, state)
+
+
+def _rebuild_class_ring(capacity, n_columns, head, size, codes, weights, rows):
+    cdef ClassRing ring
+    try:
+        ring = ClassRing(1)
+        ring.capacity = capacity
+        ring.n_columns = n_columns
+        ring.head = head
+        ring.size = size
+        ring.code_buffer = np.array(codes, copy=True)
+        ring.weight_buffer = np.array(weights, copy=True)
+        ring.row_buffer = None if rows is None else np.array(rows, copy=True)
+        ring._check()
+    except (OverflowError, TypeError, ValueError) as error:
+        raise ValueError(f"cannot unpickle this window's class ring: {error}") from None
+    return ring
 
 
 #: Points whose decay factor falls below 2^-DROP_EXPONENTS relative to the
