@@ -21,8 +21,8 @@ out), ``_reserve``, ``_held_points``, ``_stores_weights``, ``_count_at``,
 import numpy as np
 
 from cpython.pythread cimport PyThread_get_thread_ident
-from libc.math cimport exp2, fabs, floor, isfinite, ldexp
-from libc.stdint cimport int32_t, int64_t, uint8_t, uint64_t
+from libc.math cimport exp2, fabs, isfinite, ldexp
+from libc.stdint cimport int32_t, int64_t, uint8_t
 
 from hmeasure_stream._engines._numeric cimport inverse_scale_of, stored_weight
 from hmeasure_stream._engines._ring cimport (
@@ -395,9 +395,8 @@ cdef class PointEngine(Guarded):
         by 2^-k when that factor would pass 2^RESCALE_EXPONENT.
         """
         cdef Py_ssize_t slot
-        cdef int64_t position
-        cdef double exponent, shift, whole, factor
-        cdef double* ring_weights
+        cdef int shift
+        cdef double factor
         if has_time:
             forgetting.newest_time = time
             forgetting.has_time = True
@@ -411,30 +410,14 @@ cdef class PointEngine(Guarded):
                 forgetting.live -= 1
             forgetting.ring.pop_oldest()
         if forgetting.half_life > 0.0:
-            position = time if forgetting.decay_by_time else forgetting.step
-            if forgetting.live == 0:
-                forgetting.anchor = position
-                forgetting.anchor_fraction = 0.0
-            exponent = forgetting.exponent(position)
-            if exponent > RESCALE_EXPONENT:
-                whole = floor(exponent)
-                factor = ldexp(1.0, -<int>whole)
-                self._scale_weights(factor)
-                ring_weights = forgetting.ring.weight
-                for slot in range(forgetting.ring.slots):
-                    ring_weights[slot] *= factor
-                # The anchor moves by ``whole`` half-lives: an integer part and a
-                # fraction below 1 (0 when the half-life is an integer).
-                shift = forgetting.anchor_fraction + whole * forgetting.half_life
-                # (In unsigned 64 bits: the anchor may lie more than 2^63 ns behind
-                # ``position``, which it does not pass.)
-                forgetting.anchor = <int64_t>(<uint64_t>forgetting.anchor
-                                              + <uint64_t>floor(shift))
-                forgetting.anchor_fraction = shift - floor(shift)
-                forgetting.rescales += 1
-                exponent = forgetting.exponent(position)
-            weight = weight * exp2(exponent)
-            self.newest_decay = exp2(exponent)
+            # (The anchor and the rescale are Forgetting's rule: it rescales the ring's
+            # weights, the engine its own by the same power of two.)
+            factor = forgetting.decay_to(time if forgetting.decay_by_time else forgetting.step,
+                                         forgetting.live == 0, &shift)
+            if shift:
+                self._scale_weights(ldexp(1.0, -shift))
+            weight = weight * factor
+            self.newest_decay = factor
         self._update(is_pos, score, weight, True)
         forgetting.ring.append(is_pos, score, weight, time)
         forgetting.step += 1

@@ -38,6 +38,19 @@ cdef class PointRing:
     cdef void pop_oldest(self) noexcept nogil
 
 
+@cython.final
+cdef class ClassRing:
+    # The class codes, weights and (optionally) score rows of a count window, oldest
+    # first: the multi-class window's record of what leaves.
+    cdef readonly object code_buffer     # intp, one per slot
+    cdef readonly object weight_buffer
+    cdef readonly object row_buffer      # (slots, n_columns) float64; None without rows
+    cdef readonly Py_ssize_t capacity    # the window (>= 1): the number of slots
+    cdef readonly Py_ssize_t n_columns   # entries of a score row (0: no rows)
+    cdef readonly Py_ssize_t head        # slot of the oldest point
+    cdef readonly Py_ssize_t size
+
+
 cdef inline Py_ssize_t ring_slot(PointRing ring, Py_ssize_t offset) noexcept nogil:
     """The slot of the ``offset``-th oldest point."""
     cdef Py_ssize_t slot = ring.head + offset
@@ -67,5 +80,6 @@ cdef class Forgetting:
     cdef readonly int64_t rescales
 
     cdef double exponent(self, int64_t x) noexcept nogil
+    cdef double decay_to(self, int64_t position, bint empty, int* shift) noexcept nogil
     cdef int64_t position(self, Py_ssize_t offset) noexcept nogil
     cdef bint expired(self) noexcept nogil

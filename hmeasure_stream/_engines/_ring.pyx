@@ -9,11 +9,14 @@ A structure with a window or decay (``Forgetting``) keeps its points in a
 ring that grows by doubling (``reserve``, ``append``, ``pop_oldest``) with
 their times (25 bytes a point): points leave from the oldest end only, so
 each leaves in O(1) here plus one engine update.
+
+A multi-class count window keeps its points' class codes, weights and score
+rows in a ``ClassRing``, which hands back a chunk's evicted points at once.
 """
 
 import numpy as np
 
-from libc.math cimport floor
+from libc.math cimport exp2, floor, ldexp
 from libc.stdint cimport int64_t, uint8_t, uint64_t
 
 
@@ -166,6 +169,148 @@ def _check_ring(PointRing ring):
         raise ValueError("a label other than 0, 1 or retracted")
 
 
+cdef class ClassRing:
+    """The last ``capacity`` points of a multi-class window: class codes (intp), weights
+    and, with ``n_columns`` > 0, each point's row of scores (one-vs-one removes a point
+    from the engines of its pairs by its scores); allocated once at the window's size.
+
+    ``push`` takes a chunk and hands back the points it evicts, in eviction
+    order: the window's oldest first, then those of the chunk that leave within
+    it (one point leaves at each step once the window is full).
+    """
+
+    def __cinit__(self, Py_ssize_t capacity, Py_ssize_t n_columns=0):
+        if capacity < 1 or n_columns < 0:
+            raise ValueError(f"a class ring of {capacity} points (>= 1) and {n_columns} score "
+                             "columns (>= 0)")
+        self.capacity = capacity
+        self.n_columns = n_columns
+        self.head = 0
+        self.size = 0
+        self.code_buffer = np.zeros(capacity, dtype=np.intp)
+        self.weight_buffer = np.zeros(capacity, dtype=np.float64)
+        self.row_buffer = np.zeros((capacity, n_columns)) if n_columns else None
+
+    def push(self, codes, weights, rows=None):
+        """Append a chunk (codes >= 0, finite weights >= 0, and a row of ``n_columns``
+        scores per point if the ring keeps rows, else None); returns (codes, weights, rows
+        or None) of the points evicted, in eviction order.  A refused chunk (ValueError)
+        changes nothing."""
+        codes = np.ascontiguousarray(codes)
+        weights = np.ascontiguousarray(weights)
+        cdef const Py_ssize_t[::1] new_codes = codes
+        cdef const double[::1] new_weights = weights
+        cdef const double[:, ::1] new_rows = None
+        cdef Py_ssize_t n = new_codes.shape[0]
+        cdef bint keep_rows = self.n_columns > 0
+        if new_weights.shape[0] != n:
+            raise ValueError(f"push: {n} codes and {new_weights.shape[0]} weights")
+        if keep_rows:
+            if rows is None:
+                raise ValueError(f"push: this ring keeps rows of {self.n_columns} scores")
+            rows = np.ascontiguousarray(rows)
+            new_rows = rows
+            if new_rows.shape[0] != n or new_rows.shape[1] != self.n_columns:
+                raise ValueError(f"push: rows of shape {rows.shape} for {n} points of "
+                                 f"{self.n_columns} scores")
+        elif rows is not None:
+            raise ValueError("push: this ring keeps no rows")
+        if n and (codes.min() < 0 or not np.all(weights >= 0.0)
+                  or not np.all(np.isfinite(weights))):
+            raise ValueError("push: a code below 0, or a weight negative or not finite")
+        cdef Py_ssize_t evicted = max(0, self.size + n - self.capacity)
+        out_codes = np.empty(evicted, dtype=np.intp)
+        out_weights = np.empty(evicted, dtype=np.float64)
+        out_rows = np.empty((evicted, self.n_columns)) if keep_rows else None
+        cdef Py_ssize_t[::1] left_codes = out_codes, stored_codes = self.code_buffer
+        cdef double[::1] left_weights = out_weights, stored_weights = self.weight_buffer
+        cdef double[:, ::1] left_rows = out_rows, stored_rows = self.row_buffer
+        cdef Py_ssize_t index, column, slot, left = 0
+        cdef Py_ssize_t capacity = self.capacity, head = self.head, size = self.size
+        with nogil:
+            for index in range(n):
+                if size == capacity:
+                    # The oldest leaves; the new point takes its slot.
+                    slot = head
+                    left_codes[left] = stored_codes[slot]
+                    left_weights[left] = stored_weights[slot]
+                    if keep_rows:
+                        for column in range(stored_rows.shape[1]):
+                            left_rows[left, column] = stored_rows[slot, column]
+                    left += 1
+                    head = slot + 1 if slot + 1 < capacity else 0
+                else:
+                    slot = head + size
+                    if slot >= capacity:
+                        slot -= capacity
+                    size += 1
+                stored_codes[slot] = new_codes[index]
+                stored_weights[slot] = new_weights[index]
+                if keep_rows:
+                    for column in range(stored_rows.shape[1]):
+                        stored_rows[slot, column] = new_rows[index, column]
+        self.head = head
+        self.size = size
+        return out_codes, out_weights, out_rows
+
+    def points(self):
+        """(codes, weights, rows or None) of the window, oldest first (copies)."""
+        order = (self.head + np.arange(self.size)) % self.capacity
+        return (self.code_buffer[order], self.weight_buffer[order],
+                None if self.row_buffer is None else self.row_buffer[order])
+
+    @property
+    def nbytes(self):
+        """Bytes of the buffers."""
+        return sum(buffer.nbytes for buffer in (self.code_buffer, self.weight_buffer,
+                                                self.row_buffer) if buffer is not None)
+
+    def _check(self):
+        """What ``push`` relies on and keeps (a pickle's too): the buffers' types and
+        sizes, the head and size in range, the window's codes >= 0 and weights finite and
+        >= 0; ValueError otherwise."""
+        slots = self.capacity
+        shapes = (("code", np.intp, (slots,)), ("weight", np.float64, (slots,)),
+                  ("row", np.float64, (slots, self.n_columns)))
+        for name, dtype, shape in shapes:
+            buffer = getattr(self, name + "_buffer")
+            if buffer is None and name == "row" and self.n_columns == 0:
+                continue
+            if not (isinstance(buffer, np.ndarray) and buffer.dtype == dtype
+                    and buffer.shape == shape and buffer.flags.c_contiguous):
+                raise ValueError(f"its {name} buffer is not {shape} values of "
+                                 f"{np.dtype(dtype)}")
+        if not (slots >= 1 and self.n_columns >= 0 and 0 <= self.head < slots
+                and 0 <= self.size <= slots):
+            raise ValueError(f"head {self.head} and size {self.size} out of {slots} slots")
+        codes, weights, _ = self.points()
+        if np.any(codes < 0) or not np.all(np.isfinite(weights) & (weights >= 0.0)):
+            raise ValueError("a code below 0, or a weight negative or not finite")
+        return True
+
+    def __reduce__(self):
+        state = (self.capacity, self.n_columns, self.head, self.size, self.code_buffer,
+                 self.weight_buffer, self.row_buffer)
+        return (_rebuild_class_ring, state)
+
+
+def _rebuild_class_ring(capacity, n_columns, head, size, codes, weights, rows):
+    cdef ClassRing ring
+    try:
+        ring = ClassRing(1)
+        ring.capacity = capacity
+        ring.n_columns = n_columns
+        ring.head = head
+        ring.size = size
+        ring.code_buffer = np.array(codes, copy=True)
+        ring.weight_buffer = np.array(weights, copy=True)
+        ring.row_buffer = None if rows is None else np.array(rows, copy=True)
+        ring._check()
+    except (OverflowError, TypeError, ValueError) as error:
+        raise ValueError(f"cannot unpickle this window's class ring: {error}") from None
+    return ring
+
+
 #: Points whose decay factor falls below 2^-DROP_EXPONENTS relative to the
 #: newest leave the structure, in every engine (see ``_ring.pxd``).
 DROP_EXPONENTS = DROP_EXPONENT
@@ -221,6 +366,89 @@ cdef class Forgetting:
         """log2 of the decay factor a point at ``x`` (step or time) is stored with."""
         return (time_difference(x, self.anchor) - self.anchor_fraction) / self.half_life
 
+    cdef double decay_to(self, int64_t position, bint empty, int* shift) noexcept nogil:
+        """The decay factor, relative to the anchor, of a point arriving at ``position``
+        (step or time; the newest).
+
+        A structure holding no point (``empty``) anchors the decay at
+        ``position``.  When the factor would pass 2^RESCALE_EXPONENT, the anchor
+        moves k = floor(exponent) half-lives and the ring's weights are
+        multiplied by 2^-k (exact), so that stored weights stay within 2^64 of
+        each other's scale; ``shift[0]`` is k (0: no rescale), by which the caller
+        divides the weights it keeps itself (the engine's).
+        """
+        cdef double exponent, whole, moved, factor
+        cdef Py_ssize_t slot
+        cdef double* ring_weights
+        shift[0] = 0
+        if empty:
+            self.anchor = position
+            self.anchor_fraction = 0.0
+        exponent = self.exponent(position)
+        if exponent > RESCALE_EXPONENT:
+            whole = floor(exponent)
+            shift[0] = <int>whole
+            factor = ldexp(1.0, -shift[0])
+            ring_weights = self.ring.weight
+            for slot in range(self.ring.slots):
+                ring_weights[slot] *= factor
+            # The anchor moves by ``whole`` half-lives: an integer part and a fraction
+            # below 1 (0 when the half-life is an integer).
+            moved = self.anchor_fraction + whole * self.half_life
+            # (In unsigned 64 bits: the anchor may lie more than 2^63 ns behind
+            # ``position``, which it does not pass.)
+            self.anchor = <int64_t>(<uint64_t>self.anchor + <uint64_t>floor(moved))
+            self.anchor_fraction = moved - floor(moved)
+            self.rescales += 1
+            exponent = self.exponent(position)
+        return exp2(exponent)
+
+    def decay_newest(self, int64_t position, bint empty):
+        """Decay of points kept outside the ring (``DelayedAUC``, whose points enter its
+        engines in the order their labels arrive, not the order they age): the newest
+        point is at ``position`` (a time in ns with ``decay_by_time``, else a step; not
+        before the newest).  ``empty``: the structure holds no point, so the anchor
+        moves to ``position``.
+
+        Returns ``(factor, rescale)``: the decay factor a point at ``position`` is
+        stored with, relative to the anchor, and None or ``(shift, scale)``: every
+        weight stored before was multiplied by ``scale`` = 2^-shift (an engine's
+        through ``set_decay(shift, factor)``).
+        """
+        cdef int shift
+        cdef double factor
+        if self.half_life <= 0.0:
+            raise ValueError("decay_newest: this Forgetting has no half-life")
+        if self.decay_by_time and self.has_time and position < self.newest_time:
+            raise ValueError(f"decay_newest: the time {position} is before the newest, "
+                             f"{self.newest_time}")
+        if not self.decay_by_time and position < self.step:
+            raise ValueError(f"decay_newest: the step {position} is not after the newest, "
+                             f"{self.step - 1}")
+        if self.decay_by_time:
+            self.newest_time = position
+            self.has_time = True
+        else:
+            self.step = position + 1
+        factor = self.decay_to(position, empty, &shift)
+        return factor, None if shift == 0 else (shift, ldexp(1.0, -shift))
+
+    def newest_position(self):
+        """The decay position (time or step) of the newest point: ``newest_time`` with
+        ``decay_by_time``, else ``step - 1``."""
+        return self.newest_time if self.decay_by_time else self.step - 1
+
+    def exponent_at(self, int64_t position):
+        """log2 of the decay factor, relative to the anchor, of a point at ``position``."""
+        if self.half_life <= 0.0:
+            raise ValueError("exponent_at: this Forgetting has no half-life")
+        return self.exponent(position)
+
+    def factor_at(self, int64_t position):
+        """The decay factor, relative to the anchor, of a point at ``position``: the
+        factor ``decay_newest`` gave it while the anchor has not moved since."""
+        return exp2(self.exponent_at(position))
+
     cdef int64_t position(self, Py_ssize_t offset) noexcept nogil:
         """The decay position (time or step) of the ``offset``-th oldest point."""
         if self.decay_by_time:
@@ -258,7 +486,7 @@ cdef class Forgetting:
         stored weights divided by it are relative to the newest point."""
         if self.half_life == 0.0 or self.live == 0:
             return 1.0
-        return 2.0 ** self.exponent(self.newest_time if self.decay_by_time else self.step - 1)
+        return 2.0 ** self.exponent(self.newest_position())
 
     def positions(self):
         """Decay positions (times or steps) of the ring's points, oldest first."""

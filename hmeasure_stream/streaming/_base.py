@@ -82,7 +82,7 @@ else:
     _PointSlots = _WindowSlots = object
 
 #: The format of every structure's pickle; a pickle of another format is refused.
-PICKLE_FORMAT = 1
+PICKLE_FORMAT = 2
 #: The deprecated attribute names of every point set (old=new); a subclass that renames
 #: more gives its ``__getattr__`` these and its own.
 RENAMED_ATTRIBUTES = {"n_neg": "weight_neg", "n_pos": "weight_pos"}
@@ -706,8 +706,7 @@ def check_forgetting(engine, forgetting):
             raise AssertionError("a point past the drop age is still held")
         if live.any():
             last = np.flatnonzero(live)[-1]
-            exponent = (float(int(positions[last]) - forgetting.anchor)
-                        - forgetting.anchor_fraction) / forgetting.half_life
+            exponent = forgetting.exponent_at(int(positions[last]))
             if not -DROP_EXPONENTS - 2 <= exponent <= 2 * DROP_EXPONENTS + 8:
                 raise AssertionError(f"the newest decay exponent {exponent} drifted")
     keys, weight_neg, weight_pos, count_neg, count_pos = engine.items()

@@ -20,7 +20,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream._core.delong import ConfidenceInterval
 from hmeasure_stream._engines._protocol import Status
-from hmeasure_stream._engines._ring import DROP_EXPONENTS, RESCALE_EXPONENTS
+from hmeasure_stream._engines._ring import DROP_EXPONENTS, RESCALE_EXPONENTS, Forgetting
 from hmeasure_stream._validation import (
     Duration,
     Label,
@@ -73,8 +73,8 @@ _LIGHTEST_DECAYED_PART = 2.0**-32
 # A slot: [score, prob, position, label, weight, decay_at]; position is the
 # prediction's number (count window, no window) or its time in ns (duration
 # window); label -1 while pending, else 0 or 1; weight its decay factor (1 without
-# decay) relative to the anchor, divided as the engines' weights are; decay_at its
-# number or time in ns for the decay (None without decay).
+# decay) relative to the decay's anchor (``Forgetting``'s), rescaled as the engines'
+# weights are; decay_at its number or time in ns for the decay (None without decay).
 _SCORE, _PROB, _POSITION, _LABEL, _WEIGHT, _DECAY_AT = range(6)
 _PENDING = -1
 #: A pending prediction's parts: (is_pos, weight), heavier first.
@@ -203,7 +203,6 @@ class DelayedAUC(Pickled):
     """
 
     __slots__ = (
-        "_anchor",
         "_by_time",
         "_decay",
         "_expected",
@@ -216,7 +215,6 @@ class DelayedAUC(Pickled):
         "_n_labelled",
         "_n_late_labels",
         "_newest",
-        "_newest_decay_at",
         "_order",
         "_realized",
         "_slots",
@@ -259,13 +257,13 @@ class DelayedAUC(Pickled):
         self._by_time = rules is not None and rules.period > 0
         self._window = np.timedelta64(horizon, "ns") if self._by_time else horizon
         self._horizon = horizon
-        # Decay: (half-life, by time, drop age); the anchor (an integer and a fraction
-        # below 1) where the decay factor is 1, as ``Forgetting``'s.
-        self._decay: Any = (None if rules is None or not rules.half_life
-                       else (rules.half_life, rules.decay_by_time,
-                             DROP_EXPONENTS * rules.half_life))
-        self._anchor = (0, 0.0)
-        self._newest_decay_at: Any = None
+        # Decay: the half-life, its anchor and rescales, the newest decay position, kept
+        # by a ``Forgetting`` without its ring (the window is the order's below: the
+        # predictions enter the engines as their labels arrive, not as they age).
+        self._decay: Forgetting | None = (
+            None if rules is None or not rules.half_life
+            else Forgetting(0, 0, rules.half_life, rules.decay_by_time, rules.decay_by_time,
+                            DROP_EXPONENTS))
         self._slots: dict[Hashable, list[Any]] = {}
         self._order: Any = (None if horizon is None and self._decay is None
                        else collections.deque())
@@ -343,7 +341,8 @@ class DelayedAUC(Pickled):
         ``nanoseconds`` (its time in ns if kept, else None)."""
         number = self._made + ahead
         return (nanoseconds if self._by_time else number,
-                None if self._decay is None else nanoseconds if self._decay[1] else number)
+                None if self._decay is None else nanoseconds if self._decay.decay_by_time
+                else number)
 
     def _held_at(self, key: Hashable, nanoseconds: int | None, ahead: int) -> bool:
         """Whether ``key`` names a prediction still in the window when the prediction
@@ -367,7 +366,7 @@ class DelayedAUC(Pickled):
             # The key names this prediction now, not one that left unlabelled.
             self._expired.pop(key, None)
             if self._decay is not None:
-                slot[_WEIGHT] = self._decay_factor(decay_at)
+                slot[_WEIGHT] = self._decay_factor(self._decay, decay_at)
             for is_pos, weight in self._parts(slot):
                 self._add(self._expected, is_pos, score, weight)
             self._slots[key] = slot
@@ -376,7 +375,7 @@ class DelayedAUC(Pickled):
 
     def _keeps_times(self) -> bool:
         """Whether predictions carry times: a duration window or half-life."""
-        return self._by_time or (self._decay is not None and self._decay[1])
+        return self._by_time or (self._decay is not None and self._decay.decay_by_time)
 
     def _time(self, time: object) -> int | None:
         """The prediction's time in ns, checked, if the window or the decay keeps times
@@ -395,7 +394,9 @@ class DelayedAUC(Pickled):
         # numbers > position - horizon, as a duration window keeps times > t - horizon.
         if self._horizon is not None and slot[_POSITION] <= position - windows * self._horizon:
             return True
-        return self._decay is not None and decay_at - slot[_DECAY_AT] > windows * self._decay[2]
+        decay = self._decay
+        return (decay is not None
+                and decay_at - slot[_DECAY_AT] > windows * decay.drop_exponent * decay.half_life)
 
     def _slide(self, position: Any, decay_at: Any) -> None:
         """Drop the predictions that leave the window when one at (``position``,
@@ -415,47 +416,32 @@ class DelayedAUC(Pickled):
             if expired.get(key) is slot:
                 del expired[key]
 
-    def _decay_factor(self, decay_at: Any) -> float:
+    def _decay_factor(self, decay: Forgetting, decay_at: int) -> float:
         """The decay factor of a prediction at ``decay_at`` (the newest), relative to the
-        anchor; every weight is divided by 2**k and the anchor moved k half-lives first
-        when the factor would pass 2**RESCALE_EXPONENTS (as ``Forgetting`` does)."""
-        half_life = self._decay[0]
-        if not self._slots:
-            self._anchor = (decay_at, 0.0)
-        anchor, fraction = self._anchor
-        exponent = self._exponent(decay_at)
-        shift = 0
-        if exponent > RESCALE_EXPONENTS:
-            shift = math.floor(exponent)
-            factor = math.ldexp(1.0, -shift)
+        anchor, by ``Forgetting``'s rule; when it rescales, every held weight and the
+        engines' are multiplied by the same power of two."""
+        factor, rescale = decay.decay_newest(decay_at, not self._slots)
+        if rescale is not None:
+            shift, scale = rescale
             for slot in self._slots.values():
-                slot[_WEIGHT] *= factor
-            moved = fraction + shift * half_life
-            self._anchor = (anchor + math.floor(moved), moved - math.floor(moved))
-            exponent = self._exponent(decay_at)
-        weight = float(2.0**exponent)
-        if shift:
+                slot[_WEIGHT] *= scale
             for engine in (*self._realized, *self._expected):
-                engine.set_decay(shift, weight)
-        self._newest_decay_at = decay_at
-        return weight
+                engine.set_decay(shift, factor)
+        return factor
 
-    def _exponent(self, decay_at: Any) -> float:
-        """log2 of the decay factor, relative to the anchor, of a prediction at ``decay_at``."""
-        anchor, fraction = self._anchor
-        return float(((decay_at - anchor) - fraction) / self._decay[0])
-
-    def _newest_factor(self) -> float:
-        """The decay factor of the newest prediction, relative to the anchor."""
-        return float(2.0**self._exponent(self._newest_decay_at))
+    def _newest_decay_at(self) -> int | None:
+        """The newest prediction's decay position (None without decay or predictions)."""
+        decay = self._decay
+        return None if decay is None or not self._made else decay.newest_position()
 
     def _hand_over_decay(self) -> None:
         """Tell the engines the newest prediction's factor, before a read: DeLong's
         variance reads the weights relative to it.  Handed over here rather than at each
         prediction, which then costs no call into the engines."""
-        if self._decay is None or not self._slots:
+        decay = self._decay
+        if decay is None or not self._slots:
             return
-        newest = self._newest_factor()
+        newest = decay.factor_at(decay.newest_position())
         for engine in (*self._realized, *self._expected):
             if engine.newest_factor != newest:
                 engine.set_decay(0, newest)
@@ -698,7 +684,7 @@ class DelayedAUC(Pickled):
             raise AssertionError(f"expected class 1 weight {self._expected[0].weight_pos}, "
                                  f"{expected_pos} summed")
         if self._decay is not None:
-            self._check_decay()
+            self._check_decay(self._decay)
         if self._order is None:
             if self._expired or self._expired_order:
                 raise AssertionError("predictions expired from a window keeping all")
@@ -711,29 +697,31 @@ class DelayedAUC(Pickled):
         if any(later < earlier for earlier, later in itertools.pairwise(positions)):
             raise AssertionError("the order's positions go backwards")
         newest: Any = self._newest if self._by_time else self._made - 1
-        if self._order and self._beyond(self._order[0][1], newest, self._newest_decay_at, 1):
+        if self._order and self._beyond(self._order[0][1], newest, self._newest_decay_at(), 1):
             raise AssertionError("a prediction older than the window is still in the order")
         if (not self._by_time and self._horizon is not None
                 and len(self._order) > self._horizon):
             raise AssertionError(f"{len(self._order)} predictions in a window of "
                                  f"{self._horizon}")
         for key, slot in self._expired.items():
-            if key in slots or self._beyond(slot, newest, self._newest_decay_at, 2):
+            if key in slots or self._beyond(slot, newest, self._newest_decay_at(), 2):
                 raise AssertionError(f"the late-label memory holds {key!r} wrongly")
         remembered = {id(slot) for _, slot in self._expired_order}
         if any(id(slot) not in remembered for slot in self._expired.values()):
             raise AssertionError("a late-label key is not in the memory's order")
         return True
 
-    def _check_decay(self) -> None:
+    def _check_decay(self, decay: Forgetting) -> None:
         """Each held prediction's weight is its decay factor relative to the anchor, within
         2**RESCALE_EXPONENTS.  (The engines get the newest factor at read time: the
         intervals the tests compare after every step check it.)"""
-        fraction = self._anchor[1]
+        fraction = decay.anchor_fraction
         if not 0.0 <= fraction < 1.0:
             raise AssertionError(f"the anchor's fraction {fraction} is not in [0, 1)")
+        if decay.ring.size:
+            raise AssertionError("the decay's ring holds points (the order holds them)")
         for slot in self._slots.values():
-            exponent = self._exponent(slot[_DECAY_AT])
+            exponent = decay.exponent_at(slot[_DECAY_AT])
             if not (-DROP_EXPONENTS - 1 <= exponent <= RESCALE_EXPONENTS
                     and math.isclose(slot[_WEIGHT], 2.0**exponent, rel_tol=1e-12)):
                 raise AssertionError(f"a weight {slot[_WEIGHT]} at exponent {exponent}")

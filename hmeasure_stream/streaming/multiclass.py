@@ -28,7 +28,7 @@ from hmeasure_stream._core.classes import check_score_matrix as _check_score_mat
 from hmeasure_stream._core.classes import encode_given as _encode_given
 from hmeasure_stream._engines._blocked import BlockedAUCEngine, update_row
 from hmeasure_stream._engines._protocol import Status
-from hmeasure_stream._engines._ring import PointRing
+from hmeasure_stream._engines._ring import ClassRing, PointRing
 from hmeasure_stream._validation import (
     Duration,
     FloatArray,
@@ -501,59 +501,6 @@ class DynamicMulticlassAUC(Pickled):
         return True
 
 
-class _LabelRing(Pickled):
-    """The labels, weights (and, for one-vs-one, score rows) of a count window, oldest first.
-
-    ``push`` takes a chunk and returns what it evicts, in eviction order: the
-    points leave at the chunk's last ``e`` steps, one per step.
-    """
-
-    __slots__ = ("codes", "head", "rows", "size", "weights")
-
-    def __init__(self, window: int, n_classes: int, keep_rows: bool) -> None:
-        self.codes = np.zeros(window, dtype=np.intp)
-        self.weights = np.zeros(window)
-        self.rows = np.zeros((window, n_classes)) if keep_rows else None
-        self.head = 0
-        self.size = 0
-
-    def _oldest(self, count: int) -> _Codes:
-        """Slots of the ``count`` oldest points."""
-        return (self.head + np.arange(count)) % self.codes.shape[0]
-
-    def push(self, codes: _Codes, weights: FloatArray, rows: FloatArray | None
-             ) -> tuple[_Codes, FloatArray, FloatArray | None]:
-        """Append a chunk; returns (codes, weights, rows or None) of the evicted points."""
-        window, n = self.codes.shape[0], codes.shape[0]
-        evicted = max(0, self.size + n - window)
-        from_ring = self._oldest(min(evicted, self.size))
-        from_chunk = evicted - from_ring.shape[0]
-        out_codes = np.concatenate([self.codes[from_ring], codes[:from_chunk]])
-        out_weights = np.concatenate([self.weights[from_ring], weights[:from_chunk]])
-        out_rows = None
-        if self.rows is not None:
-            out_rows = np.concatenate([self.rows[from_ring], cast(FloatArray, rows)[:from_chunk]])
-        kept = min(n, window)
-        slots = (self.head + self.size + np.arange(n - kept, n)) % window
-        self.codes[slots] = codes[n - kept:]
-        self.weights[slots] = weights[n - kept:]
-        if self.rows is not None:
-            self.rows[slots] = cast(FloatArray, rows)[n - kept:]
-        self.head = (self.head + evicted) % window
-        self.size = min(window, self.size + n)
-        return out_codes, out_weights, out_rows
-
-    def points(self) -> tuple[_Codes, FloatArray, FloatArray | None]:
-        """(codes, weights, rows or None) in the window, oldest first."""
-        slots = self._oldest(self.size)
-        return (self.codes[slots], self.weights[slots],
-                None if self.rows is None else self.rows[slots])
-
-    @property
-    def nbytes(self) -> int:
-        return sum(a.nbytes for a in (self.codes, self.weights, self.rows) if a is not None)
-
-
 class MulticlassWindow(Pickled):
     """The window engine of the metric ``"multiclass_auc"`` of :class:`SlidingWindow`.
 
@@ -562,8 +509,8 @@ class MulticlassWindow(Pickled):
     and chunk.  One-vs-one: the pair engines of :class:`DynamicMulticlassAUC`,
     each point added to and the leaving one removed from the 2 (c - 1) engines
     of its class, in a Python loop over the chunk.  The window's labels and
-    weights are kept (and, for one-vs-one, its score rows) to know which
-    point leaves and the class weights of each window.
+    weights are kept (and, for one-vs-one, its score rows) in a ``ClassRing``
+    to know which point leaves and the class weights of each window.
 
     The class weights of each window are exact integers with unit weights;
     with weights they are kept incrementally and recomputed from the window's
@@ -597,7 +544,8 @@ class MulticlassWindow(Pickled):
         self._engines = [BlockedAUCEngine(capacity) for _ in range(pairs)]
         self._rings = ([PointRing(0 if window is None else window) for _ in range(c)]
                        if method == "ovr" else None)
-        self._ring = None if window is None else _LabelRing(window, c, method == "ovo")
+        self._ring = (None if window is None
+                      else ClassRing(window, c if method == "ovo" else 0))
         self._counts = np.zeros(c, dtype=np.int64)
         self._mass = np.zeros(c)
         self._since_exact = 0
@@ -713,7 +661,7 @@ class MulticlassWindow(Pickled):
             self._mass = masses[-1].copy()
             self._since_exact += n
             if not unit and self._ring is not None and self._since_exact >= max(
-                    self._ring.codes.shape[0], 1024):
+                    self._ring.capacity, 1024):
                 held_codes, held_weights, _ = self._ring.points()
                 self._mass = np.asarray(np.bincount(held_codes, weights=held_weights,
                                                     minlength=c), dtype=np.float64)
@@ -785,6 +733,7 @@ class MulticlassWindow(Pickled):
                     if ring.size != self._counts.sum():
                         raise AssertionError(f"a ring holds {ring.size} points")
         if self._ring is not None:
+            self._ring._check()
             codes, weights, _ = self._ring.points()
             counts = np.bincount(codes, minlength=c)
             if counts.tolist() != self._counts.tolist():

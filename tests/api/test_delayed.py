@@ -463,8 +463,8 @@ def test_pickle_format_and_consistency_are_checked():
     assert copy.results() == pytest.approx(monitor.results(), nan_ok=True)
     state = monitor.__getstate__()
     blank = DelayedAUC.__new__(DelayedAUC)
-    with pytest.raises(ValueError, match="pickle format 2"):
-        blank.__setstate__({**state, "format": 2})
+    with pytest.raises(ValueError, match="pickle format 1"):
+        blank.__setstate__({**state, "format": 1})
     with pytest.raises(ValueError, match="labelled predictions"):
         blank.__setstate__({**state, "_n_labelled": 2})  # three are labelled
 
@@ -506,7 +506,7 @@ def test_decay_drops_and_rescales_as_weighted_from_scratch(half_life, label_ever
             assert monitor.expected_auc == pytest.approx(
                 hs.expected_auc(y_prob, scores[:key + 1][held], sample_weight=weights[held]),
                 abs=1e-12)
-    assert monitor._anchor[0] > 0  # the anchor moved: weights were rescaled
+    assert monitor._decay.anchor > 0 and monitor._decay.rescales > 0  # weights were rescaled
 
 
 def test_decay_by_time_with_a_count_window_and_late_labels():
