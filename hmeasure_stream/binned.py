@@ -120,7 +120,8 @@ class BinnedAUCResult:
 
     @property
     def n_bins(self) -> int:
-        """Number of bins."""
+        # (Documented in the class's Attributes, not here: numpydoc would link a documented
+        # property from there by a target that the options' own n_bins make ambiguous.)
         n_bins: int = self.counts_neg.shape[0]
         return n_bins
 

@@ -110,9 +110,7 @@ class HCost:
     relative_error : float, optional
         Follow ``"h"`` within ``relative_error * (1 - H)`` as
         :class:`~hmeasure_stream.ApproxH` does.  None: the exact H of
-        :class:`~hmeasure_stream.DynamicH`.
-    epsilon : float, optional
-        Deprecated name of ``relative_error`` (removed in the next release).
+        :class:`~hmeasure_stream.DynamicH`.  ``epsilon=`` is its deprecated name.
 
     See Also
     --------
@@ -218,7 +216,7 @@ class Binning:
     Parameters
     ----------
     n_bins : int, default=1000
-        The number of bins (>= 1).
+        The number of bins (>= 1); ``bins=`` is its deprecated name.
     transform : {None, "loglog"}, default=None
         Linear bins, or bins of the log-log transform.
     loglog_alpha : float, optional
@@ -226,8 +224,6 @@ class Binning:
         (the whole array in :func:`~hmeasure_stream.sliding_window`), then frozen.
     score_range : (float, float), default=(0.0, 1.0)
         The range of the scores the bins cover.
-    bins : int, optional
-        Deprecated name of ``n_bins`` (removed in the next release).
 
     See Also
     --------
@@ -277,11 +273,10 @@ class Compression:
     ----------
     compression : float
         The list is (1 + compression)-compressed (Tatti's epsilon): the
-        estimate is within ``compression * auc / 2`` of the window's AUC.
+        estimate is within ``compression * auc / 2`` of the window's AUC
+        (``epsilon=``: its deprecated name).
     relative_to : {"auc", "1-auc"}, default="auc"
         With ``"1-auc"`` the bound is ``compression * (1 - auc) / 2`` instead.
-    epsilon : float, optional
-        Deprecated name of ``compression`` (removed in the next release).
 
     See Also
     --------
@@ -480,9 +475,7 @@ class APApprox:
     relative_error : float in (0, 1), default=0.01
         The estimate is within ``relative_error * ap`` of the window's exact
         average precision, as ``DynamicAUC.average_precision(relative_error=...)``
-        reads it.
-    epsilon : float, optional
-        Deprecated name of ``relative_error`` (removed in the next release).
+        reads it (``epsilon=``: its deprecated name).
 
     See Also
     --------
