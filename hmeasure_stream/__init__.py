@@ -40,7 +40,9 @@ The streaming structures update the metrics as points arrive and leave:
 - :class:`ApproxAUC` -- AUC within a relative error compression / 2 from a compressed list;
 - :class:`SlidingWindow` -- metrics over a window of a stream that arrives in chunks;
 - :func:`sliding_window` -- the metrics over every window of an array;
-- :class:`DelayedAUC` -- realized and expected AUC of predictions whose labels arrive late.
+- :class:`DelayedAUC` -- realized and expected AUC of predictions whose labels arrive late;
+- :class:`AlertMonitor` -- an alert on a window's AUC (:class:`AlertRule`) with a stated
+  false-alarm rate (:func:`alert_boundary`), its alarms as :class:`AlertEvent`.
 
 The metric table :data:`METRICS` declares each metric a window follows
 (:data:`WINDOW_METRICS`, their names) with the class of its options:
@@ -61,6 +63,7 @@ from __future__ import annotations
 from hmeasure_stream import _startup  # noqa: F401
 from hmeasure_stream._validation import InvertedScoresWarning
 from hmeasure_stream._version import __version__
+from hmeasure_stream.alerts import AlertEvent, AlertMonitor, AlertRule, alert_boundary
 from hmeasure_stream.binned import (
     BinnedAUCResult,
     OutOfRangeScoresWarning,
@@ -131,6 +134,9 @@ __all__ = [
     "WINDOW_METRICS",
     "APApprox",
     "AUCTestResult",
+    "AlertEvent",
+    "AlertMonitor",
+    "AlertRule",
     "ApproxAUC",
     "ApproxH",
     "BinnedAUC",
@@ -159,6 +165,7 @@ __all__ = [
     "SlidingWindow",
     "Threshold",
     "__version__",
+    "alert_boundary",
     "auc",
     "auc_ci",
     "auc_covariance",

@@ -323,6 +323,10 @@ NOT_IN_REGISTRY = {
     "h_scorer": "a scikit-learn scorer of an estimator (tested in test_sklearn_ergonomics.py)",
     "partial_auc_scorer": "a scikit-learn scorer of an estimator (tested in "
                           "test_sklearn_ergonomics.py)",
+    "alert_boundary": "a boundary from a rate and a window, not of labels and scores (tested "
+                      "in test_alerts_rate.py)",
+    "AlertMonitor": "an alert on a window's AUC: its alarms, not a metric (tested in "
+                    "test_alerts_rate.py)",
 }
 
 #: Option classes and result types: arguments and values of the functions above, not
@@ -333,6 +337,7 @@ OPTIONS_AND_RESULTS = frozenset({
     "AUCTestResult", "BinnedAUCResult", "BootstrapInterval", "CalibrationBins",
     "CalibrationReport", "ConfidenceInterval", "CostThreshold", "CrispVUS",
     "PrecisionRecallCurve", "ROCCurve",
+    "AlertRule", "AlertEvent",
 })
 
 

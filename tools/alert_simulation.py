@@ -1,0 +1,161 @@
+"""Measure the false alarms and the detection delay of the alerts with a stated rate.
+
+Binormal streams with an exactly known AUC: class 0 scores ~ N(0, 1), class 1
+~ N(d, 1), AUC = Phi(d / sqrt(2)).  Each stream is in control at the limit
+(AUC 0.80) for ``--rows`` rows, where every alarm is false; then the AUC drops
+to 0.70 and the delay is the rows from the drop to the first alarm, over
+``--replicates`` drops (each a copy of the monitor at the end of the in-control
+rows, fed its own rows after the drop, for at most ``--drop-windows`` windows).
+
+For each window and each ``every`` (rows between looks), the table gives the
+boundary c, the false alarms of :class:`~hmeasure_stream.AlertMonitor`
+(``AlertRule(below=0.80, false_alarm_rate=R)``) against the rate R allows
+(R * rows), those of the point alert (on when the window's AUC < 0.80, a
+false alarm each time it comes on) on the same stream, and the delays.  The
+correlation of z between windows L rows apart is printed against
+max(0, 1 - L / w), the derivation's model.
+
+Run: ``python tools/alert_simulation.py`` (about a minute on two cores);
+``--rows 10000000 --replicates 100`` for a longer run.
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import math
+import time
+
+import numpy as np
+from scipy.special import ndtri
+
+from hmeasure_stream import AlertMonitor, AlertRule, SlidingWindow
+
+LIMIT, DROPPED = 0.80, 0.70
+CHUNK = 1 << 17
+
+
+def separation(auc):
+    """d of the binormal stream of AUC ``auc``: Phi(d / sqrt(2)) = auc."""
+    return math.sqrt(2) * float(ndtri(auc))
+
+
+def stream(rng, n, auc, share):
+    """n rows of the binormal stream of AUC ``auc`` (a share ``share`` of class 1)."""
+    y = (rng.random(n) < share).astype(np.int8)
+    return y, rng.normal(size=n) + y * separation(auc)
+
+
+def chunks(seed, n, auc, share):
+    rng = np.random.default_rng(seed)
+    for start in range(0, n, CHUNK):
+        yield stream(rng, min(CHUNK, n - start), auc, share)
+
+
+def point_alarms(aucs, every, offset=0):
+    """The times the point alert comes on at the looks (rows r with (r + 1) % every == 0)."""
+    rows = offset + np.arange(aucs.shape[0])
+    look = aucs[((rows + 1) % every == 0) & ~np.isnan(aucs)]
+    on = look < LIMIT
+    return int(np.count_nonzero(on[1:] & ~on[:-1]) + (on[0] if on.size else 0))
+
+
+def lag_correlations(window, n, share, seed):
+    """The correlation of z = (AUC - limit) / se between windows L rows apart."""
+    sliding = SlidingWindow(window, metrics=("auc", "auc_var"))
+    parts = []
+    for y, s in chunks(seed, n, LIMIT, share):
+        values = sliding.update(y, s)
+        parts.append((values["auc"] - LIMIT) / np.sqrt(values["auc_var"]))
+    z = np.concatenate(parts)[window:]
+    return {lag: float(np.corrcoef(z[:-lag], z[lag:])[0, 1])
+            for lag in (max(1, window // 10), window // 2, window)}
+
+
+def delays(monitor, window, replicates, drop_windows, share, seed):
+    """Rows from the drop to the first look with the alarm on, of each replicate (None:
+    none within ``drop_windows`` windows).  A replicate is the monitor fed two more
+    windows of its own in-control rows, then the rows after the drop."""
+    found = []
+    every = monitor.every
+    for replicate in range(replicates):
+        copied = copy.deepcopy(monitor)
+        rng = np.random.default_rng([seed, replicate])
+        copied.update(*stream(rng, 2 * window, LIMIT, share))
+        start, delay = copied.n_rows, None
+        first_look = start + (-(start + 1)) % every  # first r >= start, (r + 1) % every == 0
+        on = copied.in_alarm
+        n = drop_windows * window
+        for begin in range(0, n, CHUNK):
+            for event in copied.update(*stream(rng, min(CHUNK, n - begin), DROPPED, share)):
+                if on and event.row > first_look:  # on at the first look after the drop
+                    delay = first_look - start + 1
+                elif event.kind == "fired":
+                    delay = event.row - start + 1
+                on = event.kind == "fired"
+                if delay is not None:
+                    break
+            if delay is None and on:
+                delay = first_look - start + 1
+            if delay is not None:
+                break
+        found.append(delay)
+    return found
+
+
+def run(args):
+    print(f"binormal streams, class 1 share {args.share}: AUC {LIMIT} for {args.rows} rows "
+          f"(d = {separation(LIMIT):.4f}), then {DROPPED} (d = {separation(DROPPED):.4f})")
+    for window in args.windows:
+        print(f"window {window}: corr(z_t, z_t+L) vs max(0, 1 - L/w): " + ", ".join(
+            f"L={lag}: {value:.3f} vs {max(0.0, 1 - lag / window):.3f}"
+            for lag, value in lag_correlations(window, min(args.rows, 400 * window),
+                                               args.share, args.seed + 1).items()))
+    header = (f"{'R':>7} {'window':>6} {'every':>5} {'c':>5} {'alarms':>6} {'R*rows':>7} "
+              f"{'per row':>9} {'point':>6} {'point/row':>9} {'delay rows':>10} "
+              f"{'windows (median, 90%)':>21} {'missed':>6}")
+    print(header)
+    for rate in args.rates:
+        for window in args.windows:
+            sliding = SlidingWindow(window, metrics=("auc",))
+            aucs = np.concatenate([sliding.update(y, s)["auc"]
+                                   for y, s in chunks(args.seed, args.rows, LIMIT, args.share)])
+            for every in args.every:
+                monitor = AlertMonitor(AlertRule(below=LIMIT, false_alarm_rate=rate), window,
+                                       every)
+                for y, s in chunks(args.seed, args.rows, LIMIT, args.share):
+                    monitor.update(y, s)
+                found = delays(monitor, window, args.replicates, args.drop_windows, args.share,
+                               args.seed + 2)
+                caught = np.array([d for d in found if d is not None], dtype=float)
+                median = np.median(caught) if caught.size else math.nan
+                p90 = np.quantile(caught, 0.9) if caught.size else math.nan
+                point = point_alarms(aucs, every)
+                print(f"{rate:7.0e} {window:6d} {every:5d} {monitor.boundary:5.2f} "
+                      f"{monitor.n_fired:6d} {rate * args.rows:7.1f} "
+                      f"{monitor.n_fired / args.rows:9.2e} {point:6d} "
+                      f"{point / args.rows:9.2e} {median:10.0f} "
+                      f"{median / window:10.2f} {p90 / window:10.2f} "
+                      f"{found.count(None):6d}", flush=True)
+
+
+def main(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--rows", type=int, default=10**6, help="in-control rows per stream")
+    parser.add_argument("--rates", type=float, nargs="+", default=[1e-4, 1e-5],
+                        help="false alarms per row the rule allows")
+    parser.add_argument("--windows", type=int, nargs="+", default=[500, 2000, 10**4])
+    parser.add_argument("--every", type=int, nargs="+", default=[1, 10, 100, 1000])
+    parser.add_argument("--replicates", type=int, default=20, help="drops per stream")
+    parser.add_argument("--drop-windows", type=int, default=10,
+                        help="windows of rows after a drop before it counts as missed")
+    parser.add_argument("--share", type=float, default=0.5, help="share of class 1")
+    parser.add_argument("--seed", type=int, default=2026)
+    args = parser.parse_args(argv)
+    started = time.perf_counter()
+    run(args)
+    print(f"({time.perf_counter() - started:.0f} s)")
+
+
+if __name__ == "__main__":
+    main()
