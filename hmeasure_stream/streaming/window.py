@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import dataclasses
 import warnings
-from collections.abc import Iterable
+from collections.abc import Hashable, Iterable
 from typing import Any, cast
 
 import numpy as np
@@ -18,7 +18,7 @@ from hmeasure_stream._core.classes import as_label_array, encode_sorted
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._calibration import CalibrationEngine
 from hmeasure_stream._engines._fenwick import sliding_auc_ranked
-from hmeasure_stream._engines._ring import PointRing
+from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting, PointRing, _rebuild_ring
 from hmeasure_stream._engines._scratch import sliding_auc_at
 from hmeasure_stream._validation import (
     Duration,
@@ -54,6 +54,7 @@ from hmeasure_stream.streaming._base import (
     forgetting_rules,
     forgetting_times,
     make_forgetting,
+    ordered_times,
     out_of_range_message,
 )
 from hmeasure_stream.streaming._engine_choice import needing as _needing
@@ -82,6 +83,140 @@ def _check_probabilities(metrics: Iterable[str], scores: FloatArray) -> None:
             f"the metric {name!r} reads the scores as probabilities of class 1, which "
             f"lie in [0, 1]: y_score has {float(scores[position])!r} at position {position}")
 
+
+
+# ----------------------------------------------------------------------------
+# Segments (``by=``): one key per row, grouped in one pass.  A chunk's keys are
+# checked and numbered by ``_segment_codes``, its rows grouped by segment in their
+# order by ``_segment_rows``, and a segment's count-window ring grows with its points
+# (``_grow_ring``): a segment of a few points holds a few slots, not the window's size.
+#: The slots of a segment's count-window ring when it is made (it doubles as points arrive,
+#: up to the window's size).
+_FIRST_SLOTS = 8
+
+
+def _is_missing(key: object) -> bool:
+    """None, nan, NaT or pandas' NA: no segment."""
+    if key is None:
+        return True
+    try:
+        return bool(key != key)
+    except (TypeError, ValueError):  # pandas.NA (its truth is ambiguous), an array
+        return True
+
+
+def _refuse_missing(position: int, key: object) -> None:
+    raise ValueError(f"by[{position}] is {key!r}: every row needs a segment key (a missing "
+                     "key, None or nan, names no segment)")
+
+
+def _as_keys(by: object, n: int) -> NDArray[Any]:
+    """``by`` as a 1-d array of ``n`` keys: a numpy array or a pandas/polars Series as
+    numpy holds it, a sequence as Python objects (numpy would make ``[1, "1"]`` two
+    equal strings, and a list of tuples 2-d)."""
+    if isinstance(by, (str, bytes)) or not hasattr(by, "__len__"):
+        raise ValueError(f"by must hold one segment key per row (an array or a sequence of "
+                         f"{n} hashable keys), got {type(by).__name__} {by!r:.80}")
+    if isinstance(by, np.ndarray) or hasattr(by, "__array__"):
+        keys = np.asarray(by)
+        if keys.dtype.kind == "V":  # structured rows: one key each, as Python objects
+            keys = np.fromiter(keys.tolist(), dtype=object, count=keys.shape[0])
+    else:
+        items = list(cast("Iterable[Any]", by))
+        keys = np.empty(len(items), dtype=object)
+        for position, key in enumerate(items):
+            keys[position] = key
+    if keys.ndim != 1:
+        raise ValueError(f"by must be 1-d, one segment key per row; got shape {keys.shape}")
+    if keys.shape[0] != n:
+        raise ValueError(f"by has {keys.shape[0]} keys for {n} rows")
+    return keys
+
+
+def _segment_codes(by: object, n: int) -> tuple[list[Hashable], NDArray[np.int64]]:
+    """The segments of a chunk of ``n`` rows: (their keys, in the order they first occur;
+    each row's index in those keys).
+
+    Numeric, string, datetime and boolean arrays are numbered by ``np.unique``
+    (one sort); other keys (Python objects: strings and numbers mixed, tuples,
+    a pandas categorical's values) by a dict, as the window's dict of segments
+    compares them.  A key that is missing (None, nan, NaT, ``pandas.NA``) or not
+    hashable is a ValueError naming its row (``by[i]``).
+    """
+    keys = _as_keys(by, n)
+    kind = keys.dtype.kind
+    if n == 0:
+        return [], np.empty(0, dtype=np.int64)
+    if kind == "O":
+        table: dict[Hashable, int] = {}
+        codes = np.empty(n, dtype=np.int64)
+        for position, key in enumerate(keys.tolist()):
+            known = len(table)
+            try:
+                code = table.setdefault(key, known)
+            except TypeError:
+                raise ValueError(f"by[{position}] is {key!r}, which is not hashable: a "
+                                 "segment key must be (a number, a string, a tuple, ...)"
+                                 ) from None
+            if code == known and _is_missing(key):
+                _refuse_missing(position, key)
+            codes[position] = code
+        return list(table), codes
+    if kind in "fc":
+        missing = np.flatnonzero(np.isnan(keys))
+        if missing.size:
+            _refuse_missing(int(missing[0]), keys[missing[0]].item())
+    elif kind in "mM":
+        missing = np.flatnonzero(np.isnat(keys))
+        if missing.size:
+            _refuse_missing(int(missing[0]), keys[missing[0]])
+    uniques, first, inverse = np.unique(keys, return_index=True, return_inverse=True)
+    by_first = np.argsort(first, kind="stable")
+    rank = np.empty_like(by_first)
+    rank[by_first] = np.arange(by_first.shape[0])
+    ordered = uniques[by_first]
+    # Python scalars (exact for int64 beyond 2**53); times stay numpy's (tolist would
+    # give nanoseconds as ints).
+    listed = list(ordered) if kind in "mM" else ordered.tolist()
+    return listed, rank[inverse.reshape(-1)].astype(np.int64, copy=False)
+
+
+def _segment_rows(codes: NDArray[np.int64], n_segments: int
+                 ) -> tuple[NDArray[np.intp], NDArray[np.intp]]:
+    """(order, bounds): the rows grouped by segment, each segment's in row order
+    (``order[bounds[j]:bounds[j + 1]]`` are segment j's rows), by one stable sort."""
+    # (Codes of 16 bits or fewer: numpy's stable sort is then a radix sort.)
+    narrow = codes.astype(np.uint16) if n_segments <= 1 << 16 else codes
+    order = np.argsort(narrow, kind="stable")
+    bounds = np.zeros(n_segments + 1, dtype=np.intp)
+    np.cumsum(np.bincount(codes, minlength=n_segments), out=bounds[1:])
+    return order, bounds
+
+
+def _grow_ring(ring: PointRing, window: int, arriving: int) -> PointRing:
+    """A count window's ring with room for ``arriving`` more points before it evicts one:
+    ``ring`` itself when it has the room or holds the window's size, else a ring of
+    min(window, twice the slots or more) slots holding the same points, oldest first."""
+    capacity = int(ring.capacity)
+    if capacity >= window or ring.size + arriving <= capacity:
+        return ring
+    slots = max(capacity, 1)
+    while slots < ring.size + arriving and slots < window:
+        slots *= 2
+    slots = min(slots, window)
+    size = int(ring.size)
+    is_pos, scores, weights = ring.points()
+    buffers = [np.zeros(slots, dtype=dtype) for dtype in (np.uint8, np.float64, np.float64)]
+    for buffer, points in zip(buffers, (is_pos, scores, weights), strict=True):
+        buffer[:size] = points
+    return cast("PointRing", _rebuild_ring(slots, 0, size, *buffers))
+
+
+def _forgetting_of(rules: Any) -> Forgetting:
+    """A new ``Forgetting`` of checked ``ForgettingRules``, as ``make_forgetting`` builds it
+    (a segment's: its window's rules were checked once, for all the segments)."""
+    return Forgetting(rules.count, rules.period, rules.half_life, rules.decay_by_time,
+                      rules.period > 0 or rules.decay_by_time, DROP_EXPONENTS)
 
 
 class SlidingWindow(Pickled):
@@ -130,8 +265,11 @@ class SlidingWindow(Pickled):
     # One ring of the window's points per engine: each engine removes the
     # points that leave its own window.
     # With a duration window or a half-life, one ``Forgetting`` per engine instead.
+    # With ``by=``: ``_segments`` maps each key to its segment's window (None: no
+    # segments), every one made from ``_spec``, the options checked once (the window's
+    # own engines then hold no point).
     __slots__ = ("_engines", "_forgettings", "_labels", "_metrics", "_min_periods", "_rings",
-                 "_window")
+                 "_segments", "_spec", "_window")
 
     def __init__(self, window: Window, metrics: object = ("auc",), *,
                  half_life: Duration | None = None, min_periods: int = 1,
@@ -161,9 +299,11 @@ class SlidingWindow(Pickled):
         refuse_decay(_unit_weight_metrics(chosen), half_life)
         refuse_duration(_needing(chosen, BINS), window)
         forgets = is_duration(window) or half_life is not None
-        if forgets:
-            forgetting_rules(window, half_life)  # checks both before anything is built
+        # (checks both before anything is built)
+        rules = forgetting_rules(window, half_life) if forgets else None
         capacity, seed = check_structure_options(capacity, seed)
+        self._spec = (chosen, capacity, seed, rules)
+        self._segments: dict[Hashable, SlidingWindow] | None = None
         self._engines = _window_engines(chosen, capacity=capacity, seed=seed, window=window)
         if forgets:
             self._forgettings = [make_forgetting(window, half_life) for _ in self._engines]
@@ -183,17 +323,41 @@ class SlidingWindow(Pickled):
 
     def update(self, y_true: ArrayLike, y_score: ArrayLike,
                sample_weight: ArrayLike | None = None, *,
-               times: ArrayLike | None = None) -> dict[str, FloatArray]:
-        """Feed the next chunk as :func:`sliding_window` takes it; returns what it would for it."""
+               times: ArrayLike | None = None, by: ArrayLike | None = None
+               ) -> dict[str, FloatArray]:
+        """Feed the next chunk as :func:`sliding_window` takes it; returns what it would for it.
+
+        With ``by`` (one hashable key per row: an array, a pandas or polars
+        Series, a sequence), each segment has its own window of this one's
+        options, and row i's values are those of its segment's window; a
+        window fed with ``by`` takes ``by`` with every chunk (:meth:`segments`
+        reads them).  A missing (None, nan) or unhashable key is a ValueError
+        naming its row, before anything changes.
+        """
         engine = self._engines[0]
         if isinstance(engine, MulticlassWindow):  # 2-d scores
+            if by is not None:
+                raise ValueError("by= is not available with 'multiclass_auc': give each "
+                                 "segment a window of its own")
             chunk = engine.checked(y_true, y_score, sample_weight)
             self._times(times, chunk[0].shape[0])  # checked, not used by a count window
             return {str(self._metrics[0]): engine.slide(*chunk)}
+        if by is None and self._segments is not None:
+            raise ValueError("this window follows segments (it was fed with by=): give the "
+                             "rows' segment keys, by=, with every chunk")
+        if by is not None and self._segments is None and len(self):
+            raise ValueError(f"this window holds {len(self)} points fed without by=: a window "
+                             "follows segments from its first chunk on (make a new one)")
         with claimed(*self._engines):  # every engine, its ring and the labels together
             y_true, labels = labels_many(self._labels, y_true)
             batch = checked_batch(y_true, y_score, sample_weight)
-            values = self._slide(*batch, times=self._times(times, batch[1].shape[0]))
+            n = batch[1].shape[0]
+            if by is None:
+                values = self._slide(*batch, times=self._times(times, n))
+            else:
+                keys, codes = _segment_codes(by, n)
+                values = self._slide_segments(*batch, self._segment_times(times, n), keys,
+                                              codes)
             self._labels = labels
         return values
 
@@ -205,14 +369,98 @@ class SlidingWindow(Pickled):
             check_times(times, n)
         return None
 
+    def _segment_times(self, times: ArrayLike | None, n: int) -> NDArray[np.int64] | None:
+        """A chunk's times for the segments: in order, none before the newest of any
+        segment (the stream's times do not go backwards)."""
+        if self._forgettings is None:
+            return self._times(times, n)
+        newest = max((int(window._forgettings[0].newest_time)
+                      for window in (self._segments or {}).values()
+                      if window._forgettings and window._forgettings[0].has_time),
+                     default=None)
+        return cast("NDArray[np.int64] | None",
+                    ordered_times(times, n, newest, self._forgettings[0].needs_time))
+
+    def _blank(self, arriving: int = 0) -> SlidingWindow:
+        """An empty window of this one's options, for a segment: its engines (and their
+        ``Forgetting``) made from ``_spec``, checked once when this window was built; a
+        count window's ring holds the ``arriving`` points (at least ``_FIRST_SLOTS``, at
+        most the window) and grows with its points."""
+        chosen, capacity, seed, rules = self._spec
+        blank = SlidingWindow.__new__(SlidingWindow)
+        blank._spec = self._spec
+        blank._segments = None
+        blank._metrics = self._metrics
+        blank._min_periods = self._min_periods
+        blank._labels = None  # (the labels are this window's: segments take 0/1)
+        blank._window = self._window
+        blank._engines = _window_engines(chosen, capacity=capacity, seed=seed,
+                                         window=self._window)
+        if rules is not None:
+            blank._forgettings = [_forgetting_of(rules) for _ in blank._engines]
+            blank._rings = []
+        else:
+            blank._forgettings = None
+            first = 0 if self._window is None else min(
+                self._window, max(_FIRST_SLOTS, 1 << max(arriving - 1, 0).bit_length()))
+            blank._rings = [None if getattr(engine, "own_window", False) else PointRing(first)
+                            for engine in blank._engines]
+        return blank
+
+    def _slide_segments(self, is_pos: NDArray[np.uint8], scores: FloatArray,
+                        weights: FloatArray | None, times: NDArray[np.int64] | None,
+                        keys: list[Hashable], codes: NDArray[np.int64]
+                        ) -> dict[str, FloatArray]:
+        """A checked chunk through its segments' windows (made for new keys): its rows
+        grouped by segment in one stable sort, each segment's fed once, every check of
+        every segment made before any of them changes; the values scattered back in row
+        order."""
+        _check_probabilities(self._metrics, scores)
+        self._check_unit_weights(weights)
+        held = self._segments if self._segments is not None else {}
+        order, bounds = _segment_rows(codes, len(keys))
+        windows = [held[key] if key in held else self._blank(int(bounds[j + 1] - bounds[j]))
+                   for j, key in enumerate(keys)]
+        is_pos, scores = is_pos[order], scores[order]
+        weights = None if weights is None else weights[order]
+        times = None if times is None else times[order]
+        parts = [slice(int(bounds[j]), int(bounds[j + 1])) for j in range(len(keys))]
+        for window, part in zip(windows, parts, strict=True):
+            window._check_scale(None if weights is None else weights[part],
+                                part.stop - part.start)
+        grouped = {name: np.empty(scores.shape[0]) for name in self._metrics}
+        for window, part in zip(windows, parts, strict=True):
+            values = window._feed(is_pos[part], scores[part],
+                                  None if weights is None else weights[part],
+                                  None if times is None else times[part])
+            for name, column in values.items():
+                grouped[name][part] = column
+        for key, window in zip(keys, windows, strict=True):
+            held.setdefault(key, window)
+        self._segments = held
+        ordered = {}
+        for name, column in grouped.items():
+            ordered[name] = np.empty_like(column)
+            ordered[name][order] = column
+        return ordered
+
     def _slide(self, is_pos: NDArray[np.uint8], scores: FloatArray, weights: FloatArray | None,
                times: NDArray[np.int64] | None = None) -> dict[str, FloatArray]:
         _check_probabilities(self._metrics, scores)
+        self._check_unit_weights(weights)
+        self._check_scale(weights, scores.shape[0])  # (unit weights too)
+        return self._feed(is_pos, scores, weights, times)
+
+    def _feed(self, is_pos: NDArray[np.uint8], scores: FloatArray, weights: FloatArray | None,
+              times: NDArray[np.int64] | None = None) -> dict[str, FloatArray]:
+        """A chunk through the engines, its probabilities, unit weights and scale checked."""
         if self._forgettings is not None:
             return self._forget(is_pos, scores, weights, times)
         held_before = len(self)
-        self._check_unit_weights(weights)
-        self._check_scale(weights, scores.shape[0])
+        if self._window is not None:  # a segment's ring grows with its points
+            self._rings = [None if ring is None else _grow_ring(ring, self._window,
+                                                               scores.shape[0])
+                           for ring in self._rings]
         for engine in self._engines:
             if isinstance(engine, BinTree) and np.isnan(engine.alpha) and scores.size:
                 # The log-log alpha, estimated from the first chunk, then frozen.
@@ -252,9 +500,7 @@ class SlidingWindow(Pickled):
 
     def _forget(self, is_pos: NDArray[np.uint8], scores: FloatArray, weights: FloatArray | None,
                 times: NDArray[np.int64] | None) -> dict[str, FloatArray]:
-        """A chunk through each engine's ``Forgetting`` (duration windows, decay)."""
-        self._check_unit_weights(weights)
-        self._check_scale(weights, scores.shape[0])  # (unit weights too)
+        """A checked chunk through each engine's ``Forgetting`` (duration windows, decay)."""
         outs = {}
         held = np.empty(scores.shape[0], dtype=np.int64)
         for engine, forgetting in zip(self._engines, self._forgettings or [], strict=True):
@@ -310,11 +556,67 @@ class SlidingWindow(Pickled):
                    self._window)
         return values
 
+    def _one_shot_segments(self, is_pos: NDArray[np.uint8], scores: FloatArray,
+                           weights: FloatArray | None, times: NDArray[np.int64] | None,
+                           keys: list[Hashable], codes: NDArray[np.int64],
+                           count: int | None) -> dict[str, FloatArray]:
+        """``sliding_window(..., by=)``: each segment's rows (grouped by one stable sort)
+        through :meth:`_one_shot` of a window of its own, the values scattered back in row
+        order; ``count``: a count window that this window (of every prefix) stands for, a
+        segment of more rows keeps its last ``count`` points."""
+        _check_probabilities(self._metrics, scores)  # (named by row)
+        order, bounds = _segment_rows(codes, len(keys))
+        is_pos, scores = is_pos[order], scores[order]
+        weights = None if weights is None else weights[order]
+        times = None if times is None else times[order]
+        grouped = {name: np.empty(scores.shape[0]) for name in self._metrics}
+        for j in range(len(keys)):
+            part = slice(int(bounds[j]), int(bounds[j + 1]))
+            window = self._blank()
+            if count is not None and part.stop - part.start > count:
+                window._keep_last(count)
+            values = window._one_shot(is_pos[part], scores[part],
+                                      None if weights is None else weights[part],
+                                      None if times is None else times[part])
+            for name, column in values.items():
+                grouped[name][part] = column
+        ordered = {}
+        for name, column in grouped.items():
+            ordered[name] = np.empty_like(column)
+            ordered[name][order] = column
+        return ordered
+
     def __getitem__(self, name: str) -> float:
         """A chosen metric over the current window, by name (KeyError for another)."""
         if name not in self._metrics:
             raise KeyError(f"{name!r} is not among this window's metrics {list(self._metrics)}")
+        if self._segments is not None:
+            raise ValueError(f"this window follows {len(self._segments)} segments: read one "
+                             f"segment's, window.segment(key)[{name!r}], or window.segments()")
         return read_metric(self._engines, name)
+
+    def segments(self) -> dict[Hashable, dict[str, float]]:
+        """Every segment's metrics over its current window (its :meth:`results`), by key,
+        in the order the keys first came; empty for a window fed without ``by``.
+
+        Examples
+        --------
+        >>> from hmeasure_stream import SlidingWindow
+        >>> window = SlidingWindow(2)
+        >>> window.update([0, 0, 1, 1], [0.2, 0.1, 0.9, 0.3], by=["a", "b", "a", "b"])["auc"]
+        array([nan, nan,  1.,  1.])
+        >>> window.segments()
+        {'a': {'auc': 1.0}, 'b': {'auc': 1.0}}
+        """
+        return {key: window.results() for key, window in (self._segments or {}).items()}
+
+    def segment(self, key: Hashable) -> SlidingWindow:
+        """The window of the segment ``key`` (KeyError for a key not seen): read it
+        (``window.segment(key)["auc"]``, ``len``); feed this window, not it."""
+        segments = self._segments or {}
+        if key not in segments:
+            raise KeyError(f"no segment {key!r} (this window has {len(segments)} segments)")
+        return segments[key]
 
     def results(self) -> dict[str, float]:
         """Every chosen metric over the current window, by name, in the order of ``metrics``."""
@@ -360,24 +662,52 @@ class SlidingWindow(Pickled):
 
     @property
     def nbytes(self) -> int:
-        """Bytes held by the engine's buffers and the window's points."""
+        """Bytes held by the engine's buffers and the window's points (its segments' too)."""
+        segments = sum(window.nbytes for window in (self._segments or {}).values())
         rings = self._rings if self._forgettings is None else [
             forgetting.ring for forgetting in self._forgettings]
-        return int(sum(engine.nbytes for engine in self._engines) + sum(
+        return segments + int(sum(engine.nbytes for engine in self._engines) + sum(
             buffer.nbytes for ring in rings if ring is not None
             for buffer in (ring.is_pos_buffer, ring.score_buffer, ring.weight_buffer,
                            ring.time_buffer) if buffer is not None))
 
     def __len__(self) -> int:
+        """The points held (in every segment, with ``by``)."""
+        if self._segments is not None:
+            return sum(len(window) for window in self._segments.values())
         return int(self._engines[0].n_points)
 
     def __repr__(self) -> str:
+        segments = "" if self._segments is None else f", segments={len(self._segments)}"
         return (f"SlidingWindow(window={self._window!r}, metrics={self._metrics!r}, "
-                f"points={len(self)})")
+                f"points={len(self)}{segments})")
+
+    def _check_segments(self) -> None:
+        """With segments: this window's engines hold no point, and each segment is a
+        window of these options without segments of its own (AssertionError otherwise)."""
+        if self._segments is None:
+            return
+        if self._engines[0].n_points:
+            raise AssertionError(f"a window of segments holds {self._engines[0].n_points} "
+                                 "points of its own")
+        for key, window in self._segments.items():
+            if not isinstance(window, SlidingWindow) or window._segments is not None:
+                raise AssertionError(f"segment {key!r} is not a window without segments")
+            if (window._metrics, window._min_periods, window._spec[3]) != (
+                    self._metrics, self._min_periods, self._spec[3]):
+                raise AssertionError(f"segment {key!r} has other metrics or window rules")
+            if not (self._window is None or is_duration(self._window)) and any(
+                    ring is not None and ring.capacity > self._window for ring in window._rings):
+                raise AssertionError(f"segment {key!r} keeps more points than the window's")
 
     def _check_pickle(self) -> None:
         """On load: each engine holds its window's points (their counts, or the points of
-        its ``Forgetting``)."""
+        its ``Forgetting``), each segment's too."""
+        self._check_segments()
+        if self._segments is not None:
+            for window in self._segments.values():
+                window._check_pickle()
+            return
         if self._forgettings is not None:
             for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
                 _check_window_points(engine, forgetting)
@@ -391,7 +721,11 @@ class SlidingWindow(Pickled):
                                      f"{len(self)}")
 
     def _check(self) -> bool:
-        """Verify the engine's invariants and that it holds the ring's points (for tests)."""
+        """Verify the engine's invariants and that it holds the ring's points (for tests);
+        each segment's too, and that the segments hold the window's points."""
+        self._check_segments()
+        if self._segments is not None:
+            return all(window._check() for window in self._segments.values())
         if self._forgettings is not None:
             for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
                 engine._check()
@@ -431,6 +765,7 @@ def sliding_window(
     min_periods: int = 1,
     pos_label: Label = None,
     at: ArrayLike | None = None,
+    by: ArrayLike | None = None,
 ) -> dict[str, FloatArray]:
     """Metrics over a sliding window (or every prefix) of an array, in one compiled loop.
 
@@ -487,6 +822,13 @@ def sliding_window(
         [0, n), of any integer type; floats such as 3.0 are refused),
         as ``sliding_window(...)[name][at]`` but, with ``"auc"`` alone, unit
         weights and a count window, computed for those rows only.
+    by : array-like of shape (n,), optional
+        One segment key per row (any hashable: numbers, strings, a pandas
+        categorical or polars Series): each segment has its own window, and
+        entry i is the metric over the window of row i's segment ending at
+        row i, equal to ``sliding_window`` on that segment's rows alone.
+        A missing key (None, nan) is refused naming its row.  With ``at``,
+        every row is computed and the rows of ``at`` returned.
 
     Returns
     -------
@@ -559,6 +901,8 @@ def sliding_window(
            0.88888889])
     >>> sliding_window(y, s, window=3, at=[3, 5])["auc"]
     array([0.5, 1. ])
+    >>> sliding_window(y, s, window=2, by=["a", "a", "b", "b", "a", "b"])["auc"]
+    array([nan,  1., nan,  0., nan,  1.])
     """
     window, _ = check_window_counts(window, min_periods)
     chosen = metric_options(metrics)
@@ -567,6 +911,9 @@ def sliding_window(
     tracker = SlidingWindow.__new__(SlidingWindow)
     by_count = window is not None and not is_duration(window)
     if _needing(chosen, MULTICLASS):
+        if by is not None:
+            raise ValueError("by= is not available with 'multiclass_auc': call "
+                             "sliding_window on each segment's rows")
         label_array = as_label_array(y_true)
         name = _needing(chosen, MULTICLASS)[0]
         if chosen[name].classes is None:
@@ -588,6 +935,13 @@ def sliding_window(
         ranks=not value_metrics(chosen)
     )
     rows = None if at is None else check_rows(at, scores.shape[0])
+    if by is not None:
+        keys, codes = _segment_codes(by, scores.shape[0])
+        values = tracker._one_shot_segments(
+            is_pos, scores, weights, tracker._times(times, scores.shape[0]), keys, codes,
+            cast("int", window) if ringed else None)
+        return values if rows is None else {name: column[rows]
+                                            for name, column in values.items()}
     if ringed and window < scores.shape[0]:
         tracker._keep_last(cast("int", window))
     return tracker._one_shot(is_pos, scores, weights, tracker._times(times, scores.shape[0]),
