@@ -17,9 +17,10 @@ from __future__ import annotations
 import copy
 import dataclasses
 import math
-from typing import Any, Literal, NamedTuple
+from typing import Any, NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from hmeasure_stream.metrics import auc
 from hmeasure_stream.streaming import SlidingWindow
@@ -76,9 +77,13 @@ class AlertRule:
     AlertRule(below=0.8, drop=None, false_alarm_rate=1e-05, reference_rows=None)
     """
 
+    #: The limit of the AUC (None: a drop from a reference).
     below: float | None = None
+    #: The drop from the reference's AUC (None: a fixed limit).
     drop: float | None = None
+    #: False alarms per row allowed on a stream that stays at the limit.
     false_alarm_rate: float = 1e-5
+    #: The rows of the reference period (None: a reference given to the monitor).
     reference_rows: int | None = None
 
     def __post_init__(self) -> None:
@@ -108,29 +113,34 @@ class AlertRule:
 
 
 class AlertEvent(NamedTuple):
-    """An alarm that fires or clears at a look, with its evidence.
-
-    The alarm is on while ``bound < limit`` (equivalently ``z < -boundary``).
+    """An alarm that fires or clears at a look, with its evidence (on while ``bound < limit``).
 
     Attributes
     ----------
-    kind : {"fired", "cleared"}
-        Whether the alarm came on or went off at this look.
+    kind : str
+        "fired" (the alarm came on at this look) or "cleared" (it went off).
     row : int
         The 0-based row of the look, counting every row fed.
-    estimate : float
-        The window's AUC.
-    bound : float
-        Its upper confidence bound, ``estimate + boundary * standard error``.
+    estimate, bound : float
+        The window's AUC and its upper confidence bound, estimate + boundary * se.
     limit : float
         The limit: ``below``, or the reference's AUC minus ``drop``.
-    z : float
-        ``(estimate - limit) / standard error``.
-    boundary : float
-        The boundary c of this look (:func:`alert_boundary`).
+    z, boundary : float
+        ``(estimate - limit) / se`` and the boundary c of this look (:func:`alert_boundary`).
+
+    See Also
+    --------
+    AlertMonitor : returns them from ``update``.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import AlertEvent
+    >>> event = AlertEvent("fired", 1159, 0.722, 0.788, 0.8, -2.43, 1.79)
+    >>> event.bound < event.limit
+    True
     """
 
-    kind: Literal["fired", "cleared"]
+    kind: str
     row: int
     estimate: float
     bound: float
@@ -139,7 +149,8 @@ class AlertEvent(NamedTuple):
     boundary: float
 
 
-def _entry_probability(c: FloatArray, rho: FloatArray) -> FloatArray:
+def _entry_probability(c: NDArray[np.floating[Any]], rho: NDArray[np.floating[Any]]
+                       ) -> FloatArray:
     """P(Z_prev >= -c, Z < -c) for standard bivariate normal Z_prev, Z of correlation rho:
     Phi(-c) - Phi2(-c, -c; rho) = 2 T(c, sqrt((1 - rho) / (1 + rho))), T Owen's function
     (no cancellation in the tail)."""
@@ -148,7 +159,8 @@ def _entry_probability(c: FloatArray, rho: FloatArray) -> FloatArray:
     return np.asarray(2 * owens_t(c, np.sqrt((1 - rho) / (1 + rho))), dtype=float)
 
 
-def _boundaries(budget: FloatArray, rho: FloatArray) -> FloatArray:
+def _boundaries(budget: NDArray[np.floating[Any]], rho: NDArray[np.floating[Any]]
+                ) -> FloatArray:
     """The c >= 0 of each look at which the entry probability is ``budget`` (0 where even
     c = 0 enters less often), by Newton's method on its logarithm from the right."""
     from scipy.special import ndtr, ndtri
@@ -280,11 +292,11 @@ class AlertMonitor:
     fixed (its rows are not in the window).  The alarm is on while z < -c and off otherwise (no
     hysteresis: the alarms counted are then exactly the level crossings the rate is computed
     for).  c solves the level-crossing equation of :func:`alert_boundary` for the look's budget,
-    ``false_alarm_rate`` times the rows since the previous look, and the correlation of z with
-    it: shared rows / sqrt(rows of each window) while the window fills, times V's with a
-    reference ((rho sqrt(V_prev V_t) + V_ref) / sqrt((V_prev + V_ref)(V_t + V_ref))).  The
-    false alarms are then at most ``false_alarm_rate`` per row on average, asymptotically; with a
-    reference the average is over the reference's own noise too.
+    ``false_alarm_rate`` times the rows since the previous look (``every`` at the first), and the
+    correlation of z with it: rho = shared rows / sqrt(rows of each window), 1 - every / window
+    once full; with a reference (rho sqrt(V_prev V_t) + V_ref) / sqrt((V_prev + V_ref)(V_t +
+    V_ref)).  The false alarms are then at most ``false_alarm_rate`` per row on average,
+    asymptotically; with a reference the average is over the reference's own noise too.
 
     Examples
     --------
@@ -399,8 +411,8 @@ class AlertMonitor:
         parts = [np.asarray(part) for part in chunk if part is not None]
         if any(part.ndim != 1 or part.shape != parts[0].shape for part in parts):
             self._reference_window.update(*chunk)  # refused: the window's checks say why
-        head = [None if part is None else np.asarray(part)[:take] for part in chunk]
-        tail = [None if part is None else np.asarray(part)[take:] for part in chunk]
+        head: list[Any] = [None if part is None else np.asarray(part)[:take] for part in chunk]
+        tail: list[Any] = [None if part is None else np.asarray(part)[take:] for part in chunk]
         self._reference_window.update(*head)
         self._rows += int(np.shape(head[1])[0])
         if len(self._reference_window) < self._rule.reference_rows:

@@ -111,7 +111,7 @@ def run(args):
             f"L={lag}: {value:.3f} vs {max(0.0, 1 - lag / window):.3f}"
             for lag, value in lag_correlations(window, min(args.rows, 400 * window),
                                                args.share, args.seed + 1).items()))
-    header = (f"{'R':>7} {'window':>6} {'every':>5} {'c':>5} {'alarms':>6} {'R*rows':>7} "
+    header = (f"{'R':>7} {'window':>6} {'every':>5} {'c':>5} {'alarms':>6} {'se':>5} {'R*rows':>7} "
               f"{'per row':>9} {'point':>6} {'point/row':>9} {'delay rows':>10} "
               f"{'windows (median, 90%)':>21} {'missed':>6}")
     print(header)
@@ -123,8 +123,15 @@ def run(args):
             for every in args.every:
                 monitor = AlertMonitor(AlertRule(below=LIMIT, false_alarm_rate=rate), window,
                                        every)
+                fired = []
                 for y, s in chunks(args.seed, args.rows, LIMIT, args.share):
-                    monitor.update(y, s)
+                    fired += [event.row for event in monitor.update(y, s)
+                              if event.kind == "fired"]
+                # The standard error of the count from its spread over 10 stretches of rows
+                # (the alarms come in clusters: more than Poisson's).
+                batches = np.bincount(np.array(fired, dtype=int) * 10 // args.rows,
+                                      minlength=10)
+                spread = float(np.std(batches, ddof=1) * math.sqrt(10))
                 found = delays(monitor, window, args.replicates, args.drop_windows, args.share,
                                args.seed + 2)
                 caught = np.array([d for d in found if d is not None], dtype=float)
@@ -132,7 +139,7 @@ def run(args):
                 p90 = np.quantile(caught, 0.9) if caught.size else math.nan
                 point = point_alarms(aucs, every)
                 print(f"{rate:7.0e} {window:6d} {every:5d} {monitor.boundary:5.2f} "
-                      f"{monitor.n_fired:6d} {rate * args.rows:7.1f} "
+                      f"{monitor.n_fired:6d} {spread:5.0f} {rate * args.rows:7.1f} "
                       f"{monitor.n_fired / args.rows:9.2e} {point:6d} "
                       f"{point / args.rows:9.2e} {median:10.0f} "
                       f"{median / window:10.2f} {p90 / window:10.2f} "

@@ -65,6 +65,22 @@ def test_the_boundary_gives_the_rate_by_quadrature(rate, window, every):
     assert owen_entry_probability(c, rho) == pytest.approx(entry_probability(c, rho), rel=1e-9)
 
 
+def test_the_boundary_solves_its_equation_over_rates_windows_and_looks():
+    """Every (rate, window, every) of a grid from looks a row apart on a window of 10^6 rows
+    to independent looks: the entry probability at c is the budget (Owen's closed form,
+    checked against the quadrature above), or c = 0 enters less often."""
+    for rate in (1e-12, 1e-9, 1e-6, 1e-4, 1e-2):
+        for window in (2, 10, 1000, 10**6):
+            for every in (1, 7, 1000, 10**7):
+                c = alert_boundary(rate, window, every)
+                rho = max(0.0, 1 - every / window)
+                budget = rate * every
+                if c == 0:
+                    assert owen_entry_probability(0.0, rho) <= budget
+                else:
+                    assert owen_entry_probability(c, rho) == pytest.approx(budget, rel=1e-9)
+
+
 def test_the_boundary_is_zero_where_the_point_alert_enters_less_often():
     # At c = 0 the looks of a window 100 rows long enter z < 0 with probability
     # 1/4 - arcsin(0.99) / (2 pi) = 0.0225 per look: less than a budget of 0.05.
