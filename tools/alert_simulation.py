@@ -15,8 +15,13 @@ false alarm each time it comes on) on the same stream, and the delays.  The
 correlation of z between windows L rows apart is printed against
 max(0, 1 - L / w), the derivation's model.
 
-Run: ``python tools/alert_simulation.py`` (about a minute on two cores);
-``--rows 10000000 --replicates 100`` for a longer run.
+Then the drop rule, ``AlertRule(drop=0, reference_rows=N)``, on streams that
+stay at 0.80 (its null at the boundary): the reference's error is shared by a
+stream's looks, so its false alarms are counted over many streams, each with
+its own reference.
+
+Run: ``python tools/alert_simulation.py`` (a few minutes on two cores);
+``--rows 10000000 --rates 1e-4`` for a longer run.
 """
 
 from __future__ import annotations
@@ -146,6 +151,34 @@ def run(args):
                       f"{found.count(None):6d}", flush=True)
 
 
+def reference_run(args):
+    """False alarms of ``AlertRule(drop=0, reference_rows=N)`` on streams that stay at 0.80:
+    the reference's error is shared by every look of a stream, so the rate is an average
+    over many streams, each with its own reference."""
+    print(f"drop from a reference of {args.reference_rows} rows (drop=0): "
+          f"{args.reference_streams} streams of {args.reference_length} rows at AUC {LIMIT}")
+    print(f"{'R':>7} {'window':>6} {'every':>5} {'alarms':>6} {'se':>5} {'R*rows':>7} "
+          f"{'per row':>9} {'streams with one':>16}")
+    for rate in args.rates:
+        for window, every in ((2000, 10), (2000, 100)):
+            counts = []
+            for stream_number in range(args.reference_streams):
+                rule = AlertRule(drop=0.0, false_alarm_rate=rate,
+                                 reference_rows=args.reference_rows)
+                monitor = AlertMonitor(rule, window, every)
+                for y, s in chunks([args.seed + 3, stream_number],
+                                   args.reference_rows + args.reference_length, LIMIT,
+                                   args.share):
+                    monitor.update(y, s)
+                counts.append(monitor.n_fired)
+            rows = args.reference_streams * args.reference_length
+            total = sum(counts)
+            spread = float(np.std(counts, ddof=1) * math.sqrt(len(counts)))
+            print(f"{rate:7.0e} {window:6d} {every:5d} {total:6d} {spread:5.0f} "
+                  f"{rate * rows:7.1f} {total / rows:9.2e} "
+                  f"{np.count_nonzero(counts):16d}", flush=True)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", type=int, default=10**6, help="in-control rows per stream")
@@ -158,9 +191,16 @@ def main(argv=None):
                         help="windows of rows after a drop before it counts as missed")
     parser.add_argument("--share", type=float, default=0.5, help="share of class 1")
     parser.add_argument("--seed", type=int, default=2026)
+    parser.add_argument("--reference-rows", type=int, default=10_000,
+                        help="rows of the reference period of the drop rule")
+    parser.add_argument("--reference-streams", type=int, default=50,
+                        help="streams of the drop rule, each with its reference")
+    parser.add_argument("--reference-length", type=int, default=200_000,
+                        help="rows of each such stream after its reference")
     args = parser.parse_args(argv)
     started = time.perf_counter()
     run(args)
+    reference_run(args)
     print(f"({time.perf_counter() - started:.0f} s)")
 
 
