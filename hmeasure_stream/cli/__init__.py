@@ -33,6 +33,11 @@ output rows.
 ``--alert METRIC<VALUE`` (or ``>``) watches a written metric: a line on stderr
 each time the condition becomes true and each time it clears, and with
 ``--fail-on-alert`` exit code 3 at the end of a run in which one fired.
+
+``--by COLUMN`` gives each segment (each value of the column, as text in a CSV)
+a window of its own: each row's metrics are its segment's, the key is written
+after ``row`` in a column named COLUMN, and an alert watches each segment apart
+and names it.
 """
 
 import argparse
@@ -151,7 +156,8 @@ _MONITOR_OPTIONS = ("out", "metrics", "every", "plot", "alert", "fail_on_alert",
                     *(_renamed_dest(flag) for flag, _, _ in _RENAMED_FLAGS))
 # Options that describe FILE: refused without it.
 _FILE_OPTIONS = ("label_col", "pos_label", "score_col", "encoding", "delimiter",
-                 "decimal_comma", "time_col", "id_col", "keep_cols", "delayed", "prob_col")
+                 "decimal_comma", "time_col", "id_col", "keep_cols", "delayed", "prob_col",
+                 "by")
 _DEFAULTS = {"metrics": ("auc",), "every": 1, "alpha": 2.0, "beta": 2.0, "alert": [],
              "fail_on_alert": False, "threshold": 0.5,
              "label_col": "label", "score_col": "score", "decimal_comma": False,
@@ -182,9 +188,13 @@ class Monitor:
     H with fixed priors or R's "prior" severity ratio and no ``relative_error``
     cannot be maintained exactly: it is then computed from the window's
     last rows, kept here, for each written row (O(w log w) per written row).
+
+    ``segmented``: each row comes with its segment's key (``process(...,
+    keys=...)``, ``--by``), and each segment has a window of its own.
     """
 
-    def __init__(self, window, metrics, every=1, options=(), half_life=None, min_periods=1):
+    def __init__(self, window, metrics, every=1, options=(), half_life=None, min_periods=1,
+                 segmented=False):
         given = {type(option): option for option in options}
         cost = given.get(HCost, HCost())
         self.timed = is_duration(window) or half_life is not None
@@ -205,6 +215,11 @@ class Monitor:
         if self.recompute_h and self.timed:
             raise InputError("H with --priors or --severity-ratio prior over a window of time "
                              "or with --half-life needs --relative-error")
+        if self.recompute_h and segmented:
+            raise InputError("H with --priors or --severity-ratio prior over segments (--by) "
+                             "needs --relative-error")
+        self.segmented = segmented
+        self.last_key = None
         names = ("auc", *[name for name in metrics
                           if name != "auc" and not (name == "h" and self.recompute_h)])
         # Each metric's options, given once for all the metrics that share them.
@@ -226,14 +241,20 @@ class Monitor:
         self.tail_labels = np.empty(0, dtype=np.int8)
         self.tail_scores = np.empty(0, dtype=np.float64)
 
-    def process(self, labels, scores, times=None):
+    def process(self, labels, scores, times=None, keys=None):
         """Feed one chunk; return (rows emitted, {metric: values}) for it.
 
         ``times``: the rows' times (int64 nanoseconds since the epoch),
-        required with a window of time or a half-life."""
+        required with a window of time or a half-life; ``keys``: the rows'
+        segments (an array), with ``segmented``."""
         rows = np.arange(self.rows, self.rows + labels.shape[0])
         emitted = (rows + 1) % self.every == 0
-        values = self.tracker.update(labels, scores, times=times)
+        if self.segmented:
+            values = self.tracker.update(labels, scores, times=times, by=keys)
+            if keys.shape[0]:
+                self.last_key = keys[-1]
+        else:
+            values = self.tracker.update(labels, scores, times=times)
         result = {name: values[name][emitted] for name in self.metrics if name in values}
         if self.recompute_h:
             result["h"] = self._recomputed_h(*self._with_tail(labels, scores), emitted)
@@ -271,12 +292,17 @@ class Monitor:
             return h_measure(part_labels, scores[begin:end + 1], **self.h_options)
 
     @property
+    def last_window(self):
+        """The window of the last row (its segment's, with ``segmented``)."""
+        return self.tracker.segment(self.last_key) if self.segmented else self.tracker
+
+    @property
     def last_auc(self):
-        return self.tracker["auc"]
+        return self.last_window["auc"]
 
     def final_h(self):
         if not self.recompute_h:
-            return self.tracker["h"]
+            return self.last_window["h"]
         if self.tail_labels.shape[0] == 0:
             return np.nan
         return self._h_of_window(self.tail_labels, self.tail_scores,
@@ -384,7 +410,8 @@ def _metrics(text):
 
 class _Alert:
     """``--alert``: a metric, ``<`` or ``>``, a limit; it fires when the condition
-    becomes true on a written row and clears when it becomes false (nan: no change)."""
+    becomes true on a written row and clears when it becomes false (nan: no change).
+    With segments (``--by``) it watches each segment apart, and its lines name it."""
 
     _SYNTAX = re.compile(r"\s*([A-Za-z_][A-Za-z0-9_]*)\s*([<>])\s*(\S+)\s*")
 
@@ -408,26 +435,45 @@ class _Alert:
                 f"bad alert {text!r}: the limit {limit!r} is not a finite number")
         self.text = f"{self.metric}{self.operator}{limit}"
         self.active = False
+        self.active_in = {}  # with segments: each segment's state, by key
         self.fired = 0
 
-    def check(self, rows, column):
-        """The stderr lines of this chunk's crossings (rows and values as written)."""
+    def check(self, rows, column, keys=None, by=None):
+        """The stderr lines of this chunk's crossings (rows and values as written); with
+        ``keys`` (the written rows' segments, of the column ``by``), of each segment's
+        crossings, in row order."""
+        if keys is None:
+            crossings, self.active = self._crossings(rows, column, self.active, "")
+            return [line for _, line in crossings]
+        members = {}
+        for index, key in enumerate(keys):
+            members.setdefault(key, []).append(index)
+        crossings = []
+        for key, indices in members.items():
+            found, self.active_in[key] = self._crossings(
+                rows[indices], column[indices], self.active_in.get(key, False),
+                f", {by} {_csv_field(key)}")
+            crossings.extend(found)
+        return [line for _, line in sorted(crossings, key=lambda crossing: crossing[0])]
+
+    def _crossings(self, rows, column, active, where):
+        """((row, line) of each crossing of rows whose state before is ``active``, the
+        state after); ``where`` follows the row in the lines."""
         known = ~np.isnan(column)
         with np.errstate(invalid="ignore"):
             holds = column < self.limit if self.operator == "<" else column > self.limit
         states = holds[known]
         if states.size == 0:
-            return []
-        previous = np.concatenate(([self.active], states[:-1]))
-        lines = []
+            return [], active
+        previous = np.concatenate(([active], states[:-1]))
+        crossings = []
         for index in np.flatnonzero(states != previous):
             row, value = int(rows[known][index]), float(column[known][index])
             event = "alert" if states[index] else "alert cleared"
-            lines.append(f"hmeasure-stream: {event}: {self.text} at row {row} "
-                         f"({self.metric}={value!r})")
+            crossings.append((row, f"hmeasure-stream: {event}: {self.text} at row {row}"
+                                   f"{where} ({self.metric}={value!r})"))
         self.fired += int(np.count_nonzero(states & ~previous))
-        self.active = bool(states[-1])
-        return lines
+        return crossings, bool(states[-1])
 
 
 def _finite_float(text):
@@ -512,6 +558,12 @@ def _column_names(text):
     if not all(names):
         raise argparse.ArgumentTypeError(f"give column names separated by commas, got {text!r}")
     return tuple(dict.fromkeys(names))
+
+
+def _column_name(text):
+    if not text.strip():
+        raise argparse.ArgumentTypeError("give a column name (it is empty)")
+    return text.strip()
 
 
 def _chunk_size(text):
@@ -618,6 +670,12 @@ def build_parser():
                              "of class 1, for expected_auc (default: the scores)")
     parser.add_argument("--keep-cols", type=_column_names, metavar="A,B",
                         help="more columns copied to each output row")
+    parser.add_argument("--by", metavar="COLUMN", type=_column_name,
+                        help="column of the rows' segments (e.g. a region): each segment "
+                             "(each value, compared as text in a CSV) has a window of its "
+                             "own, each row's metrics are its segment's, the key is written "
+                             "after row in a column named COLUMN, and --alert watches each "
+                             "segment")
     parser.add_argument("--metrics", type=_metrics,
                         help="comma-separated metrics: " + "; ".join(
                             f"{name}: {METRICS[name].description}"
@@ -1274,7 +1332,7 @@ def run(args, stdout):
                                  args.half_life)
     else:
         monitor = Monitor(args.window, args.metrics, args.every, _metric_options(args),
-                          args.half_life, args.min_periods)
+                          args.half_life, args.min_periods, segmented=args.by is not None)
     args.delayed_columns = [name for name in (args.prob_col,) if name is not None]
     is_file = args.file != STDIN
     if args.out is not None:
@@ -1288,6 +1346,9 @@ def run(args, stdout):
     args.extra_columns = [(name, options[name]) for name in copied]
     if args.prob_col is not None and args.prob_col not in copied:
         args.extra_columns.append((args.prob_col, "--prob-col"))
+    if args.by is not None:
+        args.extra_columns.append((args.by, "--by"))
+    segment = [] if args.by is None else [args.by]
     plotted_rows, plotted = [], {name: [] for name in monitor.columns}
     committed, left = 0, None
     with _Interrupts() as interrupts:
@@ -1303,7 +1364,7 @@ def run(args, stdout):
                 progress = _progress(source, not args.no_progress and sys.stderr.isatty())
                 # Written with the first chunk, once its rows are checked: a bad first
                 # row leaves no header-only output.
-                header = ",".join(["row", *copied, *monitor.columns]) + "\n"
+                header = ",".join(["row", *segment, *copied, *monitor.columns]) + "\n"
                 largest_chunk, started = args.chunk_size, time.monotonic()
                 if progress is not None:
                     args.chunk_size = min(largest_chunk, 1024)  # then paced
@@ -1313,19 +1374,24 @@ def run(args, stdout):
                                    else times.parse(chunk.extras[args.time_col], chunk.lines)
                                    .view("datetime64[ns]"))
                     _check_probability_scores(args.metrics, chunk, source)
+                    more = _delayed_rows(args, chunk, source)
+                    if args.by is not None:
+                        more = {"keys": _segment_keys(chunk, args.by, source)}
                     try:
                         rows, values = monitor.process(chunk.labels, chunk.scores, chunk_times,
-                                                       **_delayed_rows(args, chunk, source))
+                                                       **more)
                     except ValueError as error:
                         raise InputError(f"{source.path}: {error}") from None
                     columns = [values[name] for name in monitor.columns]
                     emitted = (rows - first_row).tolist()
-                    kept = [[chunk.extras[name][index] for index in emitted] for name in copied]
+                    kept = [[chunk.extras[name][index] for index in emitted]
+                            for name in (*segment, *copied)]
+                    keys = kept[0] if segment else None
                     # Alerts and rows under one deferral: a Ctrl-C or SIGTERM lands
                     # between chunks, never inside an alert's line.
                     with interrupts.deferred():
                         for alert in args.alert:
-                            for line in alert.check(rows, values[alert.metric]):
+                            for line in alert.check(rows, values[alert.metric], keys, args.by):
                                 stderr.write(line + "\n")
                         output.write(header + _format_rows(rows, columns, kept))
                         header, committed = "", monitor.rows
@@ -1385,6 +1451,35 @@ def run(args, stdout):
     return 0
 
 
+def _segment_keys(chunk, column, source):
+    """The chunk's segment keys (``--by``) as an array, or InputError naming the first row
+    whose key is missing: an empty CSV field, a nan or None of an array."""
+    values = chunk.extras[column]
+    if isinstance(values, np.ndarray):
+        keys = values
+        if keys.dtype.kind == "f":
+            missing = np.isnan(keys)
+        elif keys.dtype.kind == "O":
+            missing = np.array([key is None or key != key for key in keys.tolist()], dtype=bool)
+        else:
+            missing = np.zeros(keys.shape[0], dtype=bool)
+    else:  # CSV text: the keys as written
+        keys = np.array(values, dtype=str) if values else np.empty(0, dtype=str)
+        missing = np.char.str_len(np.char.strip(keys)) == 0
+    if missing.any():
+        row = int(np.flatnonzero(missing)[0])
+        raise InputError(f"{source.where(chunk.lines[row])}: the segment key (--by {column}) "
+                         f"is missing ({_plain_key(values[row])}): every row needs one")
+    return keys
+
+
+def _plain_key(value):
+    """A missing key as it reads: empty for CSV text, else its repr."""
+    if isinstance(value, str) and not value.strip():
+        return "empty"
+    return repr(value.item() if isinstance(value, np.generic) else value)
+
+
 def _check_probability_scores(metrics, chunk, source):
     """Refuse a score outside [0, 1] when a metric reads the scores as probabilities,
     naming its line (the window would name its position in the chunk)."""
@@ -1433,6 +1528,10 @@ def _summary(args, monitor):
     if args.half_life is not None:
         span += (f", half-life {args.half_life}" if is_duration(args.half_life)
                  else f", half-life {args.half_life:g} rows")
+    if args.by is not None:
+        count = len(monitor.tracker.segments())
+        span += (f", by {args.by} ({count} segment{'' if count == 1 else 's'}; last: "
+                 f"{args.by} {_csv_field(monitor.last_key)})")
     final = [f"AUC {monitor.last_auc:.6f}"]
     if "h" in args.metrics:
         final.append(f"H {monitor.final_h():.6f}")
@@ -1511,6 +1610,19 @@ def _complete(args):
                               "--metrics")
     elif args.prob_col is not None:
         raise _UsageError("--prob-col goes with --delayed")
+    if args.by is not None:
+        if args.delayed:
+            raise _UsageError("--by does not go with --delayed")
+        if args.plot is not None:
+            raise _UsageError("--by does not go with --plot (one line per segment would "
+                              "mix): plot the output of one segment")
+        if args.by == "row" or args.by in args.columns:
+            raise _UsageError(f"--by {args.by}: the segment column is written under its "
+                              "name, which would be that of an output column (row or a "
+                              "metric)")
+        if args.by in _copied_columns(args):
+            raise _UsageError(f"--by {args.by} is written after row: leave it out of "
+                              "--time-col, --id-col and --keep-cols")
     for name in _copied_columns(args):
         if name == "row" or name in args.columns:
             raise _UsageError(f"the copied column {name!r} would have the name of an output "
