@@ -113,7 +113,9 @@ class AlertRule:
 
 
 class AlertEvent(NamedTuple):
-    """An alarm that fires or clears at a look, with its evidence (on while ``bound < limit``).
+    """An alarm that fires or clears at a look, with its evidence.
+
+    A named tuple; the alarm is on while ``bound < limit``, that is ``z < -boundary``.
 
     Attributes
     ----------
