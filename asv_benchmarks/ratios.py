@@ -22,6 +22,7 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part operating
     python asv_benchmarks/ratios.py --part delayed
     python asv_benchmarks/ratios.py --part ap_stream
+    python asv_benchmarks/ratios.py --part segments --rounds 5
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``sort`` (the from-scratch functions that sort -- auc, h_measure, roc_curve,
@@ -65,6 +66,11 @@ NannyML's own environment, ``NANNYML_PYTHON``, skipped with a note when absent).
 within epsilon = 0.01 read at 10^4 to 10^6 points (its growth) next to the exact
 read, then the window metrics ``"ap"`` and ``"ap_approx"`` per step of
 ``SlidingWindow`` against river's ``RollingPRAUC`` at windows 10^3 and 10^5.
+``segments`` (``by=``): 10^6 rows over 10^4 segments (windows of 1000 points, the
+AUC) against one window over the same rows, fed in one call and in chunks of 65536
+rows (as the command line reads them), ``sliding_window(..., by=)`` against
+``sliding_window``, with the target segments / one window <= 3; and the bytes of 10^4
+segments of three points in windows of 10^4.
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -1588,13 +1594,61 @@ def ap_window_part(args):
     return met
 
 
+def _fed(window, y, s, by, chunk):
+    """Feed (y, s) to ``window`` in chunks of ``chunk`` rows, with their segments ``by``."""
+    for start in range(0, y.shape[0], chunk):
+        part = slice(start, start + chunk)
+        if by is None:
+            window.update(y[part], s[part])
+        else:
+            window.update(y[part], s[part], by=by[part])
+
+
+def segments_part(args, n=10**6, n_segments=10**4, window=1000):
+    """Segments (``by=``) against one window over the same rows, and their memory."""
+    from hmeasure_stream import SlidingWindow, sliding_window
+
+    rng = np.random.default_rng(args.seed)
+    y, s = rng.integers(0, 2, n), rng.random(n)
+    keys = rng.integers(0, n_segments, n)
+    rounds = max(3, args.rounds // 2)
+    functions = {}
+    for chunk in (n, 65536):
+        functions[f"one window, chunks of {chunk}"] = (
+            lambda chunk=chunk: _fed(SlidingWindow(window), y, s, None, chunk))
+        functions[f"segments, chunks of {chunk}"] = (
+            lambda chunk=chunk: _fed(SlidingWindow(window), y, s, keys, chunk))
+    functions["sliding_window"] = lambda: sliding_window(y, s, window)
+    functions["sliding_window by="] = lambda: sliding_window(y, s, window, by=keys)
+    seconds = time_interleaved(functions, rounds, rounds, warm_up=False)
+    print(f"\nSegments: {n:,} rows over {n_segments:,} segments (about {n // n_segments} rows "
+          f"each), windows of {window} points, the AUC (median of {rounds} rounds)")
+    for name, value in seconds.items():
+        print(f"  {name:<32} {value:7.3f} s")
+    met = report_target("segments / one window, one call",
+                        seconds[f"segments, chunks of {n}"] / seconds[f"one window, chunks of {n}"],
+                        "<=", 3)
+    print(f"    segments / one window, chunks of 65536 = "
+          f"{seconds['segments, chunks of 65536'] / seconds['one window, chunks of 65536']:.3f}")
+    print(f"    sliding_window by= / sliding_window = "
+          f"{seconds['sliding_window by='] / seconds['sliding_window']:.3f}")
+    small = SlidingWindow(10**4)
+    codes = np.repeat(np.arange(n_segments), 3)[rng.permutation(3 * n_segments)]
+    small.update(rng.integers(0, 2, codes.size), rng.random(codes.size), by=codes)
+    alone = SlidingWindow(10**4)
+    print(f"  {n_segments:,} segments of 3 points in windows of 10^4: {small.nbytes / 1e6:.1f} MB "
+          f"({small.nbytes / n_segments:,.0f} bytes each; an empty lone window of 10^4 holds "
+          f"{alone.nbytes:,} bytes)")
+    return met
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "sort", "streaming", "hull", "partial",
                                            "partial_stream", "multiclass", "multiclass_window",
                                            "binned", "approx_auc", "dask", "windows", "report",
                                            "labels", "variance", "derived", "operating",
-                                           "delayed", "ap_stream"],
+                                           "delayed", "ap_stream", "segments"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -1649,6 +1703,8 @@ def main(argv=None):
     if args.part in ("all", "ap_stream"):
         all_met &= ap_read_part(args)
         all_met &= ap_window_part(args)
+    if args.part in ("all", "segments"):
+        all_met &= segments_part(args)
     return 0 if all_met else 1
 
 

@@ -61,6 +61,7 @@ from hmeasure_stream.streaming._engine_choice import needing as _needing
 from hmeasure_stream.streaming._engine_choice import unit_weight_metrics as _unit_weight_metrics
 from hmeasure_stream.streaming._engine_choice import window_engines as _window_engines
 from hmeasure_stream.streaming._window_rules import (
+    COUNT_LIMIT,
     check_window_counts,
     engine_of,
     half_life_of,
@@ -92,7 +93,7 @@ def _check_probabilities(metrics: Iterable[str], scores: FloatArray) -> None:
 # (``_grow_ring``): a segment of a few points holds a few slots, not the window's size.
 #: The slots of a segment's count-window ring when it is made (it doubles as points arrive,
 #: up to the window's size).
-_FIRST_SLOTS = 8
+_FIRST_SLOTS = 64
 
 
 def _is_missing(key: object) -> bool:
@@ -385,8 +386,14 @@ class SlidingWindow(Pickled):
         """An empty window of this one's options, for a segment: its engines (and their
         ``Forgetting``) made from ``_spec``, checked once when this window was built; a
         count window's ring holds the ``arriving`` points (at least ``_FIRST_SLOTS``, at
-        most the window) and grows with its points."""
+        most the window) and grows with its points, and the engines' first ``capacity``
+        holds them too (it only sizes their first buffers: growing them point by point
+        would cost more than the points)."""
         chosen, capacity, seed, rules = self._spec
+        rounded = 1 << max(arriving - 1, 0).bit_length()  # (a power of two >= arriving)
+        if self._window is not None and not is_duration(self._window):
+            rounded = min(rounded, self._window)
+        capacity = min(max(capacity, rounded), COUNT_LIMIT)
         blank = SlidingWindow.__new__(SlidingWindow)
         blank._spec = self._spec
         blank._segments = None
@@ -401,8 +408,8 @@ class SlidingWindow(Pickled):
             blank._rings = []
         else:
             blank._forgettings = None
-            first = 0 if self._window is None else min(
-                self._window, max(_FIRST_SLOTS, 1 << max(arriving - 1, 0).bit_length()))
+            first = 0 if self._window is None else min(self._window,
+                                                         max(_FIRST_SLOTS, rounded))
             blank._rings = [None if getattr(engine, "own_window", False) else PointRing(first)
                             for engine in blank._engines]
         return blank
@@ -419,22 +426,22 @@ class SlidingWindow(Pickled):
         self._check_unit_weights(weights)
         held = self._segments if self._segments is not None else {}
         order, bounds = _segment_rows(codes, len(keys))
-        windows = [held[key] if key in held else self._blank(int(bounds[j + 1] - bounds[j]))
-                   for j, key in enumerate(keys)]
+        edges = bounds.tolist()
+        parts = [slice(edges[j], edges[j + 1]) for j in range(len(keys))]
+        windows = [held[key] if key in held else self._blank(part.stop - part.start)
+                   for key, part in zip(keys, parts, strict=True)]
         is_pos, scores = is_pos[order], scores[order]
         weights = None if weights is None else weights[order]
         times = None if times is None else times[order]
-        parts = [slice(int(bounds[j]), int(bounds[j + 1])) for j in range(len(keys))]
         for window, part in zip(windows, parts, strict=True):
             window._check_scale(None if weights is None else weights[part],
                                 part.stop - part.start)
         grouped = {name: np.empty(scores.shape[0]) for name in self._metrics}
+        plan = self._plan()  # (every segment's engines are this window's kinds, in order)
         for window, part in zip(windows, parts, strict=True):
-            values = window._feed(is_pos[part], scores[part],
-                                  None if weights is None else weights[part],
-                                  None if times is None else times[part])
-            for name, column in values.items():
-                grouped[name][part] = column
+            window._feed_part(is_pos[part], scores[part],
+                              None if weights is None else weights[part],
+                              None if times is None else times[part], plan, grouped, part)
         for key, window in zip(keys, windows, strict=True):
             held.setdefault(key, window)
         self._segments = held
@@ -453,37 +460,63 @@ class SlidingWindow(Pickled):
 
     def _feed(self, is_pos: NDArray[np.uint8], scores: FloatArray, weights: FloatArray | None,
               times: NDArray[np.int64] | None = None) -> dict[str, FloatArray]:
-        """A chunk through the engines, its probabilities, unit weights and scale checked."""
-        if self._forgettings is not None:
-            return self._forget(is_pos, scores, weights, times)
-        held_before = len(self)
-        if self._window is not None:  # a segment's ring grows with its points
-            self._rings = [None if ring is None else _grow_ring(ring, self._window,
-                                                               scores.shape[0])
-                           for ring in self._rings]
-        for engine in self._engines:
-            if isinstance(engine, BinTree) and np.isnan(engine.alpha) and scores.size:
-                # The log-log alpha, estimated from the first chunk, then frozen.
-                engine.set_binning(engine.lo, engine.span, engine.transform,
-                                   estimate_alpha(scores, engine.lo, engine.lo + engine.span))
-        outs = {}
-        for engine, ring in zip(self._engines, self._rings, strict=True):
-            outs[id(engine)] = out = np.empty((scores.shape[0], len(engine.columns)))
-            refused = engine.slide(ring, is_pos, scores, weights, out)
-            assert refused < 0  # (checked above: nothing is left unwritten)
-        values = self._columns(outs)
-        mask_short(values, self._min_periods, held_before + np.arange(1, scores.shape[0] + 1),
-                   self._window)
+        """A chunk through the engines, its probabilities, unit weights and scale checked:
+        each metric's values."""
+        values = {name: np.empty(scores.shape[0]) for name in self._metrics}
+        self._feed_part(is_pos, scores, weights, times, self._plan(), values, slice(None))
         return values
 
-    def _columns(self, outs: dict[int, FloatArray]) -> dict[str, FloatArray]:
-        """Each metric's column of the chunk, from the engine it is read from (``outs``: the
-        engines' outputs by their ``id``)."""
-        values = {}
+    def _plan(self) -> list[tuple[str, int, int]]:
+        """(metric, the index of the engine it is read from, its column there), in the
+        order of the metrics."""
+        plan = []
         for name in self._metrics:
             engine = engine_of(self._engines, name)
-            values[name] = outs[id(engine)][:, engine.columns.index(name)].copy()
-        return values
+            index = next(k for k, other in enumerate(self._engines) if other is engine)
+            plan.append((name, index, engine.columns.index(name)))
+        return plan
+
+    def _feed_part(self, is_pos: NDArray[np.uint8], scores: FloatArray,
+                   weights: FloatArray | None, times: NDArray[np.int64] | None,
+                   plan: list[tuple[str, int, int]], into: dict[str, FloatArray],
+                   part: slice) -> None:
+        """A checked chunk through the engines (their ``Forgetting``, or their rings: a
+        segment's grows with its points), each metric's values written to
+        ``into[name][part]`` by ``plan`` (:meth:`_plan`)."""
+        n = scores.shape[0]
+        if self._forgettings is not None:
+            held = np.empty(n, dtype=np.int64)
+            outs = []
+            for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
+                outs.append(out := np.empty((n, len(engine.columns))))
+                refused = engine.forget_add_many(forgetting, is_pos, scores, weights, times,
+                                                 out, held)
+                assert refused < 0  # (checked before)
+        else:
+            if self._min_periods > 1:
+                held = len(self) + np.arange(1, n + 1)
+            window, rings = self._window, self._rings
+            if window is not None:
+                for k, ring in enumerate(rings):
+                    if ring is not None and ring.capacity < window and (
+                            ring.size + n > ring.capacity):
+                        rings[k] = _grow_ring(ring, window, n)
+            for engine in self._engines:
+                if isinstance(engine, BinTree) and np.isnan(engine.alpha) and n:
+                    # The log-log alpha, estimated from the first chunk, then frozen.
+                    engine.set_binning(engine.lo, engine.span, engine.transform,
+                                       estimate_alpha(scores, engine.lo,
+                                                      engine.lo + engine.span))
+            outs = []
+            for engine, ring in zip(self._engines, rings, strict=True):
+                outs.append(out := np.empty((n, len(engine.columns))))
+                refused = engine.slide(ring, is_pos, scores, weights, out)
+                assert refused < 0  # (checked before: nothing is left unwritten)
+        for name, index, column in plan:
+            into[name][part] = outs[index][:, column]
+        if self._min_periods > 1:
+            mask_short({name: into[name][part] for name in into}, self._min_periods, held,
+                       None if self._forgettings is not None else self._window)
 
     def _check_scale(self, weights: FloatArray | None, n: int) -> None:
         """Refuse (ValueError) weights an engine cannot store next to those it holds: each
@@ -497,20 +530,6 @@ class SlidingWindow(Pickled):
         for name in self._metrics:
             if COMPRESSED in METRICS[name].needs:
                 check_unit_weights(weights, f"the metric {name!r}")
-
-    def _forget(self, is_pos: NDArray[np.uint8], scores: FloatArray, weights: FloatArray | None,
-                times: NDArray[np.int64] | None) -> dict[str, FloatArray]:
-        """A checked chunk through each engine's ``Forgetting`` (duration windows, decay)."""
-        outs = {}
-        held = np.empty(scores.shape[0], dtype=np.int64)
-        for engine, forgetting in zip(self._engines, self._forgettings or [], strict=True):
-            outs[id(engine)] = out = np.empty((scores.shape[0], len(engine.columns)))
-            refused = engine.forget_add_many(forgetting, is_pos, scores, weights, times, out,
-                                             held)
-            assert refused < 0  # (checked above)
-        values = self._columns(outs)
-        mask_short(values, self._min_periods, held)
-        return values
 
     def _one_shot_classes(self, y_true: ArrayLike, y_score: ArrayLike,
                           sample_weight: ArrayLike | None, times: ArrayLike | None,
@@ -572,7 +591,8 @@ class SlidingWindow(Pickled):
         grouped = {name: np.empty(scores.shape[0]) for name in self._metrics}
         for j in range(len(keys)):
             part = slice(int(bounds[j]), int(bounds[j + 1]))
-            window = self._blank()
+            window = self._blank(part.stop - part.start if count is None
+                                 else min(part.stop - part.start, count))
             if count is not None and part.stop - part.start > count:
                 window._keep_last(count)
             values = window._one_shot(is_pos[part], scores[part],
