@@ -13,7 +13,7 @@ import collections
 import itertools
 import math
 from collections.abc import Hashable, Sequence
-from typing import Any, cast
+from typing import Any, Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -27,6 +27,7 @@ from hmeasure_stream._validation import (
     Window,
     check_label_value,
     check_labels,
+    check_option,
     check_score_value,
     check_scores,
     check_time_value,
@@ -100,6 +101,10 @@ def _parts(prob: float, weight: float = 1.0, lightest: float = _LIGHTEST_PART) -
 #: No key (``None`` is a key).
 _NONE = object()
 
+#: What a label that matches no prediction the monitor remembers does: dropped and
+#: counted in ``n_unmatched_labels``, or a KeyError.
+_UNMATCHED_LABELS = ("count", "raise")
+
 
 def _checked_keys(keys: Any, method: str) -> list[Hashable]:
     """A batch's keys as a list of distinct hashable keys (else ValueError)."""
@@ -136,37 +141,42 @@ def _check_key(key: Hashable, method: str) -> None:
 class DelayedAUC(Pickled):
     """The AUC of predictions whose labels arrive late, realized and expected.
 
-    Register each prediction with :meth:`predict` when it is made and its
-    label with :meth:`label` when it arrives (or batches of them with
-    :meth:`predict_many` and :meth:`label_many`, all or nothing).  Over the window of the latest
-    predictions, the realized metrics (attributes of their names: ``auc``,
-    ``h``, ...) are those of the labelled predictions; ``expected_auc`` is
-    :func:`~hmeasure_stream.expected_auc` of all of them, a labelled one with
-    its label, a pending one counting its probability ``prob`` as class 1 and
-    ``1 - prob`` as class 0 at its score.  The object pickles.
+    Register each prediction with :meth:`predict` when it is made and its label with
+    :meth:`label` when it arrives (or batches of them with :meth:`predict_many` and
+    :meth:`label_many`, all or nothing).  Over the window of the latest predictions, the
+    realized metrics (attributes of their names: ``auc``, ``h``, ...) are those of the
+    labelled predictions; ``expected_auc`` is :func:`~hmeasure_stream.expected_auc` of all
+    of them, a labelled one with its label, a pending one counting its probability ``prob``
+    as class 1 and ``1 - prob`` as class 0 at its score.  The object pickles.
 
     Parameters
     ----------
     window : int, str, datetime.timedelta, numpy.timedelta64 or None, default=None
-        The last ``window`` predictions made (an int), those whose time is in
-        (t - window, t] for t the newest prediction's (a duration such as
-        ``"2h"``: :meth:`predict` then needs ``time``), or None: all.
+        The last ``window`` predictions made (an int), those whose time is in (t - window,
+        t] for t the newest prediction's (a duration such as ``"2h"``: :meth:`predict` then
+        needs ``time``), or None: all.
     metrics : str, options object, or sequence of them, default=("auc",)
-        The realized metrics, as for :class:`SlidingWindow`, but not
-        ``"auc_binned"``, ``"multiclass_auc"`` (nor ``"auc_approx"`` with
-        ``half_life``); ``"auc"``, ``"auc_lo"`` and
-        ``"auc_hi"`` (DeLong's interval, level 0.95 or a
+        The realized metrics, as for :class:`SlidingWindow`, but not ``"auc_binned"``,
+        ``"multiclass_auc"`` (nor ``"auc_approx"`` with ``half_life``); ``"auc"``,
+        ``"auc_lo"`` and ``"auc_hi"`` (DeLong's interval, level 0.95 or a
         :class:`~hmeasure_stream.ConfidenceLevel`'s) always; with ``"h"`` also
         ``expected_h``, as :func:`~hmeasure_stream.expected_h_measure`.
     half_life : float, str, datetime.timedelta or numpy.timedelta64, optional
-        Exponential decay by the age of the prediction: a prediction made a
-        predictions (a number) or a duration (:meth:`predict` then needs
-        ``time``) before the newest weighs 2^(-a / half_life) in the realized
-        and the expected metrics and in DeLong's interval (as the
-        ``sample_weight`` of the from-scratch functions); it leaves once
-        older than 60 half-lives.
+        Exponential decay by the age of the prediction: a prediction made a predictions (a
+        number) or a duration (:meth:`predict` then needs ``time``) before the newest weighs
+        2^(-a / half_life) in the realized and the expected metrics and in DeLong's interval
+        (as the ``sample_weight`` of the from-scratch functions); it leaves once older than
+        60 half-lives.
     pos_label : hashable, optional
         The label of class 1.  Default: labels 0/1, -1/1 or booleans.
+    unmatched_labels : {"count", "raise"}, default="count"
+        An unmatched label (see Notes) is dropped and counted in ``n_unmatched_labels``, or
+        raises KeyError; a late one is dropped and counted in ``n_late_labels`` either way.
+
+    Attributes
+    ----------
+    n_late_labels, n_unmatched_labels : int
+        The labels dropped as late, and as unmatched (0 with ``"raise"``).
 
     See Also
     --------
@@ -175,19 +185,16 @@ class DelayedAUC(Pickled):
 
     Notes
     -----
-    O(log w) per :meth:`predict`, :meth:`label` and :meth:`forget` for w
-    predictions in the window (amortized with decay), O(1) per read (O(log
-    w) for a hull metric), memory O(w); the values equal the from-scratch
-    ones (nan while a class is absent).  Rules: a key in the window is not
-    predicted again nor labelled twice (ValueError); :meth:`label` and
-    :meth:`forget` of an unknown key raise KeyError.  A label whose
-    prediction left the window unlabelled is ignored and counted in
-    ``n_late_labels`` if the prediction is among the last ``2 * window``
-    (and 120 half-lives; KeyError if older).  A count window holds the
-    predictions among the last ``window`` made; times must not go
-    backwards.  A part lighter than 2**-64 of its prediction (``prob``
-    within 2**-64 of 0; 2**-32 of 0 or 1 with decay) is left out of the
-    expected AUC.  A refused call changes nothing.
+    O(log w) per update for w predictions in the window (amortized with decay), O(1) per
+    read (O(log w) for a hull metric), memory O(w); the values equal the from-scratch ones.
+    A key in the window is not predicted again (one that left may be), a prediction not
+    labelled twice while held or remembered (ValueError).  A label whose prediction left the
+    window unlabelled, among the last ``2 * window`` (and 120 half-lives), is late: its key
+    is remembered that long.  Any other label is unmatched (a key never predicted,
+    forgotten, or gone longer: only a memory of every key tells them apart).  A count window
+    holds the last ``window`` predictions; times must not go backwards.  A part lighter than
+    2**-64 of its prediction (``prob`` within 2**-64 of 0; 2**-32 of 0 or 1 with decay) is
+    left out of the expected AUC.  A refused call changes nothing.
 
     Examples
     --------
@@ -200,6 +207,8 @@ class DelayedAUC(Pickled):
     >>> monitor.label(0, 1); monitor.label(1, 0); monitor.label(3, 1)
     >>> monitor.auc, monitor.n_pending, round(monitor.expected_auc, 6)
     (1.0, 1, 0.884615)
+    >>> monitor.label("never predicted", 1); monitor.n_unmatched_labels  # dropped, counted
+    1
     """
 
     __slots__ = (
@@ -214,15 +223,19 @@ class DelayedAUC(Pickled):
         "_metrics",
         "_n_labelled",
         "_n_late_labels",
+        "_n_unmatched_labels",
         "_newest",
         "_order",
         "_realized",
         "_slots",
+        "_unmatched_labels",
         "_window",
     )
 
     def __init__(self, window: Window = None, metrics: object = ("auc",), *,
-                 half_life: Duration | None = None, pos_label: Label = None) -> None:
+                 half_life: Duration | None = None, pos_label: Label = None,
+                 unmatched_labels: Literal["count", "raise"] = "count") -> None:
+        unmatched_labels = check_option(unmatched_labels, "unmatched_labels", _UNMATCHED_LABELS)
         # The window and the half-life as every structure reads them.
         rules = forgetting_rules(window, half_life)
         horizon = None if rules is None else (rules.count or rules.period or None)
@@ -273,6 +286,8 @@ class DelayedAUC(Pickled):
         self._newest: int | None = None
         self._n_labelled = 0
         self._n_late_labels = 0
+        self._unmatched_labels = unmatched_labels
+        self._n_unmatched_labels = 0
 
     # ------------------------------------------------------------------
     # Updates.
@@ -452,17 +467,14 @@ class DelayedAUC(Pickled):
                       _LIGHTEST_PART if self._decay is None else _LIGHTEST_DECAYED_PART)
 
     def label(self, key: Hashable, y_true: Label) -> None:
-        """The label of prediction ``key`` (0/1, -1/1, a boolean or ``pos_label``'s).
-
-        Raises KeyError for an unknown key, ValueError for a second label.
-        """
+        """The label of prediction ``key`` (0/1, -1/1, a boolean or ``pos_label``'s), dropped
+        and counted if late or unmatched (see the Notes); ValueError for a second label."""
         _check_key(key, "label")
         if self._labels is None:
             is_pos, labels = check_label_value(y_true), None
         else:
             is_pos, labels = self._labels.one(y_true)
-        slot, held = self._labelled_slot(key, "label")
-        self._apply_label(slot, held, is_pos)
+        self._apply_label(self._labelled_slot(key, "label"), is_pos)
         self._labels = labels
 
     def label_many(self, keys: Sequence[Hashable] | NDArray[Any], y_true: ArrayLike) -> None:
@@ -476,28 +488,40 @@ class DelayedAUC(Pickled):
         _check_length(keys, is_pos, "y_true")
         slots = [self._labelled_slot(key, "label_many") for key in keys]
         with claimed(*self._realized, *self._expected):
-            for (slot, held), one in zip(slots, is_pos.tolist(), strict=True):
-                self._apply_label(slot, held, one)
+            for found, one in zip(slots, is_pos.tolist(), strict=True):
+                self._apply_label(found, one)
             self._labels = labels
 
-    def _labelled_slot(self, key: Hashable, method: str) -> tuple[list[Any], bool]:
-        """``(slot, held)`` of the prediction ``key`` names, held or left unlabelled
-        (else KeyError), not labelled (else ValueError)."""
+    def _labelled_slot(self, key: Hashable, method: str) -> tuple[list[Any], bool] | None:
+        """``(slot, held)`` of the pending prediction ``key`` names, held or left
+        unlabelled within the memory; None if it names none the monitor remembers
+        (KeyError with ``unmatched_labels="raise"``); ValueError if it is labelled."""
         slot = self._slots.get(key)
         held = slot is not None
         if slot is None:
             slot = self._expired.get(key)
             if slot is None:
+                if self._unmatched_labels == "count":
+                    return None
                 raise KeyError(
                     f"{method}: no prediction with key {key!r} in the window (never "
-                    "predicted, forgotten, or left the window more than a window ago)")
+                    "predicted, forgotten, or left the window more than a window ago; "
+                    "unmatched_labels='count' drops and counts such labels)")
+        # A second label stays an error, not a count: unlike an unmatched label the
+        # monitor sees that it contradicts or repeats one it took (a held prediction's
+        # moved the metrics already), a fault of the stream (a label logged twice, a
+        # wrong key) that dropping it would hide.
         if slot[_LABEL] != _PENDING:
             raise ValueError(f"{method}: the prediction {key!r} is labelled already")
         return slot, held
 
-    def _apply_label(self, slot: list[Any], held: bool, is_pos: bool) -> None:
-        """Label a checked slot: a held prediction's point and parts swap, a late label is
-        counted."""
+    def _apply_label(self, found: tuple[list[Any], bool] | None, is_pos: bool) -> None:
+        """Apply a checked label to ``found`` (``_labelled_slot``'s): a held prediction's
+        parts swap for its point, a late label is counted, an unmatched one too."""
+        if found is None:
+            self._n_unmatched_labels += 1
+            return
+        slot, held = found
         if not held:
             slot[_LABEL] = int(is_pos)
             self._n_late_labels += 1
@@ -596,8 +620,13 @@ class DelayedAUC(Pickled):
 
     @property
     def n_late_labels(self) -> int:
-        """The labels that arrived after their prediction left the window (ignored)."""
+        """The labels that arrived after their prediction left the window (dropped)."""
         return self._n_late_labels
+
+    @property
+    def n_unmatched_labels(self) -> int:
+        """The labels that matched no prediction the monitor remembers (dropped)."""
+        return self._n_unmatched_labels
 
     @property
     def pending_share(self) -> float:
@@ -644,10 +673,28 @@ class DelayedAUC(Pickled):
     # Invariants.
 
     def _check_pickle(self) -> None:
-        """On load: the engines hold as many points as the predictions say."""
+        """On load: every slot is set, the counts agree, the engines hold as many points
+        as the predictions say."""
+        missing = [name for name in DelayedAUC.__slots__ if not hasattr(self, name)]
+        if missing:
+            raise AssertionError(f"its state lacks {missing} (a pickle of another layout)")
         self._check_counts()
 
     def _check_counts(self) -> None:
+        if self._unmatched_labels not in _UNMATCHED_LABELS:
+            raise AssertionError(f"unmatched_labels is {self._unmatched_labels!r}")
+        for name in ("_n_late_labels", "_n_unmatched_labels"):
+            count = getattr(self, name)
+            if type(count) is not int or count < 0:
+                raise AssertionError(f"{name[1:]} is {count!r}")
+        if self._unmatched_labels == "raise" and self._n_unmatched_labels:
+            raise AssertionError(f"{self._n_unmatched_labels} unmatched labels counted, "
+                                 "though they raise")
+        # Each late label labelled its remembered slot once, and was counted then.
+        remembered = sum(slot[_LABEL] != _PENDING for slot in self._expired.values())
+        if remembered > self._n_late_labels:
+            raise AssertionError(f"{remembered} remembered predictions labelled late, "
+                                 f"{self._n_late_labels} late labels counted")
         labelled = sum(slot[_LABEL] != _PENDING for slot in self._slots.values())
         if labelled != self._n_labelled:
             raise AssertionError(f"{labelled} labelled predictions, {self._n_labelled} counted")

@@ -10,6 +10,7 @@ the parts' pairs, and ``expected_auc``) and the pending count.
 import datetime
 import math
 import pickle
+import re
 import warnings
 
 import numpy as np
@@ -46,20 +47,24 @@ def unchanged_after(monitor, call, error):
 
 class DelayedMachine(RuleBasedStateMachine):
     """Predict, label, forget and pickle at random, over a window by count, time or none,
-    with decay by count or time or without."""
+    with decay by count or time or without, unmatched labels counted or raising."""
 
     @initialize(window=st.sampled_from([None, 1, 3, 6, "5s"]),
                 metrics=st.sampled_from([("auc",), ("auc", "h"), (HCost(),)]),
-                half_life=st.sampled_from([None, None, 0.5, 2, "1s"]))
-    def start(self, window, metrics, half_life):
+                half_life=st.sampled_from([None, None, 0.5, 2, "1s"]),
+                unmatched_labels=st.sampled_from(["count", "raise"]))
+    def start(self, window, metrics, half_life, unmatched_labels):
         self.window = window
         self.metrics = metrics
         self.half_life = half_life
         self.timed = window == "5s" or half_life == "1s"
-        self.monitor = DelayedAUC(window, metrics, half_life=half_life)
+        self.raises = unmatched_labels == "raise"
+        self.monitor = DelayedAUC(window, metrics, half_life=half_life,
+                                  unmatched_labels=unmatched_labels)
         self.records = []  # every prediction made: dicts, in order
         self.now = 0
         self.late = 0
+        self.unmatched = 0
 
     # -- the model ----------------------------------------------------------
 
@@ -145,17 +150,22 @@ class DelayedMachine(RuleBasedStateMachine):
             record["late"] = is_pos
             self.late += 1
             return
-        unchanged_after(self.monitor, lambda: self.monitor.label(key, y), KeyError)
+        if self.raises:
+            unchanged_after(self.monitor, lambda: self.monitor.label(key, y), KeyError)
+            return
+        self.monitor.label(key, y)
+        self.unmatched += 1
 
     def label_fate(self, key):
-        """What labelling ``key`` does: "held", "late", or the error it raises."""
+        """What labelling ``key`` does: "held", "late", "unmatched", or the error it
+        raises."""
         record = self.latest(key)
         if record is not None and record["state"] == "held":
             return ValueError if record["label"] is not None else "held"
         if (record is not None and record["state"] == "left" and record["label"] is None
                 and not self.out_of(record, 2)):
             return ValueError if record["late"] is not None else "late"
-        return KeyError
+        return KeyError if self.raises else "unmatched"
 
     @rule(batch=st.lists(st.tuples(KEYS, SCORES, PROBS, st.integers(0, 3)), max_size=4),
           as_array=st.booleans())
@@ -203,9 +213,11 @@ class DelayedMachine(RuleBasedStateMachine):
             record = self.latest(key)
             if fate == "held":
                 record["label"] = int(bit)
-            else:
+            elif fate == "late":
                 record["late"] = int(bit)
                 self.late += 1
+            else:
+                self.unmatched += 1
 
     @rule(key=KEYS)
     def forget(self, key):
@@ -257,6 +269,7 @@ class DelayedMachine(RuleBasedStateMachine):
         pending = len(held) - len(labelled)
         assert monitor.n_pending == pending
         assert monitor.n_late_labels == self.late
+        assert monitor.n_unmatched_labels == self.unmatched
         assert (math.isnan(monitor.pending_share) if not held
                 else monitor.pending_share == pending / len(held))
         y = [r["label"] for r in labelled]
@@ -332,21 +345,138 @@ def test_window_by_count_keeps_the_last_predictions_made():
     assert monitor.n_late_labels == 1 and monitor.n_pending == 2
     with pytest.raises(ValueError, match="labelled already"):
         monitor.label(1, 0)
-    with pytest.raises(KeyError):
-        monitor.label("never", 1)
+    monitor.label("never", 1)  # never predicted: dropped and counted
+    monitor.label(3, 0)  # forgotten: likewise
+    assert (monitor.n_unmatched_labels, monitor.n_late_labels, monitor.n_pending) == (2, 1, 2)
+    assert math.isnan(monitor.auc) and monitor._check()
 
 
 def test_late_label_memory_is_two_windows():
+    for unmatched_labels in ("count", "raise"):
+        monitor = DelayedAUC(window=2, unmatched_labels=unmatched_labels)
+        for key in range(7):
+            monitor.predict(key, 0.5)
+        # Held: 5, 6; remembered as late: 3, 4 (within the last 4 predictions); 0-2 not.
+        monitor.label(3, 0)
+        monitor.label(4, 1)
+        for key in (0, 1, 2):
+            if unmatched_labels == "raise":
+                unchanged_after(monitor, lambda key=key, monitor=monitor: monitor.label(key, 1),
+                                KeyError)
+                with pytest.raises(KeyError, match="more than a window ago"):
+                    monitor.label(key, 1)
+            else:
+                monitor.label(key, 1)
+        assert monitor.n_late_labels == 2
+        assert monitor.n_unmatched_labels == (3 if unmatched_labels == "count" else 0)
+        assert monitor.n_pending == 2 and math.isnan(monitor.auc)
+        assert monitor._check()
+
+
+def test_a_second_late_label_is_refused_while_remembered_then_unmatched():
+    """A second label is a ValueError while the monitor remembers the prediction, and
+    matches nothing once the memory (two windows) has passed it."""
     monitor = DelayedAUC(window=2)
-    for key in range(7):
+    for key in range(3):
         monitor.predict(key, 0.5)
-    # Held: 5, 6; remembered as late: 3, 4 (within the last 4 predictions); 0-2 forgotten.
-    monitor.label(3, 0)
-    monitor.label(4, 1)
-    for key in (0, 1, 2):
-        with pytest.raises(KeyError, match="more than a window ago"):
+    monitor.label(0, 1)  # late: prediction 0 left as 2 entered
+    unchanged_after(monitor, lambda: monitor.label(0, 0), ValueError)
+    monitor.predict(3, 0.4)
+    unchanged_after(monitor, lambda: monitor.label(0, 0), ValueError)  # 0 in the last 4
+    monitor.predict(4, 0.3)  # 0 is out of the last 4 predictions
+    monitor.label(0, 0)
+    assert (monitor.n_late_labels, monitor.n_unmatched_labels) == (1, 1)
+    assert len(monitor) == 2 and monitor.n_pending == 2 and monitor._check()
+
+
+def test_a_key_predicted_again_after_leaving_names_the_new_prediction():
+    monitor = DelayedAUC(window=2)
+    monitor.predict("a", 0.9)
+    monitor.predict("b", 0.2)
+    monitor.predict("c", 0.7)  # "a" leaves, unlabelled: remembered
+    monitor.predict("a", 0.1)  # "b" leaves; "a" names the new prediction
+    monitor.label("a", 1)  # the new one's label, not a late label
+    monitor.label("c", 0)
+    assert (monitor.n_late_labels, monitor.n_unmatched_labels, monitor.n_pending) == (0, 0, 0)
+    assert monitor.auc == 0.0  # class 1 at 0.1 below class 0 at 0.7
+    monitor.label("b", 1)  # late
+    monitor.predict("d", 0.5)  # "c" leaves labelled: forgotten at once
+    monitor.label("c", 1)
+    assert (monitor.n_late_labels, monitor.n_unmatched_labels) == (1, 1)
+    assert monitor._check()
+
+
+def test_the_unmatched_labels_option_is_checked_once():
+    for value in ("drop", "Count", "", None, True, 0, ["count"]):
+        with pytest.raises(ValueError, match=(
+                rf"^unmatched_labels must be one of 'count', 'raise'; got {re.escape(repr(value))}$")):
+            DelayedAUC(10, unmatched_labels=value)
+    counted = DelayedAUC(10)  # the default counts
+    counted.label("x", 1)
+    assert counted.n_unmatched_labels == 1 and counted._check()
+
+
+def test_raise_keeps_the_key_error_and_counts_late_labels():
+    monitor = DelayedAUC(window=2, unmatched_labels="raise")
+    for key in range(4):
+        monitor.predict(key, 0.25 * key)
+    for key, match in [("never", "'never'"), (-1, "-1")]:
+        unchanged_after(monitor, lambda key=key: monitor.label(key, 1), KeyError)
+        with pytest.raises(KeyError, match=match):
             monitor.label(key, 1)
-    assert monitor.n_late_labels == 2
+    monitor.forget(3)
+    unchanged_after(monitor, lambda: monitor.label(3, 1), KeyError)  # forgotten
+    # One unmatched key refuses the whole batch, byte for byte.
+    unchanged_after(monitor, lambda: monitor.label_many([2, 1, "never"], [1, 1, 0]), KeyError)
+    assert monitor.n_pending == 1 and monitor.n_late_labels == 0
+    monitor.label_many([2, 1], [1, 0])  # 2 held, 1 late
+    assert (monitor.n_late_labels, monitor.n_unmatched_labels, monitor.n_pending) == (1, 0, 0)
+    assert math.isnan(monitor.auc) and monitor._check()  # one labelled prediction held
+
+
+def test_a_counted_batch_applies_the_matched_labels_and_counts_the_others():
+    monitor = DelayedAUC(window=3)
+    for key, score in enumerate([0.9, 0.8, 0.3, 0.6, 0.1]):
+        monitor.predict(key, score)
+    # Held: 2, 3, 4; remembered: 0, 1.
+    monitor.label_many(["x", 3, 0, 4, "y", 2], [1, 1, 0, 0, 0, 1])
+    assert (monitor.n_late_labels, monitor.n_unmatched_labels, monitor.n_pending) == (1, 2, 0)
+    assert monitor.auc == brute_auc_value([1, 1, 0], [0.3, 0.6, 0.1])
+    # A second label refuses the whole batch, the unmatched keys in it too.
+    unchanged_after(monitor, lambda: monitor.label_many(["z", 3], [1, 1]), ValueError)
+    unchanged_after(monitor, lambda: monitor.label_many(["z", 0], [1, 1]), ValueError)
+    # An invalid label as well.
+    unchanged_after(monitor, lambda: monitor.label_many(["z"], [2]), ValueError)
+    assert monitor.n_unmatched_labels == 2 and monitor._check()
+
+
+def test_the_counts_survive_pickling_and_are_checked_on_load():
+    monitor = DelayedAUC(window=2)
+    for key in range(4):
+        monitor.predict(key, 0.5)
+    monitor.label(0, 1)  # late
+    monitor.label("gone", 1)
+    copy = pickle.loads(pickle.dumps(monitor))
+    assert (copy.n_late_labels, copy.n_unmatched_labels) == (1, 1)
+    assert pickle.dumps(copy) == pickle.dumps(monitor) and copy._check()
+    copy.label("gone again", 0)
+    assert (copy.n_unmatched_labels, monitor.n_unmatched_labels) == (2, 1)
+    raising = pickle.loads(pickle.dumps(DelayedAUC(window=2, unmatched_labels="raise")))
+    unchanged_after(raising, lambda: raising.label("gone", 1), KeyError)  # the option kept
+    state = monitor.__getstate__()
+    blank = DelayedAUC.__new__(DelayedAUC)
+    for changed, match in [
+        ({"_n_unmatched_labels": -1}, "n_unmatched_labels is -1"),
+        ({"_n_late_labels": 0}, "1 remembered predictions labelled late, 0 late labels"),
+        ({"_unmatched_labels": "drop"}, "unmatched_labels is 'drop'"),
+        ({"_unmatched_labels": "raise"}, "1 unmatched labels counted, though they raise"),
+    ]:
+        with pytest.raises(ValueError, match=f"cannot unpickle this DelayedAUC: {match}"):
+            blank.__setstate__({**state, **changed})
+    for name in ("_n_unmatched_labels", "_unmatched_labels"):
+        lacking = {key: value for key, value in state.items() if key != name}
+        with pytest.raises(ValueError, match=rf"its state lacks \['{name}'\]"):
+            DelayedAUC.__new__(DelayedAUC).__setstate__(lacking)
 
 
 def test_duration_window():
@@ -520,8 +650,8 @@ def test_decay_by_time_with_a_count_window_and_late_labels():
     assert len(monitor) == 3 and 0 not in monitor and 1 not in monitor
     monitor.label(1, 0)  # 602 s old: within 120 half-lives and two windows: counted
     assert monitor.n_late_labels == 1
-    with pytest.raises(KeyError):
-        monitor.label(0, 1)  # 1302 s old: beyond 120 half-lives
+    monitor.label(0, 1)  # 1302 s old: beyond 120 half-lives, unmatched
+    assert (monitor.n_late_labels, monitor.n_unmatched_labels) == (1, 1)
     monitor.label(2, 1)
     monitor.label(3, 0)
     monitor.label(4, 1)
@@ -531,7 +661,8 @@ def test_decay_by_time_with_a_count_window_and_late_labels():
 
 
 def test_batches_are_all_or_nothing():
-    monitor = DelayedAUC(window="1h", half_life="10min", pos_label="fraud")
+    monitor = DelayedAUC(window="1h", half_life="10min", pos_label="fraud",
+                         unmatched_labels="raise")
     monitor.predict_many(["a", "b", "c"], [0.9, 0.2, 0.6], [0.8, 0.1, 0.5],
                          times=np.array(["2026-11-28T10:00", "2026-11-28T10:05",
                                          "2026-11-28T10:05"], dtype="datetime64[ns]"))
