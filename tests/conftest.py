@@ -1,4 +1,5 @@
 import os
+import signal
 from pathlib import Path
 
 import numpy as np
@@ -23,6 +24,16 @@ settings.register_profile("explore", parent=settings.get_profile("default"),
                           max_examples=1000, derandomize=False,
                           database=DirectoryBasedExampleDatabase(".hypothesis/examples"))
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
+
+
+# The Ctrl-C tests press Ctrl-C on a monitor run in the foreground.  A shell that starts
+# the suite in the background without job control (``bash scripts/test.sh &`` in a script,
+# nohup) ignores SIGINT in it, every process started from it inherits the ignored signal
+# across exec, and a monitor that inherits it rightly leaves it ignored (docs/command_line.rst):
+# the tests would then wait for an interrupt that never comes.  Their processes get SIGINT
+# as a foreground program has it.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture
