@@ -157,11 +157,11 @@ _MONITOR_OPTIONS = ("out", "metrics", "every", "plot", "alert", "fail_on_alert",
 # Options that describe FILE: refused without it.
 _FILE_OPTIONS = ("label_col", "pos_label", "score_col", "encoding", "delimiter",
                  "decimal_comma", "time_col", "id_col", "keep_cols", "delayed", "prob_col",
-                 "by")
+                 "unmatched_labels", "by")
 _DEFAULTS = {"metrics": ("auc",), "every": 1, "alpha": 2.0, "beta": 2.0, "alert": [],
              "fail_on_alert": False, "threshold": 0.5,
              "label_col": "label", "score_col": "score", "decimal_comma": False,
-             "keep_cols": (), "delayed": False}
+             "keep_cols": (), "delayed": False, "unmatched_labels": "count"}
 #: Seconds of work a chunk is cut to while the progress bar shows (it refreshes after each).
 _PROGRESS_PACE = 0.2
 
@@ -321,12 +321,14 @@ class DelayedMonitor:
     window), the expected AUC of all of them and the number still pending.
     """
 
-    def __init__(self, window, metrics, every=1, options=(), half_life=None):
+    def __init__(self, window, metrics, every=1, options=(), half_life=None,
+                 unmatched_labels="count"):
         given = {type(option): option for option in options}
         tracked = metrics_argument({name: given.get(METRICS[name].options)
                                     for name in metrics})
         try:
-            self.tracker = DelayedAUC(window, tracked, half_life=half_life)
+            self.tracker = DelayedAUC(window, tracked, half_life=half_life,
+                                      unmatched_labels=unmatched_labels)
         except ValueError as error:
             raise InputError(str(error)) from None
         self.timed = is_duration(window) or half_life is not None
@@ -668,6 +670,10 @@ def build_parser():
     parser.add_argument("--prob-col", metavar="COL",
                         help="with --delayed: the column of the predictions' probabilities "
                              "of class 1, for expected_auc (default: the scores)")
+    parser.add_argument("--unmatched-labels", choices=("count", "raise"), default=None,
+                        help="--delayed: a label matching no prediction held or remembered "
+                             "(an id never predicted, or gone more than a window) is counted "
+                             "in the summary (count, the default) or ends the run (raise)")
     parser.add_argument("--keep-cols", type=_column_names, metavar="A,B",
                         help="more columns copied to each output row")
     parser.add_argument("--by", metavar="COLUMN", type=_column_name,
@@ -711,6 +717,22 @@ def build_parser():
                         help="text encoding of a CSV without a byte-order mark (default: utf-8)")
     parser.add_argument("--plot", metavar="OUT.png", type=_plot_path,
                         help="plot the metrics over time (matplotlib; .png, .pdf, .svg, ...)")
+    _add_metric_option_flags(parser)
+    parser.add_argument("--alert", type=_Alert, action="append", metavar="METRIC<VALUE",
+                        help="write a line to stderr when a written metric crosses a limit "
+                             "(METRIC<VALUE or METRIC>VALUE, e.g. 'auc<0.8'; the metric must "
+                             "be in --metrics; repeatable), and another when it clears")
+    parser.add_argument("--fail-on-alert", action="store_true", default=None,
+                        help="exit with code 3 if any alert fired (for cron and CI)")
+    parser.add_argument("--chunk-size", type=_chunk_size, default=65536, help=argparse.SUPPRESS)
+    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    return parser
+
+
+def _add_metric_option_flags(parser):
+    """The metric options' flags: H's written out, the table's (one per field name) and
+    the former spellings, hidden."""
     parser.add_argument("--alpha", type=float, help="H: " + _help(HCost, "alpha"))
     parser.add_argument("--beta", type=float, help="H: " + _help(HCost, "beta"))
     parser.add_argument("--severity-ratio", metavar="SR",
@@ -729,16 +751,6 @@ def build_parser():
     for flag, options, _ in _RENAMED_FLAGS:
         parser.add_argument(flag, dest=_renamed_dest(flag), help=argparse.SUPPRESS,
                             type=_positive_float if options is HCost else _option_value)
-    parser.add_argument("--alert", type=_Alert, action="append", metavar="METRIC<VALUE",
-                        help="write a line to stderr when a written metric crosses a limit "
-                             "(METRIC<VALUE or METRIC>VALUE, e.g. 'auc<0.8'; the metric must "
-                             "be in --metrics; repeatable), and another when it clears")
-    parser.add_argument("--fail-on-alert", action="store_true", default=None,
-                        help="exit with code 3 if any alert fired (for cron and CI)")
-    parser.add_argument("--chunk-size", type=_chunk_size, default=65536, help=argparse.SUPPRESS)
-    parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
-    return parser
 
 
 def _option_value(text):
@@ -1329,7 +1341,7 @@ def run(args, stdout):
     stderr = _Stream(sys.stderr, "standard error")
     if args.delayed:
         monitor = DelayedMonitor(args.window, args.metrics, args.every, _metric_options(args),
-                                 args.half_life)
+                                 args.half_life, args.unmatched_labels)
     else:
         monitor = Monitor(args.window, args.metrics, args.every, _metric_options(args),
                           args.half_life, args.min_periods, segmented=args.by is not None)
@@ -1544,7 +1556,9 @@ def _summary(args, monitor):
         counts = (f"{monitor.rows - monitor.class_counts.sum()} predictions, "
                   f"{monitor.class_counts.sum()} labels ({counts}); {tracker.n_pending} of "
                   f"the window's {len(tracker)} predictions pending; {tracker.n_late_labels} "
-                  "labels arrived after their prediction left the window, ignored")
+                  "labels arrived after their prediction left the window, ignored; "
+                  f"{tracker.n_unmatched_labels} labels matched no prediction (an id never "
+                  "predicted, or gone more than a window), ignored")
         final.append(f"expected AUC {tracker.expected_auc:.6f}")
     return (f"hmeasure-stream: {monitor.rows} rows ({counts}), "
             f"{span}; last: {', '.join(final)}{written}")
@@ -1608,8 +1622,10 @@ def _complete(args):
             raise _UsageError("--delayed writes expected_auc (of every prediction, the pending "
                               "ones by their probability) after the metrics: leave it out of "
                               "--metrics")
-    elif args.prob_col is not None:
-        raise _UsageError("--prob-col goes with --delayed")
+    else:
+        for name in ("prob_col", "unmatched_labels"):
+            if name in given:
+                raise _UsageError(f"--{name.replace('_', '-')} goes with --delayed")
     if args.by is not None:
         if args.delayed:
             raise _UsageError("--by does not go with --delayed")

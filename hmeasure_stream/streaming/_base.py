@@ -82,7 +82,7 @@ else:
     _PointSlots = _WindowSlots = object
 
 #: The format of every structure's pickle; a pickle of another format is refused.
-PICKLE_FORMAT = 2
+PICKLE_FORMAT = 3
 #: The deprecated attribute names of every point set (old=new); a subclass that renames
 #: more gives its ``__getattr__`` these and its own.
 RENAMED_ATTRIBUTES = {"n_neg": "weight_neg", "n_pos": "weight_pos"}

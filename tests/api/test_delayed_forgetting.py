@@ -148,10 +148,10 @@ def test_a_pickle_of_the_layout_before_forgetting_is_refused():
     monitor = DelayedAUC(half_life=3.0)
     monitor.predict(0, 0.4)
     state = monitor.__getstate__()
-    assert state["format"] == 2 and isinstance(state["_decay"], Forgetting)
+    assert state["format"] == 3 and isinstance(state["_decay"], Forgetting)
     old = {**state, "format": 1, "_decay": (3.0, False, 180.0), "_anchor": (0, 0.0),
            "_newest_decay_at": 0}
     blank = DelayedAUC.__new__(DelayedAUC)
     with pytest.raises(ValueError, match="written in pickle format 1, and this version of "
-                                         "hmeasure_stream reads format 2 only"):
+                                         "hmeasure_stream reads format 3 only"):
         blank.__setstate__(old)

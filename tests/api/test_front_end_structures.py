@@ -162,7 +162,7 @@ def run_delayed_sequence(seed, window, model):
 
     rng = np.random.default_rng(seed)
     tracker = DelayedAUC(window=window)
-    time = 0
+    time, unmatched = 0, 0
     for _ in range(400):
         action = rng.choice(["predict", "predict", "label", "forget", "wait"])
         key = int(rng.integers(0, 5))
@@ -186,9 +186,9 @@ def run_delayed_sequence(seed, window, model):
             elif outcome == "twice":
                 with pytest.raises(ValueError, match="labelled already"):
                     tracker.label(key, label)
-            else:
-                with pytest.raises(KeyError):
-                    tracker.label(key, label)
+            else:  # matches no prediction the monitor remembers: dropped and counted
+                tracker.label(key, label)
+                unmatched += 1
         else:
             if key in model.live:
                 del model.live[key]
@@ -201,6 +201,7 @@ def run_delayed_sequence(seed, window, model):
         assert all(name in tracker for name in model.live)
         assert tracker.n_pending == sum(entry[4] is None for entry in live)
         assert tracker.n_late_labels == model.late
+        assert tracker.n_unmatched_labels == unmatched
         realized = brute_auc_value([entry[4] for entry in live if entry[4] is not None],
                                    [entry[2] for entry in live if entry[4] is not None])
         assert tracker.auc == pytest.approx(realized, nan_ok=True, rel=1e-12)

@@ -106,7 +106,8 @@ def test_every_k_rows_and_an_alert_on_the_expected_auc(tmp_path, capsys):
 
 
 @pytest.mark.parametrize(("text", "args", "message"), [
-    ("id,label,score\na,,0.5\nb,1,\n", [], "stream.csv:3"),
+    ("id,label,score\na,,0.5\nb,1,\n", ["--unmatched-labels", "raise"],
+     "stream.csv:3: label: no prediction with key 'b'"),
     ("id,label,score\na,,0.5\na,,0.7\n", [], "stream.csv:3"),
     ("id,label,score\na,,0.5\na,1,\na,0,\n", [], "stream.csv:4"),
     ("id,label,score\na,,zero\n", [], "stream.csv:2: score 'zero' is not a number"),
@@ -125,9 +126,26 @@ def test_a_bad_row_is_one_line_naming_it(tmp_path, capsys, text, args, message):
     assert out_path.read_text() == "precious\n"
 
 
+def test_a_label_matching_no_prediction_is_counted_and_the_run_goes_on(tmp_path, capsys):
+    """Labels for ids never predicted (b, c) or gone more than a window (a, predicted at
+    row 0 of a window of 2): dropped and counted; the realized AUC is that of d and e."""
+    path = tmp_path / "stream.csv"
+    path.write_text("id,label,score\na,,0.1\nb,1,\nd,,0.2\ne,,0.9\nf,,0.5\ng,,0.5\n"
+                    "h,,0.5\na,0,\nc,0,\nh,1,\ng,0,\n")
+    code, out, err = run_cli([path, "--delayed", "--id-col", "id", "--window", 2], capsys)
+    assert code == 0, err
+    assert "; 3 labels matched no prediction (an id never predicted, or gone more than a " \
+           "window), ignored" in err
+    _, values = read_table("\n".join(line.split(",", 2)[0] + "," + line.split(",", 2)[2]
+                                     for line in out.strip().splitlines()))
+    # The last window holds g (class 0, 0.5) and h (class 1, 0.5): a tie, AUC 1/2.
+    assert values["auc"][-1] == brute_auc([0, 1], [0.5, 0.5]) == 0.5
+
+
 @pytest.mark.parametrize(("args", "message"), [
     (["--delayed"], "--delayed needs --id-col"),
     (["--id-col", "id", "--prob-col", "p"], "--prob-col goes with --delayed"),
+    (["--id-col", "id", "--unmatched-labels", "count"], "--unmatched-labels goes with --delayed"),
     (["--delayed", "--id-col", "id", "--min-periods", "3"], "--min-periods does not go"),
     (["--id-col", "id", "--alert", "n_pending>3"], "which only --delayed writes"),
 ])
