@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections import deque
-from typing import Literal, cast
+from typing import TYPE_CHECKING, Literal, cast
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
@@ -13,7 +13,6 @@ from hmeasure_stream._core.binning import check_strict as _check_strict
 from hmeasure_stream._core.binning import edges_of as _edges
 from hmeasure_stream._core.binning import estimate_alpha as _estimate_alpha
 from hmeasure_stream._core.binning import outside_range as _outside_range
-from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._binning import bin_indices, bin_of_score
 from hmeasure_stream._engines._protocol import Status
 from hmeasure_stream._engines._ring import PointRing
@@ -39,11 +38,15 @@ from hmeasure_stream.streaming._base import (
     merge_scale_message,
     out_of_range_message,
 )
+from hmeasure_stream.streaming._engine_choice import bins_engine
 from hmeasure_stream.streaming._window_rules import (
     check_window_counts,
     refuse_decay,
     refuse_duration,
 )
+
+if TYPE_CHECKING:
+    from hmeasure_stream._engines._bin_tree import BinTree
 
 __all__ = ["BinnedAUC"]
 
@@ -153,7 +156,7 @@ class BinnedAUC(Pickled):
         self._range = binning.score_range
         self._strict = _check_strict(strict)
         self._outside = np.zeros(2, dtype=np.int64)  # points below / above the range
-        self._tree = BinTree(self._bins)
+        self._tree: BinTree = bins_engine(binning)
 
     def _binned(self, y_true: ArrayLike, y_score: ArrayLike, sample_weight: ArrayLike | None
                 ) -> tuple[NDArray[np.int64], NDArray[np.uint8], FloatArray, FloatArray | None,
