@@ -578,10 +578,17 @@ def make_forgetting(window, half_life):
     engine; durations need a time with every point.
     """
     rules = forgetting_rules(window, half_life)
-    if rules is None:
-        return None
-    return Forgetting(rules.count, rules.period, rules.half_life, rules.decay_by_time,
-                      rules.period > 0 or rules.decay_by_time, DROP_EXPONENTS)
+    return None if rules is None else forgetting_of(rules)
+
+
+def forgetting_of(rules, *, decay_only=False):
+    """A new ``Forgetting`` of checked ``ForgettingRules``: the one place one is built
+    (a window's engines and segments each get their own from the rules checked once).
+    ``decay_only``: the half-life alone, without the window's count or period (a
+    ``Forgetting`` without its ring, as ``DelayedAUC`` keeps its decay)."""
+    count, period = (0, 0) if decay_only else (rules.count, rules.period)
+    return Forgetting(count, period, rules.half_life, rules.decay_by_time,
+                      period > 0 or rules.decay_by_time, DROP_EXPONENTS)
 
 
 def forgetting_rules(window, half_life):

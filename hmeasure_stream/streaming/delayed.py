@@ -47,6 +47,7 @@ from hmeasure_stream.metric_table import (
 from hmeasure_stream.streaming._base import (
     Pickled,
     claimed,
+    forgetting_of,
     forgetting_rules,
     ordered_time,
     ordered_times,
@@ -275,8 +276,7 @@ class DelayedAUC(Pickled):
         # predictions enter the engines as their labels arrive, not as they age).
         self._decay: Forgetting | None = (
             None if rules is None or not rules.half_life
-            else Forgetting(0, 0, rules.half_life, rules.decay_by_time, rules.decay_by_time,
-                            DROP_EXPONENTS))
+            else forgetting_of(rules, decay_only=True))
         self._slots: dict[Hashable, list[Any]] = {}
         self._order: Any = (None if horizon is None and self._decay is None
                        else collections.deque())

@@ -18,7 +18,7 @@ from hmeasure_stream._core.classes import as_label_array, encode_sorted
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._calibration import CalibrationEngine
 from hmeasure_stream._engines._fenwick import sliding_auc_ranked
-from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting, PointRing, _rebuild_ring
+from hmeasure_stream._engines._ring import PointRing, _rebuild_ring
 from hmeasure_stream._engines._scratch import sliding_auc_at
 from hmeasure_stream._validation import (
     Duration,
@@ -51,9 +51,9 @@ from hmeasure_stream.streaming._base import (
     check_structure_options,
     checked_batch,
     claimed,
+    forgetting_of,
     forgetting_rules,
     forgetting_times,
-    make_forgetting,
     ordered_times,
     out_of_range_message,
 )
@@ -213,13 +213,6 @@ def _grow_ring(ring: PointRing, window: int, arriving: int) -> PointRing:
     return cast("PointRing", _rebuild_ring(slots, 0, size, *buffers))
 
 
-def _forgetting_of(rules: Any) -> Forgetting:
-    """A new ``Forgetting`` of checked ``ForgettingRules``, as ``make_forgetting`` builds it
-    (a segment's: its window's rules were checked once, for all the segments)."""
-    return Forgetting(rules.count, rules.period, rules.half_life, rules.decay_by_time,
-                      rules.period > 0 or rules.decay_by_time, DROP_EXPONENTS)
-
-
 class SlidingWindow(Pickled):
     """Metrics over a sliding window of a stream that arrives in chunks.
 
@@ -307,7 +300,7 @@ class SlidingWindow(Pickled):
         self._segments: dict[Hashable, SlidingWindow] | None = None
         self._engines = _window_engines(chosen, capacity=capacity, seed=seed, window=window)
         if forgets:
-            self._forgettings = [make_forgetting(window, half_life) for _ in self._engines]
+            self._forgettings = [forgetting_of(rules) for _ in self._engines]
             self._window = self._forgettings[0].count or (
                 np.timedelta64(int(self._forgettings[0].period), "ns")
                 if self._forgettings[0].period else None)
@@ -404,7 +397,7 @@ class SlidingWindow(Pickled):
         blank._engines = _window_engines(chosen, capacity=capacity, seed=seed,
                                          window=self._window)
         if rules is not None:
-            blank._forgettings = [_forgetting_of(rules) for _ in blank._engines]
+            blank._forgettings = [forgetting_of(rules) for _ in blank._engines]
             blank._rings = []
         else:
             blank._forgettings = None
