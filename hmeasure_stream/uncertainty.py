@@ -37,6 +37,12 @@ from hmeasure_stream._core.delong import check_class_sizes as _check_class_sizes
 from hmeasure_stream._core.delong import delong_interval as _delong_interval
 from hmeasure_stream._core.groups import exact_sum as _exact_sum
 from hmeasure_stream._core.groups import groups_auc as _groups_auc
+from hmeasure_stream._core.placements import centred_unit as _centred_unit
+from hmeasure_stream._core.placements import normal_pvalue as _normal_pvalue
+from hmeasure_stream._core.placements import paired_difference as _paired_difference
+from hmeasure_stream._core.placements import sum_squares_over as _sum_squares_over
+from hmeasure_stream._core.placements import weighted_variance as _weighted_variance
+from hmeasure_stream._core.placements import z_statistic as _z_statistic
 from hmeasure_stream._engines import _scratch
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
@@ -51,8 +57,12 @@ from hmeasure_stream._validation import (
     check_option,
     check_probability_level,
     check_random_state,
+    check_same_length,
+    check_scores,
+    check_weights,
     exact_path,
     labels_as_is_pos,
+    raise_bad_score,
     sorted_classes,
     split_classes,
     warn_if_inverted,
@@ -120,111 +130,7 @@ class AUCTestResult(NamedTuple):
 
 
 # ---------------------------------------------------------------------------
-# Placement values
-
-
-def _placement_numerators(neg: FloatArray, pos: FloatArray, in_input_order: bool = False
-                          ) -> tuple[_Ints, _Ints]:
-    """Twice the unnormalised placements, as exact int64, for unit weights.
-
-    For each class 1 point, 2 #{class 0 below} + #{class 0 equal}; for each class 0
-    point, 2 #{class 1 above} + #{class 1 equal}.  ``neg`` and ``pos`` are sorted
-    ascending, and so are the placements.  With ``in_input_order`` they need
-    not be: each class is sorted first and the placements are put back in the
-    order of ``neg`` and ``pos`` (for pairing two classifiers point by point).
-    """
-    if in_input_order:
-        neg_order = np.argsort(neg)
-        pos_order = np.argsort(pos)
-        neg, pos = neg[neg_order], pos[pos_order]
-    below, at_or_below = _scratch.placements(pos, neg)
-    pos_place = below + at_or_below
-    below, at_or_below = _scratch.placements(neg, pos)
-    neg_place = 2 * pos.shape[0] - (below + at_or_below)
-    if in_input_order:
-        neg_place[neg_order] = neg_place.copy()
-        pos_place[pos_order] = pos_place.copy()
-    return neg_place, pos_place
-
-
-def _centred_unit(neg: FloatArray, pos: FloatArray, in_input_order: bool = False
-                  ) -> tuple[_Ints, _Ints, int]:
-    """Centred placements for unit weights, exactly, and twice the Mann-Whitney U.
-
-    Returns (f, e, twice_u): with m = #class 1, n = #class 0, the placements
-    X_i = a_i / 2n (class 1) and Y_j = b_j / 2m (class 0) and AUC = 2U / 2mn,
-
-        X_i - AUC = e_i / 2mn,  e_i = m a_i - 2U,
-        Y_j - AUC = f_j / 2mn,  f_j = n b_j - 2U,
-
-    all integers (exact in int64 below 2**31 points).  ``neg`` and ``pos`` as
-    for ``_placement_numerators``.
-    """
-    neg_num, pos_num = _placement_numerators(neg, pos, in_input_order)
-    twice_u = int(pos_num.sum())
-    e = pos.shape[0] * pos_num - twice_u
-    f = neg.shape[0] * neg_num - twice_u
-    return f, e, twice_u
-
-
-def _sum_squares_over(f: _Ints, e: _Ints, n: int, m: int, f_other: _Ints | None = None,
-                      e_other: _Ints | None = None) -> float:
-    """(sum f^2 / (n (n - 1)) + sum e^2 / (m (m - 1))) / (2mn)^2 for exact integers f, e;
-    with ``f_other``, ``e_other`` the same of the products f f_other and e e_other
-    (DeLong's covariance of two classifiers).
-
-    The integers are converted to float64 (exact while |f|, |e| <= 2mn < 2**53)
-    and multiplied and summed there: squares are non-negative terms, nothing
-    cancels, a relative error of a few ulps (products may cancel).
-    """
-    ef, ee = f.astype(np.float64), e.astype(np.float64)
-    of = ef if f_other is None else f_other.astype(np.float64)
-    oe = ee if e_other is None else e_other.astype(np.float64)
-    total = np.dot(ee, oe) / (m * (m - 1.0)) + np.dot(ef, of) / (n * (n - 1.0))
-    return float(total / (2.0 * m * n) ** 2)
-
-
-def _weighted_placements(scores: FloatArray, other_scores: FloatArray, other_weights: FloatArray,
-                         other_total: float) -> FloatArray:
-    """Weighted placement of each point (sorted ``scores``) against the other class.
-
-    For a point of score s, (W[< s] + W[<= s]) / (2 W) with W the weights of
-    the other class (sorted ``other_scores``, total ``other_total``): the
-    share of the other class below s, ties one half.
-    """
-    below, at_or_below = _scratch.placements(scores, other_scores, other_weights)
-    return cast(FloatArray, (below + at_or_below) / (2.0 * other_total))
-
-
-def _weighted_sum_squares(values: FloatArray, weights: FloatArray, total: float) -> float:
-    """sum w (v - mean_w)^2, centred in two passes with compensated means.
-
-    The second pass removes the rounding of the first mean; both weighted
-    sums are compensated (``_scratch.dot_compensated``), the final sum of
-    non-negative terms is not.
-    """
-    centred = values - _scratch.dot_compensated(weights, values) / total
-    centred -= _scratch.dot_compensated(weights, centred) / total
-    return float(np.dot(weights, centred * centred))
-
-
-# ---------------------------------------------------------------------------
 # Variance
-
-
-def _weighted_variance(neg: FloatArray, w_neg: FloatArray, pos: FloatArray, w_pos: FloatArray,
-                       total_neg: float, total_pos: float) -> float:
-    """Weighted DeLong variance (weights as frequencies, see auc_variance's Notes).
-
-    Each class sorted ascending with its weights.  A class 0 placement is 1
-    minus its share of class 1 below it (ties one half); the share has the
-    same spread and is centred directly.
-    """
-    pos_place = _weighted_placements(pos, neg, w_neg, total_neg)
-    neg_share = _weighted_placements(neg, pos, w_pos, total_pos)
-    s10 = _weighted_sum_squares(pos_place, w_pos, total_pos) / (total_pos - 1.0)
-    s01 = _weighted_sum_squares(neg_share, w_neg, total_neg) / (total_neg - 1.0)
-    return s10 / total_pos + s01 / total_neg
 
 
 def _variance_and_auc(y_true: Labels, y_score: Scores, sample_weight: Weights | None,
@@ -787,10 +693,36 @@ def _welch_satterthwaite(variance1: float, size1: int, variance2: float, size2: 
     return 1.0 / (share1 * share1 / (size1 - 1) + share2 * share2 / (size2 - 1))
 
 
+def _paired_points(y_true: Labels, y_score1: Scores, y_score2: Scores,
+                   sample_weight: Weights | None, pos_label: Label, metric: str
+                   ) -> tuple[NDArray[np.uint8], FloatArray, FloatArray, FloatArray | None]:
+    """Two classifiers' checked scores on the same points, in the points' order:
+    (is_pos, score1, score2, weights or None), both classes present."""
+    labels = check_labels(with_pos_label(y_true, pos_label))
+    is_pos = labels_as_is_pos(labels)
+    scores = []
+    for values, name in ((y_score1, "y_score1"), (y_score2, "y_score2")):
+        checked = check_scores(values, name)
+        check_same_length(labels, checked, score_name=name)
+        raise_bad_score(checked, name)
+        scores.append(checked)
+    weights = None if sample_weight is None else check_weights(sample_weight, is_pos.shape[0])
+    pos = is_pos.view(np.bool_)
+    if weights is None:
+        m = int(np.count_nonzero(pos))
+        check_both_classes(is_pos.shape[0] - m, m, metric)
+        if is_pos.shape[0] >= EXACT_COUNT_LIMIT:
+            raise ValueError(f"y_true has {is_pos.shape[0]} points; auc_test supports fewer "
+                             "than 2**31 (exact int64 placements)")
+    else:
+        check_both_classes(float(weights[~pos].sum()), float(weights[pos].sum()), metric)
+    return is_pos, scores[0], scores[1], weights
+
+
 def auc_test(y_true: Labels, y_score1: Scores, y_score2: Scores, *,
              y_true2: Labels | None = None,
              alternative: Literal["two-sided", "less", "greater"] = "two-sided",
-             pos_label: Label = None) -> AUCTestResult:
+             sample_weight: Weights | None = None, pos_label: Label = None) -> AUCTestResult:
     """DeLong's test of the difference between two AUCs.
 
     Is the difference of two AUCs more than chance?  Z = (A1 - A2) / se.
@@ -815,6 +747,9 @@ def auc_test(y_true: Labels, y_score1: Scores, y_score2: Scores, *,
         Labels of a second, independent sample: the test is then unpaired.
     alternative : {"two-sided", "less", "greater"}, default "two-sided"
         The alternative hypothesis: A1 != A2, A1 < A2 or A1 > A2.
+    sample_weight : array-like of shape (n,), optional
+        Weights of the points of the paired test, finite and >= 0, read as
+        frequencies as by :func:`auc_variance` (not with ``y_true2``).
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...) in both samples;
         the one other label is class 0 and a third one is refused.  Default:
@@ -852,7 +787,8 @@ def auc_test(y_true: Labels, y_score1: Scores, y_score2: Scores, *,
     likewise.  The variance of A1 - A2 is L' S L for L = (1, -1), i.e. the
     same formula applied to the differences of the placements
     D10_i = V10_i1 - V10_i2 (and D01_j), whose numerators are exact integers
-    squared and summed in float64 (no cancellation).  The p-value is
+    squared and summed in float64 (no cancellation); with ``sample_weight``,
+    the weighted placements and moments of :func:`auc_variance`.  The p-value is
     ``2 F(-abs(Z))``, ``F(Z)`` ("less") or ``F(-Z)`` ("greater"), F the
     distribution of Z, as pROC's.  O(n log n) time, O(n) memory.
 
@@ -878,30 +814,27 @@ def auc_test(y_true: Labels, y_score1: Scores, y_score2: Scores, *,
     """
     alternative = check_option(alternative, "alternative", ("two-sided", "less", "greater"))
     if y_true2 is None:
-        f1, e1, twice_u1, f2, e2, twice_u2, n, m = _paired_placements(
-            y_true, y_score1, y_score2, pos_label, "DeLong's test", "auc_test")
-        # DeLong's variance of the differences of the placements: (1, -1) S (1, -1)'.
-        f1 -= f2
-        e1 -= e2
-        std_error = math.sqrt(_sum_squares_over(f1, e1, n, m))
-        difference = (twice_u1 - twice_u2) / (2 * m * n)
-        df = math.inf
-    else:
-        (variance1, auc1, size1), (variance2, auc2, size2) = (
-            _unpaired_sample(y_true, y_score1, pos_label, "y_true", "y_score1"),
-            _unpaired_sample(y_true2, y_score2, pos_label, "y_true2", "y_score2"))
-        std_error = math.sqrt(variance1 + variance2)
-        difference = auc1 - auc2
-        df = _welch_satterthwaite(variance1, size1, variance2, size2)
-    if std_error > 0:
-        statistic = difference / std_error
-    elif difference == 0:
-        statistic = 0.0
-    else:
-        statistic = math.copysign(math.inf, difference)
+        difference, std_error, statistic = _paired_difference(
+            *_paired_points(y_true, y_score1, y_score2, sample_weight, pos_label,
+                            "DeLong's test"))
+        return AUCTestResult(statistic, _normal_pvalue(statistic, alternative), difference,
+                             std_error, math.inf)
+    if sample_weight is not None:
+        raise ValueError("sample_weight applies to the paired test (two classifiers on the "
+                         "same points): the unpaired test (y_true2) takes none")
+    (variance1, auc1, size1), (variance2, auc2, size2) = (
+        _unpaired_sample(y_true, y_score1, pos_label, "y_true", "y_score1"),
+        _unpaired_sample(y_true2, y_score2, pos_label, "y_true2", "y_score2"))
+    std_error = math.sqrt(variance1 + variance2)
+    difference = auc1 - auc2
+    df = _welch_satterthwaite(variance1, size1, variance2, size2)
+    statistic = _z_statistic(difference, std_error)
+    if df == math.inf:
+        return AUCTestResult(statistic, _normal_pvalue(statistic, alternative), difference,
+                             std_error, df)
     from scipy import special  # (imported on first use: scipy.special slows start-up)
 
-    tail = special.ndtr if df == math.inf else functools.partial(special.stdtr, df)
+    tail = functools.partial(special.stdtr, df)
     if alternative == "two-sided":
         pvalue = 2.0 * tail(-abs(statistic))
     else:

@@ -205,6 +205,28 @@ def delong_variance_exact(y, s, w=None):
     return s10 / total_cases + s01 / total_controls
 
 
+def delong_paired_exact(y, s1, s2, w=None):
+    """DeLong's paired comparison of two scores on the same points by its definition:
+    (A1 - A2, the variance of A1 - A2) as Fractions; None where undefined (a class of
+    total weight <= 1).
+
+    The variance is (1, -1) S (1, -1)' for DeLong's 2x2 covariance matrix S, i.e. the
+    weighted sample variance of the differences of each point's two placements (each
+    centred on its own AUC), over the cases and over the controls.
+    """
+    total_controls, total_cases = class_weights(y, w)
+    if not (total_cases > 1 and total_controls > 1):
+        return None
+    (v10_1, v01_1, area1), (v10_2, v01_2, area2) = (placements_exact(y, s, w) for s in (s1, s2))
+
+    def spread(first, second, total):
+        return sum(wi * ((a - area1) - (b - area2)) ** 2
+                   for (a, wi), (b, _) in zip(first, second, strict=True)) / (total - 1) / total
+
+    return area1 - area2, spread(v10_1, v10_2, total_cases) + spread(v01_1, v01_2,
+                                                                      total_controls)
+
+
 def brute_upper_hull(points):
     """Vertices of the upper ROC hull by the O(n^3) definition, sorted by FPR.
 

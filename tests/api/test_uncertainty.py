@@ -19,7 +19,7 @@ import pandas as pd
 import pytest
 from hypothesis import assume, given
 from hypothesis import strategies as st
-from reference_impl import placements_exact, psi
+from reference_impl import delong_paired_exact, placements_exact, psi
 from scipy import stats
 from sklearn.metrics import roc_auc_score
 from strategies import labelled_scores
@@ -50,25 +50,6 @@ def brute_variance(y, s, w=None):
     s10 = sum(wi * (v - area) ** 2 for v, wi in v10) / (total_cases - 1)
     s01 = sum(wj * (v - area) ** 2 for v, wj in v01) / (total_controls - 1)
     return s10 / total_cases + s01 / total_controls
-
-
-def brute_test(y, s1, s2):
-    """DeLong's paired Z from the 2x2 covariance matrix, exact up to the square root."""
-    p1 = placements_exact(y, s1)
-    p2 = placements_exact(y, s2)
-    m = sum(1 for v in y if v == 1)
-    n = len(y) - m
-
-    def cov(a, b, which, size):
-        return sum(
-            (x[0] - a[2]) * (z[0] - b[2]) for x, z in zip(a[which], b[which], strict=True)
-        ) / (size - 1)
-
-    s_matrix = [
-        [cov(a, b, 0, m) / m + cov(a, b, 1, n) / n for b in (p1, p2)] for a in (p1, p2)
-    ]
-    variance = s_matrix[0][0] + s_matrix[1][1] - s_matrix[0][1] - s_matrix[1][0]
-    return p1[2] - p2[2], variance
 
 
 def two_classes(weighted=False):
@@ -231,7 +212,7 @@ def test_delong_interval_is_normal_interval_around_auc(data, level):
 def test_paired_test_equals_exact_definition(data, draw):
     y, s1 = data
     s2 = np.array(draw.draw(st.lists(st.integers(-3, 3), min_size=len(y), max_size=len(y))))
-    difference, variance = brute_test(list(y), list(s1), list(s2))
+    difference, variance = delong_paired_exact(list(y), list(s1), list(s2))
     result = auc_test(y, s1, s2)
     assert result.difference == float(difference)
     assert close(result.std_error, math.sqrt(variance))
@@ -244,6 +225,40 @@ def test_paired_test_equals_exact_definition(data, draw):
     else:
         assert result.statistic == math.copysign(math.inf, difference)
         assert result.pvalue == 0.0
+
+
+@given(two_classes(weighted=True), st.data())
+def test_weighted_paired_test_equals_exact_definition(data, draw):
+    y, s1, w = data
+    s2 = np.array(draw.draw(st.lists(st.integers(-3, 3), min_size=len(y), max_size=len(y))))
+    reference = delong_paired_exact(list(y), list(s1), list(s2), list(w))
+    if reference is None:  # a class of total weight <= 1
+        with pytest.raises(ValueError, match=r"total weight > 1 in each|only one class is"):
+            auc_test(y, s1, s2, sample_weight=w)
+        return
+    difference, variance = reference
+    result = auc_test(y, s1, s2, sample_weight=w)
+    assert result.difference == pytest.approx(float(difference), rel=1e-12, abs=1e-15)
+    assert result.std_error == pytest.approx(math.sqrt(variance), rel=1e-9, abs=1e-15)
+    if variance > 1e-20:
+        z = float(difference) / math.sqrt(variance)
+        assert result.statistic == pytest.approx(z, rel=1e-9, abs=1e-12)
+        assert result.pvalue == pytest.approx(2 * stats.norm.sf(abs(z)), rel=1e-9, abs=1e-12)
+
+
+def test_paired_test_with_unit_weights_is_the_unweighted_test(rng):
+    y, s1, s2 = rng.integers(0, 2, 300), rng.integers(0, 9, 300), rng.normal(size=300)
+    assert auc_test(y, s1, s2, sample_weight=np.ones(300)) == auc_test(y, s1, s2)
+    doubled = auc_test(np.repeat(y, 2), np.repeat(s1, 2), np.repeat(s2, 2))
+    weighted = auc_test(y, s1, s2, sample_weight=np.full(300, 2.0))
+    for field in ("difference", "std_error", "statistic", "pvalue"):
+        assert getattr(weighted, field) == pytest.approx(getattr(doubled, field), rel=1e-12)
+
+
+def test_the_unpaired_test_refuses_weights():
+    with pytest.raises(ValueError, match="sample_weight applies to the paired test"):
+        auc_test([0, 1, 0, 1], [1, 2, 3, 4], [1, 2, 3, 4], y_true2=[0, 1, 0, 1],
+                 sample_weight=[1, 1, 1, 1])
 
 
 def test_paired_test_is_antisymmetric_and_pairs_points(rng):
