@@ -87,6 +87,10 @@ PRECISION_GROUPS = "precision groups"
 #: class 1, in [0, 1]): Brier, log loss, uniform bins; the expected AUC's doubled points.
 CALIBRATION = "probability sums"
 
+#: A second model's scores on the same points (``y_score2``): its AUC in an order engine
+#: of its own, and the window's rows for DeLong's paired test.
+SECOND_SCORE = "second score"
+
 #: The needs that read the scores' values, not only their order: dense ranks of
 #: scores not exact as float64 (integers beyond 2**53) would change them.
 VALUE_NEEDS = frozenset({THRESHOLD, BINS, CALIBRATION})
@@ -680,6 +684,12 @@ METRICS = {metric.name: metric for metric in (
             (VARIANCE,), band=("auc", 0), stands_for_options=True, reader=_INTERVAL),
     _metric("auc_hi", "upper end of DeLong's interval of the AUC", ConfidenceLevel,
             (VARIANCE,), band=("auc", 1), stands_for_options=True, reader=_INTERVAL),
+    _metric("auc2", "the second model's AUC (its scores: y_score2, --score2-col)", None,
+            (SECOND_SCORE,), label="AUC (model 2)"),
+    _metric("auc_diff", "auc - auc2, the first model's AUC minus the second's", None,
+            (SECOND_SCORE,), label="AUC difference"),
+    _metric("auc_diff_p", "two-sided p-value of DeLong's paired test of auc - auc2 "
+            "(O(w log w) a read)", None, (SECOND_SCORE,), label="p of the AUC difference"),
     _metric("multiclass_auc", "one-vs-rest or one-vs-one AUC of c classes (2-d scores, "
             "alone in its window)", Classes, (MULTICLASS,), stands_for_options=True,
             cli=False),

@@ -81,10 +81,12 @@ from hmeasure_stream.cli._reading import (
     check_encoding,
     open_source,
     parse_scores,
+    second_scores,
 )
 from hmeasure_stream.metric_table import (
     METRICS,
     REPORT,
+    SECOND_SCORE,
     APApprox,
     Binning,
     Compression,
@@ -102,6 +104,9 @@ from hmeasure_stream.streaming._window_rules import (
 
 #: The metrics of the table that --metrics offers (1-d scores, options among the flags').
 AVAILABLE_METRICS = tuple(name for name, metric in METRICS.items() if metric.cli)
+#: The metrics of a second model (``--score2-col``).
+SECOND_MODEL_METRICS = tuple(name for name in AVAILABLE_METRICS
+                             if SECOND_SCORE in METRICS[name].needs)
 #: The options objects whose fields are flags made from the table (``_TABLE_FLAGS``);
 #: H's and the threshold's flags are written out, for their own parsing.
 _TABLE_OPTIONS = tuple(dict.fromkeys(
@@ -157,7 +162,7 @@ _MONITOR_OPTIONS = ("out", "metrics", "every", "plot", "alert", "fail_on_alert",
 # Options that describe FILE: refused without it.
 _FILE_OPTIONS = ("label_col", "pos_label", "score_col", "encoding", "delimiter",
                  "decimal_comma", "time_col", "id_col", "keep_cols", "delayed", "prob_col",
-                 "unmatched_labels", "by")
+                 "unmatched_labels", "by", "score2_col")
 _DEFAULTS = {"metrics": ("auc",), "every": 1, "alpha": 2.0, "beta": 2.0, "alert": [],
              "fail_on_alert": False, "threshold": 0.5,
              "label_col": "label", "score_col": "score", "decimal_comma": False,
@@ -241,21 +246,23 @@ class Monitor:
         self.tail_labels = np.empty(0, dtype=np.int8)
         self.tail_scores = np.empty(0, dtype=np.float64)
 
-    def process(self, labels, scores, times=None, keys=None):
+    def process(self, labels, scores, times=None, keys=None, scores2=None):
         """Feed one chunk; return (rows emitted, {metric: values}) for it.
 
         ``times``: the rows' times (int64 nanoseconds since the epoch),
         required with a window of time or a half-life; ``keys``: the rows'
-        segments (an array), with ``segmented``."""
+        segments (an array), with ``segmented``; ``scores2``: a second model's
+        scores, with its metrics.  The window reads the rows written only."""
         rows = np.arange(self.rows, self.rows + labels.shape[0])
         emitted = (rows + 1) % self.every == 0
+        more = {} if scores2 is None else {"y_score2": scores2}
         if self.segmented:
-            values = self.tracker.update(labels, scores, times=times, by=keys)
+            more["by"] = keys
             if keys.shape[0]:
                 self.last_key = keys[-1]
-        else:
-            values = self.tracker.update(labels, scores, times=times)
-        result = {name: values[name][emitted] for name in self.metrics if name in values}
+        values = self.tracker.update(labels, scores, times=times, at=np.flatnonzero(emitted),
+                                     **more)
+        result = {name: values[name] for name in self.metrics if name in values}
         if self.recompute_h:
             result["h"] = self._recomputed_h(*self._with_tail(labels, scores), emitted)
             mask_short({"h": result["h"]}, self.min_periods, rows[emitted] + 1, self.window)
@@ -674,6 +681,10 @@ def build_parser():
                         help="--delayed: a label matching no prediction held or remembered "
                              "(an id never predicted, or gone more than a window) is counted "
                              "in the summary (count, the default) or ends the run (raise)")
+    parser.add_argument("--score2-col", metavar="COL",
+                        help="column of a second model's scores on the same rows, for the "
+                             "metrics auc2, auc_diff and auc_diff_p (champion against "
+                             "challenger on one window)")
     parser.add_argument("--keep-cols", type=_column_names, metavar="A,B",
                         help="more columns copied to each output row")
     parser.add_argument("--by", metavar="COLUMN", type=_column_name,
@@ -1336,6 +1347,19 @@ def _copied_columns(args):
                               if name is not None))
 
 
+def _extra_columns(args, copied):
+    """(column, option) of every input column read besides the labels and the scores:
+    those ``copied`` to the output, the probabilities, the segments, the second scores."""
+    options = {args.time_col: "--time-col", args.id_col: "--id-col",
+               **{name: "--keep-cols" for name in args.keep_cols}}
+    extra = [(name, options[name]) for name in copied]
+    for name, option in ((args.prob_col, "--prob-col"), (args.by, "--by"),
+                         (args.score2_col, "--score2-col")):
+        if name is not None and name not in copied:
+            extra.append((name, option))
+    return extra
+
+
 def run(args, stdout):
     stdout = stdout if isinstance(stdout, _Stream) else _Stream(stdout, "standard output")
     stderr = _Stream(sys.stderr, "standard error")
@@ -1353,13 +1377,7 @@ def run(args, stdout):
         _check_target(args.plot, "--plot", [(args.file if is_file else None, "the input file"),
                                              (args.out, "the --out file")])
     copied = _copied_columns(args)
-    options = {args.time_col: "--time-col", args.id_col: "--id-col",
-               **{name: "--keep-cols" for name in args.keep_cols}}
-    args.extra_columns = [(name, options[name]) for name in copied]
-    if args.prob_col is not None and args.prob_col not in copied:
-        args.extra_columns.append((args.prob_col, "--prob-col"))
-    if args.by is not None:
-        args.extra_columns.append((args.by, "--by"))
+    args.extra_columns = _extra_columns(args, copied)
     segment = [] if args.by is None else [args.by]
     plotted_rows, plotted = [], {name: [] for name in monitor.columns}
     committed, left = 0, None
@@ -1389,6 +1407,9 @@ def run(args, stdout):
                     more = _delayed_rows(args, chunk, source)
                     if args.by is not None:
                         more = {"keys": _segment_keys(chunk, args.by, source)}
+                    if args.score2_col is not None:
+                        more["scores2"] = second_scores(chunk, args.score2_col, source,
+                                                        args.decimal_comma)
                     try:
                         rows, values = monitor.process(chunk.labels, chunk.scores, chunk_times,
                                                        **more)
@@ -1639,6 +1660,15 @@ def _complete(args):
         if args.by in _copied_columns(args):
             raise _UsageError(f"--by {args.by} is written after row: leave it out of "
                               "--time-col, --id-col and --keep-cols")
+    second = [name for name in args.metrics if name in SECOND_MODEL_METRICS]
+    if second and args.score2_col is None:
+        raise _UsageError(f"--metrics {','.join(second)} compare two models on the same rows: "
+                          "give the column of the second model's scores with --score2-col")
+    if args.score2_col is not None and not second:
+        raise _UsageError(f"--score2-col {args.score2_col} is read by the metrics "
+                          f"{', '.join(SECOND_MODEL_METRICS)} only: add one to --metrics")
+    if second and args.delayed:
+        raise _UsageError(f"--metrics {','.join(second)} (two models) do not go with --delayed")
     for name in _copied_columns(args):
         if name == "row" or name in args.columns:
             raise _UsageError(f"the copied column {name!r} would have the name of an output "

@@ -955,6 +955,20 @@ def _array_scores(scores, path, name, start=0, ranks=False):
     return values
 
 
+def second_scores(chunk, column, source, decimal_comma):
+    """A chunk's second model's scores (``--score2-col``) as float64, or InputError naming
+    the row: CSV text parsed as the scores are, an array's column as its scores are."""
+    values = chunk.extras[column]
+    name = f"column {column!r} (--score2-col)"
+    if isinstance(values, np.ndarray):
+        start = int(chunk.lines[0]) if len(chunk.lines) else 0
+        return _array_scores(values, source.path, name, start)
+    try:
+        return parse_scores(values, list(chunk.lines), source.path, decimal_comma)
+    except InputError as error:
+        raise InputError(f"{error} in {name}") from None
+
+
 _NPZ_ERRORS = (ValueError, OSError, EOFError, KeyError, zipfile.BadZipFile, zlib.error)
 
 

@@ -41,6 +41,7 @@ from hmeasure_stream.metric_table import (
     BINS,
     METRICS,
     MULTICLASS,
+    SECOND_SCORE,
     ConfidenceLevel,
     metric_options,
 )
@@ -241,12 +242,14 @@ class DelayedAUC(Pickled):
         rules = forgetting_rules(window, half_life)
         horizon = None if rules is None else (rules.count or rules.period or None)
         chosen = metric_options(metrics)
-        refused = _needing(chosen, BINS) + _needing(chosen, MULTICLASS)
+        refused = (_needing(chosen, BINS) + _needing(chosen, MULTICLASS)
+                   + _needing(chosen, SECOND_SCORE))
         if refused:
             raise ValueError(
                 f"DelayedAUC does not follow {refused}: 'auc_binned' places its bins from "
-                "a whole chunk and 'multiclass_auc' takes 2-d scores; follow them with a "
-                "SlidingWindow of the labelled points")
+                "a whole chunk, 'multiclass_auc' takes 2-d scores and 'auc2', 'auc_diff', "
+                "'auc_diff_p' a second model's scores; follow them with a SlidingWindow of "
+                "the labelled points")
         refuse_decay(_unit_weight_metrics(chosen), half_life)
         if "expected_auc" in chosen:
             raise ValueError(

@@ -15,6 +15,7 @@ from numpy.typing import ArrayLike, NDArray
 
 from hmeasure_stream._core.binning import estimate_alpha
 from hmeasure_stream._core.classes import as_label_array, encode_sorted
+from hmeasure_stream._core.placements import normal_pvalue, paired_difference
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._calibration import CalibrationEngine
 from hmeasure_stream._engines._fenwick import sliding_auc_ranked
@@ -26,12 +27,14 @@ from hmeasure_stream._validation import (
     Label,
     Window,
     check_rows,
+    check_scores,
     check_times,
     check_unit_weights,
     dense_ranks,
     is_duration,
     label_map,
     labels_many,
+    raise_bad_score,
     with_pos_label,
 )
 from hmeasure_stream.metric_table import (
@@ -39,6 +42,7 @@ from hmeasure_stream.metric_table import (
     COMPRESSED,
     METRICS,
     MULTICLASS,
+    SECOND_SCORE,
     THRESHOLD,
     WINDOW_METRICS,
     first_improbable,
@@ -213,6 +217,131 @@ def _grow_ring(ring: PointRing, window: int, arriving: int) -> PointRing:
     return cast("PointRing", _rebuild_ring(slots, 0, size, *buffers))
 
 
+# ----------------------------------------------------------------------------
+# Two models on one window (``y_score2``): the second model's AUC comes from an order
+# engine of its own (a window of ``"auc"`` fed with the second scores); DeLong's paired
+# test (``"auc_diff_p"``) is ``auc_test`` on the window's rows, kept here.
+
+class _PairedRows(Pickled):
+    """The window's rows for DeLong's paired test: labels, both scores, weights and
+    each row's position (its step, or its time with decay by time), oldest first.
+
+    A count window keeps its last ``count`` rows, a window of time or decay the rows
+    its ``Forgetting`` holds (the engines say how many after each row): rows leave
+    from the oldest end only, so each window is the last rows held.
+    """
+
+    __slots__ = ("by_time", "half_life", "is_pos", "position", "score1", "score2", "steps",
+                 "weight")
+
+    def __init__(self, half_life: float = 0.0, by_time: bool = False) -> None:
+        self.half_life = half_life  # (in steps, or nanoseconds ``by_time``; 0: no decay)
+        self.by_time = by_time
+        self.is_pos = np.empty(0, dtype=np.uint8)
+        self.score1 = np.empty(0)
+        self.score2 = np.empty(0)
+        self.weight = np.empty(0)
+        self.position = np.empty(0, dtype=np.int64)
+        self.steps = 0  # rows seen
+
+    def __len__(self) -> int:
+        return int(self.is_pos.shape[0])
+
+    def pvalues(self, is_pos: NDArray[np.uint8], score1: FloatArray, score2: FloatArray,
+                weights: FloatArray | None, times: NDArray[np.int64] | None,
+                held: NDArray[np.int64], reading: NDArray[np.bool_] | None) -> FloatArray:
+        """A chunk's rows added; the p-value after each row of ``reading`` (every row
+        without it; nan elsewhere), the window then its last ``held[i]`` rows; the rows
+        of the last window kept."""
+        n = is_pos.shape[0]
+        steps = self.steps + np.arange(n, dtype=np.int64)
+        arrays = [np.concatenate([old, new]) for old, new in (
+            (self.is_pos, is_pos), (self.score1, score1), (self.score2, score2),
+            (self.weight, np.ones(n) if weights is None else weights),
+            (self.position, times if self.by_time else steps))]
+        start = len(self)
+        values = np.full(n, np.nan)
+        for i in np.arange(n) if reading is None else np.flatnonzero(reading):
+            end = start + int(i) + 1
+            rows = slice(end - int(held[i]), end)
+            values[i] = self._pvalue(*(array[rows] for array in arrays))
+        self.steps += n
+        if n:
+            keep = slice(start + n - int(held[-1]), start + n)
+            (self.is_pos, self.score1, self.score2, self.weight,
+             self.position) = (array[keep].copy() for array in arrays)
+        return values
+
+    def pvalue(self) -> float:
+        """The p-value of the current window."""
+        if not len(self):
+            return np.nan
+        return self._pvalue(self.is_pos, self.score1, self.score2, self.weight, self.position)
+
+    def _pvalue(self, is_pos: NDArray[np.uint8], score1: FloatArray, score2: FloatArray,
+                weight: FloatArray, position: NDArray[np.int64]) -> float:
+        if self.half_life:  # a row of age a weighs 2^(-a / half_life) its weight
+            weight = weight * np.exp2((position - position[-1]) / self.half_life)
+        try:
+            statistic = paired_difference(is_pos, score1, score2, weight).statistic
+        except ValueError:  # a class with fewer than two points: undefined
+            return np.nan
+        return normal_pvalue(statistic)
+
+    def _check(self) -> None:
+        lengths = {array.shape[0] for array in (self.is_pos, self.score1, self.score2,
+                                                self.weight, self.position)}
+        if len(lengths) != 1:
+            raise AssertionError(f"the paired rows' arrays have lengths {sorted(lengths)}")
+        if len(self) > self.steps or np.any(np.diff(self.position) < 0):
+            raise AssertionError("the paired rows are not the last rows, in order")
+
+    def _check_pickle(self) -> None:
+        self._check()
+
+
+#: A chunk's second scores (None without a second model) and the rows read (a mask of
+#: the chunk's rows; None: every row).
+_Pair = tuple["FloatArray | None", "NDArray[np.bool_] | None"]
+
+
+def _reading(rows: NDArray[np.int64], n: int) -> NDArray[np.bool_]:
+    """The rows ``rows`` (checked) of a chunk of ``n`` rows as a mask."""
+    mask = np.zeros(n, dtype=np.bool_)
+    mask[rows] = True
+    return mask
+
+
+def _part_of(pair: _Pair, rows: slice | NDArray[np.intp]) -> _Pair:
+    """The ``rows`` of a chunk's second scores and rows read."""
+    scores2, reading = pair
+    return (None if scores2 is None else scores2[rows],
+            None if reading is None else reading[rows])
+
+
+def _second_scores(chosen: dict[str, Any], y_score2: ArrayLike | None, n: int,
+                   ranks: bool = False) -> FloatArray | None:
+    """The second model's scores checked (finite, one per row), or None when no metric
+    reads them; ValueError when they are missing, or given with no metric to read them."""
+    names = _needing(chosen, SECOND_SCORE)
+    if not names:
+        if y_score2 is not None:
+            raise ValueError("y_score2 (a second model's scores) is read by the metrics "
+                             "'auc2', 'auc_diff' and 'auc_diff_p' only, and none of them is "
+                             "among this window's metrics")
+        return None
+    if y_score2 is None:
+        raise ValueError(f"the metric(s) {names} compare a second model on the same rows: "
+                         "give its scores, y_score2=")
+    scores2 = check_scores(y_score2, "y_score2", allow_empty=True, ranks=ranks)
+    if scores2.shape[0] != n:
+        raise ValueError(f"y_true and y_score2 have different lengths: {n} and "
+                         f"{scores2.shape[0]}")
+    raise_bad_score(scores2, "y_score2")
+    return scores2
+
+
+
 class SlidingWindow(Pickled):
     """Metrics over a sliding window of a stream that arrives in chunks.
 
@@ -262,8 +391,10 @@ class SlidingWindow(Pickled):
     # With ``by=``: ``_segments`` maps each key to its segment's window (None: no
     # segments), every one made from ``_spec``, the options checked once (the window's
     # own engines then hold no point).
-    __slots__ = ("_engines", "_forgettings", "_labels", "_metrics", "_min_periods", "_rings",
-                 "_segments", "_spec", "_window")
+    # With the metrics of a second model (``y_score2``): ``_second`` the window of its
+    # AUC, ``_paired`` the rows of DeLong's paired test (None without ``"auc_diff_p"``).
+    __slots__ = ("_engines", "_forgettings", "_labels", "_metrics", "_min_periods", "_paired",
+                 "_rings", "_second", "_segments", "_spec", "_window")
 
     def __init__(self, window: Window, metrics: object = ("auc",), *,
                  half_life: Duration | None = None, min_periods: int = 1,
@@ -299,6 +430,13 @@ class SlidingWindow(Pickled):
         self._spec = (chosen, capacity, seed, rules)
         self._segments: dict[Hashable, SlidingWindow] | None = None
         self._engines = _window_engines(chosen, capacity=capacity, seed=seed, window=window)
+        self._second: SlidingWindow | None = None
+        self._paired: _PairedRows | None = None
+        if _needing(chosen, SECOND_SCORE):
+            self._second = SlidingWindow.__new__(SlidingWindow)
+            self._second._build(window, {"auc": None}, half_life=half_life,
+                                min_periods=min_periods, pos_label=None, capacity=capacity,
+                                seed=seed)
         if forgets:
             self._forgettings = [forgetting_of(rules) for _ in self._engines]
             self._window = self._forgettings[0].count or (
@@ -307,6 +445,10 @@ class SlidingWindow(Pickled):
             self._rings: list[PointRing | None] = []
         else:
             self._keep_last(cast("int | None", window))  # (not a duration: checked)
+        if "auc_diff_p" in chosen:
+            decay = self._forgettings[0] if self._forgettings else None
+            self._paired = (_PairedRows() if decay is None else
+                            _PairedRows(float(decay.half_life), bool(decay.decay_by_time)))
 
     def _keep_last(self, window: int | None) -> None:
         """Keep the last ``window`` points (a checked count; None: every point) while the
@@ -314,12 +456,15 @@ class SlidingWindow(Pickled):
         self._window = window
         self._rings = [None if getattr(engine, "own_window", False) else PointRing(window or 0)
                        for engine in self._engines]
+        if self._second is not None:
+            self._second._keep_last(window)
 
     def update(self, y_true: ArrayLike, y_score: ArrayLike,
-               sample_weight: ArrayLike | None = None, *,
-               times: ArrayLike | None = None, by: ArrayLike | None = None
-               ) -> dict[str, FloatArray]:
-        """Feed the next chunk as :func:`sliding_window` takes it; returns what it would for it.
+               sample_weight: ArrayLike | None = None, *, y_score2: ArrayLike | None = None,
+               times: ArrayLike | None = None, by: ArrayLike | None = None,
+               at: ArrayLike | None = None) -> dict[str, FloatArray]:
+        """Feed the next chunk as :func:`sliding_window` takes it; returns what it would for it
+        (with ``at``, rows of the chunk, the values at those rows only).
 
         With ``by`` (one hashable key per row: an array, a pandas or polars
         Series, a sequence), each segment has its own window of this one's
@@ -342,18 +487,22 @@ class SlidingWindow(Pickled):
         if by is not None and self._segments is None and len(self):
             raise ValueError(f"this window holds {len(self)} points fed without by=: a window "
                              "follows segments from its first chunk on (make a new one)")
-        with claimed(*self._engines):  # every engine, its ring and the labels together
+        second = [] if self._second is None else self._second._engines
+        with claimed(*self._engines, *second):  # every engine, its ring and the labels
             y_true, labels = labels_many(self._labels, y_true)
             batch = checked_batch(y_true, y_score, sample_weight)
             n = batch[1].shape[0]
+            pair = (_second_scores(self._spec[0], y_score2, n),
+                    None if at is None else _reading(check_rows(at, n), n))
             if by is None:
-                values = self._slide(*batch, times=self._times(times, n))
+                values = self._slide(*batch, self._times(times, n), pair)
             else:
                 keys, codes = _segment_codes(by, n)
                 values = self._slide_segments(*batch, self._segment_times(times, n), keys,
-                                              codes)
+                                              codes, pair)
             self._labels = labels
-        return values
+        return values if at is None else {name: column[pair[1]]
+                                          for name, column in values.items()}
 
     def _times(self, times: ArrayLike | None, n: int) -> NDArray[np.int64] | None:
         if self._forgettings is not None:
@@ -405,11 +554,14 @@ class SlidingWindow(Pickled):
                                                          max(_FIRST_SLOTS, rounded))
             blank._rings = [None if getattr(engine, "own_window", False) else PointRing(first)
                             for engine in blank._engines]
+        blank._second = None if self._second is None else self._second._blank(arriving)
+        blank._paired = None if self._paired is None else _PairedRows(self._paired.half_life,
+                                                                      self._paired.by_time)
         return blank
 
     def _slide_segments(self, is_pos: NDArray[np.uint8], scores: FloatArray,
                         weights: FloatArray | None, times: NDArray[np.int64] | None,
-                        keys: list[Hashable], codes: NDArray[np.int64]
+                        keys: list[Hashable], codes: NDArray[np.int64], pair: _Pair
                         ) -> dict[str, FloatArray]:
         """A checked chunk through its segments' windows (made for new keys): its rows
         grouped by segment in one stable sort, each segment's fed once, every check of
@@ -426,6 +578,7 @@ class SlidingWindow(Pickled):
         is_pos, scores = is_pos[order], scores[order]
         weights = None if weights is None else weights[order]
         times = None if times is None else times[order]
+        pair = _part_of(pair, order)
         for window, part in zip(windows, parts, strict=True):
             window._check_scale(None if weights is None else weights[part],
                                 part.stop - part.start)
@@ -434,7 +587,8 @@ class SlidingWindow(Pickled):
         for window, part in zip(windows, parts, strict=True):
             window._feed_part(is_pos[part], scores[part],
                               None if weights is None else weights[part],
-                              None if times is None else times[part], plan, grouped, part)
+                              None if times is None else times[part], plan, grouped, part,
+                              _part_of(pair, part))
         for key, window in zip(keys, windows, strict=True):
             held.setdefault(key, window)
         self._segments = held
@@ -445,25 +599,25 @@ class SlidingWindow(Pickled):
         return ordered
 
     def _slide(self, is_pos: NDArray[np.uint8], scores: FloatArray, weights: FloatArray | None,
-               times: NDArray[np.int64] | None = None) -> dict[str, FloatArray]:
+               times: NDArray[np.int64] | None = None, pair: _Pair = (None, None)
+               ) -> dict[str, FloatArray]:
+        """A checked chunk through the engines, its probabilities, unit weights and scale
+        checked first: each metric's values."""
         _check_probabilities(self._metrics, scores)
         self._check_unit_weights(weights)
         self._check_scale(weights, scores.shape[0])  # (unit weights too)
-        return self._feed(is_pos, scores, weights, times)
-
-    def _feed(self, is_pos: NDArray[np.uint8], scores: FloatArray, weights: FloatArray | None,
-              times: NDArray[np.int64] | None = None) -> dict[str, FloatArray]:
-        """A chunk through the engines, its probabilities, unit weights and scale checked:
-        each metric's values."""
         values = {name: np.empty(scores.shape[0]) for name in self._metrics}
-        self._feed_part(is_pos, scores, weights, times, self._plan(), values, slice(None))
+        self._feed_part(is_pos, scores, weights, times, self._plan(), values, slice(None),
+                        pair)
         return values
 
     def _plan(self) -> list[tuple[str, int, int]]:
         """(metric, the index of the engine it is read from, its column there), in the
-        order of the metrics."""
+        order of the metrics (those of a second model apart: ``_feed_second``)."""
         plan = []
         for name in self._metrics:
+            if SECOND_SCORE in METRICS[name].needs:
+                continue
             engine = engine_of(self._engines, name)
             index = next(k for k, other in enumerate(self._engines) if other is engine)
             plan.append((name, index, engine.columns.index(name)))
@@ -472,11 +626,16 @@ class SlidingWindow(Pickled):
     def _feed_part(self, is_pos: NDArray[np.uint8], scores: FloatArray,
                    weights: FloatArray | None, times: NDArray[np.int64] | None,
                    plan: list[tuple[str, int, int]], into: dict[str, FloatArray],
-                   part: slice) -> None:
+                   part: slice, pair: _Pair = (None, None)) -> None:
         """A checked chunk through the engines (their ``Forgetting``, or their rings: a
         segment's grows with its points), each metric's values written to
-        ``into[name][part]`` by ``plan`` (:meth:`_plan`)."""
+        ``into[name][part]`` by ``plan`` (:meth:`_plan`), a second model's by
+        :meth:`_feed_second` (``pair``: its scores, and the rows read, None for all)."""
         n = scores.shape[0]
+        if self._forgettings is None and (self._min_periods > 1 or self._second is not None):
+            held = len(self) + np.arange(1, n + 1)
+            if self._window is not None:
+                held = np.minimum(held, self._window)
         if self._forgettings is not None:
             held = np.empty(n, dtype=np.int64)
             outs = []
@@ -486,8 +645,6 @@ class SlidingWindow(Pickled):
                                                  out, held)
                 assert refused < 0  # (checked before)
         else:
-            if self._min_periods > 1:
-                held = len(self) + np.arange(1, n + 1)
             window, rings = self._window, self._rings
             if window is not None:
                 for k, ring in enumerate(rings):
@@ -507,17 +664,41 @@ class SlidingWindow(Pickled):
                 assert refused < 0  # (checked before: nothing is left unwritten)
         for name, index, column in plan:
             into[name][part] = outs[index][:, column]
+        if self._second is not None:
+            auc = next(out[:, engine.columns.index("auc")] for engine, out
+                       in zip(self._engines, outs, strict=True) if "auc" in engine.columns)
+            self._feed_second(is_pos, scores, weights, times, auc, held, into, part, pair)
         if self._min_periods > 1:
-            mask_short({name: into[name][part] for name in into}, self._min_periods, held,
-                       None if self._forgettings is not None else self._window)
+            mask_short({name: into[name][part] for name in into}, self._min_periods, held)
+
+    def _feed_second(self, is_pos: NDArray[np.uint8], scores: FloatArray,
+                     weights: FloatArray | None, times: NDArray[np.int64] | None,
+                     auc: FloatArray, held: NDArray[np.int64], into: dict[str, FloatArray],
+                     part: slice, pair: _Pair) -> None:
+        """The second model's scores through its window: ``"auc2"``, ``"auc_diff"`` (``auc``
+        the first model's AUC after each row) and ``"auc_diff_p"`` after the rows read,
+        ``held`` the rows of each window."""
+        scores2, reading = pair
+        assert scores2 is not None and self._second is not None  # (checked before)
+        second = {"auc": np.empty(scores2.shape[0])}
+        self._second._feed_part(is_pos, scores2, weights, times, self._second._plan(), second,
+                                slice(None))
+        for name, values in (("auc2", second["auc"]), ("auc_diff", auc - second["auc"])):
+            if name in into:
+                into[name][part] = values
+        if self._paired is not None:
+            into["auc_diff_p"][part] = self._paired.pvalues(is_pos, scores, scores2, weights,
+                                                            times, held, reading)
 
     def _check_scale(self, weights: FloatArray | None, n: int) -> None:
         """Refuse (ValueError) weights an engine cannot store next to those it holds: each
-        engine answers for its own units, before any of them changes."""
+        engine answers for its own units (the second model's too), before any changes."""
         for engine in self._engines:
             refused = engine.stored_weights(weights, n, True)[1]
             if refused >= 0:
                 raise ValueError(out_of_range_message(engine, weights, refused, "sample_weight"))
+        if self._second is not None:
+            self._second._check_scale(weights, n)
 
     def _check_unit_weights(self, weights: FloatArray | None) -> None:
         for name in self._metrics:
@@ -538,9 +719,11 @@ class SlidingWindow(Pickled):
 
     def _one_shot(self, is_pos: NDArray[np.uint8], scores: FloatArray,
                   weights: FloatArray | None, times: NDArray[np.int64] | None = None,
-                  at: NDArray[np.int64] | None = None) -> dict[str, FloatArray]:
+                  at: NDArray[np.int64] | None = None, pair: _Pair = (None, None)
+                  ) -> dict[str, FloatArray]:
         """The metrics of every window of a whole stream (``sliding_window``), or of the
-        windows ending at the rows ``at`` (checked).
+        windows ending at the rows ``at`` (checked); ``pair`` as for :meth:`_feed_part`
+        (without ``at``).
 
         With the AUC alone and unit weights, the whole stream is known: the
         window's class counts go in a Fenwick tree over the stream's dense
@@ -551,7 +734,8 @@ class SlidingWindow(Pickled):
         if not (self._metrics == ("auc",) and len(self) == 0 and n < 2**31
                 and self._forgettings is None
                 and (weights is None or np.all(weights == 1.0))):
-            values = self._slide(is_pos, scores, weights, times)
+            values = self._slide(is_pos, scores, weights, times,
+                                 pair if at is None else (pair[0], _reading(at, n)))
             return values if at is None else {name: column[at] for name, column in
                                               values.items()}
         # The merges cost O(w) for each row of ``at``, the ranked loop O(log n) for each
@@ -571,7 +755,8 @@ class SlidingWindow(Pickled):
     def _one_shot_segments(self, is_pos: NDArray[np.uint8], scores: FloatArray,
                            weights: FloatArray | None, times: NDArray[np.int64] | None,
                            keys: list[Hashable], codes: NDArray[np.int64],
-                           count: int | None) -> dict[str, FloatArray]:
+                           count: int | None, pair: _Pair = (None, None)
+                           ) -> dict[str, FloatArray]:
         """``sliding_window(..., by=)``: each segment's rows (grouped by one stable sort)
         through :meth:`_one_shot` of a window of its own, the values scattered back in row
         order; ``count``: a count window that this window (of every prefix) stands for, a
@@ -581,6 +766,7 @@ class SlidingWindow(Pickled):
         is_pos, scores = is_pos[order], scores[order]
         weights = None if weights is None else weights[order]
         times = None if times is None else times[order]
+        pair = _part_of(pair, order)
         grouped = {name: np.empty(scores.shape[0]) for name in self._metrics}
         for j in range(len(keys)):
             part = slice(int(bounds[j]), int(bounds[j + 1]))
@@ -590,7 +776,8 @@ class SlidingWindow(Pickled):
                 window._keep_last(count)
             values = window._one_shot(is_pos[part], scores[part],
                                       None if weights is None else weights[part],
-                                      None if times is None else times[part])
+                                      None if times is None else times[part], None,
+                                      _part_of(pair, part))
             for name, column in values.items():
                 grouped[name][part] = column
         ordered = {}
@@ -606,6 +793,11 @@ class SlidingWindow(Pickled):
         if self._segments is not None:
             raise ValueError(f"this window follows {len(self._segments)} segments: read one "
                              f"segment's, window.segment(key)[{name!r}], or window.segments()")
+        if self._second is not None and SECOND_SCORE in METRICS[name].needs:
+            if name == "auc_diff_p":
+                return cast("_PairedRows", self._paired).pvalue()
+            auc2 = self._second["auc"]
+            return auc2 if name == "auc2" else read_metric(self._engines, "auc") - auc2
         return read_metric(self._engines, name)
 
     def segments(self) -> dict[Hashable, dict[str, float]]:
@@ -677,6 +869,11 @@ class SlidingWindow(Pickled):
     def nbytes(self) -> int:
         """Bytes held by the engine's buffers and the window's points (its segments' too)."""
         segments = sum(window.nbytes for window in (self._segments or {}).values())
+        if self._second is not None:  # a second model's window and the paired rows
+            segments += self._second.nbytes + (0 if self._paired is None else sum(
+                array.nbytes for array in (self._paired.is_pos, self._paired.score1,
+                                           self._paired.score2, self._paired.weight,
+                                           self._paired.position)))
         rings = self._rings if self._forgettings is None else [
             forgetting.ring for forgetting in self._forgettings]
         return segments + int(sum(engine.nbytes for engine in self._engines) + sum(
@@ -713,10 +910,38 @@ class SlidingWindow(Pickled):
                     ring is not None and ring.capacity > self._window for ring in window._rings):
                 raise AssertionError(f"segment {key!r} keeps more points than the window's")
 
+    def _check_second(self) -> None:
+        """With a second model: its window holds as many points as this one, and the
+        paired rows are those points (their labels and weights); AssertionError otherwise."""
+        if self._second is None:
+            if self._paired is not None:
+                raise AssertionError("paired rows without a second model")
+            return
+        if self._segments is not None:  # (each segment checks its own)
+            return
+        if len(self._second) != len(self):
+            raise AssertionError(f"the second model's window holds {len(self._second)} "
+                                 f"points, this one {len(self)}")
+        if self._paired is not None:
+            self._paired._check()
+            if len(self._paired) != len(self):
+                raise AssertionError(f"{len(self._paired)} paired rows for {len(self)} "
+                                     "points held")
+            ring = (self._forgettings[0].ring if self._forgettings else self._rings[0])
+            if ring is not None and (self._forgettings or ring.capacity):
+                is_pos, scores, _ = ring.points()
+                live = is_pos != 2
+                if not (np.array_equal(is_pos[live], self._paired.is_pos)
+                        and np.array_equal(scores[live], self._paired.score1)):
+                    raise AssertionError("the paired rows are not the window's points")
+
     def _check_pickle(self) -> None:
         """On load: each engine holds its window's points (their counts, or the points of
-        its ``Forgetting``), each segment's too."""
+        its ``Forgetting``), each segment's too; a second model's window agrees."""
         self._check_segments()
+        self._check_second()
+        if self._second is not None:
+            self._second._check_pickle()
         if self._segments is not None:
             for window in self._segments.values():
                 window._check_pickle()
@@ -735,8 +960,12 @@ class SlidingWindow(Pickled):
 
     def _check(self) -> bool:
         """Verify the engine's invariants and that it holds the ring's points (for tests);
-        each segment's too, and that the segments hold the window's points."""
+        each segment's too, and that the segments hold the window's points; a second
+        model's window too."""
         self._check_segments()
+        self._check_second()
+        if self._second is not None:
+            self._second._check()
         if self._segments is not None:
             return all(window._check() for window in self._segments.values())
         if self._forgettings is not None:
@@ -772,6 +1001,7 @@ def sliding_window(
     window: Window,
     metrics: object = ("auc",),
     *,
+    y_score2: ArrayLike | None = None,
     sample_weight: ArrayLike | None = None,
     times: ArrayLike | None = None,
     half_life: Duration | None = None,
@@ -927,6 +1157,7 @@ def sliding_window(
         if by is not None:
             raise ValueError("by= is not available with 'multiclass_auc': call "
                              "sliding_window on each segment's rows")
+        _second_scores(chosen, y_score2, 0)  # (refused: no metric reads it)
         label_array = as_label_array(y_true)
         name = _needing(chosen, MULTICLASS)[0]
         if chosen[name].classes is None:
@@ -947,15 +1178,17 @@ def sliding_window(
         y_true, y_score, sample_weight, allow_empty=False,
         ranks=not value_metrics(chosen)
     )
+    scores2 = _second_scores(chosen, y_score2, scores.shape[0], ranks=True)
     rows = None if at is None else check_rows(at, scores.shape[0])
     if by is not None:
         keys, codes = _segment_codes(by, scores.shape[0])
         values = tracker._one_shot_segments(
             is_pos, scores, weights, tracker._times(times, scores.shape[0]), keys, codes,
-            cast("int", window) if ringed else None)
+            cast("int", window) if ringed else None,
+            (scores2, None if rows is None else _reading(rows, scores.shape[0])))
         return values if rows is None else {name: column[rows]
                                             for name, column in values.items()}
     if ringed and window < scores.shape[0]:
         tracker._keep_last(cast("int", window))
     return tracker._one_shot(is_pos, scores, weights, tracker._times(times, scores.shape[0]),
-                             rows)
+                             rows, (scores2, None))

@@ -1,12 +1,14 @@
 """The metric table is the one source of the window metrics, their options and engines."""
 
 import dataclasses
+import math
 import pickle
 import warnings
 
 import numpy as np
 import pytest
-from reference_impl import brute_auc
+from reference_impl import brute_auc, delong_paired_exact
+from scipy import stats
 from sklearn.metrics import average_precision_score
 
 import hmeasure_stream
@@ -60,6 +62,8 @@ OPTIONS = {
     "ap_approx": APApprox(0.05),
     "ece": CalibrationBins(4), "mce": CalibrationBins(4),
 }
+# The metrics of a second model on the same rows (y_score2).
+SECOND_MODEL = ("auc2", "auc_diff", "auc_diff_p")
 # The metrics of the scores read as probabilities of class 1 (defined with one class).
 PROBABILITY = ("brier", "log_loss", "ece", "mce", "expected_auc")
 # R hmeasure's names of the report's metrics (hmeasure_report's keys).
@@ -121,10 +125,25 @@ def reference(name, options, y, s):
     raise AssertionError(name)
 
 
+def second_reference(name, y, s, s2):
+    """The metrics of two models by their O(n^2) definitions (DeLong's paired test)."""
+    if name == "auc2":
+        return brute_auc(y, s2)
+    if name == "auc_diff":
+        return brute_auc(y, s) - brute_auc(y, s2)
+    paired = delong_paired_exact(list(y), list(s), list(s2))
+    if paired is None:
+        return None
+    difference, variance = paired
+    if variance == 0:
+        return 1.0 if difference == 0 else 0.0
+    return 2 * stats.norm.sf(abs(float(difference)) / math.sqrt(variance))
+
+
 def test_the_table_is_the_one_list_of_window_metrics():
     assert WINDOW_METRICS == tuple(METRICS) == hmeasure_stream.streaming.WINDOW_METRICS
     assert set(WINDOW_METRICS) == set(OPTIONS) | {"auc", "ap", "brier", "log_loss",
-                                                  "expected_auc"}
+                                                  "expected_auc", *SECOND_MODEL}
     assert AVAILABLE_METRICS == tuple(name for name in METRICS if METRICS[name].cli)
     assert set(AVAILABLE_METRICS) <= set(WINDOW_METRICS)
     parser = build_parser()
@@ -137,7 +156,7 @@ def test_the_table_is_the_one_list_of_window_metrics():
     capabilities = {table.EXACT_AUC, table.HULL, table.REPORT, table.LOWER_HULL, table.THRESHOLD,
                     table.VARIANCE, table.PARTIAL_BOX, table.BINS, table.COMPRESSED,
                     table.MULTICLASS, table.LEVEL, table.CURVE_WALK, table.PRECISION_GROUPS,
-                    table.CALIBRATION}
+                    table.CALIBRATION, table.SECOND_SCORE}
     for metric in METRICS.values():
         assert metric.needs and metric.needs <= capabilities, metric.name
         assert metric.options is None or metric.name in OPTIONS
@@ -156,13 +175,19 @@ def test_every_binary_metric_equals_its_reference_on_every_window(name, with_opt
     options = OPTIONS.get(name) if with_options else None
     metrics = (name, options) if options is not None else name
     default = METRICS[name].options() if METRICS[name].options and not with_options else options
-    values = sliding_window(y, s, WINDOW, metrics)[name]
+    s2 = binary_stream(100 + WINDOW_METRICS.index(name))[1]
+    both = name in SECOND_MODEL
+    values = sliding_window(y, s, WINDOW, metrics, **({"y_score2": s2} if both else {}))[name]
     monitor = SlidingWindow(WINDOW, metrics)
-    in_chunks = np.concatenate([monitor.update(y[:55], s[:55])[name],
-                                pickle.loads(pickle.dumps(monitor)).update(y[55:], s[55:])[name]])
+
+    def update(window, part):
+        return window.update(y[part], s[part], **({"y_score2": s2[part]} if both else {}))
+
+    in_chunks = np.concatenate([update(monitor, slice(55))[name],
+                                update(pickle.loads(pickle.dumps(monitor)), slice(55, N))[name]])
     np.testing.assert_array_equal(np.isnan(in_chunks), np.isnan(values))
     np.testing.assert_allclose(in_chunks, values, rtol=1e-12, atol=1e-15)
-    monitor.update(y[55:], s[55:])
+    update(monitor, slice(55, N))
     assert monitor[name] == pytest.approx(values[-1], rel=1e-12, nan_ok=True)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", InvertedScoresWarning)
@@ -181,7 +206,8 @@ def test_every_binary_metric_equals_its_reference_on_every_window(name, with_opt
                 exact = float(average_precision_score(y[part], s[part]))
                 assert abs(values[end] - exact) <= default.relative_error * exact, end
                 continue
-            expected = reference(name, default, y[part], s[part])
+            expected = (second_reference(name, y[part], s[part], s2[part]) if both
+                        else reference(name, default, y[part], s[part]))
             expected = None if expected is None else float(expected)
             if expected is None or np.isnan(expected):
                 assert np.isnan(values[end]), end

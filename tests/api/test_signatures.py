@@ -63,9 +63,10 @@ LONG = {
     "hmeasure_stream.streaming.hmeasure.ApproxH.__init__",
     "hmeasure_stream.streaming.hmeasure.DynamicH",
     "hmeasure_stream.streaming.hmeasure.DynamicH.__init__",
-    "hmeasure_stream.streaming.window.SlidingWindow.__init__",
     "hmeasure_stream.streaming.multiclass.DynamicMulticlassAUC",
     "hmeasure_stream.streaming.multiclass.DynamicMulticlassAUC.__init__",
+    "hmeasure_stream.streaming.window.SlidingWindow.__init__",
+    "hmeasure_stream.streaming.window.SlidingWindow.update",
 }
 
 

@@ -27,7 +27,7 @@ from hmeasure_stream import (
     h_measure,
     sliding_window,
 )
-from hmeasure_stream.metric_table import METRICS
+from hmeasure_stream.metric_table import METRICS, SECOND_SCORE
 from tests.reference_impl import brute_auc_value
 
 pytestmark = pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
@@ -237,7 +237,8 @@ def test_the_old_attribute_reads_warn_and_give_the_same_value(name):
                                      [0.3, 0.4, 0.3]])
     else:
         window = SlidingWindow(5, Compression(0.1) if name == "auc_approx" else name)
-        window.update(Y, S)
+        window.update(Y, S, **({"y_score2": S[::-1]} if SECOND_SCORE in METRICS[name].needs
+                               else {}))
     with pytest.warns(DeprecationWarning, match=rf"window\[{name!r}\]"):
         value = getattr(window, name)
     assert value == pytest.approx(window[name], nan_ok=True)
