@@ -463,8 +463,9 @@ class SlidingWindow(Pickled):
                sample_weight: ArrayLike | None = None, *, y_score2: ArrayLike | None = None,
                times: ArrayLike | None = None, by: ArrayLike | None = None,
                at: ArrayLike | None = None) -> dict[str, FloatArray]:
-        """Feed the next chunk as :func:`sliding_window` takes it; returns what it would for it
-        (with ``at``, rows of the chunk, the values at those rows only).
+        """Feed the next chunk as :func:`sliding_window` takes it (``y_score2`` too); returns
+        what it would for it (with ``at``, rows of the chunk, the values at those rows only:
+        ``"auc_diff_p"`` is then computed at those rows alone).
 
         With ``by`` (one hashable key per row: an array, a pandas or polars
         Series, a sequence), each segment has its own window of this one's
@@ -1041,6 +1042,11 @@ def sliding_window(
         metric table; or ``"multiclass_auc"`` alone, for 2-d scores (its
         :class:`~hmeasure_stream.Classes` default to the sorted distinct
         labels of ``y_true``).
+    y_score2 : array-like of shape (n,), optional
+        A second model's scores on the same rows, for ``"auc2"`` (its AUC),
+        ``"auc_diff"`` (auc - auc2) and ``"auc_diff_p"`` (the two-sided
+        p-value of DeLong's paired test: :func:`~hmeasure_stream.auc_test` on
+        the window's rows, weighted as the window weighs them).
     sample_weight : array-like of shape (n,), optional
         Weights, finite and >= 0.
     times : array-like of shape (n,), optional
@@ -1121,7 +1127,10 @@ def sliding_window(
     (the area within an ulp or two of the from-scratch value with unit
     weights, whose integer parts it shares, the cut segments in floating
     point; its McClish value divides that by A_max - A_min, of order w**2
-    for a range of width w at the far end of the curve).  Each step
+    for a range of width w at the far end of the curve).  A second model
+    has an order engine of its own (O(log w) a step); ``"auc_diff_p"`` is
+    the test from scratch on the window's rows, O(w log w) for each row
+    read (only the rows of ``at`` with ``at``), its rows kept, O(w).  Each step
     adds a point and removes the one leaving the window.  Values equal the
     from-scratch metric of each window (exactly for unit weights), and
     ``"auc_approx"`` is within its bound of the exact AUC.
