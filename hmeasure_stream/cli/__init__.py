@@ -60,6 +60,8 @@ from pathlib import Path
 import numpy as np
 
 from hmeasure_stream import (
+    AlertMonitor,
+    AlertRule,
     DelayedAUC,
     InvertedScoresWarning,
     SlidingWindow,
@@ -157,6 +159,7 @@ MAX_CHUNK = 2**24
 # Options that shape the monitor's output: given without FILE, the monitor
 # runs on the embedded stream instead of the demo's summary.
 _MONITOR_OPTIONS = ("out", "metrics", "every", "plot", "alert", "fail_on_alert", "half_life",
+                    "false_alarm_rate", "alert_drop", "reference_rows", "reference",
                     *dict.fromkeys(dest for _, dest, _ in _OPTION_FLAGS),
                     *(_renamed_dest(flag) for flag, _, _ in _RENAMED_FLAGS))
 # Options that describe FILE: refused without it.
@@ -485,6 +488,36 @@ class _Alert:
         return crossings, bool(states[-1])
 
 
+class _EvidenceAlert:
+    """``--alert 'auc<LIMIT'`` with ``--false-alarm-rate``, or ``--alert-drop``: an
+    :class:`~hmeasure_stream.AlertMonitor` of the rule over the window of rows, fed the
+    rows as they are read, looking at the rows written; its lines name the row and the
+    evidence (the estimate and its upper confidence bound)."""
+
+    def __init__(self, rule, text, window, every, reference=None):
+        self.monitor = AlertMonitor(rule, window, every, reference=reference)
+        self.text = text
+
+    @property
+    def fired(self):
+        return self.monitor.n_fired
+
+    def check_rows(self, labels, scores):
+        """The stderr lines of the alarms that fire or clear in this chunk's rows."""
+        lines = []
+        rate = self.monitor.rule.false_alarm_rate
+        for event in self.monitor.update(labels, scores):
+            if event.kind == "fired":
+                lines.append(f"hmeasure-stream: alert: {self.text} at row {event.row} "
+                             f"(auc={event.estimate!r}, upper bound {event.bound:.6f} < "
+                             f"{event.limit:.6f}; false-alarm rate {rate:g} per row)")
+            else:
+                lines.append(f"hmeasure-stream: alert cleared: {self.text} at row "
+                             f"{event.row} (auc={event.estimate!r}, upper bound "
+                             f"{event.bound:.6f} >= {event.limit:.6f})")
+        return lines
+
+
 def _finite_float(text):
     try:
         value = float(text)
@@ -577,6 +610,22 @@ def _column_name(text):
 
 def _chunk_size(text):
     return _count(text, MAX_CHUNK)
+
+
+def _false_alarm_rate(text):
+    try:
+        return AlertRule(below=1.0, false_alarm_rate=_finite_float(text)).false_alarm_rate
+    except (ValueError, argparse.ArgumentTypeError):
+        raise argparse.ArgumentTypeError(
+            f"must be a number from 1e-12 to 1 (false alarms per row), got {text!r}") from None
+
+
+def _drop(text):
+    try:
+        return AlertRule(drop=_finite_float(text), reference_rows=4).drop
+    except (ValueError, argparse.ArgumentTypeError):
+        raise argparse.ArgumentTypeError(
+            f"must be a drop of the AUC in [0, 1), got {text!r}") from None
 
 
 def _positive_float(text):
@@ -729,16 +778,39 @@ def build_parser():
     parser.add_argument("--plot", metavar="OUT.png", type=_plot_path,
                         help="plot the metrics over time (matplotlib; .png, .pdf, .svg, ...)")
     _add_metric_option_flags(parser)
-    parser.add_argument("--alert", type=_Alert, action="append", metavar="METRIC<VALUE",
-                        help="write a line to stderr when a written metric crosses a limit "
-                             "(METRIC<VALUE or METRIC>VALUE, e.g. 'auc<0.8'; the metric must "
-                             "be in --metrics; repeatable), and another when it clears")
-    parser.add_argument("--fail-on-alert", action="store_true", default=None,
-                        help="exit with code 3 if any alert fired (for cron and CI)")
+    _add_alert_flags(parser)
     parser.add_argument("--chunk-size", type=_chunk_size, default=65536, help=argparse.SUPPRESS)
     parser.add_argument("--no-progress", action="store_true", help="no progress bar on stderr")
     parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
     return parser
+
+
+def _add_alert_flags(parser):
+    """--alert and what goes with it: the point alerts, the alerts on evidence (a stated
+    false-alarm rate, a drop from a reference) and --fail-on-alert."""
+    parser.add_argument("--alert", type=_Alert, action="append", metavar="METRIC<VALUE",
+                        help="write a line to stderr when a written metric crosses a limit "
+                             "(METRIC<VALUE or METRIC>VALUE, e.g. 'auc<0.8'; the metric must "
+                             "be in --metrics; repeatable), and another when it clears")
+    parser.add_argument("--false-alarm-rate", type=_false_alarm_rate, metavar="R",
+                        help="--alert 'auc<LIMIT' and --alert-drop fire on evidence only: "
+                             "when the window's upper confidence bound (DeLong) is below the "
+                             "limit, at a boundary such that a stream whose true AUC stays at "
+                             "or above the limit raises on average at most R false alarms per "
+                             "row, whatever --window and --every (a window of rows)")
+    parser.add_argument("--alert-drop", type=_drop, metavar="D",
+                        help="with --false-alarm-rate: alert when the window's AUC is, with "
+                             "evidence, more than D below the reference's AUC (the first N "
+                             "rows, --reference-rows N, or the rows of --reference FILE)")
+    parser.add_argument("--reference-rows", type=lambda text: _count(
+                            text, name="--reference-rows"), metavar="N",
+                        help="--alert-drop: the reference is the first N rows (not in the "
+                             "window then)")
+    parser.add_argument("--reference", metavar="FILE",
+                        help="--alert-drop: the reference is the rows of FILE (read with the "
+                             "same column options)")
+    parser.add_argument("--fail-on-alert", action="store_true", default=None,
+                        help="exit with code 3 if any alert fired (for cron and CI)")
 
 
 def _add_metric_option_flags(parser):
@@ -1378,6 +1450,7 @@ def run(args, stdout):
                                              (args.out, "the --out file")])
     copied = _copied_columns(args)
     args.extra_columns = _extra_columns(args, copied)
+    evidence = _evidence_alerts(args)
     segment = [] if args.by is None else [args.by]
     plotted_rows, plotted = [], {name: [] for name in monitor.columns}
     committed, left = 0, None
@@ -1425,6 +1498,9 @@ def run(args, stdout):
                     with interrupts.deferred():
                         for alert in args.alert:
                             for line in alert.check(rows, values[alert.metric], keys, args.by):
+                                stderr.write(line + "\n")
+                        for alert in evidence:
+                            for line in alert.check_rows(chunk.labels, chunk.scores):
                                 stderr.write(line + "\n")
                         output.write(header + _format_rows(rows, columns, kept))
                         header, committed = "", monitor.rows
@@ -1479,7 +1555,7 @@ def run(args, stdout):
             raise
     if left is not None:
         raise left
-    if args.fail_on_alert and any(alert.fired for alert in args.alert):
+    if args.fail_on_alert and any(alert.fired for alert in [*args.alert, *evidence]):
         return 3
     return 0
 
@@ -1681,6 +1757,7 @@ def _complete(args):
             raise _UsageError(
                 f"--alert {alert.text!r} watches {alert.metric!r}, which is not in --metrics "
                 f"({','.join(args.metrics)}): add it there")
+    _check_evidence_alerts(args)
     report = [name for name in args.metrics if name in _REPORT_METRICS]
     if report and (_field_value(args, HCost, "relative_error") is not None
                    or args.priors is not None or args.severity_ratio == "prior"):
@@ -1689,6 +1766,75 @@ def _complete(args):
             "proportions: they cannot be combined with --relative-error, --priors or "
             "--severity-ratio prior")
     return bool(given) or args.window is None
+
+
+def _check_evidence_alerts(args):
+    """--false-alarm-rate, --alert-drop and the reference: the rules of the alerts that
+    fire on evidence (``args.evidence``: (rule, text) each), the point alerts they
+    replace removed from ``args.alert``."""
+    args.evidence = []
+    drop_options = [f"--{name.replace('_', '-')}" for name in ("alert_drop", "reference_rows",
+                                                               "reference")
+                    if getattr(args, name) is not None]
+    if args.false_alarm_rate is None:
+        if drop_options:
+            raise _UsageError(f"{drop_options[0]} goes with --false-alarm-rate (an alert on "
+                              "evidence, at a stated rate of false alarms)")
+        return
+    for option, refused in (("--delayed", args.delayed), ("--by", args.by is not None)):
+        if refused:
+            raise _UsageError(f"--false-alarm-rate does not go with {option}")
+    if args.window is None or is_duration(args.window) or args.half_life is not None:
+        raise _UsageError("--false-alarm-rate needs a window of rows (--window N, without "
+                          "--half-life): its boundary is that of a window of N rows")
+    if args.window < 2:
+        raise _UsageError("--false-alarm-rate needs a window of at least 2 rows")
+    for alert in args.alert:
+        if (alert.metric, alert.operator) != ("auc", "<"):
+            raise _UsageError(f"--false-alarm-rate applies to --alert 'auc<LIMIT' and "
+                              f"--alert-drop; --alert {alert.text!r} is not one")
+        try:
+            rule = AlertRule(below=alert.limit, false_alarm_rate=args.false_alarm_rate)
+        except ValueError as error:
+            raise _UsageError(f"--alert {alert.text!r}: {error}") from None
+        args.evidence.append((rule, alert.text))
+    if args.alert_drop is not None:
+        if (args.reference_rows is None) == (args.reference is None):
+            raise _UsageError("--alert-drop needs one reference: --reference-rows N (the "
+                              "first N rows) or --reference FILE")
+        if args.reference_rows is not None and args.reference_rows < 4:
+            raise _UsageError("--reference-rows must be at least 4")
+        rule = AlertRule(drop=args.alert_drop, false_alarm_rate=args.false_alarm_rate,
+                         reference_rows=args.reference_rows)
+        where = (f"the first {args.reference_rows} rows" if args.reference is None
+                 else f"{args.reference}")
+        args.evidence.append((rule, f"auc dropped by more than {args.alert_drop:g} from "
+                                    f"{where}"))
+    elif drop_options:
+        raise _UsageError(f"{drop_options[0]} goes with --alert-drop")
+    if not args.evidence:
+        raise _UsageError("--false-alarm-rate needs an alert: --alert 'auc<LIMIT' or "
+                          "--alert-drop D")
+    args.alert = []
+
+
+def _evidence_alerts(args):
+    """The alerts of ``args.evidence``, their reference read (an --alert-drop's
+    --reference FILE, with the input's column options)."""
+    alerts = []
+    for rule, text in args.evidence:
+        reference = None
+        if rule.drop is not None and rule.reference_rows is None:
+            with contextlib.closing(open_source(args.reference, args)) as source:
+                chunks = [(chunk.labels, chunk.scores) for chunk in source.chunks()]
+            labels = np.concatenate([labels for labels, _ in chunks] or [np.empty(0)])
+            scores = np.concatenate([scores for _, scores in chunks] or [np.empty(0)])
+            reference = (labels, scores)
+        try:
+            alerts.append(_EvidenceAlert(rule, text, args.window, args.every, reference))
+        except ValueError as error:
+            raise InputError(f"{args.reference}: the reference: {error}") from None
+    return alerts
 
 
 def main(argv=None, stdout=None):
