@@ -20,8 +20,9 @@ import math
 from typing import Any, NamedTuple
 
 import numpy as np
-from numpy.typing import NDArray
+from numpy.typing import ArrayLike, NDArray
 
+from hmeasure_stream._validation import check_duration, check_times, is_duration
 from hmeasure_stream.metrics import auc
 from hmeasure_stream.streaming import SlidingWindow
 from hmeasure_stream.typing import FloatArray, Label, Labels, Scores, Weights
@@ -252,7 +253,15 @@ def alert_boundary(false_alarm_rate: float, window: int, every: int = 1) -> floa
     return float(_boundaries(np.array([rule.false_alarm_rate * every]), np.array([rho]))[0])
 
 
-def _check_cadence(window: object, every: object) -> tuple[int, int]:
+def _check_cadence(window: object, every: object, durations: bool = False
+                   ) -> tuple[Any, int]:
+    """(window, every) checked: a window of rows, >= 2 (or with ``durations`` a window of
+    time, as int nanoseconds), and the rows between looks."""
+    if durations and is_duration(window):
+        period = check_duration(window, "window")
+        if not (_is_count(every) and int(every) >= 1):  # type: ignore[call-overload]
+            raise ValueError(f"every must be an int >= 1 (rows between looks), got {every!r}")
+        return period, int(every)  # type: ignore[call-overload]
     if not (_is_count(window) and int(window) >= 2):  # type: ignore[call-overload]
         raise ValueError(f"window must be an int >= 2 (a number of rows), got {window!r}")
     if not (_is_count(every) and int(every) >= 1):  # type: ignore[call-overload]
@@ -271,8 +280,9 @@ class AlertMonitor:
     ----------
     rule : AlertRule
         The limit and the false-alarm rate.
-    window : int
-        The rows of the window, >= 2.
+    window : int, str, datetime.timedelta or numpy.timedelta64
+        The rows of the window, >= 2, or a duration (``"24h"``; ``update`` then
+        needs the rows' times): the rows whose time is in (t - window, t].
     every : int, default=1
         The rows between looks.
     reference : tuple of arrays, optional
@@ -297,8 +307,10 @@ class AlertMonitor:
     ``false_alarm_rate`` times the rows since the previous look (``every`` at the first), and the
     correlation of z with it: rho = shared rows / sqrt(rows of each window), 1 - every / window
     once full; with a reference (rho sqrt(V_prev V_t) + V_ref) / sqrt((V_prev + V_ref)(V_t +
-    V_ref)).  The false alarms are then at most ``false_alarm_rate`` per row on average,
-    asymptotically; with a reference the average is over the reference's own noise too.
+    V_ref)).  A window of time holds a varying number of rows: rho is then the rows the two
+    windows share over the square root of the rows of each.  The false alarms are then at
+    most ``false_alarm_rate`` per row on average, asymptotically; with a reference the
+    average is over the reference's own noise too.
 
     Examples
     --------
@@ -319,7 +331,11 @@ class AlertMonitor:
                  reference: tuple[Any, ...] | None = None, pos_label: Label = None) -> None:
         if not isinstance(rule, AlertRule):
             raise ValueError(f"rule must be an AlertRule, got {rule!r}")
-        self._window_rows, self._every = _check_cadence(window, every)
+        self._window_rows, self._every = _check_cadence(window, every, durations=True)
+        # A window of time: its period (ns), and the times of the rows a later window may
+        # still hold (the window's rows are the last of the rows monitored).
+        self._period = self._window_rows if is_duration(window) else None
+        self._recent_times = np.empty(0, dtype=np.int64)
         self._rule = rule
         self._reference: tuple[float, float] | None = None
         self._reference_window: SlidingWindow | None = None
@@ -341,8 +357,9 @@ class AlertMonitor:
         elif rule.reference_rows is not None:
             self._reference_window = SlidingWindow(None, metrics=("auc", "auc_var"),
                                                    pos_label=pos_label)
-        self._sliding = SlidingWindow(self._window_rows, metrics=("auc", "auc_var"),
-                                      pos_label=pos_label)
+        self._sliding = SlidingWindow(
+            self._window_rows if self._period is None else np.timedelta64(self._period, "ns"),
+            metrics=("auc", "auc_var"), pos_label=pos_label)
         self._rows = 0  # every row fed
         self._monitored = 0  # the rows fed to the window
         # The previous defined look: (monitored rows through it, rows its window held, V).
@@ -356,9 +373,9 @@ class AlertMonitor:
         return self._rule
 
     @property
-    def window(self) -> int:
-        """The rows of the window."""
-        return self._window_rows
+    def window(self) -> Any:
+        """The rows of the window, or its duration (a ``numpy.timedelta64``)."""
+        return self._sliding.window
 
     @property
     def every(self) -> int:
@@ -367,8 +384,10 @@ class AlertMonitor:
 
     @property
     def boundary(self) -> float:
-        """The boundary c of the looks at a full window (:func:`alert_boundary`), without a
-        reference."""
+        """The boundary c of the looks at a full window of rows (:func:`alert_boundary`),
+        without a reference; nan for a window of time (each event states its own)."""
+        if self._period is not None:
+            return math.nan
         return alert_boundary(self._rule.false_alarm_rate, self._window_rows, self._every)
 
     @property
@@ -393,9 +412,12 @@ class AlertMonitor:
         return self._reference
 
     def update(self, y_true: Labels, y_score: Scores,
-               sample_weight: Weights | None = None) -> list[AlertEvent]:
-        """Feed the next chunk of rows; returns the alarms that fired or cleared in it."""
-        chunk = [y_true, y_score, sample_weight]
+               sample_weight: Weights | None = None, *, times: ArrayLike | None = None
+               ) -> list[AlertEvent]:
+        """Feed the next chunk of rows (their ``times`` with a window of time, as
+        :class:`~hmeasure_stream.SlidingWindow` takes them); returns the alarms that fired
+        or cleared in it."""
+        chunk = [y_true, y_score, sample_weight, times]
         if self._reference_window is None:
             return self._monitor(chunk)
         # The reference period ends in this chunk or a later one: the first rows fill it.
@@ -412,10 +434,12 @@ class AlertMonitor:
         take = self._rule.reference_rows - len(self._reference_window)
         parts = [np.asarray(part) for part in chunk if part is not None]
         if any(part.ndim != 1 or part.shape != parts[0].shape for part in parts):
-            self._reference_window.update(*chunk)  # refused: the window's checks say why
+            self._reference_window.update(*chunk[:3])  # refused: the window's checks say why
         head: list[Any] = [None if part is None else np.asarray(part)[:take] for part in chunk]
         tail: list[Any] = [None if part is None else np.asarray(part)[take:] for part in chunk]
-        self._reference_window.update(*head)
+        if self._period is not None:
+            check_times(chunk[3], int(np.shape(chunk[1])[0]))  # (all of them, before)
+        self._reference_window.update(*head[:3])
         self._rows += int(np.shape(head[1])[0])
         if len(self._reference_window) < self._rule.reference_rows:
             return []
@@ -427,10 +451,24 @@ class AlertMonitor:
         self._reference_window = None
         return self._monitor(tail) if len(tail[1]) else []
 
+    def _held(self, times: ArrayLike | None, n: int) -> NDArray[np.int64] | None:
+        """With a window of time: the rows each window of the chunk holds, those of
+        (t - period, t] (None for a window of rows); the times kept for the next chunk."""
+        if self._period is None:
+            return None
+        stamps = np.concatenate([self._recent_times, check_times(times, n)])
+        known = self._recent_times.shape[0]
+        starts = np.searchsorted(stamps, stamps[known:] - self._period, side="right")
+        if n:
+            self._recent_times = stamps[starts[-1]:]
+        return known + 1 + np.arange(n) - starts
+
     def _monitor(self, chunk: list[Any]) -> list[AlertEvent]:
-        values = self._sliding.update(*chunk)
+        times = chunk[3]
+        values = self._sliding.update(*chunk[:3], times=times)
         estimate, variance = values["auc"], values["auc_var"]
         n = estimate.shape[0]
+        every_held = self._held(times, n)
         rows = self._rows + np.arange(n)
         monitored = self._monitored + 1 + np.arange(n)
         self._rows += n
@@ -440,7 +478,8 @@ class AlertMonitor:
         if looks.size == 0:
             return []
         through, var, est = monitored[looks], variance[looks], estimate[looks]
-        held = np.minimum(through, self._window_rows)
+        held = (np.minimum(through, self._window_rows) if every_held is None
+                else every_held[looks])
         previous = self._previous
         if previous is None:
             before = np.concatenate(([through[0] - self._every], through[:-1]))
@@ -478,5 +517,5 @@ class AlertMonitor:
         return events
 
     def __repr__(self) -> str:
-        return (f"AlertMonitor({self._rule!r}, window={self._window_rows}, "
+        return (f"AlertMonitor({self._rule!r}, window={self.window!r}, "
                 f"every={self._every})")

@@ -20,6 +20,9 @@ stay at 0.80 (its null at the boundary): the reference's error is shared by a
 stream's looks, so its false alarms are counted over many streams, each with
 its own reference.
 
+Windows of time (``--time-windows 500 2000``, in seconds, rows arriving as a
+Poisson process): the false alarms only, against the rate and the point alert.
+
 Run: ``python tools/alert_simulation.py`` (a few minutes on two cores);
 ``--rows 10000000 --rates 1e-4`` for a longer run.
 """
@@ -151,6 +154,49 @@ def run(args):
                       f"{found.count(None):6d}", flush=True)
 
 
+def timed_chunks(seed, n, auc, share, gap):
+    """The chunks of ``chunks`` with the rows' times: arrivals of a Poisson process of
+    ``gap`` seconds between rows on average (datetime64[ns])."""
+    clock = np.random.default_rng([seed, 1])
+    start = np.datetime64("2026-01-01T00:00:00", "ns")
+    elapsed = 0.0
+    for y, s in chunks(seed, n, auc, share):
+        seconds = elapsed + np.cumsum(clock.exponential(gap, y.shape[0]))
+        elapsed = float(seconds[-1])
+        yield y, s, start + (seconds * 1e9).astype("timedelta64[ns]")
+
+
+def time_run(args):
+    """False alarms of ``AlertRule(below=0.80)`` over windows of time (``--time-windows``
+    seconds, a row every second on average: the rows a window holds vary), and the point
+    alert's, on streams at 0.80."""
+    print(f"windows of time: a row every {args.gap:g} s on average (Poisson arrivals), "
+          f"{args.rows} rows at AUC {LIMIT}")
+    print(f"{'R':>7} {'window':>8} {'every':>5} {'alarms':>6} {'se':>5} {'R*rows':>7} "
+          f"{'per row':>9} {'point':>6} {'point/row':>9}")
+    for rate in args.rates:
+        for seconds in args.time_windows:
+            window = f"{seconds}s"
+            sliding = SlidingWindow(window, metrics=("auc",))
+            aucs = np.concatenate([sliding.update(y, s, times=t)["auc"] for y, s, t
+                                   in timed_chunks(args.seed, args.rows, LIMIT, args.share,
+                                                   args.gap)])
+            for every in args.every:
+                monitor = AlertMonitor(AlertRule(below=LIMIT, false_alarm_rate=rate), window,
+                                       every)
+                fired = []
+                for y, s, t in timed_chunks(args.seed, args.rows, LIMIT, args.share, args.gap):
+                    fired += [event.row for event in monitor.update(y, s, times=t)
+                              if event.kind == "fired"]
+                batches = np.bincount(np.array(fired, dtype=int) * 10 // args.rows,
+                                      minlength=10)
+                spread = float(np.std(batches, ddof=1) * math.sqrt(10))
+                point = point_alarms(aucs, every)
+                print(f"{rate:7.0e} {window:>8} {every:5d} {monitor.n_fired:6d} {spread:5.0f} "
+                      f"{rate * args.rows:7.1f} {monitor.n_fired / args.rows:9.2e} "
+                      f"{point:6d} {point / args.rows:9.2e}", flush=True)
+
+
 def reference_run(args):
     """False alarms of ``AlertRule(drop=0, reference_rows=N)`` on streams that stay at 0.80:
     the reference's error is shared by every look of a stream, so the rate is an average
@@ -197,10 +243,17 @@ def main(argv=None):
                         help="streams of the drop rule, each with its reference")
     parser.add_argument("--reference-length", type=int, default=200_000,
                         help="rows of each such stream after its reference")
+    parser.add_argument("--time-windows", type=int, nargs="+", default=[],
+                        help="windows of time, in seconds: only they are measured")
+    parser.add_argument("--gap", type=float, default=1.0,
+                        help="with --time-windows: mean seconds between rows")
     args = parser.parse_args(argv)
     started = time.perf_counter()
-    run(args)
-    reference_run(args)
+    if args.time_windows:
+        time_run(args)
+    else:
+        run(args)
+        reference_run(args)
     print(f"({time.perf_counter() - started:.0f} s)")
 
 

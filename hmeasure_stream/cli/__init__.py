@@ -502,11 +502,12 @@ class _EvidenceAlert:
     def fired(self):
         return self.monitor.n_fired
 
-    def check_rows(self, labels, scores):
-        """The stderr lines of the alarms that fire or clear in this chunk's rows."""
+    def check_rows(self, labels, scores, times=None):
+        """The stderr lines of the alarms that fire or clear in this chunk's rows (their
+        ``times`` with a window of time)."""
         lines = []
         rate = self.monitor.rule.false_alarm_rate
-        for event in self.monitor.update(labels, scores):
+        for event in self.monitor.update(labels, scores, times=times):
             if event.kind == "fired":
                 lines.append(f"hmeasure-stream: alert: {self.text} at row {event.row} "
                              f"(auc={event.estimate!r}, upper bound {event.bound:.6f} < "
@@ -797,7 +798,7 @@ def _add_alert_flags(parser):
                              "when the window's upper confidence bound (DeLong) is below the "
                              "limit, at a boundary such that a stream whose true AUC stays at "
                              "or above the limit raises on average at most R false alarms per "
-                             "row, whatever --window and --every (a window of rows)")
+                             "row, whatever --window and --every (not with --half-life)")
     parser.add_argument("--alert-drop", type=_drop, metavar="D",
                         help="with --false-alarm-rate: alert when the window's AUC is, with "
                              "evidence, more than D below the reference's AUC (the first N "
@@ -1500,7 +1501,8 @@ def run(args, stdout):
                             for line in alert.check(rows, values[alert.metric], keys, args.by):
                                 stderr.write(line + "\n")
                         for alert in evidence:
-                            for line in alert.check_rows(chunk.labels, chunk.scores):
+                            for line in alert.check_rows(chunk.labels, chunk.scores,
+                                                         chunk_times):
                                 stderr.write(line + "\n")
                         output.write(header + _format_rows(rows, columns, kept))
                         header, committed = "", monitor.rows
@@ -1784,10 +1786,10 @@ def _check_evidence_alerts(args):
     for option, refused in (("--delayed", args.delayed), ("--by", args.by is not None)):
         if refused:
             raise _UsageError(f"--false-alarm-rate does not go with {option}")
-    if args.window is None or is_duration(args.window) or args.half_life is not None:
-        raise _UsageError("--false-alarm-rate needs a window of rows (--window N, without "
-                          "--half-life): its boundary is that of a window of N rows")
-    if args.window < 2:
+    if args.window is None or args.half_life is not None:
+        raise _UsageError("--false-alarm-rate needs a window (--window N rows or a duration, "
+                          "without --half-life): its boundary is that of the window's rows")
+    if not is_duration(args.window) and args.window < 2:
         raise _UsageError("--false-alarm-rate needs a window of at least 2 rows")
     for alert in args.alert:
         if (alert.metric, alert.operator) != ("auc", "<"):

@@ -120,9 +120,11 @@ def drifting_stream(n, seed, share=0.4):
     return y, rng.normal(size=n) + y * separation
 
 
-def brute_force_events(y, s, rule, window, every, reference_rows=0, reference=None):
+def brute_force_events(y, s, rule, window, every, reference_rows=0, reference=None,
+                       seconds=None):
     """The (kind, row, estimate, bound, limit, z, boundary) of every change of the alarm,
-    from scratch at every look."""
+    from scratch at every look; with ``seconds`` (the rows' times), ``window`` is a window
+    of that many seconds: the rows whose time is in (t - window, t]."""
     rate = rule.false_alarm_rate
     if reference is None and reference_rows:
         reference = (auc(y[:reference_rows], s[:reference_rows]),
@@ -132,7 +134,10 @@ def brute_force_events(y, s, rule, window, every, reference_rows=0, reference=No
         if (row + 1) % every:
             continue
         through = row - reference_rows + 1  # the rows fed to the window
-        held = min(window, through)
+        if seconds is None:
+            held = min(window, through)
+        else:
+            held = int(np.count_nonzero(seconds[reference_rows:row + 1] > seconds[row] - window))
         yw, sw = y[row + 1 - held:row + 1], s[row + 1 - held:row + 1]
         if min(np.count_nonzero(yw == 1), np.count_nonzero(yw == 0)) < 2:
             continue
@@ -165,14 +170,59 @@ def brute_force_events(y, s, rule, window, every, reference_rows=0, reference=No
     return events
 
 
-def fed_in_chunks(monitor, y, s, seed):
+def fed_in_chunks(monitor, y, s, seed, times=None):
     """Every event of the stream fed in chunks of random sizes (some empty)."""
     rng = np.random.default_rng(seed)
     cuts = np.sort(rng.integers(0, len(y), 12))
     events = []
     for start, stop in zip([0, *cuts], [*cuts, len(y)], strict=True):
-        events += monitor.update(y[start:stop], s[start:stop])
+        more = {} if times is None else {"times": times[start:stop]}
+        events += monitor.update(y[start:stop], s[start:stop], **more)
     return events
+
+
+@pytest.mark.parametrize(("seconds", "every", "reference_rows"), [(60, 1, 0), (45, 7, 0),
+                                                                   (80, 3, 120)])
+def test_a_window_of_time_fires_and_clears_as_a_brute_force_recomputation(seconds, every,
+                                                                        reference_rows):
+    """Rows at irregular times (gaps of 0 to 3 s: ties and bursts), so each window holds
+    its own number of rows: rho from the rows the looks share, as for a window of rows."""
+    y, s = drifting_stream(700, 8)
+    clock = np.cumsum(np.random.default_rng(8).integers(0, 4, 700)).astype(float)
+    times = np.datetime64("2026-12-01T00:00:00", "ns") + (clock * 1e9).astype("timedelta64[ns]")
+    rule = (AlertRule(below=0.75, false_alarm_rate=1e-2) if not reference_rows else
+            AlertRule(drop=0.02, false_alarm_rate=1e-2, reference_rows=reference_rows))
+    expected = brute_force_events(y, s, rule, seconds, every, reference_rows, seconds=clock)
+    assert sum(kind == "fired" for kind, *_ in expected) >= 2
+    monitor = AlertMonitor(rule, f"{seconds}s", every)
+    assert_same_events(fed_in_chunks(monitor, y, s, 3, times), expected)
+    assert monitor.window == np.timedelta64(seconds * 10**9, "ns") and math.isnan(monitor.boundary)
+    assert pickle.loads(pickle.dumps(monitor)).update(y[:5], s[:5], times=times[-1:].repeat(5)) \
+        == monitor.update(y[:5], s[:5], times=times[-1:].repeat(5))
+
+
+def test_a_window_of_time_of_one_row_a_second_is_the_window_of_rows():
+    y, s = drifting_stream(600, 9)
+    times = np.arange(600) * np.timedelta64(1, "s") + np.datetime64("2026-12-01", "s")
+    for every in (1, 10):
+        rule = AlertRule(below=0.75, false_alarm_rate=1e-3)
+        by_time = AlertMonitor(rule, "50s", every).update(y, s, times=times)
+        by_rows = AlertMonitor(rule, 50, every).update(y, s)
+        assert by_time == by_rows and by_rows
+
+
+def test_a_window_of_time_needs_the_times_and_a_refusal_changes_nothing():
+    y, s = drifting_stream(100, 10)
+    times = np.arange(100) * np.timedelta64(1, "s") + np.datetime64("2026-12-01", "s")
+    monitor = AlertMonitor(AlertRule(below=0.75), "30s", 5)
+    monitor.update(y[:50], s[:50], times=times[:50])
+    before = pickle.dumps(monitor)
+    for kwargs in ({}, {"times": times[60:65]}, {"times": times[:10]}):
+        with pytest.raises(ValueError):
+            monitor.update(y[50:60], s[50:60], **kwargs)
+        assert pickle.dumps(monitor) == before
+    with pytest.raises(ValueError, match="is not a duration"):
+        AlertMonitor(AlertRule(below=0.75), "30 parsecs")
 
 
 def assert_same_events(found, expected):

@@ -93,6 +93,28 @@ def test_a_drop_from_the_first_rows_or_a_reference_file(tmp_path, capsys, droppi
     assert expected and err.splitlines() == expected
 
 
+def test_a_window_of_time_gives_the_alert_monitor_events(tmp_path, capsys, dropping):
+    y, s = dropping
+    seconds = np.cumsum(np.random.default_rng(2).integers(0, 5, N_ROWS))  # ties, bursts
+    stamps = np.datetime64("2026-12-01T00:00:00", "s") + seconds.astype("timedelta64[s]")
+    path = tmp_path / "scores.csv"
+    path.write_text("label,score,ts\n" + "".join(
+        f"{a},{b!r},{t}Z\n" for a, b, t in zip(y.tolist(), s.tolist(), stamps.astype(str),
+                                              strict=True)))
+    code, _, err = run_cli([path, "--no-progress", "--time-col", "ts", "--window", "30min",
+                            "--every", "20", "--alert", "auc<0.8", "--false-alarm-rate",
+                            "1e-4", "--chunk-size", "777", "--out", tmp_path / "out.csv"],
+                           capsys)
+    assert code == 0, err
+    monitor = AlertMonitor(AlertRule(below=0.8, false_alarm_rate=1e-4), "30min", 20)
+    events = monitor.update(y, s, times=stamps)
+    assert monitor.n_fired >= 1
+    lines = err.splitlines()
+    assert len(lines) == len(events)
+    for line, event in zip(lines, events, strict=True):
+        assert f"at row {event.row} (auc={event.estimate!r}, upper bound {event.bound:.6f}" in line
+
+
 def test_fail_on_alert_counts_the_alerts_on_evidence(tmp_path, capsys, dropping):
     y, s = dropping
     path = tmp_path / "scores.csv"
@@ -132,9 +154,9 @@ def test_a_reference_of_one_class_is_one_line_and_the_out_file_stays(tmp_path, d
     (["--false-alarm-rate", "1e-4", "--alert", "h<0.5", "--metrics", "auc,h"],
      "--alert 'h<0.5' is not one"),
     (["--false-alarm-rate", "1e-4", "--alert", "auc<0.8", "--window", "all"],
-     "--false-alarm-rate needs a window of rows (--window N"),
+     "--false-alarm-rate needs a window (--window N rows or a duration, without --half-life)"),
     (["--false-alarm-rate", "1e-4", "--alert", "auc<0.8", "--half-life", "100"],
-     "--false-alarm-rate needs a window of rows"),
+     "--false-alarm-rate needs a window"),
     (["--false-alarm-rate", "1e-4", "--alert", "auc<0.8", "--by", "label"],
      "--false-alarm-rate does not go with --by"),
     (["--false-alarm-rate", "1e-4", "--alert-drop", "0.05"],
