@@ -461,7 +461,8 @@ class AlertMonitor:
         starts = np.searchsorted(stamps, stamps[known:] - self._period, side="right")
         if n:
             self._recent_times = stamps[starts[-1]:]
-        return known + 1 + np.arange(n) - starts
+        held: NDArray[np.int64] = known + 1 + np.arange(n, dtype=np.int64) - starts
+        return held
 
     def _monitor(self, chunk: list[Any]) -> list[AlertEvent]:
         times = chunk[3]
