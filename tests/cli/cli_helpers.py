@@ -42,6 +42,15 @@ def run_cli(args, capsys):
     return code, buffer.getvalue() + captured.out, captured.err
 
 
+def refused(args, capsys, message):
+    """Run ``main`` on ``args`` and check a user error: exit 2, nothing on standard
+    output, one line on standard error holding ``message``."""
+    code, out, err = run_cli(args, capsys)
+    assert (code, out) == (2, "")
+    assert err.startswith("hmeasure-stream: error: ") and message in err, err
+    assert err.count("\n") == 1
+
+
 def read_table(text):
     """The monitor's CSV output as (rows, {metric: values})."""
     lines = text.strip().splitlines()

@@ -12,7 +12,7 @@ import numpy as np
 import pyarrow
 import pyarrow.parquet as parquet
 import pytest
-from cli_helpers import PRECIOUS, run_cli, start
+from cli_helpers import PRECIOUS, refused, run_cli, start
 
 from hmeasure_stream import SlidingWindow
 
@@ -189,11 +189,7 @@ def test_a_nan_key_of_an_array_names_its_position(tmp_path, capsys):
 def test_by_refusals(tmp_path, capsys, options, message):
     path = tmp_path / "scores.csv"
     path.write_text("label,score,region\n0,0.1,a\n1,0.9,b\n")
-    code, out, err = run_cli([path, "--no-progress", *options], capsys)
-    assert code == 2
-    assert out == ""
-    assert err.startswith("hmeasure-stream: error: ") and message in err
-    assert err.count("\n") == 1
+    refused([path, "--no-progress", *options], capsys, message)
 
 
 def test_by_describes_a_file(capsys):

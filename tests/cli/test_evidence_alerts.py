@@ -12,7 +12,7 @@ import subprocess
 
 import numpy as np
 import pytest
-from cli_helpers import PRECIOUS, run_cli, start
+from cli_helpers import PRECIOUS, refused, run_cli, start
 
 from hmeasure_stream import AlertMonitor, AlertRule
 
@@ -173,7 +173,4 @@ def test_a_reference_of_one_class_is_one_line_and_the_out_file_stays(tmp_path, d
 def test_misuses_are_one_line_and_exit_2(tmp_path, capsys, options, message):
     path = tmp_path / "scores.csv"
     path.write_text("label,score\n0,0.1\n1,0.9\n0,0.3\n1,0.7\n")
-    code, out, err = run_cli([path, "--no-progress", *options], capsys)
-    assert (code, out) == (2, "")
-    assert err.startswith("hmeasure-stream: error: ") and message in err, err
-    assert err.count("\n") == 1
+    refused([path, "--no-progress", *options], capsys, message)

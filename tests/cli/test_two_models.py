@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow
 import pyarrow.parquet as parquet
 import pytest
-from cli_helpers import PRECIOUS, run_cli, start
+from cli_helpers import PRECIOUS, refused, run_cli, start
 from test_progress_terminal import assert_same_output
 
 from hmeasure_stream import auc_test, sliding_window
@@ -151,11 +151,7 @@ def test_a_bad_second_score_is_one_line_exit_2_and_the_out_file_stays(tmp_path):
 def test_refusals(tmp_path, capsys, options, message):
     path = tmp_path / "scores.csv"
     path.write_text("label,score,challenger\n0,0.1,0.3\n1,0.9,0.2\n")
-    code, out, err = run_cli([path, "--no-progress", *options], capsys)
-    assert code == 2
-    assert out == ""
-    assert err.startswith("hmeasure-stream: error: ") and message in err
-    assert err.count("\n") == 1
+    refused([path, "--no-progress", *options], capsys, message)
 
 
 def test_score2_col_describes_a_file(capsys):
