@@ -19,7 +19,7 @@ from hmeasure_stream._core.placements import normal_pvalue, paired_difference
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._calibration import CalibrationEngine
 from hmeasure_stream._engines._fenwick import sliding_auc_ranked
-from hmeasure_stream._engines._ring import PointRing, _rebuild_ring
+from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._engines._scratch import sliding_auc_at
 from hmeasure_stream._validation import (
     Duration,
@@ -94,7 +94,8 @@ def _check_probabilities(metrics: Iterable[str], scores: FloatArray) -> None:
 # Segments (``by=``): one key per row, grouped in one pass.  A chunk's keys are
 # checked and numbered by ``_segment_codes``, its rows grouped by segment in their
 # order by ``_segment_rows``, and a segment's count-window ring grows with its points
-# (``_grow_ring``): a segment of a few points holds a few slots, not the window's size.
+# (``PointRing.reserve``): a segment of a few points holds a few slots, not the window's
+# size.
 #: The slots of a segment's count-window ring when it is made (it doubles as points arrive,
 #: up to the window's size).
 _FIRST_SLOTS = 64
@@ -196,25 +197,6 @@ def _segment_rows(codes: NDArray[np.int64], n_segments: int
     bounds = np.zeros(n_segments + 1, dtype=np.intp)
     np.cumsum(np.bincount(codes, minlength=n_segments), out=bounds[1:])
     return order, bounds
-
-
-def _grow_ring(ring: PointRing, window: int, arriving: int) -> PointRing:
-    """A count window's ring with room for ``arriving`` more points before it evicts one:
-    ``ring`` itself when it has the room or holds the window's size, else a ring of
-    min(window, twice the slots or more) slots holding the same points, oldest first."""
-    capacity = int(ring.capacity)
-    if capacity >= window or ring.size + arriving <= capacity:
-        return ring
-    slots = max(capacity, 1)
-    while slots < ring.size + arriving and slots < window:
-        slots *= 2
-    slots = min(slots, window)
-    size = int(ring.size)
-    is_pos, scores, weights = ring.points()
-    buffers = [np.zeros(slots, dtype=dtype) for dtype in (np.uint8, np.float64, np.float64)]
-    for buffer, points in zip(buffers, (is_pos, scores, weights), strict=True):
-        buffer[:size] = points
-    return cast("PointRing", _rebuild_ring(slots, 0, size, *buffers))
 
 
 # ----------------------------------------------------------------------------
@@ -553,7 +535,8 @@ class SlidingWindow(Pickled):
             blank._forgettings = None
             first = 0 if self._window is None else min(self._window,
                                                          max(_FIRST_SLOTS, rounded))
-            blank._rings = [None if getattr(engine, "own_window", False) else PointRing(first)
+            blank._rings = [None if getattr(engine, "own_window", False)
+                            else PointRing(self._window or 0, False, first)
                             for engine in blank._engines]
         blank._second = None if self._second is None else self._second._blank(arriving)
         blank._paired = None if self._paired is None else _PairedRows(self._paired.half_life,
@@ -646,12 +629,10 @@ class SlidingWindow(Pickled):
                                                  out, held)
                 assert refused < 0  # (checked before)
         else:
-            window, rings = self._window, self._rings
-            if window is not None:
-                for k, ring in enumerate(rings):
-                    if ring is not None and ring.capacity < window and (
-                            ring.size + n > ring.capacity):
-                        rings[k] = _grow_ring(ring, window, n)
+            rings = self._rings
+            for ring in rings:
+                if ring is not None and ring.slots < ring.capacity:
+                    ring.reserve(n)
             for engine in self._engines:
                 if isinstance(engine, BinTree) and np.isnan(engine.alpha) and n:
                     # The log-log alpha, estimated from the first chunk, then frozen.
