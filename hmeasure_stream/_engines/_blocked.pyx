@@ -637,14 +637,14 @@ cdef class BlockedAUCEngine(PointEngine):
         cdef Py_ssize_t by_size[BLOCK + 1]
         if self.n_blocks and insertions <= self.n_free:
             return insertions  # room already: no need to count (an empty engine has none)
+        for position in range(self.n_blocks):
+            fullest = max(fullest, self.size[self.order[position]])
+        if insertions <= limit - fullest:
+            return 0  # (a small chunk, the common case: no histogram to clear)
         for size in range(limit + 1):
             by_size[size] = 0
         for position in range(self.n_blocks):
-            size = self.size[self.order[position]]
-            by_size[size] += 1
-            fullest = max(fullest, size)
-        if insertions <= limit - fullest:
-            return 0
+            by_size[self.size[self.order[position]]] += 1
         for size in range(limit, -1, -1):
             cost = limit - size + 1
             if cost >= again or left < cost:
