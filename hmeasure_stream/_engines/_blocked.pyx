@@ -424,27 +424,35 @@ cdef class BlockedAUCEngine(PointEngine):
         # merge often.
         if not 2 <= block_limit <= BLOCK:
             raise ValueError(f"block_limit must be in 2..{BLOCK}, got {block_limit}")
-        cdef Py_ssize_t blocks = max(1, (capacity + block_limit - 1) // block_limit)
+        cdef Py_ssize_t blocks = max(1, (capacity + block_limit - 1) // block_limit), index
         if blocks > MAX_BLOCKS:
             raise MemoryError(f"the blocked engine holds at most {MAX_BLOCKS} blocks")
         self.block_limit = block_limit
         self.block_capacity = blocks
         self.leaves = 2 * _power_of_two_at_least(blocks)
+        # (Positional dtypes, and the free ids and -1 links written below through the
+        # pointers rather than by np.arange and np.full: a window's segments each make an
+        # engine, for which numpy's argument parsing cost more than the buffers.)
         self.key_buffer = np.zeros(blocks * BLOCK)
-        self.count_neg_buffer = np.zeros(blocks * BLOCK, dtype=np.int32)
-        self.count_pos_buffer = np.zeros(blocks * BLOCK, dtype=np.int32)
+        self.count_neg_buffer = np.zeros(blocks * BLOCK, np.int32)
+        self.count_pos_buffer = np.zeros(blocks * BLOCK, np.int32)
         self.weight_buffer = None  # allocated by _make_weighted
-        self.size_buffer = np.zeros(blocks, dtype=np.int32)
+        self.size_buffer = np.zeros(blocks, np.int32)
         self.aggregate_buffer = np.zeros((blocks, 3))
-        self.order_buffer = np.zeros(blocks, dtype=np.int32)
+        self.order_buffer = np.zeros(blocks, np.int32)
         self.first_buffer = np.zeros(blocks)
-        self.free_buffer = np.arange(blocks - 1, -1, -1, dtype=np.int32)
+        self.free_buffer = np.empty(blocks, np.int32)
         self.n_free = blocks
         self.tree_buffer = np.zeros((2 * self.leaves, 3))
-        self.leaf_of_block_buffer = np.full(blocks, -1, dtype=np.int32)
-        self.block_at_leaf_buffer = np.full(self.leaves, -1, dtype=np.int32)
-        self.scratch_buffer = np.zeros(2 * self.leaves, dtype=np.int32)
+        self.leaf_of_block_buffer = np.empty(blocks, np.int32)
+        self.block_at_leaf_buffer = np.empty(self.leaves, np.int32)
+        self.scratch_buffer = np.zeros(2 * self.leaves, np.int32)
         self._bind()
+        for index in range(blocks):
+            self.free_ids[index] = <int32_t>(blocks - 1 - index)  # the lowest id on top
+            self.leaf_of_block[index] = -1
+        for index in range(self.leaves):
+            self.block_at_leaf[index] = -1
 
     cdef int _bind(self) except -1:
         cdef double[::1] keys = self.key_buffer
@@ -620,12 +628,19 @@ cdef class BlockedAUCEngine(PointEngine):
         and a half left by a split at the (limit // 2 + 1)-th at the earliest, so the
         count is at most the number of these costs, cheapest first, that ``insertions``
         can pay: a pass over the block sizes.  Tight where the old bound (every block
-        splitting once) doubled a large window's storage for one slide."""
-        cdef int32_t limit = self.block_limit, size, position
+        splitting once) doubled a large window's storage for one slide.  No block splits
+        before the fullest has taken its cost, an empty engine's first block (of 0 keys)
+        included: a new engine filled with at most ``limit`` keys keeps its one block
+        (a segment's, say, which then needs no growth)."""
+        cdef int32_t limit = self.block_limit, size, position, fullest = 0
         cdef Py_ssize_t again = limit // 2 + 1, splits = 0, left = insertions, take, cost
         cdef Py_ssize_t by_size[BLOCK + 1]
-        if insertions <= self.n_free:
-            return insertions  # room already: no need to count
+        if self.n_blocks and insertions <= self.n_free:
+            return insertions  # room already: no need to count (an empty engine has none)
+        for position in range(self.n_blocks):
+            fullest = max(fullest, self.size[self.order[position]])
+        if insertions <= limit - fullest:
+            return 0  # (a small chunk, the common case: no histogram to clear)
         for size in range(limit + 1):
             by_size[size] = 0
         for position in range(self.n_blocks):

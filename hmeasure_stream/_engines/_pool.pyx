@@ -36,15 +36,23 @@ CACHE_LINE = 64
 
 
 def aligned_empty(shape, dtype):
-    """An uninitialised array of ``shape`` whose data starts on a cache line.
+    """An uninitialised array of ``shape`` (a length, or a tuple of them) whose data
+    starts on a cache line.
 
     A record of 16 or 32 bytes then never straddles two lines (numpy aligns
-    large arrays to 16 bytes only).
+    large arrays to 16 bytes only).  The size and the address are plain C
+    arithmetic: engines call this for every buffer they make or grow.
     """
     dtype = np.dtype(dtype)
-    size = int(np.prod(shape)) * dtype.itemsize
-    raw = np.empty(size + CACHE_LINE, dtype=np.uint8)
-    start = -raw.ctypes.data % CACHE_LINE
+    cdef Py_ssize_t size = dtype.itemsize, line = CACHE_LINE, start
+    if isinstance(shape, tuple):
+        for length in shape:
+            size *= <Py_ssize_t>length
+    else:
+        size *= <Py_ssize_t>shape
+    raw = np.empty(size + line, dtype=np.uint8)
+    cdef unsigned char[::1] bytes_view = raw
+    start = (line - <Py_ssize_t>(<size_t>&bytes_view[0] % <size_t>line)) % line
     return raw[start:start + size].view(dtype).reshape(shape)
 
 

@@ -26,13 +26,13 @@ cdef class PointRing:
     cdef double* weight
     cdef int64_t* time
     cdef readonly Py_ssize_t capacity    # the window; 0: unbounded (nothing is stored by push)
-    cdef readonly Py_ssize_t slots       # length of the buffers
+    cdef readonly Py_ssize_t slots       # length of the buffers (<= capacity for a window)
     cdef readonly Py_ssize_t head        # slot of the oldest point
     cdef readonly Py_ssize_t size
 
     cdef bint push(self, uint8_t is_pos, double score, double weight, uint8_t* out_is_pos,
                    double* out_score, double* out_weight) noexcept nogil
-    cdef int reserve(self, Py_ssize_t extra) except -1
+    cpdef int reserve(self, Py_ssize_t extra) except -1
     cdef void append(self, uint8_t is_pos, double score, double weight,
                      int64_t time) noexcept nogil
     cdef void pop_oldest(self) noexcept nogil

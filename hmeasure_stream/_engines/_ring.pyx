@@ -2,8 +2,11 @@
 
 A window of w points evicts its oldest point when a new one arrives: the
 ring hands it back so that the engine can remove it (``push``).  One buffer
-per field, allocated once at the window's size (17 bytes a point); capacity 0
-stands for an unbounded window (every prefix), which stores nothing.
+per field (17 bytes a point), of the window's size or, for a ring made with
+fewer ``slots`` (a segment's, which may never hold many points), of fewer that
+double up to the window's size as points arrive (``reserve``, before a
+chunk); capacity 0 stands for an unbounded window (every prefix), which stores
+nothing.
 
 A structure with a window or decay (``Forgetting``) keeps its points in a
 ring that grows by doubling (``reserve``, ``append``, ``pop_oldest``) with
@@ -21,11 +24,15 @@ from libc.stdint cimport int64_t, uint8_t, uint64_t
 
 
 cdef class PointRing:
-    """The last ``capacity`` points (label, score, weight); see the module docstring."""
+    """The last ``capacity`` points (label, score, weight) in ``slots`` slots (the
+    window's size unless given, then grown by ``reserve``); see the module docstring."""
 
-    def __cinit__(self, Py_ssize_t capacity, bint timed=False):
+    def __cinit__(self, Py_ssize_t capacity, bint timed=False, Py_ssize_t slots=0):
+        if capacity < 0 or slots < 0 or (capacity and slots > capacity):
+            raise ValueError(f"a ring of {slots} slots for a window of {capacity} points "
+                             "(0: unbounded)")
         self.capacity = capacity
-        self.slots = max(capacity, 1)
+        self.slots = slots if slots else max(capacity, 1)
         self.head = 0
         self.size = 0
         self.is_pos_buffer = np.zeros(self.slots, dtype=np.uint8)
@@ -48,20 +55,41 @@ cdef class PointRing:
             time = self.time_buffer
             self.time = &time[0]
 
-    cdef int reserve(self, Py_ssize_t extra) except -1:
-        """Room for ``extra`` more points (growing rings only): the buffers double as needed."""
-        cdef Py_ssize_t slots = self.slots
-        if self.size + extra <= slots:
+    cpdef int reserve(self, Py_ssize_t extra) except -1:
+        """Room for ``extra`` more points: the buffers double as needed, those of a window
+        up to its size (a full window's push evicts instead).  The ring's one growth;
+        MemoryError leaves it as it was."""
+        cdef Py_ssize_t needed, slots = self.slots, first
+        if extra < 0:
+            raise ValueError(f"reserve: room for {extra} points")
+        if self.capacity:
+            extra = min(extra, self.capacity)
+        if extra > (<Py_ssize_t>1 << 60) - self.size:
+            raise MemoryError(f"a ring of {self.size} + {extra} points")
+        needed = self.size + extra
+        if self.capacity:
+            needed = min(needed, self.capacity)
+        if needed <= slots:
             return 0
-        while slots < self.size + extra:
+        while slots < needed:
             slots *= 2
-        order = (self.head + np.arange(self.size)) % self.slots
-        for name in ("is_pos_buffer", "score_buffer", "weight_buffer", "time_buffer"):
-            old = getattr(self, name)
-            if old is not None:
-                new = np.zeros(slots, dtype=old.dtype)
-                new[:self.size] = old[order]
-                setattr(self, name, new)
+        if self.capacity:
+            slots = min(slots, self.capacity)
+        # The points, oldest first, from slot 0: the part from the head to the end of the
+        # buffers, then the part that wrapped round to their start.
+        first = min(self.size, self.slots - self.head)
+        grown = []
+        for old in (self.is_pos_buffer, self.score_buffer, self.weight_buffer,
+                    self.time_buffer):
+            if old is None:
+                grown.append(None)
+                continue
+            new = np.zeros(slots, dtype=old.dtype)
+            new[:first] = old[self.head:self.head + first]
+            new[first:self.size] = old[:self.size - first]
+            grown.append(new)
+        # (Every buffer allocated: nothing can fail from here on.)
+        self.is_pos_buffer, self.score_buffer, self.weight_buffer, self.time_buffer = grown
         self.head = 0
         self._bind()
         return 0
@@ -84,23 +112,29 @@ cdef class PointRing:
 
     cdef bint push(self, uint8_t is_pos, double score, double weight, uint8_t* out_is_pos,
                    double* out_score, double* out_weight) noexcept nogil:
-        """Store a point; if that evicts the oldest, write it out and return True."""
+        """Store a point; if that evicts the oldest, write it out and return True.
+
+        A ring of fewer slots than its window holds as many points as its slots:
+        room for more is reserved before (``reserve``), as the windows do for each
+        chunk; without it the oldest leaves as from a full window, never a write
+        out of the buffers.
+        """
         cdef Py_ssize_t slot
         cdef bint evicted = False
         if self.capacity == 0:
             return False
-        if self.size == self.capacity:
+        if self.size == self.slots:
             slot = self.head
             out_is_pos[0] = self.is_pos[slot]
             out_score[0] = self.score[slot]
             out_weight[0] = self.weight[slot]
             evicted = True
             # The new point takes the evicted one's slot: the next is the oldest.
-            self.head = slot + 1 if slot + 1 < self.capacity else 0
+            self.head = slot + 1 if slot + 1 < self.slots else 0
         else:
             slot = self.head + self.size
-            if slot >= self.capacity:
-                slot -= self.capacity
+            if slot >= self.slots:
+                slot -= self.slots
             self.size += 1
         self.is_pos[slot] = is_pos
         self.score[slot] = score
@@ -161,7 +195,7 @@ def _check_ring(PointRing ring):
         if not (isinstance(buffer, np.ndarray) and buffer.dtype == dtype
                 and buffer.shape == (slots,) and slots >= 1):
             raise ValueError(f"its {name} buffer is not {slots} >= 1 values of {np.dtype(dtype)}")
-    if ring.capacity not in (0, slots):
+    if not (ring.capacity == 0 or 0 < slots <= ring.capacity):
         raise ValueError(f"a window of {ring.capacity} points in {slots} slots")
     if not (0 <= ring.head < slots and 0 <= ring.size <= slots):
         raise ValueError(f"head {ring.head} and size {ring.size} out of {slots} slots")

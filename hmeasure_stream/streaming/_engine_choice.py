@@ -6,6 +6,8 @@ of the table says what it needs from an engine (``EXACT_AUC``, ``HULL``, ...),
 and :func:`window_engines` makes the fewest engines that serve them all.
 """
 
+from importlib import import_module
+
 import numpy as np
 
 from hmeasure_stream._core.binning import TRANSFORMS
@@ -33,8 +35,8 @@ from hmeasure_stream.metric_table import (
 )
 from hmeasure_stream.streaming.multiclass import MulticlassWindow
 
-__all__ = ["ORDER_NEEDS", "attach_readers", "bins_engine", "compressed_engine", "hull_engine",
-           "needing", "options_needing", "unit_weight_metrics", "window_engines"]
+__all__ = ["ORDER_NEEDS", "attach_readers", "bins_engine", "compressed_engine", "engine_maker",
+           "hull_engine", "needing", "options_needing", "unit_weight_metrics", "window_engines"]
 
 # What the one blocked engine of a window serves beyond the exact AUC: the metrics
 # read from the score order.
@@ -77,6 +79,14 @@ def window_engines(chosen, *, capacity, seed, window=None):
     its engine (one binary engine per class or per ordered pair of classes)
     keeps the window's points itself.
     """
+    return engine_maker(chosen, seed=seed, window=window)(capacity)
+
+
+def engine_maker(chosen, *, seed, window=None):
+    """:func:`window_engines` in two steps: the choice, made and checked here once, and
+    the function it returns, which makes the engines chosen for a first ``capacity``
+    (a window's segments, each with engines of its own, pay for the choice once a
+    chunk, not once a segment)."""
     multiclass = needing(chosen, MULTICLASS)
     if multiclass:
         if len(chosen) > 1:
@@ -93,41 +103,61 @@ def window_engines(chosen, *, capacity, seed, window=None):
                 "of the score rows (a window may not hold every class): give "
                 "Classes(classes=...) among the metrics"
             )
-        return [MulticlassWindow(window, list(classes.classes), classes.method, classes.average,
-                                 capacity)]
-    engines = []
+        listed = list(classes.classes)
+        return lambda capacity: [MulticlassWindow(window, list(listed), classes.method,
+                                                  classes.average, capacity)]
+    makers = []
     if needing(chosen, BINS):
-        engines.append(bins_engine(options_needing(chosen, BINS)))
+        binning = options_needing(chosen, BINS)
+        makers.append(lambda capacity: bins_engine(binning))
     if needing(chosen, COMPRESSED):
-        engines.append(compressed_engine(options_needing(chosen, COMPRESSED), capacity, seed))
+        compression = options_needing(chosen, COMPRESSED)
+        makers.append(lambda capacity: compressed_engine(compression, capacity, seed))
     if needing(chosen, CALIBRATION):
-        engines.append(_calibration_engine(chosen))
+        makers.append(lambda capacity: _calibration_engine(chosen))
+    # (The other engines' columns, from engines made once for the choice.)
+    columns = {column for make in makers for column in make(16).columns}
     if (any(needing(chosen, need) for need in ORDER_NEEDS)
-            or any(not any(METRICS[name].column in engine.columns for engine in engines)
-                   for name in chosen)):
+            or any(METRICS[name].column not in columns for name in chosen)):
         # One blocked engine (the hull's when a hull metric is asked) keeps the window's
         # points in score order and records every metric read from that order.
-        blocked = (hull_engine(options_needing(chosen, HULL), capacity,
-                               report=bool(needing(chosen, REPORT)),
-                               lower=bool(needing(chosen, LOWER_HULL)))
-                   if needing(chosen, HULL) else BlockedAUCEngine(capacity))
-        attach_readers(blocked, chosen)
-        engines.insert(0, blocked)
-    return engines
+        order = (_hull_maker(options_needing(chosen, HULL),
+                             report=bool(needing(chosen, REPORT)),
+                             lower=bool(needing(chosen, LOWER_HULL)))
+                 if needing(chosen, HULL) else BlockedAUCEngine)
+        readers = _readers(chosen)
+
+        def make_order(capacity):
+            blocked = order(capacity)
+            for attach, arguments in readers:
+                attach(blocked, *arguments)
+            return blocked
+
+        makers.insert(0, make_order)
+    return lambda capacity: [make(capacity) for make in makers]
 
 
-def attach_readers(blocked, chosen):
-    """Have the order engine ``blocked`` record every metric of ``chosen`` that has a
-    reader in the metric table: one loop over the table, each reader attached once for
-    the metrics that share it."""
-    attached = set()
+def _readers(chosen):
+    """(attach function, arguments) of every reader the order engine of ``chosen`` records
+    (:func:`attach_readers`)."""
+    readers, attached = [], set()
     for name in METRICS:
         reader = METRICS[name].reader
         if name in chosen and reader is not None:
             identity = reader.identity(chosen[name])
             if identity not in attached:
                 attached.add(identity)
-                reader.attach(blocked, identity[2])
+                readers.append((getattr(import_module(identity[0]), identity[1]),
+                                identity[2]))
+    return readers
+
+
+def attach_readers(blocked, chosen):
+    """Have the order engine ``blocked`` record every metric of ``chosen`` that has a
+    reader in the metric table: one loop over the table, each reader attached once for
+    the metrics that share it."""
+    for attach, arguments in _readers(chosen):
+        attach(blocked, *arguments)
 
 
 def _calibration_engine(chosen):
@@ -160,15 +190,25 @@ def hull_engine(cost, capacity, *, report=False, lower=False):
     the exact H when the priors come from the points and the cost distribution does not
     depend on them, the approximate H of ``cost.relative_error`` otherwise; R's report's
     descents with ``report``, the lower hull (KS) with ``lower``."""
+    return _hull_maker(cost, report=report, lower=lower)(capacity)
+
+
+def _hull_maker(cost, *, report, lower):
+    """:func:`hull_engine` in two steps: ``cost`` checked here, the engines made of a first
+    capacity by the function returned."""
     if cost.relative_error is not None:
         if report:
             raise ValueError(
                 "the metrics 'ks', 'mer' and 'mwl' come from the exact hull: they cannot be "
                 "combined with relative_error="
             )
-        engine = BlockedHullEngine(2.0, 2.0, capacity)
-        engine.set_reading(cost.relative_error, cost.rule)
-        return engine
+
+        def approximate(capacity):
+            engine = BlockedHullEngine(2.0, 2.0, capacity)
+            engine.set_reading(cost.relative_error, cost.rule)
+            return engine
+
+        return approximate
     if not cost.rule.exact_on_structures:
         raise ValueError(
             "fixed priors and severity_ratio='prior' make H impossible to maintain "
@@ -176,11 +216,17 @@ def hull_engine(cost, capacity, *, report=False, lower=False):
             "relative_error= (ApproxH, or HCost in a window) for H within "
             "relative_error * (1 - H), or call h_measure on each set of points"
         )
-    engine = BlockedHullEngine(*cost.rule.shape, capacity)
-    if report:
-        # R hmeasure's KS, MER and MWL (priors from the window, MWL at the
-        # Beta's mode): hull descents, KS with the lower hull as well.
-        engine.record_report(mwl_cost(*cost.rule.shape, None))
-        if lower:
-            engine.track_lower()
-    return engine
+    shape = cost.rule.shape
+    # R hmeasure's KS, MER and MWL (priors from the window, MWL at the Beta's mode): hull
+    # descents, KS with the lower hull as well.
+    descents = mwl_cost(*shape, None) if report else None
+
+    def exact(capacity):
+        engine = BlockedHullEngine(*shape, capacity)
+        if report:
+            engine.record_report(descents)
+            if lower:
+                engine.track_lower()
+        return engine
+
+    return exact

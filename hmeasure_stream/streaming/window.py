@@ -19,7 +19,7 @@ from hmeasure_stream._core.placements import normal_pvalue, paired_difference
 from hmeasure_stream._engines._bin_tree import BinTree
 from hmeasure_stream._engines._calibration import CalibrationEngine
 from hmeasure_stream._engines._fenwick import sliding_auc_ranked
-from hmeasure_stream._engines._ring import PointRing, _rebuild_ring
+from hmeasure_stream._engines._ring import PointRing
 from hmeasure_stream._engines._scratch import sliding_auc_at
 from hmeasure_stream._validation import (
     Duration,
@@ -61,6 +61,7 @@ from hmeasure_stream.streaming._base import (
     ordered_times,
     out_of_range_message,
 )
+from hmeasure_stream.streaming._engine_choice import engine_maker as _engine_maker
 from hmeasure_stream.streaming._engine_choice import needing as _needing
 from hmeasure_stream.streaming._engine_choice import unit_weight_metrics as _unit_weight_metrics
 from hmeasure_stream.streaming._engine_choice import window_engines as _window_engines
@@ -94,7 +95,8 @@ def _check_probabilities(metrics: Iterable[str], scores: FloatArray) -> None:
 # Segments (``by=``): one key per row, grouped in one pass.  A chunk's keys are
 # checked and numbered by ``_segment_codes``, its rows grouped by segment in their
 # order by ``_segment_rows``, and a segment's count-window ring grows with its points
-# (``_grow_ring``): a segment of a few points holds a few slots, not the window's size.
+# (``PointRing.reserve``): a segment of a few points holds a few slots, not the window's
+# size.
 #: The slots of a segment's count-window ring when it is made (it doubles as points arrive,
 #: up to the window's size).
 _FIRST_SLOTS = 64
@@ -196,25 +198,6 @@ def _segment_rows(codes: NDArray[np.int64], n_segments: int
     bounds = np.zeros(n_segments + 1, dtype=np.intp)
     np.cumsum(np.bincount(codes, minlength=n_segments), out=bounds[1:])
     return order, bounds
-
-
-def _grow_ring(ring: PointRing, window: int, arriving: int) -> PointRing:
-    """A count window's ring with room for ``arriving`` more points before it evicts one:
-    ``ring`` itself when it has the room or holds the window's size, else a ring of
-    min(window, twice the slots or more) slots holding the same points, oldest first."""
-    capacity = int(ring.capacity)
-    if capacity >= window or ring.size + arriving <= capacity:
-        return ring
-    slots = max(capacity, 1)
-    while slots < ring.size + arriving and slots < window:
-        slots *= 2
-    slots = min(slots, window)
-    size = int(ring.size)
-    is_pos, scores, weights = ring.points()
-    buffers = [np.zeros(slots, dtype=dtype) for dtype in (np.uint8, np.float64, np.float64)]
-    for buffer, points in zip(buffers, (is_pos, scores, weights), strict=True):
-        buffer[:size] = points
-    return cast("PointRing", _rebuild_ring(slots, 0, size, *buffers))
 
 
 # ----------------------------------------------------------------------------
@@ -525,36 +508,37 @@ class SlidingWindow(Pickled):
         return cast("NDArray[np.int64] | None",
                     ordered_times(times, n, newest, self._forgettings[0].needs_time))
 
-    def _blank(self, arriving: int = 0) -> SlidingWindow:
+    def _blank(self, arriving: int = 0, make: Any = None) -> SlidingWindow:
         """An empty window of this one's options, for a segment: its engines (and their
-        ``Forgetting``) made from ``_spec``, checked once when this window was built; a
-        count window's ring holds the ``arriving`` points (at least ``_FIRST_SLOTS``, at
-        most the window) and grows with its points, and the engines' first ``capacity``
-        holds them too (it only sizes their first buffers: growing them point by point
-        would cost more than the points)."""
+        ``Forgetting``) made from ``_spec``, checked once when this window was built (by
+        ``make``, the ``engine_maker`` of ``_spec``, when given: one for a chunk's new
+        segments); a count window's ring holds the ``arriving`` points (at least
+        ``_FIRST_SLOTS`` slots, at most the window) and grows with its points, and the
+        engines' first ``capacity`` holds them too (it only sizes their first buffers:
+        growing them point by point would cost more than the points)."""
         chosen, capacity, seed, rules = self._spec
+        window = self._window
         rounded = 1 << max(arriving - 1, 0).bit_length()  # (a power of two >= arriving)
-        if self._window is not None and not is_duration(self._window):
-            rounded = min(rounded, self._window)
-        capacity = min(max(capacity, rounded), COUNT_LIMIT)
+        if window is not None and not is_duration(window):
+            rounded = min(rounded, window)
+        if make is None:
+            make = _engine_maker(chosen, seed=seed, window=window)
         blank = SlidingWindow.__new__(SlidingWindow)
         blank._spec = self._spec
         blank._segments = None
         blank._metrics = self._metrics
         blank._min_periods = self._min_periods
         blank._labels = None  # (the labels are this window's: segments take 0/1)
-        blank._window = self._window
-        blank._engines = _window_engines(chosen, capacity=capacity, seed=seed,
-                                         window=self._window)
+        blank._window = window
+        blank._engines = engines = make(min(max(capacity, rounded), COUNT_LIMIT))
         if rules is not None:
-            blank._forgettings = [forgetting_of(rules) for _ in blank._engines]
+            blank._forgettings = [forgetting_of(rules) for _ in engines]
             blank._rings = []
         else:
             blank._forgettings = None
-            first = 0 if self._window is None else min(self._window,
-                                                         max(_FIRST_SLOTS, rounded))
-            blank._rings = [None if getattr(engine, "own_window", False) else PointRing(first)
-                            for engine in blank._engines]
+            first = 0 if window is None else min(window, max(_FIRST_SLOTS, rounded))
+            blank._rings = [None if getattr(engine, "own_window", False)
+                            else PointRing(window or 0, False, first) for engine in engines]
         blank._second = None if self._second is None else self._second._blank(arriving)
         blank._paired = None if self._paired is None else _PairedRows(self._paired.half_life,
                                                                       self._paired.by_time)
@@ -573,31 +557,77 @@ class SlidingWindow(Pickled):
         held = self._segments if self._segments is not None else {}
         order, bounds = _segment_rows(codes, len(keys))
         edges = bounds.tolist()
-        parts = [slice(edges[j], edges[j + 1]) for j in range(len(keys))]
-        windows = [held[key] if key in held else self._blank(part.stop - part.start)
-                   for key, part in zip(keys, parts, strict=True)]
+        chosen, _, seed, _ = self._spec
+        make = _engine_maker(chosen, seed=seed, window=self._window)
+        windows, made = [], []
+        for j, key in enumerate(keys):
+            window = held.get(key)
+            if window is None:
+                window = self._blank(edges[j + 1] - edges[j], make)
+                made.append((key, window))
+            windows.append(window)
         is_pos, scores = is_pos[order], scores[order]
         weights = None if weights is None else weights[order]
         times = None if times is None else times[order]
         pair = _part_of(pair, order)
-        for window, part in zip(windows, parts, strict=True):
-            window._check_scale(None if weights is None else weights[part],
-                                part.stop - part.start)
-        grouped = {name: np.empty(scores.shape[0]) for name in self._metrics}
+        for j, window in enumerate(windows):
+            # (Unit weights are refused by no engine still at scale 1: a new segment's,
+            # or one never fed weights of another scale.)
+            if weights is None and window._second is None:
+                scaled = False
+                for engine in window._engines:
+                    scaled = scaled or engine.scale != 1.0
+                if not scaled:
+                    continue
+            window._check_scale(None if weights is None else weights[edges[j]:edges[j + 1]],
+                                edges[j + 1] - edges[j])
         plan = self._plan()  # (every segment's engines are this window's kinds, in order)
-        for window, part in zip(windows, parts, strict=True):
-            window._feed_part(is_pos[part], scores[part],
-                              None if weights is None else weights[part],
-                              None if times is None else times[part], plan, grouped, part,
-                              _part_of(pair, part))
-        for key, window in zip(keys, windows, strict=True):
-            held.setdefault(key, window)
+        if (self._forgettings is None and self._min_periods <= 1 and self._second is None
+                and not any(isinstance(engine, BinTree) for engine in self._engines)):
+            grouped = self._slide_parts(windows, edges, is_pos, scores, weights, plan)
+        else:
+            grouped = {name: np.empty(scores.shape[0]) for name in self._metrics}
+            for j, window in enumerate(windows):
+                part = slice(edges[j], edges[j + 1])
+                window._feed_part(is_pos[part], scores[part],
+                                  None if weights is None else weights[part],
+                                  None if times is None else times[part], plan, grouped, part,
+                                  _part_of(pair, part))
+        held.update(made)
         self._segments = held
         ordered = {}
         for name, column in grouped.items():
             ordered[name] = np.empty_like(column)
             ordered[name][order] = column
         return ordered
+
+    @staticmethod
+    def _slide_parts(windows: list[SlidingWindow], edges: list[int],
+                     is_pos: NDArray[np.uint8], scores: FloatArray, weights: FloatArray | None,
+                     plan: list[tuple[str, int, int]]) -> dict[str, FloatArray]:
+        """``_feed_part`` of each segment's rows (``edges[j]:edges[j + 1]`` of the grouped
+        chunk) for count windows (and every prefix) without ``min_periods``, bins or a
+        second model: each engine's rows written straight into one array for the chunk,
+        the metrics read from them once, not once a segment."""
+        n = scores.shape[0]
+        outs = ([np.empty((n, len(engine.columns))) for engine in windows[0]._engines]
+                if windows else [])
+        kinds = range(len(outs))
+        # (Indices rather than zips: this loop runs once per segment and chunk.)
+        for j, window in enumerate(windows):
+            start, stop = edges[j], edges[j + 1]
+            part_is_pos, part_scores = is_pos[start:stop], scores[start:stop]
+            part_weights = None if weights is None else weights[start:stop]
+            engines, rings = window._engines, window._rings
+            for k in kinds:
+                ring = rings[k]
+                if ring is not None:
+                    ring.reserve(stop - start)  # (a segment's ring grows to its window)
+                refused = engines[k].slide(ring, part_is_pos, part_scores, part_weights,
+                                           outs[k][start:stop])
+                assert refused < 0  # (checked before: nothing is left unwritten)
+        return {name: outs[index][:, column] if outs else np.empty(n)
+                for name, index, column in plan}
 
     def _slide(self, is_pos: NDArray[np.uint8], scores: FloatArray, weights: FloatArray | None,
                times: NDArray[np.int64] | None = None, pair: _Pair = (None, None)
@@ -646,12 +676,10 @@ class SlidingWindow(Pickled):
                                                  out, held)
                 assert refused < 0  # (checked before)
         else:
-            window, rings = self._window, self._rings
-            if window is not None:
-                for k, ring in enumerate(rings):
-                    if ring is not None and ring.capacity < window and (
-                            ring.size + n > ring.capacity):
-                        rings[k] = _grow_ring(ring, window, n)
+            rings = self._rings
+            for ring in rings:
+                if ring is not None and ring.slots < ring.capacity:
+                    ring.reserve(n)
             for engine in self._engines:
                 if isinstance(engine, BinTree) and np.isnan(engine.alpha) and n:
                     # The log-log alpha, estimated from the first chunk, then frozen.

@@ -181,6 +181,59 @@ def test_a_segment_ring_grows_to_its_window_and_then_slides():
         assert window.segment(code)._rings[0].slots == 150
 
 
+@pytest.mark.parametrize("weighted", [False, True])
+def test_a_segment_from_one_point_past_its_window_equals_a_lone_window(weighted):
+    """A segment's ring (a few slots at first) and engine (one block) grow as its points
+    arrive, one at a time and then in chunks, through a pickle taken midway, past the
+    window's 300 points and the engine's first block: every value is a lone window's
+    fed the same points, and the invariants hold after each chunk."""
+    rng = np.random.default_rng(16)
+    sizes = [1] * 20 + [2, 3, 7, 30, 64, 1, 200, 5, 400]
+    n = sum(sizes)
+    y, s = rng.integers(0, 2, n), rng.random(n)
+    w = rng.exponential(1.0, n) if weighted else None
+    window = hs.SlidingWindow(300, METRICS)
+    alone = hs.SlidingWindow(300, METRICS)
+    other = np.zeros(2, dtype=np.int64)  # (a second segment of two rows each chunk)
+    start = 0
+    for chunk, size in enumerate(sizes):
+        part = slice(start, start + size)
+        by = np.concatenate([np.ones(size, dtype=np.int64), other])
+        rows = np.r_[np.arange(start, start + size), 0, 1]
+        got = window.update(y[rows], s[rows], None if w is None else w[rows], by=by)
+        expected = alone.update(y[part], s[part], None if w is None else w[part])
+        for name in METRICS:
+            np.testing.assert_array_equal(got[name][:size], expected[name])
+        assert window._check()
+        if chunk == 22:
+            window = pickle.loads(pickle.dumps(window))
+            assert window._check()
+        start += size
+    segment = window.segment(1)
+    assert len(segment) == len(alone) == 300
+    assert segment.results() == alone.results()
+    assert segment._rings[0].slots == segment._rings[0].capacity == 300
+    assert segment._engines[0].n_blocks > 1
+
+
+def test_a_new_segment_of_one_block_of_points_keeps_one_block():
+    """A segment's engine made for a chunk of up to 128 distinct scores holds them in its
+    one first block: no block is reserved for splits that cannot happen (and values stay
+    a lone window's)."""
+    rng = np.random.default_rng(17)
+    for n in (1, 100, 128):
+        y, s = rng.integers(0, 2, n), rng.random(n)
+        window = hs.SlidingWindow(1000)
+        got = window.update(y, s, by=np.zeros(n, dtype=np.int64))
+        np.testing.assert_array_equal(got["auc"], hs.SlidingWindow(1000).update(y, s)["auc"])
+        engine = window.segment(0)._engines[0]
+        assert (engine.block_capacity, engine.n_blocks) == (1, 1)
+        assert window._check()
+    window.update(rng.integers(0, 2, 1), rng.random(1), by=[0])  # (the 129th: a split)
+    assert window.segment(0)._engines[0].n_blocks == 2
+    assert window._check()
+
+
 def test_memory_follows_each_segments_points():
     """10**4 segments of three points in windows of 10**4: a few kilobytes each, not the
     window's 170 kilobytes of ring (10**8 slots in all)."""
