@@ -171,6 +171,8 @@ cdef class BinTree:
             return refused
         cdef bint unit = stored is None
         cdef const double[::1] weights = stored
+        if ring.capacity:  # (a window's ring grows to the window as its points arrive)
+            ring.reserve(n)
         self.inverse_scale = inverse
         with nogil:
             for index in range(n):

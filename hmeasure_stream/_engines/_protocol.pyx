@@ -371,6 +371,8 @@ cdef class PointEngine(Guarded):
         cdef const double[::1] stored_view = None if unit else stored
         self._reserve(n if ring.capacity == 0 else min(n, ring.capacity + 1),
                       not unit and bool(np.any(stored != 1.0)))
+        if ring.capacity:  # (a window's ring grows to the window as its points arrive)
+            ring.reserve(n)
         self.inverse_scale = inverse
         with nogil:
             for index in range(n):

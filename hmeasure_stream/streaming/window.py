@@ -619,11 +619,8 @@ class SlidingWindow(Pickled):
             part_is_pos, part_scores = is_pos[start:stop], scores[start:stop]
             part_weights = None if weights is None else weights[start:stop]
             engines, rings = window._engines, window._rings
-            for k in kinds:
-                ring = rings[k]
-                if ring is not None:
-                    ring.reserve(stop - start)  # (a segment's ring grows to its window)
-                refused = engines[k].slide(ring, part_is_pos, part_scores, part_weights,
+            for k in kinds:  # (a segment's ring grows to its window in the engine's slide)
+                refused = engines[k].slide(rings[k], part_is_pos, part_scores, part_weights,
                                            outs[k][start:stop])
                 assert refused < 0  # (checked before: nothing is left unwritten)
         return {name: outs[index][:, column] if outs else np.empty(n)
@@ -677,9 +674,6 @@ class SlidingWindow(Pickled):
                 assert refused < 0  # (checked before)
         else:
             rings = self._rings
-            for ring in rings:
-                if ring is not None and ring.slots < ring.capacity:
-                    ring.reserve(n)
             for engine in self._engines:
                 if isinstance(engine, BinTree) and np.isnan(engine.alpha) and n:
                     # The log-log alpha, estimated from the first chunk, then frozen.
@@ -936,8 +930,9 @@ class SlidingWindow(Pickled):
                     self._metrics, self._min_periods, self._spec[3]):
                 raise AssertionError(f"segment {key!r} has other metrics or window rules")
             if not (self._window is None or is_duration(self._window)) and any(
-                    ring is not None and ring.capacity > self._window for ring in window._rings):
-                raise AssertionError(f"segment {key!r} keeps more points than the window's")
+                    ring is not None and ring.capacity != self._window for ring in window._rings):
+                raise AssertionError(f"segment {key!r} keeps another number of points than the "
+                                     "window's")
 
     def _check_second(self) -> None:
         """With a second model: its window holds as many points as this one, and the

@@ -9,7 +9,10 @@ import pickle
 import numpy as np
 import pytest
 
+from hmeasure_stream import Binning
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
 from hmeasure_stream._engines._ring import PointRing, _check_ring, _rebuild_ring
+from hmeasure_stream.streaming._engine_choice import bins_engine
 
 
 def _points(ring):
@@ -92,3 +95,20 @@ def test_a_pickle_of_more_slots_than_its_window_is_refused():
     with pytest.raises(ValueError, match="head 2 and size 0 out of 2 slots"):
         _rebuild_ring(state[0], 2, *state[2:])
     assert _points(_rebuild_ring(*state)) == []
+
+
+@pytest.mark.parametrize("engine_of", [lambda: BlockedAUCEngine(16), lambda: bins_engine(Binning())])
+def test_an_engine_slide_grows_a_ring_of_few_slots_to_its_window(engine_of):
+    """A window's ring of 2 slots fed 7 points by an engine's slide, then 20: the engine
+    reserves the room (the ring holds the last 7, then the last 10 points)."""
+    rng = np.random.default_rng(3)
+    engine, ring = engine_of(), PointRing(10, False, 2)
+    y, s = rng.integers(0, 2, 27).astype(np.uint8), rng.random(27)
+    out = np.empty((27, len(engine.columns)))
+    assert engine.slide(ring, y[:7], s[:7], None, out[:7]) < 0
+    assert (ring.size, ring.slots) == (7, 8) and _points(ring) == [
+        (int(a), float(b), 1.0) for a, b in zip(y[:7], s[:7], strict=True)]
+    assert engine.slide(ring, y[7:], s[7:], None, out[7:]) < 0
+    assert (ring.size, ring.slots) == (10, 10) and [p[1] for p in _points(ring)] == s[-10:].tolist()
+    _check_ring(ring)
+    assert engine.n_points == 10
