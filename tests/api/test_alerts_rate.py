@@ -124,12 +124,13 @@ def brute_force_events(y, s, rule, window, every, reference_rows=0, reference=No
                        seconds=None):
     """The (kind, row, estimate, bound, limit, z, boundary) of every change of the alarm,
     from scratch at every look; with ``seconds`` (the rows' times), ``window`` is a window
-    of that many seconds: the rows whose time is in (t - window, t]."""
+    of that many seconds: the rows whose time is in (t - window, t], and 1 - rho of the
+    looks is averaged over them (an exponential average of weight 1/64 a look)."""
     rate = rule.false_alarm_rate
     if reference is None and reference_rows:
         reference = (auc(y[:reference_rows], s[:reference_rows]),
                      auc_variance(y[:reference_rows], s[:reference_rows]))
-    events, on, previous = [], False, None
+    events, on, previous, decorrelation = [], False, None, None
     for row in range(reference_rows, len(y)):
         if (row + 1) % every:
             continue
@@ -151,6 +152,10 @@ def brute_force_events(y, s, rule, window, every, reference_rows=0, reference=No
             shared = max(0, before - max(through - held, before - before_held))
             rho = shared / math.sqrt(held * before_held)
             budget = rate * (through - before)
+        if seconds is not None:
+            decorrelation = (1 - rho if decorrelation is None
+                             else decorrelation + (1 - rho - decorrelation) / 64)
+            rho = 1 - decorrelation
         if reference is None:
             limit, se = rule.below, math.sqrt(var)
         else:
@@ -202,13 +207,21 @@ def test_a_window_of_time_fires_and_clears_as_a_brute_force_recomputation(second
 
 
 def test_a_window_of_time_of_one_row_a_second_is_the_window_of_rows():
-    y, s = drifting_stream(600, 9)
-    times = np.arange(600) * np.timedelta64(1, "s") + np.datetime64("2026-12-01", "s")
-    for every in (1, 10):
+    """Once its average of 1 - rho has forgotten the window's filling, the looks' boundary
+    is that of the window of rows, and so are the alarms."""
+    for every, n in ((1, 4000), (10, 40000)):
+        y, s = drifting_stream(n, 9)
+        times = np.arange(n) * np.timedelta64(1, "s") + np.datetime64("2026-12-01", "s")
         rule = AlertRule(below=0.75, false_alarm_rate=1e-3)
         by_time = AlertMonitor(rule, "50s", every).update(y, s, times=times)
         by_rows = AlertMonitor(rule, 50, every).update(y, s)
-        assert by_time == by_rows and by_rows
+        late = 3 * n // 4  # (after 3000 looks: the filling's weight is (63/64)**3000)
+        settled = [(event.kind, event.row) for event in by_time if event.row >= late]
+        assert settled == [(event.kind, event.row) for event in by_rows if event.row >= late]
+        assert len(settled) >= 2
+        for event, other in zip([e for e in by_time if e.row >= late],
+                                [e for e in by_rows if e.row >= late], strict=True):
+            assert event.boundary == pytest.approx(other.boundary, rel=1e-9)
 
 
 def test_a_window_of_time_needs_the_times_and_a_refusal_changes_nothing():
