@@ -23,6 +23,7 @@ reported; ratios are taken between medians measured side by side.
     python asv_benchmarks/ratios.py --part delayed
     python asv_benchmarks/ratios.py --part ap_stream
     python asv_benchmarks/ratios.py --part segments --rounds 5
+    python asv_benchmarks/ratios.py --part times
 
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``sort`` (the from-scratch functions that sort -- auc, h_measure, roc_curve,
@@ -71,6 +72,9 @@ AUC) against one window over the same rows, fed in one call and in chunks of 655
 rows (as the command line reads them), ``sliding_window(..., by=)`` against
 ``sliding_window``, with the target segments / one window <= 3; and the bytes of 10^4
 segments of three points in windows of 10^4.
+``times`` (times given as text): ``sliding_window(y, s, "1h", times=...)`` over 10^5
+rows with ISO 8601 text (a pandas column of object and of ``string[pyarrow]`` dtype, a
+list) against the same instants as a datetime64 column, target text / datetime64 <= 3.
 Needs the ``bench`` extra (scikit-learn, hmeasure, river).
 """
 
@@ -1642,13 +1646,42 @@ def segments_part(args, n=10**6, n_segments=10**4, window=1000):
     return met
 
 
+def times_part(args, n=10**5):
+    """sliding_window over a duration with its times as ISO 8601 text against datetime64."""
+    import pandas as pd
+
+    rng = np.random.default_rng(args.seed)
+    y, s = rng.integers(0, 2, n), rng.random(n)
+    # Irregular arrivals with sub-second parts, about 1000 rows an hour.
+    stamps = (np.datetime64("2024-03-01T00:00:00", "ns")
+              + np.cumsum(rng.integers(0, 7_200_000_000, n)).astype("timedelta64[ns]"))
+    text = np.datetime_as_string(stamps, unit="ns", timezone="UTC")  # "...123456789Z"
+    inputs = {"datetime64 Series": pd.Series(stamps),
+              "ISO text Series": pd.Series(text, dtype=object), "ISO text list": text.tolist()}
+    try:
+        inputs["ISO string[pyarrow]"] = pd.Series(text, dtype="string[pyarrow]")
+    except ImportError:
+        pass
+    functions = {name: (lambda times=times: sliding_window(y, s, "1h", times=times))
+                 for name, times in inputs.items()}
+    rounds = max(5, args.rounds)
+    seconds = time_interleaved(functions, rounds, rounds)
+    print(f"\ntimes given as text: sliding_window(y, s, '1h', times=...) over {n:,} rows "
+          f"(median of {rounds} interleaved rounds)")
+    for name, value in seconds.items():
+        ratio = value / seconds["datetime64 Series"]
+        print(f"  {name:<24} {value:8.4f} s   / datetime64 {ratio:6.2f}")
+    return report_target("ISO text Series / datetime64 Series",
+                         seconds["ISO text Series"] / seconds["datetime64 Series"], "<=", 3)
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--part", choices=["all", "scratch", "sort", "streaming", "hull", "partial",
                                            "partial_stream", "multiclass", "multiclass_window",
                                            "binned", "approx_auc", "dask", "windows", "report",
                                            "labels", "variance", "derived", "operating",
-                                           "delayed", "ap_stream", "segments"],
+                                           "delayed", "ap_stream", "segments", "times"],
                         default="all")
     parser.add_argument("--sizes", type=int, nargs="+", default=[10**4, 10**5, 10**6])
     parser.add_argument("--rounds", type=int, default=11, help="timed rounds per contender")
@@ -1705,6 +1738,8 @@ def main(argv=None):
         all_met &= ap_window_part(args)
     if args.part in ("all", "segments"):
         all_met &= segments_part(args)
+    if args.part in ("all", "times"):
+        all_met &= times_part(args)
     return 0 if all_met else 1
 
 
