@@ -2,6 +2,7 @@
 tests/test_docs_build.py)."""
 
 import ast
+import collections
 import os
 import re
 import shutil
@@ -263,3 +264,12 @@ def test_engine_classes_and_functions_stay_within_their_size():
                  if kind == "def"}
     assert functions["hmeasure_stream/_engines/_blocked.pyx:BlockedAUCEngine._update"] > 50
     assert {name: size for name, size in functions.items() if size > 120} == {}
+
+
+def test_every_test_module_has_a_basename_of_its_own():
+    """The test directories are not packages: pytest imports each module by its basename,
+    and a second module of the same basename fails the collection of the whole suite."""
+    modules = collections.defaultdict(list)
+    for path in (ROOT / "tests").rglob("test_*.py"):
+        modules[path.name].append(str(path.relative_to(ROOT)))
+    assert {name: paths for name, paths in modules.items() if len(paths) > 1} == {}
