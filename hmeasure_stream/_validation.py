@@ -1582,7 +1582,7 @@ def check_time_value(value, name="time"):
     if isinstance(value, datetime.date):
         return check_time_value(datetime.datetime(value.year, value.month, value.day), name)
     if isinstance(value, str):
-        return int(_parse_time_strings(np.array([value]), name)[0])
+        return int(_parse_time_strings(np.array([value]), name, alone=True)[0])
     raise ValueError(
         f"{name} must be a time (seconds since the epoch, datetime64, datetime, Timestamp "
         f"or an ISO 8601 string), got {value!r}"
@@ -1610,10 +1610,15 @@ def _numpy_times(values):
     return local.astype("datetime64[ns]").astype(np.int64) - offsets
 
 
-def _parse_time_strings(array, name):
+def _parse_time_strings(array, name, alone=False):
     """ISO 8601 strings (an array of str, or of objects that are all str) as int64
     nanoseconds since the epoch (UTC), read in one pass; a ValueError names the first
-    entry that is not a time, and its position."""
+    entry that is not a time, and its position (``alone``: one value, named ``name``)."""
+
+    def refuse(position):
+        where = name if alone else f"{name}[{position}]"
+        raise ValueError(f"{where} = {str(array[position])!r} is not an ISO 8601 time")
+
     try:
         import pandas
     except ImportError:
@@ -1625,9 +1630,16 @@ def _parse_time_strings(array, name):
         return _numpy_times(values.astype(str))
 
     try:
-        return parse(array)
+        values = parse(array)
     except (ValueError, TypeError) as exc:
         error = exc
+    else:
+        # Both parsers read "NaT" and "" as NaT (-2**63) and "now" and "today" as the
+        # moment of the call: none of them is the time of a point.
+        missing = (values == np.iinfo(np.int64).min) | (array == "now") | (array == "today")
+        if not missing.any():
+            return values
+        refuse(int(np.flatnonzero(missing)[0]))
     # Each entry is read on its own, so the first that fails alone is found by halving
     # (O(n) in all, where one call per entry costs ~0.1 ms with pandas): when the first
     # half of the part that fails reads, the failure is in the second.
@@ -1645,9 +1657,7 @@ def _parse_time_strings(array, name):
         try:
             parse(text[position:position + 1])
         except (ValueError, TypeError):
-            raise ValueError(
-                f"{name}[{position}] = {text[position].item()!r} is not an ISO 8601 time"
-            ) from None
+            refuse(position)
     raise error
 
 

@@ -182,8 +182,22 @@ def test_a_refused_entry_is_named_with_its_position_in_every_container(bad):
         with pytest.raises(ValueError) as error:
             check_times(times, len(texts))
         assert str(error.value) == message, kind
-    with pytest.raises(ValueError, match=r"^time\[0\] = .* is not an ISO 8601 time$"):
+    with pytest.raises(ValueError) as error:
         check_time_value(bad)
+    assert str(error.value) == f"time = {bad!r} is not an ISO 8601 time"  # (one value: no [0])
+
+
+@pytest.mark.parametrize("missing", ["NaT", "", "now", "today"])
+def test_no_time_is_refused_in_every_container(missing):
+    """Both parsers read "NaT" and "" as NaT, and "now" and "today" as the moment of the
+    call: none is a point's time."""
+    texts = ["2024-03-01T00:00Z", missing, "2024-03-01T01:00Z"]
+    for kind, times in text_containers(texts):
+        with pytest.raises(ValueError) as error:
+            check_times(times, len(texts))
+        assert str(error.value) == f"times[1] = {missing!r} is not an ISO 8601 time", kind
+    with pytest.raises(ValueError, match=f"^time = {missing!r} is not an ISO 8601 time$"):
+        check_time_value(missing)
 
 
 @pytest.mark.parametrize("with_pandas", [True, False])
