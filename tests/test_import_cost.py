@@ -46,6 +46,37 @@ def test_import_loads_no_deferred_module(statement):
     assert [name for name in DEFERRED if name in loaded] == []
 
 
+CLI = """
+import io, json, sys
+from hmeasure_stream.cli import main
+try:
+    code = main({argv!r}, stdout=io.StringIO())
+except SystemExit as done:  # --version
+    code = done.code
+print(json.dumps([code, sorted({{name.partition(".")[0] for name in sys.modules}})]))
+"""
+
+
+@pytest.mark.parametrize(("argv", "used"), [
+    (["--version"], ()),
+    # pyarrow reads the CSV (its CSV reader, in blocks of whole lines); nothing else deferred.
+    (["{path}", "--window", "50", "--metrics", "auc,h", "--no-progress"], ("pyarrow",)),
+    (["{path}", "--window", "50", "--every", "7", "--alert", "auc<0.3", "--no-progress"],
+     ("pyarrow",)),
+])
+def test_the_command_line_loads_only_what_its_run_uses(tmp_path, argv, used):
+    rng = np.random.default_rng(4)
+    y = rng.integers(0, 2, 300)
+    path = tmp_path / "rows.csv"
+    path.write_text("label,score\n" + "".join(f"{label},{score!r}\n" for label, score in
+                                              zip(y.tolist(), (rng.random(300) + y).tolist())))
+    code, loaded = fresh(CLI.format(argv=[arg.format(path=path) for arg in argv]))
+    assert code == 0
+    assert "numpy" in loaded or argv == ["--version"]
+    assert [name for name in DEFERRED if name in loaded and name not in used] == []
+    assert "tqdm" not in loaded  # (standard error is no terminal)
+
+
 FIRST_USE = """
 import json, sys
 import numpy as np
