@@ -69,7 +69,7 @@ def test_the_command_line_loads_only_what_its_run_uses(tmp_path, argv, used):
     y = rng.integers(0, 2, 300)
     path = tmp_path / "rows.csv"
     path.write_text("label,score\n" + "".join(f"{label},{score!r}\n" for label, score in
-                                              zip(y.tolist(), (rng.random(300) + y).tolist())))
+                                              zip(y.tolist(), (rng.random(300) + y).tolist(), strict=True)))
     code, loaded = fresh(CLI.format(argv=[arg.format(path=path) for arg in argv]))
     assert code == 0
     assert "numpy" in loaded or argv == ["--version"]
