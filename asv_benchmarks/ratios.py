@@ -31,7 +31,10 @@ average_precision -- against np.sort of the same scores, with the targets
 auc / np.sort and h_measure / auc; then, in a child process started with
 numpy's vectorised sort disabled, auc against numpy's scalar sort, which the
 package's own sort must beat),
-``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC),
+``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC and MOA's
+``WindowAUCImbalancedPerformanceEvaluator`` at windows 10^3 to 10^5, MOA in its own
+JVM with the jar of CapyMOA's environment, ``MOA_PYTHON``, or ``MOA_JAR``; skipped
+with a note when absent),
 ``hull`` (DynamicH vs the hmeasure package, ApproxH vs h_measure, and the
 time and actual error of ApproxH against epsilon on the embedded real stream),
 ``partial`` (partial_auc and weighted_auc against auc and scikit-learn's
@@ -82,9 +85,11 @@ import argparse
 import itertools
 import os
 import pickle
+import shutil
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 import warnings
 
@@ -293,6 +298,120 @@ def river_step_seconds(window, steps, seed, name="RollingROCAUC"):
     return (time.perf_counter() - start) / steps
 
 
+# --- MOA's windowed AUC evaluator, beside river in part "streaming" ---------------
+
+#: MOA runs on the JVM; its jar comes with CapyMOA, in an environment of its own
+#: (not a dependency).  MOA_JAR names the jar directly, else MOA_PYTHON's capymoa has it.
+MOA_PYTHON = os.environ.get("MOA_PYTHON", "/work/moa-venv/bin/python")
+
+# A driver compiled with javac against MOA's jar: argv = data file (little-endian
+# float64 pairs label, score), window, steps.  It fills the window, then times
+# ``steps`` updates each followed by a read of the window's AUC, once to warm the
+# JIT and once measured, on fresh estimators; prints seconds per step and the AUC
+# read after the last step (to compare values with ours).
+_MOA_DRIVER = """
+import java.nio.ByteBuffer;
+import java.nio.ByteOrder;
+import java.nio.DoubleBuffer;
+import java.nio.file.Files;
+import java.nio.file.Paths;
+import moa.evaluation.WindowAUCImbalancedPerformanceEvaluator;
+
+public class MoaWindowStep {
+    public static void main(String[] args) throws Exception {
+        DoubleBuffer data = ByteBuffer.wrap(Files.readAllBytes(Paths.get(args[0])))
+            .order(ByteOrder.LITTLE_ENDIAN).asDoubleBuffer();
+        int n = data.remaining() / 2;
+        boolean[] positive = new boolean[n];
+        double[] score = new double[n];
+        for (int i = 0; i < n; i++) {
+            positive[i] = data.get() == 1.0;
+            score[i] = data.get();
+        }
+        int window = Integer.parseInt(args[1]);
+        int steps = Integer.parseInt(args[2]);
+        double[] last = new double[1];
+        run(positive, score, window, steps, last);
+        double seconds = run(positive, score, window, steps, last);
+        System.out.println(seconds / steps + " " + Double.toString(last[0]));
+    }
+
+    static double run(boolean[] positive, double[] score, int window, int steps, double[] last) {
+        var evaluator = new WindowAUCImbalancedPerformanceEvaluator();
+        evaluator.widthOption.setValue(window);
+        evaluator.reset(2);
+        var estimator = evaluator.getAucEstimator();
+        for (int i = 0; i < window; i++) {
+            estimator.add(score[i], positive[i], (score[i] >= 0.5) == positive[i]);
+        }
+        double sink = 0.0;
+        long start = System.nanoTime();
+        for (int i = window; i < window + steps; i++) {
+            estimator.add(score[i], positive[i], (score[i] >= 0.5) == positive[i]);
+            sink += estimator.getAUC();
+        }
+        long stop = System.nanoTime();
+        last[0] = estimator.getAUC();
+        if (Double.isNaN(sink)) {
+            System.err.println("no AUC");
+        }
+        return (stop - start) * 1e-9;
+    }
+}
+"""
+
+
+def _moa_jar():
+    """(the path of MOA's jar, where it comes from), or None with a printed note saying
+    why MOA is skipped."""
+    jar, version = os.environ.get("MOA_JAR"), "MOA_JAR"
+    if jar is None and os.path.exists(MOA_PYTHON):
+        found = subprocess.run(
+            [MOA_PYTHON, "-c", "import capymoa, pathlib; print(capymoa.__version__); "
+             "print(pathlib.Path(capymoa.__file__).parent / 'jar' / 'moa.jar')"],
+            capture_output=True, text=True, check=False)
+        if found.returncode == 0:
+            version, jar = found.stdout.split()
+            version = f"capymoa {version}"
+    missing = [tool for tool in ("java", "javac") if shutil.which(tool) is None]
+    if jar is None or not os.path.exists(jar) or missing:
+        why = f"no {' or '.join(missing)} on PATH" if missing else (
+            f"no MOA jar: set MOA_JAR, or MOA_PYTHON to the python of an environment with "
+            f"capymoa (tried {MOA_PYTHON})")
+        print(f"  (MOA column skipped: {why})")
+        return None
+    return jar, version
+
+
+#: Steps timed per window: MOA reads the AUC in O(W), so fewer at larger windows.
+MOA_STEPS = {10**3: 20_000, 10**4: 3_000, 10**5: 300}
+
+
+class MoaEvaluator:
+    """MOA's ``WindowAUCImbalancedPerformanceEvaluator`` timed in its own JVM: the driver
+    is compiled once into a temporary folder, each call runs one measured pass."""
+
+    def __init__(self, jar, version, folder):
+        self.jar, self.version, self.folder = jar, version, folder
+        with open(os.path.join(folder, "MoaWindowStep.java"), "w") as source:
+            source.write(_MOA_DRIVER)
+        subprocess.run(["javac", "-cp", jar, "-d", folder,
+                        os.path.join(folder, "MoaWindowStep.java")], check=True)
+
+    def step(self, window, steps, seed):
+        """(seconds per update + AUC read, the AUC after the last step)."""
+        y, s = make_data(window + steps, seed)
+        path = os.path.join(self.folder, f"rows-{window}-{steps}-{seed}.bin")
+        if not os.path.exists(path):
+            np.column_stack([y.astype("<f8"), s.astype("<f8")]).tofile(path)
+        done = subprocess.run(
+            ["java", "-Xss16m", "-cp", os.pathsep.join([self.jar, self.folder]),
+             "MoaWindowStep", path, str(window), str(steps)],
+            capture_output=True, text=True, check=True)
+        seconds, last = done.stdout.split()
+        return float(seconds), float(last)
+
+
 def sliding_step_seconds(window, steps, seed):
     """sliding_window's compiled loop, per point of a stream of window + steps."""
     y, s = make_data(window + steps, seed)
@@ -348,7 +467,17 @@ def streaming_part(args):
     for window in (10**3, 10**4, 10**5, 10**6):
         measures[f"sliding {window}"] = (
             lambda window=window: sliding_step_seconds(window, 10**6, args.seed))
-    medians = interleaved_rounds(measures, rounds)
+    found = _moa_jar()
+    with tempfile.TemporaryDirectory() as folder:
+        moa = MoaEvaluator(*found, folder) if found is not None else None
+        moa_last = {}
+        for window, steps in MOA_STEPS.items():
+            if moa is not None:
+                def moa_measure(window=window, steps=steps):
+                    seconds, moa_last[window] = moa.step(window, steps, args.seed)
+                    return seconds
+                measures[f"moa {window}"] = moa_measure
+        medians = interleaved_rounds(measures, rounds)
     river_small, river_large = medians["river 10^3"], medians["river 10^5"]
     loop_small, loop_large = medians["loop 10^3"], medians["loop 10^6"]
     sliding = {w: medians[f"sliding {w}"] for w in (10**3, 10**4, 10**5, 10**6)}
@@ -359,6 +488,14 @@ def streaming_part(args):
     print(f"  DynamicAUC Python loop, window 10^3 {loop_small * 1e6:9.3f} us")
     print(f"  DynamicAUC Python loop, window 10^6 {loop_large * 1e6:9.3f} us"
           f" (growth {loop_large / loop_small:.2f}x: sorted blocks)")
+    if moa is not None:
+        print(f"  MOA WindowAUCImbalancedPerformanceEvaluator ({moa.version}), update + AUC read:")
+        for window, steps in MOA_STEPS.items():
+            y, s = make_data(window + steps, args.seed)
+            ours = float(sliding_window(y, s, window)["auc"][-1])
+            print(f"    window {window:<9,} {medians[f'moa {window}'] * 1e6:10.3f} us "
+                  f"= {medians[f'moa {window}'] / sliding[window]:9.1f}x sliding_window"
+                  f"; last AUC MOA {moa_last[window]!r}, ours {ours!r}")
     bytes_per_point = structure_bytes_per_point(DynamicAUC(), 10**6, args.seed)
     print(f"  DynamicAUC memory at 10^6 points  {bytes_per_point:10.1f} bytes/point")
     print("  targets:")
@@ -1402,7 +1539,6 @@ def _nannyml_per_chunk(probs, chunk, rounds):
     """NannyML's seconds per chunk (a dict), or None with a printed note when its
     environment is absent or fails."""
     import json
-    import tempfile
 
     if not os.path.exists(NANNYML_PYTHON):
         print(f"  (NannyML column skipped: no {NANNYML_PYTHON}; set NANNYML_PYTHON to the "
