@@ -24,7 +24,6 @@ threshold.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from typing import Literal, NamedTuple
 
 import numpy as np
@@ -49,7 +48,7 @@ from hmeasure_stream._validation import (
     check_probability_level,
     labels_and_ranked_scores,
 )
-from hmeasure_stream.typing import Labels, Scores, Weights
+from hmeasure_stream.typing import Columns, CostPrevalence, Labels, Scores, Weights
 
 __all__ = ["CostThreshold", "PrecisionRecallCurve", "ROCCurve", "average_precision",
            "coords", "min_cost_threshold", "precision_recall_curve", "roc_curve"]
@@ -303,8 +302,9 @@ def average_precision(y_true: Labels, y_score: Scores, *,
 
 def coords(y_true: Labels, y_score: Scores, x: float | ArrayLike | str, *,
            input: Literal["threshold", "specificity", "sensitivity"] = "threshold",
-           ret: str | Sequence[str] = ("threshold", "specificity", "sensitivity"),
+           ret: Columns = ("threshold", "specificity", "sensitivity"),
            best_method: Literal["youden", "closest_topleft"] = "youden",
+           best_weights: CostPrevalence = (1, 0.5),
            sample_weight: Weights | None = None, pos_label: Label = None) -> dict[str,
            FloatArray]:
     """Operating points of the ROC curve, as R pROC's ``coords``.
@@ -336,6 +336,13 @@ def coords(y_true: Labels, y_score: Scores, x: float | ArrayLike | str, *,
         ``"closest_topleft"``.
     best_method : {"youden", "closest_topleft"}, default "youden"
         The criterion of ``x="best"``; all tied thresholds are returned.
+    best_weights : (float, float), default (1, 0.5)
+        ``(cost, prevalence)`` of ``x="best"``, as pROC's ``best.weights``:
+        the cost of a false negative relative to a false positive, and the
+        share of class 1 in the population.  With r = (1 - prevalence) /
+        (cost * prevalence), the best threshold maximises sensitivity + r
+        specificity (``"youden"``) or minimises (1 - sensitivity)^2 + r (1 -
+        specificity)^2 (``"closest_topleft"``); the default is r = 1.
 
     Returns
     -------
@@ -348,7 +355,8 @@ def coords(y_true: Labels, y_score: Scores, x: float | ArrayLike | str, *,
     ------
     ValueError
         On invalid input, as for :func:`auc`; an unknown ``input``, ``ret``
-        or ``best_method``; an ``x`` outside [0, 1] for a rate.
+        or ``best_method``; ``best_weights`` not a cost > 0 and a prevalence
+        in (0, 1); an ``x`` outside [0, 1] for a rate.
 
     See Also
     --------
@@ -378,11 +386,13 @@ def coords(y_true: Labels, y_score: Scores, x: float | ArrayLike | str, *,
 'fp': array([0.])}
     >>> coords(y, s, "best", ret=("threshold", "youden"))  # two tie
     {'threshold': array([0.275, 0.55 ]), 'youden': array([0.66666667, 0.66666667])}
+    >>> coords(y, s, "best", best_weights=(1.0, 0.25), ret="threshold")  # r = 3
+    {'threshold': array([0.55])}
     """
-    input, ret, best_method = check_coords_options(input, ret, best_method)
+    input, ret, best = check_coords_options(input, ret, best_method, best_weights)
     keys, fp, tp, scale = _cumulative(y_true, y_score, sample_weight, pos_label, "coords",
                                       counts=True)
-    table: dict[str, FloatArray] = coords_of(keys, fp, tp, x, input, ret, best_method, scale)
+    table: dict[str, FloatArray] = coords_of(keys, fp, tp, x, input, ret, best, scale)
     return table
 
 

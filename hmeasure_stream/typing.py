@@ -16,13 +16,16 @@ True
 """
 
 import datetime
+from collections.abc import Sequence
 from typing import Any, Literal, TypeAlias
 
 import numpy as np
 from numpy.typing import ArrayLike, NDArray
 
 __all__ = [
+    "Columns",
     "Correction",
+    "CostPrevalence",
     "Duration",
     "FloatArray",
     "Label",
@@ -62,5 +65,10 @@ Priors: TypeAlias = tuple[float, float] | None
 RateRange: TypeAlias = tuple[float, float] | None
 #: Seed of a random generator.
 RandomState: TypeAlias = int | np.random.SeedSequence | np.random.Generator | None
+#: Names of the columns to return (``coords``'s ``ret``): one name or several.
+Columns: TypeAlias = str | Sequence[str]
+#: (cost, prevalence) of ``coords``' best threshold: the cost of a false negative
+#: relative to a false positive, and the share of class 1 (pROC's ``best.weights``).
+CostPrevalence: TypeAlias = tuple[float, float]
 #: Which partial-AUC correction to apply.
 Correction: TypeAlias = Literal["mcclish"] | None

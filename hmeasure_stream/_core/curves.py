@@ -28,7 +28,7 @@ from hmeasure_stream._validation import (
 
 __all__ = ["COORDS_RETURNS", "average_precision_of", "check_coords_options",
            "check_coords_x", "coords_at", "coords_between", "coords_of", "hull_of",
-           "precision_recall_of", "roc_curve_of"]
+           "precision_recall_of", "roc_curve_of", "specificity_weight"]
 
 # What ``coords`` can return, in pROC's names (``youden`` is J = sens + spec - 1).
 COORDS_RETURNS = ("threshold", "specificity", "sensitivity", "accuracy", "precision", "npv",
@@ -37,8 +37,10 @@ COORDS_RETURNS = ("threshold", "specificity", "sensitivity", "accuracy", "precis
 COORDS_INPUTS = ("threshold", "specificity", "sensitivity")
 
 
-def check_coords_options(input, ret, best_method):
-    """``coords``'s ``input``, ``ret`` (a tuple) and ``best_method``, checked once."""
+def check_coords_options(input, ret, best_method, best_weights=(1.0, 0.5)):
+    """``coords``'s ``input``, ``ret`` (a tuple) and the rule of ``x="best"``, checked
+    once: ``(input, ret, best)`` with ``best = (best_method, r)``, r the weight of the
+    specificity against the sensitivity that ``best_weights`` gives."""
     input = check_option(input, "input", COORDS_INPUTS)
     best_method = check_option(best_method, "best_method", ("youden", "closest_topleft"))
     if isinstance(ret, str):
@@ -46,7 +48,31 @@ def check_coords_options(input, ret, best_method):
     ret = tuple(ret)
     for name in ret:
         check_option(name, "ret", COORDS_RETURNS)
-    return input, ret, best_method
+    return input, ret, (best_method, specificity_weight(best_weights))
+
+
+def specificity_weight(best_weights):
+    """r = (1 - prevalence) / (cost prevalence) of ``best_weights = (cost, prevalence)``:
+    the cost of a false negative relative to a false positive and the share of class 1
+    make a false positive rate r times as costly as a false negative rate, so the best
+    threshold maximises sensitivity + r specificity (pROC's ``best.weights``, whose
+    expression this is, so that its float ties are pROC's)."""
+    refused = (f"best_weights must be (cost, prevalence) with cost > 0 and 0 < prevalence "
+               f"< 1, got {best_weights!r}")
+    try:
+        cost, prevalence = best_weights
+    except (TypeError, ValueError):
+        raise ValueError(refused) from None
+    for value in (cost, prevalence):
+        if isinstance(value, (bool, np.bool_)) or not isinstance(value, numbers.Real):
+            raise ValueError(refused)
+    cost, prevalence = float(cost), float(prevalence)
+    if not (0.0 < cost < np.inf and 0.0 < prevalence < 1.0):
+        raise ValueError(refused)
+    r = (1.0 - prevalence) / (cost * prevalence)
+    if not 0.0 < r < np.inf:
+        raise ValueError(f"{refused}: the ratio (1 - prevalence) / (cost prevalence) is {r!r}")
+    return r
 
 
 def check_coords_x(x, input, scale=EXACT_SCALE):
@@ -154,9 +180,10 @@ def proc_curve(keys, fp, tp, scale=EXACT_SCALE):
     return thresholds, fp_at, tp_at
 
 
-def coords_of(keys, fp, tp, x, input, ret, best_method, scale=EXACT_SCALE):
-    """``coords`` on the whole curve of the cumulative sums (options checked); ``scale``
-    relates ``keys`` to the user's scores."""
+def coords_of(keys, fp, tp, x, input, ret, best, scale=EXACT_SCALE):
+    """``coords`` on the whole curve of the cumulative sums (options checked, ``best``
+    as ``check_coords_options`` gives it); ``scale`` relates ``keys`` to the user's
+    scores."""
     total_neg, total_pos = float(fp[-1]), float(tp[-1])
     if isinstance(x, str):
         x = check_option(x, "x", ("all", "best"))
@@ -164,11 +191,13 @@ def coords_of(keys, fp, tp, x, input, ret, best_method, scale=EXACT_SCALE):
         specificity = (total_neg - fp_at) / total_neg
         sensitivity = tp_at / total_pos
         chosen = slice(None)
+        best_method, r = best
+        # Every threshold whose criterion equals the best one in float64 (pROC's ties).
         if x == "best" and best_method == "youden":
-            score = sensitivity + specificity
+            score = sensitivity + r * specificity
             chosen = score == score.max()
         elif x == "best":
-            distance = (1.0 - sensitivity) ** 2 + (1.0 - specificity) ** 2
+            distance = (1.0 - sensitivity) ** 2 + r * (1.0 - specificity) ** 2
             chosen = distance == distance.min()
         return table(ret, thresholds[chosen], specificity[chosen], sensitivity[chosen],
                      fp_at[chosen], tp_at[chosen], total_neg, total_pos)

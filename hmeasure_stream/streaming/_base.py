@@ -9,7 +9,6 @@ from __future__ import annotations
 import copyreg
 import dataclasses
 import pickle
-from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, cast
 
 import numpy as np
@@ -68,6 +67,7 @@ from hmeasure_stream.streaming._window_rules import (
     half_life_of,
     window_of,
 )
+from hmeasure_stream.typing import Columns, CostPrevalence
 
 # The types of the structures' slots, for the type checker only: a class body with
 # annotations would give every structure an ``__annotations__`` that help() lists.
@@ -455,12 +455,12 @@ class PointSet(Pickled, _PointSlots):
         return average_precision_of(*self._sums()[1:])
 
     def coords(self, x: object, *, input: str = "threshold",
-               ret: str | Sequence[str] = ("threshold", "specificity", "sensitivity"),
-               best_method: str = "youden") -> Any:
+               ret: Columns = ("threshold", "specificity", "sensitivity"),
+               best_method: str = "youden", best_weights: CostPrevalence = (1, 0.5)) -> Any:
         """:func:`~hmeasure_stream.coords`; O(log n) a value of ``x``, O(n) for "all", "best"."""
-        input, ret, best_method = check_coords_options(input, ret, best_method)
+        input, ret, best = check_coords_options(input, ret, best_method, best_weights)
         if isinstance(x, str):
-            return coords_of(*self._sums(units=True), x, input, ret, best_method)
+            return coords_of(*self._sums(units=True), x, input, ret, best)
         keys, values = check_coords_x(x, input)
         engine = self._engine
         units = self._units()
@@ -470,7 +470,7 @@ class PointSet(Pickled, _PointSlots):
             nan = np.full(values.shape[0], np.nan)
             return table(ret, nan, nan, nan, nan, nan, np.nan, np.nan)
         if not isinstance(engine, BlockedAUCEngine):  # ApproxAUC's treap: from its groups
-            return coords_of(*self._sums(units=True), values, input, ret, best_method)
+            return coords_of(*self._sums(units=True), values, input, ret, best)
         if keys is not None:
             above = weights_from(engine, keys) * units
             return threshold_table(ret, values, above[:, 0], above[:, 1], total_neg * units,

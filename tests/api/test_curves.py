@@ -8,6 +8,7 @@ tests/data/proc_coords.json (tools/make_proc_coords_reference.py).
 
 import functools
 import json
+import pickle
 import warnings
 from fractions import Fraction
 from pathlib import Path
@@ -151,6 +152,101 @@ def test_coords_equal_proc(name):
     assert_like_proc(hs.coords(y, s, "best", ret=ret), proc["best_youden"], "best youden")
     assert_like_proc(hs.coords(y, s, "best", best_method="closest_topleft", ret=ret),
                      proc["best_topleft"], "best closest.topleft")
+
+
+PROC_WEIGHTS = json.loads((Path(__file__).parents[1] / "data" / "proc_best_weights.json")
+                          .read_text())
+WEIGHTED_CALLS = [(name, k) for name, calls in sorted(PROC_WEIGHTS["datasets"].items())
+                  for k in range(len(calls))]
+
+
+def weighted_like_proc(columns, weights):
+    """The package's coords columns in pROC's names and meanings with ``best.weights``:
+    its youden is sensitivity + r specificity, its closest.topleft (1 - sensitivity)^2 +
+    r (1 - specificity)^2, r = (1 - prevalence) / (cost prevalence)."""
+    cost, prevalence = weights
+    r = (1 - prevalence) / (cost * prevalence)
+    sens, spec = columns["sensitivity"], columns["specificity"]
+    return {"threshold": columns["threshold"], "specificity": spec, "sensitivity": sens,
+            "tp": columns["tp"], "fp": columns["fp"], "youden": sens + r * spec,
+            "closest.topleft": (1 - sens) ** 2 + r * (1 - spec) ** 2}
+
+
+@pytest.mark.parametrize("structure", [False, True])
+@pytest.mark.parametrize(("name", "k"), WEIGHTED_CALLS)
+def test_best_weights_pick_procs_thresholds(name, k, structure):
+    call = PROC_WEIGHTS["datasets"][name][k]
+    inputs = PROC["datasets"][name]["input"]
+    y, s = np.array(inputs["y"]), np.array(inputs["s1"])
+    method = call["method"].replace(".", "_")
+    weights = tuple(call["weights"])
+    ret = ("threshold", "specificity", "sensitivity", "tp", "fp")
+    if structure:
+        tracker = hs.DynamicAUC()
+        tracker.add_many(y, s)
+        ours = tracker.coords("best", ret=ret, best_method=method, best_weights=weights)
+    else:
+        ours = hs.coords(y, s, "best", ret=ret, best_method=method, best_weights=weights)
+    ours = weighted_like_proc(ours, weights)
+    for column in PROC_WEIGHTS["ret"]:
+        # The same thresholds, as many as pROC's ties, each with pROC's values.
+        np.testing.assert_allclose(ours[column], proc_column(call["coords"][column]),
+                                   rtol=1e-12, atol=1e-14,
+                                   err_msg=f"{name} {method} {weights}: {column}")
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_best_weights_maximise_the_weighted_criterion(seed):
+    # Brute force: every threshold "score >= t" over the distinct scores (and above all),
+    # its criterion counted point by point; the chosen thresholds attain the best value.
+    rng = np.random.default_rng(seed)
+    n = int(rng.integers(5, 60))
+    y = rng.integers(0, 2, n)
+    y[:2] = [0, 1]
+    s = rng.integers(0, 8, n) + 0.5 * y
+    w = rng.choice([0.5, 1.0, 3.0], n)
+    cost, prevalence = float(rng.uniform(0.2, 5)), float(rng.uniform(0.05, 0.95))
+    r = (1 - prevalence) / (cost * prevalence)
+    for method in ("youden", "closest_topleft"):
+        best = hs.coords(y, s, "best", ret=("threshold", "sensitivity", "specificity"),
+                         best_method=method, best_weights=(cost, prevalence), sample_weight=w)
+
+        def criterion(t, method=method):
+            sens = w[(y == 1) & (s >= t)].sum() / w[y == 1].sum()
+            spec = w[(y == 0) & (s < t)].sum() / w[y == 0].sum()
+            if method == "youden":
+                return sens + r * spec
+            return -((1 - sens) ** 2 + r * (1 - spec) ** 2)
+
+        values = [criterion(t) for t in (*np.unique(s), np.inf)]
+        assert best["threshold"].size >= 1
+        for t in best["threshold"]:
+            assert criterion(t) == pytest.approx(max(values), rel=1e-12, abs=1e-15)
+
+
+@pytest.mark.parametrize("weights", [(0, 0.5), (-1, 0.5), (1, 0), (1, 1), (1, 1.5),
+                                     (np.inf, 0.5), (1, np.nan), (True, 0.5), (1,),
+                                     (1, 0.5, 2), "ab", None, (1e-310, 0.5)])
+def test_best_weights_refused(weights):
+    y, s = [0, 1, 0, 1], [0.1, 0.8, 0.3, 0.4]
+    with pytest.raises(ValueError, match="best_weights must be"):
+        hs.coords(y, s, "best", best_weights=weights)
+    tracker = hs.DynamicAUC()
+    tracker.add_many(y, s)
+    before = pickle.dumps(tracker)
+    with pytest.raises(ValueError, match="best_weights must be"):
+        tracker.coords("best", best_weights=weights)
+    assert pickle.dumps(tracker) == before
+
+
+def test_default_best_weights_are_the_unweighted_criteria():
+    rng = np.random.default_rng(3)
+    y, s = rng.integers(0, 2, 300), rng.integers(0, 30, 300)
+    for method in ("youden", "closest_topleft"):
+        plain = hs.coords(y, s, "best", best_method=method)
+        weighted = hs.coords(y, s, "best", best_method=method, best_weights=(1, 0.5))
+        for column in plain:
+            np.testing.assert_array_equal(plain[column], weighted[column])
 
 
 def test_coords_at_a_threshold_counts_the_points_at_or_above_it():
