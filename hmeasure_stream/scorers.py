@@ -61,6 +61,21 @@ def _partial_auc_score(y_true: ArrayLike, y_score: ArrayLike, *, pos_label: Labe
     return partial_auc(y_true, y_score, pos_label=_class_one(y_true, pos_label), **options)
 
 
+def _scorer_or_score(score: Callable[..., float], pos_label: Label, options: dict[str, Any],
+                     scoring: tuple[Any, ...], score_params: dict[str, Any]) -> Any:
+    """The scorer of ``score``, or, called as a scorer itself (``scoring=h_scorer``, as
+    scikit-learn calls ``scorer(estimator, X, y, **score_params)``), its value."""
+    scorer = _make(score, pos_label, options)
+    if not scoring:
+        if score_params:
+            raise TypeError(f"unexpected keyword arguments {sorted(score_params)}")
+        return scorer
+    if len(scoring) != 3:
+        raise TypeError(f"a scorer is called as scorer(estimator, X, y), got {len(scoring)} "
+                        "positional arguments")
+    return scorer(*scoring, **score_params)
+
+
 def _make(score: Callable[..., float], pos_label: Label, options: dict[str, Any]) -> Any:
     pos_label = check_pos_label(pos_label)
     make_scorer = import_optional("sklearn.metrics", needed_by="hmeasure_stream.scorers",
@@ -74,8 +89,9 @@ def _make(score: Callable[..., float], pos_label: Label, options: dict[str, Any]
     return make_scorer(score, response_method=_RESPONSE_METHOD, **options)
 
 
-def h_scorer(*, alpha: float = 2.0, beta: float = 2.0, severity_ratio: SeverityRatio = None,
-             priors: Priors = None, pos_label: Label = None) -> Any:
+def h_scorer(*scoring: Any, alpha: float = 2.0, beta: float = 2.0,
+             severity_ratio: SeverityRatio = None, priors: Priors = None,
+             pos_label: Label = None, **score_params: Any) -> Any:
     """A scikit-learn scorer of Hand's H-measure on ``decision_function`` or ``predict_proba``.
 
     The scorer asks the fitted classifier for its scores of class 1 as
@@ -84,10 +100,15 @@ def h_scorer(*, alpha: float = 2.0, beta: float = 2.0, severity_ratio: SeverityR
     probabilities are scored), otherwise the class 1 column of
     ``predict_proba(X)``; it returns :func:`~hmeasure_stream.h_measure` of
     them against ``y``.  Pass it as ``scoring=`` to cross-validation and
-    searches.
+    searches, made (``scoring=h_scorer(alpha=3)``) or as it is
+    (``scoring=h_scorer``, the defaults).
 
     Parameters
     ----------
+    *scoring : (estimator, X, y), optional
+        Given, ``h_scorer`` is the scorer with the defaults (and the options
+        given) and returns the score: scikit-learn calls
+        ``scoring(estimator, X, y, **score_params)``.
     alpha, beta, severity_ratio, priors
         As for :func:`~hmeasure_stream.h_measure`.
     pos_label : hashable, optional
@@ -95,11 +116,15 @@ def h_scorer(*, alpha: float = 2.0, beta: float = 2.0, severity_ratio: SeverityR
         ``decision_function`` negated when it is ``classes_[0]``, as
         scikit-learn does.  Default: the larger of the two labels, the class
         scikit-learn scores (``classes_[1]``).
+    **score_params
+        With ``scoring``: what scikit-learn passes to a scorer
+        (``sample_weight``).
 
     Returns
     -------
-    callable
-        A scorer ``scorer(estimator, X, y)``, greater is better.
+    callable or float
+        A scorer ``scorer(estimator, X, y)``, greater is better; with
+        ``scoring``, its value.
 
     Raises
     ------
@@ -142,6 +167,9 @@ def h_scorer(*, alpha: float = 2.0, beta: float = 2.0, severity_ratio: SeverityR
     True
     >>> cross_val_score(LogisticRegression(), X, y, cv=2, scoring=h_scorer()).shape
     (2,)
+    >>> (cross_val_score(LogisticRegression(), X, y, cv=2, scoring=h_scorer)
+    ...  == cross_val_score(LogisticRegression(), X, y, cv=2, scoring=h_scorer())).all()
+    np.True_
     >>> from sklearn.svm import LinearSVC  # no predict_proba: its decision_function
     >>> svm = LinearSVC().fit(X, y)
     >>> h_scorer()(svm, X, y) == h_measure(y, svm.decision_function(X))
@@ -150,11 +178,12 @@ def h_scorer(*, alpha: float = 2.0, beta: float = 2.0, severity_ratio: SeverityR
     check_cost(alpha, beta, severity_ratio, priors)
     options = {"alpha": alpha, "beta": beta, "severity_ratio": severity_ratio,
                "priors": priors}
-    return _make(_h_score, pos_label, options)
+    return _scorer_or_score(_h_score, pos_label, options, scoring, score_params)
 
 
-def partial_auc_scorer(*, fpr_range: RateRange = None, tpr_range: RateRange = None,
-                       correction: Correction = None, pos_label: Label = None) -> Any:
+def partial_auc_scorer(*scoring: Any, fpr_range: RateRange = None,
+                       tpr_range: RateRange = None, correction: Correction = None,
+                       pos_label: Label = None, **score_params: Any) -> Any:
     """A scikit-learn scorer of the partial AUC on ``decision_function`` or ``predict_proba``.
 
     The scorer asks the fitted classifier for its scores of class 1 as
@@ -168,15 +197,21 @@ def partial_auc_scorer(*, fpr_range: RateRange = None, tpr_range: RateRange = No
 
     Parameters
     ----------
+    *scoring : (estimator, X, y), optional
+        Given, the scorer's value, as for :func:`h_scorer`
+        (``scoring=partial_auc_scorer``: the whole AUC).
     fpr_range, tpr_range, correction
         As for :func:`~hmeasure_stream.partial_auc`.
     pos_label : hashable, optional
         The label of class 1, as for :func:`h_scorer`.
+    **score_params
+        With ``scoring``, as for :func:`h_scorer`.
 
     Returns
     -------
-    callable
-        A scorer ``scorer(estimator, X, y)``, greater is better.
+    callable or float
+        A scorer ``scorer(estimator, X, y)``, greater is better; with
+        ``scoring``, its value.
 
     Raises
     ------
@@ -221,4 +256,4 @@ def partial_auc_scorer(*, fpr_range: RateRange = None, tpr_range: RateRange = No
     check_rate_range(tpr_range, "tpr_range")
     check_partial_correction(correction, fpr_range, tpr_range)
     options = {"fpr_range": fpr_range, "tpr_range": tpr_range, "correction": correction}
-    return _make(_partial_auc_score, pos_label, options)
+    return _scorer_or_score(_partial_auc_score, pos_label, options, scoring, score_params)

@@ -21,7 +21,7 @@ from sklearn.ensemble import RandomForestClassifier
 from sklearn.exceptions import UndefinedMetricWarning
 from sklearn.linear_model import LogisticRegression
 from sklearn.metrics import make_scorer, roc_auc_score
-from sklearn.model_selection import StratifiedKFold, cross_val_score
+from sklearn.model_selection import GridSearchCV, StratifiedKFold, cross_val_score
 from sklearn.pipeline import make_pipeline
 from sklearn.preprocessing import StandardScaler
 from sklearn.svm import LinearSVC
@@ -90,6 +90,43 @@ def test_cross_val_score_is_finite_without_warnings(rng, name, labels, pos_label
         expected = folds_by_hand(MODELS[name], metric, x, y, cv,
                                  labels[1] if pos_label is None else pos_label, **options)
         np.testing.assert_array_equal(got, expected)
+
+
+@pytest.mark.parametrize("name", sorted(MODELS))
+@pytest.mark.parametrize("labels", [(0, 1), ("churn", "stay")])
+def test_scorers_passed_as_they_are_score_with_the_defaults(rng, name, labels):
+    # scoring=h_scorer (not h_scorer()), as scikit-learn users pass make_scorer's result:
+    # the values of the default scorer, each fold by hand, with no warning (a scorer that
+    # raised would be nan with a warning).
+    x, y = classification(rng, 240, labels)
+    cv = StratifiedKFold(4, shuffle=True, random_state=1)
+    for factory, metric in ((h_scorer, h_measure), (partial_auc_scorer, partial_auc)):
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            got = cross_val_score(MODELS[name](), x, y, cv=cv, scoring=factory,
+                                  error_score="raise")
+            grid = GridSearchCV(MODELS[name](), {}, cv=cv, scoring={"m": factory},
+                                refit=False, error_score="raise").fit(x, y)
+        expected = folds_by_hand(MODELS[name], metric, x, y, cv, labels[1])
+        np.testing.assert_array_equal(got, expected)
+        assert grid.cv_results_["mean_test_m"][0] == pytest.approx(expected.mean(), rel=1e-15)
+
+
+def test_scorer_called_as_a_scorer_takes_options_and_weights(rng):
+    x, y = classification(rng, 200, (0, 1))
+    model = MODELS[sorted(MODELS)[0]]().fit(x, y)
+    w = rng.random(200)
+    s = scores_by_hand(model, x, 1)
+    assert h_scorer(model, x, y, alpha=3.0) == h_measure(y, s, alpha=3.0)
+    assert h_scorer(model, x, y, sample_weight=w) == h_measure(y, s, sample_weight=w)
+    assert partial_auc_scorer(model, x, y, fpr_range=(0, 0.2)) == partial_auc(
+        y, s, fpr_range=(0, 0.2))
+    with pytest.raises(TypeError, match="scorer\\(estimator, X, y\\), got 2"):
+        h_scorer(model, x)
+    with pytest.raises(TypeError, match="unexpected keyword arguments \\['sample_weight'\\]"):
+        h_scorer(sample_weight=w)
+    with pytest.raises(ValueError, match="alpha"):
+        h_scorer(model, x, y, alpha=-1.0)
 
 
 @pytest.mark.parametrize("name", sorted(MODELS))
