@@ -29,7 +29,7 @@ from hmeasure_stream import (
     roc_hull,
     roc_points,
 )
-from hmeasure_stream._validation import check_duration, import_optional
+from hmeasure_stream._validation import check_duration, check_option, import_optional
 from hmeasure_stream.metric_table import METRICS
 from hmeasure_stream.streaming._window_rules import check_window_counts
 
@@ -593,6 +593,38 @@ def _level_text(level: float | ConfidenceLevel | None) -> str:
     return f"{100 * level.level:.10g}% CI (DeLong)"
 
 
+def _check_ylim(ylim: object) -> str | tuple[float, float]:
+    """``plot_metrics``' ``ylim``: "data", "full" or a pair of finite numbers, low < high."""
+    if isinstance(ylim, str):
+        return str(check_option(ylim, "ylim", ("data", "full")))
+    try:
+        low, high = (float(value) for value in ylim)  # type: ignore[attr-defined]
+    except (TypeError, ValueError):
+        low = high = np.nan
+    if not (np.isfinite(low) and np.isfinite(high) and low < high):
+        raise ValueError(f"ylim must be 'data', 'full' or (low, high) with low < high, got "
+                         f"{ylim!r}")
+    return low, high
+
+
+def _value_limits(ylim: str | tuple[float, float], drawn: list[np.ndarray],
+                  references: list[float]) -> tuple[float, float]:
+    """The value axis' limits for ``ylim`` (checked) and the values drawn."""
+    if not isinstance(ylim, str):
+        return ylim
+    finite = [values[np.isfinite(values)] for values in drawn]
+    finite = [values for values in finite if values.size]
+    if ylim == "full" or not (finite or references):
+        # [0, 1], or up to the largest value (a log loss is not bounded by 1).
+        top = max((float(values.max()) for values in finite), default=1.0)
+        return -0.02, max(1.0, top) * 1.02
+    low = min([float(values.min()) for values in finite] + references)
+    high = max([float(values.max()) for values in finite] + references)
+    # A flat line gets a span of its own size (or 0.01 at 0), not a zero-height axis.
+    margin = 0.05 * (high - low) if high > low else max(0.01, 0.05 * abs(high))
+    return low - margin, high + margin
+
+
 def plot_metrics(metrics: Mapping[Any, ArrayLike] | pd.DataFrame, *,
                  rows: ArrayLike | None = None, ax: Axes | None = None, title: str | None = None,
                  window: int | Duration | _NotGiven | None = _NOT_GIVEN,
@@ -601,12 +633,13 @@ def plot_metrics(metrics: Mapping[Any, ArrayLike] | pd.DataFrame, *,
                  xlabel: str | None = None, ylabel: str | None = None,
                  reference: float | Sequence[float] | dict[str, float] | None = None,
                  bands: dict[str, tuple[ArrayLike | float, ArrayLike | float]] | None = None,
-                 colors: dict[str, ColorType] | None = None, legend: bool = True) -> Axes:
+                 colors: dict[str, ColorType] | None = None, legend: bool = True,
+                 ylim: Literal["data", "full"] | tuple[float, float] = "data") -> Axes:
     """Plot metrics over time, e.g. the result of :func:`~hmeasure_stream.sliding_window`.
 
-    One line per metric, on a shared [0, 1] axis, against the stream position
-    or time (a date axis), with the legend to the right of the axes, outside
-    the data.
+    One line per metric, on a shared value axis zoomed to what is drawn,
+    against the stream position or time (a date axis), with the legend to
+    the right of the axes, outside the data.
 
     Parameters
     ----------
@@ -672,6 +705,12 @@ def plot_metrics(metrics: Mapping[Any, ArrayLike] | pd.DataFrame, *,
         The colour of some or all metrics (default: the axes' colour cycle).
     legend : bool, default=True
         Draw the legend (outside the axes, on the right).
+    ylim : {"data", "full"} or (float, float), default "data"
+        The value axis: ``"data"`` from the least to the largest value drawn
+        (lines shown, bands and reference lines), with a margin of 5% of
+        that span, so that a wobble of 0.94 to 0.96 and its band are seen;
+        ``"full"`` the metrics' whole range [0, 1] (up to the largest value
+        when one is above 1, as a log loss); a pair, those limits.
 
     Returns
     -------
@@ -683,7 +722,7 @@ def plot_metrics(metrics: Mapping[Any, ArrayLike] | pd.DataFrame, *,
     ValueError
         If ``metrics`` is not a mapping of names to 1-d numeric arrays of one
         length, ``rows``, ``min_periods``, ``reference`` or ``bands`` do not
-        fit it, or ``window``, ``half_life`` or ``level`` is not one.
+        fit it, or ``window``, ``half_life``, ``level`` or ``ylim`` is not one.
 
     See Also
     --------
@@ -725,6 +764,7 @@ def plot_metrics(metrics: Mapping[Any, ArrayLike] | pd.DataFrame, *,
     """
     columns = _columns(metrics)
     n = columns[0][2].shape[0]
+    limits = _check_ylim(ylim)
     window_text = _window_text(window, half_life)
     band_text = _level_text(level)
     if min_periods is not None:  # as the windows check it (None: nothing hidden)
@@ -793,10 +833,10 @@ def plot_metrics(metrics: Mapping[Any, ArrayLike] | pd.DataFrame, *,
     if ylabel is None:
         ylabel = _metric_label(columns[0][0]) if len(columns) == 1 else "metric value"
     ax.set_ylabel(ylabel)
-    # [0, 1], or up to the largest value (a log loss is not bounded by 1).
     shown = [values[hidden:] for _, _, values in columns]
-    top = max((float(np.nanmax(v)) for v in shown if np.isfinite(v).any()), default=1.0)
-    ax.set_ylim(-0.02, max(1.0, top) * 1.02)
+    shown += [bound[hidden:] if name in metric_colors else bound
+              for name, bounds in band_bounds.items() for bound in bounds]
+    ax.set_ylim(*_value_limits(limits, shown, [value for _, value in references]))
     ax.grid(True, color="0.9", linewidth=0.6)
     if title is None:
         title, window_text = window_text, None

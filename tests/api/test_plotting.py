@@ -321,6 +321,39 @@ def test_plot_metrics_shows_the_probability_metrics_beyond_one(rng):
     assert top > 1 and ax.get_ylim()[1] >= top
 
 
+def test_plot_metrics_zooms_to_what_is_drawn():
+    # A wobble of 0.94 to 0.96 with a band 0.93 to 0.97: the axis spans the band with a
+    # margin of 5% of it, so the wobble fills the axes instead of 2% of [0, 1].
+    x = np.linspace(0, 6, 300)
+    auc = 0.95 + 0.01 * np.sin(x)
+    values = {"auc": auc, "auc_lo": auc - 0.01, "auc_hi": auc + 0.01, "h": auc - 0.05}
+    ax = plot_metrics(values)
+    low, high = float(values["h"].min()), float(values["auc_hi"].max())  # ~0.89, ~0.97
+    span = high - low
+    np.testing.assert_allclose(ax.get_ylim(), (low - 0.05 * span, high + 0.05 * span))
+    # Hidden values (min_periods) do not count; reference lines do.
+    wild = auc.copy()
+    wild[:10] = 0.2
+    ax = plot_metrics({"auc": wild}, min_periods=11, reference=0.9)
+    top = float(wild[10:].max())
+    np.testing.assert_allclose(ax.get_ylim(), (0.9 - 0.05 * (top - 0.9),
+                                               top + 0.05 * (top - 0.9)))
+    # "full" keeps [0, 1]; a pair is taken as given; a flat line gets a span.
+    assert plot_metrics(values, ylim="full").get_ylim() == pytest.approx((-0.02, 1.02))
+    assert plot_metrics(values, ylim=(0.5, 1)).get_ylim() == (0.5, 1.0)
+    np.testing.assert_allclose(plot_metrics({"auc": np.full(5, 0.8)}).get_ylim(),
+                               (0.76, 0.84))
+    # Nothing finite to draw: [0, 1].
+    assert plot_metrics({"auc": np.full(5, np.nan)}).get_ylim() == pytest.approx((-0.02, 1.02))
+
+
+@pytest.mark.parametrize("ylim", ["zoom", (1, 0), (0, np.inf), (0,), 3, ("a", "b")])
+def test_plot_metrics_refuses_a_bad_ylim(ylim):
+    with pytest.raises(ValueError, match="ylim"):
+        plot_metrics({"auc": np.linspace(0.5, 0.9, 5)}, ylim=ylim)
+    assert plt.get_fignums() == []
+
+
 # -- plot_metrics over time: the date axis, the window in words, the band's level ----
 
 
