@@ -33,6 +33,7 @@ from hmeasure_stream._core.curves import (
     average_precision_of,
     check_coords_options,
     coords_of,
+    det_curve_of,
     precision_recall_of,
     roc_curve_of,
 )
@@ -50,8 +51,9 @@ from hmeasure_stream._validation import (
 )
 from hmeasure_stream.typing import Columns, CostPrevalence, Labels, Scores, Weights
 
-__all__ = ["CostThreshold", "PrecisionRecallCurve", "ROCCurve", "average_precision",
-           "coords", "min_cost_threshold", "precision_recall_curve", "roc_curve"]
+__all__ = ["CostThreshold", "DETCurve", "PrecisionRecallCurve", "ROCCurve",
+           "average_precision", "coords", "det_curve", "min_cost_threshold",
+           "precision_recall_curve", "roc_curve"]
 
 
 class ROCCurve(NamedTuple):
@@ -88,6 +90,35 @@ class ROCCurve(NamedTuple):
 
     fpr: np.ndarray
     tpr: np.ndarray
+    thresholds: np.ndarray
+
+
+class DETCurve(NamedTuple):
+    """The detection error tradeoff curve of :func:`det_curve`.
+
+    Attributes
+    ----------
+    fpr : ndarray of float64
+        False positive rates, non-increasing.
+    fnr : ndarray of float64
+        False negative rates (1 - TPR), non-decreasing.
+    thresholds : ndarray
+        Increasing: ``fpr[i]``, ``fnr[i]`` are the rates of "class 1 when the
+        score is >= thresholds[i]" (:ref:`rule <thresholds>`).
+
+    See Also
+    --------
+    det_curve : the curve of one set of points.
+
+    Examples
+    --------
+    >>> from hmeasure_stream.curves import det_curve
+    >>> det_curve([0, 1, 0, 1], [0.2, 0.6, 0.7, 0.9]).fnr
+    array([0. , 0.5, 0.5])
+    """
+
+    fpr: np.ndarray
+    fnr: np.ndarray
     thresholds: np.ndarray
 
 
@@ -196,6 +227,57 @@ def roc_curve(y_true: Labels, y_score: Scores, *, sample_weight: Weights | None 
     keys, fp, tp, scale = _cumulative(y_true, y_score, sample_weight, pos_label,
                                       "The ROC curve")
     return ROCCurve(*roc_curve_of(keys, fp, tp, drop_intermediate, scale))
+
+
+def det_curve(y_true: Labels, y_score: Scores, *, sample_weight: Weights | None = None,
+              pos_label: Label = None, drop_intermediate: bool = False) -> DETCurve:
+    """The detection error tradeoff (DET) curve: false negative against false positive rates.
+
+    The ROC curve's points with the miss rate 1 - TPR in place of the TPR,
+    from the last point with no false positives to the first with no false
+    negatives (the points beyond them lie at infinity on the normal deviate
+    scale a DET plot uses), thresholds increasing, as scikit-learn returns them.
+
+    Parameters
+    ----------
+    y_true, y_score, sample_weight, pos_label
+        As for :func:`roc_curve`.
+    drop_intermediate : bool, default False
+        Leave out the points whose true positives equal both neighbours'
+        (inside a stretch of one false negative rate), as scikit-learn's
+        option does.
+
+    Returns
+    -------
+    DETCurve
+        ``(fpr, fnr, thresholds)``.
+
+    Raises
+    ------
+    ValueError
+        On invalid input, as for :func:`auc`, and when a class has no weight.
+
+    See Also
+    --------
+    roc_curve : the same points as (FPR, TPR), from threshold ``inf``.
+
+    Notes
+    -----
+    O(n log n).  Equal to ``sklearn.metrics.det_curve`` with the same
+    arguments.  A. Martin, G. Doddington, T. Kamm, M. Ordowski and M.
+    Przybocki, "The DET curve in assessment of detection task performance",
+    Eurospeech, 1997.
+
+    Examples
+    --------
+    >>> from hmeasure_stream.curves import det_curve
+    >>> fpr, fnr, thresholds = det_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
+    >>> fpr, fnr, thresholds
+    (array([0.5, 0.5, 0. ]), array([0. , 0.5, 0.5]), array([0.35, 0.4 , 0.8 ]))
+    """
+    keys, fp, tp, scale = _cumulative(y_true, y_score, sample_weight, pos_label,
+                                      "The DET curve")
+    return DETCurve(*det_curve_of(keys, fp, tp, drop_intermediate, scale))
 
 
 def precision_recall_curve(y_true: Labels, y_score: Scores, *,

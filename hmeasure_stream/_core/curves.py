@@ -27,7 +27,8 @@ from hmeasure_stream._validation import (
 )
 
 __all__ = ["COORDS_RETURNS", "average_precision_of", "check_coords_options",
-           "check_coords_x", "coords_at", "coords_between", "coords_of", "hull_of",
+           "check_coords_x", "coords_at", "coords_between", "coords_of", "det_curve_of",
+           "hull_of",
            "precision_recall_of", "roc_curve_of", "specificity_weight"]
 
 # What ``coords`` can return, in pROC's names (``youden`` is J = sens + spec - 1).
@@ -132,6 +133,26 @@ def roc_curve_of(keys, fp, tp, drop_intermediate, scale=EXACT_SCALE) -> tuple[An
     fpr = np.concatenate(([0.0], fp / fp[-1]))
     tpr = np.concatenate(([0.0], tp / tp[-1]))
     return fpr, tpr, scale.thresholds(keys, before=(np.inf,))
+
+
+def det_curve_of(keys, fp, tp, drop_intermediate, scale=EXACT_SCALE):
+    """(fpr, fnr, thresholds) of ``det_curve``: the points of the ROC curve from the last
+    with no false positive to the first with no false negative, thresholds increasing."""
+    fp = np.concatenate(([0.0], fp))
+    tp = np.concatenate(([0.0], tp))
+    thresholds = scale.thresholds(keys, before=(np.inf,))
+    if drop_intermediate and fp.shape[0] > 2:
+        # A point whose true positives equal both neighbours' lies inside a stretch of
+        # one false negative rate: the DET curve is straight there.
+        kept = np.concatenate(([True], (np.diff(tp[:-1]) != 0) | (np.diff(tp[1:]) != 0),
+                               [True]))
+        fp, tp, thresholds = fp[kept], tp[kept], thresholds[kept]
+    # Points before the last without false positives, or after the first without false
+    # negatives, only move along an axis the normal deviate scale sends to infinity.
+    first = int(np.searchsorted(fp, 0.0, side="right")) - 1
+    last = int(np.searchsorted(tp, tp[-1], side="left")) + 1
+    chosen = slice(last - 1, first - 1 if first > 0 else None, -1)
+    return fp[chosen] / fp[-1], (tp[-1] - tp[chosen]) / tp[-1], thresholds[chosen]
 
 
 def hull_of(group_neg, group_pos, keys=None, scale=EXACT_SCALE):
