@@ -22,18 +22,24 @@ refused for it.
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Literal, NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from hmeasure_stream._core.binning import check_bins
+from hmeasure_stream._core.classes import as_label_array, encode_given, encode_sorted
 from hmeasure_stream._core.groups import exact_sum as _exact_sum
 from hmeasure_stream._validation import (
     FloatArray,
     Label,
     binary_input,
     check_option,
+    check_probabilities,
+    check_weights,
     labels_as_is_pos,
     raise_bad_probability,
     scaled_weights,
@@ -118,12 +124,71 @@ def _probability_input(y_true: Labels, y_prob: Probabilities, sample_weight: Wei
     raise_bad_probability(probs, "y_prob")
     if weights is None:
         return is_pos, probs, None, 0
+    return (is_pos, probs, *_scaled(weights, metric))
+
+
+def _scaled(weights: FloatArray, metric: str) -> tuple[FloatArray, int]:
+    """Checked weights scaled by one power of two, and its exponent; some must be > 0."""
     if not weights.any():
         raise ValueError(f"{metric} is undefined when every point weighs 0: "
                          "sample_weight has no positive entry")
     # One power of two for all (exact): no value depends on the weights' scale.
-    scaled, exponent = scaled_weights(weights)
-    return is_pos, probs, scaled, exponent
+    return scaled_weights(weights)
+
+
+def _point_weights(sample_weight: Weights | None, n_points: int, metric: str
+                   ) -> FloatArray | None:
+    """The weights scaled by one power of two (None without ``sample_weight``)."""
+    if sample_weight is None:
+        return None
+    return _scaled(check_weights(sample_weight, n_points), metric)[0]
+
+
+def _is_class_matrix(y_prob: Probabilities) -> bool:
+    """Whether ``y_prob`` is a matrix of (n, k >= 2) class probabilities."""
+    shape = getattr(y_prob, "shape", None)
+    if shape is None:
+        try:
+            shape = np.shape(y_prob)
+        except (TypeError, ValueError):
+            return False
+    return len(shape) == 2 and shape[1] >= 2
+
+
+def _class_probability_input(y_true: Labels, y_prob: Probabilities,
+                             sample_weight: Weights | None, classes: Sequence[Label] | None,
+                             pos_label: Label, metric: str
+                             ) -> tuple[NDArray[np.intp], FloatArray, FloatArray | None]:
+    """Validated (n, k) input: each point's column, the probabilities (rows summing to 1)
+    and the scaled weights (None without ``sample_weight``)."""
+    if pos_label is not None:
+        raise ValueError("pos_label names class 1 of the probabilities of one class; the "
+                         "columns of an (n, k) y_prob are the classes (classes=, else the "
+                         "sorted labels of y_true)")
+    array = as_label_array(y_true)
+    probs = np.asarray(y_prob)
+    if probs.shape[0] != array.shape[0]:
+        raise ValueError(f"y_true and y_prob have different lengths: {array.shape[0]} and "
+                         f"{probs.shape[0]}")
+    k = probs.shape[1]
+    found, codes = encode_sorted(array) if classes is None else encode_given(array, classes)
+    if len(found) != k:
+        told = "classes has" if classes is not None else "y_true has"
+        hint = "" if classes is not None else "; pass classes= to name the class of each column"
+        raise ValueError(f"{told} {len(found)} classes but y_prob has {k} columns{hint}")
+    tolerance = math.sqrt(np.finfo(probs.dtype).eps if probs.dtype.kind == "f"
+                          and probs.dtype.itemsize <= 8 else _LOG_EPS)
+    matrix = np.empty(probs.shape, dtype=np.float64)
+    for column in range(k):
+        matrix[:, column] = check_probabilities(probs[:, column], f"y_prob[:, {column}]")
+    # The rows' sums in the input's precision: a float32 row is not refused for float32's
+    # rounding of a sum of 1.
+    off = np.flatnonzero(np.abs(matrix.sum(axis=1) - 1.0) > k * tolerance)
+    if off.size:
+        row = int(off[0])
+        raise ValueError(f"each row of y_prob must sum to 1 (the probabilities of the "
+                         f"classes); row {row} sums to {float(matrix[row].sum())!r}")
+    return codes, matrix, _point_weights(sample_weight, array.shape[0], metric)
 
 
 def _weighted_mean(values: FloatArray, weights: FloatArray | None) -> float:
@@ -135,25 +200,31 @@ def _weighted_mean(values: FloatArray, weights: FloatArray | None) -> float:
 
 
 def brier_score(y_true: Labels, y_prob: Probabilities, *, sample_weight: Weights | None = None,
-                pos_label: Label = None) -> float:
+                pos_label: Label = None, classes: Sequence[Label] | None = None) -> float:
     """The Brier score: the mean squared difference between label and probability.
 
     ``sum_i w_i (y_i - p_i)^2 / sum_i w_i`` with y_i = 1 for class 1 and 0
     for class 0; 0 for certain and right probabilities, 1 for certain and
-    wrong ones.
+    wrong ones.  With k >= 3 classes, ``sum_i w_i sum_c (y_ic - p_ic)^2 /
+    sum_i w_i`` (y_ic = 1 for the point's class), in [0, 2].
 
     Parameters
     ----------
     y_true : array-like of shape (n,)
-        Labels, 0/1, -1/1 or bool.
-    y_prob : array-like of shape (n,) or (n, 1)
-        The probability of class 1 of each point, in [0, 1].  An (n, 2)
-        ``predict_proba`` output is refused: pass its class 1 column.
+        Labels, 0/1, -1/1 or bool; with an (n, k) ``y_prob``, any k labels.
+    y_prob : array-like of shape (n,), (n, 1) or (n, k)
+        The probability of class 1 of each point, in [0, 1]; or each point's
+        probabilities of the k classes (``predict_proba``), rows summing to 1.
     sample_weight : array-like of shape (n,), optional
         Non-negative finite weight of each point; at least one positive.
     pos_label : hashable, optional
         The label of class 1 (a string, number, bool, ...); the one other
-        label in ``y_true`` is class 0 and a third one is refused.
+        label in ``y_true`` is class 0 and a third one is refused.  Not with
+        an (n, k) ``y_prob``.
+    classes : sequence of labels, optional
+        The class of each column of an (n, k) ``y_prob`` (scikit-learn's
+        ``labels``).  Default: the sorted labels of ``y_true``, which must
+        then be k.
 
     Returns
     -------
@@ -173,9 +244,12 @@ def brier_score(y_true: Labels, y_prob: Probabilities, *, sample_weight: Weights
 
     Notes
     -----
-    O(n).  Equal to ``sklearn.metrics.brier_score_loss`` of binary labels
-    (also with one class absent, which leaves the score defined).  The sums
-    are exactly rounded (``math.fsum``).  The score of G. W. Brier,
+    O(n k).  Equal to ``sklearn.metrics.brier_score_loss`` of binary labels
+    (also with one class absent, which leaves the score defined), and of k
+    classes (halved for two columns, as scikit-learn's ``scale_by_half="auto"``,
+    so that (n, 2) probabilities score as their class 1 column).  Rows that
+    do not sum to 1 are refused (scikit-learn warns).  The sums are exactly
+    rounded (``math.fsum``).  The score of G. W. Brier,
     "Verification of forecasts expressed in terms of probability", Monthly
     Weather Review 78(1), 1950, for two classes, halved (Brier summed over
     both classes).
@@ -187,24 +261,43 @@ def brier_score(y_true: Labels, y_prob: Probabilities, *, sample_weight: Weights
     0.09375
     >>> brier_score(["spam", "ham", "ham", "spam"], [0.25, 0.75, 1.0, 0.5], pos_label="ham")
     0.09375
+    >>> brier_score(["cat", "dog", "emu"], [[0.5, 0.5, 0], [0, 1, 0], [0.25, 0.25, 0.5]])
+    0.2916666666666667
     """
+    if _is_class_matrix(y_prob):
+        codes, matrix, weights = _class_probability_input(
+            y_true, y_prob, sample_weight, classes, pos_label, "The Brier score")
+        gaps = matrix.copy()
+        gaps[np.arange(codes.shape[0]), codes] -= 1.0
+        squares = np.square(gaps).sum(axis=1)
+        # Two columns: the binary score, which counts the one class's gap once.
+        return _weighted_mean(squares / 2 if matrix.shape[1] == 2 else squares, weights)
+    _no_classes(classes)
     is_pos, probs, weights, _ = _probability_input(y_true, y_prob, sample_weight, pos_label,
                                                    "The Brier score")
     return _weighted_mean(np.square(is_pos - probs), weights)
 
 
+def _no_classes(classes: object) -> None:
+    if classes is not None:
+        raise ValueError("classes= names the columns of an (n, k) y_prob; y_prob holds the "
+                         "probabilities of class 1 only")
+
+
 def log_loss(y_true: Labels, y_prob: Probabilities, *, sample_weight: Weights | None = None,
-             pos_label: Label = None) -> float:
+             pos_label: Label = None, classes: Sequence[Label] | None = None) -> float:
     """The log loss: the mean negative log-likelihood of the labels under the probabilities.
 
     ``-sum_i w_i (y_i log p_i + (1 - y_i) log(1 - p_i)) / sum_i w_i``
     (natural logarithm), each probability first clipped to
     ``[eps, 1 - eps]`` with eps the float64 machine epsilon (2.2e-16), so
     that a certain and wrong probability costs -log(eps) = 36.04, not inf.
+    With an (n, k) ``y_prob``, ``-sum_i w_i log p_i,c(i) / sum_i w_i``, the
+    probability of each point's own class, clipped alike.
 
     Parameters
     ----------
-    y_true, y_prob, sample_weight, pos_label
+    y_true, y_prob, sample_weight, pos_label, classes
         As for :func:`brier_score`.
 
     Returns
@@ -230,7 +323,9 @@ def log_loss(y_true: Labels, y_prob: Probabilities, *, sample_weight: Weights | 
     float64's for any input (scikit-learn clips float32 input at float32's
     epsilon, 1.2e-7).  One class absent leaves the loss defined: it equals
     scikit-learn's with ``labels=[0, 1]`` (without, scikit-learn refuses).
-    The sums are exactly rounded (``math.fsum``).
+    Of k classes, equal to scikit-learn's with ``labels=classes``; rows that
+    do not sum to 1 are refused (scikit-learn warns).  O(n k).  The sums are
+    exactly rounded (``math.fsum``).
 
     Examples
     --------
@@ -240,6 +335,12 @@ def log_loss(y_true: Labels, y_prob: Probabilities, *, sample_weight: Weights | 
     >>> round(log_loss([1], [0.0]), 4)  # clipped at eps: -log(2.2e-16)
     36.0437
     """
+    if _is_class_matrix(y_prob):
+        codes, matrix, weights = _class_probability_input(
+            y_true, y_prob, sample_weight, classes, pos_label, "The log loss")
+        own = matrix[np.arange(codes.shape[0]), codes]
+        return _weighted_mean(-np.log(np.clip(own, _LOG_EPS, 1 - _LOG_EPS)), weights)
+    _no_classes(classes)
     is_pos, probs, weights, _ = _probability_input(y_true, y_prob, sample_weight, pos_label,
                                                    "The log loss")
     # The probability given to each point's own class (1 - p computed first, as
@@ -293,24 +394,38 @@ def _bins(is_pos: FloatArray, probs: FloatArray, weights: FloatArray | None, n_b
     return _Bins(edges, index, weight, prob_pred, prob_true, filled)
 
 
-def _gaps_l1_max(bins: _Bins) -> tuple[float, float]:
-    """(ECE, MCE): the mean by weight and the maximum of the bins' |mean p - share of class 1|."""
+def _gap_norm(bins: _Bins, norm: str) -> float:
+    """The bins' gaps |mean p - share of class 1| in ``norm``: their mean by weight
+    ("l1", the ECE), the root of their mean square by weight ("l2", the RMS calibration
+    error) or their maximum ("max", the MCE)."""
     gaps = np.abs(bins.prob_pred - bins.prob_true)[bins.filled]
     weight = bins.weight[bins.filled]
-    return _weighted_mean(gaps, weight), float(gaps.max())
+    if norm == "l1":
+        return _weighted_mean(gaps, weight)
+    if norm == "l2":
+        return math.sqrt(_weighted_mean(np.square(gaps), weight))
+    return float(gaps.max())
+
+
+def _gaps_l1_max(bins: _Bins) -> tuple[float, float]:
+    """(ECE, MCE) of the bins."""
+    return _gap_norm(bins, "l1"), _gap_norm(bins, "max")
 
 
 def calibration_error(y_true: Labels, y_prob: Probabilities, *, n_bins: int = 10,
                       strategy: Literal["uniform", "quantile"] = "uniform",
-                      norm: Literal["l1", "max"] = "l1", sample_weight: Weights | None = None,
+                      norm: Literal["l1", "l2", "max"] = "l1",
+                      sample_weight: Weights | None = None,
                       pos_label: Label = None) -> float:
     """Expected or maximum calibration error over bins of the probabilities.
 
     The points are put in bins by their probability; in each bin b with
     weight W_b the gap is ``|mean p - share of class 1|``.  The expected
     calibration error (ECE, ``norm="l1"``) is the mean gap weighted by
-    ``W_b / sum W``, the maximum calibration error (MCE, ``norm="max"``) the
-    largest gap; bins without points take no part.
+    ``W_b / sum W``, the root mean square calibration error (``norm="l2"``)
+    the root of the mean squared gap so weighted, the maximum calibration
+    error (MCE, ``norm="max"``) the largest gap; bins without points take no
+    part.
 
     Parameters
     ----------
@@ -325,8 +440,8 @@ def calibration_error(y_true: Labels, y_prob: Probabilities, *, n_bins: int = 10
         hold about as many points each.  As in scikit-learn's
         ``calibration_curve``, a probability on an inner edge falls into
         the bin below it.
-    norm : {"l1", "max"}, default "l1"
-        ECE or MCE.
+    norm : {"l1", "l2", "max"}, default "l1"
+        ECE, RMS calibration error or MCE.
 
     Returns
     -------
@@ -353,8 +468,11 @@ def calibration_error(y_true: Labels, y_prob: Probabilities, *, n_bins: int = 10
     stay the percentiles of the probabilities of the points of positive
     weight, each counting once.  The errors of M. P. Naeini, G. F. Cooper
     and M. Hauskrecht, "Obtaining well calibrated probabilities using
-    Bayesian binning", AAAI 2015.  The ECE depends on the bins: it is a
-    reading of the reliability diagram, not a proper score.
+    Bayesian binning", AAAI 2015; ``"l2"`` is torchmetrics'
+    ``calibration_error(norm="l2")`` (its bins put a probability on an inner
+    edge in the bin above: the values agree wherever none lies on one).  The
+    ECE depends on the bins: it is a reading of the reliability diagram, not
+    a proper score.
 
     Examples
     --------
@@ -365,13 +483,14 @@ def calibration_error(y_true: Labels, y_prob: Probabilities, *, n_bins: int = 10
     0.083333
     >>> round(calibration_error(y, p, n_bins=2, norm="max"), 6)
     0.133333
+    >>> round(calibration_error(y, p, n_bins=2, norm="l2"), 6)  # sqrt of the mean square
+    0.097183
     """
     n_bins, strategy = _check_binning(n_bins, strategy)
-    norm = check_option(norm, "norm", ("l1", "max"))
+    norm = check_option(norm, "norm", ("l1", "l2", "max"))
     is_pos, probs, weights, _ = _probability_input(y_true, y_prob, sample_weight, pos_label,
                                                    "The calibration error")
-    ece, mce = _gaps_l1_max(_bins(is_pos, probs, weights, n_bins, strategy))
-    return ece if norm == "l1" else mce
+    return _gap_norm(_bins(is_pos, probs, weights, n_bins, strategy), norm)
 
 
 def calibration_report(y_true: Labels, y_prob: Probabilities, *, n_bins: int = 10,

@@ -344,15 +344,29 @@ ALL = [getattr(hs, name) for name in sorted({public_name(name)
         ([0, 1], [0.5], r"^y_true and y_prob have different lengths: 2 and 1$"),
         ([0, 2, 1], [0.1, 0.2, 0.3],
          r"^y_true must contain only labels 0 and 1 \(or booleans\); found 2 at position 1"),
-        ([0, 1], [[0.5, 0.5], [0.2, 0.8]],
-         r"^y_prob must be 1-d, one score per point, got an array of shape \(2, 2\): pass the "
-         r"scores of class 1, y_prob\[:, 1\] for predict_proba"),
         ([0, 1], ["a", "b"], r"^y_prob must be numeric, got an array of dtype <U1$"),
     ],
 )
 def test_bad_input_is_refused(function, y, p, message):
     with pytest.raises(ValueError, match=message):
         function(y, p)
+
+
+CLASS_PROBABILITIES = (brier_score, log_loss)  # also (n, k) probabilities of k classes
+
+
+@pytest.mark.parametrize("function", ALL, ids=lambda f: f.__name__)
+def test_predict_proba_output(function):
+    # (n, 2) probabilities: the scores of the classes, which the two multi-class scores
+    # read as their class 1 column; every other function asks for that column.
+    y, matrix = [0, 1, 1], [[0.5, 0.5], [0.2, 0.8], [0.75, 0.25]]
+    if function in CLASS_PROBABILITIES:
+        assert function(y, matrix) == function(y, [0.5, 0.8, 0.25])
+        return
+    with pytest.raises(ValueError, match=(
+            r"^y_prob must be 1-d, one score per point, got an array of shape \(3, 2\): pass "
+            r"the scores of class 1, y_prob\[:, 1\] for predict_proba")):
+        function(y, matrix)
 
 
 @pytest.mark.parametrize("function", ALL, ids=lambda f: f.__name__)
@@ -387,8 +401,34 @@ def test_bad_binning_is_refused(function, options, message):
 
 
 def test_bad_norm_is_refused():
-    with pytest.raises(ValueError, match=r"^norm must be one of 'l1', 'max'; got 'l2'$"):
-        calibration_error([0, 1], [0.1, 0.9], norm="l2")
+    with pytest.raises(ValueError, match=r"^norm must be one of 'l1', 'l2', 'max'; got 'l3'$"):
+        calibration_error([0, 1], [0.1, 0.9], norm="l3")
+
+
+@pytest.mark.parametrize("strategy", ["uniform", "quantile"])
+@pytest.mark.parametrize("seed", range(5))
+def test_rms_calibration_error_from_the_bins(strategy, seed):
+    # norm="l2": the root of the bins' squared gaps averaged by the bins' weights, the bins
+    # those of calibration_curve (brute force over the points of each bin).
+    rng = np.random.default_rng(seed)
+    n = 500
+    p = rng.uniform(size=n)
+    y = (rng.uniform(size=n) < p**1.5).astype(int)
+    w = rng.uniform(0.5, 2, n) if seed % 2 else np.ones(n)
+    edges = np.asarray(brute_edges(p, w, 8, strategy))
+    bins = np.searchsorted(edges[1:-1], p)
+    squares = total = 0.0
+    for b in range(8):
+        inside = bins == b
+        if w[inside].sum() > 0:
+            gap = np.average(p[inside], weights=w[inside]) - np.average(y[inside],
+                                                                     weights=w[inside])
+            squares += w[inside].sum() * gap**2
+            total += w[inside].sum()
+    got = calibration_error(y, p, n_bins=8, strategy=strategy, norm="l2",
+                            sample_weight=w if seed % 2 else None)
+    assert got == pytest.approx(math.sqrt(squares / total), rel=1e-12)
+    assert calibration_error(y, p, n_bins=8, strategy=strategy, norm="l1") <= got + 1e-15
 
 
 def test_options_are_checked_before_the_data():
@@ -398,3 +438,97 @@ def test_options_are_checked_before_the_data():
 
 def test_numpy_integers_are_bins():
     assert calibration_error(Y, P, n_bins=np.int64(4)) == calibration_error(Y, P, n_bins=4)
+
+
+# -- probabilities of k classes: brier_score and log_loss of an (n, k) y_prob -------------
+
+def class_probabilities(rng, n, k, dyadic=False):
+    """n rows of k probabilities summing to 1 (multiples of 1/64 with ``dyadic``, exact
+    in float64 and in their sums)."""
+    if dyadic:
+        cuts = np.sort(rng.integers(0, 65, (n, k - 1)), axis=1)
+        edges = np.column_stack([np.zeros(n, int), cuts, np.full(n, 64)])
+        return np.diff(edges, axis=1) / 64
+    raw = rng.gamma(0.7, size=(n, k))
+    return raw / raw.sum(axis=1, keepdims=True)
+
+
+@pytest.mark.parametrize("k", [2, 3, 5])
+@pytest.mark.parametrize("seed", range(4))
+def test_class_probabilities_equal_scikit_learn(k, seed):
+    rng = np.random.default_rng(seed)
+    n = 300
+    names = np.array(["ant", "bee", "cat", "dog", "eel"][:k])
+    y = names[rng.integers(0, k, n)]
+    y[:k] = names
+    probs = class_probabilities(rng, n, k)
+    w = rng.uniform(0, 3, n) if seed % 2 else None
+    np.testing.assert_allclose(brier_score(y, probs, sample_weight=w),
+                               brier_score_loss(y, probs, sample_weight=w), rtol=1e-14)
+    np.testing.assert_allclose(log_loss(y, probs, sample_weight=w),
+                               sk_log_loss(y, probs, sample_weight=w), rtol=1e-14)
+    # A listed class without points, and float32 rows (their sums off by float32's rounding).
+    wide = np.column_stack([probs, np.zeros(n)])
+    classes = [*names, "fox"]
+    np.testing.assert_allclose(log_loss(y, wide, classes=classes),
+                               sk_log_loss(y, wide, labels=classes), rtol=1e-14)
+    np.testing.assert_allclose(brier_score(y, wide, classes=classes),
+                               brier_score_loss(y, wide, labels=classes), rtol=1e-14)
+    single = probs.astype(np.float32)
+    np.testing.assert_allclose(log_loss(y, single),
+                               log_loss(y, single.astype(np.float64)), rtol=0)
+
+
+@pytest.mark.parametrize("seed", range(6))
+def test_class_probabilities_by_the_definitions(seed):
+    # Exact: dyadic probabilities and integer weights, the sums as fractions.
+    from fractions import Fraction
+
+    rng = np.random.default_rng(seed)
+    n, k = 60, 4
+    y = rng.integers(0, k, n)
+    y[:k] = range(k)
+    probs = class_probabilities(rng, n, k, dyadic=True)
+    w = rng.integers(0, 4, n).astype(float)
+    w[0] = 1.0
+    squares = sum(Fraction(w[i]) * sum((Fraction(probs[i, c]) - (c == y[i]))**2
+                                       for c in range(k)) for i in range(n))
+    assert brier_score(y, probs, sample_weight=w) == float(squares / Fraction(w.sum()))
+    own = np.clip(probs[np.arange(n), y], np.finfo(float).eps, 1 - np.finfo(float).eps)
+    expected = math.fsum(-w[i] * math.log(own[i]) for i in range(n)) / math.fsum(w)
+    assert log_loss(y, probs, sample_weight=w) == pytest.approx(expected, rel=1e-15)
+    # Classes in another column order: the columns follow them.
+    order = [2, 0, 3, 1]
+    assert brier_score(y, probs[:, order], classes=order) == brier_score(y, probs)
+
+
+@pytest.mark.parametrize("function", CLASS_PROBABILITIES, ids=lambda f: f.__name__)
+@pytest.mark.parametrize(
+    ("y", "p", "options", "message"),
+    [
+        (["a", "b", "c"], [[0.5, 0.5, 0], [0, 1, 0], [0.2, 0.2, 0.5]], {},
+         r"^each row of y_prob must sum to 1 \(the probabilities of the classes\); row 2 "
+         r"sums to 0.9"),
+        (["a", "b", "c"], [[0.5, 0.5, 0], [1.5, -0.5, 0], [0, 0, 1]], {},
+         r"^y_prob\[:, 0\] must lie in \[0, 1\].*found 1.5 at position 1"),
+        (["a", "b", "c"], [[0.5, 0.5, 0], [np.nan, 1, 0], [0, 0, 1]], {},
+         r"^y_prob\[:, 0\] must contain only finite values; found nan at position 1$"),
+        (["a", "b"], [[0.5, 0.5, 0], [0, 1, 0]], {},
+         r"^y_true has 2 classes but y_prob has 3 columns; pass classes= to name"),
+        (["a", "b"], [[0.5, 0.5, 0], [0, 1, 0]], {"classes": ["a", "b"]},
+         r"^classes has 2 classes but y_prob has 3 columns$"),
+        (["a", "z"], [[0.5, 0.5, 0], [0, 1, 0]], {"classes": ["a", "b", "c"]},
+         r"^y_true contains a label not in classes: 'z' at position 1$"),
+        (["a", "b"], [[0.5, 0.5, 0]], {"classes": ["a", "b", "c"]},
+         r"^y_true and y_prob have different lengths: 2 and 1$"),
+        (["a", "b", "c"], [[0.5, 0.5, 0], [0, 1, 0], [0, 0, 1]], {"pos_label": "a"},
+         r"^pos_label names class 1 of the probabilities of one class"),
+        ([0, 1], [0.2, 0.7], {"classes": [0, 1]},
+         r"^classes= names the columns of an \(n, k\) y_prob"),
+    ],
+)
+def test_class_probabilities_refused(function, y, p, options, message):
+    with pytest.raises(ValueError, match=message):
+        function(y, p, **options)
+    with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
+        function(["a", "b"], [[0.5, 0.5], [0, 1]], sample_weight=[1, -1])
