@@ -8,7 +8,9 @@ decomposition), with ties, weights, zero weights and every kind of label.
 """
 
 import dataclasses
+import json
 import math
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -532,3 +534,18 @@ def test_class_probabilities_refused(function, y, p, options, message):
         function(y, p, **options)
     with pytest.raises(ValueError, match=r"sample_weight must be non-negative"):
         function(["a", "b"], [[0.5, 0.5], [0, 1]], sample_weight=[1, -1])
+
+
+TORCHMETRICS = json.loads((Path(__file__).parents[1] / "data" / "torchmetrics_calibration.json")
+                          .read_text())
+
+
+@pytest.mark.parametrize("name", sorted(TORCHMETRICS["streams"]))
+def test_calibration_errors_equal_torchmetrics(name):
+    # torchmetrics' binary_calibration_error (l1, l2, max), stored by
+    # tools/make_torchmetrics_calibration_reference.py; no probability on an inner edge.
+    stream = TORCHMETRICS["streams"][name]
+    for key, theirs in stream["values"].items():
+        norm, n_bins = key.split("/")
+        ours = calibration_error(stream["y"], stream["p"], n_bins=int(n_bins), norm=norm)
+        assert ours == pytest.approx(theirs, rel=1e-12, abs=1e-15), key
