@@ -17,8 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from hmeasure_stream._core.groups import exact_sum
-from hmeasure_stream._engines._scratch import upper_hull
+from hmeasure_stream._engines._scratch import average_precision_sum, upper_hull
 from hmeasure_stream._validation import (
     EXACT_SCALE,
     check_option,
@@ -26,7 +25,8 @@ from hmeasure_stream._validation import (
     least_double_at_or_above,
 )
 
-__all__ = ["COORDS_RETURNS", "average_precision_of", "check_coords_options",
+__all__ = ["COORDS_RETURNS", "average_precision_groups", "average_precision_of",
+           "check_coords_options",
            "check_coords_x", "coords_at", "coords_between", "coords_of", "hull_of",
            "precision_recall_of", "roc_curve_of", "specificity_weight"]
 
@@ -161,10 +161,17 @@ def precision_recall_of(keys, fp, tp, drop_intermediate,
 
 
 def average_precision_of(fp, tp) -> float:
-    """Average precision: sum_k (tp_k - tp_(k-1)) precision_k / N1, exactly rounded."""
-    added = np.diff(tp, prepend=0)
-    terms = added * (tp / (tp + fp))
-    return exact_sum(terms) / float(tp[-1])
+    """Average precision: sum_k (tp_k - tp_(k-1)) precision_k / N1, the sum exactly rounded
+    (one compiled pass, ``average_precision_sum``)."""
+    total, weight_pos = average_precision_sum(fp, tp, True)
+    return total / weight_pos
+
+
+def average_precision_groups(group_neg, group_pos) -> float:
+    """:func:`average_precision_of` of the groups themselves (highest score first, those
+    of weight 0 included): their running sums are formed in the same pass."""
+    total, weight_pos = average_precision_sum(group_neg, group_pos)
+    return total / weight_pos
 
 
 def proc_curve(keys, fp, tp, scale=EXACT_SCALE):

@@ -13,7 +13,7 @@ and call these kernels on contiguous arrays.  Conventions:
 
 import numpy as np
 
-from libc.math cimport INFINITY, NAN, isfinite
+from libc.math cimport INFINITY, NAN, fabs, isfinite, isinf, isnan, nextafter
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
@@ -1022,65 +1022,267 @@ def dot_compensated(const double[::1] a, const double[::1] b):
 # ranges of the 2098 bit positions of float64, so this many always suffice.
 cdef enum:
     _MAX_PARTIALS = 2100
+    # Independent TwoSum chains of the fast sum: enough to hide the latency of an
+    # addition and for the compiler to pair them in vector registers.
+    _LANES = 8
+    # What the sums report besides a value: math.fsum's two errors.
+    _SUM_OVERFLOW = 1
+    _SUM_INF_MINUS_INF = 2
+
+# The fast sum's domain and bound (see _proven_sum): at most 2**40 values
+# whose absolute values sum to a number in [2**-900, 2**1019].
+cdef Py_ssize_t _PROVEN_MAX_COUNT = (<Py_ssize_t>1) << 40
+cdef double _PROVEN_MIN_MASS = 2.0 ** -900
+cdef double _PROVEN_MAX_MASS = 2.0 ** 1019
+cdef double _TWICE_UNIT_SQUARED = 2.0 ** -105
 
 
-def exactly_rounded_sum(const double[::1] values):
-    """The sum of finite ``values`` rounded once, as ``math.fsum`` gives it, in C.
+cdef int _partials_sum(const double* values, Py_ssize_t n, double* result) noexcept nogil:
+    """math.fsum, step for step: the exactly rounded sum of ``values`` into ``result``.
 
     Shewchuk, "Adaptive precision floating-point arithmetic and fast robust
     geometric predicates", Discrete Comput. Geom. 1997, Sec. 2.8: each value
     is added into a list of non-overlapping partials by error-free sums
     (Knuth's TwoSum), so the partials hold the exact sum; it is then rounded
     from the largest partial down, with the round-half-even correction when
-    the rest lies exactly half way.  O(n) for values of similar exponents
-    (the partials stay few).
+    the rest lies exactly half way.  Non-finite values and overflow are
+    treated as CPython's ``math.fsum`` treats them: returns 0, or
+    ``_SUM_OVERFLOW`` where fsum raises OverflowError (a partial overflows
+    although the values are finite), ``_SUM_INF_MINUS_INF`` where it raises
+    ValueError (inf and -inf among the values); nan or an infinity among the
+    values is the result otherwise.
     """
+    cdef double partials[_MAX_PARTIALS]
     cdef Py_ssize_t k, i, j, count = 0
-    cdef double x, y, t, high, low, twice, rounded, half
-    cdef double* partials = <double*> malloc(_MAX_PARTIALS * sizeof(double))
-    if partials == NULL:
-        raise MemoryError("exactly_rounded_sum: no memory for the partials")
-    with nogil:
-        for k in range(values.shape[0]):
-            x = values[k]
-            i = 0
-            for j in range(count):
-                y = partials[j]
-                if abs(x) < abs(y):
-                    x, y = y, x
-                high = x + y
-                low = y - (high - x)
-                if low != 0.0:
-                    partials[i] = low
-                    i += 1
-                x = high
-            if x != 0.0:
-                partials[i] = x
+    cdef double x, y, given, high, low = 0.0, twice, rounded
+    cdef double special = 0.0, infinities = 0.0
+    for k in range(n):
+        x = values[k]
+        given = x
+        i = 0
+        for j in range(count):
+            y = partials[j]
+            if fabs(x) < fabs(y):
+                x, y = y, x
+            high = x + y
+            low = y - (high - x)
+            if low != 0.0:
+                partials[i] = low
                 i += 1
-            count = i
-        high = 0.0
-        if count > 0:
+            x = high
+        count = i
+        if x != 0.0:
+            if not isfinite(x):
+                # From finite values: an overflow; else a non-finite value, which
+                # only the non-finite values decide from here on.
+                if isfinite(given):
+                    return _SUM_OVERFLOW
+                if isinf(given):
+                    infinities += given
+                special += given
+                count = 0
+            else:
+                partials[count] = x
+                count += 1
+    if special != 0.0:
+        if isnan(infinities):
+            return _SUM_INF_MINUS_INF
+        result[0] = special
+        return 0
+    high = 0.0
+    if count > 0:
+        count -= 1
+        high = partials[count]
+        while count > 0:
             count -= 1
-            high = partials[count]
-            low = 0.0
-            while count > 0:
-                count -= 1
-                x, y = high, partials[count]
-                high = x + y
-                t = high - x
-                low = y - t
-                if low != 0.0:
-                    break
-            # Half way between two doubles: round to even, using the sign of what lies below.
-            if count > 0 and ((low < 0.0 and partials[count - 1] < 0.0)
-                              or (low > 0.0 and partials[count - 1] > 0.0)):
-                twice = low * 2.0
-                rounded = high + twice
-                half = rounded - high
-                if twice == half:
-                    high = rounded
-    free(partials)
-    return high
+            x, y = high, partials[count]
+            high = x + y
+            low = y - (high - x)
+            if low != 0.0:
+                break
+        # Half way between two doubles: round to even, using the sign of what lies below.
+        if count > 0 and ((low < 0.0 and partials[count - 1] < 0.0)
+                          or (low > 0.0 and partials[count - 1] > 0.0)):
+            twice = low * 2.0
+            rounded = high + twice
+            if twice == rounded - high:
+                high = rounded
+    result[0] = high
+    return 0
+
+
+# The fast sum and why its result is math.fsum's (u = 2**-53, the unit roundoff;
+# g(k) = k u / (1 - k u), Higham's gamma).  Ogita, Rump and Oishi, "Accurate sum
+# and dot product", SIAM J. Sci. Comput. 26(6), 2005: Knuth's TwoSum(a, b) gives
+# h = fl(a + b) and e with a + b = h + e exactly, and cascading it over values
+# (their Sum2) leaves the rounded sum s and error terms e_i whose exact total is
+# the error of s.  Here _LANES cascades run side by side, lane j on the values
+# x[k] with k = j (mod _LANES), n_j <= L = ceil(n / _LANES) each; TwoSum then
+# cascades the lanes' sums into one, ``total``, so that exactly
+#
+#     S = sum of the values = total + sum_i e_i      (M <= n + _LANES terms e_i).
+#
+# ``error``, the floating-point sum of the e_i (each lane's recursive sum, then
+# the lanes'), is a summation of M terms, so |error - sum e_i| <= g(M) sum |e_i|
+# (Higham, "Accuracy and Stability of Numerical Algorithms", (4.4), any order).
+# A cascade over y_1..y_p has |e_i| <= u |s_i| <= u (1 + u)**(p - 1) sum |y|
+# (ORO's Lemma 2.1 and (2.3)), hence sum |e_i| <= g(p - 1) sum |y|; over the lanes
+# and their sums (whose absolute values add up to at most (1 + g(L)) sum |x|),
+# sum |e_i| <= (g(L) + g(_LANES)(1 + g(L))) sum |x| <= g(L + _LANES) sum |x|.
+# ``mass``, the computed sum of |x| (L + _LANES additions, each rounding down by
+# at most a factor 1 - u), has sum |x| <= mass (1 + g(L + _LANES)).  With n <=
+# 2**40, every k here has k u <= 2**-12, so g(k) <= 1.001 k u and
+#
+#     |S - total - error| <= 1.01 (n + _LANES) (L + _LANES) u**2 mass <= bound,
+#
+# ``bound`` computed as fl(fl(P) 2 u**2 mass) with P = (n + _LANES)(L + _LANES):
+# the factor 2 covers the two roundings of the products (mass >= 2**-900 keeps
+# them normal).  With TwoSum(total, error) = (rounded, low), S lies within
+# ``bound`` of rounded + low, and rounded is the double nearest S (math.fsum's
+# value, round half even or not) when that interval lies strictly inside the
+# half-gaps to rounded's neighbours: low + bound < (next above - rounded) / 2 and
+# low - bound > -(rounded - next below) / 2.  Rounding is monotone and the
+# half-gaps are doubles, so the comparisons of the rounded low +- bound cannot
+# pass where the exact ones fail (a half-gap of 2**-1075 rounds to 0, which only
+# fails more).  Otherwise the partials decide (_partials_sum), a rare case for
+# values that do not cancel: for n non-negative values bound / ulp(S) <= 2 n L u.
+# Overflow: TwoSum(a, b) has |h| + |e| <= (1 + 2u)(|a| + |b|), so no quantity of
+# math.fsum (at most 2098 partials) or of this sum exceeds (1 + 2u)**(2098 n)
+# sum |x| < 4 sum |x| <= 2**1021.01 for mass <= 2**1019: where math.fsum raises,
+# this sum never decides, and every TwoSum above is exact.
+cdef bint _proven_sum(const double* values, Py_ssize_t n, double* result) noexcept nogil:
+    """The exactly rounded sum into ``result`` when the bound proves it, else False."""
+    cdef double lane_sum[_LANES]
+    cdef double lane_error[_LANES]
+    cdef double lane_mass[_LANES]
+    cdef double x, high, back, total, error, mass, rounded, low, bound
+    cdef Py_ssize_t k, lane, whole = n - n % _LANES
+    if n > _PROVEN_MAX_COUNT:
+        return False
+    for lane in range(_LANES):
+        lane_sum[lane] = 0.0
+        lane_error[lane] = 0.0
+        lane_mass[lane] = 0.0
+    k = 0
+    while k < whole:
+        for lane in range(_LANES):
+            x = values[k + lane]
+            high = lane_sum[lane] + x
+            back = high - x
+            lane_error[lane] += (lane_sum[lane] - back) + (x - (high - back))
+            lane_sum[lane] = high
+            lane_mass[lane] += fabs(x)
+        k += _LANES
+    for k in range(whole, n):
+        lane = k - whole
+        x = values[k]
+        high = lane_sum[lane] + x
+        back = high - x
+        lane_error[lane] += (lane_sum[lane] - back) + (x - (high - back))
+        lane_sum[lane] = high
+        lane_mass[lane] += fabs(x)
+    total = lane_sum[0]
+    error = lane_error[0]
+    mass = lane_mass[0]
+    for lane in range(1, _LANES):
+        x = lane_sum[lane]
+        high = total + x
+        back = high - x
+        error += (total - back) + (x - (high - back))
+        total = high
+        error += lane_error[lane]
+        mass += lane_mass[lane]
+    if mass == 0.0:
+        result[0] = 0.0  # every value is +-0 (math.fsum's 0.0, never -0.0)
+        return True
+    if not (_PROVEN_MIN_MASS <= mass <= _PROVEN_MAX_MASS):  # also nan and inf
+        return False
+    rounded = total + error
+    back = rounded - error
+    low = (total - back) + (error - (rounded - back))
+    bound = <double>(n + _LANES) * <double>((n + _LANES - 1) // _LANES + _LANES)
+    bound = bound * _TWICE_UNIT_SQUARED * mass
+    if (low + bound < (nextafter(rounded, INFINITY) - rounded) * 0.5
+            and low - bound > (nextafter(rounded, -INFINITY) - rounded) * 0.5):
+        result[0] = rounded
+        return True
+    return False
+
+
+cdef int exact_sum_of(const double* values, Py_ssize_t n, double* result) noexcept nogil:
+    """``math.fsum`` of ``values`` into ``result``: the fast proven sum, else the partials
+    (returns ``_partials_sum``'s status)."""
+    if _proven_sum(values, n, result):
+        return 0
+    return _partials_sum(values, n, result)
+
+
+cdef double _raise_sum_status(int status, str name) except -1.0:
+    if status == _SUM_OVERFLOW:
+        raise OverflowError(f"{name}: intermediate overflow (a partial sum beyond float64)")
+    raise ValueError(f"{name}: -inf + inf")
+
+
+def exactly_rounded_sum(const double[::1] values):
+    """The sum of ``values`` rounded once: ``math.fsum``'s value, in C.
+
+    One pass of TwoSum chains whose error bound proves the rounded result
+    (Ogita, Rump and Oishi's Sum2 with a certificate); where it cannot, the
+    non-overlapping partials of ``math.fsum`` (Shewchuk's algorithm).  As
+    ``math.fsum``: OverflowError when a partial sum of finite values overflows,
+    ValueError for inf and -inf among the values, nan or an infinity when one
+    is among them.
+    """
+    cdef double total = 0.0
+    cdef int status
+    cdef Py_ssize_t n = values.shape[0]
+    if n == 0:
+        return 0.0
+    with nogil:
+        status = exact_sum_of(&values[0], n, &total)
+    if status:
+        _raise_sum_status(status, "exactly_rounded_sum")
+    return total
+
+
+def average_precision_sum(const count_t[::1] neg, const count_t[::1] pos,
+                          bint cumulative=False):
+    """The exactly rounded sum of average precision's terms, and the class 1 weight.
+
+    ``neg`` and ``pos`` are the groups' class weights, highest score first,
+    or with ``cumulative`` their running sums (fp, tp).  With fp and tp the
+    float64 running sums of the groups (``np.cumsum``'s), a group's term is
+    ``(tp - tp before) * (tp / (tp + fp))``; a group that adds no class 1
+    weight has none (its term is 0, or nan for a leading group of weight 0).
+    Returns ``(sum of the terms, tp of the last group)``: the average
+    precision is their ratio.  One pass, then :func:`exactly_rounded_sum`'s.
+    """
+    cdef Py_ssize_t k, m = 0, n = neg.shape[0]
+    cdef double fp = 0.0, tp = 0.0, before = 0.0, added, total = 0.0
+    cdef int status = 0
+    if pos.shape[0] != n:
+        raise ValueError(f"pos has {pos.shape[0]} entries but neg has {n}")
+    cdef double* terms = <double*> malloc((n if n else 1) * sizeof(double))
+    if terms == NULL:
+        raise MemoryError("average_precision_sum: no memory for the terms")
+    with nogil:
+        for k in range(n):
+            if cumulative:
+                fp = <double>neg[k]
+                tp = <double>pos[k]
+            else:
+                fp = fp + <double>neg[k]
+                tp = tp + <double>pos[k]
+            added = tp - before
+            before = tp
+            if added != 0.0:
+                terms[m] = added * (tp / (tp + fp))
+                m += 1
+        status = exact_sum_of(terms, m, &total)
+    free(terms)
+    if status:
+        _raise_sum_status(status, "average_precision_sum")
+    return total, tp
 
 
 #: Label dtypes the kernels take without conversion (the fused type ``label_t``).
