@@ -17,15 +17,22 @@ from typing import Any
 
 import numpy as np
 
-from hmeasure_stream._engines._scratch import average_precision_sum, upper_hull
+from hmeasure_stream._engines._scratch import (
+    average_precision_sorted_classes,
+    average_precision_sum,
+    upper_hull,
+)
 from hmeasure_stream._validation import (
     EXACT_SCALE,
     check_option,
     exact_number,
+    exact_path,
     least_double_at_or_above,
+    sorted_classes,
+    weighted_groups,
 )
 
-__all__ = ["COORDS_RETURNS", "average_precision_groups", "average_precision_of",
+__all__ = ["COORDS_RETURNS", "average_precision_of", "average_precision_value",
            "check_coords_options",
            "check_coords_x", "coords_at", "coords_between", "coords_of", "hull_of",
            "precision_recall_of", "roc_curve_of", "specificity_weight"]
@@ -167,10 +174,17 @@ def average_precision_of(fp, tp) -> float:
     return total / weight_pos
 
 
-def average_precision_groups(group_neg, group_pos) -> float:
-    """:func:`average_precision_of` of the groups themselves (highest score first, those
-    of weight 0 included): their running sums are formed in the same pass."""
-    total, weight_pos = average_precision_sum(group_neg, group_pos)
+def average_precision_value(y_true, y_score, sample_weight, metric) -> float:
+    """:func:`average_precision_of` of validated-shape labels and scores, without the
+    cumulative sums: unit weights by one merge of the sorted classes that stores neither
+    groups nor terms (``average_precision_sorted_classes``), other weights from the
+    groups, their running sums formed in the pass that sums the terms."""
+    if exact_path(y_score, sample_weight):
+        total, weight_pos = average_precision_sorted_classes(
+            *sorted_classes(y_true, y_score, metric))
+    else:
+        total, weight_pos = average_precision_sum(
+            *weighted_groups(y_true, y_score, sample_weight, metric))
     return total / weight_pos
 
 

@@ -26,7 +26,12 @@ from hypothesis import strategies as st
 from reference_impl import brute_expected_auc, expected_parts
 
 import hmeasure_stream as hs
-from hmeasure_stream._engines._scratch import average_precision_sum, exactly_rounded_sum
+from hmeasure_stream._engines._scratch import (
+    average_precision_sorted_classes,
+    average_precision_sum,
+    exactly_rounded_sum,
+    groups_sorted_classes,
+)
 
 MAX = float.fromhex("0x1.fffffffffffffp+1023")
 ULP_OF_MAX = 2.0**971
@@ -234,6 +239,29 @@ def test_average_precision_sum_kernel_from_groups_and_from_sums():
         0.0, 0.0)
     with pytest.raises(ValueError, match="pos has 1 entries but neg has 2"):
         average_precision_sum(np.array([1.0, 2.0]), np.array([1.0]))
+
+
+def test_average_precision_from_sorted_classes_is_that_of_their_groups():
+    rng = np.random.default_rng(6)
+    for k in range(300):
+        n_neg, n_pos = int(rng.integers(0, 40)), int(rng.integers(1, 40))
+        values = 1 + int(rng.integers(1, 12)) * (k % 3) if k % 3 else 10**6
+        neg = np.sort(rng.integers(0, values, n_neg).astype(float))
+        pos = np.sort(rng.integers(0, values, n_pos).astype(float))
+        assert average_precision_sorted_classes(neg, pos) == average_precision_sum(
+            *groups_sorted_classes(neg, pos))
+
+
+def test_average_precision_whose_terms_sum_half_way_between_two_doubles():
+    # Terms 1 (tp 1, fp 0) and fl(2/3) (tp 2, fp 1), whose last bit is 2**-53: their
+    # sum lies exactly half way between two doubles, where no error bound decides.
+    assert (2 / 3).hex().endswith("5p-1")
+    y, s = [1, 0, 1], [0.9, 0.6, 0.5]
+    expected = math.fsum([1.0, 2 / 3]) / 2
+    assert hs.average_precision(y, s) == expected
+    assert hs.average_precision(y, s, sample_weight=[1.0, 1.0, 1.0]) == expected
+    assert average_precision_sorted_classes(np.array([0.6]), np.array([0.5, 0.9])) == (
+        math.fsum([1.0, 2 / 3]), 2.0)
 
 
 # ---------------------------------------------------------------------------
