@@ -12,9 +12,10 @@ number, ``nan``, ``inf``, ``-0.0``.
 The scaling is exact but for a bounded error; where a decision (is this
 decimal inside the interval of the reals that round to the float? which of
 two is nearer?) falls within that bound of a tie, the value is written by
-CPython's own ``repr`` code (``PyOS_double_to_string``).  Such values are the
-exact ties (whole numbers, halves, the bounds of short decimals) and, among
-other floats, a fraction of about 2^-50.
+CPython's own ``repr`` code (``PyOS_double_to_string``).  Such values are
+those whose interval's bounds or middle are (nearly) short decimals: most
+floats from about 2^41 to 2^66 (whole numbers and halves, whose scaled bounds
+are exact), rarely any other (none of 10^6 random floats in [0, 1]).
 """
 
 from libc.stdint cimport uint64_t, int64_t
