@@ -41,7 +41,7 @@ from hmeasure_stream._validation import (
     check_positive,
     is_duration,
 )
-from hmeasure_stream.cli import _say, _Stream, _write_all, _WriteError, quiet_broken_pipe
+from hmeasure_stream.cli._output import _say, _Stream, _write_all, _WriteError, quiet_broken_pipe
 from hmeasure_stream.cli._reading import (
     DELIMITERS,
     STDIN,

@@ -516,7 +516,9 @@ class SlidingWindow(Pickled):
         self._check_unit_weights(None)
         self._check_scale(None, scores.shape[0])
         window = cast(int, self._window)
-        held_is_pos, held_scores, _ = self._rings[0].points()
+        ring = self._rings[0]
+        assert ring is not None  # (_reads_apart)
+        held_is_pos, held_scores, _ = ring.points()
         held = held_scores.shape[0]
         values = {"auc": np.empty(rows.shape[0], dtype=np.float64)}
         sliding_auc_at(np.concatenate([held_is_pos, is_pos]),
