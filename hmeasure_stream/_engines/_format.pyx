@@ -56,16 +56,17 @@ cdef extern from *:
     uint64_t hs_multiply(uint64_t a, uint64_t b, uint64_t *high) noexcept nogil
 
 
-# Decimal exponents k of the scalings: for every finite float c 2^q, k = floor(log10(width))
-# with width that of the reals rounding to the float (2^q, or 3/4 2^q below a power of
-# two), which lies in [-324, 292].
-DEF K_MIN = -324
-DEF K_MAX = 292
-# A decision closer than this to a tie (in units of 2^-64 of the scaled values, whose
-# computed error is below 6 such units) goes to CPython's repr.
-DEF MARGIN = 256
-# The longest text of a float: "-2.2250738585072014e-308".
-DEF LONGEST = 24
+cdef enum:
+    # Decimal exponents k of the scalings: for every finite float c 2^q, k = floor(log10(W))
+    # with W the width of the reals rounding to the float (2^q, or 3/4 2^q below a power of
+    # two), which lies in [-324, 292].
+    K_MIN = -324
+    K_MAX = 292
+    # A decision closer than this to a tie (in units of 2^-64 of the scaled values, whose
+    # computed error is below 6 such units) goes to CPython's repr.
+    MARGIN = 256
+    # The longest text of a float: "-2.2250738585072014e-308".
+    LONGEST = 24
 
 # For each k: the 128 leading bits of 10^-k, floor(10^-k 2^e) in [2^127, 2^128), and e.
 cdef uint64_t _high[K_MAX - K_MIN + 1]
@@ -352,7 +353,7 @@ def format_rows(const int64_t[::1] rows, list fields, list columns):
     size = n * (21 + n_columns * (LONGEST + 1) + n_fields + 1)
     for values in fields:
         for text in values:
-            PyUnicode_AsUTF8AndSize(<str?>text, &length)
+            PyUnicode_AsUTF8AndSize(text, &length)  # (TypeError unless a str)
             size += length
     views = []  # (holding the buffers while their starts are read)
     starts = <const double **>PyMem_Malloc(max(n_columns, 1) * sizeof(double *))

@@ -78,7 +78,8 @@ def test_rows_are_written_as_a_percent_format_writes_them():
     columns = [np.array(HARD[:n]), np.array(HARD[n:2 * n])]
     rows = rng.integers(-2**63, 2**63 - 1, n, dtype=np.int64)
     rows[:3] = [0, -2**63, 2**63 - 1]
-    fields = [[f"k{index % 7}é" for index in range(n)], [""] * n]
+    # Text of any kind of str (numpy's from an .npz), and not ASCII.
+    fields = [[f"k{index % 7}é" for index in range(n)], [np.str_("a,b")] * n]
     expected = "".join(f"{row},{a},{b},{x!r},{y!r}\n" for row, a, b, x, y in zip(
         rows.tolist(), *fields, *(column.tolist() for column in columns), strict=True))
     assert format_rows(rows, fields, columns) == expected
@@ -90,6 +91,8 @@ def test_columns_of_another_length_are_refused():
         format_rows(np.arange(3), [], [np.zeros(2)])
     with pytest.raises(ValueError, match="fields: a column of 1 fields for 3 rows"):
         format_rows(np.arange(3), [["a"]], [np.zeros(3)])
+    with pytest.raises(TypeError):
+        format_rows(np.arange(1), [[b"a"]], [np.zeros(1)])
 
 
 N_ROWS = 25000
@@ -129,14 +132,20 @@ def _expected(header, rows, copied, columns):
 
 
 @pytest.mark.parametrize("every", [1, 1000])
-@pytest.mark.parametrize("case", ["rows", "time", "by", "score2"])
+@pytest.mark.parametrize("case", ["rows", "min_periods", "time", "by", "score2"])
 def test_the_output_is_the_windows_values_as_repr_writes_them(capsys, stream, stream_file,
                                                               case, every):
     y, s, s2, seconds, segments = stream
-    args = [stream_file, "--window", str(WINDOW), "--every", str(every), "--no-progress"]
+    # Chunks of 12000, 12000 and 1000 rows: the window's points carried from one chunk to
+    # the next, in chunks longer than the window and in one shorter.
+    args = [stream_file, "--window", str(WINDOW), "--every", str(every), "--no-progress",
+            "--chunk-size", "12000"]
     metrics, copied, header = ("auc",), [], ["row"]
     options = {"window": WINDOW}
-    if case == "time":
+    if case == "min_periods":
+        args += ["--min-periods", "5000"]
+        options["min_periods"] = 5000
+    elif case == "time":
         args[2] = "2h"
         args += ["--time-col", "t"]
         options = {"window": "2h", "times": (seconds * 10**9).astype("datetime64[ns]")}
