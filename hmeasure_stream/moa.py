@@ -32,13 +32,13 @@ threshold`` (docs/api.rst, "Thresholds"), so MOA's predictions are those of
 from __future__ import annotations
 
 import math
-import numbers
 import sys
 from collections import deque
 from fractions import Fraction
 
 import numpy as np
 
+from hmeasure_stream._validation import check_integer
 from hmeasure_stream.streaming import SlidingWindow
 
 __all__ = ["MOAWindowEvaluator"]
@@ -82,10 +82,7 @@ class MOAWindowEvaluator:
     """
 
     def __init__(self, window: int = 500) -> None:
-        if (isinstance(window, (bool, np.bool_)) or not isinstance(window, numbers.Integral)
-                or window < 1):
-            raise ValueError(f"window must be an integer >= 1, got {window!r}")
-        self._width = int(window)
+        self._width = check_integer(window, "window", 1)
         self._window = SlidingWindow(self._width, ("auc", "sauc"))
         # The window's rows (is_pos, score, correct), class counts and correct predictions.
         self._rows: deque[tuple[bool, float, bool]] = deque()
@@ -117,11 +114,12 @@ class MOAWindowEvaluator:
             in [0, 1] (nothing is added).
         """
         if (isinstance(y_target_index, (bool, np.bool_))
-                or not isinstance(y_target_index, numbers.Integral)
+                or not isinstance(y_target_index, (int, np.integer))
                 or y_target_index not in (0, 1)):
             raise ValueError(f"y_target_index must be the class index 0 or 1, got "
                              f"{y_target_index!r}")
-        if (isinstance(score, (bool, np.bool_)) or not isinstance(score, numbers.Real)
+        if (isinstance(score, (bool, np.bool_))
+                or not isinstance(score, (int, float, np.integer, np.floating))
                 or not 0.0 <= float(score) <= 1.0):
             raise ValueError(f"score must be a real number in [0, 1], got {score!r}")
         votes = (1.0 - float(score), float(score))

@@ -159,7 +159,7 @@ def compact_json(value, indent=""):
 
 
 def main():
-    import capymoa  # noqa: F401  (the jar's location and the version)
+    import capymoa  # (the jar's location)
     from capymoa._utils import _translate_metric_name
 
     jar = Path(capymoa.__file__).parent / "jar" / "moa.jar"

@@ -11,7 +11,6 @@ import math
 import pickle
 from pathlib import Path
 
-import numpy as np
 import pytest
 
 from hmeasure_stream.moa import MEASUREMENTS, MOAWindowEvaluator
