@@ -18,8 +18,9 @@ package (:class:`~hmeasure_stream.SlidingWindow`'s ``"sauc"``, ``"kappa"``,
 "Coming from MOA, river and pROC".
 
 The AUC and the scored AUC come from a :class:`~hmeasure_stream.SlidingWindow`
-(O(log W) a row, where MOA walks its window, O(W) a read); the counts of the
-measures at MOA's prediction (MOA's rule, below) from counts kept here.
+(O(log W) a row, where MOA walks its window, O(W) a read; the rows added since
+the last read enter it in one update at the next); the measures at MOA's
+prediction (MOA's rule, below) from counts kept here, O(1) a row.
 
 MOA's score of a row is its normalised vote for class 1: with CapyMOA's votes
 ``[1 - score, score]``, ``score / ((1 - score) + score)`` (0 if that is nan),
@@ -84,8 +85,11 @@ class MOAWindowEvaluator:
     def __init__(self, window: int = 500) -> None:
         self._width = check_integer(window, "window", 1)
         self._window = SlidingWindow(self._width, ("auc", "sauc"))
-        # The window's rows (is_pos, score, correct), class counts and correct predictions.
-        self._rows: deque[tuple[bool, float, bool]] = deque()
+        # The rows not yet in the window (it takes them in one update at the next read).
+        self._pending_y: list[int] = []
+        self._pending_score: list[float] = []
+        # The window's rows (label, score, correct), class counts and correct predictions.
+        self._rows: deque[tuple[int, float, bool]] = deque()
         self._counts = [0, 0]
         self._correct = [0, 0]
         self._predicted = [0, 0]
@@ -95,7 +99,8 @@ class MOAWindowEvaluator:
         self._ties = Fraction(0)
         self._seen = 0
         self._majority_correct = 0
-        self._holdout = 0.0
+        # MOA's holdout AUCs: the window's AUC after rows kW - 1, by row (the last two).
+        self._snapshots: dict[int, float] = {}
 
     def update(self, y_target_index: int, score: float) -> None:
         """Add one row: its class index (0 or 1) and the model's score for class 1.
@@ -127,29 +132,27 @@ class MOAWindowEvaluator:
         seen = votes[1] / (votes[0] + votes[1])
         if math.isnan(seen):
             seen = 0.0
-        is_pos = y_target_index == 1
-        correct = (votes[1] > votes[0]) == is_pos
-        if self._seen % self._width == 0 and self._seen:
-            # (MOA's holdout: the window's AUC kept at each multiple of the width.)
-            self._holdout = self._auc()
+        label = int(y_target_index)
+        correct = (votes[1] > votes[0]) == (label == 1)
         if len(self._rows) == self._width:
             self._move(*self._rows.popleft(), adding=False)
-        self._move(is_pos, seen, correct, adding=True)
-        self._rows.append((is_pos, seen, correct))
-        self._window.update([int(is_pos)], [seen])
+        self._move(label, seen, correct, adding=True)
+        self._rows.append((label, seen, correct))
+        self._pending_y.append(label)
+        self._pending_score.append(seen)
         self._seen += 1
         # MOA's Kappa-M baseline: the window's majority (class 0 unless class 1 is more).
         majority = 1 if self._counts[1] > self._counts[0] else 0
-        self._majority_correct += majority == y_target_index
+        self._majority_correct += majority == label
 
-    def _move(self, is_pos: bool, score: float, correct: bool, *, adding: bool) -> None:
+    def _move(self, label: int, score: float, correct: bool, *, adding: bool) -> None:
         step = 1 if adding else -1
-        label = int(is_pos)
         at = self._at.setdefault(score, [0, 0])
         if not adding:
             at[label] -= 1
-        # The tied pairs the row makes (or made) with the other class at its score.
-        self._ties += step * Fraction(score) * at[1 - label]
+        if at[1 - label]:
+            # The tied pairs the row makes (or made) with the other class at its score.
+            self._ties += step * Fraction(score) * at[1 - label]
         if adding:
             at[label] += 1
         elif at == [0, 0]:
@@ -158,16 +161,46 @@ class MOAWindowEvaluator:
         self._correct[label] += step * correct
         self._predicted[label if correct else 1 - label] += step
 
+    def _flush(self) -> None:
+        """The pending rows into the window, and the holdout AUCs among them."""
+        if not self._pending_y:
+            return
+        first = self._seen - len(self._pending_y)
+        aucs = self._window.update(self._pending_y, self._pending_score)["auc"]
+        self._pending_y, self._pending_score = [], []
+        for row in range(first + self._width - 1 - first % self._width, self._seen,
+                         self._width):
+            # (MOA keeps the window's AUC at each multiple of the width: 1 for one class.)
+            value = float(aucs[row - first])
+            self._snapshots[row] = 1.0 if math.isnan(value) else value
+        newest = max(self._snapshots, default=-1)
+        self._snapshots = {row: value for row, value in self._snapshots.items()
+                           if row >= newest - self._width}
+
+    def _both(self) -> bool:
+        return bool(self._counts[0] and self._counts[1])
+
     def _auc(self) -> float:
-        if not (self._counts[0] and self._counts[1]):
+        if not self._both():
             return 1.0
+        self._flush()
         return float(self._window["auc"])
 
     def _s_auc(self) -> float:
-        if not (self._counts[0] and self._counts[1]):
+        if not self._both():
             return 1.0
+        self._flush()
         pairs = self._counts[0] * self._counts[1]
         return float(self._window["sauc"]) - float(self._ties / (2 * pairs))
+
+    def _holdout(self) -> float:
+        """MOA's periodical holdout AUC after the last row: the AUC kept at the last row
+        kW - 1 before it (0 before row W)."""
+        kept = (self._seen - 1) // self._width * self._width - 1
+        if kept < 0:
+            return 0.0
+        self._flush()
+        return self._snapshots[kept]
 
     def auc(self) -> float:
         """The window's AUC (ties count one half; 1.0 while a class is absent)."""
@@ -199,7 +232,7 @@ class MOAWindowEvaluator:
         gmean = math.sqrt(_java_divide(self._correct[1], pos) * _java_divide(
             self._correct[0], neg))
         return [float(self._seen), self._auc(), self._s_auc(), accuracy,
-                _java_divide(accuracy - chance, 1.0 - chance), self._holdout,
+                _java_divide(accuracy - chance, 1.0 - chance), self._holdout(),
                 pos / neg if neg else sys.float_info.max, gmean,
                 _java_divide(self._correct[1], pos),
                 _java_divide(accuracy - baseline, 1.0 - baseline)]

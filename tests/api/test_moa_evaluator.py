@@ -49,6 +49,23 @@ def test_every_measurement_equals_moa_after_every_row(name):
         assert evaluator.get_instances_seen() == row + 1
 
 
+@pytest.mark.parametrize("every", [13, 150])
+def test_reads_between_many_rows_equal_moa(every):
+    # The rows since the last read enter the window at once: the holdout AUCs among them
+    # are those of their rows.
+    for name, stream in REFERENCE["streams"].items():
+        evaluator = MOAWindowEvaluator(window=stream["width"])
+        rows = list(zip(stream["y"], stream["score"], strict=True))
+        for row, (label, score) in enumerate(rows):
+            evaluator.update(label, score)
+            if row % every == every - 1 or row == len(rows) - 1:
+                values = evaluator.metrics_dict()
+                for moa_name, key in REFERENCE["capymoa_names"].items():
+                    expected = stream["measurements"][moa_name][row]
+                    assert values[key] == pytest.approx(expected, abs=1e-12, nan_ok=True), (
+                        name, row, key)
+
+
 def test_before_the_first_row_and_bad_rows():
     evaluator = MOAWindowEvaluator(window=3)
     assert evaluator.metrics()[0] == 0.0 and all(math.isnan(v) for v in evaluator.metrics()[1:])
