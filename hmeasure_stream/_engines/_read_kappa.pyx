@@ -18,7 +18,7 @@ window's rule for every metric of two classes).  O(log n + BLOCK) a read:
 from libc.math cimport NAN
 
 from hmeasure_stream._engines._blocked cimport BlockedAUCEngine
-from hmeasure_stream._engines._read_threshold cimport at_or_above
+from hmeasure_stream._engines._read_threshold cimport at_or_above, attach_at
 
 #: The columns ``attach`` records, in this order.
 COLUMNS = ("kappa", "kappa_m")
@@ -50,6 +50,4 @@ cdef Py_ssize_t _record(BlockedAUCEngine engine, const double* params, double* r
 
 def attach(BlockedAUCEngine engine, double threshold):
     """Have ``engine`` record ``COLUMNS`` at ``threshold`` after each step of a window."""
-    cdef double params[1]
-    params[0] = threshold
-    engine.attach(_record, params, 1, COLUMNS, (__name__, "attach", (threshold,)))
+    attach_at(engine, _record, threshold, COLUMNS, __name__)

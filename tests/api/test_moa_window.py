@@ -17,6 +17,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 import pytest
+from reference_impl import window_points
 from sklearn.metrics import cohen_kappa_score
 
 from hmeasure_stream import METRICS, SlidingWindow, Threshold, sliding_window
@@ -27,8 +28,6 @@ MOA_METRICS = ("auc", "sauc", "gmean", "kappa", "kappa_m", "prevalence", "er", "
 # package's rule is score >= threshold: the least double above 0.5 gives MOA's rule.
 MOA_RULE = Threshold(float(np.nextafter(0.5, 1.0)))
 NEW = ("kappa", "kappa_m", "prevalence", "sauc")
-# Decayed points leave after this many half-lives (2^-60 of the newest).
-DROP = 60
 
 
 def moa_streams():
@@ -232,16 +231,12 @@ def test_decay_equals_the_decayed_weights(half_life, rng):
     y, p = stream_of(rng, 200)
     w = rng.choice([1.0, 2.0, 0.25], size=len(y))
     tracker = SlidingWindow(None, NEW, half_life=half_life)
-    values = {name: [] for name in NEW}
-    for start in range(0, len(y), 37):
-        chunk = tracker.update(y[start:start + 37], p[start:start + 37], w[start:start + 37])
-        for name in NEW:
-            values[name].extend(chunk[name])
+    chunks = [tracker.update(y[start:start + 37], p[start:start + 37], w[start:start + 37])
+              for start in range(0, len(y), 37)]
+    values = {name: np.concatenate([chunk[name] for chunk in chunks]) for name in NEW}
     for i in range(0, len(y), 3):
-        age = i - np.arange(i + 1)
-        held = age <= DROP * half_life
-        decayed = (w[:i + 1] * 2.0 ** (-age / half_life))[held]
-        for name, expected in expected_values(y[:i + 1][held], p[:i + 1][held], decayed,
+        _, rows, decay = window_points(y, np.arange(len(y)), i, None, half_life)
+        for name, expected in expected_values(y[rows], p[rows], w[rows] * decay,
                                               0.5).items():
             if expected is None:
                 assert np.isnan(values[name][i])
