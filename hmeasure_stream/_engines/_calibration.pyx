@@ -42,9 +42,11 @@ weights, each kept by a weighted ``BlockedAUCEngine`` as 2U is: 2U of the
 points with class 1 weighing w p and class 0 weighing w (``scored_pos``) less
 2U of the points with class 1 weighing w and class 0 weighing w p
 (``scored_neg``) is twice the sum over pairs of w_i w_j (p_i - p_j) ([p_i >
-p_j] + [p_i = p_j] / 2), and the ties' halves cancel.  O(log n) a point;
-the difference of two pair weights of at most W1 W0 each loses their
-relative rounding, a few 1e-16 of sAUC.  MOA's
+p_j] + [p_i = p_j] / 2), and the ties' halves cancel.  O(log n) a point,
+no running sum (the state is that of the points held).  The difference of two
+pair weights of at most W1 W0 each keeps their rounding: an absolute error of
+a few 1e-16, so a relative one of about 1e-16 / sAUC when the probabilities
+of the two classes are close together (sAUC small).  MOA's
 ``WindowAUCImbalancedPerformanceEvaluator`` subtracts half of the tied
 probability for each tied pair as well (its sums weigh a tie by one half on
 the class 1 side, by one on the class 0 side).
