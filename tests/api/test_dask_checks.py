@@ -82,7 +82,7 @@ def test_tasks_per_partition_as_documented(n_ranges):
     n_parts = 700
     frame = pd.DataFrame({"label": np.arange(7000) % 2, "score": np.arange(7000) % 97})
     df = dd.from_pandas(frame, npartitions=n_parts, sort=False)
-    inputs = 2 * n_parts  # from_pandas and the stacked columns, per partition
+    inputs = n_parts  # from_pandas: the two columns of one frame are read by one task
     own = _tasks(hsd.auc(df["label"], df["score"], n_ranges=n_ranges, compute=False)) - inputs
     documented = 1.15 if n_ranges == 1 else 1.15 * n_ranges + 3
     assert abs(own / n_parts - documented) < 0.3
