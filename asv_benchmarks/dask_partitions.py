@@ -4,10 +4,12 @@ Two comparisons, each timed in interleaved rounds (medians printed):
 
 * ``--case big``: 10**7 rows in 10 partitions, ``hmeasure_stream.auc`` of the
   numpy arrays against ``hmeasure_stream.dask.auc`` of the columns of
-  ``dd.from_pandas(frame, npartitions=10)`` and of ``dd.read_parquet`` of a
-  directory of 10 files (target: dask at most 2x memory);
-* ``--case many``: 10**6 rows in 20 and in 400 partitions, from pandas and
-  from parquet (target: 400 partitions at most 10x 20 partitions).
+  ``dd.from_pandas(frame, npartitions=10)``, of ``dd.read_parquet`` of a
+  directory of 10 files and of one file of 10 row groups (target: dask at
+  most 2x memory);
+* ``--case many``: 10**6 rows in 20 and in 400 partitions, from pandas, from
+  a directory of parquet files and from one parquet file of as many row
+  groups (target: 400 partitions at most 10x 20 partitions).
 
 Labels 0/1 (int8) and scores ``normal + 0.7 label`` (almost all distinct).
 Every dask value is checked equal to the in-memory one first (the warm-up).
@@ -48,6 +50,13 @@ def parquet_dir(frame, n_files, where):
     return path
 
 
+def parquet_row_groups(frame, n_groups, where):
+    """``frame`` written as one parquet file of ``n_groups`` row groups."""
+    path = os.path.join(where, f"groups-{len(frame)}-{n_groups}.parquet")
+    frame.to_parquet(path, index=False, row_group_size=-(-len(frame) // n_groups))
+    return path
+
+
 def dask_auc(collection):
     return lambda: hsd.auc(collection["y"], collection["s"])
 
@@ -75,10 +84,12 @@ def big_case(rounds, where, rows=10**7, parts=10):
     expected = hmeasure_stream.auc(y, s)
     from_pandas = dd.from_pandas(frame, npartitions=parts)
     parquet = dd.read_parquet(parquet_dir(frame, parts, where))
+    groups = dd.read_parquet(parquet_row_groups(frame, parts, where), split_row_groups=True)
     functions = {
         "in-memory auc": lambda: hmeasure_stream.auc(y, s),
         f"dask auc, from_pandas ({from_pandas.npartitions} parts)": dask_auc(from_pandas),
-        f"dask auc, read_parquet ({parts} files)": dask_auc(parquet),
+        f"dask auc, read_parquet ({parquet.npartitions} files)": dask_auc(parquet),
+        f"dask auc, row groups ({groups.npartitions} parts)": dask_auc(groups),
     }
     for name, function in functions.items():
         assert function() == expected, name
@@ -98,11 +109,13 @@ def many_case(rounds, where, rows=10**6, counts=(20, 400)):
                                                                            npartitions=parts))
         functions[f"read_parquet, {parts} files"] = dask_auc(
             dd.read_parquet(parquet_dir(frame, parts, where)))
+        functions[f"row groups, {parts} parts"] = dask_auc(dd.read_parquet(
+            parquet_row_groups(frame, parts, where), split_row_groups=True))
     for name, function in functions.items():
         assert function() == expected, name
     medians = interleaved(functions, rounds)
     report(f"{rows:,} rows in {' and '.join(map(str, counts))} partitions", medians, rounds)
-    for source in ("from_pandas", "read_parquet"):
+    for source in ("from_pandas", "read_parquet", "row groups"):
         few, many = (medians[name] for name in medians if name.startswith(source))
         print(f"  ratio {source} {counts[1]} / {counts[0]}: {many / few:5.2f}  (target <= 10)")
 
