@@ -16,8 +16,8 @@ How: every partition is reduced to its distinct scores with their class
 weights (*groups*), sorted; a tree of merges (8 at a time, the last up to
 64; each one pass over its children's groups, equal scores summed: exact
 integers without weights) gathers them, so a call on P partitions is a
-graph of O(P) tasks, one graph layer.  Where only the counts are needed
-(the AUC), the last merge keeps the counts and stores no groups.  Columns
+graph of O(P) tasks, one graph layer.  Where only the counts (and the
+upper hull) are needed, the last merge keeps those and stores no groups.  Columns
 of one dask DataFrame are read as one projection of it, each partition's
 columns side by side as read.  With ``n_ranges=R``
 a sample of the scores chooses boundaries that cut them into R ranges of
@@ -588,17 +588,32 @@ def _merged(pieces: list[Groups]) -> Groups:
     return cast("Groups", _kway.merge_groups(present))
 
 
+def _countable(pieces: Sequence[Groups]) -> bool:
+    """Unit weights, and few enough points for int64 products of counts (as ``_summarise``)."""
+    return all(piece[1].dtype == np.int64 for piece in pieces) and sum(
+        int(piece[1].sum()) + int(piece[2].sum()) for piece in pieces) < EXACT_COUNT_LIMIT
+
+
 def _counted(pieces: list[Groups]) -> Summary:
     """The summary without hulls (``_summarise``) of the merge of ``pieces``.
 
     With unit weights, from one pass over the pieces that keeps only the
     counts: the range's groups are never stored.
     """
-    exact = all(piece[1].dtype == np.int64 for piece in pieces)
-    if exact and sum(int(piece[1].sum()) + int(piece[2].sum())
-                     for piece in pieces) < EXACT_COUNT_LIMIT:
+    if _countable(pieces):
         return (*_kway.merged_counts(pieces), None, None)
     return _summarise(_merged(pieces), False, False)
+
+
+def _hulled(pieces: list[Groups]) -> Summary:
+    """The summary with the upper hull (``_summarise``) of the merge of ``pieces``.
+
+    With unit weights, from one pass that keeps the counts and builds the hull
+    as the merged groups come: they are never stored.
+    """
+    if _countable(pieces):
+        return (*_kway.merged_hull(pieces), None)
+    return _summarise(_merged(pieces), False, True)
 
 
 def _sample(groups: Groups, n_ranges: int) -> list[tuple[NDArray[Any], float]]:
@@ -662,12 +677,13 @@ def _pipeline(graph: _Graph, groups: Sequence[_Key], n_ranges: int, lower: bool 
               hull: bool = True, with_groups: bool = True) -> tuple[list[_Key], _Key]:
     """(ranges, the list of their summaries) of the partitions' groups.
 
-    Without ``with_groups`` (and hulls) the ranges' groups are not formed,
-    only their summaries (ranges is then empty).
+    Without ``with_groups`` (nor the lower hull) the ranges' groups are not
+    formed, only their summaries (ranges is then empty).
     """
     pieces = _range_pieces(graph, groups, n_ranges)
-    if not (with_groups or lower or hull):
-        summaries = [graph.tree(_merged, p, _counted, _ROOT_WIDTH) for p in pieces]
+    if not (with_groups or lower):
+        root = _hulled if hull else _counted
+        summaries = [graph.tree(_merged, p, root, _ROOT_WIDTH) for p in pieces]
         return [], graph.task(list, summaries)
     ranges = [graph.tree(_merged, p, root_width=_ROOT_WIDTH) for p in pieces]
     summaries = [graph.task(_summarise, g, lower, hull) for g in ranges]
@@ -859,7 +875,7 @@ def h_measure(y_true: Collection, y_score: Collection, *, alpha: float = 2.0, be
     """
     spec = check_cost(alpha, beta, severity_ratio, priors)
     graph, _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges,
-                                           pos_label=pos_label)
+                                           pos_label=pos_label, with_groups=False)
     return cast("float | Delayed", _finish(graph, graph.task(_h_of, spec, summaries), compute))
 
 
@@ -921,7 +937,7 @@ def roc_hull(y_true: Collection, y_score: Collection, *, sample_weight: Collecti
     array([0.        , 0.66666667, 1.        , 1.        ])
     """
     graph, _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges,
-                                           pos_label=pos_label)
+                                           pos_label=pos_label, with_groups=False)
     return cast("tuple[NDArray[np.float64], NDArray[np.float64]] | Delayed",
                 _finish(graph, graph.task(_hull_of, summaries), compute))
 

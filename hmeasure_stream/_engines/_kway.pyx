@@ -7,17 +7,17 @@ counts for unit weights, float64 weights otherwise).  A node of a merge tree
 merges its k children through a loser tree: every group is read once and
 written once (log2(k) branch-free matches each), where merging pairs level
 by level moves every group log2(k) times through buffers of the whole.  The
-root of a tree that only needs the Mann-Whitney count reads its children
-without writing the merged groups at all.  Both
+root of a tree that only needs the Mann-Whitney count (and the upper ROC
+hull) reads its children without writing the merged groups at all.  Both
 passes run without the GIL: the threaded scheduler runs merges side by side.
 """
 
 import numpy as np
 
 from libc.math cimport INFINITY
-from libc.stdlib cimport free, malloc
+from libc.stdlib cimport free, malloc, realloc
 
-from hmeasure_stream._engines._numeric cimport count_t, int64_t
+from hmeasure_stream._engines._numeric cimport clockwise, count_t, int64_t
 
 
 cdef struct _Runs:
@@ -255,3 +255,109 @@ def merged_counts(list pieces):
     finally:
         _close(&runs)
     return m, n_neg, n_pos, twice_u
+
+
+cdef struct _Edges:
+    # The upper hull's edges so far, as a stack: edge k (1 <= k <= top) goes from
+    # vertex k - 1 to vertex k; slot 0 is never read.
+    Py_ssize_t top
+    Py_ssize_t capacity
+    int64_t* neg
+    int64_t* pos
+
+
+cdef inline bint _push_edge(_Edges* edges, int64_t run_neg, int64_t run_pos) noexcept nogil:
+    """Append the edge of one group (not both 0) to the upper hull; False without memory.
+
+    Andrew's monotone chain on edges: while the last edge and the new one do
+    not turn strictly clockwise, the last vertex is no vertex of the hull, and
+    its edge joins the new one (collinear and repeated points dropped).
+    """
+    cdef Py_ssize_t top = edges.top
+    cdef void* grown
+    while top >= 1 and not clockwise(edges.neg[top], edges.pos[top], run_neg, run_pos):
+        run_neg += edges.neg[top]
+        run_pos += edges.pos[top]
+        top -= 1
+    top += 1
+    if top == edges.capacity:
+        grown = realloc(edges.neg, 2 * edges.capacity * sizeof(int64_t))
+        if grown == NULL:
+            return False
+        edges.neg = <int64_t*>grown
+        grown = realloc(edges.pos, 2 * edges.capacity * sizeof(int64_t))
+        if grown == NULL:
+            return False
+        edges.pos = <int64_t*>grown
+        edges.capacity *= 2
+    edges.neg[top] = run_neg
+    edges.pos[top] = run_pos
+    edges.top = top
+    return True
+
+
+def merged_hull(list pieces):
+    """``(groups, N0, N1, 2U, (edge_neg, edge_pos))`` of the int64 runs ``pieces`` merged.
+
+    :func:`merged_counts` with the edges of the upper ROC hull of the merged
+    groups, built as they come (as ``_scratch.upper_hull``: one vertex per
+    strictly clockwise turn, from (0, 0) to (N0, N1)): the merged groups are
+    never stored, only the hull.  int64 edges; the caller keeps the counts
+    below the point where the cross products could overflow.
+    """
+    cdef _Runs runs
+    cdef _Edges edges
+    cdef Py_ssize_t m = 0, w
+    cdef int64_t g_neg = 0, g_pos = 0, n_neg = 0, n_pos = 0, twice_u = 0
+    cdef double key, last = INFINITY
+    cdef bint ok = True
+    cdef int64_t[::1] out_neg
+    cdef int64_t[::1] out_pos
+    edges.top = 0
+    edges.capacity = 1024
+    edges.neg = <int64_t*>malloc(edges.capacity * sizeof(int64_t))
+    edges.pos = <int64_t*>malloc(edges.capacity * sizeof(int64_t))
+    if edges.neg == NULL or edges.pos == NULL:
+        free(edges.neg)
+        free(edges.pos)
+        raise MemoryError("no memory for a hull")
+    try:
+        _open(&runs, pieces, True)
+        try:
+            with nogil:
+                w = runs.loser[0]
+                while runs.head[w] > -INFINITY and ok:
+                    key = runs.head[w]
+                    if key != last:
+                        twice_u += g_neg * (2 * n_pos + g_pos)
+                        n_neg += g_neg
+                        n_pos += g_pos
+                        if g_neg != 0 or g_pos != 0:
+                            ok = _push_edge(&edges, g_neg, g_pos)
+                        g_neg = 0
+                        g_pos = 0
+                        m += 1
+                        last = key
+                    g_neg += (<const int64_t*>runs.neg[w])[runs.at[w]]
+                    g_pos += (<const int64_t*>runs.pos[w])[runs.at[w]]
+                    w = _pop(&runs)
+                twice_u += g_neg * (2 * n_pos + g_pos)
+                n_neg += g_neg
+                n_pos += g_pos
+                if ok and (g_neg != 0 or g_pos != 0):
+                    ok = _push_edge(&edges, g_neg, g_pos)
+        finally:
+            _close(&runs)
+        if not ok:
+            raise MemoryError("no memory for a hull")
+        edge_neg = np.empty(edges.top, dtype=np.int64)
+        edge_pos = np.empty(edges.top, dtype=np.int64)
+        out_neg = edge_neg
+        out_pos = edge_pos
+        for w in range(edges.top):
+            out_neg[w] = edges.neg[w + 1]
+            out_pos[w] = edges.pos[w + 1]
+    finally:
+        free(edges.neg)
+        free(edges.pos)
+    return m, n_neg, n_pos, twice_u, (edge_neg, edge_pos)

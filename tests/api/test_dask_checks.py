@@ -176,18 +176,19 @@ def test_ranges_beyond_the_exact_count_limit_take_the_float_path(monkeypatch):
             "int64 counts of a range beyond the limit"
         return auc2_groups(neg, pos)
 
-    merged_counts = hsd._kway.merged_counts
-
-    def counted_below_the_limit(pieces):
-        # The AUC's last merge counts in int64 only below the limit.
-        assert sum(int(p[1].sum()) + int(p[2].sum()) for p in pieces) < 30, \
-            "int64 counts of a merge beyond the limit"
-        return merged_counts(pieces)
+    def below_the_limit(merged):
+        # The last merges that count (and build the hull) do it in int64 only below it.
+        def checked(pieces):
+            assert sum(int(p[1].sum()) + int(p[2].sum()) for p in pieces) < 30, \
+                "int64 counts of a merge beyond the limit"
+            return merged(pieces)
+        return checked
 
     monkeypatch.setattr(groups, "EXACT_COUNT_LIMIT", 30, raising=False)
     monkeypatch.setattr(hsd, "EXACT_COUNT_LIMIT", 30)
     monkeypatch.setattr(groups._scratch, "auc2_groups", float_beyond_the_limit)
-    monkeypatch.setattr(hsd._kway, "merged_counts", counted_below_the_limit)
+    for name in ("merged_counts", "merged_hull"):
+        monkeypatch.setattr(hsd._kway, name, below_the_limit(getattr(hsd._kway, name)))
     for n_ranges in (1, 3):
         yd, sd = da.from_array(y, chunks=7), da.from_array(s, chunks=7)
         assert hsd.auc(yd, sd, n_ranges=n_ranges) == pytest.approx(expected["auc"], rel=1e-12)
@@ -250,3 +251,47 @@ def test_equal_keys_keep_the_first_runs_sign_of_zero():
         assert keys.tolist() == [1.0, 0.0]
         assert bool(np.signbit(keys[1])) is negative
         assert neg.tolist() == [1, 1 + 2 * (len(runs) - 1)]
+        assert pos.tolist() == [0, 1 + 3 * (len(runs) - 1)]
+
+
+@pytest.mark.parametrize("n_runs", [1, 3, 9])
+def test_hull_of_merged_runs_is_the_hull_of_the_merge(n_runs):
+    # Points on a convex curve (every group a vertex), collinear runs and groups of
+    # weight 0: the streamed hull against the upper hull of the stored merge, and against
+    # the vertices kept by brute force (a point is a vertex if it lies strictly above
+    # the chord of its neighbours among the kept ones).
+    rng = np.random.default_rng(40 + n_runs)
+    runs = []
+    for k in range(n_runs):
+        size = int(rng.integers(0, 300))
+        keys = np.sort(rng.choice(np.arange(-400, 400) / 8, size, replace=False))[::-1].copy()
+        neg = rng.integers(0, 3, size).astype(np.int64)
+        pos = rng.integers(0, 3, size).astype(np.int64)
+        if k == 0:
+            neg[::7] = 0
+            pos[::7] = 0
+        runs.append((keys, neg, pos))
+    keys, neg, pos = hsd._kway.merge_groups(runs)
+    summary = hsd._summarise((keys, neg, pos), False, True)
+    m, n_neg, n_pos, twice_u, (edge_neg, edge_pos) = hsd._kway.merged_hull(runs)
+    assert (m, n_neg, n_pos, twice_u) == summary[:4]
+    assert edge_neg.dtype == np.int64
+    np.testing.assert_array_equal(edge_neg, summary[4][0])
+    np.testing.assert_array_equal(edge_pos, summary[4][1])
+    # Brute force: the ROC points, and the upper hull by repeated removal of any point
+    # not strictly above the chord of its neighbours.
+    points = [(0, 0)]
+    for n, p in zip(neg.tolist(), pos.tolist(), strict=True):
+        if n or p:
+            points.append((points[-1][0] + n, points[-1][1] + p))
+    changed = True
+    while changed:
+        changed = False
+        for k in range(1, len(points) - 1):
+            (ax, ay), (bx, by), (cx, cy) = points[k - 1], points[k], points[k + 1]
+            if (bx - ax) * (cy - ay) - (by - ay) * (cx - ax) >= 0:  # not a clockwise turn
+                del points[k]
+                changed = True
+                break
+    assert np.diff([x for x, _ in points]).tolist() == edge_neg.tolist()
+    assert np.diff([y for _, y in points]).tolist() == edge_pos.tolist()
