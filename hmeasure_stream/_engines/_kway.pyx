@@ -227,34 +227,14 @@ def merged_counts(list pieces):
     the counts below the point where 2 N0 N1 could overflow int64.
     """
     cdef _Runs runs
-    cdef Py_ssize_t m = 0, w
-    cdef int64_t g_neg = 0, g_pos = 0, n_neg = 0, n_pos = 0, twice_u = 0
-    cdef double key, last = INFINITY
+    cdef _Counts counts
     _open(&runs, pieces, True)
     try:
         with nogil:
-            w = runs.loser[0]
-            # A group is closed when a lower key comes (or none): its term then uses
-            # the class 1 count above it.
-            while runs.head[w] > -INFINITY:
-                key = runs.head[w]
-                if key != last:
-                    twice_u += g_neg * (2 * n_pos + g_pos)
-                    n_neg += g_neg
-                    n_pos += g_pos
-                    g_neg = 0
-                    g_pos = 0
-                    m += 1
-                    last = key
-                g_neg += (<const int64_t*>runs.neg[w])[runs.at[w]]
-                g_pos += (<const int64_t*>runs.pos[w])[runs.at[w]]
-                w = _pop(&runs)
-            twice_u += g_neg * (2 * n_pos + g_pos)
-            n_neg += g_neg
-            n_pos += g_pos
+            _count(&runs, NULL, &counts)
     finally:
         _close(&runs)
-    return m, n_neg, n_pos, twice_u
+    return counts.groups, counts.neg, counts.pos, counts.twice_u
 
 
 cdef struct _Edges:
@@ -296,6 +276,48 @@ cdef inline bint _push_edge(_Edges* edges, int64_t run_neg, int64_t run_pos) noe
     return True
 
 
+cdef struct _Counts:
+    Py_ssize_t groups
+    int64_t neg
+    int64_t pos
+    int64_t twice_u
+
+
+cdef bint _count(_Runs* runs, _Edges* edges, _Counts* out) noexcept nogil:
+    """Walk the merge of int64 runs: the number of groups, N0, N1 and 2U, and with
+    ``edges`` (else NULL) the upper hull; False when the hull's memory ran out.
+
+    A group is closed when a lower key comes (or none is left): its term of 2U
+    is its class 0 count times twice the class 1 count above it plus its own
+    class 1 count; its edge goes to the hull unless it weighs nothing.
+    """
+    cdef Py_ssize_t w = runs.loser[0]
+    cdef int64_t g_neg = 0, g_pos = 0
+    cdef double key, last = INFINITY
+    out.groups = 0
+    out.neg = 0
+    out.pos = 0
+    out.twice_u = 0
+    while True:
+        key = runs.head[w]  # -inf once every run is spent
+        if key != last:
+            out.twice_u += g_neg * (2 * out.pos + g_pos)
+            out.neg += g_neg
+            out.pos += g_pos
+            if edges != NULL and (g_neg != 0 or g_pos != 0):
+                if not _push_edge(edges, g_neg, g_pos):
+                    return False
+            if key == -INFINITY:
+                return True
+            g_neg = 0
+            g_pos = 0
+            out.groups += 1
+            last = key
+        g_neg += (<const int64_t*>runs.neg[w])[runs.at[w]]
+        g_pos += (<const int64_t*>runs.pos[w])[runs.at[w]]
+        w = _pop(runs)
+
+
 def merged_hull(list pieces):
     """``(groups, N0, N1, 2U, (edge_neg, edge_pos))`` of the int64 runs ``pieces`` merged.
 
@@ -307,45 +329,22 @@ def merged_hull(list pieces):
     """
     cdef _Runs runs
     cdef _Edges edges
-    cdef Py_ssize_t m = 0, w
-    cdef int64_t g_neg = 0, g_pos = 0, n_neg = 0, n_pos = 0, twice_u = 0
-    cdef double key, last = INFINITY
-    cdef bint ok = True
+    cdef _Counts counts
+    cdef bint ok
+    cdef Py_ssize_t k
     cdef int64_t[::1] out_neg
     cdef int64_t[::1] out_pos
     edges.top = 0
     edges.capacity = 1024
     edges.neg = <int64_t*>malloc(edges.capacity * sizeof(int64_t))
     edges.pos = <int64_t*>malloc(edges.capacity * sizeof(int64_t))
-    if edges.neg == NULL or edges.pos == NULL:
-        free(edges.neg)
-        free(edges.pos)
-        raise MemoryError("no memory for a hull")
     try:
+        if edges.neg == NULL or edges.pos == NULL:
+            raise MemoryError("no memory for a hull")
         _open(&runs, pieces, True)
         try:
             with nogil:
-                w = runs.loser[0]
-                while runs.head[w] > -INFINITY and ok:
-                    key = runs.head[w]
-                    if key != last:
-                        twice_u += g_neg * (2 * n_pos + g_pos)
-                        n_neg += g_neg
-                        n_pos += g_pos
-                        if g_neg != 0 or g_pos != 0:
-                            ok = _push_edge(&edges, g_neg, g_pos)
-                        g_neg = 0
-                        g_pos = 0
-                        m += 1
-                        last = key
-                    g_neg += (<const int64_t*>runs.neg[w])[runs.at[w]]
-                    g_pos += (<const int64_t*>runs.pos[w])[runs.at[w]]
-                    w = _pop(&runs)
-                twice_u += g_neg * (2 * n_pos + g_pos)
-                n_neg += g_neg
-                n_pos += g_pos
-                if ok and (g_neg != 0 or g_pos != 0):
-                    ok = _push_edge(&edges, g_neg, g_pos)
+                ok = _count(&runs, &edges, &counts)
         finally:
             _close(&runs)
         if not ok:
@@ -354,10 +353,10 @@ def merged_hull(list pieces):
         edge_pos = np.empty(edges.top, dtype=np.int64)
         out_neg = edge_neg
         out_pos = edge_pos
-        for w in range(edges.top):
-            out_neg[w] = edges.neg[w + 1]
-            out_pos[w] = edges.pos[w + 1]
+        for k in range(edges.top):
+            out_neg[k] = edges.neg[k + 1]
+            out_pos[k] = edges.pos[k + 1]
     finally:
         free(edges.neg)
         free(edges.pos)
-    return m, n_neg, n_pos, twice_u, (edge_neg, edge_pos)
+    return counts.groups, counts.neg, counts.pos, counts.twice_u, (edge_neg, edge_pos)
