@@ -17,10 +17,10 @@ weights (*groups*), sorted; a tree of merges (8 at a time, the last up to
 64; each one pass over its children's groups, equal scores summed: exact
 integers without weights) gathers them, so a call on P partitions is a
 graph of O(P) tasks, one graph layer.  Where only the counts (and the
-upper hull) are needed, the last merge keeps those and stores no groups.  Columns
-of one dask DataFrame are read as one projection of it, each partition's
-columns side by side as read.  With ``n_ranges=R``
-a sample of the scores chooses boundaries that cut them into R ranges of
+upper hull) are needed, the last merge keeps those and stores no groups.
+Columns of one dask DataFrame are read as one projection of it, each
+partition's columns side by side as read.  With ``n_ranges=R`` a sample
+of the scores chooses boundaries that cut them into R ranges of
 about equal numbers of groups; every partition cuts its groups at the
 boundaries (by value, so the points of one score are always in one range)
 and each range merges its pieces by a tree of its own: no task holds more
