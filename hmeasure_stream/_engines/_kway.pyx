@@ -136,20 +136,23 @@ cdef inline Py_ssize_t _pop(_Runs* runs) noexcept nogil:
     of merged runs are as unpredictable as a coin.
     """
     cdef Py_ssize_t w = runs.loser[0], k = runs.at[w] + 1, node, other
-    cdef double key
+    cdef double key, other_key
     cdef bint swap
     runs.at[w] = k
     key = runs.keys[w][k] if k < runs.end[w] else -INFINITY
     runs.head[w] = key
     node = (w + runs.size) >> 1
     while node >= 1:
+        # The nodes on the path do not depend on the matches: their losers' keys load
+        # ahead, and the candidate's key stays in a register.
         other = runs.loser[node]
+        other_key = runs.head[other]
         # Equal keys come out in the order of the runs (the first run's key is kept:
         # -0.0 or 0.0 as the earliest partition has it).
-        swap = (runs.head[other] > key) | ((runs.head[other] == key) & (other < w))
+        swap = (other_key > key) | ((other_key == key) & (other < w))
         runs.loser[node] = w if swap else other
         w = other if swap else w
-        key = runs.head[w]
+        key = other_key if swap else key
         node >>= 1
     runs.loser[0] = w
     return w
