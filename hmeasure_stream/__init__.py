@@ -6,8 +6,9 @@ The from-scratch reference functions work on whole arrays:
 - :func:`h_measure` -- Hand's H-measure on the ROC convex hull;
 - :func:`roc_points` -- the points of the ROC curve;
 - :func:`roc_hull` -- the vertices of the ROC convex hull;
-- :func:`roc_curve`, :func:`precision_recall_curve` -- the curves with their
-  thresholds; :func:`average_precision` -- the area under the precision steps;
+- :func:`roc_curve`, :func:`precision_recall_curve`, :func:`det_curve` -- the
+  curves with their thresholds; :func:`average_precision` -- the area under the
+  precision steps;
 - :func:`coords` -- operating points at a threshold, specificity or
   sensitivity, and the best threshold (pROC's ``coords``);
 - :func:`min_cost_threshold` -- the threshold of least expected loss at a cost;
@@ -85,10 +86,12 @@ if TYPE_CHECKING:
     from hmeasure_stream.crisp import CrispVUS, crisp_auc_approximations, crisp_vus
     from hmeasure_stream.curves import (
         CostThreshold,
+        DETCurve,
         PrecisionRecallCurve,
         ROCCurve,
         average_precision,
         coords,
+        det_curve,
         min_cost_threshold,
         precision_recall_curve,
         roc_curve,
@@ -146,8 +149,8 @@ _LAZY = {
     ),
     "crisp": ("CrispVUS", "crisp_auc_approximations", "crisp_vus"),
     "curves": (
-        "CostThreshold", "PrecisionRecallCurve", "ROCCurve", "average_precision", "coords",
-        "min_cost_threshold", "precision_recall_curve", "roc_curve"
+        "CostThreshold", "DETCurve", "PrecisionRecallCurve", "ROCCurve", "average_precision",
+        "coords", "det_curve", "min_cost_threshold", "precision_recall_curve", "roc_curve"
     ),
     "expected": ("expected_auc", "expected_h_measure"),
     "metric_table": (
@@ -208,6 +211,7 @@ __all__ = [
     "ConfidenceLevel",
     "CostThreshold",
     "CrispVUS",
+    "DETCurve",
     "DelayedAUC",
     "DynamicAUC",
     "DynamicH",
@@ -237,6 +241,7 @@ __all__ = [
     "coords",
     "crisp_auc_approximations",
     "crisp_vus",
+    "det_curve",
     "expected_auc",
     "expected_h_measure",
     "h_measure",

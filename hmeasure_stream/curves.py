@@ -112,7 +112,7 @@ class DETCurve(NamedTuple):
 
     Examples
     --------
-    >>> from hmeasure_stream.curves import det_curve
+    >>> from hmeasure_stream import det_curve
     >>> det_curve([0, 1, 0, 1], [0.2, 0.6, 0.7, 0.9]).fnr
     array([0. , 0.5, 0.5])
     """
@@ -270,7 +270,7 @@ def det_curve(y_true: Labels, y_score: Scores, *, sample_weight: Weights | None 
 
     Examples
     --------
-    >>> from hmeasure_stream.curves import det_curve
+    >>> from hmeasure_stream import det_curve
     >>> fpr, fnr, thresholds = det_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     >>> fpr, fnr, thresholds
     (array([0.5, 0.5, 0. ]), array([0. , 0.5, 0.5]), array([0.35, 0.4 , 0.8 ]))

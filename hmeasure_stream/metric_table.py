@@ -23,6 +23,7 @@ follows ``"auc"``, ``"pauc"`` over false positive rates in [0, 0.2] and
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -751,6 +752,13 @@ def metric_options(metrics: object) -> dict[str, Any]:
     """
     if metrics is None:
         raise ValueError("metrics must be a metric name or a sequence of them, got None")
+    if isinstance(metrics, str) and metrics not in METRICS:
+        # "auc,h" is the command line's --metrics; in Python the names are a tuple.
+        parts = [part for part in re.split(r"[\s,;]+", metrics) if part]
+        if len(parts) > 1 and all(part in METRICS for part in parts):
+            raise ValueError(f"metrics={metrics!r} is one string: pass the names as a "
+                             f"tuple, metrics={tuple(parts)!r} (a comma-separated list is "
+                             "the command line's --metrics)")
     if isinstance(metrics, (str, *_OPTION_CLASSES)):
         metrics = (metrics,)
     try:

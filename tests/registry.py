@@ -57,6 +57,7 @@ FUNCTIONS = {
         hs.roc_curve(y, s, drop_intermediate=False, **kw)),
     "precision_recall_curve": lambda y, s, **kw: np.concatenate(
         hs.precision_recall_curve(y, s, **kw)),
+    "det_curve": lambda y, s, **kw: np.concatenate(hs.det_curve(y, s, **kw)),
     "average_precision": hs.average_precision,
     "coords best": lambda y, s, **kw: hs.coords(
         y, s, "best", ret=("threshold", "sensitivity", "specificity", "precision", "npv",
@@ -340,7 +341,7 @@ OPTIONS_AND_RESULTS = frozenset({
     "PartialRange", "Threshold",
     "AUCTestResult", "BinnedAUCResult", "BootstrapInterval", "CalibrationBins",
     "CalibrationReport", "ConfidenceInterval", "CostThreshold", "CrispVUS",
-    "PrecisionRecallCurve", "ROCCurve",
+    "DETCurve", "PrecisionRecallCurve", "ROCCurve",
     "AlertRule", "AlertEvent",
 })
 

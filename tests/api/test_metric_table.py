@@ -322,6 +322,21 @@ def test_options_objects_stand_for_their_metrics_and_are_shared():
         table.metric_options((HCost(), HCost(alpha=3.0)))
     with pytest.raises(ValueError, match=r"unknown metric\(s\) \[3\]"):
         table.metric_options(("auc", 3))
+
+
+@pytest.mark.parametrize("given", ["auc,h", "auc, h", "auc h", "auc;h;ap"])
+def test_a_comma_separated_string_is_told_to_be_a_tuple(given):
+    # The command line's --metrics spelling, given in Python: the message says what to pass.
+    names = tuple(given.replace(",", " ").replace(";", " ").split())
+    y, s = binary_stream()
+    with pytest.raises(ValueError, match=(rf"^metrics={given!r} is one string: pass the names "
+                                          rf"as a tuple, metrics={names!r}".replace("(", r"\(")
+                                          .replace(")", r"\)"))):
+        sliding_window(y, s, WINDOW, metrics=given)
+    assert list(sliding_window(y, s, WINDOW, metrics=names)) == list(names)
+    # A string that is no list of names keeps the message of an unknown metric.
+    with pytest.raises(ValueError, match=r"unknown metric\(s\) \['auc,hh'\]"):
+        sliding_window(y, s, WINDOW, metrics="auc,hh")
     y, s = binary_stream()
     shared = sliding_window(y, s, WINDOW, ("auch", "h", HCost(alpha=3.0, beta=1.5)))
     np.testing.assert_array_equal(
