@@ -506,7 +506,7 @@ def _line_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
     from matplotlib.cbook import normalize_kwargs
     from matplotlib.lines import Line2D
 
-    return cast("dict[str, Any]", normalize_kwargs(kwargs, Line2D))
+    return normalize_kwargs(kwargs, Line2D)
 
 
 def _new_axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
@@ -1104,6 +1104,13 @@ class PrecisionRecallDisplay:
     [[1.0, 0.5], [1.0, 0.6666666666666666], [0.5, 0.5], [0.5, 1.0], [0.0, 1.0]]
     >>> [text.get_text() for text in display.ax_.get_legend().get_texts()]
     ['model (AP = 0.833)', 'chance level (AP = 0.500)']
+
+    From a classifier without probabilities (its ``decision_function``):
+
+    >>> from sklearn.svm import LinearSVC
+    >>> X, y = [[0.1], [0.4], [0.35], [0.8], [0.6], [0.2]], [0, 0, 1, 1, 1, 0]
+    >>> PrecisionRecallDisplay.from_estimator(LinearSVC().fit(X, y), X, y).legend_label()
+    'LinearSVC (AP = 0.917)'
     """
 
     def __init__(self, precision: ArrayLike, recall: ArrayLike, *, average_precision: float,
@@ -1326,6 +1333,16 @@ class ReliabilityDisplay:
     [[0.27, 0.2], [0.767, 1.0]]
     >>> [text.get_text() for text in display.ax_.get_legend().get_texts()]
     ['perfectly calibrated', 'model A (ECE = 0.131, Brier = 0.117)']
+
+    From a Pipeline, named after its classifier:
+
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X, y = [[0.1], [0.4], [0.35], [0.8], [0.6], [0.2]], [0, 0, 1, 1, 1, 0]
+    >>> model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X, y)
+    >>> ReliabilityDisplay.from_estimator(model, X, y, n_bins=2).legend_label()
+    'LogisticRegression (ECE = 0.157, Brier = 0.136)'
     """
 
     def __init__(self, report: CalibrationReport, *, name: str | None = None,
