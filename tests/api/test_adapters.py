@@ -344,3 +344,18 @@ def test_progressive_val_score_log_loss_equals_rivers(rng, window):
     theirs = metrics.LogLoss() if window is None else Rolling(metrics.LogLoss, window)
     theirs = evaluate.progressive_val_score(data, logistic_model(), theirs)
     assert ours.get() == pytest.approx(theirs.get(), rel=1e-11)
+
+
+@pytest.mark.parametrize("name", ["log_loss", "brier"])
+def test_probability_adapters_with_a_time_window_equal_the_window(rng, name):
+    y, p = probability_stream(rng, 120)
+    steps = np.cumsum(rng.integers(0, 40, 120))  # seconds apart, some at the same time
+    times = np.datetime64("2026-01-01T00:00") + steps * np.timedelta64(1, "s")
+    monitor = hs.SlidingWindow("2min", metrics=(name,))
+    metric = ADAPTERS[name](window="2min")
+    for label, prob, time in zip(y, p, times, strict=True):
+        expected = monitor.update([label], [prob], times=[time])[name][0]
+        metric.update(label, prob, time=time)
+        assert metric.get() == expected
+    with pytest.raises(ValueError, match="time is required"):
+        metric.update(True, 0.5)
