@@ -397,7 +397,9 @@ class LogLoss(_ProbabilityMetric):
     ``river.metrics.LogLoss`` clips at 1e-15 and keeps a running mean
     (rounded at each update and revert); the values agree to rounding for
     probabilities within [1e-15, 1 - 1e-15].  A revert of a point not held
-    raises KeyError (river's ignores none: it subtracts).
+    raises KeyError (river's subtracts whatever it is given): the points held
+    are kept in order, memory O(n) for n points (river's: O(1)), and a revert
+    looks its point up among them, O(n) at most.
 
     Examples
     --------
@@ -434,7 +436,8 @@ class BrierScore(_ProbabilityMetric):
     Notes
     -----
     river has no Brier score; it is ``river.metrics.MSE`` of the labels as
-    0/1 and the probabilities.
+    0/1 and the probabilities.  The points held are kept, as for
+    :class:`LogLoss`.
 
     Examples
     --------
