@@ -6,8 +6,9 @@ The from-scratch reference functions work on whole arrays:
 - :func:`h_measure` -- Hand's H-measure on the ROC convex hull;
 - :func:`roc_points` -- the points of the ROC curve;
 - :func:`roc_hull` -- the vertices of the ROC convex hull;
-- :func:`roc_curve`, :func:`precision_recall_curve` -- the curves with their
-  thresholds; :func:`average_precision` -- the area under the precision steps;
+- :func:`roc_curve`, :func:`precision_recall_curve`, :func:`det_curve` -- the
+  curves with their thresholds; :func:`average_precision` -- the area under the
+  precision steps;
 - :func:`coords` -- operating points at a threshold, specificity or
   sensitivity, and the best threshold (pROC's ``coords``);
 - :func:`min_cost_threshold` -- the threshold of least expected loss at a cost;
@@ -59,75 +60,134 @@ read as probabilities of class 1).
 
 from __future__ import annotations
 
+import importlib
+from typing import TYPE_CHECKING
+
 # First: the command line's Ctrl-C while the modules below import (see _startup).
 from hmeasure_stream import _startup  # noqa: F401
-from hmeasure_stream._validation import InvertedScoresWarning
 from hmeasure_stream._version import __version__
-from hmeasure_stream.alerts import AlertEvent, AlertMonitor, AlertRule, alert_boundary
-from hmeasure_stream.binned import (
-    BinnedAUCResult,
-    OutOfRangeScoresWarning,
-    binned_auc,
-    loglog_transform,
-)
-from hmeasure_stream.calibration import (
-    CalibrationReport,
-    brier_score,
-    calibration_error,
-    calibration_report,
-    log_loss,
-)
-from hmeasure_stream.crisp import CrispVUS, crisp_auc_approximations, crisp_vus
-from hmeasure_stream.curves import (
-    CostThreshold,
-    PrecisionRecallCurve,
-    ROCCurve,
-    average_precision,
-    coords,
-    min_cost_threshold,
-    precision_recall_curve,
-    roc_curve,
-)
-from hmeasure_stream.expected import expected_auc, expected_h_measure
-from hmeasure_stream.metric_table import (
-    METRICS,
-    WINDOW_METRICS,
-    APApprox,
-    Binning,
-    CalibrationBins,
-    Classes,
-    Compression,
-    ConfidenceLevel,
-    FixedRates,
-    HCost,
-    PartialRange,
-    Threshold,
-)
-from hmeasure_stream.metrics import auc, h_measure, hmeasure_report, roc_hull, roc_points
-from hmeasure_stream.multiclass import multiclass_auc
-from hmeasure_stream.partial import partial_auc, weighted_auc, weighted_auc_error_bound
-from hmeasure_stream.scorers import h_scorer, partial_auc_scorer
-from hmeasure_stream.streaming import (
-    ApproxAUC,
-    ApproxH,
-    BinnedAUC,
-    DelayedAUC,
-    DynamicAUC,
-    DynamicH,
-    DynamicMulticlassAUC,
-    SlidingWindow,
-    sliding_window,
-)
-from hmeasure_stream.uncertainty import (
-    AUCTestResult,
-    BootstrapInterval,
-    ConfidenceInterval,
-    auc_ci,
-    auc_covariance,
-    auc_test,
-    auc_variance,
-    bootstrap_ci,
-)
+
+if TYPE_CHECKING:
+    from hmeasure_stream._validation import InvertedScoresWarning
+    from hmeasure_stream.alerts import AlertEvent, AlertMonitor, AlertRule, alert_boundary
+    from hmeasure_stream.binned import (
+        BinnedAUCResult,
+        OutOfRangeScoresWarning,
+        binned_auc,
+        loglog_transform,
+    )
+    from hmeasure_stream.calibration import (
+        CalibrationReport,
+        brier_score,
+        calibration_error,
+        calibration_report,
+        log_loss,
+    )
+    from hmeasure_stream.crisp import CrispVUS, crisp_auc_approximations, crisp_vus
+    from hmeasure_stream.curves import (
+        CostThreshold,
+        DETCurve,
+        PrecisionRecallCurve,
+        ROCCurve,
+        average_precision,
+        coords,
+        det_curve,
+        min_cost_threshold,
+        precision_recall_curve,
+        roc_curve,
+    )
+    from hmeasure_stream.expected import expected_auc, expected_h_measure
+    from hmeasure_stream.metric_table import (
+        METRICS,
+        WINDOW_METRICS,
+        APApprox,
+        Binning,
+        CalibrationBins,
+        Classes,
+        Compression,
+        ConfidenceLevel,
+        FixedRates,
+        HCost,
+        PartialRange,
+        Threshold,
+    )
+    from hmeasure_stream.metrics import auc, h_measure, hmeasure_report, roc_hull, roc_points
+    from hmeasure_stream.multiclass import multiclass_auc
+    from hmeasure_stream.partial import partial_auc, weighted_auc, weighted_auc_error_bound
+    from hmeasure_stream.scorers import h_scorer, partial_auc_scorer
+    from hmeasure_stream.streaming import (
+        ApproxAUC,
+        ApproxH,
+        BinnedAUC,
+        DelayedAUC,
+        DynamicAUC,
+        DynamicH,
+        DynamicMulticlassAUC,
+        SlidingWindow,
+        sliding_window,
+    )
+    from hmeasure_stream.uncertainty import (
+        AUCTestResult,
+        BootstrapInterval,
+        ConfidenceInterval,
+        auc_ci,
+        auc_covariance,
+        auc_test,
+        auc_variance,
+        bootstrap_ci,
+    )
+
+#: The public names by the module that defines them (below the package), imported on
+#: first use: ``hmeasure-stream --version`` and a script that needs one name load only
+#: what they use.
+_LAZY = {
+    "_validation": ("InvertedScoresWarning",),
+    "alerts": ("AlertEvent", "AlertMonitor", "AlertRule", "alert_boundary"),
+    "binned": ("BinnedAUCResult", "OutOfRangeScoresWarning", "binned_auc", "loglog_transform"),
+    "calibration": (
+        "CalibrationReport", "brier_score", "calibration_error", "calibration_report", "log_loss"
+    ),
+    "crisp": ("CrispVUS", "crisp_auc_approximations", "crisp_vus"),
+    "curves": (
+        "CostThreshold", "DETCurve", "PrecisionRecallCurve", "ROCCurve", "average_precision",
+        "coords", "det_curve", "min_cost_threshold", "precision_recall_curve", "roc_curve"
+    ),
+    "expected": ("expected_auc", "expected_h_measure"),
+    "metric_table": (
+        "METRICS", "WINDOW_METRICS", "APApprox", "Binning", "CalibrationBins", "Classes",
+        "Compression", "ConfidenceLevel", "FixedRates", "HCost", "PartialRange", "Threshold"
+    ),
+    "metrics": ("auc", "h_measure", "hmeasure_report", "roc_hull", "roc_points"),
+    "multiclass": ("multiclass_auc",),
+    "partial": ("partial_auc", "weighted_auc", "weighted_auc_error_bound"),
+    "scorers": ("h_scorer", "partial_auc_scorer"),
+    "streaming": (
+        "ApproxAUC", "ApproxH", "BinnedAUC", "DelayedAUC", "DynamicAUC", "DynamicH",
+        "DynamicMulticlassAUC", "SlidingWindow", "sliding_window"
+    ),
+    "uncertainty": (
+        "AUCTestResult", "BootstrapInterval", "ConfidenceInterval", "auc_ci", "auc_covariance",
+        "auc_test", "auc_variance", "bootstrap_ci"
+    ),
+}
+_MODULE_OF = {name: module for module, names in _LAZY.items() for name in names}
+
+
+# Type checkers read the imports above, and would take any other name for one that
+# __getattr__ answers: they do not see it.
+if not TYPE_CHECKING:
+    def __getattr__(name):
+        """A public name, imported from its module on first use (PEP 562)."""
+        module = _MODULE_OF.get(name)
+        if module is None:
+            raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+        value = getattr(importlib.import_module(f"{__name__}.{module}"), name)
+        globals()[name] = value  # (the next look-up finds it without this function)
+        return value
+
+    def __dir__():
+        return sorted({*globals(), *__all__})
+
 
 __all__ = [
     "METRICS",
@@ -151,6 +211,7 @@ __all__ = [
     "ConfidenceLevel",
     "CostThreshold",
     "CrispVUS",
+    "DETCurve",
     "DelayedAUC",
     "DynamicAUC",
     "DynamicH",
@@ -180,6 +241,7 @@ __all__ = [
     "coords",
     "crisp_auc_approximations",
     "crisp_vus",
+    "det_curve",
     "expected_auc",
     "expected_h_measure",
     "h_measure",

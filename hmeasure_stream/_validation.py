@@ -1720,8 +1720,12 @@ def import_optional(*modules: str, needed_by: str, install: str) -> Any:
     """Import optional dependencies: the module (or a tuple of them, in order).
 
     A missing one raises ImportError in one line naming what needs it and
-    the pip requirement that installs it (``install``, the package's extra
-    when it has one), instead of the bare ``ModuleNotFoundError``.
+    the pip command that installs it, instead of the bare
+    ``ModuleNotFoundError``.  ``install`` is a pip requirement, or one of the
+    package's extras (``"hmeasure_stream[cli]"``), named in the command by
+    the extra's requirement of the missing module (``'matplotlib>=3.7'``):
+    the package is not on an index, so ``pip install 'hmeasure_stream[cli]'``
+    would fail from a clone, where the requirement itself installs.
     """
     imported = []
     for name in modules:
@@ -1729,11 +1733,33 @@ def import_optional(*modules: str, needed_by: str, install: str) -> Any:
             imported.append(importlib.import_module(name))
         except ModuleNotFoundError as error:
             missing = (error.name or name).partition(".")[0]
+            command = " ".join(f"'{requirement}'"
+                               for requirement in _requirements_of(install, missing))
             raise ImportError(
-                f"{needed_by} needs {missing}, which is not installed: "
-                f"pip install '{install}'"
+                f"{needed_by} needs {missing}, which is not installed: pip install {command}"
             ) from None
     return imported[0] if len(imported) == 1 else tuple(imported)
+
+
+def _requirements_of(install: str, module: str) -> list[str]:
+    """The pip requirements that install ``module``: ``install`` itself, or for an extra
+    of this package its requirement of ``module`` (all of the extra's if none is named
+    so), from the installed package's metadata."""
+    import importlib.metadata
+
+    project, _, extra = install.partition("[")
+    if project != "hmeasure_stream" or not extra.endswith("]"):
+        return [install]
+    try:
+        requires = importlib.metadata.requires("hmeasure_stream") or []
+    except importlib.metadata.PackageNotFoundError:
+        return [install]
+    marker = f'extra == "{extra[:-1]}"'
+    of_extra = [r.partition(";")[0].strip() for r in requires if r.partition(";")[2].strip()
+                == marker]
+    named = [r for r in of_extra
+             if re.split(r"[\[<>=!~ ]", r, maxsplit=1)[0].lower().replace("-", "_") == module]
+    return named or of_extra or [install]
 
 
 # -- Renamed keywords and attributes -------------------------------------------

@@ -30,7 +30,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.curves import (
-    average_precision_of,
+    average_precision_value,
     check_coords_options,
     coords_of,
     det_curve_of,
@@ -112,7 +112,7 @@ class DETCurve(NamedTuple):
 
     Examples
     --------
-    >>> from hmeasure_stream.curves import det_curve
+    >>> from hmeasure_stream import det_curve
     >>> det_curve([0, 1, 0, 1], [0.2, 0.6, 0.7, 0.9]).fnr
     array([0. , 0.5, 0.5])
     """
@@ -270,7 +270,7 @@ def det_curve(y_true: Labels, y_score: Scores, *, sample_weight: Weights | None 
 
     Examples
     --------
-    >>> from hmeasure_stream.curves import det_curve
+    >>> from hmeasure_stream import det_curve
     >>> fpr, fnr, thresholds = det_curve([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     >>> fpr, fnr, thresholds
     (array([0.5, 0.5, 0. ]), array([0. , 0.5, 0.5]), array([0.35, 0.4 , 0.8 ]))
@@ -378,8 +378,8 @@ def average_precision(y_true: Labels, y_score: Scores, *,
     >>> average_precision([0, 0, 1, 1], [0.1, 0.4, 0.35, 0.8])
     0.8333333333333333
     """
-    _, fp, tp, _ = _cumulative(y_true, y_score, sample_weight, pos_label, "Average precision")
-    return average_precision_of(fp, tp)
+    y_true, scores, _ = labels_and_ranked_scores(y_true, y_score, pos_label)
+    return average_precision_value(y_true, scores, sample_weight, "Average precision")
 
 
 def coords(y_true: Labels, y_score: Scores, x: float | ArrayLike | str, *,

@@ -13,10 +13,14 @@ partitions live:
   pandas DataFrame.
 
 How: every partition is reduced to its distinct scores with their class
-weights (*groups*), sorted; a tree of merges (8 at a time, equal scores
-summed: exact integers without weights) gathers them, so a call on P
-partitions is a graph of O(P) tasks, one graph layer.  With ``n_ranges=R``
-a sample of the scores chooses boundaries that cut them into R ranges of
+weights (*groups*), sorted; a tree of merges (8 at a time, the last up to
+64; each one pass over its children's groups, equal scores summed: exact
+integers without weights) gathers them, so a call on P partitions is a
+graph of O(P) tasks, one graph layer.  Where only the counts (and the
+upper hull) are needed, the last merge keeps those and stores no groups.
+Columns of one dask DataFrame are read as one projection of it, each
+partition's columns side by side as read.  With ``n_ranges=R`` a sample
+of the scores chooses boundaries that cut them into R ranges of
 about equal numbers of groups; every partition cuts its groups at the
 boundaries (by value, so the points of one score are always in one range)
 and each range merges its pieces by a tree of its own: no task holds more
@@ -34,6 +38,7 @@ documentation page "Dask".
 from __future__ import annotations
 
 import functools
+import importlib
 import math
 import operator
 from collections.abc import Callable, Hashable, Iterable, Sequence
@@ -73,6 +78,7 @@ from hmeasure_stream._core.groups import summarise as _summarise
 from hmeasure_stream._core.groups import totals as _totals
 from hmeasure_stream._core.partial import corrected, count_group_parts, exact_area
 from hmeasure_stream._core.report import curve_metrics, r_lookup, r_report, report_levels
+from hmeasure_stream._engines import _kway
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
     NO_LABEL,
@@ -167,6 +173,9 @@ _GROUP_METRICS = tuple(name for metric in _TABLE_METRICS
 _T = TypeVar("_T")
 # Fan-in of the merge trees: P partitions take about P / (_WIDTH - 1) merges.
 _WIDTH = 8
+# Fan-in of the last merge of groups: one pass over its children's groups (a loser
+# tree: log2 of the fan-in per group) whose result alone is new memory.
+_ROOT_WIDTH = 64
 
 
 # ---------------------------------------------------------------------------
@@ -222,18 +231,20 @@ class _Graph:
         self.tasks[name] = (functools.partial(_run, function, frozen), *keys)
         return _Key(name)
 
-    def tree(self, function: Callable[[list[Any]], Any], keys: Sequence[_Key]) -> _Key:
+    def tree(self, function: Callable[[list[Any]], Any], keys: Sequence[_Key],
+             root: Callable[[list[Any]], Any] | None = None, root_width: int = _WIDTH) -> _Key:
         """``function`` applied over ``keys`` by a tree of fan-in ``_WIDTH`` (at least once).
 
         ``function`` takes a list of values and returns one of the same kind
         (associative, in order): P keys take about P / (_WIDTH - 1) tasks.
+        The last task applies ``root`` (``function`` by default) to at most
+        ``root_width`` values.
         """
         level = list(keys)
-        while True:
+        while len(level) > root_width:
             level = [self.task(function, level[k:k + _WIDTH])
-                     for k in range(0, max(1, len(level)), _WIDTH)]
-            if len(level) == 1:
-                return level[0]
+                     for k in range(0, len(level), _WIDTH)]
+        return self.task(function if root is None else root, level)
 
     def delayed(self, key: _Key) -> Delayed:
         layer = f"hmeasure_stream-{key.key}"
@@ -310,6 +321,51 @@ def _stacked(*columns: Any, names: Sequence[str],
     return pd.concat(pieces, axis=1, ignore_index=True)
 
 
+def _projected(frames: Sequence[tuple[str, Any]]) -> tuple[Any, list[tuple[int, int]]] | None:
+    """Inputs that are columns of one dask DataFrame, as that frame's projection on them.
+
+    Returns (the projection, each input's (start, stop) among its columns),
+    or None when the inputs are not distinct columns of one frame.  Each of
+    its partitions then holds the inputs side by side as read, without
+    putting them together task by task.
+    """
+    parent = None
+    columns: list[Any] = []
+    spans = []
+    for _, value in frames:
+        expr: Any = getattr(value, "expr", None)
+        if type(expr).__name__ != "Projection" or not hasattr(expr, "frame"):
+            return None
+        if parent is None:
+            parent = expr.frame
+        elif expr.frame._name != parent._name:
+            return None
+        selected = expr.operand("columns")
+        selected = list(selected) if isinstance(value, dd.DataFrame) else [selected]
+        spans.append((len(columns), len(columns) + len(selected)))
+        columns.extend(selected)
+    meta = getattr(parent, "_meta", None)
+    if not isinstance(meta, pd.DataFrame) or not meta.columns.is_unique:
+        return None
+    try:
+        unique = len(set(columns)) == len(columns)
+    except TypeError:  # (labels that do not hash)
+        return None
+    if not unique or not all(column in meta.columns for column in columns):
+        return None
+    return _new_collection(parent)[columns], spans
+
+
+def _new_collection(expr: Any) -> Any:
+    # dask-expr's constructor of a collection from an expression (a module of dask's
+    # own since 2025.1, the dask_expr package before).
+    try:
+        module = importlib.import_module("dask.dataframe.dask_expr")
+    except ImportError:
+        module = importlib.import_module("dask_expr")
+    return module.new_collection(expr)
+
+
 def _columns(layout: Layout, values: Sequence[Any]) -> tuple[Any, ...]:
     """A partition's inputs, in the order of the call's names, from its values."""
     out: list[Any] = []
@@ -370,6 +426,11 @@ class _Partitions:
             name, value = frames[0]
             per_part.append(list(value.to_delayed()))
             layout[name] = ("value", 0)
+        elif frames and (projected := _projected(frames)) is not None:
+            frame, spans = projected
+            per_part.append(list(frame.to_delayed()))
+            for (name, value), (start, stop) in zip(frames, spans, strict=True):
+                layout[name] = ("columns", 0, start, stop, not isinstance(value, dd.DataFrame))
         elif frames:
             names = [name for name, _ in frames]
             stacked = dd.map_partitions(
@@ -521,7 +582,38 @@ def _binary_groups(index: int, layout: Layout, values: Sequence[Any], weighted: 
 
 def _merged(pieces: list[Groups]) -> Groups:
     """Groups of one range (or of the whole) merged, equal scores summed."""
-    return cast("Groups", _merge(*pieces))
+    present = [piece for piece in pieces if piece[0].shape[0]]
+    if len(present) <= 1:
+        return present[0] if present else pieces[0]
+    return cast("Groups", _kway.merge_groups(present))
+
+
+def _countable(pieces: Sequence[Groups]) -> bool:
+    """Unit weights, and few enough points for int64 products of counts (as ``_summarise``)."""
+    return all(piece[1].dtype == np.int64 for piece in pieces) and sum(
+        int(piece[1].sum()) + int(piece[2].sum()) for piece in pieces) < EXACT_COUNT_LIMIT
+
+
+def _counted(pieces: list[Groups]) -> Summary:
+    """The summary without hulls (``_summarise``) of the merge of ``pieces``.
+
+    With unit weights, from one pass over the pieces that keeps only the
+    counts: the range's groups are never stored.
+    """
+    if _countable(pieces):
+        return (*_kway.merged_counts(pieces), None, None)
+    return _summarise(_merged(pieces), False, False)
+
+
+def _hulled(pieces: list[Groups]) -> Summary:
+    """The summary with the upper hull (``_summarise``) of the merge of ``pieces``.
+
+    With unit weights, from one pass that keeps the counts and builds the hull
+    as the merged groups come: they are never stored.
+    """
+    if _countable(pieces):
+        return (*_kway.merged_hull(pieces), None)
+    return _summarise(_merged(pieces), False, True)
 
 
 def _sample(groups: Groups, n_ranges: int) -> list[tuple[NDArray[Any], float]]:
@@ -547,23 +639,21 @@ def _bounds(n_ranges: int, samples: Sequence[tuple[NDArray[Any], float]]) -> NDA
     return cast("NDArray[Any]", np.unique(values[order][picks])[::-1].copy())
 
 
-def _range_groups(graph: _Graph, groups: Sequence[_Key], n_ranges: int) -> list[_Key]:
-    """Groups of each range, highest scores first, from the partitions' groups.
+def _range_pieces(graph: _Graph, groups: Sequence[_Key], n_ranges: int) -> list[list[_Key]]:
+    """The pieces of each range, from the partitions' groups, for a tree of merges each.
 
-    One range: a tree of merges over the partitions.  More: a sample of
-    every partition's scores sets the boundaries, every partition cuts its
-    groups at them (by value) and each range merges its pieces by a tree of
-    its own: a sample, a cut and n_ranges pieces per partition, and the
-    trees (a tree of merges takes one task per 7 keys): about
-    1.15 n_ranges + 2 tasks per partition.
+    One range: the partitions' groups.  More: a sample of every partition's
+    scores sets the boundaries, every partition cuts its groups at them (by
+    value) and each range merges its pieces by a tree of its own: a sample,
+    a cut and n_ranges pieces per partition, and the trees (a tree of merges
+    takes one task per 7 keys): about 1.15 n_ranges + 2 tasks per partition.
     """
     if n_ranges == 1:
-        return [graph.tree(_merged, groups)]
+        return [list(groups)]
     samples = graph.tree(_joined, [graph.task(_sample, g, n_ranges) for g in groups])
     bounds = graph.task(_bounds, n_ranges, samples)
     cut = [graph.task(_cut, g, bounds, n_ranges) for g in groups]
-    return [graph.tree(_merged, [graph.task(operator.getitem, c, r) for c in cut])
-            for r in range(n_ranges)]
+    return [[graph.task(operator.getitem, c, r) for c in cut] for r in range(n_ranges)]
 
 
 # ---------------------------------------------------------------------------
@@ -584,16 +674,25 @@ def _whole(summaries: Sequence[Summary], metric: str) -> Any:
 
 
 def _pipeline(graph: _Graph, groups: Sequence[_Key], n_ranges: int, lower: bool = False,
-              hull: bool = True) -> tuple[list[_Key], _Key]:
-    """(ranges, the list of their summaries) of the partitions' groups."""
-    ranges = _range_groups(graph, groups, n_ranges)
+              hull: bool = True, with_groups: bool = True) -> tuple[list[_Key], _Key]:
+    """(ranges, the list of their summaries) of the partitions' groups.
+
+    Without ``with_groups`` (nor the lower hull) the ranges' groups are not
+    formed, only their summaries (ranges is then empty).
+    """
+    pieces = _range_pieces(graph, groups, n_ranges)
+    if not (with_groups or lower):
+        root = _hulled if hull else _counted
+        summaries = [graph.tree(_merged, p, root, _ROOT_WIDTH) for p in pieces]
+        return [], graph.task(list, summaries)
+    ranges = [graph.tree(_merged, p, root_width=_ROOT_WIDTH) for p in pieces]
     summaries = [graph.task(_summarise, g, lower, hull) for g in ranges]
     return ranges, graph.task(list, summaries)  # (one key for the list: read by several)
 
 
 def _binary_pipeline(y_true: Collection, y_score: Collection, sample_weight: Collection | None,
                      n_ranges: int | None, lower: bool = False, hull: bool = True,
-                     pos_label: Hashable | None = None
+                     pos_label: Hashable | None = None, with_groups: bool = True
                      ) -> tuple[_Graph, list[_Key], _Key]:
     pos_label = check_pos_label(pos_label)
     n_ranges = _check_n_ranges(n_ranges)
@@ -606,7 +705,7 @@ def _binary_pipeline(y_true: Collection, y_score: Collection, sample_weight: Col
         graph.task(_binary_groups, k, parts.layout, values, weighted, pos_label, neg_label)
         for k, values in enumerate(parts.keys)
     ]
-    return graph, *_pipeline(graph, groups, n_ranges, lower, hull)
+    return graph, *_pipeline(graph, groups, n_ranges, lower, hull, with_groups)
 
 
 # ---------------------------------------------------------------------------
@@ -706,7 +805,7 @@ def auc(y_true: Collection, y_score: Collection, *, sample_weight: Collection | 
     0.875
     """
     graph, _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges,
-                                           hull=False, pos_label=pos_label)
+                                           hull=False, pos_label=pos_label, with_groups=False)
     return cast("float | Delayed",
                 _finish(graph, graph.task(_auc_of, "AUC", summaries), compute))
 
@@ -776,7 +875,7 @@ def h_measure(y_true: Collection, y_score: Collection, *, alpha: float = 2.0, be
     """
     spec = check_cost(alpha, beta, severity_ratio, priors)
     graph, _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges,
-                                           pos_label=pos_label)
+                                           pos_label=pos_label, with_groups=False)
     return cast("float | Delayed", _finish(graph, graph.task(_h_of, spec, summaries), compute))
 
 
@@ -838,7 +937,7 @@ def roc_hull(y_true: Collection, y_score: Collection, *, sample_weight: Collecti
     array([0.        , 0.66666667, 1.        , 1.        ])
     """
     graph, _, summaries = _binary_pipeline(y_true, y_score, sample_weight, n_ranges,
-                                           pos_label=pos_label)
+                                           pos_label=pos_label, with_groups=False)
     return cast("tuple[NDArray[np.float64], NDArray[np.float64]] | Delayed",
                 _finish(graph, graph.task(_hull_of, summaries), compute))
 
@@ -1706,7 +1805,7 @@ def multiclass_auc(y_true: Collection, y_score: Array | DataFrame, *, method: st
         aucs = []
         for k in range(1, len(problems) + 1):
             groups = [graph.task(operator.getitem, part, k) for part in per_part]
-            _, summaries = _pipeline(graph, groups, n_ranges, hull=False)
+            _, summaries = _pipeline(graph, groups, n_ranges, hull=False, with_groups=False)
             aucs.append(graph.task(_pair_auc, summaries))
         values = graph.task(list, aucs)
     result = graph.task(_multiclass_of, method, average, ordered, n_classes, class_mass,

@@ -9,8 +9,6 @@ are those of the package's weighted engines on the points doubled
 
 from __future__ import annotations
 
-import numpy as np
-
 from hmeasure_stream._core.groups import expected_groups as _core_expected_groups
 from hmeasure_stream._core.groups import groups_auc as _groups_auc
 from hmeasure_stream._core.groups import groups_h_and_auc as _groups_h_and_auc
@@ -45,9 +43,7 @@ def _expected_groups(y_prob: Probabilities, y_score: Scores | None,
         scores = check_scores(y_score)
         check_same_length(probs, scores, "y_prob", "y_score")
         raise_bad_score(scores)
-    n_points = probs.shape[0]
-    weights = (np.ones(n_points) if sample_weight is None
-               else check_weights(sample_weight, n_points))
+    weights = None if sample_weight is None else check_weights(sample_weight, probs.shape[0])
     group_neg, group_pos = _core_expected_groups(probs, scores, weights)
     for part, extreme, absent in ((group_pos, 0, 1), (group_neg, 1, 0)):
         if not part.any():

@@ -23,6 +23,7 @@ follows ``"auc"``, ``"pauc"`` over false positive rates in [0, 0.2] and
 from __future__ import annotations
 
 import dataclasses
+import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from importlib import import_module
@@ -84,8 +85,11 @@ MULTICLASS = "multi-class"
 #: segment tree by rank times true positives).
 PRECISION_GROUPS = "precision groups"
 #: Exact sums of terms of each point's probability (the scores read as probabilities of
-#: class 1, in [0, 1]): Brier, log loss, uniform bins; the expected AUC's doubled points.
+#: class 1, in [0, 1]): Brier, log loss, uniform bins; the expected AUC's doubled points
+#: and the scored AUC's pair weights.
 CALIBRATION = "probability sums"
+#: The class weights of the window (the root of the order engine's segment tree).
+CLASS_TOTALS = "class totals"
 
 #: A second model's scores on the same points (``y_score2``): its AUC in an order engine
 #: of its own, and the window's rows for DeLong's paired test.
@@ -577,6 +581,7 @@ def _box(options: PartialRange) -> tuple[Any, ...]:
 
 
 _THRESHOLD = _reader("_read_threshold", arguments=lambda options: (options.threshold,))
+_KAPPA = _reader("_read_kappa", arguments=lambda options: (options.threshold,))
 _INTERVAL = _reader("_read_delong", arguments=lambda options: normal_quantiles(options.level))
 
 
@@ -670,6 +675,12 @@ METRICS = {metric.name: metric for metric in (
     _metric("gmean", "G-mean at the threshold, sqrt(sens * spec) (MOA's)", Threshold,
             (THRESHOLD,), label="G-mean",
             reader=_reader("_read_gmean", arguments=lambda options: (options.threshold,))),
+    _metric("kappa", "Cohen's kappa at the threshold (MOA's Kappa)", Threshold, (THRESHOLD,),
+            label="kappa", reader=_KAPPA),
+    _metric("kappa_m", "Kappa-M at the threshold: kappa against always predicting the "
+            "window's majority class", Threshold, (THRESHOLD,), label="Kappa-M", reader=_KAPPA),
+    _metric("prevalence", "the share of class 1 in the window, W1 / (W0 + W1)", None,
+            (CLASS_TOTALS,), reader=_reader("_read_prevalence")),
     _metric("sens_at_spec", "sensitivity at the fixed specificity (pROC's coords)", FixedRates,
             (LEVEL,), label="sens at spec", stands_for_options=True,
             reader=_reader("_read_levels", arguments=lambda rates: (False, rates.specificity))),
@@ -708,6 +719,8 @@ METRICS = {metric.name: metric for metric in (
             CalibrationBins, (CALIBRATION,), label="MCE"),
     _metric("expected_auc", "AUC expected from the scores read as calibrated probabilities "
             "(labels not used)", None, (CALIBRATION,), label="expected AUC"),
+    _metric("sauc", "scored AUC of the probabilities (Wu, Flach and Ferri): the pairs "
+            "weighted by p1 - p0", None, (CALIBRATION,), label="sAUC"),
 )}
 
 #: The metrics a window can follow, by name, in the table's order.
@@ -739,6 +752,13 @@ def metric_options(metrics: object) -> dict[str, Any]:
     """
     if metrics is None:
         raise ValueError("metrics must be a metric name or a sequence of them, got None")
+    if isinstance(metrics, str) and metrics not in METRICS:
+        # "auc,h" is the command line's --metrics; in Python the names are a tuple.
+        parts = [part for part in re.split(r"[\s,;]+", metrics) if part]
+        if len(parts) > 1 and all(part in METRICS for part in parts):
+            raise ValueError(f"metrics={metrics!r} is one string: pass the names as a "
+                             f"tuple, metrics={tuple(parts)!r} (a comma-separated list is "
+                             "the command line's --metrics)")
     if isinstance(metrics, (str, *_OPTION_CLASSES)):
         metrics = (metrics,)
     try:

@@ -57,6 +57,7 @@ FUNCTIONS = {
         hs.roc_curve(y, s, drop_intermediate=False, **kw)),
     "precision_recall_curve": lambda y, s, **kw: np.concatenate(
         hs.precision_recall_curve(y, s, **kw)),
+    "det_curve": lambda y, s, **kw: np.concatenate(hs.det_curve(y, s, **kw)),
     "average_precision": hs.average_precision,
     "coords best": lambda y, s, **kw: hs.coords(
         y, s, "best", ret=("threshold", "sensitivity", "specificity", "precision", "npv",
@@ -85,6 +86,10 @@ FUNCTIONS = {
         y, s, sens_spec_levels=[0.9, 0.5], **kw)),
     "sliding_window": lambda y, s, **kw: np.concatenate(list(hs.sliding_window(
         y, s, 4, ("auc", "h"), **kw).values())),
+    # MOA's window measures (the scored AUC reads probabilities: the scores mapped).
+    "sliding_window moa": lambda y, s, **kw: np.concatenate(list(hs.sliding_window(
+        y, _probability(s), 4, ("gmean", "kappa", "kappa_m", "prevalence", "sauc"),
+        **kw).values())),
     # The calibration functions take probabilities: the scores mapped into (0, 1).
     "brier_score": lambda y, s, **kw: hs.brier_score(y, _probability(s), **kw),
     "log_loss": lambda y, s, **kw: hs.log_loss(y, _probability(s), **kw),
@@ -119,7 +124,7 @@ FREQUENCY_WEIGHTS = frozenset({"auc_variance", "auc_ci", "auc_test"})
 
 #: The window's weighted engines round their sums in an order that depends on
 #: their random shape: invariant up to rounding, tested as such on its own.
-ROUNDED_UNDER_SCALE = frozenset({"sliding_window"})
+ROUNDED_UNDER_SCALE = frozenset({"sliding_window", "sliding_window moa"})
 
 #: Counts of points in the report: sums of weights, so they scale with them.
 REPORT_WEIGHT_SUMS = ("TP", "FP", "TN", "FN")
@@ -336,7 +341,7 @@ OPTIONS_AND_RESULTS = frozenset({
     "PartialRange", "Threshold",
     "AUCTestResult", "BinnedAUCResult", "BootstrapInterval", "CalibrationBins",
     "CalibrationReport", "ConfidenceInterval", "CostThreshold", "CrispVUS",
-    "PrecisionRecallCurve", "ROCCurve",
+    "DETCurve", "PrecisionRecallCurve", "ROCCurve",
     "AlertRule", "AlertEvent",
 })
 

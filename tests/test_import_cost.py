@@ -13,6 +13,7 @@ import sys
 import numpy as np
 import pytest
 
+import hmeasure_stream
 from tests.reference_impl import h_by_integration, placements_exact
 
 DEFERRED = ("scipy", "pandas", "pyarrow", "matplotlib", "dask", "river", "sklearn", "polars",
@@ -35,8 +36,7 @@ print(json.dumps(sorted({{name.partition(".")[0] for name in sys.modules}} | {{"
 
 
 @pytest.mark.parametrize("statement", [
-    "import hmeasure_stream",
-    "import hmeasure_stream.cli",
+    "import hmeasure_stream as hs; hs.auc",
     # numpy.ma too: the input checks look for masked arrays without loading it.
     "import hmeasure_stream as hs; hs.SlidingWindow(3).update([0, 1, 1, 0], [.1, .4, .3, .2])",
 ])
@@ -44,6 +44,52 @@ def test_import_loads_no_deferred_module(statement):
     loaded = fresh(LOADED.format(statement=statement))
     assert "numpy" in loaded  # (the listing sees the imports)
     assert [name for name in DEFERRED if name in loaded] == []
+
+
+@pytest.mark.parametrize("statement", ["import hmeasure_stream", "import hmeasure_stream.cli",
+                                       "from hmeasure_stream import __version__"])
+def test_the_package_imports_its_names_on_first_use(statement):
+    # The package alone, or the command line's entry point: no numpy yet.
+    loaded = fresh(LOADED.format(statement=statement))
+    assert "hmeasure_stream" in loaded and "numpy" not in loaded
+
+
+NAMES = """
+import importlib, json
+import hmeasure_stream as hs
+listed = sorted(dir(hs))
+found = {}
+for name in hs.__all__:
+    value = getattr(hs, name)
+    home = getattr(value, "__module__", None)  # (a class's, a function's)
+    found[name] = home if getattr(importlib.import_module(home or "builtins"), name,
+                                  None) is value else None
+from hmeasure_stream import metric_table
+constants = [hs.METRICS is metric_table.METRICS,
+             hs.WINDOW_METRICS is metric_table.WINDOW_METRICS]
+try:
+    hs.no_such_name
+    missing = None
+except AttributeError as error:
+    missing = str(error)
+print(json.dumps([listed, found, constants, missing,
+                  sorted(set(vars(hs)) & set(hs.__all__))]))
+"""
+
+
+def test_every_public_name_is_its_module_s_object():
+    listed, found, constants, missing, bound = fresh(NAMES)
+    names = sorted(hmeasure_stream.__all__)
+    assert set(names) <= set(listed)
+    # Each class and function is the object of the module that defines it; the table's
+    # constants are the table's.
+    assert sorted(name for name, home in found.items() if home is None) == [
+        "METRICS", "WINDOW_METRICS", "__version__"]
+    # (the warnings say they are hmeasure_stream's: their module is the package)
+    assert {home.partition(".")[0] for home in found.values() if home} == {"hmeasure_stream"}
+    assert constants == [True, True]
+    assert missing == "module 'hmeasure_stream' has no attribute 'no_such_name'"
+    assert bound == names  # (each looked up once, then found without __getattr__)
 
 
 CLI = """
@@ -72,7 +118,8 @@ def test_the_command_line_loads_only_what_its_run_uses(tmp_path, argv, used):
                                               zip(y.tolist(), (rng.random(300) + y).tolist(), strict=True)))
     code, loaded = fresh(CLI.format(argv=[arg.format(path=path) for arg in argv]))
     assert code == 0
-    assert "numpy" in loaded or argv == ["--version"]
+    # --version alone: argparse's answer without the monitor, its options or numpy.
+    assert ("numpy" in loaded) == (argv != ["--version"])
     assert [name for name in DEFERRED if name in loaded and name not in used] == []
     assert "tqdm" not in loaded  # (standard error is no terminal)
 

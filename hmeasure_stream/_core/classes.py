@@ -4,10 +4,9 @@ Private: the labels as an array, their codes (sorted, or in the order of
 ``classes``), the score matrix, and the one-vs-rest / one-vs-one averages.
 """
 
-import math
-
 import numpy as np
 
+from hmeasure_stream._core.report import exact_sum
 from hmeasure_stream._validation import as_1d, check_scores, unmasked
 
 __all__ = ["AVERAGES", "METHODS", "as_label_array", "averaged", "check_finite_matrix",
@@ -196,7 +195,7 @@ def averaged(values, method, average, class_mass):
     Shared by :func:`multiclass_auc` and the streaming structure (so both give
     the same float).  ``class_mass`` is each class's weight; "weighted" weighs
     a class by its mass (ovr) and a pair by the mass of its two classes (ovo),
-    as scikit-learn does.  Sums are exactly rounded (``math.fsum``); O(c^2).
+    as scikit-learn does.  Sums are exactly rounded (``math.fsum``'s value); O(c^2).
 
     A class of mass 0 (absent) is left out where scikit-learn leaves it out:
     its pairs (ovo), its term of weight 0 ("weighted" ovr).  Its term of a
@@ -217,5 +216,6 @@ def averaged(values, method, average, class_mass):
         terms = [(matrix[i][j] + matrix[j][i]) / 2 for i, j in pairs]
         weights = [mass[i] + mass[j] for i, j in pairs]
     if average == "macro":
-        return math.fsum(terms) / len(terms)
-    return math.fsum(v * w for v, w in zip(terms, weights, strict=True)) / math.fsum(weights)
+        return exact_sum(terms) / len(terms)
+    terms, weights = np.asarray(terms, dtype=np.float64), np.asarray(weights, dtype=np.float64)
+    return exact_sum(terms * weights) / exact_sum(weights)

@@ -17,18 +17,24 @@ from typing import Any
 
 import numpy as np
 
-from hmeasure_stream._core.groups import exact_sum
-from hmeasure_stream._engines._scratch import upper_hull
+from hmeasure_stream._engines._scratch import (
+    average_precision_sorted_classes,
+    average_precision_sum,
+    upper_hull,
+)
 from hmeasure_stream._validation import (
     EXACT_SCALE,
     check_option,
     exact_number,
+    exact_path,
     least_double_at_or_above,
+    sorted_classes,
+    weighted_groups,
 )
 
-__all__ = ["COORDS_RETURNS", "average_precision_of", "check_coords_options",
-           "check_coords_x", "coords_at", "coords_between", "coords_of", "det_curve_of",
-           "hull_of",
+__all__ = ["COORDS_RETURNS", "average_precision_of", "average_precision_value",
+           "check_coords_options", "check_coords_x", "coords_at", "coords_between",
+           "coords_of", "det_curve_of", "hull_of",
            "precision_recall_of", "roc_curve_of", "specificity_weight"]
 
 # What ``coords`` can return, in pROC's names (``youden`` is J = sens + spec - 1).
@@ -182,10 +188,24 @@ def precision_recall_of(keys, fp, tp, drop_intermediate,
 
 
 def average_precision_of(fp, tp) -> float:
-    """Average precision: sum_k (tp_k - tp_(k-1)) precision_k / N1, exactly rounded."""
-    added = np.diff(tp, prepend=0)
-    terms = added * (tp / (tp + fp))
-    return exact_sum(terms) / float(tp[-1])
+    """Average precision: sum_k (tp_k - tp_(k-1)) precision_k / N1, the sum exactly rounded
+    (one compiled pass, ``average_precision_sum``)."""
+    total, weight_pos = average_precision_sum(fp, tp, True)
+    return total / weight_pos
+
+
+def average_precision_value(y_true, y_score, sample_weight, metric) -> float:
+    """:func:`average_precision_of` of validated-shape labels and scores, without the
+    cumulative sums: unit weights by one merge of the sorted classes that stores neither
+    groups nor terms (``average_precision_sorted_classes``), other weights from the
+    groups, their running sums formed in the pass that sums the terms."""
+    if exact_path(y_score, sample_weight):
+        total, weight_pos = average_precision_sorted_classes(
+            *sorted_classes(y_true, y_score, metric))
+    else:
+        total, weight_pos = average_precision_sum(
+            *weighted_groups(y_true, y_score, sample_weight, metric))
+    return total / weight_pos
 
 
 def proc_curve(keys, fp, tp, scale=EXACT_SCALE):

@@ -119,12 +119,13 @@ def expected_groups(probs: FloatArray, scores: FloatArray,
     """Groups of the expected ROC curve of validated probabilities of class 1.
 
     Each point is its class 1 part, weight w p, and its class 0 part, weight
-    w (1 - p), at its score: one sort of the n scores orders the 2n parts.
-    The weights are scaled by a power of two first, as for labels.
+    w (1 - p), at its score: one sort of the n scores orders the 2n parts,
+    which the kernel reads through the order in place.  The weights (None:
+    unit weights, no array) are scaled by a power of two first, as for labels.
     """
     # Stable, as for labels: tied parts are summed in the order ``auc`` sums them.
-    return _scratch.groups_expected(stable_order(scores), scores, normalized_weights(weights),
-                                    probs)
+    scaled = None if weights is None else normalized_weights(weights)
+    return _scratch.groups_expected(stable_order(scores), scores, scaled, probs)
 
 
 def hull_and_cost(y_true, y_score, sample_weight, spec):

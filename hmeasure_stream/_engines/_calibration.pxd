@@ -49,6 +49,10 @@ cdef class CalibrationEngine(PointEngine):
     cdef bint with_mce
     # The expected AUC: each point as its parts w p (class 1) and w (1 - p) (class 0).
     cdef readonly BlockedAUCEngine parts
+    # The scored AUC: class 1 weighing w p and class 0 w (``scored_pos``), and the
+    # mirror image (``scored_neg``); None without ``sauc``.
+    cdef readonly BlockedAUCEngine scored_pos
+    cdef readonly BlockedAUCEngine scored_neg
 
     cdef int _bind(self) except -1
     cdef int _emptied_rule(self) except -1
@@ -57,3 +61,6 @@ cdef class CalibrationEngine(PointEngine):
     cdef void _clear(self, Py_ssize_t accumulator) noexcept nogil
     cdef void _settle(self) noexcept nogil
     cdef double _metric(self, Py_ssize_t column) noexcept nogil
+    cdef int _update_scored(self, bint is_pos, double score, double weight,
+                            bint adding) except -1 nogil
+    cdef double _scored_auc(self) noexcept nogil

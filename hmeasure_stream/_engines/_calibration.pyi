@@ -5,7 +5,7 @@ from typing_extensions import Self, disjoint_base
 
 from hmeasure_stream._engines._protocol import PointEngine
 
-COLUMNS: tuple[str, str, str, str, str]
+COLUMNS: tuple[str, str, str, str, str, str]
 _FORMAT: int
 
 def _rebuild_calibration(
@@ -18,6 +18,8 @@ def _rebuild_calibration(
     digits: Any,
     counts: Any,
     parts: Any,
+    scored_pos: Any = None,
+    scored_neg: Any = None,
 ) -> Any: ...
 
 @disjoint_base
@@ -39,6 +41,8 @@ class CalibrationEngine(PointEngine):
     @property
     def expected_auc(self) -> float: ...
     @property
+    def sauc(self) -> float: ...
+    @property
     def nbytes(self) -> int: ...
     @property
     def digit_buffer(self) -> Any: ...
@@ -56,3 +60,7 @@ class CalibrationEngine(PointEngine):
     def columns(self) -> tuple[str, ...]: ...
     @property
     def parts(self) -> Any: ...
+    @property
+    def scored_pos(self) -> Any: ...
+    @property
+    def scored_neg(self) -> Any: ...

@@ -31,6 +31,25 @@ The expected AUC of the window's probabilities (``calibration.py``'s sister
 point's two parts at its score, w p of class 1 and w (1 - p) of class 0
 (a part of weight 0 absent): O(log n) per point, as exact as that engine's
 weighted mode.
+
+The scored AUC (Wu, Flach and Ferri, "An improved model selection heuristic
+for AUC", ECML 2007) of the window's probabilities is
+sAUC = sum over pairs of a class 1 point i and a class 0 point j with
+p_i > p_j of w_i w_j (p_i - p_j), over W1 W0: the AUC with each ordered pair
+counted by how far apart its probabilities are (a tie counts 0, whatever the
+tie rule, as p_i - p_j = 0 there).  It is the difference of two AUC pair
+weights, each kept by a weighted ``BlockedAUCEngine`` as 2U is: 2U of the
+points with class 1 weighing w p and class 0 weighing w (``scored_pos``) less
+2U of the points with class 1 weighing w and class 0 weighing w p
+(``scored_neg``) is twice the sum over pairs of w_i w_j (p_i - p_j) ([p_i >
+p_j] + [p_i = p_j] / 2), and the ties' halves cancel.  O(log n) a point,
+no running sum (the state is that of the points held).  The difference of two
+pair weights of at most W1 W0 each keeps their rounding: an absolute error of
+a few 1e-16, so a relative one of about 1e-16 / sAUC when the probabilities
+of the two classes are close together (sAUC small).  MOA's
+``WindowAUCImbalancedPerformanceEvaluator`` subtracts half of the tied
+probability for each tied pair as well (its sums weigh a tie by one half on
+the class 1 side, by one on the class 0 side).
 """
 
 import numpy as np
@@ -43,7 +62,7 @@ from hmeasure_stream._engines._protocol cimport DONE, NOT_PRESENT, PointEngine
 from hmeasure_stream._engines._blocked import BlockedAUCEngine as _Blocked
 
 # The columns an engine may record, in this order (the metric table's names).
-COLUMNS = ("brier", "log_loss", "ece", "mce", "expected_auc")
+COLUMNS = ("brier", "log_loss", "ece", "mce", "expected_auc", "sauc")
 
 # scikit-learn's clip of the log loss (``calibration.log_loss``): [eps, 1 - eps].
 cdef double _EPS = 2.220446049250313e-16
@@ -216,6 +235,9 @@ cdef class CalibrationEngine(PointEngine):
         self.stale = False
         self.n_points = 0
         self.parts = _Blocked() if "expected_auc" in columns else None
+        scored = "sauc" in columns
+        self.scored_pos = _Blocked() if scored else None
+        self.scored_neg = _Blocked() if scored else None
         self._bind()
 
     cdef int _bind(self) except -1:
@@ -272,6 +294,9 @@ cdef class CalibrationEngine(PointEngine):
         if self.parts is not None:
             # The parts always weigh: weighted mode from the first point.
             self.parts._reserve(2 * new_points, True)
+        if self.scored_pos is not None:
+            self.scored_pos._reserve(new_points, True)
+            self.scored_neg._reserve(new_points, True)
         return 0
 
     cdef int _update(self, bint is_pos, double score, double weight,
@@ -316,8 +341,43 @@ cdef class CalibrationEngine(PointEngine):
                 self.parts._update(True, score, weight * score, adding)
             if weight * (1.0 - score) > 0.0:
                 self.parts._update(False, score, weight * (1.0 - score), adding)
+        if self.scored_pos is not None:
+            self._update_scored(is_pos, score, weight, adding)
         self.n_points += 1 if adding else -1
         return DONE
+
+    cdef int _update_scored(self, bint is_pos, double score, double weight,
+                            bint adding) except -1 nogil:
+        """The point in or out of the scored AUC's engines: weighing w p in the engine
+        that scales its class, w in the other (a part of weight 0 absent)."""
+        cdef double scaled = weight * score
+        self.scored_pos.inverse_scale = self.inverse_scale
+        self.scored_neg.inverse_scale = self.inverse_scale
+        if is_pos:
+            if scaled > 0.0:
+                self.scored_pos._update(True, score, scaled, adding)
+            if weight > 0.0:
+                self.scored_neg._update(True, score, weight, adding)
+        else:
+            if weight > 0.0:
+                self.scored_pos._update(False, score, weight, adding)
+            if scaled > 0.0:
+                self.scored_neg._update(False, score, scaled, adding)
+        return 0
+
+    cdef double _scored_auc(self) noexcept nogil:
+        """sAUC of the points held (see the module docstring); nan while a class is
+        absent."""
+        cdef double total_neg, total_pos, pairs
+        if self.scored_pos.n_blocks == 0 or self.scored_neg.n_blocks == 0:
+            return NAN
+        total_neg = self.scored_pos._class_total(False)
+        total_pos = self.scored_neg._class_total(True)
+        if not (total_neg > 0.0 and total_pos > 0.0):
+            return NAN
+        # (Both engines are in weighted mode: 2U is the root's third column.)
+        pairs = self.scored_pos.tree[5] - self.scored_neg.tree[5]
+        return min(max(pairs / (2.0 * total_neg * total_pos), 0.0), 1.0)
 
     cdef Py_ssize_t _held_points(self) noexcept nogil:
         return self.n_points
@@ -339,6 +399,9 @@ cdef class CalibrationEngine(PointEngine):
         PointEngine._emptied_rule(self)
         if self.parts is not None:
             self.parts._emptied_rule()
+        if self.scored_pos is not None:
+            self.scored_pos._emptied_rule()
+            self.scored_neg._emptied_rule()
         return 0
 
     cdef int _emptied(self) except -1:
@@ -360,6 +423,9 @@ cdef class CalibrationEngine(PointEngine):
                 self._refresh(accumulator)
         if self.parts is not None:
             self.parts._scale_weights(factor)
+        if self.scored_pos is not None:
+            self.scored_pos._scale_weights(factor)
+            self.scored_neg._scale_weights(factor)
 
     cdef double _metric(self, Py_ssize_t column) noexcept nogil:
         """Column ``column`` of ``COLUMNS`` over the points held."""
@@ -367,6 +433,8 @@ cdef class CalibrationEngine(PointEngine):
         cdef Py_ssize_t b
         if column == 4:
             return self.parts._auc()
+        if column == 5:
+            return self._scored_auc()
         self._settle()
         total = self.cache[TOTAL]
         if not total > 0.0:
@@ -398,6 +466,9 @@ cdef class CalibrationEngine(PointEngine):
             column += 1
         if self.parts is not None:
             out[row, column] = self._metric(4)
+            column += 1
+        if self.scored_pos is not None:
+            out[row, column] = self._metric(5)
 
     cdef object _read(self):
         return self._metric(COLUMNS.index(self.columns[0]))
@@ -431,13 +502,18 @@ cdef class CalibrationEngine(PointEngine):
     def expected_auc(self):
         return self._column("expected_auc")
 
+    @property
+    def sauc(self):
+        return self._column("sauc")
+
     def sums(self):
         """Each exact sum rounded to nearest (in the structure's units), by accumulator."""
         return np.array([exact_value(self.digits + a * DIGITS) for a in range(self.accumulators)])
 
     @property
     def nbytes(self):
-        parts = 0 if self.parts is None else self.parts.nbytes
+        parts = sum(engine.nbytes for engine in (self.parts, self.scored_pos, self.scored_neg)
+                    if engine is not None)
         return (self.digit_buffer.nbytes + self.count_buffer.nbytes + self.edge_buffer.nbytes
                 + self.cache_buffer.nbytes + parts)
 
@@ -469,10 +545,20 @@ cdef class CalibrationEngine(PointEngine):
         if (self.with_ece or self.with_mce) and abs(weights.sum() - sums[TOTAL]) > (
                 1e-12 * sums[TOTAL]):
             raise AssertionError("the bins' weights do not add up to the total")
-        if self.parts is not None:
-            self.parts._check()
-            if self.n_points == 0 and self.parts.n_points:
-                raise AssertionError("parts held without points")
+        for engine in (self.parts, self.scored_pos, self.scored_neg):
+            if engine is not None:
+                engine._check()
+                if self.n_points == 0 and engine.n_points:
+                    raise AssertionError("parts held without points")
+        if self.scored_pos is not None:
+            # Each class weighs w in one engine and w p <= w in the other; together the
+            # plain weights are the total.
+            plain_neg = self.scored_pos._class_total(False)
+            plain_pos = self.scored_neg._class_total(True)
+            if (self.scored_pos._class_total(True) > plain_pos * (1 + 1e-12)
+                    or self.scored_neg._class_total(False) > plain_neg * (1 + 1e-12)
+                    or abs(plain_neg + plain_pos - sums[TOTAL]) > 1e-12 * sums[TOTAL]):
+                raise AssertionError("the scored AUC's engines do not hold the points")
         return True
 
     def check_points(self, is_pos, scores, weights):
@@ -495,11 +581,11 @@ cdef class CalibrationEngine(PointEngine):
                                        self.edge_buffer if self.with_ece or self.with_mce
                                        else None, self.n_points, self.inverse_scale,
                                        self.newest_decay, self.digit_buffer, self.count_buffer,
-                                       self.parts))
+                                       self.parts, self.scored_pos, self.scored_neg))
 
 
 def _rebuild_calibration(format_version, columns, edges, n_points, inverse_scale, newest_decay,
-                         digits, counts, parts):
+                         digits, counts, parts, scored_pos=None, scored_neg=None):
     cdef CalibrationEngine engine
     if format_version != _FORMAT:
         raise ValueError(f"a calibration engine pickled in format {format_version!r}; this "
@@ -514,12 +600,16 @@ def _rebuild_calibration(format_version, columns, edges, n_points, inverse_scale
                                  f"{model.dtype} {model.shape}")
         if (parts is None) != (engine.parts is None):
             raise ValueError("the expected AUC's engine does not match the columns")
+        if ((scored_pos is None) != (engine.scored_pos is None)
+                or (scored_neg is None) != (engine.scored_neg is None)):
+            raise ValueError("the scored AUC's engines do not match the columns")
         engine.digit_buffer, engine.count_buffer = digits, counts
         engine._bind()
         engine.n_points = n_points
         engine.inverse_scale = inverse_scale
         engine.newest_decay = newest_decay
         engine.parts = parts
+        engine.scored_pos, engine.scored_neg = scored_pos, scored_neg
         for accumulator in range(engine.accumulators):
             engine._refresh(accumulator)
         engine._check()

@@ -11,7 +11,7 @@ is absent.  ``attach`` is the window metric ``gmean``.
 from libc.math cimport NAN, sqrt
 
 from hmeasure_stream._engines._blocked cimport BlockedAUCEngine
-from hmeasure_stream._engines._read_threshold cimport at_or_above
+from hmeasure_stream._engines._read_threshold cimport at_or_above, attach_at
 
 
 cdef double gmean(BlockedAUCEngine engine, double threshold) noexcept nogil:
@@ -31,6 +31,4 @@ cdef Py_ssize_t _record(BlockedAUCEngine engine, const double* params, double* r
 
 def attach(BlockedAUCEngine engine, double threshold):
     """Have ``engine`` record the G-mean at ``threshold`` after each step of a window."""
-    cdef double params[1]
-    params[0] = threshold
-    engine.attach(_record, params, 1, ("gmean",), (__name__, "attach", (threshold,)))
+    attach_at(engine, _record, threshold, ("gmean",), __name__)

@@ -15,7 +15,7 @@ import numpy as np
 from libc.math cimport INFINITY, NAN, nextafter
 from libc.stdint cimport int32_t
 
-from hmeasure_stream._engines._blocked cimport BLOCK, BlockedAUCEngine
+from hmeasure_stream._engines._blocked cimport BLOCK, BlockedAUCEngine, RecordStep
 
 #: The columns ``attach`` records, in the order ``threshold_metrics`` writes them.
 COLUMNS = ("er", "sens", "spec", "precision", "f", "youden")
@@ -89,11 +89,20 @@ cdef Py_ssize_t _record(BlockedAUCEngine engine, const double* params, double* r
     return 6
 
 
-def attach(BlockedAUCEngine engine, double threshold):
-    """Have ``engine`` record ``COLUMNS`` at ``threshold`` after each step of a window."""
+cdef int attach_at(BlockedAUCEngine engine, RecordStep step, double threshold,
+                   tuple columns, str module) except -1:
+    """Have ``engine`` record ``columns`` by ``step`` at ``threshold`` after each step of a
+    window: the ``attach`` of every reader at a threshold (``module``'s, which pickles
+    re-attach)."""
     cdef double params[1]
     params[0] = threshold
-    engine.attach(_record, params, 1, COLUMNS, (__name__, "attach", (threshold,)))
+    engine.attach(step, params, 1, columns, (module, "attach", (threshold,)))
+    return 0
+
+
+def attach(BlockedAUCEngine engine, double threshold):
+    """Have ``engine`` record ``COLUMNS`` at ``threshold`` after each step of a window."""
+    attach_at(engine, _record, threshold, COLUMNS, __name__)
 
 
 def weights_at_or_above(BlockedAUCEngine engine, double threshold):

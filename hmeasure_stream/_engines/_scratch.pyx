@@ -13,7 +13,7 @@ and call these kernels on contiguous arrays.  Conventions:
 
 import numpy as np
 
-from libc.math cimport INFINITY, NAN, isfinite
+from libc.math cimport INFINITY, NAN, fabs, isfinite, isinf, isnan, nextafter
 from libc.stdint cimport uint64_t
 from libc.stdlib cimport calloc, free, malloc
 from libc.string cimport memcpy, memset
@@ -610,10 +610,10 @@ def groups_sorted_classes(const double[::1] neg, const double[::1] pos, bint wit
 cdef Py_ssize_t _group_weights(const int64_t* order, Py_ssize_t n, const double* scores,
                                const uint8_t* is_pos, const double* weight, const double* prob,
                                double* keys, double* group_neg, double* group_pos) noexcept nogil:
-    """The groups of ``groups_weighted`` (``prob`` NULL) or ``groups_expected``; returns
-    their number.  ``keys`` may be NULL."""
+    """The groups of ``groups_weighted`` (``prob`` NULL) or ``groups_expected`` (``weight``
+    NULL: unit weights); returns their number.  ``keys`` may be NULL."""
     cdef Py_ssize_t k = n - 1, m = 0, idx
-    cdef double value, w_neg, w_pos
+    cdef double value, w_neg, w_pos, share
     while k >= 0:
         value = scores[order[k]]
         w_neg = 0.0
@@ -621,9 +621,15 @@ cdef Py_ssize_t _group_weights(const int64_t* order, Py_ssize_t n, const double*
         while k >= 0 and scores[order[k]] == value:
             idx = order[k]
             if prob != NULL:
-                # The point's two parts, summed in the order of its class's points.
-                w_pos += weight[idx] * prob[idx]
-                w_neg += weight[idx] * (1.0 - prob[idx])
+                # The point's two parts, summed in the order of its class's points (a
+                # unit weight times p and 1 - p is p and 1 - p exactly).
+                share = prob[idx]
+                if weight == NULL:
+                    w_pos += share
+                    w_neg += 1.0 - share
+                else:
+                    w_pos += weight[idx] * share
+                    w_neg += weight[idx] * (1.0 - share)
             elif is_pos[idx]:
                 w_pos += weight[idx]
             else:
@@ -641,7 +647,7 @@ cdef object _groups(const int64_t[::1] order, const double[::1] scores,
                     const uint8_t[::1] is_pos, const double[::1] weight,
                     const double[::1] prob, bint with_keys):
     """The arrays of ``groups_weighted`` (``prob`` None) or ``groups_expected`` (``is_pos``
-    None)."""
+    None; ``weight`` None: unit weights)."""
     cdef Py_ssize_t n = order.shape[0], m = 0
     keys_arr = np.empty(n if with_keys else 0, dtype=np.float64)
     group_neg_arr = np.empty(n, dtype=np.float64)
@@ -652,7 +658,8 @@ cdef object _groups(const int64_t[::1] order, const double[::1] scores,
     if n:
         with nogil:
             m = _group_weights(&order[0], n, &scores[0],
-                               &is_pos[0] if prob is None else NULL, &weight[0],
+                               &is_pos[0] if prob is None else NULL,
+                               NULL if weight is None else &weight[0],
                                NULL if prob is None else &prob[0],
                                &keys[0] if with_keys else NULL, &group_neg[0], &group_pos[0])
     if with_keys:
@@ -676,7 +683,8 @@ def groups_expected(const int64_t[::1] order, const double[::1] scores,
                     const double[::1] weight, const double[::1] prob):
     """``groups_weighted`` of the expected labels: each point is a class 1 part of
     weight ``weight * prob`` and a class 0 part of weight ``weight * (1 - prob)``
-    at its score (no copy of the points is made for the parts)."""
+    at its score, read through ``order`` in place (no copy of the points is made
+    for the parts); ``weight`` None: unit weights (nothing to gather)."""
     return _groups(order, scores, None, weight, prob, False)
 
 
@@ -1022,65 +1030,362 @@ def dot_compensated(const double[::1] a, const double[::1] b):
 # ranges of the 2098 bit positions of float64, so this many always suffice.
 cdef enum:
     _MAX_PARTIALS = 2100
+    # Independent TwoSum chains of the fast sum: enough to hide the latency of an
+    # addition and for the compiler to pair them in vector registers.
+    _LANES = 8
+    # What the sums report besides a value: math.fsum's two errors.
+    _SUM_OVERFLOW = 1
+    _SUM_INF_MINUS_INF = 2
+
+# The fast sum's domain and bound (see _proven_sum): at most 2**40 values
+# whose absolute values sum to a number in [2**-900, 2**1019].
+cdef Py_ssize_t _PROVEN_MAX_COUNT = (<Py_ssize_t>1) << 40
+cdef double _PROVEN_MIN_MASS = 2.0 ** -900
+cdef double _PROVEN_MAX_MASS = 2.0 ** 1019
+cdef double _TWICE_UNIT_SQUARED = 2.0 ** -105
 
 
-def exactly_rounded_sum(const double[::1] values):
-    """The sum of finite ``values`` rounded once, as ``math.fsum`` gives it, in C.
+cdef int _partials_sum(const double* values, Py_ssize_t n, double* result) noexcept nogil:
+    """math.fsum, step for step: the exactly rounded sum of ``values`` into ``result``.
 
     Shewchuk, "Adaptive precision floating-point arithmetic and fast robust
     geometric predicates", Discrete Comput. Geom. 1997, Sec. 2.8: each value
     is added into a list of non-overlapping partials by error-free sums
     (Knuth's TwoSum), so the partials hold the exact sum; it is then rounded
     from the largest partial down, with the round-half-even correction when
-    the rest lies exactly half way.  O(n) for values of similar exponents
-    (the partials stay few).
+    the rest lies exactly half way.  Non-finite values and overflow are
+    treated as CPython's ``math.fsum`` treats them: returns 0, or
+    ``_SUM_OVERFLOW`` where fsum raises OverflowError (a partial overflows
+    although the values are finite), ``_SUM_INF_MINUS_INF`` where it raises
+    ValueError (inf and -inf among the values); nan or an infinity among the
+    values is the result otherwise.
     """
+    cdef double partials[_MAX_PARTIALS]
     cdef Py_ssize_t k, i, j, count = 0
-    cdef double x, y, t, high, low, twice, rounded, half
-    cdef double* partials = <double*> malloc(_MAX_PARTIALS * sizeof(double))
-    if partials == NULL:
-        raise MemoryError("exactly_rounded_sum: no memory for the partials")
-    with nogil:
-        for k in range(values.shape[0]):
-            x = values[k]
-            i = 0
-            for j in range(count):
-                y = partials[j]
-                if abs(x) < abs(y):
-                    x, y = y, x
-                high = x + y
-                low = y - (high - x)
-                if low != 0.0:
-                    partials[i] = low
-                    i += 1
-                x = high
-            if x != 0.0:
-                partials[i] = x
+    cdef double x, y, given, high, low = 0.0, twice, rounded
+    cdef double special = 0.0, infinities = 0.0
+    for k in range(n):
+        x = values[k]
+        given = x
+        i = 0
+        for j in range(count):
+            y = partials[j]
+            if fabs(x) < fabs(y):
+                x, y = y, x
+            high = x + y
+            low = y - (high - x)
+            if low != 0.0:
+                partials[i] = low
                 i += 1
-            count = i
-        high = 0.0
-        if count > 0:
+            x = high
+        count = i
+        if x != 0.0:
+            if not isfinite(x):
+                # From finite values: an overflow; else a non-finite value, which
+                # only the non-finite values decide from here on.
+                if isfinite(given):
+                    return _SUM_OVERFLOW
+                if isinf(given):
+                    infinities += given
+                special += given
+                count = 0
+            else:
+                partials[count] = x
+                count += 1
+    if special != 0.0:
+        if isnan(infinities):
+            return _SUM_INF_MINUS_INF
+        result[0] = special
+        return 0
+    high = 0.0
+    if count > 0:
+        count -= 1
+        high = partials[count]
+        while count > 0:
             count -= 1
-            high = partials[count]
-            low = 0.0
-            while count > 0:
-                count -= 1
-                x, y = high, partials[count]
-                high = x + y
-                t = high - x
-                low = y - t
-                if low != 0.0:
-                    break
-            # Half way between two doubles: round to even, using the sign of what lies below.
-            if count > 0 and ((low < 0.0 and partials[count - 1] < 0.0)
-                              or (low > 0.0 and partials[count - 1] > 0.0)):
-                twice = low * 2.0
-                rounded = high + twice
-                half = rounded - high
-                if twice == half:
-                    high = rounded
-    free(partials)
-    return high
+            x, y = high, partials[count]
+            high = x + y
+            low = y - (high - x)
+            if low != 0.0:
+                break
+        # Half way between two doubles: round to even, using the sign of what lies below.
+        if count > 0 and ((low < 0.0 and partials[count - 1] < 0.0)
+                          or (low > 0.0 and partials[count - 1] > 0.0)):
+            twice = low * 2.0
+            rounded = high + twice
+            if twice == rounded - high:
+                high = rounded
+    result[0] = high
+    return 0
+
+
+# The fast sum and why its result is math.fsum's (u = 2**-53, the unit roundoff;
+# g(k) = k u / (1 - k u), Higham's gamma).  Ogita, Rump and Oishi, "Accurate sum
+# and dot product", SIAM J. Sci. Comput. 26(6), 2005: Knuth's TwoSum(a, b) gives
+# h = fl(a + b) and e with a + b = h + e exactly, and cascading it over values
+# (their Sum2) leaves the rounded sum s and error terms e_i whose exact total is
+# the error of s.  Here K cascades (chains) run side by side, chain j on n_j <= L
+# values: over an array, _LANES chains take the values in turn and one more the
+# last n mod _LANES (K = _LANES + 1, L <= ceil(n / _LANES) + _LANES); over a
+# kernel's own terms, one chain (K = 1, L = n).  TwoSum then cascades the chains'
+# sums into one, ``total``, so that exactly
+#
+#     S = sum of the values = total + sum_i e_i      (M <= n + K terms e_i).
+#
+# ``error``, the floating-point sum of the e_i (each chain's recursive sum, then
+# the chains'), is a summation of M terms, so |error - sum e_i| <= g(M) sum |e_i|
+# (Higham, "Accuracy and Stability of Numerical Algorithms", (4.4), any order).
+# A cascade over y_1..y_p has |e_i| <= u |s_i| <= u (1 + u)**(p - 1) sum |y|
+# (ORO's Lemma 2.1 and (2.3)), hence sum |e_i| <= g(p - 1) sum |y|; over the chains
+# and their sums (whose absolute values add up to at most (1 + g(L)) sum |x|),
+# sum |e_i| <= (g(L) + g(K)(1 + g(L))) sum |x| <= g(L + K) sum |x|.  ``mass``, the
+# computed sum of |x| (L + K additions, each rounding down by at most a factor
+# 1 - u), has sum |x| <= mass (1 + g(L + K)).  With n <= 2**40, every k here has
+# k u <= 2**-12, so g(k) <= 1.001 k u and
+#
+#     |S - total - error| <= 1.01 (n + K) (L + K) u**2 mass <= bound,
+#
+# ``bound`` computed as fl(fl(P) 2 u**2 mass) with P = (n + K)(L + K): the factor
+# 2 covers the two roundings of the products (mass >= 2**-900 keeps them normal).
+# With TwoSum(total, error) = (rounded, low), S lies within ``bound`` of rounded +
+# low, and rounded is the double nearest S (math.fsum's value, round half even or
+# not) when that interval lies strictly inside the half-gaps to rounded's
+# neighbours: low + bound < (next above - rounded) / 2 and low - bound > -(rounded
+# - next below) / 2.  Rounding is monotone and the half-gaps are doubles, so the
+# comparisons of the rounded low +- bound cannot pass where the exact ones fail (a
+# half-gap of 2**-1075 rounds to 0, which only fails more).  Otherwise the
+# partials decide (_partials_sum), a rare case for values that do not cancel: for
+# n non-negative values bound / ulp(S) <= 2 (n + K)(L + K) u.  Overflow: TwoSum(a,
+# b) has |h| + |e| <= (1 + 2u)(|a| + |b|), so no quantity of math.fsum (at most
+# 2098 partials) or of this sum exceeds (1 + 2u)**(2098 n) sum |x| < 4 sum |x| <=
+# 2**1021.01 for mass <= 2**1019: where math.fsum raises, this sum never decides,
+# and every TwoSum above is exact.
+cdef struct _Chain:
+    double total   # the cascade's rounded sum
+    double error   # the recursive sum of its TwoSum errors
+    double mass    # the recursive sum of the absolute values added
+
+
+cdef inline void _chain_add(_Chain* chain, double x) noexcept nogil:
+    """One step of a TwoSum cascade (Knuth's TwoSum, no branch)."""
+    cdef double high = chain.total + x
+    cdef double back = high - x
+    chain.error += (chain.total - back) + (x - (high - back))
+    chain.total = high
+    chain.mass += fabs(x)
+
+
+cdef bint _certified(const _Chain* chain, Py_ssize_t n, Py_ssize_t per_chain,
+                     Py_ssize_t chains, double* result) noexcept nogil:
+    """The exactly rounded sum of the ``n`` values cascaded into ``chain`` (already
+    merged from ``chains`` chains of at most ``per_chain`` values each) into ``result``,
+    when the bound above proves it; else False."""
+    cdef double rounded, back, low, bound
+    if chain.mass == 0.0:
+        result[0] = 0.0  # every value is +-0 (math.fsum's 0.0, never -0.0)
+        return True
+    if n > _PROVEN_MAX_COUNT or not (_PROVEN_MIN_MASS <= chain.mass <= _PROVEN_MAX_MASS):
+        return False  # also nan and inf
+    rounded = chain.total + chain.error
+    back = rounded - chain.error
+    low = (chain.total - back) + (chain.error - (rounded - back))
+    bound = <double>(n + chains) * <double>(per_chain + chains)
+    bound = bound * _TWICE_UNIT_SQUARED * chain.mass
+    if (low + bound < (nextafter(rounded, INFINITY) - rounded) * 0.5
+            and low - bound > (nextafter(rounded, -INFINITY) - rounded) * 0.5):
+        result[0] = rounded
+        return True
+    return False
+
+
+cdef bint _proven_sum(const double* values, Py_ssize_t n, double* result) noexcept nogil:
+    """The exactly rounded sum into ``result`` when the bound proves it, else False."""
+    # The lanes' chains as three arrays (not _Chain structs), which the compiler keeps
+    # in vector registers.
+    cdef double lane_total[_LANES]
+    cdef double lane_error[_LANES]
+    cdef double lane_mass[_LANES]
+    cdef _Chain whole
+    cdef double x, high, back
+    cdef Py_ssize_t k, lane, full = n - n % _LANES
+    for lane in range(_LANES):
+        lane_total[lane] = 0.0
+        lane_error[lane] = 0.0
+        lane_mass[lane] = 0.0
+    k = 0
+    while k < full:
+        for lane in range(_LANES):
+            x = values[k + lane]
+            high = lane_total[lane] + x
+            back = high - x
+            lane_error[lane] += (lane_total[lane] - back) + (x - (high - back))
+            lane_total[lane] = high
+            lane_mass[lane] += fabs(x)
+        k += _LANES
+    whole.total = 0.0
+    whole.error = 0.0
+    whole.mass = 0.0
+    for k in range(full, n):
+        _chain_add(&whole, values[k])  # the last n % _LANES values: one more chain
+    for lane in range(_LANES):
+        x = lane_total[lane]
+        high = whole.total + x
+        back = high - x
+        whole.error += (whole.total - back) + (x - (high - back))
+        whole.total = high
+        whole.error += lane_error[lane]
+        whole.mass += lane_mass[lane]
+    return _certified(&whole, n, (n + _LANES - 1) // _LANES + _LANES, _LANES + 1, result)
+
+
+cdef int exact_sum_of(const double* values, Py_ssize_t n, double* result) noexcept nogil:
+    """``math.fsum`` of ``values`` into ``result``: the fast proven sum, else the partials
+    (returns ``_partials_sum``'s status)."""
+    if _proven_sum(values, n, result):
+        return 0
+    return _partials_sum(values, n, result)
+
+
+cdef double _raise_sum_status(int status, str name) except -1.0:
+    if status == _SUM_OVERFLOW:
+        raise OverflowError(f"{name}: intermediate overflow (a partial sum beyond float64)")
+    raise ValueError(f"{name}: -inf + inf")
+
+
+def exactly_rounded_sum(const double[::1] values):
+    """The sum of ``values`` rounded once: ``math.fsum``'s value, in C.
+
+    One pass of TwoSum chains whose error bound proves the rounded result
+    (Ogita, Rump and Oishi's Sum2 with a certificate); where it cannot, the
+    non-overlapping partials of ``math.fsum`` (Shewchuk's algorithm).  As
+    ``math.fsum``: OverflowError when a partial sum of finite values overflows,
+    ValueError for inf and -inf among the values, nan or an infinity when one
+    is among them.
+    """
+    cdef double total = 0.0
+    cdef int status
+    cdef Py_ssize_t n = values.shape[0]
+    if n == 0:
+        return 0.0
+    with nogil:
+        status = exact_sum_of(&values[0], n, &total)
+    if status:
+        _raise_sum_status(status, "exactly_rounded_sum")
+    return total
+
+
+def average_precision_sum(const count_t[::1] neg, const count_t[::1] pos,
+                          bint cumulative=False):
+    """The exactly rounded sum of average precision's terms, and the class 1 weight.
+
+    ``neg`` and ``pos`` are the groups' class weights, highest score first,
+    or with ``cumulative`` their running sums (fp, tp).  With fp and tp the
+    float64 running sums of the groups (``np.cumsum``'s), a group's term is
+    ``(tp - tp before) * (tp / (tp + fp))``; a group that adds no class 1
+    weight has none (its term is 0, or nan for a leading group of weight 0).
+    Returns ``(sum of the terms, tp of the last group)``: the average
+    precision is their ratio.  One pass, then :func:`exactly_rounded_sum`'s.
+    """
+    cdef Py_ssize_t k, m = 0, n = neg.shape[0]
+    cdef double fp = 0.0, tp = 0.0, before = 0.0, added, total = 0.0
+    cdef int status = 0
+    if pos.shape[0] != n:
+        raise ValueError(f"pos has {pos.shape[0]} entries but neg has {n}")
+    cdef double* terms = <double*> malloc((n if n else 1) * sizeof(double))
+    if terms == NULL:
+        raise MemoryError("average_precision_sum: no memory for the terms")
+    with nogil:
+        for k in range(n):
+            if cumulative:
+                fp = <double>neg[k]
+                tp = <double>pos[k]
+            else:
+                fp = fp + <double>neg[k]
+                tp = tp + <double>pos[k]
+            added = tp - before
+            before = tp
+            if added != 0.0:
+                terms[m] = added * (tp / (tp + fp))
+                m += 1
+        status = exact_sum_of(terms, m, &total)
+    free(terms)
+    if status:
+        _raise_sum_status(status, "average_precision_sum")
+    return total, tp
+
+
+cdef Py_ssize_t _precision_terms(const double* neg, Py_ssize_t n_neg, const double* pos,
+                                 Py_ssize_t n_pos, _Chain* chain, double* terms) noexcept nogil:
+    """Average precision's terms over unit-weight classes sorted ascending: one merge from
+    the top, without branches on the data; returns how many values it gave.
+
+    Each step takes the highest score left: a class 0 score at or above the
+    class 1 score ``pos[j]`` (ties count as above), or else ``pos[j]``.  The
+    step that takes the lowest class 1 score of a run of equal ones gives the
+    group's term, ``run * (tp / (tp + fp))`` with tp, fp the counts at or
+    above it (the groups' formula, ``average_precision_sum``); every other
+    step gives 0.0, which changes no sum.  The values go into ``chain`` (a
+    TwoSum cascade) or, with ``terms``, into that array.
+    """
+    cdef Py_ssize_t i = n_neg - 1, j = n_pos - 1, run_top = n_pos - 1, steps = 0
+    cdef Py_ssize_t take, ends
+    cdef double value, term
+    while j >= 0:
+        value = pos[j]
+        take = (i >= 0) & (neg[i if i >= 0 else 0] >= value)
+        if j + 1 == n_pos or pos[j + 1] != value:
+            run_top = j  # pos[j] starts a run (going down): predictable without many ties
+        ends = (1 - take) & ((j == 0) | (pos[j - 1 if j > 0 else 0] != value))
+        # tp = n_pos - j and fp = n_neg - 1 - i at or above pos[j]; 0 unless the run ends.
+        term = <double>(run_top - j + 1) * (<double>(n_pos - j)
+                                            / <double>(n_pos - j + n_neg - 1 - i))
+        term *= <double>ends
+        if terms == NULL:
+            _chain_add(chain, term)
+        else:
+            terms[steps] = term
+        steps += 1
+        i -= take
+        j -= 1 - take
+    return steps
+
+
+def average_precision_sorted_classes(const double[::1] neg, const double[::1] pos):
+    """The exactly rounded sum of average precision's terms from unit-weight classes,
+    each sorted ascending, and the class 1 count.
+
+    The same terms and sum as :func:`average_precision_sum` of their groups,
+    with neither the groups nor the terms stored: one merge feeds a TwoSum
+    cascade whose bound proves the sum (the comment before ``_Chain``), and
+    only where it cannot does a second merge store the terms for the partials.
+    """
+    cdef Py_ssize_t n_neg = neg.shape[0], n_pos = pos.shape[0], steps
+    cdef _Chain chain
+    cdef double total = 0.0
+    cdef double* terms
+    cdef int status = 0
+    cdef bint proven
+    chain.total = 0.0
+    chain.error = 0.0
+    chain.mass = 0.0
+    if n_pos == 0:
+        return 0.0, 0.0
+    # Without class 0 scores the merge still reads one (and ignores it): any readable one.
+    cdef const double* neg_first = &neg[0] if n_neg else &pos[0]
+    with nogil:
+        steps = _precision_terms(neg_first, n_neg, &pos[0], n_pos, &chain, NULL)
+        proven = _certified(&chain, steps, steps, 1, &total)
+    if not proven:
+        terms = <double*> malloc(steps * sizeof(double))
+        if terms == NULL:
+            raise MemoryError("average_precision_sorted_classes: no memory for the terms")
+        with nogil:
+            _precision_terms(neg_first, n_neg, &pos[0], n_pos, NULL, terms)
+            status = _partials_sum(terms, steps, &total)
+        free(terms)
+        if status:
+            _raise_sum_status(status, "average_precision_sorted_classes")
+    return total, <double>n_pos
 
 
 #: Label dtypes the kernels take without conversion (the fused type ``label_t``).

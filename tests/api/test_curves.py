@@ -21,7 +21,6 @@ from sklearn import metrics as skm
 
 import hmeasure_stream as hs
 from hmeasure_stream import uncertainty
-from hmeasure_stream.curves import det_curve
 
 PROC = json.loads((Path(__file__).parents[1] / "data" / "proc_coords.json").read_text())
 
@@ -121,9 +120,9 @@ def test_det_curve_equals_sklearn(seed, drop_intermediate):
     w = rng.choice([0.0, 0.5, 1.0, 3.0], n) if seed % 2 else None
     if w is not None:
         w[:2] = 1.0
-    ours = det_curve(y, s, sample_weight=w, drop_intermediate=drop_intermediate)
+    ours = hs.det_curve(y, s, sample_weight=w, drop_intermediate=drop_intermediate)
     theirs = skm.det_curve(y, s, sample_weight=w, drop_intermediate=drop_intermediate)
-    assert isinstance(ours, hs.curves.DETCurve)
+    assert isinstance(ours, hs.DETCurve)
     for got, expected in zip(ours, theirs, strict=True):
         np.testing.assert_array_equal(got, expected)
 
@@ -135,7 +134,7 @@ def test_det_curve_points_are_counted_at_their_thresholds():
     y = rng.integers(0, 2, 300)
     s = rng.integers(0, 25, 300) + 3 * y
     labels = np.where(y == 1, "spam", "ham")
-    fpr, fnr, thresholds = det_curve(labels, s, pos_label="spam")
+    fpr, fnr, thresholds = hs.det_curve(labels, s, pos_label="spam")
     assert np.all(np.diff(thresholds) > 0)
     for k, t in enumerate(thresholds):
         assert fpr[k] == np.mean(s[y == 0] >= t) and fnr[k] == np.mean(s[y == 1] < t)
@@ -148,14 +147,14 @@ def test_det_curve_points_are_counted_at_their_thresholds():
 def test_det_curve_keeps_integer_scores_beyond_2_53():
     base = 2**60
     s = np.array([base, base + 1, base + 2, base + 3], dtype=np.int64)
-    fpr, fnr, thresholds = det_curve([0, 1, 0, 1], s)
+    fpr, fnr, thresholds = hs.det_curve([0, 1, 0, 1], s)
     assert thresholds.tolist() == [base + 1, base + 2, base + 3]
     np.testing.assert_array_equal(fpr, [0.5, 0.5, 0.0])
     np.testing.assert_array_equal(fnr, [0.0, 0.5, 0.5])
 
 
 @pytest.mark.parametrize("function", [hs.roc_curve, hs.precision_recall_curve,
-                                      hs.average_precision, det_curve])
+                                      hs.average_precision, hs.det_curve])
 def test_one_class_is_refused(function):
     with pytest.raises(ValueError, match="class"):
         function([1, 1, 1], [0.1, 0.2, 0.3])

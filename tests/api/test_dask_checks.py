@@ -82,7 +82,7 @@ def test_tasks_per_partition_as_documented(n_ranges):
     n_parts = 700
     frame = pd.DataFrame({"label": np.arange(7000) % 2, "score": np.arange(7000) % 97})
     df = dd.from_pandas(frame, npartitions=n_parts, sort=False)
-    inputs = 2 * n_parts  # from_pandas and the stacked columns, per partition
+    inputs = n_parts  # from_pandas: the two columns of one frame are read by one task
     own = _tasks(hsd.auc(df["label"], df["score"], n_ranges=n_ranges, compute=False)) - inputs
     documented = 1.15 if n_ranges == 1 else 1.15 * n_ranges + 3
     assert abs(own / n_parts - documented) < 0.3
@@ -176,8 +176,19 @@ def test_ranges_beyond_the_exact_count_limit_take_the_float_path(monkeypatch):
             "int64 counts of a range beyond the limit"
         return auc2_groups(neg, pos)
 
+    def below_the_limit(merged):
+        # The last merges that count (and build the hull) do it in int64 only below it.
+        def checked(pieces):
+            assert sum(int(p[1].sum()) + int(p[2].sum()) for p in pieces) < 30, \
+                "int64 counts of a merge beyond the limit"
+            return merged(pieces)
+        return checked
+
     monkeypatch.setattr(groups, "EXACT_COUNT_LIMIT", 30, raising=False)
+    monkeypatch.setattr(hsd, "EXACT_COUNT_LIMIT", 30)
     monkeypatch.setattr(groups._scratch, "auc2_groups", float_beyond_the_limit)
+    for name in ("merged_counts", "merged_hull"):
+        monkeypatch.setattr(hsd._kway, name, below_the_limit(getattr(hsd._kway, name)))
     for n_ranges in (1, 3):
         yd, sd = da.from_array(y, chunks=7), da.from_array(s, chunks=7)
         assert hsd.auc(yd, sd, n_ranges=n_ranges) == pytest.approx(expected["auc"], rel=1e-12)
@@ -185,3 +196,102 @@ def test_ranges_beyond_the_exact_count_limit_take_the_float_path(monkeypatch):
                                                                          rel=1e-12)
         report = hsd.hmeasure_report(yd, sd, n_ranges=n_ranges)
         assert report == pytest.approx(expected["report"], rel=1e-12)
+
+
+def _runs_merged(runs):
+    """Groups of runs merged by a dict (equal keys summed), highest first; and 2U by pairs."""
+    merged = {}
+    for keys, neg, pos in runs:
+        for key, n, p in zip(keys.tolist(), neg.tolist(), pos.tolist(), strict=True):
+            total = merged.setdefault(key, [0, 0])
+            total[0] += n
+            total[1] += p
+    keys = sorted(merged, reverse=True)
+    twice_u = sum(merged[a][0] * merged[b][1] * (2 if b > a else 1)
+                  for a in keys for b in keys if b >= a)
+    return keys, merged, twice_u
+
+
+@pytest.mark.parametrize("n_runs", [1, 2, 3, 8, 9, 64, 70])
+def test_merges_of_runs_equal_a_dict_merge(n_runs):
+    # Runs with ties across them, empty runs and runs of one class, as the partitions
+    # send them; a loser tree of any number of leaves.
+    rng = np.random.default_rng(n_runs)
+    runs = []
+    for k in range(n_runs):
+        size = 0 if k % 5 == 4 else int(rng.integers(1, 40))
+        keys = np.sort(rng.choice(np.arange(-30, 30) / 4, size, replace=False))[::-1].copy()
+        neg = rng.integers(0, 4, size) if k % 3 else np.zeros(size, dtype=np.int64)
+        pos = rng.integers(1, 4, size) if k % 3 == 2 else rng.integers(0, 4, size)
+        runs.append((keys, neg.astype(np.int64), pos.astype(np.int64)))
+    keys, merged, twice_u = _runs_merged(runs)
+    got_keys, got_neg, got_pos = hsd._kway.merge_groups(runs)
+    assert got_keys.tolist() == keys
+    assert got_neg.dtype == np.int64
+    assert got_neg.tolist() == [merged[key][0] for key in keys]
+    assert got_pos.tolist() == [merged[key][1] for key in keys]
+    n_neg = sum(n for n, _ in merged.values())
+    n_pos = sum(p for _, p in merged.values())
+    assert hsd._kway.merged_counts(runs) == (len(keys), n_neg, n_pos, twice_u)
+    # Weights: the same merge in float64, sums of the same terms (exact here: quarters).
+    weighted = [(k, n / 4, p / 4) for k, n, p in runs]
+    got_keys, got_neg, got_pos = hsd._kway.merge_groups(weighted)
+    assert got_keys.tolist() == keys
+    assert got_neg.tolist() == [merged[key][0] / 4 for key in keys]
+    assert got_pos.tolist() == [merged[key][1] / 4 for key in keys]
+
+
+def test_equal_keys_keep_the_first_runs_sign_of_zero():
+    # -0.0 == 0.0: one group, whose key is the one of the earliest run holding it.
+    plus = (np.array([1.0, 0.0]), np.array([1, 1]), np.array([0, 1]))
+    minus = (np.array([-0.0]), np.array([2]), np.array([3]))
+    for runs, negative in (([plus, minus], False), ([minus, plus], True),
+                           ([minus, minus, plus], True)):
+        keys, neg, pos = hsd._kway.merge_groups(runs)
+        assert keys.tolist() == [1.0, 0.0]
+        assert bool(np.signbit(keys[1])) is negative
+        assert neg.tolist() == [1, 1 + 2 * (len(runs) - 1)]
+        assert pos.tolist() == [0, 1 + 3 * (len(runs) - 1)]
+
+
+@pytest.mark.parametrize("n_runs", [1, 3, 9])
+def test_hull_of_merged_runs_is_the_hull_of_the_merge(n_runs):
+    # Points on a convex curve (every group a vertex), collinear runs and groups of
+    # weight 0: the streamed hull against the upper hull of the stored merge, and against
+    # the vertices kept by brute force (a point is a vertex if it lies strictly above
+    # the chord of its neighbours among the kept ones).
+    rng = np.random.default_rng(40 + n_runs)
+    runs = []
+    for k in range(n_runs):
+        size = int(rng.integers(0, 300))
+        keys = np.sort(rng.choice(np.arange(-400, 400) / 8, size, replace=False))[::-1].copy()
+        neg = rng.integers(0, 3, size).astype(np.int64)
+        pos = rng.integers(0, 3, size).astype(np.int64)
+        if k == 0:
+            neg[::7] = 0
+            pos[::7] = 0
+        runs.append((keys, neg, pos))
+    keys, neg, pos = hsd._kway.merge_groups(runs)
+    summary = hsd._summarise((keys, neg, pos), False, True)
+    m, n_neg, n_pos, twice_u, (edge_neg, edge_pos) = hsd._kway.merged_hull(runs)
+    assert (m, n_neg, n_pos, twice_u) == summary[:4]
+    assert edge_neg.dtype == np.int64
+    np.testing.assert_array_equal(edge_neg, summary[4][0])
+    np.testing.assert_array_equal(edge_pos, summary[4][1])
+    # Brute force: the ROC points, and the upper hull by repeated removal of any point
+    # not strictly above the chord of its neighbours.
+    points = [(0, 0)]
+    for n, p in zip(neg.tolist(), pos.tolist(), strict=True):
+        if n or p:
+            points.append((points[-1][0] + n, points[-1][1] + p))
+    changed = True
+    while changed:
+        changed = False
+        for k in range(1, len(points) - 1):
+            (ax, ay), (bx, by), (cx, cy) = points[k - 1], points[k], points[k + 1]
+            if (bx - ax) * (cy - ay) - (by - ay) * (cx - ax) >= 0:  # not a clockwise turn
+                del points[k]
+                changed = True
+                break
+    assert np.diff([x for x, _ in points]).tolist() == edge_neg.tolist()
+    assert np.diff([y for _, y in points]).tolist() == edge_pos.tolist()

@@ -9,6 +9,7 @@ The threaded scheduler runs everything here (test_dask.py runs a cluster).
 """
 
 import math
+from fractions import Fraction
 
 import dask
 import dask.array as da
@@ -323,3 +324,57 @@ def test_ranges_cost_tasks_per_partition_per_range():
         # Input 2, groups 1, sample 1, cut 1, and per range a piece and its tree's share.
         assert _tasks(lazy) <= (5 + 1.2 * n_ranges) * 100 + 40
         assert lazy.compute() == hs.hmeasure_report(FRAME["label"], FRAME["score"])
+
+
+# ---------------------------------------------------------------------------
+# The AUC's merge that keeps only counts, on partitions of every kind
+
+
+def _one_class_blocks(n=4000, seed=20261202):
+    """Rows whose first fifth is class 0 only and last fifth class 1 only, scores rounded
+    to 1 decimal (ties across partitions), string and categorical labels, weights, and
+    a column that empties some partitions when filtered on."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, 2, n)
+    y[: n // 5] = 0
+    y[-n // 5:] = 1
+    words = np.where(y == 1, "spam", "ham")
+    return pd.DataFrame({
+        "label": y, "score": np.round(rng.normal(0.5 * y, 1.0), 1),
+        "word": pd.array(words, dtype="string"),
+        "category": pd.Categorical(words, categories=["spam", "ham"]),
+        "weight": rng.exponential(1.0, n), "keep": (np.arange(n) % 1000) < 600,
+    })
+
+
+def _brute_auc(y, s):
+    """2U / (2 N0 N1) by comparing every pair, exactly."""
+    pos, neg = s[y == 1], s[y == 0]
+    twice_u = int(2 * (pos[:, None] > neg[None, :]).sum() + (pos[:, None] == neg[None, :]).sum())
+    return float(Fraction(twice_u, 2 * len(pos) * len(neg)))
+
+
+@pytest.mark.parametrize("n_parts", [1, 7, 400])
+def test_auc_of_counts_equals_pairs_on_any_partitions(n_parts):
+    frame = _one_class_blocks()
+    df = _from_pandas(frame, n_parts)
+    # Filtered: rows kept in blocks of 600 of every 1000, so that at 400 partitions most
+    # of every 10 in a row are emptied or hold one class only.
+    for data, rows in ((df, frame), (df[df["keep"]], frame[frame["keep"]])):
+        y, s = rows["label"].to_numpy(), rows["score"].to_numpy()
+        expected = _brute_auc(y, s)
+        assert hs.auc(y, s) == expected
+        sd = data["score"]
+        # Columns of one frame (one projection), and a Series of another collection.
+        assert hsd.auc(data["label"], sd) == expected
+        assert hsd.auc(data["label"].map_partitions(pd.Series.copy), sd) == expected
+        assert hsd.auc(data["word"], sd, pos_label="spam") == expected
+        assert hsd.auc(data["category"], sd, pos_label="spam") == expected
+        assert hsd.auc(data["label"], sd, n_ranges=3) == expected
+        w = rows["weight"].to_numpy()
+        assert hsd.auc(data["label"], sd, sample_weight=data["weight"]) == pytest.approx(
+            hs.auc(y, s, sample_weight=w), rel=WEIGHTED_TOL)
+    lengths = df[df["keep"]].map_partitions(len).compute().tolist()
+    assert len(lengths) == n_parts
+    if n_parts == 400:
+        assert lengths.count(0) >= 100

@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from reference_impl import brute_auc, delong_paired_exact
 from scipy import stats
-from sklearn.metrics import average_precision_score
+from sklearn.metrics import average_precision_score, cohen_kappa_score
 
 import hmeasure_stream
 from hmeasure_stream import (
@@ -54,7 +54,7 @@ OPTIONS = {
     "ks": HCost(severity_ratio=0.5), "mer": HCost(severity_ratio=0.5),
     "mwl": HCost(severity_ratio=0.5),
     **{name: Threshold(0.4) for name in ("er", "sens", "spec", "precision", "f", "youden",
-                                         "gmean")},
+                                         "gmean", "kappa", "kappa_m")},
     **{name: ConfidenceLevel(0.9) for name in ("auc_var", "auc_lo", "auc_hi")},
     **{name: FixedRates(specificity=0.8, sensitivity=0.7)
        for name in ("sens_at_spec", "spec_at_sens")},
@@ -65,7 +65,9 @@ OPTIONS = {
 # The metrics of a second model on the same rows (y_score2).
 SECOND_MODEL = ("auc2", "auc_diff", "auc_diff_p")
 # The metrics of the scores read as probabilities of class 1 (defined with one class).
-PROBABILITY = ("brier", "log_loss", "ece", "mce", "expected_auc")
+PROBABILITY = ("brier", "log_loss", "ece", "mce", "expected_auc", "sauc")
+# The metrics of one class as well (not nan while a class is absent).
+ONE_CLASS = ("brier", "log_loss", "ece", "mce", "expected_auc", "prevalence")
 # R hmeasure's names of the report's metrics (hmeasure_report's keys).
 REPORT = {"ks": "KS", "mer": "MER", "mwl": "MWL", "er": "ER", "sens": "Sens", "spec": "Spec",
           "precision": "Precision", "f": "F", "youden": "Youden", "auch": "AUCH"}
@@ -95,6 +97,20 @@ def reference(name, options, y, s):
         threshold = options.threshold if isinstance(options, Threshold) else 0.5
         predicted = s >= threshold
         return np.sqrt(np.mean(predicted[y == 1]) * np.mean(~predicted[y == 0]))
+    if name in ("kappa", "kappa_m"):
+        # Cohen's kappa (scikit-learn's), and Kappa-M against the window's majority class.
+        threshold = options.threshold if isinstance(options, Threshold) else 0.5
+        predicted = (s >= threshold).astype(int)
+        if name == "kappa":
+            return cohen_kappa_score(y, predicted)
+        majority = max(np.mean(y), 1 - np.mean(y))
+        return (np.mean(predicted == y) - majority) / (1 - majority)
+    if name == "prevalence":
+        return np.mean(y)
+    if name == "sauc":
+        # Wu, Flach and Ferri's scored AUC, pair by pair.
+        gaps = s[y == 1][:, None] - s[y == 0][None, :]
+        return None if gaps.size == 0 else np.mean(np.where(gaps > 0, gaps, 0.0))
     if name in ("sens_at_spec", "spec_at_sens"):
         # pROC's values (stored reference values of coords in test_curves.py).
         at, read = (("specificity", "sensitivity") if name == "sens_at_spec"
@@ -143,7 +159,8 @@ def second_reference(name, y, s, s2):
 def test_the_table_is_the_one_list_of_window_metrics():
     assert WINDOW_METRICS == tuple(METRICS) == hmeasure_stream.streaming.WINDOW_METRICS
     assert set(WINDOW_METRICS) == set(OPTIONS) | {"auc", "ap", "brier", "log_loss",
-                                                  "expected_auc", *SECOND_MODEL}
+                                                  "expected_auc", "prevalence", "sauc",
+                                                  *SECOND_MODEL}
     assert AVAILABLE_METRICS == tuple(name for name in METRICS if METRICS[name].cli)
     assert set(AVAILABLE_METRICS) <= set(WINDOW_METRICS)
     parser = build_parser()
@@ -156,7 +173,7 @@ def test_the_table_is_the_one_list_of_window_metrics():
     capabilities = {table.EXACT_AUC, table.HULL, table.REPORT, table.LOWER_HULL, table.THRESHOLD,
                     table.VARIANCE, table.PARTIAL_BOX, table.BINS, table.COMPRESSED,
                     table.MULTICLASS, table.LEVEL, table.CURVE_WALK, table.PRECISION_GROUPS,
-                    table.CALIBRATION, table.SECOND_SCORE}
+                    table.CALIBRATION, table.SECOND_SCORE, table.CLASS_TOTALS}
     for metric in METRICS.values():
         assert metric.needs and metric.needs <= capabilities, metric.name
         assert metric.options is None or metric.name in OPTIONS
@@ -195,7 +212,7 @@ def test_every_binary_metric_equals_its_reference_on_every_window(name, with_opt
         warnings.simplefilter("ignore", hmeasure_stream.OutOfRangeScoresWarning)
         for end in range(N):
             part = slice(max(0, end + 1 - WINDOW), end + 1)
-            if y[part].min() == y[part].max() and name not in PROBABILITY:
+            if y[part].min() == y[part].max() and name not in ONE_CLASS:
                 assert np.isnan(values[end]), end
                 continue
             if name == "auc_approx":
@@ -305,6 +322,21 @@ def test_options_objects_stand_for_their_metrics_and_are_shared():
         table.metric_options((HCost(), HCost(alpha=3.0)))
     with pytest.raises(ValueError, match=r"unknown metric\(s\) \[3\]"):
         table.metric_options(("auc", 3))
+
+
+@pytest.mark.parametrize("given", ["auc,h", "auc, h", "auc h", "auc;h;ap"])
+def test_a_comma_separated_string_is_told_to_be_a_tuple(given):
+    # The command line's --metrics spelling, given in Python: the message says what to pass.
+    names = tuple(given.replace(",", " ").replace(";", " ").split())
+    y, s = binary_stream()
+    with pytest.raises(ValueError, match=(rf"^metrics={given!r} is one string: pass the names "
+                                          rf"as a tuple, metrics={names!r}".replace("(", r"\(")
+                                          .replace(")", r"\)"))):
+        sliding_window(y, s, WINDOW, metrics=given)
+    assert list(sliding_window(y, s, WINDOW, metrics=names)) == list(names)
+    # A string that is no list of names keeps the message of an unknown metric.
+    with pytest.raises(ValueError, match=r"unknown metric\(s\) \['auc,hh'\]"):
+        sliding_window(y, s, WINDOW, metrics="auc,hh")
     y, s = binary_stream()
     shared = sliding_window(y, s, WINDOW, ("auch", "h", HCost(alpha=3.0, beta=1.5)))
     np.testing.assert_array_equal(
@@ -331,6 +363,9 @@ def test_options_objects_stand_for_their_metrics_and_are_shared():
     # The probability metrics: one engine of exact sums, the order engine only if asked.
     (("brier", "log_loss", CalibrationBins(5), "expected_auc"), ["CalibrationEngine"]),
     (("auc", "ece", "h"), ["BlockedHullEngine", "CalibrationEngine"]),
+    # MOA's measures: the order engine's readers and the probabilities' engine.
+    (("sauc", "prevalence", "kappa_m"), ["BlockedAUCEngine", "CalibrationEngine"]),
+    (("sauc",), ["CalibrationEngine"]),
 ])
 def test_engines_follow_the_needs_of_the_table(metrics, engines):
     monitor = SlidingWindow(5, metrics)

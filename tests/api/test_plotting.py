@@ -482,7 +482,7 @@ def test_plotting_without_matplotlib_names_the_extra(monkeypatch):
         with pytest.raises(ImportError) as error:
             call()
         assert str(error.value) == ("hmeasure_stream.plotting needs matplotlib, which is not "
-                                    "installed: pip install 'hmeasure_stream[cli]'")
+                                    "installed: pip install 'matplotlib>=3.7'")
         assert error.value.__cause__ is None and error.value.__suppress_context__
 
 

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from cli_helpers import csv_text, read_table, run_cli, window_aucs
 
-import hmeasure_stream.cli as cli
+import hmeasure_stream.cli._command as cli  # (the module whose Monitor makes the windows)
 from hmeasure_stream import SlidingWindow, sliding_window
 
 N_ROWS = 2000

@@ -79,7 +79,8 @@ def test_the_derived_flags_hold_those_listed_by_hand():
     h_family = ["h", "auch", "ks", "mer", "mwl"]
     by_hand = {"--alpha": h_family, "--beta": h_family, "--severity-ratio": h_family,
                "--priors": h_family, "--relative-error": [*h_family, "ap_approx"],
-               "--threshold": ["er", "sens", "spec", "precision", "f", "youden", "gmean"],
+               "--threshold": ["er", "sens", "spec", "precision", "f", "youden", "gmean",
+                               "kappa", "kappa_m"],
                "--n-bins": ["auc_binned", "ece", "mce"],
                "--level": ["auc_var", "auc_lo", "auc_hi"], "--fpr-range": ["pauc"],
                "--compression": ["auc_approx"],

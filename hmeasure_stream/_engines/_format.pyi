@@ -1,0 +1,6 @@
+import numpy as np
+from numpy.typing import NDArray
+
+def format_float(value: float) -> str: ...
+def format_rows(rows: NDArray[np.int64], fields: list[list[str]],
+                columns: list[NDArray[np.float64]]) -> str: ...

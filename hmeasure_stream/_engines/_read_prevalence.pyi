@@ -1,0 +1,3 @@
+from hmeasure_stream._engines._blocked import BlockedAUCEngine
+
+def attach(engine: BlockedAUCEngine) -> None: ...
