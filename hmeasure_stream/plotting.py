@@ -1,4 +1,10 @@
-"""Plots of ROC curves with their convex hull, and of metrics over time.
+"""Plots of ROC curves with their convex hull, precision-recall curves, reliability
+diagrams, and of metrics over time.
+
+The displays (:class:`RocDisplay`, :class:`PrecisionRecallDisplay`,
+:class:`ReliabilityDisplay`) are shaped as scikit-learn's: ``from_predictions``,
+``from_estimator``, ``plot``, ``name=`` for the legend, ``line_``, ``ax_`` and
+``figure_`` after drawing.
 
 Requires matplotlib (``pip install 'hmeasure_stream[cli]'``); it is imported
 only when a plot is drawn, and its absence is said in one line naming that extra.
@@ -20,16 +26,25 @@ from numpy.typing import ArrayLike, NDArray
 from hmeasure_stream import (
     ApproxAUC,
     ApproxH,
+    CalibrationReport,
     ConfidenceLevel,
     DynamicAUC,
     DynamicH,
     auc,
+    average_precision,
     calibration_report,
     h_measure,
+    precision_recall_curve,
     roc_hull,
     roc_points,
 )
-from hmeasure_stream._validation import check_duration, check_option, import_optional
+from hmeasure_stream._validation import (
+    check_duration,
+    check_option,
+    import_optional,
+    renamed_attributes,
+    renamed_keyword,
+)
 from hmeasure_stream.metric_table import METRICS
 from hmeasure_stream.streaming._window_rules import check_window_counts
 
@@ -37,6 +52,7 @@ if TYPE_CHECKING:
     import pandas as pd
     from matplotlib.artist import Artist
     from matplotlib.axes import Axes
+    from matplotlib.container import BarContainer
     from matplotlib.figure import Figure, SubFigure
     from matplotlib.lines import Line2D
     from matplotlib.typing import ColorType
@@ -49,7 +65,8 @@ PointSet = DynamicAUC | DynamicH | ApproxH | ApproxAUC
 #: The structures that keep their points (their ROC curve and hull can be drawn).
 _POINT_SETS = (DynamicAUC, DynamicH, ApproxH, ApproxAUC)
 
-__all__ = ["RocDisplay", "plot_metrics", "plot_reliability", "plot_roc"]
+__all__ = ["PrecisionRecallDisplay", "ReliabilityDisplay", "RocDisplay", "plot_metrics",
+           "plot_reliability", "plot_roc"]
 
 # The convex hull drawn with each ROC curve, so that the legend shows one
 # entry per classifier (curve and hull side by side) however many share an Axes.
@@ -86,12 +103,73 @@ def _check_h(h: bool | dict[str, Any] | None) -> bool | dict[str, Any]:
     )
 
 
+#: The ``response_method`` values of ``from_estimator``, as scikit-learn's displays take them.
+_RESPONSE_METHODS = ("auto", "predict_proba", "decision_function")
+
+
+def _default_name(estimator: object) -> str:
+    """The legend's default name of an estimator: its class name, or for a
+    Pipeline (a ``steps`` list of (name, step) pairs) its last step's."""
+    steps = getattr(estimator, "steps", None)
+    if isinstance(steps, list) and steps and isinstance(steps[-1], tuple):
+        estimator = steps[-1][-1]
+    return type(estimator).__name__
+
+
+def _estimator_scores(estimator: Any, X: Any, response_method: str, pos_label: Hashable | None,
+                      where: str) -> tuple[NDArray[Any], Hashable]:
+    """The scores of class ``pos_label`` (default: ``classes_[-1]``) of a fitted binary
+    classifier on ``X``, and that label.
+
+    ``"auto"`` reads ``predict_proba`` when the estimator has it, else
+    ``decision_function``; a ``predict_proba`` gives the column of ``pos_label``,
+    a ``decision_function`` (the score of ``classes_[1]``) is negated when
+    ``pos_label`` is ``classes_[0]``.
+    """
+    response_method = check_option(response_method, "response_method", _RESPONSE_METHODS)
+    kind = type(estimator).__name__
+    classes = getattr(estimator, "classes_", None)
+    if classes is None or np.ndim(classes) != 1:
+        raise ValueError(f"{where}: estimator must be a fitted binary classifier (with "
+                         f"classes_); got {kind}")
+    classes = np.asarray(classes).tolist()  # (Python values, as the messages show them)
+    if len(classes) != 2:
+        raise ValueError(f"{where}: estimator must be a binary classifier; {kind} has "
+                         f"{len(classes)} classes {classes!r}")
+    if pos_label is None:
+        pos_label = classes[-1]
+    elif pos_label not in classes:
+        raise ValueError(f"{where}: pos_label={pos_label!r} is not a class of the estimator, "
+                         f"whose classes_ are {classes!r}")
+    methods = (("predict_proba", "decision_function") if response_method == "auto"
+               else (response_method,))
+    for method in methods:
+        respond = getattr(estimator, method, None)  # (a Pipeline hides what its last step lacks)
+        if respond is not None:
+            break
+    else:
+        raise ValueError(f"{where}: {kind} has no {' or '.join(methods)}")
+    scores = np.asarray(respond(X))
+    if method == "predict_proba":
+        scores = scores[:, classes.index(pos_label)]
+    elif pos_label == classes[0]:
+        scores = -scores
+    return scores, pos_label
+
+
+def _named(where: str, name: str | None, label: str | None) -> str | None:
+    """``name=``, or the deprecated ``label=`` it replaces (the legend's name: in this
+    package a label is a class label)."""
+    return cast("str | None", renamed_keyword(where, "label", "name", label, name, stacklevel=4))
+
+
 class RocDisplay:
     """The ROC curve and convex hull of one classifier, with its AUC (and H), to plot.
 
-    Build it with :meth:`from_predictions` (arrays) or :meth:`from_structure`
-    (a :class:`~hmeasure_stream.DynamicAUC`, :class:`~hmeasure_stream.DynamicH`
-    or :class:`~hmeasure_stream.ApproxH`); both draw it at once, as
+    Build it with :meth:`from_predictions` (arrays), :meth:`from_estimator`
+    (a fitted classifier and data) or :meth:`from_structure` (a
+    :class:`~hmeasure_stream.DynamicAUC`, :class:`~hmeasure_stream.DynamicH`
+    or :class:`~hmeasure_stream.ApproxH`); each draws it at once, as
     :func:`plot_roc` does.  Call :meth:`plot` again to draw it on other axes.
 
     Parameters
@@ -106,8 +184,11 @@ class RocDisplay:
         The AUC, shown in the legend.
     h : float, optional
         The H-measure, shown in the legend when given.
-    label : str, optional
+    name : str, optional
         The classifier's name, shown in the legend before its AUC.
+    label : str, optional
+        Deprecated name of ``name`` (a label is a class label here); removed
+        in the next release.
 
     Attributes
     ----------
@@ -123,6 +204,7 @@ class RocDisplay:
     See Also
     --------
     plot_roc : the same in one call, returning the axes.
+    PrecisionRecallDisplay : the precision-recall curve.
     hmeasure_stream.roc_hull : the hull's vertices.
 
     Notes
@@ -130,7 +212,9 @@ class RocDisplay:
     The hull is drawn dashed, in a darker shade of the curve's colour, with
     a marker at each vertex; in the legend each classifier has one entry,
     its curve and hull side by side, labelled with its AUC (and H).
-    Drawing is O(n) for n ROC points.
+    Drawing is O(n) for n ROC points.  Like scikit-learn's
+    ``RocCurveDisplay`` with ``drop_intermediate=False``: every distinct
+    score is a point of the curve.
 
     Examples
     --------
@@ -138,23 +222,33 @@ class RocDisplay:
     >>> matplotlib.use("Agg")
     >>> from hmeasure_stream.plotting import RocDisplay
     >>> y = [0, 0, 1, 0, 1, 1]
-    >>> display = RocDisplay.from_predictions(y, [0.1, 0.2, 0.3, 0.4, 0.5, 0.9], label="model")
+    >>> display = RocDisplay.from_predictions(y, [0.1, 0.2, 0.3, 0.4, 0.5, 0.9], name="model")
     >>> display.roc_auc
     0.8888888888888888
     >>> [text.get_text() for text in display.ax_.get_legend().get_texts()]
     ['model (AUC = 0.889)']
+
+    From a fitted classifier, named after it:
+
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> X = [[0.1], [0.2], [0.3], [0.4], [0.5], [0.9]]
+    >>> display = RocDisplay.from_estimator(LogisticRegression().fit(X, y), X, y)
+    >>> display.legend_label()
+    'LogisticRegression (AUC = 0.889)'
     """
+
+    __getattr__ = renamed_attributes(label="name")
 
     def __init__(self, fpr: ArrayLike, tpr: ArrayLike, hull_fpr: ArrayLike,
                  hull_tpr: ArrayLike, *, roc_auc: float, h: float | None = None,
-                 label: str | None = None) -> None:
+                 name: str | None = None, label: str | None = None) -> None:
         self.fpr = np.asarray(fpr, dtype=np.float64)
         self.tpr = np.asarray(tpr, dtype=np.float64)
         self.hull_fpr = np.asarray(hull_fpr, dtype=np.float64)
         self.hull_tpr = np.asarray(hull_tpr, dtype=np.float64)
         self.roc_auc = float(roc_auc)
         self.h = None if h is None else float(h)
-        self.label = label
+        self.name = renamed_keyword("RocDisplay", "label", "name", label, name)
         self.line_: Line2D | None = None
         self.hull_line_: Line2D | None = None
         self.ax_: Axes | None = None
@@ -163,16 +257,18 @@ class RocDisplay:
     @classmethod
     def from_predictions(cls, y_true: ArrayLike, y_score: ArrayLike, *,
                          sample_weight: ArrayLike | None = None,
-                         h: bool | dict[str, Any] = False, label: str | None = None,
+                         h: bool | dict[str, Any] = False, name: str | None = None,
                          ax: Axes | None = None, hull: bool = True,
                          color: ColorType | None = None, chance: bool = True,
-                         pos_label: Hashable | None = None, **kwargs: Any) -> RocDisplay:
+                         pos_label: Hashable | None = None, label: str | None = None,
+                         **kwargs: Any) -> RocDisplay:
         """Compute the ROC curve, hull and AUC of labels and scores, and plot them.
 
         Parameters
         ----------
         y_true : array-like of shape (n,)
-            Labels, 0/1 or bool; 1 is the class expected to score higher.
+            Labels, 0/1 or bool (any two labels with ``pos_label``); class 1
+            is the class expected to score higher.
         y_score : array-like of shape (n,)
             Scores, finite real numbers.
         sample_weight : array-like of shape (n,), optional
@@ -181,10 +277,12 @@ class RocDisplay:
             Also show the H-measure in the legend: True for
             :func:`~hmeasure_stream.h_measure`'s defaults, or a dict of its
             options (``alpha``, ``beta``, ``severity_ratio``, ``priors``).
-        label, ax, hull, color, chance, **kwargs
+        name, ax, hull, color, chance, **kwargs
             As for :meth:`plot`.
         pos_label : hashable, optional
             The label of class 1, as for :func:`~hmeasure_stream.auc`.
+        label : str, optional
+            Deprecated name of ``name``; removed in the next release.
 
         Returns
         -------
@@ -196,6 +294,7 @@ class RocDisplay:
         ValueError
             If the labels or scores are invalid or a class is absent.
         """
+        name = _named("RocDisplay.from_predictions", name, label)
         h_options = _check_h(h)
         common: dict[str, Any] = {"sample_weight": sample_weight, "pos_label": pos_label}
         fpr, tpr = roc_points(y_true, y_score, **common)
@@ -205,15 +304,79 @@ class RocDisplay:
         if h_options is not False:
             options = {} if h_options is True else h_options
             h_value = h_measure(y_true, y_score, **common, **options)
-        display = cls(fpr, tpr, hull_fpr, hull_tpr, label=label, h=h_value,
+        display = cls(fpr, tpr, hull_fpr, hull_tpr, name=name, h=h_value,
                       roc_auc=auc(y_true, y_score, **common))
         return display.plot(ax, hull=hull, color=color, chance=chance, **kwargs)
 
     @classmethod
+    def from_estimator(cls, estimator: Any, X: ArrayLike, y: ArrayLike, *,
+                       sample_weight: ArrayLike | None = None,
+                       response_method: Literal["auto", "predict_proba",
+                                                "decision_function"] = "auto",
+                       pos_label: Hashable | None = None, name: str | None = None,
+                       h: bool | dict[str, Any] = False, ax: Axes | None = None,
+                       hull: bool = True, color: ColorType | None = None,
+                       chance: bool = True, **kwargs: Any) -> RocDisplay:
+        """Plot the ROC curve, hull and AUC of a fitted binary classifier on data.
+
+        As scikit-learn's ``RocCurveDisplay.from_estimator``: the scores are
+        the estimator's for class ``pos_label``, then
+        :meth:`from_predictions` draws them.
+
+        Parameters
+        ----------
+        estimator : fitted classifier
+            A binary classifier with ``classes_`` (or a Pipeline ending in
+            one) and ``predict_proba`` or ``decision_function``.
+        X : array-like of shape (n, n_features)
+            The data it scores.
+        y : array-like of shape (n,)
+            Their labels, among the estimator's ``classes_``.
+        sample_weight : array-like of shape (n,), optional
+            Weights of the points.
+        response_method : {"auto", "predict_proba", "decision_function"}, default="auto"
+            Which scores: ``"auto"`` reads ``predict_proba`` when the
+            estimator has it, else ``decision_function``.
+        pos_label : hashable, optional
+            The class whose scores are read, class 1 of the curve: its
+            ``predict_proba`` column, or ``decision_function`` negated when
+            it is ``classes_[0]``.  Default: ``classes_[-1]``.
+        name : str, optional
+            The name in the legend.  Default: the estimator's class name (a
+            Pipeline's: its last step's).
+        h, ax, hull, color, chance, **kwargs
+            As for :meth:`from_predictions`.
+
+        Returns
+        -------
+        RocDisplay
+            The display, drawn (see its attributes).
+
+        Raises
+        ------
+        ValueError
+            If the estimator is not a fitted binary classifier, has no
+            method ``response_method`` asks for, or ``response_method`` or
+            ``pos_label`` is not one of its choices; else as for
+            :meth:`from_predictions`.
+
+        Notes
+        -----
+        scikit-learn names a Pipeline "Pipeline"; this display names it after
+        the classifier it ends in.
+        """
+        scores, pos_label = _estimator_scores(estimator, X, response_method, pos_label,
+                                              "RocDisplay.from_estimator")
+        return cls.from_predictions(
+            y, scores, sample_weight=sample_weight, pos_label=pos_label, h=h, ax=ax, hull=hull,
+            name=_default_name(estimator) if name is None else name, color=color,
+            chance=chance, **kwargs)
+
+    @classmethod
     def from_structure(cls, structure: PointSet, *, h: bool | dict[str, Any] = False,
-                       label: str | None = None, ax: Axes | None = None, hull: bool = True,
+                       name: str | None = None, ax: Axes | None = None, hull: bool = True,
                        color: ColorType | None = None, chance: bool = True,
-                       **kwargs: Any) -> RocDisplay:
+                       label: str | None = None, **kwargs: Any) -> RocDisplay:
         """Plot the ROC curve, hull and AUC of a structure's current points.
 
         Parameters
@@ -224,8 +387,10 @@ class RocDisplay:
         h : bool, default=False
             Also show its H-measure (:class:`~hmeasure_stream.DynamicH` and
             :class:`~hmeasure_stream.ApproxH` only, with their own options).
-        label, ax, hull, color, chance, **kwargs
+        name, ax, hull, color, chance, **kwargs
             As for :meth:`plot`.
+        label : str, optional
+            Deprecated name of ``name``; removed in the next release.
 
         Returns
         -------
@@ -237,48 +402,53 @@ class RocDisplay:
         ValueError
             If a class is absent, or ``h`` is asked of a structure without H.
         """
-        name = type(structure).__name__
+        name = _named("RocDisplay.from_structure", name, label)
+        kind = type(structure).__name__
         if not isinstance(structure, _POINT_SETS):
             raise ValueError(
-                f"structure must be a DynamicAUC, DynamicH or ApproxH; got {name}"
+                f"structure must be a DynamicAUC, DynamicH or ApproxH; got {kind}"
             )
         h_options = _check_h(h)
         if isinstance(h_options, dict):
             raise ValueError(
-                f"h options are for arrays; a {name} computes H with the options it was built with"
+                f"h options are for arrays; a {kind} computes H with the options it was built with"
             )
         if h_options and not hasattr(type(structure), "h"):
-            raise ValueError(f"h=True needs a DynamicH or ApproxH; a {name} has no H-measure")
+            raise ValueError(f"h=True needs a DynamicH or ApproxH; a {kind} has no H-measure")
         fpr, tpr = structure.roc_points()
         vertices = structure.hull()
         hull_fpr, hull_tpr = vertices[0], vertices[1]
         display = cls(fpr, tpr, hull_fpr, hull_tpr, roc_auc=structure.auc,
                       h=structure.h if h_options and isinstance(structure, (DynamicH, ApproxH))
-                      else None, label=label)
+                      else None, name=name)
         return display.plot(ax, hull=hull, color=color, chance=chance, **kwargs)
 
-    def legend_label(self, label: str | None = None) -> str:
-        """The legend text: the label (if any) then the AUC (and H) to 3 decimals.
+    def legend_label(self, name: str | None = None, *, label: str | None = None) -> str:
+        """The legend text: the name (if any) then the AUC (and H) to 3 decimals.
 
         Parameters
         ----------
+        name : str, optional
+            Instead of the display's own name.
         label : str, optional
-            Instead of the display's own label.
+            Deprecated name of ``name``; removed in the next release.
 
         Returns
         -------
         str
             For example ``"model (AUC = 0.889, H = 0.412)"``, or
-            ``"AUC = 0.889"`` without a label.
+            ``"AUC = 0.889"`` without a name.
         """
-        label = self.label if label is None else label
+        name = _named("RocDisplay.legend_label", name, label)
+        name = self.name if name is None else name
         values = f"AUC = {self.roc_auc:.3f}"
         if self.h is not None:
             values += f", H = {self.h:.3f}"
-        return f"{label} ({values})" if label else values
+        return f"{name} ({values})" if name else values
 
-    def plot(self, ax: Axes | None = None, *, label: str | None = None, hull: bool = True,
-             color: ColorType | None = None, chance: bool = True, **kwargs: Any) -> RocDisplay:
+    def plot(self, ax: Axes | None = None, *, name: str | None = None, hull: bool = True,
+             color: ColorType | None = None, chance: bool = True, label: str | None = None,
+             **kwargs: Any) -> RocDisplay:
         """Draw the curve (and hull) on ``ax``, with one legend entry.
 
         Parameters
@@ -286,7 +456,7 @@ class RocDisplay:
         ax : matplotlib.axes.Axes, optional
             Where to draw (a new square figure when None).  Curves drawn on
             the same axes share one legend, one entry per classifier.
-        label : str, optional
+        name : str, optional
             The classifier's name in the legend (default: the display's).
         hull : bool, default=True
             Also draw the convex hull, dashed, in a darker shade.
@@ -294,6 +464,8 @@ class RocDisplay:
             The curve's colour (default: the axes' next colour).
         chance : bool, default=True
             Draw the diagonal of a random classifier (once per axes).
+        label : str, optional
+            Deprecated name of ``name``; removed in the next release.
         **kwargs
             Passed to :meth:`matplotlib.axes.Axes.plot` for the curve, e.g.
             ``linewidth`` or ``linestyle``.
@@ -304,18 +476,14 @@ class RocDisplay:
             This display, with ``line_``, ``hull_line_``, ``ax_`` and
             ``figure_`` set.
         """
-        plt = _pyplot()
-        from matplotlib.cbook import normalize_kwargs
-        from matplotlib.lines import Line2D
-
-        kwargs = normalize_kwargs(kwargs, Line2D)
-        if ax is None:
-            _, ax = plt.subplots(figsize=(4.8, 4.8), layout="constrained")
-        if chance and not any(line.get_gid() == _CHANCE_GID for line in ax.lines):
+        name = _named("RocDisplay.plot", name, label)
+        kwargs = _line_kwargs(kwargs)
+        ax = _new_axes(ax, (4.8, 4.8))
+        if chance and not _has_chance_line(ax):
             ax.plot([0, 1], [0, 1], color="0.6", linewidth=0.8, linestyle=":",
                     label="_chance", gid=_CHANCE_GID)
         self.line_ = ax.plot(self.fpr, self.tpr, **{
-            "linewidth": 1.6, **kwargs, "color": color, "label": self.legend_label(label),
+            "linewidth": 1.6, **kwargs, "color": color, "label": self.legend_label(name),
         })[0]
         self.hull_line_ = None
         if hull:
@@ -325,14 +493,40 @@ class RocDisplay:
                 markerfacecolor="white", markeredgewidth=0.9, label="_convex hull",
             )[0]
             _HULL_OF_CURVE[self.line_] = self.hull_line_
-        ax.set_xlim(-0.01, 1.01)
-        ax.set_ylim(-0.01, 1.01)
+        _unit_square(ax, "false positive rate", "true positive rate")
         ax.set_aspect("equal")
-        ax.set_xlabel("false positive rate")
-        ax.set_ylabel("true positive rate")
         _roc_legend(ax)
         self.ax_, self.figure_ = ax, ax.figure
         return self
+
+
+def _line_kwargs(kwargs: dict[str, Any]) -> dict[str, Any]:
+    """The keywords of a curve, matplotlib's aliases (``lw``, ``ls``) spelt out."""
+    _pyplot()  # (its absence said in one line)
+    from matplotlib.cbook import normalize_kwargs
+    from matplotlib.lines import Line2D
+
+    return normalize_kwargs(kwargs, Line2D)
+
+
+def _new_axes(ax: Axes | None, size: tuple[float, float]) -> Axes:
+    """``ax``, or the axes of a new figure of ``size`` inches."""
+    if ax is None:
+        _, ax = _pyplot().subplots(figsize=size, layout="constrained")
+    return cast("Axes", ax)
+
+
+def _has_chance_line(ax: Axes) -> bool:
+    """The axes already hold a reference line (chance, perfect calibration): one each."""
+    return any(line.get_gid() == _CHANCE_GID for line in ax.get_lines())
+
+
+def _unit_square(ax: Axes, xlabel: str, ylabel: str) -> None:
+    """Both axes over [0, 1], a margin for the lines on the edges, named."""
+    ax.set_xlim(-0.01, 1.01)
+    ax.set_ylim(-0.01, 1.01)
+    ax.set_xlabel(xlabel)
+    ax.set_ylabel(ylabel)
 
 
 def _roc_legend(ax: Axes) -> None:
@@ -349,9 +543,10 @@ def _roc_legend(ax: Axes) -> None:
 
 def plot_roc(y_true: ArrayLike | PointSet, y_score: ArrayLike | None = None, *,
              sample_weight: ArrayLike | None = None, ax: Axes | None = None, hull: bool = True,
-             label: str | None = None, color: ColorType | None = None,
+             name: str | None = None, color: ColorType | None = None,
              h: bool | dict[str, Any] = False, chance: bool = True,
-             pos_label: Hashable | None = None, **kwargs: Any) -> Axes:
+             pos_label: Hashable | None = None, label: str | None = None,
+             **kwargs: Any) -> Axes:
     """Plot the ROC curve and its convex hull, with the AUC (and H) in the legend.
 
     The curve joins the ROC points of the distinct scores (ties as diagonal
@@ -371,7 +566,7 @@ def plot_roc(y_true: ArrayLike | PointSet, y_score: ArrayLike | None = None, *,
         Where to draw (a new figure when None).
     hull : bool, default=True
         Also draw the convex hull, dashed, in a darker shade of the curve's colour.
-    label : str, optional
+    name : str, optional
         The classifier's name, shown in the legend before its AUC.
     color : color, optional
         The curve's colour (default: the axes' next colour).
@@ -383,6 +578,9 @@ def plot_roc(y_true: ArrayLike | PointSet, y_score: ArrayLike | None = None, *,
         Draw the diagonal of a random classifier (once per axes).
     pos_label : hashable, optional
         With arrays, the label of class 1, as for :func:`~hmeasure_stream.auc`.
+    label : str, optional
+        Deprecated name of ``name`` (a label is a class label here); removed
+        in the next release.
     **kwargs
         Passed to :meth:`matplotlib.axes.Axes.plot` for the curve.
 
@@ -413,23 +611,24 @@ def plot_roc(y_true: ArrayLike | PointSet, y_score: ArrayLike | None = None, *,
     >>> matplotlib.use("Agg")
     >>> from hmeasure_stream.plotting import plot_roc
     >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
-    >>> ax = plot_roc(y, [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8], label="model A", h=True)
-    >>> ax = plot_roc(y, [0.3, 0.1, 0.2, 0.6, 0.5, 0.4, 0.7, 0.8], label="model B", ax=ax)
+    >>> ax = plot_roc(y, [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8], name="model A", h=True)
+    >>> ax = plot_roc(y, [0.3, 0.1, 0.2, 0.6, 0.5, 0.4, 0.7, 0.8], name="model B", ax=ax)
     >>> [text.get_text() for text in ax.get_legend().get_texts()]
     ['model A (AUC = 0.875, H = 0.674)', 'model B (AUC = 0.562)']
     """
+    name = _named("plot_roc", name, label)
     if isinstance(y_true, _POINT_SETS):
         if y_score is not None or sample_weight is not None:
             raise ValueError(
                 f"pass either a {type(y_true).__name__} or arrays (y_true, y_score), not both"
             )
-        display = RocDisplay.from_structure(y_true, h=h, label=label, ax=ax, hull=hull,
+        display = RocDisplay.from_structure(y_true, h=h, name=name, ax=ax, hull=hull,
                                             color=color, chance=chance, **kwargs)
         return cast("Axes", display.ax_)  # (set by plot)
     if y_score is None:
         raise ValueError("y_score is required with arrays (y_true, y_score)")
     display = RocDisplay.from_predictions(y_true, y_score, sample_weight=sample_weight, h=h,
-                                          label=label, ax=ax, hull=hull, color=color,
+                                          name=name, ax=ax, hull=hull, color=color,
                                           chance=chance, pos_label=pos_label, **kwargs)
     return cast("Axes", display.ax_)
 
@@ -849,18 +1048,488 @@ def plot_metrics(metrics: Mapping[Any, ArrayLike] | pd.DataFrame, *,
     return ax
 
 
+class PrecisionRecallDisplay:
+    """The precision-recall curve of one classifier, with its average precision, to plot.
+
+    As scikit-learn's ``PrecisionRecallDisplay``: the curve is drawn as
+    steps (``drawstyle="steps-post"``), whose area is the average
+    precision shown in the legend.  Build it with :meth:`from_predictions`
+    or :meth:`from_estimator`, which draw it at once; call :meth:`plot`
+    again to draw it on other axes.
+
+    Parameters
+    ----------
+    precision, recall : array-like
+        The curve, as :func:`~hmeasure_stream.precision_recall_curve`
+        returns it (from the lowest threshold up).
+    average_precision : float
+        Its :func:`~hmeasure_stream.average_precision`, shown in the legend.
+    name : str, optional
+        The classifier's name, shown in the legend before its AP.
+    prevalence : float, optional
+        The share (weight) of class 1: the precision of a classifier that
+        ranks at random, the chance level line of :meth:`plot`.
+
+    Attributes
+    ----------
+    line_ : matplotlib.lines.Line2D
+        The curve drawn by the last :meth:`plot`.
+    chance_level_ : matplotlib.lines.Line2D or None
+        The chance level line drawn by the last :meth:`plot` (None without).
+    ax_ : matplotlib.axes.Axes
+        The axes drawn on.
+    figure_ : matplotlib.figure.Figure
+        Their figure.
+
+    See Also
+    --------
+    hmeasure_stream.precision_recall_curve : the points drawn.
+    hmeasure_stream.average_precision : the area under their steps.
+    RocDisplay : the ROC curve.
+
+    Notes
+    -----
+    Drawing is O(n) for n points of the curve.  The chance level is the
+    weighted share of class 1 (scikit-learn's counts the points).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from hmeasure_stream.plotting import PrecisionRecallDisplay
+    >>> y = [0, 0, 1, 1]
+    >>> display = PrecisionRecallDisplay.from_predictions(y, [0.1, 0.4, 0.35, 0.8],
+    ...                                                   name="model", chance=True)
+    >>> display.line_.get_xydata().tolist()  # (recall, precision) from the lowest threshold
+    [[1.0, 0.5], [1.0, 0.6666666666666666], [0.5, 0.5], [0.5, 1.0], [0.0, 1.0]]
+    >>> [text.get_text() for text in display.ax_.get_legend().get_texts()]
+    ['model (AP = 0.833)', 'chance level (AP = 0.500)']
+
+    From a classifier without probabilities (its ``decision_function``):
+
+    >>> from sklearn.svm import LinearSVC
+    >>> X, y = [[0.1], [0.4], [0.35], [0.8], [0.6], [0.2]], [0, 0, 1, 1, 1, 0]
+    >>> PrecisionRecallDisplay.from_estimator(LinearSVC().fit(X, y), X, y).legend_label()
+    'LinearSVC (AP = 0.917)'
+    """
+
+    def __init__(self, precision: ArrayLike, recall: ArrayLike, *, average_precision: float,
+                 name: str | None = None, prevalence: float | None = None) -> None:
+        self.precision = np.asarray(precision, dtype=np.float64)
+        self.recall = np.asarray(recall, dtype=np.float64)
+        self.average_precision = float(average_precision)
+        self.name = name
+        self.prevalence = None if prevalence is None else float(prevalence)
+        self.line_: Line2D | None = None
+        self.chance_level_: Line2D | None = None
+        self.ax_: Axes | None = None
+        self.figure_: Figure | SubFigure | None = None
+
+    @classmethod
+    def from_predictions(cls, y_true: ArrayLike, y_score: ArrayLike, *,
+                         sample_weight: ArrayLike | None = None,
+                         pos_label: Hashable | None = None,
+                         drop_intermediate: bool = False, name: str | None = None,
+                         ax: Axes | None = None, color: ColorType | None = None,
+                         chance: bool = False, **kwargs: Any) -> PrecisionRecallDisplay:
+        """Compute the precision-recall curve and average precision, and plot them.
+
+        Parameters
+        ----------
+        y_true, y_score, sample_weight, pos_label
+            As for :func:`~hmeasure_stream.precision_recall_curve`.
+        drop_intermediate : bool, default=False
+            Leave out the thresholds that add no recall, as for
+            :func:`~hmeasure_stream.precision_recall_curve` (the steps and
+            their area are the same).
+        name, ax, color, chance, **kwargs
+            As for :meth:`plot`.
+
+        Returns
+        -------
+        PrecisionRecallDisplay
+            The display, drawn (see its attributes).
+
+        Raises
+        ------
+        ValueError
+            If the labels, scores or weights are invalid or a class is absent.
+        """
+        common: dict[str, Any] = {"sample_weight": sample_weight, "pos_label": pos_label}
+        precision, recall, _ = precision_recall_curve(y_true, y_score, **common,
+                                                      drop_intermediate=drop_intermediate)
+        # At the lowest threshold every point is predicted class 1: the precision there
+        # is the weighted share of class 1 (with drop_intermediate too: it is kept).
+        display = cls(precision, recall, name=name, prevalence=float(precision[0]),
+                      average_precision=average_precision(y_true, y_score, **common))
+        return display.plot(ax, color=color, chance=chance, **kwargs)
+
+    @classmethod
+    def from_estimator(cls, estimator: Any, X: ArrayLike, y: ArrayLike, *,
+                       sample_weight: ArrayLike | None = None,
+                       response_method: Literal["auto", "predict_proba",
+                                                "decision_function"] = "auto",
+                       pos_label: Hashable | None = None, drop_intermediate: bool = False,
+                       name: str | None = None, ax: Axes | None = None,
+                       color: ColorType | None = None, chance: bool = False,
+                       **kwargs: Any) -> PrecisionRecallDisplay:
+        """Plot the precision-recall curve of a fitted binary classifier on data.
+
+        As scikit-learn's ``PrecisionRecallDisplay.from_estimator``.
+
+        Parameters
+        ----------
+        estimator, X, y, sample_weight, response_method, pos_label, name
+            As for :meth:`RocDisplay.from_estimator`.
+        drop_intermediate, ax, color, chance, **kwargs
+            As for :meth:`from_predictions`.
+
+        Returns
+        -------
+        PrecisionRecallDisplay
+            The display, drawn (see its attributes).
+
+        Raises
+        ------
+        ValueError
+            As for :meth:`RocDisplay.from_estimator`.
+        """
+        scores, pos_label = _estimator_scores(estimator, X, response_method, pos_label,
+                                              "PrecisionRecallDisplay.from_estimator")
+        return cls.from_predictions(
+            y, scores, sample_weight=sample_weight, pos_label=pos_label,
+            drop_intermediate=drop_intermediate, ax=ax, color=color, chance=chance,
+            name=_default_name(estimator) if name is None else name, **kwargs)
+
+    def legend_label(self, name: str | None = None) -> str:
+        """The legend text: the name (if any) then the AP to 3 decimals.
+
+        Parameters
+        ----------
+        name : str, optional
+            Instead of the display's own name.
+
+        Returns
+        -------
+        str
+            For example ``"model (AP = 0.833)"``, or ``"AP = 0.833"``
+            without a name.
+        """
+        name = self.name if name is None else name
+        value = f"AP = {self.average_precision:.3f}"
+        return f"{name} ({value})" if name else value
+
+    def plot(self, ax: Axes | None = None, *, name: str | None = None,
+             color: ColorType | None = None, chance: bool = False,
+             **kwargs: Any) -> PrecisionRecallDisplay:
+        """Draw the curve as steps on ``ax``, with its AP in the legend.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw (a new square figure when None).
+        name : str, optional
+            The classifier's name in the legend (default: the display's).
+        color : color, optional
+            The curve's colour (default: the axes' next colour).
+        chance : bool, default=False
+            Also draw the chance level, a horizontal line at the prevalence
+            of class 1 (its AP), once per axes.
+        **kwargs
+            Passed to :meth:`matplotlib.axes.Axes.plot` for the curve, e.g.
+            ``linewidth`` or ``drawstyle="default"`` (straight lines between
+            the points, which overstate the precision between them).
+
+        Returns
+        -------
+        PrecisionRecallDisplay
+            This display, with ``line_``, ``chance_level_``, ``ax_`` and
+            ``figure_`` set.
+
+        Raises
+        ------
+        ValueError
+            If ``chance`` is asked of a display built without ``prevalence``.
+        """
+        if chance and self.prevalence is None:
+            raise ValueError("chance=True needs the prevalence of class 1: build the display "
+                             "with prevalence= (from_predictions and from_estimator do)")
+        kwargs = _line_kwargs(kwargs)
+        ax = _new_axes(ax, (4.8, 4.8))
+        self.line_ = ax.plot(self.recall, self.precision, **{
+            "drawstyle": "steps-post", "linewidth": 1.6, **kwargs, "color": color,
+            "label": self.legend_label(name)})[0]
+        self.chance_level_ = None
+        if chance and not _has_chance_line(ax):
+            prevalence = cast("float", self.prevalence)
+            self.chance_level_ = ax.plot(
+                [0, 1], [prevalence, prevalence], color="0.6", linewidth=0.8, linestyle=":",
+                label=f"chance level (AP = {prevalence:.3f})", gid=_CHANCE_GID)[0]
+        _unit_square(ax, "recall", "precision")
+        ax.set_aspect("equal")
+        ax.legend(loc="lower left", fontsize="small")
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+
+class ReliabilityDisplay:
+    """The reliability diagram of probabilities, with their ECE and Brier score, to plot.
+
+    As scikit-learn's ``CalibrationDisplay``: one point per bin of positive
+    weight of :func:`~hmeasure_stream.calibration_report`, its mean
+    probability against its share of class 1, joined by a line, with the
+    diagonal of perfect calibration; also the bins' weights as bars on a
+    second y axis, and the expected calibration error and Brier score in the
+    legend.  Build it with :meth:`from_predictions` or
+    :meth:`from_estimator`, which draw it at once; call :meth:`plot` again
+    to draw it on other axes.
+
+    Parameters
+    ----------
+    report : CalibrationReport
+        The bins and errors, as :func:`~hmeasure_stream.calibration_report`
+        returns them.
+    name : str, optional
+        The model's name, shown in the legend before its ECE.
+    weighted : bool, default=False
+        The bins' weights are sums of sample weights (the bars' axis then
+        says "bin weight", else "points per bin").
+
+    Attributes
+    ----------
+    prob_true, prob_pred : ndarray of float64
+        Each bin's share of class 1 and mean probability (the report's).
+    ece, brier : float
+        The expected calibration error and the Brier score (the report's).
+    line_ : matplotlib.lines.Line2D
+        The curve drawn by the last :meth:`plot`.
+    bars_ : matplotlib.container.BarContainer or None
+        The bins' weights drawn by the last :meth:`plot` (None without).
+    ax_ : matplotlib.axes.Axes
+        The axes of the curve.
+    figure_ : matplotlib.figure.Figure
+        Their figure.
+
+    See Also
+    --------
+    plot_reliability : the same in one call, returning the axes.
+    hmeasure_stream.calibration_report : the bins and errors drawn.
+
+    Notes
+    -----
+    O(n) with uniform bins, O(n log n) with quantile bins.  The default of
+    ten bins is that of :func:`~hmeasure_stream.calibration_error`
+    (scikit-learn's display has five).
+
+    Examples
+    --------
+    >>> import matplotlib
+    >>> matplotlib.use("Agg")
+    >>> from hmeasure_stream.plotting import ReliabilityDisplay
+    >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
+    >>> p = [0.1, 0.3, 0.35, 0.4, 0.6, 0.9, 0.2, 0.8]
+    >>> display = ReliabilityDisplay.from_predictions(y, p, n_bins=2, name="model A")
+    >>> display.line_.get_xydata().round(3).tolist()  # (mean p, share of class 1)
+    [[0.27, 0.2], [0.767, 1.0]]
+    >>> [text.get_text() for text in display.ax_.get_legend().get_texts()]
+    ['perfectly calibrated', 'model A (ECE = 0.131, Brier = 0.117)']
+
+    From a Pipeline, named after its classifier:
+
+    >>> from sklearn.linear_model import LogisticRegression
+    >>> from sklearn.pipeline import make_pipeline
+    >>> from sklearn.preprocessing import StandardScaler
+    >>> X, y = [[0.1], [0.4], [0.35], [0.8], [0.6], [0.2]], [0, 0, 1, 1, 1, 0]
+    >>> model = make_pipeline(StandardScaler(), LogisticRegression()).fit(X, y)
+    >>> ReliabilityDisplay.from_estimator(model, X, y, n_bins=2).legend_label()
+    'LogisticRegression (ECE = 0.157, Brier = 0.136)'
+    """
+
+    def __init__(self, report: CalibrationReport, *, name: str | None = None,
+                 weighted: bool = False) -> None:
+        if not isinstance(report, CalibrationReport):
+            raise ValueError(f"report must be a CalibrationReport (calibration_report's); "
+                             f"got {type(report).__name__}")
+        self.report = report
+        self.prob_true = report.prob_true
+        self.prob_pred = report.prob_pred
+        self.ece = report.ece
+        self.brier = report.brier
+        self.name = name
+        self.weighted = bool(weighted)
+        self.line_: Line2D | None = None
+        self.bars_: BarContainer | None = None
+        self.ax_: Axes | None = None
+        self.figure_: Figure | SubFigure | None = None
+
+    @classmethod
+    def from_predictions(cls, y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
+                         strategy: Literal["uniform", "quantile"] = "uniform",
+                         sample_weight: ArrayLike | None = None,
+                         pos_label: Hashable | None = None, name: str | None = None,
+                         ax: Axes | None = None, color: ColorType | None = None,
+                         counts: bool = True, diagonal: bool = True,
+                         **kwargs: Any) -> ReliabilityDisplay:
+        """Compute the reliability curve, ECE and Brier score of probabilities, and plot them.
+
+        Parameters
+        ----------
+        y_true, y_prob, sample_weight, pos_label
+            As for :func:`~hmeasure_stream.calibration_report`.
+        n_bins, strategy
+            The bins, as for :func:`~hmeasure_stream.calibration_error`.
+        name, ax, color, counts, diagonal, **kwargs
+            As for :meth:`plot`.
+
+        Returns
+        -------
+        ReliabilityDisplay
+            The display, drawn (see its attributes).
+
+        Raises
+        ------
+        ValueError
+            As for :func:`~hmeasure_stream.calibration_report`.
+        """
+        report = calibration_report(y_true, y_prob, n_bins=n_bins, strategy=strategy,
+                                    sample_weight=sample_weight, pos_label=pos_label)
+        display = cls(report, name=name, weighted=sample_weight is not None)
+        return display.plot(ax, color=color, counts=counts, diagonal=diagonal, **kwargs)
+
+    @classmethod
+    def from_estimator(cls, estimator: Any, X: ArrayLike, y: ArrayLike, *, n_bins: int = 10,
+                       strategy: Literal["uniform", "quantile"] = "uniform",
+                       sample_weight: ArrayLike | None = None,
+                       pos_label: Hashable | None = None, name: str | None = None,
+                       ax: Axes | None = None, color: ColorType | None = None,
+                       counts: bool = True, diagonal: bool = True,
+                       **kwargs: Any) -> ReliabilityDisplay:
+        """Plot the reliability diagram of a fitted binary classifier's probabilities on data.
+
+        As scikit-learn's ``CalibrationDisplay.from_estimator``: the
+        probabilities are the ``predict_proba`` column of ``pos_label``.
+
+        Parameters
+        ----------
+        estimator : fitted classifier
+            A binary classifier with ``classes_`` and ``predict_proba`` (or
+            a Pipeline ending in one).
+        X, y, sample_weight, name
+            As for :meth:`RocDisplay.from_estimator`.
+        pos_label : hashable, optional
+            The class whose probabilities are read.  Default: ``classes_[-1]``.
+        n_bins, strategy, ax, color, counts, diagonal, **kwargs
+            As for :meth:`from_predictions`.
+
+        Returns
+        -------
+        ReliabilityDisplay
+            The display, drawn (see its attributes).
+
+        Raises
+        ------
+        ValueError
+            If the estimator is not a fitted binary classifier with
+            ``predict_proba``, or ``pos_label`` is not one of its classes;
+            else as for :meth:`from_predictions`.
+        """
+        probabilities, pos_label = _estimator_scores(estimator, X, "predict_proba", pos_label,
+                                                     "ReliabilityDisplay.from_estimator")
+        return cls.from_predictions(
+            y, probabilities, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight,
+            pos_label=pos_label, name=_default_name(estimator) if name is None else name,
+            ax=ax, color=color, counts=counts, diagonal=diagonal, **kwargs)
+
+    def legend_label(self, name: str | None = None) -> str:
+        """The legend text: the name (if any) then the ECE and Brier score to 3 digits.
+
+        Parameters
+        ----------
+        name : str, optional
+            Instead of the display's own name.
+
+        Returns
+        -------
+        str
+            For example ``"model (ECE = 0.131, Brier = 0.117)"``, or the
+            values alone without a name.
+        """
+        name = self.name if name is None else name
+        values = f"ECE = {self.ece:.3g}, Brier = {self.brier:.3g}"
+        return f"{name} ({values})" if name else values
+
+    def plot(self, ax: Axes | None = None, *, name: str | None = None,
+             color: ColorType | None = None, counts: bool = True, diagonal: bool = True,
+             **kwargs: Any) -> ReliabilityDisplay:
+        """Draw the reliability curve on ``ax``, with its ECE and Brier score in the legend.
+
+        Parameters
+        ----------
+        ax : matplotlib.axes.Axes, optional
+            Where to draw (a new figure when None).
+        name : str, optional
+            The model's name in the legend (default: the display's).
+        color : color, optional
+            The curve's colour (default: the axes' next colour).
+        counts : bool, default=True
+            Draw each bin's weight (its number of points without weights) as a
+            bar over the bin, on a second y axis (``ax.figure`` holds it).
+        diagonal : bool, default=True
+            Draw the diagonal of perfect calibration (once per axes).
+        **kwargs
+            Passed to :meth:`matplotlib.axes.Axes.plot` for the curve.
+
+        Returns
+        -------
+        ReliabilityDisplay
+            This display, with ``line_``, ``bars_``, ``ax_`` and ``figure_`` set.
+        """
+        kwargs = _line_kwargs(kwargs)
+        ax = _new_axes(ax, (4.5, 4.5))
+        if diagonal and not _has_chance_line(ax):
+            ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=1,
+                    label="perfectly calibrated", gid=_CHANCE_GID)
+        report = self.report
+        self.line_ = ax.plot(report.prob_pred, report.prob_true, **{
+            "marker": "o", "markersize": 4, **kwargs, "color": color,
+            "label": self.legend_label(name)})[0]
+        self.bars_ = None
+        if counts:
+            # The bins' weights behind the curve, on their own scale.
+            twin = ax.twinx()
+            edges = report.bin_edges
+            lefts = edges[report.bin_index]
+            self.bars_ = twin.bar(lefts, report.bin_weight,
+                                  width=edges[report.bin_index + 1] - lefts, align="edge",
+                                  color=self.line_.get_color(), alpha=0.15, linewidth=0)
+            twin.set_ylabel("bin weight" if self.weighted else "points per bin")
+            twin.set_ylim(0, 4 * float(report.bin_weight.max()))
+            ax.set_zorder(twin.get_zorder() + 1)
+            ax.patch.set_visible(False)
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_xlabel("mean predicted probability")
+        ax.set_ylabel("share of class 1")
+        ax.legend(loc="upper left", frameon=False, fontsize="small")
+        self.ax_, self.figure_ = ax, ax.figure
+        return self
+
+
 def plot_reliability(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
                      strategy: Literal["uniform", "quantile"] = "uniform",
                      sample_weight: ArrayLike | None = None,
                      pos_label: Hashable | None = None, ax: Axes | None = None,
-                     label: str | None = None, color: ColorType | None = None,
-                     counts: bool = True, diagonal: bool = True, **kwargs: Any) -> Axes:
+                     name: str | None = None, color: ColorType | None = None,
+                     counts: bool = True, diagonal: bool = True, label: str | None = None,
+                     **kwargs: Any) -> Axes:
     """Plot the reliability diagram of probabilities: share of class 1 against mean probability.
 
     One point per bin of positive weight of
     :func:`~hmeasure_stream.calibration_report` (scikit-learn's
     ``calibration_curve``), joined by a line, with the diagonal of perfect
-    calibration and the bins' weights as bars on a second y axis.
+    calibration, the bins' weights as bars on a second y axis, and the ECE
+    and Brier score in the legend: :meth:`ReliabilityDisplay.from_predictions`,
+    returning the axes.
 
     Parameters
     ----------
@@ -870,7 +1539,7 @@ def plot_reliability(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
         The bins, as for :func:`~hmeasure_stream.calibration_error`.
     ax : matplotlib.axes.Axes, optional
         Where to draw (a new figure when None).
-    label : str, optional
+    name : str, optional
         The model's name in the legend, before its ECE.
     color : color, optional
         The curve's colour (default: the axes' next colour).
@@ -879,13 +1548,17 @@ def plot_reliability(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
         bar over the bin, on a second y axis (``ax.figure`` holds it).
     diagonal : bool, default=True
         Draw the diagonal of perfect calibration (once per axes).
+    label : str, optional
+        Deprecated name of ``name`` (a label is a class label here); removed
+        in the next release.
     **kwargs
         Passed to :meth:`matplotlib.axes.Axes.plot` for the curve.
 
     Returns
     -------
     matplotlib.axes.Axes
-        The axes of the curve.
+        The axes of the curve (:class:`ReliabilityDisplay` gives the lines
+        as well).
 
     Raises
     ------
@@ -894,6 +1567,7 @@ def plot_reliability(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
 
     See Also
     --------
+    ReliabilityDisplay : the same, keeping the lines and values.
     hmeasure_stream.calibration_report : the bins and errors drawn.
     plot_metrics : the ``"ece"`` and ``"brier"`` of a window over time.
 
@@ -908,37 +1582,15 @@ def plot_reliability(y_true: ArrayLike, y_prob: ArrayLike, *, n_bins: int = 10,
     >>> from hmeasure_stream.plotting import plot_reliability
     >>> y = [0, 0, 1, 0, 1, 1, 0, 1]
     >>> p = [0.1, 0.3, 0.35, 0.4, 0.6, 0.9, 0.2, 0.8]
-    >>> ax = plot_reliability(y, p, n_bins=2, label="model A")
+    >>> ax = plot_reliability(y, p, n_bins=2, name="model A")
     >>> ax.get_lines()[-1].get_xydata().round(3).tolist()  # (mean p, share of class 1)
     [[0.27, 0.2], [0.767, 1.0]]
     >>> [text.get_text() for text in ax.get_legend().get_texts()]
-    ['perfectly calibrated', 'model A (ECE = 0.131)']
+    ['perfectly calibrated', 'model A (ECE = 0.131, Brier = 0.117)']
     """
-    report = calibration_report(y_true, y_prob, n_bins=n_bins, strategy=strategy,
-                                sample_weight=sample_weight, pos_label=pos_label)
-    plt = _pyplot()
-    if ax is None:
-        _, ax = plt.subplots(figsize=(4.5, 4.5), layout="constrained")
-    if diagonal and not any(line.get_gid() == _CHANCE_GID for line in ax.get_lines()):
-        ax.plot([0, 1], [0, 1], color="0.6", linestyle=":", linewidth=1,
-                label="perfectly calibrated", gid=_CHANCE_GID)
-    text = f"ECE = {report.ece:.3g}"
-    line = ax.plot(report.prob_pred, report.prob_true, marker="o", markersize=4,
-                   label=f"{label} ({text})" if label else text, color=color, **kwargs)[0]
-    if counts:
-        # The bins' weights behind the curve, on their own scale.
-        bars = ax.twinx()
-        edges = report.bin_edges
-        lefts = edges[report.bin_index]
-        bars.bar(lefts, report.bin_weight, width=edges[report.bin_index + 1] - lefts,
-                 align="edge", color=line.get_color(), alpha=0.15, linewidth=0)
-        bars.set_ylabel("bin weight" if sample_weight is not None else "points per bin")
-        bars.set_ylim(0, 4 * float(report.bin_weight.max()))
-        ax.set_zorder(bars.get_zorder() + 1)
-        ax.patch.set_visible(False)
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_xlabel("mean predicted probability")
-    ax.set_ylabel("share of class 1")
-    ax.legend(loc="upper left", frameon=False, fontsize="small")
-    return ax
+    name = _named("plot_reliability", name, label)
+    display = ReliabilityDisplay.from_predictions(
+        y_true, y_prob, n_bins=n_bins, strategy=strategy, sample_weight=sample_weight,
+        pos_label=pos_label, name=name, ax=ax, color=color, counts=counts, diagonal=diagonal,
+        **kwargs)
+    return cast("Axes", display.ax_)

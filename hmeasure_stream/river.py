@@ -1,12 +1,16 @@
-"""river metrics backed by the exact engines: ``ROCAUC`` and ``HMeasure``.
+"""river metrics backed by the exact engines: ``ROCAUC``, ``HMeasure``,
+``AveragePrecision``, ``LogLoss`` and ``BrierScore``.
 
 The classes follow the protocol of ``river.metrics`` (``update``,
 ``revert``, ``get``, ``works_with``, ``bigger_is_better``,
 ``requires_labels``), so they drop into
-``river.evaluate.progressive_val_score`` or any loop that feeds a river
-metric.  Each keeps its points in a :class:`~hmeasure_stream.DynamicAUC` or
-:class:`~hmeasure_stream.DynamicH`, with the same ``window`` and
-``half_life`` options.
+``river.evaluate.progressive_val_score``, ``river.utils.Rolling`` or any loop
+that feeds a river metric.  Each keeps its points in a
+:class:`~hmeasure_stream.DynamicAUC` or :class:`~hmeasure_stream.DynamicH`
+(the log loss and Brier score: in the exact sums of the windows'
+``"log_loss"`` and ``"brier"``), with the same ``window`` and ``half_life``
+options: after every point its value is that of
+:class:`~hmeasure_stream.SlidingWindow` on the same points.
 
 river is an optional dependency: ``pip install hmeasure_stream[river]``.
 Importing ``hmeasure_stream`` does not import river; importing this
@@ -15,10 +19,15 @@ module does.
 
 from __future__ import annotations
 
+import numbers
 from typing import Any, Literal
 
-from hmeasure_stream._validation import Duration, Label, Window, import_optional
+from hmeasure_stream._engines._calibration import CalibrationEngine
+from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting
+from hmeasure_stream._validation import Duration, Label, Window, import_optional, label_map
 from hmeasure_stream.streaming import DynamicAUC, DynamicH
+from hmeasure_stream.streaming._base import WindowedPointSet, forgetting_of, forgetting_rules
+from hmeasure_stream.streaming.window import check_window_points
 
 river_base: Any
 metrics_base: Any
@@ -26,7 +35,7 @@ river_base, metrics_base = import_optional(
     "river.base", "river.metrics.base", needed_by="hmeasure_stream.river",
     install="hmeasure_stream[river]")
 
-__all__ = ["ROCAUC", "HMeasure"]
+__all__ = ["ROCAUC", "AveragePrecision", "BrierScore", "HMeasure", "LogLoss"]
 
 
 _BinaryMetric: Any = metrics_base.BinaryMetric
@@ -40,7 +49,7 @@ class _ExactMetric(_BinaryMetric):  # type: ignore[misc]  # river has no types
     is the structure's ``pos_label``.
     """
 
-    _tracker: DynamicAUC | DynamicH
+    _tracker: DynamicAUC | DynamicH | _ProbabilitySums
     pos_val: Label
 
     def _score(self, y_pred: float | dict[Label, float]) -> float:
@@ -111,7 +120,24 @@ class _ExactMetric(_BinaryMetric):  # type: ignore[misc]  # river has no types
         return len(self._tracker)
 
 
-class ROCAUC(_ExactMetric):
+class _WindowMetric(_ExactMetric):
+    """A metric of one structure taking the window options alone (``window``,
+    ``half_life``, ``pos_val``); ``_track`` builds it, a DynamicAUC unless a
+    subclass says otherwise."""
+
+    def __init__(self, window: Window = None, half_life: Duration | None = None,
+                 pos_val: Label = True) -> None:
+        self.window = window
+        self.half_life = half_life
+        self.pos_val = pos_val
+        self._tracker = self._track(window, half_life, pos_val)
+
+    def _track(self, window: Window, half_life: Duration | None, pos_val: Label
+               ) -> DynamicAUC | _ProbabilitySums:
+        return DynamicAUC(window=window, half_life=half_life, pos_label=pos_val)
+
+
+class ROCAUC(_WindowMetric):
     """Exact AUC as a river metric, over every point, a window, or with decay.
 
     The Mann-Whitney AUC of the points seen (ties counting one half), kept in
@@ -169,12 +195,7 @@ class ROCAUC(_ExactMetric):
     (1.0, 4)
     """
 
-    def __init__(self, window: Window = None, half_life: Duration | None = None,
-                 pos_val: Label = True) -> None:
-        self.window = window
-        self.half_life = half_life
-        self.pos_val = pos_val
-        self._tracker = DynamicAUC(window=window, half_life=half_life, pos_label=pos_val)
+    _tracker: DynamicAUC
 
     def get(self) -> float:
         """The AUC of the points held; nan while a class is absent.  O(1)."""
@@ -248,3 +269,184 @@ class HMeasure(_ExactMetric):
     def get(self) -> float:
         """The H-measure of the points held; nan while a class is absent."""
         return self._tracker.h
+
+
+class AveragePrecision(_WindowMetric):
+    """Exact average precision as a river metric, over every point, a window, or with decay.
+
+    :func:`~hmeasure_stream.average_precision` of the points seen (the area
+    under the precision-recall steps), kept in a
+    :class:`~hmeasure_stream.DynamicAUC`: O(log n) per update, O(n) per
+    :meth:`get` for n distinct scores held; the window metric ``"ap"``.
+
+    Parameters
+    ----------
+    window, half_life, pos_val
+        As for :class:`ROCAUC`.
+
+    See Also
+    --------
+    hmeasure_stream.average_precision : the same value from scratch.
+    ROCAUC : the AUC of the same points.
+
+    Notes
+    -----
+    river's ``RollingPRAUC`` is the trapezoidal area under the curve, which
+    overstates the precision between thresholds; this is scikit-learn's
+    ``average_precision_score``.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import average_precision
+    >>> from hmeasure_stream.river import AveragePrecision
+    >>> y, s = [0, 0, 1, 1, 0, 1], [0.1, 0.4, 0.35, 0.8, 0.6, 0.7]
+    >>> metric = AveragePrecision(window=4)
+    >>> for label, score in zip(y, s):
+    ...     metric.update(label, score)
+    >>> metric.get() == average_precision(y[-4:], s[-4:])
+    True
+    """
+
+    _tracker: DynamicAUC
+
+    def get(self) -> float:
+        """The average precision of the points held; nan while a class is absent.  O(n)."""
+        return self._tracker.average_precision()
+
+
+class _ProbabilitySums(WindowedPointSet):
+    """The points of a probability metric: the exact sums of a window's ``"brier"`` or
+    ``"log_loss"`` (its calibration engine), and always a ``Forgetting`` whose ring
+    holds the points, so that a revert finds the point it takes out (the sums alone
+    cannot tell a point held from one never added)."""
+
+    __slots__ = ("_metric",)
+
+    def __init__(self, metric: str, window: Window, half_life: Duration | None,
+                 pos_label: Label) -> None:
+        rules = forgetting_rules(window, half_life)
+        self._metric = metric
+        self._labels = label_map(pos_label)
+        self._engine = CalibrationEngine((metric,))
+        # Without a window nor decay: a ring of every point (count 0), which nothing leaves.
+        self._forgetting = (Forgetting(drop_exponent=DROP_EXPONENTS) if rules is None
+                            else forgetting_of(rules))
+
+    def add(self, y_true: Label, y_score: float, weight: float = 1.0, *,
+            time: object = None) -> None:
+        if not (isinstance(y_score, numbers.Real) and 0.0 <= y_score <= 1.0):
+            raise ValueError(f"y_pred must be the probability of class 1, in [0, 1]; got "
+                             f"{y_score!r}")
+        WindowedPointSet.add(self, y_true, y_score, weight, time=time)
+
+    @property
+    def value(self) -> float:
+        return float(self._engine.value(self._metric))
+
+    def _check_pickle(self) -> None:
+        check_window_points(self._engine, self._forgetting)
+
+    def _check(self) -> bool:
+        self._engine._check()
+        return bool(check_window_points(self._engine, self._forgetting))
+
+
+class _ProbabilityMetric(_WindowMetric):
+    """A river metric of the probabilities of class 1, lower is better."""
+
+    _tracker: _ProbabilitySums
+    _name: str
+
+    def _track(self, window: Window, half_life: Duration | None, pos_val: Label
+               ) -> _ProbabilitySums:
+        return _ProbabilitySums(self._name, window, half_life, pos_val)
+
+    def get(self) -> float:
+        """The value over the points held (nan while none weighs).  O(1)."""
+        return self._tracker.value
+
+    @property
+    def bigger_is_better(self) -> bool:
+        return False
+
+    def works_with(self, model: object) -> bool:
+        """Classifiers, whose ``predict_proba_one`` gives the probabilities."""
+        return isinstance(model, river_base.Classifier)
+
+
+class LogLoss(_ProbabilityMetric):
+    """Exact log loss as a river metric, over every point, a window, or with decay.
+
+    :func:`~hmeasure_stream.log_loss` of the points seen, each probability
+    clipped to [eps, 1 - eps] (eps = 2.2e-16, scikit-learn's); the window
+    metric ``"log_loss"``.  O(1) per update and :meth:`get`; the sums are
+    kept exactly (a revert undoes its update bit for bit).
+
+    Parameters
+    ----------
+    window, half_life, pos_val
+        As for :class:`ROCAUC`.
+
+    See Also
+    --------
+    hmeasure_stream.log_loss : the same value from scratch.
+    BrierScore : the mean squared error of the same probabilities.
+
+    Notes
+    -----
+    ``river.metrics.LogLoss`` clips at 1e-15 and keeps a running mean
+    (rounded at each update and revert); the values agree to rounding for
+    probabilities within [1e-15, 1 - 1e-15].  A revert of a point not held
+    raises KeyError (river's subtracts whatever it is given): the points held
+    are kept in order, memory O(n) for n points (river's: O(1)), and a revert
+    looks its point up among them, O(n) at most.
+
+    Examples
+    --------
+    >>> from hmeasure_stream import log_loss
+    >>> from hmeasure_stream.river import LogLoss
+    >>> metric = LogLoss(window=3)
+    >>> for label, p in zip([True, False, False, True], [0.9, 0.1, 0.2, 0.65]):
+    ...     metric.update(label, p)
+    >>> metric.get() == log_loss([False, False, True], [0.1, 0.2, 0.65])
+    True
+    """
+
+    _name = "log_loss"
+
+
+class BrierScore(_ProbabilityMetric):
+    """Exact Brier score as a river metric, over every point, a window, or with decay.
+
+    :func:`~hmeasure_stream.brier_score` of the points seen, the mean
+    squared difference between label (1 for ``pos_val``, else 0) and
+    probability; the window metric ``"brier"``.  O(1) per update and
+    :meth:`get`; the sums are kept exactly.
+
+    Parameters
+    ----------
+    window, half_life, pos_val
+        As for :class:`ROCAUC`.
+
+    See Also
+    --------
+    hmeasure_stream.brier_score : the same value from scratch.
+    LogLoss : the log loss of the same probabilities.
+
+    Notes
+    -----
+    river has no Brier score; it is ``river.metrics.MSE`` of the labels as
+    0/1 and the probabilities.  The points held are kept, as for
+    :class:`LogLoss`.
+
+    Examples
+    --------
+    >>> from hmeasure_stream.river import BrierScore
+    >>> metric = BrierScore()
+    >>> for label, p in zip([True, False, False, True], [0.9, 0.1, 0.2, 0.65]):
+    ...     metric.update(label, {True: p, False: 1 - p})  # predict_proba_one's dict
+    >>> round(metric.get(), 6)  # (0.01 + 0.01 + 0.04 + 0.1225) / 4
+    0.045625
+    """
+
+    _name = "brier"

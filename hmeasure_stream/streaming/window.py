@@ -1017,7 +1017,7 @@ class SlidingWindow(Pickled):
             return
         if self._forgettings is not None:
             for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
-                _check_window_points(engine, forgetting)
+                check_window_points(engine, forgetting)
             return
         if len(self._engines) != len(self._rings):
             raise AssertionError(f"{len(self._engines)} engines, {len(self._rings)} rings")
@@ -1040,7 +1040,7 @@ class SlidingWindow(Pickled):
         if self._forgettings is not None:
             for engine, forgetting in zip(self._engines, self._forgettings, strict=True):
                 engine._check()
-                _check_window_points(engine, forgetting)
+                check_window_points(engine, forgetting)
             return True
         for engine, ring in zip(self._engines, self._rings, strict=True):
             engine._check()
@@ -1051,7 +1051,7 @@ class SlidingWindow(Pickled):
         return True
 
 
-def _check_window_points(engine: Any, forgetting: Any) -> Any:
+def check_window_points(engine: Any, forgetting: Any) -> Any:
     """The engine holds the points of its ``Forgetting`` (the calibration sums: exactly
     those of the live points of the ring)."""
     if not isinstance(engine, CalibrationEngine):

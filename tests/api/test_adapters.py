@@ -7,14 +7,16 @@ import warnings
 import numpy as np
 import pytest
 from reference_impl import brute_auc
-from river import evaluate, linear_model, metrics, preprocessing
+from river import anomaly, evaluate, linear_model, metrics, preprocessing
+from river.utils import Rolling
 from sklearn.base import clone
 from sklearn.linear_model import LogisticRegression
+from sklearn.metrics import average_precision_score
 from sklearn.model_selection import StratifiedKFold, cross_val_score
 
 import hmeasure_stream as hs
 from hmeasure_stream import InvertedScoresWarning, h_measure, partial_auc
-from hmeasure_stream.river import ROCAUC, HMeasure
+from hmeasure_stream.river import ROCAUC, AveragePrecision, BrierScore, HMeasure, LogLoss
 from hmeasure_stream.scorers import h_scorer, partial_auc_scorer
 
 # ---------------------------------------------------------------------------
@@ -200,3 +202,160 @@ def test_scorer_pos_label_scores_the_named_class(rng):
                               scoring=h_scorer(pos_label="churn"))
     np.testing.assert_array_equal(got, by_hand(h_measure, x, y, cv, "churn"))
     assert (got > 0).all()
+
+
+# ---------------------------------------------------------------------------
+# river: average precision, log loss and Brier score, against river and the windows
+
+
+def probability_stream(rng, n):
+    """Probabilities in [0.02, 0.98] (river's clip of the log loss never acts), ties
+    (two decimals) and labels drawn from them, as river gives them (bools)."""
+    p = np.round(rng.uniform(0.02, 0.98, size=n), 2)
+    y = rng.uniform(size=n) < p
+    return y.tolist(), p.tolist()
+
+
+def window_values(metric, y, p, window, **options):
+    """The package's SlidingWindow ``metric`` after every row, fed one row a call."""
+    monitor = hs.SlidingWindow(window, metrics=(metric,), **options)
+    return [float(monitor.update([label], [prob])[metric][0])
+            for label, prob in zip(y, p, strict=True)]
+
+
+ADAPTERS = {"ap": AveragePrecision, "log_loss": LogLoss, "brier": BrierScore}
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+@pytest.mark.parametrize("window", [None, 1, 7, 40])
+def test_adapters_equal_the_sliding_window_after_every_row(rng, name, window):
+    y, p = probability_stream(rng, 300)
+    expected = window_values(name, y, p, window)
+    metric = ADAPTERS[name](window=window)
+    # river's own rolling wrapper around the metric over every point: update, then revert.
+    rolled = None if window is None else Rolling(ADAPTERS[name], window_size=window)
+    for k, (label, prob) in enumerate(zip(y, p, strict=True)):
+        metric.update(label, prob)
+        got = metric.get()
+        assert got == expected[k] or (math.isnan(got) and math.isnan(expected[k]))
+        if rolled is not None:
+            rolled.update(label, prob)
+            assert rolled.get() == got or (math.isnan(got) and math.isnan(rolled.get()))
+    assert metric._tracker._check()
+
+
+@pytest.mark.parametrize("name", sorted(ADAPTERS))
+def test_adapters_with_decay_equal_the_decayed_window(rng, name):
+    y, p = probability_stream(rng, 200)
+    expected = window_values(name, y, p, None, half_life=15)
+    metric = ADAPTERS[name](half_life=15)
+    for k, (label, prob) in enumerate(zip(y, p, strict=True)):
+        metric.update(label, prob)
+        assert metric.get() == pytest.approx(expected[k], rel=1e-13, nan_ok=True)
+
+
+@pytest.mark.parametrize("window", [None, 25])
+def test_log_loss_and_brier_equal_rivers_metrics_after_every_step(rng, window):
+    y, p = probability_stream(rng, 300)
+    ours_log, ours_brier = LogLoss(window=window), BrierScore(window=window)
+    theirs_log, theirs_brier = metrics.LogLoss(), metrics.MSE()  # river: Brier = MSE of 0/1
+    if window is not None:
+        theirs_log = Rolling(metrics.LogLoss, window_size=window)
+        theirs_brier = Rolling(metrics.MSE, window_size=window)
+    for k, (label, prob) in enumerate(zip(y, p, strict=True)):
+        ours_log.update(label, {True: prob, False: 1 - prob})
+        theirs_log.update(label, {True: prob, False: 1 - prob})
+        ours_brier.update(label, prob)
+        theirs_brier.update(float(label), prob)
+        # river's running means round at every update and revert.
+        assert ours_log.get() == pytest.approx(theirs_log.get(), rel=1e-11)
+        assert ours_brier.get() == pytest.approx(theirs_brier.get(), rel=1e-11, abs=1e-15)
+        held = slice(0 if window is None else max(0, k + 1 - window), k + 1)
+        # And the package's functions from scratch, on the points held.
+        assert ours_log.get() == pytest.approx(hs.log_loss(y[held], p[held], pos_label=True),
+                                               rel=1e-14)
+        assert ours_brier.get() == pytest.approx(
+            hs.brier_score(y[held], p[held], pos_label=True), rel=1e-14, abs=1e-16)
+
+
+def test_average_precision_equals_sklearn_on_the_window(rng):
+    y, p = probability_stream(rng, 200)
+    metric = AveragePrecision(window=30)
+    for k, (label, prob) in enumerate(zip(y, p, strict=True)):
+        metric.update(label, prob)
+        held = slice(max(0, k + 1 - 30), k + 1)
+        if all(y[held]) or not any(y[held]):
+            assert math.isnan(metric.get())
+            continue
+        assert metric.get() == pytest.approx(average_precision_score(y[held], p[held]),
+                                             rel=1e-14)
+
+
+def test_adapters_protocol_labels_weights_and_refusals():
+    for cls, bigger in ((AveragePrecision, True), (LogLoss, False), (BrierScore, False)):
+        metric = cls(window=5, pos_val="spam")
+        assert metric.bigger_is_better is bigger and not metric.requires_labels
+        assert metric.works_with(linear_model.LogisticRegression())
+        assert not metric.works_with(linear_model.LinearRegression())
+        assert isinstance(metric, metrics.base.BinaryMetric) and metric.works_with_weights
+        metric.update("spam", {"spam": 0.8, "ham": 0.2}, 2.0)
+        metric.update("ham", {"ham": 1.0})  # no entry for pos_val: probability 0
+        metric.update("ham", 0.6)
+        state = pickle.dumps(metric)
+        with pytest.raises(KeyError, match=r"no point with y_true=1, y_score=0\.5 in the window"):
+            metric.revert("spam", 0.5)
+        with pytest.raises(KeyError, match=r"and weight 1\.0 in the window"):
+            metric.revert("spam", 0.8)  # added with weight 2
+        with pytest.raises(ValueError, match="y_true must be pos_label='spam'"):
+            metric.update("eggs", 0.5)
+        assert pickle.dumps(metric) == state
+        assert pickle.loads(state).get() == metric.get()
+        fresh = metric.clone()
+        assert (fresh.window, fresh.pos_val, len(fresh)) == (5, "spam", 0)
+    # The last metric of the loop, BrierScore, with the weights.
+    assert metric.get() == pytest.approx(hs.brier_score(
+        ["spam", "ham", "ham"], [0.8, 0.0, 0.6], sample_weight=[2, 1, 1], pos_label="spam"),
+        rel=1e-15)
+    assert not LogLoss().works_with(anomaly.HalfSpaceTrees())
+    assert AveragePrecision().works_with(anomaly.HalfSpaceTrees())
+    for bad in (1.5, -0.1, float("nan"), "0.5"):
+        with pytest.raises(ValueError, match=r"y_pred must be the probability of class 1, in "
+                           r"\[0, 1\]; got "):
+            LogLoss().update(True, bad)
+
+
+def test_log_loss_revert_is_exact():
+    metric = LogLoss()
+    for label, p in [(True, 0.9), (False, 0.3), (True, 0.35)]:
+        metric.update(label, p)
+    metric.update(False, 0.123456789)
+    metric.revert(False, 0.123456789)
+    # The exact sums are back to those of the three points: the value from scratch.
+    assert metric.get() == hs.log_loss([1, 0, 1], [0.9, 0.3, 0.35])
+    assert metric._tracker._check()
+    with pytest.raises(KeyError):
+        BrierScore().revert(True, 0.5)
+
+
+@pytest.mark.parametrize("window", [None, 100])
+def test_progressive_val_score_log_loss_equals_rivers(rng, window):
+    data = dataset(rng, 300)
+    ours = evaluate.progressive_val_score(data, logistic_model(), LogLoss(window=window))
+    theirs = metrics.LogLoss() if window is None else Rolling(metrics.LogLoss, window)
+    theirs = evaluate.progressive_val_score(data, logistic_model(), theirs)
+    assert ours.get() == pytest.approx(theirs.get(), rel=1e-11)
+
+
+@pytest.mark.parametrize("name", ["log_loss", "brier"])
+def test_probability_adapters_with_a_time_window_equal_the_window(rng, name):
+    y, p = probability_stream(rng, 120)
+    steps = np.cumsum(rng.integers(0, 40, 120))  # seconds apart, some at the same time
+    times = np.datetime64("2026-01-01T00:00") + steps * np.timedelta64(1, "s")
+    monitor = hs.SlidingWindow("2min", metrics=(name,))
+    metric = ADAPTERS[name](window="2min")
+    for label, prob, time in zip(y, p, times, strict=True):
+        expected = monitor.update([label], [prob], times=[time])[name][0]
+        metric.update(label, prob, time=time)
+        assert metric.get() == expected
+    with pytest.raises(ValueError, match="time is required"):
+        metric.update(True, 0.5)

@@ -48,7 +48,7 @@ def port_h(y, s):
 
 def test_plot_roc_draws_the_roc_curve_and_the_hull(data):
     y, s = data
-    ax = plot_roc(y, s, label="model")
+    ax = plot_roc(y, s, name="model")
     _diagonal, curve, hull = ax.lines
     fpr, tpr, _ = roc_curve(y, s, drop_intermediate=False)
     np.testing.assert_allclose(curve.get_xdata(), fpr, atol=1e-15)
@@ -63,9 +63,9 @@ def test_plot_roc_draws_the_roc_curve_and_the_hull(data):
 @pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")
 def test_plot_roc_legend_shows_the_auc_and_h_once_per_classifier(data):
     y, s = data
-    ax = plot_roc(y, s, label="model A", h=True)
+    ax = plot_roc(y, s, name="model A", h=True)
     s_b = np.round(s + np.random.default_rng(1).normal(size=s.shape[0]), 1)
-    plot_roc(y, s_b, label="model B", ax=ax)
+    plot_roc(y, s_b, name="model B", ax=ax)
     plot_roc(y, -s, ax=ax, hull=False)
     assert legend_texts(ax) == [
         f"model A (AUC = {roc_auc_score(y, s):.3f}, H = {port_h(y, s):.3f})",
@@ -88,7 +88,7 @@ def test_plot_roc_h_options_reach_h_measure(data):
 
 def test_hull_is_distinct_from_its_curve_in_colour_and_style(data):
     y, s = data
-    display = RocDisplay.from_predictions(y, s, color="tab:orange", label="m")
+    display = RocDisplay.from_predictions(y, s, color="tab:orange", name="m")
     curve, hull = display.line_, display.hull_line_
     assert to_rgb(curve.get_color()) == to_rgb("tab:orange")
     # The hull: the same hue, darker, dashed, with a marker at each vertex.
@@ -107,8 +107,8 @@ def test_hull_is_distinct_from_its_curve_in_colour_and_style(data):
 def test_plot_roc_uses_the_axes_colour_cycle_and_passes_keywords(data):
     y, s = data
     fig, ax = plt.subplots()
-    plot_roc(y, s, ax=ax, label="a")
-    plot_roc(y, -s, ax=ax, label="b", linewidth=3.0, chance=False)
+    plot_roc(y, s, ax=ax, name="a")
+    plot_roc(y, -s, ax=ax, name="b", linewidth=3.0, chance=False)
     curves = [line for line in ax.lines if line.get_label() and line.get_label()[0] != "_"]
     assert [to_rgba(line.get_color()) for line in curves] == [to_rgba("C0"), to_rgba("C1")]
     assert curves[1].get_linewidth() == 3.0
@@ -131,7 +131,7 @@ def test_plot_roc_shows_the_h_of_a_dynamic_h(data):
     y, s = data
     tracker = DynamicH()
     tracker.add_many(y, s)
-    ax = plot_roc(tracker, h=True, label="live")
+    ax = plot_roc(tracker, h=True, name="live")
     assert legend_texts(ax) == [
         f"live (AUC = {roc_auc_score(y, s):.3f}, H = {port_h(y, s):.3f})"]
 
@@ -282,7 +282,7 @@ def test_plot_metrics_refuses_bad_input_with_a_clear_message(metrics, kwargs, me
 def test_plot_reliability_draws_calibration_curve_diagonal_and_bin_counts(rng):
     p = np.round(rng.uniform(size=300), 3)
     y = (rng.uniform(size=300) < p ** 1.5).astype(int)
-    ax = plot_reliability(y, p, n_bins=8, label="model")
+    ax = plot_reliability(y, p, n_bins=8, name="model")
     diagonal, curve = ax.get_lines()
     np.testing.assert_array_equal(diagonal.get_xydata(), [[0, 0], [1, 1]])
     prob_true, prob_pred = calibration_curve(y, p, n_bins=8)

@@ -88,3 +88,75 @@ def test_class_weights_are_weight_neg_and_weight_pos(name):
         assert tracker.n_neg == tracker.weight_neg
     with pytest.warns(DeprecationWarning, match=r"\.n_pos is deprecated .* use \.weight_pos"):
         assert tracker.n_pos == tracker.weight_pos
+
+
+# The legend's name of the displays is ``name=`` (scikit-learn's), as a label is a
+# class label here (pos_label, y_true); ``label=`` works for one release.
+PLOT_Y = [0, 0, 1, 0, 1, 1, 0, 1]
+PLOT_S = [0.1, 0.2, 0.3, 0.4, 0.5, 0.9, 0.35, 0.8]
+
+
+def _legend(ax):
+    return [text.get_text() for text in ax.get_legend().get_texts()]
+
+
+def _plotting():
+    matplotlib = pytest.importorskip("matplotlib")
+    matplotlib.use("Agg")
+    from hmeasure_stream import plotting
+
+    return plotting
+
+
+@pytest.mark.parametrize("where", ["plot_roc", "plot_reliability",
+                                   "RocDisplay.from_predictions", "RocDisplay.from_structure",
+                                   "RocDisplay.plot"])
+def test_plotting_label_is_deprecated_for_name(where):
+    import matplotlib.pyplot as plt
+
+    plotting = _plotting()
+    tracker = hs.DynamicH()
+    tracker.add_many(PLOT_Y, PLOT_S)
+    display = plotting.RocDisplay.from_predictions(PLOT_Y, PLOT_S)
+    calls = {
+        "plot_roc": lambda **name: plotting.plot_roc(PLOT_Y, PLOT_S, **name),
+        "plot_reliability": lambda **name: plotting.plot_reliability(PLOT_Y, PLOT_S, **name),
+        "RocDisplay.from_predictions": lambda **name: plotting.RocDisplay.from_predictions(
+            PLOT_Y, PLOT_S, **name).ax_,
+        "RocDisplay.from_structure": lambda **name: plotting.RocDisplay.from_structure(
+            tracker, **name).ax_,
+        "RocDisplay.plot": lambda **name: display.plot(**name).ax_,
+    }
+    new = _legend(calls[where](name="model"))
+    with pytest.warns(DeprecationWarning, match=rf"^{where}: label= is deprecated and will be "
+                      r"removed in the next release; use name=$") as caught:
+        old = _legend(calls[where](label="model"))
+    assert old == new and any(text.startswith("model (") for text in new)
+    assert [warning.filename for warning in caught] == [__file__]  # the caller's line
+    figures = plt.get_fignums()
+    with pytest.raises(ValueError, match=rf"^{where}: give name= only \(label= is its "
+                       r"deprecated name\), not both$"):
+        calls[where](label="model", name="model")
+    assert plt.get_fignums() == figures  # refused before drawing
+    plt.close("all")
+
+
+def test_roc_display_label_is_deprecated_for_name():
+    import matplotlib.pyplot as plt
+
+    plotting = _plotting()
+    with pytest.warns(DeprecationWarning, match=r"^RocDisplay: label= is deprecated .* use "
+                      r"name=$"):
+        display = plotting.RocDisplay([0, 1], [0, 1], [0, 1], [0, 1], roc_auc=0.5, label="m")
+    assert display.name == "m"
+    with pytest.warns(DeprecationWarning, match=r"^RocDisplay: \.label is deprecated .* use "
+                      r"\.name$"):
+        assert display.label == "m"
+    with pytest.warns(DeprecationWarning, match=r"^RocDisplay.legend_label: label= is "
+                      r"deprecated"):
+        assert display.legend_label(label="x") == display.legend_label("x") == "x (AUC = 0.500)"
+    with pytest.raises(ValueError, match="RocDisplay: give name= only"):
+        plotting.RocDisplay([0, 1], [0, 1], [0, 1], [0, 1], roc_auc=0.5, label="m", name="n")
+    with pytest.raises(AttributeError, match="has no attribute 'labels'"):
+        display.labels  # noqa: B018 (the attribute read is the test)
+    plt.close("all")
