@@ -96,6 +96,9 @@ class ROCCurve(NamedTuple):
 class DETCurve(NamedTuple):
     """The detection error tradeoff curve of :func:`det_curve`.
 
+    Three arrays of the same length, thresholds increasing, as scikit-learn's
+    ``det_curve`` returns them.
+
     Attributes
     ----------
     fpr : ndarray of float64
