@@ -4,7 +4,10 @@ Writes a CSV of (label, score) rows, then times in interleaved rounds, each
 in a child process, by the CPU time (user + system) the children used
 (``resource.getrusage(RUSAGE_CHILDREN)``):
 
-* ``start-up``: ``python -c "import hmeasure_stream.cli"``;
+* ``start-up``: ``python -c "import hmeasure_stream.cli._command"``, the
+  monitor's imports (``hmeasure_stream.cli`` itself is the entry point alone);
+* ``python -c pass`` and ``hmeasure-stream --version``, which imports no
+  monitor;
 * ``cli --every K``: ``python -m hmeasure_stream FILE --window W --every K``;
 * ``cli every row``: the same, writing every row;
 * ``pandas.read_csv`` and ``pyarrow.csv.read_csv`` of the same file, timed
@@ -63,7 +66,10 @@ def main():
         monitor = [python, "-m", "hmeasure_stream", data, "--window", str(args.window),
                    "--no-progress", "--out", out]
         contenders = {
-            "start-up": lambda: child_cpu([python, "-c", "import hmeasure_stream.cli"])[0],
+            "start-up": lambda: child_cpu(
+                [python, "-c", "import hmeasure_stream.cli._command"])[0],
+            "python -c pass": lambda: child_cpu([python, "-c", "pass"])[0],
+            "--version": lambda: child_cpu([python, "-m", "hmeasure_stream", "--version"])[0],
             f"cli --every {args.every}": lambda: child_cpu(
                 [*monitor, "--every", str(args.every)])[0],
             "cli every row": lambda: child_cpu(monitor)[0],
@@ -86,6 +92,8 @@ def main():
     start_up = medians["start-up"]
     for name in (f"cli --every {args.every}", "cli every row"):
         print(f"  {name + ' - start-up':<36}{medians[name] - start_up:8.3f}")
+    print(f"  {'--version - python -c pass':<36}"
+          f"{medians['--version'] - medians['python -c pass']:8.3f}")
 
 
 if __name__ == "__main__":
