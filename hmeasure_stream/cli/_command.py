@@ -40,7 +40,6 @@ from hmeasure_stream._validation import (
     check_duration,
     check_positive,
     is_duration,
-    requirements_of,
 )
 from hmeasure_stream.cli._output import _say, _Stream, _write_all, _WriteError, quiet_broken_pipe
 from hmeasure_stream.cli._reading import (
@@ -268,20 +267,6 @@ class Monitor:
             warnings.simplefilter("ignore", InvertedScoresWarning)
             return h_measure(part_labels, scores[begin:end + 1], **self.h_options)
 
-    def final_row(self):
-        """(rows, {column: values}) of the stream's last row when ``--every`` did not
-        write it (a run always writes its last values), else None: the window's values
-        after the last row are that row's."""
-        if self.rows == 0 or self.rows % self.every == 0:
-            return None
-        window = self.last_window
-        values = {name: np.array([self.final_h() if name == "h" else window[name]],
-                                 dtype=np.float64) for name in self.columns}
-        if self.recompute_h:
-            mask_short({"h": values["h"]}, self.min_periods, np.array([self.rows]),
-                       self.window)
-        return np.array([self.rows - 1], dtype=np.int64), values
-
     @property
     def last_window(self):
         """The window of the last row (its segment's, with ``segmented``)."""
@@ -361,16 +346,6 @@ class DelayedMonitor:
                 {name: np.array([values[column] for values in written],
                                 dtype=np.int64 if name == "n_pending" else np.float64)
                  for column, name in enumerate(self.columns)})
-
-    def final_row(self):
-        """(rows, {column: values}) of the last row when ``--every`` did not write it,
-        else None (as :meth:`Monitor.final_row`)."""
-        if self.rows == 0 or self.rows % self.every == 0:
-            return None
-        return np.array([self.rows - 1], dtype=np.int64), {
-            name: np.array([getattr(self.tracker, name)],
-                           dtype=np.int64 if name == "n_pending" else np.float64)
-            for name in self.columns}
 
     @property
     def last_auc(self):
@@ -657,9 +632,8 @@ def _plot_formats():
 def _plot_path(text):
     formats = _plot_formats()
     if formats is None:
-        matplotlib, = requirements_of("hmeasure_stream[cli]", "matplotlib")
         raise argparse.ArgumentTypeError(
-            f"needs matplotlib, which is not installed: pip install '{matplotlib}'")
+            "needs matplotlib, which is not installed: pip install 'hmeasure_stream[cli]'")
     extension = Path(text).suffix.lower().lstrip(".")
     if extension not in formats:
         raise argparse.ArgumentTypeError(
@@ -750,7 +724,7 @@ def build_parser():
                              "while a live input (a FIFO, '-' from a pipe) is read, "
                              "the rows are in OUT.partial as they come")
     parser.add_argument("--every", type=_count, metavar="K",
-                        help="write every K-th row only, and the last row (default: every row)")
+                        help="write every K-th row only (default: every row)")
     parser.add_argument("--label-col", help="label column (default: label)")
     parser.add_argument("--pos-label", metavar="VALUE", type=_pos_label,
                         help="the label of class 1, for labels other than 0/1 (e.g. spam); "
@@ -1365,27 +1339,6 @@ def run(args, stdout):
     segment = [] if args.by is None else [args.by]
     plotted_rows, plotted = [], {name: [] for name in monitor.columns}
     committed, left = 0, None
-
-    def written(rows, values, chunk, first_row, chunk_times, header, evidence_lines=()):
-        """Check the point alerts on ``rows`` of ``chunk`` (the stream's row numbers), say
-        them and the evidence alerts' lines, write the rows and keep them for the plot;
-        the header left to write (none)."""
-        columns = [values[name] for name in monitor.columns]
-        kept = [[chunk.extras[name][index] for index in (rows - first_row).tolist()]
-                for name in (*segment, *copied)]
-        keys = kept[0] if segment else None
-        for alert in args.alert:
-            for line in alert.check(rows, values[alert.metric], keys, args.by):
-                stderr.write(line + "\n")
-        for line in evidence_lines:
-            stderr.write(line + "\n")
-        output.write(header + _format_rows(rows, columns, kept))
-        if args.plot is not None:
-            plotted_rows.append(rows if chunk_times is None else chunk_times[rows - first_row])
-            for name, column in zip(monitor.columns, columns, strict=True):
-                plotted[name].append(column)
-        return ""
-
     with _Interrupts() as interrupts:
         output = plot_target = progress = None
         try:
@@ -1420,16 +1373,28 @@ def run(args, stdout):
                                                        **more)
                     except ValueError as error:
                         raise InputError(f"{source.path}: {error}") from None
+                    columns = [values[name] for name in monitor.columns]
+                    emitted = (rows - first_row).tolist()
+                    kept = [[chunk.extras[name][index] for index in emitted]
+                            for name in (*segment, *copied)]
+                    keys = kept[0] if segment else None
                     # Alerts and rows under one deferral: a Ctrl-C or SIGTERM lands
                     # between chunks, never inside an alert's line.
                     with interrupts.deferred():
-                        evidence_lines = [line for alert in evidence for line in
-                                          alert.check_rows(chunk.labels, chunk.scores,
-                                                           chunk_times)]
-                        header = written(rows, values, chunk, first_row, chunk_times, header,
-                                         evidence_lines)
-                        committed = monitor.rows
-                    last = chunk, first_row, chunk_times
+                        for alert in args.alert:
+                            for line in alert.check(rows, values[alert.metric], keys, args.by):
+                                stderr.write(line + "\n")
+                        for alert in evidence:
+                            for line in alert.check_rows(chunk.labels, chunk.scores,
+                                                         chunk_times):
+                                stderr.write(line + "\n")
+                        output.write(header + _format_rows(rows, columns, kept))
+                        header, committed = "", monitor.rows
+                    if args.plot is not None:
+                        plotted_rows.append(rows if chunk_times is None
+                                            else chunk_times[rows - first_row])
+                        for name, column in zip(monitor.columns, columns, strict=True):
+                            plotted[name].append(column)
                     if progress is not None:
                         _advance(progress, source, monitor.rows, chunk.labels.shape[0])
                         # Chunks of about _PROGRESS_PACE seconds of work, so the bar moves.
@@ -1442,10 +1407,6 @@ def run(args, stdout):
                 progress.close()
             if monitor.rows == 0:
                 raise InputError(f"{source.path}: no data rows")
-            final = monitor.final_row()
-            if final is not None:  # the last row, which --every K did not write
-                with interrupts.deferred():
-                    written(*final, *last, header)
             if plot_target is not None:
                 try:
                     _plot(plot_target.temporary, Path(args.plot).suffix.lstrip(".").lower(),
@@ -1569,6 +1530,9 @@ def _summary(args, monitor):
     final = [f"AUC {monitor.last_auc:.6f}"]
     if "h" in args.metrics:
         final.append(f"H {monitor.final_h():.6f}")
+    written = ""
+    if args.every > monitor.rows:
+        written = f"; no row written (--every {args.every} exceeds the rows)"
     counts = f"{monitor.class_counts[1]} of class 1"
     if args.delayed:
         tracker = monitor.tracker
@@ -1580,7 +1544,7 @@ def _summary(args, monitor):
                   "predicted, or gone more than a window), ignored")
         final.append(f"expected AUC {tracker.expected_auc:.6f}")
     return (f"hmeasure-stream: {monitor.rows} rows ({counts}), "
-            f"{span}; last: {', '.join(final)}")
+            f"{span}; last: {', '.join(final)}{written}")
 
 
 def _plot(path, image_format, rows, values, args):
