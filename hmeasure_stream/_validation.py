@@ -1734,14 +1734,14 @@ def import_optional(*modules: str, needed_by: str, install: str) -> Any:
         except ModuleNotFoundError as error:
             missing = (error.name or name).partition(".")[0]
             command = " ".join(f"'{requirement}'"
-                               for requirement in _requirements_of(install, missing))
+                               for requirement in requirements_of(install, missing))
             raise ImportError(
                 f"{needed_by} needs {missing}, which is not installed: pip install {command}"
             ) from None
     return imported[0] if len(imported) == 1 else tuple(imported)
 
 
-def _requirements_of(install: str, module: str) -> list[str]:
+def requirements_of(install: str, module: str) -> list[str]:
     """The pip requirements that install ``module``: ``install`` itself, or for an extra
     of this package its requirement of ``module`` (all of the extra's if none is named
     so), from the installed package's metadata."""

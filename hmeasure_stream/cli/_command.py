@@ -40,6 +40,7 @@ from hmeasure_stream._validation import (
     check_duration,
     check_positive,
     is_duration,
+    requirements_of,
 )
 from hmeasure_stream.cli._output import _say, _Stream, _write_all, _WriteError, quiet_broken_pipe
 from hmeasure_stream.cli._reading import (
@@ -632,8 +633,9 @@ def _plot_formats():
 def _plot_path(text):
     formats = _plot_formats()
     if formats is None:
+        matplotlib, = requirements_of("hmeasure_stream[cli]", "matplotlib")
         raise argparse.ArgumentTypeError(
-            "needs matplotlib, which is not installed: pip install 'hmeasure_stream[cli]'")
+            f"needs matplotlib, which is not installed: pip install '{matplotlib}'")
     extension = Path(text).suffix.lower().lstrip(".")
     if extension not in formats:
         raise argparse.ArgumentTypeError(

@@ -294,6 +294,17 @@ def test_a_column_of_scores_is_its_scores_everywhere(rng, name):
 @pytest.mark.parametrize("name", BINARY_FUNCTIONS)
 def test_two_columns_of_scores_ask_for_column_one(rng, name):
     y, s = shape_data(rng)
+    if name in ("brier_score", "log_loss"):
+        # These read an (n, k) y_prob as the classes' probabilities (test_calibration.py):
+        # rows that are no probabilities are refused as such.
+        with pytest.raises(ValueError, match=r"^y_true has 2 classes but y_prob has 4 "
+                                             r"columns; pass classes= to name the class"):
+            FUNCTIONS[name](y, np.ones((12, 4)))
+        with pytest.raises(ValueError, match=r"^each row of y_prob must sum to 1 \(the "
+                                             r"probabilities of the classes\); row 0 sums to "
+                                             r"1.46"):
+            FUNCTIONS[name](y, np.ones((12, 2)))  # the logistic of 1, twice
+        return
     with pytest.raises(ValueError, match=r"got an array of shape \(12, 2\): pass the scores "
                                          r"of class 1, y_(?:score1?|prob)\[:, 1\] for predict_proba"):
         FUNCTIONS[name](y, np.column_stack([1 - s, s]))
