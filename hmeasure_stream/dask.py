@@ -74,11 +74,12 @@ from hmeasure_stream._core.groups import box_piece as _box_piece
 from hmeasure_stream._core.groups import cut as _cut
 from hmeasure_stream._core.groups import groups_of as _groups_of
 from hmeasure_stream._core.groups import merge as _merge
+from hmeasure_stream._core.groups import merged_counts as _merged_counts
+from hmeasure_stream._core.groups import merged_hull as _merged_hull
 from hmeasure_stream._core.groups import summarise as _summarise
 from hmeasure_stream._core.groups import totals as _totals
 from hmeasure_stream._core.partial import corrected, count_group_parts, exact_area
 from hmeasure_stream._core.report import curve_metrics, r_lookup, r_report, report_levels
-from hmeasure_stream._engines import _kway
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
     NO_LABEL,
@@ -582,10 +583,7 @@ def _binary_groups(index: int, layout: Layout, values: Sequence[Any], weighted: 
 
 def _merged(pieces: list[Groups]) -> Groups:
     """Groups of one range (or of the whole) merged, equal scores summed."""
-    present = [piece for piece in pieces if piece[0].shape[0]]
-    if len(present) <= 1:
-        return present[0] if present else pieces[0]
-    return cast("Groups", _kway.merge_groups(present))
+    return cast("Groups", _merge(*pieces))
 
 
 def _countable(pieces: Sequence[Groups]) -> bool:
@@ -601,7 +599,7 @@ def _counted(pieces: list[Groups]) -> Summary:
     counts: the range's groups are never stored.
     """
     if _countable(pieces):
-        return (*_kway.merged_counts(pieces), None, None)
+        return (*_merged_counts(pieces), None, None)
     return _summarise(_merged(pieces), False, False)
 
 
@@ -612,7 +610,7 @@ def _hulled(pieces: list[Groups]) -> Summary:
     as the merged groups come: they are never stored.
     """
     if _countable(pieces):
-        return (*_kway.merged_hull(pieces), None)
+        return (*_merged_hull(pieces), None)
     return _summarise(_merged(pieces), False, True)
 
 

@@ -22,7 +22,7 @@ import numpy as np
 from numpy.typing import ArrayLike
 
 from hmeasure_stream._core.report import exact_sum, hull_h, unit
-from hmeasure_stream._engines import _partial, _ranges, _scratch
+from hmeasure_stream._engines import _kway, _partial, _ranges, _scratch
 from hmeasure_stream._validation import (
     EXACT_COUNT_LIMIT,
     FloatArray,
@@ -183,18 +183,25 @@ def cut(groups, bounds, n_ranges):
 
 
 def merge(*pieces):
-    """One range's pieces from every partition merged into its groups.
+    """One range's pieces from every partition merged into its groups, equal scores summed.
 
-    Pairwise, level by level, between two buffers (``_ranges.merge_runs``):
-    the fresh memory is twice the range's groups, however many pieces.
+    One pass of a loser tree over the pieces (``_kway.merge_groups``): each
+    group is read and written once, equal scores in the order of the pieces.
     """
     items = [piece for piece in pieces if piece[0].shape[0]]
     if len(items) <= 1:
         return items[0] if items else pieces[0]
-    lengths = [piece[0].shape[0] for piece in items]
-    starts = np.concatenate(([0], np.cumsum(lengths))).astype(np.int64)
-    return _ranges.merge_runs(*(np.concatenate([piece[k] for piece in items]) for k in range(3)),
-                              starts)
+    return _kway.merge_groups(items)
+
+
+def merged_counts(pieces):
+    """``(groups, N0, N1, 2U)`` of the int64 pieces merged, the groups never stored."""
+    return _kway.merged_counts(list(pieces))
+
+
+def merged_hull(pieces):
+    """As :func:`merged_counts`, with the upper ROC hull built as the merged groups come."""
+    return _kway.merged_hull(list(pieces))
 
 
 def _edges(fp, tp):

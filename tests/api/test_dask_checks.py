@@ -13,6 +13,7 @@ from dask.base import collections_to_expr
 
 import hmeasure_stream as hs
 from hmeasure_stream import dask as hsd
+from hmeasure_stream._engines import _kway
 
 RNG = np.random.default_rng(20261201)
 Y = RNG.integers(0, 2, 40)
@@ -188,7 +189,7 @@ def test_ranges_beyond_the_exact_count_limit_take_the_float_path(monkeypatch):
     monkeypatch.setattr(hsd, "EXACT_COUNT_LIMIT", 30)
     monkeypatch.setattr(groups._scratch, "auc2_groups", float_beyond_the_limit)
     for name in ("merged_counts", "merged_hull"):
-        monkeypatch.setattr(hsd._kway, name, below_the_limit(getattr(hsd._kway, name)))
+        monkeypatch.setattr(_kway, name, below_the_limit(getattr(_kway, name)))
     for n_ranges in (1, 3):
         yd, sd = da.from_array(y, chunks=7), da.from_array(s, chunks=7)
         assert hsd.auc(yd, sd, n_ranges=n_ranges) == pytest.approx(expected["auc"], rel=1e-12)
@@ -225,17 +226,17 @@ def test_merges_of_runs_equal_a_dict_merge(n_runs):
         pos = rng.integers(1, 4, size) if k % 3 == 2 else rng.integers(0, 4, size)
         runs.append((keys, neg.astype(np.int64), pos.astype(np.int64)))
     keys, merged, twice_u = _runs_merged(runs)
-    got_keys, got_neg, got_pos = hsd._kway.merge_groups(runs)
+    got_keys, got_neg, got_pos = _kway.merge_groups(runs)
     assert got_keys.tolist() == keys
     assert got_neg.dtype == np.int64
     assert got_neg.tolist() == [merged[key][0] for key in keys]
     assert got_pos.tolist() == [merged[key][1] for key in keys]
     n_neg = sum(n for n, _ in merged.values())
     n_pos = sum(p for _, p in merged.values())
-    assert hsd._kway.merged_counts(runs) == (len(keys), n_neg, n_pos, twice_u)
+    assert _kway.merged_counts(runs) == (len(keys), n_neg, n_pos, twice_u)
     # Weights: the same merge in float64, sums of the same terms (exact here: quarters).
     weighted = [(k, n / 4, p / 4) for k, n, p in runs]
-    got_keys, got_neg, got_pos = hsd._kway.merge_groups(weighted)
+    got_keys, got_neg, got_pos = _kway.merge_groups(weighted)
     assert got_keys.tolist() == keys
     assert got_neg.tolist() == [merged[key][0] / 4 for key in keys]
     assert got_pos.tolist() == [merged[key][1] / 4 for key in keys]
@@ -247,7 +248,7 @@ def test_equal_keys_keep_the_first_runs_sign_of_zero():
     minus = (np.array([-0.0]), np.array([2]), np.array([3]))
     for runs, negative in (([plus, minus], False), ([minus, plus], True),
                            ([minus, minus, plus], True)):
-        keys, neg, pos = hsd._kway.merge_groups(runs)
+        keys, neg, pos = _kway.merge_groups(runs)
         assert keys.tolist() == [1.0, 0.0]
         assert bool(np.signbit(keys[1])) is negative
         assert neg.tolist() == [1, 1 + 2 * (len(runs) - 1)]
@@ -271,9 +272,9 @@ def test_hull_of_merged_runs_is_the_hull_of_the_merge(n_runs):
             neg[::7] = 0
             pos[::7] = 0
         runs.append((keys, neg, pos))
-    keys, neg, pos = hsd._kway.merge_groups(runs)
+    keys, neg, pos = _kway.merge_groups(runs)
     summary = hsd._summarise((keys, neg, pos), False, True)
-    m, n_neg, n_pos, twice_u, (edge_neg, edge_pos) = hsd._kway.merged_hull(runs)
+    m, n_neg, n_pos, twice_u, (edge_neg, edge_pos) = _kway.merged_hull(runs)
     assert (m, n_neg, n_pos, twice_u) == summary[:4]
     assert edge_neg.dtype == np.int64
     np.testing.assert_array_equal(edge_neg, summary[4][0])
