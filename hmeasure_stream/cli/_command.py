@@ -268,6 +268,20 @@ class Monitor:
             warnings.simplefilter("ignore", InvertedScoresWarning)
             return h_measure(part_labels, scores[begin:end + 1], **self.h_options)
 
+    def final_row(self):
+        """(rows, {column: values}) of the stream's last row when ``--every`` did not
+        write it (a run always writes its last values), else None: the window's values
+        after the last row are that row's."""
+        if self.rows == 0 or self.rows % self.every == 0:
+            return None
+        window = self.last_window
+        values = {name: np.array([self.final_h() if name == "h" else window[name]],
+                                 dtype=np.float64) for name in self.columns}
+        if self.recompute_h:
+            mask_short({"h": values["h"]}, self.min_periods, np.array([self.rows]),
+                       self.window)
+        return np.array([self.rows - 1], dtype=np.int64), values
+
     @property
     def last_window(self):
         """The window of the last row (its segment's, with ``segmented``)."""
@@ -347,6 +361,16 @@ class DelayedMonitor:
                 {name: np.array([values[column] for values in written],
                                 dtype=np.int64 if name == "n_pending" else np.float64)
                  for column, name in enumerate(self.columns)})
+
+    def final_row(self):
+        """(rows, {column: values}) of the last row when ``--every`` did not write it,
+        else None (as :meth:`Monitor.final_row`)."""
+        if self.rows == 0 or self.rows % self.every == 0:
+            return None
+        return np.array([self.rows - 1], dtype=np.int64), {
+            name: np.array([getattr(self.tracker, name)],
+                           dtype=np.int64 if name == "n_pending" else np.float64)
+            for name in self.columns}
 
     @property
     def last_auc(self):
@@ -726,7 +750,7 @@ def build_parser():
                              "while a live input (a FIFO, '-' from a pipe) is read, "
                              "the rows are in OUT.partial as they come")
     parser.add_argument("--every", type=_count, metavar="K",
-                        help="write every K-th row only (default: every row)")
+                        help="write every K-th row only, and the last row (default: every row)")
     parser.add_argument("--label-col", help="label column (default: label)")
     parser.add_argument("--pos-label", metavar="VALUE", type=_pos_label,
                         help="the label of class 1, for labels other than 0/1 (e.g. spam); "
@@ -1319,6 +1343,39 @@ def _extra_columns(args, copied):
     return extra
 
 
+class _WrittenRows:
+    """The rows a run writes: each written row's point alerts said, its line on the
+    output (the header with the first rows, once they are checked: a bad first row
+    leaves no header-only output), its values kept for the plot."""
+
+    def __init__(self, args, monitor, copied, stderr):
+        self.args, self.monitor, self.stderr, self.output = args, monitor, stderr, None
+        self.kept_columns = ([] if args.by is None else [args.by]) + copied
+        self.header = ",".join(["row", *self.kept_columns, *monitor.columns]) + "\n"
+        self.plotted_rows, self.plotted = [], {name: [] for name in monitor.columns}
+
+    def write(self, rows, values, chunk, first_row, chunk_times, evidence_lines=()):
+        """Write ``rows`` (the stream's row numbers) of ``chunk`` with their ``values``,
+        after the point alerts on them and the evidence alerts' lines."""
+        args = self.args
+        columns = [values[name] for name in self.monitor.columns]
+        kept = [[chunk.extras[name][index] for index in (rows - first_row).tolist()]
+                for name in self.kept_columns]
+        keys = kept[0] if args.by is not None else None
+        for alert in args.alert:
+            for line in alert.check(rows, values[alert.metric], keys, args.by):
+                self.stderr.write(line + "\n")
+        for line in evidence_lines:
+            self.stderr.write(line + "\n")
+        self.output.write(self.header + _format_rows(rows, columns, kept))
+        self.header = ""
+        if args.plot is not None:
+            self.plotted_rows.append(rows if chunk_times is None
+                                     else chunk_times[rows - first_row])
+            for name, column in zip(self.monitor.columns, columns, strict=True):
+                self.plotted[name].append(column)
+
+
 def run(args, stdout):
     stdout = stdout if isinstance(stdout, _Stream) else _Stream(stdout, "standard output")
     stderr = _Stream(sys.stderr, "standard error")
@@ -1338,23 +1395,20 @@ def run(args, stdout):
     copied = _copied_columns(args)
     args.extra_columns = _extra_columns(args, copied)
     evidence = _evidence_alerts(args)
-    segment = [] if args.by is None else [args.by]
-    plotted_rows, plotted = [], {name: [] for name in monitor.columns}
+    written = _WrittenRows(args, monitor, copied, stderr)
     committed, left = 0, None
+
     with _Interrupts() as interrupts:
         output = plot_target = progress = None
         try:
             with contextlib.closing(open_source(args.file, args)) as source:
                 times = _Times(args.time_col, source) if args.time_col is not None else None
-                output = _Output(args.out, stdout, partial=source.live)
+                output = written.output = _Output(args.out, stdout, partial=source.live)
                 if args.plot is not None:
                     plot_target = _Target(args.plot, "--plot")
                     if plot_target.descriptor is not None:
                         os.close(plot_target.descriptor)
                 progress = _progress(source, not args.no_progress and sys.stderr.isatty())
-                # Written with the first chunk, once its rows are checked: a bad first
-                # row leaves no header-only output.
-                header = ",".join(["row", *segment, *copied, *monitor.columns]) + "\n"
                 largest_chunk, started = args.chunk_size, time.monotonic()
                 if progress is not None:
                     args.chunk_size = min(largest_chunk, 1024)  # then paced
@@ -1375,28 +1429,16 @@ def run(args, stdout):
                                                        **more)
                     except ValueError as error:
                         raise InputError(f"{source.path}: {error}") from None
-                    columns = [values[name] for name in monitor.columns]
-                    emitted = (rows - first_row).tolist()
-                    kept = [[chunk.extras[name][index] for index in emitted]
-                            for name in (*segment, *copied)]
-                    keys = kept[0] if segment else None
                     # Alerts and rows under one deferral: a Ctrl-C or SIGTERM lands
                     # between chunks, never inside an alert's line.
                     with interrupts.deferred():
-                        for alert in args.alert:
-                            for line in alert.check(rows, values[alert.metric], keys, args.by):
-                                stderr.write(line + "\n")
-                        for alert in evidence:
-                            for line in alert.check_rows(chunk.labels, chunk.scores,
-                                                         chunk_times):
-                                stderr.write(line + "\n")
-                        output.write(header + _format_rows(rows, columns, kept))
-                        header, committed = "", monitor.rows
-                    if args.plot is not None:
-                        plotted_rows.append(rows if chunk_times is None
-                                            else chunk_times[rows - first_row])
-                        for name, column in zip(monitor.columns, columns, strict=True):
-                            plotted[name].append(column)
+                        evidence_lines = [line for alert in evidence for line in
+                                          alert.check_rows(chunk.labels, chunk.scores,
+                                                           chunk_times)]
+                        written.write(rows, values, chunk, first_row, chunk_times,
+                                      evidence_lines)
+                        committed = monitor.rows
+                    last = chunk, first_row, chunk_times
                     if progress is not None:
                         _advance(progress, source, monitor.rows, chunk.labels.shape[0])
                         # Chunks of about _PROGRESS_PACE seconds of work, so the bar moves.
@@ -1409,10 +1451,14 @@ def run(args, stdout):
                 progress.close()
             if monitor.rows == 0:
                 raise InputError(f"{source.path}: no data rows")
+            final = monitor.final_row()
+            if final is not None:  # the last row, which --every K did not write
+                with interrupts.deferred():
+                    written.write(*final, *last)
             if plot_target is not None:
                 try:
                     _plot(plot_target.temporary, Path(args.plot).suffix.lstrip(".").lower(),
-                          plotted_rows, plotted, args)
+                          written.plotted_rows, written.plotted, args)
                 except OSError as error:
                     raise _WriteError.of(plot_target.shown, error) from None
             output.finish()
@@ -1532,9 +1578,6 @@ def _summary(args, monitor):
     final = [f"AUC {monitor.last_auc:.6f}"]
     if "h" in args.metrics:
         final.append(f"H {monitor.final_h():.6f}")
-    written = ""
-    if args.every > monitor.rows:
-        written = f"; no row written (--every {args.every} exceeds the rows)"
     counts = f"{monitor.class_counts[1]} of class 1"
     if args.delayed:
         tracker = monitor.tracker
@@ -1546,7 +1589,7 @@ def _summary(args, monitor):
                   "predicted, or gone more than a window), ignored")
         final.append(f"expected AUC {tracker.expected_auc:.6f}")
     return (f"hmeasure-stream: {monitor.rows} rows ({counts}), "
-            f"{span}; last: {', '.join(final)}{written}")
+            f"{span}; last: {', '.join(final)}")
 
 
 def _plot(path, image_format, rows, values, args):

@@ -17,6 +17,15 @@ from hmeasure_stream.cli import main
 PRECIOUS = "precious: a file a failed run must never touch\n"
 
 
+def written_rows(n, every):
+    """The rows ``--every`` writes of a stream of ``n`` rows: every ``every``-th, and the
+    last row (numbered from 0)."""
+    rows = list(range(every - 1, n, every))
+    if n and (not rows or rows[-1] != n - 1):
+        rows.append(n - 1)
+    return np.array(rows, dtype=np.int64)
+
+
 def csv_text(y, s, header="label,score", delimiter=","):
     lines = [header.replace(",", delimiter)]
     lines += [f"{int(a)}{delimiter}{float(b)!r}" for a, b in zip(y, s, strict=True)]

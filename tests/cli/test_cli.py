@@ -4,6 +4,7 @@ import sys
 
 import numpy as np
 import pytest
+from cli_helpers import written_rows
 from sklearn.metrics import roc_auc_score
 
 from hmeasure_stream import h_measure, sliding_window
@@ -64,7 +65,7 @@ def test_monitor_every_k_rows_counts_the_pairs_of_each_written_window(
                  "--chunk-size", chunk_size, "--no-progress"], stdout=summary)
     assert code == 0
     table = read_output(out)
-    rows = np.arange(int(every) - 1, len(y), int(every))
+    rows = written_rows(len(y), int(every))
     np.testing.assert_array_equal(table["row"], rows)
     for row, value in zip(rows, np.atleast_1d(table["auc"]), strict=True):
         part = slice(max(0, row + 1 - int(window)), row + 1)
@@ -87,7 +88,7 @@ def test_monitor_h_column_and_every(tmp_path, stream):
                  "--out", str(out), "--chunk-size", "128"], stdout=io.StringIO())
     assert code == 0
     table = read_output(out)
-    rows = np.arange(96, len(y), 97)
+    rows = written_rows(len(y), 97)
     np.testing.assert_array_equal(table["row"], rows)
     for row, auc_value, h_value in zip(table["row"], table["auc"], table["h"], strict=True):
         part = slice(max(0, int(row) - 299), int(row) + 1)

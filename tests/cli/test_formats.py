@@ -16,7 +16,16 @@ import numpy as np
 import pyarrow
 import pyarrow.parquet as parquet
 import pytest
-from cli_helpers import PRECIOUS, brute_auc, csv_text, leftovers, read_table, run_cli, window_aucs
+from cli_helpers import (
+    PRECIOUS,
+    brute_auc,
+    csv_text,
+    leftovers,
+    read_table,
+    run_cli,
+    window_aucs,
+    written_rows,
+)
 
 from hmeasure_stream import h_measure
 from hmeasure_stream._demo import load_default_stream
@@ -171,13 +180,16 @@ def test_the_window_fills_inside_a_chunk(tmp_path, capsys, stream, chunk_size):
     check_output(out, y, s, window=20)
 
 
-def test_every_beyond_the_stream_writes_the_header_and_says_so(tmp_path, capsys, stream):
+def test_every_beyond_the_stream_writes_the_last_row(tmp_path, capsys, stream):
     y, s = stream
     path = tmp_path / "s.csv"
     path.write_text(csv_text(y, s))
-    code, out, err = run_cli([path, "--every", "1000"], capsys)
-    assert code == 0 and out == "row,auc\n"
-    assert err.endswith("; no row written (--every 1000 exceeds the rows)\n")
+    code, every_row, _ = run_cli([path], capsys)
+    code_k, out, err = run_cli([path, "--every", "1000"], capsys)
+    assert code == code_k == 0
+    lines = every_row.splitlines(keepends=True)
+    assert out == lines[0] + lines[-1]  # the header and the last row, as every row has it
+    assert "no row written" not in err
 
 
 def test_options_without_a_file_run_the_monitor_on_the_embedded_stream(tmp_path, capsys):
@@ -187,7 +199,8 @@ def test_options_without_a_file_run_the_monitor_on_the_embedded_stream(tmp_path,
     assert code == 0, err
     y, s = load_default_stream()
     rows, values = read_table(out.read_text())
-    np.testing.assert_array_equal(rows, [499, 999, 1499])
+    np.testing.assert_array_equal(rows, written_rows(len(y), 500))
+    assert rows[-1] == len(y) - 1 != 1499
     for row, value in zip(rows, values["h"], strict=True):
         np.testing.assert_allclose(value, h_measure(y[row - 299:row + 1], s[row - 299:row + 1]),
                                    rtol=1e-12)

@@ -4,7 +4,7 @@ same rows, whatever the chunks, ``--every`` and ``--min-periods``."""
 
 import numpy as np
 import pytest
-from cli_helpers import csv_text, read_table, run_cli, window_aucs
+from cli_helpers import csv_text, read_table, run_cli, window_aucs, written_rows
 
 import hmeasure_stream.cli._command as cli  # (the module whose Monitor makes the windows)
 from hmeasure_stream import SlidingWindow, sliding_window
@@ -39,7 +39,7 @@ def test_auc_equals_sliding_window(tmp_path, capsys, stream, window, chunk_size,
     rows, table = _run(tmp_path, capsys, y, s, "--window", window, "--every", every,
                        "--chunk-size", chunk_size)
     size = None if window == "all" else int(window)
-    expected_rows = np.arange(int(every) - 1, y.shape[0], int(every))
+    expected_rows = written_rows(y.shape[0], int(every))
     np.testing.assert_array_equal(rows, expected_rows)
     np.testing.assert_array_equal(table["auc"], sliding_window(y, s, size)["auc"][rows])
     # and against the pairs counted, at some of the rows

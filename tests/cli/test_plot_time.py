@@ -130,10 +130,11 @@ def test_the_delong_band_says_its_level(tmp_path, drawn, capsys):
     assert vertices[:, 0].min() == pytest.approx(days[rows[first]], abs=1e-9)
 
 
-def test_a_plot_with_no_row_written_is_empty_and_titled(tmp_path, drawn, capsys):
-    ax, rows, _, _ = _plotted(tmp_path, drawn, capsys, "--time-col", "ts", "--window", "2h",
-                              "--every", str(N + 1))
-    assert rows.tolist() == [] and ax.lines[0].get_xdata().size == 0
+def test_a_plot_of_the_last_row_alone_is_one_point_and_titled(tmp_path, drawn, capsys):
+    ax, rows, table, _ = _plotted(tmp_path, drawn, capsys, "--time-col", "ts",
+                                  "--window", "2h", "--every", str(N + 1))
+    assert rows.tolist() == [N - 1]
+    assert ax.lines[0].get_ydata().tolist() == table["auc"].tolist()
     assert ax.get_title() == "sliding window of 2 h"
 
 

@@ -493,4 +493,4 @@ def test_the_header_comes_with_the_first_checked_chunk(tmp_path, capsys):
     source.write_text("label,score\n1,0.5\n0,0.25\n")
     code, out, err = run_cli([source, "--every", 5, "--no-progress"], capsys)
     assert code == 0, err
-    assert out == "row,auc\n"  # no row written (--every 5 > 2 rows), the header only
+    assert out == "row,auc\n1,1.0\n"  # --every 5 > 2 rows: the last row alone

@@ -13,7 +13,7 @@ import numpy as np
 import pyarrow
 import pyarrow.parquet as parquet
 import pytest
-from cli_helpers import PRECIOUS, refused, run_cli, start
+from cli_helpers import PRECIOUS, refused, run_cli, start, written_rows
 from test_progress_terminal import assert_same_output
 
 from hmeasure_stream import auc_test, sliding_window
@@ -59,7 +59,7 @@ def test_the_output_equals_the_python_values(tmp_path, capsys, stream, chunk_siz
     assert code == 0, err
     header, rows, table = _table(out)
     assert header == ["row", *METRICS]
-    np.testing.assert_array_equal(rows, np.arange(int(every) - 1, N_ROWS, int(every)))
+    np.testing.assert_array_equal(rows, written_rows(N_ROWS, int(every)))
     expected = sliding_window(y, s, 60, METRICS, y_score2=s2)
     for name in METRICS:
         np.testing.assert_array_equal(table[name], expected[name][rows], err_msg=name)

@@ -6,7 +6,15 @@ import math
 
 import numpy as np
 import pytest
-from cli_helpers import PRECIOUS, brute_auc, csv_text, probability_stream, read_table, run_cli
+from cli_helpers import (
+    PRECIOUS,
+    brute_auc,
+    csv_text,
+    probability_stream,
+    read_table,
+    run_cli,
+    written_rows,
+)
 from scipy import stats
 from sklearn.metrics import average_precision_score, roc_auc_score
 
@@ -34,7 +42,7 @@ def written(stream, capsys, *options):
                               *options], capsys)
     assert code == 0, err
     rows, values = read_table(out)
-    assert rows.tolist() == list(range(EVERY - 1, len(y), EVERY))
+    assert rows.tolist() == written_rows(len(y), EVERY).tolist()
     windows = [slice(max(0, row + 1 - WINDOW), row + 1) for row in rows]
     return values, [(y[part], s[part]) for part in windows]
 
