@@ -19,15 +19,11 @@ module does.
 
 from __future__ import annotations
 
-import numbers
 from typing import Any, Literal
 
-from hmeasure_stream._engines._calibration import CalibrationEngine
-from hmeasure_stream._engines._ring import DROP_EXPONENTS, Forgetting
-from hmeasure_stream._validation import Duration, Label, Window, import_optional, label_map
+from hmeasure_stream._validation import Duration, Label, Window, import_optional
 from hmeasure_stream.streaming import DynamicAUC, DynamicH
-from hmeasure_stream.streaming._base import WindowedPointSet, forgetting_of, forgetting_rules
-from hmeasure_stream.streaming.window import check_window_points
+from hmeasure_stream.streaming._probability_sums import ProbabilitySums
 
 river_base: Any
 metrics_base: Any
@@ -49,7 +45,7 @@ class _ExactMetric(_BinaryMetric):  # type: ignore[misc]  # river has no types
     is the structure's ``pos_label``.
     """
 
-    _tracker: DynamicAUC | DynamicH | _ProbabilitySums
+    _tracker: DynamicAUC | DynamicH | ProbabilitySums
     pos_val: Label
 
     def _score(self, y_pred: float | dict[Label, float]) -> float:
@@ -133,7 +129,7 @@ class _WindowMetric(_ExactMetric):
         self._tracker = self._track(window, half_life, pos_val)
 
     def _track(self, window: Window, half_life: Duration | None, pos_val: Label
-               ) -> DynamicAUC | _ProbabilitySums:
+               ) -> DynamicAUC | ProbabilitySums:
         return DynamicAUC(window=window, half_life=half_life, pos_label=pos_val)
 
 
@@ -314,52 +310,15 @@ class AveragePrecision(_WindowMetric):
         return self._tracker.average_precision()
 
 
-class _ProbabilitySums(WindowedPointSet):
-    """The points of a probability metric: the exact sums of a window's ``"brier"`` or
-    ``"log_loss"`` (its calibration engine), and always a ``Forgetting`` whose ring
-    holds the points, so that a revert finds the point it takes out (the sums alone
-    cannot tell a point held from one never added)."""
-
-    __slots__ = ("_metric",)
-
-    def __init__(self, metric: str, window: Window, half_life: Duration | None,
-                 pos_label: Label) -> None:
-        rules = forgetting_rules(window, half_life)
-        self._metric = metric
-        self._labels = label_map(pos_label)
-        self._engine = CalibrationEngine((metric,))
-        # Without a window nor decay: a ring of every point (count 0), which nothing leaves.
-        self._forgetting = (Forgetting(drop_exponent=DROP_EXPONENTS) if rules is None
-                            else forgetting_of(rules))
-
-    def add(self, y_true: Label, y_score: float, weight: float = 1.0, *,
-            time: object = None) -> None:
-        if not (isinstance(y_score, numbers.Real) and 0.0 <= y_score <= 1.0):
-            raise ValueError(f"y_pred must be the probability of class 1, in [0, 1]; got "
-                             f"{y_score!r}")
-        WindowedPointSet.add(self, y_true, y_score, weight, time=time)
-
-    @property
-    def value(self) -> float:
-        return float(self._engine.value(self._metric))
-
-    def _check_pickle(self) -> None:
-        check_window_points(self._engine, self._forgetting)
-
-    def _check(self) -> bool:
-        self._engine._check()
-        return bool(check_window_points(self._engine, self._forgetting))
-
-
 class _ProbabilityMetric(_WindowMetric):
     """A river metric of the probabilities of class 1, lower is better."""
 
-    _tracker: _ProbabilitySums
+    _tracker: ProbabilitySums
     _name: str
 
     def _track(self, window: Window, half_life: Duration | None, pos_val: Label
-               ) -> _ProbabilitySums:
-        return _ProbabilitySums(self._name, window, half_life, pos_val)
+               ) -> ProbabilitySums:
+        return ProbabilitySums(self._name, window, half_life, pos_val)
 
     def get(self) -> float:
         """The value over the points held (nan while none weighs).  O(1)."""

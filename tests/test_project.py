@@ -205,6 +205,28 @@ def test_engines_import_nothing_above_them():
     assert above == []
 
 
+# The tools of the layers contract (c) in pyproject.toml, above the public layer.
+TOOLS = ("__main__", "cli", "dask", "plotting", "river", "moa", "scorers", "_demo", "alerts")
+
+
+def test_tools_import_no_engine():
+    """Rule (b) for the compiled engines, which import-linter does not see (grimp reads
+    .py files only): no tool imports ``hmeasure_stream._engines``, even inside a function."""
+    paths = [path for name in TOOLS for path in
+             ([ROOT / "hmeasure_stream" / f"{name}.py"] if name != "cli"
+              else sorted((ROOT / "hmeasure_stream" / "cli").glob("*.py")))]
+    assert all(path.is_file() for path in paths) and len(paths) > len(TOOLS)
+    found = []
+    for path in paths:
+        for node in ast.walk(ast.parse(path.read_text())):
+            modules = ([node.module or ""] if isinstance(node, ast.ImportFrom)
+                       else [alias.name for alias in node.names]
+                       if isinstance(node, ast.Import) else [])
+            found += [f"{path.relative_to(ROOT)}:{node.lineno} {module}" for module in modules
+                      if module.startswith("hmeasure_stream._engines")]
+    assert found == []
+
+
 def _is_private(module):
     return any(part.startswith("_") and part != "__init__" for part in module.split("."))
 

@@ -18,5 +18,7 @@ imports a public module.
 - :mod:`~hmeasure_stream._core.partial` -- the exact partial area and its
   McClish correction;
 - :mod:`~hmeasure_stream._core.delong` -- DeLong's interval and its class-size
-  check.
+  check;
+- :mod:`~hmeasure_stream._core.text` -- values as the CSV lines the command
+  line writes (shortest round-trip digits).
 """

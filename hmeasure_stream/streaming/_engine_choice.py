@@ -36,7 +36,8 @@ from hmeasure_stream.metric_table import (
 from hmeasure_stream.streaming.multiclass import MulticlassWindow
 
 __all__ = ["ORDER_NEEDS", "attach_readers", "bins_engine", "compressed_engine", "engine_maker",
-           "hull_engine", "needing", "options_needing", "unit_weight_metrics", "window_engines"]
+           "hull_engine", "needing", "options_needing", "probability_engine", "unit_weight_metrics",
+           "window_engines"]
 
 # What the one blocked engine of a window serves beyond the exact AUC: the metrics
 # read from the score order.
@@ -166,6 +167,12 @@ def _calibration_engine(chosen):
     names = needing(chosen, CALIBRATION)
     bins = [chosen[name] for name in names if chosen[name] is not None]
     return CalibrationEngine(names, np.linspace(0.0, 1.0, bins[0].n_bins + 1) if bins else None)
+
+
+def probability_engine(metric):
+    """The exact sums of one probability metric alone (``"brier"``, ``"log_loss"``), as a
+    window of that metric has them."""
+    return _calibration_engine({metric: None})
 
 
 def bins_engine(binning):
