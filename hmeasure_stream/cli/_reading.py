@@ -184,8 +184,9 @@ def _refusal(prefix):
 class _Blocks:
     """The decoded text of a binary stream, in blocks of whole physical lines.
 
-    Yields ``(text, first)``: lines that each end with LF (LF, CRLF and CR
-    read as LF), ``first`` the physical number (from 1) of the first.
+    Yields ``(text, first, n_lines)``: ``n_lines`` lines that each end with
+    LF (LF, CRLF and CR read as LF), ``first`` the physical number (from 1)
+    of the first.
     ``line`` counts the lines handed out; ``offset`` the bytes of the
     (decompressed) stream decoded so far.  ``live``: a last line without a
     line end is a row cut short (InputError).
@@ -269,8 +270,9 @@ class _Blocks:
                     f"{_MAX_LINE} characters: not a CSV file?"
                 )
             if whole:
-                yield whole, self.line + 1
-                self.line += whole.count("\n")
+                n_lines = whole.count("\n")
+                yield whole, self.line + 1, n_lines
+                self.line += n_lines
             if not block:
                 break
             block = self._read()
@@ -280,7 +282,7 @@ class _Blocks:
                     f"{self.path}:{self.line + 1}: the input ended in the middle of a row "
                     f"({carry!r}, without a line end): was its writer stopped while "
                     "writing? Each row of a live input must end with a line end")
-            yield carry + "\n", self.line + 1
+            yield carry + "\n", self.line + 1, 1
             self.line += 1
 
     def _no_byte_order(self, first, name):
@@ -569,7 +571,7 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
                           compressed, live))
     try:
         text, number = "", None
-        for text, first in blocks:
+        for text, first, _ in blocks:
             number = next((number for number, _ in _numbered_rows(text, first)), None)
             if number is not None:
                 break
@@ -588,11 +590,12 @@ def _csv_rows(stream, path, options, compressed, decompression_errors, handle, l
         parser = _BlockParser(path, options, delimiter, header, indices)
         yield None
         rest = "\n".join(lines[number - first + 1:])
+        after_header = (rest, number + 1, rest.count("\n"))
         # Chunks across blocks (a live input's rows handed out at the end of each block):
         # a problem stops the run at the chunk it is in.
         pending = _Pending(options)
-        for text, first in itertools.chain([(rest, number + 1)], blocks):
-            for part in parser.parse(text, first, pending.room):
+        for text, first, n_lines in itertools.chain([after_header], blocks):
+            for part in parser.parse(text, first, n_lines, pending.room):
                 yield from pending.add(part)
             if live:
                 yield from pending.flush()
@@ -656,19 +659,21 @@ class _BlockParser:
                 null_values=[], strings_can_be_null=False,
                 decimal_point="," if options.decimal_comma else "."))
 
-    def parse(self, text, first, room):
-        """The rows of ``text``, whose first line is line ``first`` of the file, in chunks;
+    def parse(self, text, first, n_lines, room):
+        """The rows of ``text``, ``n_lines`` lines whose first is line ``first`` of the file,
+        in chunks;
         on a problem, the chunks before the one of ``room`` rows, then of chunk_size rows,
         that holds it."""
         if not text:
             return
-        if (self.arrow is not None and "#" not in text and '"' not in text
-                and "\n\n" not in text and not text.startswith("\n")):
+        if self.arrow is not None and "#" not in text and '"' not in text:
             try:
                 table = self.read(self.arrow.py_buffer(text.encode("utf-8")))
             except self.arrow.ArrowInvalid:
                 table = None
-            if table is not None:
+            # pyarrow skips blank lines: a table of fewer rows than lines had one, and the
+            # slow path numbers the rows by their lines.
+            if table is not None and table.num_rows == n_lines:
                 chunk = self._columns(table, np.arange(first, first + table.num_rows))
                 if chunk is not None:
                     yield chunk

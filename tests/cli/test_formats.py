@@ -107,6 +107,34 @@ def test_comments_blank_lines_quotes_and_decimal_comma(tmp_path, capsys, stream)
     check_output(monitor(path, capsys, "--decimal-comma"), y, s)
 
 
+def test_blank_lines_in_large_blocks_are_no_rows_and_lines_keep_their_numbers(tmp_path,
+                                                                           capsys):
+    # Blocks of plain rows (the fast reader's), with blank lines in the second block and
+    # after the last row: the rows of the file without them; then a score that is no
+    # probability further on, found after the block is read, is named by its line.
+    rng = np.random.default_rng(3)
+    n = 120_000  # (some 2.5 MB: several blocks of text)
+    y = rng.integers(0, 2, n)
+    s = np.round(rng.random(n) * 0.7 + 0.3 * y, 4)
+    rows = [f"{a},{b!r}" for a, b in zip(y.tolist(), s.tolist(), strict=True)]
+    lines = ["label,score", *rows[:70_000], "", "", *rows[70_000:], ""]
+    path = tmp_path / "s.csv"
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = run_cli([path, "--window", 1000, "--no-progress"], capsys)
+    assert code == 0, err
+    plain = tmp_path / "plain.csv"
+    plain.write_text("\n".join(["label,score", *rows]) + "\n")
+    assert out == run_cli([plain, "--window", 1000, "--no-progress"], capsys)[1]
+    assert read_table(out)[0].tolist() == list(range(n))
+    lines[100_002] = "1,1.5"  # the row of physical line 100003 (2 blank lines before)
+    path.write_text("\n".join(lines) + "\n")
+    code, out, err = run_cli([path, "--window", 1000, "--metrics", "auc,brier",
+                              "--no-progress"], capsys)
+    assert code == 2
+    assert err == (f"hmeasure-stream: error: {path}:100003: score 1.5 is not a probability "
+                   "in [0, 1], which --metrics brier reads the scores as\n")
+
+
 def test_npz_and_parquet_by_content_whatever_the_name(tmp_path, capsys, stream):
     y, s = stream
     npz = tmp_path / "s.npz"
