@@ -15,14 +15,12 @@ python tools/make_proc_best_weights_reference.py
 """
 
 import json
-import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from make_proc_coords_reference import OUT as COORDS
-from make_proc_coords_reference import from_r
+from make_proc_coords_reference import run_r
 
 OUT = COORDS.parent / "proc_best_weights.json"
 RET = ("threshold", "specificity", "sensitivity", "tp", "fp", "youden", "closest.topleft")
@@ -64,13 +62,7 @@ def main():
               for name, data in stored["datasets"].items()}
     payload = {"ret": list(RET), "methods": list(METHODS),
                "weights": [list(w) for w in WEIGHTS], "datasets": inputs}
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        (tmp / "input.json").write_text(json.dumps(payload))
-        (tmp / "script.R").write_text(R_SCRIPT)
-        subprocess.run(["Rscript", str(tmp / "script.R"), str(tmp / "input.json"),
-                        str(tmp / "output.json")], check=True)
-        output = from_r(json.loads((tmp / "output.json").read_text()))
+    output = run_r(R_SCRIPT, payload)
     result = {"r_version": output["r_version"], "proc_version": output["proc_version"],
               "source": COORDS.name, "ret": list(RET), "datasets": output["datasets"]}
     OUT.write_text(json.dumps(result, separators=(",", ":")) + "\n")

@@ -165,6 +165,18 @@ def from_r(value):
         return value
 
 
+def run_r(script, payload):
+    """Run the R ``script`` on ``payload`` (written as JSON, the script's first argument;
+    the second is where it writes its JSON): what it wrote, numbers as Python reads them."""
+    with tempfile.TemporaryDirectory() as tmp:
+        tmp = Path(tmp)
+        (tmp / "input.json").write_text(json.dumps(payload))
+        (tmp / "script.R").write_text(script)
+        subprocess.run(["Rscript", str(tmp / "script.R"), str(tmp / "input.json"),
+                        str(tmp / "output.json")], check=True)
+        return from_r(json.loads((tmp / "output.json").read_text()))
+
+
 def main():
     data = datasets()
     payload = {
@@ -180,13 +192,7 @@ def main():
             for name, (y, s1, s2, boot) in data.items()
         },
     }
-    with tempfile.TemporaryDirectory() as tmp:
-        tmp = Path(tmp)
-        (tmp / "input.json").write_text(json.dumps(payload))
-        (tmp / "script.R").write_text(R_SCRIPT)
-        subprocess.run(["Rscript", str(tmp / "script.R"), str(tmp / "input.json"),
-                        str(tmp / "output.json")], check=True)
-        output = from_r(json.loads((tmp / "output.json").read_text()))
+    output = run_r(R_SCRIPT, payload)
     result = {"r_version": output["r_version"], "proc_version": output["proc_version"],
               "ret": payload["ret"], "targets": payload["targets"],
               "boot_n": BOOT_N, "boot_seed": BOOT_SEED, "datasets": {}}
