@@ -1127,8 +1127,9 @@ cdef int _partials_sum(const double* values, Py_ssize_t n, double* result) noexc
 # the error of s.  Here K cascades (chains) run side by side, chain j on n_j <= L
 # values: over an array, _LANES chains take the values in turn and one more the
 # last n mod _LANES (K = _LANES + 1, L <= ceil(n / _LANES) + _LANES); over a
-# kernel's own terms, one chain (K = 1, L = n).  TwoSum then cascades the chains'
-# sums into one, ``total``, so that exactly
+# kernel's own terms, MERGE_WAYS chains of stretches of its merge and one more
+# of their sums (K = MERGE_WAYS + 1, L the longest stretch + MERGE_WAYS).  TwoSum
+# then cascades the chains' sums into one, ``total``, so that exactly
 #
 #     S = sum of the values = total + sum_i e_i      (M <= n + K terms e_i).
 #
@@ -1315,17 +1316,17 @@ def average_precision_sum(const count_t[::1] neg, const count_t[::1] pos,
 
 
 cdef Py_ssize_t _precision_terms(const double* neg, Py_ssize_t n_neg, const double* pos,
-                                 Py_ssize_t n_pos, _Chain* chain, double* terms) noexcept nogil:
-    """Average precision's terms over unit-weight classes sorted ascending: one merge from
-    the top, without branches on the data; returns how many values it gave.
+                                 Py_ssize_t n_pos, double* terms) noexcept nogil:
+    """Average precision's terms over unit-weight classes sorted ascending, into ``terms``:
+    one merge from the top, without branches on the data; returns how many it gave.
 
     Each step takes the highest score left: a class 0 score at or above the
     class 1 score ``pos[j]`` (ties count as above), or else ``pos[j]``.  The
     step that takes the lowest class 1 score of a run of equal ones gives the
     group's term, ``run * (tp / (tp + fp))`` with tp, fp the counts at or
     above it (the groups' formula, ``average_precision_sum``); every other
-    step gives 0.0, which changes no sum.  The values go into ``chain`` (a
-    TwoSum cascade) or, with ``terms``, into that array.
+    step gives 0.0, which changes no sum.  (``_precision_chains`` sums the same
+    non-zero terms.)
     """
     cdef Py_ssize_t i = n_neg - 1, j = n_pos - 1, run_top = n_pos - 1, steps = 0
     cdef Py_ssize_t take, ends
@@ -1339,15 +1340,108 @@ cdef Py_ssize_t _precision_terms(const double* neg, Py_ssize_t n_neg, const doub
         # tp = n_pos - j and fp = n_neg - 1 - i at or above pos[j]; 0 unless the run ends.
         term = <double>(run_top - j + 1) * (<double>(n_pos - j)
                                             / <double>(n_pos - j + n_neg - 1 - i))
-        term *= <double>ends
-        if terms == NULL:
-            _chain_add(chain, term)
-        else:
-            terms[steps] = term
+        terms[steps] = term * <double>ends
         steps += 1
         i -= take
         j -= 1 - take
     return steps
+
+
+cdef inline void _below_step(Py_ssize_t* i, Py_ssize_t* j, const double* neg,
+                             Py_ssize_t n_neg, Py_ssize_t last, const double* pos,
+                             Py_ssize_t* below) noexcept nogil:
+    """One step of the ascending merge of ``_class0_below``, without branches: take
+    ``neg[i]`` if it is below ``pos[j]``, else ``pos[j]``, whose count is then final."""
+    cdef Py_ssize_t take = (i[0] < n_neg) & (neg[i[0] if i[0] < n_neg else last] < pos[j[0]])
+    below[j[0]] = i[0]
+    i[0] += take
+    j[0] += 1 - take
+
+
+cdef void _class0_below(const double* neg, Py_ssize_t n_neg, const double* pos,
+                        Py_ssize_t n_pos, Py_ssize_t* below) noexcept nogil:
+    """``below[j]``: the number of class 0 scores below ``pos[j]`` for the ``n_pos``
+    class 1 scores from ``pos`` on (both sorted ascending; ``neg`` readable at index 0
+    when empty), by a merge cut at ``MERGE_WAYS`` class 1 scores into stretches that
+    advance in lockstep (as ``_twice_u``'s)."""
+    cdef Py_ssize_t i[MERGE_WAYS]
+    cdef Py_ssize_t j[MERGE_WAYS]
+    cdef Py_ssize_t stop[MERGE_WAYS]
+    cdef Py_ssize_t k, last = n_neg - 1 if n_neg else 0
+    for k in range(MERGE_WAYS):
+        j[k] = (k * n_pos) // MERGE_WAYS
+        stop[k] = ((k + 1) * n_pos) // MERGE_WAYS
+        i[k] = _lower_bound(neg, n_neg, pos[j[k]]) if j[k] < stop[k] else 0
+    while (j[0] < stop[0]) & (j[1] < stop[1]) & (j[2] < stop[2]) & (j[3] < stop[3]):
+        for k in range(MERGE_WAYS):
+            _below_step(&i[k], &j[k], neg, n_neg, last, pos, below)
+    for k in range(MERGE_WAYS):
+        while j[k] < stop[k]:
+            _below_step(&i[k], &j[k], neg, n_neg, last, pos, below)
+
+
+cdef inline double _run_term(const double* pos, Py_ssize_t n_pos, Py_ssize_t n_neg,
+                             Py_ssize_t below, Py_ssize_t j, Py_ssize_t* top) noexcept nogil:
+    """The term of class 1 score ``pos[j]`` going down: its run's, ``run * tp / (tp + fp)``
+    with tp = n_pos - j and fp = n_neg - below (``below`` class 0 scores under it),
+    where the run ends there, else 0.0 (no branch on that); ``top``, the highest index
+    of the run, kept."""
+    cdef double value = pos[j]
+    cdef Py_ssize_t ends = (j == 0) | (pos[j - 1 if j > 0 else 0] != value)
+    if j + 1 < n_pos and pos[j + 1] != value:
+        top[0] = j  # pos[j] starts a run (going down): predictable without many ties
+    return (<double>(top[0] - j + 1)
+            * (<double>(n_pos - j) / <double>(n_pos - j + n_neg - below))) * <double>ends
+
+
+cdef enum:
+    _PRECISION_BLOCK = 4096  # class 1 scores whose class 0 counts are held at once
+
+
+cdef void _precision_chains(const double* neg, Py_ssize_t n_neg, const double* pos,
+                            Py_ssize_t n_pos, _Chain* chain) noexcept nogil:
+    """``_precision_terms``' non-zero terms, and a 0.0 for each class 1 score inside a
+    run, cascaded into ``chain``: n_pos values.
+
+    Block by block of class 1 scores from the top, their class 0 counts first
+    (``_class0_below``), then one pass down the block gives each run's term,
+    taken in turn by ``MERGE_WAYS`` cascades (one cascade is one chain of
+    dependent additions; the processor overlaps independent ones), whose sums are
+    cascaded into ``chain`` as ``_proven_sum`` does.
+    """
+    cdef _Chain lanes[MERGE_WAYS]
+    cdef Py_ssize_t below[_PRECISION_BLOCK]
+    cdef Py_ssize_t lo, hi = n_pos, j, top = n_pos - 1, k
+    cdef double x, high, back
+    for k in range(MERGE_WAYS):
+        lanes[k].total = 0.0
+        lanes[k].error = 0.0
+        lanes[k].mass = 0.0
+    while hi > 0:
+        lo = max(hi - _PRECISION_BLOCK, 0)
+        _class0_below(neg, n_neg, pos + lo, hi - lo, below)
+        j = hi - 1
+        while j >= lo + MERGE_WAYS - 1:  # (written out for MERGE_WAYS = 4)
+            _chain_add(&lanes[0], _run_term(pos, n_pos, n_neg, below[j - lo], j, &top))
+            _chain_add(&lanes[1], _run_term(pos, n_pos, n_neg, below[j - 1 - lo], j - 1,
+                                            &top))
+            _chain_add(&lanes[2], _run_term(pos, n_pos, n_neg, below[j - 2 - lo], j - 2,
+                                            &top))
+            _chain_add(&lanes[3], _run_term(pos, n_pos, n_neg, below[j - 3 - lo], j - 3,
+                                            &top))
+            j -= MERGE_WAYS
+        while j >= lo:
+            _chain_add(&lanes[0], _run_term(pos, n_pos, n_neg, below[j - lo], j, &top))
+            j -= 1
+        hi = lo
+    for k in range(MERGE_WAYS):
+        x = lanes[k].total
+        high = chain.total + x
+        back = high - x
+        chain.error += (chain.total - back) + (x - (high - back))
+        chain.total = high
+        chain.error += lanes[k].error
+        chain.mass += lanes[k].mass
 
 
 def average_precision_sorted_classes(const double[::1] neg, const double[::1] pos):
@@ -1373,14 +1467,17 @@ def average_precision_sorted_classes(const double[::1] neg, const double[::1] po
     # Without class 0 scores the merge still reads one (and ignores it): any readable one.
     cdef const double* neg_first = &neg[0] if n_neg else &pos[0]
     with nogil:
-        steps = _precision_terms(neg_first, n_neg, &pos[0], n_pos, &chain, NULL)
-        proven = _certified(&chain, steps, steps, 1, &total)
-    if not proven:
-        terms = <double*> malloc(steps * sizeof(double))
+        _precision_chains(neg_first, n_neg, &pos[0], n_pos, &chain)
+        # n_pos values in MERGE_WAYS cascades of at most ceil(n_pos / MERGE_WAYS), and
+        # ``chain`` of their sums.
+        proven = _certified(&chain, n_pos, (n_pos + MERGE_WAYS - 1) // MERGE_WAYS
+                            + MERGE_WAYS, MERGE_WAYS + 1, &total)
+    if not proven:  # (the merge's every step: at most one a score)
+        terms = <double*> malloc((n_neg + n_pos) * sizeof(double))
         if terms == NULL:
             raise MemoryError("average_precision_sorted_classes: no memory for the terms")
         with nogil:
-            _precision_terms(neg_first, n_neg, &pos[0], n_pos, NULL, terms)
+            steps = _precision_terms(neg_first, n_neg, &pos[0], n_pos, terms)
             status = _partials_sum(terms, steps, &total)
         free(terms)
         if status:

@@ -252,6 +252,20 @@ def test_average_precision_from_sorted_classes_is_that_of_their_groups():
             *groups_sorted_classes(neg, pos))
 
 
+def test_average_precision_from_sorted_classes_across_its_blocks_and_stretches():
+    # Class 1 scores cut in blocks of 4096 and each block in four stretches, run side
+    # by side: runs of ties across the cuts, class 0 scores above, below and between
+    # them, a class empty of ties.
+    rng = np.random.default_rng(7)
+    for k in range(80):
+        n_neg, n_pos = int(rng.integers(0, 3000)), int(rng.integers(1, 3000 + 4000 * (k % 3)))
+        values = (3, 40, 2000, 10**9)[k % 4]
+        neg = np.sort(rng.integers(0, values, n_neg).astype(float))
+        pos = np.sort(rng.integers(0, values, n_pos).astype(float) + (k % 5 == 0) * 0.5)
+        assert average_precision_sorted_classes(neg, pos) == average_precision_sum(
+            *groups_sorted_classes(neg, pos))
+
+
 def test_average_precision_whose_terms_sum_half_way_between_two_doubles():
     # Terms 1 (tp 1, fp 0) and fl(2/3) (tp 2, fp 1), whose last bit is 2**-53: their
     # sum lies exactly half way between two doubles, where no error bound decides.
