@@ -5,7 +5,9 @@ is the difference of the instructions of a run with S steps and one with
 none (``valgrind --tool=cachegrind --cache-sim=no``), so imports and set-up
 cancel out.  Counts do not depend on the machine's load, which makes them the
 comparison of two commits on a shared machine (wall times there spread by a
-third).  One BLAS thread and a fixed hash seed keep the counts repeatable.
+third).  One BLAS thread, a fixed hash seed and no cyclic garbage collection
+(whose passes over the script's own lists depend on what else was allocated)
+keep the counts those of the steps.
 
     python asv_benchmarks/step_instructions.py                       # this Python
     python asv_benchmarks/step_instructions.py OLD/bin/python NEW/bin/python
@@ -20,9 +22,12 @@ import sys
 import tempfile
 
 CASE = r'''
+import gc
 import sys
 import numpy as np
 import hmeasure_stream as hs
+
+gc.disable()  # (a collection traverses the lists below: counts of the script, not the step)
 
 case, steps = sys.argv[1], int(sys.argv[2])
 rng = np.random.default_rng(0)
@@ -30,7 +35,8 @@ warm = 10**5 if case == "window_1e5" else 10**4
 n = warm + steps
 y = rng.integers(0, 2, n).astype(bool)
 s = rng.normal(size=n) + y
-times = (1.7e9 + np.cumsum(rng.choice([0.0, 0.5, 1.0, 2.5], size=n))).tolist()
+times = (1.7e9 + np.cumsum(rng.choice([0.0, 0.5, 1.0, 2.5], size=n))).tolist() if (
+    case == "time") else None
 
 
 def chunks(feed, size):
