@@ -1449,9 +1449,10 @@ def average_precision_sorted_classes(const double[::1] neg, const double[::1] po
     each sorted ascending, and the class 1 count.
 
     The same terms and sum as :func:`average_precision_sum` of their groups,
-    with neither the groups nor the terms stored: one merge feeds a TwoSum
-    cascade whose bound proves the sum (the comment before ``_Chain``), and
-    only where it cannot does a second merge store the terms for the partials.
+    with neither the groups nor the terms stored: the terms feed four TwoSum
+    cascades (``_precision_chains``) whose bound proves the sum (the comment
+    before ``_Chain``), and only where it cannot does one merge store the terms
+    for the partials (``_precision_terms``).
     """
     cdef Py_ssize_t n_neg = neg.shape[0], n_pos = pos.shape[0], steps
     cdef _Chain chain
