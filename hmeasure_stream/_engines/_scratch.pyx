@@ -1315,6 +1315,12 @@ def average_precision_sum(const count_t[::1] neg, const count_t[::1] pos,
     return total, tp
 
 
+cdef inline double _precision_term(Py_ssize_t run, Py_ssize_t tp, Py_ssize_t fp) noexcept nogil:
+    """A run's term of average precision: ``run * (tp / (tp + fp))``, tp and fp the class
+    counts at or above its score (the groups' formula, ``average_precision_sum``)."""
+    return <double>run * (<double>tp / <double>(tp + fp))
+
+
 cdef Py_ssize_t _precision_terms(const double* neg, Py_ssize_t n_neg, const double* pos,
                                  Py_ssize_t n_pos, double* terms) noexcept nogil:
     """Average precision's terms over unit-weight classes sorted ascending, into ``terms``:
@@ -1330,7 +1336,7 @@ cdef Py_ssize_t _precision_terms(const double* neg, Py_ssize_t n_neg, const doub
     """
     cdef Py_ssize_t i = n_neg - 1, j = n_pos - 1, run_top = n_pos - 1, steps = 0
     cdef Py_ssize_t take, ends
-    cdef double value, term
+    cdef double value
     while j >= 0:
         value = pos[j]
         take = (i >= 0) & (neg[i if i >= 0 else 0] >= value)
@@ -1338,9 +1344,7 @@ cdef Py_ssize_t _precision_terms(const double* neg, Py_ssize_t n_neg, const doub
             run_top = j  # pos[j] starts a run (going down): predictable without many ties
         ends = (1 - take) & ((j == 0) | (pos[j - 1 if j > 0 else 0] != value))
         # tp = n_pos - j and fp = n_neg - 1 - i at or above pos[j]; 0 unless the run ends.
-        term = <double>(run_top - j + 1) * (<double>(n_pos - j)
-                                            / <double>(n_pos - j + n_neg - 1 - i))
-        terms[steps] = term * <double>ends
+        terms[steps] = _precision_term(run_top - j + 1, n_pos - j, n_neg - 1 - i) * <double>ends
         steps += 1
         i -= take
         j -= 1 - take
@@ -1390,8 +1394,7 @@ cdef inline double _run_term(const double* pos, Py_ssize_t n_pos, Py_ssize_t n_n
     cdef Py_ssize_t ends = (j == 0) | (pos[j - 1 if j > 0 else 0] != value)
     if j + 1 < n_pos and pos[j + 1] != value:
         top[0] = j  # pos[j] starts a run (going down): predictable without many ties
-    return (<double>(top[0] - j + 1)
-            * (<double>(n_pos - j) / <double>(n_pos - j + n_neg - below))) * <double>ends
+    return _precision_term(top[0] - j + 1, n_pos - j, n_neg - below) * <double>ends
 
 
 cdef enum:

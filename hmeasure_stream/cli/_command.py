@@ -269,19 +269,16 @@ class Monitor:
             warnings.simplefilter("ignore", InvertedScoresWarning)
             return h_measure(part_labels, scores[begin:end + 1], **self.h_options)
 
-    def final_row(self):
-        """(rows, {column: values}) of the stream's last row when ``--every`` did not
-        write it (a run always writes its last values), else None: the window's values
-        after the last row are that row's."""
-        if self.rows == 0 or self.rows % self.every == 0:
-            return None
+    def last_values(self):
+        """{column: values} of the stream's last row, one value each: the window's
+        values after the last row are that row's."""
         window = self.last_window
         values = {name: np.array([self.final_h() if name == "h" else window[name]],
                                  dtype=np.float64) for name in self.columns}
         if self.recompute_h:
             mask_short({"h": values["h"]}, self.min_periods, np.array([self.rows]),
                        self.window)
-        return np.array([self.rows - 1], dtype=np.int64), values
+        return values
 
     @property
     def last_window(self):
@@ -358,20 +355,18 @@ class DelayedMonitor:
                 # The written columns alone (results() also computes DeLong's interval).
                 written.append([getattr(tracker, name) for name in self.columns])
         self.rows += labels.shape[0]
-        return (np.array(emitted, dtype=np.int64),
-                {name: np.array([values[column] for values in written],
-                                dtype=np.int64 if name == "n_pending" else np.float64)
-                 for column, name in enumerate(self.columns)})
+        return np.array(emitted, dtype=np.int64), self._columns(written)
 
-    def final_row(self):
-        """(rows, {column: values}) of the last row when ``--every`` did not write it,
-        else None (as :meth:`Monitor.final_row`)."""
-        if self.rows == 0 or self.rows % self.every == 0:
-            return None
-        return np.array([self.rows - 1], dtype=np.int64), {
-            name: np.array([getattr(self.tracker, name)],
-                           dtype=np.int64 if name == "n_pending" else np.float64)
-            for name in self.columns}
+    def _columns(self, written):
+        """{column: values} of the written rows' values (a list per row, in column
+        order): the count of pending predictions as integers, the metrics as floats."""
+        return {name: np.array([values[column] for values in written],
+                               dtype=np.int64 if name == "n_pending" else np.float64)
+                for column, name in enumerate(self.columns)}
+
+    def last_values(self):
+        """{column: values} of the stream's last row (as :meth:`Monitor.last_values`)."""
+        return self._columns([[getattr(self.tracker, name) for name in self.columns]])
 
     @property
     def last_auc(self):
@@ -1425,10 +1420,9 @@ def run(args, stdout):
                 progress.close()
             if monitor.rows == 0:
                 raise InputError(f"{source.path}: no data rows")
-            final = monitor.final_row()
-            if final is not None:  # the last row, which --every K did not write
+            if monitor.rows % args.every:  # the last row, which --every K did not write
                 with interrupts.deferred():
-                    written.write(*final, *last)
+                    written.write(np.array([monitor.rows - 1]), monitor.last_values(), *last)
             if plot_target is not None:
                 try:
                     _plot(plot_target.temporary, Path(args.plot).suffix.lstrip(".").lower(),
