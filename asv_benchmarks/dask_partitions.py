@@ -11,6 +11,11 @@ Two comparisons, each timed in interleaved rounds (medians printed):
   a directory of parquet files and from one parquet file of as many row
   groups (target: 400 partitions at most 10x 20 partitions).
 
+Each case also times what the call cannot avoid: reading the same files
+into memory with pandas before ``hmeasure_stream.auc`` (``--case big``), and
+dask computing the length of every partition of the two columns, which
+reads them and nothing more (``--case many``).
+
 Labels 0/1 (int8) and scores ``normal + 0.7 label`` (almost all distinct).
 Every dask value is checked equal to the in-memory one first (the warm-up).
 
@@ -83,10 +88,17 @@ def big_case(rounds, where, rows=10**7, parts=10):
     y, s = frame["y"].to_numpy(), frame["s"].to_numpy()
     expected = hmeasure_stream.auc(y, s)
     from_pandas = dd.from_pandas(frame, npartitions=parts)
-    parquet = dd.read_parquet(parquet_dir(frame, parts, where))
+    directory = parquet_dir(frame, parts, where)
+    parquet = dd.read_parquet(directory)
     groups = dd.read_parquet(parquet_row_groups(frame, parts, where), split_row_groups=True)
+
+    def read_then_auc():
+        read = pd.read_parquet(directory)
+        return hmeasure_stream.auc(read["y"].to_numpy(), read["s"].to_numpy())
+
     functions = {
         "in-memory auc": lambda: hmeasure_stream.auc(y, s),
+        "pandas read_parquet, in-memory auc": read_then_auc,
         f"dask auc, from_pandas ({from_pandas.npartitions} parts)": dask_auc(from_pandas),
         f"dask auc, read_parquet ({parquet.npartitions} files)": dask_auc(parquet),
         f"dask auc, row groups ({groups.npartitions} parts)": dask_auc(groups),
@@ -96,28 +108,42 @@ def big_case(rounds, where, rows=10**7, parts=10):
     medians = interleaved(functions, rounds)
     report(f"{rows:,} rows in {parts} partitions", medians, rounds)
     base = medians["in-memory auc"]
-    for name, seconds in list(medians.items())[1:]:
-        print(f"  ratio {name} / in-memory: {seconds / base:5.2f}  (target <= 2)")
+    for name, seconds in list(medians.items())[2:]:
+        print(f"  ratio {name} / in-memory auc: {seconds / base:5.2f}  (target <= 2)")
+    read = medians["pandas read_parquet, in-memory auc"]
+    for name, seconds in list(medians.items())[3:]:
+        print(f"  ratio {name} / pandas read_parquet and auc: {seconds / read:5.2f}")
+
+
+def dask_read(collection):
+    """Dask reading the two columns and nothing more (the length of each partition)."""
+    return lambda: collection[["y", "s"]].map_partitions(len).compute()
 
 
 def many_case(rounds, where, rows=10**6, counts=(20, 400)):
     frame = make_frame(rows)
     expected = hmeasure_stream.auc(frame["y"].to_numpy(), frame["s"].to_numpy())
-    functions = {}
+    functions, reads = {}, {}
     for parts in counts:
-        functions[f"from_pandas, {parts} parts"] = dask_auc(dd.from_pandas(frame,
-                                                                           npartitions=parts))
-        functions[f"read_parquet, {parts} files"] = dask_auc(
-            dd.read_parquet(parquet_dir(frame, parts, where)))
-        functions[f"row groups, {parts} parts"] = dask_auc(dd.read_parquet(
-            parquet_row_groups(frame, parts, where), split_row_groups=True))
+        sources = {
+            f"from_pandas, {parts} parts": dd.from_pandas(frame, npartitions=parts),
+            f"read_parquet, {parts} files": dd.read_parquet(parquet_dir(frame, parts, where)),
+            f"row groups, {parts} parts": dd.read_parquet(
+                parquet_row_groups(frame, parts, where), split_row_groups=True),
+        }
+        for name, collection in sources.items():
+            functions[name] = dask_auc(collection)
+            reads[f"{name}: reading alone"] = dask_read(collection)
     for name, function in functions.items():
         assert function() == expected, name
-    medians = interleaved(functions, rounds)
+    medians = interleaved({**functions, **reads}, rounds)
     report(f"{rows:,} rows in {' and '.join(map(str, counts))} partitions", medians, rounds)
     for source in ("from_pandas", "read_parquet", "row groups"):
-        few, many = (medians[name] for name in medians if name.startswith(source))
-        print(f"  ratio {source} {counts[1]} / {counts[0]}: {many / few:5.2f}  (target <= 10)")
+        few, many = (medians[name] for name in functions if name.startswith(source))
+        few_read, many_read = (medians[name] for name in reads if name.startswith(source))
+        print(f"  ratio {source} {counts[1]} / {counts[0]}: {many / few:5.2f}  (target <= 10);"
+              f" reading alone {many_read / few_read:5.2f}; beyond reading"
+              f" {(many - many_read) / (few - few_read):5.2f}")
 
 
 def main():

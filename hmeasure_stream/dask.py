@@ -72,10 +72,13 @@ from hmeasure_stream._core.delong import check_class_sizes, delong_interval
 from hmeasure_stream._core.groups import Whole as _Whole
 from hmeasure_stream._core.groups import box_piece as _box_piece
 from hmeasure_stream._core.groups import cut as _cut
+from hmeasure_stream._core.groups import cut_classes as _cut_classes
 from hmeasure_stream._core.groups import groups_of as _groups_of
 from hmeasure_stream._core.groups import merge as _merge
 from hmeasure_stream._core.groups import merged_counts as _merged_counts
 from hmeasure_stream._core.groups import merged_hull as _merged_hull
+from hmeasure_stream._core.groups import sorted_range_summary as _sorted_range_summary
+from hmeasure_stream._core.groups import split_classes_of as _split_classes_of
 from hmeasure_stream._core.groups import summarise as _summarise
 from hmeasure_stream._core.groups import totals as _totals
 from hmeasure_stream._core.partial import corrected, count_group_parts, exact_area
@@ -128,6 +131,8 @@ if TYPE_CHECKING:
     Part = Any
     #: A partition's or a range's groups: distinct scores, class 0 and class 1 weights.
     Groups = tuple[NDArray[Any], NDArray[Any], NDArray[Any]]
+    #: A partition's or a range's piece of its scores by class, (class 0, class 1), unsorted.
+    Classes = tuple[NDArray[np.float64], NDArray[np.float64]]
     #: A range's summary (``_core.groups.summarise``).
     Summary = Any
     #: The offsets and totals the ranges are given in a second step.
@@ -562,17 +567,33 @@ def _part_labels(y_part: Part, pos_label: Hashable | None, neg_label: Any,
     return cast("NDArray[Any]", labels[0])
 
 
+def _binary_points(layout: Layout, values: Sequence[Any], weighted: bool,
+                   pos_label: Hashable | None, neg_label: Any
+                   ) -> tuple[NDArray[Any], NDArray[np.float64], NDArray[np.float64] | None]:
+    """A partition's labels, scores and weights (None without), their shapes checked."""
+    y_part, s_part, w_part = _columns(layout, values)
+    labels = _part_labels(y_part, pos_label, neg_label)
+    scores = check_scores(s_part, allow_empty=True, ranks=False)
+    check_same_length(labels, scores)
+    weights = check_weights(w_part, scores.shape[0]) if weighted else None
+    return labels, scores, weights
+
+
 def _binary_groups(index: int, layout: Layout, values: Sequence[Any], weighted: bool,
                    pos_label: Hashable | None = None, neg_label: Any = None) -> Groups:
     def run() -> Groups:
-        y_part, s_part, w_part = _columns(layout, values)
-        labels = _part_labels(y_part, pos_label, neg_label)
-        scores = check_scores(s_part, allow_empty=True, ranks=False)
-        check_same_length(labels, scores)
-        weights = None
-        if weighted:
-            weights = check_weights(w_part, scores.shape[0])
-        return cast("Groups", _groups_of(labels, scores, weights))
+        return cast("Groups", _groups_of(*_binary_points(layout, values, weighted, pos_label,
+                                                         neg_label)))
+
+    return _in_partition(index, run)
+
+
+def _binary_classes(index: int, layout: Layout, values: Sequence[Any],
+                    pos_label: Hashable | None = None, neg_label: Any = None) -> Classes:
+    """A partition's unit-weight points as its (class 0, class 1) scores, unsorted."""
+    def run() -> Classes:
+        labels, scores, _ = _binary_points(layout, values, False, pos_label, neg_label)
+        return cast("Classes", _split_classes_of(labels, scores))
 
     return _in_partition(index, run)
 
@@ -654,6 +675,30 @@ def _range_pieces(graph: _Graph, groups: Sequence[_Key], n_ranges: int) -> list[
     return [[graph.task(operator.getitem, c, r) for c in cut] for r in range(n_ranges)]
 
 
+def _class_sample(classes: Classes, n_ranges: int) -> list[tuple[NDArray[Any], float]]:
+    """Evenly spaced scores of each class of a partition (as :func:`_sample`)."""
+    return [piece for values in classes for piece in _sample((values,), n_ranges)]
+
+
+def _sorted_ranges(graph: _Graph, classes: Sequence[_Key], n_ranges: int) -> _Key:
+    """The list of the ranges' summaries of the partitions' unsorted classes.
+
+    Each range gathers its scores of every partition and sorts them once
+    (``_core.groups.sorted_range_summary``), the ranges side by side: the
+    points are sorted once in all, where the merge of the partitions' groups
+    reads each group again in one task.  The boundaries come from a sample,
+    as in :func:`_range_pieces`.
+    """
+    if n_ranges == 1:
+        return graph.task(list, [graph.task(_sorted_range_summary, list(classes))])
+    samples = graph.tree(_joined, [graph.task(_class_sample, c, n_ranges) for c in classes])
+    bounds = graph.task(_bounds, n_ranges, samples)
+    cut = [graph.task(_cut_classes, c, bounds, n_ranges) for c in classes]
+    return graph.task(list, [
+        graph.task(_sorted_range_summary, [graph.task(operator.getitem, c, r) for c in cut])
+        for r in range(n_ranges)])
+
+
 # ---------------------------------------------------------------------------
 # Per range: its numbers and hulls; on the driver: the whole
 
@@ -699,6 +744,10 @@ def _binary_pipeline(y_true: Collection, y_score: Collection, sample_weight: Col
     graph = _Graph(parts.sources)
     weighted = sample_weight is not None
     neg_label = _labels_of(graph, parts, pos_label)
+    if not (lower or hull or with_groups or weighted):
+        classes = [graph.task(_binary_classes, k, parts.layout, values, pos_label, neg_label)
+                   for k, values in enumerate(parts.keys)]
+        return graph, [], _sorted_ranges(graph, classes, n_ranges)
     groups = [
         graph.task(_binary_groups, k, parts.layout, values, weighted, pos_label, neg_label)
         for k, values in enumerate(parts.keys)

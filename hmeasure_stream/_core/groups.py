@@ -39,9 +39,10 @@ from hmeasure_stream._validation import (
 )
 
 # exact_sum is report's, exported here too for the modules that sum groups.
-__all__ = ["Whole", "auc_value", "box_piece", "cut", "exact_sum", "expected_groups", "groups_auc",
+__all__ = ["Whole", "auc_value", "box_piece", "cut", "cut_classes", "exact_sum", "expected_groups", "groups_auc",
            "groups_h_and_auc", "groups_of", "hull_and_cost",
-           "hull_h_and_auc", "merge", "roc_groups", "roc_hull_edges", "roc_sums", "summarise",
+           "hull_h_and_auc", "merge", "roc_groups", "roc_hull_edges", "roc_sums", "sorted_range_summary", "split_classes_of",
+           "summarise",
            "totals"]
 
 
@@ -156,18 +157,12 @@ def groups_h_and_auc(group_neg, group_pos, spec):
 
 def groups_of(labels, scores, weights, names=("y_true", "y_score")):
     """Groups of validated-shape labels and scores (values checked here, ``names`` in messages)."""
-    label_name, score_name = names
     if weights is None:
-        buffer = np.empty(scores.shape[0], dtype=np.float64)
-        n_neg, bad_label, bad_score = _scratch.split_by_class(labels, scores, buffer)
-        if bad_label:
-            raise_bad_label(labels, label_name)
-        if bad_score:
-            raise_bad_score(scores, score_name)
-        neg, pos = buffer[:n_neg], buffer[n_neg:]
+        neg, pos = split_classes_of(labels, scores, names)
         sort_scores(neg)
         sort_scores(pos)
         return _scratch.groups_sorted_classes(neg, pos, True)
+    label_name, score_name = names
     is_pos = labels_as_is_pos(labels, label_name)
     raise_bad_score(scores, score_name)
     return _scratch.groups_weighted(stable_order(scores), scores, is_pos, weights, True)
@@ -180,6 +175,50 @@ def cut(groups, bounds, n_ranges):
     pieces = [(keys[a:b], neg[a:b], pos[a:b]) for a, b in itertools.pairwise(cuts)]
     empty = (keys[:0], neg[:0], pos[:0])
     return tuple(pieces + [empty] * (n_ranges - len(pieces)))
+
+
+def split_classes_of(labels, scores, names=("y_true", "y_score")):
+    """Validated-shape unit-weight labels and scores as (class 0, class 1) scores, unsorted."""
+    label_name, score_name = names
+    buffer = np.empty(scores.shape[0], dtype=np.float64)
+    n_neg, bad_label, bad_score = _scratch.split_by_class(labels, scores, buffer)
+    if bad_label:
+        raise_bad_label(labels, label_name)
+    if bad_score:
+        raise_bad_score(scores, score_name)
+    return buffer[:n_neg], buffer[n_neg:]
+
+
+def cut_classes(classes, bounds, n_ranges):
+    """A partition's unsorted (class 0, class 1) scores cut into n_ranges pieces by value.
+
+    Range r holds the scores in (b_r, b_{r-1}] of the decreasing ``bounds``
+    (as :func:`cut`; empty pieces pad): a tuple of (class 0, class 1) pairs.
+    """
+    pieces = []
+    for values in classes:
+        regrouped, starts = _ranges.bucket_by_range(values, bounds)
+        cuts = [regrouped[a:b] for a, b in itertools.pairwise(starts.tolist())]
+        pieces.append(cuts + [regrouped[:0]] * (n_ranges - len(cuts)))
+    return tuple(zip(*pieces, strict=True))
+
+
+def sorted_range_summary(pieces):
+    """The summary (as :func:`summarise`, without hulls) of one range's unsorted pieces.
+
+    Each class's scores from all the pieces are gathered and sorted, and 2U
+    counted from the two sorted classes (``_scratch.auc2_sorted_classes``,
+    as in memory).  Its first field is the range's number of points (not of
+    groups: the ties are never collapsed).
+    """
+    neg = np.concatenate([piece[0] for piece in pieces])
+    pos = np.concatenate([piece[1] for piece in pieces])
+    sort_scores(neg)
+    sort_scores(pos)
+    if neg.shape[0] + pos.shape[0] >= EXACT_COUNT_LIMIT:
+        return summarise(_scratch.groups_sorted_classes(neg, pos, True), False, False)
+    twice_u = int(_scratch.auc2_sorted_classes(neg, pos))
+    return neg.shape[0] + pos.shape[0], neg.shape[0], pos.shape[0], twice_u, None, None
 
 
 def merge(*pieces):

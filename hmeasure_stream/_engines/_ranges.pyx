@@ -39,6 +39,56 @@ def cut_points(const double[::1] keys, const double[::1] bounds):
     return out_arr
 
 
+cdef inline Py_ssize_t _range_of(double value, const double* bounds, Py_ssize_t n_bounds
+                                   ) noexcept nogil:
+    """The range of ``value`` among decreasing ``bounds``: how many bounds are >= it."""
+    cdef Py_ssize_t lo = 0, hi = n_bounds, mid
+    while lo < hi:
+        mid = (lo + hi) // 2
+        if bounds[mid] >= value:
+            lo = mid + 1
+        else:
+            hi = mid
+    return lo
+
+
+def bucket_by_range(const double[::1] values, const double[::1] bounds):
+    """``values`` (in any order) regrouped by range: ``(regrouped, starts)``.
+
+    With the decreasing ``bounds`` b_0 > b_1 > ... of :func:`cut_points`,
+    range 0 holds the values above b_0 and range r those in (b_r, b_{r-1}];
+    range r's values are ``regrouped[starts[r]:starts[r + 1]]``, in their
+    order in ``values``.  Two passes (a count, then a scatter), O(n log R)
+    for R ranges.
+    """
+    cdef Py_ssize_t n = values.shape[0], n_bounds = bounds.shape[0], k, r
+    starts_arr = np.zeros(n_bounds + 2, dtype=np.int64)
+    regrouped_arr = np.empty(n, dtype=np.float64)
+    cdef int64_t[::1] starts = starts_arr
+    cdef double[::1] regrouped = regrouped_arr
+    cdef const double* b = &bounds[0] if n_bounds else NULL
+    cdef int64_t[::1] at
+    if n == 0:
+        return regrouped_arr, starts_arr
+    if n_bounds == 0:
+        regrouped[:] = values
+        starts[1] = n
+        return regrouped_arr, starts_arr
+    at_arr = np.empty(n_bounds + 1, dtype=np.int64)
+    at = at_arr
+    with nogil:
+        for k in range(n):
+            starts[_range_of(values[k], b, n_bounds) + 1] += 1
+        for r in range(n_bounds + 1):
+            starts[r + 1] += starts[r]
+            at[r] = starts[r]
+        for k in range(n):
+            r = _range_of(values[k], b, n_bounds)
+            regrouped[at[r]] = values[k]
+            at[r] += 1
+    return regrouped_arr, starts_arr
+
+
 cdef Py_ssize_t _merge_level(const double[::1] keys, const count_t[::1] neg,
                              const count_t[::1] pos, const int64_t[::1] starts,
                              Py_ssize_t n_runs, double[::1] out_keys, count_t[::1] out_neg,

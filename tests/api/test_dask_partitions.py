@@ -21,6 +21,7 @@ from dask.base import collections_to_expr
 
 import hmeasure_stream as hs
 from hmeasure_stream import dask as hsd
+from hmeasure_stream._core import groups as groups_module
 from hmeasure_stream.binned import BinnedAUCResult
 
 pytestmark = [pytest.mark.filterwarnings("ignore::hmeasure_stream.InvertedScoresWarning")]
@@ -347,11 +348,15 @@ def _one_class_blocks(n=4000, seed=20261202):
     })
 
 
+def _brute_twice_u(y, s):
+    """2U by comparing every pair."""
+    pos, neg = s[y == 1], s[y == 0]
+    return int(2 * (pos[:, None] > neg[None, :]).sum() + (pos[:, None] == neg[None, :]).sum())
+
+
 def _brute_auc(y, s):
     """2U / (2 N0 N1) by comparing every pair, exactly."""
-    pos, neg = s[y == 1], s[y == 0]
-    twice_u = int(2 * (pos[:, None] > neg[None, :]).sum() + (pos[:, None] == neg[None, :]).sum())
-    return float(Fraction(twice_u, 2 * len(pos) * len(neg)))
+    return float(Fraction(_brute_twice_u(y, s), 2 * np.sum(y == 1) * np.sum(y == 0)))
 
 
 @pytest.mark.parametrize("n_parts", [1, 7, 400])
@@ -378,3 +383,36 @@ def test_auc_of_counts_equals_pairs_on_any_partitions(n_parts):
     assert len(lengths) == n_parts
     if n_parts == 400:
         assert lengths.count(0) >= 100
+
+
+@pytest.mark.parametrize("n_ranges", [1, 2, 3, 8])
+def test_auc_by_sorted_ranges_on_ties_at_the_boundaries(n_ranges):
+    # Few distinct scores (signed zeros among them), so that the boundaries fall on
+    # ties, some ranges are empty and some partitions hold one class only.
+    rng = np.random.default_rng(7)
+    n = 3000
+    y = rng.integers(0, 2, n)
+    s = rng.choice([-1.5, -0.0, 0.0, 0.5, 2.0], n) + 0.0 * y
+    y[:400] = 0
+    frame = pd.DataFrame({"label": y, "score": s})
+    expected = _brute_auc(y, s)
+    for n_parts in (1, 5, 60):
+        df = _from_pandas(frame, n_parts)
+        assert hsd.auc(df["label"], df["score"], n_ranges=n_ranges) == expected
+    one_score = pd.DataFrame({"label": y, "score": np.full(n, 0.25)})
+    df = _from_pandas(one_score, 5)
+    assert hsd.auc(df["label"], df["score"], n_ranges=n_ranges) == 0.5
+
+
+def test_sorted_range_summary_beyond_exact_counts_is_the_groups_summary(monkeypatch):
+    # From EXACT_COUNT_LIMIT points 2U could wrap in int64: the range's summary is then
+    # that of its groups in floats (as the merge of groups and the path in memory).
+    rng = np.random.default_rng(3)
+    neg, pos = rng.normal(size=50).round(1), rng.normal(0.5, size=70).round(1)
+    pieces = [(neg[:20], pos[:30]), (neg[20:], pos[30:])]
+    exact = groups_module.sorted_range_summary(pieces)
+    assert exact[1:4] == (50, 70, _brute_twice_u(np.r_[np.zeros(50), np.ones(70)],
+                                                 np.r_[neg, pos]))
+    monkeypatch.setattr(groups_module, "EXACT_COUNT_LIMIT", 100)
+    floats = groups_module.sorted_range_summary(pieces)
+    assert isinstance(floats[3], float) and floats[1:4] == (50.0, 70.0, float(exact[3]))

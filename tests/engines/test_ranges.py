@@ -1,5 +1,7 @@
 """The range-partition kernels (_ranges) against numpy's unique/searchsorted on random ties."""
 
+import itertools
+
 import numpy as np
 from hypothesis import given
 from hypothesis import strategies as st
@@ -72,3 +74,26 @@ def test_merge_runs_is_the_groups_of_all_runs(runs, weighted):
     np.testing.assert_array_equal(keys, ref_keys)
     np.testing.assert_array_equal(group_neg, ref_neg * scale)
     np.testing.assert_array_equal(group_pos, ref_pos * scale)
+
+
+@given(st.lists(st.integers(-7, 7).map(lambda v: v / 2), max_size=40),
+       st.lists(st.integers(-7, 7).map(lambda v: v / 2), max_size=6))
+def test_bucket_by_range_keeps_each_range_in_input_order(values, bounds):
+    values = np.array(values, dtype=float)
+    bounds = np.unique(np.array(bounds, dtype=float))[::-1].copy()
+    regrouped, starts = _ranges.bucket_by_range(values, bounds)
+    # Range 0 above b_0, range r in (b_r, b_{r-1}], the last at or below the last bound.
+    edges = [np.inf, *bounds.tolist(), -np.inf]
+    expected = [values[(values <= hi) & (values > lo)] for hi, lo in itertools.pairwise(edges)]
+    if not bounds.size:
+        expected = [values]
+    assert starts.tolist() == [0, *np.cumsum([len(e) for e in expected]).tolist()]
+    for r, part in enumerate(expected):
+        np.testing.assert_array_equal(regrouped[starts[r]:starts[r + 1]], part)
+
+
+def test_bucket_by_range_puts_signed_zeros_together():
+    values = np.array([0.0, -0.0, 1.0, -1.0, -0.0])
+    regrouped, starts = _ranges.bucket_by_range(values, np.array([0.0]))
+    assert starts.tolist() == [0, 1, 5]
+    np.testing.assert_array_equal(np.signbit(regrouped[1:]), [False, True, True, True])
