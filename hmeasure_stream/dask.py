@@ -635,8 +635,9 @@ def _hulled(pieces: list[Groups]) -> Summary:
     return _summarise(_merged(pieces), False, True)
 
 
-def _sample(groups: Groups, n_ranges: int) -> list[tuple[NDArray[Any], float]]:
-    """Evenly spaced scores of a partition's groups, each standing for len / size groups."""
+def _sample(groups: Sequence[NDArray[Any]], n_ranges: int) -> list[tuple[NDArray[Any], float]]:
+    """Evenly spaced scores of a partition's groups (``groups[0]``), each standing for
+    len / size groups."""
     keys = groups[0]
     size = min(keys.shape[0], _SAMPLES_PER_RANGE * n_ranges)
     if size == 0:
@@ -782,12 +783,16 @@ def auc(y_true: Collection, y_score: Collection, *, sample_weight: Collection | 
     sample_weight : dask array or dask Series of shape (n,), optional
         Non-negative finite weight of each point.
     n_ranges : int, optional
-        Number of score ranges the merge is split into.  By default one:
-        the partitions' groups are merged by a tree of merges of 8, whose
-        last task holds the distinct scores of the whole (24 bytes each;
-        ties collapsed), in a graph of about 1.15 tasks per partition beyond
-        the inputs' own.  With R ranges no task holds more than about 1 / R
-        of them, for about 1.15 R + 3 tasks per partition.
+        Number of score ranges the work is split into.  By default one.
+        Without ``sample_weight`` each partition splits its scores by class
+        and one task per range gathers the scores of its range from every
+        partition (8 bytes a point) and sorts them: one task per partition
+        beyond the inputs' own with one range, about R + 3 with R ranges,
+        no task holding more than about 1 / R of the points.  With
+        ``sample_weight`` the partitions' groups are merged by a tree of
+        merges of 8, whose last task per range holds the range's distinct
+        scores (24 bytes each; ties collapsed): about 1.15 tasks per
+        partition with one range, 1.15 R + 3 with R.
     compute : bool, default=True
         False: return a ``dask.delayed.Delayed`` of the float instead.
     pos_label : hashable, optional
@@ -820,17 +825,18 @@ def auc(y_true: Collection, y_score: Collection, *, sample_weight: Collection | 
 
     Notes
     -----
-    Each partition sorts its two classes and reduces them to distinct
-    scores with their class counts (O(p log p) for p points); a tree of
-    merges gathers them (O(g log P) for g groups from P partitions) and
-    the whole's twice Mann-Whitney count 2U follows, as in memory.  With
-    ``n_ranges`` a sample of those scores sets ``n_ranges - 1``
-    boundaries; each partition cuts its groups at the boundaries, each
-    range merges its pieces and computes its own 2U_r and class weights,
-    and 2U = sum_r 2U_r + 2 sum_r N0_r T_r, T_r the class 1 weight of the
-    ranges above range r.  Without weights every count is an exact
-    integer.  The points move once, as groups (the ties of a partition
-    collapsed).
+    Without weights each partition splits its scores by class (O(p) for
+    p points); with ``n_ranges`` a sample of them sets ``n_ranges - 1``
+    boundaries and each partition cuts its classes at them by value
+    (O(p log R)); each range sorts its scores of each class and counts its
+    twice Mann-Whitney count 2U_r, as in memory (O(n log n) in all, the
+    ranges side by side), and 2U = sum_r 2U_r + 2 sum_r N0_r T_r, T_r the
+    class 1 count of the ranges above range r: exact integers, so the
+    AUC is that of the data in memory bit for bit.  With weights each
+    partition reduces its points to distinct scores with their class
+    weights (O(p log p)), the ranges cut the same way merge them by trees
+    of merges (O(g log P) for g groups from P partitions), and 2U follows
+    as above from compensated sums.  The points move once.
 
     References
     ----------

@@ -10,7 +10,10 @@ partition's groups (:func:`groups_of`), their cut at range boundaries
 (:func:`cut`), a range's pieces merged (:func:`merge`), a range's mergeable
 summary (:func:`summarise`: its class weights, twice its Mann-Whitney count
 and its hulls' edges), the whole from the ranges' summaries (:class:`Whole`)
-and a range's piece of a partial area (:func:`box_piece`).  The compiled
+and a range's piece of a partial area (:func:`box_piece`); for the AUC
+without weights a partition's scores by class (:func:`split_classes_of`),
+cut by value (:func:`cut_classes`) and a range's summary from its scores
+sorted once (:func:`sorted_range_summary`).  The compiled
 kernels are the engines' (``_scratch``, ``_ranges``, ``_partial``).
 """
 
@@ -39,11 +42,10 @@ from hmeasure_stream._validation import (
 )
 
 # exact_sum is report's, exported here too for the modules that sum groups.
-__all__ = ["Whole", "auc_value", "box_piece", "cut", "cut_classes", "exact_sum", "expected_groups", "groups_auc",
-           "groups_h_and_auc", "groups_of", "hull_and_cost",
-           "hull_h_and_auc", "merge", "roc_groups", "roc_hull_edges", "roc_sums", "sorted_range_summary", "split_classes_of",
-           "summarise",
-           "totals"]
+__all__ = ["Whole", "auc_value", "box_piece", "cut", "cut_classes", "exact_sum",
+           "expected_groups", "groups_auc", "groups_h_and_auc", "groups_of", "hull_and_cost",
+           "hull_h_and_auc", "merge", "roc_groups", "roc_hull_edges", "roc_sums",
+           "sorted_range_summary", "split_classes_of", "summarise", "totals"]
 
 
 # ---------------------------------------------------------------------------

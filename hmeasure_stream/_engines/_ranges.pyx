@@ -7,7 +7,9 @@ scores, strictly decreasing), ``neg`` and ``pos`` (int64 counts for unit
 weights, float64 weights otherwise).  A range of scores is cut out of every
 partition by value, so the points of one score are always in one range, and
 the pieces of one range from all partitions are merged back into groups.
-The groups themselves come from ``_scratch`` (``with_keys=True``).
+The groups themselves come from ``_scratch`` (``with_keys=True``).  Unsorted
+scores (the AUC's, without weights) are moved into their ranges by value
+(:func:`bucket_by_range`), each range to be sorted once.
 """
 
 import numpy as np
@@ -39,8 +41,8 @@ def cut_points(const double[::1] keys, const double[::1] bounds):
     return out_arr
 
 
-cdef inline Py_ssize_t _range_of(double value, const double* bounds, Py_ssize_t n_bounds
-                                   ) noexcept nogil:
+cdef inline Py_ssize_t _range_of(double value, const double* bounds,
+                                 Py_ssize_t n_bounds) noexcept nogil:
     """The range of ``value`` among decreasing ``bounds``: how many bounds are >= it."""
     cdef Py_ssize_t lo = 0, hi = n_bounds, mid
     while lo < hi:
