@@ -95,7 +95,7 @@ import warnings
 
 import numpy as np
 from hmeasure import h_score
-from sklearn.metrics import roc_auc_score
+from sklearn.metrics import brier_score_loss, roc_auc_score
 
 from hmeasure_stream import (
     APApprox,
@@ -111,6 +111,7 @@ from hmeasure_stream import (
     auc,
     average_precision,
     binned_auc,
+    brier_score,
     coords,
     h_measure,
     hmeasure_report,
@@ -218,6 +219,13 @@ def sort_contenders(y, s):
     }
 
 
+def brier_contenders(y, s):
+    return {
+        "brier_score": lambda: brier_score(y, s),
+        "brier_score_loss": lambda: brier_score_loss(y, s),
+    }
+
+
 def stable_contenders(y, s):
     weights = np.full(s.shape[0], 0.5)
     return {
@@ -228,7 +236,8 @@ def stable_contenders(y, s):
 
 
 def sort_part(args):
-    """The from-scratch functions against np.sort of the same scores; with
+    """The from-scratch functions against np.sort of the same scores (and
+    ``brier_score`` against scikit-learn's); with
     ``--scalar-numpy`` (a child process that numpy's vectorised sort is
     disabled in) ``auc`` against numpy's scalar sort only."""
     if args.scalar_numpy:
@@ -273,6 +282,13 @@ def sort_part(args):
                   f"{pair['average_precision'] * 1e3:.2f} ms, interleaved alone")
             all_met &= report_target("average_precision / auc",
                                      pair["average_precision"] / pair["auc"], "<=", 1.5)
+            # The Brier score against scikit-learn's on the same probabilities.
+            assert abs(brier_score(y, s) - brier_score_loss(y, s)) < 1e-12
+            brier = time_interleaved(brier_contenders(y, s), args.rounds, args.rounds)
+            print(f"  brier_score {brier['brier_score'] * 1e3:.2f} ms and scikit-learn's "
+                  f"brier_score_loss {brier['brier_score_loss'] * 1e3:.2f} ms, interleaved")
+            all_met &= report_target("brier_score / brier_score_loss",
+                                     brier["brier_score"] / brier["brier_score_loss"], "<=", 1.0)
     # Where numpy's sort is scalar the package chooses its radix sort: measured in a
     # child process started with numpy's vectorised sort disabled.
     print("\nsort where numpy's sort is scalar (a child process, "
