@@ -28,9 +28,10 @@ reported; ratios are taken between medians measured side by side.
 Parts: ``scratch`` (auc, h_measure vs np.sort, scikit-learn, hmeasure),
 ``sort`` (the from-scratch functions that sort -- auc, h_measure, roc_curve,
 average_precision -- against np.sort of the same scores, with the targets
-auc / np.sort and h_measure / auc; then, in a child process started with
-numpy's vectorised sort disabled, auc against numpy's scalar sort, which the
-package's own sort must beat),
+auc / np.sort and h_measure / auc, average_precision / auc timed alone, and
+brier_score against scikit-learn's brier_score_loss; then, in a child process
+started with numpy's vectorised sort disabled, auc against numpy's scalar
+sort, which the package's own sort must beat),
 ``streaming`` (DynamicAUC, sliding_window vs river's RollingROCAUC and MOA's
 ``WindowAUCImbalancedPerformanceEvaluator`` at windows 10^3 to 10^5, MOA in its own
 JVM with the jar of CapyMOA's environment, ``MOA_PYTHON``, or ``MOA_JAR``; skipped
